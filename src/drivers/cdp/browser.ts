@@ -1,0 +1,253 @@
+/**
+ * Browser and Page over one CDP connection. A Page is a flat session on a target, optionally in
+ * its own browser context (storage and cache isolated, disposed with the page).
+ */
+import { PerfError } from '../../errors.js';
+import {
+  CdpConnection,
+  ProtocolError,
+  TargetClosedError,
+  type CommandName,
+  type EventName,
+  type EventParams,
+  type ParamsOf,
+  type ResultOf,
+} from './connection.js';
+
+export { ProtocolError, TargetClosedError };
+
+export interface BrowserVersion {
+  product: string;
+  userAgent: string;
+  protocolVersion: string;
+  revision: string;
+  jsVersion: string;
+}
+
+/**
+ * `ws://…` is used as is; `http://127.0.0.1:PORT` is asked for its browser WebSocket URL
+ * (/json/version), the way DevTools discovers a running Chrome.
+ */
+export async function resolveEndpoint(endpoint: string, timeoutMs = 5000): Promise<string> {
+  if (/^wss?:\/\//.test(endpoint)) return endpoint;
+  if (!/^https?:\/\//.test(endpoint)) {
+    throw new PerfError({
+      code: 'endpoint_invalid',
+      message: `endpoint "${endpoint}" is neither a ws:// URL nor http://HOST:PORT`,
+      suggestion: 'pass ws://127.0.0.1:9222/devtools/browser/<id> or http://127.0.0.1:9222',
+    });
+  }
+  const url = new URL('/json/version', endpoint);
+  try {
+    const res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
+    const body = (await res.json()) as { webSocketDebuggerUrl?: string };
+    if (!body.webSocketDebuggerUrl) throw new Error('no webSocketDebuggerUrl in /json/version');
+    return body.webSocketDebuggerUrl;
+  } catch (cause) {
+    throw new PerfError({
+      code: 'endpoint_unreachable',
+      kind: 'environment',
+      message: `no Chrome answers at ${url.href}: ${(cause as Error).message}`,
+      suggestion: 'start Chrome with --remote-debugging-port=PORT --remote-debugging-address=127.0.0.1, or drop `endpoint` to let perf launch one',
+      cause,
+    });
+  }
+}
+
+export class Browser {
+  private crashHandlers = new Set<(reason: string) => void>();
+
+  private constructor(
+    readonly conn: CdpConnection,
+    readonly wsEndpoint: string,
+    readonly version: BrowserVersion,
+  ) {
+    conn.onDisconnect((reason) => {
+      for (const fn of this.crashHandlers) fn(reason);
+    });
+  }
+
+  static async connect(endpoint: string): Promise<Browser> {
+    const ws = await resolveEndpoint(endpoint);
+    const conn = await CdpConnection.connect(ws);
+    const version = await conn.send('Browser.getVersion');
+    return new Browser(conn, ws, version);
+  }
+
+  get isConnected(): boolean {
+    return !this.conn.isClosed;
+  }
+
+  /** Called when the connection to the browser is lost (Chrome exited or crashed). */
+  onDisconnect(fn: (reason: string) => void): () => void {
+    this.crashHandlers.add(fn);
+    return () => this.crashHandlers.delete(fn);
+  }
+
+  /**
+   * A new page. `isolated`: in a fresh browser context, so it shares no storage, cookies or cache
+   * with any earlier page; closing the page disposes the context.
+   */
+  async newPage(opts: { isolated: boolean; url?: string }): Promise<Page> {
+    const browserContextId = opts.isolated ? (await this.conn.send('Target.createBrowserContext', {})).browserContextId : undefined;
+    const { targetId } = await this.conn.send('Target.createTarget', {
+      url: opts.url ?? 'about:blank',
+      ...(browserContextId ? { browserContextId } : {}),
+    });
+    return this.attach(targetId, browserContextId);
+  }
+
+  /** Pages (type "page") currently open, for attaching to an existing one. */
+  async pageTargets(): Promise<{ targetId: string; url: string; browserContextId?: string }[]> {
+    const { targetInfos } = await this.conn.send('Target.getTargets', {});
+    return targetInfos.filter((t) => t.type === 'page').map((t) => ({ targetId: t.targetId, url: t.url, ...(t.browserContextId ? { browserContextId: t.browserContextId } : {}) }));
+  }
+
+  async attach(targetId: string, ownedContextId?: string): Promise<Page> {
+    const { sessionId } = await this.conn.send('Target.attachToTarget', { targetId, flatten: true });
+    const page = new Page(this, targetId, sessionId, ownedContextId);
+    await page.init();
+    return page;
+  }
+
+  async close(): Promise<void> {
+    await this.conn.send('Browser.close', {}, undefined, 3000).catch(() => undefined);
+    await this.conn.close();
+  }
+
+  /** Drop the connection without closing the browser (an attached or session browser). */
+  async disconnect(): Promise<void> {
+    await this.conn.close();
+  }
+}
+
+export interface NavigateResult {
+  url: string;
+  /** False for a same-document navigation (hash or history API), which fires no load event. */
+  newDocument: boolean;
+}
+
+// 30 s, like Playwright's default navigation timeout: slow dev servers compile on first request.
+const NAVIGATION_TIMEOUT_MS = 30_000;
+
+export class Page {
+  private crashed: string | undefined;
+  private closed = false;
+  private readonly crashHandlers = new Set<(reason: string) => void>();
+
+  constructor(
+    readonly browser: Browser,
+    readonly targetId: string,
+    readonly sessionId: string,
+    /** The browser context this page owns (disposed on close), if isolated. */
+    readonly browserContextId: string | undefined,
+  ) {}
+
+  async init(): Promise<void> {
+    this.on('Inspector.targetCrashed', () => this.markCrashed('the page crashed (renderer process died)'));
+    this.browser.conn.on('Target.detachedFromTarget', (p) => {
+      if (p.sessionId === this.sessionId && !this.closed) this.markCrashed('the page was closed or its renderer died');
+    });
+    // In parallel: each is one round trip; sequentially they would add up on every restart.
+    await Promise.all([this.send('Page.enable'), this.send('Inspector.enable'), this.send('Runtime.runIfWaitingForDebugger')]);
+  }
+
+  private markCrashed(reason: string): void {
+    if (this.crashed || this.closed) return;
+    this.crashed = reason;
+    this.browser.conn.failSession(this.sessionId, reason);
+    for (const fn of this.crashHandlers) fn(reason);
+  }
+
+  /** Why the page is gone, if it crashed or was closed under us. */
+  get crashReason(): string | undefined {
+    return this.crashed;
+  }
+
+  onCrash(fn: (reason: string) => void): () => void {
+    this.crashHandlers.add(fn);
+    return () => this.crashHandlers.delete(fn);
+  }
+
+  send<M extends CommandName>(method: M, params?: ParamsOf<M>, timeoutMs?: number): Promise<ResultOf<M>> {
+    if (this.crashed) return Promise.reject(new TargetClosedError(`${method}: ${this.crashed}`));
+    return this.browser.conn.send(method, params, this.sessionId, timeoutMs);
+  }
+
+  on<E extends EventName>(event: E, handler: (params: EventParams<E>) => void): () => void {
+    return this.browser.conn.on(event, handler, this.sessionId);
+  }
+
+  /** Resolve with the first `event` whose params satisfy `predicate`; reject on timeout or crash. */
+  waitForEvent<E extends EventName>(event: E, predicate: (p: EventParams<E>) => boolean = () => true, timeoutMs = NAVIGATION_TIMEOUT_MS): Promise<EventParams<E>> {
+    return new Promise((resolve, reject) => {
+      const cleanup = (): void => {
+        clearTimeout(timer);
+        off();
+        offCrash();
+      };
+      const timer = setTimeout(() => {
+        cleanup();
+        reject(new PerfError({ code: 'timeout', kind: 'failed', message: `timed out after ${timeoutMs} ms waiting for ${event}` }));
+      }, timeoutMs);
+      const off = this.on(event, (p) => {
+        if (!predicate(p)) return;
+        cleanup();
+        resolve(p);
+      });
+      const offCrash = this.onCrash((reason) => {
+        cleanup();
+        reject(new TargetClosedError(reason));
+      });
+    });
+  }
+
+  /** Navigate and wait for the load event of the new document. */
+  async navigate(url: string, timeoutMs = NAVIGATION_TIMEOUT_MS): Promise<NavigateResult> {
+    const loaded = this.waitForEvent('Page.loadEventFired', () => true, timeoutMs);
+    loaded.catch(() => undefined);
+    const res = await this.send('Page.navigate', { url });
+    if (res.errorText) {
+      throw new PerfError({
+        code: 'navigation_failed',
+        kind: 'environment',
+        message: `could not open ${url}: ${res.errorText}`,
+        suggestion: 'check that the app is running and the path exists',
+      });
+    }
+    if (!res.loaderId) return { url, newDocument: false };
+    await loaded;
+    return { url, newDocument: true };
+  }
+
+  /** Evaluate an expression in the page (promises awaited), returning its JSON value. */
+  async evaluate<T = unknown>(expression: string, opts: { awaitPromise?: boolean; timeoutMs?: number } = {}): Promise<T> {
+    const res = await this.send(
+      'Runtime.evaluate',
+      { expression, returnByValue: true, awaitPromise: opts.awaitPromise ?? true, userGesture: true },
+      opts.timeoutMs,
+    );
+    if (res.exceptionDetails) {
+      const d = res.exceptionDetails;
+      const text = d.exception?.description ?? d.exception?.value ?? d.text;
+      throw new PerfError({ code: 'evaluate_failed', kind: 'failed', message: `page script threw: ${String(text).split('\n')[0]}` });
+    }
+    return res.result.value as T;
+  }
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  /** Close the target and dispose its context, if it owns one. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.browserContextId) {
+      // Disposing the context closes its targets too: one round trip instead of two.
+      await this.browser.conn.send('Target.disposeBrowserContext', { browserContextId: this.browserContextId }).catch(() => undefined);
+    } else {
+      await this.browser.conn.send('Target.closeTarget', { targetId: this.targetId }).catch(() => undefined);
+    }
+  }
+}

@@ -1,0 +1,153 @@
+/**
+ * One WebSocket to the browser endpoint, flat sessions for pages (Target.attachToTarget with
+ * flatten). Context restarts then cost no new WebSocket handshake. This file and its siblings are
+ * the only code that imports chrome-remote-interface.
+ */
+import CDP from 'chrome-remote-interface';
+import type { ProtocolMapping } from 'devtools-protocol/types/protocol-mapping.js';
+import { PerfError } from '../../errors.js';
+
+export type Commands = ProtocolMapping.Commands;
+export type Events = ProtocolMapping.Events;
+export type CommandName = keyof Commands;
+export type EventName = keyof Events;
+export type ParamsOf<M extends CommandName> = Commands[M]['paramsType'] extends [] ? Record<string, never> | undefined : Commands[M]['paramsType'][0];
+export type ResultOf<M extends CommandName> = Commands[M]['returnType'];
+export type EventParams<E extends EventName> = Events[E] extends [infer P] ? P : undefined;
+
+/** A CDP error from the browser (method failed), not a transport problem. */
+export class ProtocolError extends Error {
+  constructor(
+    readonly method: string,
+    readonly protocolMessage: string,
+  ) {
+    super(`${method}: ${protocolMessage}`);
+    this.name = 'ProtocolError';
+  }
+}
+
+/** The page or browser went away while a command was pending. */
+export class TargetClosedError extends Error {
+  constructor(readonly reason: string) {
+    super(reason);
+    this.name = 'TargetClosedError';
+  }
+}
+
+interface Pending {
+  method: string;
+  reject: (e: Error) => void;
+}
+
+type Client = Awaited<ReturnType<typeof CDP>>;
+type Listener = (params: unknown) => void;
+
+// 30 s: longer than any sane single CDP command (a navigation waits separately), short enough that
+// a hung renderer is reported rather than waited on forever.
+const DEFAULT_COMMAND_TIMEOUT_MS = 30_000;
+
+export class CdpConnection {
+  private closed: string | undefined;
+  private readonly pendingBySession = new Map<string, Set<Pending>>();
+  private readonly disconnectHandlers = new Set<(reason: string) => void>();
+
+  private constructor(private readonly client: Client) {
+    client.on('disconnect', () => this.markClosed('browser connection closed'));
+    // A detached or crashed target never answers its pending commands: fail them now.
+    client.on('Target.detachedFromTarget', (p: { sessionId: string }) => this.failSession(p.sessionId, 'page closed'));
+  }
+
+  static async connect(wsEndpoint: string): Promise<CdpConnection> {
+    try {
+      // local: true uses the protocol bundled with chrome-remote-interface instead of an HTTP round trip.
+      const client = await CDP({ target: wsEndpoint, local: true });
+      return new CdpConnection(client);
+    } catch (cause) {
+      throw new PerfError({
+        code: 'cdp_connect_failed',
+        kind: 'environment',
+        message: `could not connect to Chrome at ${wsEndpoint}: ${(cause as Error).message}`,
+        suggestion: 'check that Chrome is running with --remote-debugging-port and the endpoint is current',
+        cause,
+      });
+    }
+  }
+
+  get isClosed(): boolean {
+    return this.closed !== undefined;
+  }
+
+  onDisconnect(fn: (reason: string) => void): () => void {
+    this.disconnectHandlers.add(fn);
+    return () => this.disconnectHandlers.delete(fn);
+  }
+
+  private markClosed(reason: string): void {
+    if (this.closed) return;
+    this.closed = reason;
+    for (const sessionId of [...this.pendingBySession.keys()]) this.failSession(sessionId, reason);
+    for (const fn of this.disconnectHandlers) fn(reason);
+  }
+
+  failSession(sessionId: string, reason: string): void {
+    const set = this.pendingBySession.get(sessionId);
+    if (!set) return;
+    this.pendingBySession.delete(sessionId);
+    for (const p of set) p.reject(new TargetClosedError(`${p.method}: ${reason}`));
+  }
+
+  send<M extends CommandName>(method: M, params?: ParamsOf<M>, sessionId?: string, timeoutMs = DEFAULT_COMMAND_TIMEOUT_MS): Promise<ResultOf<M>> {
+    if (this.closed) return Promise.reject(new TargetClosedError(`${method}: ${this.closed}`));
+    const key = sessionId ?? '';
+    return new Promise<ResultOf<M>>((resolve, reject) => {
+      let set = this.pendingBySession.get(key);
+      if (!set) this.pendingBySession.set(key, (set = new Set()));
+      const pending: Pending = { method, reject };
+      set.add(pending);
+      const timer = setTimeout(() => {
+        set!.delete(pending);
+        reject(new TargetClosedError(`${method}: no answer from Chrome in ${timeoutMs} ms (page hung or crashed)`));
+      }, timeoutMs);
+      const done = (): void => {
+        clearTimeout(timer);
+        set!.delete(pending);
+      };
+      pending.reject = (e) => {
+        done();
+        reject(e);
+      };
+      const cb = (error: unknown, response: unknown): void => {
+        done();
+        if (error === true) {
+          const msg = (response as { message?: string; data?: string } | undefined) ?? {};
+          reject(new ProtocolError(method, [msg.message, msg.data].filter(Boolean).join(': ')));
+        } else if (error) {
+          reject(new TargetClosedError(`${method}: ${(error as Error).message ?? String(error)}`));
+        } else {
+          resolve(response as ResultOf<M>);
+        }
+      };
+      // chrome-remote-interface's untyped send(method, params, sessionId, callback).
+      (this.client as unknown as { send: (m: string, p: unknown, s: string | undefined, cb: (e: unknown, r: unknown) => void) => void }).send(
+        method,
+        params ?? {},
+        sessionId,
+        cb,
+      );
+    });
+  }
+
+  /** Subscribe to an event, optionally for one session only. Returns the unsubscribe function. */
+  on<E extends EventName>(event: E, handler: (params: EventParams<E>) => void, sessionId?: string): () => void {
+    const name = sessionId ? `${event}.${sessionId}` : event;
+    const listener: Listener = (p) => handler(p as EventParams<E>);
+    (this.client as unknown as NodeJS.EventEmitter).on(name, listener);
+    return () => (this.client as unknown as NodeJS.EventEmitter).off(name, listener);
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.markClosed('connection closed by the harness');
+    await this.client.close().catch(() => undefined);
+  }
+}

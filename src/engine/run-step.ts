@@ -1,0 +1,123 @@
+/**
+ * runStep(): the ONE place a step is validated, executed, timed and turned into a result. The
+ * runner, the MCP server and the CLI verbs all call it.
+ */
+import { PerfError, isPerfError } from '../errors.js';
+import { TargetClosedError } from '../drivers/cdp/browser.js';
+import type { Effect, StepDefinition, StepHost, StepOutput } from '../steps/define.js';
+import { getStep, stepArgsSchema } from '../steps/registry.js';
+import { bestErrors, compile, describeAjvError } from './validate.js';
+
+export interface StepErrorInfo {
+  kind: string;
+  code: string;
+  message: string;
+  suggestion?: string;
+  candidates?: string[];
+}
+
+interface StepResultBase {
+  step: string;
+  label: string;
+  durationMs: number;
+  /** ms since the epoch when the step started, for attributing interactions to steps. */
+  startedAt: number;
+}
+export type StepResult =
+  | (StepResultBase & { status: 'ok' } & StepOutput)
+  | (StepResultBase & { status: 'failed'; error: StepErrorInfo })
+  /** An `optional: true` step that failed: recorded, does not fail the repeat. */
+  | (StepResultBase & { status: 'skipped'; error: StepErrorInfo });
+
+// 5 s, like Playwright's expect timeout: long enough for an app to settle, short enough to fail fast.
+export const DEFAULT_STEP_TIMEOUT_MS = 5000;
+
+/**
+ * Normalise and validate raw arguments: a string shorthand becomes its object form, ajv checks it
+ * against the step's full schema. Throws PerfError (usage) naming the property on bad input.
+ */
+export function prepareArgs(name: string, raw: unknown): { def: StepDefinition<any>; args: Record<string, unknown> } {
+  const def = getStep(name);
+  let args: unknown = raw ?? {};
+  if (typeof args === 'string' || typeof args === 'number' || typeof args === 'boolean') {
+    if (!def.shorthand) {
+      throw new PerfError({
+        code: 'invalid_arguments',
+        message: `${name}: takes an object of arguments, not ${typeof args} ${JSON.stringify(args)}`,
+        suggestion: `write ${name}: { … }; see \`perf ${name} --help\``,
+      });
+    }
+    args = def.shorthand(String(args));
+  }
+  const validate = compile(stepArgsSchema(def));
+  if (!validate(args)) {
+    const errs = bestErrors(validate.errors ?? []);
+    const first = describeAjvError(errs[0]!, name);
+    throw new PerfError({ code: 'invalid_arguments', message: first.message, suggestion: `see \`perf ${name} --help\` for its arguments` });
+  }
+  return { def, args: args as Record<string, unknown> };
+}
+
+export function toErrorInfo(e: unknown): StepErrorInfo {
+  if (isPerfError(e)) return e.toJSON();
+  if (e instanceof TargetClosedError) return { kind: 'environment', code: 'target_closed', message: e.message, suggestion: 'the page or browser went away; restart the app (app_restart / perf restart)' };
+  const err = e as Error;
+  return { kind: 'internal', code: 'internal_error', message: err?.message ?? String(e) };
+}
+
+export interface RunStepOptions {
+  /** Position in a scenario, for the default label `<index>-<name>`. */
+  index?: number;
+  /** Overrides the step default when the step itself gives no timeoutMs. */
+  defaultTimeoutMs?: number;
+  signal?: AbortSignal;
+}
+
+/** Validate, run and time one step. Never throws for a step failure: returns status 'failed'. */
+export async function runStep(host: StepHost, name: string, raw: unknown, opts: RunStepOptions = {}): Promise<StepResult> {
+  const startedAt = Date.now();
+  const t0 = performance.now();
+  const fallbackLabel = opts.index === undefined ? name : `${opts.index}-${name}`;
+  let label = fallbackLabel;
+  let optional = false;
+  try {
+    const { def, args } = prepareArgs(name, raw);
+    label = typeof args.label === 'string' ? args.label : fallbackLabel;
+    optional = args.optional === true;
+    const timeoutMs = (args.timeoutMs as number | undefined) ?? opts.defaultTimeoutMs ?? def.defaultTimeoutMs ?? DEFAULT_STEP_TIMEOUT_MS;
+    const out = await withTimeout(name, timeoutMs, opts.signal, async (signal) => {
+      const page = await host.page();
+      return def.run({ host, page, timeoutMs, deadline: Date.now() + timeoutMs, label, signal }, args as never);
+    });
+    return { step: name, label, durationMs: performance.now() - t0, startedAt, status: 'ok', ...out };
+  } catch (e) {
+    const error = toErrorInfo(e);
+    return { step: name, label, durationMs: performance.now() - t0, startedAt, status: optional ? 'skipped' : 'failed', error };
+  }
+}
+
+async function withTimeout<T>(name: string, timeoutMs: number, outer: AbortSignal | undefined, fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const ctl = new AbortController();
+  const onAbort = (): void => ctl.abort(outer?.reason);
+  outer?.addEventListener('abort', onAbort, { once: true });
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      fn(ctl.signal),
+      new Promise<never>((_, reject) => {
+        // A small grace past the step's own deadline lets polling steps report their own, more
+        // specific timeout ("text never appeared") before this generic one fires.
+        timer = setTimeout(() => {
+          ctl.abort();
+          reject(new PerfError({ code: 'timeout', kind: 'failed', message: `${name}: did not finish within ${timeoutMs} ms`, suggestion: 'raise timeoutMs, or check what the page is waiting for' }));
+        }, timeoutMs + 250);
+      }),
+      ...(outer ? [new Promise<never>((_, reject) => outer.addEventListener('abort', () => reject(new PerfError({ code: 'interrupted', kind: 'failed', message: `${name}: interrupted` })), { once: true }))] : []),
+    ]);
+  } finally {
+    clearTimeout(timer);
+    outer?.removeEventListener('abort', onAbort);
+  }
+}
+
+export type { Effect };

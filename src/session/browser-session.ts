@@ -1,0 +1,142 @@
+/**
+ * A browser plus the page under test, and the three ways a repeat starts clean. Either launched
+ * here (and owned: closed with the session) or attached to an existing Chrome via `endpoint`.
+ */
+import { Browser, type Page } from '../drivers/cdp/browser.js';
+import { PerfError } from '../errors.js';
+import { launchChrome, type ChromeProcess, type LaunchOptions } from './chrome.js';
+
+/** How a repeat starts clean (scenario `browser.restart`, `--restart`). */
+export type RestartMode = 'reload' | 'context' | 'browser';
+export const RESTART_MODES: readonly RestartMode[] = ['reload', 'context', 'browser'];
+
+export interface BrowserSessionOptions extends LaunchOptions {
+  /** Attach to this Chrome (ws:// or http://127.0.0.1:PORT) instead of launching one. */
+  endpoint?: string;
+}
+
+export class BrowserSession {
+  private constructor(
+    private readonly opts: BrowserSessionOptions,
+    public chrome: ChromeProcess | undefined,
+    public browser: Browser,
+    public page: Page,
+  ) {}
+
+  static async open(opts: BrowserSessionOptions = {}): Promise<BrowserSession> {
+    const { chrome, browser } = await startBrowser(opts);
+    try {
+      const page = await browser.newPage({ isolated: true });
+      return new BrowserSession(opts, chrome, browser, page);
+    } catch (e) {
+      await chrome?.close();
+      throw e;
+    }
+  }
+
+  get attached(): boolean {
+    return this.opts.endpoint !== undefined;
+  }
+
+  /** Why the browser or page is unusable, or undefined when both are alive. */
+  health(): string | undefined {
+    if (this.chrome?.hasExited()) return `Chrome exited${this.chrome.stderrTail() ? ` (${lastLine(this.chrome.stderrTail())})` : ''}`;
+    if (!this.browser.isConnected) return 'lost the connection to Chrome';
+    return this.page.crashReason;
+  }
+
+  /**
+   * Start clean by `mode` and return the new page (about:blank for context/browser; `url` reloaded
+   * for reload). A dead page or browser is replaced whatever the mode, so a crash in one repeat
+   * never takes the next one down with it.
+   */
+  async restart(mode: RestartMode, url?: string): Promise<Page> {
+    const problem = this.health();
+    if (problem && (this.chrome?.hasExited() || !this.browser.isConnected)) return restartBrowser(this);
+    if (problem) return restartContext(this);
+    switch (mode) {
+      case 'reload':
+        return restartReload(this, url);
+      case 'context':
+        return restartContext(this);
+      case 'browser':
+        return restartBrowser(this);
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.chrome) {
+      await this.browser.disconnect();
+      await this.chrome.close();
+    } else {
+      // An attached Chrome is not ours to close: leave it as we found it, minus our page.
+      await this.page.close();
+      await this.browser.disconnect();
+    }
+  }
+
+  /** @internal used by the restart functions */
+  replace(parts: { chrome?: ChromeProcess; browser?: Browser; page: Page }): Page {
+    if (parts.chrome) this.chrome = parts.chrome;
+    if (parts.browser) this.browser = parts.browser;
+    this.page = parts.page;
+    return parts.page;
+  }
+
+  get options(): BrowserSessionOptions {
+    return this.opts;
+  }
+}
+
+function lastLine(s: string): string {
+  const lines = s.trim().split('\n');
+  return lines[lines.length - 1] ?? '';
+}
+
+async function startBrowser(opts: BrowserSessionOptions): Promise<{ chrome: ChromeProcess | undefined; browser: Browser }> {
+  if (opts.endpoint) return { chrome: undefined, browser: await Browser.connect(opts.endpoint) };
+  const chrome = await launchChrome(opts);
+  try {
+    return { chrome, browser: await Browser.connect(chrome.wsEndpoint) };
+  } catch (e) {
+    await chrome.close();
+    throw e;
+  }
+}
+
+/**
+ * `reload`: the same page and context, HTTP cache disabled, a fresh navigation (not Page.reload, so
+ * no form or scroll state is restored). Storage survives: that is what distinguishes it.
+ */
+export async function restartReload(s: BrowserSession, url?: string): Promise<Page> {
+  const target = url ?? (await s.page.evaluate<string>('location.href'));
+  await s.page.send('Network.enable', {});
+  await s.page.send('Network.setCacheDisabled', { cacheDisabled: true });
+  await s.page.navigate(target);
+  return s.page;
+}
+
+/** `context`: a new browser context and target; the old context (storage, cache, cookies) is disposed. */
+export async function restartContext(s: BrowserSession): Promise<Page> {
+  const old = s.page;
+  // Dispose first: the old renderer must not compete for the CPU while the new one starts.
+  await old.close();
+  const page = await s.browser.newPage({ isolated: true });
+  return s.replace({ page });
+}
+
+/** `browser`: kill Chrome and relaunch it with a new profile folder. */
+export async function restartBrowser(s: BrowserSession): Promise<Page> {
+  if (!s.chrome) {
+    throw new PerfError({
+      code: 'restart_browser_attached',
+      message: 'restart mode "browser" needs a Chrome that perf launched; this session is attached to an existing one (endpoint)',
+      suggestion: 'use browser.restart: context (or --restart context) with an endpoint',
+    });
+  }
+  await s.browser.disconnect();
+  await s.chrome.close();
+  const { chrome, browser } = await startBrowser({ ...s.options, userDataDir: undefined });
+  const page = await browser.newPage({ isolated: true });
+  return s.replace({ chrome, browser, page });
+}

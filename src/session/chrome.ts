@@ -1,0 +1,251 @@
+/**
+ * Find and launch Chromium. Launching lives here (processes, flags, profile folders); talking to it
+ * lives in src/drivers/cdp.
+ */
+import { spawn, execFileSync } from 'node:child_process';
+import { accessSync, constants, existsSync, mkdtempSync, rmSync, statSync, writeSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { delimiter, join } from 'node:path';
+import { PerfError } from '../errors.js';
+import { trackProcess, terminate, isAlive } from './processes.js';
+
+export const INSTALL_HINT =
+  'install Chromium: Debian/Ubuntu `sudo apt-get install -y chromium` (Ubuntu: chromium-browser), macOS `brew install --cask chromium`; or set CHROME_PATH to a Chrome/Chromium binary';
+
+const CANDIDATE_NAMES = ['chromium', 'chromium-browser', 'google-chrome', 'google-chrome-stable'];
+const MAC_APPS = [
+  '/Applications/Chromium.app/Contents/MacOS/Chromium',
+  '/Applications/Google Chrome.app/Contents/MacOS/Google Chrome',
+];
+
+export interface ChromeLocation {
+  path: string;
+  /** Where the path came from, for `perf doctor`. */
+  source: 'CHROME_PATH' | 'PATH' | 'macOS application';
+}
+
+function isExecutable(p: string): boolean {
+  try {
+    accessSync(p, constants.X_OK);
+    return statSync(p).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * CHROME_PATH first (an explicit path that does not exist is an error, never a silent fallback),
+ * then chromium / chromium-browser / google-chrome(-stable) on PATH, then the macOS apps.
+ */
+export function findChrome(env: NodeJS.ProcessEnv = process.env): ChromeLocation {
+  const explicit = env.CHROME_PATH;
+  if (explicit !== undefined && explicit !== '') {
+    if (!isExecutable(explicit)) {
+      throw new PerfError({
+        code: 'chrome_path_invalid',
+        kind: 'environment',
+        message: `CHROME_PATH=${explicit} ${existsSync(explicit) ? 'is not an executable file' : 'does not exist'}`,
+        suggestion: 'point CHROME_PATH at a Chrome/Chromium binary, or unset it to use the system Chromium',
+      });
+    }
+    return { path: explicit, source: 'CHROME_PATH' };
+  }
+  const dirs = (env.PATH ?? '').split(delimiter).filter(Boolean);
+  for (const name of CANDIDATE_NAMES) {
+    for (const dir of dirs) {
+      const p = join(dir, name);
+      if (isExecutable(p)) return { path: p, source: 'PATH' };
+    }
+  }
+  for (const p of MAC_APPS) if (isExecutable(p)) return { path: p, source: 'macOS application' };
+  throw new PerfError({
+    code: 'chrome_not_found',
+    kind: 'environment',
+    message: 'no Chromium found (looked at CHROME_PATH, then chromium, chromium-browser, google-chrome, google-chrome-stable on PATH)',
+    suggestion: INSTALL_HINT,
+  });
+}
+
+/** `Chromium 156.0.8078.114 built on Debian` → the version line, without starting a browser window. */
+export function chromeVersion(path: string): string {
+  const out = execFileSync(path, ['--version'], { encoding: 'utf8', timeout: 10_000, stdio: ['ignore', 'pipe', 'ignore'] });
+  return out.trim();
+}
+
+/**
+ * Flags every launch uses. The first group is required on this kind of machine (root, no GPU, closed
+ * network); the second keeps timing honest (no background throttling of the page under test).
+ */
+export const BASE_FLAGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-default-browser-check',
+  '--disable-default-apps',
+  '--disable-extensions',
+  '--mute-audio',
+  '--password-store=basic',
+  '--use-mock-keychain',
+  '--disable-renderer-backgrounding',
+  '--disable-background-timer-throttling',
+  '--disable-backgrounding-occluded-windows',
+  '--disable-ipc-flooding-protection',
+  '--disable-hang-monitor',
+  '--disable-breakpad',
+  '--disable-features=Translate,OptimizationHints,MediaRouter,DialMediaRouteProvider,CalculateNativeWinOcclusion,InterestFeedContentSuggestions',
+];
+
+export interface LaunchOptions {
+  executablePath?: string;
+  headless?: boolean;
+  /** Default: a fresh temp folder, removed when the browser is closed. */
+  userDataDir?: string;
+  /** false for a `perf start` session that must outlive the CLI. Default true: dies with the harness. */
+  track?: boolean;
+  windowSize?: { width: number; height: number };
+  extraArgs?: string[];
+  /** Chrome's stderr goes here too, when given (a session's log file). */
+  logFd?: number;
+  startTimeoutMs?: number;
+}
+
+export interface ChromeProcess {
+  pid: number;
+  port: number;
+  wsEndpoint: string;
+  userDataDir: string;
+  executablePath: string;
+  /** Resolves when the process exits, for whatever reason. */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  hasExited(): boolean;
+  /** The last lines Chrome wrote to stderr (diagnostics when it dies). */
+  stderrTail(): string;
+  /** Kill the process group and remove the temp profile. Idempotent. */
+  close(): Promise<void>;
+}
+
+/** Resolve the Debian wrapper script to the real binary: saves a shell start on every launch. */
+function resolveBinary(path: string): string {
+  if (path === '/usr/bin/chromium' && isExecutable('/usr/lib/chromium/chromium')) return '/usr/lib/chromium/chromium';
+  return path;
+}
+
+export async function launchChrome(opts: LaunchOptions = {}): Promise<ChromeProcess> {
+  const executablePath = resolveBinary(opts.executablePath ?? findChrome().path);
+  const ownProfile = opts.userDataDir === undefined;
+  const userDataDir = opts.userDataDir ?? mkdtempSync(join(tmpdir(), 'rehearse-profile-'));
+  const size = opts.windowSize ?? { width: 1280, height: 800 };
+  const args = [
+    ...(opts.headless === false ? [] : ['--headless']),
+    ...BASE_FLAGS,
+    `--user-data-dir=${userDataDir}`,
+    '--remote-debugging-address=127.0.0.1',
+    // Port 0: Chrome picks a free port and prints it, so there is no race between choosing and binding.
+    '--remote-debugging-port=0',
+    `--window-size=${size.width},${size.height}`,
+    ...(opts.extraArgs ?? []),
+    'about:blank',
+  ];
+  const child = spawn(executablePath, args, {
+    // Own process group: one signal reaches the renderer, GPU and utility processes too.
+    detached: true,
+    stdio: ['ignore', opts.logFd ?? 'ignore', 'pipe'],
+  });
+  const pid = child.pid;
+  if (pid === undefined) {
+    throw new PerfError({ code: 'chrome_launch_failed', kind: 'environment', message: `could not start ${executablePath}`, suggestion: INSTALL_HINT });
+  }
+  const untrack = opts.track === false ? () => undefined : trackProcess(pid, { group: true });
+  if (opts.track === false) child.unref();
+
+  let exitedFlag = false;
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+    child.once('exit', (code, signal) => {
+      exitedFlag = true;
+      untrack();
+      resolve({ code, signal });
+    });
+  });
+  const tail: string[] = [];
+  let stderrBuf = '';
+  const stderr = child.stderr!;
+  const wsEndpoint = await new Promise<string>((resolve, reject) => {
+    // 30 s: a cold start on a loaded 2-core machine takes ~1 s; a hang beyond this is a broken install.
+    const timeoutMs = opts.startTimeoutMs ?? 30_000;
+    const timer = setTimeout(() => fail(`Chrome did not print its DevTools endpoint within ${timeoutMs} ms`), timeoutMs);
+    const fail = (why: string): void => {
+      clearTimeout(timer);
+      reject(
+        new PerfError({
+          code: 'chrome_launch_failed',
+          kind: 'environment',
+          message: `${why} (${executablePath})${tail.length ? `; last output:\n${tail.slice(-10).join('\n')}` : ''}`,
+          suggestion: 'run `perf doctor` to check the Chromium install',
+        }),
+      );
+    };
+    stderr.setEncoding('utf8');
+    stderr.on('data', (chunk: string) => {
+      if (opts.logFd !== undefined) {
+        try {
+          // Session logs keep Chrome's own diagnostics.
+          writeSync(opts.logFd, chunk);
+        } catch {
+          /* log is best effort */
+        }
+      }
+      stderrBuf += chunk;
+      let nl: number;
+      while ((nl = stderrBuf.indexOf('\n')) >= 0) {
+        const line = stderrBuf.slice(0, nl);
+        stderrBuf = stderrBuf.slice(nl + 1);
+        tail.push(line);
+        // 50 lines: enough context to diagnose a crash, bounded for a long session.
+        if (tail.length > 50) tail.shift();
+        const m = /DevTools listening on (ws:\/\/\S+)/.exec(line);
+        if (m) {
+          clearTimeout(timer);
+          resolve(m[1]!);
+        }
+      }
+    });
+    child.once('error', (e) => fail(`could not start Chrome: ${e.message}`));
+    void exited.then(({ code, signal }) => fail(`Chrome exited during start (code ${code}, signal ${signal})`));
+  });
+  // Once the endpoint is known, stop buffering into memory beyond the tail and let the CLI exit.
+  if (opts.track === false) stderr.destroy();
+
+  const port = Number(new URL(wsEndpoint.replace(/^ws/, 'http')).port);
+  let closing: Promise<void> | undefined;
+  return {
+    pid,
+    port,
+    wsEndpoint,
+    userDataDir,
+    executablePath,
+    exited,
+    hasExited: () => exitedFlag || !isAlive(pid),
+    stderrTail: () => tail.join('\n'),
+    close: () =>
+      (closing ??= (async () => {
+        if (!exitedFlag) await terminate(pid, { group: true, graceMs: 1500 });
+        if (ownProfile) removeProfile(userDataDir);
+      })()),
+  };
+}
+
+/** Chrome may still be flushing the profile for a moment after exit: retry the removal briefly. */
+export function removeProfile(dir: string): void {
+  for (let i = 0; i < 5; i++) {
+    try {
+      rmSync(dir, { recursive: true, force: true, maxRetries: 3, retryDelay: 50 });
+      return;
+    } catch {
+      /* try again */
+    }
+  }
+}

@@ -1,0 +1,42 @@
+/**
+ * Shared test fixtures: one Chromium per test file, the demo app served on 127.0.0.1, and a
+ * StepHost over them. Fixture pages live in test/fixtures/.
+ */
+import { after } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { BrowserSession } from '../src/session/browser-session.js';
+import { serveStatic, type StaticServer } from '../src/session/static-server.js';
+import { SessionHost } from '../src/engine/host.js';
+
+/** Repo root (tests run from dist/test). */
+export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+export const DEMO_DIR = `${ROOT}scenarios/app`;
+export const FIXTURES_DIR = `${ROOT}test/fixtures`;
+
+let shared: Promise<{ session: BrowserSession; demo: StaticServer; fixtures: StaticServer }> | undefined;
+
+/**
+ * One browser + servers for the whole test file, closed after the file's tests. Each test should
+ * call `fresh()` to get a clean page (a context restart) on a URL.
+ */
+export function sharedBrowser(): Promise<{ session: BrowserSession; demo: StaticServer; fixtures: StaticServer }> {
+  shared ??= (async () => {
+    const [session, demo, fixtures] = await Promise.all([BrowserSession.open({}), serveStatic({ root: DEMO_DIR }), serveStatic({ root: FIXTURES_DIR })]);
+    after(async () => {
+      await session.close();
+      await demo.close();
+      await fixtures.close();
+    });
+    return { session, demo, fixtures };
+  })();
+  return shared;
+}
+
+/** A clean page (new context) on `url` and a StepHost over it. */
+export async function fresh(url: string, baseUrl?: string): Promise<{ host: SessionHost; session: BrowserSession }> {
+  const { session } = await sharedBrowser();
+  await session.restart('context');
+  await session.page.navigate(url);
+  const host = new SessionHost(session, baseUrl ?? new URL(url).origin);
+  return { host, session };
+}
