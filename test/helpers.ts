@@ -15,6 +15,16 @@ export const FIXTURES_DIR = `${ROOT}test/fixtures`;
 
 let shared: Promise<{ session: BrowserSession; demo: StaticServer; fixtures: StaticServer }> | undefined;
 
+// Registered at import time, so it belongs to the file (root) rather than to whichever test first
+// asked for the browser.
+after(async () => {
+  if (!shared) return;
+  const { session, demo, fixtures } = await shared;
+  await session.close();
+  await demo.close();
+  await fixtures.close();
+});
+
 /**
  * One browser + servers for the whole test file, closed after the file's tests. Each test should
  * call `fresh()` to get a clean page (a context restart) on a URL.
@@ -22,11 +32,6 @@ let shared: Promise<{ session: BrowserSession; demo: StaticServer; fixtures: Sta
 export function sharedBrowser(): Promise<{ session: BrowserSession; demo: StaticServer; fixtures: StaticServer }> {
   shared ??= (async () => {
     const [session, demo, fixtures] = await Promise.all([BrowserSession.open({}), serveStatic({ root: DEMO_DIR }), serveStatic({ root: FIXTURES_DIR })]);
-    after(async () => {
-      await session.close();
-      await demo.close();
-      await fixtures.close();
-    });
     return { session, demo, fixtures };
   })();
   return shared;

@@ -3,7 +3,7 @@
  * runner, the MCP server and the CLI verbs all call it.
  */
 import { PerfError, isPerfError } from '../errors.js';
-import { TargetClosedError } from '../drivers/cdp/browser.js';
+import { TargetClosedError, type Page } from '../drivers/cdp/browser.js';
 import type { Effect, StepDefinition, StepHost, StepOutput } from '../steps/define.js';
 import { getStep, stepArgsSchema } from '../steps/registry.js';
 import { bestErrors, compile, describeAjvError } from './validate.js';
@@ -86,8 +86,21 @@ export async function runStep(host: StepHost, name: string, raw: unknown, opts: 
     optional = args.optional === true;
     const timeoutMs = (args.timeoutMs as number | undefined) ?? opts.defaultTimeoutMs ?? def.defaultTimeoutMs ?? DEFAULT_STEP_TIMEOUT_MS;
     const out = await withTimeout(name, timeoutMs, opts.signal, async (signal) => {
-      const page = await host.page();
-      return def.run({ host, page, timeoutMs, deadline: Date.now() + timeoutMs, label, signal }, args as never);
+      if (def.needsPage !== false) {
+        const page = await host.page();
+        return def.run({ host, page, timeoutMs, deadline: Date.now() + timeoutMs, label, signal }, args as never);
+      }
+      // A step that may run without an app (device_profile list): the page is looked up only if the
+      // step touches it, and then fails with the host's own error (no_app).
+      const page = await host.page().then((p) => ({ p }), (e: unknown) => ({ e }));
+      const ctx = {
+        host, timeoutMs, deadline: Date.now() + timeoutMs, label, signal,
+        get page(): Page {
+          if ('e' in page) throw page.e;
+          return page.p;
+        },
+      };
+      return def.run(ctx, args as never);
     });
     return { step: name, label, durationMs: performance.now() - t0, startedAt, status: 'ok', ...out };
   } catch (e) {

@@ -5,7 +5,8 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { closest } from '../errors.js';
 
-export const ajv = new Ajv({ allErrors: true, strict: false, allowUnionTypes: true });
+// verbose: errors carry parentSchema, which describeAjvError reads to list the allowed properties.
+export const ajv = new Ajv({ allErrors: true, strict: false, allowUnionTypes: true, verbose: true });
 
 const cache = new WeakMap<object, ValidateFunction>();
 export function compile(schema: object): ValidateFunction {

@@ -13,9 +13,18 @@ export const RESTART_MODES: readonly RestartMode[] = ['reload', 'context', 'brow
 export interface BrowserSessionOptions extends LaunchOptions {
   /** Attach to this Chrome (ws:// or http://127.0.0.1:PORT) instead of launching one. */
   endpoint?: string;
+  /**
+   * Keep the next clean page ready: after a context restart, the following one is prepared in the
+   * background (its own browser context, so nothing is shared). A context restart then costs a swap
+   * instead of a renderer start. Call settle() before measuring so that work never overlaps a
+   * measured window. Default true.
+   */
+  prewarm?: boolean;
 }
 
 export class BrowserSession {
+  private spare: Promise<Page | undefined> | undefined;
+
   private constructor(
     private readonly opts: BrowserSessionOptions,
     public chrome: ChromeProcess | undefined,
@@ -64,7 +73,34 @@ export class BrowserSession {
     }
   }
 
+  /** Start preparing the next clean page (context mode), unless one is already on its way. */
+  prepareSpare(): void {
+    if (this.opts.prewarm === false || this.spare) return;
+    const browser = this.browser;
+    // A failed spare is not an error: the next restart simply builds its page the slow way.
+    this.spare = browser.newPage({ isolated: true }).catch(() => undefined);
+  }
+
+  /** @internal the prepared page, if it is usable, handed over exactly once. */
+  async takeSpare(): Promise<Page | undefined> {
+    const spare = this.spare;
+    this.spare = undefined;
+    const page = await spare;
+    if (page && (page.crashReason || page.browser !== this.browser)) {
+      await page.close();
+      return undefined;
+    }
+    return page;
+  }
+
+  /** Resolves when no background work (the spare page) is in flight: call before a measured window. */
+  async settle(): Promise<void> {
+    await this.spare;
+  }
+
   async close(): Promise<void> {
+    const spare = await this.takeSpare();
+    await spare?.close();
     if (this.chrome) {
       await this.browser.disconnect();
       await this.chrome.close();
@@ -121,8 +157,10 @@ export async function restartContext(s: BrowserSession): Promise<Page> {
   const old = s.page;
   // Dispose first: the old renderer must not compete for the CPU while the new one starts.
   await old.close();
-  const page = await s.browser.newPage({ isolated: true });
-  return s.replace({ page });
+  const page = (await s.takeSpare()) ?? (await s.browser.newPage({ isolated: true }));
+  s.replace({ page });
+  s.prepareSpare();
+  return page;
 }
 
 /** `browser`: kill Chrome and relaunch it with a new profile folder. */
@@ -134,6 +172,8 @@ export async function restartBrowser(s: BrowserSession): Promise<Page> {
       suggestion: 'use browser.restart: context (or --restart context) with an endpoint',
     });
   }
+  const spare = await s.takeSpare();
+  await spare?.close();
   await s.browser.disconnect();
   await s.chrome.close();
   const { chrome, browser } = await startBrowser({ ...s.options, userDataDir: undefined });

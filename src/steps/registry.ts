@@ -4,8 +4,84 @@
  */
 import { closest, PerfError } from '../errors.js';
 import { COMMON_ARGS, SNAPSHOT_ARG, TARGET_ARGS, type JsonSchema, type StepDefinition } from './define.js';
+import { blur } from './blur.js';
+import { clear } from './clear.js';
+import { dblclick } from './dblclick.js';
+import { drag } from './drag.js';
+import { expect } from './expect.js';
+import { fill } from './fill.js';
+import { find } from './find.js';
+import { focus } from './focus.js';
+import { hover } from './hover.js';
+import { observe } from './observe.js';
+import { pressKey } from './press-key.js';
+import { rightClick } from './right-click.js';
+import { scroll } from './scroll.js';
+import { selectOption } from './select-option.js';
+import { setCheckbox } from './set-checkbox.js';
+import { snap } from './snap.js';
+import { tap } from './tap.js';
+import { tripleClick } from './triple-click.js';
+import { typeStep } from './type.js';
+import { consoleStep } from './console.js';
+import { deviceProfile } from './device-profile.js';
+import { dismissModals } from './dismiss-modals.js';
+import { evaluate } from './evaluate.js';
+import { exceptions } from './exceptions.js';
+import { getRoutes } from './get-routes.js';
+import { navigateBack } from './navigate-back.js';
+import { navigate } from './navigate.js';
+import { reload } from './reload.js';
+import { resetOverlays } from './reset-overlays.js';
+import { resizeViewport } from './resize-viewport.js';
+import { screenshot } from './screenshot.js';
+import { waitForNetworkIdle } from './wait-for-network-idle.js';
+import { waitFor } from './wait-for.js';
 
-export const STEPS: readonly StepDefinition<any>[] = [];
+// Grouped by family in the order of the DESIGN.md steps table.
+export const STEPS: readonly StepDefinition<any>[] = [
+  // read
+  snap,
+  find,
+  observe,
+  getRoutes,
+  screenshot,
+  consoleStep,
+  exceptions,
+  evaluate,
+  // pointer
+  tap,
+  dblclick,
+  rightClick,
+  tripleClick,
+  hover,
+  drag,
+  // keyboard
+  typeStep,
+  fill,
+  clear,
+  focus,
+  blur,
+  pressKey,
+  // forms
+  selectOption,
+  setCheckbox,
+  // scroll / wait
+  scroll,
+  waitFor,
+  waitForNetworkIdle,
+  // navigation
+  navigate,
+  navigateBack,
+  reload,
+  // overlays / viewport
+  dismissModals,
+  resetOverlays,
+  resizeViewport,
+  deviceProfile,
+  // assert
+  expect,
+];
 
 const byName = new Map<string, StepDefinition<any>>();
 function index(): Map<string, StepDefinition<any>> {

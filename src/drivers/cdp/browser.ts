@@ -134,6 +134,7 @@ export class Page {
   private crashed: string | undefined;
   private closed = false;
   private readonly crashHandlers = new Set<(reason: string) => void>();
+  private readonly unsubscribe: (() => void)[] = [];
 
   constructor(
     readonly browser: Browser,
@@ -144,10 +145,12 @@ export class Page {
   ) {}
 
   async init(): Promise<void> {
-    this.on('Inspector.targetCrashed', () => this.markCrashed('the page crashed (renderer process died)'));
-    this.browser.conn.on('Target.detachedFromTarget', (p) => {
-      if (p.sessionId === this.sessionId && !this.closed) this.markCrashed('the page was closed or its renderer died');
-    });
+    this.unsubscribe.push(
+      this.on('Inspector.targetCrashed', () => this.markCrashed('the page crashed (renderer process died)')),
+      this.browser.conn.on('Target.detachedFromTarget', (p) => {
+        if (p.sessionId === this.sessionId && !this.closed) this.markCrashed('the page was closed or its renderer died');
+      }),
+    );
     // In parallel: each is one round trip; sequentially they would add up on every restart.
     await Promise.all([this.send('Page.enable'), this.send('Inspector.enable'), this.send('Runtime.runIfWaitingForDebugger')]);
   }
@@ -179,13 +182,25 @@ export class Page {
   }
 
   /** Resolve with the first `event` whose params satisfy `predicate`; reject on timeout or crash. */
-  waitForEvent<E extends EventName>(event: E, predicate: (p: EventParams<E>) => boolean = () => true, timeoutMs = NAVIGATION_TIMEOUT_MS): Promise<EventParams<E>> {
+  waitForEvent<E extends EventName>(
+    event: E,
+    predicate: (p: EventParams<E>) => boolean = () => true,
+    timeoutMs = NAVIGATION_TIMEOUT_MS,
+    /** Stop waiting early (listener and timer released; the promise rejects). */
+    signal?: AbortSignal,
+  ): Promise<EventParams<E>> {
     return new Promise((resolve, reject) => {
       const cleanup = (): void => {
         clearTimeout(timer);
         off();
         offCrash();
+        signal?.removeEventListener('abort', onAbort);
       };
+      const onAbort = (): void => {
+        cleanup();
+        reject(new PerfError({ code: 'interrupted', kind: 'failed', message: `stopped waiting for ${event}` }));
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
       const timer = setTimeout(() => {
         cleanup();
         reject(new PerfError({ code: 'timeout', kind: 'failed', message: `timed out after ${timeoutMs} ms waiting for ${event}` }));
@@ -204,20 +219,27 @@ export class Page {
 
   /** Navigate and wait for the load event of the new document. */
   async navigate(url: string, timeoutMs = NAVIGATION_TIMEOUT_MS): Promise<NavigateResult> {
-    const loaded = this.waitForEvent('Page.loadEventFired', () => true, timeoutMs);
+    // Released on every exit: a same-document or failed navigation fires no load event, and a
+    // pending waiter would hold its timer (and the process) for the whole timeout.
+    const stop = new AbortController();
+    const loaded = this.waitForEvent('Page.loadEventFired', () => true, timeoutMs, stop.signal);
     loaded.catch(() => undefined);
-    const res = await this.send('Page.navigate', { url });
-    if (res.errorText) {
-      throw new PerfError({
-        code: 'navigation_failed',
-        kind: 'environment',
-        message: `could not open ${url}: ${res.errorText}`,
-        suggestion: 'check that the app is running and the path exists',
-      });
+    try {
+      const res = await this.send('Page.navigate', { url });
+      if (res.errorText) {
+        throw new PerfError({
+          code: 'navigation_failed',
+          kind: 'environment',
+          message: `could not open ${url}: ${res.errorText}`,
+          suggestion: 'check that the app is running and the path exists',
+        });
+      }
+      if (!res.loaderId) return { url, newDocument: false };
+      await loaded;
+      return { url, newDocument: true };
+    } finally {
+      stop.abort();
     }
-    if (!res.loaderId) return { url, newDocument: false };
-    await loaded;
-    return { url, newDocument: true };
   }
 
   /** Evaluate an expression in the page (promises awaited), returning its JSON value. */
@@ -243,6 +265,7 @@ export class Page {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    for (const off of this.unsubscribe.splice(0)) off();
     if (this.browserContextId) {
       // Disposing the context closes its targets too: one round trip instead of two.
       await this.browser.conn.send('Target.disposeBrowserContext', { browserContextId: this.browserContextId }).catch(() => undefined);

@@ -59,8 +59,11 @@ export class CdpConnection {
 
   static async connect(wsEndpoint: string): Promise<CdpConnection> {
     try {
-      // local: true uses the protocol bundled with chrome-remote-interface instead of an HTTP round trip.
-      const client = await CDP({ target: wsEndpoint, local: true });
+      // An empty protocol descriptor: we only use send() and raw events, so skip both the HTTP fetch
+      // of /json/protocol and building a wrapper object for every domain (tens of ms per connect).
+      const client = await CDP({ target: wsEndpoint, protocol: { version: { major: '1', minor: '3' }, domains: [] } } as unknown as Parameters<typeof CDP>[0]);
+      // One listener per page session and event is normal for us, not a leak.
+      (client as unknown as NodeJS.EventEmitter).setMaxListeners(0);
       return new CdpConnection(client);
     } catch (cause) {
       throw new PerfError({

@@ -1,0 +1,30 @@
+/** A CLI command is a defineCommand({...}) literal listed in src/cli/main.ts. */
+import type { FlagSpecs, FlagValues } from './args.js';
+
+export interface CommandDefinition {
+  name: string;
+  /** One line for `perf --help`. */
+  summary: string;
+  /** Usage line(s) after `perf`, e.g. "start --serve DIR | --url URL [--path P]". */
+  usage: string;
+  /** Longer help text: what it does, examples. */
+  details?: string;
+  flags: FlagSpecs;
+  /** Returns the exit code. Throws PerfError for usage/environment problems. */
+  run(flags: FlagValues, positionals: string[]): Promise<number>;
+}
+
+export function defineCommand(def: CommandDefinition): CommandDefinition {
+  return def;
+}
+
+/** Results go to stdout; --json prints exactly one JSON document there. */
+export function printJson(value: unknown): void {
+  process.stdout.write(JSON.stringify(value, null, 2) + '\n');
+}
+
+export function info(line: string): void {
+  process.stderr.write(line + '\n');
+}
+
+export const JSON_FLAG = { json: { type: 'boolean', description: 'Print one JSON document on stdout instead of text.' } } as const satisfies FlagSpecs;

@@ -1,0 +1,115 @@
+/**
+ * `perf` entry: dispatches to a command, an MCP server or a step verb, and is the one place where
+ * errors become an exit code and a stderr line (DESIGN.md "Exit codes").
+ */
+import { readFileSync } from 'node:fs';
+import { closest, exitCodeOf, isPerfError, PerfError } from '../errors.js';
+import { stepNames } from '../steps/registry.js';
+import { installSignalHandlers } from '../session/processes.js';
+import { flagsHelp, parseFlags } from './args.js';
+import type { CommandDefinition } from './command.js';
+import { doctorCommand, logsCommand, restartCommand, startCommand, statusCommand, stopCommand } from './lifecycle.js';
+
+/** Every command, in the order `perf --help` lists them. Step verbs are added from the registry. */
+export const COMMANDS: readonly CommandDefinition[] = [startCommand, stopCommand, statusCommand, logsCommand, restartCommand, doctorCommand];
+
+// Served by other modules with their own flag handling.
+const EXTERNAL = ['mcp'] as const;
+
+export function toolVersion(): string {
+  try {
+    const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
+    return pkg.version;
+  } catch {
+    return 'unknown';
+  }
+}
+
+function mainHelp(): string {
+  const width = Math.max(...COMMANDS.map((c) => c.name.length), 8) + 2;
+  const steps = stepNames();
+  return [
+    `perf ${toolVersion()} — rehearse: scenario runner and performance harness for web apps (Chromium over CDP)`,
+    '',
+    'Usage: perf <command> [flags]     perf <command> --help',
+    '',
+    'Commands:',
+    ...COMMANDS.map((c) => `  ${c.name.padEnd(width)}${c.summary}`),
+    `  ${'mcp'.padEnd(width)}Serve the steps as MCP tools (stdio, or --http PORT)`,
+    '',
+    steps.length ? `Step verbs (against the session of \`perf start\`): ${steps.join(', ')}` : '',
+    '',
+    'Exit codes: 0 ok · 1 judged failed · 2 invalid usage or input · 3 environment problem',
+  ]
+    .filter((l, i, a) => !(l === '' && a[i - 1] === ''))
+    .join('\n');
+}
+
+function commandHelp(c: CommandDefinition): string {
+  return [`perf ${c.usage}`, '', c.summary + '.', ...(c.details ? ['', c.details] : []), '', 'Flags:', flagsHelp(c.flags), '  -h, --help   Show this help.'].join('\n');
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    if (name === 'help' && rest[0]) return main([rest[0], '--help']);
+    process.stdout.write(mainHelp() + '\n');
+    return name === undefined ? 2 : 0;
+  }
+  if (name === '--version' || name === '-v') {
+    process.stdout.write(toolVersion() + '\n');
+    return 0;
+  }
+  const command = COMMANDS.find((c) => c.name === name);
+  if (command) {
+    if (rest.includes('--help') || rest.includes('-h')) {
+      process.stdout.write(commandHelp(command) + '\n');
+      return 0;
+    }
+    const { flags, positionals } = parseFlags(rest, command.flags, command.name);
+    return command.run(flags, positionals);
+  }
+  if (name === 'mcp') {
+    const { runMcp } = (await import(new URL('../mcp/server.js', import.meta.url).href)) as { runMcp(argv: string[]): Promise<number> };
+    return runMcp(rest);
+  }
+  if (stepNames().includes(name)) {
+    const verbs = (await import(new URL('./verbs.js', import.meta.url).href)) as { runVerb(step: string, argv: string[]): Promise<number>; verbHelp(step: string): string };
+    if (rest.includes('--help') || rest.includes('-h')) {
+      process.stdout.write(verbs.verbHelp(name) + '\n');
+      return 0;
+    }
+    return verbs.runVerb(name, rest);
+  }
+  const near = closest(name, [...COMMANDS.map((c) => c.name), ...EXTERNAL, ...stepNames()]);
+  throw new PerfError({
+    code: 'unknown_command',
+    message: `unknown command "${name}"${near.length ? `; did you mean ${near.map((n) => `"${n}"`).join(' or ')}?` : ''}`,
+    suggestion: 'run `perf --help` for the list of commands',
+    candidates: near,
+  });
+}
+
+/** Print an error as one line (plus a hint), never a stack for a user mistake. */
+export function reportError(e: unknown): number {
+  if (isPerfError(e)) {
+    process.stderr.write(`perf: ${e.message}\n`);
+    if (e.suggestion) process.stderr.write(`  hint: ${e.suggestion}\n`);
+    return exitCodeOf(e.kind);
+  }
+  const err = e as Error;
+  process.stderr.write(`perf: internal error: ${err?.message ?? String(e)}\n  hint: this is a bug in perf; set PERF_DEBUG=1 for the stack and report it\n`);
+  if (process.env.PERF_DEBUG) process.stderr.write(`${err?.stack ?? ''}\n`);
+  return 1;
+}
+
+export async function cli(argv: string[]): Promise<void> {
+  installSignalHandlers();
+  let code: number;
+  try {
+    code = await main(argv);
+  } catch (e) {
+    code = reportError(e);
+  }
+  process.exitCode = code;
+}

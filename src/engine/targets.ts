@@ -1,0 +1,302 @@
+/**
+ * Node-side API over the in-page runtime (src/drivers/cdp/page-runtime.ts): resolve a ref or a
+ * target to exactly one element, its box, and the actionability gate. Refs and handles live in the
+ * page; this side keeps a small table of what each e-ref denoted (role, name, route, document) so a
+ * ref from before a reload can be relocated safely or refused.
+ */
+import type { Page } from '../drivers/cdp/browser.js';
+import {
+  callRuntime,
+  lastResolvedObjectId,
+  releaseObjects,
+  type GateCheck,
+  type RuntimeGate,
+  type RuntimeResolve,
+} from '../drivers/cdp/page-runtime.js';
+import { PerfError } from '../errors.js';
+import type { StepContext, TargetSpec } from '../steps/define.js';
+
+export interface Locator {
+  ref?: string;
+  target?: TargetSpec;
+}
+
+export interface ResolvedElement {
+  ref: string;
+  objectId: string;
+  role: string;
+  name: string;
+  reresolved: boolean;
+}
+
+export interface ActionabilityOptions {
+  editable?: boolean;
+  /** Hover and drop targets need not be enabled. Default true. */
+  checkEnabled?: boolean;
+  checkStable?: boolean;
+  checkReceivesEvents?: boolean;
+}
+
+interface RefMemo {
+  role: string;
+  name: string;
+  route: string;
+  docId: string;
+}
+
+/** Per-host memory of refs and handles (host.state is cleared when the page is replaced). */
+interface TargetsState {
+  refs: Map<string, RefMemo>;
+  queries: Map<string, unknown>;
+  maxQ: number;
+  objectSeq: number;
+  frontTried: boolean;
+}
+const STATE_KEY = 'rehearse.targets';
+
+export function targetsState(ctx: { host: StepContext['host'] }): TargetsState {
+  let s = ctx.host.state.get(STATE_KEY) as TargetsState | undefined;
+  if (!s) {
+    s = { refs: new Map(), queries: new Map(), maxQ: 0, objectSeq: 0, frontTried: false };
+    ctx.host.state.set(STATE_KEY, s);
+  }
+  return s;
+}
+
+/** Remember what refs denote (from a snapshot's ref table or a resolve). */
+export function rememberRefs(ctx: { host: StepContext['host'] }, refs: Record<string, [string, string]>, route: string, docId: string): void {
+  const s = targetsState(ctx);
+  for (const [ref, [role, name]] of Object.entries(refs)) s.refs.set(ref, { role, name, route, docId });
+}
+/** Remember q handles minted by find/observe, to re-register them after a reload. */
+export function rememberQueries(ctx: { host: StepContext['host'] }, items: { ref: string; locator: unknown }[]): void {
+  const s = targetsState(ctx);
+  for (const it of items) {
+    s.queries.set(it.ref, it.locator);
+    s.maxQ = Math.max(s.maxQ, Number(it.ref.slice(1)) || 0);
+  }
+}
+export function nextQueryBase(ctx: { host: StepContext['host'] }): number {
+  return targetsState(ctx).maxQ + 1;
+}
+
+// Warnings raised while resolving or gating (no frames…), collected for the step's output.
+const warningsByCtx = new WeakMap<StepContext, string[]>();
+export function addWarning(ctx: StepContext, w: string): void {
+  let list = warningsByCtx.get(ctx);
+  if (!list) warningsByCtx.set(ctx, (list = []));
+  if (!list.includes(w)) list.push(w);
+}
+export function takeWarnings(ctx: StepContext): string[] {
+  const w = warningsByCtx.get(ctx) ?? [];
+  warningsByCtx.delete(ctx);
+  return w;
+}
+
+const remaining = (ctx: StepContext): number => Math.max(0, ctx.deadline - Date.now());
+/** CDP command timeout for an in-page wait of `ms`: the wait plus a margin for the round trip. */
+const cdpTimeout = (ms: number): number => ms + 2000;
+
+/** Exactly one of ref / target, as every target step requires. */
+export function locatorOf(step: string, args: { ref?: string; target?: TargetSpec }): Locator {
+  if (args.ref !== undefined && args.target !== undefined) {
+    throw new PerfError({ code: 'invalid_arguments', message: `${step}: give either ref or target, not both`, suggestion: 'a ref (e5 from snap, q2 from find) already names one element' });
+  }
+  if (args.ref === undefined && args.target === undefined) {
+    throw new PerfError({ code: 'invalid_arguments', message: `${step}: missing the element: give ref (e5 from snap, q2 from find) or target ({ text | role+name | label | testId | css … })`, suggestion: `e.g. ${step}: { target: { role: button, name: Save } }` });
+  }
+  if (args.target && Object.keys(args.target).filter((k) => k !== 'within' && k !== 'nth').length === 0) {
+    throw new PerfError({ code: 'invalid_arguments', message: `${step}: target needs at least one of text, contains, label, role, name, testId, css` });
+  }
+  return args.ref !== undefined ? { ref: args.ref } : { target: args.target! };
+}
+
+function describeLocator(l: Locator): string {
+  if (l.ref) return `ref=${l.ref}`;
+  return `target ${JSON.stringify(l.target)}`;
+}
+
+type OkResolve = Extract<RuntimeResolve, { status: 'ok' }>;
+
+function expectationFor(ctx: StepContext, locator: Locator): RefMemo | undefined {
+  return locator.ref?.startsWith('e') ? targetsState(ctx).refs.get(locator.ref) : undefined;
+}
+
+/** Make the page produce frames again when it is hidden/backgrounded (once per host). */
+export async function bringToFront(ctx: StepContext): Promise<boolean> {
+  const s = targetsState(ctx);
+  if (s.frontTried) return false;
+  s.frontTried = true;
+  await Promise.all([
+    ctx.page.send('Page.bringToFront').catch(() => undefined),
+    ctx.page.send('Emulation.setFocusEmulationEnabled', { enabled: true }).catch(() => undefined),
+  ]);
+  return true;
+}
+
+/**
+ * Resolve without fetching an objectId (the actions only need the ref). Waits, polling in the page,
+ * until the element appears or the step's deadline passes.
+ */
+export async function resolveQuick(ctx: StepContext, locator: Locator, opts: { objectGroup?: string } = {}): Promise<{ r: OkResolve; objectId?: string }> {
+  const page = ctx.page;
+  const expect = expectationFor(ctx, locator);
+  for (let attempt = 0; ; attempt++) {
+    const first = callRuntime<RuntimeResolve>(page, 'resolve', [locator, expect]);
+    const obj = opts.objectGroup ? lastResolvedObjectId(page, opts.objectGroup) : undefined;
+    obj?.catch(() => undefined);
+    let r = await first;
+    let objectId = obj ? await obj.catch(() => undefined) : undefined;
+    if (r.status === 'not_found' && remaining(ctx) > 0) {
+      const wait = remaining(ctx);
+      r = await callRuntime<RuntimeResolve>(page, 'waitResolve', [locator, expect, wait], { awaitPromise: true, timeoutMs: cdpTimeout(wait) });
+      objectId = r.status === 'ok' && opts.objectGroup ? await lastResolvedObjectId(page, opts.objectGroup) : undefined;
+    }
+    if (r.status === 'unknown_ref' && attempt === 0 && locator.ref?.startsWith('q')) {
+      const known = targetsState(ctx).queries.get(locator.ref);
+      if (known) {
+        await callRuntime(page, 'defineQuery', [locator.ref, known]);
+        continue;
+      }
+    }
+    const ok = checkResolve(ctx, locator, r);
+    if (ok.hidden) {
+      // A background or hidden page produces no frames: the gate and the settle would stall.
+      await bringToFront(ctx);
+    }
+    targetsState(ctx).refs.set(ok.ref, { role: ok.role, name: ok.name, route: ok.route, docId: ok.docId });
+    return { r: ok, ...(objectId ? { objectId } : {}) };
+  }
+}
+
+function checkResolve(ctx: StepContext, locator: Locator, r: RuntimeResolve): OkResolve {
+  switch (r.status) {
+    case 'ok':
+      return r;
+    case 'not_found':
+      throw new PerfError({
+        code: 'target_not_found',
+        kind: 'failed',
+        message: `${r.detail} (waited ${ctx.timeoutMs} ms)`,
+        suggestion: r.near.length ? `did you mean ${r.near.join(' or ')}? run snap to see the page` : 'run snap (or find) to see what the page holds; raise timeoutMs if it appears later',
+        ...(r.near.length ? { candidates: r.near } : {}),
+      });
+    case 'ambiguous':
+      throw new PerfError({
+        code: 'ambiguous_target',
+        kind: 'usage',
+        message: `${describeLocator(locator)} matches ${r.count} elements: ${r.candidates.join(', ')}${r.count > r.candidates.length ? `, and ${r.count - r.candidates.length} more` : ''}`,
+        suggestion: 'use one of the refs, or narrow the target (role + name, within, testId) or pick one with nth',
+        candidates: r.candidates,
+      });
+    case 'stale':
+    case 'unknown_ref':
+      throw new PerfError({ code: 'stale_ref', kind: 'usage', message: r.detail, suggestion: 'run snap again and use a ref from the new snapshot' });
+    case 'invalid':
+      throw new PerfError({ code: 'invalid_target', kind: 'usage', message: `${describeLocator(locator)}: ${r.detail}` });
+  }
+}
+
+let groupSeq = 0;
+// Remote objects are kept for the last few resolves only: enough for a step that resolves several
+// elements, without growing the page's object table over a long session.
+const LIVE_OBJECT_GROUPS = 8;
+
+/**
+ * Resolve a ref or target to exactly one element. Strict: several matches → `ambiguous_target`
+ * with the candidates (unless nth); none → waits until the step's deadline, then
+ * `target_not_found`; a stale e-ref is relocated when one element has its role+name on the same
+ * route (`reresolved`), else `stale_ref`.
+ */
+export async function resolveElement(ctx: StepContext, locator: Locator): Promise<ResolvedElement> {
+  const seq = ++groupSeq;
+  const group = `rehearse:${seq}`;
+  if (seq > LIVE_OBJECT_GROUPS) void releaseObjects(ctx.page, `rehearse:${seq - LIVE_OBJECT_GROUPS}`);
+  const { r, objectId } = await resolveQuick(ctx, locator, { objectGroup: group });
+  if (!objectId) throw new PerfError({ code: 'stale_ref', kind: 'usage', message: `ref=${r.ref} left the DOM while it was being resolved`, suggestion: 'run snap again' });
+  return { ref: r.ref, objectId, role: r.role, name: r.name, reresolved: r.reresolved };
+}
+
+/** The element's box in CSS px, top-level viewport coordinates (scrolled into view first when needed). */
+export async function elementBox(ctx: StepContext, locator: Locator): Promise<{ x: number; y: number; width: number; height: number }> {
+  const { r } = await resolveQuick(ctx, locator);
+  const b = await callRuntime<{ status: 'ok'; rect: { x: number; y: number; width: number; height: number }; visible: boolean } | { status: 'stale'; detail: string }>(ctx.page, 'box', [r.ref, true]);
+  if (b.status !== 'ok') throw new PerfError({ code: 'stale_ref', kind: 'usage', message: b.detail, suggestion: 'run snap again' });
+  if (b.rect.width === 0 || b.rect.height === 0) {
+    throw new PerfError({ code: 'empty_box', kind: 'failed', message: `ref=${r.ref} (${r.role}${r.name ? ` "${r.name}"` : ''}) has an empty box (${Math.round(b.rect.width)}×${Math.round(b.rect.height)})`, suggestion: 'pick a rendered element; snap shows what is visible' });
+  }
+  return b.rect;
+}
+
+const CHECK_HINT: Record<GateCheck, string> = {
+  visible: 'wait for it to be shown (wait_for / expect visible), or pick the visible element (snap)',
+  stable: 'wait for the animation to end, or pass checkStable: false to act on the moving element',
+  enabled: 'the control is disabled; do what enables it first',
+  editable: 'text actions need a text field; use set_checkbox, select_option or tap for other controls',
+  'receives events': 'close what covers it (dismiss_modals, press_key Escape), or pass checkReceivesEvents: false',
+};
+
+export interface GateResult {
+  x: number;
+  y: number;
+  /** The ref actually gated (the element may have been relocated when it went stale). */
+  ref: string;
+  reresolved: boolean;
+}
+
+/**
+ * The actionability gate. `begin` starts the effect observation in the same round trip (what to
+ * read back after the action: text, checked, selected or nothing).
+ */
+export async function gateElement(ctx: StepContext, el: { ref: string }, opts: ActionabilityOptions, begin?: string): Promise<GateResult> {
+  let ref = el.ref;
+  let reresolved = false;
+  for (let attempt = 0; ; attempt++) {
+    const wait = remaining(ctx);
+    const g = await callRuntime<RuntimeGate>(ctx.page, 'gate', [ref, { ...opts, timeoutMs: wait, ...(begin ? { begin } : {}) }], { awaitPromise: true, timeoutMs: cdpTimeout(wait) });
+    if (g.status === 'ok') {
+      if (g.noFrames) await noFramesWarning(ctx);
+      return { x: g.x, y: g.y, ref, reresolved };
+    }
+    if (g.status === 'stale' && attempt === 0) {
+      // Nothing was dispatched yet: relocating the element is safe here.
+      const { r } = await resolveQuick(ctx, { ref });
+      ref = r.ref;
+      reresolved = reresolved || r.reresolved;
+      continue;
+    }
+    if (g.status === 'stale') throw new PerfError({ code: 'stale_ref', kind: 'usage', message: g.detail, suggestion: 'run snap again' });
+    if (g.noFrames) await noFramesWarning(ctx);
+    throw new PerfError({
+      code: 'not_actionable',
+      kind: 'failed',
+      message: `ref=${ref} is not actionable: ${g.check}: ${g.detail}`,
+      suggestion: CHECK_HINT[g.check],
+    });
+  }
+}
+
+/**
+ * Scroll into view, then: visible, stable (same box across two animation frames), enabled, editable
+ * (if asked), and a hit test at the element's LIVE centre reaching it or a descendant. Returns that
+ * point (top-level viewport CSS px). Failure: PerfError `not_actionable` naming the check.
+ */
+export async function ensureActionable(ctx: StepContext, el: ResolvedElement, opts: ActionabilityOptions): Promise<{ x: number; y: number }> {
+  const g = await gateElement(ctx, el, opts);
+  return { x: g.x, y: g.y };
+}
+
+/** The page produced no animation frames within 100 ms: try to bring it to front, else warn. */
+export async function noFramesWarning(ctx: StepContext): Promise<void> {
+  const tried = await bringToFront(ctx);
+  if (tried) {
+    const alive = await callRuntime<{ framed: boolean; visibilityState: string }>(ctx.page, 'framesAlive', [100], { awaitPromise: true, timeoutMs: cdpTimeout(100) }).catch(() => ({ framed: false, visibilityState: 'unknown' }));
+    if (alive.framed) {
+      addWarning(ctx, 'the page produced no animation frames (hidden or in the background); it was brought to front with focus emulation, later steps will see frames');
+      return;
+    }
+  }
+  addWarning(ctx, 'the page produces no animation frames (document hidden, minimised or in a background tab): stability and settle checks ran without frames; run headless or keep the window in front');
+}
+
+export type { Page };

@@ -1,0 +1,222 @@
+/**
+ * The state behind the MCP server, shared by every transport connection: the tool list filtered by
+ * the config, one call at a time in arrival order, the page host connected lazily to the session of
+ * `app_start` / `perf start`, and which session this server started (and so must stop on exit).
+ */
+import path from 'node:path';
+import { closest, isPerfError, PerfError } from '../errors.js';
+import { SessionHost } from '../engine/host.js';
+import { runStep, type StepResult } from '../engine/run-step.js';
+import { bestErrors, compile, describeAjvError } from '../engine/validate.js';
+import type * as managerModule from '../session/manager.js';
+import type { StepHost } from '../steps/define.js';
+import { getStep } from '../steps/registry.js';
+import { isToolAllowed, type McpConfig } from './config.js';
+import { errorReply, type ToolReply } from './format.js';
+import type { ToolDefinition } from './tool.js';
+
+/** The session functions the server uses (src/session/manager.ts); tests may pass their own. */
+export type SessionManager = Pick<
+  typeof managerModule,
+  'startSession' | 'stopSession' | 'sessionStatus' | 'sessionLogs' | 'restartSession' | 'connectSession' | 'runDoctor'
+>;
+type Connection = Awaited<ReturnType<SessionManager['connectSession']>>;
+export type SessionStateOf = Awaited<ReturnType<SessionManager['startSession']>>;
+
+export interface McpCoreOptions {
+  manager: SessionManager;
+  config: McpConfig;
+  /** Every tool the server knows (steps, lifecycle, run), before the config filters them. */
+  tools: readonly ToolDefinition<any>[];
+  cwd?: string;
+  /** Session state folder; default <cwd>/.perf like `perf start`. */
+  stateDir?: string;
+}
+
+/** Errors that mean the connection to the page is gone, so the next call must reconnect. */
+const CONNECTION_LOST_CODES = new Set(['target_closed', 'page_crashed']);
+
+export class McpCore {
+  readonly manager: SessionManager;
+  readonly config: McpConfig;
+  readonly cwd: string;
+  readonly stateDir: string;
+  private readonly all: readonly ToolDefinition<any>[];
+  private readonly byName: Map<string, ToolDefinition<any>>;
+  private tail: Promise<unknown> = Promise.resolve();
+  private conn: Connection | undefined;
+  /** The daemon of the session this server started with app_start, if it still owns one. */
+  private ownedDaemonPid: number | undefined;
+  private closing = false;
+
+  constructor(opts: McpCoreOptions) {
+    this.manager = opts.manager;
+    this.config = opts.config;
+    this.cwd = opts.cwd ?? process.cwd();
+    this.stateDir = opts.stateDir ?? path.join(this.cwd, '.perf');
+    this.all = opts.tools;
+    this.byName = new Map(opts.tools.map((t) => [t.name, t]));
+  }
+
+  /** The tools the config allows, in declaration order. */
+  listed(): ToolDefinition<any>[] {
+    return this.all.filter((t) => isToolAllowed(t.name, this.config.tools));
+  }
+
+  isAllowed(name: string): boolean {
+    return isToolAllowed(name, this.config.tools);
+  }
+
+  deniedError(name: string): PerfError {
+    const where = this.config.source ?? '.perf/mcp.json (not present: built-in defaults)';
+    return new PerfError({
+      code: 'tool_denied',
+      message: `tool "${name}" is denied by the MCP config ${where}`,
+      suggestion:
+        name === 'evaluate'
+          ? 'evaluate runs arbitrary code in the page, so it is off by default; to allow it, write { "tools": { "allow": ["*", "evaluate"] } } to .perf/mcp.json (or pass --config FILE) and restart the MCP server'
+          : `to allow it, add "${name}" to tools.allow and remove any tools.deny pattern matching it in ${where}, then restart the MCP server`,
+    });
+  }
+
+  /**
+   * Run one tool call after every earlier call has finished (arrival order). Always resolves: any
+   * failure becomes an error reply.
+   */
+  call(name: string, args: unknown): Promise<ToolReply> {
+    const job = this.tail.then(() => this.dispatch(name, args));
+    this.tail = job.catch(() => undefined);
+    return job.catch((e: unknown) => errorReply(e));
+  }
+
+  private async dispatch(name: string, raw: unknown): Promise<ToolReply> {
+    const tool = this.byName.get(name);
+    if (!tool) {
+      const near = closest(name, this.listed().map((t) => t.name));
+      return errorReply(
+        new PerfError({
+          code: 'unknown_tool',
+          message: `unknown tool "${name}"${near.length ? `; did you mean ${near.map((n) => `"${n}"`).join(' or ')}?` : ''}`,
+          suggestion: 'list the tools (tools/list) to see what this server offers',
+          candidates: near,
+        }),
+      );
+    }
+    if (!this.isAllowed(name)) return errorReply(this.deniedError(name));
+    const args = raw ?? {};
+    const validate = compile(tool.inputSchema);
+    if (!validate(args)) {
+      const first = bestErrors(validate.errors ?? [])[0]!;
+      return errorReply(new PerfError({ code: 'invalid_arguments', message: describeAjvError(first, name).message, suggestion: `see the inputSchema of ${name}` }));
+    }
+    try {
+      return await tool.run(this, args as never);
+    } catch (e) {
+      return errorReply(e);
+    }
+  }
+
+  /**
+   * The host to run page steps on: the existing connection when it is still alive, else a new one to
+   * the session. Throws PerfError `no_app` when no session runs. Reconnecting here is safe: nothing
+   * has been dispatched to the page yet.
+   */
+  async host(): Promise<StepHost> {
+    if (this.conn && !(await this.alive(this.conn))) await this.dropConnection();
+    if (!this.conn) {
+      try {
+        this.conn = await this.manager.connectSession(this.stateDir);
+      } catch (e) {
+        if (isPerfError(e) && (e.code === 'no_session' || e.code === 'no_app')) throw noApp(e);
+        throw e;
+      }
+    }
+    return this.conn.host;
+  }
+
+  private async alive(conn: Connection): Promise<boolean> {
+    try {
+      const page = await conn.host.page();
+      return !page.crashReason && !page.isClosed && page.browser.isConnected;
+    } catch {
+      return false;
+    }
+  }
+
+  /** Forget the page connection (after app_start/app_restart/app_stop, or when it dropped). */
+  async dropConnection(): Promise<void> {
+    const conn = this.conn;
+    this.conn = undefined;
+    await conn?.close().catch(() => undefined);
+  }
+
+  /**
+   * Run one step through the engine. With no app, a step that needs no page still runs on a host
+   * without one. A result saying the page went away drops the connection for the next call; the
+   * step itself is not retried (it may have been dispatched).
+   */
+  async runStepCall(name: string, args: unknown, host?: StepHost): Promise<StepResult> {
+    let h = host;
+    if (!h) {
+      try {
+        h = await this.host();
+      } catch (e) {
+        if (getStep(name).needsPage === false && isPerfError(e) && e.code === 'no_app') h = new SessionHost(undefined, undefined, this.cwd);
+        else throw e;
+      }
+    }
+    const result = await runStep(h, name, args);
+    if (result.status !== 'ok' && CONNECTION_LOST_CODES.has(result.error.code)) await this.dropConnection();
+    return result;
+  }
+
+  /** Remember the session app_start started: this server stops it when it exits. */
+  async sessionStarted(state: SessionStateOf): Promise<void> {
+    this.ownedDaemonPid = state.daemonPid;
+    await this.dropConnection();
+  }
+
+  /** After app_restart: still ours if it was ours, under its new daemon. */
+  async sessionRestarted(state: SessionStateOf, wasOwned: boolean): Promise<void> {
+    if (wasOwned) this.ownedDaemonPid = state.daemonPid;
+    await this.dropConnection();
+  }
+
+  async sessionStopped(): Promise<void> {
+    this.ownedDaemonPid = undefined;
+    await this.dropConnection();
+  }
+
+  /** True when the running session is the one this server started. */
+  async ownsRunningSession(): Promise<boolean> {
+    if (this.ownedDaemonPid === undefined) return false;
+    const status = await this.manager.sessionStatus(this.stateDir);
+    return status.running && status.state?.daemonPid === this.ownedDaemonPid;
+  }
+
+  /**
+   * On exit: drop the page connection and stop the session this server started, but never one it
+   * merely connected to (a `perf start` session belongs to the terminal that started it).
+   */
+  async shutdown(): Promise<void> {
+    if (this.closing) return;
+    this.closing = true;
+    await this.dropConnection();
+    try {
+      if (await this.ownsRunningSession()) await this.manager.stopSession(this.stateDir);
+    } catch (e) {
+      process.stderr.write(`perf mcp: could not stop the app session on exit: ${(e as Error).message}\n`);
+    }
+    this.ownedDaemonPid = undefined;
+  }
+}
+
+function noApp(cause: unknown): PerfError {
+  return new PerfError({
+    code: 'no_app',
+    kind: 'environment',
+    message: 'no app: call app_start first',
+    suggestion: 'app_start {"serve": "./dist"} serves a folder, {"url": "http://127.0.0.1:5173"} opens a running app; or run `perf start` in a terminal',
+    cause,
+  });
+}

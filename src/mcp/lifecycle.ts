@@ -1,0 +1,141 @@
+/**
+ * The lifecycle tools: thin wrappers over src/session/manager.ts, the same operations as `perf start`,
+ * `perf stop`, `perf status`, `perf logs`, `perf restart` and `perf doctor`.
+ */
+import path from 'node:path';
+import { PerfError } from '../errors.js';
+import { okReply } from './format.js';
+import { defineTool, type ToolDefinition } from './tool.js';
+import type { SessionStateOf } from './core.js';
+
+function summary(state: SessionStateOf): Record<string, unknown> {
+  return {
+    appUrl: state.appUrl,
+    pageUrl: state.pageUrl,
+    path: state.path,
+    app: state.app,
+    chrome: { pid: state.chrome.pid, port: state.chrome.port, headless: state.chrome.headless, version: state.chrome.version },
+    startedAt: state.startedAt,
+    stateDir: state.stateDir,
+  };
+}
+
+function timed<T>(fn: () => Promise<T>): Promise<{ value: T; durationMs: number }> {
+  const t0 = performance.now();
+  return fn().then((value) => ({ value, durationMs: Math.round((performance.now() - t0) * 10) / 10 }));
+}
+
+export const appStart = defineTool({
+  name: 'app_start',
+  description:
+    'Start the app under test and a Chromium on it, replacing any running app. Give serve (a folder), url (an app already running), or command + url (a command that starts it; ${PORT} is a free port). Page tools (snap, tap, fill…) work after this. The app is stopped when this MCP server exits.',
+  inputSchema: {
+    type: 'object',
+    properties: {
+      serve: { type: 'string', description: 'Folder to serve as a static site on a free 127.0.0.1 port, relative to the server\'s working folder.' },
+      url: { type: 'string', description: 'URL of an app that is already running; with command, the URL the command will listen on (${PORT} allowed).' },
+      command: { type: 'string', description: 'Shell command that starts the app (e.g. "npm run dev -- --port ${PORT}"); ${PORT} is replaced by a free port.' },
+      path: { type: 'string', description: 'Path opened in the page once the app is up, e.g. /list.html. Default /.' },
+      headless: { type: 'boolean', description: 'Run Chromium without a window. Default true.' },
+    },
+    additionalProperties: false,
+  },
+  readOnly: false,
+  async run(core, args) {
+    if (args.serve === undefined && args.url === undefined && args.command === undefined) {
+      throw new PerfError({
+        code: 'invalid_arguments',
+        message: 'app_start: give one of serve (a folder), url (a running app) or command (+ url)',
+        suggestion: 'e.g. app_start {"serve": "./dist", "path": "/index.html"}',
+      });
+    }
+    await core.dropConnection();
+    const { value: state, durationMs } = await timed(() => core.manager.startSession({ ...args, cwd: core.cwd, stateDir: core.stateDir }));
+    await core.sessionStarted(state);
+    return okReply({ tool: 'app_start', status: 'ok', durationMs, data: summary(state) });
+  },
+});
+
+export const appStop = defineTool({
+  name: 'app_stop',
+  description: 'Stop the running app and its Chromium (whether this server or `perf start` started it). Page tools answer "no app" afterwards.',
+  inputSchema: { type: 'object', properties: {}, additionalProperties: false },
+  readOnly: false,
+  async run(core) {
+    await core.dropConnection();
+    const { value, durationMs } = await timed(() => core.manager.stopSession(core.stateDir));
+    await core.sessionStopped();
+    return okReply({ tool: 'app_stop', status: 'ok', durationMs, data: { stopped: value.stopped, pids: value.pids } });
+  },
+});
+
+export const appStatus = defineTool({
+  name: 'app_status',
+  description: 'Is an app running: its URLs, the current page, whether the session daemon, Chromium and the app process are alive, and the uptime.',
+  inputSchema: { type: 'object', properties: {}, additionalProperties: false },
+  readOnly: true,
+  async run(core) {
+    const { value, durationMs } = await timed(() => core.manager.sessionStatus(core.stateDir));
+    return okReply({
+      tool: 'app_status',
+      status: 'ok',
+      durationMs,
+      data: {
+        running: value.running,
+        alive: value.alive,
+        ...(value.uptimeMs !== undefined ? { uptimeMs: Math.round(value.uptimeMs) } : {}),
+        ...(value.state ? { session: summary(value.state) } : {}),
+        ownedByThisServer: await core.ownsRunningSession(),
+      },
+    });
+  },
+});
+
+// 50 lines: the tail that usually shows a startup error or the last requests, small enough to read.
+const DEFAULT_LOG_LINES = 50;
+
+export const appLogs = defineTool({
+  name: 'app_logs',
+  description: 'The last lines of the app\'s output (for a command app) and of Chromium\'s stderr: why the app did not start or what it printed.',
+  inputSchema: {
+    type: 'object',
+    properties: { lines: { type: 'integer', minimum: 1, maximum: 1000, description: 'How many lines of each log, newest last. Default 50.' } },
+    additionalProperties: false,
+  },
+  readOnly: true,
+  async run(core, args) {
+    const logs = core.manager.sessionLogs(core.stateDir, args.lines ?? DEFAULT_LOG_LINES);
+    return okReply({ tool: 'app_logs', status: 'ok', data: { app: logs.app, chrome: logs.chrome } });
+  },
+});
+
+export const appRestart = defineTool({
+  name: 'app_restart',
+  description: 'Restart the running app and Chromium with the same options, back on the start path: a clean page. Refs from earlier snapshots no longer apply.',
+  inputSchema: { type: 'object', properties: {}, additionalProperties: false },
+  readOnly: false,
+  async run(core) {
+    const wasOwned = await core.ownsRunningSession();
+    await core.dropConnection();
+    const { value: state, durationMs } = await timed(() => core.manager.restartSession(core.stateDir));
+    await core.sessionRestarted(state, wasOwned);
+    return okReply({ tool: 'app_restart', status: 'ok', durationMs, data: summary(state) });
+  },
+});
+
+export const doctor = defineTool({
+  name: 'doctor',
+  description: 'Check the environment: Node version, Chromium found and launchable, a free loopback port, the output folder writable. A failed check says how to fix it.',
+  inputSchema: {
+    type: 'object',
+    properties: { outDir: { type: 'string', description: 'Output folder to check for writing. Default build/perf.' } },
+    additionalProperties: false,
+  },
+  readOnly: true,
+  async run(core, args) {
+    const { value, durationMs } = await timed(() => core.manager.runDoctor({ outDir: path.resolve(core.cwd, args.outDir ?? 'build/perf') }));
+    return okReply({ tool: 'doctor', status: 'ok', durationMs, data: { ok: value.ok, checks: value.checks } });
+  },
+});
+
+export const LIFECYCLE_TOOLS: readonly ToolDefinition<any>[] = [appStart, appStop, appStatus, appLogs, appRestart, doctor];

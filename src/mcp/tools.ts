@@ -1,0 +1,98 @@
+/**
+ * Every tool the MCP server offers: one per registered step (same name, description and JSON Schema,
+ * generated, never restated), the lifecycle tools, and `run` for several step lines in one call.
+ */
+import { isPerfError, PerfError } from '../errors.js';
+import { prepareArgs, type StepResult } from '../engine/run-step.js';
+import type { StepDefinition } from '../steps/define.js';
+import { STEPS, stepArgsSchema } from '../steps/registry.js';
+import { okReply, stepReply, stepResultJson, type ReplyImage } from './format.js';
+import { LIFECYCLE_TOOLS } from './lifecycle.js';
+import { defineTool, type ToolDefinition } from './tool.js';
+
+/** The tool for one step: its inputSchema is the step's complete argument schema. */
+export function stepTool(def: StepDefinition<any>): ToolDefinition<any> {
+  return {
+    name: def.name,
+    description: def.description,
+    inputSchema: stepArgsSchema(def),
+    readOnly: def.readOnly,
+    run: async (core, args) => stepReply(await core.runStepCall(def.name, args)),
+  };
+}
+
+// 100 lines: a long scripted interaction fits; more belongs in a scenario file (perf run).
+const MAX_RUN_STEPS = 100;
+
+export const runTool = defineTool({
+  name: 'run',
+  description:
+    'Run several steps in one call, in order, like the steps list of a scenario: [{"tap": {"ref": "e5"}}, {"fill": {"target": {"label": "Name"}, "text": "Ada"}}, {"tap": "Submit"}]. All lines are validated before any runs. Stops at the first failure unless continue is true. A q ref minted by find/observe earlier in the batch works in later lines.',
+  inputSchema: {
+    type: 'object',
+    properties: {
+      steps: {
+        type: 'array',
+        minItems: 1,
+        maxItems: MAX_RUN_STEPS,
+        description: 'Step lines: each an object with exactly one key, the step name, whose value is its arguments (or a string for steps with a shorthand, e.g. {"tap": "Add item"}).',
+        items: { type: 'object', minProperties: 1, maxProperties: 1, description: '{"<step name>": <arguments>}' },
+      },
+      continue: { type: 'boolean', description: 'Keep going after a failed step and report every result. Default false: stop at the first failure.' },
+    },
+    required: ['steps'],
+    additionalProperties: false,
+  },
+  readOnly: false,
+  async run(core, args) {
+    // Validate every line first: a typo in line 7 must not leave lines 1-6 half-applied.
+    const lines: { name: string; args: Record<string, unknown> }[] = [];
+    for (const [i, line] of args.steps.entries()) {
+      const [name, raw] = Object.entries(line)[0]!;
+      if (!core.isAllowed(name) && STEPS.some((s) => s.name === name)) {
+        const denied = core.deniedError(name);
+        throw new PerfError({ code: denied.code, message: `steps[${i}]: ${denied.message}`, suggestion: denied.suggestion });
+      }
+      try {
+        lines.push({ name, args: prepareArgs(name, raw).args });
+      } catch (e) {
+        if (!isPerfError(e)) throw e;
+        throw new PerfError({ code: e.code, kind: e.kind, message: `steps[${i}]: ${e.message}`, suggestion: e.suggestion, candidates: e.candidates, cause: e });
+      }
+    }
+    const host = await core.host().catch((e: unknown) => {
+      // Steps that need no page may still run without an app; anything else needs one.
+      if (lines.every((l) => STEPS.find((s) => s.name === l.name)?.needsPage === false)) return undefined;
+      throw e;
+    });
+    const results: StepResult[] = [];
+    const images: ReplyImage[] = [];
+    let firstFailure: { index: number; result: StepResult & { status: 'failed' } } | undefined;
+    for (const [i, line] of lines.entries()) {
+      const r = await core.runStepCall(line.name, line.args, host);
+      results.push(r);
+      if (r.status === 'ok' && r.image) images.push(r.image);
+      if (r.status === 'failed') {
+        firstFailure ??= { index: i, result: r };
+        if (!args.continue) break;
+      }
+    }
+    const json = results.map(stepResultJson);
+    const counts = { ran: results.length, of: lines.length, failed: results.filter((r) => r.status === 'failed').length };
+    if (firstFailure) {
+      const { index, result } = firstFailure;
+      const stopped = args.continue ? '' : ` (stopped; ${lines.length - results.length} later step(s) not run)`;
+      return {
+        kind: 'error',
+        error: { ...result.error, message: `steps[${index}] ${result.step} failed: ${result.error.message}${stopped}`, ...counts, results: json },
+        images,
+      };
+    }
+    return okReply({ tool: 'run', status: 'ok', ...counts, results: json }, images);
+  },
+});
+
+/** Steps in registry order, then the lifecycle tools, then run. */
+export function allTools(): ToolDefinition<any>[] {
+  return [...STEPS.map(stepTool), ...LIFECYCLE_TOOLS, runTool];
+}

@@ -1,0 +1,226 @@
+/**
+ * The session lifecycle behind `perf start|stop|status|logs|restart|doctor` and the MCP lifecycle
+ * tools. A session is a detached daemon (daemon.ts) owning the app and Chromium; this module starts
+ * it, reads its state file, stops it, and attaches to its page for step verbs.
+ */
+import { fork } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync, rmSync, existsSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Browser, type Page } from '../drivers/cdp/browser.js';
+import { SessionHost } from '../engine/host.js';
+import { PerfError } from '../errors.js';
+import type { DaemonMessage, DaemonRequest } from './daemon.js';
+import { chromeVersion, findChrome, launchChrome } from './chrome.js';
+import { isAlive, signal, terminate } from './processes.js';
+import { clearState, defaultStateDir, readState, type SessionStartOptions, type SessionState } from './state.js';
+
+export type { SessionState };
+export interface StartOptions extends SessionStartOptions {
+  stateDir?: string;
+}
+
+// 60 s: app start (up to 30 s for a dev server) plus a Chromium cold start on a loaded machine.
+const START_TIMEOUT_MS = 60_000;
+
+function validateStart(o: StartOptions): void {
+  const sources = [o.serve !== undefined && '--serve', o.url !== undefined && o.command === undefined && '--url', o.command !== undefined && '--command'].filter(Boolean);
+  if (sources.length !== 1) {
+    throw new PerfError({
+      code: 'start_needs_one_app',
+      message: sources.length === 0 ? 'perf start needs an app: --serve DIR, --url URL, or --command CMD [--url URL]' : `perf start takes one app source, got ${sources.join(' and ')}`,
+      suggestion: 'e.g. `perf start --serve scenarios/app --path /list.html`',
+    });
+  }
+  if (o.path !== undefined && !o.path.startsWith('/')) {
+    throw new PerfError({ code: 'invalid_path', message: `--path must start with "/", got "${o.path}"`, suggestion: `use --path /${o.path}` });
+  }
+}
+
+/** Start a session (replacing a running one in the same state folder) and wait until it is ready. */
+export async function startSession(opts: StartOptions): Promise<SessionState> {
+  validateStart(opts);
+  const cwd = opts.cwd ?? process.cwd();
+  const stateDir = opts.stateDir ?? defaultStateDir(cwd);
+  const options: SessionStartOptions = { ...opts, cwd };
+  delete (options as StartOptions).stateDir;
+  // Fail here, in the user's terminal, on a bad folder or missing Chrome rather than in the daemon.
+  if (opts.serve !== undefined && !existsSync(resolve(cwd, opts.serve))) {
+    throw new PerfError({ code: 'serve_root_missing', message: `--serve ${opts.serve}: no such folder (${resolve(cwd, opts.serve)})`, suggestion: 'pass the folder that holds your built app' });
+  }
+  findChrome();
+  if (readState(stateDir)) await stopSession(stateDir);
+  mkdirSync(stateDir, { recursive: true });
+  const req: DaemonRequest = { stateDir, options };
+  const script = fileURLToPath(new URL('./daemon.js', import.meta.url));
+  const child = fork(script, [JSON.stringify(req)], { detached: true, stdio: ['ignore', 'ignore', 'ignore', 'ipc'], cwd });
+  child.unref();
+  const msg = await new Promise<DaemonMessage>((resolveMsg, reject) => {
+    const timer = setTimeout(() => {
+      signal(child.pid!, 'SIGTERM');
+      reject(new PerfError({ code: 'session_start_timeout', kind: 'environment', message: `the session did not start within ${START_TIMEOUT_MS / 1000} s`, suggestion: 'see `perf logs`, and `perf doctor`' }));
+    }, START_TIMEOUT_MS);
+    child.once('message', (m) => {
+      clearTimeout(timer);
+      resolveMsg(m as DaemonMessage);
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new PerfError({ code: 'session_start_failed', kind: 'environment', message: `the session process exited (code ${code}) before it was ready`, suggestion: 'see `perf logs`, and `perf doctor`' }));
+    });
+  });
+  child.disconnect?.();
+  switch (msg.kind) {
+    case 'ready':
+      return msg.state;
+    case 'error':
+      throw new PerfError({ code: msg.error.code, kind: msg.error.kind === 'usage' ? 'usage' : 'environment', message: msg.error.message, ...(msg.error.suggestion ? { suggestion: msg.error.suggestion } : {}) });
+  }
+}
+
+/** Stop the session: SIGTERM to the daemon (which stops Chrome and the app), then make sure of each pid. */
+export async function stopSession(stateDir = defaultStateDir()): Promise<{ stopped: boolean; pids: number[] }> {
+  const state = readState(stateDir);
+  if (!state) return { stopped: false, pids: [] };
+  const pids = [state.daemonPid, state.chrome.pid, ...(state.app.pid ? [state.app.pid] : [])];
+  await terminate(state.daemonPid, { group: false, graceMs: 5000 });
+  // Belt and braces: whatever the daemon did not manage to stop (it may have been killed).
+  await Promise.all([terminate(state.chrome.pid, { group: true, graceMs: 1000 }), state.app.pid ? terminate(state.app.pid, { group: true, graceMs: 1000 }) : undefined]);
+  clearState(stateDir);
+  return { stopped: true, pids };
+}
+
+export async function sessionStatus(stateDir = defaultStateDir()): Promise<{ running: boolean; state?: SessionState; alive: { daemon: boolean; chrome: boolean; app: boolean | null }; uptimeMs?: number }> {
+  const state = readState(stateDir);
+  if (!state) return { running: false, alive: { daemon: false, chrome: false, app: null } };
+  const alive = { daemon: isAlive(state.daemonPid), chrome: isAlive(state.chrome.pid), app: state.app.pid ? isAlive(state.app.pid) : null };
+  return { running: alive.daemon && alive.chrome && alive.app !== false, state, alive, uptimeMs: Date.now() - Date.parse(state.startedAt) };
+}
+
+function tailFile(path: string | undefined, lines: number): string[] {
+  if (!path) return [];
+  try {
+    const all = readFileSync(path, 'utf8').split('\n');
+    if (all[all.length - 1] === '') all.pop();
+    return all.slice(-lines);
+  } catch {
+    return [];
+  }
+}
+
+export function sessionLogs(stateDir = defaultStateDir(), lines = 100): { app: string[]; chrome: string[] } {
+  const state = readState(stateDir);
+  return { app: tailFile(state?.app.logFile ?? join(stateDir, 'app.log'), lines), chrome: tailFile(join(stateDir, 'chrome.log'), lines) };
+}
+
+export async function restartSession(stateDir = defaultStateDir()): Promise<SessionState> {
+  const state = readState(stateDir);
+  if (!state) throw noSession(stateDir);
+  return startSession({ ...state.options, stateDir });
+}
+
+function noSession(stateDir: string): PerfError {
+  return new PerfError({
+    code: 'no_session',
+    kind: 'environment',
+    message: `no running session (no ${join(stateDir, 'state.json')})`,
+    suggestion: 'start one with `perf start --serve DIR` (or MCP app_start)',
+  });
+}
+
+/** Attach to the running session's page; step verbs and MCP tools run against it. */
+export async function connectSession(stateDir = defaultStateDir()): Promise<{ host: SessionHost; state: SessionState; close(): Promise<void> }> {
+  const st = await sessionStatus(stateDir);
+  if (!st.state) throw noSession(stateDir);
+  if (!st.alive.chrome) {
+    throw new PerfError({ code: 'session_dead', kind: 'environment', message: `the session's Chrome (pid ${st.state.chrome.pid}) is not running`, suggestion: 'run `perf restart` (or MCP app_restart)' });
+  }
+  const state = st.state;
+  const browser = await Browser.connect(state.chrome.wsEndpoint);
+  let page: Page;
+  const targets = await browser.pageTargets();
+  const own = targets.find((t) => t.targetId === state.targetId) ?? targets[0];
+  if (own) page = await browser.attach(own.targetId);
+  else page = await browser.newPage({ isolated: false, url: state.pageUrl });
+  const source = { page };
+  const host = new SessionHost(source, state.appUrl, state.options.cwd ?? process.cwd());
+  return { host, state, close: () => browser.disconnect() };
+}
+
+export interface DoctorCheck {
+  name: string;
+  ok: boolean;
+  detail: string;
+  fix?: string;
+}
+
+/** Node version, Chromium found, launchable and its version, a free loopback port, a writable out folder. */
+export async function runDoctor(opts: { outDir?: string } = {}): Promise<{ ok: boolean; checks: DoctorCheck[] }> {
+  const checks: DoctorCheck[] = [];
+  const major = Number(process.versions.node.split('.')[0]);
+  checks.push({ name: 'node', ok: major >= 20, detail: `Node ${process.versions.node}`, ...(major >= 20 ? {} : { fix: 'install Node.js 20 or newer' }) });
+
+  let chromePath: string | undefined;
+  try {
+    const loc = findChrome();
+    chromePath = loc.path;
+    checks.push({ name: 'chromium found', ok: true, detail: `${loc.path} (from ${loc.source})` });
+  } catch (e) {
+    const pe = e as PerfError;
+    checks.push({ name: 'chromium found', ok: false, detail: pe.message, ...(pe.suggestion ? { fix: pe.suggestion } : {}) });
+  }
+  if (chromePath) {
+    try {
+      const t0 = performance.now();
+      const chrome = await launchChrome({ executablePath: chromePath });
+      try {
+        const browser = await Browser.connect(chrome.wsEndpoint);
+        const product = browser.version.product;
+        await browser.disconnect();
+        checks.push({ name: 'chromium launches', ok: true, detail: `${product} headless, DevTools on 127.0.0.1:${chrome.port}, ${Math.round(performance.now() - t0)} ms (${safeVersion(chromePath)})` });
+      } finally {
+        await chrome.close();
+      }
+    } catch (e) {
+      checks.push({ name: 'chromium launches', ok: false, detail: (e as Error).message, fix: 'check the binary runs: `chromium --headless --no-sandbox --dump-dom about:blank`' });
+    }
+  } else {
+    checks.push({ name: 'chromium launches', ok: false, detail: 'skipped: no Chromium found' });
+  }
+
+  try {
+    const port = await new Promise<number>((res, rej) => {
+      const srv = createServer();
+      srv.once('error', rej);
+      srv.listen(0, '127.0.0.1', () => {
+        const p = (srv.address() as { port: number }).port;
+        srv.close(() => res(p));
+      });
+    });
+    checks.push({ name: 'loopback port', ok: true, detail: `127.0.0.1:${port} is free` });
+  } catch (e) {
+    checks.push({ name: 'loopback port', ok: false, detail: `cannot bind 127.0.0.1: ${(e as Error).message}`, fix: 'check the loopback interface and firewall' });
+  }
+
+  const outDir = resolve(opts.outDir ?? 'build/perf');
+  try {
+    mkdirSync(outDir, { recursive: true });
+    const probe = join(outDir, `.doctor-${process.pid}`);
+    writeFileSync(probe, 'ok');
+    rmSync(probe);
+    checks.push({ name: 'out folder', ok: true, detail: `${outDir} is writable` });
+  } catch (e) {
+    checks.push({ name: 'out folder', ok: false, detail: `${outDir}: ${(e as Error).message}`, fix: 'pass a writable folder with --out' });
+  }
+  return { ok: checks.every((c) => c.ok), checks };
+}
+
+function safeVersion(path: string): string {
+  try {
+    return chromeVersion(path);
+  } catch {
+    return 'version unknown';
+  }
+}
+

@@ -1,0 +1,74 @@
+/**
+ * `.perf/state.json`: what `perf start` left running (pids, ports, endpoint, app URL), written
+ * atomically (temp file + rename) so a reader never sees half a file.
+ */
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { PerfError } from '../errors.js';
+
+export interface SessionStartOptions {
+  serve?: string;
+  url?: string;
+  command?: string;
+  path?: string;
+  headless?: boolean;
+  spa?: boolean;
+  cwd?: string;
+}
+
+export interface SessionState {
+  version: 1;
+  startedAt: string;
+  appUrl: string;
+  pageUrl: string;
+  path: string;
+  chrome: { pid: number; wsEndpoint: string; port: number; headless: boolean; version: string; executablePath: string };
+  app: { kind: 'serve' | 'command' | 'url'; pid?: number; port?: number; logFile?: string };
+  daemonPid: number;
+  targetId: string;
+  stateDir: string;
+  /** How it was started, so `perf restart` can do it again. */
+  options: SessionStartOptions;
+}
+
+export function defaultStateDir(cwd = process.cwd()): string {
+  return resolve(cwd, '.perf');
+}
+
+export function statePath(stateDir: string): string {
+  return join(stateDir, 'state.json');
+}
+
+/** Write JSON atomically: a crash mid-write leaves the old file, never a truncated one. */
+export function writeJsonAtomic(path: string, value: unknown): void {
+  const dir = resolve(path, '..');
+  mkdirSync(dir, { recursive: true });
+  const tmp = `${path}.${process.pid}.${Date.now()}.tmp`;
+  writeFileSync(tmp, JSON.stringify(value, null, 2) + '\n');
+  renameSync(tmp, path);
+}
+
+export function readState(stateDir: string): SessionState | undefined {
+  let text: string;
+  try {
+    text = readFileSync(statePath(stateDir), 'utf8');
+  } catch {
+    return undefined;
+  }
+  try {
+    const s = JSON.parse(text) as SessionState;
+    if (s.version !== 1) throw new Error(`unknown version ${String(s.version)}`);
+    return s;
+  } catch (cause) {
+    throw new PerfError({
+      code: 'state_invalid',
+      message: `${statePath(stateDir)} is not a valid session state file: ${(cause as Error).message}`,
+      suggestion: 'run `perf stop` to clear it, then `perf start` again',
+      cause,
+    });
+  }
+}
+
+export function clearState(stateDir: string): void {
+  rmSync(statePath(stateDir), { force: true });
+}

@@ -1,0 +1,38 @@
+import { callRuntime } from '../drivers/cdp/page-runtime.js';
+import { actionOutput, settleAction, treeEffect } from '../engine/actions.js';
+import { locatorOf, resolveQuick } from '../engine/targets.js';
+import { PerfError } from '../errors.js';
+import { TARGET_ARGS, defineStep } from './define.js';
+
+const ARGS = {
+  type: 'object',
+  properties: { ...TARGET_ARGS },
+  additionalProperties: false,
+} as const;
+
+type BlurResult = { status: 'ok'; hadFocus: boolean; blurred: string | null } | { status: 'stale'; detail: string };
+
+export const blur = defineStep({
+  name: 'blur',
+  family: 'keyboard',
+  description: 'Take focus away from an element (or, without ref/target, from whatever has focus): blur/focusout and, for an edited field, change. Returns hadFocus (whether it had focus) and treeChanged (validation messages often appear on blur). Takes snapshot: full | diff | none (default none).',
+  args: ARGS,
+  readOnly: false,
+  actsOnTarget: true,
+  async run(ctx, args) {
+    let ref: string | null = null;
+    let reresolved: string | false = false;
+    if (args.ref !== undefined || args.target !== undefined) {
+      const { r } = await resolveQuick(ctx, locatorOf('blur', args));
+      ref = r.ref;
+      if (r.reresolved) reresolved = r.ref;
+      await callRuntime(ctx.page, 'begin', [r.ref, 'none']);
+    } else {
+      await callRuntime(ctx.page, 'beginActive', []);
+    }
+    const b = await callRuntime<BlurResult>(ctx.page, 'blur', [ref]);
+    if (b.status !== 'ok') throw new PerfError({ code: 'stale_ref', kind: 'usage', message: b.detail, suggestion: 'run snap again' });
+    const settle = await settleAction(ctx);
+    return actionOutput(ctx, args, { data: { hadFocus: b.hadFocus, ...(b.blurred ? { blurred: b.blurred } : {}) }, effect: treeEffect(settle), reresolved });
+  },
+});

@@ -1,0 +1,21 @@
+import { GATE_ARGS, runTextEdit } from '../engine/actions.js';
+import { TARGET_ARGS, defineStep } from './define.js';
+
+const ARGS = {
+  type: 'object',
+  properties: { ...TARGET_ARGS, ...GATE_ARGS },
+  additionalProperties: false,
+} as const;
+
+export const clear = defineStep({
+  name: 'clear',
+  family: 'keyboard',
+  description: 'Empty a text field (select all + Delete, input and change events as a user would). The effect reads back the value (text.verified when it is empty). Takes snapshot: full | diff | none (default none).',
+  args: ARGS,
+  readOnly: false,
+  actsOnTarget: true,
+  shorthand: (label) => ({ target: { label } }),
+  async run(ctx, args) {
+    return runTextEdit(ctx, 'clear', args, 'clear');
+  },
+});

@@ -1,0 +1,40 @@
+/**
+ * console: the page's recent console messages, newest first, read from the in-page buffer
+ * (page-capture), so messages logged before this connection attached are included.
+ */
+import { CONSOLE_LEVELS, readConsole } from '../drivers/cdp/page-capture.js';
+import { defineStep } from './define.js';
+
+// 50 messages: the recent past an agent can read in one response; `limit` raises it.
+const DEFAULT_LIMIT = 50;
+
+export const consoleStep = defineStep({
+  name: 'console',
+  family: 'read',
+  description:
+    "The page's console messages since the document loaded, newest first: {level, text, time, url}. Filter by level and since; at most limit (default 50). The page keeps the last 500.",
+  args: {
+    type: 'object',
+    properties: {
+      level: { type: 'string', enum: CONSOLE_LEVELS, description: 'Only messages of this level: log, info, warn, error or debug.' },
+      limit: { type: 'integer', minimum: 1, maximum: 500, description: `At most this many messages, newest first. Default ${DEFAULT_LIMIT}.` },
+      since: { type: 'number', minimum: 0, description: 'Only messages logged at or after this time, in ms since the epoch (e.g. the startedAt of an earlier step).' },
+    },
+  } as const,
+  readOnly: true,
+  async run(ctx, args) {
+    const read = await readConsole(ctx.page, {
+      limit: args.limit ?? DEFAULT_LIMIT,
+      ...(args.level !== undefined ? { level: args.level } : {}),
+      ...(args.since !== undefined ? { since: args.since } : {}),
+    });
+    return {
+      data: {
+        messages: read.entries,
+        matched: read.matched,
+        ...(read.dropped > 0 ? { dropped: read.dropped } : {}),
+      },
+      ...(read.captured ? {} : { warnings: ['console capture is not active in this document (it loaded before the harness attached); reload to capture from the start'] }),
+    };
+  },
+});

@@ -1,0 +1,59 @@
+/**
+ * device_profile: apply a named device preset (viewport, pixel ratio, mobile, touch, user agent),
+ * list the presets, or reset every emulation back to the browser's own.
+ */
+import { PerfError, closest } from '../errors.js';
+import { defineStep } from './define.js';
+import { applyDevice, clearEmulation, DEVICE_NAMES, DEVICES, getDevice, presetUserAgent, readViewport } from './devices.js';
+import { readViewportSettled, viewportAnswer } from './resize-viewport.js';
+
+export const deviceProfile = defineStep({
+  name: 'device_profile',
+  family: 'viewport',
+  description:
+    `Emulate a device preset (${DEVICE_NAMES.join(', ')}): CSS viewport, pixel ratio, mobile, touch and user agent, read back from the page. ` +
+    'list returns the presets (no app needed); reset clears all viewport, touch and user-agent emulation.',
+  args: {
+    type: 'object',
+    properties: {
+      name: { type: 'string', enum: DEVICE_NAMES, description: 'The preset to apply.' },
+      list: { type: 'boolean', description: 'Return the presets instead of applying one.' },
+      reset: { type: 'boolean', description: "Clear viewport, touch and user-agent emulation: back to the browser's own." },
+    },
+  } as const,
+  readOnly: false,
+  needsPage: false,
+  shorthand: (name) => ({ name }),
+  async run(ctx, args) {
+    const chosen = [args.name !== undefined, args.list === true, args.reset === true].filter(Boolean).length;
+    if (chosen !== 1) {
+      throw new PerfError({
+        code: 'invalid_arguments',
+        message: 'device_profile: give exactly one of name, list: true or reset: true',
+        suggestion: `e.g. device_profile: { name: iphone-13 }; presets: ${DEVICE_NAMES.join(', ')}`,
+      });
+    }
+    if (args.list) {
+      return { data: { devices: DEVICE_NAMES.map((name) => ({ name, ...DEVICES[name] })) } };
+    }
+    const { page } = ctx;
+    if (args.reset) {
+      await clearEmulation(page);
+      const seen = await readViewport(page);
+      return { data: { reset: true, width: seen.width, height: seen.height, dpr: seen.dpr, touch: seen.touch, userAgent: seen.userAgent } };
+    }
+    const preset = getDevice(args.name!);
+    if (!preset) {
+      // ajv refuses unknown names first; this guards callers that skip validation.
+      throw new PerfError({ code: 'unknown_device', message: `device_profile: unknown preset "${args.name}"`, candidates: closest(args.name!, DEVICE_NAMES) });
+    }
+    await applyDevice(page, preset);
+    const seen = await readViewportSettled(page, preset);
+    const answer = viewportAnswer(preset, seen);
+    const userAgentApplied = seen.userAgent === presetUserAgent(page, preset);
+    return {
+      data: { name: args.name, ...answer.data, verified: answer.data.verified === true && userAgentApplied, userAgent: seen.userAgent },
+      ...(answer.warnings ? { warnings: answer.warnings } : {}),
+    };
+  },
+});

@@ -1,0 +1,42 @@
+/**
+ * exceptions: uncaught errors and unhandled promise rejections of the page, newest first, from the
+ * in-page buffer (page-capture). `clear` empties it so the next call shows only new ones.
+ */
+import { readExceptions } from '../drivers/cdp/page-capture.js';
+import { defineStep } from './define.js';
+
+// 20 exceptions: a page that throws repeatedly usually throws the same thing; 20 shows the pattern.
+const DEFAULT_LIMIT = 20;
+
+export const exceptions = defineStep({
+  name: 'exceptions',
+  family: 'read',
+  description:
+    "The page's uncaught errors and unhandled promise rejections since the document loaded, newest first: {kind, message, stack (first 5 lines), time, url}. since filters by time; clear empties the buffer after reading.",
+  args: {
+    type: 'object',
+    properties: {
+      since: { type: 'number', minimum: 0, description: 'Only exceptions raised at or after this time, in ms since the epoch.' },
+      clear: { type: 'boolean', description: 'Empty the buffer after reading, so a later call lists only new exceptions. Default false.' },
+      limit: { type: 'integer', minimum: 1, maximum: 200, description: `At most this many exceptions, newest first. Default ${DEFAULT_LIMIT}.` },
+    },
+  } as const,
+  // clear empties the harness's own buffer, not anything the app can observe.
+  readOnly: true,
+  async run(ctx, args) {
+    const read = await readExceptions(ctx.page, {
+      limit: args.limit ?? DEFAULT_LIMIT,
+      clear: args.clear ?? false,
+      ...(args.since !== undefined ? { since: args.since } : {}),
+    });
+    return {
+      data: {
+        exceptions: read.exceptions,
+        matched: read.matched,
+        ...(read.dropped > 0 ? { dropped: read.dropped } : {}),
+        ...(args.clear ? { cleared: read.cleared } : {}),
+      },
+      ...(read.captured ? {} : { warnings: ['exception capture is not active in this document (it loaded before the harness attached); reload to capture from the start'] }),
+    };
+  },
+});

@@ -1,0 +1,56 @@
+import { callRuntime, type ExpectOutcome } from '../drivers/cdp/page-runtime.js';
+import { locatorOf } from '../engine/targets.js';
+import { PerfError } from '../errors.js';
+import { TARGET_ARGS, defineStep } from './define.js';
+
+const ARGS = {
+  type: 'object',
+  properties: {
+    ...TARGET_ARGS,
+    visible: { type: 'boolean', description: 'The element is rendered with a non-empty box (false: it is hidden or absent).' },
+    hidden: { type: 'boolean', description: 'No element matches, or it is not visible.' },
+    text: { type: 'string', description: 'The element’s text (a field’s value) equals this, whitespace collapsed.' },
+    textContains: { type: 'string', description: 'The element’s text contains this, ignoring case.' },
+    value: { type: 'string', description: 'The control’s value equals this (for a <select>: its value or its selected label).' },
+    checked: { type: 'boolean', description: 'The checkbox, radio or switch is checked (true) or not (false).' },
+    count: { type: 'integer', minimum: 0, description: 'The target matches exactly this many elements (not strict).' },
+    url: { type: 'string', description: 'The page URL equals this: a full URL, or a path (with query) of the current origin.' },
+  },
+  additionalProperties: false,
+} as const;
+
+const ASSERTIONS = ['visible', 'hidden', 'text', 'textContains', 'value', 'checked', 'count', 'url'] as const;
+
+export const expect = defineStep({
+  name: 'expect',
+  family: 'assert',
+  description:
+    'Assert the page state, polling until it holds or timeoutMs (default 5000) passes: visible, hidden, text, textContains, value, checked, count (of ref/target), url. Several assertions in one step must all hold. A failure is an assertion failure (exit 1) showing expected vs actual.',
+  args: ARGS,
+  readOnly: true,
+  shorthand: (text) => ({ target: { text }, visible: true }),
+  async run(ctx, args) {
+    const given = ASSERTIONS.filter((k) => args[k] !== undefined);
+    if (given.length === 0) throw new PerfError({ code: 'invalid_arguments', message: `expect: give at least one assertion: ${ASSERTIONS.join(', ')}` });
+    const hasLocator = args.ref !== undefined || args.target !== undefined;
+    const needsLocator = given.filter((k) => k !== 'url');
+    if (needsLocator.length && !hasLocator) throw new PerfError({ code: 'invalid_arguments', message: `expect: ${needsLocator.join(', ')} need ref or target (the element to check)` });
+    const spec: Record<string, unknown> = {};
+    for (const k of given) spec[k] = args[k];
+    if (hasLocator) spec.locator = locatorOf('expect', args);
+    const t0 = Date.now();
+    const wait = Math.max(0, ctx.deadline - Date.now());
+    const r = await callRuntime<ExpectOutcome & { waitedMs: number }>(ctx.page, 'expect', [spec, wait], { awaitPromise: true, timeoutMs: wait + 2000 });
+    if (r.invalid) throw new PerfError({ code: 'invalid_target', kind: 'usage', message: `expect: ${r.invalid}` });
+    if (!r.pass) {
+      const parts = r.failures.map((f) => `${f.check}: expected ${JSON.stringify(f.expected)}, got ${typeof f.actual === 'string' && /^(no element|element|visible:)/.test(f.actual) ? f.actual : JSON.stringify(f.actual)}`);
+      throw new PerfError({
+        code: 'expect_failed',
+        kind: 'failed',
+        message: `expect failed after ${Date.now() - t0} ms: ${parts.join('; ')}`,
+        suggestion: 'snap to see the page as it is; raise timeoutMs if the state arrives later',
+      });
+    }
+    return { data: { passed: true, assertions: given, waitedMs: r.waitedMs } };
+  },
+});

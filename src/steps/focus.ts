@@ -1,0 +1,33 @@
+import { callRuntime } from '../drivers/cdp/page-runtime.js';
+import { abortAction, actionOutput, describeEl, settleAction, treeEffect } from '../engine/actions.js';
+import { locatorOf, resolveQuick } from '../engine/targets.js';
+import { PerfError } from '../errors.js';
+import { TARGET_ARGS, defineStep } from './define.js';
+
+const ARGS = {
+  type: 'object',
+  properties: { ...TARGET_ARGS },
+  additionalProperties: false,
+} as const;
+
+export const focus = defineStep({
+  name: 'focus',
+  family: 'keyboard',
+  description: 'Move keyboard focus to an element (focus/focusin events, no click). Fails when the element cannot take focus. Returns focused (read back) and treeChanged. Takes snapshot: full | diff | none (default none).',
+  args: ARGS,
+  readOnly: false,
+  actsOnTarget: true,
+  shorthand: (text) => ({ target: { text } }),
+  async run(ctx, args) {
+    const { r } = await resolveQuick(ctx, locatorOf('focus', args));
+    await callRuntime(ctx.page, 'begin', [r.ref, 'none']);
+    const f = await callRuntime<{ status: 'ok'; focused: boolean; was: boolean } | { status: 'stale'; detail: string }>(ctx.page, 'focus', [r.ref]);
+    if (f.status !== 'ok' || !f.focused) {
+      await abortAction(ctx);
+      if (f.status !== 'ok') throw new PerfError({ code: 'stale_ref', kind: 'usage', message: f.detail, suggestion: 'run snap again' });
+      throw new PerfError({ code: 'not_focusable', kind: 'failed', message: `${describeEl(r)} cannot take focus (not a control, no tabindex, or disabled)`, suggestion: 'focus a control inside it, or tap it' });
+    }
+    const settle = await settleAction(ctx);
+    return actionOutput(ctx, args, { data: { element: describeEl(r), focused: true, alreadyFocused: f.was }, effect: treeEffect(settle), reresolved: r.reresolved && r.ref });
+  },
+});

@@ -1,0 +1,99 @@
+/**
+ * navigate: open a path of the app or a URL, wait for load, and report where the page actually is
+ * (read from location after load, so a redirect or a router rewrite shows as exactPath: false).
+ */
+import type { Page } from '../drivers/cdp/browser.js';
+import { PerfError } from '../errors.js';
+import { joinUrl } from '../session/app.js';
+import { defineStep } from './define.js';
+
+// 30 s, like Playwright's navigation timeout: a dev server may compile the page on first request.
+export const NAVIGATION_TIMEOUT_MS = 30_000;
+
+export interface PageLocation {
+  href: string;
+  pathname: string;
+  search: string;
+  hash: string;
+  title: string;
+  /** HTTP status of the document's response, when the browser exposes it (0 for cached / unknown). */
+  status?: number;
+}
+
+/** Where the page is now, as the page itself reports it. */
+export async function readLocation(page: Page): Promise<PageLocation> {
+  return page.evaluate<PageLocation>(`(() => {
+    const nav = performance.getEntriesByType('navigation')[0];
+    const status = nav && typeof nav.responseStatus === 'number' && nav.responseStatus > 0 ? nav.responseStatus : undefined;
+    return { href: location.href, pathname: location.pathname, search: location.search, hash: location.hash, title: document.title, ...(status ? { status } : {}) };
+  })()`);
+}
+
+/**
+ * The URL to open. Absolute http(s) URLs as given; `?query` and `#hash` against the current page
+ * when it belongs to the app (so `?page=products` stays on the router page); any other path against
+ * the app's base URL.
+ */
+export function resolveNavigationUrl(input: string, appUrl: string | undefined, current: string | undefined): string {
+  const trimmed = input.trim();
+  if (/^[a-z][a-z0-9+.-]*:/i.test(trimmed)) {
+    if (/^https?:\/\//i.test(trimmed) || trimmed === 'about:blank') return trimmed;
+    throw new PerfError({
+      code: 'unsupported_url',
+      message: `navigate: only http(s) URLs and app paths can be opened, not "${trimmed}"`,
+      suggestion: 'pass a path of the app such as "/form.html", or an http:// or https:// URL',
+    });
+  }
+  const base = appUrl?.replace(/\/+$/, '');
+  const currentUrl = current && /^https?:/i.test(current) ? current : undefined;
+  if ((trimmed.startsWith('?') || trimmed.startsWith('#')) && currentUrl && (!base || new URL(currentUrl).origin === new URL(base).origin)) {
+    return new URL(trimmed, currentUrl).href;
+  }
+  if (base) return joinUrl(base, trimmed);
+  if (currentUrl) return new URL(trimmed, currentUrl).href;
+  throw new PerfError({
+    code: 'no_base_url',
+    message: `navigate: "${trimmed}" is a path, but the app's base URL is unknown`,
+    suggestion: 'pass an absolute http(s) URL, or start the app with perf start / app_start',
+  });
+}
+
+export const navigate = defineStep({
+  name: 'navigate',
+  family: 'navigation',
+  description:
+    'Open a path of the app ("/form.html", "?page=products", "#section") or an absolute http(s) URL and wait for the load event. ' +
+    'Returns navigated, the url read back from location after load, and exactPath (false when a redirect or router changed the path or query).',
+  args: {
+    type: 'object',
+    properties: {
+      url: {
+        type: 'string',
+        minLength: 1,
+        description: 'A path resolved against the app URL ("/form.html"), a query or hash resolved against the current page ("?page=about", "#top"), or an absolute http(s) URL.',
+      },
+    },
+    required: ['url'],
+  } as const,
+  readOnly: false,
+  defaultTimeoutMs: NAVIGATION_TIMEOUT_MS,
+  shorthand: (url) => ({ url }),
+  async run(ctx, args) {
+    const before = await ctx.page.evaluate<string>('location.href').catch(() => undefined);
+    const target = resolveNavigationUrl(args.url, ctx.host.appUrl(), before);
+    const res = await ctx.page.navigate(target, Math.max(1, ctx.deadline - Date.now()));
+    const loc = await readLocation(ctx.page);
+    const wanted = new URL(target);
+    return {
+      data: {
+        navigated: res.newDocument || loc.href !== before,
+        url: loc.href,
+        requested: target,
+        exactPath: loc.pathname + loc.search === wanted.pathname + wanted.search,
+        newDocument: res.newDocument,
+        title: loc.title,
+        ...(loc.status !== undefined ? { status: loc.status } : {}),
+      },
+    };
+  },
+});

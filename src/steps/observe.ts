@@ -1,0 +1,37 @@
+import { callRuntime, type ObservedItem, type RuntimeResolve } from '../drivers/cdp/page-runtime.js';
+import { nextQueryBase, rememberQueries } from '../engine/targets.js';
+import { PerfError } from '../errors.js';
+import { REF_SCHEMA, defineStep } from './define.js';
+
+const ARGS = {
+  type: 'object',
+  properties: {
+    within: { ...REF_SCHEMA, description: 'Only elements inside this container (a ref from snap or find).' },
+    role: { type: 'string', description: 'Only elements with this role (button, link, textbox, checkbox…).' },
+    limit: { type: 'integer', minimum: 1, maximum: 500, description: 'At most this many elements (default 100); total says how many there are.' },
+  },
+  additionalProperties: false,
+} as const;
+
+// A hundred controls cover a dense page; past that `within`/`role` narrow better than a longer list.
+const DEFAULT_LIMIT = 100;
+
+export const observe = defineStep({
+  name: 'observe',
+  family: 'read',
+  description:
+    'List the interactive elements of the page (or of a container) as candidates to act on: q<N> handle (re-resolves on every use), role, label, value, bounds, isEnabled, inViewport, occluded (something covers its centre).',
+  args: ARGS,
+  readOnly: true,
+  async run(ctx, args) {
+    const r = await callRuntime<{ status: 'ok'; total: number; items: (ObservedItem & { locator: unknown })[] } | { status: 'error'; resolve: RuntimeResolve }>(ctx.page, 'observe', [
+      { ...(args.within ? { within: args.within } : {}), ...(args.role ? { role: args.role } : {}), limit: args.limit ?? DEFAULT_LIMIT, qBase: nextQueryBase(ctx) },
+    ]);
+    if (r.status !== 'ok') {
+      const res = r.resolve;
+      throw new PerfError({ code: 'stale_ref', kind: 'usage', message: `observe: within ${args.within}: ${'detail' in res ? res.detail : res.status}`, suggestion: 'run snap again for current refs' });
+    }
+    rememberQueries(ctx, r.items);
+    return { data: { total: r.total, elements: r.items.map(({ locator: _l, ...item }) => item) } };
+  },
+});

@@ -1,0 +1,55 @@
+import { callRuntime } from '../drivers/cdp/page-runtime.js';
+import { keyDefinition, parseKeyCombo, pressKey as dispatchKey } from '../drivers/cdp/input.js';
+import { MODIFIERS_ARG, abortAction, actionOutput, asModifiers, describeEl, settleAction, treeEffect } from '../engine/actions.js';
+import { locatorOf, resolveQuick } from '../engine/targets.js';
+import { PerfError } from '../errors.js';
+import { TARGET_ARGS, defineStep } from './define.js';
+
+const ARGS = {
+  type: 'object',
+  properties: {
+    key: { type: 'string', description: 'Key to press: Enter, Escape, Tab, Backspace, Delete, ArrowUp/Down/Left/Right, Home, End, PageUp, PageDown, Space, F1–F12, a letter or digit; or a combination such as "Control+a" or "Shift+Tab".' },
+    modifiers: MODIFIERS_ARG,
+    repeat: { type: 'integer', minimum: 1, maximum: 100, description: 'Press the key this many times (default 1).' },
+    ...TARGET_ARGS,
+  },
+  required: ['key'],
+  additionalProperties: false,
+} as const;
+
+export const pressKey = defineStep({
+  name: 'press_key',
+  family: 'keyboard',
+  description: 'Press a key (optionally with modifiers held; they are always released, even if delivery fails) on the focused element, or focus ref/target first. Returns what has focus afterwards, its value for a field, and treeChanged. Takes snapshot: full | diff | none (default none).',
+  args: ARGS,
+  readOnly: false,
+  actsOnTarget: true,
+  shorthand: (key) => ({ key }),
+  async run(ctx, args) {
+    const combo = parseKeyCombo(args.key);
+    const modifiers = [...new Set([...asModifiers(args.modifiers), ...combo.modifiers])];
+    keyDefinition(combo.key); // unknown keys fail before anything is focused or pressed
+    let reresolved: string | false = false;
+    if (args.ref !== undefined || args.target !== undefined) {
+      const { r } = await resolveQuick(ctx, locatorOf('press_key', args));
+      if (r.reresolved) reresolved = r.ref;
+      const f = await callRuntime<{ status: 'ok'; focused: boolean } | { status: 'stale'; detail: string }>(ctx.page, 'focus', [r.ref]);
+      if (f.status !== 'ok') throw new PerfError({ code: 'stale_ref', kind: 'usage', message: f.detail, suggestion: 'run snap again' });
+      if (!f.focused) throw new PerfError({ code: 'not_focusable', kind: 'failed', message: `${describeEl(r)} cannot take focus, so it cannot receive keys`, suggestion: 'press the key on a control (or without ref/target on the focused element)' });
+    }
+    await callRuntime(ctx.page, 'beginActive', []);
+    try {
+      await dispatchKey(ctx.page, combo.key, modifiers, args.repeat ?? 1);
+    } catch (e) {
+      await abortAction(ctx);
+      throw e;
+    }
+    const settle = await settleAction(ctx);
+    const active = await callRuntime<{ status: 'ok'; active: string | null; value?: string }>(ctx.page, 'activeInfo', []);
+    return actionOutput(ctx, args, {
+      data: { key: [...modifiers.map((m) => m[0]!.toUpperCase() + m.slice(1)), combo.key].join('+'), focused: active.active, ...(active.value !== undefined ? { value: active.value } : {}) },
+      effect: treeEffect(settle),
+      reresolved,
+    });
+  },
+});

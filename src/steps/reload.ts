@@ -1,0 +1,31 @@
+/** reload: reload the current document and wait for its load event. */
+import { defineStep } from './define.js';
+import { NAVIGATION_TIMEOUT_MS, readLocation } from './navigate.js';
+
+export const reload = defineStep({
+  name: 'reload',
+  family: 'navigation',
+  description: 'Reload the current page and wait for the load event. Returns the url read back after load. In-page state (form input, scroll, console buffer) starts over.',
+  args: {
+    type: 'object',
+    properties: {
+      ignoreCache: { type: 'boolean', description: 'Bypass the HTTP cache, like a hard reload (Shift+Reload). Default false.' },
+    },
+  } as const,
+  readOnly: false,
+  defaultTimeoutMs: NAVIGATION_TIMEOUT_MS,
+  async run(ctx, args) {
+    const { page } = ctx;
+    const stop = new AbortController();
+    const loaded = page.waitForEvent('Page.loadEventFired', () => true, Math.max(1, ctx.deadline - Date.now()), stop.signal);
+    loaded.catch(() => undefined);
+    try {
+      await page.send('Page.reload', { ignoreCache: args.ignoreCache ?? false });
+      await loaded;
+    } finally {
+      stop.abort();
+    }
+    const loc = await readLocation(page);
+    return { data: { url: loc.href, title: loc.title, ...(loc.status !== undefined ? { status: loc.status } : {}) } };
+  },
+});

@@ -1,0 +1,71 @@
+/**
+ * resize_viewport: emulate a viewport size, pixel ratio, mobile layout and touch, then report what
+ * the page itself sees (innerWidth, innerHeight, devicePixelRatio, maxTouchPoints).
+ */
+import type { Page } from '../drivers/cdp/browser.js';
+import { defineStep } from './define.js';
+import { applyViewport, readViewport, type ViewportReadBack, type ViewportSpec } from './devices.js';
+
+// 50 ms × 10: the resize reaches the page with its next frame; half a second covers a busy one.
+const SETTLE_POLL_MS = 50;
+const SETTLE_POLLS = 10;
+
+/** Read the viewport until it matches `want` (or the polls run out) and return the last reading. */
+export async function readViewportSettled(page: Page, want: { width: number; height: number; dpr: number }): Promise<ViewportReadBack> {
+  let seen = await readViewport(page);
+  for (let i = 0; i < SETTLE_POLLS && !(seen.width === want.width && seen.height === want.height && seen.dpr === want.dpr); i++) {
+    await new Promise((r) => setTimeout(r, SETTLE_POLL_MS));
+    seen = await readViewport(page);
+  }
+  return seen;
+}
+
+/** The answer of resize_viewport and device_profile: the read-back values, and whether they match. */
+export function viewportAnswer(want: ViewportSpec, seen: ViewportReadBack): { data: Record<string, unknown>; warnings?: string[] } {
+  const verified = seen.width === want.width && seen.height === want.height && seen.dpr === want.dpr && seen.touch === want.touch;
+  const warnings: string[] = [];
+  if (!verified) {
+    warnings.push(
+      `the page reports ${seen.width}×${seen.height} @${seen.dpr}x${seen.touch ? ' touch' : ''}, not ${want.width}×${want.height} @${want.dpr}x${want.touch ? ' touch' : ''}` +
+        (want.mobile && seen.width !== want.width ? ' (in mobile mode a page without <meta name="viewport" content="width=device-width"> lays out at 980 px)' : ''),
+    );
+  }
+  return {
+    data: {
+      width: seen.width,
+      height: seen.height,
+      dpr: seen.dpr,
+      // Chromium offers no read-back for the mobile flag; it is what was applied.
+      mobile: want.mobile,
+      touch: seen.touch,
+      verified,
+    },
+    ...(warnings.length ? { warnings } : {}),
+  };
+}
+
+export const resizeViewport = defineStep({
+  name: 'resize_viewport',
+  family: 'viewport',
+  description:
+    'Emulate a viewport: width × height CSS px, device pixel ratio, mobile layout (meta viewport honoured) and touch. ' +
+    'Returns the values read back from the page (innerWidth, innerHeight, devicePixelRatio, touch) and verified. device_profile reset undoes it.',
+  args: {
+    type: 'object',
+    properties: {
+      width: { type: 'integer', minimum: 1, maximum: 10000, description: 'Viewport width in CSS px.' },
+      height: { type: 'integer', minimum: 1, maximum: 10000, description: 'Viewport height in CSS px.' },
+      dpr: { type: 'number', exclusiveMinimum: 0, maximum: 10, description: 'Device pixel ratio (window.devicePixelRatio). Default 1.' },
+      mobile: { type: 'boolean', description: 'Mobile layout: the meta viewport tag is honoured and scrollbars overlay. Default false.' },
+      touch: { type: 'boolean', description: 'Emulate a touch screen (navigator.maxTouchPoints > 0, touch events). Default false.' },
+    },
+    required: ['width', 'height'],
+  } as const,
+  readOnly: false,
+  async run(ctx, args) {
+    const want: ViewportSpec = { width: args.width, height: args.height, dpr: args.dpr ?? 1, mobile: args.mobile ?? false, touch: args.touch ?? false };
+    await applyViewport(ctx.page, want);
+    const seen = await readViewportSettled(ctx.page, want);
+    return viewportAnswer(want, seen);
+  },
+});

@@ -1,0 +1,149 @@
+import { click } from '../drivers/cdp/input.js';
+import { callRuntime } from '../drivers/cdp/page-runtime.js';
+import { GATE_ARGS, abortAction, actionOutput, describeEl, gateOptions, settleAction, treeEffect } from '../engine/actions.js';
+import { gateElement, locatorOf, resolveQuick } from '../engine/targets.js';
+import { PerfError } from '../errors.js';
+import { TARGET_ARGS, defineStep, type StepContext } from './define.js';
+
+const ARGS = {
+  type: 'object',
+  properties: {
+    ...TARGET_ARGS,
+    option: {
+      anyOf: [
+        { type: 'string', description: 'One option.' },
+        { type: 'array', items: { type: 'string', description: 'An option.' }, minItems: 1, description: 'Several options (multi-select).' },
+      ],
+      description: 'The option(s) to select: matched against the visible label first, then the value attribute, then the label ignoring case.',
+    },
+    ...GATE_ARGS,
+  },
+  required: ['option'],
+  additionalProperties: false,
+} as const;
+
+type Stale = { status: 'stale'; detail: string };
+type Native =
+  | { status: 'ok'; labels: string[]; values: string[] }
+  | { status: 'not_select'; role: string }
+  | { status: 'missing'; missing: string[]; available: string[] }
+  | { status: 'single'; available: string[] }
+  | { status: 'disabled_option'; option: string }
+  | { status: 'is_select' }
+  | Stale;
+interface AriaOption {
+  ref: string;
+  name: string;
+  selected: boolean;
+}
+type Aria = { status: 'ok'; role: string; listbox: string | null; multi?: boolean; options: AriaOption[]; expanded: string | null } | Stale;
+
+const stale = (s: Stale): PerfError => new PerfError({ code: 'stale_ref', kind: 'usage', message: s.detail, suggestion: 'run snap again' });
+
+function pick(options: AriaOption[], want: string): AriaOption | undefined {
+  const w = want.replace(/\s+/g, ' ').trim();
+  return options.find((o) => o.name === w) ?? options.find((o) => o.name.toLowerCase() === w.toLowerCase());
+}
+
+// How often to look for the options of a combobox that is opening.
+const OPEN_POLL_MS = 30;
+
+async function ariaOptionsWhenOpen(ctx: StepContext, ref: string): Promise<Extract<Aria, { status: 'ok' }>> {
+  for (;;) {
+    const a = await callRuntime<Aria>(ctx.page, 'ariaOptions', [ref]);
+    if (a.status !== 'ok') throw stale(a);
+    if (a.options.length || Date.now() >= ctx.deadline) return a;
+    await new Promise((r) => setTimeout(r, OPEN_POLL_MS));
+  }
+}
+
+export const selectOption = defineStep({
+  name: 'select_option',
+  family: 'forms',
+  description:
+    'Select option(s) in a native <select> (set as a user would, firing input and change) or an ARIA listbox / combobox (opens it and clicks the option). Returns the effect selected {verified, value} read back from the control. Takes snapshot: full | diff | none (default none).',
+  args: ARGS,
+  readOnly: false,
+  actsOnTarget: true,
+  async run(ctx, args) {
+    const wanted = Array.isArray(args.option) ? args.option : [args.option];
+    const { r } = await resolveQuick(ctx, locatorOf('select_option', args));
+    const page = ctx.page;
+    if (r.role === 'combobox' || r.role === 'listbox') {
+      const probe = await callRuntime<Native>(page, 'selectNative', [r.ref, []]);
+      if (probe.status !== 'not_select') {
+        // A native <select>: the gate, then the pick through the runtime (its popup is not in the DOM).
+        const g = await gateElement(ctx, r, gateOptions(args), 'selected');
+        const n = await callRuntime<Native>(page, 'selectNative', [g.ref, wanted]);
+        if (n.status !== 'ok') {
+          await abortAction(ctx);
+          if (n.status === 'stale') throw stale(n);
+          if (n.status === 'missing') throw new PerfError({ code: 'option_not_found', kind: 'failed', message: `${describeEl(r)} has no option ${n.missing.map((m) => JSON.stringify(m)).join(', ')}; options: ${n.available.join(', ')}`, candidates: n.available.slice(0, 20) });
+          if (n.status === 'single') throw new PerfError({ code: 'invalid_arguments', message: `${describeEl(r)} takes one option, got ${wanted.length}` });
+          if (n.status === 'disabled_option') throw new PerfError({ code: 'not_actionable', kind: 'failed', message: `ref=${g.ref} is not actionable: enabled: option "${n.option}" is disabled` });
+          throw new PerfError({ code: 'internal_error', message: `unexpected select result ${n.status}` });
+        }
+        const settle = await settleAction(ctx);
+        const value = settle.selected ?? [];
+        return actionOutput(ctx, args, {
+          data: { element: describeEl(r), selected: n.labels.map((label, i) => ({ label, value: n.values[i] })) },
+          effect: { selected: { verified: sameSet(value, n.labels), value: value.length === 1 ? value[0]! : value }, ...treeEffect(settle) },
+          reresolved: r.reresolved && r.ref,
+        });
+      }
+    }
+    // ARIA: a listbox, a combobox that controls one, or an option itself.
+    let containerRef = r.ref;
+    let options: AriaOption[];
+    let multi = false;
+    if (r.role === 'option') {
+      options = [{ ref: r.ref, name: r.name, selected: false }];
+    } else {
+      let a = await callRuntime<Aria>(page, 'ariaOptions', [r.ref]);
+      if (a.status !== 'ok') throw stale(a);
+      if (r.role === 'combobox' && (a.options.length === 0 || a.expanded === 'false')) {
+        // Open it the way a user does, then wait for its options to show up.
+        const g = await gateElement(ctx, r, gateOptions(args));
+        await click(page, g.x, g.y);
+        a = await ariaOptionsWhenOpen(ctx, r.ref);
+      }
+      if (a.options.length === 0) throw new PerfError({ code: 'option_not_found', kind: 'failed', message: `${describeEl(r)} shows no options${r.role === 'combobox' ? ' (it did not open a listbox)' : ''}`, suggestion: 'tap it to open it and snap to see its options' });
+      options = a.options;
+      multi = a.multi === true;
+      if (r.role === 'listbox' && a.listbox) containerRef = a.listbox;
+    }
+    const picks = wanted.map((w) => {
+      const o = r.role === 'option' ? options[0] : pick(options, w);
+      if (!o) throw new PerfError({ code: 'option_not_found', kind: 'failed', message: `${describeEl(r)} has no option ${JSON.stringify(w)}; options: ${options.map((x) => JSON.stringify(x.name)).join(', ')}`, candidates: options.map((x) => x.name).slice(0, 20) });
+      return o;
+    });
+    if (picks.length > 1 && !multi) throw new PerfError({ code: 'invalid_arguments', message: `${describeEl(r)} is single-select; got ${picks.length} options` });
+    let started = false;
+    try {
+      for (const [i, o] of picks.entries()) {
+        const g = await gateElement(ctx, o, gateOptions(args));
+        if (!started) {
+          await callRuntime(page, 'begin', [containerRef, 'selected']);
+          started = true;
+        }
+        // Extra picks in a multi-select listbox add to the selection, as Control+click does.
+        await click(page, g.x, g.y, i > 0 ? { modifiers: ['control'] } : {});
+      }
+    } catch (e) {
+      if (started) await abortAction(ctx);
+      throw e;
+    }
+    const settle = await settleAction(ctx);
+    const value = settle.selected ?? [];
+    const names = picks.map((p) => p.name);
+    return actionOutput(ctx, args, {
+      data: { element: describeEl(r), selected: names.map((label) => ({ label })) },
+      effect: { selected: { verified: names.every((n) => value.includes(n)), value: value.length === 1 ? value[0]! : value }, ...treeEffect(settle) },
+      reresolved: r.reresolved && r.ref,
+    });
+  },
+});
+
+function sameSet(a: string[], b: string[]): boolean {
+  return a.length === b.length && a.every((x) => b.includes(x));
+}

@@ -1,0 +1,518 @@
+/**
+ * The MCP server end to end: the SDK's Client over stdio spawning `./bin/perf mcp` (a real server
+ * process, a real session daemon and Chromium) against the demo app.
+ */
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { isAllowedHost, isAllowedOrigin } from '../src/mcp/http.js';
+import { globToRegExp, isToolAllowed, policyFrom } from '../src/mcp/config.js';
+import { renderReply } from '../src/mcp/format.js';
+import { isAlive, sleep } from '../src/session/processes.js';
+import { STEPS, stepArgsSchema } from '../src/steps/registry.js';
+import { DEMO_DIR, ROOT } from './helpers.js';
+
+const PERF = path.join(ROOT, 'bin', 'perf');
+const has = (step: string): boolean => STEPS.some((s) => s.name === step);
+/** Skip with the reason when a step another engineer is writing has not landed yet. */
+const needs = (...steps: string[]): { skip: string | false } => {
+  const missing = steps.filter((s) => !has(s));
+  return { skip: missing.length ? `waiting for step(s): ${missing.join(', ')}` : false };
+};
+
+interface Called {
+  isError: boolean;
+  json: any;
+  text: string;
+  images: { data: string; mimeType: string }[];
+}
+
+interface Server {
+  client: Client;
+  cwd: string;
+  stderr: () => string;
+  call(name: string, args?: Record<string, unknown>): Promise<Called>;
+  close(): Promise<void>;
+}
+
+const tmpDirs: string[] = [];
+function tmpDir(): string {
+  const d = fs.mkdtempSync(path.join(os.tmpdir(), 'rehearse-mcp-'));
+  tmpDirs.push(d);
+  return d;
+}
+
+async function startServer(opts: { args?: string[]; cwd?: string } = {}): Promise<Server> {
+  const cwd = opts.cwd ?? tmpDir();
+  let stderr = '';
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [PERF, 'mcp', ...(opts.args ?? [])],
+    cwd,
+    env: { ...(process.env as Record<string, string>) },
+    stderr: 'pipe',
+  });
+  transport.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+  const client = new Client({ name: 'rehearse-test', version: '0.0.0' });
+  await client.connect(transport);
+  return {
+    client,
+    cwd,
+    stderr: () => stderr,
+    async call(name, args = {}) {
+      const res = (await client.callTool({ name, arguments: args })) as { isError?: boolean; content: { type: string; text?: string; data?: string; mimeType?: string }[] };
+      const text = res.content.find((c) => c.type === 'text')?.text ?? '';
+      let json: unknown;
+      try {
+        json = JSON.parse(text);
+      } catch {
+        json = undefined;
+      }
+      return {
+        isError: res.isError === true,
+        json,
+        text,
+        images: res.content.filter((c) => c.type === 'image').map((c) => ({ data: c.data!, mimeType: c.mimeType! })),
+      };
+    },
+    close: () => client.close(),
+  };
+}
+
+/** The snapshot text inside a snap result, whatever key the step puts it under. */
+function snapText(r: Called): string {
+  const data = (r.json?.data ?? {}) as Record<string, unknown>;
+  const s = data.snapshot ?? data.text ?? data.yaml ?? Object.values(data).find((v) => typeof v === 'string' && v.includes('\n'));
+  assert.equal(typeof s, 'string', `snap result has a snapshot text: ${r.text.slice(0, 300)}`);
+  return s as string;
+}
+
+/** The ref on the snapshot line with this role and name. */
+function refOf(snapshot: string, role: string, name: string): string {
+  const line = snapshot.split('\n').find((l) => l.includes(role) && l.includes(`"${name}"`) && /\[ref=e\d+\]/.test(l));
+  assert.ok(line, `a ${role} "${name}" line with a ref in:\n${snapshot.slice(0, 2000)}`);
+  return /\[ref=(e\d+)\]/.exec(line)![1]!;
+}
+
+after(() => {
+  for (const d of tmpDirs) fs.rmSync(d, { recursive: true, force: true });
+});
+
+async function waitGone(pid: number, timeoutMs = 8000): Promise<boolean> {
+  const end = Date.now() + timeoutMs;
+  while (Date.now() < end && isAlive(pid)) await sleep(50);
+  return !isAlive(pid);
+}
+
+describe('without an app', () => {
+  let s: Server;
+  before(async () => {
+    s = await startServer();
+  });
+  after(() => s.close());
+
+  test('lists every step with its schema verbatim, the lifecycle tools and run; evaluate absent by default', async () => {
+    const { tools } = await s.client.listTools();
+    const names = tools.map((t) => t.name);
+    for (const lifecycle of ['app_start', 'app_stop', 'app_status', 'app_logs', 'app_restart', 'doctor', 'run']) assert.ok(names.includes(lifecycle), lifecycle);
+    for (const def of STEPS) {
+      if (def.name === 'evaluate') continue;
+      const tool = tools.find((t) => t.name === def.name);
+      assert.ok(tool, `tool ${def.name}`);
+      assert.equal(tool.description, def.description);
+      assert.deepEqual(tool.inputSchema, JSON.parse(JSON.stringify(stepArgsSchema(def))));
+      assert.equal(tool.annotations?.readOnlyHint, def.readOnly);
+    }
+    assert.equal(names.includes('evaluate'), false);
+    assert.equal(tools.find((t) => t.name === 'app_status')?.annotations?.readOnlyHint, true);
+    assert.equal(tools.find((t) => t.name === 'app_start')?.annotations?.readOnlyHint, false);
+  });
+
+  test('a page tool answers an isError "no app: call app_start"', { skip: STEPS.some((d) => d.needsPage !== false && d.name !== 'evaluate') ? false : 'no page step registered yet' }, async () => {
+    const step = has('snap') ? 'snap' : STEPS.find((d) => d.needsPage !== false && d.name !== 'evaluate')!.name;
+    const r = await s.call(step, {});
+    assert.equal(r.isError, true);
+    assert.equal(r.json.kind, 'environment');
+    assert.equal(r.json.code, 'no_app');
+    assert.match(r.json.message, /no app: call app_start/);
+    assert.equal(r.text.includes('    at '), false, 'no stack trace');
+  });
+
+  test('calling evaluate (denied by default) says how to allow it', { ...needs('evaluate') }, async () => {
+    const r = await s.call('evaluate', { expression: '1' });
+    assert.equal(r.isError, true);
+    assert.equal(r.json.code, 'tool_denied');
+    assert.match(r.json.suggestion, /"allow": \["\*", "evaluate"\]/);
+  });
+
+  test('bad arguments are refused naming the property, for lifecycle tools too', async () => {
+    const extra = await s.call('app_start', { serve: DEMO_DIR, bogus: 1 });
+    assert.equal(extra.isError, true);
+    assert.equal(extra.json.code, 'invalid_arguments');
+    assert.match(extra.json.message, /unknown argument "bogus"/);
+    const wrongType = await s.call('app_logs', { lines: 'ten' });
+    assert.equal(wrongType.json.code, 'invalid_arguments');
+    assert.match(wrongType.json.message, /app_logs\.lines: must be integer/);
+    const run = await s.call('run', { steps: [], continue: 'yes' });
+    assert.equal(run.isError, true);
+    assert.match(run.json.message, /run\.(steps|continue)/);
+  });
+
+  test('a step given a misspelt argument names it and the closest valid one', { ...needs('tap') }, async () => {
+    const r = await s.call('tap', { reff: 'e1' });
+    assert.equal(r.isError, true);
+    assert.equal(r.json.kind, 'usage');
+    assert.match(r.json.message, /unknown argument "reff" \(did you mean "ref"\?\)/);
+  });
+
+  test('an unknown tool is an isError result with the closest names', async () => {
+    const r = await s.call('app_stat', {});
+    assert.equal(r.isError, true);
+    assert.equal(r.json.code, 'unknown_tool');
+    assert.ok(r.json.candidates.includes('app_status'));
+  });
+
+  test('app_status with nothing running; app_start with no source says what to give', async () => {
+    const st = await s.call('app_status');
+    assert.equal(st.isError, false);
+    assert.equal(st.json.data.running, false);
+    const start = await s.call('app_start', {});
+    assert.equal(start.isError, true);
+    assert.match(start.json.message, /serve .*url .*command/);
+  });
+
+  test('run refuses an unknown step before running any line', async () => {
+    const r = await s.call('run', { steps: [{ app_status: {} }] });
+    assert.equal(r.isError, true);
+    assert.equal(r.json.code, 'unknown_step');
+    assert.match(r.json.message, /^steps\[0\]: unknown step "app_status"/);
+  });
+});
+
+describe('with the demo app (app_start serve)', () => {
+  let s: Server;
+  let chromePid: number;
+  before(async () => {
+    s = await startServer();
+    const r = await s.call('app_start', { serve: DEMO_DIR, path: '/list.html' });
+    assert.equal(r.isError, false, r.text + s.stderr());
+    chromePid = r.json.data.chrome.pid;
+  });
+  after(() => s.close());
+
+  test('app_start answers the session: app URL, page URL, Chromium', async () => {
+    const st = await s.call('app_status');
+    assert.equal(st.json.data.running, true);
+    assert.equal(st.json.data.ownedByThisServer, true);
+    assert.match(st.json.data.session.pageUrl, /^http:\/\/127\.0\.0\.1:\d+\/list\.html$/);
+    assert.equal(st.json.data.session.chrome.pid, chromePid);
+  });
+
+  test('snap -> tap the "Add item" ref -> the effect and the page show the new item', { ...needs('snap', 'tap', 'navigate') }, async () => {
+    await s.call('navigate', { url: '/list.html' });
+    const snap = await s.call('snap', { interactiveOnly: true });
+    assert.equal(snap.isError, false, snap.text);
+    const ref = refOf(snapText(snap), 'button', 'Add item');
+    const tap = await s.call('tap', { ref });
+    assert.equal(tap.isError, false, tap.text);
+    assert.equal(tap.json.status, 'ok');
+    assert.equal(tap.json.effect.treeChanged.changed, true);
+    const after = await s.call('snap', { grep: '2001 items' });
+    assert.match(snapText(after), /2001 items/);
+  });
+
+  test('tap by the string shorthand target text in a run line', { ...needs('tap', 'navigate', 'snap') }, async () => {
+    const r = await s.call('run', { steps: [{ navigate: { url: '/list.html' } }, { tap: 'Add item' }, { tap: 'Add item' }, { snap: { grep: 'items$' } }] });
+    assert.equal(r.isError, false, r.text);
+    assert.match(JSON.stringify(r.json.results[3]), /2002 items/);
+  });
+
+  test('fill "abc" into the number field comes back verified: false', { ...needs('fill', 'navigate') }, async () => {
+    await s.call('navigate', { url: '/form.html' });
+    const r = await s.call('fill', { target: { label: 'Age' }, text: 'abc' });
+    assert.equal(r.json.effect.text.verified, false, r.text);
+    assert.equal(r.json.effect.text.value, '');
+  });
+
+  test('set_checkbox is idempotent: the second call does not toggle', { ...needs('set_checkbox', 'navigate') }, async () => {
+    await s.call('navigate', { url: '/form.html' });
+    const first = await s.call('set_checkbox', { target: { label: 'Subscribe to newsletter' }, value: true });
+    assert.equal(first.isError, false, first.text);
+    assert.equal(first.json.data.toggled, true);
+    assert.equal(first.json.effect.checked.after, true);
+    const second = await s.call('set_checkbox', { target: { label: 'Subscribe to newsletter' }, value: true });
+    assert.equal(second.json.data.toggled, false);
+    assert.equal(second.json.data.previousValue, true);
+    assert.equal(second.json.effect.checked.after, true);
+  });
+
+  test('an ambiguous target is an isError result listing the candidates', { ...needs('tap', 'navigate') }, async () => {
+    await s.call('navigate', { url: '/routes.html' });
+    const r = await s.call('tap', { target: { text: 'Home' } });
+    assert.equal(r.isError, true);
+    assert.ok(Array.isArray(r.json.candidates) && r.json.candidates.length >= 2, r.text);
+    assert.equal(typeof r.json.suggestion, 'string');
+  });
+
+  test('calls run one at a time in arrival order', { ...needs('navigate', 'snap') }, async () => {
+    await s.call('navigate', { url: '/list.html' });
+    // Sent together: the snap must see the page the navigate (sent first) opened.
+    const [nav, snap] = await Promise.all([s.call('navigate', { url: '/form.html' }), s.call('snap', { grep: 'Profile' })]);
+    assert.equal(nav.isError, false, nav.text);
+    assert.match(snapText(snap), /Profile/);
+  });
+
+  test('ten steps in one run, a q ref minted by find used later in the batch', { ...needs('navigate', 'find', 'fill', 'tap', 'set_checkbox', 'select_option', 'wait_for', 'expect') }, async () => {
+    const r = await s.call('run', {
+      steps: [
+        { navigate: { url: '/form.html' } },
+        { find: { label: 'Name' } },
+        { fill: { ref: 'q1', text: 'Ada' } },
+        { fill: { target: { label: 'Email' }, text: 'ada@example.com' } },
+        { fill: { target: { label: 'Age' }, text: '36' } },
+        { set_checkbox: { target: { label: 'Subscribe to newsletter' }, value: true } },
+        { select_option: { target: { label: 'Country' }, value: 'fr' } },
+        { tap: { target: { role: 'button', name: 'Submit' } } },
+        { wait_for: { text: 'Form submitted' } },
+        { expect: { target: { testId: 'result' }, text: 'Submitted' } },
+      ],
+    });
+    assert.equal(r.isError, false, r.text);
+    assert.equal(r.json.ran, 10);
+    assert.equal(r.json.results.length, 10);
+    assert.ok(r.json.results.every((x: { status: string }) => x.status === 'ok'));
+    const ref = r.json.results[1].data;
+    assert.match(JSON.stringify(ref), /q\d+/);
+    assert.equal(r.json.results[2].effect.text.value, 'Ada');
+  });
+
+  test('run stops at the first failure unless continue', { ...needs('navigate', 'tap') }, async () => {
+    const lines = [{ navigate: { url: '/dialog.html' } }, { tap: { target: { text: 'No such button' }, timeoutMs: 300 } }, { navigate: { url: '/list.html' } }];
+    const stopped = await s.call('run', { steps: lines });
+    assert.equal(stopped.isError, true);
+    assert.match(stopped.json.message, /^steps\[1\] tap failed: .*stopped; 1 later step/);
+    assert.equal(stopped.json.ran, 2);
+    const cont = await s.call('run', { steps: lines, continue: true });
+    assert.equal(cont.isError, true);
+    assert.equal(cont.json.ran, 3);
+    assert.equal(cont.json.results[2].status, 'ok');
+  });
+
+  test('a screenshot comes back as image content', { ...needs('screenshot', 'navigate') }, async () => {
+    await s.call('navigate', { url: '/index.html' });
+    const r = await s.call('screenshot', {});
+    assert.equal(r.isError, false, r.text);
+    assert.equal(r.images.length, 1);
+    assert.equal(r.images[0]!.mimeType, 'image/png');
+    assert.equal(Buffer.from(r.images[0]!.data, 'base64').subarray(1, 4).toString(), 'PNG');
+    assert.equal(r.text.includes(r.images[0]!.data.slice(0, 100)), false, 'base64 not repeated in the text');
+  });
+
+  test('a stale ref is relocated when safe (reresolved) and refused on another route', { ...needs('snap', 'tap', 'navigate', 'reload') }, async () => {
+    await s.call('navigate', { url: '/list.html' });
+    const ref = refOf(snapText(await s.call('snap', { interactiveOnly: true })), 'button', 'Add item');
+    await s.call('reload', {});
+    const relocated = await s.call('tap', { ref });
+    assert.equal(relocated.isError, false, relocated.text);
+    assert.deepEqual(relocated.json.reresolved, [ref]);
+    await s.call('navigate', { url: '/form.html' });
+    const submit = refOf(snapText(await s.call('snap', { interactiveOnly: true })), 'button', 'Submit');
+    await s.call('navigate', { url: '/list.html' });
+    const refused = await s.call('tap', { ref: submit, timeoutMs: 1000 });
+    assert.equal(refused.isError, true);
+    assert.match(`${refused.json.message} ${refused.json.suggestion ?? ''}`, /snap/);
+  });
+
+  test('actionability failures name the failed check: disabled, zero size, moving, under a modal', { ...needs('tap', 'navigate') }, async () => {
+    await s.call('navigate', { url: '/form.html' });
+    const disabled = await s.call('tap', { target: { testId: 'delete-account' }, timeoutMs: 800 });
+    assert.match(disabled.json.message, /not actionable: enabled/, disabled.text);
+    await s.call('navigate', { url: '/dialog.html' });
+    const zero = await s.call('tap', { target: { testId: 'zero-size' }, timeoutMs: 800 });
+    assert.match(zero.json.message, /not actionable: visible/, zero.text);
+    const moving = await s.call('tap', { target: { testId: 'moving-target' }, timeoutMs: 800 });
+    assert.match(moving.json.message, /not actionable: stable/, moving.text);
+    const open = await s.call('tap', { target: { testId: 'open-custom-modal' } });
+    assert.equal(open.isError, false, open.text);
+    const covered = await s.call('tap', { target: { testId: 'show-toast' }, timeoutMs: 800 });
+    assert.match(covered.json.message, /not actionable: receives events/, covered.text);
+  });
+
+  test('snap diff answers only the changed lines with a (K of N lines changed) footer', { ...needs('snap', 'tap', 'navigate') }, async () => {
+    await s.call('navigate', { url: '/list.html' });
+    await s.call('snap', {});
+    await s.call('tap', { target: { role: 'button', name: 'Add item' } });
+    const diff = snapText(await s.call('snap', { diff: true }));
+    assert.match(diff, /^\+.*2001 items/m);
+    assert.match(diff, /^-.*2000 items/m);
+    assert.match(diff, /\(\d+ of \d+ lines changed\)/);
+  });
+
+  test('app_stop stops Chromium; page tools then answer no app', async () => {
+    const r = await s.call('app_stop');
+    assert.equal(r.json.data.stopped, true);
+    assert.equal(await waitGone(chromePid), true);
+    const st = await s.call('app_status');
+    assert.equal(st.json.data.running, false);
+    const page = STEPS.find((d) => d.needsPage !== false && d.name !== 'evaluate');
+    if (page) {
+      const after = await s.call(page.name, {});
+      assert.equal(after.json.code, 'no_app');
+    }
+  });
+});
+
+describe('config and lifetime', () => {
+  test('tools.deny from --config hides tools; calling one is refused with how to allow it', async () => {
+    const cwd = tmpDir();
+    fs.writeFileSync(path.join(cwd, 'policy.json'), JSON.stringify({ tools: { deny: ['app_*', 'doctor'] } }));
+    const s = await startServer({ cwd, args: ['--config', 'policy.json'] });
+    try {
+      const names = (await s.client.listTools()).tools.map((t) => t.name);
+      assert.equal(names.some((n) => n.startsWith('app_')), false);
+      assert.equal(names.includes('doctor'), false);
+      assert.ok(names.includes('run'));
+      // deny given without evaluate: evaluate is allowed.
+      if (has('evaluate')) assert.ok(names.includes('evaluate'));
+      const r = await s.call('app_status');
+      assert.equal(r.isError, true);
+      assert.equal(r.json.code, 'tool_denied');
+      assert.match(r.json.message, /policy\.json/);
+    } finally {
+      await s.close();
+    }
+  });
+
+  test('.perf/mcp.json in the working folder is read without --config', async () => {
+    const cwd = tmpDir();
+    fs.mkdirSync(path.join(cwd, '.perf'));
+    fs.writeFileSync(path.join(cwd, '.perf', 'mcp.json'), JSON.stringify({ tools: { allow: ['app_*'] } }));
+    const s = await startServer({ cwd });
+    try {
+      const names = (await s.client.listTools()).tools.map((t) => t.name).sort();
+      assert.deepEqual(names, ['app_logs', 'app_restart', 'app_start', 'app_status', 'app_stop']);
+    } finally {
+      await s.close();
+    }
+  });
+
+  test('a bad config file: exit 2 and a clear message on stderr', () => {
+    const cwd = tmpDir();
+    fs.writeFileSync(path.join(cwd, 'bad.json'), '{ "tools": { "deny": "evaluate" } }');
+    const r = spawnSync(process.execPath, [PERF, 'mcp', '--config', 'bad.json'], { cwd, encoding: 'utf8', input: '' });
+    assert.equal(r.status, 2);
+    assert.match(r.stderr, /bad\.json: config\.tools\.deny: must be array/);
+    assert.equal(r.stdout, '');
+  });
+
+  test('on exit (stdin closed) the server stops the app it started', async () => {
+    const s = await startServer();
+    const r = await s.call('app_start', { serve: DEMO_DIR });
+    assert.equal(r.isError, false, r.text);
+    const chrome = r.json.data.chrome.pid as number;
+    await s.close();
+    assert.equal(await waitGone(chrome), true);
+    assert.equal(fs.existsSync(path.join(s.cwd, '.perf', 'state.json')), false);
+  });
+
+  test('a session started by `perf start` is used but left running on exit', async () => {
+    const cwd = tmpDir();
+    const start = spawnSync(process.execPath, [PERF, 'start', '--serve', DEMO_DIR, '--path', '/form.html'], { cwd, encoding: 'utf8' });
+    assert.equal(start.status, 0, start.stderr);
+    const state = JSON.parse(fs.readFileSync(path.join(cwd, '.perf', 'state.json'), 'utf8')) as { chrome: { pid: number } };
+    try {
+      const s = await startServer({ cwd });
+      const st = await s.call('app_status');
+      assert.equal(st.json.data.running, true);
+      assert.equal(st.json.data.ownedByThisServer, false);
+      if (has('snap')) assert.match(snapText(await s.call('snap', { grep: 'Profile' })), /Profile/);
+      await s.close();
+      await sleep(300);
+      assert.equal(isAlive(state.chrome.pid), true);
+    } finally {
+      spawnSync(process.execPath, [PERF, 'stop'], { cwd, encoding: 'utf8' });
+    }
+    assert.equal(await waitGone(state.chrome.pid), true);
+  });
+
+  test('--http: Streamable HTTP on 127.0.0.1; a foreign Origin is refused', async () => {
+    const cwd = tmpDir();
+    const child = spawn(process.execPath, [PERF, 'mcp', '--http', '0'], { cwd, stdio: ['ignore', 'ignore', 'pipe'] });
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        let err = '';
+        child.stderr.on('data', (d: Buffer) => {
+          err += d.toString();
+          const m = /listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(err);
+          if (m) resolve(m[1]!);
+        });
+        child.once('exit', (code) => reject(new Error(`exited ${code}: ${err}`)));
+      });
+      const client = new Client({ name: 'rehearse-test', version: '0.0.0' });
+      await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+      const names = (await client.listTools()).tools.map((t) => t.name);
+      assert.ok(names.includes('app_start'));
+      const st = (await client.callTool({ name: 'app_status', arguments: {} })) as { content: { text: string }[] };
+      assert.equal(JSON.parse(st.content[0]!.text).data.running, false);
+      await client.close();
+      const evil = await fetch(url, {
+        method: 'POST',
+        headers: { origin: 'http://evil.example', 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } }),
+      });
+      assert.equal(evil.status, 403);
+    } finally {
+      child.kill('SIGTERM');
+    }
+  });
+});
+
+describe('units', () => {
+  test('glob patterns: * and ? over the whole name', () => {
+    assert.equal(globToRegExp('app_*').test('app_start'), true);
+    assert.equal(globToRegExp('app_*').test('xapp_start'), false);
+    assert.equal(globToRegExp('ta?').test('tap'), true);
+    assert.equal(globToRegExp('perf.x').test('perfax'), false);
+  });
+
+  test('policy: evaluate denied by default, allowed by naming it or by an own deny list', () => {
+    assert.equal(isToolAllowed('evaluate', policyFrom(undefined)), false);
+    assert.equal(isToolAllowed('tap', policyFrom(undefined)), true);
+    assert.equal(isToolAllowed('evaluate', policyFrom({ allow: ['*', 'evaluate'] })), true);
+    assert.equal(isToolAllowed('evaluate', policyFrom({ deny: [] })), true);
+    assert.equal(isToolAllowed('tap', policyFrom({ allow: ['snap'] })), false);
+  });
+
+  test('origin and host checks: local only', () => {
+    assert.equal(isAllowedOrigin(undefined), true);
+    assert.equal(isAllowedOrigin('http://127.0.0.1:3000'), true);
+    assert.equal(isAllowedOrigin('http://localhost'), true);
+    assert.equal(isAllowedOrigin('http://evil.example'), false);
+    assert.equal(isAllowedOrigin('http://127.0.0.1.evil.example'), false);
+    assert.equal(isAllowedOrigin('https://localhost:1'), false);
+    assert.equal(isAllowedHost('127.0.0.1:4000'), true);
+    assert.equal(isAllowedHost('attacker.example:4000'), false);
+  });
+
+  test('responses are capped at 1 MiB: a long string is cut with a note and the JSON stays valid', () => {
+    const big = 'line\n'.repeat(400_000);
+    const out = renderReply({ kind: 'ok', json: { step: 'snap', data: { snapshot: big, nodes: 3 } }, images: [] });
+    assert.ok(Buffer.byteLength(out.text) <= 1024 * 1024);
+    assert.equal(out.truncated, true);
+    const parsed = JSON.parse(out.text) as { data: { snapshot: string; nodes: number } };
+    assert.equal(parsed.data.nodes, 3);
+    assert.match(parsed.data.snapshot, /truncated: \d+ characters left out .* narrow the request/);
+  });
+
+  test('an image over the cap is left out with a note', () => {
+    const out = renderReply({ kind: 'ok', json: { step: 'screenshot' }, images: [{ mimeType: 'image/png', base64: 'A'.repeat(600_000) }] });
+    assert.equal(out.images.length, 0);
+    assert.match(JSON.parse(out.text).imageOmitted, /use format jpeg/);
+  });
+});

@@ -1,0 +1,141 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { BrowserSession } from '../src/session/browser-session.js';
+import { findChrome, launchChrome } from '../src/session/chrome.js';
+import { isAlive, sleep } from '../src/session/processes.js';
+import { serveStatic } from '../src/session/static-server.js';
+import { PerfError } from '../src/errors.js';
+import { FIXTURES_DIR, ROOT, sharedBrowser } from './helpers.js';
+
+async function waitGone(pid: number, timeoutMs = 8000): Promise<boolean> {
+  const end = Date.now() + timeoutMs;
+  while (Date.now() < end) {
+    if (!isAlive(pid)) return true;
+    await sleep(50);
+  }
+  return !isAlive(pid);
+}
+
+test('launch + connect: the browser answers with its version and evaluates in the page', async () => {
+  const { session } = await sharedBrowser();
+  assert.match(session.browser.version.product, /^(Headless)?Chrome\/\d+/);
+  await session.restart('context');
+  assert.equal(await session.page.evaluate<number>('6 * 7'), 42);
+});
+
+async function writeStorageThenRestart(mode: 'reload' | 'context' | 'browser'): Promise<{ storage: string | null; windowFlag: unknown; title: string }> {
+  const { session, demo } = await sharedBrowser();
+  await session.restart('context');
+  await session.page.navigate(`${demo.url}/list.html`);
+  await session.page.evaluate("localStorage.setItem('k', 'v'); window.__flag = 1; document.title = 'dirty'");
+  const page = await session.restart(mode, `${demo.url}/list.html`);
+  if (mode !== 'reload') await page.navigate(`${demo.url}/list.html`);
+  return page.evaluate("({ storage: localStorage.getItem('k'), windowFlag: window.__flag ?? null, title: document.title })");
+}
+
+test('restart context: localStorage written before is gone', async () => {
+  const r = await writeStorageThenRestart('context');
+  assert.equal(r.storage, null);
+  assert.equal(r.windowFlag, null);
+});
+
+test('restart browser: localStorage written before is gone, and Chrome is a new process', async () => {
+  const { session } = await sharedBrowser();
+  const before = session.chrome!.pid;
+  const r = await writeStorageThenRestart('browser');
+  assert.equal(r.storage, null);
+  assert.notEqual(session.chrome!.pid, before);
+  assert.equal(await waitGone(before), true);
+});
+
+test('restart reload: a fresh navigation (page state and title reset), storage kept by design', async () => {
+  const r = await writeStorageThenRestart('reload');
+  assert.equal(r.windowFlag, null);
+  assert.notEqual(r.title, 'dirty');
+  assert.equal(r.storage, 'v');
+});
+
+test('endpoint: attaches to a running Chrome by http:// and ws://, and leaves it running on close', async () => {
+  const chrome = await launchChrome({});
+  try {
+    for (const endpoint of [`http://127.0.0.1:${chrome.port}`, chrome.wsEndpoint]) {
+      const s = await BrowserSession.open({ endpoint });
+      assert.equal(await s.page.evaluate<number>('1 + 1'), 2);
+      await assert.rejects(s.restart('browser'), (e: PerfError) => e.code === 'restart_browser_attached');
+      await s.restart('context');
+      assert.equal(await s.page.evaluate<string>('location.href'), 'about:blank');
+      await s.close();
+      assert.equal(isAlive(chrome.pid), true);
+    }
+  } finally {
+    await chrome.close();
+  }
+});
+
+test('endpoint: nothing listening is an environment error naming the URL', async () => {
+  await assert.rejects(BrowserSession.open({ endpoint: 'http://127.0.0.1:9' }), (e: PerfError) => e.code === 'endpoint_unreachable' && e.kind === 'environment' && /127\.0\.0\.1:9/.test(e.message));
+});
+
+test('a Chrome that dies is detected: the pending call fails fast and restart relaunches', async () => {
+  const s = await BrowserSession.open({});
+  try {
+    await s.page.navigate('about:blank');
+    const hang = s.page.evaluate('new Promise(() => {})').then(
+      () => 'resolved',
+      (e: Error) => e.name,
+    );
+    process.kill(-s.chrome!.pid, 'SIGKILL');
+    const t0 = Date.now();
+    assert.equal(await hang, 'TargetClosedError');
+    assert.ok(Date.now() - t0 < 5000);
+    assert.match(s.health() ?? '', /Chrome exited|lost the connection/);
+    const page = await s.restart('context');
+    assert.equal(await page.evaluate<number>('2 + 2'), 4);
+  } finally {
+    await s.close();
+  }
+});
+
+test('a renderer that crashes is detected and the next restart gives a working page', async () => {
+  const { session } = await sharedBrowser();
+  await session.restart('context');
+  const crashed = new Promise<string>((r) => session.page.onCrash(r));
+  await session.page.send('Page.navigate', { url: 'chrome://crash' }).catch(() => undefined);
+  assert.match(await crashed, /crash|closed/);
+  const page = await session.restart('reload', 'about:blank');
+  assert.equal(await page.evaluate<number>('3 + 3'), 6);
+});
+
+test('findChrome: CHROME_PATH that does not exist is an error, not a fallback', () => {
+  assert.throws(() => findChrome({ CHROME_PATH: '/nope/chrome', PATH: process.env.PATH }), (e: PerfError) => e.code === 'chrome_path_invalid' && e.kind === 'environment');
+});
+
+test('findChrome: none on PATH gives the install command', () => {
+  assert.throws(() => findChrome({ PATH: '/nonexistent' }), (e: PerfError) => e.code === 'chrome_not_found' && /apt-get install -y chromium/.test(e.suggestion ?? '') && /brew/.test(e.suggestion ?? ''));
+});
+
+for (const how of ['exit', 'SIGINT', 'SIGTERM', 'SIGKILL', 'throw'] as const) {
+  test(`no orphan: Chrome ends when the harness ${how === 'exit' || how === 'throw' ? how + 's' : 'gets ' + how}`, async () => {
+    const child = spawn(process.execPath, [`${FIXTURES_DIR}/orphan-child.mjs`, how === 'exit' || how === 'throw' ? how : 'wait'], { stdio: ['ignore', 'pipe', 'ignore'], cwd: ROOT });
+    const [line] = (await once(child.stdout!, 'data')) as [Buffer];
+    const { chromePid } = JSON.parse(line.toString()) as { chromePid: number };
+    assert.equal(isAlive(chromePid), true);
+    if (how !== 'exit' && how !== 'throw') child.kill(how);
+    await once(child, 'exit');
+    assert.equal(await waitGone(chromePid), true, `chrome ${chromePid} still alive after the harness ${how}`);
+  });
+}
+
+test('static server from a fixture folder serves the page the browser then reads', async () => {
+  const srv = await serveStatic({ root: `${ROOT}scenarios/app` });
+  try {
+    const { session } = await sharedBrowser();
+    await session.restart('context');
+    await session.page.navigate(`${srv.url}/list.html`);
+    assert.equal(await session.page.evaluate<number>("document.querySelectorAll('[role=listitem]').length"), 2000);
+  } finally {
+    await srv.close();
+  }
+});
