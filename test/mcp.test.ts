@@ -277,10 +277,10 @@ describe('with the demo app (app_start serve)', () => {
         { fill: { target: { label: 'Email' }, text: 'ada@example.com' } },
         { fill: { target: { label: 'Age' }, text: '36' } },
         { set_checkbox: { target: { label: 'Subscribe to newsletter' }, value: true } },
-        { select_option: { target: { label: 'Country' }, value: 'fr' } },
+        { select_option: { target: { label: 'Country' }, option: 'France' } },
         { tap: { target: { role: 'button', name: 'Submit' } } },
         { wait_for: { text: 'Form submitted' } },
-        { expect: { target: { testId: 'result' }, text: 'Submitted' } },
+        { expect: { target: { testId: 'result' }, textContains: '"country":"fr"' } },
       ],
     });
     assert.equal(r.isError, false, r.text);
@@ -323,25 +323,40 @@ describe('with the demo app (app_start serve)', () => {
     assert.deepEqual(relocated.json.reresolved, [ref]);
     await s.call('navigate', { url: '/form.html' });
     const submit = refOf(snapText(await s.call('snap', { interactiveOnly: true })), 'button', 'Submit');
-    await s.call('navigate', { url: '/list.html' });
-    const refused = await s.call('tap', { ref: submit, timeoutMs: 1000 });
+    await s.call('navigate', { url: '/index.html' });
+    const refused = await s.call('tap', { ref: submit, timeoutMs: 500 });
     assert.equal(refused.isError, true);
     assert.match(`${refused.json.message} ${refused.json.suggestion ?? ''}`, /snap/);
   });
 
-  test('actionability failures name the failed check: disabled, zero size, moving, under a modal', { ...needs('tap', 'navigate') }, async () => {
+  test('actionability: a disabled button fails "enabled"', { ...needs('tap', 'navigate') }, async () => {
     await s.call('navigate', { url: '/form.html' });
-    const disabled = await s.call('tap', { target: { testId: 'delete-account' }, timeoutMs: 800 });
-    assert.match(disabled.json.message, /not actionable: enabled/, disabled.text);
+    const r = await s.call('tap', { target: { testId: 'delete-account' }, timeoutMs: 800 });
+    assert.equal(r.isError, true);
+    assert.match(r.json.message, /is not actionable: enabled/, r.text);
+  });
+
+  test('actionability: a 0x0 button fails "visible"', { ...needs('tap', 'navigate') }, async () => {
     await s.call('navigate', { url: '/dialog.html' });
-    const zero = await s.call('tap', { target: { testId: 'zero-size' }, timeoutMs: 800 });
-    assert.match(zero.json.message, /not actionable: visible/, zero.text);
-    const moving = await s.call('tap', { target: { testId: 'moving-target' }, timeoutMs: 800 });
-    assert.match(moving.json.message, /not actionable: stable/, moving.text);
+    const r = await s.call('tap', { target: { testId: 'zero-size' }, timeoutMs: 800 });
+    assert.equal(r.isError, true);
+    assert.match(r.json.message, /is not actionable: visible/, r.text);
+  });
+
+  test('actionability: an animated button fails "stable"', { ...needs('tap', 'navigate') }, async () => {
+    await s.call('navigate', { url: '/dialog.html' });
+    const r = await s.call('tap', { target: { testId: 'moving-target' }, timeoutMs: 800 });
+    assert.equal(r.isError, true, r.text);
+    assert.match(r.json.message, /is not actionable: stable/, r.text);
+  });
+
+  test('actionability: a button under a modal backdrop fails "receives events"', { ...needs('tap', 'navigate') }, async () => {
+    await s.call('navigate', { url: '/dialog.html' });
     const open = await s.call('tap', { target: { testId: 'open-custom-modal' } });
     assert.equal(open.isError, false, open.text);
-    const covered = await s.call('tap', { target: { testId: 'show-toast' }, timeoutMs: 800 });
-    assert.match(covered.json.message, /not actionable: receives events/, covered.text);
+    const r = await s.call('tap', { target: { testId: 'show-toast' }, timeoutMs: 800 });
+    assert.equal(r.isError, true);
+    assert.match(r.json.message, /is not actionable: receives events/, r.text);
   });
 
   test('snap diff answers only the changed lines with a (K of N lines changed) footer', { ...needs('snap', 'tap', 'navigate') }, async () => {

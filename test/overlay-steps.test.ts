@@ -59,7 +59,7 @@ test('dismiss_modals: a modal with no way out is reported as remaining, with a w
   await js("document.getElementById('stuck').hidden = false");
   const r = await run(host, 'dismiss_modals', {});
   assert.deepEqual(
-    r.data?.dismissed.map((d: any) => d.name),
+    (r.data?.dismissed as { name: string }[]).map((d) => d.name),
     ['Welcome'],
   );
   assert.equal(r.data?.remaining, 1);

@@ -70,6 +70,14 @@ test('wait_for: a text that never appears is a normal result matched:false, not 
   assert.ok((r.data?.waitedMs as number) >= 300, `waitedMs ${r.data?.waitedMs}`);
 });
 
+test('wait_for: sees text inside an open shadow root and a same-origin iframe', async () => {
+  const { host } = await fresh(`${shared.demo.url}/frames.html`);
+  const page = await host.page();
+  await page.evaluate("document.getElementById('shadow-host').shadowRoot.getElementById('shadow-button').click()");
+  assert.equal((await ok(host, 'wait_for', { text: 'Shadow clicks: 1', timeoutMs: 2000 })).matched, true);
+  assert.equal((await ok(host, 'wait_for', { text: 'Child frame', timeoutMs: 2000 })).matched, true);
+});
+
 test('wait_for: neither text nor textGone is a usage error', async () => {
   const host = await fixture('steps-delayed.html');
   const e = await failed(host, 'wait_for', {});
@@ -127,6 +135,15 @@ test('console: since drops older messages', async () => {
   );
 });
 
+test('console: the in-page buffer is bounded (last 500 kept, the rest counted as dropped)', async () => {
+  const host = await fixture('steps-delayed.html');
+  await (await host.page()).evaluate("for (let i = 0; i < 600; i++) console.log('line ' + i)");
+  const d = await ok(host, 'console', { limit: 1 });
+  assert.equal(d.matched, 500);
+  assert.equal(d.dropped, 100);
+  assert.equal(d.messages[0].text, 'line 599');
+});
+
 test('exceptions: an error thrown in a timer and an unhandled rejection, newest first; clear empties', async () => {
   const host = await fixture('steps-console.html');
   let d: Record<string, any> = {};
@@ -174,6 +191,14 @@ test('evaluate: a throw is a failed result with code evaluate_failed and the mes
   const rejected = await failed(host, 'evaluate', { expression: "Promise.reject(new Error('refused later'))" });
   assert.equal(rejected.code, 'evaluate_failed');
   assert.match(rejected.message, /refused later/);
+});
+
+test('evaluate: an endless loop is stopped at timeoutMs and the page stays usable', async () => {
+  const host = await fixture('steps-delayed.html');
+  const e = await failed(host, 'evaluate', { expression: 'while (true) {}', timeoutMs: 500 });
+  assert.equal(e.code, 'timeout');
+  assert.match(e.message, /still running after 500 ms/);
+  assert.equal((await ok(host, 'evaluate', { expression: 'await new Promise((r) => setTimeout(() => r(document.title), 700))', timeoutMs: 3000 })).value, 'Delayed text');
 });
 
 // ---- screenshot ----

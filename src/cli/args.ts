@@ -4,7 +4,8 @@
  */
 import { closest, PerfError } from '../errors.js';
 
-export type FlagType = 'string' | 'boolean' | 'number' | 'list';
+/** list: repeatable and comma-separated; multi: repeatable, commas kept (values may contain them). */
+export type FlagType = 'string' | 'boolean' | 'number' | 'list' | 'multi';
 
 export interface FlagSpec {
   type: FlagType;
@@ -90,6 +91,9 @@ export function parseFlags(argv: readonly string[], specs: FlagSpecs, command: s
       }
       case 'list':
         flags[key] = [...((flags[key] as string[] | undefined) ?? []), ...inline.split(',').filter(Boolean)];
+        break;
+      case 'multi':
+        flags[key] = [...((flags[key] as string[] | undefined) ?? []), inline];
         break;
     }
   }

@@ -9,9 +9,10 @@ import { installSignalHandlers } from '../session/processes.js';
 import { flagsHelp, parseFlags } from './args.js';
 import type { CommandDefinition } from './command.js';
 import { doctorCommand, logsCommand, restartCommand, startCommand, statusCommand, stopCommand } from './lifecycle.js';
+import { runCommand, schemaCommand, validateCommand } from './run.js';
 
 /** Every command, in the order `perf --help` lists them. Step verbs are added from the registry. */
-export const COMMANDS: readonly CommandDefinition[] = [startCommand, stopCommand, statusCommand, logsCommand, restartCommand, doctorCommand];
+export const COMMANDS: readonly CommandDefinition[] = [runCommand, validateCommand, schemaCommand, startCommand, stopCommand, statusCommand, logsCommand, restartCommand, doctorCommand];
 
 // Served by other modules with their own flag handling.
 const EXTERNAL = ['mcp'] as const;

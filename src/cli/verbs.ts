@@ -211,6 +211,8 @@ function typeLabel(schema: JsonSchema | undefined): string {
   if (!schema) return 'VALUE';
   if (schema.enum) return (schema.enum as unknown[]).map((v) => String(v)).join('|');
   const types = typesOf(schema);
+  // A list given item by item: show the item and that the flag repeats.
+  if (types.size === 1 && types.has('array') && schema.items) return `${typeLabel(schema.items)}…`;
   const labels: string[] = [];
   if (schema.pattern === '^[eq][0-9]+$') labels.push('REF');
   else if (types.has('string')) labels.push('TEXT');

@@ -102,11 +102,32 @@ export async function runStep(host: StepHost, name: string, raw: unknown, opts: 
       };
       return def.run(ctx, args as never);
     });
-    return { step: name, label, durationMs: performance.now() - t0, startedAt, status: 'ok', ...out };
+    const durationMs = performance.now() - t0;
+    recordStepSpan(host, { step: name, label, startedAt, durationMs, status: 'ok' });
+    return { step: name, label, durationMs, startedAt, status: 'ok', ...out };
   } catch (e) {
     const error = toErrorInfo(e);
-    return { step: name, label, durationMs: performance.now() - t0, startedAt, status: optional ? 'skipped' : 'failed', error };
+    const durationMs = performance.now() - t0;
+    recordStepSpan(host, { step: name, label, startedAt, durationMs, status: optional ? 'skipped' : 'failed' });
+    return { step: name, label, durationMs, startedAt, status: optional ? 'skipped' : 'failed', error };
   }
+}
+
+/** Where runStep records each step's span while a perf session is open (perf_begin creates the list). */
+export const STEP_SPANS_KEY = 'perf.stepSpans';
+export interface StepSpan {
+  step: string;
+  label: string;
+  /** ms since the epoch. */
+  startedAt: number;
+  durationMs: number;
+  status: StepResult['status'];
+}
+
+/** perf_end turns these into steps.<label>.ms and attributes interactions to the step that caused them. */
+function recordStepSpan(host: StepHost, span: StepSpan): void {
+  const spans = host.state.get(STEP_SPANS_KEY);
+  if (Array.isArray(spans) && !span.step.startsWith('perf_')) spans.push(span);
 }
 
 async function withTimeout<T>(name: string, timeoutMs: number, outer: AbortSignal | undefined, fn: (signal: AbortSignal) => Promise<T>): Promise<T> {

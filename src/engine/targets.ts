@@ -93,7 +93,11 @@ export function takeWarnings(ctx: StepContext): string[] {
   return w;
 }
 
-const remaining = (ctx: StepContext): number => Math.max(0, ctx.deadline - Date.now());
+/**
+ * Time an in-page wait may take: what is left of the step, minus a margin to report the failure
+ * before the step's own timeout fires (a fifth of the budget, at most 100 ms).
+ */
+export const remaining = (ctx: StepContext): number => Math.max(0, ctx.deadline - Date.now() - Math.min(100, ctx.timeoutMs / 5));
 /** CDP command timeout for an in-page wait of `ms`: the wait plus a margin for the round trip. */
 const cdpTimeout = (ms: number): number => ms + 2000;
 
@@ -142,7 +146,7 @@ export async function resolveQuick(ctx: StepContext, locator: Locator, opts: { o
   const page = ctx.page;
   const expect = expectationFor(ctx, locator);
   for (let attempt = 0; ; attempt++) {
-    const first = callRuntime<RuntimeResolve>(page, 'resolve', [locator, expect]);
+    const first = callRuntime<RuntimeResolve>(page, 'resolve', [locator, expect, remaining(ctx) === 0]);
     const obj = opts.objectGroup ? lastResolvedObjectId(page, opts.objectGroup) : undefined;
     obj?.catch(() => undefined);
     let r = await first;

@@ -3,10 +3,13 @@
  * anything the page can, so it is not read-only (and the MCP server denies it unless allowed).
  */
 import type { Protocol } from 'devtools-protocol';
+import { ProtocolError } from '../drivers/cdp/browser.js';
 import { PerfError } from '../errors.js';
 import { defineStep } from './define.js';
 
 const OBJECT_GROUP = 'rehearse-evaluate';
+// 20 ms: termination lands a few ms after the deadline timer; anything this close counts as "ran out".
+const TERMINATION_SLACK_MS = 20;
 
 function throwIfException(d: Protocol.Runtime.ExceptionDetails | undefined): void {
   if (!d) return;
@@ -41,7 +44,8 @@ export const evaluate = defineStep({
   async run(ctx, args) {
     const { page } = ctx;
     try {
-      const res = await page.send('Runtime.evaluate', {
+      const res = await page
+        .send('Runtime.evaluate', {
         expression: args.expression,
         // replMode: top-level await and re-declarable let, as in the DevTools console. It awaits the
         // script itself, not a promise the expression evaluates to: that one is awaited below.
@@ -49,7 +53,21 @@ export const evaluate = defineStep({
         awaitPromise: true,
         userGesture: true,
         objectGroup: OBJECT_GROUP,
-      });
+        // Terminates a synchronous runaway (while (true) {}) at the deadline, so the page stays usable.
+        timeout: Math.max(1, ctx.deadline - Date.now()),
+        })
+        .catch((e: unknown) => {
+          if (!(e instanceof ProtocolError)) throw e;
+          // Chromium answers a terminated script with a bare "Internal error".
+          const ranOut = Date.now() >= ctx.deadline - TERMINATION_SLACK_MS;
+          throw new PerfError({
+            code: ranOut ? 'timeout' : 'evaluate_failed',
+            kind: 'failed',
+            message: ranOut ? `evaluate: the expression was still running after ${ctx.timeoutMs} ms and was stopped` : `evaluate: ${e.message}`,
+            suggestion: ranOut ? 'raise timeoutMs, or look for an endless loop' : 'check the expression in the DevTools console',
+            cause: e,
+          });
+        });
       throwIfException(res.exceptionDetails);
       let r = res.result;
       if (r.subtype === 'promise' && r.objectId) {

@@ -1,5 +1,5 @@
 import { callRuntime, type ExpectOutcome } from '../drivers/cdp/page-runtime.js';
-import { locatorOf } from '../engine/targets.js';
+import { locatorOf, remaining } from '../engine/targets.js';
 import { PerfError } from '../errors.js';
 import { TARGET_ARGS, defineStep } from './define.js';
 
@@ -39,7 +39,7 @@ export const expect = defineStep({
     for (const k of given) spec[k] = args[k];
     if (hasLocator) spec.locator = locatorOf('expect', args);
     const t0 = Date.now();
-    const wait = Math.max(0, ctx.deadline - Date.now());
+    const wait = remaining(ctx);
     const r = await callRuntime<ExpectOutcome & { waitedMs: number }>(ctx.page, 'expect', [spec, wait], { awaitPromise: true, timeoutMs: wait + 2000 });
     if (r.invalid) throw new PerfError({ code: 'invalid_target', kind: 'usage', message: `expect: ${r.invalid}` });
     if (!r.pass) {

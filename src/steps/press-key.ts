@@ -1,5 +1,5 @@
 import { callRuntime } from '../drivers/cdp/page-runtime.js';
-import { keyDefinition, parseKeyCombo, pressKey as dispatchKey } from '../drivers/cdp/input.js';
+import { assertNotBrowserShortcut, keyDefinition, parseKeyCombo, pressKey as dispatchKey } from '../drivers/cdp/input.js';
 import { MODIFIERS_ARG, abortAction, actionOutput, asModifiers, describeEl, settleAction, treeEffect } from '../engine/actions.js';
 import { locatorOf, resolveQuick } from '../engine/targets.js';
 import { PerfError } from '../errors.js';
@@ -28,7 +28,9 @@ export const pressKey = defineStep({
   async run(ctx, args) {
     const combo = parseKeyCombo(args.key);
     const modifiers = [...new Set([...asModifiers(args.modifiers), ...combo.modifiers])];
-    keyDefinition(combo.key); // unknown keys fail before anything is focused or pressed
+    // Unknown keys and browser shortcuts fail before anything is focused or pressed.
+    const def = keyDefinition(combo.key);
+    assertNotBrowserShortcut(def.key.length === 1 ? def.key : combo.key, modifiers);
     let reresolved: string | false = false;
     if (args.ref !== undefined || args.target !== undefined) {
       const { r } = await resolveQuick(ctx, locatorOf('press_key', args));

@@ -37,6 +37,8 @@ import { resizeViewport } from './resize-viewport.js';
 import { screenshot } from './screenshot.js';
 import { waitForNetworkIdle } from './wait-for-network-idle.js';
 import { waitFor } from './wait-for.js';
+import { perfBegin } from './perf-begin.js';
+import { perfEnd } from './perf-end.js';
 
 // Grouped by family in the order of the DESIGN.md steps table.
 export const STEPS: readonly StepDefinition<any>[] = [
@@ -81,6 +83,9 @@ export const STEPS: readonly StepDefinition<any>[] = [
   deviceProfile,
   // assert
   expect,
+  // perf
+  perfBegin,
+  perfEnd,
 ];
 
 const byName = new Map<string, StepDefinition<any>>();

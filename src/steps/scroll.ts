@@ -1,7 +1,7 @@
 import { wheel } from '../drivers/cdp/input.js';
 import { callRuntime, type ScrollInfo } from '../drivers/cdp/page-runtime.js';
 import { abortAction, actionOutput, settleAction, treeEffect } from '../engine/actions.js';
-import { locatorOf, resolveQuick } from '../engine/targets.js';
+import { locatorOf, remaining, resolveQuick } from '../engine/targets.js';
 import { PerfError } from '../errors.js';
 import { TARGET_ARGS, defineStep } from './define.js';
 
@@ -89,7 +89,7 @@ export const scroll = defineStep({
     try {
       for (let i = 0; i < MAX_WHEELS; i++) {
         await wheel(page, c.point.x, c.point.y, goal.x - now.x, goal.y - now.y);
-        const wait = Math.min(WHEEL_SETTLE_MS, Math.max(0, ctx.deadline - Date.now()));
+        const wait = Math.min(WHEEL_SETTLE_MS, remaining(ctx));
         const a = await callRuntime<{ status: 'ok'; x: number; y: number } | Stale>(page, 'awaitScroll', [c.ref, goal.x, goal.y, wait], { awaitPromise: true, timeoutMs: wait + 2000 });
         if (a.status !== 'ok') throw new PerfError({ code: 'stale_ref', kind: 'usage', message: a.detail, suggestion: 'run snap again' });
         const moved = a.x !== now.x || a.y !== now.y;

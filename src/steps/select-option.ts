@@ -1,7 +1,7 @@
 import { click } from '../drivers/cdp/input.js';
 import { callRuntime } from '../drivers/cdp/page-runtime.js';
 import { GATE_ARGS, abortAction, actionOutput, describeEl, gateOptions, settleAction, treeEffect } from '../engine/actions.js';
-import { gateElement, locatorOf, resolveQuick } from '../engine/targets.js';
+import { gateElement, locatorOf, remaining, resolveQuick } from '../engine/targets.js';
 import { PerfError } from '../errors.js';
 import { TARGET_ARGS, defineStep, type StepContext } from './define.js';
 
@@ -52,7 +52,7 @@ async function ariaOptionsWhenOpen(ctx: StepContext, ref: string): Promise<Extra
   for (;;) {
     const a = await callRuntime<Aria>(ctx.page, 'ariaOptions', [ref]);
     if (a.status !== 'ok') throw stale(a);
-    if (a.options.length || Date.now() >= ctx.deadline) return a;
+    if (a.options.length || remaining(ctx) === 0) return a;
     await new Promise((r) => setTimeout(r, OPEN_POLL_MS));
   }
 }

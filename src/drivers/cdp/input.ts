@@ -116,6 +116,14 @@ export function charKey(ch: string): (KeyDefinition & { shift: boolean }) | unde
   return undefined;
 }
 
+/** The character Shift turns `ch` into on a US layout (itself when Shift changes nothing). */
+function shifted(ch: string): string {
+  if (/^[a-z]$/.test(ch)) return ch.toUpperCase();
+  if (/^[0-9]$/.test(ch)) return DIGIT_SHIFTED[Number(ch)]!;
+  for (const [plain, shift] of PUNCTUATION) if (ch === plain) return shift;
+  return ch;
+}
+
 /** Resolve a key name ("Enter", "esc", "a", "ArrowDown", "F5") to its definition. */
 export function keyDefinition(name: string): KeyDefinition {
   const named = NAMED[name] ?? NAMED[ALIASES[name.toLowerCase()] ?? ''];
@@ -185,19 +193,40 @@ export async function withModifiers<T>(page: Page, modifiers: readonly Modifier[
 /** Press and release one key (with `mask` already held). Text keys type their character unless Control/Alt/Meta is held. */
 export async function pressKeyRaw(page: Page, def: KeyDefinition, mask: number, opts: { commands?: string[] } = {}): Promise<void> {
   const commandHeld = (mask & (MODIFIER_BIT.control | MODIFIER_BIT.alt | MODIFIER_BIT.meta)) !== 0;
-  let text = def.text;
-  if (text && (mask & MODIFIER_BIT.shift) !== 0 && /^[a-z]$/.test(text)) text = text.toUpperCase();
+  // With Shift held a character key produces its shifted character, as `key` and as typed text.
+  const key = (mask & MODIFIER_BIT.shift) !== 0 && def.key.length === 1 ? shifted(def.key) : def.key;
+  let text = def.text === undefined ? undefined : def.key.length === 1 ? key : def.text;
   if (commandHeld) text = undefined;
-  const base = { key: text && text.length === 1 && def.key.length === 1 ? text : def.key, code: def.code, windowsVirtualKeyCode: def.keyCode, nativeVirtualKeyCode: def.keyCode, modifiers: mask, ...(def.location ? { location: def.location } : {}) };
+  const base = { key, code: def.code, windowsVirtualKeyCode: def.keyCode, nativeVirtualKeyCode: def.keyCode, modifiers: mask, ...(def.location ? { location: def.location } : {}) };
   const down = page.send('Input.dispatchKeyEvent', { type: text ? 'keyDown' : 'rawKeyDown', ...base, ...(text ? { text, unmodifiedText: def.text } : {}), ...(opts.commands ? { commands: opts.commands } : {}) });
   const up = page.send('Input.dispatchKeyEvent', { type: 'keyUp', ...base });
   // Both sent at once: CDP delivers them in order; awaiting each would add a round trip per key.
   await Promise.all([down, up]);
 }
 
+/**
+ * Key events the page does not consume reach Chromium's own shortcuts: these manage tabs and
+ * windows (close, quit, new window, tab search) and would act on the browser, not the page; tab
+ * search even crashed Chromium later in our tests. Refused rather than sent.
+ */
+const BROWSER_SHORTCUTS = new Set(['control+w', 'control+q', 'control+n', 'control+t', 'control+shift+w', 'control+shift+q', 'control+shift+n', 'control+shift+t', 'control+shift+a', 'control+f4', 'alt+f4']);
+
+export function assertNotBrowserShortcut(key: string, modifiers: readonly Modifier[]): void {
+  const mods = (['control', 'alt', 'shift', 'meta'] as const).filter((m) => modifiers.includes(m));
+  const combo = [...mods, key.toLowerCase()].join('+');
+  if (BROWSER_SHORTCUTS.has(combo)) {
+    throw new PerfError({
+      code: 'browser_shortcut',
+      message: `${combo} is a browser shortcut (tabs and windows), not a key for the page`,
+      suggestion: 'use navigate / reload / app_restart for what the browser would do; press other keys for the page',
+    });
+  }
+}
+
 /** Press a key combination: modifiers held around the key, then released (always). */
 export async function pressKey(page: Page, key: string, modifiers: readonly Modifier[] = [], repeat = 1): Promise<void> {
   const def = keyDefinition(key);
+  assertNotBrowserShortcut(def.key.length === 1 ? def.key : key, modifiers);
   await withModifiers(page, modifiers, async (mask) => {
     for (let i = 0; i < repeat; i++) await pressKeyRaw(page, def, mask);
   });
@@ -238,6 +267,14 @@ export async function selectAllKey(page: Page): Promise<void> {
   await withModifiers(page, ['control'], (mask) => pressKeyRaw(page, a, mask, { commands: ['selectAll'] }));
 }
 
+// Where this harness last put the mouse on each page: a click where the pointer already is needs
+// no move (and a move is frame-aligned in Chromium: it would cost up to a frame).
+const pointerAt = new WeakMap<Page, { x: number; y: number }>();
+function samePoint(page: Page, x: number, y: number): boolean {
+  const p = pointerAt.get(page);
+  return !!p && Math.abs(p.x - x) < 0.5 && Math.abs(p.y - y) < 0.5;
+}
+
 export interface ClickOptions {
   button?: MouseButton;
   clickCount?: number;
@@ -249,7 +286,9 @@ export async function click(page: Page, x: number, y: number, opts: ClickOptions
   const button = opts.button ?? 'left';
   const count = opts.clickCount ?? 1;
   await withModifiers(page, opts.modifiers ?? [], async (modifiers) => {
-    const sends: Promise<unknown>[] = [page.send('Input.dispatchMouseEvent', { type: 'mouseMoved', x, y, modifiers, button: 'none', buttons: 0 })];
+    const sends: Promise<unknown>[] = [];
+    if (!samePoint(page, x, y)) sends.push(page.send('Input.dispatchMouseEvent', { type: 'mouseMoved', x, y, modifiers, button: 'none', buttons: 0 }));
+    pointerAt.set(page, { x, y });
     for (let i = 1; i <= count; i++) {
       sends.push(page.send('Input.dispatchMouseEvent', { type: 'mousePressed', x, y, button, buttons: BUTTON_BIT[button], clickCount: i, modifiers }));
       sends.push(page.send('Input.dispatchMouseEvent', { type: 'mouseReleased', x, y, button, buttons: 0, clickCount: i, modifiers }));
@@ -260,6 +299,7 @@ export async function click(page: Page, x: number, y: number, opts: ClickOptions
 }
 
 export async function hover(page: Page, x: number, y: number): Promise<void> {
+  pointerAt.set(page, { x, y });
   await page.send('Input.dispatchMouseEvent', { type: 'mouseMoved', x, y, button: 'none', buttons: 0, modifiers: 0 });
 }
 
@@ -273,6 +313,7 @@ export const MIN_DRAG_STEPS = 5;
  */
 export async function drag(page: Page, from: { x: number; y: number }, to: { x: number; y: number }, opts: { steps?: number; modifiers?: readonly Modifier[] } = {}): Promise<{ html5: boolean }> {
   const steps = Math.max(MIN_DRAG_STEPS, opts.steps ?? 10);
+  pointerAt.set(page, to);
   let dragData: unknown;
   const off = page.on('Input.dragIntercepted', (p) => {
     dragData = p.data;
@@ -310,5 +351,6 @@ export async function drag(page: Page, from: { x: number; y: number }, to: { x: 
 
 /** One wheel event at (x, y): scrolls what a user's wheel would scroll there (scroll chaining included). */
 export async function wheel(page: Page, x: number, y: number, deltaX: number, deltaY: number): Promise<void> {
+  pointerAt.set(page, { x, y });
   await page.send('Input.dispatchMouseEvent', { type: 'mouseWheel', x, y, deltaX, deltaY, modifiers: 0, button: 'none', buttons: 0 });
 }

@@ -765,6 +765,7 @@ function runtimeMain(version: string): void {
   function byText(roots: (Document | ShadowRoot | Element)[], want: string, exact: boolean, caseFold: boolean): Element[] {
     const wantN = norm(want);
     const wantL = wantN.toLowerCase();
+    if (!wantN) return [];
     const seen = new Set<Element>();
     const found: Element[] = [];
     const add = (e: Element): void => {
@@ -779,37 +780,54 @@ function runtimeMain(version: string): void {
       if (t === undefined) memo.set(e, (t = norm(subtreeText(e.shadowRoot ?? e, null))));
       return t;
     };
+    const fold = caseFold || !exact;
     const matchesText = (t: string): boolean => (exact ? (caseFold ? t.toLowerCase() === wantL : t === wantN) : t.toLowerCase().includes(wantL));
-    for (const root of roots) {
-      const doc = (root.nodeType === 9 ? root : root.ownerDocument) as Document;
-      const walker = doc.createTreeWalker(root, 4 /* SHOW_TEXT */);
-      for (let n = walker.nextNode(); n; n = walker.nextNode()) {
-        const data = norm((n as Text).data);
-        if (!data) continue;
-        const dl = data.toLowerCase();
-        // A text node can only be part of a match if it overlaps the wanted text.
-        if (exact ? !wantL.includes(dl) : !dl.includes(wantL) && !wantL.includes(dl)) continue;
-        let e: Element | null = n.parentElement;
-        if (!e && n.parentNode && n.parentNode.nodeType === 11) e = (n.parentNode as ShadowRoot).host;
-        // Climb while the ancestor's text could still match (exact: not longer than wanted).
-        for (let depth = 0; e && depth < 12; depth++) {
-          if (SKIP_TAGS.has(e.localName)) break;
-          const t = textOf(e);
-          if (matchesText(t)) add(e);
-          if (exact && t.length > wantN.length) break;
-          if (!exact && matchesText(t)) break;
-          const p = composedParent(e);
-          e = isEl(p) ? p : null;
+    // Cheap prefilter: a text node that is part of a match holds its longest word (or, for
+    // contains, the whole wanted text when the match lies in one node).
+    const words = (fold ? wantL : wantN).split(' ');
+    const token = exact ? words.reduce((a, b) => (b.length > a.length ? b : a), '') : fold ? wantL : wantN;
+    const scan = (tok: string): void => {
+      for (const root of roots) {
+        const doc = (root.nodeType === 9 ? root : root.ownerDocument) as Document;
+        const walker = doc.createTreeWalker(root, 4 /* SHOW_TEXT */);
+        for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+          const raw = (n as Text).data;
+          if (!(fold ? raw.toLowerCase() : raw).includes(tok)) continue;
+          const data = norm(raw);
+          const dl = fold ? data.toLowerCase() : data;
+          if (exact && !(fold ? wantL : wantN).includes(dl)) continue;
+          let e: Element | null = n.parentElement;
+          if (!e && n.parentNode && n.parentNode.nodeType === 11) e = (n.parentNode as ShadowRoot).host;
+          // Climb while an ancestor's text could still match (exact: not longer than wanted).
+          for (let depth = 0; e && depth < 12; depth++) {
+            if (SKIP_TAGS.has(e.localName)) break;
+            const t = textOf(e);
+            const m = matchesText(t);
+            if (m) add(e);
+            if (exact ? t.length > wantN.length : m) break;
+            const p = composedParent(e);
+            e = isEl(p) ? p : null;
+          }
         }
       }
-    }
+    };
+    scan(token);
+    if (!exact && found.length === 0 && words.length > 1) scan(words.reduce((a, b) => (b.length > a.length ? b : a), ''));
     for (const e of queryAll(roots, NAMED_SELECTOR)) if (nameMatches(e, wantN, exact, caseFold)) add(e);
     let visible = found.filter((e) => a11yVisible(e));
     // Labels of a matched control are the same target, seen twice.
     visible = visible.filter((e) => !(e.localName === 'label' && (e as HTMLLabelElement).control && seen.has((e as HTMLLabelElement).control!)));
     // Innermost: drop an element when one of its descendants also matched.
     const set = new Set(visible);
-    const inner = visible.filter((e) => !visible.some((d) => d !== e && containsComposed(e, d) && set.has(d)));
+    const hasMatchBelow = new Set<Element>();
+    for (const e of visible) {
+      for (let p = composedParent(e); p; p = composedParent(p)) {
+        if (!isEl(p)) continue;
+        if (hasMatchBelow.has(p)) break;
+        if (set.has(p)) hasMatchBelow.add(p);
+      }
+    }
+    const inner = visible.filter((e) => !hasMatchBelow.has(e));
     // …then promote to the interactive element it sits in, if that one matches too.
     const out: Element[] = [];
     const outSet = new Set<Element>();
@@ -837,7 +855,8 @@ function runtimeMain(version: string): void {
   }
 
   function byRole(roots: (Document | ShadowRoot | Element)[], role: string): Element[] {
-    const sel = (ROLE_TAGS[role] ? ROLE_TAGS[role] + ',' : '') + '[role]' + (role === 'textbox' ? ',[contenteditable]' : '');
+    // Explicit roles by token; none/presentation on a focusable element falls back to the tag's role.
+    const sel = (ROLE_TAGS[role] ? ROLE_TAGS[role] + ',' : '') + `[role~=${JSON.stringify(role)} i]` + (role === 'textbox' ? ',[contenteditable]' : '');
     return queryAll(roots, sel).filter((e) => roleOf(e) === role && a11yVisible(e));
   }
 
@@ -954,7 +973,7 @@ function runtimeMain(version: string): void {
       return ok(el, false);
     }
     if (m.length === 1) return ok(m[0]!, false);
-    if (m.length === 0) return { status: 'not_found', detail: `no element matches ${describeTarget(t)}`, near: nearNames(t) };
+    if (m.length === 0) return { status: 'not_found', detail: `no element matches ${describeTarget(t)}`, near: [] };
     return { status: 'ambiguous', count: m.length, candidates: m.slice(0, 10).map(describeRef) };
   }
 
@@ -1010,7 +1029,7 @@ function runtimeMain(version: string): void {
     return relocate(ref, entry.role, entry.name, 'left the DOM');
   }
 
-  function resolve(loc: { ref?: string; target?: Target }, expect?: Expect): Resolve {
+  function resolveOnce(loc: { ref?: string; target?: Target }, expect?: Expect): Resolve {
     state.lastResolved = null;
     try {
       if (loc.ref !== undefined) return resolveRef(loc.ref, expect);
@@ -1020,6 +1039,15 @@ function runtimeMain(version: string): void {
       if (e instanceof Invalid) return { status: 'invalid', detail: e.message };
       throw e;
     }
+  }
+  /** Names close to a target that found nothing (computed once, when giving up). */
+  function withNear(r: Resolve, loc: { ref?: string; target?: Target }): Resolve {
+    if (r.status === 'not_found' && loc.target && loc.target.nth === undefined) return { ...r, near: nearNames(loc.target) };
+    return r;
+  }
+  function resolve(loc: { ref?: string; target?: Target }, expect?: Expect, final = false): Resolve {
+    const r = resolveOnce(loc, expect);
+    return final ? withNear(r, loc) : r;
   }
 
   const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -1057,8 +1085,9 @@ function runtimeMain(version: string): void {
   async function waitResolve(loc: { ref?: string; target?: Target }, expect: Expect | undefined, timeoutMs: number): Promise<Resolve> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
-      const r = resolve(loc, expect);
-      if (r.status !== 'not_found' || Date.now() >= deadline) return r;
+      const r = resolveOnce(loc, expect);
+      if (r.status !== 'not_found') return r;
+      if (Date.now() >= deadline) return withNear(r, loc);
       await sleep(Math.min(POLL_MS, Math.max(1, deadline - Date.now())));
     }
   }
@@ -1742,7 +1771,7 @@ function runtimeMain(version: string): void {
             break;
           }
         }
-        out.push(`@@ ${parent ? `in ${cut(parent, 100)}` : 'top level'}`);
+        out.push(`@@ ${parent ? `in ${cut(parent.replace(/^- /, '').replace(/:$/, ''), 100)}` : 'top level'}`);
         inHunk = true;
       }
       out.push(op + line);
@@ -1794,6 +1823,9 @@ function runtimeMain(version: string): void {
     const lines: Line[] = [];
     flatten(roots, 0, lines, opts.depth ?? Infinity);
     const texts = lines.map((l) => '  '.repeat(l.depth) + l.text);
+    if (texts.length === 0 && (grepRe || opts.interactiveOnly)) {
+      texts.push(grepRe ? `(nothing matches grep ${JSON.stringify(opts.grep)}${grepLiteral ? ', taken literally: it is not a valid regex' : ''})` : '(no interactive elements)');
+    }
     const refs: Record<string, [string, string]> = {};
     collectRefs(roots, refs);
     let body = texts;
@@ -1880,6 +1912,7 @@ function runtimeMain(version: string): void {
     let m: Element[];
     try {
       m = matchTarget(target);
+      if (target.nth !== undefined) m = m[target.nth] ? [m[target.nth]!] : [];
     } catch (e) {
       if (e instanceof Invalid) return { status: 'invalid', detail: e.message };
       throw e;
@@ -1887,7 +1920,7 @@ function runtimeMain(version: string): void {
     const items = m.slice(0, limit).map((el, i) => {
       const role = roleOf(el);
       const name = accName(el, role);
-      const locator = m.length === 1 ? target : { ...target, nth: i };
+      const locator = m.length === 1 || target.nth !== undefined ? target : { ...target, nth: i };
       const r = topRect(el);
       const v = valueOf(el, role);
       return {

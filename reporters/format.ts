@@ -1,0 +1,280 @@
+/**
+ * Formatting shared by the text reporters (table, markdown), so a metric reads the same in a terminal,
+ * a PR summary and a CI log: same order, same precision, same words for the same facts.
+ */
+import type { CompareRow, RowVerdict, Severity } from '../src/perf/compare.js';
+import type { RepeatRecord, RunFile } from '../src/runner/run-file.js';
+
+// ─── metric order ───────────────────────────────────────────────────────────────────────────────────
+
+/** Groups in reading order: the headline first, then smoothness, responsiveness, jank, causes, steps. */
+const GROUP_ORDER = ['durationMs', 'frames', 'interactions', 'longFrames', 'counters', 'steps'];
+
+/** DESIGN.md's metric list, in the order a reader scans it (count before its detail, p50 before worst). */
+const KNOWN_ORDER = [
+  'durationMs',
+  'frames.count',
+  'frames.painted',
+  'frames.dropped',
+  'frames.overBudget',
+  'frames.frameMs.p50',
+  'frames.frameMs.p90',
+  'frames.frameMs.p99',
+  'frames.frameMs.worst',
+  'interactions.count',
+  'interactions.latencyMs.p50',
+  'interactions.latencyMs.p90',
+  'interactions.latencyMs.worst',
+  'longFrames.count',
+  'longFrames.blockingMs',
+  'counters.layouts',
+  'counters.styleRecalcs',
+  'counters.scriptMs',
+  'counters.heapDeltaBytes',
+];
+
+const PER_FRAME = '.perFrame';
+
+/**
+ * Metric names in reading order: durationMs, frames.*, interactions.*, longFrames.*, counters.*,
+ * steps.* (in the order the scenario runs them when `stepLabels` is given), then anything unknown.
+ * A `.perFrame` form sits right after its count.
+ */
+export function sortMetrics(names: Iterable<string>, stepLabels: readonly string[] = []): string[] {
+  const key = (metric: string): [number, number, string, number] => {
+    const perFrame = metric.endsWith(PER_FRAME) ? 1 : 0;
+    const base = perFrame ? metric.slice(0, -PER_FRAME.length) : metric;
+    const head = base.split('.')[0] ?? base;
+    const group = GROUP_ORDER.indexOf(head);
+    let within = KNOWN_ORDER.indexOf(base);
+    if (head === 'steps' && base.endsWith('.ms')) within = stepLabels.indexOf(base.slice('steps.'.length, -'.ms'.length));
+    return [group < 0 ? GROUP_ORDER.length : group, within < 0 ? Number.MAX_SAFE_INTEGER : within, base, perFrame];
+  };
+  return [...names]
+    .map((name) => ({ name, k: key(name) }))
+    .sort((x, y) => x.k[0] - y.k[0] || x.k[1] - y.k[1] || cmp(x.k[2], y.k[2]) || x.k[3] - y.k[3])
+    .map((x) => x.name);
+}
+
+function cmp(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** Labels of the measured steps in scenario order, read from the first repeat that recorded them. */
+export function stepLabelsOf(run: RunFile): string[] {
+  for (const r of run.repeats) {
+    const labels = r.steps.filter((s) => s.phase === 'steps').map((s) => s.label);
+    if (labels.length) return labels;
+  }
+  return [];
+}
+
+// ─── numbers ────────────────────────────────────────────────────────────────────────────────────────
+
+export type MetricUnit = 'ms' | 'bytes' | 'perFrame' | 'count';
+
+/** The unit is in the name (DESIGN.md): …Ms / .ms, …Bytes, .perFrame, else a count. */
+export function unitOf(metric: string): MetricUnit {
+  if (/Bytes(\.|$)/.test(metric)) return 'bytes';
+  if (metric.endsWith(PER_FRAME)) return 'perFrame';
+  if (/(Ms|\.ms)(\.|$)/.test(metric)) return 'ms';
+  return 'count';
+}
+
+const MISSING = 'n/a';
+
+/** "-0.0" reads like a regression sign on nothing; print it as 0. */
+function noNegativeZero(s: string): string {
+  return /^-0(\.0+)?$/.test(s) ? s.slice(1) : s;
+}
+
+/**
+ * A metric value at the precision its unit deserves: ms to 0.1 (timer resolution is coarser than
+ * that), per-frame counts to 0.01, whole counts as integers (medians of an even count of repeats keep
+ * up to 2 decimals), bytes in B / KB / MB.
+ */
+export function formatValue(metric: string, value: number | null | undefined): string {
+  if (value === null || value === undefined || !Number.isFinite(value)) return MISSING;
+  switch (unitOf(metric)) {
+    case 'ms':
+      return noNegativeZero(value.toFixed(1));
+    case 'perFrame':
+      return noNegativeZero(value.toFixed(2));
+    case 'bytes':
+      return formatBytes(value);
+    case 'count':
+      return Number.isInteger(value) ? String(value) : noNegativeZero(String(Number(value.toFixed(2))));
+  }
+}
+
+const KB = 1024;
+const MB = 1024 * 1024;
+
+/** Binary multiples, as Chrome's heap tools count them; heap deltas may be negative. */
+export function formatBytes(bytes: number): string {
+  const abs = Math.abs(bytes);
+  if (abs < KB) return `${Math.round(bytes)} B`;
+  if (abs < MB) return `${noNegativeZero((bytes / KB).toFixed(1))} KB`;
+  return `${noNegativeZero((bytes / MB).toFixed(2))} MB`;
+}
+
+export function formatRange(metric: string, low: number, high: number): string {
+  return `${formatValue(metric, low)}–${formatValue(metric, high)}`;
+}
+
+/** Signed percent: "+12.3%", "−4.0%" (ASCII minus, so logs grep), "+250%" past 100. */
+export function formatPct(pct: number | null | undefined): string {
+  if (pct === null || pct === undefined || !Number.isFinite(pct)) return MISSING;
+  const body = noNegativeZero(Math.abs(pct) >= 100 ? pct.toFixed(0) : pct.toFixed(1));
+  return `${pct > 0 ? '+' : ''}${body}%`;
+}
+
+function signedPctNumber(pct: number): string {
+  return formatPct(pct).slice(0, -1);
+}
+
+/** The relative change of a compare row; at a 0 baseline (no relative scale) the absolute shift. */
+export function formatDelta(row: CompareRow): string {
+  if (row.deltaPct !== null) return formatPct(row.deltaPct);
+  if (row.shift === null || !Number.isFinite(row.shift)) return MISSING;
+  return `${row.shift > 0 ? '+' : ''}${formatValue(row.metric, row.shift)} from 0`;
+}
+
+/** "+12.0…+31.5%", or n/a when there is no relative scale. */
+export function formatCi(row: CompareRow): string {
+  if (!row.ci) return MISSING;
+  return `${signedPctNumber(row.ci.lowPct)}…${signedPctNumber(row.ci.highPct)}%`;
+}
+
+/** The CI level all rows share, e.g. "95%"; rows with an exact test may achieve a little more. */
+export function ciLevelLabel(rows: readonly CompareRow[]): string {
+  const level = rows.find((r) => r.ci)?.ci?.level;
+  return level === undefined ? 'CI' : `${Math.floor(level * 100)}% CI`;
+}
+
+// ─── run facts ──────────────────────────────────────────────────────────────────────────────────────
+
+/** "list (desktop) — run": what a reader needs to know which run this is. */
+export function runTitle(run: Pick<RunFile, 'scenario' | 'variant' | 'label'>): string {
+  return `${run.scenario}${run.variant ? ` (${run.variant})` : ''} — ${run.label}`;
+}
+
+/** `<scenario>[-<variant>]`, the run file's own stem (DESIGN.md run file name). */
+export function runId(run: Pick<RunFile, 'scenario' | 'variant'>): string {
+  return run.variant ? `${run.scenario}-${run.variant}` : run.scenario;
+}
+
+/** The header facts of a run, each a short phrase, in reading order. */
+export function runFacts(run: RunFile): string[] {
+  const s = run.summary;
+  const v = run.env.viewport;
+  const facts = [
+    `${s.measured} of ${s.repeats} repeats measured, ${s.refused} refused, ${s.failed} failed` +
+      (s.warmup ? ` (+${s.warmup} warmup discarded)` : ''),
+    `restart ${run.env.restartMode}`,
+    `viewport ${v.width}×${v.height} @${v.dpr}x${v.mobile ? ' mobile' : ''}${v.touch ? ' touch' : ''}`,
+    `CPU throttle ${run.env.cpuThrottle}×`,
+  ];
+  if (s.timingOnly) facts.push('ms metrics from timing-mode repeats only');
+  if (run.interrupted) facts.push('INTERRUPTED: partial results');
+  return facts;
+}
+
+/** Counted repeats: warmups are run to be thrown away and say nothing about the candidate. */
+export function countedRepeats(run: RunFile): RepeatRecord[] {
+  return run.repeats.filter((r) => !r.warmup);
+}
+
+export type FailedRepeat = Extract<RepeatRecord, { status: 'failed' }>;
+export type RefusedRepeat = Extract<RepeatRecord, { status: 'refused' }>;
+
+/** Where a failed repeat stopped: `steps › tap "Add item"`, or just the phase (restart, measure). */
+export function failureWhere(r: FailedRepeat): string {
+  const f = r.failure;
+  if (!f.step) return f.phase;
+  const label = f.label && f.label !== f.step ? ` "${f.label}"` : '';
+  return `${f.phase} › ${f.step}${label}`;
+}
+
+/** One line per failed repeat, e.g. `repeat 3 (timing) failed at steps › tap: target_not_found: …`. */
+export function failureLine(r: FailedRepeat): string {
+  return `repeat ${r.index} (${r.mode}) failed at ${failureWhere(r)}: ${r.failure.error.code}: ${oneLine(r.failure.error.message)}`;
+}
+
+export function refusedLine(r: RefusedRepeat): string {
+  return `repeat ${r.index} (${r.mode}) refused: ${oneLine(r.reason)}`;
+}
+
+/** Budget evidence: "median 84.2" or why there is none. */
+export function budgetValue(metric: string, value: number | null): string {
+  return value === null ? 'no measured value' : `median ${formatValue(metric, value)}`;
+}
+
+/** Terminal colour / cursor sequences, as a page's console or a child process may put in a message. */
+const ANSI_SEQUENCE = /\u001b\[[0-9;?]*[ -/]*[@-~]/g;
+/** C0/C1 controls other than whitespace: they would beep, move the cursor or break a file format. */
+const CONTROL_CHAR = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/g;
+
+/**
+ * Untrusted text (error messages, refusal reasons) on one line, without escape sequences or control
+ * characters: reports keep one fact per line, and a message must not recolour or garble a terminal.
+ */
+export function oneLine(s: string): string {
+  return s.replace(ANSI_SEQUENCE, '').replace(CONTROL_CHAR, '').replace(/\s*[\r\n]+\s*/g, ' ').trim();
+}
+
+// ─── compare rows ───────────────────────────────────────────────────────────────────────────────────
+
+const SEVERITY_RANK: Record<Severity, number> = { error: 0, warn: 1, info: 2, none: 3 };
+const VERDICT_RANK: Record<RowVerdict, number> = { regressed: 0, improved: 1, unchanged: 2 };
+
+function magnitude(row: CompareRow): number {
+  if (row.deltaPct !== null && Number.isFinite(row.deltaPct)) return Math.abs(row.deltaPct);
+  return row.shift === null || !Number.isFinite(row.shift) ? 0 : Math.abs(row.shift) * 100;
+}
+
+/**
+ * The rows a reviewer must see: regressions then improvements, worst first. Re-sorted here rather than
+ * trusting the order, because a compare result may come back from a JSON file written by anything.
+ */
+export function changedRows(rows: readonly CompareRow[]): CompareRow[] {
+  return rows
+    .filter((r) => r.verdict !== 'unchanged')
+    .sort(
+      (p, q) =>
+        SEVERITY_RANK[p.severity] - SEVERITY_RANK[q.severity] ||
+        VERDICT_RANK[p.verdict] - VERDICT_RANK[q.verdict] ||
+        magnitude(q) - magnitude(p) ||
+        cmp(p.metric, q.metric),
+    );
+}
+
+/** error / warn / info (a regression outside the gate) / improved / unchanged. */
+export function rowStatus(row: CompareRow): 'error' | 'warn' | 'info' | 'improved' | 'unchanged' {
+  if (row.verdict === 'improved') return 'improved';
+  if (row.verdict === 'unchanged') return 'unchanged';
+  return row.severity === 'none' ? 'info' : row.severity;
+}
+
+/** "2 errors, 1 warning, 3 improved" — counts of the changed rows by status. */
+export function compareCounts(rows: readonly CompareRow[]): string {
+  const n = { error: 0, warn: 0, info: 0, improved: 0 };
+  for (const r of rows) {
+    const s = rowStatus(r);
+    if (s !== 'unchanged') n[s]++;
+  }
+  const parts = [
+    n.error ? `${n.error} error${n.error === 1 ? '' : 's'}` : '',
+    n.warn ? `${n.warn} warning${n.warn === 1 ? '' : 's'}` : '',
+    n.info ? `${n.info} not gated` : '',
+    n.improved ? `${n.improved} improved` : '',
+  ].filter(Boolean);
+  return parts.length ? parts.join(', ') : 'no significant change';
+}
+
+/** "list (desktop): baseline → candidate" from the two run files. */
+export function compareTitle(a: RunFile, b: RunFile): string {
+  const subject = `${a.scenario}${a.variant ? ` (${a.variant})` : ''}`;
+  const other = b.scenario !== a.scenario || b.variant !== a.variant ? ` vs ${b.scenario}${b.variant ? ` (${b.variant})` : ''}` : '';
+  return `${subject}${other}: ${a.label} → ${b.label}`;
+}

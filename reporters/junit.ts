@@ -1,0 +1,186 @@
+/**
+ * JUnit XML for CI test UIs (GitHub, GitLab, Jenkins, Buildkite all read it).
+ *
+ * Run: one testsuite per scenario (+variant), one testcase per counted repeat (warmups excluded: they
+ * are thrown away by design and would only add noise to the CI's test history). A failed repeat is a
+ * <failure> naming the step and the error; a refused one (the page rendered nothing) is <skipped>;
+ * every budget is a testcase too, failing when the budget failed, so a CI UI tracks each budget's
+ * history by a stable name.
+ * Compare: one testcase per gated metric; an error-level regression fails it, a warning is a
+ * <system-out> note (CI UIs have no "warn" state, and a warning must not turn the build red).
+ */
+import type { CompareRow } from '../src/perf/compare.js';
+import type { RepeatRecord, RunFile } from '../src/runner/run-file.js';
+import { defineReporter } from './define.js';
+import type { CompareContext, CompareReport } from './define.js';
+import { budgetValue, countedRepeats, formatCi, formatDelta, formatValue, oneLine, runId, sortMetrics } from './format.js';
+
+// ─── XML ────────────────────────────────────────────────────────────────────────────────────────────
+
+/** Terminal colour sequences (from a step's stderr, a thrown message): noise in a CI UI. */
+const ANSI_SEQUENCE = /\u001b\[[0-9;?]*[ -/]*[@-~]/g;
+
+/**
+ * XML 1.0 § 2.2 Char: #x9 | #xA | #xD | [#x20-#xD7FF] | [#xE000-#xFFFD] | [#x10000-#x10FFFF]. Anything
+ * else (NUL, other C0 controls, lone surrogates, U+FFFE/FFFF) makes the whole document unparseable
+ * even as a character reference, so it is removed rather than escaped.
+ */
+const INVALID_XML_CHAR = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
+
+const ENTITY: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' };
+
+/** Text content: the five predefined entities, invalid characters stripped. */
+export function xmlText(s: string): string {
+  return s.replace(ANSI_SEQUENCE, '').replace(INVALID_XML_CHAR, '').replace(/[&<>"']/g, (c) => ENTITY[c] ?? c);
+}
+
+/**
+ * Attribute value (always written in double quotes). Tab, LF and CR become character references
+ * because a parser normalises literal ones in attributes to spaces (XML 1.0 § 3.3.3).
+ */
+export function xmlAttr(s: string): string {
+  return xmlText(s).replace(/\t/g, '&#9;').replace(/\n/g, '&#10;').replace(/\r/g, '&#13;');
+}
+
+function attrs(a: Record<string, string | number>): string {
+  return Object.entries(a)
+    .map(([k, v]) => ` ${k}="${xmlAttr(String(v))}"`)
+    .join('');
+}
+
+/** JUnit times are seconds; rounded to whole ms first so 1234.5 ms reads 1.235, not 1.234 (binary float). */
+function seconds(ms: number): string {
+  return (Math.round(Math.max(0, ms)) / 1000).toFixed(3);
+}
+
+interface TestCase {
+  name: string;
+  classname: string;
+  timeMs: number;
+  failure?: { message: string; type: string; details: string };
+  skipped?: { message: string };
+  systemOut?: string;
+}
+
+function testcaseXml(tc: TestCase): string {
+  const open = `    <testcase${attrs({ name: tc.name, classname: tc.classname, time: seconds(tc.timeMs) })}`;
+  const body: string[] = [];
+  if (tc.failure) body.push(`      <failure${attrs({ message: tc.failure.message, type: tc.failure.type })}>${xmlText(tc.failure.details)}</failure>`);
+  if (tc.skipped) body.push(`      <skipped${attrs({ message: tc.skipped.message })}/>`);
+  if (tc.systemOut) body.push(`      <system-out>${xmlText(tc.systemOut)}</system-out>`);
+  return body.length ? `${open}>\n${body.join('\n')}\n    </testcase>` : `${open}/>`;
+}
+
+function document(suite: { name: string; timestamp?: string; properties: Record<string, string> }, cases: TestCase[]): string {
+  const failures = cases.filter((c) => c.failure).length;
+  const skipped = cases.filter((c) => c.skipped).length;
+  const timeMs = cases.reduce((sum, c) => sum + c.timeMs, 0);
+  const counts = { tests: cases.length, failures, errors: 0, skipped, time: seconds(timeMs) };
+  const props = Object.entries(suite.properties).map(([name, value]) => `      <property${attrs({ name, value })}/>`);
+  return [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    `<testsuites${attrs({ name: 'rehearse', ...counts })}>`,
+    `  <testsuite${attrs({ name: suite.name, ...counts, ...(suite.timestamp ? { timestamp: suite.timestamp } : {}) })}>`,
+    ...(props.length ? ['    <properties>', ...props, '    </properties>'] : []),
+    ...cases.map(testcaseXml),
+    '  </testsuite>',
+    '</testsuites>',
+    '',
+  ].join('\n');
+}
+
+// ─── run ────────────────────────────────────────────────────────────────────────────────────────────
+
+function repeatCase(r: RepeatRecord, classname: string): TestCase {
+  const tc: TestCase = { name: `repeat ${r.index} (${r.mode})`, classname, timeMs: r.wallMs };
+  // Optional steps that failed and step warnings do not fail a repeat, but whoever opens it should see them.
+  const notes = r.steps.flatMap((s) => [
+    ...(s.status === 'skipped' && s.error ? [`optional step ${s.step} "${s.label}" skipped: ${s.error.code}: ${oneLine(s.error.message)}`] : []),
+    ...(s.warnings ?? []).map((w) => `${s.step} "${s.label}": ${w}`),
+  ]);
+  if (notes.length) tc.systemOut = notes.join('\n');
+  if (r.status === 'refused') tc.skipped = { message: `refused: ${oneLine(r.reason)}` };
+  if (r.status === 'failed') {
+    const f = r.failure;
+    const e = f.error;
+    tc.failure = {
+      message: `${f.step ?? f.phase}: ${oneLine(e.message)}`,
+      type: e.code,
+      details: [
+        `phase: ${f.phase}`,
+        ...(f.step ? [`step: ${f.step}`] : []),
+        ...(f.label ? [`label: ${f.label}`] : []),
+        `error: ${e.kind}/${e.code}: ${e.message}`,
+        ...(e.suggestion ? [`suggestion: ${e.suggestion}`] : []),
+        ...(e.candidates?.length ? [`candidates: ${e.candidates.join(', ')}`] : []),
+        ...(f.screenshot ? [`screenshot: ${f.screenshot}`] : []),
+      ].join('\n'),
+    };
+  }
+  return tc;
+}
+
+function renderRun(run: RunFile): string {
+  const classname = `rehearse.${run.scenario}`;
+  const cases = countedRepeats(run).map((r) => repeatCase(r, classname));
+  for (const b of run.budgets) {
+    const tc: TestCase = { name: `budget: ${b.expr}`, classname, timeMs: 0 };
+    if (!b.pass) tc.failure = { message: `${b.expr}: ${budgetValue(b.metric, b.value)}`, type: 'budget_failed', details: `budget ${b.expr} failed: ${budgetValue(b.metric, b.value)} (limit ${b.op} ${b.limit})` };
+    cases.push(tc);
+  }
+  const v = run.env.viewport;
+  return document(
+    {
+      name: runId(run),
+      timestamp: run.startedAt,
+      properties: {
+        label: run.label,
+        scenarioFile: run.scenarioFile,
+        restartMode: run.env.restartMode,
+        viewport: `${v.width}x${v.height}@${v.dpr}${v.mobile ? ' mobile' : ''}${v.touch ? ' touch' : ''}`,
+        cpuThrottle: String(run.env.cpuThrottle),
+        interrupted: String(run.interrupted),
+      },
+    },
+    cases,
+  );
+}
+
+// ─── compare ────────────────────────────────────────────────────────────────────────────────────────
+
+function evidence(row: CompareRow, ctx: CompareContext): string {
+  const ci = row.ci ? ` (${Math.floor(row.ci.level * 100)}% CI ${formatCi(row)})` : '';
+  return `${formatValue(row.metric, row.a.median)} (${ctx.a.label}) → ${formatValue(row.metric, row.b.median)} (${ctx.b.label}), ${formatDelta(row)}${ci}`;
+}
+
+function renderCompare(result: CompareReport, ctx: CompareContext): string {
+  const classname = `rehearse.${ctx.a.scenario}.compare`;
+  const byMetric = new Map(result.rows.map((r) => [r.metric, r]));
+  // Stable reading order (not severity order) so a CI's per-test history lines up between builds.
+  const gated = sortMetrics(result.rows.filter((r) => r.gated).map((r) => r.metric)).flatMap((m) => byMetric.get(m) ?? []);
+  const cases = gated.map((row): TestCase => {
+    const tc: TestCase = { name: row.metric, classname, timeMs: 0 };
+    if (row.verdict === 'regressed' && row.severity === 'error') {
+      tc.failure = { message: `${row.metric} regressed: ${evidence(row, ctx)}`, type: 'regression', details: row.reason };
+    } else if (row.verdict === 'regressed' && row.severity === 'warn') {
+      tc.systemOut = `warn: ${row.metric} regressed: ${evidence(row, ctx)}\n${row.reason}`;
+    }
+    return tc;
+  });
+  return document(
+    {
+      name: `${runId(ctx.a)} compare ${ctx.a.label} → ${ctx.b.label}`,
+      timestamp: ctx.b.startedAt,
+      properties: { verdict: result.verdict, baseline: ctx.a.label, candidate: ctx.b.label, ...(result.timing ? { timing: result.timing.note } : {}) },
+    },
+    cases,
+  );
+}
+
+export const junitReporter = defineReporter({
+  name: 'junit',
+  description: 'JUnit XML for CI test UIs: one testcase per repeat and budget, or per gated metric in a compare',
+  fileExtension: 'junit.xml',
+  renderRun,
+  renderCompare,
+});

@@ -1,0 +1,194 @@
+/**
+ * GitHub-flavoured Markdown for PR comments and the Actions job summary ($GITHUB_STEP_SUMMARY).
+ *
+ * The compare rendering is written for a reviewer skimming a PR: the verdict first, then only the rows
+ * that changed (worst first) with delta, CI and severity, and everything unchanged folded into one
+ * collapsed line. It stays about a dozen lines however many metrics were compared.
+ */
+import { appendFileSync } from 'node:fs';
+import { PerfError } from '../src/errors.js';
+import type { CompareRow } from '../src/perf/compare.js';
+import type { RunFile } from '../src/runner/run-file.js';
+import { defineReporter } from './define.js';
+import type { CompareContext, CompareReport } from './define.js';
+import {
+  budgetValue,
+  changedRows,
+  ciLevelLabel,
+  compareCounts,
+  compareTitle,
+  countedRepeats,
+  failureWhere,
+  formatCi,
+  formatDelta,
+  formatRange,
+  formatValue,
+  oneLine,
+  rowStatus,
+  runFacts,
+  runTitle,
+  sortMetrics,
+  stepLabelsOf,
+} from './format.js';
+
+// ─── escaping ───────────────────────────────────────────────────────────────────────────────────────
+
+/**
+ * Plain text from the page or the user (error messages, labels) as literal Markdown: every character
+ * that could start emphasis, a link, HTML or a table cell is backslash-escaped (CommonMark allows that
+ * for any ASCII punctuation), so `<div>` in an error shows as text instead of vanishing.
+ */
+export function mdText(s: string): string {
+  return oneLine(s).replace(/[\\`*_[\]<>|~&#!]/g, '\\$&');
+}
+
+/**
+ * An inline code span holding `s` verbatim: the fence is one backtick longer than the longest run
+ * inside. In a table cell `|` must still be escaped, even inside code (GFM splits cells first).
+ */
+export function mdCode(s: string, inTable = false): string {
+  const text = oneLine(s);
+  const longestRun = Math.max(0, ...(text.match(/`+/g) ?? []).map((r) => r.length));
+  const fence = '`'.repeat(longestRun + 1);
+  const pad = text.startsWith('`') || text.endsWith('`') ? ' ' : '';
+  const body = inTable ? text.replace(/\|/g, '\\|') : text;
+  return `${fence}${pad}${body}${pad}${fence}`;
+}
+
+function tableRow(cells: string[]): string {
+  return `| ${cells.join(' | ')} |`;
+}
+
+// ─── run ────────────────────────────────────────────────────────────────────────────────────────────
+
+/** ❌ when the run fails the exit-code rule (budget failed, or nothing measured), ⚠️ when partial. */
+function runIcon(run: RunFile): string {
+  if (run.budgets.some((b) => !b.pass) || run.summary.measured === 0) return '❌';
+  if (run.summary.failed || run.summary.refused || run.interrupted) return '⚠️';
+  return '✅';
+}
+
+function renderRun(run: RunFile): string {
+  const out: string[] = [`### ${runIcon(run)} rehearse: ${mdText(runTitle(run))}`, '', mdText(runFacts(run).join(' · ')), ''];
+
+  const names = sortMetrics(Object.keys(run.summary.metrics), stepLabelsOf(run));
+  if (names.length) {
+    out.push(tableRow(['metric', 'median', 'p25–p75', 'min–max', 'n']), '|:--|--:|--:|--:|--:|');
+    for (const metric of names) {
+      const s = run.summary.metrics[metric];
+      if (!s) continue;
+      out.push(tableRow([mdCode(metric, true), formatValue(metric, s.median), formatRange(metric, s.p25, s.p75), formatRange(metric, s.min, s.max), String(s.n)]));
+    }
+  } else {
+    out.push('_No metrics: no repeat was measured._');
+  }
+
+  if (run.budgets.length) {
+    const failed = run.budgets.filter((b) => !b.pass).length;
+    out.push('', `**Budgets**: ${failed ? `${failed} of ${run.budgets.length} failed` : `all ${run.budgets.length} passed`}`, '');
+    for (const b of run.budgets) out.push(`- ${b.pass ? '✅ pass' : '❌ **FAIL**'} ${mdCode(b.expr)}: ${budgetValue(b.metric, b.value)}`);
+  }
+
+  const repeats = countedRepeats(run);
+  const failed = repeats.flatMap((r) => (r.status === 'failed' ? [r] : []));
+  if (failed.length) {
+    out.push('', '**Failed repeats**', '');
+    for (const r of failed) {
+      out.push(`- repeat ${r.index} (${r.mode}) at ${mdText(failureWhere(r))}: ${mdCode(r.failure.error.code)} ${mdText(r.failure.error.message)}`);
+    }
+  }
+  const refused = repeats.flatMap((r) => (r.status === 'refused' ? [r] : []));
+  if (refused.length) {
+    out.push('', '**Refused repeats**', '');
+    for (const r of refused) out.push(`- repeat ${r.index} (${r.mode}): ${mdText(r.reason)}`);
+  }
+  return out.join('\n') + '\n';
+}
+
+// ─── compare ────────────────────────────────────────────────────────────────────────────────────────
+
+const VERDICT_HEAD = { pass: '✅ PASS', warn: '⚠️ WARN', fail: '❌ FAIL' } as const;
+const STATUS_CELL = { error: '🔴 error', warn: '🟡 warn', info: '⚪ info (not gated)', improved: '🟢 improved', unchanged: 'unchanged' } as const;
+
+function unchangedLine(names: readonly string[], rows: readonly CompareRow[], stepLabels: readonly string[]): string {
+  const byMetric = new Map(rows.map((r) => [r.metric, r]));
+  return sortMetrics(names, stepLabels)
+    .map((m) => {
+      const r = byMetric.get(m);
+      return r ? `${mdCode(m)} ${formatValue(m, r.a.median)} → ${formatValue(m, r.b.median)}` : mdCode(m);
+    })
+    .join(' · ');
+}
+
+function renderCompare(result: CompareReport, ctx: CompareContext): string {
+  const out: string[] = [`### ${VERDICT_HEAD[result.verdict]} perf compare ${mdText(compareTitle(ctx.a, ctx.b))} — ${compareCounts(result.rows)}`, ''];
+  const notes: string[] = [];
+  if (result.frames) notes.push(`painted frames ${formatValue('frames.painted', result.frames.painted.a)} → ${formatValue('frames.painted', result.frames.painted.b)}`);
+  if (result.timing && !result.timing.gated) notes.push(`timing not gated: ${mdText(result.timing.note)}`);
+  if (notes.length) out.push(notes.join(' · '), '');
+
+  const changed = changedRows(result.rows);
+  if (changed.length) {
+    out.push(tableRow(['metric', mdText(ctx.a.label), mdText(ctx.b.label), 'delta', ciLevelLabel(changed), 'severity']), '|:--|--:|--:|--:|--:|:--|');
+    for (const row of changed) {
+      out.push(
+        tableRow([
+          mdCode(row.metric, true),
+          formatValue(row.metric, row.a.median),
+          formatValue(row.metric, row.b.median),
+          formatDelta(row),
+          formatCi(row),
+          STATUS_CELL[rowStatus(row)],
+        ]),
+      );
+    }
+  } else {
+    out.push("No metric changed beyond the runs' own noise.");
+  }
+
+  if (result.unchanged.length) {
+    // A blank line after <summary> lets GitHub render the Markdown inside <details>.
+    out.push(
+      '',
+      `<details><summary>${result.unchanged.length} unchanged metric${result.unchanged.length === 1 ? '' : 's'}</summary>`,
+      '',
+      unchangedLine(result.unchanged, result.rows, stepLabelsOf(ctx.a)),
+      '',
+      '</details>',
+    );
+  }
+  return out.join('\n') + '\n';
+}
+
+// ─── $GITHUB_STEP_SUMMARY ───────────────────────────────────────────────────────────────────────────
+
+/**
+ * Append to the Actions job summary when $GITHUB_STEP_SUMMARY names a file; returns the path written,
+ * undefined outside Actions. Appends (never overwrites): several runs and compares in one job each add
+ * their section. A blank line keeps two appended tables from merging into one.
+ */
+export function appendToGithubStepSummary(markdown: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const path = env.GITHUB_STEP_SUMMARY;
+  if (!path) return undefined;
+  const text = `${markdown.replace(/\n*$/, '')}\n\n`;
+  try {
+    appendFileSync(path, text, 'utf8');
+  } catch (e) {
+    throw new PerfError({
+      kind: 'environment',
+      code: 'step_summary_unwritable',
+      message: `cannot append to GITHUB_STEP_SUMMARY ${path}: ${(e as Error).message}`,
+      suggestion: 'unset GITHUB_STEP_SUMMARY outside GitHub Actions, or point it at a writable file',
+      cause: e,
+    });
+  }
+  return path;
+}
+
+export const markdownReporter = defineReporter({
+  name: 'markdown',
+  description: 'GitHub-flavoured Markdown for PR comments; appended to $GITHUB_STEP_SUMMARY when set',
+  fileExtension: 'md',
+  renderRun,
+  renderCompare,
+});

@@ -1,0 +1,122 @@
+/**
+ * The terminal reporter: what `perf run` and `perf compare` print at the end. cli-table3 boxes, plain
+ * by default so CI logs and redirected output carry no escape codes; `{ color: true }` for a TTY.
+ */
+import Table from 'cli-table3';
+import type { RunFile } from '../src/runner/run-file.js';
+import { defineReporter } from './define.js';
+import type { CompareContext, CompareReport, RenderOptions } from './define.js';
+import {
+  budgetValue,
+  changedRows,
+  ciLevelLabel,
+  compareCounts,
+  compareTitle,
+  countedRepeats,
+  failureLine,
+  formatCi,
+  formatDelta,
+  formatRange,
+  formatValue,
+  refusedLine,
+  rowStatus,
+  runFacts,
+  runTitle,
+  sortMetrics,
+  stepLabelsOf,
+} from './format.js';
+
+type Paint = (s: string) => string;
+
+/** Minimal SGR colouring; enough for PASS/FAIL and headings without a colour dependency. */
+function painter(color: boolean): { red: Paint; green: Paint; yellow: Paint; bold: Paint } {
+  const sgr = (code: number): Paint => (color ? (s) => `\u001b[${code}m${s}\u001b[0m` : (s) => s);
+  return { red: sgr(31), green: sgr(32), yellow: sgr(33), bold: sgr(1) };
+}
+
+function newTable(head: string[], colAligns: Table.HorizontalAlignment[], color: boolean): Table.Table {
+  return new Table({
+    head,
+    colAligns,
+    // No rule between body rows: a 30-metric table stays 30 lines tall instead of 60.
+    chars: { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' },
+    // Empty style arrays switch cli-table3's own colouring off entirely (it would otherwise emit
+    // escape codes into files and CI logs).
+    style: color ? { head: ['cyan'], border: ['grey'] } : { head: [], border: [] },
+  });
+}
+
+function renderRun(run: RunFile, options: RenderOptions = {}): string {
+  const color = options.color ?? false;
+  const p = painter(color);
+  const out: string[] = [p.bold(runTitle(run)), runFacts(run).join(' · ')];
+
+  const names = sortMetrics(Object.keys(run.summary.metrics), stepLabelsOf(run));
+  if (names.length) {
+    const table = newTable(['metric', 'median', 'spread p25–p75 (min–max)', 'n'], ['left', 'right', 'right', 'right'], color);
+    for (const metric of names) {
+      const s = run.summary.metrics[metric];
+      if (!s) continue;
+      table.push([metric, formatValue(metric, s.median), `${formatRange(metric, s.p25, s.p75)} (${formatRange(metric, s.min, s.max)})`, s.n]);
+    }
+    out.push(table.toString());
+  } else {
+    out.push('No metrics: no repeat was measured.');
+  }
+
+  if (run.budgets.length) {
+    const failed = run.budgets.filter((b) => !b.pass).length;
+    out.push(`Budgets: ${failed ? p.red(`${failed} of ${run.budgets.length} failed`) : `all ${run.budgets.length} passed`}`);
+    for (const b of run.budgets) {
+      out.push(`  ${b.pass ? p.green('PASS') : p.red('FAIL')}  ${b.expr}  (${budgetValue(b.metric, b.value)})`);
+    }
+  }
+
+  const repeats = countedRepeats(run);
+  const failedLines = repeats.flatMap((r) => (r.status === 'failed' ? [failureLine(r)] : []));
+  const refusedLines = repeats.flatMap((r) => (r.status === 'refused' ? [refusedLine(r)] : []));
+  if (failedLines.length) out.push(p.red('Failed repeats:'), ...failedLines.map((l) => `  ${l}`));
+  if (refusedLines.length) out.push(p.yellow('Refused repeats:'), ...refusedLines.map((l) => `  ${l}`));
+  return out.join('\n') + '\n';
+}
+
+function renderCompare(result: CompareReport, ctx: CompareContext, options: RenderOptions = {}): string {
+  const color = options.color ?? false;
+  const p = painter(color);
+  const verdictWord = { pass: p.green('PASS'), warn: p.yellow('WARN'), fail: p.red('FAIL') }[result.verdict];
+  const out: string[] = [`${verdictWord}  ${compareTitle(ctx.a, ctx.b)} — ${compareCounts(result.rows)}`];
+  if (result.frames) out.push(`painted frames: ${formatValue('frames.painted', result.frames.painted.a)} → ${formatValue('frames.painted', result.frames.painted.b)}`);
+  if (result.timing && !result.timing.gated) out.push(`timing: ${result.timing.note}`);
+
+  const changed = changedRows(result.rows);
+  if (changed.length) {
+    const table = newTable(
+      ['metric', ctx.a.label, ctx.b.label, 'delta', ciLevelLabel(changed), 'status'],
+      ['left', 'right', 'right', 'right', 'right', 'left'],
+      color,
+    );
+    const paintStatus = { error: p.red, warn: p.yellow, info: (s: string) => s, improved: p.green, unchanged: (s: string) => s };
+    for (const row of changed) {
+      const status = rowStatus(row);
+      table.push([
+        row.metric,
+        formatValue(row.metric, row.a.median),
+        formatValue(row.metric, row.b.median),
+        formatDelta(row),
+        formatCi(row),
+        paintStatus[status](status === 'info' ? 'info (not gated)' : status),
+      ]);
+    }
+    out.push(table.toString());
+  }
+  if (result.unchanged.length) out.push(`unchanged (${result.unchanged.length}): ${sortMetrics(result.unchanged, stepLabelsOf(ctx.a)).join(', ')}`);
+  return out.join('\n') + '\n';
+}
+
+export const tableReporter = defineReporter({
+  name: 'table',
+  description: 'Plain-text summary tables for the terminal (metric, median, spread, n; compare deltas)',
+  fileExtension: 'txt',
+  renderRun,
+  renderCompare,
+});

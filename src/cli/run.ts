@@ -1,0 +1,224 @@
+/** perf run | perf validate | perf schema */
+import { relative } from 'node:path';
+import { PerfError } from '../errors.js';
+import { loadScenario, type Scenario } from '../scenario/load.js';
+import { scenarioSchema } from '../scenario/schema.js';
+import { runScenario, type ProgressEvent } from '../runner/run.js';
+import type { RunFile } from '../runner/run-file.js';
+import { RESTART_MODES, type RestartMode } from '../session/browser-session.js';
+import { onShutdown } from '../session/processes.js';
+import { appendToGithubStepSummary, getReporter, REPORTERS } from '../../reporters/index.js';
+import { reportPathFor } from '../../reporters/define.js';
+import { defineCommand, info, JSON_FLAG, printJson } from './command.js';
+import type { FlagValues } from './args.js';
+import { writeFileSync } from 'node:fs';
+
+const LABEL_RE = /^[a-z0-9_-]+$/;
+
+/** --var a=1 --var b=x → { a: '1', b: 'x' } */
+export function parseVars(list: string[] | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const item of list ?? []) {
+    const eq = item.indexOf('=');
+    if (eq <= 0) throw new PerfError({ code: 'invalid_flag', message: `--var "${item}": expected NAME=VALUE`, suggestion: 'e.g. --var jank=1' });
+    out[item.slice(0, eq)] = item.slice(eq + 1);
+  }
+  return out;
+}
+
+function runFlags(f: FlagValues): { variant?: string; label: string; out: string; repeat?: number; warmup?: number; restart?: RestartMode; timing?: boolean; reporters: string[] } {
+  const label = (f.label as string | undefined) ?? 'run';
+  if (!LABEL_RE.test(label)) throw new PerfError({ code: 'invalid_flag', message: `run: --label "${label}" may only use a-z, 0-9, _ and -`, suggestion: 'e.g. --label baseline' });
+  const restart = f.restart as string | undefined;
+  if (restart !== undefined && !(RESTART_MODES as readonly string[]).includes(restart)) {
+    throw new PerfError({ code: 'invalid_flag', message: `run: --restart must be one of ${RESTART_MODES.join(', ')}, got "${restart}"` });
+  }
+  for (const [k, min] of [['repeat', 1], ['warmup', 0]] as const) {
+    const v = f[k] as number | undefined;
+    if (v !== undefined && (!Number.isInteger(v) || v < min)) throw new PerfError({ code: 'invalid_flag', message: `run: --${k} must be a whole number >= ${min}, got ${v}` });
+  }
+  const reporters = (f.reporter as string[] | undefined) ?? [];
+  for (const r of reporters) getReporter(r);
+  return {
+    ...(f.variant !== undefined ? { variant: f.variant as string } : {}),
+    label,
+    out: (f.out as string | undefined) ?? 'build/perf',
+    ...(f.repeat !== undefined ? { repeat: f.repeat as number } : {}),
+    ...(f.warmup !== undefined ? { warmup: f.warmup as number } : {}),
+    ...(restart !== undefined ? { restart: restart as RestartMode } : {}),
+    ...(f.timing !== undefined ? { timing: f.timing as boolean } : {}),
+    reporters,
+  };
+}
+
+/** One live line on a TTY (repeat i/N, step, elapsed, ETA); one plain line per repeat elsewhere. */
+export function progressPrinter(quiet: boolean): (e: ProgressEvent) => void {
+  if (quiet) return () => undefined;
+  const tty = process.stderr.isTTY === true;
+  const t0 = Date.now();
+  let total = 0;
+  let done = 0;
+  let name = '';
+  const elapsed = (): string => `${((Date.now() - t0) / 1000).toFixed(1)}s`;
+  const eta = (): string => (done === 0 ? '?' : `${Math.max(0, ((Date.now() - t0) / done) * (total - done) / 1000).toFixed(0)}s`);
+  const line = (s: string): void => {
+    if (tty) process.stderr.write(`\r\x1b[2K${s.slice(0, (process.stderr.columns ?? 100) - 1)}`);
+  };
+  return (e) => {
+    switch (e.kind) {
+      case 'start':
+        total = e.total;
+        name = e.scenario;
+        if (!tty) info(`${name}: ${e.total} repeats (${e.warmup} warmup)`);
+        break;
+      case 'repeat-start':
+        line(`${name} repeat ${e.index + 1}/${e.total}${e.warmup ? ' (warmup)' : ''} ${e.mode} · ${elapsed()} · ETA ${eta()}`);
+        break;
+      case 'step':
+        line(`${name} repeat ${e.index + 1}/${total} · ${e.phase} ${e.label} · ${elapsed()} · ETA ${eta()}`);
+        break;
+      case 'repeat-end': {
+        done++;
+        const r = e.record;
+        const what =
+          r.status === 'measured'
+            ? `measured ${(r.report.metrics.durationMs ?? 0).toFixed(1)} ms, ${r.report.metrics['frames.painted'] ?? 0} frames`
+            : r.status === 'refused'
+              ? `refused: ${r.reason}`
+              : `FAILED at ${r.failure.phase}${r.failure.label ? ` ${r.failure.label}` : ''}: ${r.failure.error.message}`;
+        if (tty) {
+          if (r.status !== 'measured') process.stderr.write(`\r\x1b[2Krepeat ${r.index + 1}/${e.total}: ${what}\n`);
+          if (done === e.total) process.stderr.write('\r\x1b[2K');
+        } else info(`repeat ${r.index + 1}/${e.total}${r.warmup ? ' (warmup)' : ''} ${r.mode}: ${what} (${(r.wallMs / 1000).toFixed(1)}s)`);
+        break;
+      }
+    }
+  };
+}
+
+/** Exit 1 when a budget failed, every repeat failed or was refused, or nothing was measured. */
+export function runExitCode(run: RunFile): number {
+  if (run.budgets.some((b) => !b.pass)) return 1;
+  if (run.summary.measured === 0) return 1;
+  return 0;
+}
+
+export function writeReporters(run: RunFile, runPath: string, names: string[]): string[] {
+  return names.map((name) => {
+    const rep = getReporter(name);
+    const target = reportPathFor(runPath, rep);
+    writeFileSync(target, rep.renderRun(run));
+    return target;
+  });
+}
+
+export async function executeRun(sc: Scenario, flags: ReturnType<typeof runFlags>, quiet: boolean): Promise<{ run: RunFile; path: string }> {
+  const ctl = new AbortController();
+  let finished: Promise<unknown> = Promise.resolve();
+  const off = onShutdown(async () => {
+    ctl.abort();
+    await finished;
+  });
+  try {
+    const p = runScenario(sc, {
+      label: flags.label,
+      outDir: flags.out,
+      ...(flags.repeat !== undefined ? { repeat: flags.repeat } : {}),
+      ...(flags.warmup !== undefined ? { warmup: flags.warmup } : {}),
+      ...(flags.restart ? { restart: flags.restart } : {}),
+      ...(flags.timing !== undefined ? { timing: flags.timing } : {}),
+      signal: ctl.signal,
+      onProgress: progressPrinter(quiet),
+    });
+    finished = p.catch(() => undefined);
+    return await p;
+  } finally {
+    off();
+  }
+}
+
+export const runCommand = defineCommand({
+  name: 'run',
+  summary: 'Run a scenario many times from clean restarts and write a run file with medians and budgets',
+  usage: 'run SCENARIO.yaml [--variant NAME] [--repeat N] [--label L] [--out DIR] [--reporter table|json|markdown|junit]',
+  details: 'The run file goes to <out>/<scenario>[-<variant>]-<label>.json; reporter files beside it.\nExit 1 when a budget fails, every repeat failed or was refused, or nothing was measured.',
+  flags: {
+    variant: { type: 'string', value: 'NAME', description: 'Variant to run (required when the scenario declares variants).' },
+    label: { type: 'string', value: 'L', description: 'Run label in the file name, [a-z0-9_-]. Default run' },
+    out: { type: 'string', value: 'DIR', description: 'Output folder. Default build/perf' },
+    repeat: { type: 'number', description: 'Measured repeats (overrides the scenario).' },
+    warmup: { type: 'number', description: 'Warmup repeats, run first and discarded (overrides the scenario).' },
+    restart: { type: 'string', value: 'MODE', description: 'Clean restart per repeat: reload | context | browser (overrides browser.restart).' },
+    timing: { type: 'boolean', description: 'Interleave timing-mode repeats: ms medians then come from them only.' },
+    var: { type: 'multi', value: 'NAME=VALUE', description: 'Set a scenario var (overrides vars:), e.g. --var jank=1. Repeatable.' },
+    reporter: { type: 'list', value: 'NAME', description: `Also write a report beside the run file: ${REPORTERS.map((r) => r.name).join(', ')} (repeatable or comma-separated).` },
+    quiet: { type: 'boolean', description: 'No progress lines and no summary table.' },
+    ...JSON_FLAG,
+  },
+  async run(f, positionals) {
+    if (positionals.length !== 1) {
+      throw new PerfError({ code: 'missing_argument', message: positionals.length === 0 ? 'run: which scenario? e.g. perf run scenarios/list.yaml' : `run: one scenario at a time, got ${positionals.length}`, suggestion: 'perf run SCENARIO.yaml' });
+    }
+    const flags = runFlags(f);
+    const sc = loadScenario(positionals[0]!, { ...(flags.variant !== undefined ? { variant: flags.variant } : {}), vars: parseVars(f.var as string[] | undefined) });
+    const { run, path } = await executeRun(sc, flags, f.quiet === true || f.json === true);
+    const written = writeReporters(run, path, flags.reporters);
+    const md = flags.reporters.includes('markdown') ? getReporter('markdown') : undefined;
+    if (md) appendToGithubStepSummary(md.renderRun(run));
+    if (f.json) {
+      const { repeats: _omit, ...rest } = run;
+      printJson({ ...rest, path, reports: written });
+    } else if (!f.quiet) {
+      process.stdout.write(getReporter('table').renderRun(run, { color: process.stdout.isTTY === true }) + '\n');
+      info(`run file: ${relative(process.cwd(), path) || path}${written.length ? `; reports: ${written.map((w) => relative(process.cwd(), w)).join(', ')}` : ''}`);
+    }
+    if (run.interrupted) {
+      info('interrupted: the run file holds the repeats measured so far');
+      return 130;
+    }
+    return runExitCode(run);
+  },
+});
+
+export const validateCommand = defineCommand({
+  name: 'validate',
+  summary: 'Check scenario files (every variant) without starting a browser',
+  usage: 'validate SCENARIO.yaml [SCENARIO.yaml…]',
+  flags: { ...JSON_FLAG },
+  async run(f, positionals) {
+    if (positionals.length === 0) throw new PerfError({ code: 'missing_argument', message: 'validate: which scenario files?', suggestion: 'perf validate scenarios/*.yaml' });
+    const results: { file: string; ok: boolean; variants: string[]; error?: string }[] = [];
+    for (const file of positionals) {
+      let variants: string[] = [];
+      try {
+        try {
+          loadScenario(file, {});
+        } catch (e) {
+          if (!(e instanceof PerfError) || e.code !== 'variant_required') throw e;
+          // Check every variant: an override may be what breaks.
+          variants = e.candidates ?? [];
+          for (const v of variants) loadScenario(file, { variant: v });
+        }
+        results.push({ file, ok: true, variants });
+      } catch (e) {
+        if (!(e instanceof PerfError)) throw e;
+        results.push({ file, ok: false, variants, error: e.message });
+      }
+    }
+    if (f.json) printJson({ ok: results.every((r) => r.ok), files: results });
+    else for (const r of results) (r.ok ? (s: string) => process.stdout.write(s + '\n') : info)(r.ok ? `ok  ${r.file}${r.variants.length ? ` (variants: ${r.variants.join(', ')})` : ''}` : `perf: ${r.error}`);
+    return results.every((r) => r.ok) ? 0 : 2;
+  },
+});
+
+export const schemaCommand = defineCommand({
+  name: 'schema',
+  summary: 'Print the JSON Schema of scenario files (for editors; also committed as scenario.schema.json)',
+  usage: 'schema',
+  flags: {},
+  async run() {
+    process.stdout.write(JSON.stringify(scenarioSchema({ forEditors: true }), null, 2) + '\n');
+    return 0;
+  },
+});
+

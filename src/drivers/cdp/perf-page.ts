@@ -1,0 +1,219 @@
+/**
+ * The in-page half of a perf session: a requestAnimationFrame counter (liveness, and the frame
+ * fallback when tracing is missing) and PerformanceObservers for Event Timing, long animation frames
+ * and layout shifts. Installed by perf_begin only (never registered globally: a page that is not
+ * measured pays nothing), on the current document and on every document a measured navigation opens.
+ *
+ * Entries leave the page as they arrive through a CDP binding, so a navigation inside the measured
+ * steps loses nothing: the old document's frame count is sent on pagehide.
+ *
+ * `perfProbeMain` is serialised with Function.prototype.toString and evaluated in the page: it must not
+ * reference anything outside its own body.
+ */
+import type { Page } from './browser.js';
+
+/** The binding the probe calls with one JSON message per entry (Runtime.addBinding). */
+export const PERF_BINDING = '__rehearsePerf';
+
+/** Raw entries as they come from the page; times are epoch ms (timeOrigin + startTime). */
+export type ProbeMessage = { token: string; doc: string } & (
+  | { kind: 'interaction'; id: number; name: string; target: string; startAt: number; durationMs: number; inputDelayMs: number; processingMs: number; presentationMs: number }
+  | { kind: 'loaf'; startAt: number; durationMs: number; blockingMs: number; renderStartAt: number; styleAndLayoutStartAt: number; scripts: ProbeScript[] }
+  | { kind: 'shift'; startAt: number; value: number }
+  | { kind: 'frames'; frames: ProbeFrames }
+);
+
+export interface ProbeScript {
+  sourceURL: string;
+  sourceFunctionName: string;
+  sourceCharPosition: number;
+  invoker: string;
+  durationMs: number;
+  forcedStyleAndLayoutMs: number;
+}
+
+/** The rAF counter of one document. */
+export interface ProbeFrames {
+  count: number;
+  /** Epoch ms of the first and last counted frame. */
+  firstAt: number;
+  lastAt: number;
+  /** Intervals between consecutive rAF callbacks, ms (bounded: see MAX_INTERVALS in the probe). */
+  intervalsMs: number[];
+}
+
+export interface ProbeSupport {
+  event: boolean;
+  loaf: boolean;
+  shift: boolean;
+}
+
+/**
+ * Runs in the page. Idempotent per token: a second run on the same document keeps the first probe.
+ * `countFrames` runs a continuous rAF loop: only when the trace is missing, because a rAF loop makes
+ * every frame a main-thread frame and changes what the compositor reports (measured on the janky list:
+ * 149 dropped frames with the loop, 1 without).
+ */
+function perfProbeMain(token: string, binding: string, sinceEpoch: number, countFrames: boolean): void {
+  const KEY = Symbol.for('rehearse.perf');
+  type Probe = { token: string; stop: () => void; flush: () => unknown; support: Record<string, boolean> };
+  const w = window as unknown as Record<symbol, Probe | undefined> & Record<string, unknown>;
+  const prev = w[KEY];
+  if (prev && prev.token === token) return;
+  prev?.stop();
+  // 20k intervals is over 5 minutes at 60 Hz: enough for any measured interaction, bounded memory.
+  const MAX_INTERVALS = 20000;
+  const origin = performance.timeOrigin;
+  const doc = Math.random().toString(36).slice(2, 10);
+  const send = (msg: Record<string, unknown>): void => {
+    const fn = w[binding];
+    if (typeof fn === 'function') {
+      try {
+        (fn as (s: string) => void)(JSON.stringify({ ...msg, token, doc }));
+      } catch {
+        /* the binding went away with the session */
+      }
+    }
+  };
+  let stopped = false;
+  let frames = 0;
+  let firstAt = 0;
+  let lastT = 0;
+  const intervals: number[] = [];
+  let raf = 0;
+  const tick = (t: number): void => {
+    if (stopped) return;
+    frames++;
+    if (lastT) {
+      if (intervals.length < MAX_INTERVALS) intervals.push(t - lastT);
+    } else firstAt = origin + t;
+    lastT = t;
+    raf = requestAnimationFrame(tick);
+  };
+  if (countFrames) raf = requestAnimationFrame(tick);
+  const framesNow = (): Record<string, unknown> => ({ count: frames, firstAt, lastAt: lastT ? origin + lastT : 0, intervalsMs: intervals.slice() });
+
+  const describe = (node: Node | null | undefined): string => {
+    if (!node || node.nodeType !== 1) return '';
+    const el = node as Element;
+    const id = el.id ? `#${el.id}` : '';
+    const name = (el.getAttribute('aria-label') ?? el.textContent ?? '').trim().replace(/\s+/g, ' ').slice(0, 40);
+    return `${el.tagName.toLowerCase()}${id}${name ? ` "${name}"` : ''}`;
+  };
+  const after = (t: number): boolean => origin + t >= sinceEpoch;
+  // One interaction fires several entries (pointerdown, pointerup, click): keep the longest.
+  const handleEvents = (entries: PerformanceEntryList): void => {
+    for (const e of entries as unknown as Array<PerformanceEventTiming & { interactionId?: number }>) {
+      if (!e.interactionId || !after(e.startTime)) continue;
+      const end = e.startTime + e.duration;
+      send({
+        kind: 'interaction',
+        id: e.interactionId,
+        name: e.name,
+        target: describe(e.target),
+        startAt: origin + e.startTime,
+        durationMs: e.duration,
+        inputDelayMs: Math.max(0, e.processingStart - e.startTime),
+        processingMs: Math.max(0, e.processingEnd - e.processingStart),
+        presentationMs: Math.max(0, end - e.processingEnd),
+      });
+    }
+  };
+  type Loaf = PerformanceEntry & { blockingDuration: number; renderStart: number; styleAndLayoutStart: number; scripts: Array<PerformanceEntry & { sourceURL: string; sourceFunctionName: string; sourceCharPosition: number; invoker: string; forcedStyleAndLayoutDuration: number }> };
+  const handleLoaf = (entries: PerformanceEntryList): void => {
+    for (const e of entries as unknown as Loaf[]) {
+      if (!after(e.startTime)) continue;
+      send({
+        kind: 'loaf',
+        startAt: origin + e.startTime,
+        durationMs: e.duration,
+        blockingMs: e.blockingDuration,
+        renderStartAt: e.renderStart ? origin + e.renderStart : 0,
+        styleAndLayoutStartAt: e.styleAndLayoutStart ? origin + e.styleAndLayoutStart : 0,
+        scripts: (e.scripts ?? []).map((s) => ({
+          sourceURL: s.sourceURL,
+          sourceFunctionName: s.sourceFunctionName,
+          sourceCharPosition: s.sourceCharPosition,
+          invoker: s.invoker,
+          durationMs: s.duration,
+          forcedStyleAndLayoutMs: s.forcedStyleAndLayoutDuration,
+        })),
+      });
+    }
+  };
+  const handleShift = (entries: PerformanceEntryList): void => {
+    for (const e of entries as unknown as Array<PerformanceEntry & { value: number; hadRecentInput: boolean }>) {
+      if (e.hadRecentInput || !after(e.startTime)) continue;
+      send({ kind: 'shift', startAt: origin + e.startTime, value: e.value });
+    }
+  };
+  const supported = (PerformanceObserver.supportedEntryTypes ?? []) as readonly string[];
+  const observers: Array<{ o: PerformanceObserver; handle: (l: PerformanceEntryList) => void }> = [];
+  const watch = (type: string, handle: (l: PerformanceEntryList) => void, extra: Record<string, unknown>): boolean => {
+    if (!supported.includes(type)) return false;
+    const o = new PerformanceObserver((list) => handle(list.getEntries()));
+    // buffered: a probe installed at document start (a measured navigation) must see the entries the
+    // document produced before the script ran; `after()` drops anything older than the session.
+    o.observe({ type, buffered: true, ...extra } as PerformanceObserverInit);
+    observers.push({ o, handle });
+    return true;
+  };
+  // 16 ms, the smallest threshold Event Timing allows: every interaction that took a frame or more.
+  const support = { event: watch('event', handleEvents, { durationThreshold: 16 }), loaf: watch('long-animation-frame', handleLoaf, {}), shift: watch('layout-shift', handleShift, {}) };
+  const takeAll = (): void => {
+    for (const { o, handle } of observers) handle(o.takeRecords());
+  };
+  const onHide = (): void => {
+    takeAll();
+    if (countFrames) send({ kind: 'frames', frames: framesNow() });
+  };
+  addEventListener('pagehide', onHide);
+  w[KEY] = {
+    token,
+    support,
+    stop(): void {
+      stopped = true;
+      cancelAnimationFrame(raf);
+      removeEventListener('pagehide', onHide);
+      for (const { o } of observers) o.disconnect();
+      if (w[KEY]?.token === token) delete w[KEY];
+    },
+    flush(): unknown {
+      takeAll();
+      return { doc, frames: countFrames ? framesNow() : null, support };
+    },
+  };
+}
+
+/** Source that installs the probe for `token`, entries after `sinceEpoch` only. */
+export function perfProbeSource(token: string, sinceEpoch: number, countFrames: boolean): string {
+  return `(${perfProbeMain.toString()})(${JSON.stringify(token)}, ${JSON.stringify(PERF_BINDING)}, ${sinceEpoch}, ${countFrames});`;
+}
+
+/**
+ * The page-side state at the end of a session: waits two frames first so Event Timing entries of the
+ * last interaction (delivered after its presentation) are queued, then takes them.
+ */
+export function perfProbeFlushSource(token: string): string {
+  return `(async () => {
+    const p = window[Symbol.for('rehearse.perf')];
+    if (!p || p.token !== ${JSON.stringify(token)}) return null;
+    // A hidden page runs no rAF: the timer bounds the wait so a background page is answered at once.
+    if (document.visibilityState === 'visible') {
+      await Promise.race([
+        new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))),
+        new Promise((r) => setTimeout(r, 200)),
+      ]);
+    }
+    return p.flush();
+  })()`;
+}
+
+export function perfProbeStopSource(token: string): string {
+  return `(() => { const p = window[Symbol.for('rehearse.perf')]; if (p && p.token === ${JSON.stringify(token)}) p.stop(); })()`;
+}
+
+/** A user-timing mark in the page; returns its epoch time. */
+export async function markInPage(page: Page, name: string): Promise<number> {
+  return page.evaluate<number>(`(() => { const m = performance.mark(${JSON.stringify(name)}); return performance.timeOrigin + m.startTime; })()`);
+}

@@ -1,0 +1,147 @@
+/**
+ * The sampling CPU profile of an attribution session, turned into "blocks": functions ranked by
+ * EXCLUSIVE (self) time, the time the sampler found that function itself on top of the stack.
+ */
+import type { Protocol } from 'devtools-protocol';
+
+/** One sample: when (epoch ms) and which function (index into `functions`) was on top. */
+export interface Sample {
+  at: number;
+  fn: number;
+  /** The time this sample stands for: the gap to the next sample, ms. */
+  ms: number;
+}
+
+export interface ProfileFunction {
+  name: string;
+  url: string;
+  /** 1-based, as editors count. */
+  line: number;
+  /** A VM bucket rather than a script function: (program), (idle), (garbage collector), (root). */
+  meta: boolean;
+}
+
+export interface ProfileData {
+  functions: ProfileFunction[];
+  samples: Sample[];
+  /** Self ms of every function over the window (meta included), indexed like `functions`. */
+  selfMs: number[];
+  /** Self ms of script work: everything but (idle), (program) and (root). */
+  busyMs: number;
+}
+
+/** A ranked block of the report (DESIGN-level shape named in the issue). */
+export interface Block {
+  name: string;
+  /** "url:line" (url shortened to its path), or the VM bucket name. */
+  url: string;
+  selfMs: number;
+  /** Of all non-idle self time. */
+  share: number;
+  /** Painted frames in which this function had self samples (blocksByCount ranks by this). */
+  frames?: number;
+}
+
+const NOT_SCRIPT = new Set(['(idle)', '(program)', '(root)']);
+
+/**
+ * Samples and per-function self time. `offsetMs` maps the profile clock (µs ticks, the trace's clock)
+ * to epoch: epoch = ticksUs / 1000 + offsetMs.
+ */
+export function readProfile(profile: Protocol.Profiler.Profile, offsetMs: number, window: { startAt: number; endAt: number }): ProfileData {
+  const functions: ProfileFunction[] = [];
+  const keyIndex = new Map<string, number>();
+  const nodeFn = new Map<number, number>();
+  for (const node of profile.nodes) {
+    const cf = node.callFrame;
+    const name = cf.functionName || (cf.url ? '(anonymous)' : '(program)');
+    const meta = name.startsWith('(') && !cf.url;
+    const key = meta ? name : `${name}\u0000${cf.url}\u0000${cf.lineNumber}`;
+    let idx = keyIndex.get(key);
+    if (idx === undefined) {
+      idx = functions.length;
+      keyIndex.set(key, idx);
+      functions.push({ name, url: cf.url, line: cf.lineNumber + 1, meta });
+    }
+    nodeFn.set(node.id, idx);
+  }
+  const selfMs = new Array<number>(functions.length).fill(0);
+  const samples: Sample[] = [];
+  const ids = profile.samples ?? [];
+  const deltas = profile.timeDeltas ?? [];
+  let t = profile.startTime;
+  const times: number[] = [];
+  for (let i = 0; i < ids.length; i++) {
+    t += deltas[i] ?? 0;
+    times.push(t);
+  }
+  for (let i = 0; i < ids.length; i++) {
+    const fn = nodeFn.get(ids[i]!);
+    if (fn === undefined) continue;
+    // A sample stands for the time until the next one (the last one, until the profile ended).
+    const next = i + 1 < times.length ? times[i + 1]! : profile.endTime;
+    const ms = Math.max(0, next - times[i]!) / 1000;
+    const at = times[i]! / 1000 + offsetMs;
+    if (at < window.startAt || at > window.endAt) continue;
+    samples.push({ at, fn, ms });
+    selfMs[fn] = (selfMs[fn] ?? 0) + ms;
+  }
+  let busyMs = 0;
+  functions.forEach((f, i) => {
+    if (!NOT_SCRIPT.has(f.name)) busyMs += selfMs[i] ?? 0;
+  });
+  return { functions, samples, selfMs, busyMs };
+}
+
+/** "path:line" for a script function (origin dropped: it is the app's own), else the bucket name. */
+export function locationOf(f: ProfileFunction): string {
+  if (!f.url) return f.name;
+  let path = f.url;
+  try {
+    const u = new URL(f.url);
+    path = u.protocol.startsWith('http') ? u.pathname : f.url;
+  } catch {
+    /* not a URL: keep as is */
+  }
+  return `${path}:${f.line}`;
+}
+
+/** Functions by self time, script work only (idle and (program) are not the page's functions). */
+export function blocksBySelf(p: ProfileData): Block[] {
+  const out: Block[] = [];
+  p.functions.forEach((f, i) => {
+    const ms = p.selfMs[i] ?? 0;
+    if (NOT_SCRIPT.has(f.name) || ms <= 0) return;
+    out.push({ name: f.name, url: locationOf(f), selfMs: round(ms), share: round(p.busyMs > 0 ? ms / p.busyMs : 0, 3) });
+  });
+  return out.sort((a, b) => b.selfMs - a.selfMs || a.name.localeCompare(b.name));
+}
+
+/**
+ * Functions by the number of frames they ran in (a small function in every frame weighs like a big
+ * one in few). `frameOf` maps a sample time to a frame index, or -1 outside every frame.
+ */
+export function blocksByCount(p: ProfileData, frameOf: (at: number) => number): Block[] {
+  const seen = new Map<number, Set<number>>();
+  for (const s of p.samples) {
+    const f = p.functions[s.fn];
+    if (!f || NOT_SCRIPT.has(f.name)) continue;
+    const frame = frameOf(s.at);
+    if (frame < 0) continue;
+    let set = seen.get(s.fn);
+    if (!set) seen.set(s.fn, (set = new Set()));
+    set.add(frame);
+  }
+  const out: Block[] = [];
+  for (const [fn, frames] of seen) {
+    const f = p.functions[fn]!;
+    const ms = p.selfMs[fn] ?? 0;
+    out.push({ name: f.name, url: locationOf(f), selfMs: round(ms), share: round(p.busyMs > 0 ? ms / p.busyMs : 0, 3), frames: frames.size });
+  }
+  return out.sort((a, b) => (b.frames ?? 0) - (a.frames ?? 0) || b.selfMs - a.selfMs);
+}
+
+export function round(x: number, digits = 2): number {
+  const k = 10 ** digits;
+  return Math.round(x * k) / k;
+}

@@ -1,0 +1,459 @@
+/**
+ * A closed session's raw data → the bounded report perf_end returns (and perf run stores per repeat):
+ * flat metrics, coverage, env, summary, counters, interactions, ranked insights, `omitted`.
+ */
+import type { ProbeMessage } from '../drivers/cdp/perf-page.js';
+import type { StepSpan } from '../engine/run-step.js';
+import { quantile } from './stats.js';
+import { FRAME_BUDGET_MS, framesFromRaf, framesFromTrace, type FrameRecord, type FrameStats } from './frames.js';
+import { blocksByCount, blocksBySelf, locationOf, readProfile, round, type Block, type ProfileData } from './profile.js';
+import { BEGIN_MARK, END_MARK, counterDeltas, type PerfMode, type RawSession, type SessionEnv, type SourceName } from './session.js';
+import { layoutsFromTrace, type TraceLayouts } from './trace-layouts.js';
+import { runInsights, type Insight, type InsightDetail } from './insights.js';
+
+export type Coverage = Record<string, 'read' | 'missing'>;
+
+export interface Interaction {
+  id: number;
+  /** The event type of the interaction's longest entry (pointerup, click, keydown…). */
+  type: string;
+  target: string;
+  /** The step that caused it (by time), or null when it fell outside every step. */
+  step: string | null;
+  /** ms since the session began. */
+  atMs: number;
+  latencyMs: number;
+  inputDelayMs: number;
+  processingMs: number;
+  presentationMs: number;
+}
+
+export interface LongFrame {
+  atMs: number;
+  durationMs: number;
+  blockingMs: number;
+  scripts: { sourceURL: string; function: string; invoker: string; durationMs: number; forcedLayoutMs: number }[];
+}
+
+export interface PerfReport {
+  sessionToken: string;
+  refused: boolean;
+  reason?: string;
+  mode: PerfMode;
+  metrics: Record<string, number>;
+  coverage: Coverage;
+  /** Why each missing source is missing. */
+  missingReasons: Partial<Record<SourceName, string>>;
+  env: SessionEnv & { samplingIntervalUs?: number };
+  summary: Record<string, unknown>;
+  counters: Record<string, number>;
+  interactions: Interaction[];
+  insights: Insight[];
+  omitted: Record<string, number>;
+  warnings?: string[];
+}
+
+/** Everything the insight rules read. Times are epoch ms unless named otherwise. */
+export interface Analysis {
+  raw: RawSession;
+  metrics: Record<string, number>;
+  frames: FrameStats | undefined;
+  /** Painted frames, ≥ 1 (the divisor of every perFrame metric). */
+  painted: number;
+  interactions: Interaction[];
+  longFrames: LongFrame[];
+  profile: ProfileData | undefined;
+  blocksBySelf: Block[];
+  layouts: TraceLayouts | undefined;
+  coverage: Coverage;
+  missingReasons: Partial<Record<SourceName, string>>;
+  /** Index of the frame containing epoch time `at`, or -1. */
+  frameOf(at: number): number;
+}
+
+// The issue's bound on a report, so an agent's context and a run file stay small.
+export const REPORT_MAX_BYTES = 6 * 1024;
+// Ranked list lengths before the size bound trims further: the issue's "top 10" for blocks.
+const TOP_BLOCKS = 10;
+const TOP_INTERACTIONS = 10;
+const TOP_WORST_FRAMES = 5;
+const TOP_LOAF_SCRIPTS = 5;
+const TOP_STEPS = 20;
+
+/** Whether the session saw the page render: the rAF counter (liveness) must advance by more than 1. */
+export function livenessOf(raw: RawSession): number | undefined {
+  if (raw.docFrames.length === 0) return undefined;
+  return raw.docFrames.reduce((n, d) => n + d.count, 0);
+}
+
+/**
+ * Trace clock → epoch: the user-timing mark perf_begin placed is in both (epoch from the page, ts in
+ * the trace); else the Performance.getMetrics Timestamp (ticks, s) against the checkpoint's epoch.
+ */
+export function clockOffsetMs(raw: RawSession): number | undefined {
+  const begin = raw.marks.find((m) => m.name === BEGIN_MARK);
+  if (begin && raw.trace) {
+    const ev = raw.trace.events.find((e) => e.name === BEGIN_MARK && e.cat.includes('user_timing'));
+    if (ev) return begin.at - ev.ts / 1000;
+  }
+  const cp = raw.checkpoints[0];
+  const ts = cp?.values.Timestamp;
+  if (cp && ts) return cp.at - ts * 1000;
+  return undefined;
+}
+
+
+export function buildReport(raw: RawSession, spans: readonly StepSpan[]): { report: PerfReport; details: Map<string, InsightDetail> } {
+  const missing = { ...raw.missing };
+  const window = { startAt: raw.startedAt, endAt: raw.endedAt };
+  const offsetMs = clockOffsetMs(raw);
+  let frames: FrameStats | undefined;
+  if (raw.trace && offsetMs !== undefined) {
+    frames = framesFromTrace(raw.trace, window, offsetMs);
+    if (!frames) missing.frames = 'the trace held no frame pipeline events for the page';
+  } else if (raw.trace) {
+    missing.frames = 'could not align the trace clock with the page (no begin mark in the trace)';
+  } else missing.frames ??= missing.trace ?? 'no trace';
+  if (!frames) frames = framesFromRaf(raw.docFrames);
+  // The frame counter: painted frames from the trace, else the in-page rAF counter (trace missing).
+  const liveness = frames?.source === 'trace' ? frames.painted : livenessOf(raw);
+  if (liveness === undefined) missing.liveness ??= 'neither the trace nor the in-page frame counter could be read';
+  const support = raw.support;
+  if (raw.probeMissing) {
+    missing.interactions ??= raw.probeMissing;
+    missing.longFrames ??= raw.probeMissing;
+    missing.layoutShift ??= raw.probeMissing;
+  }
+  if (!support?.event) missing.interactions ??= 'this browser has no Event Timing (PerformanceObserver type "event")';
+  if (!support?.loaf) missing.longFrames ??= 'this browser has no Long Animation Frames API';
+  if (!support?.shift) missing.layoutShift ??= 'this browser has no Layout Instability API';
+  const deltas = counterDeltas(raw.checkpoints);
+  if (!deltas) missing.counters ??= 'Performance.getMetrics was not read at both ends';
+  if (raw.mode === 'attribution' && !raw.profile) missing.profile ??= 'no CPU profile was recorded';
+
+  const sources: SourceName[] = ['frames', 'liveness', 'interactions', 'longFrames', 'counters', 'layoutShift', 'trace', ...(raw.mode === 'attribution' ? (['profile'] as const) : [])];
+  const coverage: Coverage = {};
+  const missingReasons: Partial<Record<SourceName, string>> = {};
+  for (const s of sources) {
+    coverage[s] = missing[s] ? 'missing' : 'read';
+    if (missing[s]) missingReasons[s] = missing[s];
+  }
+  const env = { ...raw.env, ...(raw.samplingIntervalUs ? { samplingIntervalUs: raw.samplingIntervalUs } : {}) };
+  const durationMs = round(raw.durationMs);
+
+  // Liveness first: a page that rendered nothing would produce a report that reads as fast.
+  const framesSeen = liveness;
+  const refusal =
+    framesSeen === undefined
+      ? 'no frame source could be read (neither the trace nor the in-page frame counter), so nothing says the page rendered'
+      : framesSeen <= 1
+        ? `the page rendered nothing: its painted-frame counter advanced by ${framesSeen} during the ${Math.round(raw.durationMs)} ms session (${frames?.source === 'trace' && frames.slots === 0 ? 'no vsync reached it: a hidden or background page' : 'nothing changed on screen'}); a zero report would read as fast`
+        : undefined;
+  if (refusal) {
+    const report: PerfReport = {
+      sessionToken: raw.token,
+      refused: true,
+      reason: refusal,
+      mode: raw.mode,
+      metrics: {},
+      coverage,
+      missingReasons,
+      env,
+      summary: { durationMs, budgetMs: FRAME_BUDGET_MS, livenessFrames: framesSeen ?? null, frameSource: frames?.source ?? null, vsyncs: frames?.slots ?? null },
+      counters: {},
+      interactions: [],
+      insights: [],
+      omitted: {},
+    };
+    return { report, details: new Map() };
+  }
+
+  const painted = Math.max(1, frames?.painted ?? 1);
+  const metrics: Record<string, number> = { durationMs };
+  const perFrame = (name: string, value: number): void => {
+    metrics[name] = round(value);
+    metrics[`${name}.perFrame`] = round(value / painted, 4);
+  };
+
+  // Frames.
+  const presented = frames ? frames.frames.filter((f) => f.state !== 'dropped') : [];
+  const frameMs = presented.map((f) => f.durationMs);
+  if (frames) {
+    metrics['frames.count'] = frames.count;
+    metrics['frames.painted'] = frames.painted;
+    perFrame('frames.dropped', frames.dropped);
+    perFrame('frames.partial', frames.partial);
+    perFrame('frames.overBudget', frames.overBudget);
+    if (frameMs.length) {
+      metrics['frames.frameMs.p50'] = round(quantile(frameMs, 0.5));
+      metrics['frames.frameMs.p90'] = round(quantile(frameMs, 0.9));
+      metrics['frames.frameMs.p99'] = round(quantile(frameMs, 0.99));
+      metrics['frames.frameMs.worst'] = round(Math.max(...frameMs));
+    }
+  }
+  const frameList: FrameRecord[] = frames?.frames ?? [];
+  const frameOf = (at: number): number => {
+    // Frames are in time order; binary search the last one starting at or before `at`.
+    let lo = 0;
+    let hi = frameList.length - 1;
+    let found = -1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      if (frameList[mid]!.startAt <= at) {
+        found = mid;
+        lo = mid + 1;
+      } else hi = mid - 1;
+    }
+    if (found < 0) return -1;
+    const f = frameList[found]!;
+    return at <= f.startAt + f.durationMs ? found : -1;
+  };
+
+  // Interactions.
+  const interactions = groupInteractions(raw.messages, spans, raw.startedAt);
+  if (coverage.interactions === 'read') {
+    perFrame('interactions.count', interactions.length);
+    const lat = interactions.map((i) => i.latencyMs);
+    if (lat.length) {
+      metrics['interactions.latencyMs.p50'] = round(quantile(lat, 0.5));
+      metrics['interactions.latencyMs.p90'] = round(quantile(lat, 0.9));
+      metrics['interactions.latencyMs.worst'] = round(Math.max(...lat));
+    }
+  }
+
+  // Long animation frames.
+  const longFrames = loafsOf(raw.messages, raw.startedAt);
+  if (coverage.longFrames === 'read') {
+    perFrame('longFrames.count', longFrames.length);
+    perFrame('longFrames.blockingMs', longFrames.reduce((s, l) => s + l.blockingMs, 0));
+  }
+
+  // Counters.
+  const counters: Record<string, number> = {};
+  if (deltas) {
+    const c = {
+      layouts: deltas.LayoutCount ?? 0,
+      styleRecalcs: deltas.RecalcStyleCount ?? 0,
+      scriptMs: (deltas.ScriptDuration ?? 0) * 1000,
+      layoutMs: (deltas.LayoutDuration ?? 0) * 1000,
+      styleMs: (deltas.RecalcStyleDuration ?? 0) * 1000,
+      taskMs: (deltas.TaskDuration ?? 0) * 1000,
+      heapDeltaBytes: deltas.JSHeapUsedSize ?? 0,
+      domNodesDelta: deltas.Nodes ?? 0,
+    };
+    for (const [k, v] of Object.entries(c)) {
+      counters[k] = round(v);
+      if (k === 'heapDeltaBytes' || k === 'domNodesDelta') metrics[`counters.${k}`] = round(v);
+      else perFrame(`counters.${k}`, v);
+    }
+  }
+
+  // Layout shift.
+  if (coverage.layoutShift === 'read') {
+    metrics['layoutShift.score'] = round(raw.messages.reduce((s, m) => s + (m.kind === 'shift' ? m.value : 0), 0), 4);
+  }
+
+  // Steps.
+  const stepRows: { label: string; step: string; ms: number; status: string }[] = [];
+  for (const s of spans) {
+    const key = `steps.${s.label}.ms`;
+    // A label used twice (a repeated step) sums: the metric is the time spent in that step.
+    metrics[key] = round((metrics[key] ?? 0) + s.durationMs);
+    stepRows.push({ label: s.label, step: s.step, ms: round(s.durationMs), status: s.status });
+  }
+
+  // CPU profile.
+  let profile: ProfileData | undefined;
+  let bySelf: Block[] = [];
+  let byCount: Block[] = [];
+  if (raw.profile && offsetMs !== undefined) {
+    profile = readProfile(raw.profile, offsetMs, window);
+    bySelf = blocksBySelf(profile);
+    byCount = blocksByCount(profile, frameOf);
+  } else if (raw.profile) {
+    // No trace clock: use the profile's own window (it was started and stopped inside the session).
+    profile = readProfile(raw.profile, 0, { startAt: -Infinity, endAt: Infinity });
+    bySelf = blocksBySelf(profile);
+  }
+
+  const layouts = raw.trace && offsetMs !== undefined ? layoutsFromTrace(raw.trace, window, offsetMs) : undefined;
+
+  const analysis: Analysis = { raw, metrics, frames, painted, interactions, longFrames, profile, blocksBySelf: bySelf, layouts, coverage, missingReasons, frameOf };
+  const { insights, details, omitted: insightsOmitted } = runInsights(analysis);
+
+  const worstFrames = [...presented]
+    .sort((a, b) => b.durationMs - a.durationMs)
+    .slice(0, TOP_WORST_FRAMES)
+    .map((f) => ({ atMs: round(f.startAt - raw.startedAt, 1), ms: round(f.durationMs, 1) }));
+  const loafScripts = rankLoafScripts(longFrames);
+  const omitted: Record<string, number> = {
+    blocksBySelf: Math.max(0, bySelf.length - TOP_BLOCKS),
+    blocksByCount: Math.max(0, byCount.length - TOP_BLOCKS),
+    interactions: Math.max(0, interactions.length - TOP_INTERACTIONS),
+    worstFrames: Math.max(0, presented.length - TOP_WORST_FRAMES),
+    longFrameScripts: Math.max(0, loafScripts.length - TOP_LOAF_SCRIPTS),
+    steps: Math.max(0, stepRows.length - TOP_STEPS),
+    marks: 0,
+    insights: insightsOmitted,
+  };
+  const summary: Record<string, unknown> = {
+    durationMs,
+    budgetMs: FRAME_BUDGET_MS,
+    frames: frames
+      ? {
+          source: frames.source,
+          count: frames.count,
+          painted: frames.painted,
+          dropped: frames.dropped,
+          partial: frames.partial,
+          overBudget: frames.overBudget,
+          vsyncMs: frames.vsyncMs,
+          frameMs: frameMs.length ? { p50: metrics['frames.frameMs.p50'], p90: metrics['frames.frameMs.p90'], p99: metrics['frames.frameMs.p99'], worst: metrics['frames.frameMs.worst'] } : null,
+          worst: worstFrames,
+        }
+      : null,
+    livenessFrames: liveness ?? null,
+    blocksBySelf: bySelf.slice(0, TOP_BLOCKS),
+    blocksByCount: byCount.slice(0, TOP_BLOCKS),
+    longFrames: { count: longFrames.length, blockingMs: round(longFrames.reduce((s, l) => s + l.blockingMs, 0)), scripts: loafScripts.slice(0, TOP_LOAF_SCRIPTS) },
+    layoutShift: metrics['layoutShift.score'] ?? null,
+    steps: stepRows.slice(0, TOP_STEPS),
+    marks: raw.marks.filter((m) => m.name !== BEGIN_MARK && m.name !== END_MARK).map((m) => ({ name: m.name, atMs: round(m.at - raw.startedAt, 1) })),
+    navigations: raw.navigations,
+  };
+  const warnings: string[] = [];
+  if (raw.trace?.dataLoss) warnings.push('the trace buffer overflowed: some trace events were lost (frames may be undercounted)');
+  if (raw.mode === 'attribution') warnings.push('attribution mode: the CPU profiler inflates milliseconds; use them to rank, compare timing-mode milliseconds');
+  const report: PerfReport = {
+    sessionToken: raw.token,
+    refused: false,
+    mode: raw.mode,
+    metrics,
+    coverage,
+    missingReasons,
+    env,
+    summary,
+    counters,
+    interactions: interactions.slice().sort((a, b) => b.latencyMs - a.latencyMs).slice(0, TOP_INTERACTIONS),
+    insights,
+    omitted,
+    ...(warnings.length ? { warnings } : {}),
+  };
+  bound(report);
+  return { report, details };
+}
+
+/** Event Timing entries → one row per interaction (its longest entry), attributed to a step by time. */
+function groupInteractions(messages: readonly ProbeMessage[], spans: readonly StepSpan[], startedAt: number): Interaction[] {
+  const byId = new Map<string, Extract<ProbeMessage, { kind: 'interaction' }>>();
+  for (const m of messages) {
+    if (m.kind !== 'interaction') continue;
+    const key = `${m.doc}:${m.id}`;
+    const prev = byId.get(key);
+    if (!prev || m.durationMs > prev.durationMs) byId.set(key, m);
+  }
+  return [...byId.values()]
+    .sort((a, b) => a.startAt - b.startAt)
+    .map((m) => ({
+      id: m.id,
+      type: m.name,
+      target: m.target,
+      step: stepAt(spans, m.startAt),
+      atMs: round(m.startAt - startedAt, 1),
+      latencyMs: m.durationMs,
+      inputDelayMs: round(m.inputDelayMs, 1),
+      processingMs: round(m.processingMs, 1),
+      presentationMs: round(m.presentationMs, 1),
+    }));
+}
+
+// Event Timing rounds startTime to the ms and the step's clock is Node's: a small slack both ways.
+const STEP_SLACK_MS = 5;
+
+/** The step running at `at`, else the last one that started before it (an effect that outlived its step). */
+export function stepAt(spans: readonly StepSpan[], at: number): string | null {
+  let best: StepSpan | undefined;
+  for (const s of spans) {
+    if (at >= s.startedAt - STEP_SLACK_MS && at <= s.startedAt + s.durationMs + STEP_SLACK_MS) return s.label;
+    if (s.startedAt <= at && (!best || s.startedAt > best.startedAt)) best = s;
+  }
+  return best?.label ?? null;
+}
+
+function loafsOf(messages: readonly ProbeMessage[], startedAt: number): LongFrame[] {
+  const out: LongFrame[] = [];
+  for (const m of messages) {
+    if (m.kind !== 'loaf') continue;
+    out.push({
+      atMs: round(m.startAt - startedAt, 1),
+      durationMs: round(m.durationMs, 1),
+      blockingMs: round(m.blockingMs, 1),
+      scripts: m.scripts.map((s) => ({ sourceURL: s.sourceURL, function: s.sourceFunctionName, invoker: s.invoker, durationMs: round(s.durationMs, 1), forcedLayoutMs: round(s.forcedStyleAndLayoutMs, 1) })),
+    });
+  }
+  return out;
+}
+
+export interface LoafScriptRank {
+  function: string;
+  url: string;
+  invoker: string;
+  count: number;
+  durationMs: number;
+  forcedLayoutMs: number;
+}
+
+/** LoAF scripts summed by (function, source): what ran in the long frames. */
+export function rankLoafScripts(longFrames: readonly LongFrame[]): LoafScriptRank[] {
+  const m = new Map<string, LoafScriptRank>();
+  for (const lf of longFrames) {
+    for (const s of lf.scripts) {
+      const key = `${s.function}\u0000${s.sourceURL}`;
+      const r = m.get(key) ?? { function: s.function || '(anonymous)', url: shortUrl(s.sourceURL), invoker: s.invoker, count: 0, durationMs: 0, forcedLayoutMs: 0 };
+      r.count++;
+      r.durationMs = round(r.durationMs + s.durationMs, 1);
+      r.forcedLayoutMs = round(r.forcedLayoutMs + s.forcedLayoutMs, 1);
+      m.set(key, r);
+    }
+  }
+  return [...m.values()].sort((a, b) => b.durationMs - a.durationMs);
+}
+
+export function shortUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    return u.protocol.startsWith('http') ? u.pathname : url;
+  } catch {
+    return url;
+  }
+}
+
+/**
+ * Keep the report within REPORT_MAX_BYTES: shorten ranked lists (least useful first), one entry at a
+ * time, counting each cut in `omitted`. Metrics, coverage and insights are never cut.
+ */
+function bound(report: PerfReport): void {
+  const size = (): number => Buffer.byteLength(JSON.stringify(report));
+  const s = report.summary as Record<string, any>;
+  const lists: { key: string; get: () => unknown[] | undefined }[] = [
+    { key: 'steps', get: () => s.steps },
+    { key: 'marks', get: () => s.marks },
+    { key: 'blocksByCount', get: () => s.blocksByCount },
+    { key: 'longFrameScripts', get: () => s.longFrames?.scripts },
+    { key: 'worstFrames', get: () => s.frames?.worst },
+    { key: 'interactions', get: () => report.interactions },
+    { key: 'blocksBySelf', get: () => s.blocksBySelf },
+  ];
+  for (const l of lists) {
+    // Floors keep the head of the most useful lists even when trimming.
+    const floor = l.key === 'blocksBySelf' || l.key === 'interactions' ? 3 : 0;
+    while (size() > REPORT_MAX_BYTES) {
+      const arr = l.get();
+      if (!arr || arr.length <= floor) break;
+      arr.pop();
+      report.omitted[l.key] = (report.omitted[l.key] ?? 0) + 1;
+    }
+  }
+}
+
+export { locationOf };

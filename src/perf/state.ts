@@ -1,0 +1,61 @@
+/**
+ * Perf session state kept per StepHost (host.state), under keys this module owns: the open session and
+ * the last closed one (what perf_insight and perf_trace read).
+ */
+import type { StepHost } from '../steps/define.js';
+import { PerfError } from '../errors.js';
+import type { PerfSession } from './session.js';
+import type { TraceResult } from './trace.js';
+import type { PerfReport } from './report.js';
+import type { InsightDetail } from './insights.js';
+
+const OPEN_KEY = 'perf.session';
+const LAST_KEY = 'perf.lastSession';
+
+/** A closed session: its report, the rows behind its insights, and its trace. */
+export interface ClosedSession {
+  token: string;
+  report: PerfReport;
+  details: Map<string, InsightDetail>;
+  trace: TraceResult | undefined;
+  /** Epoch ms, so the trace written by perf_trace can be checked against the window. */
+  startedAt: number;
+  endedAt: number;
+}
+
+export function openSession(host: StepHost): PerfSession | undefined {
+  return host.state.get(OPEN_KEY) as PerfSession | undefined;
+}
+
+export function setOpenSession(host: StepHost, s: PerfSession | undefined): void {
+  if (s) host.state.set(OPEN_KEY, s);
+  else host.state.delete(OPEN_KEY);
+}
+
+export function setLastSession(host: StepHost, s: ClosedSession): void {
+  host.state.set(LAST_KEY, s);
+}
+
+/**
+ * The last closed session, checked against `token` when given. Errors name what to do instead.
+ */
+export function lastSession(host: StepHost, step: string, token: string | undefined): ClosedSession {
+  const last = host.state.get(LAST_KEY) as ClosedSession | undefined;
+  if (!last) {
+    const open = openSession(host);
+    throw new PerfError({
+      code: 'no_closed_session',
+      message: `${step}: no perf session has been closed on this page yet${open ? ` (session ${open.token} is still open)` : ''}`,
+      suggestion: open ? 'call perf_end first, then read its insights' : 'run perf_begin, the steps to measure, then perf_end; then call this again',
+    });
+  }
+  if (token !== undefined && token !== last.token) {
+    throw new PerfError({
+      code: 'stale_session_token',
+      message: `${step}: session ${token} is not the last closed session; only ${last.token} is kept`,
+      suggestion: `use token ${last.token} (or omit token), or measure again`,
+      candidates: [last.token],
+    });
+  }
+  return last;
+}

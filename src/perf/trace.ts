@@ -1,0 +1,146 @@
+/**
+ * Chromium tracing for a perf session: started on perf_begin with a lean category list, returned as a
+ * stream on perf_end and read with IO.read (no event flood over the WebSocket while measuring).
+ */
+import type { Page } from '../drivers/cdp/browser.js';
+import { PerfError } from '../errors.js';
+
+/** One Chrome Trace Event (the JSON Trace Event Format), as much of it as we read. */
+export interface TraceEvent {
+  name: string;
+  cat: string;
+  ph: string;
+  /** Monotonic clock, µs. */
+  ts: number;
+  dur?: number;
+  pid: number;
+  tid: number;
+  id?: string | number;
+  id2?: { local?: string; global?: string };
+  s?: string;
+  args?: Record<string, any>;
+  [k: string]: unknown;
+}
+
+export interface TraceResult {
+  events: TraceEvent[];
+  /** The trace buffer overflowed: events were lost (Tracing.tracingComplete dataLossOccurred). */
+  dataLoss: boolean;
+  /** The renderer process of the page under test, from TracingStartedInBrowser. */
+  rendererPid: number | undefined;
+  mainFrameId: string;
+  /** CPU throttling rate read back from the trace (CpuThrottlingRate / SetCPUThrottlingRate), if present. */
+  cpuThrottle: number | null;
+  /** Bytes of JSON read from the stream. */
+  bytes: number;
+}
+
+/**
+ * Lean: what frames, user timing, input latency and top-level tasks need. No invalidation tracking, no
+ * JS sampling (the Profiler domain does that, and only in attribution mode).
+ */
+export const TRACE_CATEGORIES = [
+  'devtools.timeline',
+  'disabled-by-default-devtools.timeline.frame',
+  'blink.user_timing',
+  'loading',
+  'latencyInfo',
+  'toplevel',
+] as const;
+/** Added with `phases`: paint and layer detail, and layout/style invalidation reasons. */
+export const PHASE_CATEGORIES = ['disabled-by-default-devtools.timeline', 'disabled-by-default-devtools.timeline.layers', 'disabled-by-default-devtools.timeline.invalidationTracking', 'blink', 'cc'] as const;
+
+// 64 MB of trace buffer: a minute of lean categories uses a few MB; phases can use tens.
+const TRACE_BUFFER_KB = 64 * 1024;
+// 1 MB chunks keep the number of IO.read round trips small without holding huge strings per message.
+const IO_READ_CHUNK_BYTES = 1 << 20;
+// Flushing the trace buffers of every process can take a while on a loaded machine.
+const TRACE_COMPLETE_TIMEOUT_MS = 30_000;
+
+export class TraceRecorder {
+  private constructor(
+    private readonly page: Page,
+    private readonly mainFrameId: string,
+  ) {}
+
+  static async start(page: Page, opts: { phases: boolean }): Promise<TraceRecorder> {
+    const { frameTree } = await page.send('Page.getFrameTree');
+    await page.send('Tracing.start', {
+      transferMode: 'ReturnAsStream',
+      streamFormat: 'json',
+      traceConfig: {
+        recordMode: 'recordUntilFull',
+        traceBufferSizeInKb: TRACE_BUFFER_KB,
+        includedCategories: [...TRACE_CATEGORIES, ...(opts.phases ? PHASE_CATEGORIES : [])],
+        excludedCategories: ['*'],
+      },
+    });
+    return new TraceRecorder(page, frameTree.frame.id);
+  }
+
+  private async complete(): Promise<{ stream: string | undefined; dataLoss: boolean }> {
+    const done = this.page.waitForEvent('Tracing.tracingComplete', () => true, TRACE_COMPLETE_TIMEOUT_MS);
+    done.catch(() => undefined);
+    await this.page.send('Tracing.end');
+    const p = await done;
+    return { stream: p.stream, dataLoss: p.dataLossOccurred };
+  }
+
+  async stop(): Promise<TraceResult> {
+    const { stream, dataLoss } = await this.complete();
+    if (!stream) throw new PerfError({ code: 'trace_no_stream', kind: 'environment', message: 'Chromium returned no trace stream' });
+    const chunks: string[] = [];
+    let bytes = 0;
+    try {
+      for (;;) {
+        const r = await this.page.send('IO.read', { handle: stream, size: IO_READ_CHUNK_BYTES });
+        const text = r.base64Encoded ? Buffer.from(r.data, 'base64').toString('utf8') : r.data;
+        chunks.push(text);
+        bytes += text.length;
+        if (r.eof) break;
+      }
+    } finally {
+      await this.page.send('IO.close', { handle: stream }).catch(() => undefined);
+    }
+    const json = chunks.join('');
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(json);
+    } catch (cause) {
+      throw new PerfError({ code: 'trace_unparsable', kind: 'environment', message: `the trace Chromium returned is not JSON (${bytes} bytes)`, cause });
+    }
+    const events = (Array.isArray(parsed) ? parsed : ((parsed as { traceEvents?: unknown }).traceEvents ?? [])) as TraceEvent[];
+    return { events, dataLoss, bytes, mainFrameId: this.mainFrameId, rendererPid: rendererPidOf(events, this.mainFrameId), cpuThrottle: cpuThrottleOf(events) };
+  }
+
+  /** End tracing and drop the data (a session replaced or abandoned). */
+  async discard(): Promise<void> {
+    const { stream } = await this.complete();
+    if (stream) await this.page.send('IO.close', { handle: stream }).catch(() => undefined);
+  }
+}
+
+/** The renderer that hosts `frameId`, from the metadata events tracing starts with. */
+export function rendererPidOf(events: readonly TraceEvent[], frameId: string): number | undefined {
+  for (const e of events) {
+    if (e.name !== 'TracingStartedInBrowser' && e.name !== 'TracingSessionIdForWorker') continue;
+    const frames = (e.args?.data?.frames ?? []) as Array<{ frame: string; processId?: number }>;
+    const f = frames.find((x) => x.frame === frameId);
+    if (f?.processId) return f.processId;
+  }
+  // A renderer that navigated (or committed after start) announces itself with FrameCommittedInBrowser.
+  for (const e of events) {
+    if (e.name === 'FrameCommittedInBrowser' && e.args?.data?.frame === frameId && e.args.data.processId) return e.args.data.processId as number;
+  }
+  return undefined;
+}
+
+function cpuThrottleOf(events: readonly TraceEvent[]): number | null {
+  for (const e of events) {
+    if (e.name === 'CpuThrottlingRate' || e.name === 'SetCPUThrottlingRate') {
+      const rate = e.args?.data?.rate ?? e.args?.rate;
+      if (typeof rate === 'number') return rate;
+    }
+  }
+  return null;
+}

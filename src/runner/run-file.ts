@@ -1,0 +1,96 @@
+/**
+ * The run file (DESIGN.md "Run file"): what `perf run` writes, `perf compare` reads and every
+ * reporter renders. schemaVersion 1; fields are extended, never renamed.
+ */
+import type { StepErrorInfo, StepResult } from '../engine/run-step.js';
+import type { Summary } from '../perf/stats.js';
+
+export const RUN_FILE_SCHEMA_VERSION = 1;
+
+/** Flat dotted metric names with units in the name (durationMs, frames.painted, counters.layouts.perFrame…). */
+export type Metrics = Record<string, number>;
+
+export type RepeatMode = 'timing' | 'attribution';
+
+export interface RepeatStepRecord {
+  phase: 'setup' | 'steps';
+  step: string;
+  label: string;
+  status: StepResult['status'];
+  durationMs: number;
+  error?: StepErrorInfo;
+  warnings?: string[];
+}
+
+interface RepeatBase {
+  index: number;
+  mode: RepeatMode;
+  /** Warmup repeats run first and are left out of the summary. */
+  warmup: boolean;
+  /** Wall time of the whole repeat (restart to end), ms. */
+  wallMs: number;
+  steps: RepeatStepRecord[];
+}
+
+export type RepeatRecord =
+  | (RepeatBase & { status: 'measured'; report: PerfReportRecord })
+  /** The page rendered nothing in the window: no metrics, left out of the medians. */
+  | (RepeatBase & { status: 'refused'; reason: string; report?: PerfReportRecord })
+  | (RepeatBase & { status: 'failed'; failure: { phase: 'restart' | 'setup' | 'steps' | 'measure'; step?: string; label?: string; error: StepErrorInfo; screenshot?: string } });
+
+/** What perf_end produced for one repeat, as kept in the run file. */
+export interface PerfReportRecord {
+  metrics: Metrics;
+  coverage?: Record<string, 'read' | 'missing'>;
+  insights?: unknown[];
+  [k: string]: unknown;
+}
+
+export interface BudgetResult {
+  expr: string;
+  metric: string;
+  op: '<' | '<=' | '>' | '>=';
+  limit: number;
+  /** The run's median of the metric; null when no measured repeat had it. */
+  value: number | null;
+  pass: boolean;
+}
+
+export interface RunEnv {
+  tool: { name: 'rehearse'; version: string };
+  browser: { product: string; userAgent: string; headless: boolean; executablePath?: string; endpoint?: string };
+  host: { platform: string; arch: string; cpuModel: string; cpus: number; memoryBytes: number; loadAverage: number[]; node: string; hostname: string };
+  restartMode: 'reload' | 'context' | 'browser';
+  viewport: { width: number; height: number; dpr: number; mobile: boolean; touch: boolean };
+  cpuThrottle: number;
+  app: { kind: 'serve' | 'command' | 'url'; url: string };
+}
+
+export interface RunFile {
+  schemaVersion: 1;
+  scenario: string;
+  variant: string | null;
+  label: string;
+  /** Source file of the scenario, relative to the working folder. */
+  scenarioFile: string;
+  startedAt: string;
+  finishedAt: string;
+  /** Ctrl-C stopped the run early: what was measured so far is kept. */
+  interrupted: boolean;
+  env: RunEnv;
+  /** The scenario's thresholds, for compare. */
+  thresholds: { warnPct: number; errorPct: number; metrics: Record<string, { warnPct?: number; errorPct?: number }> };
+  summary: {
+    repeats: number;
+    measured: number;
+    refused: number;
+    failed: number;
+    warmup: number;
+    metrics: Record<string, Summary>;
+    /** ms metrics summarised from timing-mode repeats only (when --timing interleaves). */
+    timingOnly: boolean;
+  };
+  budgets: BudgetResult[];
+  insights: unknown[];
+  repeats: RepeatRecord[];
+}

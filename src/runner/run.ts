@@ -1,0 +1,313 @@
+/**
+ * perf run: the app starts once; each repeat starts clean (browser.restart), applies the viewport
+ * and CPU throttling, opens app.path, runs setup, then perf_begin → steps → perf_end. A failed step
+ * fails only its repeat; a crashed renderer or browser is replaced for the next one. Everything
+ * measured is written, atomically, even when the run is interrupted.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import type { Page } from '../drivers/cdp/browser.js';
+import { SessionHost } from '../engine/host.js';
+import { runStep, toErrorInfo, type StepErrorInfo, type StepResult } from '../engine/run-step.js';
+import { PerfError } from '../errors.js';
+import { summarize, median } from '../perf/stats.js';
+import type { Budget, Scenario, StepCall } from '../scenario/load.js';
+import { startApp, type AppSpec, type RunningApp } from '../session/app.js';
+import { BrowserSession, type RestartMode } from '../session/browser-session.js';
+import { writeJsonAtomic } from '../session/state.js';
+import { hostInfo, toolVersion } from './env.js';
+import type { BudgetResult, Metrics, PerfReportRecord, RepeatMode, RepeatRecord, RepeatStepRecord, RunEnv, RunFile } from './run-file.js';
+
+export interface RunOptions {
+  label: string;
+  outDir: string;
+  repeat?: number;
+  warmup?: number;
+  restart?: RestartMode;
+  timing?: boolean;
+  cwd?: string;
+  signal?: AbortSignal;
+  onProgress?: (e: ProgressEvent) => void;
+}
+
+export type ProgressEvent =
+  | { kind: 'start'; total: number; warmup: number; scenario: string }
+  | { kind: 'repeat-start'; index: number; total: number; warmup: boolean; mode: RepeatMode }
+  | { kind: 'step'; index: number; phase: 'setup' | 'steps'; label: string }
+  | { kind: 'repeat-end'; record: RepeatRecord; total: number };
+
+export function runFileName(sc: Pick<Scenario, 'name' | 'variant'>, label: string): string {
+  return `${sc.name}${sc.variant ? `-${sc.variant}` : ''}-${label}`;
+}
+
+/** T,A,T,T,A,T…: every measured repeat is timing, and an attribution repeat follows every other one. */
+export function repeatSchedule(repeat: number, timing: boolean): RepeatMode[] {
+  if (!timing) return Array.from({ length: repeat }, () => 'attribution');
+  const out: RepeatMode[] = [];
+  for (let k = 0; k < repeat; k++) {
+    out.push('timing');
+    if (k % 2 === 0) out.push('attribution');
+  }
+  return out;
+}
+
+function appSpec(sc: Scenario): AppSpec {
+  if (sc.app.serve !== undefined) return { kind: 'serve', dir: sc.app.serve, ...(sc.app.spa ? { spa: true } : {}) };
+  if (sc.app.command !== undefined) return { kind: 'command', command: sc.app.command, cwd: sc.app.cwd, ...(sc.app.url ? { url: sc.app.url } : {}), ...(sc.app.startTimeoutMs !== undefined ? { startTimeoutMs: sc.app.startTimeoutMs } : {}) };
+  return { kind: 'url', url: sc.app.url! };
+}
+
+/** Apply the scenario's viewport, touch and CPU throttling to a fresh page. */
+async function emulate(page: Page, sc: Scenario): Promise<void> {
+  const v = sc.viewport;
+  await Promise.all([
+    page.send('Emulation.setDeviceMetricsOverride', { width: v.width, height: v.height, deviceScaleFactor: v.dpr, mobile: v.mobile }),
+    page.send('Emulation.setTouchEmulationEnabled', v.touch ? { enabled: true, maxTouchPoints: 5 } : { enabled: false }),
+    page.send('Emulation.setCPUThrottlingRate', { rate: sc.cpuThrottle }),
+    // Headless pages count as focused only with this; without it some apps skip focus handlers.
+    page.send('Emulation.setFocusEmulationEnabled', { enabled: true }),
+  ]);
+}
+
+/** What the page reports back after emulation: recorded, not assumed. */
+async function readBackViewport(page: Page, touchAsked: boolean): Promise<RunEnv['viewport']> {
+  const r = await page.evaluate<{ w: number; h: number; dpr: number; touch: boolean; mobile: boolean }>(
+    "({ w: innerWidth, h: innerHeight, dpr: devicePixelRatio, touch: navigator.maxTouchPoints > 0, mobile: matchMedia('(pointer: coarse)').matches })",
+  );
+  return { width: r.w, height: r.h, dpr: r.dpr, mobile: r.mobile, touch: r.touch || touchAsked };
+}
+
+export function judgeBudgets(budgets: Budget[], metrics: Record<string, { median: number }>): BudgetResult[] {
+  return budgets.map((b) => {
+    const value = metrics[b.metric]?.median ?? null;
+    const pass =
+      value !== null &&
+      (b.op === '<' ? value < b.limit : b.op === '<=' ? value <= b.limit : b.op === '>' ? value > b.limit : value >= b.limit);
+    return { expr: b.expr, metric: b.metric, op: b.op, limit: b.limit, value, pass };
+  });
+}
+
+const MS_METRIC = /(Ms|\.ms)(\.|$)|Ms\.p\d+|Ms\.worst/;
+
+/** Summary over measured, non-warmup repeats. With timing repeats present, ms metrics come from them only. */
+export function summarizeRepeats(repeats: RepeatRecord[]): { metrics: Record<string, ReturnType<typeof summarize>>; timingOnly: boolean } {
+  const measured = repeats.filter((r): r is Extract<RepeatRecord, { status: 'measured' }> => r.status === 'measured' && !r.warmup);
+  const timingOnly = measured.some((r) => r.mode === 'timing') && measured.some((r) => r.mode === 'attribution');
+  const values = new Map<string, number[]>();
+  for (const r of measured) {
+    for (const [k, v] of Object.entries(r.report.metrics)) {
+      if (!Number.isFinite(v)) continue;
+      if (timingOnly && MS_METRIC.test(k) && r.mode !== 'timing') continue;
+      let arr = values.get(k);
+      if (!arr) values.set(k, (arr = []));
+      arr.push(v);
+    }
+  }
+  const metrics: Record<string, ReturnType<typeof summarize>> = {};
+  for (const k of [...values.keys()].sort()) metrics[k] = summarize(values.get(k)!);
+  return { metrics, timingOnly };
+}
+
+export async function runScenario(sc: Scenario, opts: RunOptions): Promise<{ run: RunFile; path: string }> {
+  const cwd = opts.cwd ?? process.cwd();
+  const repeat = opts.repeat ?? sc.repeat;
+  const warmup = opts.warmup ?? sc.warmup;
+  const mode = opts.restart ?? sc.browser.restart;
+  const timing = opts.timing ?? sc.timing;
+  if (sc.browser.endpoint && mode === 'browser') {
+    throw new PerfError({ code: 'restart_browser_attached', message: 'restart mode "browser" cannot be used with browser.endpoint (perf did not launch that Chrome)', suggestion: 'use --restart context' });
+  }
+  mkdirSync(opts.outDir, { recursive: true });
+  const base = runFileName(sc, opts.label);
+  const path = join(opts.outDir, `${base}.json`);
+  const startedAt = new Date().toISOString();
+  const schedule: { mode: RepeatMode; warmup: boolean }[] = [
+    ...Array.from({ length: warmup }, () => ({ mode: 'attribution' as RepeatMode, warmup: true })),
+    ...repeatSchedule(repeat, timing).map((m) => ({ mode: m, warmup: false })),
+  ];
+  const records: RepeatRecord[] = [];
+  let env: RunEnv | undefined;
+  let interrupted = false;
+
+  const app: RunningApp = await startApp(appSpec(sc));
+  let session: BrowserSession | undefined;
+  try {
+    session = await BrowserSession.open({
+      headless: sc.browser.headless,
+      windowSize: { width: sc.viewport.width, height: sc.viewport.height },
+      prewarm: mode === 'context',
+      ...(sc.browser.endpoint ? { endpoint: sc.browser.endpoint } : {}),
+    });
+    const url = app.urlFor(sc.app.path);
+    const host = new SessionHost(session, app.baseUrl, cwd);
+    opts.onProgress?.({ kind: 'start', total: schedule.length, warmup, scenario: base });
+
+    for (let i = 0; i < schedule.length; i++) {
+      if (opts.signal?.aborted) {
+        interrupted = true;
+        break;
+      }
+      const { mode: repeatMode, warmup: isWarmup } = schedule[i]!;
+      opts.onProgress?.({ kind: 'repeat-start', index: i, total: schedule.length, warmup: isWarmup, mode: repeatMode });
+      const record = await runRepeat(session, host, sc, { index: i, mode: repeatMode, warmup: isWarmup, restart: mode, url, outDir: opts.outDir, base, first: i === 0, ...(opts.signal ? { signal: opts.signal } : {}), onStep: (phase, label) => opts.onProgress?.({ kind: 'step', index: i, phase, label }) });
+      if (opts.signal?.aborted && record.status !== 'measured') {
+        // Cut short by Ctrl-C: a half repeat is not a failure of the app; keep only what completed.
+        interrupted = true;
+        break;
+      }
+      if (!env && record.status !== 'failed') env = await describeEnv(session, sc, mode, app, url).catch(() => undefined);
+      records.push(record);
+      opts.onProgress?.({ kind: 'repeat-end', record, total: schedule.length });
+      if (opts.signal?.aborted) interrupted = true;
+    }
+    env ??= await describeEnv(session, sc, mode, app, url).catch(() => fallbackEnv(session, sc, mode, app, url));
+  } finally {
+    await session?.close().catch(() => undefined);
+    await app.stop().catch(() => undefined);
+  }
+
+  const { metrics, timingOnly } = summarizeRepeats(records);
+  const measured = records.filter((r) => !r.warmup);
+  const budgets = judgeBudgets(sc.budgets, metrics);
+  const run: RunFile = {
+    schemaVersion: 1,
+    scenario: sc.name,
+    variant: sc.variant,
+    label: opts.label,
+    scenarioFile: relative(cwd, sc.file) || sc.file,
+    startedAt,
+    finishedAt: new Date().toISOString(),
+    interrupted,
+    env: env!,
+    thresholds: sc.thresholds,
+    summary: {
+      repeats: measured.length,
+      measured: measured.filter((r) => r.status === 'measured').length,
+      refused: measured.filter((r) => r.status === 'refused').length,
+      failed: measured.filter((r) => r.status === 'failed').length,
+      warmup: records.length - measured.length,
+      metrics,
+      timingOnly,
+    },
+    budgets,
+    insights: medianRepeatInsights(records),
+    repeats: records,
+  };
+  writeJsonAtomic(path, run);
+  return { run, path };
+}
+
+function medianRepeatInsights(records: RepeatRecord[]): unknown[] {
+  const measured = records.filter((r): r is Extract<RepeatRecord, { status: 'measured' }> => r.status === 'measured' && !r.warmup);
+  if (measured.length === 0) return [];
+  const d = median(measured.map((r) => r.report.metrics.durationMs ?? 0));
+  const pick = measured.reduce((best, r) => (Math.abs((r.report.metrics.durationMs ?? 0) - d) < Math.abs((best.report.metrics.durationMs ?? 0) - d) ? r : best));
+  return (pick.report.insights as unknown[] | undefined) ?? [];
+}
+
+function fallbackEnv(session: BrowserSession | undefined, sc: Scenario, mode: RestartMode, app: RunningApp, url: string): RunEnv {
+  return {
+    tool: { name: 'rehearse', version: toolVersion() },
+    browser: { product: session?.browser.version.product ?? 'unknown', userAgent: session?.browser.version.userAgent ?? 'unknown', headless: sc.browser.headless },
+    host: hostInfo(),
+    restartMode: mode,
+    viewport: sc.viewport,
+    cpuThrottle: sc.cpuThrottle,
+    app: { kind: app.kind, url },
+  };
+}
+
+async function describeEnv(session: BrowserSession, sc: Scenario, mode: RestartMode, app: RunningApp, url: string): Promise<RunEnv> {
+  const env = fallbackEnv(session, sc, mode, app, url);
+  env.viewport = await readBackViewport(session.page, sc.viewport.touch);
+  if (session.chrome) env.browser.executablePath = session.chrome.executablePath;
+  if (sc.browser.endpoint) env.browser.endpoint = sc.browser.endpoint;
+  return env;
+}
+
+interface RepeatContext {
+  index: number;
+  mode: RepeatMode;
+  warmup: boolean;
+  restart: RestartMode;
+  url: string;
+  outDir: string;
+  base: string;
+  first: boolean;
+  signal?: AbortSignal;
+  onStep: (phase: 'setup' | 'steps', label: string) => void;
+}
+
+async function runRepeat(session: BrowserSession, host: SessionHost, sc: Scenario, rc: RepeatContext): Promise<RepeatRecord> {
+  const t0 = performance.now();
+  const steps: RepeatStepRecord[] = [];
+  const common = { index: rc.index, mode: rc.mode, warmup: rc.warmup, steps };
+  const failed = async (phase: 'restart' | 'setup' | 'steps' | 'measure', error: StepErrorInfo, step?: StepCall, label?: string): Promise<RepeatRecord> => {
+    const screenshot = phase === 'restart' ? undefined : await failureScreenshot(session, rc);
+    return { ...common, wallMs: performance.now() - t0, status: 'failed', failure: { phase, ...(step ? { step: step.name } : {}), ...(label ? { label } : {}), error, ...(screenshot ? { screenshot } : {}) } };
+  };
+
+  // 1. Clean restart, emulation, the app page.
+  try {
+    let page: Page;
+    if (rc.first && !session.health()) {
+      page = session.page;
+      session.prepareSpare();
+    } else {
+      page = await session.restart(rc.restart, rc.url);
+    }
+    await emulate(page, sc);
+    await host.page(); // installs the page runtime before the app's scripts run
+    await page.navigate(rc.url);
+  } catch (e) {
+    return failed('restart', toErrorInfo(e));
+  }
+
+  const run = async (phase: 'setup' | 'steps', call: StepCall, i: number): Promise<StepResult> => {
+    rc.onStep(phase, String(call.args.label ?? `${i}-${call.name}`));
+    const r = await runStep(host, call.name, call.args, { index: i, ...(rc.signal ? { signal: rc.signal } : {}) });
+    steps.push({ phase, step: r.step, label: r.label, status: r.status, durationMs: r.durationMs, ...(r.status !== 'ok' ? { error: r.error } : {}), ...(r.status === 'ok' && r.warnings?.length ? { warnings: r.warnings } : {}) });
+    return r;
+  };
+
+  // 2. Setup: not measured.
+  for (let i = 0; i < sc.setup.length; i++) {
+    const call = sc.setup[i]!;
+    const r = await run('setup', call, i);
+    if (r.status === 'failed') return failed('setup', r.error, call, r.label);
+  }
+
+  // 3. The measured window. Nothing of ours may run in the background during it.
+  await session.settle();
+  const begin = await runStep(host, 'perf_begin', { mode: rc.mode });
+  if (begin.status !== 'ok') return failed('measure', begin.error);
+  for (let i = 0; i < sc.steps.length; i++) {
+    const call = sc.steps[i]!;
+    const r = await run('steps', call, i);
+    if (r.status === 'failed') {
+      // Close the session so the next repeat starts without a half-open profiler or trace.
+      await runStep(host, 'perf_end', {}).catch(() => undefined);
+      return failed('steps', r.error, call, r.label);
+    }
+  }
+  const end = await runStep(host, 'perf_end', {});
+  if (end.status !== 'ok') return failed('measure', end.error);
+  const data = (end.data ?? {}) as { refused?: boolean; reason?: string; metrics?: Metrics } & Record<string, unknown>;
+  const report: PerfReportRecord = { ...data, metrics: data.metrics ?? {} };
+  const wallMs = performance.now() - t0;
+  if (data.refused) return { ...common, wallMs, status: 'refused', reason: data.reason ?? 'the page rendered nothing during the measured window', report };
+  return { ...common, wallMs, status: 'measured', report };
+}
+
+async function failureScreenshot(session: BrowserSession, rc: RepeatContext): Promise<string | undefined> {
+  try {
+    if (session.health()) return undefined;
+    // 3 s: a screenshot of a live page takes well under that; a hung page must not stall the run.
+    const { data } = await session.page.send('Page.captureScreenshot', { format: 'png' }, 3000);
+    const file = join(rc.outDir, `${rc.base}-repeat${rc.index}-failure.png`);
+    writeFileSync(file, Buffer.from(data, 'base64'));
+    return file;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,356 @@
+/**
+ * YAML → validated Scenario. Every error names the file, line and column, what was found and what
+ * was expected (PerfError kind usage → exit 2), and happens before any browser starts.
+ */
+import { readFileSync } from 'node:fs';
+import { basename, dirname, extname, relative, resolve } from 'node:path';
+import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node as YamlNode } from 'yaml';
+import { closest, isPerfError, PerfError } from '../errors.js';
+import { prepareArgs } from '../engine/run-step.js';
+import { stepNames } from '../steps/registry.js';
+import type { RestartMode } from '../session/browser-session.js';
+import { bestErrors, compile, describeAjvError } from '../engine/validate.js';
+import { scenarioSchema } from './schema.js';
+
+export interface StepCall {
+  name: string;
+  args: Record<string, unknown>;
+  /** Where it was written, for errors at run time too. */
+  line: number;
+  col: number;
+}
+
+export interface Budget {
+  expr: string;
+  metric: string;
+  op: '<' | '<=' | '>' | '>=';
+  limit: number;
+}
+
+export interface Scenario {
+  file: string;
+  dir: string;
+  name: string;
+  description?: string;
+  variant: string | null;
+  variants: string[];
+  app: { serve?: string; command?: string; url?: string; path: string; spa: boolean; cwd: string; startTimeoutMs?: number };
+  browser: { restart: RestartMode; endpoint?: string; headless: boolean };
+  viewport: { width: number; height: number; dpr: number; mobile: boolean; touch: boolean };
+  cpuThrottle: number;
+  repeat: number;
+  warmup: number;
+  timing: boolean;
+  vars: Record<string, string | number | boolean>;
+  setup: StepCall[];
+  steps: StepCall[];
+  thresholds: { warnPct: number; errorPct: number; metrics: Record<string, { warnPct?: number; errorPct?: number }> };
+  budgets: Budget[];
+}
+
+export const DEFAULTS = {
+  viewport: { width: 1280, height: 800, dpr: 1, mobile: false, touch: false },
+  cpuThrottle: 1,
+  repeat: 10,
+  warmup: 1,
+  restart: 'context' as RestartMode,
+  warnPct: 10,
+  errorPct: 25,
+};
+
+type Path = (string | number)[];
+
+class Located {
+  readonly lineCounter = new LineCounter();
+  readonly doc: Document.Parsed;
+  constructor(
+    readonly file: string,
+    readonly text: string,
+  ) {
+    this.doc = parseDocument(text, { lineCounter: this.lineCounter, prettyErrors: false, uniqueKeys: true });
+  }
+
+  /** Position of the node at `path`, or of its closest existing ancestor. `key`: the key itself. */
+  pos(path: Path, key = false): { line: number; col: number } {
+    let node: unknown = this.doc.contents;
+    let best: { line: number; col: number } = { line: 1, col: 1 };
+    const at = (n: unknown): void => {
+      const range = (n as { range?: [number, number, number] } | null)?.range;
+      if (range) best = this.lineCounter.linePos(range[0]);
+    };
+    at(node);
+    for (let i = 0; i < path.length; i++) {
+      const seg = path[i]!;
+      if (isMap(node)) {
+        const pair = node.items.find((p) => isPair(p) && isScalar(p.key) && String(p.key.value) === String(seg));
+        if (!pair) break;
+        if (key && i === path.length - 1) {
+          at(pair.key);
+          break;
+        }
+        node = pair.value;
+        at(pair.value ?? pair.key);
+      } else if (isSeq(node) && typeof seg === 'number') {
+        node = node.items[seg];
+        if (!node) break;
+        at(node);
+      } else break;
+    }
+    return best;
+  }
+
+  fail(path: Path, message: string, suggestion?: string, key = false, candidates?: string[]): PerfError {
+    const { line, col } = this.pos(path, key);
+    return new PerfError({
+      code: 'scenario_invalid',
+      message: `${this.file}:${line}:${col}: ${message}`,
+      ...(suggestion ? { suggestion } : {}),
+      ...(candidates?.length ? { candidates } : {}),
+    });
+  }
+}
+
+function instancePathToPath(p: string): Path {
+  return p
+    .split('/')
+    .filter(Boolean)
+    .map((s) => (/^\d+$/.test(s) ? Number(s) : s.replace(/~1/g, '/').replace(/~0/g, '~')));
+}
+
+const looseSchema = scenarioSchema({ forEditors: false });
+
+export interface LoadOptions {
+  variant?: string;
+  /** `--var name=value`: overrides the scenario's vars (and the variant's). */
+  vars?: Record<string, string>;
+  env?: NodeJS.ProcessEnv;
+  /** Paths in messages are shown relative to this folder. Default cwd. */
+  cwd?: string;
+}
+
+/** Load, validate and resolve a scenario file. Throws PerfError (usage) with file:line:col. */
+export function loadScenario(path: string, opts: LoadOptions = {}): Scenario {
+  const cwd = opts.cwd ?? process.cwd();
+  const abs = resolve(cwd, path);
+  const shown = relative(cwd, abs) || abs;
+  let text: string;
+  try {
+    text = readFileSync(abs, 'utf8');
+  } catch (cause) {
+    throw new PerfError({ code: 'scenario_unreadable', message: `cannot read scenario ${shown}: ${(cause as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (cause as Error).message}`, suggestion: 'check the path', cause });
+  }
+  const src = new Located(shown, text);
+  const parseError = src.doc.errors[0];
+  if (parseError) {
+    const { line, col } = parseError.linePos?.[0] ?? src.lineCounter.linePos(parseError.pos[0]);
+    throw new PerfError({ code: 'scenario_invalid', message: `${shown}:${line}:${col}: invalid YAML: ${parseError.message.split('\n')[0]}`, suggestion: 'check indentation and quoting at that line' });
+  }
+  const raw = src.doc.toJS() as unknown;
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
+    throw src.fail([], `a scenario is a mapping of keys (name, app, steps, …), got ${raw === null ? 'an empty file' : Array.isArray(raw) ? 'a list' : typeof raw}`);
+  }
+  const validate = compile(looseSchema);
+  if (!validate(raw)) {
+    const e = bestErrors(validate.errors ?? [])[0]!;
+    const budget = /^\/budgets\/(\d+)$/.exec(e.instancePath);
+    if (budget && e.keyword === 'pattern') parseBudget(src, ['budgets', Number(budget[1])], String(e.data));
+    const d = describeAjvError(e, '');
+    const isKey = e.keyword === 'additionalProperties';
+    const at = instancePathToPath(e.instancePath);
+    const path = isKey ? [...at, String(e.params.additionalProperty)] : at;
+    throw src.fail(path, d.message.replace(/^: /, '').replace(/^\.?/, ''), undefined, isKey);
+  }
+  const doc = raw as Record<string, any>;
+
+  // Variants: required when declared, refused when none.
+  const variantNames = Object.keys(doc.variants ?? {});
+  let variant: string | null = null;
+  if (opts.variant !== undefined) {
+    if (variantNames.length === 0) {
+      throw new PerfError({ code: 'variant_unknown', message: `${shown}: --variant ${opts.variant} given, but the scenario declares no variants`, suggestion: 'drop --variant' });
+    }
+    if (!variantNames.includes(opts.variant)) {
+      const near = closest(opts.variant, variantNames);
+      throw new PerfError({
+        code: 'variant_unknown',
+        message: `${shown}: unknown variant "${opts.variant}"; variants are: ${variantNames.join(', ')}`,
+        ...(near.length ? { suggestion: `did you mean --variant ${near[0]}?` } : {}),
+        candidates: variantNames,
+      });
+    }
+    variant = opts.variant;
+  } else if (variantNames.length > 0) {
+    throw new PerfError({ code: 'variant_required', message: `${shown}: declares variants (${variantNames.join(', ')}); pick one with --variant NAME`, suggestion: `e.g. --variant ${variantNames[0]}`, candidates: variantNames });
+  }
+
+  const overrides = variant ? (doc.variants[variant] as Record<string, unknown>) : {};
+  const vars: Record<string, string | number | boolean> = { ...(doc.vars ?? {}), ...((overrides.vars as object | undefined) ?? {}), ...(opts.vars ?? {}) };
+  const env = opts.env ?? process.env;
+  // Interpolate each part where it was written, so an unknown var is reported at its own line.
+  const top = interpolate(src, stripKeys(doc, ['variants']), [], vars, env) as Record<string, any>;
+  const over = variant ? (interpolate(src, overrides, ['variants', variant], vars, env) as Record<string, any>) : {};
+  const merged = deepMerge(top, over);
+  const listOrigin = (key: 'setup' | 'steps'): Path => (variant && over[key] !== undefined ? ['variants', variant, key] : [key]);
+
+  const dir = dirname(abs);
+  const app = merged.app as Record<string, any>;
+  const sources = ['serve', 'command', 'url'].filter((k) => app[k] !== undefined);
+  if (app.serve !== undefined && app.command !== undefined) throw src.fail(['app'], 'app takes one of serve, command or url, got serve and command');
+  if (app.serve !== undefined && app.url !== undefined) throw src.fail(['app'], 'app takes one of serve, command or url, got serve and url');
+  if (sources.length === 0) throw src.fail(['app'], 'app needs one of serve (a folder), command (a shell command) or url (a running app)');
+  if (app.path !== undefined && !String(app.path).startsWith('/')) throw src.fail(['app', 'path'], `app.path must start with "/", got "${String(app.path)}"`);
+
+  const steps = (key: 'setup' | 'steps'): StepCall[] => {
+    const list = (merged[key] as unknown[] | undefined) ?? [];
+    return list.map((item, i) => parseStep(src, [...listOrigin(key), i], item));
+  };
+
+  const thresholds = parseThresholds(merged.thresholds);
+  const budgets = ((merged.budgets as string[] | undefined) ?? []).map((b, i) => parseBudget(src, ['budgets', i], b));
+  const browser = (merged.browser ?? {}) as Record<string, any>;
+  const vp = { ...DEFAULTS.viewport, ...((merged.viewport as object | undefined) ?? {}) };
+  const repeat = (merged.repeat as number | undefined) ?? DEFAULTS.repeat;
+  const warmup = (merged.warmup as number | undefined) ?? DEFAULTS.warmup;
+  const scenario: Scenario = {
+    file: abs,
+    dir,
+    name: (doc.name as string | undefined) ?? basename(abs, extname(abs)),
+    ...(doc.description ? { description: doc.description as string } : {}),
+    variant,
+    variants: variantNames,
+    app: {
+      ...(app.serve !== undefined ? { serve: resolve(dir, String(app.serve)) } : {}),
+      ...(app.command !== undefined ? { command: String(app.command) } : {}),
+      ...(app.url !== undefined ? { url: String(app.url) } : {}),
+      path: (app.path as string | undefined) ?? '/',
+      spa: app.spa === true,
+      cwd: dir,
+      ...(app.startTimeoutMs !== undefined ? { startTimeoutMs: app.startTimeoutMs as number } : {}),
+    },
+    browser: {
+      restart: (browser.restart as RestartMode | undefined) ?? DEFAULTS.restart,
+      ...(browser.endpoint ? { endpoint: browser.endpoint as string } : {}),
+      headless: browser.headless !== false,
+    },
+    viewport: vp,
+    cpuThrottle: (merged.cpuThrottle as number | undefined) ?? DEFAULTS.cpuThrottle,
+    repeat,
+    warmup,
+    timing: merged.timing === true,
+    vars,
+    setup: steps('setup'),
+    steps: steps('steps'),
+    thresholds,
+    budgets,
+  };
+  if (scenario.steps.length === 0) throw src.fail(listOrigin('steps'), 'steps is empty: a scenario measures at least one step');
+  return scenario;
+}
+
+function stripKeys(o: Record<string, unknown>, keys: string[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(o)) if (!keys.includes(k)) out[k] = v;
+  return out;
+}
+
+/** Objects merge key by key; lists and scalars replace (DESIGN.md "variant deep-merges"). */
+export function deepMerge(base: Record<string, any>, over: Record<string, any>): Record<string, any> {
+  const out: Record<string, any> = { ...base };
+  for (const [k, v] of Object.entries(over)) {
+    const b = out[k];
+    out[k] = isPlainObject(b) && isPlainObject(v) ? deepMerge(b, v) : v;
+  }
+  return out;
+}
+
+function isPlainObject(v: unknown): v is Record<string, any> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+// ${name} and ${env.NAME}; ${PORT} is left for the app command, filled at start.
+const VAR_RE = /\$\{([A-Za-z_][A-Za-z0-9_.]*)\}/g;
+const RUNTIME_VARS = new Set(['PORT']);
+
+function interpolate(src: Located, value: unknown, path: Path, vars: Record<string, string | number | boolean>, env: NodeJS.ProcessEnv): unknown {
+  if (typeof value === 'string') {
+    // A string that is exactly one ${var} keeps the var's type (a number stays a number).
+    const whole = /^\$\{([A-Za-z_][A-Za-z0-9_.]*)\}$/.exec(value);
+    if (whole && !whole[1]!.startsWith('env.') && !RUNTIME_VARS.has(whole[1]!)) return lookup(src, path, whole[1]!, vars, env);
+    return value.replace(VAR_RE, (m, name: string) => (RUNTIME_VARS.has(name) ? m : String(lookup(src, path, name, vars, env))));
+  }
+  if (Array.isArray(value)) return value.map((v, i) => interpolate(src, v, [...path, i], vars, env));
+  if (isPlainObject(value)) {
+    const out: Record<string, unknown> = {};
+    // vars values themselves are not interpolated (no recursion surprises).
+    for (const [k, v] of Object.entries(value)) out[k] = path.length === 0 && k === 'vars' ? v : interpolate(src, v, [...path, k], vars, env);
+    return out;
+  }
+  return value;
+}
+
+function lookup(src: Located, path: Path, name: string, vars: Record<string, string | number | boolean>, env: NodeJS.ProcessEnv): string | number | boolean {
+  if (name.startsWith('env.')) {
+    const key = name.slice(4);
+    const v = env[key];
+    if (v === undefined) throw src.fail(path, `\${${name}}: environment variable ${key} is not set`, `set ${key}, or use a var with a default under vars:`);
+    return v;
+  }
+  if (!(name in vars)) {
+    const near = closest(name, Object.keys(vars));
+    throw src.fail(path, `unknown var \${${name}}${near.length ? `; did you mean \${${near[0]}}?` : ''}; vars are: ${Object.keys(vars).join(', ') || '(none)'}`, 'declare it under vars:, or use ${env.NAME} for the environment', false, near);
+  }
+  return vars[name]!;
+}
+
+function parseStep(src: Located, path: Path, item: unknown): StepCall {
+  const { line, col } = src.pos(path);
+  let name: string;
+  let args: unknown;
+  if (typeof item === 'string') {
+    name = item;
+    args = {};
+  } else if (isPlainObject(item) && Object.keys(item).length === 1) {
+    name = Object.keys(item)[0]!;
+    args = item[name] ?? {};
+  } else {
+    const keys = isPlainObject(item) ? Object.keys(item) : [];
+    throw src.fail(path, keys.length > 1 ? `a step is one key (the step name), got ${keys.length}: ${keys.join(', ')}` : 'a step is `- <step name>: <arguments>`', keys.length > 1 ? 'put each step in its own list item, or indent the arguments under the step name' : undefined);
+  }
+  if (!stepNames().includes(name)) {
+    const near = closest(name, stepNames());
+    throw src.fail([...path, name], `unknown step "${name}"${near.length ? `; did you mean ${near.map((n) => `"${n}"`).join(' or ')}?` : ''}`, `steps are: ${stepNames().join(', ')}`, true, near);
+  }
+  try {
+    const prepared = prepareArgs(name, args);
+    return { name, args: prepared.args, line, col };
+  } catch (e) {
+    if (isPerfError(e)) throw src.fail(typeof item === 'string' ? path : [...path, name], e.message, e.suggestion);
+    throw e;
+  }
+}
+
+export function parsePct(v: unknown): number {
+  return typeof v === 'number' ? v : Number(String(v).replace(/[%+\s]/g, ''));
+}
+
+function parseThresholds(t: Record<string, any> | undefined): Scenario['thresholds'] {
+  const metrics: Record<string, { warnPct?: number; errorPct?: number }> = {};
+  for (const [m, v] of Object.entries((t?.metrics as Record<string, Record<string, unknown>> | undefined) ?? {})) {
+    metrics[m] = { ...(v.warn !== undefined ? { warnPct: parsePct(v.warn) } : {}), ...(v.error !== undefined ? { errorPct: parsePct(v.error) } : {}) };
+  }
+  return { warnPct: t?.warn !== undefined ? parsePct(t.warn) : DEFAULTS.warnPct, errorPct: t?.error !== undefined ? parsePct(t.error) : DEFAULTS.errorPct, metrics };
+}
+
+const BUDGET_RE = /^\s*([A-Za-z0-9_.\-]+)\s*(<=|>=|<|>)\s*(-?[0-9]+(?:\.[0-9]+)?)\s*$/;
+
+export function parseBudgetExpr(expr: string): Budget | undefined {
+  const m = BUDGET_RE.exec(expr);
+  if (!m) return undefined;
+  return { expr: expr.trim(), metric: m[1]!, op: m[2] as Budget['op'], limit: Number(m[3]) };
+}
+
+function parseBudget(src: Located, path: Path, expr: string): Budget {
+  const b = parseBudgetExpr(expr);
+  if (!b) throw src.fail(path, `malformed budget "${expr}": expected "<metric> <op> <number>" with op one of < <= > >=`, 'e.g. "interactions.latencyMs.p90 < 100"');
+  return b;
+}

@@ -1,0 +1,282 @@
+/**
+ * The element actions and their effect blocks, against the demo app and the actions-* fixtures.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { Page } from '../src/drivers/cdp/browser.js';
+import { pressKey } from '../src/drivers/cdp/input.js';
+import type { SessionHost } from '../src/engine/host.js';
+import { runStep, type StepResult } from '../src/engine/run-step.js';
+import { fresh, sharedBrowser } from './helpers.js';
+
+type Ok = Extract<StepResult, { status: 'ok' }>;
+type Failed = Extract<StepResult, { status: 'failed' }>;
+function ok(r: StepResult): Ok {
+  if (r.status !== 'ok') assert.fail(`${r.step} failed: ${JSON.stringify('error' in r ? r.error : r)}`);
+  return r;
+}
+function failed(r: StepResult): Failed {
+  if (r.status !== 'failed') assert.fail(`${r.step} was expected to fail, got ${JSON.stringify(r)}`);
+  return r;
+}
+async function demo(path: string) {
+  const { demo } = await sharedBrowser();
+  return fresh(`${demo.url}${path}`);
+}
+async function fixture(name: string) {
+  const { fixtures } = await sharedBrowser();
+  return fresh(`${fixtures.url}/${name}`);
+}
+const text = (page: Page, id: string): Promise<string> => page.evaluate<string>(`document.getElementById(${JSON.stringify(id)}).textContent`);
+const events = (page: Page): Promise<string[]> => page.evaluate<string[]>('window.__events.splice(0)');
+async function run(host: SessionHost, step: string, args: unknown): Promise<Ok> {
+  return ok(await runStep(host, step, args));
+}
+
+test('tap returns the effect and the page changes', async () => {
+  const { host, session } = await demo('/list.html');
+  const r = await run(host, 'tap', 'Add item');
+  assert.match(String(r.data!.element), /^button "Add item" \[ref=e\d+\]$/);
+  assert.deepEqual(r.effect, { treeChanged: { changed: true } });
+  assert.equal(await text(session.page, 'count'), '2001 items');
+  assert.equal(await session.page.evaluate('document.querySelector("#list > :last-child .row-title").textContent'), 'Item 2001');
+});
+
+test('tap on a control that changes nothing reports treeChanged false', async () => {
+  const { host } = await demo('/list.html');
+  const r = await run(host, 'tap', { target: { role: 'heading', name: 'List' } });
+  assert.deepEqual(r.effect, { treeChanged: { changed: false } });
+});
+
+test('tap on a switch reports the checked state read back', async () => {
+  const { host, session } = await demo('/form.html');
+  const r = await run(host, 'tap', { target: { role: 'switch', name: 'Dark mode' } });
+  assert.deepEqual(r.effect?.checked, { verified: true, before: false, after: true });
+  assert.equal(await session.page.evaluate('document.documentElement.classList.contains("dark")'), true);
+});
+
+test('dblclick, right_click and triple_click send the events a user would', async () => {
+  const { host, session } = await fixture('actions-events.html');
+  await run(host, 'dblclick', { target: { role: 'button', name: 'Click me' } });
+  const dbl = await events(session.page);
+  assert.deepEqual(dbl.filter((e) => /^(click|dblclick)/.test(e)), ['click:1:0:', 'click:2:0:', 'dblclick:2:0:']);
+  await run(host, 'right_click', { target: { role: 'button', name: 'Click me' } });
+  assert.deepEqual((await events(session.page)).filter((e) => /^(mousedown|contextmenu|click)/.test(e)), ['mousedown:1:2:', 'contextmenu:0:2:']);
+  await run(host, 'triple_click', { target: { text: 'The quick brown fox jumps over the lazy dog.' } });
+  assert.equal(await session.page.evaluate('getSelection().toString().trim()'), 'The quick brown fox jumps over the lazy dog.');
+  await run(host, 'tap', { target: { role: 'button', name: 'Click me' }, modifiers: ['control'] });
+  const ctrl = await events(session.page);
+  assert.ok(ctrl.includes('click:1:0:ctrl'), ctrl.join(' '));
+  assert.equal(ctrl.at(-1), 'keyup:Control:', 'the modifier is released afterwards');
+});
+
+test('hover moves the mouse over the element', async () => {
+  const { host, session } = await fixture('actions-events.html');
+  const r = await run(host, 'hover', { target: { text: 'Hover me' } });
+  assert.deepEqual(r.effect, { treeChanged: { changed: true } });
+  assert.equal(await text(session.page, 'hover-state'), 'hovered');
+});
+
+test('fill into the number field comes back verified false with the value it holds', async () => {
+  const { host, session } = await demo('/form.html');
+  const r = await run(host, 'fill', { target: { label: 'Age' }, text: 'abc' });
+  assert.deepEqual(r.effect?.text, { verified: false, value: '', expected: 'abc' });
+  assert.equal(await session.page.evaluate('document.getElementById("age").value'), '');
+  const n = await run(host, 'fill', { target: { label: 'Age' }, text: '42' });
+  assert.deepEqual(n.effect?.text, { verified: true, value: '42', expected: '42' });
+});
+
+test('fill replaces the text and fires input then change', async () => {
+  const { host, session } = await fixture('actions-events.html');
+  await run(host, 'fill', { target: { label: 'Keys' }, text: 'old' });
+  await events(session.page);
+  const r = await run(host, 'fill', { target: { label: 'Keys' }, text: 'new text' });
+  assert.deepEqual(r.effect?.text, { verified: true, value: 'new text', expected: 'new text' });
+  assert.equal(r.data!.previousValue, 'old');
+  const ev = (await events(session.page)).filter((e) => /^(input|change)/.test(e));
+  assert.deepEqual(ev, ['input:', 'input:new text', 'change:new text']);
+});
+
+test('type sends key events per character and replaces the content', async () => {
+  const { host, session } = await fixture('actions-events.html');
+  await run(host, 'fill', { target: { label: 'Keys' }, text: 'zzz' });
+  await events(session.page);
+  const r = await run(host, 'type', { target: { label: 'Keys' }, text: 'Hi!' });
+  assert.deepEqual(r.effect?.text, { verified: true, value: 'Hi!', expected: 'Hi!' });
+  const keys = (await events(session.page)).filter((e) => e.startsWith('keydown'));
+  assert.deepEqual(keys, ['keydown:Delete:', 'keydown:H:S', 'keydown:i:', 'keydown:!:S']);
+});
+
+test('clear empties a field; focus and blur report focus read back', async () => {
+  const { host, session } = await demo('/form.html');
+  await run(host, 'fill', { target: { label: 'Name' }, text: 'Ada' });
+  const c = await run(host, 'clear', { target: { label: 'Name' } });
+  assert.deepEqual(c.effect?.text, { verified: true, value: '', expected: '' });
+  const f = await run(host, 'focus', { target: { label: 'Email' } });
+  assert.equal(f.data!.focused, true);
+  assert.equal(await session.page.evaluate('document.activeElement.id'), 'email');
+  const b = await run(host, 'blur', { target: { label: 'Email' } });
+  assert.equal(b.data!.hadFocus, true);
+  assert.equal(await session.page.evaluate('document.activeElement === document.body'), true);
+  const again = await run(host, 'blur', { target: { label: 'Email' } });
+  assert.equal(again.data!.hadFocus, false);
+});
+
+test('set_checkbox is idempotent and reads the state back (checkbox, switch, radio)', async () => {
+  const { host, session } = await demo('/form.html');
+  const first = await run(host, 'set_checkbox', { target: { label: 'Subscribe to newsletter' }, value: true });
+  assert.equal(first.data!.toggled, true);
+  assert.equal(first.data!.previousValue, false);
+  assert.deepEqual(first.effect?.checked, { verified: true, before: false, after: true });
+  const second = await run(host, 'set_checkbox', { target: { label: 'Subscribe to newsletter' }, value: 'true' });
+  assert.equal(second.data!.toggled, false);
+  assert.deepEqual(second.effect?.checked, { verified: true, before: true, after: true });
+  assert.equal(await session.page.evaluate('document.getElementById("subscribe").checked'), true);
+  const sw = await run(host, 'set_checkbox', { target: { role: 'switch', name: 'Dark mode' }, value: true });
+  assert.deepEqual(sw.effect?.checked, { verified: true, before: false, after: true });
+  const radio = await run(host, 'set_checkbox', { target: { role: 'radio', name: 'Pro' }, value: true });
+  assert.deepEqual(radio.effect?.checked, { verified: true, before: false, after: true });
+  assert.equal(await session.page.evaluate('document.querySelector("input[name=plan]:checked").value'), 'pro');
+  const unradio = failed(await runStep(host, 'set_checkbox', { target: { role: 'radio', name: 'Pro' }, value: false }));
+  assert.equal(unradio.error.code, 'cannot_uncheck_radio');
+  const notBox = failed(await runStep(host, 'set_checkbox', { target: { role: 'button', name: 'Submit' }, value: true }));
+  assert.equal(notBox.error.code, 'not_checkable');
+  assert.match(notBox.error.message, /is a button, not a checkbox, radio or switch/);
+});
+
+test('select_option picks in a native select by label or value and in an ARIA listbox', async () => {
+  const { host, session } = await demo('/form.html');
+  const byLabel = await run(host, 'select_option', { target: { label: 'Country' }, option: 'Germany' });
+  assert.deepEqual(byLabel.effect?.selected, { verified: true, value: 'Germany' });
+  assert.equal(await session.page.evaluate('document.getElementById("country").value'), 'de');
+  const byValue = await run(host, 'select_option', { target: { label: 'Country' }, option: 'jp' });
+  assert.deepEqual(byValue.data!.selected, [{ label: 'Japan', value: 'jp' }]);
+  const missing = failed(await runStep(host, 'select_option', { target: { label: 'Country' }, option: 'Atlantis' }));
+  assert.equal(missing.error.code, 'option_not_found');
+  assert.ok(missing.error.candidates?.includes('France (value "fr")'));
+  const aria = await run(host, 'select_option', { target: { role: 'listbox', name: 'Color' }, option: 'purple' });
+  assert.deepEqual(aria.effect?.selected, { verified: true, value: 'Purple' });
+  assert.equal(await session.page.evaluate('document.getElementById("color-purple").getAttribute("aria-selected")'), 'true');
+  await run(host, 'fill', { target: { label: 'Name' }, text: 'Ada' });
+  await run(host, 'tap', { target: { role: 'button', name: 'Submit' } });
+  assert.match(await text(session.page, 'result'), /"country":"jp".*"color":"purple"/);
+});
+
+test('press_key with modifiers holds them and always releases them', async () => {
+  const { host, session } = await fixture('actions-events.html');
+  await run(host, 'focus', { target: { label: 'Keys' } });
+  await events(session.page);
+  const r = await run(host, 'press_key', { key: 'k', modifiers: ['control', 'shift'] });
+  assert.equal(r.data!.key, 'Control+Shift+k');
+  assert.deepEqual(await events(session.page), ['keydown:Control:C', 'keydown:Shift:CS', 'keydown:K:CS', 'keyup:K:CS', 'keyup:Shift:C', 'keyup:Control:']);
+  const combo = await run(host, 'press_key', { key: 'Shift+Tab' });
+  assert.equal(combo.data!.key, 'Shift+Tab');
+  assert.deepEqual((await events(session.page)).at(-1), 'keyup:Shift:');
+});
+
+test('press_key Enter in a form field submits it', async () => {
+  const { host, session } = await demo('/form.html');
+  await run(host, 'fill', { target: { label: 'Name' }, text: 'Ada' });
+  const r = await run(host, 'press_key', { key: 'Enter', target: { label: 'Name' } });
+  assert.deepEqual(r.effect, { treeChanged: { changed: true } });
+  assert.match(await text(session.page, 'result'), /^Submitted: \{"name":"Ada"/);
+});
+
+test('modifiers are released even when delivering the key fails', async () => {
+  const sent: { type: string; key: string }[] = [];
+  const fake = {
+    send: async (method: string, p: { type: string; key: string }) => {
+      assert.equal(method, 'Input.dispatchKeyEvent');
+      sent.push({ type: p.type, key: p.key });
+      if (p.key === 'x' && p.type !== 'keyUp') throw new Error('delivery failed');
+      return {};
+    },
+  } as unknown as Page;
+  await assert.rejects(pressKey(fake, 'x', ['control', 'alt']), /delivery failed/);
+  const ups = sent.filter((s) => s.type === 'keyUp' && s.key !== 'x').map((s) => s.key);
+  assert.deepEqual(ups, ['Alt', 'Control']);
+});
+
+test('unknown keys and browser shortcuts are refused before anything is pressed', async () => {
+  const { host } = await demo('/form.html');
+  const r = failed(await runStep(host, 'press_key', { key: 'Hyper' }));
+  assert.equal(r.error.code, 'unknown_key');
+  const w = failed(await runStep(host, 'press_key', { key: 'Control+w' }));
+  assert.equal(w.error.code, 'browser_shortcut');
+});
+
+test('drag moves a pointer-driven element through intermediate moves', async () => {
+  const { host, session } = await fixture('actions-drag.html');
+  const before = await session.page.evaluate<number>('document.getElementById("knob").getBoundingClientRect().left');
+  const r = await run(host, 'drag', { target: { role: 'button', name: 'Knob' }, dx: 150, dy: 20 });
+  assert.deepEqual(r.effect, { treeChanged: { changed: true } });
+  const after = await session.page.evaluate<number>('document.getElementById("knob").getBoundingClientRect().left');
+  assert.ok(Math.abs(after - before - 150) < 1, `${before} → ${after}`);
+  assert.equal(await text(session.page, 'moves'), 'moves: 10');
+});
+
+test('drag onto another element performs HTML5 drag and drop', async () => {
+  const { host, session } = await fixture('actions-drag.html');
+  const r = await run(host, 'drag', { target: { role: 'listitem', name: 'Card' }, toTarget: { role: 'region', name: 'Drop zone' } });
+  assert.equal(r.data!.html5, true);
+  assert.equal(await text(session.page, 'dropped'), 'dropped card-1');
+});
+
+test('scroll uses the wheel and reports the offset before and after, clamped', async () => {
+  const { host, session } = await demo('/list.html');
+  const r = await run(host, 'scroll', { target: { role: 'list', name: 'Items' }, dy: 600 });
+  assert.deepEqual(r.effect?.scrollOffset, { changed: true, before: { x: 0, y: 0 }, after: { x: 0, y: 600 } });
+  assert.equal(r.data!.method, 'wheel');
+  assert.equal(await session.page.evaluate('document.getElementById("list").scrollTop'), 600);
+  const max = await session.page.evaluate<number>('(() => { const l = document.getElementById("list"); return l.scrollHeight - l.clientHeight; })()');
+  const end = await run(host, 'scroll', { direction: 'down', pixels: 1e7 });
+  assert.match(String(end.data!.container), /^list "Items"/, 'the first scrollable element');
+  assert.equal(end.data!.clamped, true);
+  assert.deepEqual(end.effect?.scrollOffset?.after, { x: 0, y: max });
+  const none = await run(host, 'scroll', { direction: 'down' });
+  assert.deepEqual(none.effect?.scrollOffset, { changed: false, before: { x: 0, y: max }, after: { x: 0, y: max } });
+  assert.equal(none.data!.atLimit, true);
+});
+
+test('scroll intoView brings an offscreen row into view', async () => {
+  const { host, session } = await demo('/list.html');
+  const r = await run(host, 'scroll', { target: { text: 'Item 500' }, intoView: true });
+  assert.equal(r.effect?.scrollOffset?.changed, true);
+  assert.equal(r.data!.inView, true);
+  const visible = await session.page.evaluate<boolean>(`(() => {
+    const l = document.getElementById('list').getBoundingClientRect();
+    const row = [...document.querySelectorAll('.row-title')].find((e) => e.textContent === 'Item 500').getBoundingClientRect();
+    return row.top >= l.top && row.bottom <= l.bottom; })()`);
+  assert.equal(visible, true);
+});
+
+test('expect passes, polls until the state arrives, and fails with expected vs actual', async () => {
+  const { host, session } = await demo('/list.html');
+  await run(host, 'expect', { target: { role: 'status' }, text: '2000 items', visible: true });
+  await run(host, 'expect', { target: { role: 'listitem' }, count: 2000 });
+  await run(host, 'expect', { url: '/list.html' });
+  await session.page.evaluate(`setTimeout(() => document.getElementById('add-item').click(), 150)`);
+  const later = await run(host, 'expect', { target: { role: 'status' }, text: '2001 items', timeoutMs: 2000 });
+  assert.ok((later.data!.waitedMs as number) >= 100);
+  const r = failed(await runStep(host, 'expect', { target: { role: 'status' }, text: '5 items', timeoutMs: 300 }));
+  assert.equal(r.error.code, 'expect_failed');
+  assert.equal(r.error.kind, 'failed');
+  assert.match(r.error.message, /text: expected "5 items", got "2001 items"$/);
+  const hidden = await run(host, 'expect', { target: { text: 'Nothing like this' }, hidden: true });
+  assert.equal(hidden.data!.passed, true);
+  const { host: formHost } = await demo('/form.html');
+  await run(formHost, 'expect', { target: { label: 'Country' }, value: 'Choose a country' });
+  await run(formHost, 'expect', { target: { role: 'radio', name: 'Free' }, checked: true });
+  const unchecked = failed(await runStep(formHost, 'expect', { target: { role: 'radio', name: 'Pro' }, checked: true, timeoutMs: 200 }));
+  assert.match(unchecked.error.message, /checked: expected true, got false$/);
+});
+
+test('snapshot: diff on an action embeds the changed lines', async () => {
+  const { host } = await demo('/list.html');
+  await run(host, 'snap', {});
+  const r = await run(host, 'tap', { target: { role: 'button', name: 'Add item' }, snapshot: 'diff' });
+  const snap = String(r.data!.snapshot);
+  assert.match(snap, /^-  - status: 2000 items$/m);
+  assert.match(snap, /^\+  - status: 2001 items$/m);
+  assert.match(snap, /\(\d+ of \d+ lines changed\)$/);
+});

@@ -1,0 +1,491 @@
+/**
+ * Reporters on hand-made run files and a real compareMetrics() result: no browser, no files except the
+ * step-summary temp file. Each test checks what a reader of that format relies on.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { compareMetrics, DEFAULT_THRESHOLDS } from '../src/perf/compare.js';
+import type { CompareResult, MetricSamples } from '../src/perf/compare.js';
+import { summarize } from '../src/perf/stats.js';
+import type { RepeatRecord, RunFile } from '../src/runner/run-file.js';
+import { isPerfError } from '../src/errors.js';
+import { appendToGithubStepSummary, getReporter, REPORTERS, reportPathFor } from '../reporters/index.js';
+import { jsonReporter } from '../reporters/json.js';
+import { junitReporter, xmlAttr, xmlText } from '../reporters/junit.js';
+import { markdownReporter } from '../reporters/markdown.js';
+import { tableReporter } from '../reporters/table.js';
+import { formatValue, sortMetrics } from '../reporters/format.js';
+
+// ─── fixtures ───────────────────────────────────────────────────────────────────────────────────────
+
+/** A message with every XML-special character, a BEL control character and an ANSI colour code. */
+const NASTY_MESSAGE = `no element <button> & "Add" 'item'\u0007 \u001b[31mred\u001b[0m`;
+
+const SAMPLES: Record<string, number[]> = {
+  durationMs: [812.34, 820.1, 805.77, 830.4],
+  'frames.count': [60, 61, 59, 60],
+  'frames.painted': [58, 60, 59, 58],
+  'interactions.latencyMs.p90': [84.21, 90.3, 80.02, 88.8],
+  'counters.layouts.perFrame': [2.5, 2.4, 2.6, 2.5],
+  'counters.heapDeltaBytes': [1_572_864, 1_600_000, 1_500_000, 1_580_000],
+  'counters.layouts': [145, 144, 150, 146],
+  'steps.scroll.ms': [400.04, 410.5, 398.2, 402],
+  'steps.add.ms': [50.5, 52.1, 49.9, 51],
+};
+
+function repeatBase(index: number, warmup = false): Omit<RepeatRecord, 'status' | 'report'> & { steps: RepeatRecord['steps'] } {
+  return {
+    index,
+    mode: 'timing',
+    warmup,
+    wallMs: 1234.5,
+    // scroll before add: the table must follow this order, not the alphabet.
+    steps: [
+      { phase: 'setup', step: 'wait_for', label: '0-wait_for', status: 'ok', durationMs: 20 },
+      { phase: 'steps', step: 'scroll', label: 'scroll', status: 'ok', durationMs: 400 },
+      { phase: 'steps', step: 'tap', label: 'add', status: 'ok', durationMs: 50 },
+    ],
+  };
+}
+
+function makeRun(label = 'run'): RunFile {
+  const metrics = Object.fromEntries(Object.entries(SAMPLES).map(([k, v]) => [k, summarize(v)]));
+  const measured = (index: number, warmup = false): RepeatRecord => ({
+    ...repeatBase(index, warmup),
+    status: 'measured',
+    report: { metrics: Object.fromEntries(Object.entries(SAMPLES).map(([k, v]) => [k, v[index % v.length]!])) },
+  });
+  return {
+    schemaVersion: 1,
+    scenario: 'list',
+    variant: 'desktop',
+    label,
+    scenarioFile: 'scenarios/list.yaml',
+    startedAt: '2025-01-01T00:00:00.000Z',
+    finishedAt: '2025-01-01T00:01:00.000Z',
+    interrupted: false,
+    env: {
+      tool: { name: 'rehearse', version: '0.1.0' },
+      browser: { product: 'Chrome/131', userAgent: 'ua', headless: true },
+      host: { platform: 'linux', arch: 'x64', cpuModel: 'cpu', cpus: 8, memoryBytes: 16e9, loadAverage: [0, 0, 0], node: 'v20', hostname: 'h' },
+      restartMode: 'context',
+      viewport: { width: 1440, height: 900, dpr: 1, mobile: false, touch: false },
+      cpuThrottle: 4,
+      app: { kind: 'serve', url: 'http://127.0.0.1:1234/list.html' },
+    },
+    thresholds: { warnPct: 10, errorPct: 25, metrics: {} },
+    summary: { repeats: 6, measured: 4, refused: 1, failed: 1, warmup: 1, metrics, timingOnly: false },
+    budgets: [
+      { expr: 'interactions.latencyMs.p90 < 100', metric: 'interactions.latencyMs.p90', op: '<', limit: 100, value: 86.5, pass: true },
+      { expr: 'counters.layouts.perFrame <= 2', metric: 'counters.layouts.perFrame', op: '<=', limit: 2, value: 2.5, pass: false },
+    ],
+    insights: [],
+    repeats: [
+      measured(0, true), // warmup: excluded everywhere
+      measured(1),
+      measured(2),
+      measured(3),
+      measured(4),
+      {
+        ...repeatBase(5),
+        status: 'failed',
+        failure: {
+          phase: 'steps',
+          step: 'tap',
+          label: 'add',
+          error: { kind: 'usage', code: 'target_not_found', message: NASTY_MESSAGE, suggestion: 'take a snap', candidates: ['Add <item>'] },
+        },
+      },
+      { ...repeatBase(6), status: 'refused', reason: 'no frames painted in the window' },
+    ],
+  };
+}
+
+/** Deterministic ±1 % wobble around `base`, 10 repeats: real noise without a PRNG. */
+function wobble(base: number): number[] {
+  return Array.from({ length: 10 }, (_, i) => base * (1 + (((i * 7) % 10) - 4.5) / 450));
+}
+
+const COMPARE_METRICS = [
+  'durationMs',
+  'frames.count',
+  'frames.painted',
+  'frames.dropped',
+  'frames.dropped.perFrame',
+  'frames.overBudget',
+  'frames.overBudget.perFrame',
+  'frames.frameMs.p50',
+  'frames.frameMs.p90',
+  'frames.frameMs.p99',
+  'frames.frameMs.worst',
+  'interactions.count',
+  'interactions.latencyMs.p50',
+  'interactions.latencyMs.p90',
+  'interactions.latencyMs.worst',
+  'longFrames.count',
+  'longFrames.count.perFrame',
+  'longFrames.blockingMs',
+  'counters.layouts',
+  'counters.layouts.perFrame',
+  'counters.styleRecalcs',
+  'counters.styleRecalcs.perFrame',
+  'counters.scriptMs',
+  'counters.heapDeltaBytes',
+  'steps.scroll.ms',
+  'steps.add.ms',
+  'steps.filter.ms',
+  'steps.expect.ms',
+  'steps.open.ms',
+  'steps.close.ms',
+];
+
+/** Three regressions of known size among 30 metrics; the rest are the same values in another order. */
+const REGRESSION_FACTORS: Record<string, number> = { 'counters.layouts.perFrame': 1.6, durationMs: 1.35, 'frames.frameMs.p90': 1.15 };
+
+function makeCompare(): CompareResult {
+  const samples: MetricSamples[] = COMPARE_METRICS.map((metric, i) => {
+    const a = wobble(10 + i);
+    const factor = REGRESSION_FACTORS[metric];
+    return { metric, a, b: factor ? a.map((v) => v * factor) : [...a].reverse(), gated: true };
+  });
+  return compareMetrics(samples, { thresholds: DEFAULT_THRESHOLDS });
+}
+
+// ─── a tiny XML well-formedness checker ─────────────────────────────────────────────────────────────
+
+interface XmlNode {
+  name: string;
+  attrs: Record<string, string>;
+  children: XmlNode[];
+  text: string;
+}
+
+const ENTITY_REF = /&(?:amp|lt|gt|quot|apos|#[0-9]+|#x[0-9a-fA-F]+);/y;
+
+function decodeEntities(s: string, where: string): string {
+  let out = '';
+  for (let i = 0; i < s.length; ) {
+    if (s[i] === '&') {
+      ENTITY_REF.lastIndex = i;
+      const m = ENTITY_REF.exec(s);
+      if (!m) throw new Error(`bare & in ${where}: ${JSON.stringify(s.slice(i, i + 12))}`);
+      const ref = m[0].slice(1, -1);
+      out += ref.startsWith('#x')
+        ? String.fromCodePoint(parseInt(ref.slice(2), 16))
+        : ref.startsWith('#')
+          ? String.fromCodePoint(Number(ref.slice(1)))
+          : { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" }[ref]!;
+      i += m[0].length;
+    } else {
+      out += s[i];
+      i++;
+    }
+  }
+  return out;
+}
+
+/**
+ * Parses the subset of XML the JUnit reporter writes (prolog, elements, double-quoted attributes, text)
+ * and throws on anything not well-formed: unbalanced or mismatched tags, raw < or bare & in text or
+ * attributes, duplicate attributes, characters outside XML 1.0 Char, content outside one root.
+ */
+function parseXml(src: string): XmlNode {
+  const invalid = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/u.exec(src);
+  if (invalid) throw new Error(`character U+${invalid[0].codePointAt(0)!.toString(16)} is not allowed in XML 1.0`);
+  let i = 0;
+  const prolog = /^<\?xml[^?]*\?>/.exec(src);
+  if (prolog) i = prolog[0].length;
+  const root: XmlNode = { name: '#document', attrs: {}, children: [], text: '' };
+  const stack: XmlNode[] = [root];
+  const openTag = /<([A-Za-z_][\w.-]*)((?:\s+[A-Za-z_][\w.:-]*="[^"<]*")*)\s*(\/?)>/y;
+  const closeTag = /<\/([A-Za-z_][\w.-]*)\s*>/y;
+  while (i < src.length) {
+    const top = stack[stack.length - 1]!;
+    if (src[i] !== '<') {
+      const end = src.indexOf('<', i);
+      const raw = src.slice(i, end < 0 ? src.length : end);
+      const text = decodeEntities(raw, `text of <${top.name}>`);
+      if (top === root && text.trim()) throw new Error(`text outside the root element: ${JSON.stringify(text)}`);
+      top.text += text;
+      i += raw.length;
+      continue;
+    }
+    closeTag.lastIndex = i;
+    const close = closeTag.exec(src);
+    if (close) {
+      if (close[1] !== top.name) throw new Error(`</${close[1]}> closes <${top.name}>`);
+      stack.pop();
+      i += close[0].length;
+      continue;
+    }
+    openTag.lastIndex = i;
+    const open = openTag.exec(src);
+    if (!open) throw new Error(`malformed tag at ${i}: ${JSON.stringify(src.slice(i, i + 40))}`);
+    const node: XmlNode = { name: open[1]!, attrs: {}, children: [], text: '' };
+    for (const m of open[2]!.matchAll(/([A-Za-z_][\w.:-]*)="([^"]*)"/g)) {
+      const [, key, value] = m;
+      if (key! in node.attrs) throw new Error(`duplicate attribute ${key} on <${node.name}>`);
+      node.attrs[key!] = decodeEntities(value!, `attribute ${key}`);
+    }
+    if (top === root && root.children.length) throw new Error('more than one root element');
+    top.children.push(node);
+    if (!open[3]) stack.push(node);
+    i += open[0].length;
+  }
+  if (stack.length !== 1) throw new Error(`unclosed <${stack[stack.length - 1]!.name}>`);
+  const doc = root.children[0];
+  if (!doc) throw new Error('no root element');
+  return doc;
+}
+
+function only<T>(xs: T[]): T {
+  assert.equal(xs.length, 1);
+  return xs[0]!;
+}
+
+const ANSI = /\u001b\[/;
+
+// ─── run reporters ──────────────────────────────────────────────────────────────────────────────────
+
+test('table: header facts, every metric row with its median, in reading order', () => {
+  const out = tableReporter.renderRun(makeRun());
+  assert.match(out, /list \(desktop\) — run/);
+  assert.match(out, /4 of 6 repeats measured, 1 refused, 1 failed \(\+1 warmup discarded\)/);
+  assert.match(out, /restart context/);
+  assert.match(out, /viewport 1440×900 @1x/);
+  assert.match(out, /CPU throttle 4×/);
+  assert.match(out, /durationMs\s*│\s*816\.2\b/); // median of 805.77, 812.34, 820.1, 830.4
+  assert.match(out, /frames\.count\s*│\s*60\b/);
+  assert.match(out, /counters\.layouts\.perFrame\s*│\s*2\.50\b/);
+  assert.match(out, /counters\.heapDeltaBytes\s*│\s*1\.50 MB/);
+  assert.match(out, /interactions\.latencyMs\.p90\s*│\s*86\.5\b/);
+  const order = ['durationMs', 'frames.count', 'frames.painted', 'interactions.latencyMs.p90', 'counters.layouts ', 'counters.layouts.perFrame', 'counters.heapDeltaBytes', 'steps.scroll.ms', 'steps.add.ms'];
+  const positions = order.map((m) => out.indexOf(`│ ${m}`));
+  assert.ok(positions.every((p) => p >= 0), `all rows present: ${positions}`);
+  assert.deepEqual([...positions].sort((x, y) => x - y), positions, 'rows in reading order, steps in run order');
+  assert.match(out, /PASS {2}interactions\.latencyMs\.p90 < 100 {2}\(median 86\.5\)/);
+  assert.match(out, /FAIL {2}counters\.layouts\.perFrame <= 2 {2}\(median 2\.50\)/);
+  assert.match(out, /repeat 5 \(timing\) failed at steps › tap "add": target_not_found: no element <button>/);
+  assert.match(out, /repeat 6 \(timing\) refused: no frames painted/);
+  assert.doesNotMatch(out, ANSI, 'no colour codes by default');
+  assert.match(tableReporter.renderRun(makeRun(), { color: true }), ANSI);
+});
+
+test('metric order and number formats follow the units in the names', () => {
+  assert.deepEqual(sortMetrics(['steps.b.ms', 'counters.layouts.perFrame', 'zzz', 'frames.dropped', 'counters.layouts', 'durationMs', 'longFrames.count', 'interactions.count', 'frames.count'], ['b']), [
+    'durationMs',
+    'frames.count',
+    'frames.dropped',
+    'interactions.count',
+    'longFrames.count',
+    'counters.layouts',
+    'counters.layouts.perFrame',
+    'steps.b.ms',
+    'zzz',
+  ]);
+  assert.equal(formatValue('durationMs', 12.345), '12.3');
+  assert.equal(formatValue('frames.frameMs.p90', 16.66), '16.7');
+  assert.equal(formatValue('steps.add.ms', 50), '50.0');
+  assert.equal(formatValue('counters.layouts.perFrame', 0.5), '0.50');
+  assert.equal(formatValue('counters.layouts', 145.5), '145.5');
+  assert.equal(formatValue('counters.layouts', 7), '7');
+  assert.equal(formatValue('counters.heapDeltaBytes', 512), '512 B');
+  assert.equal(formatValue('counters.heapDeltaBytes', -2048), '-2.0 KB');
+  assert.equal(formatValue('counters.heapDeltaBytes', 3 * 1024 * 1024), '3.00 MB');
+  assert.equal(formatValue('durationMs', -0.01), '0.0');
+  assert.equal(formatValue('durationMs', NaN), 'n/a');
+});
+
+test('json: the run file without repeats; compare result as JSON', () => {
+  const run = makeRun();
+  const parsed = JSON.parse(jsonReporter.renderRun(run)) as Record<string, unknown>;
+  assert.equal(parsed.repeats, undefined);
+  assert.equal(parsed.scenario, 'list');
+  assert.deepEqual(parsed.summary, JSON.parse(JSON.stringify(run.summary)));
+  assert.deepEqual(parsed.budgets, run.budgets);
+  const result = makeCompare();
+  const c = JSON.parse(jsonReporter.renderCompare(result, { a: run, b: run })) as CompareResult;
+  assert.equal(c.verdict, result.verdict);
+  assert.equal(c.rows.length, 30);
+});
+
+test('markdown run: heading, metrics table, budget lines, failed repeats escaped', () => {
+  const md = markdownReporter.renderRun(makeRun());
+  const lines = md.split('\n');
+  assert.match(lines[0]!, /^### ❌ rehearse: list \(desktop\) — run$/);
+  assert.ok(lines.includes('| metric | median | p25–p75 | min–max | n |'));
+  assert.ok(lines.includes('|:--|--:|--:|--:|--:|'));
+  assert.ok(lines.includes('| `durationMs` | 816.2 | 810.7–822.7 | 805.8–830.4 | 4 |'), md);
+  assert.ok(lines.some((l) => l.startsWith('| `steps.add.ms` | 50.8 |')));
+  assert.ok(lines.includes('**Budgets**: 1 of 2 failed'));
+  assert.ok(lines.includes('- ✅ pass `interactions.latencyMs.p90 < 100`: median 86.5'));
+  assert.ok(lines.includes('- ❌ **FAIL** `counters.layouts.perFrame <= 2`: median 2.50'));
+  const failed = lines.find((l) => l.startsWith('- repeat 5'));
+  assert.ok(failed, md);
+  assert.match(failed, /`target_not_found`/);
+  assert.match(failed, /no element \\<button\\> \\& "Add"/, 'HTML in a message is shown, not interpreted');
+  assert.ok(lines.includes('- repeat 6 (timing): no frames painted in the window'));
+});
+
+test('GITHUB_STEP_SUMMARY: appended when set, twice keeps both, untouched when unset', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'rehearse-summary-'));
+  try {
+    const file = join(dir, 'summary.md');
+    const env = { GITHUB_STEP_SUMMARY: file };
+    assert.equal(appendToGithubStepSummary('### first\n\n| a |\n|--|', env), file);
+    assert.equal(appendToGithubStepSummary('### second', env), file);
+    const text = readFileSync(file, 'utf8');
+    assert.equal(text, '### first\n\n| a |\n|--|\n\n### second\n\n');
+    assert.equal(appendToGithubStepSummary('### third', {}), undefined);
+    assert.equal(appendToGithubStepSummary('### third', { GITHUB_STEP_SUMMARY: '' }), undefined);
+    assert.equal(readFileSync(file, 'utf8'), text);
+    assert.throws(
+      () => appendToGithubStepSummary('x', { GITHUB_STEP_SUMMARY: join(dir, 'missing', 'summary.md') }),
+      (e: unknown) => isPerfError(e) && e.kind === 'environment' && e.code === 'step_summary_unwritable',
+    );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('junit run: well-formed, counts repeats (no warmup), failures, skipped, budgets', () => {
+  const xml = junitReporter.renderRun(makeRun());
+  const doc = parseXml(xml);
+  assert.equal(doc.name, 'testsuites');
+  const suite = only(doc.children.filter((c) => c.name === 'testsuite'));
+  assert.equal(suite.attrs.name, 'list-desktop');
+  const cases = suite.children.filter((c) => c.name === 'testcase');
+  // 6 counted repeats (the warmup is excluded) + 2 budgets.
+  assert.equal(cases.length, 8);
+  assert.deepEqual(
+    cases.map((c) => c.attrs.name),
+    ['repeat 1 (timing)', 'repeat 2 (timing)', 'repeat 3 (timing)', 'repeat 4 (timing)', 'repeat 5 (timing)', 'repeat 6 (timing)', 'budget: interactions.latencyMs.p90 < 100', 'budget: counters.layouts.perFrame <= 2'],
+  );
+  assert.ok(cases.every((c) => c.attrs.classname === 'rehearse.list'));
+  assert.equal(cases[0]!.attrs.time, '1.235');
+  const failures = cases.flatMap((c) => c.children.filter((x) => x.name === 'failure'));
+  const skipped = cases.flatMap((c) => c.children.filter((x) => x.name === 'skipped'));
+  assert.equal(failures.length, 2);
+  assert.equal(skipped.length, 1);
+  for (const node of [suite, doc]) {
+    assert.equal(node.attrs.tests, '8');
+    assert.equal(node.attrs.failures, '2');
+    assert.equal(node.attrs.skipped, '1');
+  }
+  assert.equal(only(cases[5]!.children).attrs.message, 'refused: no frames painted in the window');
+  const failure = only(cases[4]!.children);
+  assert.equal(failure.attrs.type, 'target_not_found');
+  // Escaped on the way out, decoded by the parser: the same text minus the control and ANSI characters.
+  assert.equal(failure.attrs.message, `tap: no element <button> & "Add" 'item' red`);
+  assert.match(failure.text, /phase: steps\nstep: tap\nlabel: add\nerror: usage\/target_not_found: no element <button>/);
+  assert.match(failure.text, /candidates: Add <item>/);
+  assert.equal(only(cases[7]!.children).attrs.type, 'budget_failed');
+  assert.equal(cases[6]!.children.length, 0, 'a passing budget is a passing testcase');
+});
+
+test('xml escaping: <&"\' escaped, control characters and lone surrogates stripped', () => {
+  assert.equal(xmlText(`a<b>&"c"'d'`), 'a&lt;b&gt;&amp;&quot;c&quot;&apos;d&apos;');
+  assert.equal(xmlAttr('x\u0000y\u0008z\u000B\u000C\u001F\uFFFE\uD800!'), 'xyz!');
+  assert.equal(xmlAttr('line1\nline2\ttab'), 'line1&#10;line2&#9;tab');
+  assert.equal(xmlText('emoji 🎉 and é kept'), 'emoji 🎉 and é kept');
+  const run = makeRun();
+  run.scenario = 'a<b>&"\'\u0001';
+  assert.doesNotThrow(() => parseXml(junitReporter.renderRun(run)));
+  // The checker itself rejects what the reporter must never produce.
+  assert.throws(() => parseXml('<a x="1 & 2"/>'), /bare &/);
+  assert.throws(() => parseXml('<a><b></a></b>'), /closes/);
+  assert.throws(() => parseXml('<a>\u0001</a>'), /not allowed/);
+  assert.throws(() => parseXml('<a x="<"/>'), /malformed/);
+});
+
+// ─── compare reporters ──────────────────────────────────────────────────────────────────────────────
+
+test('markdown compare: verdict first, 3 regressions worst first, unchanged collapsed, ≤ 15 lines', () => {
+  const result = makeCompare();
+  assert.equal(result.verdict, 'fail');
+  const md = markdownReporter.renderCompare(result, { a: makeRun('main'), b: makeRun('pr') });
+  const lines = md.trimEnd().split('\n');
+  assert.ok(lines.length <= 15, `${lines.length} lines:\n${md}`);
+  assert.match(lines[0]!, /^### ❌ FAIL perf compare list \(desktop\): main → pr — 2 errors, 1 warning$/);
+  const rows = lines.filter((l) => l.startsWith('| `'));
+  assert.equal(rows.length, 3, md);
+  assert.match(rows[0]!, /^\| `counters\.layouts\.perFrame` \| 29\.00 \| 46\.40 \| \+60\.0% \| \+\d+\.\d…\+\d+\.\d% \| 🔴 error \|$/);
+  assert.match(rows[1]!, /^\| `durationMs` \| 10\.0 \| 13\.5 \| \+35\.0% \| .* \| 🔴 error \|$/);
+  assert.match(rows[2]!, /^\| `frames\.frameMs\.p90` \| 18\.0 \| 20\.7 \| \+15\.0% \| .* \| 🟡 warn \|$/);
+  assert.ok(lines.some((l) => l.startsWith('| metric | main | pr | delta | 95% CI | severity |')));
+  assert.ok(lines.includes('<details><summary>27 unchanged metrics</summary>'));
+  assert.ok(lines.includes('</details>'));
+  const unchanged = lines.find((l) => l.startsWith('`frames.count`'));
+  assert.ok(unchanged, md);
+  assert.equal(unchanged.split(' · ').length, 27);
+  assert.match(unchanged, /`steps\.scroll\.ms` 34\.0 → 34\.0 · `steps\.add\.ms`/);
+});
+
+test('markdown compare: a pass with nothing changed says so', () => {
+  const result = compareMetrics([{ metric: 'durationMs', a: wobble(10), b: wobble(10).reverse(), gated: true }], { thresholds: DEFAULT_THRESHOLDS });
+  const md = markdownReporter.renderCompare(result, { a: makeRun('main'), b: makeRun('pr') });
+  assert.match(md, /^### ✅ PASS perf compare .* — no significant change\n/);
+  assert.match(md, /No metric changed beyond the runs' own noise\./);
+  assert.match(md, /1 unchanged metric</);
+});
+
+test('table compare: verdict line, changed rows, unchanged list', () => {
+  const out = tableReporter.renderCompare(makeCompare(), { a: makeRun('main'), b: makeRun('pr') });
+  const lines = out.split('\n');
+  assert.match(lines[0]!, /^FAIL {2}list \(desktop\): main → pr — 2 errors, 1 warning$/);
+  assert.match(out, /counters\.layouts\.perFrame\s*│\s*29\.00\s*│\s*46\.40\s*│\s*\+60\.0%/);
+  assert.match(out, /frames\.frameMs\.p90 .*│ warn\s*│/);
+  assert.match(out, /^unchanged \(27\): durationMs|^unchanged \(27\): frames\.count/m);
+  assert.doesNotMatch(out, ANSI);
+});
+
+test('junit compare: one testcase per gated metric, failure per error, warn as system-out', () => {
+  const result = makeCompare();
+  // An ungated row is informational and stays out of the CI test list.
+  result.rows.push({ ...result.rows[result.rows.length - 1]!, metric: 'extra.info', gated: false });
+  const doc = parseXml(junitReporter.renderCompare(result, { a: makeRun('main'), b: makeRun('pr') }));
+  const suite = only(doc.children);
+  const cases = suite.children.filter((c) => c.name === 'testcase');
+  assert.equal(cases.length, 30);
+  assert.equal(suite.attrs.tests, '30');
+  assert.equal(suite.attrs.failures, '2');
+  const failed = cases.filter((c) => c.children.some((x) => x.name === 'failure')).map((c) => c.attrs.name);
+  assert.deepEqual(failed.sort(), ['counters.layouts.perFrame', 'durationMs']);
+  const warn = only(cases.filter((c) => c.children.some((x) => x.name === 'system-out')));
+  assert.equal(warn.attrs.name, 'frames.frameMs.p90');
+  assert.match(only(warn.children).text, /^warn: frames\.frameMs\.p90 regressed: 18\.0 \(main\) → 20\.7 \(pr\), \+15\.0%/);
+  const failure = only(cases.find((c) => c.attrs.name === 'durationMs')!.children);
+  assert.equal(failure.attrs.type, 'regression');
+  assert.match(failure.text, /^regressed \+35/);
+});
+
+// ─── the list ───────────────────────────────────────────────────────────────────────────────────────
+
+test('getReporter: every listed reporter by name; unknown names the closest', () => {
+  assert.deepEqual(
+    REPORTERS.map((r) => r.name),
+    ['table', 'json', 'markdown', 'junit'],
+  );
+  for (const r of REPORTERS) assert.equal(getReporter(r.name), r);
+  assert.throws(
+    () => getReporter('markdwn'),
+    (e: unknown) => {
+      assert.ok(isPerfError(e));
+      assert.equal(e.kind, 'usage');
+      assert.equal(e.code, 'unknown_reporter');
+      assert.deepEqual(e.candidates, ['markdown']);
+      assert.match(e.message, /did you mean "markdown"/);
+      assert.match(e.suggestion ?? '', /table, json, markdown, junit/);
+      return true;
+    },
+  );
+  assert.throws(() => getReporter('xml'), (e: unknown) => isPerfError(e) && e.code === 'unknown_reporter' && !/did you mean/.test(e.message));
+});
+
+test('reportPathFor: written beside the run file, never over it', () => {
+  const paths = REPORTERS.map((r) => reportPathFor('build/perf/list-desktop-run.json', r));
+  assert.deepEqual(paths, ['build/perf/list-desktop-run.txt', 'build/perf/list-desktop-run.summary.json', 'build/perf/list-desktop-run.md', 'build/perf/list-desktop-run.junit.xml']);
+});

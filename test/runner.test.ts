@@ -1,0 +1,207 @@
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Browser } from '../src/drivers/cdp/browser.js';
+import { loadScenario } from '../src/scenario/load.js';
+import { runScenario } from '../src/runner/run.js';
+import { launchChrome } from '../src/session/chrome.js';
+import { writeJsonAtomic } from '../src/session/state.js';
+import type { RunFile } from '../src/runner/run-file.js';
+import { FIXTURES_DIR, ROOT } from './helpers.js';
+
+const work = mkdtempSync(join(tmpdir(), 'rehearse-runner-'));
+after(() => rmSync(work, { recursive: true, force: true }));
+const PERF = join(ROOT, 'bin/perf');
+let n = 0;
+
+function scenarioFile(body: string): string {
+  const file = join(work, `sc${n++}.yaml`);
+  writeFileSync(file, body.replaceAll('FIXTURE', join(FIXTURES_DIR, 'runner-app')));
+  return file;
+}
+
+function perf(args: string[], env: NodeJS.ProcessEnv = {}): { code: number; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, [PERF, ...args], { cwd: work, encoding: 'utf8', env: { ...process.env, ...env }, timeout: 180_000 });
+  return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
+}
+
+const ISOLATION = (mode: string): string => `
+name: iso-${mode}
+app: { serve: FIXTURE }
+browser: { restart: ${mode} }
+repeat: 2
+warmup: 0
+steps:
+  - expect: { target: { testId: visits }, text: "Visits: 1", timeoutMs: 1500 }
+  - tap: Go
+`;
+
+for (const mode of ['context', 'browser'] as const) {
+  test(`restart ${mode}: every repeat starts with empty storage (each sees its first visit)`, async () => {
+    const sc = loadScenario(scenarioFile(ISOLATION(mode)));
+    const { run } = await runScenario(sc, { label: 'run', outDir: join(work, 'out') });
+    assert.deepEqual(run.repeats.map((r) => r.status), ['measured', 'measured']);
+    assert.equal(run.env.restartMode, mode);
+  });
+}
+
+test('restart reload: storage carries over (the second repeat sees visit 2), so its expect fails', async () => {
+  const sc = loadScenario(scenarioFile(ISOLATION('reload')));
+  const { run } = await runScenario(sc, { label: 'run', outDir: join(work, 'out') });
+  assert.equal(run.repeats[0]!.status, 'measured');
+  const second = run.repeats[1]!;
+  assert.equal(second.status, 'failed');
+  assert.equal(second.status === 'failed' && second.failure.error.code, 'expect_failed');
+});
+
+test('a step failing in one repeat fails only that repeat, with its step, error and a screenshot', async () => {
+  const file = scenarioFile(`
+name: flaky
+app: { command: "node FIXTURE/flaky-server.mjs" }
+repeat: 3
+warmup: 0
+steps:
+  - tap: { target: { text: Go }, timeoutMs: 1000, label: press-go }
+  - expect: { target: { testId: out }, text: "clicked 1" }
+`);
+  const sc = loadScenario(file, { env: { ...process.env } });
+  // Load 1 is the harness checking that the app answers; loads 2, 3, 4 are the repeats.
+  process.env.FAIL_ON = '3';
+  try {
+    const { run } = await runScenario(sc, { label: 'run', outDir: join(work, 'out') });
+    assert.deepEqual(run.repeats.map((r) => r.status), ['measured', 'failed', 'measured']);
+    const f = run.repeats[1]!;
+    assert.ok(f.status === 'failed');
+    assert.equal(f.failure.phase, 'steps');
+    assert.equal(f.failure.step, 'tap');
+    assert.equal(f.failure.label, 'press-go');
+    assert.ok(f.failure.screenshot && existsSync(f.failure.screenshot));
+    assert.equal(readFileSync(f.failure.screenshot).subarray(1, 4).toString(), 'PNG');
+    assert.equal(run.summary.measured, 2);
+    assert.equal(run.summary.failed, 1);
+    assert.equal(run.summary.metrics['steps.press-go.ms']?.n, 2);
+  } finally {
+    delete process.env.FAIL_ON;
+  }
+});
+
+test('a renderer killed mid-run fails that repeat; the next repeat is measured on a new page', async () => {
+  const chrome = await launchChrome({});
+  try {
+    const sc = loadScenario(scenarioFile(`
+name: crash
+app: { serve: FIXTURE }
+browser: { endpoint: "http://127.0.0.1:${chrome.port}" }
+repeat: 3
+warmup: 0
+steps:
+  - wait_for: { text: "never appears", timeoutMs: 1500 }
+  - tap: Go
+`));
+    const killer = await Browser.connect(chrome.wsEndpoint);
+    let killed = false;
+    const { run } = await runScenario(sc, {
+      label: 'run',
+      outDir: join(work, 'out'),
+      onProgress: (e) => {
+        if (e.kind === 'step' && e.index === 1 && e.phase === 'steps' && !killed) {
+          killed = true;
+          // From outside the harness, as a real renderer crash would come.
+          void (async () => {
+            await new Promise((r) => setTimeout(r, 300));
+            const targets = await killer.pageTargets();
+            const t = targets.find((x) => x.url.startsWith('http://127.0.0.1'));
+            const page = await killer.attach(t!.targetId);
+            await page.send('Page.crash').catch(() => undefined);
+          })();
+        }
+      },
+    });
+    await killer.disconnect();
+    assert.equal(killed, true);
+    assert.deepEqual(run.repeats.map((r) => r.status), ['measured', 'failed', 'measured']);
+    const f = run.repeats[1]!;
+    assert.ok(f.status === 'failed');
+    assert.match(f.failure.error.message, /crash|closed|renderer/i);
+  } finally {
+    await chrome.close();
+  }
+});
+
+test('the run file is written atomically: no temp file is left, and a failed write keeps the old file', () => {
+  const file = join(work, 'atomic.json');
+  writeJsonAtomic(file, { v: 1 });
+  const circular: Record<string, unknown> = {};
+  circular.self = circular;
+  assert.throws(() => writeJsonAtomic(file, circular));
+  assert.deepEqual(JSON.parse(readFileSync(file, 'utf8')), { v: 1 });
+  assert.deepEqual(readdirSync(work).filter((f) => f.startsWith('atomic')), ['atomic.json']);
+});
+
+test('perf run: exit 0, a run file with the contract fields, --json prints it minus repeats plus its path', () => {
+  const file = scenarioFile('name: ok\napp: { serve: FIXTURE }\nrepeat: 2\nwarmup: 1\nsteps:\n  - tap: Go\nbudgets:\n  - "durationMs < 60000"\n');
+  const r = perf(['run', file, '--json', '--out', join(work, 'cli'), '--label', 'base', '--reporter', 'junit,markdown']);
+  assert.equal(r.code, 0, r.stderr);
+  const out = JSON.parse(r.stdout) as RunFile & { path: string; reports: string[] };
+  assert.equal(out.path, join(work, 'cli', 'ok-base.json'));
+  assert.equal('repeats' in out, false);
+  const run = JSON.parse(readFileSync(out.path, 'utf8')) as RunFile;
+  assert.equal(run.schemaVersion, 1);
+  assert.equal(run.label, 'base');
+  assert.equal(run.repeats.length, 3);
+  assert.equal(run.repeats[0]!.warmup, true);
+  assert.equal(run.summary.repeats, 2);
+  assert.equal(run.summary.metrics.durationMs?.n, 2);
+  assert.match(run.env.browser.product, /Chrome\/\d+/);
+  assert.ok(run.env.host.cpus >= 1 && run.env.tool.version);
+  assert.deepEqual(run.env.viewport, { width: 1280, height: 800, dpr: 1, mobile: false, touch: false });
+  assert.deepEqual(run.budgets.map((b) => b.pass), [true]);
+  assert.deepEqual(out.reports.map((p) => p.slice(p.lastIndexOf('/') + 1)), ['ok-base.junit.xml', 'ok-base.md']);
+  assert.deepEqual(readdirSync(join(work, 'cli')).filter((f) => f.endsWith('.tmp')), []);
+});
+
+test('perf run: a failed budget exits 1 and names the budget', () => {
+  const file = scenarioFile('name: over\napp: { serve: FIXTURE }\nrepeat: 1\nwarmup: 0\nsteps:\n  - tap: Go\nbudgets:\n  - "durationMs < 0.001"\n');
+  const r = perf(['run', file, '--out', join(work, 'cli')]);
+  assert.equal(r.code, 1);
+  assert.match(r.stdout, /FAIL\s+durationMs < 0\.001/);
+});
+
+test('perf run: every repeat failing exits 1', () => {
+  const file = scenarioFile('name: allfail\napp: { serve: FIXTURE }\nrepeat: 2\nwarmup: 0\nsteps:\n  - tap: { target: { text: "No such button" }, timeoutMs: 500 }\n');
+  const r = perf(['run', file, '--out', join(work, 'cli'), '--quiet']);
+  assert.equal(r.code, 1);
+});
+
+test('perf run: a bad scenario exits 2 before any browser, a missing Chromium exits 3', () => {
+  const bad = scenarioFile('app: { serve: FIXTURE }\nsteps:\n  - tapp: Go\n');
+  assert.equal(perf(['run', bad]).code, 2);
+  const good = scenarioFile('app: { serve: FIXTURE }\nsteps:\n  - tap: Go\n');
+  const r = perf(['run', good, '--repeat', '1'], { CHROME_PATH: '/nonexistent/chrome' });
+  assert.equal(r.code, 3);
+  assert.match(r.stderr, /CHROME_PATH/);
+  assert.equal(perf(['run', good, '--label', 'Bad Label']).code, 2);
+  assert.equal(perf(['run', good, '--restart', 'tab']).code, 2);
+});
+
+test('Ctrl-C writes what was measured so far, marked interrupted, exit 130', async () => {
+  const file = scenarioFile('name: long\napp: { serve: FIXTURE }\nrepeat: 30\nwarmup: 0\nsteps:\n  - tap: Go\n');
+  const child = spawn(process.execPath, [PERF, 'run', file, '--out', join(work, 'int')], { cwd: work, stdio: ['ignore', 'ignore', 'pipe'] });
+  let err = '';
+  await new Promise<void>((resolve) => {
+    child.stderr!.on('data', (d: Buffer) => {
+      err += d.toString();
+      if (/repeat 2\/30/.test(err)) resolve();
+    });
+  });
+  child.kill('SIGINT');
+  const code = await new Promise<number | null>((r) => child.on('exit', (c) => r(c)));
+  assert.equal(code, 130, err);
+  const run = JSON.parse(readFileSync(join(work, 'int', 'long-run.json'), 'utf8')) as RunFile;
+  assert.equal(run.interrupted, true);
+  assert.ok(run.summary.measured >= 2 && run.summary.measured < 30, String(run.summary.measured));
+  assert.equal(run.repeats.every((r) => r.status === 'measured'), true);
+});

@@ -1,0 +1,160 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, writeFileSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { loadScenario } from '../src/scenario/load.js';
+import { scenarioSchema } from '../src/scenario/schema.js';
+import { PerfError } from '../src/errors.js';
+import { ROOT } from './helpers.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'rehearse-scenario-'));
+let n = 0;
+function write(text: string): string {
+  const file = join(dir, `s${n++}.yaml`);
+  writeFileSync(file, text);
+  return file;
+}
+function loadError(text: string, opts: Parameters<typeof loadScenario>[1] = {}): PerfError {
+  try {
+    loadScenario(write(text), { cwd: dir, ...opts });
+  } catch (e) {
+    assert.ok(e instanceof PerfError, `expected PerfError, got ${String(e)}`);
+    assert.equal(e.kind, 'usage');
+    return e;
+  }
+  assert.fail('expected a load error');
+}
+
+const OK = `app: { serve: ./app, path: /list.html }\nsteps:\n  - tap: "Add item"\n`;
+
+test('a valid scenario loads with defaults and the serve folder resolved against the scenario file', () => {
+  const sc = loadScenario(write(OK), { cwd: dir });
+  assert.equal(sc.app.serve, join(dir, 'app'));
+  assert.equal(sc.repeat, 10);
+  assert.equal(sc.warmup, 1);
+  assert.equal(sc.browser.restart, 'context');
+  assert.deepEqual(sc.viewport, { width: 1280, height: 800, dpr: 1, mobile: false, touch: false });
+  assert.deepEqual(sc.steps[0]!.args, { target: { text: 'Add item' } });
+  assert.equal(sc.steps[0]!.line, 3);
+});
+
+test('invalid YAML names the line', () => {
+  const e = loadError('app: { serve: ./app\nsteps:\n  - tap: x\n');
+  assert.match(e.message, /s\d+\.yaml:\d+:\d+: invalid YAML/);
+});
+
+test('an unknown step names its line and column and the closest step', () => {
+  const e = loadError('app: { serve: ./app }\nsteps:\n  - tap: x\n  - scrol: { dy: 10 }\n');
+  assert.match(e.message, /s\d+\.yaml:4:5: unknown step "scrol"; did you mean "scroll"/);
+});
+
+test('a wrong argument type names the step line and what was expected', () => {
+  const e = loadError('app: { serve: ./app }\nsteps:\n  - scroll: { dy: lots }\n');
+  assert.match(e.message, /:3:\d+: scroll\.dy: must be number, got string "lots"/);
+});
+
+test('an unknown argument names it with the closest valid one', () => {
+  const e = loadError('app: { serve: ./app }\nsteps:\n  - scroll: { dyy: 10 }\n');
+  assert.match(e.message, /:3:\d+: scroll: unknown argument "dyy" \(did you mean "dy"/);
+});
+
+test('an unknown top-level key is reported at the key', () => {
+  const e = loadError('app: { serve: ./app }\nrepeats: 3\nsteps:\n  - tap: x\n');
+  assert.match(e.message, /:2:1: unknown argument "repeats" \(did you mean "repeat"\?\)/);
+});
+
+test('a wrong value type at the top level names the line', () => {
+  const e = loadError('app: { serve: ./app }\nrepeat: many\nsteps:\n  - tap: x\n');
+  assert.match(e.message, /:2:9: repeat: must be integer/);
+});
+
+test('an unknown var names its line and the declared vars', () => {
+  const e = loadError('app: { serve: ./app }\nvars: { query: a }\nsteps:\n  - fill: { target: { label: F }, text: "${qeury}" }\n');
+  assert.match(e.message, /:4:\d+: unknown var \$\{qeury\}; did you mean \$\{query\}\?; vars are: query/);
+});
+
+test('an unset environment variable is a load-time error', () => {
+  const e = loadError('app: { serve: ./app }\nsteps:\n  - fill: { target: { label: F }, text: "${env.REHEARSE_UNSET_VAR}" }\n', { env: {} });
+  assert.match(e.message, /:3:\d+: \$\{env\.REHEARSE_UNSET_VAR\}: environment variable REHEARSE_UNSET_VAR is not set/);
+});
+
+test('vars and env interpolate; a whole-string var keeps its type; ${PORT} is left for the app', () => {
+  const sc = loadScenario(write('app: { command: "serve --port ${PORT}", url: "http://127.0.0.1:${PORT}" }\nvars: { px: 3000, who: Ada }\nsteps:\n  - scroll: { dy: "${px}" }\n  - fill: { target: { label: Name }, text: "${who} from ${env.HOME_TOWN}" }\n'), { cwd: dir, env: { HOME_TOWN: 'London' } });
+  assert.equal(sc.steps[0]!.args.dy, 3000);
+  assert.equal(sc.steps[1]!.args.text, 'Ada from London');
+  assert.equal(sc.app.command, 'serve --port ${PORT}');
+});
+
+test('--var overrides a declared var', () => {
+  const sc = loadScenario(write('app: { serve: ./app, path: "/list.html?jank=${jank}" }\nvars: { jank: 0 }\nsteps:\n  - tap: x\n'), { cwd: dir, vars: { jank: '1' } });
+  assert.equal(sc.app.path, '/list.html?jank=1');
+});
+
+const VARIANTS = 'app: { serve: ./app }\nviewport: { width: 1280, height: 800, dpr: 1 }\nvariants:\n  phone: { viewport: { width: 375, dpr: 3, mobile: true }, cpuThrottle: 4 }\n  desktop: { viewport: { width: 1440 } }\nsteps:\n  - tap: x\n';
+
+test('a variant deep-merges: objects key by key, scalars replace', () => {
+  const sc = loadScenario(write(VARIANTS), { cwd: dir, variant: 'phone' });
+  assert.deepEqual(sc.viewport, { width: 375, height: 800, dpr: 3, mobile: true, touch: false });
+  assert.equal(sc.cpuThrottle, 4);
+  assert.equal(sc.variant, 'phone');
+});
+
+test('--variant is required when variants exist, listing them', () => {
+  const e = loadError(VARIANTS);
+  assert.equal(e.code, 'variant_required');
+  assert.match(e.message, /phone, desktop/);
+});
+
+test('an unknown variant lists the valid names', () => {
+  const e = loadError(VARIANTS, { variant: 'tablet' });
+  assert.equal(e.code, 'variant_unknown');
+  assert.match(e.message, /unknown variant "tablet"; variants are: phone, desktop/);
+});
+
+test('--variant is refused when the scenario declares none', () => {
+  const e = loadError(OK, { variant: 'phone' });
+  assert.match(e.message, /declares no variants/);
+});
+
+test('a malformed budget is a load-time error at its line', () => {
+  const e = loadError('app: { serve: ./app }\nsteps:\n  - tap: x\nbudgets:\n  - "durationMs < 100"\n  - "frames.painted about 3"\n');
+  assert.match(e.message, /:6:5: malformed budget "frames.painted about 3": expected "<metric> <op> <number>"/);
+});
+
+test('app without a source, or with two, is refused', () => {
+  assert.match(loadError('app: { path: /x }\nsteps:\n  - tap: x\n').message, /app needs one of serve/);
+  assert.match(loadError('app: { serve: ./a, command: "x" }\nsteps:\n  - tap: x\n').message, /got serve and command/);
+});
+
+test('a step item with two keys says to split it', () => {
+  const e = loadError('app: { serve: ./app }\nsteps:\n  - tap: x\n    fill: y\n');
+  assert.match(e.message, /:3:5: a step is one key \(the step name\), got 2: tap, fill/);
+});
+
+test('thresholds parse "10%" and per-metric overrides', () => {
+  const sc = loadScenario(write('app: { serve: ./app }\nsteps:\n  - tap: x\nthresholds: { warn: 5%, error: "30 %", metrics: { "frames.overBudget": { error: 5% } } }\n'), { cwd: dir });
+  assert.deepEqual(sc.thresholds, { warnPct: 5, errorPct: 30, metrics: { 'frames.overBudget': { errorPct: 5 } } });
+});
+
+test('scenario.schema.json at the repo root is in sync with the step registry', () => {
+  const committed = JSON.parse(readFileSync(join(ROOT, 'scenario.schema.json'), 'utf8')) as unknown;
+  assert.deepEqual(committed, JSON.parse(JSON.stringify(scenarioSchema({ forEditors: true }))), 'run `./bin/perf schema > scenario.schema.json`');
+});
+
+test('every example scenario validates (all variants) through `perf validate`, exit 0', () => {
+  const files = readdirSync(join(ROOT, 'scenarios')).filter((f) => f.endsWith('.yaml')).map((f) => `scenarios/${f}`);
+  assert.ok(files.length >= 5);
+  const r = spawnSync(process.execPath, [join(ROOT, 'bin/perf'), 'validate', ...files], { cwd: ROOT, encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr);
+  assert.equal(r.stdout.trim().split('\n').length, files.length);
+});
+
+test('`perf validate` of a broken file exits 2 with file:line:col and no stack', () => {
+  const file = write('app: { serve: ./app }\nsteps:\n  - tapp: x\n');
+  const r = spawnSync(process.execPath, [join(ROOT, 'bin/perf'), 'validate', file], { cwd: ROOT, encoding: 'utf8' });
+  assert.equal(r.status, 2);
+  assert.match(r.stderr, /:3:5: unknown step "tapp"; did you mean "tap"/);
+  assert.doesNotMatch(r.stderr, /\n\s+at /);
+});
