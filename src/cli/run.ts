@@ -12,6 +12,7 @@ import { reportPathFor } from '../../reporters/define.js';
 import { defineCommand, info, JSON_FLAG, printJson } from './command.js';
 import type { FlagValues } from './args.js';
 import { writeFileSync } from 'node:fs';
+import { runAgainstCommand } from './against.js';
 
 const LABEL_RE = /^[a-z0-9_-]+$/;
 
@@ -140,7 +141,7 @@ export async function executeRun(sc: Scenario, flags: ReturnType<typeof runFlags
 export const runCommand = defineCommand({
   name: 'run',
   summary: 'Run a scenario many times from clean restarts and write a run file with medians and budgets',
-  usage: 'run SCENARIO.yaml [--variant NAME] [--repeat N] [--label L] [--out DIR] [--reporter table|json|markdown|junit]',
+  usage: 'run SCENARIO.yaml [--variant NAME] [--repeat N] [--label L] [--out DIR] [--reporter table|json|markdown|junit] [--against BASELINE.yaml]',
   details: 'The run file goes to <out>/<scenario>[-<variant>]-<label>.json; reporter files beside it.\nExit 1 when a budget fails, every repeat failed or was refused, or nothing was measured.',
   flags: {
     variant: { type: 'string', value: 'NAME', description: 'Variant to run (required when the scenario declares variants).' },
@@ -151,6 +152,8 @@ export const runCommand = defineCommand({
     restart: { type: 'string', value: 'MODE', description: 'Clean restart per repeat: reload | context | browser (overrides browser.restart).' },
     timing: { type: 'boolean', description: 'Interleave timing-mode repeats: ms medians then come from them only.' },
     var: { type: 'multi', value: 'NAME=VALUE', description: 'Set a scenario var (overrides vars:), e.g. --var jank=1. Repeatable.' },
+    against: { type: 'string', value: 'BASELINE.yaml', description: 'Also run this scenario (the baseline build) in the same rounds, A B B A; write one run file each (labels baseline/candidate, or <label>-baseline/-candidate) and print the comparison. Exit 1 on an error-level regression.' },
+    baselineVar: { type: 'multi', value: 'NAME=VALUE', description: 'With --against: a var for the baseline arm only (after --var), e.g. --var jank=1 --baseline-var jank=0.' },
     reporter: { type: 'list', value: 'NAME', description: `Also write a report beside the run file: ${REPORTERS.map((r) => r.name).join(', ')} (repeatable or comma-separated).` },
     quiet: { type: 'boolean', description: 'No progress lines and no summary table.' },
     ...JSON_FLAG,
@@ -160,6 +163,9 @@ export const runCommand = defineCommand({
       throw new PerfError({ code: 'missing_argument', message: positionals.length === 0 ? 'run: which scenario? e.g. perf run scenarios/list.yaml' : `run: one scenario at a time, got ${positionals.length}`, suggestion: 'perf run SCENARIO.yaml' });
     }
     const flags = runFlags(f);
+    if (f.against !== undefined) {
+      return runAgainstCommand(f, positionals[0]!, { ...flags, label: f.label as string | undefined }, parseVars(f.var as string[] | undefined), parseVars(f.baselineVar as string[] | undefined), writeReporters);
+    }
     const sc = loadScenario(positionals[0]!, { ...(flags.variant !== undefined ? { variant: flags.variant } : {}), vars: parseVars(f.var as string[] | undefined) });
     const { run, path } = await executeRun(sc, flags, f.quiet === true || f.json === true);
     const written = writeReporters(run, path, flags.reporters);

@@ -13,7 +13,8 @@ export interface PageSource {
 
 export class SessionHost implements StepHost {
   state = new Map<string, unknown>();
-  private lastPage: Page | undefined;
+  /** The page the host last handed out (a restart replaces it). */
+  lastPage: Page | undefined;
 
   constructor(
     private source: PageSource | undefined,

@@ -113,6 +113,8 @@ interface Slot {
  * missing main-thread update affects smoothness (the page's work overran the frame).
  */
 export function parseTraceFrames(events: readonly TraceEvent[], pids: ReadonlySet<number>, window: { startAt: number; endAt: number }, offsetMs: number): FrameStats | undefined {
+  // Without the page's renderer we cannot tell its frames from another page's.
+  if (pids.size === 0) return undefined;
   const byTree = new Map<number, Map<number, Slot>>();
   for (const e of events) {
     if (e.name !== 'PipelineReporter' || e.ph !== 'b' || !pids.has(e.pid)) continue;
@@ -135,7 +137,8 @@ export function parseTraceFrames(events: readonly TraceEvent[], pids: ReadonlySe
   // The page's own layer tree is the busiest one in its renderer (another same-site page may share it).
   let slots: Slot[] | undefined;
   for (const m of byTree.values()) if (!slots || m.size > slots.length) slots = [...m.values()];
-  if (!slots || slots.length === 0) return undefined;
+  // A renderer that got no vsync at all (frozen, hidden, background): zero frames, read.
+  if (!slots || slots.length === 0) return { source: 'trace', frames: [], count: 0, painted: 0, dropped: 0, partial: 0, overBudget: 0, vsyncMs: FRAME_BUDGET_MS, slots: 0 };
   slots.sort((a, b) => a.seq - b.seq);
   const vsyncMs = vsyncOf(slots);
   const frames: FrameRecord[] = [];

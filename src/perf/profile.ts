@@ -3,6 +3,7 @@
  * EXCLUSIVE (self) time, the time the sampler found that function itself on top of the stack.
  */
 import type { Protocol } from 'devtools-protocol';
+import { PERF_PROBE_URL } from '../drivers/cdp/perf-page.js';
 
 /** One sample: when (epoch ms) and which function (index into `functions`) was on top. */
 export interface Sample {
@@ -19,6 +20,8 @@ export interface ProfileFunction {
   line: number;
   /** A VM bucket rather than a script function: (program), (idle), (garbage collector), (root). */
   meta: boolean;
+  /** The harness's own in-page probe. */
+  harness: boolean;
 }
 
 export interface ProfileData {
@@ -26,7 +29,7 @@ export interface ProfileData {
   samples: Sample[];
   /** Self ms of every function over the window (meta included), indexed like `functions`. */
   selfMs: number[];
-  /** Self ms of script work: everything but (idle), (program) and (root). */
+  /** Self ms of the page's work: everything but (idle), (program), (root) and the harness probe. */
   busyMs: number;
 }
 
@@ -47,25 +50,46 @@ const NOT_SCRIPT = new Set(['(idle)', '(program)', '(root)']);
 /**
  * Samples and per-function self time. `offsetMs` maps the profile clock (µs ticks, the trace's clock)
  * to epoch: epoch = ticksUs / 1000 + offsetMs.
+ *
+ * Native builtins (performance.now, a DOM getter: script id 0, no URL) count toward the script
+ * function that called them: that call is the page's decision and the line to change, so a busy loop
+ * around performance.now() ranks as the loop. The harness's own probe (PERF_PROBE_URL) is left out.
  */
 export function readProfile(profile: Protocol.Profiler.Profile, offsetMs: number, window: { startAt: number; endAt: number }): ProfileData {
   const functions: ProfileFunction[] = [];
   const keyIndex = new Map<string, number>();
-  const nodeFn = new Map<number, number>();
+  const parent = new Map<number, number>();
+  const byId = new Map<number, Protocol.Profiler.ProfileNode>();
   for (const node of profile.nodes) {
-    const cf = node.callFrame;
-    const name = cf.functionName || (cf.url ? '(anonymous)' : '(program)');
-    const meta = name.startsWith('(') && !cf.url;
+    byId.set(node.id, node);
+    for (const c of node.children ?? []) parent.set(c, node.id);
+  }
+  const isNative = (n: Protocol.Profiler.ProfileNode): boolean => !n.callFrame.url && n.callFrame.scriptId === '0' && !n.callFrame.functionName.startsWith('(');
+  const nodeFn = new Map<number, number>();
+  const fnOf = (n: Protocol.Profiler.ProfileNode): number => {
+    const cached = nodeFn.get(n.id);
+    if (cached !== undefined) return cached;
+    let target = n;
+    // Walk up from a native builtin to the script function that called it (if any).
+    for (let p = parent.get(target.id); isNative(target) && p !== undefined; p = parent.get(target.id)) {
+      const up = byId.get(p);
+      if (!up || up.callFrame.functionName === '(root)') break;
+      target = up;
+    }
+    const cf = target.callFrame;
+    const name = cf.functionName || (cf.url || cf.scriptId !== '0' ? '(anonymous)' : '(program)');
+    const meta = name.startsWith('(') && !cf.url && cf.scriptId === '0';
     const key = meta ? name : `${name}\u0000${cf.url}\u0000${cf.lineNumber}`;
     let idx = keyIndex.get(key);
     if (idx === undefined) {
       idx = functions.length;
       keyIndex.set(key, idx);
-      functions.push({ name, url: cf.url, line: cf.lineNumber + 1, meta });
+      functions.push({ name, url: cf.url, line: cf.lineNumber + 1, meta, harness: cf.url === PERF_PROBE_URL });
     }
-    nodeFn.set(node.id, idx);
-  }
-  const selfMs = new Array<number>(functions.length).fill(0);
+    nodeFn.set(n.id, idx);
+    return idx;
+  };
+  const selfMs: number[] = [];
   const samples: Sample[] = [];
   const ids = profile.samples ?? [];
   const deltas = profile.timeDeltas ?? [];
@@ -76,8 +100,9 @@ export function readProfile(profile: Protocol.Profiler.Profile, offsetMs: number
     times.push(t);
   }
   for (let i = 0; i < ids.length; i++) {
-    const fn = nodeFn.get(ids[i]!);
-    if (fn === undefined) continue;
+    const node = byId.get(ids[i]!);
+    if (!node) continue;
+    const fn = fnOf(node);
     // A sample stands for the time until the next one (the last one, until the profile ended).
     const next = i + 1 < times.length ? times[i + 1]! : profile.endTime;
     const ms = Math.max(0, next - times[i]!) / 1000;
@@ -86,16 +111,22 @@ export function readProfile(profile: Protocol.Profiler.Profile, offsetMs: number
     samples.push({ at, fn, ms });
     selfMs[fn] = (selfMs[fn] ?? 0) + ms;
   }
+  for (let i = 0; i < functions.length; i++) selfMs[i] ??= 0;
   let busyMs = 0;
   functions.forEach((f, i) => {
-    if (!NOT_SCRIPT.has(f.name)) busyMs += selfMs[i] ?? 0;
+    if (isPageWork(f)) busyMs += selfMs[i] ?? 0;
   });
   return { functions, samples, selfMs, busyMs };
 }
 
+/** Work the page did: not idle, not the VM's unattributed buckets, not the harness's probe. */
+export function isPageWork(f: ProfileFunction): boolean {
+  return !NOT_SCRIPT.has(f.name) && !f.harness;
+}
+
 /** "path:line" for a script function (origin dropped: it is the app's own), else the bucket name. */
 export function locationOf(f: ProfileFunction): string {
-  if (!f.url) return f.name;
+  if (!f.url) return f.meta ? f.name : '(no url)';
   let path = f.url;
   try {
     const u = new URL(f.url);
@@ -111,7 +142,7 @@ export function blocksBySelf(p: ProfileData): Block[] {
   const out: Block[] = [];
   p.functions.forEach((f, i) => {
     const ms = p.selfMs[i] ?? 0;
-    if (NOT_SCRIPT.has(f.name) || ms <= 0) return;
+    if (!isPageWork(f) || ms <= 0) return;
     out.push({ name: f.name, url: locationOf(f), selfMs: round(ms), share: round(p.busyMs > 0 ? ms / p.busyMs : 0, 3) });
   });
   return out.sort((a, b) => b.selfMs - a.selfMs || a.name.localeCompare(b.name));
@@ -125,7 +156,7 @@ export function blocksByCount(p: ProfileData, frameOf: (at: number) => number): 
   const seen = new Map<number, Set<number>>();
   for (const s of p.samples) {
     const f = p.functions[s.fn];
-    if (!f || NOT_SCRIPT.has(f.name)) continue;
+    if (!f || !isPageWork(f)) continue;
     const frame = frameOf(s.at);
     if (frame < 0) continue;
     let set = seen.get(s.fn);

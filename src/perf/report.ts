@@ -110,7 +110,7 @@ export function buildReport(raw: RawSession, spans: readonly StepSpan[]): { repo
   let frames: FrameStats | undefined;
   if (raw.trace && offsetMs !== undefined) {
     frames = framesFromTrace(raw.trace, window, offsetMs);
-    if (!frames) missing.frames = 'the trace held no frame pipeline events for the page';
+    if (!frames) missing.frames = 'the trace does not show which renderer hosts the page (its marks are missing)';
   } else if (raw.trace) {
     missing.frames = 'could not align the trace clock with the page (no begin mark in the trace)';
   } else missing.frames ??= missing.trace ?? 'no trace';
@@ -147,7 +147,7 @@ export function buildReport(raw: RawSession, spans: readonly StepSpan[]): { repo
     framesSeen === undefined
       ? 'no frame source could be read (neither the trace nor the in-page frame counter), so nothing says the page rendered'
       : framesSeen <= 1
-        ? `the page rendered nothing: its painted-frame counter advanced by ${framesSeen} during the ${Math.round(raw.durationMs)} ms session (${frames?.source === 'trace' && frames.slots === 0 ? 'no vsync reached it: a hidden or background page' : 'nothing changed on screen'}); a zero report would read as fast`
+        ? `the page rendered nothing: its painted-frame counter advanced by ${framesSeen} during the ${Math.round(raw.durationMs)} ms session (${frames?.source === 'trace' && frames.slots <= 1 ? 'no vsync reached it: a hidden, frozen or background page' : `${frames?.slots ?? 0} vsyncs reached it but nothing changed on screen`}); a zero report would read as fast`
         : undefined;
   if (refusal) {
     const report: PerfReport = {
@@ -256,6 +256,8 @@ export function buildReport(raw: RawSession, spans: readonly StepSpan[]): { repo
   // Steps.
   const stepRows: { label: string; step: string; ms: number; status: string }[] = [];
   for (const s of spans) {
+    // A mark is a marker, not work: it shows in summary.marks.
+    if (s.step === 'mark') continue;
     const key = `steps.${s.label}.ms`;
     // A label used twice (a repeated step) sums: the metric is the time spent in that step.
     metrics[key] = round((metrics[key] ?? 0) + s.durationMs);

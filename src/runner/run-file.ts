@@ -29,7 +29,13 @@ interface RepeatBase {
   warmup: boolean;
   /** Wall time of the whole repeat (restart to end), ms. */
   wallMs: number;
+  /** Where the repeat's wall time went, ms: the harness's own cost is visible, not hidden. */
+  phasesMs?: { restart?: number; open?: number; setup?: number; begin?: number; steps?: number; end?: number };
   steps: RepeatStepRecord[];
+  /** When the repeat began (ISO time). Written by `perf run --against`, where two run files interleave. */
+  startedAt?: string;
+  /** Position in the interleaved order of a `perf run --against` run, shared by both of its run files. */
+  sequence?: number;
 }
 
 export type RepeatRecord =
@@ -93,4 +99,6 @@ export interface RunFile {
   budgets: BudgetResult[];
   insights: unknown[];
   repeats: RepeatRecord[];
+  /** Set by `perf run --against`: this file is one arm of an interleaved baseline/candidate pair. */
+  against?: { role: 'baseline' | 'candidate'; other: string; order: 'ABBA' };
 }

@@ -51,7 +51,7 @@ export function repeatSchedule(repeat: number, timing: boolean): RepeatMode[] {
   return out;
 }
 
-function appSpec(sc: Scenario): AppSpec {
+export function appSpec(sc: Scenario): AppSpec {
   if (sc.app.serve !== undefined) return { kind: 'serve', dir: sc.app.serve, ...(sc.app.spa ? { spa: true } : {}) };
   if (sc.app.command !== undefined) return { kind: 'command', command: sc.app.command, cwd: sc.app.cwd, ...(sc.app.url ? { url: sc.app.url } : {}), ...(sc.app.startTimeoutMs !== undefined ? { startTimeoutMs: sc.app.startTimeoutMs } : {}) };
   return { kind: 'url', url: sc.app.url! };
@@ -197,7 +197,7 @@ export async function runScenario(sc: Scenario, opts: RunOptions): Promise<{ run
   return { run, path };
 }
 
-function medianRepeatInsights(records: RepeatRecord[]): unknown[] {
+export function medianRepeatInsights(records: RepeatRecord[]): unknown[] {
   const measured = records.filter((r): r is Extract<RepeatRecord, { status: 'measured' }> => r.status === 'measured' && !r.warmup);
   if (measured.length === 0) return [];
   const d = median(measured.map((r) => r.report.metrics.durationMs ?? 0));
@@ -205,7 +205,7 @@ function medianRepeatInsights(records: RepeatRecord[]): unknown[] {
   return (pick.report.insights as unknown[] | undefined) ?? [];
 }
 
-function fallbackEnv(session: BrowserSession | undefined, sc: Scenario, mode: RestartMode, app: RunningApp, url: string): RunEnv {
+export function fallbackEnv(session: BrowserSession | undefined, sc: Scenario, mode: RestartMode, app: RunningApp, url: string): RunEnv {
   return {
     tool: { name: 'rehearse', version: toolVersion() },
     browser: { product: session?.browser.version.product ?? 'unknown', userAgent: session?.browser.version.userAgent ?? 'unknown', headless: sc.browser.headless },
@@ -217,7 +217,7 @@ function fallbackEnv(session: BrowserSession | undefined, sc: Scenario, mode: Re
   };
 }
 
-async function describeEnv(session: BrowserSession, sc: Scenario, mode: RestartMode, app: RunningApp, url: string): Promise<RunEnv> {
+export async function describeEnv(session: BrowserSession, sc: Scenario, mode: RestartMode, app: RunningApp, url: string): Promise<RunEnv> {
   const env = fallbackEnv(session, sc, mode, app, url);
   env.viewport = await readBackViewport(session.page, sc.viewport.touch);
   if (session.chrome) env.browser.executablePath = session.chrome.executablePath;
@@ -225,7 +225,7 @@ async function describeEnv(session: BrowserSession, sc: Scenario, mode: RestartM
   return env;
 }
 
-interface RepeatContext {
+export interface RepeatContext {
   index: number;
   mode: RepeatMode;
   warmup: boolean;
@@ -238,10 +238,17 @@ interface RepeatContext {
   onStep: (phase: 'setup' | 'steps', label: string) => void;
 }
 
-async function runRepeat(session: BrowserSession, host: SessionHost, sc: Scenario, rc: RepeatContext): Promise<RepeatRecord> {
+export async function runRepeat(session: BrowserSession, host: SessionHost, sc: Scenario, rc: RepeatContext): Promise<RepeatRecord> {
   const t0 = performance.now();
   const steps: RepeatStepRecord[] = [];
-  const common = { index: rc.index, mode: rc.mode, warmup: rc.warmup, steps };
+  const phasesMs: NonNullable<RepeatRecord['phasesMs']> = {};
+  let lap = t0;
+  const mark = (phase: keyof typeof phasesMs): void => {
+    const now = performance.now();
+    phasesMs[phase] = now - lap;
+    lap = now;
+  };
+  const common = { index: rc.index, mode: rc.mode, warmup: rc.warmup, steps, phasesMs };
   const failed = async (phase: 'restart' | 'setup' | 'steps' | 'measure', error: StepErrorInfo, step?: StepCall, label?: string): Promise<RepeatRecord> => {
     const screenshot = phase === 'restart' ? undefined : await failureScreenshot(session, rc);
     return { ...common, wallMs: performance.now() - t0, status: 'failed', failure: { phase, ...(step ? { step: step.name } : {}), ...(label ? { label } : {}), error, ...(screenshot ? { screenshot } : {}) } };
@@ -250,15 +257,22 @@ async function runRepeat(session: BrowserSession, host: SessionHost, sc: Scenari
   // 1. Clean restart, emulation, the app page.
   try {
     let page: Page;
+    // A reload restart IS the fresh navigation, on the same page, whose emulation and installed
+    // scripts persist: opening the page again would load it twice.
+    const reloaded = !rc.first && rc.restart === 'reload' && !session.health();
     if (rc.first && !session.health()) {
       page = session.page;
       session.prepareSpare();
     } else {
       page = await session.restart(rc.restart, rc.url);
     }
-    await emulate(page, sc);
-    await host.page(); // installs the page runtime before the app's scripts run
-    await page.navigate(rc.url);
+    mark('restart');
+    if (!reloaded || page !== host.lastPage) {
+      await emulate(page, sc);
+      await host.page(); // installs the page runtime before the app's scripts run
+      await page.navigate(rc.url);
+    }
+    mark('open');
   } catch (e) {
     return failed('restart', toErrorInfo(e));
   }
@@ -279,7 +293,9 @@ async function runRepeat(session: BrowserSession, host: SessionHost, sc: Scenari
 
   // 3. The measured window. Nothing of ours may run in the background during it.
   await session.settle();
+  mark('setup');
   const begin = await runStep(host, 'perf_begin', { mode: rc.mode });
+  mark('begin');
   if (begin.status !== 'ok') return failed('measure', begin.error);
   for (let i = 0; i < sc.steps.length; i++) {
     const call = sc.steps[i]!;
@@ -290,7 +306,9 @@ async function runRepeat(session: BrowserSession, host: SessionHost, sc: Scenari
       return failed('steps', r.error, call, r.label);
     }
   }
+  mark('steps');
   const end = await runStep(host, 'perf_end', {});
+  mark('end');
   if (end.status !== 'ok') return failed('measure', end.error);
   const data = (end.data ?? {}) as { refused?: boolean; reason?: string; metrics?: Metrics } & Record<string, unknown>;
   const report: PerfReportRecord = { ...data, metrics: data.metrics ?? {} };

@@ -39,6 +39,9 @@ import { waitForNetworkIdle } from './wait-for-network-idle.js';
 import { waitFor } from './wait-for.js';
 import { perfBegin } from './perf-begin.js';
 import { perfEnd } from './perf-end.js';
+import { perfInsight } from './perf-insight.js';
+import { perfTrace } from './perf-trace.js';
+import { mark } from './mark.js';
 
 // Grouped by family in the order of the DESIGN.md steps table.
 export const STEPS: readonly StepDefinition<any>[] = [
@@ -86,6 +89,9 @@ export const STEPS: readonly StepDefinition<any>[] = [
   // perf
   perfBegin,
   perfEnd,
+  perfInsight,
+  perfTrace,
+  mark,
 ];
 
 const byName = new Map<string, StepDefinition<any>>();

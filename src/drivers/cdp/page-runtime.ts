@@ -157,6 +157,10 @@ function runtimeMain(version: string): void {
     el: Element;
     observers: MutationObserver[];
     count: number;
+    /** performance.now() of the last DOM mutation seen. */
+    lastMutationAt: number;
+    /** The first animation frame after observation began: when it ran and the mutation count then. */
+    frame: Promise<{ at: number; count: number }>;
     read: string;
     textBefore?: string;
     checkedBefore?: boolean | 'mixed' | null;
@@ -702,16 +706,73 @@ function runtimeMain(version: string): void {
   }
 
   // ── roots: document, open shadow roots, same-origin iframes ──
-  function collectRoots(start: Document | ShadowRoot | Element, out: (Document | ShadowRoot | Element)[] = []): (Document | ShadowRoot | Element)[] {
-    out.push(start);
-    const all = start.querySelectorAll('*');
+  // Finding shadow roots means visiting every element (a few ms on a large page, on every
+  // resolve). So each document's runtime watches attachShadow from document start and scans only
+  // documents that have shown a shadow root; a document the runtime joined late is scanned once.
+  const SHADOW_MARK = Symbol.for('rehearse.shadowWatch');
+  function watchShadows(win: Window & typeof globalThis): void {
+    const proto = win.Element.prototype as any;
+    if (proto[SHADOW_MARK]) return;
+    const original = proto.attachShadow as (init: ShadowRootInit) => ShadowRoot;
+    Object.defineProperty(proto, SHADOW_MARK, { value: true });
+    Object.defineProperty(proto, 'attachShadow', {
+      configurable: true,
+      writable: true,
+      value: function attachShadow(this: Element, init: ShadowRootInit): ShadowRoot {
+        shadowSeenDocs.add(this.ownerDocument);
+        return original.call(this, init);
+      },
+    });
+  }
+  const shadowSeenDocs: WeakSet<Document> = prev?.shadowSeenDocs ?? new WeakSet();
+  const scannedDocs: WeakSet<Document> = prev?.scannedDocs ?? new WeakSet();
+  /** Whether a document may hold shadow roots: seen attached, or found by its one full scan. */
+  function mayHaveShadows(doc: Document): boolean {
+    if (shadowSeenDocs.has(doc)) return true;
+    const win = doc.defaultView as (Window & typeof globalThis) | null;
+    if (!win) return false;
+    const watched = !!(win.Element.prototype as any)[SHADOW_MARK];
+    if (watched && scannedDocs.has(doc)) return false;
+    // First look at this document: scan it once, then rely on the watch.
+    if (!watched) watchShadows(win);
+    scannedDocs.add(doc);
+    const all = doc.querySelectorAll('*');
     for (let i = 0; i < all.length; i++) {
-      const e = all[i]!;
-      if (e.shadowRoot) collectRoots(e.shadowRoot, out);
-      if (e.localName === 'iframe' || e.localName === 'frame') {
-        const d = sameOriginDoc(e);
-        if (d) collectRoots(d, out);
+      if (all[i]!.shadowRoot) {
+        shadowSeenDocs.add(doc);
+        return true;
       }
+    }
+    return false;
+  }
+  try {
+    watchShadows(window as Window & typeof globalThis);
+    // At document start nothing exists yet: the watch sees every shadow root from here on.
+    if (document.readyState === 'loading' && !document.body) scannedDocs.add(document);
+  } catch {
+    /* a locked-down prototype: every resolve scans */
+  }
+  /** Set while a last full scan runs (declarative shadow roots escape the attachShadow watch). */
+  let forceFullScan = false;
+  function collectRoots(start: Document | ShadowRoot | Element, out: (Document | ShadowRoot | Element)[] = [], full = forceFullScan): (Document | ShadowRoot | Element)[] {
+    out.push(start);
+    const doc = start.nodeType === 9 ? (start as Document) : (start as Element | ShadowRoot).ownerDocument!;
+    if (full || start.nodeType === 11 || mayHaveShadows(doc)) {
+      const all = start.querySelectorAll('*');
+      for (let i = 0; i < all.length; i++) {
+        const e = all[i]!;
+        if (e.shadowRoot) collectRoots(e.shadowRoot, out, full);
+        if (e.localName === 'iframe' || e.localName === 'frame') {
+          const d = sameOriginDoc(e);
+          if (d) collectRoots(d, out, full);
+        }
+      }
+      return out;
+    }
+    const frames = start.nodeType === 9 ? (start as Document).querySelectorAll('iframe,frame') : (start as Element).querySelectorAll('iframe,frame');
+    for (let i = 0; i < frames.length; i++) {
+      const d = sameOriginDoc(frames[i]!);
+      if (d) collectRoots(d, out, full);
     }
     return out;
   }
@@ -1040,10 +1101,17 @@ function runtimeMain(version: string): void {
       throw e;
     }
   }
-  /** Names close to a target that found nothing (computed once, when giving up). */
+  /** Before giving up: one full scan of every shadow root, then names close to the target. */
   function withNear(r: Resolve, loc: { ref?: string; target?: Target }): Resolve {
-    if (r.status === 'not_found' && loc.target && loc.target.nth === undefined) return { ...r, near: nearNames(loc.target) };
-    return r;
+    if (r.status !== 'not_found' || !loc.target) return r;
+    forceFullScan = true;
+    try {
+      const again = resolveOnce(loc);
+      if (again.status !== 'not_found') return again;
+    } finally {
+      forceFullScan = false;
+    }
+    return loc.target.nth === undefined ? { ...r, near: nearNames(loc.target) } : r;
   }
   function resolve(loc: { ref?: string; target?: Target }, expect?: Expect, final = false): Resolve {
     const r = resolveOnce(loc, expect);
@@ -1289,10 +1357,14 @@ function runtimeMain(version: string): void {
 
   function beginAction(ref: string, el: Element, read: string): void {
     endAction();
-    const rec: ActionRecord = { ref, el, observers: [], count: 0, read, startedAt: performance.now() };
+    const rec: ActionRecord = { ref, el, observers: [], count: 0, lastMutationAt: 0, frame: null as unknown as Promise<{ at: number; count: number }>, read, startedAt: performance.now() };
     const onMut = (records: MutationRecord[]): void => {
       rec.count += records.length;
+      rec.lastMutationAt = performance.now();
     };
+    // Registered now, before the action is dispatched: it fires at the first frame after this
+    // point, so a change made by the action before that frame is rendered by it (no extra frame).
+    rec.frame = new Promise((resolveFrame) => requestAnimationFrame(() => resolveFrame({ at: performance.now(), count: countNow(rec) })));
     const roots = new Set<Node>([document]);
     for (let n: Node | null = el; n; ) {
       const root = n.getRootNode();
@@ -1308,6 +1380,15 @@ function runtimeMain(version: string): void {
     if (read === 'checked') rec.checkedBefore = readChecked(el);
     state.action = rec;
   }
+  function countNow(rec: ActionRecord): number {
+    let n = 0;
+    for (const mo of rec.observers) n += mo.takeRecords().length;
+    if (n) {
+      rec.count += n;
+      rec.lastMutationAt = performance.now();
+    }
+    return rec.count;
+  }
   function endAction(): ActionRecord | null {
     const rec = state.action;
     if (!rec) return null;
@@ -1321,9 +1402,12 @@ function runtimeMain(version: string): void {
 
   // The longest a settle waits for frames: above this the page is busy and we report what we see.
   const SETTLE_FRAMES_MAX = 2;
+  // A page that produces no frame within this is hidden or backgrounded (a frame is ~16 ms).
+  const NO_FRAME_MS = 100;
   /**
-   * Wait for the action to settle: one macrotask (microtasks, framework schedulers), then an
-   * animation frame; a second frame only when the first one still mutated the DOM. Then read back.
+   * Wait for the action to settle: one macrotask (microtasks, framework schedulers), then the first
+   * animation frame that follows the action's DOM changes; a further frame only when that frame
+   * itself changed the DOM (rAF-driven rendering), at most SETTLE_FRAMES_MAX. Then read back.
    */
   async function settle(): Promise<Record<string, unknown>> {
     const rec = state.action;
@@ -1331,19 +1415,25 @@ function runtimeMain(version: string): void {
     await macrotask();
     let framesWaited = 0;
     let noFrames = false;
-    for (let i = 0; i < SETTLE_FRAMES_MAX; i++) {
-      const before = rec.count + rec.observers.reduce((n, mo) => n + mo.takeRecords().length, 0);
-      rec.count = before;
-      const framed = await nextFrame(100);
-      if (!framed) {
-        noFrames = true;
-        break;
-      }
-      framesWaited++;
+    const timeout = (): Promise<null> => new Promise((r) => setTimeout(() => r(null), NO_FRAME_MS));
+    let frame = await Promise.race([rec.frame, timeout()]);
+    if (!frame) noFrames = true;
+    else {
+      framesWaited = 1;
       await macrotask();
-      const after = rec.count + rec.observers.reduce((n, mo) => n + mo.takeRecords().length, 0);
-      rec.count = after;
-      if (after === before) break;
+      // Changes made after that frame began (the action's own, or the frame's rAF callbacks)
+      // are rendered by a later one.
+      for (let i = 1; i < SETTLE_FRAMES_MAX && countNow(rec) > 0 && rec.lastMutationAt > frame.at; i++) {
+        const at = performance.now();
+        const framed = await nextFrame(NO_FRAME_MS);
+        if (!framed) {
+          noFrames = true;
+          break;
+        }
+        framesWaited++;
+        frame = { at, count: countNow(rec) };
+        await macrotask();
+      }
     }
     endAction();
     const el = rec.el;
@@ -2402,6 +2492,8 @@ function runtimeMain(version: string): void {
     version,
     stateVersion: 1,
     state,
+    shadowSeenDocs,
+    scannedDocs,
     api,
     element: elementOf,
     /** One entry point for the Node side: never throws, so a page exception is a value. */

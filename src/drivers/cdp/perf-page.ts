@@ -12,6 +12,9 @@
  */
 import type { Page } from './browser.js';
 
+/** The probe's script URL, so CPU profiles can leave the harness's own work out of the page's. */
+export const PERF_PROBE_URL = 'rehearse-perf-probe.js';
+
 /** The binding the probe calls with one JSON message per entry (Runtime.addBinding). */
 export const PERF_BINDING = '__rehearsePerf';
 
@@ -187,7 +190,7 @@ function perfProbeMain(token: string, binding: string, sinceEpoch: number, count
 
 /** Source that installs the probe for `token`, entries after `sinceEpoch` only. */
 export function perfProbeSource(token: string, sinceEpoch: number, countFrames: boolean): string {
-  return `(${perfProbeMain.toString()})(${JSON.stringify(token)}, ${JSON.stringify(PERF_BINDING)}, ${sinceEpoch}, ${countFrames});`;
+  return `(${perfProbeMain.toString()})(${JSON.stringify(token)}, ${JSON.stringify(PERF_BINDING)}, ${sinceEpoch}, ${countFrames});\n//# sourceURL=${PERF_PROBE_URL}`;
 }
 
 /**
@@ -195,7 +198,8 @@ export function perfProbeSource(token: string, sinceEpoch: number, countFrames: 
  * last interaction (delivered after its presentation) are queued, then takes them.
  */
 export function perfProbeFlushSource(token: string): string {
-  return `(async () => {
+  return `//# sourceURL=${PERF_PROBE_URL}
+(async () => {
     const p = window[Symbol.for('rehearse.perf')];
     if (!p || p.token !== ${JSON.stringify(token)}) return null;
     // A hidden page runs no rAF: the timer bounds the wait so a background page is answered at once.

@@ -1,0 +1,131 @@
+/**
+ * `perf run CANDIDATE.yaml --against BASELINE.yaml`: both builds measured in the same rounds (A B B A),
+ * one run file each, the comparison printed at the end.
+ */
+import { relative } from 'node:path';
+import { compareExitCode, compareRuns, type RunsComparison } from '../perf/compare-runs.js';
+import { againstLabels, runAgainst, type AgainstProgress, type AgainstResult } from '../runner/against.js';
+import type { RunFile } from '../runner/run-file.js';
+import { loadScenario, type Scenario } from '../scenario/load.js';
+import type { RestartMode } from '../session/browser-session.js';
+import { onShutdown } from '../session/processes.js';
+import { appendToGithubStepSummary } from '../../reporters/index.js';
+import type { FlagValues } from './args.js';
+import { info, printJson } from './command.js';
+import { renderComparison } from './compare.js';
+
+export interface AgainstFlags {
+  variant?: string;
+  label?: string;
+  out: string;
+  repeat?: number;
+  warmup?: number;
+  restart?: RestartMode;
+  timing?: boolean;
+  reporters: string[];
+}
+
+/** Progress on stderr: one line per repeat, naming the arm, so the A B B A order is visible. */
+export function againstProgressPrinter(quiet: boolean): (e: AgainstProgress) => void {
+  if (quiet) return () => undefined;
+  const t0 = Date.now();
+  return (e) => {
+    switch (e.kind) {
+      case 'start':
+        info(`--against: ${e.perArm} repeats per arm (${e.warmup} warmup), interleaved A B B A: ${e.total} in all`);
+        break;
+      case 'repeat-start':
+        break;
+      case 'repeat-end': {
+        const r = e.record;
+        const what =
+          r.status === 'measured'
+            ? `measured ${(r.report.metrics.durationMs ?? 0).toFixed(1)} ms, ${r.report.metrics['frames.painted'] ?? 0} frames`
+            : r.status === 'refused'
+              ? `refused: ${r.reason}`
+              : `FAILED at ${r.failure.phase}${r.failure.label ? ` ${r.failure.label}` : ''}: ${r.failure.error.message}`;
+        info(`[${e.sequence + 1}/${e.total}] ${e.arm.padEnd(9)} repeat ${r.index + 1}${r.warmup ? ' (warmup)' : ''} ${r.mode}: ${what} · ${((Date.now() - t0) / 1000).toFixed(0)}s`);
+        break;
+      }
+    }
+  };
+}
+
+/** Ctrl-C stops after the current repeat and still writes both files. */
+export async function executeAgainst(baseline: Scenario, candidate: Scenario, flags: AgainstFlags, quiet: boolean): Promise<AgainstResult> {
+  const ctl = new AbortController();
+  let finished: Promise<unknown> = Promise.resolve();
+  const off = onShutdown(async () => {
+    ctl.abort();
+    await finished;
+  });
+  try {
+    const p = runAgainst(baseline, candidate, {
+      labels: againstLabels(flags.label),
+      outDir: flags.out,
+      ...(flags.repeat !== undefined ? { repeat: flags.repeat } : {}),
+      ...(flags.warmup !== undefined ? { warmup: flags.warmup } : {}),
+      ...(flags.restart ? { restart: flags.restart } : {}),
+      ...(flags.timing !== undefined ? { timing: flags.timing } : {}),
+      signal: ctl.signal,
+      onProgress: againstProgressPrinter(quiet),
+    });
+    finished = p.catch(() => undefined);
+    return await p;
+  } finally {
+    off();
+  }
+}
+
+/**
+ * The comparison of an --against pair. The two files come from two scenario files by design (the
+ * baseline's points at the other build), so a differing scenario name is expected, not refused; it is
+ * still listed among the warnings.
+ */
+export function compareAgainst(res: AgainstResult): RunsComparison | undefined {
+  if (res.baseline.run.summary.measured === 0 || res.candidate.run.summary.measured === 0) return undefined;
+  return compareRuns(res.baseline.run, res.candidate.run, { force: true, files: { a: res.baseline.path, b: res.candidate.path } });
+}
+
+/** Load the pair: --var applies to both arms, --baseline-var (after it) to the baseline only. */
+export function loadAgainstPair(candidateFile: string, baselineFile: string, variant: string | undefined, vars: Record<string, string>, baselineVars: Record<string, string>): { baseline: Scenario; candidate: Scenario } {
+  const v = variant !== undefined ? { variant } : {};
+  const candidate = loadScenario(candidateFile, { ...v, vars });
+  const baseline = loadScenario(baselineFile, { ...v, vars: { ...vars, ...baselineVars } });
+  return { baseline, candidate };
+}
+
+/** The exit code of an --against run: 1 on an error-level regression, a failed candidate budget, or nothing measured. */
+export function againstExitCode(res: AgainstResult, comparison: RunsComparison | undefined): number {
+  if (!comparison) return 1;
+  if (res.candidate.run.budgets.some((b) => !b.pass)) return 1;
+  return compareExitCode(comparison);
+}
+
+/** `perf run X.yaml --against Y.yaml`, after perf run parsed its flags. */
+export async function runAgainstCommand(f: FlagValues, candidateFile: string, flags: AgainstFlags, vars: Record<string, string>, baselineVars: Record<string, string>, writeReporters: (run: RunFile, path: string, names: string[]) => string[]): Promise<number> {
+  const baselineFile = f.against as string;
+  const { baseline, candidate } = loadAgainstPair(candidateFile, baselineFile, flags.variant, vars, baselineVars);
+  const quiet = f.quiet === true || f.json === true;
+  const res = await executeAgainst(baseline, candidate, flags, quiet);
+  const written = [...writeReporters(res.baseline.run, res.baseline.path, flags.reporters), ...writeReporters(res.candidate.run, res.candidate.path, flags.reporters)];
+  const comparison = compareAgainst(res);
+  const rel = (p: string): string => relative(process.cwd(), p) || p;
+  if (comparison && flags.reporters.includes('markdown')) appendToGithubStepSummary(renderComparison(comparison, res.baseline.run, res.candidate.run, 'markdown'));
+  if (f.json) {
+    const strip = ({ repeats: _omit, ...rest }: RunFile): Omit<RunFile, 'repeats'> => rest;
+    printJson({ baseline: { path: res.baseline.path, ...strip(res.baseline.run) }, candidate: { path: res.candidate.path, ...strip(res.candidate.run) }, compare: comparison ?? null, reports: written });
+  } else if (!f.quiet) {
+    if (comparison) process.stdout.write(renderComparison(comparison, res.baseline.run, res.candidate.run, 'table', process.stdout.isTTY === true));
+    info(`run files: ${rel(res.baseline.path)} (baseline), ${rel(res.candidate.path)} (candidate)${written.length ? `; reports: ${written.map(rel).join(', ')}` : ''}`);
+  }
+  if (!comparison) {
+    const empty = [res.baseline, res.candidate].filter((x) => x.run.summary.measured === 0).map((x) => rel(x.path));
+    info(`perf: nothing to compare: no measured repeat in ${empty.join(' and ')}`);
+  }
+  if (res.baseline.run.interrupted) {
+    info('interrupted: the run files hold the repeats measured so far');
+    return 130;
+  }
+  return againstExitCode(res, comparison);
+}

@@ -1,0 +1,63 @@
+/** perf compare a.json b.json: judge a candidate run file against a baseline run file. */
+import { relative } from 'node:path';
+import { PerfError } from '../errors.js';
+import { compareExitCode, compareRunFiles, type RunsComparison } from '../perf/compare-runs.js';
+import type { RunFile } from '../runner/run-file.js';
+import { appendToGithubStepSummary, getReporter } from '../../reporters/index.js';
+import { defineCommand, info, JSON_FLAG, printJson } from './command.js';
+
+/** Reporters that can render a compare to stdout (json is --json). */
+export const COMPARE_REPORTERS = ['table', 'markdown', 'junit'] as const;
+
+/** The compare as text: the reporter's rendering, then the warnings (env differences, forced compare). */
+export function renderComparison(c: RunsComparison, a: RunFile, b: RunFile, reporter: string, color = false): string {
+  const text = getReporter(reporter).renderCompare(c, { a, b }, { color });
+  if (reporter === 'junit' || c.warnings.length === 0) return text;
+  const bullet = reporter === 'markdown' ? '- ⚠️ ' : '  warning: ';
+  return `${text.replace(/\n*$/, '\n')}${reporter === 'markdown' ? '\n' : ''}${c.warnings.map((w) => bullet + w).join('\n')}\n`;
+}
+
+export const compareCommand = defineCommand({
+  name: 'compare',
+  summary: 'Judge a candidate run file against a baseline: noise-aware deltas, exit 1 on an error-level regression',
+  usage: 'compare BASELINE.json CANDIDATE.json [--json] [--reporter table|markdown|junit] [--force]',
+  details: [
+    'Gates on counts per painted frame and on timing-mode milliseconds; a change the runs\' own',
+    'repeat-to-repeat noise explains is unchanged. Thresholds come from the candidate run\'s scenario',
+    '(default warn +10%, error +25%).',
+    'Exit 1 on an error-level regression; 2 for unreadable, invalid or unmeasured files, or runs of',
+    'different scenarios/variants (unless --force).',
+  ].join('\n'),
+  flags: {
+    reporter: { type: 'string', value: 'NAME', description: `Output format on stdout: ${COMPARE_REPORTERS.join(', ')}. Default table.` },
+    force: { type: 'boolean', description: 'Compare runs of different scenarios or variants anyway (a warning instead of exit 2).' },
+    ...JSON_FLAG,
+  },
+  async run(f, positionals) {
+    if (positionals.length !== 2) {
+      throw new PerfError({
+        code: 'missing_argument',
+        message: `compare: expected two run files (baseline, candidate), got ${positionals.length}`,
+        suggestion: 'perf compare build/perf/list-baseline.json build/perf/list-candidate.json',
+      });
+    }
+    const reporter = (f.reporter as string | undefined) ?? 'table';
+    if (!(COMPARE_REPORTERS as readonly string[]).includes(reporter)) {
+      getReporter(reporter); // an unknown name: the registry's error with "did you mean"
+      throw new PerfError({ code: 'invalid_flag', message: `compare: --reporter ${reporter} does not render a compare to stdout; use ${COMPARE_REPORTERS.join(', ')} or --json` });
+    }
+    const [fileA, fileB] = positionals as [string, string];
+    const { comparison, a, b } = compareRunFiles(fileA, fileB, { force: f.force === true });
+    if (f.json) {
+      printJson(comparison);
+    } else {
+      process.stdout.write(renderComparison(comparison, a, b, reporter, reporter === 'table' && process.stdout.isTTY === true));
+      if (reporter === 'markdown') appendToGithubStepSummary(renderComparison(comparison, a, b, 'markdown'));
+      if (comparison.verdict === 'fail') {
+        const worst = comparison.rows.filter((r) => r.gated && r.verdict === 'regressed' && r.severity === 'error').map((r) => r.metric);
+        info(`perf: regression: ${worst.join(', ')} (${relative(process.cwd(), fileB) || fileB} vs ${relative(process.cwd(), fileA) || fileA})`);
+      }
+    }
+    return compareExitCode(comparison);
+  },
+});

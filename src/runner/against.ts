@@ -1,0 +1,207 @@
+/**
+ * `perf run CANDIDATE.yaml --against BASELINE.yaml`: the same scenario pointed at two builds, measured in
+ * the same rounds. Both apps start; one browser serves both arms (same process, same GPU state, same
+ * thermal history); the repeats interleave A B | B A | A B | B A … so a slow drift of the machine
+ * (thermal throttling, a background job ramping up) adds the same amount to both arms instead of
+ * masquerading as a regression. Each arm gets its own run file, exactly as `perf run` writes it, plus
+ * the interleaving record (`repeats[].sequence`, `repeats[].startedAt`, `against`).
+ */
+import { mkdirSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { SessionHost } from '../engine/host.js';
+import { PerfError } from '../errors.js';
+import type { Scenario } from '../scenario/load.js';
+import { startApp, type RunningApp } from '../session/app.js';
+import { BrowserSession, type RestartMode } from '../session/browser-session.js';
+import { writeJsonAtomic } from '../session/state.js';
+import type { RepeatMode, RepeatRecord, RunEnv, RunFile } from './run-file.js';
+import { appSpec, describeEnv, fallbackEnv, judgeBudgets, medianRepeatInsights, repeatSchedule, runFileName, runRepeat, summarizeRepeats } from './run.js';
+
+export type Arm = 'baseline' | 'candidate';
+
+export interface AgainstOptions {
+  /** Run-file labels of the two arms; default `baseline` / `candidate`. */
+  labels?: { baseline: string; candidate: string };
+  outDir: string;
+  repeat?: number;
+  warmup?: number;
+  restart?: RestartMode;
+  timing?: boolean;
+  cwd?: string;
+  signal?: AbortSignal;
+  onProgress?: (e: AgainstProgress) => void;
+}
+
+export type AgainstProgress =
+  | { kind: 'start'; total: number; perArm: number; warmup: number }
+  | { kind: 'repeat-start'; sequence: number; total: number; arm: Arm; index: number; mode: RepeatMode; warmup: boolean }
+  | { kind: 'repeat-end'; sequence: number; total: number; arm: Arm; record: RepeatRecord };
+
+/** Labels of an --against run: `baseline`/`candidate`, or `<label>-baseline`/`<label>-candidate`. */
+export function againstLabels(label?: string): { baseline: string; candidate: string } {
+  return label ? { baseline: `${label}-baseline`, candidate: `${label}-candidate` } : { baseline: 'baseline', candidate: 'candidate' };
+}
+
+/**
+ * The interleaved order for `slots` schedule positions: slot k runs both arms, baseline first when k is
+ * even, candidate first when odd — A B B A A B B A … Over any two consecutive slots each arm holds one
+ * early and one late position, so a linear drift cancels exactly in the per-arm means (and nearly in
+ * the medians); an odd count leaves one A B slot whose bias is one step of drift.
+ */
+export function abbaOrder(slots: number): { slot: number; arm: Arm }[] {
+  const out: { slot: number; arm: Arm }[] = [];
+  for (let k = 0; k < slots; k++) {
+    const pair: Arm[] = k % 2 === 0 ? ['baseline', 'candidate'] : ['candidate', 'baseline'];
+    for (const arm of pair) out.push({ slot: k, arm });
+  }
+  return out;
+}
+
+interface ArmState {
+  arm: Arm;
+  sc: Scenario;
+  label: string;
+  restart: RestartMode;
+  base: string;
+  path: string;
+  app: RunningApp;
+  url: string;
+  host: SessionHost;
+  records: RepeatRecord[];
+  env?: RunEnv;
+  startedAt: string;
+}
+
+export interface AgainstResult {
+  baseline: { run: RunFile; path: string };
+  candidate: { run: RunFile; path: string };
+}
+
+/** Run both arms interleaved and write one run file each. */
+export async function runAgainst(baseline: Scenario, candidate: Scenario, opts: AgainstOptions): Promise<AgainstResult> {
+  const cwd = opts.cwd ?? process.cwd();
+  const labels = opts.labels ?? againstLabels();
+  if (labels.baseline === labels.candidate && runFileName(baseline, '') === runFileName(candidate, '')) {
+    throw new PerfError({ code: 'invalid_flag', message: `run --against: both arms would write ${runFileName(candidate, labels.candidate)}.json`, suggestion: 'give the arms different labels' });
+  }
+  // One schedule for both arms, from the candidate (the scenario named on the command line).
+  const repeat = opts.repeat ?? candidate.repeat;
+  const warmup = opts.warmup ?? candidate.warmup;
+  const timing = opts.timing ?? candidate.timing;
+  const schedule: { mode: RepeatMode; warmup: boolean }[] = [
+    ...Array.from({ length: warmup }, () => ({ mode: 'attribution' as RepeatMode, warmup: true })),
+    ...repeatSchedule(repeat, timing).map((m) => ({ mode: m, warmup: false })),
+  ];
+  const restartOf = (sc: Scenario): RestartMode => opts.restart ?? sc.browser.restart;
+  const endpoint = candidate.browser.endpoint;
+  for (const sc of [baseline, candidate]) {
+    if (endpoint && restartOf(sc) === 'browser') {
+      throw new PerfError({ code: 'restart_browser_attached', message: 'restart mode "browser" cannot be used with browser.endpoint (perf did not launch that Chrome)', suggestion: 'use --restart context' });
+    }
+  }
+  mkdirSync(opts.outDir, { recursive: true });
+
+  const arms: ArmState[] = [];
+  let session: BrowserSession | undefined;
+  let interrupted = false;
+  try {
+    session = await BrowserSession.open({
+      headless: candidate.browser.headless,
+      windowSize: { width: candidate.viewport.width, height: candidate.viewport.height },
+      prewarm: restartOf(baseline) === 'context' || restartOf(candidate) === 'context',
+      ...(endpoint ? { endpoint } : {}),
+    });
+    for (const [arm, sc] of [['baseline', baseline], ['candidate', candidate]] as const) {
+      const app = await startApp(appSpec(sc));
+      const label = labels[arm];
+      const base = runFileName(sc, label);
+      const host = new SessionHost(session, app.baseUrl, cwd);
+      arms.push({ arm, sc, label, restart: restartOf(sc), base, path: join(opts.outDir, `${base}.json`), app, url: app.urlFor(sc.app.path), host, records: [], startedAt: new Date().toISOString() });
+    }
+    const byArm = (arm: Arm): ArmState => arms.find((a) => a.arm === arm)!;
+
+    const order = abbaOrder(schedule.length);
+    opts.onProgress?.({ kind: 'start', total: order.length, perArm: schedule.length, warmup });
+    let first = true;
+    for (let seq = 0; seq < order.length; seq++) {
+      if (opts.signal?.aborted) {
+        interrupted = true;
+        break;
+      }
+      const { slot, arm } = order[seq]!;
+      const a = byArm(arm);
+      const { mode, warmup: isWarmup } = schedule[slot]!;
+      opts.onProgress?.({ kind: 'repeat-start', sequence: seq, total: order.length, arm, index: slot, mode, warmup: isWarmup });
+      const startedAt = new Date().toISOString();
+      const record = await runRepeat(session, a.host, a.sc, {
+        index: slot,
+        mode,
+        warmup: isWarmup,
+        restart: a.restart,
+        url: a.url,
+        outDir: opts.outDir,
+        base: a.base,
+        first,
+        ...(opts.signal ? { signal: opts.signal } : {}),
+        onStep: () => undefined,
+      });
+      first = false;
+      if (opts.signal?.aborted && record.status !== 'measured') {
+        interrupted = true;
+        break;
+      }
+      // The page still shows this arm's app: read its viewport back now, as perf run does.
+      if (!a.env && record.status !== 'failed') a.env = await describeEnv(session, a.sc, a.restart, a.app, a.url).catch(() => undefined);
+      const kept: RepeatRecord = { ...record, startedAt, sequence: seq };
+      a.records.push(kept);
+      opts.onProgress?.({ kind: 'repeat-end', sequence: seq, total: order.length, arm, record: kept });
+      if (opts.signal?.aborted) interrupted = true;
+    }
+    for (const a of arms) a.env ??= fallbackEnv(session, a.sc, a.restart, a.app, a.url);
+  } finally {
+    await session?.close().catch(() => undefined);
+    for (const a of arms) await a.app.stop().catch(() => undefined);
+  }
+
+  const finishedAt = new Date().toISOString();
+  const files = Object.fromEntries(arms.map((a) => [a.arm, a.path])) as Record<Arm, string>;
+  const out = {} as AgainstResult;
+  for (const a of arms) {
+    const other: Arm = a.arm === 'baseline' ? 'candidate' : 'baseline';
+    const run = assemble(a, { cwd, finishedAt, interrupted, env: a.env!, other: relative(opts.outDir, files[other]) || files[other] });
+    writeJsonAtomic(a.path, run);
+    out[a.arm] = { run, path: a.path };
+  }
+  return out;
+}
+
+/** The run file of one arm, field for field what `perf run` writes, plus `against`. */
+function assemble(a: ArmState, p: { cwd: string; finishedAt: string; interrupted: boolean; env: RunEnv; other: string }): RunFile {
+  const { metrics, timingOnly } = summarizeRepeats(a.records);
+  const counted = a.records.filter((r) => !r.warmup);
+  return {
+    schemaVersion: 1,
+    scenario: a.sc.name,
+    variant: a.sc.variant,
+    label: a.label,
+    scenarioFile: relative(p.cwd, a.sc.file) || a.sc.file,
+    startedAt: a.startedAt,
+    finishedAt: p.finishedAt,
+    interrupted: p.interrupted,
+    env: p.env,
+    thresholds: a.sc.thresholds,
+    summary: {
+      repeats: counted.length,
+      measured: counted.filter((r) => r.status === 'measured').length,
+      refused: counted.filter((r) => r.status === 'refused').length,
+      failed: counted.filter((r) => r.status === 'failed').length,
+      warmup: a.records.length - counted.length,
+      metrics,
+      timingOnly,
+    },
+    budgets: judgeBudgets(a.sc.budgets, metrics),
+    insights: medianRepeatInsights(a.records),
+    repeats: a.records,
+    against: { role: a.arm, other: p.other, order: 'ABBA' },
+  };
+}
