@@ -122,46 +122,6 @@ test('clear empties a field; focus and blur report focus read back', async () =>
   assert.equal(again.data!.hadFocus, false);
 });
 
-test('set_checkbox is idempotent and reads the state back (checkbox, switch, radio)', async () => {
-  const { host, session } = await demo('/form.html');
-  const first = await run(host, 'set_checkbox', { target: { label: 'Subscribe to newsletter' }, value: true });
-  assert.equal(first.data!.toggled, true);
-  assert.equal(first.data!.previousValue, false);
-  assert.deepEqual(first.effect?.checked, { verified: true, before: false, after: true });
-  const second = await run(host, 'set_checkbox', { target: { label: 'Subscribe to newsletter' }, value: 'true' });
-  assert.equal(second.data!.toggled, false);
-  assert.deepEqual(second.effect?.checked, { verified: true, before: true, after: true });
-  assert.equal(await session.page.evaluate('document.getElementById("subscribe").checked'), true);
-  const sw = await run(host, 'set_checkbox', { target: { role: 'switch', name: 'Dark mode' }, value: true });
-  assert.deepEqual(sw.effect?.checked, { verified: true, before: false, after: true });
-  const radio = await run(host, 'set_checkbox', { target: { role: 'radio', name: 'Pro' }, value: true });
-  assert.deepEqual(radio.effect?.checked, { verified: true, before: false, after: true });
-  assert.equal(await session.page.evaluate('document.querySelector("input[name=plan]:checked").value'), 'pro');
-  const unradio = failed(await runStep(host, 'set_checkbox', { target: { role: 'radio', name: 'Pro' }, value: false }));
-  assert.equal(unradio.error.code, 'cannot_uncheck_radio');
-  const notBox = failed(await runStep(host, 'set_checkbox', { target: { role: 'button', name: 'Submit' }, value: true }));
-  assert.equal(notBox.error.code, 'not_checkable');
-  assert.match(notBox.error.message, /is a button, not a checkbox, radio or switch/);
-});
-
-test('select_option picks in a native select by label or value and in an ARIA listbox', async () => {
-  const { host, session } = await demo('/form.html');
-  const byLabel = await run(host, 'select_option', { target: { label: 'Country' }, option: 'Germany' });
-  assert.deepEqual(byLabel.effect?.selected, { verified: true, value: 'Germany' });
-  assert.equal(await session.page.evaluate('document.getElementById("country").value'), 'de');
-  const byValue = await run(host, 'select_option', { target: { label: 'Country' }, option: 'jp' });
-  assert.deepEqual(byValue.data!.selected, [{ label: 'Japan', value: 'jp' }]);
-  const missing = failed(await runStep(host, 'select_option', { target: { label: 'Country' }, option: 'Atlantis' }));
-  assert.equal(missing.error.code, 'option_not_found');
-  assert.ok(missing.error.candidates?.includes('France (value "fr")'));
-  const aria = await run(host, 'select_option', { target: { role: 'listbox', name: 'Color' }, option: 'purple' });
-  assert.deepEqual(aria.effect?.selected, { verified: true, value: 'Purple' });
-  assert.equal(await session.page.evaluate('document.getElementById("color-purple").getAttribute("aria-selected")'), 'true');
-  await run(host, 'fill', { target: { label: 'Name' }, text: 'Ada' });
-  await run(host, 'tap', { target: { role: 'button', name: 'Submit' } });
-  assert.match(await text(session.page, 'result'), /"country":"jp".*"color":"purple"/);
-});
-
 test('press_key with modifiers holds them and always releases them', async () => {
   const { host, session } = await fixture('actions-events.html');
   await run(host, 'focus', { target: { label: 'Keys' } });
@@ -222,55 +182,6 @@ test('drag onto another element performs HTML5 drag and drop', async () => {
   assert.equal(await text(session.page, 'dropped'), 'dropped card-1');
 });
 
-test('scroll uses the wheel and reports the offset before and after, clamped', async () => {
-  const { host, session } = await demo('/list.html');
-  const r = await run(host, 'scroll', { target: { role: 'list', name: 'Items' }, dy: 600 });
-  assert.deepEqual(r.effect?.scrollOffset, { changed: true, before: { x: 0, y: 0 }, after: { x: 0, y: 600 } });
-  assert.equal(r.data!.method, 'wheel');
-  assert.equal(await session.page.evaluate('document.getElementById("list").scrollTop'), 600);
-  const max = await session.page.evaluate<number>('(() => { const l = document.getElementById("list"); return l.scrollHeight - l.clientHeight; })()');
-  const end = await run(host, 'scroll', { direction: 'down', pixels: 1e7 });
-  assert.match(String(end.data!.container), /^list "Items"/, 'the first scrollable element');
-  assert.equal(end.data!.clamped, true);
-  assert.deepEqual(end.effect?.scrollOffset?.after, { x: 0, y: max });
-  const none = await run(host, 'scroll', { direction: 'down' });
-  assert.deepEqual(none.effect?.scrollOffset, { changed: false, before: { x: 0, y: max }, after: { x: 0, y: max } });
-  assert.equal(none.data!.atLimit, true);
-});
-
-test('scroll intoView brings an offscreen row into view', async () => {
-  const { host, session } = await demo('/list.html');
-  const r = await run(host, 'scroll', { target: { text: 'Item 500' }, intoView: true });
-  assert.equal(r.effect?.scrollOffset?.changed, true);
-  assert.equal(r.data!.inView, true);
-  const visible = await session.page.evaluate<boolean>(`(() => {
-    const l = document.getElementById('list').getBoundingClientRect();
-    const row = [...document.querySelectorAll('.row-title')].find((e) => e.textContent === 'Item 500').getBoundingClientRect();
-    return row.top >= l.top && row.bottom <= l.bottom; })()`);
-  assert.equal(visible, true);
-});
-
-test('expect passes, polls until the state arrives, and fails with expected vs actual', async () => {
-  const { host, session } = await demo('/list.html');
-  await run(host, 'expect', { target: { role: 'status' }, text: '2000 items', visible: true });
-  await run(host, 'expect', { target: { role: 'listitem' }, count: 2000 });
-  await run(host, 'expect', { url: '/list.html' });
-  await session.page.evaluate(`setTimeout(() => document.getElementById('add-item').click(), 150)`);
-  const later = await run(host, 'expect', { target: { role: 'status' }, text: '2001 items', timeoutMs: 2000 });
-  assert.ok((later.data!.waitedMs as number) >= 100);
-  const r = failed(await runStep(host, 'expect', { target: { role: 'status' }, text: '5 items', timeoutMs: 300 }));
-  assert.equal(r.error.code, 'expect_failed');
-  assert.equal(r.error.kind, 'failed');
-  assert.match(r.error.message, /text: expected "5 items", got "2001 items"$/);
-  const hidden = await run(host, 'expect', { target: { text: 'Nothing like this' }, hidden: true });
-  assert.equal(hidden.data!.passed, true);
-  const { host: formHost } = await demo('/form.html');
-  await run(formHost, 'expect', { target: { label: 'Country' }, value: 'Choose a country' });
-  await run(formHost, 'expect', { target: { role: 'radio', name: 'Free' }, checked: true });
-  const unchecked = failed(await runStep(formHost, 'expect', { target: { role: 'radio', name: 'Pro' }, checked: true, timeoutMs: 200 }));
-  assert.match(unchecked.error.message, /checked: expected true, got false$/);
-});
-
 test('snapshot: diff on an action embeds the changed lines', async () => {
   const { host } = await demo('/list.html');
   await run(host, 'snap', {});
@@ -279,4 +190,27 @@ test('snapshot: diff on an action embeds the changed lines', async () => {
   assert.match(snap, /^-  - status: 2000 items$/m);
   assert.match(snap, /^\+  - status: 2001 items$/m);
   assert.match(snap, /\(\d+ of \d+ lines changed\)$/);
+});
+
+test('fill retries once on the new field when the old one is replaced before typing', async () => {
+  const { host, session } = await fixture('actions-widgets.html');
+  const r = await run(host, 'fill', { target: { label: 'Swapping field' }, text: 'kept' });
+  assert.deepEqual(r.effect?.text, { verified: true, value: 'kept', expected: 'kept' });
+  assert.equal(await session.page.evaluate('document.getElementById("swap").value'), 'kept');
+});
+
+test('a tap that navigates reports it instead of failing', async () => {
+  const { host, session } = await demo('/index.html');
+  const r = await run(host, 'tap', { target: { role: 'link', name: 'Form' } });
+  assert.deepEqual(r.effect, { treeChanged: { changed: true } });
+  assert.match(String(r.data!.navigated), /\/form\.html$/);
+  assert.equal(await session.page.evaluate('location.pathname'), '/form.html', 'the step waited for the new page');
+  assert.equal(await session.page.evaluate('document.body.dataset.ready'), 'true');
+});
+
+test('snapshot: full on an action embeds the whole page after it', async () => {
+  const { host } = await demo('/form.html');
+  const r = await run(host, 'set_checkbox', { target: { label: 'Subscribe to newsletter' }, value: true, snapshot: 'full' });
+  assert.match(String(r.data!.snapshot), /^ {4}- checkbox "Subscribe to newsletter" \[checked\] \[focused\] \[ref=e\d+\]$/m);
+  assert.match(String(r.data!.snapshot), /^- banner:/);
 });

@@ -20,8 +20,11 @@ async function measureScroll(query: string, mode: 'attribution' | 'timing'): Pro
 
 const insight = (report: Record<string, any>, id: string): Record<string, any> | undefined => report.insights.find((i: { id: string }) => i.id === id);
 
+// Measured once, on then off, shared by the two tests below (each is a few seconds of scrolling).
+const jank = (async () => ({ on: await measureScroll('?jank=1', 'attribution'), off: await measureScroll('', 'attribution') }))();
+
 test('jank on: layouts per frame and over-budget frames rise, and the insights name the janky functions', async () => {
-  const r = await measureScroll('?jank=1', 'attribution');
+  const { on: r, off } = await jank;
   assert.equal(r.refused, false);
   assert.equal(r.coverage.frames, 'read');
   assert.equal(r.summary.frames.source, 'trace');
@@ -29,6 +32,7 @@ test('jank on: layouts per frame and over-budget frames rise, and the insights n
   assert.ok(r.metrics['counters.layouts.perFrame'] > 2, `layouts per frame ${r.metrics['counters.layouts.perFrame']}`);
   assert.ok(r.metrics['frames.overBudget'] >= 3, `over budget ${r.metrics['frames.overBudget']}`);
   assert.ok(r.metrics['frames.overBudget.perFrame'] >= 0.1, `over budget per frame ${r.metrics['frames.overBudget.perFrame']}`);
+  assert.ok(r.metrics['frames.overBudget.perFrame'] > 2 * off.metrics['frames.overBudget.perFrame'], `on ${r.metrics['frames.overBudget.perFrame']} vs off ${off.metrics['frames.overBudget.perFrame']}`);
   assert.ok(r.metrics['longFrames.count'] >= 1);
   const top2 = r.summary.blocksBySelf.slice(0, 2).map((b: { name: string }) => b.name).sort();
   assert.deepEqual(top2, ['burnCpu', 'forceLayoutThrash']);
@@ -45,13 +49,14 @@ test('jank on: layouts per frame and over-budget frames rise, and the insights n
 });
 
 test('jank off: the same scroll keeps layouts and late frames low and fires no jank insight', async () => {
-  const r = await measureScroll('', 'attribution');
+  const { off: r } = await jank;
   assert.equal(r.refused, false);
   assert.ok(r.metrics['frames.painted'] >= 10, `painted ${r.metrics['frames.painted']}`);
   assert.ok(r.metrics['counters.layouts.perFrame'] < 1, `layouts per frame ${r.metrics['counters.layouts.perFrame']}`);
-  assert.ok(r.metrics['frames.overBudget.perFrame'] < 0.1, `over budget per frame ${r.metrics['frames.overBudget.perFrame']}`);
   const ids = r.insights.map((i: { id: string }) => i.id);
-  for (const id of ['framesOverBudget', 'forcedLayout', 'blockSelfMs']) assert.ok(!ids.includes(id), `${id} fired: ${JSON.stringify(r.insights)}`);
+  // framesOverBudget is left out on purpose: on a starved CI machine a clean page's frames are late
+  // too (and then the insight is right); the on/off contrast is asserted above.
+  for (const id of ['forcedLayout', 'blockSelfMs']) assert.ok(!ids.includes(id), `${id} fired: ${JSON.stringify(r.insights)}`);
   assert.ok(!r.summary.blocksBySelf.some((b: { name: string }) => b.name === 'burnCpu' || b.name === 'forceLayoutThrash'));
 });
 
@@ -74,7 +79,22 @@ test('timing mode: every contract metric, no CPU profile', async () => {
   assert.ok(!r.insights.some((i: { id: string }) => i.id === 'blockSelfMs'));
   assert.equal(r.env.headless, true);
   assert.equal(r.env.viewport.width > 0, true);
+  assert.equal(r.summary.phases, undefined);
   assert.ok(Buffer.byteLength(JSON.stringify(r)) <= 6 * 1024);
+});
+
+test('phases (attribution): main-thread time by rendering phase, layout dominating on the janky list', async () => {
+  const { host, session } = await fresh(`${demo.url}/list.html?jank=1`);
+  await ok(host, 'perf_begin', { mode: 'attribution', phases: true });
+  await wheelList(session.page, 10);
+  const r = await ok(host, 'perf_end');
+  const p = r.summary.phases;
+  assert.ok(p, 'summary.phases present');
+  // Forced layouts of every visible row: more layout than style, and script time from burnCpu.
+  assert.ok(p.layoutMs > p.styleMs, JSON.stringify(p));
+  assert.ok(p.scriptMs > 0 && p.layoutMs > 0);
+  assert.equal(p.perFrame.layoutMs, Math.round((p.layoutMs / r.metrics['frames.painted']) * 1000) / 1000);
+  assert.equal(r.summary.trace.dataLoss, false);
 });
 
 test('phases with timing mode is refused as usage', async () => {
@@ -110,10 +130,10 @@ test('an animating page is measured while waiting, and refused once frozen (back
   assert.equal(live.refused, false);
   assert.ok(live.metrics['frames.painted'] >= 10, `painted ${live.metrics['frames.painted']}`);
 
-  await ok(host, 'perf_begin', { mode: 'timing' });
+  // Frozen before the session and ended while still frozen: the animation cannot paint in the window.
   await session.page.send('Page.setWebLifecycleState', { state: 'frozen' });
+  await ok(host, 'perf_begin', { mode: 'timing' });
   await new Promise((r) => setTimeout(r, 500));
-  // Ended while still frozen: unfreezing first would let the animation paint inside the window.
   const r = await ok(host, 'perf_end');
   await session.page.send('Page.setWebLifecycleState', { state: 'active' });
   assert.equal(r.refused, true);

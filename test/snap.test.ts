@@ -81,7 +81,7 @@ test('interactiveOnly keeps only what can be acted on, with its containers', asy
   assert.ok(s.bytes < 400, `${s.bytes} bytes`);
 });
 
-test('states: [focused], [expanded=false]/[selected], [occluded] under a modal, [offscreen]', async () => {
+test('states: [focused] and [occluded] under a modal, [offscreen] once per offscreen subtree', async () => {
   const { host } = await demo('/dialog.html');
   await runStep(host, 'tap', { target: { role: 'button', name: 'Open custom modal' } });
   const s = (await snap(host)).snapshot;

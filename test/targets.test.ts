@@ -68,8 +68,8 @@ test('role + name picks one of the twins; nth picks by position', async () => {
 test('a missing target waits until the deadline, then suggests near names', async () => {
   const { host } = await demo('/list.html');
   const t0 = Date.now();
-  const r = failed(await runStep(host, 'tap', { target: { text: 'Add itm' }, timeoutMs: 400 }));
-  assert.ok(Date.now() - t0 >= 250, 'waited for the element to appear');
+  const r = failed(await runStep(host, 'tap', { target: { text: 'Add itm' }, timeoutMs: 1000 }));
+  assert.ok(Date.now() - t0 >= 800, 'waited for the element to appear');
   assert.equal(r.error.code, 'target_not_found');
   assert.deepEqual(r.error.candidates, ['button "Add item"']);
 });
@@ -229,4 +229,23 @@ test('exactly one of ref / target is required', async () => {
   assert.match(both.error.message, /either ref or target, not both/);
   const unknown = failed(await runStep(host, 'tap', { ref: 'e999' }));
   assert.equal(unknown.error.code, 'stale_ref');
+});
+
+test('a hidden background page is brought to front before acting, with a warning', async () => {
+  const { demo } = await sharedBrowser();
+  const { session } = await fresh(`${demo.url}/dialog.html`);
+  const { targetId } = await session.browser.conn.send('Target.createTarget', { url: `${demo.url}/list.html`, background: true, browserContextId: session.page.browserContextId });
+  const page = await session.browser.attach(targetId);
+  try {
+    for (let i = 0; i < 100 && (await page.evaluate('document.body?.dataset.ready')) !== 'true'; i++) await new Promise((r) => setTimeout(r, 20));
+    assert.equal(await page.evaluate('document.visibilityState'), 'hidden');
+    const host = new SessionHost({ page }, demo.url);
+    const r = ok(await runStep(host, 'tap', { target: { role: 'button', name: 'Add item' } }));
+    assert.deepEqual(r.effect?.treeChanged, { changed: true });
+    assert.match(r.warnings?.[0] ?? '', /hidden .* brought to front/);
+    assert.equal(await page.evaluate('document.visibilityState'), 'visible');
+    assert.equal(await page.evaluate('document.getElementById("count").textContent'), '2001 items');
+  } finally {
+    await page.close();
+  }
 });

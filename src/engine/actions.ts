@@ -4,11 +4,11 @@
  * action is never retried after dispatch.
  */
 import { callRuntime, type CheckedState, type ReadKind, type RuntimeSettle } from '../drivers/cdp/page-runtime.js';
-import { MODIFIERS, click, hover, insertText, keyDefinition, pressKeyRaw, selectAllKey, typeText, type Modifier } from '../drivers/cdp/input.js';
-import { PerfError } from '../errors.js';
+import { MODIFIERS, click, clickOverlapped, hover, insertText, keyDefinition, pressKeyRaw, selectAllKey, typeText, type Modifier } from '../drivers/cdp/input.js';
+import { PerfError, isPerfError } from '../errors.js';
 import type { Effect, StepContext, StepOutput, TargetSpec } from '../steps/define.js';
 import { snapshotAfter } from './snapshot.js';
-import { gateElement, locatorOf, noFramesWarning, resolveQuick, takeWarnings, type ActionabilityOptions, type GateResult } from './targets.js';
+import { addWarning, gateElement, locatorOf, noFramesWarning, resolveQuick, takeWarnings, type ActionabilityOptions, type GateResult } from './targets.js';
 
 /** Gate switches shared by the pointer and text actions (JSON Schema fragments). */
 export const GATE_ARGS = {
@@ -39,7 +39,9 @@ export interface ActionRun {
   name: string;
   reresolved: boolean;
   point: { x: number; y: number };
-  settle: RuntimeSettle;
+  settle: RuntimeSettle & { navigated?: boolean };
+  /** Set when the action started a navigation of the page (link, form submission). */
+  navigation?: { navigated: true; url: string; loaded: boolean };
 }
 
 /** "button "Save" [ref=e4]": how responses name the element acted on. */
@@ -55,12 +57,60 @@ export function gateOptions(args: TargetArgs, extra: ActionabilityOptions = {}):
   };
 }
 
+// Sent ahead of the dispatch's acknowledgement, the settle waits this long for the input to arrive.
+const INPUT_ARRIVAL_MS = 500;
+
 /** Wait for the action to settle (a frame, two when the first still changed the DOM) and read back. */
-export async function settleAction(ctx: StepContext): Promise<RuntimeSettle> {
-  const s = await callRuntime<RuntimeSettle>(ctx.page, 'settle', [], { awaitPromise: true, timeoutMs: SETTLE_TIMEOUT_MS });
+export async function settleAction(ctx: StepContext, opts: { inputInFlight?: boolean } = {}): Promise<RuntimeSettle & { navigated?: boolean }> {
+  let s: RuntimeSettle;
+  try {
+    s = await callRuntime<RuntimeSettle>(ctx.page, 'settle', [opts.inputInFlight ? INPUT_ARRIVAL_MS : 0], { awaitPromise: true, timeoutMs: SETTLE_TIMEOUT_MS });
+  } catch (e) {
+    // The action navigated (a link, a form post): the old document is gone, which is its effect.
+    if (isPerfError(e) && e.code === 'page_navigated') return { mutations: 1, noFrames: false, framesWaited: 0, detached: true, navigated: true };
+    throw e;
+  }
   if (s.noFrames) await noFramesWarning(ctx);
   return s;
 }
+
+/**
+ * Watches the main frame while an action runs: a link or a form the action triggers starts a
+ * navigation, and the step then waits for the new document to load (within its deadline), the
+ * way a user waits for the next page.
+ */
+export function watchNavigation(ctx: StepContext): { finish(): Promise<{ navigated: true; url: string; loaded: boolean } | undefined> } {
+  const page = ctx.page;
+  let requested: string | undefined;
+  let loaded = false;
+  let sameDocument = false;
+  const offs = [
+    page.on('Page.frameRequestedNavigation', (p) => {
+      if (p.frameId === page.targetId && p.disposition === 'currentTab') requested = p.url;
+    }),
+    page.on('Page.navigatedWithinDocument', (p) => {
+      if (p.frameId === page.targetId) sameDocument = true;
+    }),
+    page.on('Page.loadEventFired', () => {
+      loaded = true;
+    }),
+  ];
+  return {
+    async finish() {
+      try {
+        if (requested === undefined || sameDocument) return undefined;
+        const deadline = ctx.deadline - Math.min(100, ctx.timeoutMs / 5);
+        while (!loaded && Date.now() < deadline && !page.crashReason) await new Promise((r) => setTimeout(r, NAV_POLL_MS));
+        if (!loaded) addWarning(ctx, `the action started a navigation to ${requested} that had not loaded when the step's time ran out; wait_for what the next page shows`);
+        return { navigated: true, url: requested, loaded };
+      } finally {
+        for (const off of offs) off();
+      }
+    },
+  };
+}
+// How often to check for the load event of a navigation an action started.
+const NAV_POLL_MS = 10;
 
 /** Stop observing after a failed dispatch (best effort: the page may be gone). */
 export async function abortAction(ctx: StepContext): Promise<void> {
@@ -74,19 +124,35 @@ export async function runAction(
   ctx: StepContext,
   step: string,
   args: TargetArgs,
-  spec: { read: ReadKind | ((role: string) => ReadKind); gate: ActionabilityOptions; dispatch: (point: { x: number; y: number }, ref: string) => Promise<void> },
+  spec: {
+    read: ReadKind | ((role: string) => ReadKind);
+    gate: ActionabilityOptions;
+    /** Dispatch once. May return `{ pressed, done }`: the settle then starts at `pressed`, overlapping the rest. */
+    dispatch: (point: { x: number; y: number }, ref: string) => Promise<void | { pressed: Promise<void>; done: Promise<void> }>;
+  },
 ): Promise<ActionRun> {
   const { r } = await resolveQuick(ctx, locatorOf(step, args));
   const read = typeof spec.read === 'function' ? spec.read(r.role) : spec.read;
   const g = await gateElement(ctx, r, spec.gate, read);
+  const nav = watchNavigation(ctx);
+  let settle: RuntimeSettle & { navigated?: boolean };
   try {
-    await spec.dispatch({ x: g.x, y: g.y }, g.ref);
+    const d = await spec.dispatch({ x: g.x, y: g.y }, g.ref);
+    if (d) {
+      await d.pressed;
+      const settling = settleAction(ctx, { inputInFlight: true });
+      settling.catch(() => undefined);
+      await d.done;
+      settle = await settling;
+    } else settle = await settleAction(ctx);
   } catch (e) {
     await abortAction(ctx);
+    await nav.finish();
     throw e;
   }
-  const settle = await settleAction(ctx);
-  return { ref: g.ref, role: r.role, name: r.name, reresolved: r.reresolved || g.reresolved, point: { x: g.x, y: g.y }, settle };
+  const navigation = await nav.finish();
+  if (navigation) settle = { ...settle!, mutations: Math.max(1, settle!.mutations), navigated: true };
+  return { ref: g.ref, role: r.role, name: r.name, reresolved: r.reresolved || g.reresolved, point: { x: g.x, y: g.y }, settle: settle!, ...(navigation ? { navigation } : {}) };
 }
 
 export function treeEffect(s: RuntimeSettle): Effect {
@@ -139,8 +205,10 @@ export async function runPointer(
     read: (role) => (opts.kind === 'click' && isCheckable(role) ? 'checked' : 'none'),
     gate: gateOptions(args, opts.kind === 'hover' ? { checkEnabled: false } : {}),
     dispatch: async (p) => {
-      if (opts.kind === 'hover') await hover(ctx.page, p.x, p.y);
-      else await click(ctx.page, p.x, p.y, { button: opts.button, clickCount: opts.clickCount, modifiers });
+      if (opts.kind === 'hover') return hover(ctx.page, p.x, p.y);
+      // A single click's settle can start once it is pressed (it waits for the mouseup in the page).
+      if (opts.clickCount === 1) return clickOverlapped(ctx.page, p.x, p.y, { button: opts.button, clickCount: 1, modifiers });
+      return click(ctx.page, p.x, p.y, { button: opts.button, clickCount: opts.clickCount, modifiers });
     },
   });
   const effect: Effect = treeEffect(run.settle);
@@ -152,7 +220,11 @@ export async function runPointer(
     effect.checked = checkedEffect(before, after, verified);
   }
   return actionOutput(ctx, args, {
-    data: { element: describeEl(run), at: { x: Math.round(run.point.x), y: Math.round(run.point.y) }, ...(run.settle.detached ? { detached: true } : {}) },
+    data: {
+      element: describeEl(run),
+      at: { x: Math.round(run.point.x), y: Math.round(run.point.y) },
+      ...(run.navigation ? { navigated: run.navigation.url } : run.settle.navigated ? { navigated: true } : run.settle.detached ? { detached: true } : {}),
+    },
     effect,
     reresolved: run.reresolved && run.ref,
   });

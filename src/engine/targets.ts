@@ -164,9 +164,9 @@ export async function resolveQuick(ctx: StepContext, locator: Locator, opts: { o
       }
     }
     const ok = checkResolve(ctx, locator, r);
-    if (ok.hidden) {
+    if (ok.hidden && (await bringToFront(ctx))) {
       // A background or hidden page produces no frames: the gate and the settle would stall.
-      await bringToFront(ctx);
+      addWarning(ctx, 'the page was hidden (a background tab or a minimised window) and produced no frames: it was brought to front with focus emulation');
     }
     targetsState(ctx).refs.set(ok.ref, { role: ok.role, name: ok.name, route: ok.route, docId: ok.docId });
     return { r: ok, ...(objectId ? { objectId } : {}) };

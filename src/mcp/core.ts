@@ -13,7 +13,7 @@ import type { StepHost } from '../steps/define.js';
 import { getStep } from '../steps/registry.js';
 import { isToolAllowed, type McpConfig } from './config.js';
 import { errorReply, type ToolReply } from './format.js';
-import type { ToolDefinition } from './tool.js';
+import type { ToolCallContext, ToolDefinition } from './tool.js';
 
 /** The session functions the server uses (src/session/manager.ts); tests may pass their own. */
 export type SessionManager = Pick<
@@ -83,13 +83,13 @@ export class McpCore {
    * Run one tool call after every earlier call has finished (arrival order). Always resolves: any
    * failure becomes an error reply.
    */
-  call(name: string, args: unknown): Promise<ToolReply> {
-    const job = this.tail.then(() => this.dispatch(name, args));
+  call(name: string, args: unknown, ctx: ToolCallContext = {}): Promise<ToolReply> {
+    const job = this.tail.then(() => this.dispatch(name, args, ctx));
     this.tail = job.catch(() => undefined);
     return job.catch((e: unknown) => errorReply(e));
   }
 
-  private async dispatch(name: string, raw: unknown): Promise<ToolReply> {
+  private async dispatch(name: string, raw: unknown, ctx: ToolCallContext): Promise<ToolReply> {
     const tool = this.byName.get(name);
     if (!tool) {
       const near = closest(name, this.listed().map((t) => t.name));
@@ -110,7 +110,7 @@ export class McpCore {
       return errorReply(new PerfError({ code: 'invalid_arguments', message: describeAjvError(first, name).message, suggestion: `see the inputSchema of ${name}` }));
     }
     try {
-      return await tool.run(this, args as never);
+      return await tool.run(this, args as never, ctx);
     } catch (e) {
       return errorReply(e);
     }

@@ -42,8 +42,16 @@ export function createMcpServer(core: McpCore): Server {
     ),
   }));
 
-  server.setRequestHandler(CallToolRequestSchema, async (req): Promise<CallToolResult> => {
-    const reply = await core.call(req.params.name, req.params.arguments ?? {});
+  server.setRequestHandler(CallToolRequestSchema, async (req, extra): Promise<CallToolResult> => {
+    const token = req.params._meta?.progressToken;
+    const progress =
+      token === undefined
+        ? undefined
+        : (value: number, total?: number, message?: string): void => {
+            // Best effort: a client that went away must not fail the tool call itself.
+            extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: value, ...(total !== undefined ? { total } : {}), ...(message ? { message } : {}) } }).catch(() => undefined);
+          };
+    const reply = await core.call(req.params.name, req.params.arguments ?? {}, { signal: extra.signal, ...(progress ? { progress } : {}) });
     const rendered = renderReply(reply);
     return {
       content: [{ type: 'text', text: rendered.text }, ...rendered.images.map((img) => ({ type: 'image' as const, data: img.base64, mimeType: img.mimeType }))],

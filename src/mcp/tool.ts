@@ -14,7 +14,15 @@ export interface ToolDefinition<S extends JsonSchema = JsonSchema> {
   /** MCP readOnlyHint: true when the tool does not change the app or the page. */
   readOnly: boolean;
   /** Called with arguments already validated against inputSchema. Never throws to the caller: the core turns a throw into an error reply. */
-  run(core: McpCore, args: FromSchema<S>): Promise<ToolReply>;
+  run(core: McpCore, args: FromSchema<S>, ctx: ToolCallContext): Promise<ToolReply>;
+}
+
+/** What a long-running tool (perf_run) may use of the request: progress notifications and cancellation. */
+export interface ToolCallContext {
+  /** Present when the client sent a progressToken: sends notifications/progress. */
+  progress?: (progress: number, total?: number, message?: string) => void;
+  /** Aborted when the client cancels the request. */
+  signal?: AbortSignal;
 }
 
 /** Identity with a precise type: the schema literal types the `run` arguments. */

@@ -8,6 +8,7 @@ import type { StepDefinition } from '../steps/define.js';
 import { STEPS, stepArgsSchema } from '../steps/registry.js';
 import { okReply, stepReply, stepResultJson, type ReplyImage } from './format.js';
 import { LIFECYCLE_TOOLS } from './lifecycle.js';
+import { PERF_TOOLS } from './perf-tools.js';
 import { defineTool, type ToolDefinition } from './tool.js';
 
 /** The tool for one step: its inputSchema is the step's complete argument schema. */
@@ -92,7 +93,7 @@ export const runTool = defineTool({
   },
 });
 
-/** Steps in registry order, then the lifecycle tools, then run. */
+/** Steps in registry order, then the lifecycle tools, then run, then perf_run / perf_compare. */
 export function allTools(): ToolDefinition<any>[] {
-  return [...STEPS.map(stepTool), ...LIFECYCLE_TOOLS, runTool];
+  return [...STEPS.map(stepTool), ...LIFECYCLE_TOOLS, runTool, ...PERF_TOOLS];
 }

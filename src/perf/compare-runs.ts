@@ -26,7 +26,8 @@ import type { RepeatRecord, RunFile } from '../runner/run-file.js';
 import { compareMetrics, DEFAULT_ALPHA, type CompareResult, type MetricSamples, type Thresholds } from './compare.js';
 import { median } from './stats.js';
 
-export const RUN_FILE_SCHEMA = 1;
+/** The run-file schema this compare reads (run-file.ts); the type import keeps src/perf free of runtime deps on src/runner. */
+const RUN_FILE_SCHEMA_VERSION: RunFile['schemaVersion'] = 1;
 
 /** How the gate treats one metric (see the file header). */
 export type MetricKind = 'perFrame' | 'count' | 'ms' | 'info';
@@ -128,11 +129,11 @@ const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object
 /** Structural check of what compare reads; throws PerfError usage naming the file and the field. */
 export function validateRunFile(data: unknown, file: string): RunFile {
   if (!isObj(data)) throw invalid(file, 'the top level is not an object');
-  if (data.schemaVersion !== RUN_FILE_SCHEMA) {
+  if (data.schemaVersion !== RUN_FILE_SCHEMA_VERSION) {
     throw new PerfError({
       kind: 'usage',
       code: 'run_file_schema',
-      message: `${file}: run file schemaVersion ${JSON.stringify(data.schemaVersion)}; this perf reads schemaVersion ${RUN_FILE_SCHEMA}`,
+      message: `${file}: run file schemaVersion ${JSON.stringify(data.schemaVersion)}; this perf reads schemaVersion ${RUN_FILE_SCHEMA_VERSION}`,
       suggestion: 'rerun `perf run` (or `perf gate --update` for a baseline) with this version of perf',
     });
   }
@@ -199,11 +200,21 @@ export function runName(run: Pick<RunFile, 'scenario' | 'variant'>): string {
 
 const constant = (xs: number[]): boolean => xs.length > 0 && xs.every((v) => v === xs[0]);
 
-/** A threshold on a count covers its per-frame form too (that is the form the gate judges). */
-function perMetricThresholds(metrics: ThresholdsUsed['metrics']): Record<string, Partial<Thresholds>> {
+/**
+ * Per-metric overrides as compareMetrics takes them. A threshold on a count covers its per-frame form
+ * too (that is the form the gate judges). An override that sets only one level keeps the pair ordered:
+ * `frames.overBudget: { error: 5% }` under the default warn 10 % means "error from +5 %", so warn
+ * becomes 5 % as well rather than the scenario being rejected for warn > error.
+ */
+export function perMetricThresholds(metrics: ThresholdsUsed['metrics'], defaults: Thresholds = { warnPct: 10, errorPct: 25 }): Record<string, Partial<Thresholds>> {
   const out: Record<string, Partial<Thresholds>> = {};
-  for (const [k, v] of Object.entries(metrics)) out[k] = { ...v };
   for (const [k, v] of Object.entries(metrics)) {
+    const t: Partial<Thresholds> = { ...v };
+    if (t.errorPct !== undefined && t.warnPct === undefined && t.errorPct < defaults.warnPct) t.warnPct = t.errorPct;
+    if (t.warnPct !== undefined && t.errorPct === undefined && t.warnPct > defaults.errorPct) t.errorPct = t.warnPct;
+    out[k] = t;
+  }
+  for (const [k, v] of Object.entries({ ...out })) {
     if (!k.endsWith(PER_FRAME) && !MS_METRIC.test(k) && !(k + PER_FRAME in out)) out[k + PER_FRAME] = { ...v };
   }
   return out;
@@ -268,42 +279,13 @@ export function compareRuns(a: RunFile, b: RunFile, opts: CompareRunsOptions = {
         : `only the ${timingA.length ? 'baseline' : 'candidate'} has timing-mode repeats: ms metrics are info only; run both with the same --timing setting`,
   };
 
-  const namesA = new Set(repA.flatMap((r) => Object.keys(r.report.metrics)));
-  const namesB = new Set(repB.flatMap((r) => Object.keys(r.report.metrics)));
-  const names = new Set([...namesA, ...namesB]);
-  const onlyA = [...namesA].filter((m) => !namesB.has(m));
-  const onlyB = [...namesB].filter((m) => !namesA.has(m));
-  if (onlyA.length) warnings.push(`only in the baseline: ${onlyA.sort().join(', ')}`);
-  if (onlyB.length) warnings.push(`only in the candidate: ${onlyB.sort().join(', ')}`);
-
-  const samples: MetricSamples[] = [];
-  for (const metric of [...names].sort()) {
-    const kind = metricKind(metric, names);
-    switch (kind) {
-      case 'ms': {
-        const sa = values(timingGated ? timingA : repA, metric);
-        const sb = values(timingGated ? timingB : repB, metric);
-        samples.push({ metric, a: sa, b: sb, gated: timingGated });
-        break;
-      }
-      case 'perFrame':
-        samples.push({ metric, a: values(repA, metric), b: values(repB, metric), gated: true });
-        break;
-      case 'count': {
-        const sa = values(repA, metric);
-        const sb = values(repB, metric);
-        samples.push({ metric, a: sa, b: sb, gated: constant(sa) && constant(sb) });
-        break;
-      }
-      case 'info':
-        samples.push({ metric, a: values(repA, metric), b: values(repB, metric), gated: false });
-        break;
-    }
-  }
+  const { samples, onlyA, onlyB } = metricSamples(a, b);
+  if (onlyA.length) warnings.push(`only in the baseline: ${onlyA.join(', ')}`);
+  if (onlyB.length) warnings.push(`only in the candidate: ${onlyB.join(', ')}`);
 
   const result = compareMetrics(samples, {
     thresholds: { warnPct: thresholds.warnPct, errorPct: thresholds.errorPct },
-    perMetric: perMetricThresholds(thresholds.metrics),
+    perMetric: perMetricThresholds(thresholds.metrics, thresholds),
     alpha: opts.alpha ?? DEFAULT_ALPHA,
   });
   const painted = (reps: Measured[]): number | null => {
@@ -320,6 +302,48 @@ export function compareRuns(a: RunFile, b: RunFile, opts: CompareRunsOptions = {
     warnings,
     baseline: identity(a, opts.files?.a),
     candidate: identity(b, opts.files?.b),
+  };
+}
+
+/**
+ * Per-repeat samples of every metric in either run, each marked gated or not by the rules in the file
+ * header. ms metrics come from timing-mode repeats when both runs have them.
+ */
+export function metricSamples(a: RunFile, b: RunFile): { samples: MetricSamples[]; timingGated: boolean; onlyA: string[]; onlyB: string[] } {
+  const repA = measuredRepeats(a);
+  const repB = measuredRepeats(b);
+  const timingA = repA.filter((r) => r.mode === 'timing');
+  const timingB = repB.filter((r) => r.mode === 'timing');
+  const timingGated = timingA.length > 0 && timingB.length > 0;
+  const namesA = new Set(repA.flatMap((r) => Object.keys(r.report.metrics)));
+  const namesB = new Set(repB.flatMap((r) => Object.keys(r.report.metrics)));
+  const names = new Set([...namesA, ...namesB]);
+  const samples: MetricSamples[] = [];
+  for (const metric of [...names].sort()) {
+    const kind = metricKind(metric, names);
+    switch (kind) {
+      case 'ms':
+        samples.push({ metric, a: values(timingGated ? timingA : repA, metric), b: values(timingGated ? timingB : repB, metric), gated: timingGated });
+        break;
+      case 'perFrame':
+        samples.push({ metric, a: values(repA, metric), b: values(repB, metric), gated: true });
+        break;
+      case 'count': {
+        const sa = values(repA, metric);
+        const sb = values(repB, metric);
+        samples.push({ metric, a: sa, b: sb, gated: constant(sa) && constant(sb) });
+        break;
+      }
+      case 'info':
+        samples.push({ metric, a: values(repA, metric), b: values(repB, metric), gated: false });
+        break;
+    }
+  }
+  return {
+    samples,
+    timingGated,
+    onlyA: [...namesA].filter((m) => !namesB.has(m)).sort(),
+    onlyB: [...namesB].filter((m) => !namesA.has(m)).sort(),
   };
 }
 

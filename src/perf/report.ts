@@ -2,13 +2,13 @@
  * A closed session's raw data → the bounded report perf_end returns (and perf run stores per repeat):
  * flat metrics, coverage, env, summary, counters, interactions, ranked insights, `omitted`.
  */
-import type { ProbeMessage } from '../drivers/cdp/perf-page.js';
+import { PERF_PROBE_URL, type ProbeMessage } from '../drivers/cdp/perf-page.js';
 import type { StepSpan } from '../engine/run-step.js';
 import { quantile } from './stats.js';
 import { FRAME_BUDGET_MS, framesFromRaf, framesFromTrace, type FrameRecord, type FrameStats } from './frames.js';
-import { blocksByCount, blocksBySelf, locationOf, readProfile, round, type Block, type ProfileData } from './profile.js';
+import { blocksByCount, blocksBySelf, readProfile, round, type Block, type ProfileData } from './profile.js';
 import { BEGIN_MARK, END_MARK, counterDeltas, type PerfMode, type RawSession, type SessionEnv, type SourceName } from './session.js';
-import { layoutsFromTrace, type TraceLayouts } from './trace-layouts.js';
+import { layoutsFromTrace, phasesFromTrace, type TraceLayouts } from './trace-layouts.js';
 import { runInsights, type Insight, type InsightDetail } from './insights.js';
 
 export type Coverage = Record<string, 'read' | 'missing'>;
@@ -102,7 +102,6 @@ export function clockOffsetMs(raw: RawSession): number | undefined {
   return undefined;
 }
 
-
 export function buildReport(raw: RawSession, spans: readonly StepSpan[]): { report: PerfReport; details: Map<string, InsightDetail> } {
   const missing = { ...raw.missing };
   const window = { startAt: raw.startedAt, endAt: raw.endedAt };
@@ -147,7 +146,7 @@ export function buildReport(raw: RawSession, spans: readonly StepSpan[]): { repo
     framesSeen === undefined
       ? 'no frame source could be read (neither the trace nor the in-page frame counter), so nothing says the page rendered'
       : framesSeen <= 1
-        ? `the page rendered nothing: its painted-frame counter advanced by ${framesSeen} during the ${Math.round(raw.durationMs)} ms session (${frames?.source === 'trace' && frames.slots <= 1 ? 'no vsync reached it: a hidden, frozen or background page' : `${frames?.slots ?? 0} vsyncs reached it but nothing changed on screen`}); a zero report would read as fast`
+        ? `the page rendered nothing: its ${frames?.source === 'trace' ? 'painted-frame' : 'requestAnimationFrame'} counter advanced by ${framesSeen} during the ${Math.round(raw.durationMs)} ms session (${whyNothing(frames)}); a zero report would read as fast`
         : undefined;
   if (refusal) {
     const report: PerfReport = {
@@ -212,8 +211,11 @@ export function buildReport(raw: RawSession, spans: readonly StepSpan[]): { repo
   // Interactions.
   const interactions = groupInteractions(raw.messages, spans, raw.startedAt);
   if (coverage.interactions === 'read') {
-    perFrame('interactions.count', interactions.length);
-    const lat = interactions.map((i) => i.latencyMs);
+    // Event Timing reports only interactions of 16 ms or more; performance.interactionCount counts all.
+    // The fast ones enter the percentiles at 16 ms, their upper bound, so p50/p90 never read too fast.
+    const total = Math.max(interactions.length, raw.interactionCount ?? 0);
+    perFrame('interactions.count', total);
+    const lat = [...interactions.map((i) => i.latencyMs), ...new Array<number>(total - interactions.length).fill(EVENT_TIMING_FLOOR_MS)];
     if (lat.length) {
       metrics['interactions.latencyMs.p50'] = round(quantile(lat, 0.5));
       metrics['interactions.latencyMs.p90'] = round(quantile(lat, 0.9));
@@ -322,7 +324,12 @@ export function buildReport(raw: RawSession, spans: readonly StepSpan[]): { repo
     steps: stepRows.slice(0, TOP_STEPS),
     marks: raw.marks.filter((m) => m.name !== BEGIN_MARK && m.name !== END_MARK).map((m) => ({ name: m.name, atMs: round(m.at - raw.startedAt, 1) })),
     navigations: raw.navigations,
+    trace: raw.trace ? { events: raw.trace.events.length, bytes: raw.trace.bytes, dataLoss: raw.trace.dataLoss } : null,
   };
+  if (raw.phases && raw.trace && offsetMs !== undefined) {
+    const phases = phasesFromTrace(raw.trace, window, offsetMs);
+    if (phases) summary.phases = { ...phases, perFrame: Object.fromEntries(Object.entries(phases).map(([k, v]) => [k, round(v / painted, 3)])) };
+  }
   const warnings: string[] = [];
   if (raw.trace?.dataLoss) warnings.push('the trace buffer overflowed: some trace events were lost (frames may be undercounted)');
   if (raw.mode === 'attribution') warnings.push('attribution mode: the CPU profiler inflates milliseconds; use them to rank, compare timing-mode milliseconds');
@@ -345,40 +352,69 @@ export function buildReport(raw: RawSession, spans: readonly StepSpan[]): { repo
   return { report, details };
 }
 
-/** Event Timing entries → one row per interaction (its longest entry), attributed to a step by time. */
+function whyNothing(frames: FrameStats | undefined): string {
+  if (frames?.source !== 'trace') return 'a hidden, frozen or background page runs no animation frames';
+  return frames.slots <= 1 ? 'no vsync reached it: a hidden, frozen or background page' : `${frames.slots} vsyncs reached it but nothing changed on screen`;
+}
+
+/**
+ * Event Timing entries → one row per interaction (pointerdown, pointerup and click of one tap share an
+ * interactionId), attributed to a step by time. As web-vitals' INP attribution does: the latency is
+ * the longest entry's duration, input delay is the first entry's, processing spans from the first
+ * handler's start to the last one's end, presentation is what remains until the next paint.
+ */
 function groupInteractions(messages: readonly ProbeMessage[], spans: readonly StepSpan[], startedAt: number): Interaction[] {
-  const byId = new Map<string, Extract<ProbeMessage, { kind: 'interaction' }>>();
+  type Entry = Extract<ProbeMessage, { kind: 'interaction' }>;
+  const byId = new Map<string, Entry[]>();
   for (const m of messages) {
     if (m.kind !== 'interaction') continue;
     const key = `${m.doc}:${m.id}`;
-    const prev = byId.get(key);
-    if (!prev || m.durationMs > prev.durationMs) byId.set(key, m);
+    const list = byId.get(key);
+    if (list) list.push(m);
+    else byId.set(key, [m]);
   }
-  return [...byId.values()]
-    .sort((a, b) => a.startAt - b.startAt)
-    .map((m) => ({
-      id: m.id,
-      type: m.name,
-      target: m.target,
-      step: stepAt(spans, m.startAt),
-      atMs: round(m.startAt - startedAt, 1),
-      latencyMs: m.durationMs,
-      inputDelayMs: round(m.inputDelayMs, 1),
-      processingMs: round(m.processingMs, 1),
-      presentationMs: round(m.presentationMs, 1),
-    }));
+  const out: Interaction[] = [];
+  for (const entries of byId.values()) {
+    entries.sort((a, b) => a.startAt - b.startAt);
+    const first = entries[0]!;
+    const latency = Math.max(...entries.map((e) => e.durationMs));
+    const procStart = Math.min(...entries.map((e) => e.startAt + e.inputDelayMs));
+    const procEnd = Math.max(...entries.map((e) => e.startAt + e.inputDelayMs + e.processingMs));
+    const main = entries.reduce((m, e) => (e.processingMs > m.processingMs ? e : m));
+    out.push({
+      id: first.id,
+      type: main.name,
+      target: entries.find((e) => e.target)?.target ?? '',
+      step: stepAt(spans, first.startAt),
+      atMs: round(first.startAt - startedAt, 1),
+      latencyMs: latency,
+      inputDelayMs: round(first.inputDelayMs, 1),
+      processingMs: round(procEnd - procStart, 1),
+      presentationMs: round(Math.max(0, first.startAt + latency - procEnd), 1),
+    });
+  }
+  return out.sort((a, b) => a.atMs - b.atMs);
 }
+
+/** Event Timing's smallest durationThreshold: faster interactions produce no entry. */
+const EVENT_TIMING_FLOOR_MS = 16;
 
 // Event Timing rounds startTime to the ms and the step's clock is Node's: a small slack both ways.
 const STEP_SLACK_MS = 5;
 
 /** The step running at `at`, else the last one that started before it (an effect that outlived its step). */
 export function stepAt(spans: readonly StepSpan[], at: number): string | null {
-  let best: StepSpan | undefined;
+  const inside = spans.find((s) => at >= s.startedAt && at <= s.startedAt + s.durationMs);
+  if (inside) return inside.label;
+  // Within the slack of a step's edges: the nearest edge wins (steps run back to back).
+  let near: { label: string; d: number } | undefined;
   for (const s of spans) {
-    if (at >= s.startedAt - STEP_SLACK_MS && at <= s.startedAt + s.durationMs + STEP_SLACK_MS) return s.label;
-    if (s.startedAt <= at && (!best || s.startedAt > best.startedAt)) best = s;
+    const d = at < s.startedAt ? s.startedAt - at : at - (s.startedAt + s.durationMs);
+    if (d <= STEP_SLACK_MS && (!near || d < near.d)) near = { label: s.label, d };
   }
+  if (near) return near.label;
+  let best: StepSpan | undefined;
+  for (const s of spans) if (s.startedAt <= at && (!best || s.startedAt > best.startedAt)) best = s;
   return best?.label ?? null;
 }
 
@@ -390,7 +426,8 @@ function loafsOf(messages: readonly ProbeMessage[], startedAt: number): LongFram
       atMs: round(m.startAt - startedAt, 1),
       durationMs: round(m.durationMs, 1),
       blockingMs: round(m.blockingMs, 1),
-      scripts: m.scripts.map((s) => ({ sourceURL: s.sourceURL, function: s.sourceFunctionName, invoker: s.invoker, durationMs: round(s.durationMs, 1), forcedLayoutMs: round(s.forcedStyleAndLayoutMs, 1) })),
+      // The harness's own probe is not the page's work.
+      scripts: m.scripts.filter((s) => s.sourceURL !== PERF_PROBE_URL).map((s) => ({ sourceURL: s.sourceURL, function: s.sourceFunctionName, invoker: s.invoker, durationMs: round(s.durationMs, 1), forcedLayoutMs: round(s.forcedStyleAndLayoutMs, 1) })),
     });
   }
   return out;
@@ -458,4 +495,3 @@ function bound(report: PerfReport): void {
   }
 }
 
-export { locationOf };

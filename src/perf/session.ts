@@ -2,8 +2,9 @@
  * One perf session on a page: what perf_begin switches on and perf_end reads back and switches off.
  * Sources (each independent, each reported in coverage as read or missing):
  *   - counters: Performance.getMetrics deltas (checkpointed on a measured navigation);
- *   - probe: the in-page rAF counter + Event Timing / LoAF / layout-shift observers (perf-page.ts);
- *   - trace: Chromium tracing, frame pipeline events (trace.ts);
+ *   - probe: Event Timing / LoAF / layout-shift observers in the page (perf-page.ts), plus a rAF
+ *     frame counter only when the trace could not be started;
+ *   - trace: Chromium tracing, frame pipeline events (trace.ts, frames.ts): frames and liveness;
  *   - profile: a sampling CPU profile, attribution mode only (Profiler domain).
  * A failing source never fails the session: it is marked missing with the reason.
  */
@@ -51,8 +52,10 @@ export interface RawSession {
   durationMs: number;
   checkpoints: Checkpoint[];
   messages: ProbeMessage[];
-  /** rAF counters, one per document the session saw. */
+  /** rAF counters, one per document the session saw (only when the trace is missing). */
   docFrames: ProbeFrames[];
+  /** All interactions (performance.interactionCount), summed over the documents; null if unsupported. */
+  interactionCount: number | null;
   support: ProbeSupport | undefined;
   /** Why the in-page probe could not be read, if it could not. */
   probeMissing: string | undefined;
@@ -71,8 +74,12 @@ export interface SessionEnv {
   userAgent: string;
   headless: boolean;
   viewport: { width: number; height: number; dpr: number; mobile: boolean };
-  /** CPU throttling rate in effect, read back from the renderer's trace metadata when available. */
-  cpuThrottle: number | null;
+  /**
+   * CPU throttling rate in effect: the rate this page's target acknowledged (Emulation.setCPUThrottlingRate
+   * through Page.send; Chromium has no getter), else 1, the state of a target nobody throttled.
+   */
+  cpuThrottle: number;
+  cpuThrottleSource: 'acknowledged' | 'default';
   url: string;
 }
 
@@ -103,8 +110,10 @@ export class PerfSession {
   private pendingCheckpoint: Promise<void> | undefined;
   private closed = false;
   private probeMissing: string | undefined;
-  private readonly t0: number;
-  readonly startedAt: number;
+  private interactionCount: number | null = null;
+  private t0: number;
+  /** Epoch ms when the measured window opened: everything switched on, perf_begin about to return. */
+  startedAt: number;
 
   private constructor(
     readonly page: Page,
@@ -121,13 +130,7 @@ export class PerfSession {
 
   /** Switch every source on. On failure, what was already switched on is switched off again. */
   static async begin(page: Page, opts: PerfBeginOptions): Promise<PerfSession> {
-    if (opts.phases && opts.mode === 'timing') {
-      throw new PerfError({
-        code: 'phases_need_attribution',
-        message: 'perf_begin: phases (layout/paint detail) needs mode attribution; timing mode keeps its milliseconds comparable by recording nothing extra',
-        suggestion: 'use perf_begin { mode: attribution, phases: true }, or drop phases',
-      });
-    }
+    checkBeginOptions(opts);
     const s = new PerfSession(page, `ps-${randomBytes(4).toString('hex')}`, opts);
     try {
       await s.start();
@@ -154,6 +157,12 @@ export class PerfSession {
         this.navigations++;
         // Per-document counters restart with the new document: read the old one's while it lives.
         this.pendingCheckpoint = this.checkpoint().catch(() => undefined);
+      }),
+      // Without Runtime.enable (which would stream every console call while measuring) a binding
+      // reaches only the documents that exist when it is added: add it again to each new one.
+      page.on('Page.frameNavigated', (p) => {
+        if (p.frame.parentId || p.frame.id !== mainFrameId || this.closed) return;
+        page.send('Runtime.addBinding', { name: PERF_BINDING }).catch(() => undefined);
       }),
     );
     await Promise.all([
@@ -199,6 +208,9 @@ export class PerfSession {
         this.missing.profile = `Profiler.start failed: ${(e as Error).message}`;
       }
     }
+    // The window is the measured steps: our own set-up above is not in it.
+    this.startedAt = Date.now();
+    this.t0 = performance.now();
   }
 
   private onProbeMessage(payload: string): void {
@@ -209,8 +221,10 @@ export class PerfSession {
       return;
     }
     if (msg.token !== this.token || this.closed) return;
-    if (msg.kind === 'frames') this.docFrames.push(msg.frames);
-    else this.messages.push(msg);
+    if (msg.kind === 'docEnd') {
+      if (msg.frames) this.docFrames.push(msg.frames);
+      if (msg.interactionCount !== null) this.interactionCount = (this.interactionCount ?? 0) + msg.interactionCount;
+    } else this.messages.push(msg);
   }
 
   private async checkpoint(): Promise<void> {
@@ -227,6 +241,9 @@ export class PerfSession {
   /** Read every source, switch everything off, return what was read. */
   async end(): Promise<RawSession> {
     const page = this.page;
+    // The window closes now: what follows is reading, not the page's work.
+    const endedAt = Date.now();
+    const durationMs = performance.now() - this.t0;
     // The profile first: what follows (flush, metrics, trace I/O) is our work, not the page's.
     let profile: Protocol.Profiler.Profile | undefined;
     if (this.profiling) {
@@ -239,9 +256,10 @@ export class PerfSession {
     }
     let support: ProbeSupport | undefined;
     try {
-      const flushed = await page.evaluate<{ doc: string; frames: ProbeFrames | null; support: ProbeSupport } | null>(perfProbeFlushSource(this.token), { timeoutMs: PROBE_FLUSH_TIMEOUT_MS });
+      const flushed = await page.evaluate<{ doc: string; end: Record<string, unknown>; support: ProbeSupport; queued: string[] } | null>(perfProbeFlushSource(this.token), { timeoutMs: PROBE_FLUSH_TIMEOUT_MS });
       if (flushed) {
-        if (flushed.frames) this.docFrames.push(flushed.frames);
+        for (const q of flushed.queued) this.onProbeMessage(q);
+        this.onProbeMessage(JSON.stringify({ ...flushed.end, token: this.token, doc: flushed.doc }));
         support = flushed.support;
       } else {
         this.probeMissing = 'the in-page probe is gone (the document changed and the new one did not run it)';
@@ -263,8 +281,6 @@ export class PerfSession {
         this.missing.counters = `Performance.getMetrics failed: ${(e as Error).message}`;
       }
     }
-    const endedAt = Date.now();
-    const durationMs = performance.now() - this.t0;
     let trace: TraceResult | undefined;
     if (this.trace) {
       try {
@@ -274,7 +290,7 @@ export class PerfSession {
       }
       this.trace = undefined;
     }
-    const env = await readEnv(page, trace).catch(() => undefined);
+    const env = await readEnv(page).catch(() => undefined);
     this.closed = true;
     await this.dispose();
     return {
@@ -287,6 +303,7 @@ export class PerfSession {
       checkpoints: this.checkpoints,
       messages: this.messages,
       docFrames: this.docFrames,
+      interactionCount: this.interactionCount,
       support,
       probeMissing: this.probeMissing,
       trace,
@@ -295,7 +312,7 @@ export class PerfSession {
       marks: this.marks,
       navigations: this.navigations,
       missing: this.missing,
-      env: env ?? { browser: 'unknown', userAgent: '', headless: true, viewport: { width: 0, height: 0, dpr: 1, mobile: false }, cpuThrottle: null, url: '' },
+      env: env ?? { browser: 'unknown', userAgent: '', headless: true, viewport: { width: 0, height: 0, dpr: 1, mobile: false }, cpuThrottle: page.emulation.cpuThrottlingRate ?? 1, cpuThrottleSource: page.emulation.cpuThrottlingRate === undefined ? 'default' : 'acknowledged', url: '' },
     };
   }
 
@@ -324,6 +341,17 @@ export class PerfSession {
   }
 }
 
+/** Refuse option combinations before anything is switched on (or an open session is replaced). */
+export function checkBeginOptions(opts: PerfBeginOptions): void {
+  if (opts.phases && opts.mode === 'timing') {
+    throw new PerfError({
+      code: 'phases_need_attribution',
+      message: 'perf_begin: phases (layout/paint detail) needs mode attribution; timing mode keeps its milliseconds comparable by recording nothing extra',
+      suggestion: 'use perf_begin { mode: attribution, phases: true }, or drop phases',
+    });
+  }
+}
+
 /** Counter deltas over the checkpoints: a value that went down restarted with a new document. */
 export function counterDeltas(checkpoints: readonly Checkpoint[]): Record<string, number> | undefined {
   const first = checkpoints[0];
@@ -343,7 +371,7 @@ export function counterDeltas(checkpoints: readonly Checkpoint[]): Record<string
   return out;
 }
 
-async function readEnv(page: Page, trace: TraceResult | undefined): Promise<SessionEnv> {
+async function readEnv(page: Page): Promise<SessionEnv> {
   const v = page.browser.version;
   const view = await page.evaluate<{ width: number; height: number; dpr: number; mobile: boolean; url: string }>(
     `({ width: innerWidth, height: innerHeight, dpr: devicePixelRatio, mobile: matchMedia('(pointer: coarse)').matches && 'ontouchstart' in window, url: location.href })`,
@@ -353,7 +381,8 @@ async function readEnv(page: Page, trace: TraceResult | undefined): Promise<Sess
     userAgent: v.userAgent,
     headless: /Headless/i.test(v.product) || /HeadlessChrome/.test(v.userAgent),
     viewport: { width: view.width, height: view.height, dpr: view.dpr, mobile: view.mobile },
-    cpuThrottle: trace?.cpuThrottle ?? null,
+    cpuThrottle: page.emulation.cpuThrottlingRate ?? 1,
+    cpuThrottleSource: page.emulation.cpuThrottlingRate === undefined ? 'default' : 'acknowledged',
     url: view.url,
   };
 }

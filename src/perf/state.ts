@@ -59,3 +59,22 @@ export function lastSession(host: StepHost, step: string, token: string | undefi
   }
   return last;
 }
+
+/**
+ * A closed session's trace as Chrome Trace Event JSON ({traceEvents, metadata}), the format Perfetto
+ * and the DevTools Performance panel open. perf_trace writes it; `perf run` can keep it per repeat
+ * (read it right after perf_end: a restart clears the host's state).
+ */
+export function serializeTrace(closed: ClosedSession, trace: TraceResult): string {
+  return JSON.stringify({
+    traceEvents: trace.events,
+    metadata: {
+      'trace-source': 'rehearse perf_trace',
+      sessionToken: closed.token,
+      mode: closed.report.mode,
+      startedAt: new Date(closed.startedAt).toISOString(),
+      durationMs: closed.endedAt - closed.startedAt,
+      dataLoss: trace.dataLoss,
+    },
+  });
+}

@@ -63,3 +63,64 @@ export function layoutsFromTrace(trace: TraceResult, window: { startAt: number; 
   out.forcedMs = Math.round(out.forcedMs * 100) / 100;
   return out;
 }
+
+/** Main-thread time by rendering phase (exclusive: a Layout inside a script counts as layout). */
+export interface Phases {
+  scriptMs: number;
+  styleMs: number;
+  layoutMs: number;
+  paintMs: number;
+  commitMs: number;
+  gcMs: number;
+  /** Traced main-thread work that is none of the above (task overhead, parsing, hit tests…). */
+  otherMs: number;
+}
+
+const PHASE_OF: Record<string, keyof Phases> = {
+  FunctionCall: 'scriptMs', EvaluateScript: 'scriptMs', TimerFire: 'scriptMs', FireAnimationFrame: 'scriptMs', EventDispatch: 'scriptMs',
+  RunMicrotasks: 'scriptMs', FireIdleCallback: 'scriptMs', 'v8.compile': 'scriptMs', 'v8.compileModule': 'scriptMs', 'v8.evaluateModule': 'scriptMs',
+  'v8.callFunction': 'scriptMs', 'v8.run': 'scriptMs', 'V8.Execute': 'scriptMs',
+  UpdateLayoutTree: 'styleMs', RecalculateStyles: 'styleMs', ParseAuthorStyleSheet: 'styleMs',
+  Layout: 'layoutMs', ComputeIntersections: 'layoutMs',
+  PrePaint: 'paintMs', Paint: 'paintMs', PaintImage: 'paintMs', Layerize: 'paintMs', UpdateLayerTree: 'paintMs', 'Decode Image': 'paintMs', CompositeLayers: 'paintMs',
+  Commit: 'commitMs', 'ProxyMain::BeginMainFrame::commit': 'commitMs',
+  MajorGC: 'gcMs', MinorGC: 'gcMs', BlinkGC: 'gcMs',
+};
+
+/** Exclusive main-thread ms per phase inside the window (the `phases` detail of attribution mode). */
+export function phasesFromTrace(trace: TraceResult, window: { startAt: number; endAt: number }, offsetMs: number): Phases | undefined {
+  const mains = new Set<string>();
+  for (const e of trace.events) if (e.cat === 'blink.user_timing' && (e.name === BEGIN_MARK || e.name === END_MARK)) mains.add(`${e.pid}:${e.tid}`);
+  if (mains.size === 0) return undefined;
+  const xs = trace.events
+    .filter((e) => e.ph === 'X' && e.dur !== undefined && mains.has(`${e.pid}:${e.tid}`))
+    .filter((e) => {
+      const at = e.ts / 1000 + offsetMs;
+      return at >= window.startAt && at <= window.endAt;
+    })
+    // Parents before children: earlier first, and at the same start the longer one.
+    .sort((a, b) => a.ts - b.ts || (b.dur ?? 0) - (a.dur ?? 0));
+  const out: Phases = { scriptMs: 0, styleMs: 0, layoutMs: 0, paintMs: 0, commitMs: 0, gcMs: 0, otherMs: 0 };
+  const phaseOf = (name: string): keyof Phases => PHASE_OF[name] ?? (name.startsWith('V8.GC') ? 'gcMs' : 'otherMs');
+  // Exclusive time: each event's duration minus its direct children's, charged to its phase; an
+  // unnamed wrapper (RunTask) passes its children's phases through and keeps only its own remainder.
+  const stack: { end: number; phase: keyof Phases; childUs: number; dur: number }[] = [];
+  const close = (upTo: number): void => {
+    while (stack.length && stack[stack.length - 1]!.end <= upTo) {
+      const top = stack.pop()!;
+      out[top.phase] += Math.max(0, top.dur - top.childUs) / 1000;
+    }
+  };
+  for (const e of xs) {
+    close(e.ts);
+    const parent = stack[stack.length - 1];
+    if (parent) parent.childUs += e.dur!;
+    // Wrappers named after the work they wrap are charged like their parent (e.g. GC steps inside script).
+    const own = phaseOf(e.name);
+    const phase = own === 'otherMs' && parent ? parent.phase : own;
+    stack.push({ end: e.ts + e.dur!, phase, childUs: 0, dur: e.dur! });
+  }
+  close(Infinity);
+  for (const k of Object.keys(out) as (keyof Phases)[]) out[k] = Math.round(out[k] * 100) / 100;
+  return out;
+}

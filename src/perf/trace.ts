@@ -29,15 +29,14 @@ export interface TraceResult {
   /** The renderer process of the page under test, from TracingStartedInBrowser. */
   rendererPid: number | undefined;
   mainFrameId: string;
-  /** CPU throttling rate read back from the trace (CpuThrottlingRate / SetCPUThrottlingRate), if present. */
-  cpuThrottle: number | null;
   /** Bytes of JSON read from the stream. */
   bytes: number;
 }
 
 /**
- * Lean: what frames, user timing, input latency and top-level tasks need. No invalidation tracking, no
- * JS sampling (the Profiler domain does that, and only in attribution mode).
+ * Lean: what frames (PipelineReporter), main-thread work (devtools.timeline), user timing, page load
+ * and input latency need. No `toplevel` (every scheduler task: ~10x the events for nothing we read),
+ * no invalidation tracking, no JS sampling (the Profiler domain does that, in attribution mode only).
  */
 export const TRACE_CATEGORIES = [
   'devtools.timeline',
@@ -45,7 +44,6 @@ export const TRACE_CATEGORIES = [
   'blink.user_timing',
   'loading',
   'latencyInfo',
-  'toplevel',
 ] as const;
 /** Added with `phases`: paint and layer detail, and layout/style invalidation reasons. */
 export const PHASE_CATEGORIES = ['disabled-by-default-devtools.timeline', 'disabled-by-default-devtools.timeline.layers', 'disabled-by-default-devtools.timeline.invalidationTracking', 'blink', 'cc'] as const;
@@ -110,7 +108,7 @@ export class TraceRecorder {
       throw new PerfError({ code: 'trace_unparsable', kind: 'environment', message: `the trace Chromium returned is not JSON (${bytes} bytes)`, cause });
     }
     const events = (Array.isArray(parsed) ? parsed : ((parsed as { traceEvents?: unknown }).traceEvents ?? [])) as TraceEvent[];
-    return { events, dataLoss, bytes, mainFrameId: this.mainFrameId, rendererPid: rendererPidOf(events, this.mainFrameId), cpuThrottle: cpuThrottleOf(events) };
+    return { events, dataLoss, bytes, mainFrameId: this.mainFrameId, rendererPid: rendererPidOf(events, this.mainFrameId) };
   }
 
   /** End tracing and drop the data (a session replaced or abandoned). */
@@ -133,14 +131,4 @@ export function rendererPidOf(events: readonly TraceEvent[], frameId: string): n
     if (e.name === 'FrameCommittedInBrowser' && e.args?.data?.frame === frameId && e.args.data.processId) return e.args.data.processId as number;
   }
   return undefined;
-}
-
-function cpuThrottleOf(events: readonly TraceEvent[]): number | null {
-  for (const e of events) {
-    if (e.name === 'CpuThrottlingRate' || e.name === 'SetCPUThrottlingRate') {
-      const rate = e.args?.data?.rate ?? e.args?.rate;
-      if (typeof rate === 'number') return rate;
-    }
-  }
-  return null;
 }

@@ -268,8 +268,9 @@ export async function runRepeat(session: BrowserSession, host: SessionHost, sc: 
     }
     mark('restart');
     if (!reloaded || page !== host.lastPage) {
-      await emulate(page, sc);
-      await host.page(); // installs the page runtime before the app's scripts run
+      // In parallel: independent commands, each a round trip; host.page() installs the page runtime
+      // before the app's scripts run.
+      await Promise.all([emulate(page, sc), host.page()]);
       await page.navigate(rc.url);
     }
     mark('open');

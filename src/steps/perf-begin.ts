@@ -3,7 +3,7 @@
  * what the previous one switched on.
  */
 import { STEP_SPANS_KEY } from '../engine/run-step.js';
-import { PerfSession } from '../perf/session.js';
+import { checkBeginOptions, PerfSession } from '../perf/session.js';
 import { openSession, setOpenSession } from '../perf/state.js';
 import { defineStep } from './define.js';
 
@@ -32,6 +32,9 @@ export const perfBegin = defineStep({
   defaultTimeoutMs: BEGIN_TIMEOUT_MS,
   async run(ctx, args) {
     const mode = args.mode ?? 'attribution';
+    const opts = { mode, phases: args.phases ?? false } as const;
+    // A refused begin leaves an open session as it was.
+    checkBeginOptions(opts);
     const previous = openSession(ctx.host);
     const warnings: string[] = [];
     if (previous) {
@@ -40,7 +43,7 @@ export const perfBegin = defineStep({
       await previous.dispose();
       warnings.push(`session ${previous.token} was still open: it was discarded and a new one started`);
     }
-    const session = await PerfSession.begin(ctx.page, { mode, phases: args.phases ?? false });
+    const session = await PerfSession.begin(ctx.page, opts);
     setOpenSession(ctx.host, session);
     ctx.host.state.set(STEP_SPANS_KEY, []);
     return {

@@ -5,7 +5,7 @@
 import { mkdir, realpath, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { PerfError } from '../errors.js';
-import { lastSession } from '../perf/state.js';
+import { lastSession, serializeTrace } from '../perf/state.js';
 import { defineStep } from './define.js';
 
 // Serialising and writing a trace of tens of MB takes a few seconds on a slow disk.
@@ -68,10 +68,7 @@ export const perfTrace = defineStep({
       });
     }
     const file = await insideCwd(ctx.host.cwd, args.out, 'perf_trace');
-    const body = JSON.stringify({
-      traceEvents: last.trace.events,
-      metadata: { 'trace-source': 'rehearse perf_trace', sessionToken: last.token, mode: last.report.mode, startedAt: new Date(last.startedAt).toISOString(), durationMs: last.endedAt - last.startedAt, dataLoss: last.trace.dataLoss },
-    });
+    const body = serializeTrace(last, last.trace);
     try {
       await writeFile(file, body, { flag: args.overwrite ? 'w' : 'wx' });
     } catch (e) {

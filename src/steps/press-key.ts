@@ -1,6 +1,6 @@
 import { callRuntime } from '../drivers/cdp/page-runtime.js';
 import { assertNotBrowserShortcut, keyDefinition, parseKeyCombo, pressKey as dispatchKey } from '../drivers/cdp/input.js';
-import { MODIFIERS_ARG, abortAction, actionOutput, asModifiers, describeEl, settleAction, treeEffect } from '../engine/actions.js';
+import { MODIFIERS_ARG, abortAction, actionOutput, asModifiers, describeEl, settleAction, treeEffect, watchNavigation } from '../engine/actions.js';
 import { locatorOf, resolveQuick } from '../engine/targets.js';
 import { PerfError } from '../errors.js';
 import { TARGET_ARGS, defineStep } from './define.js';
@@ -40,16 +40,23 @@ export const pressKey = defineStep({
       if (!f.focused) throw new PerfError({ code: 'not_focusable', kind: 'failed', message: `${describeEl(r)} cannot take focus, so it cannot receive keys`, suggestion: 'press the key on a control (or without ref/target on the focused element)' });
     }
     await callRuntime(ctx.page, 'beginActive', []);
+    const nav = watchNavigation(ctx);
     try {
       await dispatchKey(ctx.page, combo.key, modifiers, args.repeat ?? 1);
     } catch (e) {
       await abortAction(ctx);
+      await nav.finish();
       throw e;
     }
     const settle = await settleAction(ctx);
+    const navigation = await nav.finish();
+    const key = [...modifiers.map((m) => m[0]!.toUpperCase() + m.slice(1)), combo.key].join('+');
+    if (navigation || settle.navigated) {
+      return actionOutput(ctx, args, { data: { key, navigated: navigation?.url ?? true }, effect: { treeChanged: { changed: true } }, reresolved });
+    }
     const active = await callRuntime<{ status: 'ok'; active: string | null; value?: string }>(ctx.page, 'activeInfo', []);
     return actionOutput(ctx, args, {
-      data: { key: [...modifiers.map((m) => m[0]!.toUpperCase() + m.slice(1)), combo.key].join('+'), focused: active.active, ...(active.value !== undefined ? { value: active.value } : {}) },
+      data: { key, focused: active.active, ...(active.value !== undefined ? { value: active.value } : {}) },
       effect: treeEffect(settle),
       reresolved,
     });

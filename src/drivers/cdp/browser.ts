@@ -174,8 +174,18 @@ export class Page {
 
   send<M extends CommandName>(method: M, params?: ParamsOf<M>, timeoutMs?: number): Promise<ResultOf<M>> {
     if (this.crashed) return Promise.reject(new TargetClosedError(`${method}: ${this.crashed}`));
-    return this.browser.conn.send(method, params, this.sessionId, timeoutMs);
+    const sent = this.browser.conn.send(method, params, this.sessionId, timeoutMs);
+    if (method !== 'Emulation.setCPUThrottlingRate') return sent;
+    // Chromium has no getter for the throttling rate: keep the one this target acknowledged, so perf
+    // reports state the rate in effect instead of assuming the scenario's.
+    return sent.then((r) => {
+      this.emulation.cpuThrottlingRate = (params as { rate: number }).rate;
+      return r;
+    });
   }
+
+  /** Emulation this page's target acknowledged through send() (Chromium cannot be asked for it). */
+  readonly emulation: { cpuThrottlingRate?: number } = {};
 
   on<E extends EventName>(event: E, handler: (params: EventParams<E>) => void): () => void {
     return this.browser.conn.on(event, handler, this.sessionId);

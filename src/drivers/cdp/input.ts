@@ -298,6 +298,37 @@ export async function click(page: Page, x: number, y: number, opts: ClickOptions
   });
 }
 
+/**
+ * A click whose last press is acknowledged before the whole of it: `pressed` resolves when the
+ * renderer took the last mousedown, `done` when every event was acknowledged (Chromium acks the
+ * mouseup only after the frame that renders it). Lets the caller overlap its own wait with that.
+ */
+export function clickOverlapped(page: Page, x: number, y: number, opts: ClickOptions = {}): { pressed: Promise<void>; done: Promise<void> } {
+  let pressedResolve!: () => void;
+  let pressedReject!: (e: unknown) => void;
+  const pressed = new Promise<void>((res, rej) => {
+    pressedResolve = res;
+    pressedReject = rej;
+  });
+  const button = opts.button ?? 'left';
+  const count = opts.clickCount ?? 1;
+  const done = withModifiers(page, opts.modifiers ?? [], async (modifiers) => {
+    const sends: Promise<unknown>[] = [];
+    if (!samePoint(page, x, y)) sends.push(page.send('Input.dispatchMouseEvent', { type: 'mouseMoved', x, y, modifiers, button: 'none', buttons: 0 }));
+    pointerAt.set(page, { x, y });
+    let lastPress: Promise<unknown> = Promise.resolve();
+    for (let i = 1; i <= count; i++) {
+      lastPress = page.send('Input.dispatchMouseEvent', { type: 'mousePressed', x, y, button, buttons: BUTTON_BIT[button], clickCount: i, modifiers });
+      sends.push(lastPress);
+      sends.push(page.send('Input.dispatchMouseEvent', { type: 'mouseReleased', x, y, button, buttons: 0, clickCount: i, modifiers }));
+    }
+    lastPress.then(() => pressedResolve(), pressedReject);
+    await Promise.all(sends);
+  });
+  done.catch(pressedReject);
+  return { pressed, done };
+}
+
 export async function hover(page: Page, x: number, y: number): Promise<void> {
   pointerAt.set(page, { x, y });
   await page.send('Input.dispatchMouseEvent', { type: 'mouseMoved', x, y, button: 'none', buttons: 0, modifiers: 0 });
@@ -312,6 +343,7 @@ export const MIN_DRAG_STEPS = 5;
  * never starts from synthetic mouse input.
  */
 export async function drag(page: Page, from: { x: number; y: number }, to: { x: number; y: number }, opts: { steps?: number; modifiers?: readonly Modifier[] } = {}): Promise<{ html5: boolean }> {
+  // Ten moves by default: smooth enough for libraries that track velocity, still a few ms.
   const steps = Math.max(MIN_DRAG_STEPS, opts.steps ?? 10);
   pointerAt.set(page, to);
   let dragData: unknown;

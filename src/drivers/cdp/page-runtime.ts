@@ -115,18 +115,6 @@ export interface ScrollInfo {
   point: { x: number; y: number };
 }
 
-export interface ExpectSpec {
-  locator?: Record<string, unknown>;
-  visible?: boolean;
-  hidden?: boolean;
-  text?: string;
-  textContains?: string;
-  value?: string;
-  checked?: boolean;
-  count?: number;
-  url?: string;
-}
-
 export interface ExpectOutcome {
   pass: boolean;
   failures: { check: string; expected: unknown; actual: unknown }[];
@@ -159,12 +147,15 @@ function runtimeMain(version: string): void {
     count: number;
     /** performance.now() of the last DOM mutation seen. */
     lastMutationAt: number;
-    /** The first animation frame after observation began: when it ran and the mutation count then. */
-    frame: Promise<{ at: number; count: number }>;
+    /** The frame after the action's last input event: when it ran and the mutation count then. */
+    frame: Promise<{ at: number; count: number }> | null;
+    unlisten: (() => void)[];
+    /** Resolves when the action's input reached the page (its first terminal event). */
+    inputSeen: Promise<void>;
+    markInput: () => void;
     read: string;
     textBefore?: string;
     checkedBefore?: boolean | 'mixed' | null;
-    startedAt: number;
   }
   interface State {
     docId: string;
@@ -477,6 +468,7 @@ function runtimeMain(version: string): void {
           out += ' ' + controlValue(c) + ' ';
           continue;
         }
+        // Thirty levels of nesting is deeper than any name worth reading; it bounds the recursion.
         const block = depth < 30 ? subtreeText(c.shadowRoot ?? c, skip, depth + 1) : '';
         out += isInlineTag(c.localName) ? block : ' ' + block + ' ';
       }
@@ -550,7 +542,7 @@ function runtimeMain(version: string): void {
       const t = el.querySelector(':scope > title');
       if (t) return norm(t.textContent);
     }
-    if (NAME_FROM_CONTENT.has(role) || (tag === 'label' && false)) {
+    if (NAME_FROM_CONTENT.has(role)) {
       const n = norm(subtreeText(el.shadowRoot ?? el, null));
       if (n) return n;
     }
@@ -697,7 +689,23 @@ function runtimeMain(version: string): void {
       state.byEl.set(el, ref);
     }
     state.refs.set(ref, { weak: new WeakRef(el), role, name, route: route() });
+    if (state.refs.size > REF_CAP) pruneRefs();
     return ref;
+  }
+  // Refs kept per document. Past this, the oldest refs whose element is gone are forgotten
+  // (a long session re-rendering lists would otherwise grow the table without bound).
+  const REF_CAP = 20_000;
+  function pruneRefs(): void {
+    for (const [ref, entry] of state.refs) {
+      if (state.refs.size <= REF_CAP * 0.8) break;
+      const el = entry.weak.deref();
+      if (!el || !el.isConnected) state.refs.delete(ref);
+    }
+    for (const [q] of state.queries) {
+      if (state.queries.size <= REF_CAP / 4) break;
+      state.queries.delete(q);
+    }
+    for (const [key, q] of state.queryKeys) if (!state.queries.has(q)) state.queryKeys.delete(key);
   }
   function describeRef(el: Element): string {
     const role = roleOf(el);
@@ -798,6 +806,8 @@ function runtimeMain(version: string): void {
     nth?: number;
   }
   class Invalid extends Error {}
+  // An ambiguity lists this many candidates (with refs), then counts the rest.
+  const MAX_CANDIDATES = 10;
 
   function scopeRoots(within: string | Target | undefined): (Document | ShadowRoot | Element)[] {
     if (within === undefined) return collectRoots(document);
@@ -807,11 +817,6 @@ function runtimeMain(version: string): void {
     return collectRoots(el.shadowRoot ?? el).concat(el.shadowRoot ? [el] : []);
   }
 
-  function textMatches(el: Element, want: string, exact: boolean, caseFold: boolean): boolean {
-    const t = norm(subtreeText(el.shadowRoot ?? el, null));
-    if (exact) return caseFold ? t.toLowerCase() === want.toLowerCase() : t === want;
-    return t.toLowerCase().includes(want.toLowerCase());
-  }
   function nameMatches(el: Element, want: string, exact: boolean, caseFold: boolean): boolean {
     const role = roleOf(el);
     const n = accName(el, role);
@@ -860,6 +865,7 @@ function runtimeMain(version: string): void {
           let e: Element | null = n.parentElement;
           if (!e && n.parentNode && n.parentNode.nodeType === 11) e = (n.parentNode as ShadowRoot).host;
           // Climb while an ancestor's text could still match (exact: not longer than wanted).
+          // Twelve ancestors up from a text node reach any control that wraps it.
           for (let depth = 0; e && depth < 12; depth++) {
             if (SKIP_TAGS.has(e.localName)) break;
             const t = textOf(e);
@@ -976,10 +982,12 @@ function runtimeMain(version: string): void {
     if (!want) return [];
     const scored: [number, string][] = [];
     const els = queryAll(collectRoots(document), 'button,a[href],input,select,textarea,[role],summary,label,h1,h2,h3');
+    // Suggestions are a courtesy: past 3,000 candidates they would cost more than they help.
     for (const e of els.slice(0, 3000)) {
       const role = roleOf(e);
       if (isGeneric(role)) continue;
       const n = accName(e, role);
+      // Long names are content, not labels someone would type as a target.
       if (!n || n.length > 80) continue;
       const d = editDistance(want, n.toLowerCase());
       if (d <= Math.max(2, Math.floor(want.length / 3)) || n.toLowerCase().includes(want)) scored.push([d, `${role} "${n}"`]);
@@ -1035,7 +1043,7 @@ function runtimeMain(version: string): void {
     }
     if (m.length === 1) return ok(m[0]!, false);
     if (m.length === 0) return { status: 'not_found', detail: `no element matches ${describeTarget(t)}`, near: [] };
-    return { status: 'ambiguous', count: m.length, candidates: m.slice(0, 10).map(describeRef) };
+    return { status: 'ambiguous', count: m.length, candidates: m.slice(0, MAX_CANDIDATES).map(describeRef) };
   }
 
   interface Expect {
@@ -1149,6 +1157,8 @@ function runtimeMain(version: string): void {
 
   // How often in-page waits re-check: about two frames, cheap enough to be invisible in a profile.
   const POLL_MS = 30;
+  // A page that produces no frame within this is hidden or backgrounded (a frame is ~16 ms).
+  const NO_FRAME_MS = 100;
 
   async function waitResolve(loc: { ref?: string; target?: Target }, expect: Expect | undefined, timeoutMs: number): Promise<Resolve> {
     const deadline = Date.now() + timeoutMs;
@@ -1273,9 +1283,14 @@ function runtimeMain(version: string): void {
       // resolved. A still element needs no frame wait (the live-centre hit test still guards it).
       const before = boxKey(topRect(el));
       const moved = entry.box !== undefined && entry.box !== before;
-      if (scrolled || moved || animating(el)) {
-        const framed = await nextFrame(100, winOf(el));
-        if (!framed) noFrames = true;
+      const anim = animating(el);
+      if (scrolled || moved || anim) {
+        const framed = await nextFrame(NO_FRAME_MS, winOf(el));
+        if (!framed) {
+          noFrames = true;
+          // Without a second frame there is nothing to compare: a running animation is not stable.
+          if (anim) return fail('stable', 'element is animating and no animation frame came to compare its position');
+        }
         const after = boxKey(topRect(el));
         if (after !== before) {
           entry.box = after;
@@ -1355,16 +1370,33 @@ function runtimeMain(version: string): void {
     return null;
   }
 
+  /** The events that end a user's input (the last one an action dispatches). */
+  const TERMINAL_EVENTS = ['mouseup', 'click', 'contextmenu', 'keyup', 'input', 'change', 'wheel', 'scroll', 'drop', 'dragend', 'focusin', 'focusout'];
   function beginAction(ref: string, el: Element, read: string): void {
     endAction();
-    const rec: ActionRecord = { ref, el, observers: [], count: 0, lastMutationAt: 0, frame: null as unknown as Promise<{ at: number; count: number }>, read, startedAt: performance.now() };
+    let markInput = (): void => undefined;
+    const inputSeen = new Promise<void>((r) => (markInput = r));
+    const rec: ActionRecord = { ref, el, observers: [], count: 0, lastMutationAt: 0, frame: null, unlisten: [], inputSeen, markInput, read };
     const onMut = (records: MutationRecord[]): void => {
       rec.count += records.length;
       rec.lastMutationAt = performance.now();
     };
-    // Registered now, before the action is dispatched: it fires at the first frame after this
-    // point, so a change made by the action before that frame is rendered by it (no extra frame).
-    rec.frame = new Promise((resolveFrame) => requestAnimationFrame(() => resolveFrame({ at: performance.now(), count: countNow(rec) })));
+    // The frame that renders the action is requested from the task of its last input event (a
+    // capture listener runs in the same task as the page's handlers). Requesting it earlier would
+    // spend an idle page's immediate frame before the input arrives, and push the input's own
+    // rendering to the next vsync.
+    const onInput = (e: Event): void => {
+      // A click ends with mouseup (click follows in the same task): the settle may go on from there.
+      if (e.type === 'mouseup') rec.markInput();
+      rec.frame = new Promise((resolveFrame) => requestAnimationFrame(() => resolveFrame({ at: performance.now(), count: countNow(rec) })));
+    };
+    const wins = new Set<Window>([window, winOf(el)]);
+    for (const w of wins) {
+      for (const type of TERMINAL_EVENTS) {
+        w.addEventListener(type, onInput, { capture: true, passive: true });
+        rec.unlisten.push(() => w.removeEventListener(type, onInput, { capture: true }));
+      }
+    }
     const roots = new Set<Node>([document]);
     for (let n: Node | null = el; n; ) {
       const root = n.getRootNode();
@@ -1392,6 +1424,7 @@ function runtimeMain(version: string): void {
   function endAction(): ActionRecord | null {
     const rec = state.action;
     if (!rec) return null;
+    for (const off of rec.unlisten) off();
     for (const mo of rec.observers) {
       rec.count += mo.takeRecords().length;
       mo.disconnect();
@@ -1402,21 +1435,23 @@ function runtimeMain(version: string): void {
 
   // The longest a settle waits for frames: above this the page is busy and we report what we see.
   const SETTLE_FRAMES_MAX = 2;
-  // A page that produces no frame within this is hidden or backgrounded (a frame is ~16 ms).
-  const NO_FRAME_MS = 100;
   /**
    * Wait for the action to settle: one macrotask (microtasks, framework schedulers), then the first
    * animation frame that follows the action's DOM changes; a further frame only when that frame
    * itself changed the DOM (rAF-driven rendering), at most SETTLE_FRAMES_MAX. Then read back.
    */
-  async function settle(): Promise<Record<string, unknown>> {
+  async function settle(waitInputMs = 0): Promise<Record<string, unknown>> {
     const rec = state.action;
     if (!rec) return { mutations: 0, noFrames: false, framesWaited: 0, detached: false };
+    // Sent before the dispatch was acknowledged: first wait for the input to arrive.
+    if (waitInputMs > 0) await Promise.race([rec.inputSeen, sleep(waitInputMs)]);
     await macrotask();
     let framesWaited = 0;
     let noFrames = false;
     const timeout = (): Promise<null> => new Promise((r) => setTimeout(() => r(null), NO_FRAME_MS));
-    let frame = await Promise.race([rec.frame, timeout()]);
+    // No input event reached the page (a change made through the runtime): the next frame.
+    const first = rec.frame ?? new Promise<{ at: number; count: number }>((resolveFrame) => requestAnimationFrame(() => resolveFrame({ at: performance.now(), count: countNow(rec) })));
+    let frame = await Promise.race([first, timeout()]);
     if (!frame) noFrames = true;
     else {
       framesWaited = 1;
@@ -1484,6 +1519,14 @@ function runtimeMain(version: string): void {
   }
   // A container with more children than this is checked for long runs of offscreen rows.
   const LONG_LIST = 40;
+  // Hit tests for [occluded] cost one elementFromPoint each; a page rarely shows more controls.
+  const OCCLUSION_CHECKS = 300;
+  // Per line: a name or value past this is cut with "…" (the full text is in the page for grep).
+  const NAME_MAX_CHARS = 120;
+  // Inline text of a node (a paragraph, a row) past this is cut: enough to recognise it.
+  const TEXT_MAX_CHARS = 300;
+  // Room kept under maxBytes for the truncation line.
+  const FOOTER_BYTES = 160;
   // Runs of at least this many offscreen rows are summarised in one line.
   const SUMMARY_MIN_RUN = 8;
 
@@ -1757,15 +1800,15 @@ function runtimeMain(version: string): void {
   }
 
   function lineOf(n: SNode): string {
-    if (n.role === 'text') return `- text: ${cut(n.text ?? '', 300)}`;
+    if (n.role === 'text') return `- text: ${cut(n.text ?? '', TEXT_MAX_CHARS)}`;
     if (n.role === 'summary') return `- ${n.text}`;
     let s = '- ' + n.role;
-    if (n.name) s += ' ' + JSON.stringify(cut(n.name, 120));
+    if (n.name) s += ' ' + JSON.stringify(cut(n.name, NAME_MAX_CHARS));
     s += n.states;
     if (n.ref) s += ` [ref=${n.ref}]`;
     if (n.typeable) s += ' typeable: true';
-    if (n.value) s += ' value: ' + JSON.stringify(cut(n.value, 120));
-    if (n.inline) s += ': ' + cut(n.inline, 300);
+    if (n.value) s += ' value: ' + JSON.stringify(cut(n.value, NAME_MAX_CHARS));
+    if (n.inline) s += ': ' + cut(n.inline, TEXT_MAX_CHARS);
     else if (n.children.length) s += ':';
     return s;
   }
@@ -1889,7 +1932,7 @@ function runtimeMain(version: string): void {
       }
     }
     const filtered = !!(opts.within || opts.interactiveOnly || grepRe || opts.depth !== undefined);
-    const w: WalkCtx = { clip: viewportRect(), offset: { x: 0, y: 0 }, summarize: !grepRe, active, labelTexts, occlusionBudget: 300, nodes: 0, textHidden: false, inOffscreen: false, markEveryOffscreen: !!(opts.interactiveOnly || grepRe) };
+    const w: WalkCtx = { clip: viewportRect(), offset: { x: 0, y: 0 }, summarize: !grepRe, active, labelTexts, occlusionBudget: OCCLUSION_CHECKS, nodes: 0, textHidden: false, inOffscreen: false, markEveryOffscreen: !!(opts.interactiveOnly || grepRe) };
     let roots: SNode[] = [];
     if (opts.within) {
       const r = resolveRef(opts.within, undefined);
@@ -1939,11 +1982,10 @@ function runtimeMain(version: string): void {
     // Bound the output: keep whole lines up to maxBytes, then say what was left out and how to narrow.
     let bytes = 0;
     let shown = 0;
-    const footerRoom = 160;
     const kept: string[] = [];
     for (const t of body) {
       const b = utf8(t) + 1;
-      if (bytes + b > opts.maxBytes - footerRoom) break;
+      if (bytes + b > opts.maxBytes - FOOTER_BYTES) break;
       kept.push(t);
       bytes += b;
       shown++;
@@ -2140,6 +2182,8 @@ function runtimeMain(version: string): void {
   function selectContent(ref: string): Record<string, unknown> {
     return withEl(ref, (el) => {
       if (deepActive() !== el) (el as HTMLElement).focus({ preventScroll: true });
+      // Some frameworks swap the field when it takes focus: the edit must go to the new one.
+      if (!connected(el)) return { status: 'stale', detail: `ref=${ref} was replaced when it took focus` };
       if (el.localName === 'input' || el.localName === 'textarea') {
         try {
           (el as HTMLInputElement).select();

@@ -23,7 +23,8 @@ export type ProbeMessage = { token: string; doc: string } & (
   | { kind: 'interaction'; id: number; name: string; target: string; startAt: number; durationMs: number; inputDelayMs: number; processingMs: number; presentationMs: number }
   | { kind: 'loaf'; startAt: number; durationMs: number; blockingMs: number; renderStartAt: number; styleAndLayoutStartAt: number; scripts: ProbeScript[] }
   | { kind: 'shift'; startAt: number; value: number }
-  | { kind: 'frames'; frames: ProbeFrames }
+  /** A document's totals, sent on pagehide (and returned by the final flush for the current one). */
+  | { kind: 'docEnd'; frames: ProbeFrames | null; interactionCount: number | null }
 );
 
 export interface ProbeScript {
@@ -68,14 +69,23 @@ function perfProbeMain(token: string, binding: string, sinceEpoch: number, count
   const MAX_INTERVALS = 20000;
   const origin = performance.timeOrigin;
   const doc = Math.random().toString(36).slice(2, 10);
+  // A new document gets the binding only once the session re-adds it after the navigation commits:
+  // entries produced before that wait here, and go out with the next send or the final flush.
+  // 5000 entries: far more than a document produces before its binding arrives, bounded all the same.
+  const MAX_QUEUE = 5000;
+  const queue: string[] = [];
   const send = (msg: Record<string, unknown>): void => {
+    const json = JSON.stringify({ ...msg, token, doc });
     const fn = w[binding];
-    if (typeof fn === 'function') {
-      try {
-        (fn as (s: string) => void)(JSON.stringify({ ...msg, token, doc }));
-      } catch {
-        /* the binding went away with the session */
-      }
+    if (typeof fn !== 'function') {
+      if (queue.length < MAX_QUEUE) queue.push(json);
+      return;
+    }
+    try {
+      for (const q of queue.splice(0)) (fn as (s: string) => void)(q);
+      (fn as (s: string) => void)(json);
+    } catch {
+      /* the binding went away with the session */
     }
   };
   let stopped = false;
@@ -94,17 +104,24 @@ function perfProbeMain(token: string, binding: string, sinceEpoch: number, count
     raf = requestAnimationFrame(tick);
   };
   if (countFrames) raf = requestAnimationFrame(tick);
+  // performance.interactionCount counts every interaction, also those under Event Timing's 16 ms floor.
+  const perf = performance as Performance & { interactionCount?: number };
+  const baseInteractions = perf.interactionCount ?? 0;
+  const docEnd = (): Record<string, unknown> => ({ kind: 'docEnd', frames: countFrames ? framesNow() : null, interactionCount: perf.interactionCount === undefined ? null : perf.interactionCount - baseInteractions });
   const framesNow = (): Record<string, unknown> => ({ count: frames, firstAt, lastAt: lastT ? origin + lastT : 0, intervalsMs: intervals.slice() });
 
   const describe = (node: Node | null | undefined): string => {
     if (!node || node.nodeType !== 1) return '';
     const el = node as Element;
     const id = el.id ? `#${el.id}` : '';
-    const name = (el.getAttribute('aria-label') ?? el.textContent ?? '').trim().replace(/\s+/g, ' ').slice(0, 40);
+    // A big container's text is not a name (and reading it all would cost): 20 children at most.
+    const text = el.getAttribute('aria-label') ?? (el.childElementCount > 20 ? '' : (el.textContent ?? ''));
+    const name = text.trim().replace(/\s+/g, ' ').slice(0, 40);
     return `${el.tagName.toLowerCase()}${id}${name ? ` "${name}"` : ''}`;
   };
   const after = (t: number): boolean => origin + t >= sinceEpoch;
-  // One interaction fires several entries (pointerdown, pointerup, click): keep the longest.
+  // One interaction fires several entries (pointerdown, pointerup, click): each goes out, the report
+  // groups them by interactionId.
   const handleEvents = (entries: PerformanceEntryList): void => {
     for (const e of entries as unknown as Array<PerformanceEventTiming & { interactionId?: number }>) {
       if (!e.interactionId || !after(e.startTime)) continue;
@@ -168,7 +185,7 @@ function perfProbeMain(token: string, binding: string, sinceEpoch: number, count
   };
   const onHide = (): void => {
     takeAll();
-    if (countFrames) send({ kind: 'frames', frames: framesNow() });
+    send(docEnd());
   };
   addEventListener('pagehide', onHide);
   w[KEY] = {
@@ -183,7 +200,7 @@ function perfProbeMain(token: string, binding: string, sinceEpoch: number, count
     },
     flush(): unknown {
       takeAll();
-      return { doc, frames: countFrames ? framesNow() : null, support };
+      return { doc, end: docEnd(), support, queued: queue.splice(0) };
     },
   };
 }

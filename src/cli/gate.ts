@@ -1,0 +1,405 @@
+/**
+ * `perf gate [scenarios…] --baselines baselines/`: the CI gate. Runs every scenario (every variant
+ * unless one is named), compares each run with its committed baseline, prints one summary, and exits 1
+ * on any error-level regression. A scenario without a baseline FAILS the gate ("missing baseline"):
+ * a gate that passes because it had nothing to compare against would be a silent hole in CI.
+ * `--update` (re)writes the baselines from this run instead of judging it.
+ */
+import { existsSync, readdirSync, writeFileSync, mkdirSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { exitCodeOf, isPerfError, PerfError, type PerfErrorKind } from '../errors.js';
+import { compareRuns, readRunFile, type RunsComparison } from '../perf/compare-runs.js';
+import type { CompareRow } from '../perf/compare.js';
+import type { RunFile } from '../runner/run-file.js';
+import { loadScenario, type Scenario } from '../scenario/load.js';
+import { writeJsonAtomic } from '../session/state.js';
+import { appendToGithubStepSummary, getReporter } from '../../reporters/index.js';
+import { formatDelta } from '../../reporters/format.js';
+import { xmlAttr, xmlText } from '../../reporters/junit.js';
+import { mdCode, mdText } from '../../reporters/markdown.js';
+import type { FlagValues } from './args.js';
+import { defineCommand, info, JSON_FLAG, printJson } from './command.js';
+import { renderComparison } from './compare.js';
+import { executeRun, parseVars } from './run.js';
+
+/** Label of the gate's own run files in --out; baselines are stored with label `baseline`. */
+export const GATE_LABEL = 'gate';
+export const BASELINE_LABEL = 'baseline';
+
+export type GateOutcome =
+  | { status: 'compared'; comparison: RunsComparison; baseline: RunFile }
+  | { status: 'missing-baseline' }
+  | { status: 'updated'; previous: RunsComparison | null }
+  | { status: 'unmeasured'; reason: string }
+  | { status: 'invalid-baseline'; error: PerfError }
+  | { status: 'error'; error: PerfError };
+
+export interface GateEntry {
+  /** `<scenario>[-<variant>]`: the baseline's file stem. */
+  id: string;
+  scenario: string;
+  variant: string | null;
+  scenarioFile: string;
+  baselineFile: string;
+  runFile: string | null;
+  run: RunFile | null;
+  outcome: GateOutcome;
+}
+
+export type GateVerdict = 'pass' | 'warn' | 'fail';
+
+/** What each entry does to the gate: fail, warn or pass. */
+export function entryVerdict(e: GateEntry): GateVerdict {
+  const o = e.outcome;
+  switch (o.status) {
+    case 'compared':
+      return o.comparison.verdict;
+    case 'updated':
+      return 'pass';
+    case 'missing-baseline':
+    case 'unmeasured':
+    case 'invalid-baseline':
+    case 'error':
+      return 'fail';
+  }
+}
+
+export function gateVerdict(entries: GateEntry[]): GateVerdict {
+  const v = entries.map(entryVerdict);
+  return v.includes('fail') ? 'fail' : v.includes('warn') ? 'warn' : 'pass';
+}
+
+/**
+ * DESIGN.md exit codes: 1 when anything was judged failed (error regression, missing baseline, nothing
+ * measured); otherwise 2 for an unusable baseline file, 3 for an environment problem; else 0.
+ */
+export function gateExitCode(entries: GateEntry[]): number {
+  const statuses = entries.map((e) => e.outcome);
+  if (entries.some((e) => e.outcome.status === 'compared' && e.outcome.comparison.verdict === 'fail')) return 1;
+  if (statuses.some((o) => o.status === 'missing-baseline' || o.status === 'unmeasured')) return 1;
+  if (statuses.some((o) => o.status === 'invalid-baseline')) return 2;
+  const kinds = statuses.flatMap((o) => (o.status === 'error' ? [o.error.kind] : []));
+  for (const k of ['failed', 'usage', 'environment'] as PerfErrorKind[]) if (kinds.includes(k)) return exitCodeOf(k);
+  return 0;
+}
+
+export function baselinePath(dir: string, sc: Pick<Scenario, 'name' | 'variant'>): string {
+  return join(dir, `${sc.name}${sc.variant ? `-${sc.variant}` : ''}.json`);
+}
+
+/** Default scenario set: every *.yaml / *.yml in ./scenarios, sorted. */
+export function defaultScenarioFiles(cwd: string): string[] {
+  const dir = join(cwd, 'scenarios');
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir)
+    .filter((f) => /\.ya?ml$/.test(f))
+    .sort()
+    .map((f) => join('scenarios', f));
+}
+
+/**
+ * Every (scenario, variant) to run, loaded up front so a bad scenario stops the gate before any browser
+ * starts (exit 2). With `variant`, scenarios without variants run as they are; a scenario that declares
+ * variants but not this one is an error.
+ */
+export function planGate(files: string[], opts: { variant?: string; vars?: Record<string, string> }): Scenario[] {
+  const out: Scenario[] = [];
+  const vars = opts.vars ?? {};
+  for (const file of files) {
+    let variants: (string | undefined)[] = [undefined];
+    try {
+      out.push(loadScenario(file, { vars }));
+      continue;
+    } catch (e) {
+      if (!isPerfError(e) || e.code !== 'variant_required') throw e;
+      variants = opts.variant !== undefined ? [opts.variant] : (e.candidates ?? []);
+    }
+    for (const v of variants) out.push(loadScenario(file, { ...(v !== undefined ? { variant: v } : {}), vars }));
+  }
+  return out;
+}
+
+/** Judge one fresh run against its baseline file (or write the baseline with update). */
+export function judgeEntry(sc: Scenario, run: RunFile, runFile: string, baselinesDir: string, update: boolean, cwd = process.cwd()): GateEntry {
+  const baselineFile = baselinePath(baselinesDir, sc);
+  const id = `${sc.name}${sc.variant ? `-${sc.variant}` : ''}`;
+  const base = { id, scenario: sc.name, variant: sc.variant, scenarioFile: relative(cwd, sc.file) || sc.file, baselineFile, runFile, run };
+  if (run.summary.measured === 0) {
+    return { ...base, outcome: { status: 'unmeasured', reason: `no measured repeat (${run.summary.refused} refused, ${run.summary.failed} failed)` } };
+  }
+  let previous: { comparison: RunsComparison; baseline: RunFile } | undefined;
+  let previousError: PerfError | undefined;
+  if (existsSync(baselineFile)) {
+    try {
+      const baseline = readRunFile(baselineFile);
+      previous = { baseline, comparison: compareRuns(baseline, run, { files: { a: baselineFile, b: runFile } }) };
+    } catch (e) {
+      if (!isPerfError(e)) throw e;
+      previousError = e;
+    }
+  }
+  if (update) {
+    mkdirSync(dirname(baselineFile), { recursive: true });
+    writeJsonAtomic(baselineFile, { ...run, label: BASELINE_LABEL });
+    return { ...base, outcome: { status: 'updated', previous: previous?.comparison ?? null } };
+  }
+  if (previousError) return { ...base, outcome: { status: 'invalid-baseline', error: previousError } };
+  if (!previous) return { ...base, outcome: { status: 'missing-baseline' } };
+  return { ...base, outcome: { status: 'compared', ...previous } };
+}
+
+// ─── rendering ──────────────────────────────────────────────────────────────────────────────────────
+
+const VERDICT_WORD: Record<GateVerdict, string> = { pass: 'PASS', warn: 'WARN', fail: 'FAIL' };
+
+function regressions(c: RunsComparison): CompareRow[] {
+  return c.rows.filter((r) => r.gated && r.verdict === 'regressed' && (r.severity === 'error' || r.severity === 'warn'));
+}
+
+// 3 metrics: enough to name the problem on one summary line; the detail table lists the rest.
+const WORST_SHOWN = 3;
+
+/** One phrase: what this entry's line in the summary says. */
+export function entryDetail(e: GateEntry, cwd = process.cwd()): string {
+  const rel = (p: string): string => relative(cwd, p) || p;
+  const o = e.outcome;
+  switch (o.status) {
+    case 'compared': {
+      const regs = regressions(o.comparison);
+      if (!regs.length) return `no significant regression (${o.comparison.rows.filter((r) => r.verdict === 'improved').length} improved)`;
+      const shown = regs.slice(0, WORST_SHOWN).map((r) => `${r.metric} ${formatDelta(r)} (${r.severity})`);
+      return shown.join(', ') + (regs.length > WORST_SHOWN ? ` +${regs.length - WORST_SHOWN} more` : '');
+    }
+    case 'missing-baseline':
+      return `missing baseline ${rel(e.baselineFile)}: run \`perf gate --update\` to record it`;
+    case 'updated':
+      return `baseline written: ${rel(e.baselineFile)}${o.previous ? ` (was ${VERDICT_WORD[o.previous.verdict]} against the old one)` : ''}`;
+    case 'unmeasured':
+      return o.reason;
+    case 'invalid-baseline':
+    case 'error':
+      return o.error.message;
+  }
+}
+
+function statusWord(e: GateEntry): string {
+  switch (e.outcome.status) {
+    case 'missing-baseline':
+      return 'MISSING';
+    case 'updated':
+      return 'UPDATED';
+    case 'unmeasured':
+    case 'invalid-baseline':
+    case 'error':
+      return 'ERROR';
+    case 'compared':
+      return VERDICT_WORD[e.outcome.comparison.verdict];
+  }
+}
+
+function headline(entries: GateEntry[]): string {
+  const n = { fail: 0, warn: 0, pass: 0, missing: 0, updated: 0, error: 0 };
+  for (const e of entries) {
+    const s = e.outcome.status;
+    if (s === 'missing-baseline') n.missing++;
+    else if (s === 'updated') n.updated++;
+    else if (s === 'compared') n[e.outcome.comparison.verdict]++;
+    else n.error++;
+  }
+  const parts = [
+    n.fail && `${n.fail} failed`,
+    n.missing && `${n.missing} missing baseline`,
+    n.error && `${n.error} error`,
+    n.warn && `${n.warn} warned`,
+    n.pass && `${n.pass} passed`,
+    n.updated && `${n.updated} baseline${n.updated === 1 ? '' : 's'} updated`,
+  ].filter(Boolean);
+  return `${entries.length} run${entries.length === 1 ? '' : 's'}: ${parts.join(', ')}`;
+}
+
+/** The summary for the terminal: one line per run, then the compare table of each run that warned or failed. */
+export function renderGateText(entries: GateEntry[], color = false): string {
+  const verdict = gateVerdict(entries);
+  const width = Math.max(...entries.map((e) => e.id.length), 8);
+  const out = [`perf gate: ${VERDICT_WORD[verdict]} — ${headline(entries)}`];
+  for (const e of entries) out.push(`  ${statusWord(e).padEnd(7)} ${e.id.padEnd(width)}  ${entryDetail(e)}`);
+  for (const e of entries) {
+    if (e.outcome.status === 'compared' && e.outcome.comparison.verdict !== 'pass' && e.run) {
+      out.push('', renderComparison(e.outcome.comparison, e.outcome.baseline, e.run, 'table', color).trimEnd());
+    }
+  }
+  return out.join('\n') + '\n';
+}
+
+const MD_ICON: Record<string, string> = { PASS: '✅', WARN: '⚠️', FAIL: '❌', MISSING: '❌', ERROR: '❌', UPDATED: '📝' };
+
+/** The Markdown for $GITHUB_STEP_SUMMARY / a PR: verdict, one table row per run, then the details of the runs that warned or failed. */
+export function renderGateMarkdown(entries: GateEntry[]): string {
+  const verdict = gateVerdict(entries);
+  const icon = { pass: '✅', warn: '⚠️', fail: '❌' }[verdict];
+  const out = [`### ${icon} perf gate: ${VERDICT_WORD[verdict]} — ${mdText(headline(entries))}`, '', '| run | verdict | detail |', '|:--|:--|:--|'];
+  for (const e of entries) {
+    const w = statusWord(e);
+    out.push(`| ${mdCode(e.id, true)} | ${MD_ICON[w] ?? ''} ${w} | ${mdText(entryDetail(e)).replace(/\|/g, '\\|')} |`);
+  }
+  for (const e of entries) {
+    if (e.outcome.status === 'compared' && e.outcome.comparison.verdict !== 'pass' && e.run) {
+      out.push('', renderComparison(e.outcome.comparison, e.outcome.baseline, e.run, 'markdown').trimEnd());
+    }
+  }
+  return out.join('\n') + '\n';
+}
+
+/**
+ * JUnit for the whole gate: one <testsuite> per run. Compared runs reuse the junit reporter's compare
+ * suite (one testcase per gated metric); a missing baseline or a run that could not be judged is a
+ * suite with one failing testcase, so the CI UI shows it red rather than nothing.
+ */
+export function renderGateJunit(entries: GateEntry[]): string {
+  const suites: string[] = [];
+  for (const e of entries) {
+    const o = e.outcome;
+    if (o.status === 'compared' && e.run) {
+      const doc = getReporter('junit').renderCompare(o.comparison, { a: o.baseline, b: e.run });
+      const suite = doc.match(/ {2}<testsuite[ >][\s\S]*? {2}<\/testsuite>/)?.[0];
+      if (suite) {
+        suites.push(suite);
+        continue;
+      }
+    }
+    const ok = o.status === 'updated' || o.status === 'compared';
+    const detail = entryDetail(e);
+    const kase = ok
+      ? `    <testcase name="baseline" classname="${xmlAttr(`rehearse.${e.scenario}.gate`)}" time="0.000">\n      <system-out>${xmlText(detail)}</system-out>\n    </testcase>`
+      : `    <testcase name="baseline" classname="${xmlAttr(`rehearse.${e.scenario}.gate`)}" time="0.000">\n      <failure message="${xmlAttr(detail)}" type="${xmlAttr(o.status)}">${xmlText(detail)}</failure>\n    </testcase>`;
+    suites.push(`  <testsuite name="${xmlAttr(`${e.id} gate`)}" tests="1" failures="${ok ? 0 : 1}" errors="0" skipped="0" time="0.000">\n${kase}\n  </testsuite>`);
+  }
+  const count = (attr: string): number => suites.reduce((sum, s) => sum + Number(s.match(new RegExp(`^ {2}<testsuite[^>]* ${attr}="(\\d+)"`))?.[1] ?? 0), 0);
+  return [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    `<testsuites name="rehearse gate" tests="${count('tests')}" failures="${count('failures')}" errors="0" skipped="${count('skipped')}">`,
+    ...suites,
+    '</testsuites>',
+    '',
+  ].join('\n');
+}
+
+export function gateJson(entries: GateEntry[]): Record<string, unknown> {
+  return {
+    verdict: gateVerdict(entries),
+    exitCode: gateExitCode(entries),
+    runs: entries.map((e) => {
+      const o = e.outcome;
+      return {
+        id: e.id,
+        scenario: e.scenario,
+        variant: e.variant,
+        scenarioFile: e.scenarioFile,
+        baselineFile: e.baselineFile,
+        runFile: e.runFile,
+        status: o.status,
+        verdict: entryVerdict(e),
+        detail: entryDetail(e),
+        ...(o.status === 'compared' ? { compare: o.comparison } : {}),
+        ...(o.status === 'updated' && o.previous ? { previous: o.previous } : {}),
+        ...(o.status === 'error' || o.status === 'invalid-baseline' ? { error: o.error.toJSON() } : {}),
+      };
+    }),
+  };
+}
+
+// ─── command ────────────────────────────────────────────────────────────────────────────────────────
+
+export const gateCommand = defineCommand({
+  name: 'gate',
+  summary: 'CI gate: run scenarios, compare each with its baseline in baselines/, exit 1 on an error-level regression or a missing baseline',
+  usage: 'gate [SCENARIO.yaml…] [--baselines DIR] [--variant V] [--junit FILE] [--update] [--repeat N] [--out DIR]',
+  details: [
+    'Default scenarios: scenarios/*.yaml, every variant. Baseline of each: <baselines>/<scenario>[-<variant>].json.',
+    'A missing baseline fails the gate (never a silent pass); --update (re)writes the baselines from this run.',
+    'Prints one summary; appends it as Markdown to $GITHUB_STEP_SUMMARY when set; --junit FILE writes JUnit XML.',
+  ].join('\n'),
+  flags: {
+    baselines: { type: 'string', value: 'DIR', description: 'Folder of baseline run files. Default baselines' },
+    variant: { type: 'string', value: 'V', description: 'Run only this variant of the scenarios that declare variants.' },
+    junit: { type: 'string', value: 'FILE', description: 'Write the gate as JUnit XML to FILE.' },
+    update: { type: 'boolean', description: 'Write this run as the new baselines instead of judging it.' },
+    repeat: { type: 'number', description: 'Measured repeats per scenario (overrides the scenarios).' },
+    warmup: { type: 'number', description: 'Warmup repeats per scenario (overrides the scenarios).' },
+    timing: { type: 'boolean', description: 'Interleave timing-mode repeats so ms metrics are gated too. Default: as the baseline was recorded (its timing repeats), else the scenario.' },
+    out: { type: 'string', value: 'DIR', description: 'Folder for this run\'s run files. Default build/perf' },
+    var: { type: 'multi', value: 'NAME=VALUE', description: 'Set a scenario var in every scenario, e.g. --var jank=1. Repeatable.' },
+    quiet: { type: 'boolean', description: 'No progress lines.' },
+    ...JSON_FLAG,
+  },
+  async run(f, positionals) {
+    return runGate(f, positionals);
+  },
+});
+
+/**
+ * Without --timing / --no-timing, the gate measures the way its baseline was measured: a baseline
+ * recorded with timing repeats (`gate --update --timing`) gets a candidate with them, so its ms are
+ * gated instead of silently falling back to info. Undefined (the scenario decides) otherwise.
+ */
+function baselineTiming(file: string): boolean | undefined {
+  if (!existsSync(file)) return undefined;
+  try {
+    return readRunFile(file).repeats.some((r) => r.mode === 'timing' && r.status === 'measured') ? true : undefined;
+  } catch {
+    return undefined; // judged (and reported) after the run
+  }
+}
+
+export async function runGate(f: FlagValues, positionals: string[], cwd = process.cwd()): Promise<number> {
+  for (const [k, min] of [['repeat', 1], ['warmup', 0]] as const) {
+    const v = f[k] as number | undefined;
+    if (v !== undefined && (!Number.isInteger(v) || v < min)) throw new PerfError({ code: 'invalid_flag', message: `gate: --${k} must be a whole number >= ${min}, got ${v}` });
+  }
+  const files = positionals.length ? positionals : defaultScenarioFiles(cwd);
+  if (!files.length) throw new PerfError({ code: 'missing_argument', message: 'gate: no scenarios: none given and no scenarios/*.yaml here', suggestion: 'perf gate scenarios/list.yaml --baselines baselines/' });
+  const variant = f.variant as string | undefined;
+  const scenarios = planGate(files, { ...(variant !== undefined ? { variant } : {}), vars: parseVars(f.var as string[] | undefined) });
+  const baselinesDir = (f.baselines as string | undefined) ?? 'baselines';
+  const update = f.update === true;
+  const outDir = (f.out as string | undefined) ?? 'build/perf';
+  const quiet = f.quiet === true || f.json === true;
+
+  const entries: GateEntry[] = [];
+  for (const sc of scenarios) {
+    try {
+      const timing = (f.timing as boolean | undefined) ?? baselineTiming(baselinePath(baselinesDir, sc));
+      const { run, path } = await executeRun(
+        sc,
+        {
+          label: GATE_LABEL,
+          out: outDir,
+          ...(f.repeat !== undefined ? { repeat: f.repeat as number } : {}),
+          ...(f.warmup !== undefined ? { warmup: f.warmup as number } : {}),
+          ...(timing !== undefined ? { timing } : {}),
+          reporters: [],
+        },
+        quiet,
+      );
+      if (run.interrupted) {
+        info('interrupted: the gate stops here; no baseline was written for the interrupted run');
+        return 130;
+      }
+      entries.push(judgeEntry(sc, run, path, baselinesDir, update, cwd));
+    } catch (e) {
+      if (!isPerfError(e)) throw e;
+      const id = `${sc.name}${sc.variant ? `-${sc.variant}` : ''}`;
+      info(`perf: ${id}: ${e.message}`);
+      entries.push({ id, scenario: sc.name, variant: sc.variant, scenarioFile: relative(cwd, sc.file) || sc.file, baselineFile: baselinePath(baselinesDir, sc), runFile: null, run: null, outcome: { status: 'error', error: e } });
+    }
+  }
+
+  if (f.json) printJson(gateJson(entries));
+  else process.stdout.write(renderGateText(entries, process.stdout.isTTY === true));
+  appendToGithubStepSummary(renderGateMarkdown(entries));
+  if (typeof f.junit === 'string') {
+    mkdirSync(dirname(f.junit), { recursive: true });
+    writeFileSync(f.junit, renderGateJunit(entries));
+  }
+  return gateExitCode(entries);
+}

@@ -1,0 +1,190 @@
+/**
+ * perf_run and perf_compare: `perf run` (with --against) and `perf compare` as MCP tools, run in the
+ * server's own process. They start their own app and Chromium from the scenario file, independent of
+ * the session of app_start. Replies are bounded: headline medians, budgets and the changed compare rows
+ * by default; `json: true` for the run summary and the full compare.
+ */
+import path from 'node:path';
+import { PerfError } from '../errors.js';
+import { compareExitCode, compareRunFiles, compareRuns, type RunsComparison } from '../perf/compare-runs.js';
+import type { CompareRow } from '../perf/compare.js';
+import { againstLabels, runAgainst, type AgainstProgress } from '../runner/against.js';
+import { runScenario, type ProgressEvent } from '../runner/run.js';
+import type { RunFile } from '../runner/run-file.js';
+import { loadScenario } from '../scenario/load.js';
+import { okReply } from './format.js';
+import { defineTool, type ToolCallContext, type ToolDefinition } from './tool.js';
+
+const LABEL_RE = /^[a-z0-9_-]+$/;
+
+/** The metrics a one-glance reply shows (DESIGN.md's headline list); json: true gives them all. */
+const HEADLINE = [
+  'durationMs',
+  'frames.painted',
+  'frames.overBudget',
+  'frames.frameMs.p90',
+  'interactions.latencyMs.p90',
+  'longFrames.blockingMs',
+  'counters.layouts.perFrame',
+  'counters.styleRecalcs.perFrame',
+];
+
+function runBrief(run: RunFile, file: string, full: boolean): Record<string, unknown> {
+  const s = run.summary;
+  const metrics = full
+    ? s.metrics
+    : Object.fromEntries(HEADLINE.flatMap((m) => (s.metrics[m] ? [[m, { median: s.metrics[m]!.median, p25: s.metrics[m]!.p25, p75: s.metrics[m]!.p75 }]] : [])));
+  const failures = run.repeats.flatMap((r) => (r.status === 'failed' ? [{ index: r.index, phase: r.failure.phase, step: r.failure.step, error: `${r.failure.error.code}: ${r.failure.error.message}` }] : []));
+  return {
+    path: file,
+    scenario: run.scenario,
+    variant: run.variant,
+    label: run.label,
+    repeats: { counted: s.repeats, measured: s.measured, refused: s.refused, failed: s.failed, warmup: s.warmup },
+    metrics,
+    budgets: run.budgets.map((b) => ({ expr: b.expr, value: b.value, pass: b.pass })),
+    ...(failures.length ? { failures: failures.slice(0, 5) } : {}),
+    ...(run.interrupted ? { interrupted: true } : {}),
+  };
+}
+
+function rowBrief(r: CompareRow): Record<string, unknown> {
+  return { metric: r.metric, a: r.a.median, b: r.b.median, deltaPct: r.deltaPct, ci: r.ci, verdict: r.verdict, severity: r.severity, gated: r.gated, reason: r.reason };
+}
+
+/** The changed rows only (worst first, as compareMetrics sorted them) unless full. */
+function compareBrief(c: RunsComparison, full: boolean): Record<string, unknown> {
+  if (full) return { ...c, exitCode: compareExitCode(c) };
+  const changed = c.rows.filter((r) => r.verdict !== 'unchanged');
+  return {
+    verdict: c.verdict,
+    exitCode: compareExitCode(c),
+    thresholds: c.thresholds,
+    frames: c.frames,
+    changed: changed.map(rowBrief),
+    unchanged: c.unchanged.length,
+    timing: c.timing,
+    warnings: c.warnings,
+  };
+}
+
+function resolveIn(cwd: string, p: string): string {
+  return path.resolve(cwd, p);
+}
+
+export const perfRunTool = defineTool({
+  name: 'perf_run',
+  description:
+    'Run a YAML scenario many times from clean restarts (like `perf run`) and write a run file with medians, spreads and budget verdicts. With against (another scenario file: the same scenario pointed at the baseline build) both run in the same rounds, A B B A, one run file each, and the reply carries their comparison (verdict fail = an error-level regression). Starts its own app and Chromium; reports progress per repeat. Takes seconds per repeat.',
+  inputSchema: {
+    type: 'object',
+    properties: {
+      scenario: { type: 'string', description: 'Scenario YAML file, relative to the server\'s working folder (e.g. scenarios/list-scroll.yaml). With against, this is the candidate.' },
+      variant: { type: 'string', description: 'Variant to run; required when the scenario declares variants.' },
+      label: { type: 'string', description: 'Run label in the file name, [a-z0-9_-]. Default run; with against, the prefix of <label>-baseline / <label>-candidate (default baseline / candidate).' },
+      out: { type: 'string', description: 'Output folder for run files. Default build/perf.' },
+      repeat: { type: 'integer', minimum: 1, maximum: 100, description: 'Measured repeats (overrides the scenario).' },
+      warmup: { type: 'integer', minimum: 0, maximum: 20, description: 'Warmup repeats, run first and discarded (overrides the scenario).' },
+      timing: { type: 'boolean', description: 'Interleave timing-mode repeats, so ms metrics are measured without instrumentation (and gated in a compare).' },
+      against: { type: 'string', description: 'Baseline scenario file: run it interleaved with scenario and compare the two.' },
+      vars: { type: 'object', additionalProperties: { type: 'string' }, description: 'Scenario vars for both arms, e.g. {"jank": "1"} (like --var).' },
+      json: { type: 'boolean', description: 'Reply with every metric summary and the full compare rows. Default false: headline metrics, budgets and the changed rows only.' },
+    },
+    required: ['scenario'],
+    additionalProperties: false,
+  },
+  readOnly: false,
+  async run(core, args, ctx) {
+    const label = args.label;
+    if (label !== undefined && !LABEL_RE.test(label)) throw new PerfError({ code: 'invalid_arguments', message: `perf_run: label "${label}" may only use a-z, 0-9, _ and -` });
+    const load = (file: string) => loadScenario(resolveIn(core.cwd, file), { ...(args.variant !== undefined ? { variant: args.variant } : {}), vars: args.vars ?? {}, cwd: core.cwd });
+    const candidate = load(args.scenario);
+    const outDir = resolveIn(core.cwd, args.out ?? 'build/perf');
+    const common = {
+      outDir,
+      cwd: core.cwd,
+      ...(args.repeat !== undefined ? { repeat: args.repeat } : {}),
+      ...(args.warmup !== undefined ? { warmup: args.warmup } : {}),
+      ...(args.timing !== undefined ? { timing: args.timing } : {}),
+      ...(ctx.signal ? { signal: ctx.signal } : {}),
+    };
+    const full = args.json === true;
+    if (args.against === undefined) {
+      const { run, path: file } = await runScenario(candidate, { ...common, label: label ?? 'run', onProgress: runProgress(ctx) });
+      const failedBudgets = run.budgets.some((b) => !b.pass);
+      return okReply({ tool: 'perf_run', status: 'ok', exitCode: failedBudgets || run.summary.measured === 0 ? 1 : 0, run: runBrief(run, file, full) });
+    }
+    const baseline = load(args.against);
+    const res = await runAgainst(baseline, candidate, { ...common, labels: againstLabels(label), onProgress: againstProgress(ctx) });
+    const measured = res.baseline.run.summary.measured > 0 && res.candidate.run.summary.measured > 0;
+    const comparison = measured ? compareRuns(res.baseline.run, res.candidate.run, { force: true, files: { a: res.baseline.path, b: res.candidate.path } }) : undefined;
+    const exitCode = !comparison || res.candidate.run.budgets.some((b) => !b.pass) ? 1 : compareExitCode(comparison);
+    return okReply({
+      tool: 'perf_run',
+      status: 'ok',
+      exitCode,
+      baseline: runBrief(res.baseline.run, res.baseline.path, full),
+      candidate: runBrief(res.candidate.run, res.candidate.path, full),
+      compare: comparison ? compareBrief(comparison, full) : { verdict: null, note: 'nothing to compare: a run has no measured repeat' },
+    });
+  },
+});
+
+function runProgress(ctx: ToolCallContext): ((e: ProgressEvent) => void) | undefined {
+  const send = ctx.progress;
+  if (!send) return undefined;
+  return (e) => {
+    switch (e.kind) {
+      case 'start':
+        send(0, e.total, `${e.scenario}: ${e.total} repeats`);
+        break;
+      case 'repeat-end':
+        send(e.record.index + 1, e.total, `repeat ${e.record.index + 1}/${e.total} ${e.record.status}`);
+        break;
+      case 'repeat-start':
+      case 'step':
+        break;
+    }
+  };
+}
+
+function againstProgress(ctx: ToolCallContext): ((e: AgainstProgress) => void) | undefined {
+  const send = ctx.progress;
+  if (!send) return undefined;
+  return (e) => {
+    switch (e.kind) {
+      case 'start':
+        send(0, e.total, `A B B A: ${e.perArm} repeats per arm`);
+        break;
+      case 'repeat-end':
+        send(e.sequence + 1, e.total, `${e.arm} repeat ${e.record.index + 1} ${e.record.status}`);
+        break;
+      case 'repeat-start':
+        break;
+    }
+  };
+}
+
+export const perfCompareTool = defineTool({
+  name: 'perf_compare',
+  description:
+    'Judge a candidate run file (b) against a baseline run file (a), like `perf compare`: gates on counts per painted frame and timing-mode ms; a change the runs\' own noise explains is unchanged. verdict fail = an error-level regression. Replies with the changed rows (worst first) unless json is true.',
+  inputSchema: {
+    type: 'object',
+    properties: {
+      a: { type: 'string', description: 'Baseline run file (JSON written by perf run / perf_run), relative to the server\'s working folder.' },
+      b: { type: 'string', description: 'Candidate run file.' },
+      json: { type: 'boolean', description: 'Reply with every row (the full DESIGN.md compare JSON). Default false: changed rows only.' },
+      force: { type: 'boolean', description: 'Compare runs of different scenarios or variants anyway. Default false: refused.' },
+    },
+    required: ['a', 'b'],
+    additionalProperties: false,
+  },
+  readOnly: true,
+  async run(core, args) {
+    const { comparison } = compareRunFiles(resolveIn(core.cwd, args.a), resolveIn(core.cwd, args.b), { force: args.force === true });
+    return okReply({ tool: 'perf_compare', status: 'ok', ...compareBrief(comparison, args.json === true) });
+  },
+});
+
+export const PERF_TOOLS: readonly ToolDefinition<any>[] = [perfRunTool, perfCompareTool];

@@ -1,0 +1,389 @@
+/**
+ * Compare at the run-file level on hand-made run files: which metrics are gated and from which
+ * repeats, the verdicts (regression, improvement, unchanged, noise), refused repeats, refusals of
+ * incomparable or invalid files, env warnings, and `perf compare` exit codes and output formats.
+ * No browser: every run file is built here.
+ */
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { compareExitCode, compareRuns, metricKind, readRunFile, type RunsComparison } from '../src/perf/compare-runs.js';
+import type { RepeatMode, RepeatRecord, RunFile } from '../src/runner/run-file.js';
+import { abbaOrder, againstLabels } from '../src/runner/against.js';
+import { isPerfError } from '../src/errors.js';
+import { ROOT } from './helpers.js';
+
+const work = mkdtempSync(join(tmpdir(), 'rehearse-compare-runs-'));
+after(() => rmSync(work, { recursive: true, force: true }));
+const PERF = join(ROOT, 'bin/perf');
+
+function perf(args: string[]): { code: number; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, [PERF, ...args], { cwd: work, encoding: 'utf8', timeout: 60_000 });
+  return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** mulberry32: seeded, so every run of this file sees the same "noise". */
+function rng(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (s + 0x6d2b79f5) >>> 0;
+    let t = s;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** n values around `center` with relative noise ±cv·√3 (uniform, CV = cv). */
+function noisy(rand: () => number, center: number, cv: number, n: number): number[] {
+  return Array.from({ length: n }, () => center * (1 + cv * Math.sqrt(3) * (2 * rand() - 1)));
+}
+
+type MetricsPerRepeat = Record<string, number>[];
+
+interface RunSpec {
+  scenario?: string;
+  variant?: string | null;
+  label?: string;
+  metrics: MetricsPerRepeat;
+  modes?: RepeatMode[];
+  /** Extra repeats with other statuses, appended. */
+  extra?: RepeatRecord[];
+  env?: Partial<RunFile['env']>;
+  thresholds?: RunFile['thresholds'];
+}
+
+const ENV: RunFile['env'] = {
+  tool: { name: 'rehearse', version: '0.1.0' },
+  browser: { product: 'HeadlessChrome/140.0.0.0', userAgent: 'ua', headless: true },
+  host: { platform: 'linux', arch: 'x64', cpuModel: 'Test CPU', cpus: 2, memoryBytes: 1, loadAverage: [0, 0, 0], node: 'v20', hostname: 'h' },
+  restartMode: 'context',
+  viewport: { width: 1440, height: 900, dpr: 1, mobile: false, touch: false },
+  cpuThrottle: 1,
+  app: { kind: 'serve', url: 'http://127.0.0.1:1/list.html' },
+};
+
+function makeRun(spec: RunSpec): RunFile {
+  const repeats: RepeatRecord[] = spec.metrics.map((m, i) => ({
+    index: i,
+    mode: spec.modes?.[i] ?? 'attribution',
+    warmup: false,
+    wallMs: 1000,
+    steps: [],
+    status: 'measured',
+    report: { metrics: m },
+  }));
+  repeats.push(...(spec.extra ?? []).map((r, i) => ({ ...r, index: repeats.length + i })));
+  return {
+    schemaVersion: 1,
+    scenario: spec.scenario ?? 'list-scroll',
+    variant: spec.variant === undefined ? 'desktop' : spec.variant,
+    label: spec.label ?? 'run',
+    scenarioFile: 'scenarios/list-scroll.yaml',
+    startedAt: '2026-01-01T00:00:00.000Z',
+    finishedAt: '2026-01-01T00:01:00.000Z',
+    interrupted: false,
+    env: { ...ENV, ...(spec.env ?? {}) },
+    thresholds: spec.thresholds ?? { warnPct: 10, errorPct: 25, metrics: {} },
+    summary: { repeats: repeats.length, measured: spec.metrics.length, refused: 0, failed: 0, warmup: 0, metrics: {}, timingOnly: false },
+    budgets: [],
+    insights: [],
+    repeats,
+  };
+}
+
+/** Per-repeat metric maps from columns: { metric: values[] } → [{ metric: v0 }, …]. */
+function columns(cols: Record<string, number[]>): MetricsPerRepeat {
+  const n = Math.max(...Object.values(cols).map((v) => v.length));
+  return Array.from({ length: n }, (_, i) => Object.fromEntries(Object.entries(cols).map(([k, v]) => [k, v[i]!])));
+}
+
+/** A plausible repeat set: painted frames, per-frame counts, timings. */
+function typicalRun(seed: number, n: number, opts: { layoutsPerFrame?: number; durationMs?: number; cv?: number } = {}): MetricsPerRepeat {
+  const rand = rng(seed);
+  const cv = opts.cv ?? 0.05;
+  const painted = Array.from({ length: n }, () => 50 + Math.floor(rand() * 3));
+  const lpf = noisy(rand, opts.layoutsPerFrame ?? 1, cv, n);
+  return columns({
+    durationMs: noisy(rand, opts.durationMs ?? 800, cv, n),
+    'frames.painted': painted,
+    'frames.count': painted.map((p) => p + 2),
+    'counters.layouts': painted.map((p, i) => Math.round(p * lpf[i]!)),
+    'counters.layouts.perFrame': lpf,
+    'counters.styleRecalcs': painted.map((p) => p),
+    'counters.styleRecalcs.perFrame': painted.map(() => 1),
+    'frames.frameMs.p90': noisy(rand, 16.7, cv, n),
+    'counters.heapDeltaBytes': noisy(rand, 300_000, 0.3, n),
+  });
+}
+
+function write(name: string, run: unknown): string {
+  const file = join(work, name);
+  writeFileSync(file, typeof run === 'string' ? run : JSON.stringify(run));
+  return file;
+}
+
+function row(c: RunsComparison, metric: string) {
+  const r = c.rows.find((x) => x.metric === metric);
+  assert.ok(r, `row ${metric}`);
+  return r;
+}
+
+// ─── what is gated ──────────────────────────────────────────────────────────────────────────────────
+
+test('metricKind: per-frame counts and ms are gate candidates; bytes, denominators and scenario counts are info', () => {
+  const names = new Set(['counters.layouts', 'counters.layouts.perFrame', 'interactions.count', 'interactions.count.perFrame', 'frames.painted']);
+  assert.equal(metricKind('counters.layouts.perFrame', names), 'perFrame');
+  assert.equal(metricKind('counters.layouts', names), 'count');
+  assert.equal(metricKind('durationMs', names), 'ms');
+  assert.equal(metricKind('steps.down.ms', names), 'ms');
+  assert.equal(metricKind('frames.frameMs.p90', names), 'ms');
+  assert.equal(metricKind('counters.scriptMs.perFrame', names), 'ms');
+  assert.equal(metricKind('counters.heapDeltaBytes', names), 'info');
+  assert.equal(metricKind('interactions.count.perFrame', names), 'info');
+  assert.equal(metricKind('interactions.count', names), 'info');
+  assert.equal(metricKind('frames.painted', names), 'info');
+  assert.equal(metricKind('layoutShift.score', names), 'info');
+});
+
+// ─── verdicts ───────────────────────────────────────────────────────────────────────────────────────
+
+test('regression: +50% layouts per frame over 10 repeats fails the compare, that row an error', () => {
+  const a = makeRun({ metrics: typicalRun(1, 10) });
+  const b = makeRun({ metrics: typicalRun(2, 10, { layoutsPerFrame: 1.5 }) });
+  const c = compareRuns(a, b);
+  assert.equal(c.verdict, 'fail');
+  const r = row(c, 'counters.layouts.perFrame');
+  assert.equal(r.verdict, 'regressed');
+  assert.equal(r.severity, 'error');
+  assert.ok(r.deltaPct! > 40 && r.deltaPct! < 60, `delta ${r.deltaPct}`);
+  assert.equal(c.rows[0]!.metric, 'counters.layouts.perFrame', 'worst first');
+  assert.equal(compareExitCode(c), 1);
+});
+
+test('improvement: −40% layouts per frame is improved, and the compare passes', () => {
+  const c = compareRuns(makeRun({ metrics: typicalRun(3, 10) }), makeRun({ metrics: typicalRun(4, 10, { layoutsPerFrame: 0.6 }) }));
+  assert.equal(c.verdict, 'pass');
+  assert.equal(row(c, 'counters.layouts.perFrame').verdict, 'improved');
+  assert.equal(compareExitCode(c), 0);
+});
+
+test('unchanged: two runs of the same distribution pass with every gated row unchanged', () => {
+  const c = compareRuns(makeRun({ metrics: typicalRun(5, 10) }), makeRun({ metrics: typicalRun(6, 10) }));
+  assert.equal(c.verdict, 'pass');
+  assert.ok(c.unchanged.includes('counters.layouts.perFrame'));
+  assert.deepEqual(c.rows.filter((r) => r.gated && r.verdict !== 'unchanged'), []);
+});
+
+test('noise explains it: +15% layouts per frame at CV 40% over 5 repeats is unchanged, "within noise"', () => {
+  const c = compareRuns(makeRun({ metrics: typicalRun(7, 5, { cv: 0.4 }) }), makeRun({ metrics: typicalRun(8, 5, { cv: 0.4, layoutsPerFrame: 1.15 }) }));
+  const r = row(c, 'counters.layouts.perFrame');
+  assert.equal(r.verdict, 'unchanged');
+  assert.match(r.reason, /within noise|too few repeats/);
+  assert.equal(c.verdict, 'pass');
+});
+
+test('deterministic count: 0 → 11 layouts in every one of 3 repeats is an error although the per-frame form is noisy', () => {
+  const mk = (layouts: number, painted: number[]): MetricsPerRepeat =>
+    columns({ 'frames.painted': painted, 'counters.layouts': painted.map(() => layouts), 'counters.layouts.perFrame': painted.map((p) => layouts / p) });
+  const c = compareRuns(makeRun({ metrics: mk(0, [6, 7, 6]) }), makeRun({ metrics: mk(11, [5, 7, 4]) }));
+  assert.equal(c.verdict, 'fail');
+  const raw = row(c, 'counters.layouts');
+  assert.equal(raw.gated, true);
+  assert.equal(raw.severity, 'error');
+  assert.match(raw.reason, /zero spread/);
+});
+
+test('a raw count that varies between repeats is info only: its per-frame form carries the gate', () => {
+  const mk = (seed: number): MetricsPerRepeat => {
+    const rand = rng(seed);
+    const painted = Array.from({ length: 10 }, () => 40 + Math.floor(rand() * 20));
+    return columns({ 'frames.painted': painted, 'counters.layouts': painted.map((p) => p * 2), 'counters.layouts.perFrame': painted.map(() => 2) });
+  };
+  const c = compareRuns(makeRun({ metrics: mk(9) }), makeRun({ metrics: mk(10).map((m) => ({ ...m, 'counters.layouts': m['counters.layouts']! * 1.5 })) }));
+  assert.equal(row(c, 'counters.layouts').gated, false);
+  assert.equal(row(c, 'counters.layouts.perFrame').verdict, 'unchanged');
+  assert.equal(c.verdict, 'pass');
+});
+
+// ─── timing vs attribution ms ───────────────────────────────────────────────────────────────────────
+
+test('attribution-mode ms are info only: durationMs doubled without timing repeats does not fail, timing.gated is false', () => {
+  const c = compareRuns(makeRun({ metrics: typicalRun(11, 10) }), makeRun({ metrics: typicalRun(12, 10, { durationMs: 1600 }) }));
+  const r = row(c, 'durationMs');
+  assert.equal(r.gated, false);
+  assert.equal(r.verdict, 'regressed');
+  assert.equal(r.severity, 'info');
+  assert.equal(c.verdict, 'pass');
+  assert.equal(c.timing.gated, false);
+  assert.match(c.timing.note, /--timing/);
+});
+
+test('timing-mode ms are gated and read from timing repeats only (attribution repeats\' ms ignored)', () => {
+  const modes: RepeatMode[] = ['timing', 'attribution', 'timing', 'timing', 'attribution', 'timing', 'timing', 'attribution', 'timing', 'timing', 'attribution', 'timing'];
+  const timingIdx = modes.flatMap((m, i) => (m === 'timing' ? [i] : []));
+  const build = (seed: number, timingMs: number): MetricsPerRepeat =>
+    typicalRun(seed, modes.length, { durationMs: timingMs }).map((m, i) => (modes[i] === 'attribution' ? { ...m, durationMs: 5000 } : m));
+  const a = makeRun({ metrics: build(13, 800), modes });
+  const b = makeRun({ metrics: build(14, 1200), modes });
+  const c = compareRuns(a, b);
+  assert.equal(c.timing.gated, true);
+  const r = row(c, 'durationMs');
+  assert.equal(r.gated, true);
+  assert.equal(r.a.n, timingIdx.length, 'only timing repeats sampled');
+  assert.ok(r.a.median < 1000, `attribution 5000 ms left out: ${r.a.median}`);
+  assert.equal(r.severity, 'error');
+  assert.equal(c.verdict, 'fail');
+});
+
+// ─── repeats, files, refusals ───────────────────────────────────────────────────────────────────────
+
+test('refused and failed repeats are left out (with a warning), warmups too', () => {
+  const refused: RepeatRecord = { index: 0, mode: 'attribution', warmup: false, wallMs: 1, steps: [], status: 'refused', reason: 'nothing rendered', report: { metrics: { 'counters.layouts.perFrame': 99 } } };
+  const warm: RepeatRecord = { index: 0, mode: 'attribution', warmup: true, wallMs: 1, steps: [], status: 'measured', report: { metrics: { 'counters.layouts.perFrame': 99 } } };
+  const failed: RepeatRecord = { index: 0, mode: 'attribution', warmup: false, wallMs: 1, steps: [], status: 'failed', failure: { phase: 'steps', error: { kind: 'failed', code: 'x', message: 'boom' } } };
+  const a = makeRun({ metrics: typicalRun(15, 8) });
+  const b = makeRun({ metrics: typicalRun(16, 8), extra: [refused, refused, warm, failed] });
+  const c = compareRuns(a, b);
+  assert.equal(c.candidate.measured, 8);
+  assert.equal(c.candidate.refused, 2);
+  assert.equal(c.candidate.failed, 1);
+  assert.equal(row(c, 'counters.layouts.perFrame').b.n, 8);
+  assert.equal(row(c, 'counters.layouts.perFrame').verdict, 'unchanged');
+  assert.ok(c.warnings.some((w) => /2 refused and 1 failed/.test(w)), c.warnings.join('\n'));
+});
+
+test('a run with no measured repeat is refused (usage, names the file)', () => {
+  const failed: RepeatRecord = { index: 0, mode: 'attribution', warmup: false, wallMs: 1, steps: [], status: 'failed', failure: { phase: 'steps', error: { kind: 'failed', code: 'x', message: 'boom' } } };
+  assert.throws(
+    () => compareRuns(makeRun({ metrics: typicalRun(17, 3) }), makeRun({ metrics: [], extra: [failed, failed] }), { files: { a: 'a.json', b: 'b.json' } }),
+    (e: unknown) => isPerfError(e) && e.kind === 'usage' && e.code === 'run_file_unmeasured' && /^b\.json: no measured repeat/.test(e.message),
+  );
+});
+
+test('runs of different scenarios or variants are refused; force compares them with a warning', () => {
+  const a = makeRun({ metrics: typicalRun(18, 5) });
+  const b = makeRun({ metrics: typicalRun(19, 5), variant: 'phone' });
+  assert.throws(() => compareRuns(a, b), (e: unknown) => isPerfError(e) && e.code === 'runs_not_comparable' && e.kind === 'usage' && /desktop.*phone/.test(e.message));
+  const forced = compareRuns(a, b, { force: true });
+  assert.ok(forced.warnings.some((w) => w.startsWith('forced:') && w.includes('list-scroll (phone)')));
+  assert.throws(() => compareRuns(a, makeRun({ metrics: typicalRun(20, 5), scenario: 'dialog', variant: null })), /different scenarios/);
+});
+
+test('env differences (browser version, CPU, throttling, viewport, restart mode) are warnings, not refusals', () => {
+  const a = makeRun({ metrics: typicalRun(21, 5) });
+  const b = makeRun({
+    metrics: typicalRun(22, 5),
+    env: {
+      browser: { ...ENV.browser, product: 'HeadlessChrome/141.0.0.0' },
+      host: { ...ENV.host, cpuModel: 'Other CPU' },
+      cpuThrottle: 4,
+      viewport: { ...ENV.viewport, width: 375 },
+      restartMode: 'browser',
+    },
+  });
+  const w = compareRuns(a, b).warnings.join('\n');
+  for (const what of ['browser version differs: HeadlessChrome/140.0.0.0 (baseline) vs HeadlessChrome/141.0.0.0', 'host CPU differs', 'CPU throttling differs: 1 (baseline) vs 4', 'viewport differs: 1440×900@1 (baseline) vs 375×900@1', 'restart mode differs']) {
+    assert.ok(w.includes(what), `missing "${what}" in:\n${w}`);
+  }
+});
+
+test('a per-metric threshold on a count applies to its per-frame form; error-only overrides keep warn ≤ error', () => {
+  // +8 %: under the default warn 10 %, past a per-metric error of 5 %.
+  const base = (seed: number, lpf: number): MetricsPerRepeat => typicalRun(seed, 10, { layoutsPerFrame: lpf, cv: 0.005 });
+  const t = { warnPct: 10, errorPct: 25, metrics: { 'counters.layouts': { errorPct: 5 } } };
+  const c = compareRuns(makeRun({ metrics: base(23, 1) }), makeRun({ metrics: base(24, 1.08), thresholds: t }));
+  const r = row(c, 'counters.layouts.perFrame');
+  assert.equal(r.severity, 'error', r.reason);
+  assert.deepEqual(c.thresholds, t);
+  const plain = compareRuns(makeRun({ metrics: base(23, 1) }), makeRun({ metrics: base(24, 1.08) }));
+  assert.equal(row(plain, 'counters.layouts.perFrame').verdict, 'unchanged');
+});
+
+test('readRunFile: unreadable, invalid JSON, wrong schemaVersion and bad repeats are usage errors naming the file', () => {
+  const cases: [string, string | object, RegExp, string][] = [
+    ['bad.json', '{ not json', /bad\.json: not a rehearse run file: invalid JSON/, 'run_file_invalid'],
+    ['v2.json', { ...makeRun({ metrics: [] }), schemaVersion: 2 }, /v2\.json: run file schemaVersion 2; this perf reads schemaVersion 1/, 'run_file_schema'],
+    ['norepeats.json', { ...makeRun({ metrics: [] }), repeats: 'x' }, /norepeats\.json: .*"repeats" must be an array/, 'run_file_invalid'],
+    ['badmode.json', { ...makeRun({ metrics: [{ a: 1 }] }), repeats: [{ index: 0, mode: 'fast', status: 'measured', report: { metrics: {} } }] }, /repeats\[0\]\.mode/, 'run_file_invalid'],
+  ];
+  for (const [name, content, re, code] of cases) {
+    const file = write(name, content);
+    assert.throws(() => readRunFile(file), (e: unknown) => isPerfError(e) && e.kind === 'usage' && e.code === code && re.test(e.message), name);
+  }
+  assert.throws(() => readRunFile(join(work, 'missing.json')), (e: unknown) => isPerfError(e) && e.code === 'run_file_unreadable' && /missing\.json: cannot read the run file: no such file/.test(e.message));
+});
+
+// ─── perf compare (CLI) ─────────────────────────────────────────────────────────────────────────────
+
+test('perf compare: regression → exit 1, table worst first, the metric named on stderr', () => {
+  const a = write('cli-a.json', makeRun({ metrics: typicalRun(31, 10), label: 'main' }));
+  const b = write('cli-b.json', makeRun({ metrics: typicalRun(32, 10, { layoutsPerFrame: 1.6 }), label: 'pr' }));
+  const r = perf(['compare', a, b]);
+  assert.equal(r.code, 1, r.stderr);
+  assert.match(r.stdout, /^FAIL {2}list-scroll \(desktop\): main → pr/);
+  const tableLines = r.stdout.split('\n').filter((l) => l.startsWith('│'));
+  assert.match(tableLines[1] ?? '', /counters\.layouts\.perFrame .*error/);
+  assert.match(r.stderr, /regression: counters\.layouts\.perFrame/);
+});
+
+test('perf compare --json: the DESIGN.md shape', () => {
+  const a = write('json-a.json', makeRun({ metrics: typicalRun(33, 6) }));
+  const b = write('json-b.json', makeRun({ metrics: typicalRun(34, 6) }));
+  const r = perf(['compare', a, b, '--json']);
+  assert.equal(r.code, 0, r.stderr);
+  const j = JSON.parse(r.stdout);
+  assert.equal(j.verdict, 'pass');
+  assert.deepEqual(Object.keys(j).slice(0, 7), ['verdict', 'thresholds', 'frames', 'rows', 'unchanged', 'timing', 'warnings']);
+  assert.deepEqual(j.thresholds, { warnPct: 10, errorPct: 25, metrics: {} });
+  assert.equal(typeof j.frames.painted.a, 'number');
+  assert.equal(typeof j.timing.gated, 'boolean');
+  assert.deepEqual(Object.keys(j.rows[0]).filter((k) => ['metric', 'a', 'b', 'deltaPct', 'ci', 'verdict', 'severity'].includes(k)).length, 7);
+  assert.ok(j.unchanged.includes('counters.layouts.perFrame'));
+});
+
+test('perf compare --reporter markdown and junit render the regression', () => {
+  const a = write('rep-a.json', makeRun({ metrics: typicalRun(35, 10) }));
+  const b = write('rep-b.json', makeRun({ metrics: typicalRun(36, 10, { layoutsPerFrame: 1.6 }) }));
+  const md = perf(['compare', a, b, '--reporter', 'markdown']);
+  assert.equal(md.code, 1);
+  assert.match(md.stdout, /^### ❌ FAIL perf compare/);
+  assert.match(md.stdout, /\| `counters\.layouts\.perFrame` \|.*🔴 error/);
+  const junit = perf(['compare', a, b, '--reporter', 'junit']);
+  assert.equal(junit.code, 1);
+  assert.match(junit.stdout, /<testcase name="counters\.layouts\.perFrame"[^>]*>\s*<failure message="counters\.layouts\.perFrame regressed/);
+});
+
+test('perf compare: exit 2 for an unreadable file, a schema mismatch, different scenarios (unless --force), a bad reporter', () => {
+  const a = write('x-a.json', makeRun({ metrics: typicalRun(37, 4) }));
+  const v2 = write('x-v2.json', { ...makeRun({ metrics: typicalRun(38, 4) }), schemaVersion: 2 });
+  const other = write('x-other.json', makeRun({ metrics: typicalRun(39, 4), scenario: 'dialog', variant: null }));
+  const missing = perf(['compare', a, join(work, 'nope.json')]);
+  assert.equal(missing.code, 2);
+  assert.match(missing.stderr, /nope\.json: cannot read the run file/);
+  const schema = perf(['compare', a, v2]);
+  assert.equal(schema.code, 2);
+  assert.match(schema.stderr, /x-v2\.json: run file schemaVersion 2/);
+  const diff = perf(['compare', a, other]);
+  assert.equal(diff.code, 2);
+  assert.match(diff.stderr, /different scenarios or variants/);
+  assert.match(diff.stderr, /--force/);
+  const forced = perf(['compare', a, other, '--force']);
+  assert.equal(forced.code, 0, forced.stderr);
+  assert.match(forced.stdout, /warning: forced:/);
+  assert.equal(perf(['compare', a]).code, 2);
+  assert.equal(perf(['compare', a, a, '--reporter', 'html']).code, 2);
+});
+
+// ─── --against ordering (pure part) ─────────────────────────────────────────────────────────────────
+
+test('abbaOrder: A B B A A B …; every arm runs each schedule slot once', () => {
+  const order = abbaOrder(5).map((x) => (x.arm === 'baseline' ? 'A' : 'B')).join('');
+  assert.equal(order, 'ABBAABBAAB');
+  assert.deepEqual(abbaOrder(3).map((x) => x.slot), [0, 0, 1, 1, 2, 2]);
+  assert.deepEqual(againstLabels(), { baseline: 'baseline', candidate: 'candidate' });
+  assert.deepEqual(againstLabels('pr'), { baseline: 'pr-baseline', candidate: 'pr-candidate' });
+});

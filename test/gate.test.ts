@@ -1,0 +1,188 @@
+/**
+ * The CI gate end to end on the demo app, through the real CLI (`./bin/perf`) and the MCP server:
+ * `perf run --against` (A/A passes, A/B with the jank switch fails naming the metric, the A B B A order
+ * is recorded), `perf gate` without baselines (missing → exit 1), `--update`, with baselines (pass, and
+ * fail on jank), `perf selftest`, and perf_run / perf_compare over MCP with progress notifications.
+ * Small runs (3–4 repeats, no warmup) keep the file around a minute and a half on 2 cores.
+ */
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { RunFile } from '../src/runner/run-file.js';
+import { gateExitCode, renderGateJunit, type GateEntry } from '../src/cli/gate.js';
+import { PerfError } from '../src/errors.js';
+import { detectableShift, minTwoSidedP } from '../src/cli/selftest.js';
+import { ROOT } from './helpers.js';
+
+const work = mkdtempSync(join(tmpdir(), 'rehearse-gate-'));
+after(() => rmSync(work, { recursive: true, force: true }));
+const PERF = join(ROOT, 'bin/perf');
+const LIST = join(ROOT, 'scenarios/list-scroll.yaml');
+const SMALL = ['--repeat', '3', '--warmup', '0'];
+
+function perf(args: string[], env: NodeJS.ProcessEnv = {}): { code: number; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, [PERF, ...args], { cwd: work, encoding: 'utf8', env: { ...process.env, GITHUB_STEP_SUMMARY: '', ...env }, timeout: 180_000 });
+  return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
+}
+
+const readRun = (file: string): RunFile => JSON.parse(readFileSync(join(work, file), 'utf8')) as RunFile;
+
+// ─── perf run --against ─────────────────────────────────────────────────────────────────────────────
+
+test('--against A/A: same build twice → no error verdict; both run files record the A B B A order', () => {
+  const r = perf(['run', LIST, '--variant', 'desktop', '--against', LIST, '--repeat', '4', '--warmup', '0', '--out', 'aa', '--json']);
+  assert.equal(r.code, 0, r.stderr);
+  const j = JSON.parse(r.stdout);
+  assert.notEqual(j.compare.verdict, 'fail');
+  assert.equal(j.baseline.label, 'baseline');
+  assert.equal(j.candidate.label, 'candidate');
+
+  const a = readRun('aa/list-scroll-desktop-baseline.json');
+  const b = readRun('aa/list-scroll-desktop-candidate.json');
+  assert.deepEqual(a.against, { role: 'baseline', other: 'list-scroll-desktop-candidate.json', order: 'ABBA' });
+  assert.equal(b.against?.role, 'candidate');
+  const all = [...a.repeats.map((r) => ({ arm: 'A', ...r })), ...b.repeats.map((r) => ({ arm: 'B', ...r }))].sort((x, y) => x.sequence! - y.sequence!);
+  assert.deepEqual(all.map((r) => r.sequence), [0, 1, 2, 3, 4, 5, 6, 7]);
+  assert.equal(all.map((r) => r.arm).join(''), 'ABBAABBA');
+  // Wall-clock start times agree with the recorded order.
+  const starts = all.map((r) => Date.parse(r.startedAt!));
+  assert.deepEqual(starts, [...starts].sort((x, y) => x - y));
+  assert.deepEqual(a.repeats.map((r) => r.status), ['measured', 'measured', 'measured', 'measured']);
+});
+
+test('--against A/B with the jank switch on the candidate → exit 1 naming the regressed metric', () => {
+  const r = perf(['run', LIST, '--variant', 'desktop', '--against', LIST, '--var', 'jank=1', '--baseline-var', 'jank=0', ...SMALL, '--out', 'ab', '--label', 'pr']);
+  assert.equal(r.code, 1, r.stderr);
+  assert.match(r.stdout, /^FAIL {2}list-scroll \(desktop\): pr-baseline → pr-candidate/);
+  assert.match(r.stdout, /│ counters\.layouts +│ +0 │ +11 │ +\+11 from 0 │ +n\/a │ error/);
+  const cand = readRun('ab/list-scroll-desktop-pr-candidate.json');
+  assert.match(cand.env.app.url, /jank=1$/);
+  assert.match(readRun('ab/list-scroll-desktop-pr-baseline.json').env.app.url, /jank=0$/);
+  // The same two files through perf compare: the same verdict.
+  const c = perf(['compare', 'ab/list-scroll-desktop-pr-baseline.json', 'ab/list-scroll-desktop-pr-candidate.json', '--json']);
+  assert.equal(c.code, 1);
+  const j = JSON.parse(c.stdout);
+  assert.equal(j.verdict, 'fail');
+  const errors = j.rows.filter((x: { severity: string }) => x.severity === 'error').map((x: { metric: string }) => x.metric);
+  assert.ok(errors.includes('counters.layouts'), errors.join(', '));
+});
+
+// ─── perf gate ──────────────────────────────────────────────────────────────────────────────────────
+
+test('gate without baselines: every variant runs, each "missing baseline", exit 1; Markdown summary and JUnit written', () => {
+  const summary = join(work, 'step-summary.md');
+  const r = perf(['gate', LIST, '--baselines', 'baselines', '--repeat', '1', '--warmup', '0', '--junit', 'reports/gate.xml', '--json'], { GITHUB_STEP_SUMMARY: summary });
+  assert.equal(r.code, 1, r.stderr);
+  const j = JSON.parse(r.stdout);
+  assert.equal(j.verdict, 'fail');
+  assert.deepEqual(j.runs.map((x: { id: string; status: string }) => `${x.id}:${x.status}`), ['list-scroll-desktop:missing-baseline', 'list-scroll-phone:missing-baseline']);
+  const md = readFileSync(summary, 'utf8');
+  assert.match(md, /^### ❌ perf gate: FAIL — 2 runs: 2 missing baseline/);
+  assert.match(md, /\| `list-scroll-phone` \| ❌ MISSING \| missing baseline baselines\/list-scroll-phone\.json/);
+  const xml = readFileSync(join(work, 'reports/gate.xml'), 'utf8');
+  assert.match(xml, /<testsuites name="rehearse gate" tests="2" failures="2"/);
+  assert.match(xml, /<failure message="missing baseline baselines\/list-scroll-desktop\.json[^"]*" type="missing-baseline">/);
+});
+
+test('gate --update writes the baseline; the next gate passes against it; jank then fails it naming the metric', () => {
+  const up = perf(['gate', LIST, '--variant', 'desktop', '--baselines', 'baselines', ...SMALL, '--update']);
+  assert.equal(up.code, 0, up.stderr);
+  assert.match(up.stdout, /UPDATED list-scroll-desktop +baseline written: baselines\/list-scroll-desktop\.json/);
+  assert.ok(!existsSync(join(work, 'baselines/list-scroll-phone.json')), 'only the named variant');
+  const base = readRun('baselines/list-scroll-desktop.json');
+  assert.equal(base.label, 'baseline');
+  assert.equal(base.variant, 'desktop');
+  assert.equal(base.summary.measured, 3);
+
+  const same = perf(['gate', LIST, '--variant', 'desktop', '--baselines', 'baselines', ...SMALL]);
+  assert.equal(same.code, 0, same.stdout + same.stderr);
+  assert.match(same.stdout, /^perf gate: PASS — 1 run: 1 passed/);
+
+  const summary = join(work, 'jank-summary.md');
+  const jank = perf(['gate', LIST, '--variant', 'desktop', '--baselines', 'baselines', ...SMALL, '--var', 'jank=1', '--junit', 'reports/jank.xml'], { GITHUB_STEP_SUMMARY: summary });
+  assert.equal(jank.code, 1, jank.stderr);
+  assert.match(jank.stdout, /^perf gate: FAIL — 1 run: 1 failed\n {2}FAIL {4}list-scroll-desktop .*counters\.layouts \+11 from 0 \(error\)/);
+  assert.match(readFileSync(summary, 'utf8'), /### ❌ FAIL perf compare list-scroll \(desktop\): baseline → gate/);
+  assert.match(readFileSync(join(work, 'reports/jank.xml'), 'utf8'), /<testcase name="counters\.layouts"[^>]*>\s*<failure/);
+});
+
+test('gate exit codes: a regression or a missing baseline is 1 before an unusable baseline (2) or an environment problem (3)', () => {
+  const entry = (outcome: GateEntry['outcome']): GateEntry => ({ id: 'x', scenario: 'x', variant: null, scenarioFile: 'x.yaml', baselineFile: 'b/x.json', runFile: null, run: null, outcome });
+  const env = entry({ status: 'error', error: new PerfError({ code: 'app_failed', kind: 'environment', message: 'app did not start' }) });
+  const bad = entry({ status: 'invalid-baseline', error: new PerfError({ code: 'run_file_schema', message: 'b/x.json: schema' }) });
+  assert.equal(gateExitCode([env]), 3);
+  assert.equal(gateExitCode([env, bad]), 2);
+  assert.equal(gateExitCode([env, bad, entry({ status: 'missing-baseline' })]), 1);
+  assert.equal(gateExitCode([entry({ status: 'updated', previous: null })]), 0);
+  assert.match(renderGateJunit([env]), /<failure message="app did not start" type="error">/);
+});
+
+// ─── perf selftest ──────────────────────────────────────────────────────────────────────────────────
+
+test('selftest: detectable shift shrinks with repeats and is infinite where the rank test cannot reach α', () => {
+  assert.ok(Math.abs(minTwoSidedP(3) - 0.1) < 1e-12);
+  assert.equal(detectableShift(5, 3, 0.05, 1), Infinity);
+  const at10 = detectableShift(5, 10, 0.05, 1);
+  assert.ok(at10 > 7 && at10 < 10, `CV 5%, 10 repeats: ${at10}`);
+  assert.ok(detectableShift(5, 20, 0.05, 1) < at10);
+  assert.ok(detectableShift(5, 10, 0.05, 10) > at10, 'Holm over more metrics needs a bigger shift');
+});
+
+test('perf selftest: an A/A on this machine reports per gated metric the noise, the A/A verdict and a status', () => {
+  const r = perf(['selftest', LIST, '--variant', 'desktop', ...SMALL, '--out', 'self', '--json']);
+  assert.equal(r.code, 0, r.stderr);
+  const j = JSON.parse(r.stdout);
+  assert.equal(j.aa.verdict === 'fail', false);
+  assert.equal(j.repeatsPerArm, 3);
+  const m = j.metrics.find((x: { metric: string }) => x.metric === 'counters.layouts.perFrame');
+  assert.ok(m, 'counters.layouts.perFrame is gated');
+  assert.ok(['deterministic', 'ok', 'error-only', 'blind'].includes(m.safety));
+  assert.equal(m.aa.verdict, 'unchanged');
+  assert.ok(j.recommendation.length >= 1);
+  assert.ok(existsSync(join(work, 'self/list-scroll-desktop-selftest-a.json')));
+});
+
+// ─── MCP ────────────────────────────────────────────────────────────────────────────────────────────
+
+test('MCP perf_run with against sends progress per repeat and replies with the comparison; perf_compare judges the files', async () => {
+  const transport = new StdioClientTransport({ command: process.execPath, args: [PERF, 'mcp'], cwd: work, env: { ...(process.env as Record<string, string>) }, stderr: 'pipe' });
+  const client = new Client({ name: 'rehearse-gate-test', version: '0.0.0' });
+  await client.connect(transport);
+  try {
+    const tools = (await client.listTools()).tools.map((t) => t.name);
+    assert.ok(tools.includes('perf_run') && tools.includes('perf_compare'));
+    const progress: { progress: number; total?: number; message?: string }[] = [];
+    const res = (await client.callTool(
+      { name: 'perf_run', arguments: { scenario: LIST, variant: 'desktop', repeat: 2, warmup: 0, against: LIST, vars: { jank: '1' }, label: 'mcp', out: 'mcp' } },
+      undefined,
+      { onprogress: (p) => progress.push(p), timeout: 120_000, resetTimeoutOnProgress: true },
+    )) as { isError?: boolean; content: { type: string; text: string }[] };
+    assert.notEqual(res.isError, true, res.content[0]?.text);
+    const j = JSON.parse(res.content[0]!.text);
+    assert.equal(j.tool, 'perf_run');
+    assert.equal(j.baseline.path, join(work, 'mcp/list-scroll-desktop-mcp-baseline.json'));
+    assert.equal(j.candidate.repeats.measured, 2);
+    assert.ok(['pass', 'warn', 'fail'].includes(j.compare.verdict));
+    // One notification at the start, one per repeat of either arm (2 + 2 repeats).
+    assert.deepEqual(progress.map((p) => p.progress), [0, 1, 2, 3, 4]);
+    assert.equal(progress[4]!.total, 4);
+    assert.match(progress[1]!.message ?? '', /^baseline repeat 1 measured/);
+
+    const cmp = (await client.callTool({ name: 'perf_compare', arguments: { a: 'ab/list-scroll-desktop-pr-baseline.json', b: 'ab/list-scroll-desktop-pr-candidate.json' } })) as { isError?: boolean; content: { text: string }[] };
+    assert.notEqual(cmp.isError, true, cmp.content[0]?.text);
+    const c = JSON.parse(cmp.content[0]!.text);
+    assert.equal(c.verdict, 'fail');
+    assert.equal(c.exitCode, 1);
+    assert.ok(c.changed.some((r: { metric: string; severity: string }) => r.metric === 'counters.layouts' && r.severity === 'error'));
+    const bad = (await client.callTool({ name: 'perf_compare', arguments: { a: 'nope.json', b: 'ab/list-scroll-desktop-pr-candidate.json' } })) as { isError?: boolean; content: { text: string }[] };
+    assert.equal(bad.isError, true);
+    assert.match(bad.content[0]!.text, /run_file_unreadable/);
+  } finally {
+    await client.close();
+  }
+});
