@@ -16,7 +16,8 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { RunFile } from '../src/runner/run-file.js';
 import { gateExitCode, renderGateJunit, type GateEntry } from '../src/cli/gate.js';
 import { PerfError } from '../src/errors.js';
-import { detectableShift, minTwoSidedP } from '../src/cli/selftest.js';
+import { analyseSelftest, detectableShift, minTwoSidedP } from '../src/cli/selftest.js';
+import { compareRuns, metricSamples } from '../src/perf/compare-runs.js';
 import { ROOT } from './helpers.js';
 
 const work = mkdtempSync(join(tmpdir(), 'rehearse-gate-'));
@@ -131,6 +132,35 @@ test('selftest: detectable shift shrinks with repeats and is infinite where the 
   assert.ok(at10 > 7 && at10 < 10, `CV 5%, 10 repeats: ${at10}`);
   assert.ok(detectableShift(5, 20, 0.05, 1) < at10);
   assert.ok(detectableShift(5, 10, 0.05, 10) > at10, 'Holm over more metrics needs a bigger shift');
+});
+
+test('selftest analysis: a noisy ms metric is blind at 10% thresholds, a deterministic count catches any change, an A/A regression is a false alarm', () => {
+  const run = (label: string, rows: Record<string, number>[]): RunFile =>
+    ({
+      schemaVersion: 1, scenario: 's', variant: null, label, scenarioFile: 's.yaml', startedAt: '', finishedAt: '', interrupted: false,
+      env: { browser: { product: 'c' }, host: { cpuModel: 'x', cpus: 2 }, viewport: { width: 1, height: 1, dpr: 1, mobile: false, touch: false }, cpuThrottle: 1, restartMode: 'context' },
+      thresholds: { warnPct: 10, errorPct: 25, metrics: {} },
+      summary: { repeats: rows.length, measured: rows.length, refused: 0, failed: 0, warmup: 0, metrics: {}, timingOnly: false },
+      budgets: [], insights: [],
+      repeats: rows.map((metrics, index) => ({ index, mode: 'timing', warmup: false, wallMs: 1, steps: [], status: 'measured', report: { metrics } })),
+    }) as unknown as RunFile;
+  const noisy = [100, 160, 80, 130, 70, 120, 95, 150, 60, 110];
+  const mk = (label: string, shift: number, layouts: number): RunFile =>
+    run(label, noisy.map((d, i) => ({ durationMs: d * shift, 'frames.painted': 10, 'counters.layouts': layouts, 'counters.layouts.perFrame': layouts / 10, 'counters.styleRecalcs.perFrame': 1 + (i % 2) * 0.01 })));
+  const a = mk('a', 1, 20);
+  const b = mk('b', 1, 20);
+  const res = analyseSelftest(compareRuns(a, b), metricSamples(a, b).samples);
+  const by = (m: string) => res.metrics.find((x) => x.metric === m)!;
+  assert.equal(by('durationMs').safety, 'blind');
+  assert.ok(by('durationMs').cv! > 0.2, `cv ${by('durationMs').cv}`);
+  assert.equal(by('counters.layouts.perFrame').safety, 'deterministic');
+  assert.equal(by('counters.styleRecalcs.perFrame').safety, 'ok');
+  assert.equal(res.aa.verdict, 'pass');
+  assert.match(res.recommendation.join('\n'), /durationMs/);
+  // The same machinery flags a false alarm when the "A/A" runs differ.
+  const drift = analyseSelftest(compareRuns(a, mk('b', 1, 30)), metricSamples(a, mk('b', 1, 30)).samples);
+  assert.deepEqual(drift.aa.falseAlarms, ['counters.layouts (error)', 'counters.layouts.perFrame (error)']);
+  assert.match(drift.recommendation[0]!, /^FALSE ALARM/);
 });
 
 test('perf selftest: an A/A on this machine reports per gated metric the noise, the A/A verdict and a status', () => {

@@ -143,22 +143,27 @@ export function analyseSelftest(comparison: RunsComparison, samples: MetricSampl
   }
   const blind = metrics.filter((m) => m.safety === 'blind');
   const errorOnly = metrics.filter((m) => m.safety === 'error-only');
-  if (blind.length) {
-    const need = Math.max(...blind.map((m) => m.repeatsForError ?? Infinity));
+  const fixable = blind.filter((m) => m.repeatsForError !== null);
+  const hopeless = blind.filter((m) => m.repeatsForError === null);
+  if (fixable.length) {
+    const need = Math.max(...fixable.map((m) => m.repeatsForError!));
     recommendation.push(
-      `With ${n} repeats per run the gate cannot reliably see an error-level regression in ${blind.map((m) => m.metric).join(', ')}: ` +
-        (Number.isFinite(need) ? `use --repeat ${need} (or repeat: ${need} in the scenario)` : `even ${MAX_REPEATS_ADVISED} repeats would not do; reduce the noise`) +
-        ', or raise those metrics\' error thresholds above their detectable shift.',
+      `The gate cannot reliably see an error-level regression in ${fixable.map((m) => m.metric).join(', ')} at this repeat count: use --repeat ${need} (or repeat: ${need} in the scenario), or raise those metrics' error thresholds above their detectable shift.`,
+    );
+  }
+  if (hopeless.length) {
+    recommendation.push(
+      `Too noisy to gate here even with ${MAX_REPEATS_ADVISED} repeats: ${hopeless.map((m) => m.metric).join(', ')}. Reduce the noise (a quieter machine, cpuThrottle, longer steps) or set their error threshold above the detectable shift shown.`,
     );
   }
   if (errorOnly.length) {
     const need = Math.max(...errorOnly.map((m) => m.repeatsForWarn ?? Infinity));
     recommendation.push(
-      `Warn-level changes in ${errorOnly.map((m) => m.metric).join(', ')} are within this machine's noise at ${n} repeats; error-level regressions are caught.` +
+      `Warn-level changes in ${errorOnly.map((m) => m.metric).join(', ')} are within this machine's noise at this repeat count; error-level regressions are caught.` +
         (Number.isFinite(need) ? ` For warnings there too, use --repeat ${need}.` : ''),
     );
   }
-  if (!recommendation.length) recommendation.push(`The thresholds in use are safe here: every gated metric's detectable shift at ${n} repeats is below its warn threshold, and the A/A compare raised nothing.`);
+  if (!recommendation.length) recommendation.push(`The thresholds in use are safe here: every gated metric's detectable shift at ${n} repeats per run is below its warn threshold, and the A/A compare raised nothing.`);
   if (!comparison.timing.gated) recommendation.push(`Milliseconds are not gated (${comparison.timing.note}).`);
 
   return {
@@ -178,7 +183,7 @@ function fmtNum(v: number): string {
 }
 
 export function renderSelftest(r: SelftestResult): string {
-  const head = `perf selftest ${r.scenario}${r.variant ? ` (${r.variant})` : ''}: A/A ${r.aa.verdict.toUpperCase()} with ${r.repeatsPerArm} repeats per run, ${r.family} noisy gated metric(s) in the Holm family`;
+  const head = `perf selftest ${r.scenario}${r.variant ? ` (${r.variant})` : ''}: A/A ${r.aa.verdict.toUpperCase()} with ${r.repeatsPerArm} measured repeats per run${r.timing.gated ? ' (ms from the timing-mode ones)' : ''}, ${r.family} noisy gated metric(s) in the Holm family`;
   const cols = ['metric', 'median', 'noise (CV)', 'A/A delta', 'A/A', 'detectable shift', 'warn/error', 'status'];
   const rows = r.metrics.map((m) => [
     m.metric,

@@ -86,15 +86,17 @@ export async function runStep(host: StepHost, name: string, raw: unknown, opts: 
     optional = args.optional === true;
     const timeoutMs = (args.timeoutMs as number | undefined) ?? opts.defaultTimeoutMs ?? def.defaultTimeoutMs ?? DEFAULT_STEP_TIMEOUT_MS;
     const out = await withTimeout(name, timeoutMs, opts.signal, async (signal) => {
+      // From when the step's timer starts: getting the page (installing page scripts) counts too.
+      const deadline = Date.now() + timeoutMs;
       if (def.needsPage !== false) {
         const page = await host.page();
-        return def.run({ host, page, timeoutMs, deadline: Date.now() + timeoutMs, label, signal }, args as never);
+        return def.run({ host, page, timeoutMs, deadline, label, signal }, args as never);
       }
       // A step that may run without an app (device_profile list): the page is looked up only if the
       // step touches it, and then fails with the host's own error (no_app).
       const page = await host.page().then((p) => ({ p }), (e: unknown) => ({ e }));
       const ctx = {
-        host, timeoutMs, deadline: Date.now() + timeoutMs, label, signal,
+        host, timeoutMs, deadline, label, signal,
         get page(): Page {
           if ('e' in page) throw page.e;
           return page.p;
@@ -132,13 +134,19 @@ function recordStepSpan(host: StepHost, span: StepSpan): void {
 
 async function withTimeout<T>(name: string, timeoutMs: number, outer: AbortSignal | undefined, fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
   const ctl = new AbortController();
-  const onAbort = (): void => ctl.abort(outer?.reason);
-  outer?.addEventListener('abort', onAbort, { once: true });
   let timer: NodeJS.Timeout | undefined;
+  let rejectInterrupted: ((e: PerfError) => void) | undefined;
+  // One listener per step, removed when the step ends: a long run must not pile them up.
+  const onAbort = (): void => {
+    ctl.abort(outer?.reason);
+    rejectInterrupted?.(new PerfError({ code: 'interrupted', kind: 'failed', message: `${name}: interrupted` }));
+  };
+  outer?.addEventListener('abort', onAbort, { once: true });
   try {
     return await Promise.race([
       fn(ctl.signal),
       new Promise<never>((_, reject) => {
+        rejectInterrupted = reject;
         // A small grace past the step's own deadline lets polling steps report their own, more
         // specific timeout ("text never appeared") before this generic one fires.
         timer = setTimeout(() => {
@@ -146,7 +154,6 @@ async function withTimeout<T>(name: string, timeoutMs: number, outer: AbortSigna
           reject(new PerfError({ code: 'timeout', kind: 'failed', message: `${name}: did not finish within ${timeoutMs} ms`, suggestion: 'raise timeoutMs, or check what the page is waiting for' }));
         }, timeoutMs + 250);
       }),
-      ...(outer ? [new Promise<never>((_, reject) => outer.addEventListener('abort', () => reject(new PerfError({ code: 'interrupted', kind: 'failed', message: `${name}: interrupted` })), { once: true }))] : []),
     ]);
   } finally {
     clearTimeout(timer);

@@ -98,6 +98,8 @@ export interface RunFile {
   };
   budgets: BudgetResult[];
   insights: unknown[];
+  /** Chrome traces (open in Perfetto or DevTools) of the median and the slowest measured repeat, beside the run file. */
+  traces?: { median?: { repeat: number; path: string }; slowest?: { repeat: number; path: string } };
   repeats: RepeatRecord[];
   /** Set by `perf run --against`: this file is one arm of an interleaved baseline/candidate pair. */
   against?: { role: 'baseline' | 'candidate'; other: string; order: 'ABBA' };

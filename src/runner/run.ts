@@ -4,13 +4,14 @@
  * fails only its repeat; a crashed renderer or browser is replaced for the next one. Everything
  * measured is written, atomically, even when the run is interrupted.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { Page } from '../drivers/cdp/browser.js';
 import { SessionHost } from '../engine/host.js';
 import { runStep, toErrorInfo, type StepErrorInfo, type StepResult } from '../engine/run-step.js';
 import { PerfError } from '../errors.js';
 import { summarize, median } from '../perf/stats.js';
+import { lastSession, serializeTrace } from '../perf/state.js';
 import type { Budget, Scenario, StepCall } from '../scenario/load.js';
 import { startApp, type AppSpec, type RunningApp } from '../session/app.js';
 import { BrowserSession, type RestartMode } from '../session/browser-session.js';
@@ -126,6 +127,7 @@ export async function runScenario(sc: Scenario, opts: RunOptions): Promise<{ run
     ...repeatSchedule(repeat, timing).map((m) => ({ mode: m, warmup: false })),
   ];
   const records: RepeatRecord[] = [];
+  const traceDir = join(opts.outDir, `.${base}-traces`);
   let env: RunEnv | undefined;
   let interrupted = false;
 
@@ -149,7 +151,7 @@ export async function runScenario(sc: Scenario, opts: RunOptions): Promise<{ run
       }
       const { mode: repeatMode, warmup: isWarmup } = schedule[i]!;
       opts.onProgress?.({ kind: 'repeat-start', index: i, total: schedule.length, warmup: isWarmup, mode: repeatMode });
-      const record = await runRepeat(session, host, sc, { index: i, mode: repeatMode, warmup: isWarmup, restart: mode, url, outDir: opts.outDir, base, first: i === 0, ...(opts.signal ? { signal: opts.signal } : {}), onStep: (phase, label) => opts.onProgress?.({ kind: 'step', index: i, phase, label }) });
+      const record = await runRepeat(session, host, sc, { index: i, mode: repeatMode, warmup: isWarmup, restart: mode, url, outDir: opts.outDir, base, first: i === 0, ...(opts.signal ? { signal: opts.signal } : {}), ...(isWarmup ? {} : { traceDir }), onStep: (phase, label) => opts.onProgress?.({ kind: 'step', index: i, phase, label }) });
       if (opts.signal?.aborted && record.status !== 'measured') {
         // Cut short by Ctrl-C: a half repeat is not a failure of the app; keep only what completed.
         interrupted = true;
@@ -166,6 +168,7 @@ export async function runScenario(sc: Scenario, opts: RunOptions): Promise<{ run
     await app.stop().catch(() => undefined);
   }
 
+  const traces = keepTraces(records, traceDir, opts.outDir, base);
   const { metrics, timingOnly } = summarizeRepeats(records);
   const measured = records.filter((r) => !r.warmup);
   const budgets = judgeBudgets(sc.budgets, metrics);
@@ -191,6 +194,7 @@ export async function runScenario(sc: Scenario, opts: RunOptions): Promise<{ run
     },
     budgets,
     insights: medianRepeatInsights(records),
+    ...(traces && Object.keys(traces).length ? { traces } : {}),
     repeats: records,
   };
   writeJsonAtomic(path, run);
@@ -235,6 +239,8 @@ export interface RepeatContext {
   base: string;
   first: boolean;
   signal?: AbortSignal;
+  /** Where to keep this repeat's trace until the run picks the median and slowest (none for warmups). */
+  traceDir?: string;
   onStep: (phase: 'setup' | 'steps', label: string) => void;
 }
 
@@ -311,11 +317,49 @@ export async function runRepeat(session: BrowserSession, host: SessionHost, sc: 
   const end = await runStep(host, 'perf_end', {});
   mark('end');
   if (end.status !== 'ok') return failed('measure', end.error);
+  if (rc.traceDir) saveRepeatTrace(host, rc.traceDir, rc.index);
   const data = (end.data ?? {}) as { refused?: boolean; reason?: string; metrics?: Metrics } & Record<string, unknown>;
   const report: PerfReportRecord = { ...data, metrics: data.metrics ?? {} };
   const wallMs = performance.now() - t0;
   if (data.refused) return { ...common, wallMs, status: 'refused', reason: data.reason ?? 'the page rendered nothing during the measured window', report };
   return { ...common, wallMs, status: 'measured', report };
+}
+
+/** Keep this repeat's trace on disk until the run knows which repeats are the median and the slowest. */
+function saveRepeatTrace(host: SessionHost, dir: string, index: number): void {
+  try {
+    const closed = lastSession(host, 'perf run', undefined);
+    if (!closed.trace) return;
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, `repeat${index}.json`), serializeTrace(closed, closed.trace));
+  } catch {
+    // A trace is evidence, not a result: a repeat without one is still measured.
+  }
+}
+
+/** Move the median and slowest repeats' traces beside the run file; drop the rest. */
+function keepTraces(records: RepeatRecord[], dir: string, outDir: string, base: string): RunFile['traces'] {
+  const measured = records.filter((r): r is Extract<RepeatRecord, { status: 'measured' }> => r.status === 'measured' && !r.warmup);
+  const out: NonNullable<RunFile['traces']> = {};
+  if (measured.length > 0) {
+    const dur = (r: (typeof measured)[number]): number => r.report.metrics.durationMs ?? 0;
+    const sorted = [...measured].sort((a, b) => dur(a) - dur(b));
+    const picks = { median: sorted[Math.floor((sorted.length - 1) / 2)]!, slowest: sorted[sorted.length - 1]! };
+    for (const [which, rec] of Object.entries(picks) as ['median' | 'slowest', (typeof measured)[number]][]) {
+      const target = join(outDir, `${base}-${which}.trace.json`);
+      try {
+        const src = join(dir, `repeat${rec.index}.json`);
+        // Median and slowest may be the same repeat (one or two measured): copy, then move.
+        if (which === 'median' && picks.slowest.index === rec.index) writeFileSync(target, readFileSync(src));
+        else renameSync(src, target);
+        out[which] = { repeat: rec.index, path: target };
+      } catch {
+        /* no trace for that repeat */
+      }
+    }
+  }
+  rmSync(dir, { recursive: true, force: true });
+  return out;
 }
 
 async function failureScreenshot(session: BrowserSession, rc: RepeatContext): Promise<string | undefined> {
