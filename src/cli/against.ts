@@ -8,11 +8,11 @@ import { againstLabels, runAgainst, type AgainstProgress, type AgainstResult } f
 import type { RunFile } from '../runner/run-file.js';
 import { loadScenario, type Scenario } from '../scenario/load.js';
 import type { RestartMode } from '../session/browser-session.js';
-import { onShutdown } from '../session/processes.js';
 import { appendToGithubStepSummary } from '../../reporters/index.js';
 import type { FlagValues } from './args.js';
 import { info, printJson } from './command.js';
 import { renderComparison } from './compare.js';
+import { describeRepeat, interruptible, runOverrides } from './run.js';
 
 export interface AgainstFlags {
   variant?: string;
@@ -38,12 +38,7 @@ export function againstProgressPrinter(quiet: boolean): (e: AgainstProgress) => 
         break;
       case 'repeat-end': {
         const r = e.record;
-        const what =
-          r.status === 'measured'
-            ? `measured ${(r.report.metrics.durationMs ?? 0).toFixed(1)} ms, ${r.report.metrics['frames.painted'] ?? 0} frames`
-            : r.status === 'refused'
-              ? `refused: ${r.reason}`
-              : `FAILED at ${r.failure.phase}${r.failure.label ? ` ${r.failure.label}` : ''}: ${r.failure.error.message}`;
+        const what = describeRepeat(r);
         info(`[${e.sequence + 1}/${e.total}] ${e.arm.padEnd(9)} repeat ${r.index + 1}${r.warmup ? ' (warmup)' : ''} ${r.mode}: ${what} · ${((Date.now() - t0) / 1000).toFixed(0)}s`);
         break;
       }
@@ -52,29 +47,8 @@ export function againstProgressPrinter(quiet: boolean): (e: AgainstProgress) => 
 }
 
 /** Ctrl-C stops after the current repeat and still writes both files. */
-export async function executeAgainst(baseline: Scenario, candidate: Scenario, flags: AgainstFlags, quiet: boolean): Promise<AgainstResult> {
-  const ctl = new AbortController();
-  let finished: Promise<unknown> = Promise.resolve();
-  const off = onShutdown(async () => {
-    ctl.abort();
-    await finished;
-  });
-  try {
-    const p = runAgainst(baseline, candidate, {
-      labels: againstLabels(flags.label),
-      outDir: flags.out,
-      ...(flags.repeat !== undefined ? { repeat: flags.repeat } : {}),
-      ...(flags.warmup !== undefined ? { warmup: flags.warmup } : {}),
-      ...(flags.restart ? { restart: flags.restart } : {}),
-      ...(flags.timing !== undefined ? { timing: flags.timing } : {}),
-      signal: ctl.signal,
-      onProgress: againstProgressPrinter(quiet),
-    });
-    finished = p.catch(() => undefined);
-    return await p;
-  } finally {
-    off();
-  }
+export function executeAgainst(baseline: Scenario, candidate: Scenario, flags: AgainstFlags, quiet: boolean): Promise<AgainstResult> {
+  return interruptible((signal) => runAgainst(baseline, candidate, { labels: againstLabels(flags.label), outDir: flags.out, ...runOverrides(flags), signal, onProgress: againstProgressPrinter(quiet) }));
 }
 
 /**

@@ -4,7 +4,7 @@ import { PerfError } from '../errors.js';
 import { loadScenario, type Scenario } from '../scenario/load.js';
 import { scenarioSchema } from '../scenario/schema.js';
 import { runScenario, type ProgressEvent } from '../runner/run.js';
-import type { RunFile } from '../runner/run-file.js';
+import type { RepeatRecord, RunFile } from '../runner/run-file.js';
 import { RESTART_MODES, type RestartMode } from '../session/browser-session.js';
 import { onShutdown } from '../session/processes.js';
 import { appendToGithubStepSummary, getReporter, REPORTERS } from '../../reporters/index.js';
@@ -81,12 +81,7 @@ export function progressPrinter(quiet: boolean): (e: ProgressEvent) => void {
       case 'repeat-end': {
         done++;
         const r = e.record;
-        const what =
-          r.status === 'measured'
-            ? `measured ${(r.report.metrics.durationMs ?? 0).toFixed(1)} ms, ${r.report.metrics['frames.painted'] ?? 0} frames`
-            : r.status === 'refused'
-              ? `refused: ${r.reason}`
-              : `FAILED at ${r.failure.phase}${r.failure.label ? ` ${r.failure.label}` : ''}: ${r.failure.error.message}`;
+        const what = describeRepeat(r);
         if (tty) {
           if (r.status !== 'measured') process.stderr.write(`\r\x1b[2Krepeat ${r.index + 1}/${e.total}: ${what}\n`);
           if (done === e.total) process.stderr.write('\r\x1b[2K');
@@ -113,7 +108,8 @@ export function writeReporters(run: RunFile, runPath: string, names: string[]): 
   });
 }
 
-export async function executeRun(sc: Scenario, flags: ReturnType<typeof runFlags>, quiet: boolean): Promise<{ run: RunFile; path: string }> {
+/** Run `start` with a signal that Ctrl-C / SIGTERM trips; shutdown waits until it has written its files. */
+export async function interruptible<T>(start: (signal: AbortSignal) => Promise<T>): Promise<T> {
   const ctl = new AbortController();
   let finished: Promise<unknown> = Promise.resolve();
   const off = onShutdown(async () => {
@@ -121,21 +117,38 @@ export async function executeRun(sc: Scenario, flags: ReturnType<typeof runFlags
     await finished;
   });
   try {
-    const p = runScenario(sc, {
-      label: flags.label,
-      outDir: flags.out,
-      ...(flags.repeat !== undefined ? { repeat: flags.repeat } : {}),
-      ...(flags.warmup !== undefined ? { warmup: flags.warmup } : {}),
-      ...(flags.restart ? { restart: flags.restart } : {}),
-      ...(flags.timing !== undefined ? { timing: flags.timing } : {}),
-      signal: ctl.signal,
-      onProgress: progressPrinter(quiet),
-    });
+    const p = start(ctl.signal);
     finished = p.catch(() => undefined);
     return await p;
   } finally {
     off();
   }
+}
+
+/** The run options a command's flags override (only those given). */
+export function runOverrides(flags: { repeat?: number; warmup?: number; restart?: RestartMode; timing?: boolean }): { repeat?: number; warmup?: number; restart?: RestartMode; timing?: boolean } {
+  return {
+    ...(flags.repeat !== undefined ? { repeat: flags.repeat } : {}),
+    ...(flags.warmup !== undefined ? { warmup: flags.warmup } : {}),
+    ...(flags.restart ? { restart: flags.restart } : {}),
+    ...(flags.timing !== undefined ? { timing: flags.timing } : {}),
+  };
+}
+
+/** One repeat's outcome in a progress line. */
+export function describeRepeat(r: RepeatRecord): string {
+  switch (r.status) {
+    case 'measured':
+      return `measured ${(r.report.metrics.durationMs ?? 0).toFixed(1)} ms, ${r.report.metrics['frames.painted'] ?? 0} frames`;
+    case 'refused':
+      return `refused: ${r.reason}`;
+    case 'failed':
+      return `FAILED at ${r.failure.phase}${r.failure.label ? ` ${r.failure.label}` : ''}: ${r.failure.error.message}`;
+  }
+}
+
+export function executeRun(sc: Scenario, flags: ReturnType<typeof runFlags>, quiet: boolean): Promise<{ run: RunFile; path: string }> {
+  return interruptible((signal) => runScenario(sc, { label: flags.label, outDir: flags.out, ...runOverrides(flags), signal, onProgress: progressPrinter(quiet) }));
 }
 
 export const runCommand = defineCommand({
