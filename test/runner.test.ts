@@ -163,6 +163,15 @@ test('perf run: exit 0, a run file with the contract fields, --json prints it mi
   assert.deepEqual(run.budgets.map((b) => b.pass), [true]);
   assert.deepEqual(out.reports.map((p) => p.slice(p.lastIndexOf('/') + 1)), ['ok-base.junit.xml', 'ok-base.md']);
   assert.deepEqual(readdirSync(join(work, 'cli')).filter((f) => f.endsWith('.tmp')), []);
+  // The Chrome traces of the median and slowest repeats sit beside the run file and parse.
+  for (const which of ['median', 'slowest'] as const) {
+    const t = run.traces?.[which];
+    assert.ok(t, `no ${which} trace`);
+    assert.equal(t.path, join(work, 'cli', `ok-base-${which}.trace.json`));
+    const trace = JSON.parse(readFileSync(t.path, 'utf8')) as { traceEvents: unknown[] };
+    assert.ok(trace.traceEvents.length > 0);
+  }
+  assert.equal(existsSync(join(work, 'cli', '.ok-base-traces')), false);
 });
 
 test('perf run: a failed budget exits 1 and names the budget', () => {
