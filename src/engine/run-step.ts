@@ -31,6 +31,7 @@ export type StepResult =
 
 // 5 s, like Playwright's expect timeout: long enough for an app to settle, short enough to fail fast.
 export const DEFAULT_STEP_TIMEOUT_MS = 5000;
+const STEP_TIMEOUT_GRACE_MS = 1000;
 
 /**
  * Normalise and validate raw arguments: a string shorthand becomes its object form, ajv checks it
@@ -147,12 +148,13 @@ async function withTimeout<T>(name: string, timeoutMs: number, outer: AbortSigna
       fn(ctl.signal),
       new Promise<never>((_, reject) => {
         rejectInterrupted = reject;
-        // A small grace past the step's own deadline lets polling steps report their own, more
-        // specific timeout ("text never appeared") before this generic one fires.
+        // A grace past the step's own deadline lets polling steps report their own, more specific
+        // failure ("not actionable: receives events…") first; 1 s covers one slow page round trip
+        // on a loaded 2-core machine, where 250 ms did not.
         timer = setTimeout(() => {
           ctl.abort();
           reject(new PerfError({ code: 'timeout', kind: 'failed', message: `${name}: did not finish within ${timeoutMs} ms`, suggestion: 'raise timeoutMs, or check what the page is waiting for' }));
-        }, timeoutMs + 250);
+        }, timeoutMs + STEP_TIMEOUT_GRACE_MS);
       }),
     ]);
   } finally {

@@ -1281,9 +1281,12 @@ function runtimeMain(version: string): void {
       // Two frames' boxes are compared when something can move the element: a running CSS / Web
       // animation on it or an ancestor, a scroll we just did, or a box that changed since it was
       // resolved. A still element needs no frame wait (the live-centre hit test still guards it).
-      const before = boxKey(topRect(el));
-      const moved = entry.box !== undefined && entry.box !== before;
       const anim = animating(el);
+      // Under a running animation compare exact boxes: near an eased turning point the element
+      // moves less than the quarter pixel boxKey keeps, and would pass as still.
+      const keyOf = anim ? (r: Rect): string => `${r.x},${r.y},${r.width},${r.height}` : boxKey;
+      const before = keyOf(topRect(el));
+      const moved = entry.box !== undefined && entry.box !== before;
       if (scrolled || moved || anim) {
         const framed = await nextFrame(NO_FRAME_MS, winOf(el));
         if (!framed) {
@@ -1291,7 +1294,7 @@ function runtimeMain(version: string): void {
           // Without a second frame there is nothing to compare: a running animation is not stable.
           if (anim) return fail('stable', 'element is animating and no animation frame came to compare its position');
         }
-        const after = boxKey(topRect(el));
+        const after = keyOf(topRect(el));
         if (after !== before) {
           entry.box = after;
           return fail('stable', `element is moving: its box changed from (${before}) to (${after}) between two animation frames`);
