@@ -1299,6 +1299,15 @@ function runtimeMain(version: string): void {
           entry.box = after;
           return fail('stable', `element is moving: its box changed from (${before}) to (${after}) between two animation frames`);
         }
+        // Under an animation, one more frame: at an alternating animation's turning point two
+        // consecutive frames can give the same box, three cannot.
+        if (anim && framed && (await nextFrame(NO_FRAME_MS, winOf(el)))) {
+          const third = keyOf(topRect(el));
+          if (third !== after) {
+            entry.box = third;
+            return fail('stable', `element is moving: its box changed from (${after}) to (${third}) between two animation frames`);
+          }
+        }
       }
       entry.box = before;
     }
