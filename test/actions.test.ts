@@ -6,27 +6,9 @@ import { test } from 'node:test';
 import type { Page } from '../src/drivers/cdp/browser.js';
 import { pressKey } from '../src/drivers/cdp/input.js';
 import type { SessionHost } from '../src/engine/host.js';
-import { runStep, type StepResult } from '../src/engine/run-step.js';
-import { fresh, sharedBrowser } from './helpers.js';
+import { runStep } from '../src/engine/run-step.js';
+import { demo, failed, fixture, ok, type Ok } from './step-helpers.js';
 
-type Ok = Extract<StepResult, { status: 'ok' }>;
-type Failed = Extract<StepResult, { status: 'failed' }>;
-function ok(r: StepResult): Ok {
-  if (r.status !== 'ok') assert.fail(`${r.step} failed: ${JSON.stringify('error' in r ? r.error : r)}`);
-  return r;
-}
-function failed(r: StepResult): Failed {
-  if (r.status !== 'failed') assert.fail(`${r.step} was expected to fail, got ${JSON.stringify(r)}`);
-  return r;
-}
-async function demo(path: string) {
-  const { demo } = await sharedBrowser();
-  return fresh(`${demo.url}${path}`);
-}
-async function fixture(name: string) {
-  const { fixtures } = await sharedBrowser();
-  return fresh(`${fixtures.url}/${name}`);
-}
 const text = (page: Page, id: string): Promise<string> => page.evaluate<string>(`document.getElementById(${JSON.stringify(id)}).textContent`);
 const events = (page: Page): Promise<string[]> => page.evaluate<string[]>('window.__events.splice(0)');
 async function run(host: SessionHost, step: string, args: unknown): Promise<Ok> {

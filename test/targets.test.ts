@@ -5,29 +5,12 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Browser } from '../src/drivers/cdp/browser.js';
 import { SessionHost } from '../src/engine/host.js';
-import { runStep, type StepResult } from '../src/engine/run-step.js';
+import { runStep } from '../src/engine/run-step.js';
 import { elementBox, resolveElement } from '../src/engine/targets.js';
 import type { StepContext } from '../src/steps/define.js';
 import { fresh, sharedBrowser } from './helpers.js';
+import { demo, failed, fixture, ok } from './step-helpers.js';
 
-type Ok = Extract<StepResult, { status: 'ok' }>;
-type Failed = Extract<StepResult, { status: 'failed' }>;
-function ok(r: StepResult): Ok {
-  if (r.status !== 'ok') assert.fail(`${r.step} failed: ${JSON.stringify('error' in r ? r.error : r)}`);
-  return r;
-}
-function failed(r: StepResult): Failed {
-  if (r.status !== 'failed') assert.fail(`${r.step} was expected to fail, got ${JSON.stringify(r)}`);
-  return r;
-}
-async function demo(path: string) {
-  const { demo } = await sharedBrowser();
-  return fresh(`${demo.url}${path}`);
-}
-async function fixture(name: string) {
-  const { fixtures } = await sharedBrowser();
-  return fresh(`${fixtures.url}/${name}`);
-}
 /** The ref a snapshot line gives an element, e.g. refOf(text, 'button "Save"'). */
 function refOf(snapshot: string, prefix: string): string {
   const line = snapshot.split('\n').find((l) => l.trim().startsWith(`- ${prefix}`));
