@@ -25,6 +25,16 @@ test('launch + connect: the browser answers with its version and evaluates in th
   assert.equal(await session.page.evaluate<number>('6 * 7'), 42);
 });
 
+test('a context restart starts the page only: no browser UI targets (omnibox popups) beside it', async () => {
+  const { session } = await sharedBrowser();
+  const page = await session.restart('context');
+  await session.settle();
+  const { targetInfos } = await session.browser.conn.send('Target.getTargets', {});
+  const inContext = targetInfos.filter((t) => t.browserContextId === page.browserContextId);
+  assert.deepEqual(inContext.map((t) => t.type), ['page']);
+  assert.deepEqual(targetInfos.filter((t) => t.type === 'browser_ui').map((t) => t.url), []);
+});
+
 async function writeStorageThenRestart(mode: 'reload' | 'context' | 'browser'): Promise<{ storage: string | null; windowFlag: unknown; title: string }> {
   const { session, demo } = await sharedBrowser();
   await session.restart('context');
