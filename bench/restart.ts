@@ -28,7 +28,7 @@ async function main(): Promise<void> {
   const pwOpts = playwrightLaunchOptions();
 
   const ours = await BrowserSession.open({ executablePath: pwOpts.executablePath });
-  const oursNoSpare = await BrowserSession.open({ executablePath: pwOpts.executablePath, prewarm: false });
+  const oursNoSpare = await BrowserSession.open({ executablePath: pwOpts.executablePath, prewarm: 'none' });
   const pw = await chromium.launch(pwOpts);
   let pwCtx = await pw.newContext();
   await (await pwCtx.newPage()).goto(url);
@@ -74,7 +74,7 @@ async function main(): Promise<void> {
     r.browser.push(await time(() => ours.restart('browser')));
     await ours.page.navigate(url);
     let s: BrowserSession | undefined;
-    cold.oursPage.push(await time(async () => (s = await BrowserSession.open({ executablePath: pwOpts.executablePath, prewarm: false }))));
+    cold.oursPage.push(await time(async () => (s = await BrowserSession.open({ executablePath: pwOpts.executablePath, prewarm: 'none' }))));
     await s!.close();
     let b: Awaited<ReturnType<typeof chromium.launch>> | undefined;
     cold.pw.push(await time(async () => {

@@ -143,14 +143,77 @@ export class PerfSession {
 
   private async start(): Promise<void> {
     const page = this.page;
+    const attribution = this.opts.mode === 'attribution';
     this.offs.push(
       page.on('Runtime.bindingCalled', (p) => {
         if (p.name === PERF_BINDING) this.onProbeMessage(p.payload);
       }),
     );
+    // The switches below are independent of each other: sent together they cost one round trip, not
+    // one each. Every one is settled before anything throws, so dispose() sees all that got switched on.
     // The frame tree tells which frameStartedLoading is the main document's (a measured navigation).
-    const { frameTree } = await page.send('Page.getFrameTree');
-    const mainFrameId = frameTree.frame.id;
+    const mainFrameId = page.send('Page.getFrameTree').then(({ frameTree }) => {
+      this.watchNavigations(frameTree.frame.id);
+      return frameTree.frame.id;
+    });
+    const switches = await Promise.allSettled([
+      mainFrameId,
+      page.send('Runtime.addBinding', { name: PERF_BINDING }),
+      page.send('Performance.enable', { timeDomain: 'timeTicks' }).then(
+        () => {
+          this.performanceEnabled = true;
+        },
+        (e: unknown) => {
+          this.missing.counters = `Performance.enable failed: ${(e as Error).message}`;
+        },
+      ),
+      attribution
+        ? (async () => {
+            try {
+              await page.send('Profiler.enable');
+              await page.send('Profiler.setSamplingInterval', { interval: SAMPLING_INTERVAL_US });
+            } catch (e) {
+              this.missing.profile = `Profiler.enable failed: ${(e as Error).message}`;
+            }
+          })()
+        : undefined,
+      TraceRecorder.start(page, { phases: this.opts.phases, mainFrameId }).then(
+        (trace) => {
+          this.trace = trace;
+        },
+        (e: unknown) => {
+          this.missing.trace = `Tracing.start failed: ${(e as Error).message}`;
+        },
+      ),
+    ]);
+    throwFirstRejection(switches);
+    // The renderer runs one session's commands in the order they are sent, so these go out together
+    // (one round trip) and still run in the order that matters: the baseline checkpoint, the probe, the
+    // begin mark (in the trace: Tracing.start was acknowledged above), then the profiler, last so its
+    // samples cover the measured steps, not our own set-up.
+    const checkpointed = this.performanceEnabled ? this.checkpoint() : undefined;
+    const since = Date.now();
+    const source = perfProbeSource(this.token, since, this.trace === undefined);
+    const added = page.send('Page.addScriptToEvaluateOnNewDocument', { source });
+    const installed = page.evaluate(source);
+    const marked = markInPage(page, BEGIN_MARK);
+    const profilerStarted = attribution && !this.missing.profile ? page.send('Profiler.start') : undefined;
+    const [checkpoint, script, probe, mark, profiler] = await Promise.allSettled([checkpointed, added, installed, marked, profilerStarted]);
+    if (script.status === 'fulfilled') this.probeScriptId = script.value.identifier;
+    if (profilerStarted) {
+      if (profiler.status === 'fulfilled') this.profiling = true;
+      else this.missing.profile = `Profiler.start failed: ${(profiler.reason as Error).message}`;
+    }
+    throwFirstRejection([checkpoint, script, probe]);
+    // Without the mark the clock falls back to Performance.getMetrics' Timestamp.
+    if (mark.status === 'fulfilled') this.addMark({ name: BEGIN_MARK, at: mark.value });
+    // The window is the measured steps: our own set-up above is not in it.
+    this.startedAt = Date.now();
+    this.t0 = performance.now();
+  }
+
+  private watchNavigations(mainFrameId: string): void {
+    const page = this.page;
     this.offs.push(
       page.on('Page.frameStartedLoading', (p) => {
         if (p.frameId !== mainFrameId || this.closed) return;
@@ -165,52 +228,6 @@ export class PerfSession {
         page.send('Runtime.addBinding', { name: PERF_BINDING }).catch(() => undefined);
       }),
     );
-    await Promise.all([
-      page.send('Performance.enable', { timeDomain: 'timeTicks' }).then(
-        () => {
-          this.performanceEnabled = true;
-        },
-        (e: unknown) => {
-          this.missing.counters = `Performance.enable failed: ${(e as Error).message}`;
-        },
-      ),
-      page.send('Runtime.addBinding', { name: PERF_BINDING }),
-    ]);
-    if (this.opts.mode === 'attribution') {
-      try {
-        await page.send('Profiler.enable');
-        await page.send('Profiler.setSamplingInterval', { interval: SAMPLING_INTERVAL_US });
-      } catch (e) {
-        this.missing.profile = `Profiler.enable failed: ${(e as Error).message}`;
-      }
-    }
-    try {
-      this.trace = await TraceRecorder.start(page, { phases: this.opts.phases });
-    } catch (e) {
-      this.missing.trace = `Tracing.start failed: ${(e as Error).message}`;
-    }
-    if (this.performanceEnabled) await this.checkpoint();
-    const since = Date.now();
-    const source = perfProbeSource(this.token, since, this.trace === undefined);
-    const [added] = await Promise.all([page.send('Page.addScriptToEvaluateOnNewDocument', { source }), page.evaluate(source)]);
-    this.probeScriptId = added.identifier;
-    try {
-      this.addMark({ name: BEGIN_MARK, at: await markInPage(page, BEGIN_MARK) });
-    } catch {
-      /* without it the clock falls back to Performance.getMetrics' Timestamp */
-    }
-    // Started last so its samples cover the measured steps, not our own set-up.
-    if (this.opts.mode === 'attribution' && !this.missing.profile) {
-      try {
-        await page.send('Profiler.start');
-        this.profiling = true;
-      } catch (e) {
-        this.missing.profile = `Profiler.start failed: ${(e as Error).message}`;
-      }
-    }
-    // The window is the measured steps: our own set-up above is not in it.
-    this.startedAt = Date.now();
-    this.t0 = performance.now();
   }
 
   private onProbeMessage(payload: string): void {
@@ -244,53 +261,49 @@ export class PerfSession {
     // The window closes now: what follows is reading, not the page's work.
     const endedAt = Date.now();
     const durationMs = performance.now() - this.t0;
-    // The profile first: what follows (flush, metrics, trace I/O) is our work, not the page's.
+    // The renderer runs one session's commands in the order sent, so these go out together and still
+    // run in order. The profile stops first: what follows (mark, flush, metrics) is our work, not the page's.
+    const stopped = this.profiling ? page.send('Profiler.stop') : undefined;
+    // In the trace too: the renderer that hosts the page at the end (a navigation may have moved it).
+    const marked = markInPage(page, END_MARK);
+    const flushed = page.evaluate<{ doc: string; end: Record<string, unknown>; support: ProbeSupport; queued: string[] } | null>(perfProbeFlushSource(this.token), { timeoutMs: PROBE_FLUSH_TIMEOUT_MS });
+    let support: ProbeSupport | undefined;
+    // Taken in as soon as it arrives: what the binding delivers later stays after it, as before.
+    const probed = flushed.then(
+      (flush) => {
+        if (flush) {
+          for (const q of flush.queued) this.onProbeMessage(q);
+          this.onProbeMessage(JSON.stringify({ ...flush.end, token: this.token, doc: flush.doc }));
+          support = flush.support;
+        } else {
+          this.probeMissing = 'the in-page probe is gone (the document changed and the new one did not run it)';
+        }
+      },
+      (e: unknown) => {
+        this.probeMissing = `could not read the in-page probe: ${(e as Error).message}`;
+      },
+    );
+    // After the flush, as before (its two frames count), and after a navigation's checkpoint still in
+    // flight, so checkpoints stay in time order.
+    const counted = probed.then(() => this.pendingCheckpoint).then(() => (this.performanceEnabled ? this.checkpoint() : undefined));
+    // After the final checkpoint, as before: its page-side reads stay out of the counters.
+    const envRead = counted.catch(() => undefined).then(() => readEnv(page));
+    // Not before the flush's two frames either: a frame that began inside the window is written to the
+    // trace only once presented, so an earlier Tracing.end would lose the window's last frames.
+    const recorder = this.trace;
+    this.trace = undefined;
+    const traced = recorder ? Promise.all([marked.catch(() => undefined), probed]).then(() => recorder.stop()) : undefined;
+    const [profiled, mark, checkpoint, env, trace] = await Promise.allSettled([stopped, marked, counted, envRead, traced, probed]);
     let profile: Protocol.Profiler.Profile | undefined;
-    if (this.profiling) {
-      try {
-        profile = (await page.send('Profiler.stop')).profile;
-      } catch (e) {
-        this.missing.profile = `Profiler.stop failed: ${(e as Error).message}`;
-      }
+    if (stopped) {
+      if (profiled.status === 'fulfilled') profile = profiled.value?.profile;
+      else this.missing.profile = `Profiler.stop failed: ${(profiled.reason as Error).message}`;
       this.profiling = false;
     }
-    let support: ProbeSupport | undefined;
-    try {
-      const flushed = await page.evaluate<{ doc: string; end: Record<string, unknown>; support: ProbeSupport; queued: string[] } | null>(perfProbeFlushSource(this.token), { timeoutMs: PROBE_FLUSH_TIMEOUT_MS });
-      if (flushed) {
-        for (const q of flushed.queued) this.onProbeMessage(q);
-        this.onProbeMessage(JSON.stringify({ ...flushed.end, token: this.token, doc: flushed.doc }));
-        support = flushed.support;
-      } else {
-        this.probeMissing = 'the in-page probe is gone (the document changed and the new one did not run it)';
-      }
-    } catch (e) {
-      this.probeMissing = `could not read the in-page probe: ${(e as Error).message}`;
-    }
-    try {
-      // In the trace too: the renderer that hosts the page at the end (a navigation may have moved it).
-      this.addMark({ name: END_MARK, at: await markInPage(page, END_MARK) });
-    } catch {
-      /* the begin mark alone still aligns the clocks */
-    }
-    await this.pendingCheckpoint;
-    if (this.performanceEnabled) {
-      try {
-        await this.checkpoint();
-      } catch (e) {
-        this.missing.counters = `Performance.getMetrics failed: ${(e as Error).message}`;
-      }
-    }
-    let trace: TraceResult | undefined;
-    if (this.trace) {
-      try {
-        trace = await this.trace.stop();
-      } catch (e) {
-        this.missing.trace = `reading the trace failed: ${(e as Error).message}`;
-      }
-      this.trace = undefined;
-    }
-    const env = await readEnv(page).catch(() => undefined);
+    // Without the end mark the begin mark alone still aligns the clocks.
+    if (mark.status === 'fulfilled') this.addMark({ name: END_MARK, at: mark.value });
+    if (checkpoint.status === 'rejected') this.missing.counters = `Performance.getMetrics failed: ${(checkpoint.reason as Error).message}`;
+    if (trace.status === 'rejected') this.missing.trace = `reading the trace failed: ${(trace.reason as Error).message}`;
     this.closed = true;
     await this.dispose();
     return {
@@ -306,13 +319,13 @@ export class PerfSession {
       interactionCount: this.interactionCount,
       support,
       probeMissing: this.probeMissing,
-      trace,
+      trace: trace.status === 'fulfilled' ? trace.value : undefined,
       profile,
       samplingIntervalUs: this.opts.mode === 'attribution' ? SAMPLING_INTERVAL_US : undefined,
       marks: this.marks,
       navigations: this.navigations,
       missing: this.missing,
-      env: env ?? { browser: 'unknown', userAgent: '', headless: true, viewport: { width: 0, height: 0, dpr: 1, mobile: false }, cpuThrottle: page.emulation.cpuThrottlingRate ?? 1, cpuThrottleSource: page.emulation.cpuThrottlingRate === undefined ? 'default' : 'acknowledged', url: '' },
+      env: env.status === 'fulfilled' ? env.value : { browser: 'unknown', userAgent: '', headless: true, viewport: { width: 0, height: 0, dpr: 1, mobile: false }, cpuThrottle: page.emulation.cpuThrottlingRate ?? 1, cpuThrottleSource: page.emulation.cpuThrottlingRate === undefined ? 'default' : 'acknowledged', url: '' },
     };
   }
 
@@ -350,6 +363,11 @@ export function checkBeginOptions(opts: PerfBeginOptions): void {
       suggestion: 'use perf_begin { mode: attribution, phases: true }, or drop phases',
     });
   }
+}
+
+/** Rethrow the first failure, in the order given (once every promise has settled). */
+function throwFirstRejection(results: readonly PromiseSettledResult<unknown>[]): void {
+  for (const r of results) if (r.status === 'rejected') throw r.reason;
 }
 
 /** Counter deltas over the checkpoints: a value that went down restarted with a new document. */

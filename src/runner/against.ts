@@ -108,7 +108,7 @@ export async function runAgainst(baseline: Scenario, candidate: Scenario, opts: 
     session = await BrowserSession.open({
       headless: candidate.browser.headless,
       windowSize: { width: candidate.viewport.width, height: candidate.viewport.height },
-      prewarm: restartOf(baseline) === 'context' || restartOf(candidate) === 'context',
+      prewarm: restartOf(baseline) === 'context' || restartOf(candidate) === 'context' ? 'context' : 'none',
       ...(endpoint ? { endpoint } : {}),
     });
     for (const [arm, sc] of [['baseline', baseline], ['candidate', candidate]] as const) {

@@ -29,7 +29,11 @@ interface RepeatBase {
   warmup: boolean;
   /** Wall time of the whole repeat (restart to end), ms. */
   wallMs: number;
-  /** Where the repeat's wall time went, ms: the harness's own cost is visible, not hidden. */
+  /**
+   * Where the repeat's wall time went, ms: the harness's own cost is visible, not hidden. No `restart`
+   * when the clean page was created straight at the app URL (context and browser restarts): `open`
+   * then includes it.
+   */
   phasesMs?: { restart?: number; open?: number; setup?: number; begin?: number; steps?: number; end?: number };
   steps: RepeatStepRecord[];
   /** When the repeat began (ISO time). Written by `perf run --against`, where two run files interleave. */

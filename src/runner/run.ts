@@ -7,6 +7,7 @@
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { Page } from '../drivers/cdp/browser.js';
+import { installPageScripts } from '../drivers/cdp/inject.js';
 import { SessionHost } from '../engine/host.js';
 import { runStep, toErrorInfo, type StepErrorInfo, type StepResult } from '../engine/run-step.js';
 import { PerfError } from '../errors.js';
@@ -137,7 +138,8 @@ export async function runScenario(sc: Scenario, opts: RunOptions): Promise<{ run
     session = await BrowserSession.open({
       headless: sc.browser.headless,
       windowSize: { width: sc.viewport.width, height: sc.viewport.height },
-      prewarm: mode === 'context',
+      // Back-to-back repeats leave no idle time for a whole spare page: prepare just the context.
+      prewarm: mode === 'context' ? 'context' : 'none',
       ...(sc.browser.endpoint ? { endpoint: sc.browser.endpoint } : {}),
     });
     const url = app.urlFor(sc.app.path);
@@ -262,22 +264,30 @@ export async function runRepeat(session: BrowserSession, host: SessionHost, sc: 
 
   // 1. Clean restart, emulation, the app page.
   try {
-    let page: Page;
-    // A reload restart IS the fresh navigation, on the same page, whose emulation and installed
-    // scripts persist: opening the page again would load it twice.
-    const reloaded = !rc.first && rc.restart === 'reload' && !session.health();
-    if (rc.first && !session.health()) {
-      page = session.page;
-      session.prepareSpare();
+    const prepare = (p: Page): Promise<unknown> => Promise.all([emulate(p, sc), installPageScripts(p, { future: true })]);
+    if (!rc.first && rc.restart !== 'reload') {
+      // The new page is created at the app URL, emulated and scripted before its first document:
+      // restart and open are one phase here.
+      await session.restartOpen(rc.restart, { url: rc.url, prepare });
+      await host.page();
     } else {
-      page = await session.restart(rc.restart, rc.url);
-    }
-    mark('restart');
-    if (!reloaded || page !== host.lastPage) {
-      // In parallel: independent commands, each a round trip; host.page() installs the page runtime
-      // before the app's scripts run.
-      await Promise.all([emulate(page, sc), host.page()]);
-      await page.navigate(rc.url);
+      let page: Page;
+      // A reload restart IS the fresh navigation, on the same page, whose emulation and installed
+      // scripts persist: opening the page again would load it twice.
+      const reloaded = !rc.first && !session.health();
+      if (rc.first && !session.health()) {
+        page = session.page;
+        session.prepareSpare();
+      } else {
+        page = await session.restart(rc.restart, rc.url);
+      }
+      mark('restart');
+      if (!reloaded || page !== host.lastPage) {
+        // In parallel: independent commands, each a round trip; host.page() installs the page runtime
+        // before the app's scripts run.
+        await Promise.all([emulate(page, sc), host.page()]);
+        await page.navigate(rc.url);
+      }
     }
     mark('open');
   } catch (e) {

@@ -2,7 +2,7 @@
  * A browser plus the page under test, and the three ways a repeat starts clean. Either launched
  * here (and owned: closed with the session) or attached to an existing Chrome via `endpoint`.
  */
-import { Browser, type Page } from '../drivers/cdp/browser.js';
+import { Browser, type OpenPageOptions, type Page } from '../drivers/cdp/browser.js';
 import { PerfError } from '../errors.js';
 import { launchChrome, type ChromeProcess, type LaunchOptions } from './chrome.js';
 
@@ -14,16 +14,23 @@ export interface BrowserSessionOptions extends LaunchOptions {
   /** Attach to this Chrome (ws:// or http://127.0.0.1:PORT) instead of launching one. */
   endpoint?: string;
   /**
-   * Keep the next clean page ready: after a context restart, the following one is prepared in the
-   * background (its own browser context, so nothing is shared). A context restart then costs a swap
-   * instead of a renderer start. Call settle() before measuring so that work never overlaps a
-   * measured window. Default true.
+   * What to prepare for the next context restart, in the background after each one (its own browser
+   * context, so nothing is shared). `page`: a whole clean page, so the restart costs a swap instead of
+   * a renderer start; right for interactive sessions, where the next restart comes after idle time.
+   * `context`: only the empty browser context; right for back-to-back repeats, where a renderer
+   * starting in the background would slow the app loading in the foreground by as much as it saves.
+   * Call settle() before measuring so that work never overlaps a measured window. Default `page`.
    */
-  prewarm?: boolean;
+  prewarm?: 'page' | 'context' | 'none';
 }
 
+/** The app page a restart opens at once (see restartOpen). */
+export type OpenSpec = Pick<OpenPageOptions, 'url' | 'prepare'>;
+
+type Spare = { kind: 'page'; page: Promise<Page | undefined> } | { kind: 'context'; id: Promise<string | undefined> };
+
 export class BrowserSession {
-  private spare: Promise<Page | undefined> | undefined;
+  private spare: Spare | undefined;
 
   private constructor(
     private readonly opts: BrowserSessionOptions,
@@ -73,19 +80,35 @@ export class BrowserSession {
     }
   }
 
-  /** Start preparing the next clean page (context mode), unless one is already on its way. */
-  prepareSpare(): void {
-    if (this.opts.prewarm === false || this.spare) return;
-    const browser = this.browser;
-    // A failed spare is not an error: the next restart simply builds its page the slow way.
-    this.spare = browser.newPage({ isolated: true }).catch(() => undefined);
+  /**
+   * Start clean by `mode` (context or browser) with the app page already open: the new page is
+   * created at `open.url` with `open.prepare` applied before its first document, which saves the
+   * round of set-up on about:blank and lets the renderer boot while the request is in flight.
+   * Returns the loaded page. A dead page or browser is replaced as in restart().
+   */
+  async restartOpen(mode: Exclude<RestartMode, 'reload'>, open: OpenSpec): Promise<Page> {
+    const browserGone = this.chrome?.hasExited() || !this.browser.isConnected;
+    if (mode === 'browser' || browserGone) return restartBrowser(this, open);
+    return restartContext(this, open);
   }
 
-  /** @internal the prepared page, if it is usable, handed over exactly once. */
-  async takeSpare(): Promise<Page | undefined> {
+  /** Start preparing what the next context restart needs (see `prewarm`), unless already on its way. */
+  prepareSpare(): void {
+    const kind = this.opts.prewarm ?? 'page';
+    if (kind === 'none' || this.spare) return;
+    const browser = this.browser;
+    // A failed spare is not an error: the next restart simply builds its page the slow way.
+    this.spare =
+      kind === 'page' ? { kind, page: browser.newPage({ isolated: true }).catch(() => undefined) } : { kind, id: browser.newContext().catch(() => undefined) };
+  }
+
+  /** @internal what was prepared, if usable, handed over exactly once (a spare context as its id). */
+  async takeSpare(): Promise<Page | string | undefined> {
     const spare = this.spare;
     this.spare = undefined;
-    const page = await spare;
+    if (!spare) return undefined;
+    if (spare.kind === 'context') return spare.id;
+    const page = await spare.page;
     if (page && (page.crashReason || page.browser !== this.browser)) {
       await page.close();
       return undefined;
@@ -93,14 +116,20 @@ export class BrowserSession {
     return page;
   }
 
-  /** Resolves when no background work (the spare page) is in flight: call before a measured window. */
+  /** Resolves when no background work (the spare) is in flight: call before a measured window. */
   async settle(): Promise<void> {
-    await this.spare;
+    await (this.spare?.kind === 'page' ? this.spare.page : this.spare?.id);
+  }
+
+  /** @internal drop what was prepared (a browser restart, closing). */
+  async dropSpare(): Promise<void> {
+    const spare = await this.takeSpare();
+    if (typeof spare === 'string') await this.browser.disposeContext(spare);
+    else await spare?.close();
   }
 
   async close(): Promise<void> {
-    const spare = await this.takeSpare();
-    await spare?.close();
+    await this.dropSpare();
     if (this.chrome) {
       await this.browser.disconnect();
       await this.chrome.close();
@@ -152,19 +181,37 @@ export async function restartReload(s: BrowserSession, url?: string): Promise<Pa
   return s.page;
 }
 
-/** `context`: a new browser context and target; the old context (storage, cache, cookies) is disposed. */
-export async function restartContext(s: BrowserSession): Promise<Page> {
+/**
+ * `context`: a new browser context and target; the old context (storage, cache, cookies) is
+ * disposed. With `open`, the new page is created at the app URL (see restartOpen).
+ */
+export async function restartContext(s: BrowserSession, open?: OpenSpec): Promise<Page> {
   const old = s.page;
   // Dispose first: the old renderer must not compete for the CPU while the new one starts.
   await old.close();
-  const page = (await s.takeSpare()) ?? (await s.browser.newPage({ isolated: true }));
+  const spare = await s.takeSpare();
+  const page = await newCleanPage(s.browser, spare, open);
   s.replace({ page });
   s.prepareSpare();
   return page;
 }
 
-/** `browser`: kill Chrome and relaunch it with a new profile folder. */
-export async function restartBrowser(s: BrowserSession): Promise<Page> {
+async function newCleanPage(browser: Browser, spare: Page | string | undefined, open: OpenSpec | undefined): Promise<Page> {
+  if (typeof spare === 'string') {
+    if (open) return browser.openPage({ ...open, browserContextId: spare });
+    await browser.disposeContext(spare);
+    spare = undefined;
+  }
+  if (!open) return spare ?? browser.newPage({ isolated: true });
+  if (!spare) return browser.openPage(open);
+  // A page prepared ahead is already past its about:blank start: set it up, then navigate.
+  await open.prepare(spare);
+  await spare.navigate(open.url);
+  return spare;
+}
+
+/** `browser`: kill Chrome and relaunch it with a new profile folder. With `open`, see restartOpen. */
+export async function restartBrowser(s: BrowserSession, open?: OpenSpec): Promise<Page> {
   if (!s.chrome) {
     throw new PerfError({
       code: 'restart_browser_attached',
@@ -172,11 +219,10 @@ export async function restartBrowser(s: BrowserSession): Promise<Page> {
       suggestion: 'use browser.restart: context (or --restart context) with an endpoint',
     });
   }
-  const spare = await s.takeSpare();
-  await spare?.close();
+  await s.dropSpare();
   await s.browser.disconnect();
   await s.chrome.close();
   const { chrome, browser } = await startBrowser({ ...s.options, userDataDir: undefined });
-  const page = await browser.newPage({ isolated: true });
+  const page = await newCleanPage(browser, undefined, open);
   return s.replace({ chrome, browser, page });
 }

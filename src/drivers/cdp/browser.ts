@@ -54,8 +54,23 @@ export async function resolveEndpoint(endpoint: string, timeoutMs = 5000): Promi
   }
 }
 
+/** A page to create straight at its URL: `prepare` runs while the new target waits, before its first document. */
+export interface OpenPageOptions {
+  url: string;
+  /** Emulation, init scripts…: everything the first document must already see. */
+  prepare: (page: Page) => Promise<unknown>;
+  /** Create the page in this (prepared, empty) browser context, which it then owns; default a new one. */
+  browserContextId?: string;
+  timeoutMs?: number;
+}
+
 export class Browser {
   private crashHandlers = new Set<(reason: string) => void>();
+  private autoAttach: Promise<void> | undefined;
+  /** Pages being created by openPage, by browser context: their target is handed over, not resumed. */
+  private readonly claims = new Map<string, (p: EventParams<'Target.attachedToTarget'>) => void>();
+  /** Targets attach() is attaching to: their attachedToTarget event is ours, not auto-attach's. */
+  private readonly attaching = new Set<string>();
 
   private constructor(
     readonly conn: CdpConnection,
@@ -97,6 +112,83 @@ export class Browser {
     return this.attach(targetId, browserContextId);
   }
 
+  /** An empty browser context, for openPage (creating one ahead keeps it off a restart's path). */
+  async newContext(): Promise<string> {
+    return (await this.conn.send('Target.createBrowserContext', {})).browserContextId;
+  }
+
+  async disposeContext(browserContextId: string): Promise<void> {
+    await this.conn.send('Target.disposeBrowserContext', { browserContextId }).catch(() => undefined);
+  }
+
+  /**
+   * A new isolated page created directly at `url`: the target is created paused (auto-attach with
+   * waitForDebuggerOnStart, as Playwright and Puppeteer create theirs), `prepare` runs, then it is
+   * released and loads. Compared with newPage + navigate there is no about:blank round of setup
+   * and the renderer boots while the request is in flight. Resolves after the load event.
+   */
+  async openPage(opts: OpenPageOptions): Promise<Page> {
+    await this.enableAutoAttach();
+    const browserContextId = opts.browserContextId ?? (await this.newContext());
+    const timeoutMs = opts.timeoutMs ?? NAVIGATION_TIMEOUT_MS;
+    let page: Page | undefined;
+    try {
+      const attached = new Promise<EventParams<'Target.attachedToTarget'>>((resolve) => this.claims.set(browserContextId, resolve));
+      const created = this.conn.send('Target.createTarget', { url: opts.url, browserContextId });
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new PerfError({ code: 'timeout', kind: 'environment', message: `the new page for ${opts.url} was not attached within ${timeoutMs} ms` })), timeoutMs);
+      });
+      const info = await Promise.race([attached, created.then(() => attached), late]).finally(() => clearTimeout(timer));
+      page = new Page(this, info.targetInfo.targetId, info.sessionId, browserContextId);
+      const p = page;
+      // Subscribed before the release: the document may load before the next round trip returns.
+      let mainFrame: { url: string; unreachableUrl?: string } | undefined;
+      p.on('Page.frameNavigated', (e) => {
+        if (!e.frame.parentId) mainFrame = e.frame;
+      });
+      const loaded = p.waitForEvent('Page.loadEventFired', () => mainFrame !== undefined, timeoutMs);
+      loaded.catch(() => undefined);
+      // Released only once everything is acknowledged: sent in the same batch, the release raced
+      // Page.enable (a load event was missed now and then).
+      await Promise.all([p.init({ resume: false }), opts.prepare(p), created]);
+      await p.send('Runtime.runIfWaitingForDebugger');
+      await loaded;
+      // An unreachable app commits an error page: navigate once more for Chrome's reason (net::…).
+      if (mainFrame?.unreachableUrl) await p.navigate(opts.url, timeoutMs);
+      return p;
+    } catch (e) {
+      if (page) await page.close();
+      else await this.disposeContext(browserContextId);
+      throw e;
+    } finally {
+      this.claims.delete(browserContextId);
+    }
+  }
+
+  /**
+   * Browser-wide auto-attach, enabled on first use and kept: switching it off would detach the
+   * pages it attached. A target nobody claimed (a popup, a worker, a page that existed before) is
+   * released at once and left alone, so nothing waits on us.
+   */
+  private enableAutoAttach(): Promise<void> {
+    this.autoAttach ??= (async () => {
+      this.conn.onBrowserEvent('Target.attachedToTarget', (p) => {
+        if (this.attaching.has(p.targetInfo.targetId)) return;
+        const claim = p.targetInfo.type === 'page' && p.targetInfo.browserContextId ? this.claims.get(p.targetInfo.browserContextId) : undefined;
+        if (claim) {
+          this.claims.delete(p.targetInfo.browserContextId!);
+          claim(p);
+          return;
+        }
+        const release = p.waitingForDebugger ? this.conn.send('Runtime.runIfWaitingForDebugger', {}, p.sessionId) : Promise.resolve();
+        void release.catch(() => undefined).then(() => this.conn.send('Target.detachFromTarget', { sessionId: p.sessionId }).catch(() => undefined));
+      });
+      await this.conn.send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: true, flatten: true });
+    })();
+    return this.autoAttach;
+  }
+
   /** Pages (type "page") currently open, for attaching to an existing one. */
   async pageTargets(): Promise<{ targetId: string; url: string; browserContextId?: string }[]> {
     const { targetInfos } = await this.conn.send('Target.getTargets', {});
@@ -104,7 +196,8 @@ export class Browser {
   }
 
   async attach(targetId: string, ownedContextId?: string): Promise<Page> {
-    const { sessionId } = await this.conn.send('Target.attachToTarget', { targetId, flatten: true });
+    this.attaching.add(targetId);
+    const { sessionId } = await this.conn.send('Target.attachToTarget', { targetId, flatten: true }).finally(() => this.attaching.delete(targetId));
     const page = new Page(this, targetId, sessionId, ownedContextId);
     await page.init();
     return page;
@@ -144,7 +237,8 @@ export class Page {
     readonly browserContextId: string | undefined,
   ) {}
 
-  async init(): Promise<void> {
+  /** `resume: false` for a target created paused: the caller releases it once prepared. */
+  async init(opts: { resume: boolean } = { resume: true }): Promise<void> {
     this.unsubscribe.push(
       this.on('Inspector.targetCrashed', () => this.markCrashed('the page crashed (renderer process died)')),
       this.browser.conn.on('Target.detachedFromTarget', (p) => {
@@ -152,7 +246,7 @@ export class Page {
       }),
     );
     // In parallel: each is one round trip; sequentially they would add up on every restart.
-    await Promise.all([this.send('Page.enable'), this.send('Inspector.enable'), this.send('Runtime.runIfWaitingForDebugger')]);
+    await Promise.all([this.send('Page.enable'), this.send('Inspector.enable'), ...(opts.resume ? [this.send('Runtime.runIfWaitingForDebugger')] : [])]);
   }
 
   private markCrashed(reason: string): void {

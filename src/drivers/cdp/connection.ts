@@ -148,6 +148,15 @@ export class CdpConnection {
     return () => (this.client as unknown as NodeJS.EventEmitter).off(name, listener);
   }
 
+  /** Subscribe to an event of the browser session itself (not one relayed from a page session). */
+  onBrowserEvent<E extends EventName>(event: E, handler: (params: EventParams<E>) => void): () => void {
+    const listener = (p: unknown, sessionId?: string): void => {
+      if (!sessionId) handler(p as EventParams<E>);
+    };
+    (this.client as unknown as NodeJS.EventEmitter).on(event, listener);
+    return () => (this.client as unknown as NodeJS.EventEmitter).off(event, listener);
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.markClosed('connection closed by the harness');

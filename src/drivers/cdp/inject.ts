@@ -15,8 +15,11 @@ export function registerPageScript(name: string, source: string): void {
 
 const installed = new WeakSet<Page>();
 
-/** Install every registered script on this page (once per Page object / CDP session). */
-export async function installPageScripts(page: Page): Promise<void> {
+/**
+ * Install every registered script on this page (once per Page object / CDP session). `future`
+ * only: for a target still paused before its first document, which has no document to run in yet.
+ */
+export async function installPageScripts(page: Page, opts: { future?: boolean } = {}): Promise<void> {
   if (installed.has(page)) return;
   installed.add(page);
   const all = [...scripts.values()];
@@ -24,6 +27,6 @@ export async function installPageScripts(page: Page): Promise<void> {
   const source = all.join('\n;\n');
   await Promise.all([
     page.send('Page.addScriptToEvaluateOnNewDocument', { source }),
-    page.send('Runtime.evaluate', { expression: source, returnByValue: true }),
+    ...(opts.future ? [] : [page.send('Runtime.evaluate', { expression: source, returnByValue: true })]),
   ]);
 }
