@@ -7,6 +7,7 @@ import { findChrome, launchChrome } from '../src/session/chrome.js';
 import { isAlive, sleep } from '../src/session/processes.js';
 import { serveStatic } from '../src/session/static-server.js';
 import { PerfError } from '../src/errors.js';
+import type { Page } from '../src/drivers/cdp/browser.js';
 import { FIXTURES_DIR, ROOT, sharedBrowser } from './helpers.js';
 
 async function waitGone(pid: number, timeoutMs = 8000): Promise<boolean> {
@@ -33,6 +34,26 @@ test('a context restart starts the page only: no browser UI targets (omnibox pop
   const inContext = targetInfos.filter((t) => t.browserContextId === page.browserContextId);
   assert.deepEqual(inContext.map((t) => t.type), ['page']);
   assert.deepEqual(targetInfos.filter((t) => t.type === 'browser_ui').map((t) => t.url), []);
+});
+
+test('restartOpen: the new page sees what prepare set before its first document ran', async () => {
+  const { session, demo } = await sharedBrowser();
+  const prepare = (p: Page): Promise<unknown> =>
+    Promise.all([
+      p.send('Page.addScriptToEvaluateOnNewDocument', { source: 'window.__preparedAt = document.readyState' }),
+      p.send('Emulation.setDeviceMetricsOverride', { width: 613, height: 500, deviceScaleFactor: 1, mobile: false }),
+    ]);
+  const page = await session.restartOpen('context', { url: `${demo.url}/list.html`, prepare });
+  assert.deepEqual(await page.evaluate('[window.__preparedAt, innerWidth, location.pathname]'), ['loading', 613, '/list.html']);
+});
+
+test('restartOpen: an unreachable app is a navigation_failed error with Chrome\'s reason', async () => {
+  const { session } = await sharedBrowser();
+  await assert.rejects(
+    session.restartOpen('context', { url: 'http://127.0.0.1:9/', prepare: async () => undefined }),
+    (e: PerfError) => e.code === 'navigation_failed' && /net::ERR_/.test(e.message),
+  );
+  assert.equal(await (await session.restart('context')).evaluate<number>('6 * 7'), 42);
 });
 
 async function writeStorageThenRestart(mode: 'reload' | 'context' | 'browser'): Promise<{ storage: string | null; windowFlag: unknown; title: string }> {

@@ -198,9 +198,7 @@ export async function restartContext(s: BrowserSession, open?: OpenSpec): Promis
 
 async function newCleanPage(browser: Browser, spare: Page | string | undefined, open: OpenSpec | undefined): Promise<Page> {
   if (typeof spare === 'string') {
-    if (open) return browser.openPage({ ...open, browserContextId: spare });
-    await browser.disposeContext(spare);
-    spare = undefined;
+    return open ? browser.openPage({ ...open, browserContextId: spare }) : browser.newPage({ isolated: true, browserContextId: spare });
   }
   if (!open) return spare ?? browser.newPage({ isolated: true });
   if (!spare) return browser.openPage(open);

@@ -101,10 +101,11 @@ export class Browser {
 
   /**
    * A new page. `isolated`: in a fresh browser context, so it shares no storage, cookies or cache
-   * with any earlier page; closing the page disposes the context.
+   * with any earlier page; closing the page disposes the context (`browserContextId`: a prepared
+   * empty one to use instead of creating it).
    */
-  async newPage(opts: { isolated: boolean; url?: string }): Promise<Page> {
-    const browserContextId = opts.isolated ? (await this.conn.send('Target.createBrowserContext', {})).browserContextId : undefined;
+  async newPage(opts: { isolated: boolean; url?: string; browserContextId?: string }): Promise<Page> {
+    const browserContextId = opts.isolated ? (opts.browserContextId ?? (await this.newContext())) : undefined;
     const { targetId } = await this.conn.send('Target.createTarget', {
       url: opts.url ?? 'about:blank',
       ...(browserContextId ? { browserContextId } : {}),
@@ -132,6 +133,8 @@ export class Browser {
     const browserContextId = opts.browserContextId ?? (await this.newContext());
     const timeoutMs = opts.timeoutMs ?? NAVIGATION_TIMEOUT_MS;
     let page: Page | undefined;
+    // Releases the load waiter (and its timer) on every exit, as navigate() does.
+    const stop = new AbortController();
     try {
       const attached = new Promise<EventParams<'Target.attachedToTarget'>>((resolve) => this.claims.set(browserContextId, resolve));
       const created = this.conn.send('Target.createTarget', { url: opts.url, browserContextId });
@@ -147,7 +150,7 @@ export class Browser {
       p.on('Page.frameNavigated', (e) => {
         if (!e.frame.parentId) mainFrame = e.frame;
       });
-      const loaded = p.waitForEvent('Page.loadEventFired', () => mainFrame !== undefined, timeoutMs);
+      const loaded = p.waitForEvent('Page.loadEventFired', () => mainFrame !== undefined, timeoutMs, stop.signal);
       loaded.catch(() => undefined);
       // Released only once everything is acknowledged: sent in the same batch, the release raced
       // Page.enable (a load event was missed now and then).
@@ -162,6 +165,7 @@ export class Browser {
       else await this.disposeContext(browserContextId);
       throw e;
     } finally {
+      stop.abort();
       this.claims.delete(browserContextId);
     }
   }
