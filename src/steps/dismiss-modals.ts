@@ -105,8 +105,16 @@ function modalRuntime(op: ModalOp, index: number, buttonPatterns: string[]): unk
     }
     case 'close': {
       const el = reg.list[index];
-      if (el instanceof HTMLDialogElement) el.close();
-      return el instanceof HTMLDialogElement ? !el.open : false;
+      if (!(el instanceof HTMLDialogElement)) return false;
+      // close() fires its close event in a later task: wait for it, so the app's close handler has
+      // run when the effect is read back. 200 ms: the event comes within a task or two; a dialog
+      // that was not open fires none.
+      const fired = new Promise((resolve) => {
+        el.addEventListener('close', resolve, { once: true });
+        setTimeout(resolve, 200);
+      });
+      el.close();
+      return fired.then(() => !el.open);
     }
     case 'focusInside': {
       // Escape goes to the focused element; an app listening on the modal only hears it from inside.
