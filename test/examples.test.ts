@@ -28,7 +28,7 @@ for (const f of files) {
     test(`example ${f}${variant ? ` --variant ${variant}` : ''} runs: 2 repeats measured, every step ok`, async () => {
       const sc = loadScenario(file, variant ? { variant } : {});
       const { run } = await runScenario(sc, { label: 'test', outDir: out, repeat: 2, warmup: 0 });
-      const failures = run.repeats.flatMap((r) => (r.status === 'failed' ? [`${r.failure.label}: ${r.failure.error.message}`] : r.status === 'refused' ? [`refused: ${r.reason}`] : []));
+      const failures = run.repeats.flatMap((r) => (r.status === 'failed' ? [`${r.failure.label ?? r.failure.phase}: ${r.failure.error.message}`] : r.status === 'refused' ? [`refused: ${r.reason}`] : []));
       assert.deepEqual(failures, []);
       assert.equal(run.summary.measured, 2);
       assert.ok((run.summary.metrics['frames.painted']?.median ?? 0) > 1);

@@ -70,7 +70,8 @@ steps:
   - expect: { target: { testId: out }, text: "clicked 1" }
 ${PAINT}`);
   const sc = loadScenario(file, { env: { ...process.env } });
-  // Load 1 is the harness checking that the app answers; loads 2, 3, 4 are the repeats.
+  // Load 1 is the harness checking that the app answers; the repeats load from 2 on, so the
+  // second repeat gets load 3 (or the one after, if a restart discarded a page).
   process.env.FAIL_ON = '3';
   try {
     const { run } = await runScenario(sc, { label: 'run', outDir: join(work, 'out') });

@@ -47,6 +47,18 @@ test('restartOpen: the new page sees what prepare set before its first document 
   assert.deepEqual(await page.evaluate('[window.__preparedAt, innerWidth, location.pathname]'), ['loading', 613, '/list.html']);
 });
 
+test('restartOpen: a document that commits while set-up is unanswered is not handed over; set-up lands, then it loads', async () => {
+  const { session, demo } = await sharedBrowser();
+  // A screenshot of a page still booting is answered only after its document commits: the init
+  // script sent after it would miss that document.
+  const prepare = async (p: Page): Promise<void> => {
+    await p.send('Page.captureScreenshot', {});
+    await p.send('Page.addScriptToEvaluateOnNewDocument', { source: 'window.__preparedAt = document.readyState' });
+  };
+  const page = await session.restartOpen('context', { url: `${demo.url}/list.html`, prepare });
+  assert.deepEqual(await page.evaluate('[window.__preparedAt, document.readyState, location.pathname]'), ['loading', 'complete', '/list.html']);
+});
+
 test('restartOpen: an unreachable app is a navigation_failed error with Chrome\'s reason', async () => {
   const { session } = await sharedBrowser();
   await assert.rejects(

@@ -57,7 +57,11 @@ export async function resolveEndpoint(endpoint: string, timeoutMs = 5000): Promi
 /** A page to create straight at its URL: `prepare` runs while the new target waits, before its first document. */
 export interface OpenPageOptions {
   url: string;
-  /** Emulation, init scripts…: everything the first document must already see. */
+  /**
+   * Emulation, init scripts…: everything the first document must already see. Send every command
+   * when called, before the first await: openPage judges whether the document committed after
+   * them by what is still unanswered on the page's session when the commit is reported.
+   */
   prepare: (page: Page) => Promise<unknown>;
   /** Create the page in this (prepared, empty) browser context, which it then owns; default a new one. */
   browserContextId?: string;
@@ -123,10 +127,12 @@ export class Browser {
   }
 
   /**
-   * A new isolated page created directly at `url`: the target is created paused (auto-attach with
-   * waitForDebuggerOnStart, as Playwright and Puppeteer create theirs), `prepare` runs, then it is
-   * released and loads. Compared with newPage + navigate there is no about:blank round of setup
-   * and the renderer boots while the request is in flight. Resolves after the load event.
+   * A new isolated page created directly at `url`: auto-attach (waitForDebuggerOnStart, as
+   * Playwright and Puppeteer use it) hands us its session at once, `prepare` is sent while the
+   * renderer boots and the request is in flight, then the target is released. Compared with
+   * newPage + navigate there is no about:blank round of setup. A document that committed before its
+   * set-up landed is never handed over: that page is replaced by one set up on about:blank before
+   * it navigates. Resolves after the load event.
    */
   async openPage(opts: OpenPageOptions): Promise<Page> {
     await this.enableAutoAttach();
@@ -135,6 +141,7 @@ export class Browser {
     let page: Page | undefined;
     // Releases the load waiter (and its timer) on every exit, as navigate() does.
     const stop = new AbortController();
+    let offCommit: (() => void) | undefined;
     try {
       const attached = new Promise<EventParams<'Target.attachedToTarget'>>((resolve) => this.claims.set(browserContextId, resolve));
       const created = this.conn.send('Target.createTarget', { url: opts.url, browserContextId });
@@ -145,20 +152,43 @@ export class Browser {
       const info = await Promise.race([attached, created.then(() => attached), late]).finally(() => clearTimeout(timer));
       page = new Page(this, info.targetInfo.targetId, info.sessionId, browserContextId);
       const p = page;
-      // Subscribed before the release: the document may load before the next round trip returns.
-      let mainFrame: { url: string; unreachableUrl?: string } | undefined;
-      p.on('Page.frameNavigated', (e) => {
-        if (!e.frame.parentId) mainFrame = e.frame;
+      // Chrome does not really hold a page target created paused: once its renderer is up, the
+      // document commits (and may run). Mostly the renderer handles our queued set-up first; now and
+      // then (a few in a hundred on a loaded machine) the commit comes first and the document misses
+      // the set-up, even Page.enable (then no frameNavigated is reported). A session's answers and
+      // events arrive in the order the renderer sent them, so a reported commit is clean only if no
+      // set-up command was unanswered when it arrived.
+      let settingUp = true;
+      let commit: { clean: boolean; unreachable: boolean } | undefined;
+      offCommit = p.on('Page.frameNavigated', (e) => {
+        if (e.frame.parentId || commit) return;
+        commit = { clean: !settingUp || this.conn.pendingCount(p.sessionId) === 0, unreachable: e.frame.unreachableUrl !== undefined };
       });
-      const loaded = p.waitForEvent('Page.loadEventFired', () => mainFrame !== undefined, timeoutMs, stop.signal);
+      // Subscribed before the release: the document may load before the next round trip returns.
+      // Any load event is ours: a target created paused has no earlier document to fire one.
+      const loaded = p.waitForEvent('Page.loadEventFired', () => true, timeoutMs, stop.signal);
       loaded.catch(() => undefined);
       // Released only once everything is acknowledged: sent in the same batch, the release raced
       // Page.enable (a load event was missed now and then).
       await Promise.all([p.init({ resume: false }), opts.prepare(p), created]);
-      await p.send('Runtime.runIfWaitingForDebugger');
+      settingUp = false;
+      // Asked after Page.enable took effect: if no commit was reported yet, the page tells whether
+      // it is still on its initial about:blank (the commit is yet to come, and will be reported).
+      const [, href] = await Promise.all([p.send('Runtime.runIfWaitingForDebugger'), commit ? undefined : p.evaluate<string>('location.href')]);
+      if (commit ? !commit.clean : href !== 'about:blank') {
+        // That document missed some set-up and its load event may be past or to come: start over on
+        // a page of our own making, set up on about:blank before it navigates.
+        await p.close();
+        page = undefined;
+        const fresh = await this.newPage({ isolated: true });
+        page = fresh;
+        await opts.prepare(fresh);
+        await fresh.navigate(opts.url, timeoutMs);
+        return fresh;
+      }
       await loaded;
-      // An unreachable app commits an error page: navigate once more for Chrome's reason (net::…).
-      if (mainFrame?.unreachableUrl) await p.navigate(opts.url, timeoutMs);
+      // An unreachable app commits an error page: navigating once more gives Chrome's reason (net::…).
+      if (commit?.unreachable) await p.navigate(opts.url, timeoutMs);
       return p;
     } catch (e) {
       if (page) await page.close();
@@ -166,6 +196,7 @@ export class Browser {
       throw e;
     } finally {
       stop.abort();
+      offCommit?.();
       this.claims.delete(browserContextId);
     }
   }

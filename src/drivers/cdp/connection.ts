@@ -99,6 +99,11 @@ export class CdpConnection {
     for (const p of set) p.reject(new TargetClosedError(`${p.method}: ${reason}`));
   }
 
+  /** Commands sent on this session (undefined: the browser's) still waiting for their answer. */
+  pendingCount(sessionId?: string): number {
+    return this.pendingBySession.get(sessionId ?? '')?.size ?? 0;
+  }
+
   send<M extends CommandName>(method: M, params?: ParamsOf<M>, sessionId?: string, timeoutMs = DEFAULT_COMMAND_TIMEOUT_MS): Promise<ResultOf<M>> {
     if (this.closed) return Promise.reject(new TargetClosedError(`${method}: ${this.closed}`));
     const key = sessionId ?? '';
