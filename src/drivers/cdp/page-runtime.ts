@@ -2484,6 +2484,22 @@ function runtimeMain(version: string): void {
     return { framed, visibilityState: document.visibilityState, hasFocus: document.hasFocus() };
   }
 
+  /**
+   * wait_for's check. Visible text = innerText (skips display:none and visibility:hidden) of the
+   * document, of open shadow roots and of same-origin iframes, whitespace collapsed. The roots come
+   * from collectRoots, which walks every element only in documents that have shown a shadow root.
+   */
+  function visibleText(text: string | null, gone: string | null): { status: 'ok'; hasText: boolean; hasGone: boolean } {
+    const parts: string[] = [];
+    for (const root of collectRoots(document)) {
+      if (root.nodeType === 9) parts.push((root as Document).body?.innerText ?? '');
+      else if (root.nodeType === 11) for (const child of (root as ShadowRoot).children) if ((child as HTMLElement).innerText !== undefined) parts.push((child as HTMLElement).innerText);
+    }
+    const all = parts.join('\n').replace(/\s+/g, ' ');
+    const norm = (t: string): string => t.replace(/\s+/g, ' ').trim();
+    return { status: 'ok', hasText: text === null || all.includes(norm(text)), hasGone: gone !== null && all.includes(norm(gone)) };
+  }
+
   const api: Record<string, (...args: any[]) => unknown> = {
     resolve,
     waitResolve,
@@ -2509,6 +2525,7 @@ function runtimeMain(version: string): void {
     scrollByFallback,
     scrollIntoView: scrollIntoViewRef,
     expect: expectWait,
+    visibleText,
     framesAlive,
     defineQuery: (q: string, locator: any) => {
       state.queries.set(q, { locator });
