@@ -174,7 +174,9 @@ export class Browser {
       settingUp = false;
       // Asked after Page.enable took effect: if no commit was reported yet, the page tells whether
       // it is still on its initial about:blank (the commit is yet to come, and will be reported).
-      const [, href] = await Promise.all([p.send('Runtime.runIfWaitingForDebugger'), commit ? undefined : p.evaluate<string>('location.href')]);
+      // An answer lost to a destroyed context means the commit came while asking: reported too.
+      const asked = commit ? undefined : p.evaluate<string>('location.href').catch(() => 'about:blank');
+      const [, href] = await Promise.all([p.send('Runtime.runIfWaitingForDebugger'), asked]);
       if (commit ? !commit.clean : href !== 'about:blank') {
         // That document missed some set-up and its load event may be past or to come: start over on
         // a page of our own making, set up on about:blank before it navigates.
