@@ -29,6 +29,9 @@ export type OpenSpec = Pick<OpenPageOptions, 'url' | 'prepare'>;
 
 type Spare = { kind: 'page'; page: Promise<Page | undefined> } | { kind: 'context'; id: Promise<string | undefined> };
 
+/** What a restart gets from the spare, once it is ready: a clean page or an empty browser context. */
+type Taken = { kind: 'page'; page: Page } | { kind: 'context'; id: string };
+
 export class BrowserSession {
   private spare: Spare | undefined;
 
@@ -102,18 +105,27 @@ export class BrowserSession {
       kind === 'page' ? { kind, page: browser.newPage({ isolated: true }).catch(() => undefined) } : { kind, id: browser.newContext().catch(() => undefined) };
   }
 
-  /** @internal what was prepared, if usable, handed over exactly once (a spare context as its id). */
-  async takeSpare(): Promise<Page | string | undefined> {
+  /** @internal what was prepared, if usable, handed over exactly once. */
+  async takeSpare(): Promise<Taken | undefined> {
     const spare = this.spare;
     this.spare = undefined;
-    if (!spare) return undefined;
-    if (spare.kind === 'context') return spare.id;
-    const page = await spare.page;
-    if (page && (page.crashReason || page.browser !== this.browser)) {
-      await page.close();
-      return undefined;
+    switch (spare?.kind) {
+      case undefined:
+        return undefined;
+      case 'context': {
+        const id = await spare.id;
+        return id ? { kind: 'context', id } : undefined;
+      }
+      case 'page': {
+        const page = await spare.page;
+        if (!page) return undefined;
+        if (page.crashReason || page.browser !== this.browser) {
+          await page.close();
+          return undefined;
+        }
+        return { kind: 'page', page };
+      }
     }
-    return page;
   }
 
   /** Resolves when no background work (the spare) is in flight: call before a measured window. */
@@ -124,8 +136,8 @@ export class BrowserSession {
   /** @internal drop what was prepared (a browser restart, closing). */
   async dropSpare(): Promise<void> {
     const spare = await this.takeSpare();
-    if (typeof spare === 'string') await this.browser.disposeContext(spare);
-    else await spare?.close();
+    if (spare?.kind === 'context') await this.browser.disposeContext(spare.id);
+    else await spare?.page.close();
   }
 
   async close(): Promise<void> {
@@ -196,16 +208,19 @@ export async function restartContext(s: BrowserSession, open?: OpenSpec): Promis
   return page;
 }
 
-async function newCleanPage(browser: Browser, spare: Page | string | undefined, open: OpenSpec | undefined): Promise<Page> {
-  if (typeof spare === 'string') {
-    return open ? browser.openPage({ ...open, browserContextId: spare }) : browser.newPage({ isolated: true, browserContextId: spare });
+async function newCleanPage(browser: Browser, spare: Taken | undefined, open: OpenSpec | undefined): Promise<Page> {
+  switch (spare?.kind) {
+    case undefined:
+      return open ? browser.openPage(open) : browser.newPage({ isolated: true });
+    case 'context':
+      return open ? browser.openPage({ ...open, browserContextId: spare.id }) : browser.newPage({ isolated: true, browserContextId: spare.id });
+    case 'page':
+      if (!open) return spare.page;
+      // A page prepared ahead is already past its about:blank start: set it up, then navigate.
+      await open.prepare(spare.page);
+      await spare.page.navigate(open.url);
+      return spare.page;
   }
-  if (!open) return spare ?? browser.newPage({ isolated: true });
-  if (!spare) return browser.openPage(open);
-  // A page prepared ahead is already past its about:blank start: set it up, then navigate.
-  await open.prepare(spare);
-  await spare.navigate(open.url);
-  return spare;
 }
 
 /** `browser`: kill Chrome and relaunch it with a new profile folder. With `open`, see restartOpen. */
