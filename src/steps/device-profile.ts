@@ -5,7 +5,7 @@
 import { PerfError, closest } from '../errors.js';
 import { defineStep } from './define.js';
 import { applyDevice, clearEmulation, DEVICE_NAMES, DEVICES, getDevice, presetUserAgent, readViewport } from './devices.js';
-import { readViewportSettled, viewportAnswer } from './resize-viewport.js';
+import { readViewportSettled, readViewportUntil, viewportAnswer } from './resize-viewport.js';
 
 export const deviceProfile = defineStep({
   name: 'device_profile',
@@ -38,8 +38,13 @@ export const deviceProfile = defineStep({
     }
     const { page } = ctx;
     if (args.reset) {
+      // Like applying one, clearing an override reaches the page with a later frame, and the pixel
+      // ratio and screen arrive before the layout size: wait until the page reports another size.
+      const emulated = page.emulation.deviceMetricsOverride ? await readViewport(page) : undefined;
       await clearEmulation(page);
-      const seen = await readViewport(page);
+      const seen = emulated
+        ? await readViewportUntil(page, (s) => s.width !== emulated.width || s.height !== emulated.height)
+        : await readViewport(page);
       return { data: { reset: true, width: seen.width, height: seen.height, dpr: seen.dpr, touch: seen.touch, userAgent: seen.userAgent } };
     }
     const preset = getDevice(args.name!);

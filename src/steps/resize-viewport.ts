@@ -10,14 +10,19 @@ import { applyViewport, readViewport, type ViewportReadBack, type ViewportSpec }
 const SETTLE_POLL_MS = 50;
 const SETTLE_POLLS = 10;
 
-/** Read the viewport until it matches `want` (or the polls run out) and return the last reading. */
-export async function readViewportSettled(page: Page, want: { width: number; height: number; dpr: number }): Promise<ViewportReadBack> {
+/** Read the viewport until `done` says so (or the polls run out) and return the last reading. */
+export async function readViewportUntil(page: Page, done: (seen: ViewportReadBack) => boolean): Promise<ViewportReadBack> {
   let seen = await readViewport(page);
-  for (let i = 0; i < SETTLE_POLLS && !(seen.width === want.width && seen.height === want.height && seen.dpr === want.dpr); i++) {
+  for (let i = 0; i < SETTLE_POLLS && !done(seen); i++) {
     await new Promise((r) => setTimeout(r, SETTLE_POLL_MS));
     seen = await readViewport(page);
   }
   return seen;
+}
+
+/** Read the viewport until it matches `want` (or the polls run out) and return the last reading. */
+export function readViewportSettled(page: Page, want: { width: number; height: number; dpr: number }): Promise<ViewportReadBack> {
+  return readViewportUntil(page, (seen) => seen.width === want.width && seen.height === want.height && seen.dpr === want.dpr);
 }
 
 /** The answer of resize_viewport and device_profile: the read-back values, and whether they match. */

@@ -306,17 +306,28 @@ export class Page {
   send<M extends CommandName>(method: M, params?: ParamsOf<M>, timeoutMs?: number): Promise<ResultOf<M>> {
     if (this.crashed) return Promise.reject(new TargetClosedError(`${method}: ${this.crashed}`));
     const sent = this.browser.conn.send(method, params, this.sessionId, timeoutMs);
-    if (method !== 'Emulation.setCPUThrottlingRate') return sent;
-    // Chromium has no getter for the throttling rate: keep the one this target acknowledged, so perf
-    // reports state the rate in effect instead of assuming the scenario's.
-    return sent.then((r) => {
-      this.emulation.cpuThrottlingRate = (params as { rate: number }).rate;
-      return r;
-    });
+    // Chromium has no getter for these: keep what this target acknowledged. The throttling rate, so
+    // perf reports state the rate in effect instead of assuming the scenario's; whether a device
+    // metrics override is on, so a reset knows to wait for the page to see it go.
+    switch (method) {
+      case 'Emulation.setCPUThrottlingRate':
+        return sent.then((r) => {
+          this.emulation.cpuThrottlingRate = (params as { rate: number }).rate;
+          return r;
+        });
+      case 'Emulation.setDeviceMetricsOverride':
+      case 'Emulation.clearDeviceMetricsOverride':
+        return sent.then((r) => {
+          this.emulation.deviceMetricsOverride = method === 'Emulation.setDeviceMetricsOverride';
+          return r;
+        });
+      default:
+        return sent;
+    }
   }
 
   /** Emulation this page's target acknowledged through send() (Chromium cannot be asked for it). */
-  readonly emulation: { cpuThrottlingRate?: number } = {};
+  readonly emulation: { cpuThrottlingRate?: number; deviceMetricsOverride?: boolean } = {};
 
   on<E extends EventName>(event: E, handler: (params: EventParams<E>) => void): () => void {
     return this.browser.conn.on(event, handler, this.sessionId);
