@@ -10,6 +10,7 @@ import { blocksByCount, blocksBySelf, readProfile, round, type Block, type Profi
 import { BEGIN_MARK, END_MARK, counterDeltas, type PerfMode, type RawSession, type SessionEnv, type SourceName } from './session.js';
 import { layoutsFromTrace, phasesFromTrace, type TraceLayouts } from './trace-layouts.js';
 import { runInsights, type Insight, type InsightDetail } from './insights.js';
+import * as M from './metrics.js';
 
 export type Coverage = Record<string, 'read' | 'missing'>;
 
@@ -168,26 +169,28 @@ export function buildReport(raw: RawSession, spans: readonly StepSpan[]): { repo
   }
 
   const painted = Math.max(1, frames?.painted ?? 1);
-  const metrics: Record<string, number> = { durationMs };
-  const perFrame = (name: string, value: number): void => {
-    metrics[name] = round(value);
-    metrics[`${name}.perFrame`] = round(value / painted, 4);
+  const metrics: Record<string, number> = {};
+  // Only declared metrics are written (src/perf/metrics.ts); a per-frame form follows its declaration.
+  const put = (def: M.MetricDefinition, value: number, digits?: number): void => {
+    metrics[def.name] = round(value, digits);
+    if (def.perFrame) metrics[def.name + M.PER_FRAME_SUFFIX] = round(value / painted, 4);
   };
+  put(M.durationMs, raw.durationMs);
 
   // Frames.
   const presented = frames ? frames.frames.filter((f) => f.state !== 'dropped') : [];
   const frameMs = presented.map((f) => f.durationMs);
   if (frames) {
-    metrics['frames.count'] = frames.count;
-    metrics['frames.painted'] = frames.painted;
-    perFrame('frames.dropped', frames.dropped);
-    perFrame('frames.partial', frames.partial);
-    perFrame('frames.overBudget', frames.overBudget);
+    put(M.framesCount, frames.count);
+    put(M.framesPainted, frames.painted);
+    put(M.framesDropped, frames.dropped);
+    put(M.framesPartial, frames.partial);
+    put(M.framesOverBudget, frames.overBudget);
     if (frameMs.length) {
-      metrics['frames.frameMs.p50'] = round(quantile(frameMs, 0.5));
-      metrics['frames.frameMs.p90'] = round(quantile(frameMs, 0.9));
-      metrics['frames.frameMs.p99'] = round(quantile(frameMs, 0.99));
-      metrics['frames.frameMs.worst'] = round(Math.max(...frameMs));
+      put(M.frameMsP50, quantile(frameMs, 0.5));
+      put(M.frameMsP90, quantile(frameMs, 0.9));
+      put(M.frameMsP99, quantile(frameMs, 0.99));
+      put(M.frameMsWorst, Math.max(...frameMs));
     }
   }
   const frameList: FrameRecord[] = frames?.frames ?? [];
@@ -214,45 +217,46 @@ export function buildReport(raw: RawSession, spans: readonly StepSpan[]): { repo
     // Event Timing reports only interactions of 16 ms or more; performance.interactionCount counts all.
     // The fast ones enter the percentiles at 16 ms, their upper bound, so p50/p90 never read too fast.
     const total = Math.max(interactions.length, raw.interactionCount ?? 0);
-    perFrame('interactions.count', total);
+    put(M.interactionsCount, total);
     const lat = [...interactions.map((i) => i.latencyMs), ...new Array<number>(total - interactions.length).fill(EVENT_TIMING_FLOOR_MS)];
     if (lat.length) {
-      metrics['interactions.latencyMs.p50'] = round(quantile(lat, 0.5));
-      metrics['interactions.latencyMs.p90'] = round(quantile(lat, 0.9));
-      metrics['interactions.latencyMs.worst'] = round(Math.max(...lat));
+      put(M.latencyP50, quantile(lat, 0.5));
+      put(M.latencyP90, quantile(lat, 0.9));
+      put(M.latencyWorst, Math.max(...lat));
     }
   }
 
   // Long animation frames.
   const longFrames = loafsOf(raw.messages, raw.startedAt);
   if (coverage.longFrames === 'read') {
-    perFrame('longFrames.count', longFrames.length);
-    perFrame('longFrames.blockingMs', longFrames.reduce((s, l) => s + l.blockingMs, 0));
+    put(M.longFramesCount, longFrames.length);
+    put(M.longFramesBlockingMs, longFrames.reduce((s, l) => s + l.blockingMs, 0));
   }
 
   // Counters.
   const counters: Record<string, number> = {};
   if (deltas) {
-    const c = {
-      layouts: deltas.LayoutCount ?? 0,
-      styleRecalcs: deltas.RecalcStyleCount ?? 0,
-      scriptMs: (deltas.ScriptDuration ?? 0) * 1000,
-      layoutMs: (deltas.LayoutDuration ?? 0) * 1000,
-      styleMs: (deltas.RecalcStyleDuration ?? 0) * 1000,
-      taskMs: (deltas.TaskDuration ?? 0) * 1000,
-      heapDeltaBytes: deltas.JSHeapUsedSize ?? 0,
-      domNodesDelta: deltas.Nodes ?? 0,
-    };
-    for (const [k, v] of Object.entries(c)) {
-      counters[k] = round(v);
-      if (k === 'heapDeltaBytes' || k === 'domNodesDelta') metrics[`counters.${k}`] = round(v);
-      else perFrame(`counters.${k}`, v);
+    const c: [M.MetricDefinition, string, number][] = [
+      [M.layouts, 'layouts', deltas.LayoutCount ?? 0],
+      [M.styleRecalcs, 'styleRecalcs', deltas.RecalcStyleCount ?? 0],
+      [M.scriptMs, 'scriptMs', (deltas.ScriptDuration ?? 0) * 1000],
+      [M.layoutMs, 'layoutMs', (deltas.LayoutDuration ?? 0) * 1000],
+      [M.styleMs, 'styleMs', (deltas.RecalcStyleDuration ?? 0) * 1000],
+      [M.taskMs, 'taskMs', (deltas.TaskDuration ?? 0) * 1000],
+      [M.threadCpuMs, 'threadCpuMs', (deltas.ThreadTime ?? 0) * 1000],
+      [M.processCpuMs, 'processCpuMs', (deltas.ProcessTime ?? 0) * 1000],
+      [M.heapDeltaBytes, 'heapDeltaBytes', deltas.JSHeapUsedSize ?? 0],
+      [M.domNodesDelta, 'domNodesDelta', deltas.Nodes ?? 0],
+    ];
+    for (const [def, key, v] of c) {
+      counters[key] = round(v);
+      put(def, v);
     }
   }
 
   // Layout shift.
   if (coverage.layoutShift === 'read') {
-    metrics['layoutShift.score'] = round(raw.messages.reduce((s, m) => s + (m.kind === 'shift' ? m.value : 0), 0), 4);
+    put(M.layoutShiftScore, raw.messages.reduce((s, m) => s + (m.kind === 'shift' ? m.value : 0), 0), 4);
   }
 
   // Steps.
@@ -260,7 +264,7 @@ export function buildReport(raw: RawSession, spans: readonly StepSpan[]): { repo
   for (const s of spans) {
     // A mark is a marker, not work: it shows in summary.marks.
     if (s.step === 'mark') continue;
-    const key = `steps.${s.label}.ms`;
+    const key = M.stepMetricName(s.label);
     // A label used twice (a repeated step) sums: the metric is the time spent in that step.
     metrics[key] = round((metrics[key] ?? 0) + s.durationMs);
     stepRows.push({ label: s.label, step: s.step, ms: round(s.durationMs), status: s.status });

@@ -92,7 +92,7 @@ const PROBE_FLUSH_TIMEOUT_MS = 5000;
 export const BEGIN_MARK = 'rehearse:perf_begin';
 export const END_MARK = 'rehearse:perf_end';
 
-const COUNTER_METRICS = ['LayoutCount', 'RecalcStyleCount', 'LayoutDuration', 'RecalcStyleDuration', 'ScriptDuration', 'TaskDuration'] as const;
+const COUNTER_METRICS = ['LayoutCount', 'RecalcStyleCount', 'LayoutDuration', 'RecalcStyleDuration', 'ScriptDuration', 'TaskDuration', 'ThreadTime', 'ProcessTime'] as const;
 const GAUGE_METRICS = ['JSHeapUsedSize', 'Nodes'] as const;
 
 export class PerfSession {

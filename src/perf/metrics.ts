@@ -1,0 +1,257 @@
+/**
+ * The metric registry: every metric a run can produce, declared once. The report builder writes only
+ * names declared here; compare, budgets, reporters, the MCP replies, `perf metrics` and the README's
+ * metric list all read these declarations, and no other file classifies a metric by its name.
+ *
+ * A declaration says what a metric measures (unit, kind), which way is better, whether it may decide a
+ * verdict (gate), whether it depends on the machine, and the smallest value a relative change is
+ * measured against (floor). A `.perFrame` form (the count divided by the window's painted frames) is
+ * derived from its base for every declaration with `perFrame: true`; `steps.<label>.ms` is a pattern.
+ */
+import { closest, PerfError } from '../errors.js';
+
+export type MetricKind = 'count' | 'ms' | 'bytes' | 'score';
+export type Better = 'lower' | 'higher' | 'none';
+/**
+ * primary: decides a compare's verdict (the gate's family, ≤ 8); secondary: judged and shown in a family
+ * of its own, never fails the gate; never: shown only (a direction-less metric, or one set by the scenario).
+ */
+export type GateRole = 'primary' | 'secondary' | 'never';
+export type DriverName = 'cdp';
+
+export interface MetricDefinition {
+  /** Flat dotted name with the unit in it; `<label>` marks a pattern part. */
+  name: string;
+  /** What one unit is, for tables and docs: ms, layouts, frames, bytes… */
+  unit: string;
+  kind: MetricKind;
+  better: Better;
+  gate: GateRole;
+  /**
+   * Whether the value depends on the machine's speed (CPU model, cores, browser build): milliseconds and
+   * frame pacing do, the app's own work (layouts, style recalcs, DOM nodes) does not. Against a baseline
+   * recorded on another host, host-dependent metrics are shown but not gated.
+   */
+  hostDependent: boolean;
+  /** Whether a `.perFrame` form exists (the value divided by the window's painted frames). */
+  perFrame: boolean;
+  /**
+   * The smallest baseline a relative change is taken against: below it, a change is measured as a share
+   * of this value instead, so 0 → 3 ms of blocking reads as +6% of 50 ms, not +∞%, and 0.9 → 1.2 ms of
+   * script is not a +33% regression. In the metric's own unit.
+   */
+  floor: number;
+  /** Shown in one-glance replies (perf_run over MCP). */
+  headline: boolean;
+  /** Drivers that produce it. */
+  drivers: readonly DriverName[];
+  description: string;
+}
+
+type MetricInit = Omit<MetricDefinition, 'perFrame' | 'headline' | 'drivers'> & Partial<Pick<MetricDefinition, 'perFrame' | 'headline' | 'drivers'>>;
+
+export function defineMetric(init: MetricInit): MetricDefinition {
+  return { perFrame: false, headline: false, drivers: ['cdp'], ...init };
+}
+
+export const PER_FRAME_SUFFIX = '.perFrame';
+
+/**
+ * A `.perFrame` form is judged only when both runs painted at least this many frames (median): one frame
+ * more or less, which is the machine's pacing and not the app, then moves the ratio by at most 1/30 ≈ 3%,
+ * a third of the default warn threshold. Half a second of 60 Hz animation or scrolling reaches it; a
+ * window of a few taps does not, and there the absolute count is judged instead.
+ */
+export const MIN_PAINTED_FOR_PER_FRAME = 30;
+
+// ─── the registry ───────────────────────────────────────────────────────────────────────────────────
+
+// Floors, each the smallest change a user could notice or the metric's own resolution:
+// one 60 Hz frame for frame and step times; Event Timing's 16 ms reporting floor for interactions;
+// the 50 ms long-task threshold for blocking; 10 ms for CPU counters (the renderer's process CPU clock
+// ticks in 10 ms); 1 for the app's own work (a new layout in every repeat is real); 10 frames (a sixth of
+// a second at 60 Hz) for the frame-pacing events, whose single occurrences come and go with the machine.
+const FRAME_MS = 16.7;
+
+export const durationMs = defineMetric({ name: 'durationMs', unit: 'ms', kind: 'ms', better: 'lower', gate: 'secondary', hostDependent: true, floor: 50, headline: true, description: 'Wall time of the measured window, from perf_begin to perf_end.' });
+export const framesCount = defineMetric({ name: 'frames.count', unit: 'frames', kind: 'count', better: 'none', gate: 'never', hostDependent: true, floor: 1, description: 'Frames the compositor began in the window (painted, partial or dropped).' });
+export const framesPainted = defineMetric({ name: 'frames.painted', unit: 'frames', kind: 'count', better: 'none', gate: 'never', hostDependent: true, floor: 1, headline: true, description: 'Frames presented with new content: the divisor of every .perFrame metric. Falls when steps get faster, so it has no better direction.' });
+export const framesDropped = defineMetric({ name: 'frames.dropped', unit: 'frames', kind: 'count', better: 'lower', gate: 'primary', hostDependent: true, perFrame: true, floor: 10, description: 'Frames the compositor began but never presented.' });
+export const framesPartial = defineMetric({ name: 'frames.partial', unit: 'frames', kind: 'count', better: 'lower', gate: 'secondary', hostDependent: true, perFrame: true, floor: 10, description: 'Frames presented without all the main thread\'s update (the compositor went ahead).' });
+export const framesOverBudget = defineMetric({ name: 'frames.overBudget', unit: 'frames', kind: 'count', better: 'lower', gate: 'primary', hostDependent: true, perFrame: true, floor: 10, headline: true, description: 'Presented frames that took longer than one vsync (16.7 ms at 60 Hz).' });
+export const frameMsP50 = defineMetric({ name: 'frames.frameMs.p50', unit: 'ms', kind: 'ms', better: 'lower', gate: 'secondary', hostDependent: true, floor: FRAME_MS, description: 'Median presented frame duration.' });
+export const frameMsP90 = defineMetric({ name: 'frames.frameMs.p90', unit: 'ms', kind: 'ms', better: 'lower', gate: 'secondary', hostDependent: true, floor: FRAME_MS, headline: true, description: '90th percentile presented frame duration.' });
+export const frameMsP99 = defineMetric({ name: 'frames.frameMs.p99', unit: 'ms', kind: 'ms', better: 'lower', gate: 'secondary', hostDependent: true, floor: FRAME_MS, description: '99th percentile presented frame duration.' });
+export const frameMsWorst = defineMetric({ name: 'frames.frameMs.worst', unit: 'ms', kind: 'ms', better: 'lower', gate: 'secondary', hostDependent: true, floor: FRAME_MS, description: 'Longest presented frame.' });
+export const interactionsCount = defineMetric({ name: 'interactions.count', unit: 'interactions', kind: 'count', better: 'none', gate: 'never', hostDependent: false, perFrame: true, floor: 1, description: 'Discrete interactions (taps, key presses) in the window: set by the scenario, not by the app.' });
+export const latencyP50 = defineMetric({ name: 'interactions.latencyMs.p50', unit: 'ms', kind: 'ms', better: 'lower', gate: 'secondary', hostDependent: true, floor: 16, description: 'Median interaction latency (Event Timing: input to next paint). Fast interactions count as 16 ms, Event Timing\'s floor.' });
+export const latencyP90 = defineMetric({ name: 'interactions.latencyMs.p90', unit: 'ms', kind: 'ms', better: 'lower', gate: 'secondary', hostDependent: true, floor: 16, headline: true, description: '90th percentile interaction latency (Event Timing: input to next paint).' });
+export const latencyWorst = defineMetric({ name: 'interactions.latencyMs.worst', unit: 'ms', kind: 'ms', better: 'lower', gate: 'secondary', hostDependent: true, floor: 16, description: 'Slowest interaction (INP-like for the window).' });
+export const longFramesCount = defineMetric({ name: 'longFrames.count', unit: 'frames', kind: 'count', better: 'lower', gate: 'secondary', hostDependent: true, perFrame: true, floor: 2, description: 'Long animation frames (over 50 ms of main-thread work before the frame).' });
+export const longFramesBlockingMs = defineMetric({ name: 'longFrames.blockingMs', unit: 'ms', kind: 'ms', better: 'lower', gate: 'primary', hostDependent: true, perFrame: true, floor: 50, headline: true, description: 'Main-thread time over 50 ms in each long animation frame, summed: how long input would have waited.' });
+export const layouts = defineMetric({ name: 'counters.layouts', unit: 'layouts', kind: 'count', better: 'lower', gate: 'primary', hostDependent: false, perFrame: true, floor: 1, headline: true, description: 'Layouts the renderer ran (Performance.getMetrics LayoutCount): the app\'s own work.' });
+export const styleRecalcs = defineMetric({ name: 'counters.styleRecalcs', unit: 'recalcs', kind: 'count', better: 'lower', gate: 'primary', hostDependent: false, perFrame: true, floor: 1, headline: true, description: 'Style recalculations (RecalcStyleCount): the app\'s own work.' });
+export const scriptMs = defineMetric({ name: 'counters.scriptMs', unit: 'ms', kind: 'ms', better: 'lower', gate: 'secondary', hostDependent: true, perFrame: true, floor: 10, description: 'Wall time spent running script (ScriptDuration).' });
+export const layoutMs = defineMetric({ name: 'counters.layoutMs', unit: 'ms', kind: 'ms', better: 'lower', gate: 'secondary', hostDependent: true, perFrame: true, floor: 10, description: 'Wall time spent in layout (LayoutDuration).' });
+export const styleMs = defineMetric({ name: 'counters.styleMs', unit: 'ms', kind: 'ms', better: 'lower', gate: 'secondary', hostDependent: true, perFrame: true, floor: 10, description: 'Wall time spent recalculating style (RecalcStyleDuration).' });
+export const taskMs = defineMetric({ name: 'counters.taskMs', unit: 'ms', kind: 'ms', better: 'lower', gate: 'secondary', hostDependent: true, perFrame: true, floor: 10, description: 'Wall time of all main-thread tasks (TaskDuration).' });
+export const threadCpuMs = defineMetric({ name: 'counters.threadCpuMs', unit: 'ms', kind: 'ms', better: 'lower', gate: 'primary', hostDependent: true, perFrame: true, floor: 10, headline: true, description: 'CPU time of the page\'s main thread (ThreadTime): its work without the time it waited for a core.' });
+export const processCpuMs = defineMetric({ name: 'counters.processCpuMs', unit: 'ms', kind: 'ms', better: 'lower', gate: 'secondary', hostDependent: true, perFrame: true, floor: 10, description: 'CPU time of the renderer process, every thread (ProcessTime; 10 ms clock ticks).' });
+export const heapDeltaBytes = defineMetric({ name: 'counters.heapDeltaBytes', unit: 'bytes', kind: 'bytes', better: 'none', gate: 'never', hostDependent: false, floor: 1024 * 1024, description: 'Change in used JS heap over the window: garbage collection timing dominates it, so it has no better direction.' });
+export const domNodesDelta = defineMetric({ name: 'counters.domNodesDelta', unit: 'nodes', kind: 'count', better: 'lower', gate: 'secondary', hostDependent: false, floor: 10, description: 'Change in live DOM nodes over the window (growth that stays may be a leak).' });
+export const layoutShiftScore = defineMetric({ name: 'layoutShift.score', unit: 'score', kind: 'score', better: 'lower', gate: 'secondary', hostDependent: false, floor: 0.1, description: 'Layout shift score over the window (Layout Instability API, CLS-style sum).' });
+export const stepMs = defineMetric({ name: 'steps.<label>.ms', unit: 'ms', kind: 'ms', better: 'lower', gate: 'secondary', hostDependent: true, floor: FRAME_MS, description: 'Wall time of one measured step (a label used twice sums).' });
+
+/** Every metric, in the order a reader scans them (reports, tables, docs). */
+export const METRICS: readonly MetricDefinition[] = [
+  durationMs,
+  framesCount,
+  framesPainted,
+  framesDropped,
+  framesPartial,
+  framesOverBudget,
+  frameMsP50,
+  frameMsP90,
+  frameMsP99,
+  frameMsWorst,
+  interactionsCount,
+  latencyP50,
+  latencyP90,
+  latencyWorst,
+  longFramesCount,
+  longFramesBlockingMs,
+  layouts,
+  styleRecalcs,
+  threadCpuMs,
+  processCpuMs,
+  scriptMs,
+  layoutMs,
+  styleMs,
+  taskMs,
+  heapDeltaBytes,
+  domNodesDelta,
+  layoutShiftScore,
+  stepMs,
+];
+
+/*
+ * The primary family, chosen from measured noise (bench/noise.ts, timing repeats of the examples on a
+ * 2-core machine, quiet / beside a busy process): layouts and style recalcs 0–10% CV (the app's own
+ * work, machine-independent); counters.threadCpuMs 8–17%, steadier than scriptMs (21–140%), taskMs
+ * (13–26%) and processCpuMs (9–37%, 10 ms ticks); frames over budget / dropped and long-frame blocking
+ * (zero on a healthy page, judged as Poisson events). Interaction latency (p90 16–46% CV, Event Timing's
+ * 16 ms floor and 8 ms rounding) and wall times (durationMs 5–19%, steps) stay secondary: at that noise a
+ * 20-repeat compare cannot tell a +25% change reliably.
+ */
+/** At most this many primary metrics by default: each one dilutes the others' share of α. */
+export const MAX_PRIMARY = 8;
+
+// ─── lookup ─────────────────────────────────────────────────────────────────────────────────────────
+
+/** The metric of one measured step's wall time (the `steps.<label>.ms` pattern). */
+export function stepMetricName(label: string): string {
+  return `steps.${label}.ms`;
+}
+
+/** A metric as resolved from a concrete name: its declaration, and whether this is the per-frame form. */
+export interface ResolvedMetric {
+  name: string;
+  def: MetricDefinition;
+  /** The base name (without `.perFrame`). */
+  base: string;
+  perFrame: boolean;
+  /** Position in METRICS, for ordering. */
+  order: number;
+  /** For `steps.<label>.ms`: the label. */
+  label?: string;
+}
+
+const byName = new Map(METRICS.map((d, i) => [d.name, { def: d, order: i }]));
+const STEP_METRIC = /^steps\.(.+)\.ms$/;
+
+/** The declaration behind a concrete metric name, or undefined for a name no run produces. */
+export function resolveMetric(name: string): ResolvedMetric | undefined {
+  const perFrame = name.endsWith(PER_FRAME_SUFFIX);
+  const base = perFrame ? name.slice(0, -PER_FRAME_SUFFIX.length) : name;
+  const hit = byName.get(base);
+  if (hit) {
+    if (perFrame && !hit.def.perFrame) return undefined;
+    return { name, def: hit.def, base, perFrame, order: hit.order };
+  }
+  const step = STEP_METRIC.exec(base);
+  if (step && !perFrame) return { name, def: stepMs, base, perFrame: false, order: METRICS.indexOf(stepMs), label: step[1]! };
+  return undefined;
+}
+
+/**
+ * Milliseconds are read from timing-mode repeats when a run has them: attribution mode runs the sampling
+ * profiler, which inflates every ms figure. Counts are the same in both modes.
+ */
+export function isTimingMetric(name: string): boolean {
+  return resolveMetric(name)?.def.kind === 'ms';
+}
+
+/** The floor of a concrete name: per-frame forms spread the base floor over the per-frame minimum. */
+export function floorOf(m: ResolvedMetric): number {
+  return m.perFrame ? m.def.floor / MIN_PAINTED_FOR_PER_FRAME : m.def.floor;
+}
+
+/** Every concrete name the registry declares (patterns excluded), per-frame forms after their base. */
+export function concreteMetricNames(): string[] {
+  return METRICS.flatMap((d) => (d.name.includes('<') ? [] : d.perFrame ? [d.name, d.name + PER_FRAME_SUFFIX] : [d.name]));
+}
+
+/** The default primary family: base names with `gate: 'primary'`. */
+export function defaultPrimaryMetrics(): string[] {
+  return METRICS.filter((d) => d.gate === 'primary').map((d) => d.name);
+}
+
+/**
+ * Check a metric name written by a user (budgets, thresholds, gate.metrics). `stepLabels` are the
+ * scenario's measured step labels, for `steps.<label>.ms`. Returns the resolved metric or throws a
+ * PerfError naming the closest valid names.
+ */
+export function checkMetricName(name: string, stepLabels: readonly string[] = [], where = 'metric'): ResolvedMetric {
+  const r = resolveMetric(name);
+  if (r && (r.label === undefined || stepLabels.includes(r.label))) return r;
+  const valid = [...concreteMetricNames(), ...stepLabels.map((l) => `steps.${l}.ms`)];
+  const near = closest(name, valid);
+  const stepHint = r?.label !== undefined ? ` (no measured step is labelled "${r.label}"; labels: ${stepLabels.join(', ') || 'none'})` : '';
+  throw new PerfError({
+    code: 'unknown_metric',
+    message: `${where}: unknown metric "${name}"${stepHint}${near.length ? `; did you mean ${near.map((n) => `"${n}"`).join(' or ')}?` : ''}`,
+    suggestion: '`perf metrics` lists every metric',
+    candidates: near,
+  });
+}
+
+/** Sort names in registry order (a per-frame form right after its base; steps in `stepLabels` order), unknown names last. */
+export function sortMetricNames(names: Iterable<string>, stepLabels: readonly string[] = []): string[] {
+  const key = (name: string): [number, number, string, number] => {
+    const r = resolveMetric(name);
+    if (!r) return [METRICS.length, 0, name, 0];
+    const within = r.label !== undefined ? stepLabels.indexOf(r.label) : 0;
+    return [r.order, within < 0 ? Number.MAX_SAFE_INTEGER : within, r.base, r.perFrame ? 1 : 0];
+  };
+  return [...names]
+    .map((name) => ({ name, k: key(name) }))
+    .sort((x, y) => x.k[0] - y.k[0] || x.k[1] - y.k[1] || (x.k[2] < y.k[2] ? -1 : x.k[2] > y.k[2] ? 1 : 0) || x.k[3] - y.k[3])
+    .map((x) => x.name);
+}
+
+// ─── docs ───────────────────────────────────────────────────────────────────────────────────────────
+
+/** One row per declaration, as `perf metrics --json` prints it. */
+export function metricTable(): (Omit<MetricDefinition, 'drivers'> & { drivers: DriverName[]; perFrameName: string | null })[] {
+  return METRICS.map((d) => ({ ...d, drivers: [...d.drivers], perFrameName: d.perFrame ? d.name + PER_FRAME_SUFFIX : null }));
+}
+
+/** The README's metric list (Markdown), generated so it never disagrees with the registry. */
+export function metricsMarkdown(): string {
+  const rows = METRICS.map((d) => {
+    const name = `\`${d.name}\`${d.perFrame ? ` (+ \`.perFrame\`)` : ''}`;
+    const dir = d.better === 'none' ? 'none' : `${d.better}`;
+    return `| ${name} | ${d.unit} | ${dir} | ${d.gate} | ${d.hostDependent ? 'yes' : 'no'} | ${d.floor} | ${d.description.replace(/\|/g, '\\|')} |`;
+  });
+  return ['| metric | unit | better | gate | host-dependent | floor | what it measures |', '|:--|:--|:--|:--|:--|--:|:--|', ...rows].join('\n');
+}

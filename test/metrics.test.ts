@@ -1,0 +1,74 @@
+/**
+ * The metric registry (src/perf/metrics.ts) is the one vocabulary: every metric a real run file holds
+ * resolves in it, `perf metrics --json` prints it, the README's table is generated from it, and the
+ * default primary family stays within MAX_PRIMARY.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { checkMetricName, defaultPrimaryMetrics, MAX_PRIMARY, METRICS, metricsMarkdown, resolveMetric, sortMetricNames } from '../src/perf/metrics.js';
+import type { RunFile } from '../src/runner/run-file.js';
+import { PerfError } from '../src/errors.js';
+import { ROOT } from './helpers.js';
+
+const baselineFiles = readdirSync(join(ROOT, 'baselines')).filter((f) => f.endsWith('.json'));
+
+test('every metric in the committed baselines (real Chromium reports of every bundled scenario) resolves in the registry', () => {
+  assert.ok(baselineFiles.length >= 6);
+  const seen = new Set<string>();
+  for (const f of baselineFiles) {
+    const run = JSON.parse(readFileSync(join(ROOT, 'baselines', f), 'utf8')) as RunFile;
+    for (const r of run.repeats) if (r.status === 'measured') for (const k of Object.keys(r.report.metrics)) seen.add(k);
+  }
+  const unknown = [...seen].filter((k) => !resolveMetric(k));
+  assert.deepEqual(unknown, []);
+  // And the registry is not padded with names nothing produces (steps.<label>.ms is a pattern).
+  const unproduced = METRICS.filter((d) => !d.name.includes('<') && ![...seen].some((k) => k === d.name || k === `${d.name}.perFrame`)).map((d) => d.name);
+  assert.ok(unproduced.length <= 2, `declared but never produced by the bundled scenarios: ${unproduced.join(', ')}`);
+});
+
+test('the default primary family is at most 8 metrics, each with a better direction, and resolves by name', () => {
+  const primary = defaultPrimaryMetrics();
+  assert.ok(primary.length >= 1 && primary.length <= MAX_PRIMARY, primary.join(', '));
+  for (const m of primary) {
+    const r = resolveMetric(m);
+    assert.ok(r, m);
+    assert.notEqual(r.def.better, 'none', m);
+    assert.equal(r.def.gate, 'primary', m);
+  }
+  assert.ok(primary.includes('counters.layouts') && primary.includes('counters.threadCpuMs'));
+});
+
+test('checkMetricName: a typo is a PerfError with the closest names as candidates; steps.<label>.ms needs the label', () => {
+  assert.throws(() => checkMetricName('frames.overbudget.perFrame'), (e: unknown) => e instanceof PerfError && e.code === 'unknown_metric' && e.candidates!.includes('frames.overBudget.perFrame'));
+  assert.equal(checkMetricName('steps.open.ms', ['open']).label, 'open');
+  assert.throws(() => checkMetricName('steps.open.ms', ['close']), /no measured step is labelled "open"; labels: close/);
+  assert.deepEqual(sortMetricNames(['zzz', 'counters.layouts.perFrame', 'durationMs', 'counters.layouts']), ['durationMs', 'counters.layouts', 'counters.layouts.perFrame', 'zzz']);
+});
+
+test('the README metric table is the registry\'s, generated (edit src/perf/metrics.ts, then paste metricsMarkdown())', () => {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const m = /<!-- metrics:begin -->\n([\s\S]*?)\n<!-- metrics:end -->/.exec(readme);
+  assert.ok(m, 'README has the metrics:begin/end markers');
+  assert.equal(m[1], metricsMarkdown());
+});
+
+test('`perf metrics --json` prints the registry with direction, role and host dependence; `perf metrics` a table', () => {
+  const r = spawnSync(process.execPath, [join(ROOT, 'bin/perf'), 'metrics', '--json'], { cwd: ROOT, encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr);
+  const j = JSON.parse(r.stdout) as { metrics: { name: string; better: string; gate: string; hostDependent: boolean; perFrameName: string | null; drivers: string[] }[]; maxPrimary: number; minPaintedForPerFrame: number };
+  assert.equal(j.metrics.length, METRICS.length);
+  assert.equal(j.maxPrimary, MAX_PRIMARY);
+  assert.equal(j.minPaintedForPerFrame, 30);
+  const layouts = j.metrics.find((x) => x.name === 'counters.layouts')!;
+  assert.deepEqual([layouts.better, layouts.gate, layouts.hostDependent, layouts.perFrameName], ['lower', 'primary', false, 'counters.layouts.perFrame']);
+  const painted = j.metrics.find((x) => x.name === 'frames.painted')!;
+  assert.deepEqual([painted.better, painted.gate], ['none', 'never']);
+  assert.ok(layouts.drivers.includes('cdp'));
+  const t = spawnSync(process.execPath, [join(ROOT, 'bin/perf'), 'metrics'], { cwd: ROOT, encoding: 'utf8' });
+  assert.equal(t.status, 0);
+  assert.match(t.stdout, /^metric +unit +better +gate/);
+  assert.match(t.stdout, /\ncounters\.threadCpuMs \(\+\.perFrame\) +ms +lower +primary +host/);
+});
