@@ -20,6 +20,7 @@ import {
   normalCdf,
   normalQuantile,
   p25,
+  poissonRateTest,
   p75,
   quantile,
   stddev,
@@ -27,26 +28,8 @@ import {
   zeroSpreadNullBound,
 } from '../src/perf/stats.js';
 import { isPerfError } from '../src/errors.js';
+import { close, mulberry32, normals as gaussian } from './gate-sim.js';
 
-/** mulberry32 (Tommy Ettinger, public domain): tiny, fast, good enough for simulation, and seedable. */
-function mulberry32(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-/** Standard normal by Box–Muller (1958); 1 − u keeps log away from 0. */
-function gaussian(rand: () => number): () => number {
-  return () => Math.sqrt(-2 * Math.log(1 - rand())) * Math.cos(2 * Math.PI * rand());
-}
-
-const close = (actual: number, expected: number, tol: number, what = ''): void =>
-  assert.ok(Math.abs(actual - expected) <= tol, `${what} expected ${expected} ± ${tol}, got ${actual}`);
 
 test('quantile type 7 matches R quantile() / numpy.percentile defaults', () => {
   const x = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
@@ -160,6 +143,30 @@ test('Mann–Whitney with ties: exact permutation p at small n, normal approxima
   // Everything tied: no evidence at all.
   assert.equal(mannWhitneyU([4, 4, 4], [4, 4, 4]).pValue, 1);
   assert.equal(mannWhitneyU([4, 4, 4], [4, 4, 4]).minAttainableP, 1);
+});
+
+test('Mann–Whitney one-sided p: the worse direction alone, half the two-sided p at complete separation', () => {
+  const r = mannWhitneyU([1, 2, 3], [4, 5, 6]);
+  close(r.pGreater, 1 / 20, 1e-12);
+  close(r.pLess, 1, 1e-12);
+  close(r.pValue, 0.1, 1e-12);
+  close(r.minAttainableOneSidedP, 1 / 20, 1e-12);
+  // Ten vs ten untied: 1 / C(20, 10).
+  const ten = mannWhitneyU([1, 2, 3, 4, 5, 6, 7, 8, 9, 10], [11, 12, 13, 14, 15, 16, 17, 18, 19, 20]);
+  close(ten.pGreater, 1 / 184756, 1e-15);
+});
+
+test('Poisson rate test: binomial tails given the total (known values), exposure-weighted', () => {
+  // 5 events over 5 repeats vs 10 over 5: P(X ≥ 10 | n = 15, p = ½) = 4944 / 32768.
+  const r = poissonRateTest(5, 5, 10, 5);
+  close(r.pGreater, 4944 / 32768, 1e-12);
+  close(r.pLess, 1 - 1941 / 32768, 1e-12);
+  // One over-budget frame per repeat in both arms: no evidence either way.
+  assert.ok(poissonRateTest(5, 5, 5, 5).pGreater > 0.5);
+  // The same 10 events over twice the exposure (twice the painted frames) is no higher rate.
+  assert.ok(poissonRateTest(5, 5, 10, 10).pGreater > 0.5);
+  assert.deepEqual(poissonRateTest(0, 5, 0, 5), { pGreater: 1, pLess: 1 });
+  assert.throws(() => poissonRateTest(-1, 5, 0, 5), /finite and ≥ 0/);
 });
 
 test('Hodges–Lehmann estimate and interval: known values', () => {

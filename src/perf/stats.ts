@@ -215,12 +215,26 @@ export function normalQuantile(p: number): number {
  * 0.001 in p (Hollander, Wolfe & Chicken, "Nonparametric Statistical Methods", 3rd ed. 2014, §4.1).
  */
 const EXACT_MAX_PAIRS = 400;
+/**
+ * With ties, the exact permutation distribution is a subset-sum count over the doubled mid-ranks:
+ * N · n2 · Σranks steps, ~1.3 M at 20 vs 20, which a sequential gate pays per metric per look. Keep it
+ * exact up to 10 × 10 repeats, where the normal approximation is least trustworthy (a = [1,1,1],
+ * b = [2,2,2] gets p ≈ 0.047 from it against the exact 0.1); beyond, the tie-corrected normal
+ * approximation with continuity correction is used, as for large untied samples.
+ */
+const EXACT_TIES_MAX_PAIRS = 100;
 
 export interface MannWhitneyResult {
   /** U of the candidate arm b: pairs (aᵢ, bⱼ) with bⱼ > aᵢ, a tie counting ½. Ranges 0 … n1·n2. */
   u: number;
   /** Two-sided p-value: 2 · min(P(U ≤ u), P(U ≥ u)), capped at 1. */
   pValue: number;
+  /** One-sided p that b is stochastically LARGER than a: P(U ≥ u) under no change. */
+  pGreater: number;
+  /** One-sided p that b is stochastically SMALLER than a: P(U ≤ u) under no change. */
+  pLess: number;
+  /** The smallest one-sided p these sizes and this tie pattern could produce (either direction). */
+  minAttainableOneSidedP: number;
   /**
    * The smallest two-sided p these sample sizes and this tie pattern could produce at all (at complete
    * separation). 0.1 for 3 vs 3 repeats: such a test can never be significant at α = 0.05, which
@@ -348,7 +362,7 @@ function twoSided(lowerTail: number, upperTail: number): number {
  * Distribution-free, so it needs no normality of frame times, and robust to the odd outlier repeat.
  *
  * - Exact null distribution without ties while n1·n2 ≤ 400 (Mann & Whitney 1947).
- * - With ties and n1·n2 ≤ 400: the exact permutation distribution of the mid-rank sum given the ties.
+ * - With ties and n1·n2 ≤ 100 (EXACT_TIES_MAX_PAIRS): the exact permutation distribution of the mid-rank sum given the ties.
  *   Deliberately not the normal approximation there: at tiny n it is anti-conservative (a = [1,1,1],
  *   b = [2,2,2] gets p ≈ 0.047 from it, while only 2 of the 20 equally likely arrangements are that
  *   extreme, p = 0.1), and count metrics are where ties live.
@@ -376,10 +390,10 @@ export function mannWhitneyU(a: readonly number[], b: readonly number[]): MannWh
     const total = cum[cum.length - 1]!;
     const lower = cum[u]! / total; // P(U ≤ u)
     const upper = (u === 0 ? total : total - cum[u - 1]!) / total; // P(U ≥ u)
-    return { u, pValue: twoSided(lower, upper), minAttainableP: twoSided(cum[0]! / total, 1), method: 'exact' };
+    return { u, pValue: twoSided(lower, upper), pGreater: upper, pLess: lower, minAttainableP: twoSided(cum[0]! / total, 1), minAttainableOneSidedP: cum[0]! / total, method: 'exact' };
   }
 
-  if (n1 * n2 <= EXACT_MAX_PAIRS) {
+  if (n1 * n2 <= EXACT_TIES_MAX_PAIRS) {
     // Distribution of b's doubled rank sum given the tie pattern.
     const { counts, total } = tiedSumDistribution(ranked.scores2, n2);
     let lowerCount = 0;
@@ -394,8 +408,18 @@ export function mannWhitneyU(a: readonly number[], b: readonly number[]): MannWh
       if (s <= rankSumB2) lowerCount += c;
       if (s >= rankSumB2) upperCount += c;
     }
-    const minP = Math.min(twoSided(counts[first]! / total, 1), twoSided(1, counts[last]! / total));
-    return { u, pValue: twoSided(lowerCount / total, upperCount / total), minAttainableP: minP, method: 'exact-ties' };
+    const minOne = Math.min(counts[first]! / total, counts[last]! / total);
+    // Every value tied: one possible arrangement, no evidence either way.
+    const degenerate = first === last;
+    return {
+      u,
+      pValue: twoSided(lowerCount / total, upperCount / total),
+      pGreater: degenerate ? 1 : upperCount / total,
+      pLess: degenerate ? 1 : lowerCount / total,
+      minAttainableP: degenerate ? 1 : Math.min(1, 2 * minOne),
+      minAttainableOneSidedP: degenerate ? 1 : minOne,
+      method: 'exact-ties',
+    };
   }
 
   const meanU = (n1 * n2) / 2;
@@ -405,6 +429,9 @@ export function mannWhitneyU(a: readonly number[], b: readonly number[]): MannWh
     const z = Math.max(0, Math.abs(uu - meanU) - 0.5) / Math.sqrt(varU);
     return Math.min(1, erfc(z / Math.SQRT2));
   };
+  // One-sided upper tail P(U ≥ uu) with the ½ continuity correction.
+  const upperAt = (uu: number): number => (varU <= 0 ? 1 : normalCdf(-(uu - meanU - 0.5) / Math.sqrt(varU)));
+  const lowerAt = (uu: number): number => (varU <= 0 ? 1 : normalCdf((uu - meanU + 0.5) / Math.sqrt(varU)));
   // Most extreme U this tie pattern allows: b holding the n2 smallest (or largest) mid-ranks.
   let lowest2 = 0;
   let highest2 = 0;
@@ -413,7 +440,8 @@ export function mannWhitneyU(a: readonly number[], b: readonly number[]): MannWh
     highest2 += sorted2[nn - 1 - i]!;
   }
   const minP = Math.min(pAt((lowest2 - offset2) / 2), pAt((highest2 - offset2) / 2));
-  return { u, pValue: pAt(u), minAttainableP: minP, method: 'normal' };
+  const minOne = Math.min(lowerAt((lowest2 - offset2) / 2), upperAt((highest2 - offset2) / 2));
+  return { u, pValue: pAt(u), pGreater: Math.min(1, upperAt(u)), pLess: Math.min(1, lowerAt(u)), minAttainableP: minP, minAttainableOneSidedP: minOne, method: 'normal' };
 }
 
 // ─── Hodges–Lehmann shift ───────────────────────────────────────────────────────────────────────────
@@ -527,4 +555,80 @@ export function holmAdjust(pValues: readonly number[]): number[] {
     out[idx] = running;
   });
   return out;
+}
+
+// ─── counts of random events ────────────────────────────────────────────────────────────────────────
+
+/** log Γ(x) for x > 0: Lanczos approximation, g = 7, n = 9 (Numerical Recipes 3rd ed. §6.1; |ε| < 2e-10). */
+function logGamma(x: number): number {
+  const c = [0.99999999999980993, 676.5203681218851, -1259.1392167224028, 771.32342877765313, -176.61502916214059, 12.507343278686905, -0.13857109526572012, 9.9843695780195716e-6, 1.5056327351493116e-7];
+  if (x < 0.5) return Math.log(Math.PI / Math.sin(Math.PI * x)) - logGamma(1 - x);
+  const xx = x - 1;
+  let a = c[0]!;
+  const t = xx + 7.5;
+  for (let i = 1; i < 9; i++) a += c[i]! / (xx + i);
+  return 0.5 * Math.log(2 * Math.PI) + (xx + 0.5) * Math.log(t) - t + Math.log(a);
+}
+
+/** P(X ≥ k) for X ~ Binomial(n, p), summed in log space (n is a count of events: at most a few thousand here). */
+function binomialUpperTail(k: number, n: number, p: number): number {
+  if (k <= 0) return 1;
+  if (k > n) return 0;
+  if (p <= 0) return 0;
+  if (p >= 1) return 1;
+  const lc = logGamma(n + 1);
+  const lp = Math.log(p);
+  const lq = Math.log1p(-p);
+  let sum = 0;
+  for (let i = k; i <= n; i++) sum += Math.exp(lc - logGamma(i + 1) - logGamma(n - i + 1) + i * lp + (n - i) * lq);
+  return Math.min(1, sum);
+}
+
+export interface PoissonRateResult {
+  /** One-sided p that b's rate per unit of exposure is HIGHER than a's. */
+  pGreater: number;
+  /** One-sided p that b's rate is LOWER. */
+  pLess: number;
+}
+
+/**
+ * Conditional test of two Poisson rates (Przyborowski & Wilenski 1940, "Homogeneity of results in testing
+ * samples from Poisson series", Biometrika 31:313–323; Krishnamoorthy & Thomson 2004, J. Statist. Plann.
+ * Inference 119:23–35, the "C-test"): given the total S = Sa + Sb of events, Sb ~ Binomial(S, Eb/(Ea + Eb))
+ * when both arms have one rate per unit of exposure (repeats, or painted frames).
+ *
+ * Why compare uses it: events paced by the machine (a frame over budget, a dropped frame) come and go one
+ * at a time, so five repeats that each show exactly one such frame say little about the rate — their zero
+ * spread is luck, not precision. This test charges such counts at least their Poisson noise.
+ */
+export function poissonRateTest(sumA: number, exposureA: number, sumB: number, exposureB: number): PoissonRateResult {
+  for (const v of [sumA, exposureA, sumB, exposureB]) {
+    if (!Number.isFinite(v) || v < 0) throw new PerfError({ code: 'bad_count', message: `poissonRateTest: counts and exposures must be finite and ≥ 0, got ${v}` });
+  }
+  if (exposureA <= 0 || exposureB <= 0) return { pGreater: 1, pLess: 1 };
+  const a = Math.round(sumA);
+  const b = Math.round(sumB);
+  const n = a + b;
+  if (n === 0) return { pGreater: 1, pLess: 1 };
+  const p = exposureB / (exposureA + exposureB);
+  // P(X ≤ b) = 1 − P(X ≥ b + 1).
+  return { pGreater: binomialUpperTail(b, n, p), pLess: Math.min(1, 1 - binomialUpperTail(b + 1, n, p)) };
+}
+
+/**
+ * Repeat-to-repeat noise of two samples in their own unit: the MAD of each value's distance from its
+ * arm's median, scaled to σ for normal data (MAD_NORMAL_CONSISTENCY); the pooled standard deviation when
+ * more than half the values sit exactly on their median (a count that rarely moves). 0 when nothing varies.
+ */
+export function pooledSigma(a: readonly number[], b: readonly number[]): number {
+  check(a, 'pooledSigma (a)');
+  check(b, 'pooledSigma (b)');
+  const ma = median(a);
+  const mb = median(b);
+  const dev = [...a.map((v) => v - ma), ...b.map((v) => v - mb)];
+  const robust = median(dev.map(Math.abs)) * MAD_NORMAL_CONSISTENCY;
+  if (robust > 0) return robust;
+  const dof = a.length + b.length - 2;
+  if (dof <= 0) return 0;
+  return Math.sqrt(dev.reduce((s, d) => s + d * d, 0) / dof);
 }

@@ -1,0 +1,118 @@
+/**
+ * A simulated sequential gate for the property tests: repeats drawn from known distributions, fed to the
+ * pure compareMetrics() look by look exactly as the runner's SequentialJudge does (first look at
+ * `repeat` per arm, +2 per arm per look up to `maxRepeat`, rejections carried, stop when decided).
+ */
+import { compareMetrics, type CompareResult, type Direction, type MetricSamples } from '../src/perf/compare.js';
+import assert from 'node:assert/strict';
+import type { Better } from '../src/perf/metrics.js';
+
+/** mulberry32 (Tommy Ettinger, public domain): tiny, fast, good enough for simulation, and seedable. */
+export function mulberry32(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (s + 0x6d2b79f5) >>> 0;
+    let t = s;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Standard normal by Box–Muller. */
+export function gaussian(rng: () => number): number {
+  const u = Math.max(rng(), 1e-12);
+  return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * rng());
+}
+
+/** A stream of standard normals from `rng`. */
+export const normals =
+  (rng: () => number): (() => number) =>
+  () =>
+    gaussian(rng);
+
+export const close = (actual: number, expected: number, tol: number, what = ''): void =>
+  assert.ok(Math.abs(actual - expected) <= tol, `${what} expected ${expected} ± ${tol}, got ${actual}`);
+
+/** Poisson by inversion (small means only). */
+export function poisson(rng: () => number, mean: number): number {
+  const l = Math.exp(-mean);
+  let k = 0;
+  let p = rng();
+  while (p > l) {
+    k++;
+    p *= rng();
+  }
+  return k;
+}
+
+export interface SimMetric {
+  name: string;
+  role?: 'primary' | 'secondary';
+  better?: Better;
+  floor?: number;
+  exact?: boolean;
+  /** Poisson events: values are counts, tested with their Poisson floor too. */
+  events?: boolean;
+  /** One repeat of the baseline (arm a) and of the candidate (arm b). */
+  draw: (rng: () => number, arm: 'a' | 'b') => number;
+}
+
+export interface SimPlan {
+  repeat: number;
+  maxRepeat: number;
+  /** Units per look after the first. */
+  step?: number;
+  alpha?: number;
+  thresholds?: { warnPct: number; errorPct: number };
+  /** Fixed compare at `repeat` (no looks). */
+  fixed?: boolean;
+}
+
+export interface SimOutcome {
+  result: CompareResult;
+  looks: number;
+  n: number;
+}
+
+/** Normal noise around `mean` with coefficient of variation `cv`, scaled by `factor` in arm b. */
+export function normalMetric(name: string, mean: number, cv: number, factor = 1, extra: Partial<SimMetric> = {}): SimMetric {
+  return { name, floor: 0, ...extra, draw: (rng, arm) => mean * (arm === 'b' ? factor : 1) * (1 + cv * gaussian(rng)) };
+}
+
+export function simulate(metrics: SimMetric[], plan: SimPlan, rng: () => number): SimOutcome {
+  const step = plan.step ?? 2;
+  const data = metrics.map(() => ({ a: [] as number[], b: [] as number[] }));
+  const grow = (units: number): void => {
+    for (let i = 0; i < metrics.length; i++) {
+      for (let k = 0; k < units; k++) {
+        data[i]!.a.push(metrics[i]!.draw(rng, 'a'));
+        data[i]!.b.push(metrics[i]!.draw(rng, 'b'));
+      }
+    }
+  };
+  grow(plan.repeat);
+  const looks: { a: number; b: number }[] = [];
+  let rejected: Record<string, Direction> = {};
+  let n = plan.repeat;
+  for (;;) {
+    const samples: MetricSamples[] = metrics.map((m, i) => ({
+      metric: m.name,
+      a: [...data[i]!.a],
+      b: [...data[i]!.b],
+      role: m.role ?? 'primary',
+      better: m.better ?? 'lower',
+      floor: m.floor ?? 0,
+      ...(m.exact ? { exact: true } : {}),
+      ...(m.events ? { events: { a: data[i]!.a, b: data[i]!.b, exposureA: data[i]!.a.map(() => 1), exposureB: data[i]!.b.map(() => 1) } } : {}),
+      ...(plan.fixed ? {} : { looks: looks.map((l) => ({ ...l })), maxN: { a: plan.maxRepeat, b: plan.maxRepeat } }),
+    }));
+    const result = compareMetrics(samples, { thresholds: plan.thresholds ?? { warnPct: 10, errorPct: 25 }, alpha: plan.alpha ?? 0.05, rejected });
+    rejected = result.rejected;
+    if (plan.fixed || result.decided || n >= plan.maxRepeat) return { result, looks: looks.length + 1, n };
+    looks.push({ a: n, b: n });
+    const add = Math.min(step, plan.maxRepeat - n);
+    grow(add);
+    n += add;
+  }
+}
