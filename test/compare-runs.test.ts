@@ -10,11 +10,12 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { compareExitCode, compareRuns, metricKind, readRunFile, type RunsComparison } from '../src/perf/compare-runs.js';
+import { compareExitCode, compareRuns, metricSamples, readRunFile, type RunsComparison } from '../src/perf/compare-runs.js';
 import type { RepeatMode, RepeatRecord, RunFile } from '../src/runner/run-file.js';
 import { abbaOrder, againstLabels } from '../src/runner/against.js';
 import { isPerfError } from '../src/errors.js';
 import { ROOT } from './helpers.js';
+import { mulberry32 as rng } from './gate-sim.js';
 
 const work = mkdtempSync(join(tmpdir(), 'rehearse-compare-runs-'));
 after(() => rmSync(work, { recursive: true, force: true }));
@@ -25,17 +26,6 @@ function perf(args: string[]): { code: number; stdout: string; stderr: string } 
   return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
 }
 
-/** mulberry32: seeded, so every run of this file sees the same "noise". */
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** n values around `center` with relative noise ±cv·√3 (uniform, CV = cv). */
 function noisy(rand: () => number, center: number, cv: number, n: number): number[] {
@@ -134,19 +124,45 @@ function row(c: RunsComparison, metric: string) {
 
 // ─── what is gated ──────────────────────────────────────────────────────────────────────────────────
 
-test('metricKind: per-frame counts and ms are gate candidates; bytes, denominators and scenario counts are info', () => {
-  const names = new Set(['counters.layouts', 'counters.layouts.perFrame', 'interactions.count', 'interactions.count.perFrame', 'frames.painted']);
-  assert.equal(metricKind('counters.layouts.perFrame', names), 'perFrame');
-  assert.equal(metricKind('counters.layouts', names), 'count');
-  assert.equal(metricKind('durationMs', names), 'ms');
-  assert.equal(metricKind('steps.down.ms', names), 'ms');
-  assert.equal(metricKind('frames.frameMs.p90', names), 'ms');
-  assert.equal(metricKind('counters.scriptMs.perFrame', names), 'ms');
-  assert.equal(metricKind('counters.heapDeltaBytes', names), 'info');
-  assert.equal(metricKind('interactions.count.perFrame', names), 'info');
-  assert.equal(metricKind('interactions.count', names), 'info');
-  assert.equal(metricKind('frames.painted', names), 'info');
-  assert.equal(metricKind('layoutShift.score', names), 'info');
+test('roles: per-frame counts and CPU are primary where enough frames were painted; bytes, denominators and scenario counts are shown', () => {
+  const run = makeRun({ metrics: typicalRun(40, 5).map((m) => ({ ...m, 'interactions.count': 3, 'interactions.count.perFrame': 0.06, 'layoutShift.score': 0 })) });
+  const { samples, context } = metricSamples(run, run);
+  const role = (m: string): string | undefined => samples.find((s) => s.metric === m)?.role;
+  assert.equal(role('counters.layouts.perFrame'), 'primary');
+  assert.equal(role('counters.layouts'), 'secondary');
+  assert.equal(role('durationMs'), 'secondary', 'attribution-mode ms never decide');
+  assert.equal(role('frames.frameMs.p90'), 'secondary');
+  assert.equal(role('counters.heapDeltaBytes'), 'shown');
+  assert.equal(role('interactions.count'), 'shown');
+  assert.equal(role('interactions.count.perFrame'), 'shown');
+  assert.equal(role('frames.painted'), 'shown');
+  assert.equal(role('layoutShift.score'), 'secondary');
+  assert.deepEqual(context.primary, ['counters.layouts.perFrame', 'counters.styleRecalcs.perFrame']);
+});
+
+test('roles: below 30 painted frames the absolute count is primary and its per-frame form only shown', () => {
+  const few = typicalRun(41, 5).map((m) => ({ ...m, 'frames.painted': 12 }));
+  const run = makeRun({ metrics: few });
+  const { samples } = metricSamples(run, run);
+  const s = (m: string) => samples.find((x) => x.metric === m)!;
+  assert.equal(s('counters.layouts').role, 'primary');
+  assert.equal(s('counters.layouts').exact, true, "the app's own work: zero spread counts");
+  assert.equal(s('counters.layouts.perFrame').role, 'shown');
+  assert.match(s('counters.layouts.perFrame').note ?? '', /fewer than 30 painted frames/);
+});
+
+test('roles: a baseline from another host shows host-dependent metrics and still judges the app\'s own counts', () => {
+  const a = makeRun({ metrics: typicalRun(42, 5), env: { host: { ...ENV.host, cpuModel: 'Other CPU' } } });
+  const b = makeRun({ metrics: typicalRun(43, 5) });
+  const { samples, context } = metricSamples(a, b);
+  const s = (m: string) => samples.find((x) => x.metric === m)!;
+  assert.equal(context.sameHost, false);
+  assert.equal(s('frames.frameMs.p90').role, 'shown');
+  assert.match(s('frames.frameMs.p90').note ?? '', /another host/);
+  assert.equal(s('counters.layouts.perFrame').role, 'primary');
+  const c = compareRuns(a, b);
+  assert.equal(c.host.same, false);
+  assert.match(c.host.note ?? '', /perf gate --update.*perf run --against/);
 });
 
 // ─── verdicts ───────────────────────────────────────────────────────────────────────────────────────
@@ -222,7 +238,7 @@ test('attribution-mode ms are info only: durationMs doubled without timing repea
   assert.match(c.timing.note, /--timing/);
 });
 
-test('timing-mode ms are gated and read from timing repeats only (attribution repeats\' ms ignored)', () => {
+test('timing-mode ms are judged and read from timing repeats only (attribution repeats\' ms ignored); secondary unless the scenario gates on them', () => {
   const modes: RepeatMode[] = ['timing', 'attribution', 'timing', 'timing', 'attribution', 'timing', 'timing', 'attribution', 'timing', 'timing', 'attribution', 'timing'];
   const timingIdx = modes.flatMap((m, i) => (m === 'timing' ? [i] : []));
   const build = (seed: number, timingMs: number): MetricsPerRepeat =>
@@ -232,11 +248,16 @@ test('timing-mode ms are gated and read from timing repeats only (attribution re
   const c = compareRuns(a, b);
   assert.equal(c.timing.gated, true);
   const r = row(c, 'durationMs');
-  assert.equal(r.gated, true);
+  assert.equal(r.role, 'secondary');
   assert.equal(r.a.n, timingIdx.length, 'only timing repeats sampled');
   assert.ok(r.a.median < 1000, `attribution 5000 ms left out: ${r.a.median}`);
-  assert.equal(r.severity, 'error');
-  assert.equal(c.verdict, 'fail');
+  assert.equal(r.verdict, 'regressed');
+  assert.equal(r.severity, 'info', 'a secondary regression is reported, never an error');
+  assert.equal(c.verdict, 'pass', 'a secondary metric never fails the gate');
+  const gated = compareRuns(a, b, { primary: ['durationMs'] });
+  assert.equal(row(gated, 'durationMs').gated, true);
+  assert.deepEqual(gated.gate.primary, ['durationMs']);
+  assert.equal(gated.verdict, 'fail');
 });
 
 // ─── repeats, files, refusals ───────────────────────────────────────────────────────────────────────
@@ -309,6 +330,8 @@ test('readRunFile: unreadable, invalid JSON, wrong schemaVersion and bad repeats
     ['v2.json', { ...makeRun({ metrics: [] }), schemaVersion: 2 }, /v2\.json: run file schemaVersion 2; this perf reads schemaVersion 1/, 'run_file_schema'],
     ['norepeats.json', { ...makeRun({ metrics: [] }), repeats: 'x' }, /norepeats\.json: .*"repeats" must be an array/, 'run_file_invalid'],
     ['badmode.json', { ...makeRun({ metrics: [{ a: 1 }] }), repeats: [{ index: 0, mode: 'fast', status: 'measured', report: { metrics: {} } }] }, /repeats\[0\]\.mode/, 'run_file_invalid'],
+    ['badseq.json', { ...makeRun({ metrics: [] }), sequential: { alpha: 0.05, spending: 'pocock', looks: [{ a: 5 }], max: { a: 20, b: 20, timingA: 0, timingB: 0 }, stopped: 'decided', storedBaseline: false } }, /badseq\.json: .*"sequential\.looks" must be an array of \{ a, b \} repeat counts/, 'run_file_invalid'],
+    ['badgate.json', { ...makeRun({ metrics: [] }), gate: { metrics: 'frames.dropped' } }, /"gate" must be \{ metrics: string\[\] \}/, 'run_file_invalid'],
   ];
   for (const [name, content, re, code] of cases) {
     const file = write(name, content);

@@ -1,52 +1,32 @@
 /**
- * Compare at the level of run files (DESIGN.md "Compare"): read and validate two run files, decide which
- * metrics the gate may judge and from which repeats, hand the per-repeat samples to compareMetrics(),
- * and wrap its verdict in the contract's JSON shape
+ * Compare at the level of run files (DESIGN.md "Compare"): read and validate two run files, decide the
+ * role each metric plays and from which repeats it is read, hand the per-repeat samples to
+ * compareMetrics(), and wrap its verdict in the contract's JSON shape
  * `{ verdict, thresholds, frames: { painted: { a, b } }, rows, unchanged, timing: { gated, note }, warnings }`.
  *
- * What is gated, and why:
- * - Counts per painted frame (every `<count>.perFrame`): the work a frame costs, independent of how many
- *   frames the machine managed to paint. A raw count (counters.layouts) grows when a FASTER build paints
- *   more frames in the same scroll, so the raw form alone would punish an improvement.
- * - A raw count whose value is identical in every repeat of each run (counters.layouts 0,0,0 → 11,11,11)
- *   is gated too. That pattern means the count is fixed by the code path, not by frame pacing, so a
- *   change in it is a change in the work the scenario does; and it is the one shape of evidence that is
- *   conclusive with 3 repeats (compare.ts's zero-spread rule), where dividing by a painted-frame count
- *   that varies 4…6 between repeats would smear it into noise. Otherwise the raw count is info only.
- * - Milliseconds only from timing-mode repeats: attribution repeats run with tracing and the sampling
- *   profiler on, which inflates and distorts every ms figure. When either run has no timing repeats,
- *   every ms metric is info only and `timing.note` says so.
- * - Not gated (info): bytes, frames.count / frames.painted (the denominators: more painted frames is not
- *   worse), interactions.count (set by the scenario, not by the app), anything else without a known
- *   direction (layoutShift.score, counters.domNodesDelta).
+ * Roles (metrics.ts declares each metric; nothing here reads a metric's name):
+ * - PRIMARY, deciding the verdict: the scenario's `gate.metrics`, else the registry's primary metrics.
+ *   A metric with a per-frame form is judged per frame only when both runs painted at least
+ *   MIN_PAINTED_FOR_PER_FRAME frames; otherwise its absolute count is (a per-frame ratio over a handful of
+ *   frames follows the machine's pacing, not the app), except counts of frames the machine paces
+ *   (dropped, over budget, long frames), which are then too coarse to gate and judged as secondary.
+ * - Milliseconds come from timing-mode repeats, and are judged only when both runs have them:
+ *   attribution repeats run the sampling profiler, which inflates every ms figure.
+ * - When the baseline was recorded on another host (CPU model, cores, browser build), host-dependent
+ *   metrics (ms, frame pacing) are shown, not judged; the app's own work (layouts, style recalcs, DOM
+ *   nodes) still is.
+ * - Everything else with a direction is SECONDARY: judged in its own family, shown, never failing.
+ * - Metrics without a better direction, undersized per-frame ratios and unknown names are SHOWN.
  */
 import { readFileSync } from 'node:fs';
 import { PerfError } from '../errors.js';
-import type { RepeatRecord, RunFile } from '../runner/run-file.js';
-import { compareMetrics, DEFAULT_ALPHA, type CompareResult, type MetricSamples, type Thresholds } from './compare.js';
+import type { RepeatRecord, RunFile, SequentialRecord } from '../runner/run-file.js';
+import { compareMetrics, DEFAULT_ALPHA, DEFAULT_SPENDING, type CompareOptions, type CompareResult, type Direction, type MetricRole, type MetricSamples, type Thresholds } from './compare.js';
+import { defaultPrimaryMetrics, floorOf, isTimingMetric, MIN_PAINTED_FOR_PER_FRAME, PER_FRAME_SUFFIX, resolveMetric, framesPainted, type ResolvedMetric } from './metrics.js';
 import { median } from './stats.js';
 
 /** The run-file schema this compare reads (run-file.ts); the type import keeps src/perf free of runtime deps on src/runner. */
 const RUN_FILE_SCHEMA_VERSION: RunFile['schemaVersion'] = 1;
-
-/** How the gate treats one metric (see the file header). */
-export type MetricKind = 'perFrame' | 'count' | 'ms' | 'info';
-
-const PER_FRAME = '.perFrame';
-/** Milliseconds by name: durationMs, frames.frameMs.p90, steps.<label>.ms, counters.scriptMs.perFrame. */
-const MS_METRIC = /(Ms|\.ms)(\.|$)/;
-const BYTES_METRIC = /Bytes(\.|$)/;
-/** Counts fixed by the scenario or that are the per-frame denominators themselves. */
-const NOT_GATED_COUNTS = new Set(['interactions.count', 'frames.count', 'frames.painted']);
-
-/** `names` is every metric name present in either run: a raw count is a gate candidate only when it has a per-frame form. */
-export function metricKind(metric: string, names: ReadonlySet<string>): MetricKind {
-  if (MS_METRIC.test(metric)) return 'ms';
-  if (BYTES_METRIC.test(metric)) return 'info';
-  if (metric.endsWith(PER_FRAME)) return NOT_GATED_COUNTS.has(metric.slice(0, -PER_FRAME.length)) ? 'info' : 'perFrame';
-  if (!NOT_GATED_COUNTS.has(metric) && names.has(metric + PER_FRAME)) return 'count';
-  return 'info';
-}
 
 export interface RunIdentity {
   file: string | null;
@@ -72,6 +52,20 @@ export interface RunsComparison extends CompareResult {
   thresholds: ThresholdsUsed;
   frames: { painted: { a: number | null; b: number | null } };
   timing: { gated: boolean; note: string };
+  /** Whether both runs come from one kind of machine; when not, what that means for the verdict. */
+  host: { same: boolean; note?: string };
+  /** Which metrics decided the verdict, how, and at which look. */
+  gate: {
+    primary: string[];
+    /** Primary metrics that could not be judged here, and why. */
+    notJudged: { metric: string; why: string }[];
+    alpha: number;
+    look: number;
+    /** A sequential comparison: how it sampled. */
+    sequential: (SequentialRecord & { note: string }) | null;
+    /** One line for a reader: what decided, and what is undecided. */
+    summary: string;
+  };
   /** Differences a reader must know about (env, forced compare, ignored repeats); never change the verdict. */
   warnings: string[];
   baseline: RunIdentity;
@@ -84,6 +78,12 @@ export interface CompareRunsOptions {
   alpha?: number;
   /** Replace the thresholds read from the candidate run file (e.g. the gate's loaded scenario). */
   thresholds?: ThresholdsUsed;
+  /** Replace the primary metrics read from the candidate run file. */
+  primary?: string[];
+  /** The design of a sequential comparison in progress (else the candidate file's `sequential`, else a fixed compare). */
+  sequential?: SequentialRecord;
+  /** Rejections made at earlier looks of the same sequential comparison. */
+  rejected?: Readonly<Record<string, Direction>>;
   /** Paths, for messages and the identity blocks. */
   files?: { a?: string; b?: string };
 }
@@ -158,18 +158,42 @@ export function validateRunFile(data: unknown, file: string): RunFile {
     const t = data.thresholds;
     if (!isObj(t) || typeof t.warnPct !== 'number' || typeof t.errorPct !== 'number') throw invalid(file, '"thresholds" must be { warnPct, errorPct, metrics }');
   }
+  if (data.gate !== undefined) {
+    const g = data.gate;
+    if (!isObj(g) || !Array.isArray(g.metrics) || !g.metrics.every((m) => typeof m === 'string')) throw invalid(file, '"gate" must be { metrics: string[] }');
+  }
+  if (data.sequential !== undefined) validateSequential(data.sequential, file);
   return data as unknown as RunFile;
+}
+
+/** The sequential record re-judges a compare on its boundaries: a malformed one would silently change the verdict. */
+function validateSequential(q: unknown, file: string): void {
+  const bad = (field: string, expected: string): PerfError => invalid(file, `"sequential.${field}" must be ${expected}`);
+  if (!isObj(q)) throw invalid(file, '"sequential" must be an object');
+  if (typeof q.alpha !== 'number' || !(q.alpha > 0 && q.alpha < 1)) throw bad('alpha', 'a number between 0 and 1');
+  if (q.spending !== 'pocock' && q.spending !== 'obrien-fleming') throw bad('spending', '"pocock" or "obrien-fleming"');
+  const count = (v: unknown): boolean => Number.isInteger(v) && (v as number) >= 0;
+  if (!Array.isArray(q.looks) || !q.looks.every((l) => isObj(l) && count(l.a) && count(l.b))) throw bad('looks', 'an array of { a, b } repeat counts');
+  const m = q.max;
+  if (!isObj(m) || !count(m.a) || !count(m.b) || !count(m.timingA) || !count(m.timingB)) throw bad('max', '{ a, b, timingA, timingB } repeat counts');
+  if (!['decided', 'max-repeat', 'budget', 'interrupted'].includes(String(q.stopped))) throw bad('stopped', 'decided, max-repeat, budget or interrupted');
+  if (typeof q.storedBaseline !== 'boolean') throw bad('storedBaseline', 'true or false');
+  if (q.rejected !== undefined && (!isObj(q.rejected) || !Object.values(q.rejected).every((d) => d === 'worse' || d === 'better'))) throw bad('rejected', 'a map of metric names to "worse" or "better"');
 }
 
 // ─── samples ────────────────────────────────────────────────────────────────────────────────────────
 
 type Measured = Extract<RepeatRecord, { status: 'measured' }>;
 
-function measuredRepeats(run: RunFile): Measured[] {
-  return run.repeats.filter((r): r is Measured => r.status === 'measured' && !r.warmup);
+function counted(run: RunFile): RepeatRecord[] {
+  return run.repeats.filter((r) => !r.warmup);
 }
 
-function values(repeats: Measured[], metric: string): number[] {
+function measuredRepeats(records: readonly RepeatRecord[]): Measured[] {
+  return records.filter((r): r is Measured => r.status === 'measured' && !r.warmup);
+}
+
+function values(repeats: readonly Measured[], metric: string): number[] {
   const out: number[] = [];
   for (const r of repeats) {
     const v = r.report.metrics[metric];
@@ -179,8 +203,8 @@ function values(repeats: Measured[], metric: string): number[] {
 }
 
 function identity(run: RunFile, file: string | undefined): RunIdentity {
-  const counted = run.repeats.filter((r) => !r.warmup);
-  const measured = measuredRepeats(run);
+  const all = counted(run);
+  const measured = measuredRepeats(all);
   return {
     file: file ?? null,
     scenario: run.scenario,
@@ -188,8 +212,8 @@ function identity(run: RunFile, file: string | undefined): RunIdentity {
     label: run.label,
     startedAt: run.startedAt,
     measured: measured.length,
-    refused: counted.filter((r) => r.status === 'refused').length,
-    failed: counted.filter((r) => r.status === 'failed').length,
+    refused: all.filter((r) => r.status === 'refused').length,
+    failed: all.filter((r) => r.status === 'failed').length,
     timingRepeats: measured.filter((r) => r.mode === 'timing').length,
   };
 }
@@ -198,13 +222,11 @@ export function runName(run: Pick<RunFile, 'scenario' | 'variant'>): string {
   return `${run.scenario}${run.variant ? ` (${run.variant})` : ''}`;
 }
 
-const constant = (xs: number[]): boolean => xs.length > 0 && xs.every((v) => v === xs[0]);
-
 /**
  * Per-metric overrides as compareMetrics takes them. A threshold on a count covers its per-frame form
- * too (that is the form the gate judges). An override that sets only one level keeps the pair ordered:
- * `frames.overBudget: { error: 5% }` under the default warn 10 % means "error from +5 %", so warn
- * becomes 5 % as well rather than the scenario being rejected for warn > error.
+ * too. An override that sets only one level keeps the pair ordered: `frames.overBudget: { error: 5% }`
+ * under the default warn 10 % means "error from +5 %", so warn becomes 5 % as well rather than the
+ * scenario being rejected for warn > error.
  */
 export function perMetricThresholds(metrics: ThresholdsUsed['metrics'], defaults: Thresholds = { warnPct: 10, errorPct: 25 }): Record<string, Partial<Thresholds>> {
   const out: Record<string, Partial<Thresholds>> = {};
@@ -215,9 +237,149 @@ export function perMetricThresholds(metrics: ThresholdsUsed['metrics'], defaults
     out[k] = t;
   }
   for (const [k, v] of Object.entries({ ...out })) {
-    if (!k.endsWith(PER_FRAME) && !MS_METRIC.test(k) && !(k + PER_FRAME in out)) out[k + PER_FRAME] = { ...v };
+    const r = resolveMetric(k);
+    if (r && !r.perFrame && r.def.perFrame && !(k + PER_FRAME_SUFFIX in out)) out[k + PER_FRAME_SUFFIX] = { ...v };
   }
   return out;
+}
+
+/** What identifies the kind of machine a run was measured on: its host-dependent metrics are comparable only within one. */
+export function hostKey(env: RunFile['env'] | undefined): string {
+  if (!env?.host) return 'unknown host';
+  return `${env.host.cpuModel} ×${env.host.cpus}, ${env.host.platform}/${env.host.arch}, ${env.browser?.product ?? 'unknown browser'}`;
+}
+
+export interface SampleContext {
+  /** Both runs have timing-mode repeats: ms metrics are read from those and judged. */
+  timingGated: boolean;
+  sameHost: boolean;
+  /** Median painted frames per run; per-frame forms need both ≥ MIN_PAINTED_FOR_PER_FRAME. */
+  painted: { a: number | null; b: number | null };
+  /** The primary forms actually judged. */
+  primary: string[];
+  notJudged: { metric: string; why: string }[];
+}
+
+/**
+ * The samples of every metric in either run with the role it plays, and the context that decided the
+ * roles. `primaryNames`: base names (or explicit `.perFrame` names) of the primary family.
+ */
+export function metricSamples(
+  a: RunFile,
+  b: RunFile,
+  opts: { primary?: string[]; sequential?: SequentialRecord | undefined } = {},
+): { samples: MetricSamples[]; context: SampleContext; onlyA: string[]; onlyB: string[] } {
+  const recA = counted(a);
+  const recB = counted(b);
+  const repA = measuredRepeats(recA);
+  const repB = measuredRepeats(recB);
+  const timingGated = repA.some((r) => r.mode === 'timing') && repB.some((r) => r.mode === 'timing');
+  const sameHost = hostKey(a.env) === hostKey(b.env);
+  const paintedMedian = (reps: Measured[]): number | null => {
+    const v = values(reps, framesPainted.name);
+    return v.length ? median(v) : null;
+  };
+  const painted = { a: paintedMedian(repA), b: paintedMedian(repB) };
+  const perFrameOk = (painted.a ?? 0) >= MIN_PAINTED_FOR_PER_FRAME && (painted.b ?? 0) >= MIN_PAINTED_FOR_PER_FRAME;
+  const frameCountWhy = `fewer than ${MIN_PAINTED_FOR_PER_FRAME} painted frames (${painted.a ?? 0} and ${painted.b ?? 0}): a count of frames paced by the machine is too coarse to gate here; judged as secondary`;
+  const perFrameWhy = `per-frame ratio not judged: fewer than ${MIN_PAINTED_FOR_PER_FRAME} painted frames (${painted.a ?? 0} and ${painted.b ?? 0}), so it follows the machine's frame pacing; the absolute count is judged instead`;
+
+  // The primary family: per-frame forms where enough frames were painted, else the absolute counts.
+  const wanted = opts.primary ?? b.gate?.metrics ?? defaultPrimaryMetrics();
+  const primaryForms = new Set<string>();
+  for (const name of wanted) {
+    const r = resolveMetric(name);
+    if (!r) continue;
+    if (r.perFrame) primaryForms.add(perFrameOk ? name : r.base);
+    else primaryForms.add(r.def.perFrame && perFrameOk ? name + PER_FRAME_SUFFIX : name);
+  }
+
+  const namesA = new Set(repA.flatMap((r) => Object.keys(r.report.metrics)));
+  const namesB = new Set(repB.flatMap((r) => Object.keys(r.report.metrics)));
+  const names = [...new Set([...namesA, ...namesB])].sort();
+  const notJudged: SampleContext['notJudged'] = [];
+  const hostWhy = `baseline from another host (${hostKey(a.env)}; this run: ${hostKey(b.env)})`;
+  const samples: MetricSamples[] = [];
+  for (const metric of names) {
+    const r = resolveMetric(metric);
+    if (!r) {
+      samples.push({ metric, a: values(repA, metric), b: values(repB, metric), role: 'shown', better: 'none', floor: 0, note: 'not a metric this version declares' });
+      continue;
+    }
+    const timing = isTimingMetric(metric);
+    const fromA = timing && timingGated ? repA.filter((x) => x.mode === 'timing') : repA;
+    const fromB = timing && timingGated ? repB.filter((x) => x.mode === 'timing') : repB;
+    let role: MetricRole = r.def.gate === 'never' || r.def.better === 'none' ? 'shown' : primaryForms.has(metric) ? 'primary' : 'secondary';
+    let note: string | undefined;
+    if (r.perFrame && !perFrameOk && role !== 'shown') {
+      role = 'shown';
+      note = perFrameWhy;
+    } else if (role !== 'shown' && r.def.hostDependent && !sameHost) {
+      if (role === 'primary') notJudged.push({ metric, why: hostWhy });
+      role = 'shown';
+      note = hostWhy;
+    } else if (role === 'primary' && !perFrameOk && r.def.kind === 'count' && r.def.hostDependent && r.def.perFrame) {
+      // Frames over budget or dropped in a window of a few painted frames are a handful of integers set
+      // by the machine's frame pacing (the issue's 1/7 → 1/6): too coarse to fail a gate on, so judged as
+      // secondary. Measured here: 5–7 painted frames per list scroll, over-budget counts moving 0–3 in an A/A.
+      notJudged.push({ metric, why: frameCountWhy });
+      role = 'secondary';
+      note = frameCountWhy;
+    } else if (role !== 'shown' && timing && !timingGated) {
+      if (role === 'primary') notJudged.push({ metric, why: 'no timing-mode repeats in both runs (run with --timing)' });
+      role = 'secondary';
+      note = 'ms from attribution-mode repeats (the profiler inflates them): not gated; run both with --timing';
+    }
+    const sample: MetricSamples = {
+      metric,
+      a: values(fromA, metric),
+      b: values(fromB, metric),
+      role,
+      better: r.def.better,
+      floor: floorOf(r),
+      ...(note ? { note } : {}),
+      ...(r.def.kind === 'count' && !r.def.hostDependent && !r.perFrame ? { exact: true } : {}),
+      ...(r.def.kind === 'count' && r.def.hostDependent ? { events: eventCounts(r, fromA, fromB) } : {}),
+      ...sequentialSizes(metric, timing && timingGated, recA, recB, opts.sequential),
+    };
+    samples.push(sample);
+  }
+  return {
+    samples,
+    context: { timingGated, sameHost, painted, primary: samples.filter((x) => x.role === 'primary').map((x) => x.metric), notJudged },
+    onlyA: [...namesA].filter((m) => !namesB.has(m)).sort(),
+    onlyB: [...namesB].filter((m) => !namesA.has(m)).sort(),
+  };
+}
+
+/** Per-repeat event counts and their exposure: 1 per repeat for a count, painted frames for a per-frame form. */
+function eventCounts(r: ResolvedMetric, fromA: Measured[], fromB: Measured[]): NonNullable<MetricSamples['events']> {
+  const pick = (reps: Measured[]): { n: number[]; e: number[] } => {
+    const n: number[] = [];
+    const e: number[] = [];
+    for (const rep of reps) {
+      const count = rep.report.metrics[r.base];
+      const frames = rep.report.metrics[framesPainted.name];
+      if (typeof count !== 'number' || !Number.isFinite(count)) continue;
+      if (r.perFrame && (typeof frames !== 'number' || !(frames > 0))) continue;
+      n.push(count);
+      e.push(r.perFrame ? frames! : 1);
+    }
+    return { n, e };
+  };
+  const a = pick(fromA);
+  const b = pick(fromB);
+  return { a: a.n, b: b.n, exposureA: a.e, exposureB: b.e };
+}
+
+/** The sample sizes of a metric at the earlier looks of a sequential comparison, and at its last possible look. */
+function sequentialSizes(metric: string, timingOnly: boolean, recA: RepeatRecord[], recB: RepeatRecord[], seq: SequentialRecord | undefined): Pick<MetricSamples, 'looks' | 'maxN'> {
+  if (!seq) return {};
+  const n = (records: RepeatRecord[], upTo: number): number =>
+    values(measuredRepeats(records.slice(0, upTo)).filter((r) => !timingOnly || r.mode === 'timing'), metric).length;
+  const looks = seq.looks.map((l) => ({ a: n(recA, l.a), b: n(recB, l.b) }));
+  const maxN = timingOnly ? { a: seq.max.timingA, b: seq.max.timingB } : { a: seq.max.a, b: seq.max.b };
+  return { looks, maxN };
 }
 
 // ─── compare ────────────────────────────────────────────────────────────────────────────────────────
@@ -241,15 +403,13 @@ export function compareRuns(a: RunFile, b: RunFile, opts: CompareRunsOptions = {
     warnings.push(`forced: ${what}`);
   }
 
-  const repA = measuredRepeats(a);
-  const repB = measuredRepeats(b);
-  for (const [run, reps, file] of [[a, repA, fileA], [b, repB, fileB]] as const) {
-    if (reps.length === 0) {
-      const counted = run.repeats.filter((r) => !r.warmup);
+  for (const [run, file] of [[a, fileA], [b, fileB]] as const) {
+    if (measuredRepeats(counted(run)).length === 0) {
+      const all = counted(run);
       throw new PerfError({
         kind: 'usage',
         code: 'run_file_unmeasured',
-        message: `${file}: no measured repeat to compare (${counted.length} counted: ${counted.filter((r) => r.status === 'refused').length} refused, ${counted.filter((r) => r.status === 'failed').length} failed)`,
+        message: `${file}: no measured repeat to compare (${all.length} counted: ${all.filter((r) => r.status === 'refused').length} refused, ${all.filter((r) => r.status === 'failed').length} failed)`,
         suggestion: 'fix the failing step or the refusal shown by `perf run`, then run again',
       });
     }
@@ -267,84 +427,90 @@ export function compareRuns(a: RunFile, b: RunFile, opts: CompareRunsOptions = {
     warnings.push(`the runs were made with different thresholds; using the candidate's (warn +${thresholds.warnPct}%, error +${thresholds.errorPct}%)`);
   }
 
-  const timingA = repA.filter((r) => r.mode === 'timing');
-  const timingB = repB.filter((r) => r.mode === 'timing');
-  const timingGated = timingA.length > 0 && timingB.length > 0;
-  const timing = {
-    gated: timingGated,
-    note: timingGated
-      ? `ms metrics gated on timing-mode repeats only (${timingA.length} vs ${timingB.length}); attribution-mode ms are info`
-      : timingA.length === 0 && timingB.length === 0
-        ? 'no timing-mode repeats in either run: ms metrics are info only (attribution mode instruments the page); run both with --timing (or timing: true) to gate on milliseconds'
-        : `only the ${timingA.length ? 'baseline' : 'candidate'} has timing-mode repeats: ms metrics are info only; run both with the same --timing setting`,
-  };
-
-  const { samples, onlyA, onlyB } = metricSamples(a, b);
+  const sequential = opts.sequential ?? b.sequential;
+  const { samples, context, onlyA, onlyB } = metricSamples(a, b, { ...(opts.primary ? { primary: opts.primary } : {}), sequential });
   if (onlyA.length) warnings.push(`only in the baseline: ${onlyA.join(', ')}`);
   if (onlyB.length) warnings.push(`only in the candidate: ${onlyB.join(', ')}`);
 
-  const result = compareMetrics(samples, {
+  const idA = identity(a, opts.files?.a);
+  const idB = identity(b, opts.files?.b);
+  const timing = {
+    gated: context.timingGated,
+    note: context.timingGated
+      ? `ms metrics judged on timing-mode repeats only (${idA.timingRepeats} vs ${idB.timingRepeats}); attribution-mode ms are shown`
+      : idA.timingRepeats === 0 && idB.timingRepeats === 0
+        ? 'no timing-mode repeats in either run: ms metrics are secondary (attribution mode instruments the page); run both with --timing (or timing: true) to gate on milliseconds'
+        : `only the ${idA.timingRepeats ? 'baseline' : 'candidate'} has timing-mode repeats: ms metrics are secondary; run both with the same --timing setting`,
+  };
+  const alpha = sequential?.alpha ?? opts.alpha ?? DEFAULT_ALPHA;
+  const options: CompareOptions = {
     thresholds: { warnPct: thresholds.warnPct, errorPct: thresholds.errorPct },
     perMetric: perMetricThresholds(thresholds.metrics, thresholds),
-    alpha: opts.alpha ?? DEFAULT_ALPHA,
-  });
-  const painted = (reps: Measured[]): number | null => {
-    const v = values(reps, 'frames.painted');
-    return v.length ? median(v) : null;
+    alpha,
+    spending: sequential?.spending ?? DEFAULT_SPENDING,
+    fixedBaseline: sequential?.storedBaseline ?? false,
+    ...(opts.rejected ?? sequential?.rejected ? { rejected: opts.rejected ?? sequential?.rejected } : {}),
   };
+  const result = compareMetrics(samples, options);
+  const host = context.sameHost
+    ? { same: true }
+    : {
+        same: false,
+        note: `baseline from another host (${hostKey(a.env)}; this run: ${hostKey(b.env)}): milliseconds and frame pacing are shown, not gated; the app's own work (layouts, style recalcs) is. To gate them too, record the baseline on this machine (perf gate --update) or compare interleaved (perf run --against)`,
+      };
+  const look = (sequential?.looks.length ?? 0) + 1;
+  // DESIGN.md's compare JSON names its first keys in this order; what this version adds follows them.
   return {
     verdict: result.verdict,
     thresholds,
-    frames: { painted: { a: painted(repA), b: painted(repB) } },
+    frames: { painted: context.painted },
     rows: result.rows,
     unchanged: result.unchanged,
     timing,
     warnings,
-    baseline: identity(a, opts.files?.a),
-    candidate: identity(b, opts.files?.b),
+    decided: result.decided,
+    rejected: result.rejected,
+    ...(result.blind !== undefined ? { blind: result.blind } : {}),
+    host,
+    gate: {
+      primary: context.primary,
+      notJudged: context.notJudged,
+      alpha,
+      look,
+      sequential: sequential ? { ...sequential, note: sequentialNote(sequential, look, idA, idB) } : null,
+      summary: gateSummary(result, look),
+    },
+    baseline: idA,
+    candidate: idB,
   };
 }
 
-/**
- * Per-repeat samples of every metric in either run, each marked gated or not by the rules in the file
- * header. ms metrics come from timing-mode repeats when both runs have them.
- */
-export function metricSamples(a: RunFile, b: RunFile): { samples: MetricSamples[]; timingGated: boolean; onlyA: string[]; onlyB: string[] } {
-  const repA = measuredRepeats(a);
-  const repB = measuredRepeats(b);
-  const timingA = repA.filter((r) => r.mode === 'timing');
-  const timingB = repB.filter((r) => r.mode === 'timing');
-  const timingGated = timingA.length > 0 && timingB.length > 0;
-  const namesA = new Set(repA.flatMap((r) => Object.keys(r.report.metrics)));
-  const namesB = new Set(repB.flatMap((r) => Object.keys(r.report.metrics)));
-  const names = new Set([...namesA, ...namesB]);
-  const samples: MetricSamples[] = [];
-  for (const metric of [...names].sort()) {
-    const kind = metricKind(metric, names);
-    switch (kind) {
-      case 'ms':
-        samples.push({ metric, a: values(timingGated ? timingA : repA, metric), b: values(timingGated ? timingB : repB, metric), gated: timingGated });
-        break;
-      case 'perFrame':
-        samples.push({ metric, a: values(repA, metric), b: values(repB, metric), gated: true });
-        break;
-      case 'count': {
-        const sa = values(repA, metric);
-        const sb = values(repB, metric);
-        samples.push({ metric, a: sa, b: sb, gated: constant(sa) && constant(sb) });
-        break;
-      }
-      case 'info':
-        samples.push({ metric, a: values(repA, metric), b: values(repB, metric), gated: false });
-        break;
+function sequentialNote(seq: SequentialRecord, look: number, a: RunIdentity, b: RunIdentity): string {
+  const why = { decided: 'the verdict was decided (an error-level regression confirmed, or every primary metric settled)', 'max-repeat': 'maxRepeat reached', budget: 'the time budget ran out', interrupted: 'interrupted' }[seq.stopped];
+  const how = seq.storedBaseline
+    ? `the candidate was sampled against a stored baseline of ${a.measured} repeats: slow drift between the two recordings (another day, another load) is not cancelled as in interleaved A B B A (perf run --against)`
+    : 'both arms interleaved A B B A, so slow drift of the machine cancels';
+  return `sequential: look ${look}, ${b.measured} candidate repeats, stopped because ${why}; α ${seq.alpha} spent over the looks (Lan–DeMets ${seq.spending}-type); ${how}`;
+}
+
+/** One line: what decided the verdict, or what is undecided and what would decide it. */
+function gateSummary(r: CompareResult, look: number): string {
+  const primary = r.rows.filter((x) => x.gated);
+  const lookNote = look > 1 ? ` at look ${look}` : '';
+  switch (r.verdict) {
+    case 'fail':
+    case 'warn': {
+      const regs = primary.filter((x) => x.verdict === 'regressed');
+      return `${regs.map((x) => `${x.metric} ${x.severity}`).join(', ')}${lookNote}`;
     }
+    case 'inconclusive': {
+      const und = primary.filter((x) => x.verdict === 'inconclusive');
+      const need = Math.max(...und.map((x) => x.needRepeats ?? Infinity));
+      return `undecided${lookNote}: ${und.map((x) => x.metric).join(', ')} past warn but within noise; ${Number.isFinite(need) ? `about ${need} repeats per run would decide` : 'more repeats than practical would be needed'}`;
+    }
+    case 'pass':
+      return primary.length ? `${primary.length} primary metric${primary.length === 1 ? '' : 's'} within thresholds${lookNote}` : 'no primary metric could be judged';
   }
-  return {
-    samples,
-    timingGated,
-    onlyA: [...namesA].filter((m) => !namesB.has(m)).sort(),
-    onlyB: [...namesB].filter((m) => !namesA.has(m)).sort(),
-  };
 }
 
 /** Read, validate and compare two run files (a = baseline, b = candidate). */
@@ -354,11 +520,16 @@ export function compareRunFiles(fileA: string, fileB: string, opts: Omit<Compare
   return { comparison: compareRuns(a, b, { ...opts, files: { a: fileA, b: fileB } }), a, b };
 }
 
-/** DESIGN.md exit codes: 1 when an error-level regression failed the compare, else 0. */
-export function compareExitCode(c: Pick<CompareResult, 'verdict'>): 0 | 1 {
+/**
+ * DESIGN.md exit codes: 1 when an error-level regression failed the compare; an inconclusive compare
+ * exits 0 unless `strict` (--strict), then 1.
+ */
+export function compareExitCode(c: Pick<CompareResult, 'verdict'>, strict = false): 0 | 1 {
   switch (c.verdict) {
     case 'fail':
       return 1;
+    case 'inconclusive':
+      return strict ? 1 : 0;
     case 'warn':
     case 'pass':
       return 0;
