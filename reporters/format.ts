@@ -2,58 +2,19 @@
  * Formatting shared by the text reporters (table, markdown), so a metric reads the same in a terminal,
  * a PR summary and a CI log: same order, same precision, same words for the same facts.
  */
-import type { CompareRow, RowVerdict, Severity } from '../src/perf/compare.js';
+import type { CompareResult, CompareRow, RowVerdict, Severity } from '../src/perf/compare.js';
+import type { CompareReport } from './define.js';
 import type { RepeatRecord, RunFile } from '../src/runner/run-file.js';
+import { resolveMetric, sortMetricNames } from '../src/perf/metrics.js';
 
 // ─── metric order ───────────────────────────────────────────────────────────────────────────────────
 
-/** Groups in reading order: the headline first, then smoothness, responsiveness, jank, causes, steps. */
-const GROUP_ORDER = ['durationMs', 'frames', 'interactions', 'longFrames', 'counters', 'steps'];
-
-/** DESIGN.md's metric list, in the order a reader scans it (count before its detail, p50 before worst). */
-const KNOWN_ORDER = [
-  'durationMs',
-  'frames.count',
-  'frames.painted',
-  'frames.dropped',
-  'frames.overBudget',
-  'frames.frameMs.p50',
-  'frames.frameMs.p90',
-  'frames.frameMs.p99',
-  'frames.frameMs.worst',
-  'interactions.count',
-  'interactions.latencyMs.p50',
-  'interactions.latencyMs.p90',
-  'interactions.latencyMs.worst',
-  'longFrames.count',
-  'longFrames.blockingMs',
-  'counters.layouts',
-  'counters.styleRecalcs',
-  'counters.scriptMs',
-  'counters.heapDeltaBytes',
-];
-
-const PER_FRAME = '.perFrame';
-
 /**
- * Metric names in reading order: durationMs, frames.*, interactions.*, longFrames.*, counters.*,
- * steps.* (in the order the scenario runs them when `stepLabels` is given), then anything unknown.
- * A `.perFrame` form sits right after its count.
+ * Metric names in the registry's reading order (src/perf/metrics.ts): a `.perFrame` form right after its
+ * count, steps in the order the scenario runs them when `stepLabels` is given, unknown names last.
  */
 export function sortMetrics(names: Iterable<string>, stepLabels: readonly string[] = []): string[] {
-  const key = (metric: string): [number, number, string, number] => {
-    const perFrame = metric.endsWith(PER_FRAME) ? 1 : 0;
-    const base = perFrame ? metric.slice(0, -PER_FRAME.length) : metric;
-    const head = base.split('.')[0] ?? base;
-    const group = GROUP_ORDER.indexOf(head);
-    let within = KNOWN_ORDER.indexOf(base);
-    if (head === 'steps' && base.endsWith('.ms')) within = stepLabels.indexOf(base.slice('steps.'.length, -'.ms'.length));
-    return [group < 0 ? GROUP_ORDER.length : group, within < 0 ? Number.MAX_SAFE_INTEGER : within, base, perFrame];
-  };
-  return [...names]
-    .map((name) => ({ name, k: key(name) }))
-    .sort((x, y) => x.k[0] - y.k[0] || x.k[1] - y.k[1] || cmp(x.k[2], y.k[2]) || x.k[3] - y.k[3])
-    .map((x) => x.name);
+  return sortMetricNames(names, stepLabels);
 }
 
 function cmp(a: string, b: string): number {
@@ -71,14 +32,14 @@ export function stepLabelsOf(run: RunFile): string[] {
 
 // ─── numbers ────────────────────────────────────────────────────────────────────────────────────────
 
-export type MetricUnit = 'ms' | 'bytes' | 'perFrame' | 'count';
+export type MetricUnit = 'ms' | 'bytes' | 'perFrame' | 'count' | 'score';
 
-/** The unit is in the name (DESIGN.md): …Ms / .ms, …Bytes, .perFrame, else a count. */
+/** How a value is printed, from the metric's declaration (an undeclared name prints as a count). */
 export function unitOf(metric: string): MetricUnit {
-  if (/Bytes(\.|$)/.test(metric)) return 'bytes';
-  if (metric.endsWith(PER_FRAME)) return 'perFrame';
-  if (/(Ms|\.ms)(\.|$)/.test(metric)) return 'ms';
-  return 'count';
+  const m = resolveMetric(metric);
+  if (!m) return 'count';
+  if (m.perFrame) return 'perFrame';
+  return m.def.kind;
 }
 
 const MISSING = 'n/a';
@@ -104,6 +65,8 @@ export function formatValue(metric: string, value: number | null | undefined): s
       return formatBytes(value);
     case 'count':
       return Number.isInteger(value) ? String(value) : noNegativeZero(String(Number(value.toFixed(2))));
+    case 'score':
+      return noNegativeZero(String(Number(value.toFixed(3))));
   }
 }
 
@@ -226,7 +189,7 @@ export function oneLine(s: string): string {
 // ─── compare rows ───────────────────────────────────────────────────────────────────────────────────
 
 const SEVERITY_RANK: Record<Severity, number> = { error: 0, warn: 1, info: 2, none: 3 };
-const VERDICT_RANK: Record<RowVerdict, number> = { regressed: 0, improved: 1, unchanged: 2 };
+const VERDICT_RANK: Record<RowVerdict, number> = { regressed: 0, inconclusive: 1, improved: 2, changed: 3, unchanged: 4 };
 
 function magnitude(row: CompareRow): number {
   if (row.deltaPct !== null && Number.isFinite(row.deltaPct)) return Math.abs(row.deltaPct);
@@ -239,7 +202,7 @@ function magnitude(row: CompareRow): number {
  */
 export function changedRows(rows: readonly CompareRow[]): CompareRow[] {
   return rows
-    .filter((r) => r.verdict !== 'unchanged')
+    .filter((r) => r.verdict !== 'unchanged' && r.verdict !== 'changed')
     .sort(
       (p, q) =>
         SEVERITY_RANK[p.severity] - SEVERITY_RANK[q.severity] ||
@@ -249,16 +212,35 @@ export function changedRows(rows: readonly CompareRow[]): CompareRow[] {
     );
 }
 
-/** error / warn / info (a regression outside the gate) / improved / unchanged. */
-export function rowStatus(row: CompareRow): 'error' | 'warn' | 'info' | 'improved' | 'unchanged' {
-  if (row.verdict === 'improved') return 'improved';
-  if (row.verdict === 'unchanged') return 'unchanged';
-  return row.severity === 'none' ? 'info' : row.severity;
+export type RowStatus = 'error' | 'warn' | 'inconclusive' | 'info' | 'improved' | 'changed' | 'unchanged';
+
+/** error / warn / inconclusive / info (a regression of a secondary metric) / improved / changed (no better direction) / unchanged. */
+export function rowStatus(row: CompareRow): RowStatus {
+  switch (row.verdict) {
+    case 'improved':
+    case 'unchanged':
+    case 'inconclusive':
+    case 'changed':
+      return row.verdict;
+    case 'regressed':
+      return row.severity === 'none' ? 'info' : row.severity;
+  }
 }
+
+/** What a status cell says. */
+export const STATUS_WORD: Record<RowStatus, string> = {
+  error: 'error',
+  warn: 'warn',
+  inconclusive: 'inconclusive',
+  info: 'info (secondary)',
+  improved: 'improved',
+  changed: 'changed (not judged)',
+  unchanged: 'unchanged',
+};
 
 /** "2 errors, 1 warning, 3 improved" — counts of the changed rows by status. */
 export function compareCounts(rows: readonly CompareRow[]): string {
-  const n = { error: 0, warn: 0, info: 0, improved: 0 };
+  const n = { error: 0, warn: 0, inconclusive: 0, info: 0, improved: 0, changed: 0 };
   for (const r of rows) {
     const s = rowStatus(r);
     if (s !== 'unchanged') n[s]++;
@@ -266,10 +248,40 @@ export function compareCounts(rows: readonly CompareRow[]): string {
   const parts = [
     n.error ? `${n.error} error${n.error === 1 ? '' : 's'}` : '',
     n.warn ? `${n.warn} warning${n.warn === 1 ? '' : 's'}` : '',
-    n.info ? `${n.info} not gated` : '',
+    n.inconclusive ? `${n.inconclusive} inconclusive` : '',
+    n.info ? `${n.info} secondary` : '',
     n.improved ? `${n.improved} improved` : '',
+    n.changed ? `${n.changed} changed` : '',
   ].filter(Boolean);
   return parts.length ? parts.join(', ') : 'no significant change';
+}
+
+/** "PASS", "WARN", "FAIL", "INCONCLUSIVE". */
+export const VERDICT_WORD: Record<CompareResult['verdict'], string> = { pass: 'PASS', warn: 'WARN', fail: 'FAIL', inconclusive: 'INCONCLUSIVE' };
+
+/** The lines every compare rendering leads with, after its title: what decided, host and timing notes. */
+export function compareNotes(result: CompareReport): string[] {
+  const out: string[] = [];
+  if (result.blind) out.push(`cannot detect: ${result.blind}`);
+  if (result.gate?.summary) out.push(`gate: ${result.gate.summary}`);
+  if (result.host && !result.host.same && result.host.note) out.push(result.host.note);
+  if (result.timing && !result.timing.gated) out.push(`timing: ${result.timing.note}`);
+  if (result.gate?.sequential?.note) out.push(result.gate.sequential.note);
+  return out;
+}
+
+// 6 metrics: enough to see what moved among the metrics nobody judged; the JSON has them all.
+const SHOWN_CHANGES = 6;
+
+/**
+ * One line for the metrics that moved but are not judged (no better direction, another host, a per-frame
+ * ratio over too few frames): "not judged, changed: frames.painted +40%, … (+3 more)". Undefined when none.
+ */
+export function shownChangesLine(rows: readonly CompareRow[]): string | undefined {
+  const moved = rows.filter((r) => r.verdict === 'changed').sort((p, q) => magnitude(q) - magnitude(p) || cmp(p.metric, q.metric));
+  if (!moved.length) return undefined;
+  const shown = moved.slice(0, SHOWN_CHANGES).map((r) => `${r.metric} ${formatDelta(r)}`);
+  return `not judged, changed: ${shown.join(', ')}${moved.length > SHOWN_CHANGES ? ` (+${moved.length - SHOWN_CHANGES} more)` : ''}`;
 }
 
 /** "list (desktop): baseline → candidate" from the two run files. */

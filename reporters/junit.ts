@@ -164,6 +164,8 @@ function renderCompare(result: CompareReport, ctx: CompareContext): string {
       tc.failure = { message: `${row.metric} regressed: ${evidence(row, ctx)}`, type: 'regression', details: row.reason };
     } else if (row.verdict === 'regressed' && row.severity === 'warn') {
       tc.systemOut = `warn: ${row.metric} regressed: ${evidence(row, ctx)}\n${row.reason}`;
+    } else if (row.verdict === 'inconclusive') {
+      tc.systemOut = `inconclusive: ${row.metric}: ${evidence(row, ctx)}\n${row.reason}`;
     }
     return tc;
   });

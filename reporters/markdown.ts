@@ -16,6 +16,8 @@ import {
   changedRows,
   ciLevelLabel,
   compareCounts,
+  compareNotes,
+  shownChangesLine,
   compareTitle,
   countedRepeats,
   failureWhere,
@@ -107,8 +109,8 @@ function renderRun(run: RunFile): string {
 
 // ─── compare ────────────────────────────────────────────────────────────────────────────────────────
 
-const VERDICT_HEAD = { pass: '✅ PASS', warn: '⚠️ WARN', fail: '❌ FAIL' } as const;
-const STATUS_CELL = { error: '🔴 error', warn: '🟡 warn', info: '⚪ info (not gated)', improved: '🟢 improved', unchanged: 'unchanged' } as const;
+const VERDICT_HEAD = { pass: '✅ PASS', warn: '⚠️ WARN', fail: '❌ FAIL', inconclusive: '❔ INCONCLUSIVE' } as const;
+const STATUS_CELL = { error: '🔴 error', warn: '🟡 warn', inconclusive: '❔ inconclusive', info: '⚪ info (secondary)', improved: '🟢 improved', changed: 'changed (not judged)', unchanged: 'unchanged' } as const;
 
 function unchangedLine(names: readonly string[], rows: readonly CompareRow[], stepLabels: readonly string[]): string {
   const byMetric = new Map(rows.map((r) => [r.metric, r]));
@@ -122,10 +124,9 @@ function unchangedLine(names: readonly string[], rows: readonly CompareRow[], st
 
 function renderCompare(result: CompareReport, ctx: CompareContext): string {
   const out: string[] = [`### ${VERDICT_HEAD[result.verdict]} perf compare ${mdText(compareTitle(ctx.a, ctx.b))} — ${compareCounts(result.rows)}`, ''];
-  const notes: string[] = [];
-  if (result.frames) notes.push(`painted frames ${formatValue('frames.painted', result.frames.painted.a)} → ${formatValue('frames.painted', result.frames.painted.b)}`);
-  if (result.timing && !result.timing.gated) notes.push(`timing not gated: ${mdText(result.timing.note)}`);
-  if (notes.length) out.push(notes.join(' · '), '');
+  for (const note of compareNotes(result)) out.push(`- ${mdText(note)}`);
+  if (result.frames) out.push(`- painted frames ${formatValue('frames.painted', result.frames.painted.a)} → ${formatValue('frames.painted', result.frames.painted.b)}`);
+  if (out.length > 2) out.push('');
 
   const changed = changedRows(result.rows);
   if (changed.length) {
@@ -138,13 +139,15 @@ function renderCompare(result: CompareReport, ctx: CompareContext): string {
           formatValue(row.metric, row.b.median),
           formatDelta(row),
           formatCi(row),
-          STATUS_CELL[rowStatus(row)],
+          STATUS_CELL[rowStatus(row)] + (row.verdict === 'inconclusive' && row.needRepeats ? ` (≈${row.needRepeats} repeats)` : ''),
         ]),
       );
     }
   } else {
     out.push("No metric changed beyond the runs' own noise.");
   }
+  const moved = shownChangesLine(result.rows);
+  if (moved) out.push('', mdText(moved));
 
   if (result.unchanged.length) {
     // A blank line after <summary> lets GitHub render the Markdown inside <details>.

@@ -11,6 +11,10 @@ import {
   changedRows,
   ciLevelLabel,
   compareCounts,
+  compareNotes,
+  shownChangesLine,
+  STATUS_WORD,
+  type RowStatus,
   compareTitle,
   countedRepeats,
   failureLine,
@@ -83,10 +87,10 @@ function renderRun(run: RunFile, options: RenderOptions = {}): string {
 function renderCompare(result: CompareReport, ctx: CompareContext, options: RenderOptions = {}): string {
   const color = options.color ?? false;
   const p = painter(color);
-  const verdictWord = { pass: p.green('PASS'), warn: p.yellow('WARN'), fail: p.red('FAIL') }[result.verdict];
+  const verdictWord = { pass: p.green('PASS'), warn: p.yellow('WARN'), fail: p.red('FAIL'), inconclusive: p.yellow('INCONCLUSIVE') }[result.verdict];
   const out: string[] = [`${verdictWord}  ${compareTitle(ctx.a, ctx.b)} — ${compareCounts(result.rows)}`];
+  out.push(...compareNotes(result));
   if (result.frames) out.push(`painted frames: ${formatValue('frames.painted', result.frames.painted.a)} → ${formatValue('frames.painted', result.frames.painted.b)}`);
-  if (result.timing && !result.timing.gated) out.push(`timing: ${result.timing.note}`);
 
   const changed = changedRows(result.rows);
   if (changed.length) {
@@ -95,20 +99,24 @@ function renderCompare(result: CompareReport, ctx: CompareContext, options: Rend
       ['left', 'right', 'right', 'right', 'right', 'left'],
       color,
     );
-    const paintStatus = { error: p.red, warn: p.yellow, info: (s: string) => s, improved: p.green, unchanged: (s: string) => s };
+    const plain = (s: string): string => s;
+    const paintStatus: Record<RowStatus, (s: string) => string> = { error: p.red, warn: p.yellow, inconclusive: p.yellow, info: plain, improved: p.green, changed: plain, unchanged: plain };
     for (const row of changed) {
       const status = rowStatus(row);
+      const need = row.verdict === 'inconclusive' && row.needRepeats ? ` (≈${row.needRepeats} repeats)` : '';
       table.push([
         row.metric,
         formatValue(row.metric, row.a.median),
         formatValue(row.metric, row.b.median),
         formatDelta(row),
         formatCi(row),
-        paintStatus[status](status === 'info' ? 'info (not gated)' : status),
+        paintStatus[status](STATUS_WORD[status] + need),
       ]);
     }
     out.push(table.toString());
   }
+  const moved = shownChangesLine(result.rows);
+  if (moved) out.push(moved);
   if (result.unchanged.length) out.push(`unchanged (${result.unchanged.length}): ${sortMetrics(result.unchanged, stepLabelsOf(ctx.a)).join(', ')}`);
   return out.join('\n') + '\n';
 }

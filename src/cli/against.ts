@@ -3,8 +3,9 @@
  * one run file each, the comparison printed at the end.
  */
 import { relative } from 'node:path';
-import { compareExitCode, compareRuns, type RunsComparison } from '../perf/compare-runs.js';
-import { againstLabels, runAgainst, type AgainstProgress, type AgainstResult } from '../runner/against.js';
+import { compareExitCode, type RunsComparison } from '../perf/compare-runs.js';
+import { againstLabels, type AgainstProgress, type AgainstResult } from '../runner/against.js';
+import { againstToDecision } from '../runner/sequential.js';
 import type { RunFile } from '../runner/run-file.js';
 import { loadScenario, type Scenario } from '../scenario/load.js';
 import type { RestartMode } from '../session/browser-session.js';
@@ -12,7 +13,7 @@ import { appendToGithubStepSummary } from '../../reporters/index.js';
 import type { FlagValues } from './args.js';
 import { info, printJson } from './command.js';
 import { renderComparison } from './compare.js';
-import { describeRepeat, interruptible, runOverrides } from './run.js';
+import { describeRepeat, interruptible, lookPrinter, runOverrides, sequentialFlags, type SequentialFlags } from './run.js';
 
 export interface AgainstFlags {
   variant?: string;
@@ -46,19 +47,26 @@ export function againstProgressPrinter(quiet: boolean): (e: AgainstProgress) => 
   };
 }
 
-/** Ctrl-C stops after the current repeat and still writes both files. */
-export function executeAgainst(baseline: Scenario, candidate: Scenario, flags: AgainstFlags, quiet: boolean): Promise<AgainstResult> {
-  return interruptible((signal) => runAgainst(baseline, candidate, { labels: againstLabels(flags.label), outDir: flags.out, ...runOverrides(flags), signal, onProgress: againstProgressPrinter(quiet) }));
-}
-
 /**
- * The comparison of an --against pair. The two files come from two scenario files by design (the
- * baseline's points at the other build), so a differing scenario name is expected, not refused; it is
- * still listed among the warnings.
+ * Run both arms interleaved and compare them, sampling to a decision unless --fixed. Ctrl-C stops after
+ * the current repeat and still writes both files. The two files come from two scenario files by design
+ * (the baseline's points at the other build), so a differing scenario name is expected, not refused; it
+ * is still listed among the warnings.
  */
-export function compareAgainst(res: AgainstResult): RunsComparison | undefined {
-  if (res.baseline.run.summary.measured === 0 || res.candidate.run.summary.measured === 0) return undefined;
-  return compareRuns(res.baseline.run, res.candidate.run, { force: true, files: { a: res.baseline.path, b: res.candidate.path } });
+export function executeAgainst(baseline: Scenario, candidate: Scenario, flags: AgainstFlags, seq: SequentialFlags, quiet: boolean): Promise<{ res: AgainstResult; comparison: RunsComparison | undefined }> {
+  return interruptible((signal) =>
+    againstToDecision(baseline, candidate, {
+      labels: againstLabels(flags.label),
+      outDir: flags.out,
+      ...runOverrides(flags),
+      signal,
+      onProgress: againstProgressPrinter(quiet),
+      fixed: seq.fixed,
+      ...(seq.maxRepeat !== undefined ? { maxRepeat: seq.maxRepeat } : {}),
+      ...(seq.budgetMs !== undefined ? { budgetMs: seq.budgetMs } : {}),
+      onLook: lookPrinter(quiet, '--against'),
+    }),
+  );
 }
 
 /** Load the pair: --var applies to both arms, --baseline-var (after it) to the baseline only. */
@@ -69,11 +77,11 @@ export function loadAgainstPair(candidateFile: string, baselineFile: string, var
   return { baseline, candidate };
 }
 
-/** The exit code of an --against run: 1 on an error-level regression, a failed candidate budget, or nothing measured. */
-export function againstExitCode(res: AgainstResult, comparison: RunsComparison | undefined): number {
+/** The exit code of an --against run: 1 on an error-level regression, a failed candidate budget, nothing measured, or (strict) an inconclusive verdict. */
+export function againstExitCode(res: AgainstResult, comparison: RunsComparison | undefined, strict = false): number {
   if (!comparison) return 1;
   if (res.candidate.run.budgets.some((b) => !b.pass)) return 1;
-  return compareExitCode(comparison);
+  return compareExitCode(comparison, strict);
 }
 
 /** `perf run X.yaml --against Y.yaml`, after perf run parsed its flags. */
@@ -81,9 +89,9 @@ export async function runAgainstCommand(f: FlagValues, candidateFile: string, fl
   const baselineFile = f.against as string;
   const { baseline, candidate } = loadAgainstPair(candidateFile, baselineFile, flags.variant, vars, baselineVars);
   const quiet = f.quiet === true || f.json === true;
-  const res = await executeAgainst(baseline, candidate, flags, quiet);
+  const seq = sequentialFlags(f, 'run');
+  const { res, comparison } = await executeAgainst(baseline, candidate, flags, seq, quiet);
   const written = [...writeReporters(res.baseline.run, res.baseline.path, flags.reporters), ...writeReporters(res.candidate.run, res.candidate.path, flags.reporters)];
-  const comparison = compareAgainst(res);
   const rel = (p: string): string => relative(process.cwd(), p) || p;
   if (comparison && flags.reporters.includes('markdown')) appendToGithubStepSummary(renderComparison(comparison, res.baseline.run, res.candidate.run, 'markdown'));
   if (f.json) {
@@ -101,5 +109,6 @@ export async function runAgainstCommand(f: FlagValues, candidateFile: string, fl
     info('interrupted: the run files hold the repeats measured so far');
     return 130;
   }
-  return againstExitCode(res, comparison);
+  if (comparison?.verdict === 'inconclusive' && !f.json) info(`perf: inconclusive: ${comparison.gate.summary}${seq.strict ? '' : ' (exit 0; --strict makes this exit 1)'}`);
+  return againstExitCode(res, comparison, seq.strict);
 }

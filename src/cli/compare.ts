@@ -20,17 +20,19 @@ export function renderComparison(c: RunsComparison, a: RunFile, b: RunFile, repo
 export const compareCommand = defineCommand({
   name: 'compare',
   summary: 'Judge a candidate run file against a baseline: noise-aware deltas, exit 1 on an error-level regression',
-  usage: 'compare BASELINE.json CANDIDATE.json [--json] [--reporter table|markdown|junit] [--force]',
+  usage: 'compare BASELINE.json CANDIDATE.json [--json] [--reporter table|markdown|junit] [--force] [--strict]',
   details: [
-    'Gates on counts per painted frame and on timing-mode milliseconds; a change the runs\' own',
-    'repeat-to-repeat noise explains is unchanged. Thresholds come from the candidate run\'s scenario',
-    '(default warn +10%, error +25%).',
-    'Exit 1 on an error-level regression; 2 for unreadable, invalid or unmeasured files, or runs of',
-    'different scenarios/variants (unless --force).',
+    'The primary metrics (perf metrics; a scenario\'s gate.metrics) decide: a regression needs a significant',
+    'change (one-sided rank test, Holm over the primary family, sequential boundaries when the runs were',
+    'sampled to a decision) whose estimate is past warn (+10%) or error (+25%); thresholds from the',
+    'candidate\'s scenario. A change past warn the samples cannot decide is inconclusive.',
+    'Exit 1 on an error-level regression (and on inconclusive with --strict); 2 for unreadable, invalid or',
+    'unmeasured files, or runs of different scenarios/variants (unless --force).',
   ].join('\n'),
   flags: {
     reporter: { type: 'string', value: 'NAME', description: `Output format on stdout: ${COMPARE_REPORTERS.join(', ')}. Default table.` },
     force: { type: 'boolean', description: 'Compare runs of different scenarios or variants anyway (a warning instead of exit 2).' },
+    strict: { type: 'boolean', description: 'Exit 1 when the verdict is inconclusive (default: exit 0 and say so).' },
     ...JSON_FLAG,
   },
   async run(f, positionals) {
@@ -58,6 +60,7 @@ export const compareCommand = defineCommand({
         info(`perf: regression: ${worst.join(', ')} (${relative(process.cwd(), fileB) || fileB} vs ${relative(process.cwd(), fileA) || fileA})`);
       }
     }
-    return compareExitCode(comparison);
+    if (comparison.verdict === 'inconclusive' && !f.json) info(`perf: inconclusive: ${comparison.gate.summary}${f.strict === true ? '' : ' (exit 0; --strict makes this exit 1)'}`);
+    return compareExitCode(comparison, f.strict === true);
   },
 });

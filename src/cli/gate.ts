@@ -20,7 +20,9 @@ import { mdCode, mdText } from '../../reporters/markdown.js';
 import type { FlagValues } from './args.js';
 import { defineCommand, info, JSON_FLAG, printJson } from './command.js';
 import { renderComparison } from './compare.js';
-import { executeRun, parseVars } from './run.js';
+import { interruptible, lookPrinter, parseVars, progressPrinter, SEQUENTIAL_FLAGS, sequentialFlags } from './run.js';
+import { runToDecision } from '../runner/sequential.js';
+import { compareExitCode } from '../perf/compare-runs.js';
 
 /** Label of the gate's own run files in --out; baselines are stored with label `baseline`. */
 export const GATE_LABEL = 'gate';
@@ -46,7 +48,7 @@ export interface GateEntry {
   outcome: GateOutcome;
 }
 
-export type GateVerdict = 'pass' | 'warn' | 'fail';
+export type GateVerdict = 'pass' | 'warn' | 'fail' | 'inconclusive';
 
 /** What each entry does to the gate: fail, warn or pass. */
 export function entryVerdict(e: GateEntry): GateVerdict {
@@ -66,16 +68,16 @@ export function entryVerdict(e: GateEntry): GateVerdict {
 
 export function gateVerdict(entries: GateEntry[]): GateVerdict {
   const v = entries.map(entryVerdict);
-  return v.includes('fail') ? 'fail' : v.includes('warn') ? 'warn' : 'pass';
+  return v.includes('fail') ? 'fail' : v.includes('inconclusive') ? 'inconclusive' : v.includes('warn') ? 'warn' : 'pass';
 }
 
 /**
  * DESIGN.md exit codes: 1 when anything was judged failed (error regression, missing baseline, nothing
  * measured); otherwise 2 for an unusable baseline file, 3 for an environment problem; else 0.
  */
-export function gateExitCode(entries: GateEntry[]): number {
+export function gateExitCode(entries: GateEntry[], strict = false): number {
   const statuses = entries.map((e) => e.outcome);
-  if (entries.some((e) => e.outcome.status === 'compared' && e.outcome.comparison.verdict === 'fail')) return 1;
+  if (entries.some((e) => e.outcome.status === 'compared' && compareExitCode(e.outcome.comparison, strict) === 1)) return 1;
   if (statuses.some((o) => o.status === 'missing-baseline' || o.status === 'unmeasured')) return 1;
   if (statuses.some((o) => o.status === 'invalid-baseline')) return 2;
   const kinds = statuses.flatMap((o) => (o.status === 'error' ? [o.error.kind] : []));
@@ -120,7 +122,7 @@ export function planGate(files: string[], opts: { variant?: string; vars?: Recor
 }
 
 /** Judge one fresh run against its baseline file (or write the baseline with update). */
-export function judgeEntry(sc: Scenario, run: RunFile, runFile: string, baselinesDir: string, update: boolean, cwd = process.cwd()): GateEntry {
+export function judgeEntry(sc: Scenario, run: RunFile, runFile: string, baselinesDir: string, update: boolean, cwd = process.cwd(), decided?: RunsComparison): GateEntry {
   const baselineFile = baselinePath(baselinesDir, sc);
   const id = `${sc.name}${sc.variant ? `-${sc.variant}` : ''}`;
   const base = { id, scenario: sc.name, variant: sc.variant, scenarioFile: relative(cwd, sc.file) || sc.file, baselineFile, runFile, run };
@@ -132,7 +134,7 @@ export function judgeEntry(sc: Scenario, run: RunFile, runFile: string, baseline
   if (existsSync(baselineFile)) {
     try {
       const baseline = readRunFile(baselineFile);
-      previous = { baseline, comparison: compareRuns(baseline, run, { files: { a: baselineFile, b: runFile } }) };
+      previous = { baseline, comparison: decided && !update ? decided : compareRuns(baseline, run, { files: { a: baselineFile, b: runFile } }) };
     } catch (e) {
       if (!isPerfError(e)) throw e;
       previousError = e;
@@ -150,7 +152,7 @@ export function judgeEntry(sc: Scenario, run: RunFile, runFile: string, baseline
 
 // ─── rendering ──────────────────────────────────────────────────────────────────────────────────────
 
-const VERDICT_WORD: Record<GateVerdict, string> = { pass: 'PASS', warn: 'WARN', fail: 'FAIL' };
+const VERDICT_WORD: Record<GateVerdict, string> = { pass: 'PASS', warn: 'WARN', fail: 'FAIL', inconclusive: 'INCONCLUSIVE' };
 
 function regressions(c: RunsComparison): CompareRow[] {
   return c.rows.filter((r) => r.gated && r.verdict === 'regressed' && (r.severity === 'error' || r.severity === 'warn'));
@@ -165,10 +167,14 @@ export function entryDetail(e: GateEntry, cwd = process.cwd()): string {
   const o = e.outcome;
   switch (o.status) {
     case 'compared': {
-      const regs = regressions(o.comparison);
-      if (!regs.length) return `no significant regression (${o.comparison.rows.filter((r) => r.verdict === 'improved').length} improved)`;
+      const c = o.comparison;
+      const regs = regressions(c);
+      const n = `${c.candidate.measured} repeats${c.gate.sequential ? `, look ${c.gate.look}` : ''}`;
+      const host = c.host.same ? '' : '; baseline from another host: only the app\'s own work is gated';
+      if (c.verdict === 'inconclusive') return `${c.gate.summary} (${n})${host}`;
+      if (!regs.length) return `no significant regression (${c.rows.filter((r) => r.verdict === 'improved').length} improved; ${n})${host}`;
       const shown = regs.slice(0, WORST_SHOWN).map((r) => `${r.metric} ${formatDelta(r)} (${r.severity})`);
-      return shown.join(', ') + (regs.length > WORST_SHOWN ? ` +${regs.length - WORST_SHOWN} more` : '');
+      return shown.join(', ') + (regs.length > WORST_SHOWN ? ` +${regs.length - WORST_SHOWN} more` : '') + ` (${n})${host}`;
     }
     case 'missing-baseline':
       return `missing baseline ${rel(e.baselineFile)}: run \`perf gate --update\` to record it`;
@@ -198,7 +204,7 @@ function statusWord(e: GateEntry): string {
 }
 
 function headline(entries: GateEntry[]): string {
-  const n = { fail: 0, warn: 0, pass: 0, missing: 0, updated: 0, error: 0 };
+  const n = { fail: 0, inconclusive: 0, warn: 0, pass: 0, missing: 0, updated: 0, error: 0 };
   for (const e of entries) {
     const s = e.outcome.status;
     if (s === 'missing-baseline') n.missing++;
@@ -210,6 +216,7 @@ function headline(entries: GateEntry[]): string {
     n.fail && `${n.fail} failed`,
     n.missing && `${n.missing} missing baseline`,
     n.error && `${n.error} error`,
+    n.inconclusive && `${n.inconclusive} inconclusive`,
     n.warn && `${n.warn} warned`,
     n.pass && `${n.pass} passed`,
     n.updated && `${n.updated} baseline${n.updated === 1 ? '' : 's'} updated`,
@@ -231,12 +238,12 @@ export function renderGateText(entries: GateEntry[], color = false): string {
   return out.join('\n') + '\n';
 }
 
-const MD_ICON: Record<string, string> = { PASS: '✅', WARN: '⚠️', FAIL: '❌', MISSING: '❌', ERROR: '❌', UPDATED: '📝' };
+const MD_ICON: Record<string, string> = { PASS: '✅', WARN: '⚠️', FAIL: '❌', INCONCLUSIVE: '❔', MISSING: '❌', ERROR: '❌', UPDATED: '📝' };
 
 /** The Markdown for $GITHUB_STEP_SUMMARY / a PR: verdict, one table row per run, then the details of the runs that warned or failed. */
 export function renderGateMarkdown(entries: GateEntry[]): string {
   const verdict = gateVerdict(entries);
-  const icon = { pass: '✅', warn: '⚠️', fail: '❌' }[verdict];
+  const icon = { pass: '✅', warn: '⚠️', fail: '❌', inconclusive: '❔' }[verdict];
   const out = [`### ${icon} perf gate: ${VERDICT_WORD[verdict]} — ${mdText(headline(entries))}`, '', '| run | verdict | detail |', '|:--|:--|:--|'];
   for (const e of entries) {
     const w = statusWord(e);
@@ -324,11 +331,12 @@ export const gateCommand = defineCommand({
     variant: { type: 'string', value: 'V', description: 'Run only this variant of the scenarios that declare variants.' },
     junit: { type: 'string', value: 'FILE', description: 'Write the gate as JUnit XML to FILE.' },
     update: { type: 'boolean', description: 'Write this run as the new baselines instead of judging it.' },
-    repeat: { type: 'number', description: 'Measured repeats per scenario (overrides the scenarios).' },
+    repeat: { type: 'number', description: 'Measured repeats per scenario: the first look of the sequential compare, or every repeat with --fixed (overrides the scenarios). With --update, default 2 × the scenario\'s repeat.' },
     warmup: { type: 'number', description: 'Warmup repeats per scenario (overrides the scenarios).' },
     timing: { type: 'boolean', description: 'Interleave timing-mode repeats so ms metrics are gated too. Default: as the baseline was recorded (its timing repeats), else the scenario.' },
     out: { type: 'string', value: 'DIR', description: 'Folder for this run\'s run files. Default build/perf' },
     var: { type: 'multi', value: 'NAME=VALUE', description: 'Set a scenario var in every scenario, e.g. --var jank=1. Repeatable.' },
+    ...SEQUENTIAL_FLAGS,
     quiet: { type: 'boolean', description: 'No progress lines.' },
     ...JSON_FLAG,
   },
@@ -337,17 +345,20 @@ export const gateCommand = defineCommand({
   },
 });
 
+/** `perf gate --update` records baselines with this many times the scenario's repeat (see runGate). */
+export const BASELINE_REPEAT_FACTOR = 2;
+
 /**
- * Without --timing / --no-timing, the gate measures the way its baseline was measured: a baseline
- * recorded with timing repeats (`gate --update --timing`) gets a candidate with them, so its ms are
- * gated instead of silently falling back to info. Undefined (the scenario decides) otherwise.
+ * The stored baseline, or undefined when there is none or it is unreadable (judgeEntry reports both after
+ * the run). Without --timing / --no-timing, the gate measures the way its baseline was measured: a baseline
+ * recorded with timing repeats gets a candidate with them, so its ms are gated instead of falling back.
  */
-function baselineTiming(file: string): boolean | undefined {
+function readBaseline(file: string): RunFile | undefined {
   if (!existsSync(file)) return undefined;
   try {
-    return readRunFile(file).repeats.some((r) => r.mode === 'timing' && r.status === 'measured') ? true : undefined;
+    return readRunFile(file);
   } catch {
-    return undefined; // judged (and reported) after the run
+    return undefined;
   }
 }
 
@@ -365,27 +376,38 @@ export async function runGate(f: FlagValues, positionals: string[], cwd = proces
   const outDir = (f.out as string | undefined) ?? 'build/perf';
   const quiet = f.quiet === true || f.json === true;
 
+  const seq = sequentialFlags(f, 'gate');
   const entries: GateEntry[] = [];
   for (const sc of scenarios) {
     try {
-      const timing = (f.timing as boolean | undefined) ?? baselineTiming(baselinePath(baselinesDir, sc));
-      const { run, path } = await executeRun(
-        sc,
-        {
+      const baselineFile = baselinePath(baselinesDir, sc);
+      const baseline = readBaseline(baselineFile);
+      const timing = (f.timing as boolean | undefined) ?? (baseline?.repeats.some((r) => r.mode === 'timing' && r.status === 'measured') ? true : undefined);
+      // A baseline is recorded once and compared many times, and a stored baseline cannot grow: twice
+      // the minimum gives candidate-only sampling room to decide.
+      const repeat = (f.repeat as number | undefined) ?? (update ? sc.repeat * BASELINE_REPEAT_FACTOR : undefined);
+      const { run, path, comparison } = await interruptible((signal) =>
+        runToDecision(sc, update ? undefined : baseline, {
           label: GATE_LABEL,
-          out: outDir,
-          ...(f.repeat !== undefined ? { repeat: f.repeat as number } : {}),
+          outDir,
+          cwd,
+          signal,
+          ...(repeat !== undefined ? { repeat } : {}),
           ...(f.warmup !== undefined ? { warmup: f.warmup as number } : {}),
           ...(timing !== undefined ? { timing } : {}),
-          reporters: [],
-        },
-        quiet,
+          onProgress: progressPrinter(quiet),
+          fixed: seq.fixed,
+          ...(seq.maxRepeat !== undefined ? { maxRepeat: seq.maxRepeat } : {}),
+          ...(seq.budgetMs !== undefined ? { budgetMs: seq.budgetMs } : {}),
+          compare: { files: { a: baselineFile } },
+          onLook: lookPrinter(quiet, `${sc.name}${sc.variant ? `-${sc.variant}` : ''}`),
+        }),
       );
       if (run.interrupted) {
         info('interrupted: the gate stops here; no baseline was written for the interrupted run');
         return 130;
       }
-      entries.push(judgeEntry(sc, run, path, baselinesDir, update, cwd));
+      entries.push(judgeEntry(sc, run, path, baselinesDir, update, cwd, comparison));
     } catch (e) {
       if (!isPerfError(e)) throw e;
       const id = `${sc.name}${sc.variant ? `-${sc.variant}` : ''}`;
@@ -401,5 +423,7 @@ export async function runGate(f: FlagValues, positionals: string[], cwd = proces
     mkdirSync(dirname(f.junit), { recursive: true });
     writeFileSync(f.junit, renderGateJunit(entries));
   }
-  return gateExitCode(entries);
+  const code = gateExitCode(entries, seq.strict);
+  if (!f.json && gateVerdict(entries) === 'inconclusive') info(`perf gate: inconclusive${seq.strict ? '' : ' (exit 0; --strict makes this exit 1)'}`);
+  return code;
 }

@@ -10,7 +10,8 @@ import { onShutdown } from '../session/processes.js';
 import { appendToGithubStepSummary, getReporter, REPORTERS } from '../../reporters/index.js';
 import { reportPathFor } from '../../reporters/define.js';
 import { defineCommand, info, JSON_FLAG, printJson } from './command.js';
-import type { FlagValues } from './args.js';
+import type { FlagSpecs, FlagValues } from './args.js';
+import type { LookEvent } from '../runner/sequential.js';
 import { writeFileSync } from 'node:fs';
 import { runAgainstCommand } from './against.js';
 
@@ -49,6 +50,42 @@ function runFlags(f: FlagValues): { variant?: string; label: string; out: string
     ...(restart !== undefined ? { restart: restart as RestartMode } : {}),
     ...(f.timing !== undefined ? { timing: f.timing as boolean } : {}),
     reporters,
+  };
+}
+
+/** The flags of every command that compares as it samples (run --against, gate): declared once. */
+export const SEQUENTIAL_FLAGS = {
+  fixed: { type: 'boolean', description: 'Run exactly --repeat repeats per run and judge once, instead of sampling until the verdict is decided (sequential, the default).' },
+  maxRepeat: { type: 'number', value: 'N', description: 'Most repeats per run a sequential compare may take before it stops undecided. Default: the scenario\'s maxRepeat (4 × repeat).' },
+  budgetS: { type: 'number', value: 'S', description: 'Add no repeats once S seconds have passed; what is undecided then is inconclusive.' },
+  strict: { type: 'boolean', description: 'Exit 1 when the verdict is inconclusive (default: exit 0 and say so).' },
+} as const satisfies FlagSpecs;
+
+export interface SequentialFlags {
+  fixed: boolean;
+  maxRepeat?: number;
+  budgetMs?: number;
+  strict: boolean;
+}
+
+/** Read and check SEQUENTIAL_FLAGS. */
+export function sequentialFlags(f: FlagValues, command: string): SequentialFlags {
+  const max = f.maxRepeat as number | undefined;
+  if (max !== undefined && (!Number.isInteger(max) || max < 1)) throw new PerfError({ code: 'invalid_flag', message: `${command}: --max-repeat must be a whole number >= 1, got ${max}` });
+  const budget = f.budgetS as number | undefined;
+  if (budget !== undefined && !(budget > 0)) throw new PerfError({ code: 'invalid_flag', message: `${command}: --budget-s must be a number of seconds > 0, got ${budget}` });
+  if (f.fixed === true && (max !== undefined || budget !== undefined)) {
+    throw new PerfError({ code: 'invalid_flag', message: `${command}: --fixed runs exactly --repeat repeats; --max-repeat and --budget-s apply to sequential sampling only`, suggestion: 'drop --fixed, or drop --max-repeat / --budget-s' });
+  }
+  return { fixed: f.fixed === true, ...(max !== undefined ? { maxRepeat: max } : {}), ...(budget !== undefined ? { budgetMs: budget * 1000 } : {}), strict: f.strict === true };
+}
+
+/** One line per look on stderr: the look, the sizes, and why sampling goes on or stops. */
+export function lookPrinter(quiet: boolean, name: string): (e: LookEvent) => void {
+  if (quiet) return () => undefined;
+  return (e) => {
+    const tty = process.stderr.isTTY === true;
+    info(`${tty ? '\r\x1b[2K' : ''}${name}: look ${e.look} (${e.n.a} vs ${e.n.b} repeats): ${e.comparison.verdict}${e.adding ? ', undecided' : ''} — ${e.why}`);
   };
 }
 
@@ -154,7 +191,7 @@ export function executeRun(sc: Scenario, flags: ReturnType<typeof runFlags>, qui
 export const runCommand = defineCommand({
   name: 'run',
   summary: 'Run a scenario many times from clean restarts and write a run file with medians and budgets',
-  usage: 'run SCENARIO.yaml [--variant NAME] [--repeat N] [--label L] [--out DIR] [--reporter table|json|markdown|junit] [--against BASELINE.yaml]',
+  usage: 'run SCENARIO.yaml [--variant NAME] [--repeat N] [--label L] [--out DIR] [--reporter table|json|markdown|junit] [--against BASELINE.yaml [--fixed | --max-repeat N] [--budget-s S] [--strict]]',
   details: 'The run file goes to <out>/<scenario>[-<variant>]-<label>.json; reporter files beside it.\nExit 1 when a budget fails, every repeat failed or was refused, or nothing was measured.',
   flags: {
     variant: { type: 'string', value: 'NAME', description: 'Variant to run (required when the scenario declares variants).' },
@@ -167,6 +204,7 @@ export const runCommand = defineCommand({
     var: { type: 'multi', value: 'NAME=VALUE', description: 'Set a scenario var (overrides vars:), e.g. --var jank=1. Repeatable.' },
     against: { type: 'string', value: 'BASELINE.yaml', description: 'Also run this scenario (the baseline build) in the same rounds, A B B A; write one run file each (labels baseline/candidate, or <label>-baseline/-candidate) and print the comparison. Exit 1 on an error-level regression.' },
     baselineVar: { type: 'multi', value: 'NAME=VALUE', description: 'With --against: a var for the baseline arm only (after --var), e.g. --var jank=1 --baseline-var jank=0.' },
+    ...SEQUENTIAL_FLAGS,
     reporter: { type: 'list', value: 'NAME', description: `Also write a report beside the run file: ${REPORTERS.map((r) => r.name).join(', ')} (repeatable or comma-separated).` },
     quiet: { type: 'boolean', description: 'No progress lines and no summary table.' },
     ...JSON_FLAG,
@@ -176,6 +214,11 @@ export const runCommand = defineCommand({
       throw new PerfError({ code: 'missing_argument', message: positionals.length === 0 ? 'run: which scenario? e.g. perf run scenarios/list.yaml' : `run: one scenario at a time, got ${positionals.length}`, suggestion: 'perf run SCENARIO.yaml' });
     }
     const flags = runFlags(f);
+    if (f.against === undefined) {
+      for (const k of Object.keys(SEQUENTIAL_FLAGS)) {
+        if (f[k] !== undefined) throw new PerfError({ code: 'invalid_flag', message: `run: --${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} applies to a compare: use it with --against`, suggestion: 'perf run X.yaml --against BASE.yaml' });
+      }
+    }
     if (f.against !== undefined) {
       return runAgainstCommand(f, positionals[0]!, { ...flags, label: f.label as string | undefined }, parseVars(f.var as string[] | undefined), parseVars(f.baselineVar as string[] | undefined), writeReporters);
     }

@@ -33,9 +33,9 @@ export interface MetricNoise {
   cv: number | null;
   /** Noise in the metric's own unit. */
   sigma: number;
-  /** 'pct' when judged relative to the median, 'units' at a 0 median (thresholds read as warnPct/100 units). */
-  scale: 'pct' | 'units';
-  /** Smallest shift detected with POWER at this repeat count, in % (scale pct) or units; Infinity when the rank test cannot reach significance at all. */
+  /** What percentages are of: the median, or the metric's floor when the median is below it (as compare judges). */
+  scale: 'median' | 'floor';
+  /** Smallest shift detected with POWER at this repeat count, in % of the scale; Infinity when the rank test cannot reach significance at all. */
   detectable: number;
   warnPct: number;
   errorPct: number;
@@ -67,22 +67,23 @@ function logChoose(n: number, k: number): number {
   return s;
 }
 
-/** Smallest two-sided exact Mann–Whitney p with n vs n untied repeats: 2 / C(2n, n). */
-export function minTwoSidedP(n: number): number {
-  return Math.min(1, 2 / Math.exp(logChoose(2 * n, n)));
+/** Smallest one-sided exact Mann–Whitney p with n vs n untied repeats: 1 / C(2n, n). */
+export function minOneSidedP(n: number): number {
+  return Math.min(1, 1 / Math.exp(logChoose(2 * n, n)));
 }
 
 /**
- * Shift detectable with probability POWER by a two-sided rank test at level α/family with n repeats
- * per arm and noise σ (Noether 1987, "Sample size determination for some common nonparametric tests",
- * JASA 82:645, via the t-test formula divided by the Mann–Whitney efficiency 3/π):
- *   δ = (z_{1−α/(2m)} + z_{power}) · σ · √(2/n) / √(3/π).
- * Infinity when the exact test cannot reach α/family with n repeats at all.
+ * Shift detectable with probability POWER by the gate's one-sided rank test at level α/family with n
+ * repeats per arm and noise σ (Noether 1987, "Sample size determination for some common nonparametric
+ * tests", JASA 82:645, via the t-test formula divided by the Mann–Whitney efficiency 3/π):
+ *   δ = (z_{1−α/m} + z_{power}) · σ · √(2/n) / √(3/π).
+ * A fixed compare at n repeats; a sequential one reaches this at its last look. Infinity when the exact
+ * test cannot reach α/family with n repeats at all.
  */
 export function detectableShift(sigma: number, n: number, alpha: number, family: number): number {
   const level = alpha / Math.max(1, family);
-  if (minTwoSidedP(n) >= level) return Infinity;
-  const z = normalQuantile(1 - level / 2) + normalQuantile(POWER);
+  if (minOneSidedP(n) > level) return Infinity;
+  const z = normalQuantile(1 - level) + normalQuantile(POWER);
   return (z * sigma * Math.sqrt(2 / n)) / Math.sqrt(MW_EFFICIENCY);
 }
 
@@ -93,7 +94,7 @@ function repeatsFor(limit: number, sigma: number, alpha: number, family: number,
 
 /** The noise and thresholds analysis of an A/A pair. Pure: run files in, verdicts out. */
 export function analyseSelftest(comparison: RunsComparison, samples: MetricSamples[], alpha = DEFAULT_ALPHA): Omit<SelftestResult, 'files' | 'scenario' | 'variant'> {
-  const gated = samples.filter((s) => s.gated && s.a.length > 0 && s.b.length > 0);
+  const gated = samples.filter((s) => s.role === 'primary' && s.a.length > 0 && s.b.length > 0);
   const constant = (s: MetricSamples): boolean => [...s.a, ...s.b].every((v) => v === s.a[0]);
   const family = gated.filter((s) => !constant(s)).length;
   const rows = new Map(comparison.rows.map((r) => [r.metric, r]));
@@ -106,9 +107,9 @@ export function analyseSelftest(comparison: RunsComparison, samples: MetricSampl
     const robust = (xs: number[]): number => (xs.length < 2 ? 0 : mad(xs, MAD_NORMAL_CONSISTENCY) || (xs.every((v) => v === xs[0]) ? 0 : stddev(xs)));
     const sigma = Math.sqrt((robust(s.a) ** 2 + robust(s.b) ** 2) / 2);
     const t = thresholdsFor(s.metric, { thresholds: { warnPct: comparison.thresholds.warnPct, errorPct: comparison.thresholds.errorPct }, perMetric });
-    const scale: 'pct' | 'units' = med === 0 ? 'units' : 'pct';
-    // Both scales compared as "percent": units are read as warnPct/100 (compare.ts's zero-baseline rule).
-    const unit = med === 0 ? 1 : Math.abs(med);
+    // compare.ts's scale: the median, or the metric's floor when the median is below it.
+    const scale: 'median' | 'floor' = Math.abs(med) >= s.floor && med !== 0 ? 'median' : 'floor';
+    const unit = scale === 'median' ? Math.abs(med) : s.floor > 0 ? s.floor : 1;
     const isConstant = constant(s);
     const detectAbs = isConstant ? 0 : detectableShift(sigma, n, alpha, family);
     const detectPct = (detectAbs / unit) * 100;
@@ -120,7 +121,7 @@ export function analyseSelftest(comparison: RunsComparison, samples: MetricSampl
       cv: med === 0 ? null : sigma / Math.abs(med),
       sigma,
       scale,
-      detectable: scale === 'pct' ? detectPct : detectAbs,
+      detectable: detectPct,
       warnPct: t.warnPct,
       errorPct: t.errorPct,
       safety,
@@ -191,8 +192,8 @@ export function renderSelftest(r: SelftestResult): string {
     m.cv === null ? `σ ${fmtNum(m.sigma)}` : `${fmtNum(m.cv * 100)}%`,
     m.aa.deltaPct === null ? 'n/a' : `${m.aa.deltaPct > 0 ? '+' : ''}${fmtNum(m.aa.deltaPct)}%`,
     m.aa.verdict === 'regressed' ? `REGRESSED (${m.aa.severity})` : m.aa.verdict,
-    m.safety === 'deterministic' ? 'any change' : m.scale === 'pct' ? `${fmtNum(m.detectable)}%` : `${fmtNum(m.detectable)} units`,
-    m.scale === 'pct' ? `+${m.warnPct}% / +${m.errorPct}%` : `${m.warnPct / 100} / ${m.errorPct / 100} units`,
+    m.safety === 'deterministic' ? 'any change' : `${fmtNum(m.detectable)}%${m.scale === 'floor' ? ' of floor' : ''}`,
+    `+${m.warnPct}% / +${m.errorPct}%`,
     m.safety,
   ]);
   const widths = cols.map((c, i) => Math.max(c.length, ...rows.map((row) => row[i]!.length)));

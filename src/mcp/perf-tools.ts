@@ -6,28 +6,21 @@
  */
 import path from 'node:path';
 import { PerfError } from '../errors.js';
-import { compareExitCode, compareRunFiles, compareRuns, type RunsComparison } from '../perf/compare-runs.js';
+import { compareExitCode, compareRunFiles, type RunsComparison } from '../perf/compare-runs.js';
 import type { CompareRow } from '../perf/compare.js';
-import { againstLabels, runAgainst, type AgainstProgress } from '../runner/against.js';
+import { againstLabels, type AgainstProgress } from '../runner/against.js';
+import { againstToDecision, type LookEvent } from '../runner/sequential.js';
 import { runScenario, type ProgressEvent } from '../runner/run.js';
 import type { RunFile } from '../runner/run-file.js';
 import { loadScenario } from '../scenario/load.js';
+import { METRICS } from '../perf/metrics.js';
 import { okReply } from './format.js';
 import { defineTool, type ToolCallContext, type ToolDefinition } from './tool.js';
 
 const LABEL_RE = /^[a-z0-9_-]+$/;
 
-/** The metrics a one-glance reply shows (DESIGN.md's headline list); json: true gives them all. */
-const HEADLINE = [
-  'durationMs',
-  'frames.painted',
-  'frames.overBudget',
-  'frames.frameMs.p90',
-  'interactions.latencyMs.p90',
-  'longFrames.blockingMs',
-  'counters.layouts.perFrame',
-  'counters.styleRecalcs.perFrame',
-];
+/** The metrics a one-glance reply shows: the registry's headline metrics; json: true gives them all. */
+const HEADLINE = METRICS.filter((d) => d.headline).map((d) => d.name);
 
 function runBrief(run: RunFile, file: string, full: boolean): Record<string, unknown> {
   const s = run.summary;
@@ -49,7 +42,7 @@ function runBrief(run: RunFile, file: string, full: boolean): Record<string, unk
 }
 
 function rowBrief(r: CompareRow): Record<string, unknown> {
-  return { metric: r.metric, a: r.a.median, b: r.b.median, deltaPct: r.deltaPct, ci: r.ci, verdict: r.verdict, severity: r.severity, gated: r.gated, reason: r.reason };
+  return { metric: r.metric, a: r.a.median, b: r.b.median, deltaPct: r.deltaPct, ci: r.ci, verdict: r.verdict, severity: r.severity, gated: r.gated, ...(r.needRepeats !== undefined ? { needRepeats: r.needRepeats } : {}), reason: r.reason };
 }
 
 /** The changed rows only (worst first, as compareMetrics sorted them) unless full. */
@@ -59,6 +52,9 @@ function compareBrief(c: RunsComparison, full: boolean): Record<string, unknown>
   return {
     verdict: c.verdict,
     exitCode: compareExitCode(c),
+    gate: { summary: c.gate.summary, primary: c.gate.primary, look: c.gate.look, ...(c.gate.sequential ? { sequential: c.gate.sequential.note } : {}) },
+    ...(c.host.same ? {} : { host: c.host.note }),
+    ...(c.blind ? { blind: c.blind } : {}),
     thresholds: c.thresholds,
     frames: c.frames,
     changed: changed.map(rowBrief),
@@ -75,7 +71,7 @@ function resolveIn(cwd: string, p: string): string {
 export const perfRunTool = defineTool({
   name: 'perf_run',
   description:
-    'Run a YAML scenario many times from clean restarts (like `perf run`) and write a run file with medians, spreads and budget verdicts. With against (another scenario file: the same scenario pointed at the baseline build) both run in the same rounds, A B B A, one run file each, and the reply carries their comparison (verdict fail = an error-level regression). Starts its own app and Chromium; reports progress per repeat. Takes seconds per repeat.',
+    'Run a YAML scenario many times from clean restarts (like `perf run`) and write a run file with medians, spreads and budget verdicts. With against (another scenario file: the same scenario pointed at the baseline build) both run in the same rounds, A B B A, one run file each, sampling until the primary metrics are decided (up to maxRepeat; fixed: true runs exactly repeat), and the reply carries their comparison (verdict fail = an error-level regression; inconclusive = undecided at the limit). Starts its own app and Chromium; reports progress per repeat and per look. Takes seconds per repeat.',
   inputSchema: {
     type: 'object',
     properties: {
@@ -86,8 +82,12 @@ export const perfRunTool = defineTool({
       repeat: { type: 'integer', minimum: 1, maximum: 100, description: 'Measured repeats (overrides the scenario).' },
       warmup: { type: 'integer', minimum: 0, maximum: 20, description: 'Warmup repeats, run first and discarded (overrides the scenario).' },
       timing: { type: 'boolean', description: 'Interleave timing-mode repeats, so ms metrics are measured without instrumentation (and gated in a compare).' },
-      against: { type: 'string', description: 'Baseline scenario file: run it interleaved with scenario and compare the two.' },
+      against: { type: 'string', description: 'Baseline scenario file: run it interleaved with scenario and compare the two, adding A B B A rounds until the verdict is decided (sequential).' },
+      fixed: { type: 'boolean', description: 'With against: run exactly repeat repeats per arm and judge once instead of sampling to a decision.' },
+      maxRepeat: { type: 'integer', minimum: 1, maximum: 200, description: 'With against: most repeats per arm before stopping undecided (default: the scenario\'s maxRepeat, 4 × repeat).' },
+      budgetS: { type: 'number', exclusiveMinimum: 0, description: 'With against: add no repeats after this many seconds; what is undecided then is inconclusive.' },
       vars: { type: 'object', additionalProperties: { type: 'string' }, description: 'Scenario vars for both arms, e.g. {"jank": "1"} (like --var).' },
+      baselineVars: { type: 'object', additionalProperties: { type: 'string' }, description: 'With against: vars for the baseline arm only, over vars (like --baseline-var), e.g. vars {"jank": "1"} and baselineVars {"jank": "0"} compare one scenario file under two settings.' },
       json: { type: 'boolean', description: 'Reply with every metric summary and the full compare rows. Default false: headline metrics, budgets and the changed rows only.' },
     },
     required: ['scenario'],
@@ -97,7 +97,9 @@ export const perfRunTool = defineTool({
   async run(core, args, ctx) {
     const label = args.label;
     if (label !== undefined && !LABEL_RE.test(label)) throw new PerfError({ code: 'invalid_arguments', message: `perf_run: label "${label}" may only use a-z, 0-9, _ and -` });
-    const load = (file: string) => loadScenario(resolveIn(core.cwd, file), { ...(args.variant !== undefined ? { variant: args.variant } : {}), vars: args.vars ?? {}, cwd: core.cwd });
+    if (args.baselineVars !== undefined && args.against === undefined) throw new PerfError({ code: 'invalid_arguments', message: 'perf_run: baselineVars applies to the baseline arm of a compare', suggestion: 'add against, or drop baselineVars' });
+    const load = (file: string, baselineVars: Record<string, string> = {}) =>
+      loadScenario(resolveIn(core.cwd, file), { ...(args.variant !== undefined ? { variant: args.variant } : {}), vars: { ...args.vars, ...baselineVars }, cwd: core.cwd });
     const candidate = load(args.scenario);
     const outDir = resolveIn(core.cwd, args.out ?? 'build/perf');
     const common = {
@@ -114,10 +116,15 @@ export const perfRunTool = defineTool({
       const failedBudgets = run.budgets.some((b) => !b.pass);
       return okReply({ tool: 'perf_run', status: 'ok', exitCode: failedBudgets || run.summary.measured === 0 ? 1 : 0, run: runBrief(run, file, full) });
     }
-    const baseline = load(args.against);
-    const res = await runAgainst(baseline, candidate, { ...common, labels: againstLabels(label), onProgress: againstProgress(ctx) });
-    const measured = res.baseline.run.summary.measured > 0 && res.candidate.run.summary.measured > 0;
-    const comparison = measured ? compareRuns(res.baseline.run, res.candidate.run, { force: true, files: { a: res.baseline.path, b: res.candidate.path } }) : undefined;
+    const baseline = load(args.against, args.baselineVars);
+    const { res, comparison } = await againstToDecision(baseline, candidate, {
+      ...common,
+      labels: againstLabels(label),
+      ...againstProgress(ctx),
+      fixed: args.fixed === true,
+      ...(args.maxRepeat !== undefined ? { maxRepeat: args.maxRepeat } : {}),
+      ...(args.budgetS !== undefined ? { budgetMs: args.budgetS * 1000 } : {}),
+    });
     const exitCode = !comparison || res.candidate.run.budgets.some((b) => !b.pass) ? 1 : compareExitCode(comparison);
     return okReply({
       tool: 'perf_run',
@@ -148,27 +155,40 @@ function runProgress(ctx: ToolCallContext): ((e: ProgressEvent) => void) | undef
   };
 }
 
-function againstProgress(ctx: ToolCallContext): ((e: AgainstProgress) => void) | undefined {
+/**
+ * Progress of an interleaved run: one notification per finished repeat, and one per look of the
+ * sequential compare (why it goes on). MCP requires progress to increase, so a look reports the repeats
+ * finished so far plus a half.
+ */
+function againstProgress(ctx: ToolCallContext): { onProgress?: (e: AgainstProgress) => void; onLook?: (e: LookEvent) => void } {
   const send = ctx.progress;
-  if (!send) return undefined;
-  return (e) => {
-    switch (e.kind) {
-      case 'start':
-        send(0, e.total, `A B B A: ${e.perArm} repeats per arm`);
-        break;
-      case 'repeat-end':
-        send(e.sequence + 1, e.total, `${e.arm} repeat ${e.record.index + 1} ${e.record.status}`);
-        break;
-      case 'repeat-start':
-        break;
-    }
+  if (!send) return {};
+  let done = 0;
+  let total = 0;
+  return {
+    onProgress: (e) => {
+      switch (e.kind) {
+        case 'start':
+          total = e.total;
+          send(0, total, `A B B A: ${e.perArm} repeats per arm to the first look`);
+          break;
+        case 'repeat-end':
+          done = e.sequence + 1;
+          total = Math.max(total, e.total);
+          send(done, total, `${e.arm} repeat ${e.record.index + 1} ${e.record.status}`);
+          break;
+        case 'repeat-start':
+          break;
+      }
+    },
+    onLook: (e) => send(done + 0.5, e.adding ? total + 2 * e.adding : total, `look ${e.look} (${e.n.a} vs ${e.n.b}): ${e.comparison.verdict} — ${e.why}`),
   };
 }
 
 export const perfCompareTool = defineTool({
   name: 'perf_compare',
   description:
-    'Judge a candidate run file (b) against a baseline run file (a), like `perf compare`: gates on counts per painted frame and timing-mode ms; a change the runs\' own noise explains is unchanged. verdict fail = an error-level regression. Replies with the changed rows (worst first) unless json is true.',
+    'Judge a candidate run file (b) against a baseline run file (a), like `perf compare`: only the primary metrics decide (the app\'s own work, main-thread CPU time, frame quality; a scenario\'s gate.metrics replaces them), host-dependent ones only against a baseline from the same host; a change the runs\' own noise explains is unchanged, one they cannot decide is inconclusive (with needRepeats). verdict fail = an error-level regression in a primary metric. Replies with the changed rows (worst first) unless json is true.',
   inputSchema: {
     type: 'object',
     properties: {

@@ -15,7 +15,7 @@ import { startApp, type RunningApp } from '../session/app.js';
 import { BrowserSession, type RestartMode } from '../session/browser-session.js';
 import { writeJsonAtomic } from '../session/state.js';
 import type { RepeatMode, RepeatRecord, RunEnv, RunFile } from './run-file.js';
-import { appSpec, describeEnv, fallbackEnv, judgeBudgets, medianRepeatInsights, repeatSchedule, runFileName, runRepeat, summarizeRepeats } from './run.js';
+import { appSpec, describeEnv, fallbackEnv, judgeBudgets, medianRepeatInsights, repeatSchedule, repeatSlots, runFileName, runRepeat, summarizeRepeats } from './run.js';
 
 export type Arm = 'baseline' | 'candidate';
 
@@ -30,6 +30,11 @@ export interface AgainstOptions {
   cwd?: string;
   signal?: AbortSignal;
   onProgress?: (e: AgainstProgress) => void;
+  /**
+   * Called after the scheduled rounds with both runs so far: return how many more repeat units per arm
+   * to run, interleaved as before (0 stops). A sequential compare samples until it is decided.
+   */
+  extend?: (baseline: RunFile, candidate: RunFile) => number | Promise<number>;
 }
 
 export type AgainstProgress =
@@ -120,10 +125,23 @@ export async function runAgainst(baseline: Scenario, candidate: Scenario, opts: 
     }
     const byArm = (arm: Arm): ArmState => arms.find((a) => a.arm === arm)!;
 
-    const order = abbaOrder(schedule.length);
+    let order = abbaOrder(schedule.length);
+    let units = repeat;
     opts.onProgress?.({ kind: 'start', total: order.length, perArm: schedule.length, warmup });
     let first = true;
-    for (let seq = 0; seq < order.length; seq++) {
+    for (let seq = 0; ; seq++) {
+      if (seq >= order.length) {
+        // Both arms finished the scheduled rounds: ask whether to sample more (a sequential compare).
+        if (interrupted || !opts.extend) break;
+        for (const a of arms) a.env ??= fallbackEnv(session, a.sc, a.restart, a.app, a.url);
+        const snapshot = (arm: Arm): RunFile => assemble(byArm(arm), { cwd, finishedAt: new Date().toISOString(), interrupted: false, env: byArm(arm).env!, other: '', partial: true });
+        const more = await opts.extend(snapshot('baseline'), snapshot('candidate'));
+        if (!(more > 0) || opts.signal?.aborted) break;
+        schedule.push(...repeatSlots(units, units + more, timing).map((m) => ({ mode: m, warmup: false })));
+        units += more;
+        // The interleaving goes on where it stopped: slot k is A B when k is even, B A when odd.
+        order = abbaOrder(schedule.length);
+      }
       if (opts.signal?.aborted) {
         interrupted = true;
         break;
@@ -176,7 +194,7 @@ export async function runAgainst(baseline: Scenario, candidate: Scenario, opts: 
 }
 
 /** The run file of one arm, field for field what `perf run` writes, plus `against`. */
-function assemble(a: ArmState, p: { cwd: string; finishedAt: string; interrupted: boolean; env: RunEnv; other: string }): RunFile {
+function assemble(a: ArmState, p: { cwd: string; finishedAt: string; interrupted: boolean; env: RunEnv; other: string; partial?: boolean }): RunFile {
   const { metrics, timingOnly } = summarizeRepeats(a.records);
   const counted = a.records.filter((r) => !r.warmup);
   return {
@@ -190,6 +208,7 @@ function assemble(a: ArmState, p: { cwd: string; finishedAt: string; interrupted
     interrupted: p.interrupted,
     env: p.env,
     thresholds: a.sc.thresholds,
+    ...(a.sc.gate ? { gate: a.sc.gate } : {}),
     summary: {
       repeats: counted.length,
       measured: counted.filter((r) => r.status === 'measured').length,
@@ -200,7 +219,7 @@ function assemble(a: ArmState, p: { cwd: string; finishedAt: string; interrupted
       timingOnly,
     },
     budgets: judgeBudgets(a.sc.budgets, metrics),
-    insights: medianRepeatInsights(a.records),
+    insights: p.partial ? [] : medianRepeatInsights(a.records),
     repeats: a.records,
     against: { role: a.arm, other: p.other, order: 'ABBA' },
   };

@@ -107,4 +107,28 @@ export interface RunFile {
   repeats: RepeatRecord[];
   /** Set by `perf run --against`: this file is one arm of an interleaved baseline/candidate pair. */
   against?: { role: 'baseline' | 'candidate'; other: string; order: 'ABBA' };
+  /** The scenario's `gate:` block: the primary metrics that decide a compare (default: the registry's). */
+  gate?: { metrics: string[] };
+  /** How a sequential comparison sampled this run, so `perf compare` re-judges it on the same boundaries. */
+  sequential?: SequentialRecord;
+}
+
+/**
+ * The design of a sequential comparison and where it looked (`perf gate`, `perf run --against`). The
+ * final look is the file's own state; `looks` are the earlier ones.
+ */
+export interface SequentialRecord {
+  /** False-alarm rate over all looks and primary metrics. */
+  alpha: number;
+  spending: 'pocock' | 'obrien-fleming';
+  /** Counted (non-warmup) repeat records of the baseline (a) and candidate (b) at each EARLIER look. */
+  looks: { a: number; b: number }[];
+  /** The most measured repeats per arm the design allowed: all of them, and the timing-mode ones. */
+  max: { a: number; b: number; timingA: number; timingB: number };
+  /** Why sampling stopped: the verdict decided (an error confirmed, or every primary metric settled), maxRepeat reached, --budget-s spent, or Ctrl-C. */
+  stopped: 'decided' | 'max-repeat' | 'budget' | 'interrupted';
+  /** true when the baseline is a stored file that did not grow (`perf gate`): only the candidate was sampled. */
+  storedBaseline: boolean;
+  /** Metrics a look before the last one found significant, and in which direction: a crossing is final. */
+  rejected?: Record<string, 'worse' | 'better'>;
 }

@@ -12,6 +12,7 @@ import { SessionHost } from '../engine/host.js';
 import { runStep, toErrorInfo, type StepErrorInfo, type StepResult } from '../engine/run-step.js';
 import { PerfError } from '../errors.js';
 import { summarize, median } from '../perf/stats.js';
+import { isTimingMetric } from '../perf/metrics.js';
 import { lastSession, serializeTrace } from '../perf/state.js';
 import type { Budget, Scenario, StepCall } from '../scenario/load.js';
 import { startApp, type AppSpec, type RunningApp } from '../session/app.js';
@@ -30,6 +31,11 @@ export interface RunOptions {
   cwd?: string;
   signal?: AbortSignal;
   onProgress?: (e: ProgressEvent) => void;
+  /**
+   * Called after the scheduled repeats with the run so far: return how many more repeat units to run
+   * (0 stops). A sequential gate uses it to sample until its verdict is decided.
+   */
+  extend?: (run: RunFile) => number | Promise<number>;
 }
 
 export type ProgressEvent =
@@ -42,15 +48,28 @@ export function runFileName(sc: Pick<Scenario, 'name' | 'variant'>, label: strin
   return `${sc.name}${sc.variant ? `-${sc.variant}` : ''}-${label}`;
 }
 
-/** T,A,T,T,A,T…: every measured repeat is timing, and an attribution repeat follows every other one. */
-export function repeatSchedule(repeat: number, timing: boolean): RepeatMode[] {
-  if (!timing) return Array.from({ length: repeat }, () => 'attribution');
+/**
+ * The modes of repeat units `from` … `to` − 1. Without timing each unit is one attribution repeat. With
+ * timing, T,A,T,T,A,T…: every unit is a timing repeat and an attribution repeat follows every other one,
+ * so the timing repeats carry the milliseconds and the attribution ones the evidence (profiles, insights).
+ * Units continue across calls: a sequential run extends the same pattern.
+ */
+export function repeatSlots(from: number, to: number, timing: boolean): RepeatMode[] {
   const out: RepeatMode[] = [];
-  for (let k = 0; k < repeat; k++) {
+  for (let k = from; k < to; k++) {
+    if (!timing) {
+      out.push('attribution');
+      continue;
+    }
     out.push('timing');
     if (k % 2 === 0) out.push('attribution');
   }
   return out;
+}
+
+/** The first `repeat` units' modes (see repeatSlots). */
+export function repeatSchedule(repeat: number, timing: boolean): RepeatMode[] {
+  return repeatSlots(0, repeat, timing);
 }
 
 export function appSpec(sc: Scenario): AppSpec {
@@ -89,8 +108,6 @@ export function judgeBudgets(budgets: Budget[], metrics: Record<string, { median
   });
 }
 
-const MS_METRIC = /(Ms|\.ms)(\.|$)|Ms\.p\d+|Ms\.worst/;
-
 /** Summary over measured, non-warmup repeats. With timing repeats present, ms metrics come from them only. */
 export function summarizeRepeats(repeats: RepeatRecord[]): { metrics: Record<string, ReturnType<typeof summarize>>; timingOnly: boolean } {
   const measured = repeats.filter((r): r is Extract<RepeatRecord, { status: 'measured' }> => r.status === 'measured' && !r.warmup);
@@ -99,7 +116,7 @@ export function summarizeRepeats(repeats: RepeatRecord[]): { metrics: Record<str
   for (const r of measured) {
     for (const [k, v] of Object.entries(r.report.metrics)) {
       if (!Number.isFinite(v)) continue;
-      if (timingOnly && MS_METRIC.test(k) && r.mode !== 'timing') continue;
+      if (timingOnly && r.mode !== 'timing' && isTimingMetric(k)) continue;
       let arr = values.get(k);
       if (!arr) values.set(k, (arr = []));
       arr.push(v);
@@ -127,10 +144,40 @@ export async function runScenario(sc: Scenario, opts: RunOptions): Promise<{ run
     ...Array.from({ length: warmup }, () => ({ mode: 'attribution' as RepeatMode, warmup: true })),
     ...repeatSchedule(repeat, timing).map((m) => ({ mode: m, warmup: false })),
   ];
+  let units = repeat;
   const records: RepeatRecord[] = [];
   const traceDir = join(opts.outDir, `.${base}-traces`);
   let env: RunEnv | undefined;
   let interrupted = false;
+  const assemble = (finished: boolean): RunFile => {
+    const { metrics, timingOnly } = summarizeRepeats(records);
+    const counted = records.filter((r) => !r.warmup);
+    return {
+      schemaVersion: 1,
+      scenario: sc.name,
+      variant: sc.variant,
+      label: opts.label,
+      scenarioFile: relative(cwd, sc.file) || sc.file,
+      startedAt,
+      finishedAt: new Date().toISOString(),
+      interrupted,
+      env: env!,
+      thresholds: sc.thresholds,
+      ...(sc.gate ? { gate: sc.gate } : {}),
+      summary: {
+        repeats: counted.length,
+        measured: counted.filter((r) => r.status === 'measured').length,
+        refused: counted.filter((r) => r.status === 'refused').length,
+        failed: counted.filter((r) => r.status === 'failed').length,
+        warmup: records.length - counted.length,
+        metrics,
+        timingOnly,
+      },
+      budgets: judgeBudgets(sc.budgets, metrics),
+      insights: finished ? medianRepeatInsights(records) : [],
+      repeats: records,
+    };
+  };
 
   const app: RunningApp = await startApp(appSpec(sc));
   let session: BrowserSession | undefined;
@@ -146,7 +193,16 @@ export async function runScenario(sc: Scenario, opts: RunOptions): Promise<{ run
     const host = new SessionHost(session, app.baseUrl, cwd);
     opts.onProgress?.({ kind: 'start', total: schedule.length, warmup, scenario: base });
 
-    for (let i = 0; i < schedule.length; i++) {
+    for (let i = 0; ; i++) {
+      if (i >= schedule.length) {
+        // The scheduled repeats are done: ask whether to sample more (a sequential gate).
+        if (interrupted || !opts.extend) break;
+        env ??= await describeEnv(session, sc, mode, app, url).catch(() => fallbackEnv(session, sc, mode, app, url));
+        const more = await opts.extend(assemble(false));
+        if (!(more > 0) || opts.signal?.aborted) break;
+        schedule.push(...repeatSlots(units, units + more, timing).map((m) => ({ mode: m, warmup: false })));
+        units += more;
+      }
       if (opts.signal?.aborted) {
         interrupted = true;
         break;
@@ -171,36 +227,12 @@ export async function runScenario(sc: Scenario, opts: RunOptions): Promise<{ run
   }
 
   const traces = keepTraces(records, traceDir, opts.outDir, base);
-  const { metrics, timingOnly } = summarizeRepeats(records);
-  const measured = records.filter((r) => !r.warmup);
-  const budgets = judgeBudgets(sc.budgets, metrics);
-  const run: RunFile = {
-    schemaVersion: 1,
-    scenario: sc.name,
-    variant: sc.variant,
-    label: opts.label,
-    scenarioFile: relative(cwd, sc.file) || sc.file,
-    startedAt,
-    finishedAt: new Date().toISOString(),
-    interrupted,
-    env: env!,
-    thresholds: sc.thresholds,
-    summary: {
-      repeats: measured.length,
-      measured: measured.filter((r) => r.status === 'measured').length,
-      refused: measured.filter((r) => r.status === 'refused').length,
-      failed: measured.filter((r) => r.status === 'failed').length,
-      warmup: records.length - measured.length,
-      metrics,
-      timingOnly,
-    },
-    budgets,
-    insights: medianRepeatInsights(records),
-    ...(traces && Object.keys(traces).length ? { traces } : {}),
-    repeats: records,
-  };
-  writeJsonAtomic(path, run);
-  return { run, path };
+  const run: RunFile = { ...assemble(true), ...(traces && Object.keys(traces).length ? { traces } : {}) };
+  // Keep `repeats` last in the file, as before: the summary reads first.
+  const { repeats, ...head } = run;
+  const ordered: RunFile = { ...head, repeats };
+  writeJsonAtomic(path, ordered);
+  return { run: ordered, path };
 }
 
 export function medianRepeatInsights(records: RepeatRecord[]): unknown[] {

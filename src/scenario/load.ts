@@ -11,6 +11,7 @@ import { stepNames } from '../steps/registry.js';
 import type { RestartMode } from '../session/browser-session.js';
 import { bestErrors, compile, describeAjvError } from '../engine/validate.js';
 import { scenarioSchema } from './schema.js';
+import { checkMetricName } from '../perf/metrics.js';
 
 export interface StepCall {
   name: string;
@@ -39,8 +40,12 @@ export interface Scenario {
   viewport: { width: number; height: number; dpr: number; mobile: boolean; touch: boolean };
   cpuThrottle: number;
   repeat: number;
+  /** Most repeats a sequential compare samples per run. */
+  maxRepeat: number;
   warmup: number;
   timing: boolean;
+  /** The scenario's primary metrics (`gate.metrics`), checked against the registry. */
+  gate?: { metrics: string[] };
   vars: Record<string, string | number | boolean>;
   setup: StepCall[];
   steps: StepCall[];
@@ -51,7 +56,9 @@ export interface Scenario {
 export const DEFAULTS = {
   viewport: { width: 1280, height: 800, dpr: 1, mobile: false, touch: false },
   cpuThrottle: 1,
-  repeat: 10,
+  repeat: 5,
+  /** maxRepeat = this × repeat unless the scenario says otherwise. */
+  maxRepeatFactor: 4,
   warmup: 1,
   restart: 'context' as RestartMode,
   warnPct: 10,
@@ -205,8 +212,11 @@ export function loadScenario(path: string, opts: LoadOptions = {}): Scenario {
     return list.map((item, i) => parseStep(src, [...listOrigin(key), i], item));
   };
 
-  const thresholds = parseThresholds(merged.thresholds);
-  const budgets = ((merged.budgets as string[] | undefined) ?? []).map((b, i) => parseBudget(src, ['budgets', i], b));
+  const measuredLabels = steps('steps').map((c, i) => stepLabel(c, i));
+  const thresholds = parseThresholds(src, merged.thresholds, measuredLabels);
+  const budgets = ((merged.budgets as string[] | undefined) ?? []).map((b, i) => parseBudget(src, ['budgets', i], b, measuredLabels));
+  const gateMetrics = (merged.gate as { metrics?: string[] } | undefined)?.metrics;
+  gateMetrics?.forEach((m, i) => checkMetricAt(src, ['gate', 'metrics', i], m, measuredLabels));
   const browser = (merged.browser ?? {}) as Record<string, any>;
   const vp = { ...DEFAULTS.viewport, ...((merged.viewport as object | undefined) ?? {}) };
   const repeat = (merged.repeat as number | undefined) ?? DEFAULTS.repeat;
@@ -235,8 +245,10 @@ export function loadScenario(path: string, opts: LoadOptions = {}): Scenario {
     viewport: vp,
     cpuThrottle: (merged.cpuThrottle as number | undefined) ?? DEFAULTS.cpuThrottle,
     repeat,
+    maxRepeat: Math.max(repeat, (merged.maxRepeat as number | undefined) ?? repeat * DEFAULTS.maxRepeatFactor),
     warmup,
     timing: merged.timing === true,
+    ...(gateMetrics ? { gate: { metrics: gateMetrics } } : {}),
     vars,
     setup: steps('setup'),
     steps: steps('steps'),
@@ -333,9 +345,10 @@ export function parsePct(v: unknown): number {
   return typeof v === 'number' ? v : Number(String(v).replace(/[%+\s]/g, ''));
 }
 
-function parseThresholds(t: Record<string, any> | undefined): Scenario['thresholds'] {
+function parseThresholds(src: Located, t: Record<string, any> | undefined, stepLabels: string[]): Scenario['thresholds'] {
   const metrics: Record<string, { warnPct?: number; errorPct?: number }> = {};
   for (const [m, v] of Object.entries((t?.metrics as Record<string, Record<string, unknown>> | undefined) ?? {})) {
+    checkMetricAt(src, ['thresholds', 'metrics', m], m, stepLabels, true);
     metrics[m] = { ...(v.warn !== undefined ? { warnPct: parsePct(v.warn) } : {}), ...(v.error !== undefined ? { errorPct: parsePct(v.error) } : {}) };
   }
   return { warnPct: t?.warn !== undefined ? parsePct(t.warn) : DEFAULTS.warnPct, errorPct: t?.error !== undefined ? parsePct(t.error) : DEFAULTS.errorPct, metrics };
@@ -349,8 +362,24 @@ export function parseBudgetExpr(expr: string): Budget | undefined {
   return { expr: expr.trim(), metric: m[1]!, op: m[2] as Budget['op'], limit: Number(m[3]) };
 }
 
-function parseBudget(src: Located, path: Path, expr: string): Budget {
+function parseBudget(src: Located, path: Path, expr: string, stepLabels: string[] = []): Budget {
   const b = parseBudgetExpr(expr);
   if (!b) throw src.fail(path, `malformed budget "${expr}": expected "<metric> <op> <number>" with op one of < <= > >=`, 'e.g. "interactions.latencyMs.p90 < 100"');
+  checkMetricAt(src, path, b.metric, stepLabels);
   return b;
+}
+
+/** The label a measured step's `steps.<label>.ms` metric carries (as runStep names it). */
+export function stepLabel(call: StepCall, index: number): string {
+  return String(call.args.label ?? `${index}-${call.name}`);
+}
+
+/** A metric name written in the scenario must be one the registry declares: else a load-time error with did-you-mean. */
+function checkMetricAt(src: Located, path: Path, name: string, stepLabels: string[], key = false): void {
+  try {
+    checkMetricName(name, stepLabels, 'metric');
+  } catch (e) {
+    if (isPerfError(e)) throw src.fail(path, e.message.replace(/^metric: /, ''), e.suggestion, key, e.candidates);
+    throw e;
+  }
 }

@@ -54,7 +54,8 @@ function overridableProperties(stepList: JsonSchema): Record<string, JsonSchema>
       additionalProperties: false,
     },
     cpuThrottle: { type: 'number', minimum: 1, description: 'CPU slowdown factor (CDP Emulation.setCPUThrottlingRate). Default 1.' },
-    repeat: { type: 'integer', minimum: 1, description: 'Measured repeats. Default 10.' },
+    repeat: { type: 'integer', minimum: 1, description: 'Measured repeats; in a sequential compare (perf gate, --against) the first look. Default 5.' },
+    maxRepeat: { type: 'integer', minimum: 1, description: 'Most repeats per run a sequential compare may sample before it stops undecided. Default 4 × repeat.' },
     warmup: { type: 'integer', minimum: 0, description: 'Repeats run first and discarded. Default 1.' },
     timing: { type: 'boolean', description: 'Interleave timing-mode repeats (no profiler: their ms are what compare gates on), like --timing.' },
     vars: {
@@ -79,6 +80,19 @@ function overridableProperties(stepList: JsonSchema): Record<string, JsonSchema>
             properties: { warn: { ...PCT, description: 'Warn threshold.' }, error: { ...PCT, description: 'Error threshold.' } },
             additionalProperties: false,
           },
+        },
+      },
+      additionalProperties: false,
+    },
+    gate: {
+      type: 'object',
+      description: 'Which metrics decide a compare (perf compare, perf gate, --against).',
+      properties: {
+        metrics: {
+          type: 'array',
+          minItems: 1,
+          items: { type: 'string', description: 'A metric name (perf metrics lists them); a count with a per-frame form is judged per frame only where both runs paint enough frames.' },
+          description: 'The primary family, replacing the registry\'s (perf metrics, gate: primary). Every other metric is shown and judged as secondary, never failing the gate.',
         },
       },
       additionalProperties: false,
