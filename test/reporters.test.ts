@@ -149,7 +149,7 @@ function makeCompare(): CompareResult {
   const samples: MetricSamples[] = COMPARE_METRICS.map((metric, i) => {
     const a = wobble(10 + i);
     const factor = REGRESSION_FACTORS[metric];
-    return { metric, a, b: factor ? a.map((v) => v * factor) : [...a].reverse(), gated: true };
+    return { metric, a, b: factor ? a.map((v) => v * factor) : [...a].reverse(), role: 'primary', better: 'lower', floor: 0 };
   });
   return compareMetrics(samples, { thresholds: DEFAULT_THRESHOLDS });
 }
@@ -415,7 +415,8 @@ test('markdown compare: verdict first, 3 regressions worst first, unchanged coll
   assert.match(rows[0]!, /^\| `counters\.layouts\.perFrame` \| 29\.00 \| 46\.40 \| \+60\.0% \| \+\d+\.\d…\+\d+\.\d% \| 🔴 error \|$/);
   assert.match(rows[1]!, /^\| `durationMs` \| 10\.0 \| 13\.5 \| \+35\.0% \| .* \| 🔴 error \|$/);
   assert.match(rows[2]!, /^\| `frames\.frameMs\.p90` \| 18\.0 \| 20\.7 \| \+15\.0% \| .* \| 🟡 warn \|$/);
-  assert.ok(lines.some((l) => l.startsWith('| metric | main | pr | delta | 95% CI | severity |')));
+  // The one-sided test at α 5% shows the matching two-sided 90% interval.
+  assert.ok(lines.some((l) => /^\| metric \| main \| pr \| delta \| 9\d% CI \| severity \|/.test(l)), md);
   assert.ok(lines.includes('<details><summary>27 unchanged metrics</summary>'));
   assert.ok(lines.includes('</details>'));
   const unchanged = lines.find((l) => l.startsWith('`frames.count`'));
@@ -425,7 +426,7 @@ test('markdown compare: verdict first, 3 regressions worst first, unchanged coll
 });
 
 test('markdown compare: a pass with nothing changed says so', () => {
-  const result = compareMetrics([{ metric: 'durationMs', a: wobble(10), b: wobble(10).reverse(), gated: true }], { thresholds: DEFAULT_THRESHOLDS });
+  const result = compareMetrics([{ metric: 'durationMs', a: wobble(10), b: wobble(10).reverse(), role: 'primary', better: 'lower', floor: 0 }], { thresholds: DEFAULT_THRESHOLDS });
   const md = markdownReporter.renderCompare(result, { a: makeRun('main'), b: makeRun('pr') });
   assert.match(md, /^### ✅ PASS perf compare .* — no significant change\n/);
   assert.match(md, /No metric changed beyond the runs' own noise\./);

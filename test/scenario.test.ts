@@ -32,7 +32,8 @@ const OK = `app: { serve: ./app, path: /list.html }\nsteps:\n  - tap: "Add item"
 test('a valid scenario loads with defaults and the serve folder resolved against the scenario file', () => {
   const sc = loadScenario(write(OK), { cwd: dir });
   assert.equal(sc.app.serve, join(dir, 'app'));
-  assert.equal(sc.repeat, 10);
+  assert.equal(sc.repeat, 5);
+  assert.equal(sc.maxRepeat, 20, 'sampling to a decision may add up to 4 × repeat');
   assert.equal(sc.warmup, 1);
   assert.equal(sc.browser.restart, 'context');
   assert.deepEqual(sc.viewport, { width: 1280, height: 800, dpr: 1, mobile: false, touch: false });
@@ -121,6 +122,24 @@ test('--variant is refused when the scenario declares none', () => {
 test('a malformed budget is a load-time error at its line', () => {
   const e = loadError('app: { serve: ./app }\nsteps:\n  - tap: x\nbudgets:\n  - "durationMs < 100"\n  - "frames.painted about 3"\n');
   assert.match(e.message, /:6:5: malformed budget "frames.painted about 3": expected "<metric> <op> <number>"/);
+});
+
+test('an unknown metric in a budget, a threshold or gate.metrics names its line and the closest registry name', () => {
+  const budget = loadError('app: { serve: ./app }\nsteps:\n  - tap: x\nbudgets:\n  - "counters.layout.perFrame <= 2"\n');
+  assert.equal(budget.code, 'scenario_invalid');
+  assert.match(budget.message, /:5:5: unknown metric "counters\.layout\.perFrame"; did you mean "counters\.layouts\.perFrame"/);
+  assert.ok(budget.candidates?.includes('counters.layouts.perFrame'));
+  const gate = loadError('app: { serve: ./app }\nsteps:\n  - tap: x\ngate:\n  metrics: [counters.layouts, frames.overbudget]\n');
+  assert.match(gate.message, /:5:31: unknown metric "frames\.overbudget"; did you mean "frames\.overBudget"/);
+  const threshold = loadError('app: { serve: ./app }\nsteps:\n  - tap: x\nthresholds:\n  metrics:\n    durationMS: { warn: 5% }\n');
+  assert.match(threshold.message, /:6:5: unknown metric "durationMS"; did you mean "durationMs"/);
+});
+
+test('gate.metrics replaces the primary family; steps.<label>.ms needs a measured step with that label', () => {
+  const sc = loadScenario(write('app: { serve: ./app }\nsteps:\n  - tap: { target: { text: x }, label: open }\ngate:\n  metrics: [counters.threadCpuMs.perFrame, steps.open.ms]\n'), { cwd: dir });
+  assert.deepEqual(sc.gate, { metrics: ['counters.threadCpuMs.perFrame', 'steps.open.ms'] });
+  const e = loadError('app: { serve: ./app }\nsteps:\n  - tap: { target: { text: x }, label: open }\ngate:\n  metrics: [steps.close.ms]\n');
+  assert.match(e.message, /unknown metric "steps\.close\.ms" \(no measured step is labelled "close"; labels: open\)/);
 });
 
 test('app without a source, or with two, is refused', () => {
