@@ -101,6 +101,7 @@ test('gate --update writes the baseline; the next gate passes against it; jank t
   assert.equal(base.label, 'baseline');
   assert.equal(base.variant, 'desktop');
   assert.equal(base.summary.measured, 3);
+  assert.equal(base.traces, undefined, 'traces stay in --out: a committed baseline must not point at them');
 
   const same = perf(['gate', LIST, '--variant', 'desktop', '--baselines', 'baselines', ...SMALL]);
   assert.equal(same.code, 0, same.stdout + same.stderr);

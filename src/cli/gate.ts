@@ -142,7 +142,9 @@ export function judgeEntry(sc: Scenario, run: RunFile, runFile: string, baseline
   }
   if (update) {
     mkdirSync(dirname(baselineFile), { recursive: true });
-    writeJsonAtomic(baselineFile, { ...run, label: BASELINE_LABEL });
+    // The traces stay beside the run file in --out; a baseline pointing at them would dangle once committed.
+    const { traces: _traces, ...kept } = run;
+    writeJsonAtomic(baselineFile, { ...kept, label: BASELINE_LABEL });
     return { ...base, outcome: { status: 'updated', previous: previous?.comparison ?? null } };
   }
   if (previousError) return { ...base, outcome: { status: 'invalid-baseline', error: previousError } };
