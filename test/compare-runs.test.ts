@@ -165,6 +165,22 @@ test('roles: a baseline from another host shows host-dependent metrics and still
   assert.match(c.host.note ?? '', /perf gate --update.*perf run --against/);
 });
 
+test('roles: on another host, a count of the app\'s own work that varies within the baseline is paced by frames: shown, not gated; a constant one is gated', () => {
+  const few = (seed: number, recalcs: (i: number) => number) => typicalRun(seed, 5).map((m, i) => ({ ...m, 'frames.painted': 8, 'counters.layouts': 4, 'counters.styleRecalcs': recalcs(i) }));
+  const a = makeRun({ metrics: few(44, (i) => 23 + i), env: { host: { ...ENV.host, cpuModel: 'Other CPU' } } });
+  const b = makeRun({ metrics: few(45, (i) => 30 + i) });
+  const { samples, context } = metricSamples(a, b);
+  const s = (m: string) => samples.find((x) => x.metric === m)!;
+  assert.equal(s('counters.layouts').role, 'primary');
+  assert.equal(s('counters.styleRecalcs').role, 'shown');
+  assert.match(s('counters.styleRecalcs').note ?? '', /varies from repeat to repeat in the baseline/);
+  assert.ok(context.notJudged.some((x) => x.metric === 'counters.styleRecalcs'));
+  assert.equal(compareRuns(a, b).verdict, 'pass', '+30% style recalcs paced by frames on another machine is not a failure');
+  // The same pair on one host: judged, and that +30% is an error.
+  const same = makeRun({ metrics: few(44, (i) => 23 + i) });
+  assert.equal(compareRuns(same, b).verdict, 'fail');
+});
+
 // ─── verdicts ───────────────────────────────────────────────────────────────────────────────────────
 
 test('regression: +50% layouts per frame over 10 repeats fails the compare, that row an error', () => {
