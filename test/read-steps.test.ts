@@ -62,12 +62,11 @@ test('wait_for: textGone matches once the text left the page', async () => {
   assert.equal(await (await host.page()).evaluate('document.getElementById("status")'), null);
 });
 
-test('wait_for: a text that never appears is a normal result matched:false, not a failure', async () => {
+test('wait_for: a text that never appears is a failure naming the unmet condition', async () => {
   const host = await fixture('steps-delayed.html');
-  const r = await run(host, 'wait_for', { text: 'Never shown anywhere', timeoutMs: 400 });
-  assert.equal(r.data?.matched, false);
-  assert.equal(r.data?.textVisible, false);
-  assert.ok((r.data?.waitedMs as number) >= 300, `waitedMs ${r.data?.waitedMs}`);
+  const e = await failed(host, 'wait_for', { text: 'Never shown anywhere', timeoutMs: 400 });
+  assert.deepEqual([e.kind, e.code], ['failed', 'wait_timeout']);
+  assert.match(e.message, /^wait_for: after \d+ ms "Never shown anywhere" is not visible$/);
 });
 
 test('wait_for: sees text inside an open shadow root and a same-origin iframe', async () => {

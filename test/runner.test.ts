@@ -17,7 +17,7 @@ after(() => rmSync(work, { recursive: true, force: true }));
 const PERF = join(ROOT, 'bin/perf');
 let n = 0;
 // Keeps the measured window long enough (the fixture paints every frame) that it is never refused.
-const PAINT = '  - wait_for: { text: "never shown", timeoutMs: 300 }\n';
+const PAINT = '  - evaluate: { expression: "new Promise((r) => setTimeout(r, 300))" }\n';
 
 function scenarioFile(body: string): string {
   const file = join(work, `sc${n++}.yaml`);
@@ -101,7 +101,7 @@ browser: { endpoint: "http://127.0.0.1:${chrome.port}" }
 repeat: 3
 warmup: 0
 steps:
-  - wait_for: { text: "never appears", timeoutMs: 1500 }
+  - evaluate: { expression: "new Promise((r) => setTimeout(r, 1500))" }
   - tap: Go
 `));
     const killer = await Browser.connect(chrome.wsEndpoint);
@@ -132,6 +132,15 @@ steps:
   } finally {
     await chrome.close();
   }
+});
+
+test('a wait_for in setup that times out fails the repeat (phase setup, wait_timeout): a page that never reached its state is not measured', async () => {
+  const sc = loadScenario(scenarioFile(`name: setupwait\napp: { serve: FIXTURE }\nrepeat: 1\nwarmup: 0\nsetup:\n  - wait_for: { text: "never shown", timeoutMs: 300 }\nsteps:\n  - tap: Go\n`));
+  const { run } = await runScenario(sc, { label: 'run', outDir: join(work, 'setupwait') });
+  const r = run.repeats[0]!;
+  assert.equal(r.status, 'failed');
+  assert.ok(r.status === 'failed');
+  assert.deepEqual([r.failure.phase, r.failure.step, r.failure.error.code], ['setup', 'wait_for', 'wait_timeout']);
 });
 
 test('the run file is written atomically: no temp file is left, and a failed write keeps the old file', () => {

@@ -19,7 +19,7 @@ export const waitFor = defineStep({
   family: 'wait',
   description:
     "Wait until a text is visible on the page (text) and/or a text is no longer visible (textGone), polling the page's visible text including open shadow roots and same-origin iframes. " +
-    'A timeout is a normal answer {matched: false, waitedMs}, not a failure.',
+    'A timeout is a failure (code wait_timeout) naming the condition still unmet, in a scenario (setup or steps) as in MCP: a setup that never reached its state must not be measured.',
   args: {
     type: 'object',
     properties: {
@@ -40,15 +40,17 @@ export const waitFor = defineStep({
       const waitedMs = Date.now() - started;
       if (check && check.hasText && !check.hasGone) return { data: { matched: true, waitedMs } };
       if (Date.now() + POLL_MS > ctx.deadline || ctx.signal.aborted) {
-        return {
-          data: {
-            matched: false,
-            waitedMs,
-            // Which condition is still unmet, for a caller deciding what to do next.
-            ...(check && args.text !== undefined ? { textVisible: check.hasText } : {}),
-            ...(check && args.textGone !== undefined ? { textGoneStillVisible: check.hasGone } : {}),
-          },
-        };
+        // Which condition is still unmet, read from the last check (none: the page never answered).
+        const unmet = [
+          args.text !== undefined && !(check?.hasText ?? false) ? `"${args.text}" is not visible` : null,
+          args.textGone !== undefined && (check?.hasGone ?? true) ? `"${args.textGone}" is still visible` : null,
+        ].filter((x): x is string => x !== null);
+        throw new PerfError({
+          code: 'wait_timeout',
+          kind: 'failed',
+          message: `wait_for: after ${waitedMs} ms ${unmet.join(' and ') || 'the page did not answer'}`,
+          suggestion: 'the text is a case-sensitive substring of the visible text; check it with snap { grep }, or raise timeoutMs',
+        });
       }
       await new Promise((r) => setTimeout(r, POLL_MS));
     }
