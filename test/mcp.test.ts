@@ -214,6 +214,16 @@ describe('with the demo app (app_start serve)', () => {
     assert.equal(st.json.data.session.chrome.pid, chromePid);
   });
 
+  test('app_start with a file: URL is refused before the running app is touched', async () => {
+    const r = await s.call('app_start', { url: 'file:///etc/passwd' });
+    assert.equal(r.isError, true);
+    assert.equal(r.json.code, 'invalid_app_url');
+    const st = await s.call('app_status');
+    assert.equal(st.json.data.running, true);
+    assert.equal(st.json.data.session.chrome.pid, chromePid);
+    assert.equal(st.json.data.alive.chrome, true);
+  });
+
   test('snap -> tap the "Add item" ref -> the effect and the page show the new item', { ...needs('snap', 'tap', 'navigate') }, async () => {
     await s.call('navigate', { url: '/list.html' });
     const snap = await s.call('snap', { interactiveOnly: true });

@@ -106,6 +106,14 @@ function portOf(url: string): number | undefined {
   }
 }
 
+/**
+ * Check an app URL before anything starts or stops (a ${PORT} placeholder stands for a port yet to be
+ * chosen): a caller replacing a running app must refuse a bad URL while the old app still runs.
+ */
+export function checkAppUrl(url: string): void {
+  parseHttpUrl(url.replaceAll('${PORT}', '1'), 'invalid_app_url', 'app url');
+}
+
 function parseHttpUrl(url: string, code: string, what: string): URL {
   let parsed: URL;
   try {

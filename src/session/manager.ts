@@ -12,6 +12,7 @@ import { Browser, type Page } from '../drivers/cdp/browser.js';
 import { SessionHost } from '../engine/host.js';
 import { PerfError } from '../errors.js';
 import type { DaemonMessage, DaemonRequest } from './daemon.js';
+import { checkAppUrl } from './app.js';
 import { chromeVersion, findChrome, launchChrome } from './chrome.js';
 import { isAlive, signal, terminate } from './processes.js';
 import { clearState, defaultStateDir, readState, type SessionStartOptions, type SessionState } from './state.js';
@@ -33,6 +34,7 @@ function validateStart(o: StartOptions): void {
       suggestion: 'e.g. `perf start --serve scenarios/app --path /list.html`',
     });
   }
+  if (o.url !== undefined) checkAppUrl(o.url);
   if (o.path !== undefined && !o.path.startsWith('/')) {
     throw new PerfError({ code: 'invalid_path', message: `--path must start with "/", got "${o.path}"`, suggestion: `use --path /${o.path}` });
   }
