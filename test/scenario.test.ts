@@ -142,6 +142,35 @@ test('gate.metrics replaces the primary family; steps.<label>.ms needs a measure
   assert.match(e.message, /unknown metric "steps\.close\.ms" \(no measured step is labelled "close"; labels: open\)/);
 });
 
+test('a duplicate key names its second occurrence', () => {
+  const e = loadError('app: { serve: ./app }\nsteps:\n  - tap: x\nrepeat: 3\nrepeat: 4\n');
+  assert.match(e.message, /:5:1: invalid YAML: duplicate key "repeat"$/);
+});
+
+test('a file over 1 MiB is refused before parsing, naming the limit', () => {
+  const e = loadError('app: { serve: ./app }\nsteps:\n  - tap: x\n# ' + 'x'.repeat(2 ** 20) + '\n');
+  assert.equal(e.code, 'scenario_too_large');
+  assert.match(e.message, /1\.0 MiB; a scenario may be at most 1 MiB/);
+});
+
+test('a map of 50,000 keys parses in linear time (the duplicate check is one pass)', () => {
+  const keys = Array.from({ length: 50_000 }, (_, i) => `  k${i}: ${i}`).join('\n');
+  const sc = loadScenario(write(`app: { serve: ./app }\nvars:\n${keys}\nsteps:\n  - tap: x\n`), { cwd: dir });
+  assert.equal(Object.keys(sc.vars).length, 50_000);
+});
+
+test('`perf validate`: an alias bomb is a scenario error at the first alias, exit 2, and the other files are still checked; control bytes are never echoed raw', () => {
+  const bomb = write('app: { serve: ./app }\nsteps:\n  - tap: x\nvars:\n  a: &a [x,x,x,x,x,x,x,x,x,x]\n  b: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a,*a]\n  c: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b,*b]\n  d: [*c,*c,*c,*c,*c,*c,*c,*c,*c,*c]\n');
+  const escape = write('app: { serve: ./app }\nsteps:\n  - "\x1b]0;pwned\x07\x1b[31mtap": x\n');
+  const good = write(OK);
+  const r = spawnSync(process.execPath, [join(ROOT, 'bin/perf'), 'validate', bomb, escape, good], { cwd: dir, encoding: 'utf8' });
+  assert.equal(r.status, 2);
+  assert.match(r.stderr, /:6:\d+: invalid YAML: Excessive alias count/);
+  assert.ok(r.stdout.includes(`ok  ${good}\n`), r.stdout);
+  assert.doesNotMatch(r.stderr, /\x1b|\x07/);
+  assert.match(r.stderr, /\\u001b\]0;pwned\\u0007\\u001b\[31mtap/);
+});
+
 test('app without a source, or with two, is refused', () => {
   assert.match(loadError('app: { path: /x }\nsteps:\n  - tap: x\n').message, /app needs one of serve/);
   assert.match(loadError('app: { serve: ./a, command: "x" }\nsteps:\n  - tap: x\n').message, /got serve and command/);

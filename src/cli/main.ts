@@ -3,7 +3,7 @@
  * errors become an exit code and a stderr line (DESIGN.md "Exit codes").
  */
 import { readFileSync } from 'node:fs';
-import { closest, exitCodeOf, isPerfError, PerfError } from '../errors.js';
+import { closest, exitCodeOf, isPerfError, PerfError, printable } from '../errors.js';
 import { stepNames } from '../steps/registry.js';
 import { installSignalHandlers } from '../session/processes.js';
 import { flagsHelp, parseFlags } from './args.js';
@@ -98,12 +98,12 @@ export async function main(argv: string[]): Promise<number> {
 /** Print an error as one line (plus a hint), never a stack for a user mistake. */
 export function reportError(e: unknown): number {
   if (isPerfError(e)) {
-    process.stderr.write(`perf: ${e.message}\n`);
-    if (e.suggestion) process.stderr.write(`  hint: ${e.suggestion}\n`);
+    process.stderr.write(`perf: ${printable(e.message)}\n`);
+    if (e.suggestion) process.stderr.write(`  hint: ${printable(e.suggestion)}\n`);
     return exitCodeOf(e.kind);
   }
   const err = e as Error;
-  process.stderr.write(`perf: internal error: ${err?.message ?? String(e)}\n  hint: this is a bug in perf; set PERF_DEBUG=1 for the stack and report it\n`);
+  process.stderr.write(`perf: internal error: ${printable(err?.message ?? String(e))}\n  hint: this is a bug in perf; set PERF_DEBUG=1 for the stack and report it\n`);
   if (process.env.PERF_DEBUG) process.stderr.write(`${err?.stack ?? ''}\n`);
   return 1;
 }

@@ -1,6 +1,6 @@
 /** perf run | perf validate | perf schema */
 import { relative } from 'node:path';
-import { PerfError } from '../errors.js';
+import { PerfError, printable } from '../errors.js';
 import { loadScenario, type Scenario } from '../scenario/load.js';
 import { scenarioSchema } from '../scenario/schema.js';
 import { runScenario, type ProgressEvent } from '../runner/run.js';
@@ -268,7 +268,7 @@ export const validateCommand = defineCommand({
       }
     }
     if (f.json) printJson({ ok: results.every((r) => r.ok), files: results });
-    else for (const r of results) (r.ok ? (s: string) => process.stdout.write(s + '\n') : info)(r.ok ? `ok  ${r.file}${r.variants.length ? ` (variants: ${r.variants.join(', ')})` : ''}` : `perf: ${r.error}`);
+    else for (const r of results) (r.ok ? (s: string) => process.stdout.write(s + '\n') : info)(r.ok ? `ok  ${r.file}${r.variants.length ? ` (variants: ${r.variants.join(', ')})` : ''}` : `perf: ${printable(r.error ?? '')}`);
     return results.every((r) => r.ok) ? 0 : 2;
   },
 });

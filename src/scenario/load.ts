@@ -2,9 +2,9 @@
  * YAML → validated Scenario. Every error names the file, line and column, what was found and what
  * was expected (PerfError kind usage → exit 2), and happens before any browser starts.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { basename, dirname, extname, relative, resolve } from 'node:path';
-import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node as YamlNode } from 'yaml';
+import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, visit, type Document, type Node as YamlNode } from 'yaml';
 import { closest, isPerfError, PerfError } from '../errors.js';
 import { prepareArgs } from '../engine/run-step.js';
 import { stepNames } from '../steps/registry.js';
@@ -65,6 +65,10 @@ export const DEFAULTS = {
   errorPct: 25,
 };
 
+// 1 MiB: the bundled scenarios are under 2 KB and a 1,000-step recording is about 150 KB; parsing a
+// file this size stays near a second, so a mistaken or hostile file is refused before it costs minutes.
+export const MAX_SCENARIO_BYTES = 2 ** 20;
+
 type Path = (string | number)[];
 
 class Located {
@@ -74,7 +78,42 @@ class Located {
     readonly file: string,
     readonly text: string,
   ) {
-    this.doc = parseDocument(text, { lineCounter: this.lineCounter, prettyErrors: false, uniqueKeys: true });
+    // Duplicate keys are found by firstDuplicateKey() in one pass: the parser's own uniqueKeys check
+    // compares every key with every other (a 1 MiB map took 80 s here; linear takes 2 s).
+    this.doc = parseDocument(text, { lineCounter: this.lineCounter, prettyErrors: false, uniqueKeys: false });
+  }
+
+  /** The second occurrence of a key in any mapping, or undefined. */
+  firstDuplicateKey(): { key: string; line: number; col: number } | undefined {
+    let found: { key: string; line: number; col: number } | undefined;
+    visit(this.doc, {
+      Map: (_, map) => {
+        const seen = new Set<string>();
+        for (const pair of map.items) {
+          if (!isScalar(pair.key)) continue;
+          const key = String(pair.key.value);
+          if (seen.has(key)) {
+            found = { key, ...this.lineCounter.linePos(pair.key.range?.[0] ?? 0) };
+            return visit.BREAK;
+          }
+          seen.add(key);
+        }
+        return undefined;
+      },
+    });
+    return found;
+  }
+
+  /** Where the first alias (*name) is: the place to point at when aliases expand too much. */
+  firstAlias(): { line: number; col: number } {
+    let at = { line: 1, col: 1 };
+    visit(this.doc, {
+      Alias: (_, node) => {
+        at = this.lineCounter.linePos(node.range?.[0] ?? 0);
+        return visit.BREAK;
+      },
+    });
+    return at;
   }
 
   /** Position of the node at `path`, or of its closest existing ancestor. `key`: the key itself. */
@@ -142,8 +181,13 @@ export function loadScenario(path: string, opts: LoadOptions = {}): Scenario {
   const shown = relative(cwd, abs) || abs;
   let text: string;
   try {
+    const { size } = statSync(abs);
+    if (size > MAX_SCENARIO_BYTES) {
+      throw new PerfError({ code: 'scenario_too_large', message: `${shown}: ${(size / 2 ** 20).toFixed(1)} MiB; a scenario may be at most ${MAX_SCENARIO_BYTES / 2 ** 20} MiB`, suggestion: 'split it, or check that this is the file you meant' });
+    }
     text = readFileSync(abs, 'utf8');
   } catch (cause) {
+    if (isPerfError(cause)) throw cause;
     throw new PerfError({ code: 'scenario_unreadable', message: `cannot read scenario ${shown}: ${(cause as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (cause as Error).message}`, suggestion: 'check the path', cause });
   }
   const src = new Located(shown, text);
@@ -152,7 +196,16 @@ export function loadScenario(path: string, opts: LoadOptions = {}): Scenario {
     const { line, col } = parseError.linePos?.[0] ?? src.lineCounter.linePos(parseError.pos[0]);
     throw new PerfError({ code: 'scenario_invalid', message: `${shown}:${line}:${col}: invalid YAML: ${parseError.message.split('\n')[0]}`, suggestion: 'check indentation and quoting at that line' });
   }
-  const raw = src.doc.toJS() as unknown;
+  const dup = src.firstDuplicateKey();
+  if (dup) throw new PerfError({ code: 'scenario_invalid', message: `${shown}:${dup.line}:${dup.col}: invalid YAML: duplicate key "${dup.key}"`, suggestion: 'each key may appear once in a mapping' });
+  let raw: unknown;
+  try {
+    raw = src.doc.toJS();
+  } catch (cause) {
+    // yaml refuses aliases that expand past its maxAliasCount (a "billion laughs" document).
+    const { line, col } = src.firstAlias();
+    throw new PerfError({ code: 'scenario_invalid', message: `${shown}:${line}:${col}: invalid YAML: ${(cause as Error).message}`, suggestion: 'aliases (*name) may not expand into huge documents; write the values out', cause });
+  }
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
     throw src.fail([], `a scenario is a mapping of keys (name, app, steps, …), got ${raw === null ? 'an empty file' : Array.isArray(raw) ? 'a list' : typeof raw}`);
   }
