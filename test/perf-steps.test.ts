@@ -96,10 +96,20 @@ test('perf_trace refuses to overwrite unless asked, and refuses paths outside th
   assert.ok(replaced.bytes > 1000);
   for (const out of ['../escape.json', '/tmp/escape.json']) {
     const e = await failed(host, 'perf_trace', { out });
-    assert.equal(e.code, 'path_outside_cwd');
+    assert.equal(e.code, 'path_outside_workdir');
     assert.equal(e.kind, 'usage');
   }
   assert.equal(fs.existsSync(path.join(path.dirname(tmp), 'escape.json')), false);
+});
+
+test('perf_trace never writes through a symlink at its target, even with overwrite', async () => {
+  const { host } = await shared;
+  const victim = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'rehearse-victim-')), 'victim.txt');
+  fs.writeFileSync(victim, 'keep me');
+  fs.symlinkSync(victim, path.join(tmp, 'linked-trace.json'));
+  const e = await failed(host, 'perf_trace', { out: 'linked-trace.json', overwrite: true });
+  assert.equal(e.code, 'path_is_symlink');
+  assert.equal(fs.readFileSync(victim, 'utf8'), 'keep me');
 });
 
 test('mark appears in the report at its time in the session', async () => {

@@ -285,6 +285,23 @@ test('screenshot: path writes inside the working folder, refuses overwrite and e
   assert.equal(jpg.image?.mimeType, 'image/jpeg');
 });
 
+test('screenshot: never through a symlink at the target, a symlinked folder leading out, or a file with other hard links', async () => {
+  const host = await fixture('steps-delayed.html');
+  const outside = fs.mkdtempSync(path.join(os.tmpdir(), 'rehearse-victim-'));
+  const victim = path.join(outside, 'victim.txt');
+  fs.writeFileSync(victim, 'keep me');
+  fs.mkdirSync(path.join(tmp, 'links'), { recursive: true });
+  fs.symlinkSync(victim, path.join(tmp, 'links', 'shot.png'));
+  assert.equal((await failed(host, 'screenshot', { path: 'links/shot.png', overwrite: true })).code, 'path_is_symlink');
+  fs.symlinkSync(outside, path.join(tmp, 'links', 'out'));
+  assert.equal((await failed(host, 'screenshot', { path: 'links/out/new/shot.png' })).code, 'path_outside_workdir');
+  assert.equal(fs.existsSync(path.join(outside, 'new')), false, 'no folder created outside');
+  fs.linkSync(victim, path.join(tmp, 'links', 'hard.png'));
+  assert.equal((await failed(host, 'screenshot', { path: 'links/hard.png', overwrite: true })).code, 'path_is_hardlink');
+  assert.equal(fs.readFileSync(victim, 'utf8'), 'keep me');
+  fs.rmSync(outside, { recursive: true, force: true });
+});
+
 // ---- wait_for_network_idle ----
 
 /** A server whose /slow?ms=N answers after N ms (CORS open: the fixture page is on another port). */

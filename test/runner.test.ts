@@ -1,7 +1,7 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Browser } from '../src/drivers/cdp/browser.js';
@@ -151,6 +151,37 @@ test('the run file is written atomically: no temp file is left, and a failed wri
   assert.throws(() => writeJsonAtomic(file, circular));
   assert.deepEqual(JSON.parse(readFileSync(file, 'utf8')), { v: 1 });
   assert.deepEqual(readdirSync(work).filter((f) => f.startsWith('atomic')), ['atomic.json']);
+});
+
+test('perf run replaces a symlink planted at its run file or report path instead of writing through it', () => {
+  const victimDir = mkdtempSync(join(tmpdir(), 'rehearse-victim-'));
+  const victim = join(victimDir, 'victim.txt');
+  writeFileSync(victim, 'keep me');
+  const out = join(work, 'linked');
+  mkdirSync(out, { recursive: true });
+  symlinkSync(victim, join(out, 'lnk-run.json'));
+  symlinkSync(victim, join(out, 'lnk-run.junit.xml'));
+  const file = scenarioFile(`name: lnk\napp: { serve: FIXTURE }\nrepeat: 1\nwarmup: 0\nsteps:\n  - tap: Go\n${PAINT}`);
+  const r = perf(['run', file, '--out', out, '--reporter', 'junit', '--quiet']);
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(readFileSync(victim, 'utf8'), 'keep me');
+  for (const f of ['lnk-run.json', 'lnk-run.junit.xml']) assert.equal(lstatSync(join(out, f)).isFile(), true, f);
+  assert.equal((JSON.parse(readFileSync(join(out, 'lnk-run.json'), 'utf8')) as RunFile).scenario, 'lnk');
+  rmSync(victimDir, { recursive: true, force: true });
+});
+
+test('values read through ${env.NAME} are written as ${env.NAME}: not in the run file, its metric names, reports or traces', () => {
+  const token = 'rh-Secret-7f3a91';
+  const file = scenarioFile(`name: secret\napp: { serve: FIXTURE, path: "/?token=\${env.RH_TOKEN}" }\nrepeat: 1\nwarmup: 0\nsteps:\n  - tap: { target: { text: Go }, label: "go-\${env.RH_TOKEN}" }\n${PAINT}`);
+  const out = join(work, 'secret');
+  const r = perf(['run', file, '--out', out, '--reporter', 'junit,markdown', '--quiet'], { RH_TOKEN: token });
+  assert.equal(r.code, 0, r.stderr);
+  const files = readdirSync(out);
+  assert.ok(files.includes('secret-run.json') && files.some((f) => f.endsWith('.trace.json')), files.join(', '));
+  for (const f of files) assert.ok(!readFileSync(join(out, f), 'utf8').includes(token), `${f} holds the secret`);
+  const run = JSON.parse(readFileSync(join(out, 'secret-run.json'), 'utf8')) as RunFile;
+  assert.match(run.env.app.url, /\?token=\$\{env\.RH_TOKEN\}$/);
+  assert.ok('steps.go-${env.RH_TOKEN}.ms' in run.summary.metrics, Object.keys(run.summary.metrics).join(', '));
 });
 
 test('perf run: exit 0, a run file with the contract fields, --json prints it minus repeats plus its path', () => {

@@ -5,7 +5,8 @@
  * a gate that passes because it had nothing to compare against would be a silent hole in CI.
  * `--update` (re)writes the baselines from this run instead of judging it.
  */
-import { existsSync, readdirSync, writeFileSync, mkdirSync } from 'node:fs';
+import { existsSync, readdirSync, mkdirSync } from 'node:fs';
+import { writeFileAtomic } from '../files.js';
 import { dirname, join, relative } from 'node:path';
 import { exitCodeOf, isPerfError, PerfError, type PerfErrorKind } from '../errors.js';
 import { compareRuns, readRunFile, type RunsComparison } from '../perf/compare-runs.js';
@@ -423,7 +424,7 @@ export async function runGate(f: FlagValues, positionals: string[], cwd = proces
   appendToGithubStepSummary(renderGateMarkdown(entries));
   if (typeof f.junit === 'string') {
     mkdirSync(dirname(f.junit), { recursive: true });
-    writeFileSync(f.junit, renderGateJunit(entries));
+    writeFileAtomic(f.junit, renderGateJunit(entries));
   }
   const code = gateExitCode(entries, seq.strict);
   if (!f.json && gateVerdict(entries) === 'inconclusive') info(`perf gate: inconclusive${seq.strict ? '' : ' (exit 0; --strict makes this exit 1)'}`);

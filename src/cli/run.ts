@@ -12,7 +12,7 @@ import { reportPathFor } from '../../reporters/define.js';
 import { defineCommand, info, JSON_FLAG, printJson } from './command.js';
 import type { FlagSpecs, FlagValues } from './args.js';
 import type { LookEvent } from '../runner/sequential.js';
-import { writeFileSync } from 'node:fs';
+import { writeFileAtomic } from '../files.js';
 import { runAgainstCommand } from './against.js';
 
 const LABEL_RE = /^[a-z0-9_-]+$/;
@@ -140,7 +140,7 @@ export function writeReporters(run: RunFile, runPath: string, names: string[]): 
   return names.map((name) => {
     const rep = getReporter(name);
     const target = reportPathFor(runPath, rep);
-    writeFileSync(target, rep.renderRun(run));
+    writeFileAtomic(target, rep.renderRun(run));
     return target;
   });
 }

@@ -3,7 +3,7 @@
  * Flags are read from the step's JSON Schema (the one declaration), so a verb never needs code of
  * its own; the output is the same JSON the MCP tool answers.
  */
-import { writeFileSync } from 'node:fs';
+import { writeFileAtomic } from '../files.js';
 import path from 'node:path';
 import { closest, exitCodeOf, isPerfError, PerfError } from '../errors.js';
 import { SessionHost } from '../engine/host.js';
@@ -295,7 +295,7 @@ function printResult(result: StepResult, imagePath: string | undefined): void {
       const stepWrote = typeof result.data?.path === 'string' ? (result.data.path as string) : undefined;
       const file = stepWrote ?? path.resolve(imagePath ?? imageFileName(result.image.mimeType));
       const bytes = Buffer.from(result.image.base64, 'base64');
-      if (!stepWrote) writeFileSync(file, bytes);
+      if (!stepWrote) writeFileAtomic(file, bytes);
       json.image = { path: file, mimeType: result.image.mimeType, bytes: bytes.length };
     }
     reply = { kind: 'ok', json, images: [] };

@@ -16,6 +16,7 @@ import { BrowserSession, type RestartMode } from '../session/browser-session.js'
 import { writeJsonAtomic } from '../session/state.js';
 import type { RepeatMode, RepeatRecord, RunEnv, RunFile } from './run-file.js';
 import { appSpec, describeEnv, fallbackEnv, judgeBudgets, medianRepeatInsights, repeatSchedule, repeatSlots, runFileName, runRepeat, summarizeRepeats } from './run.js';
+import { redactSecrets } from '../scenario/redact.js';
 
 export type Arm = 'baseline' | 'candidate';
 
@@ -186,7 +187,7 @@ export async function runAgainst(baseline: Scenario, candidate: Scenario, opts: 
   const out = {} as AgainstResult;
   for (const a of arms) {
     const other: Arm = a.arm === 'baseline' ? 'candidate' : 'baseline';
-    const run = assemble(a, { cwd, finishedAt, interrupted, env: a.env!, other: relative(opts.outDir, files[other]) || files[other] });
+    const run = redactSecrets(assemble(a, { cwd, finishedAt, interrupted, env: a.env!, other: relative(opts.outDir, files[other]) || files[other] }), a.sc.secrets);
     writeJsonAtomic(a.path, run);
     out[a.arm] = { run, path: a.path };
   }

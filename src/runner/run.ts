@@ -5,6 +5,8 @@
  * measured is written, atomically, even when the run is interrupted.
  */
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { writeFileAtomic } from '../files.js';
+import { redactSecrets, redactText } from '../scenario/redact.js';
 import { join, relative } from 'node:path';
 import type { Page } from '../drivers/cdp/browser.js';
 import { installPageScripts } from '../drivers/cdp/inject.js';
@@ -230,7 +232,8 @@ export async function runScenario(sc: Scenario, opts: RunOptions): Promise<{ run
   const run: RunFile = { ...assemble(true), ...(traces && Object.keys(traces).length ? { traces } : {}) };
   // Keep `repeats` last in the file, as before: the summary reads first.
   const { repeats, ...head } = run;
-  const ordered: RunFile = { ...head, repeats };
+  // Values read from the environment are written as ${env.NAME} (redact.ts), in the file and in what callers print.
+  const ordered: RunFile = redactSecrets({ ...head, repeats }, sc.secrets);
   writeJsonAtomic(path, ordered);
   return { run: ordered, path };
 }
@@ -359,7 +362,7 @@ export async function runRepeat(session: BrowserSession, host: SessionHost, sc: 
   const end = await runStep(host, 'perf_end', {});
   mark('end');
   if (end.status !== 'ok') return failed('measure', end.error);
-  if (rc.traceDir) saveRepeatTrace(host, rc.traceDir, rc.index);
+  if (rc.traceDir) saveRepeatTrace(host, rc.traceDir, rc.index, sc.secrets);
   const data = (end.data ?? {}) as { refused?: boolean; reason?: string; metrics?: Metrics } & Record<string, unknown>;
   const report: PerfReportRecord = { ...data, metrics: data.metrics ?? {} };
   const wallMs = performance.now() - t0;
@@ -368,12 +371,12 @@ export async function runRepeat(session: BrowserSession, host: SessionHost, sc: 
 }
 
 /** Keep this repeat's trace on disk until the run knows which repeats are the median and the slowest. */
-function saveRepeatTrace(host: SessionHost, dir: string, index: number): void {
+function saveRepeatTrace(host: SessionHost, dir: string, index: number, secrets: Scenario['secrets']): void {
   try {
     const closed = lastSession(host, 'perf run', undefined);
     if (!closed.trace) return;
     mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, `repeat${index}.json`), serializeTrace(closed, closed.trace));
+    writeFileSync(join(dir, `repeat${index}.json`), redactText(serializeTrace(closed, closed.trace), secrets));
   } catch {
     // A trace is evidence, not a result: a repeat without one is still measured.
   }
@@ -392,7 +395,7 @@ function keepTraces(records: RepeatRecord[], dir: string, outDir: string, base: 
       try {
         const src = join(dir, `repeat${rec.index}.json`);
         // Median and slowest may be the same repeat (one or two measured): copy, then move.
-        if (which === 'median' && picks.slowest.index === rec.index) writeFileSync(target, readFileSync(src));
+        if (which === 'median' && picks.slowest.index === rec.index) writeFileAtomic(target, readFileSync(src));
         else renameSync(src, target);
         out[which] = { repeat: rec.index, path: target };
       } catch {
@@ -410,7 +413,7 @@ async function failureScreenshot(session: BrowserSession, rc: RepeatContext): Pr
     // 3 s: a screenshot of a live page takes well under that; a hung page must not stall the run.
     const { data } = await session.page.send('Page.captureScreenshot', { format: 'png' }, 3000);
     const file = join(rc.outDir, `${rc.base}-repeat${rc.index}-failure.png`);
-    writeFileSync(file, Buffer.from(data, 'base64'));
+    writeFileAtomic(file, Buffer.from(data, 'base64'));
     return file;
   } catch {
     return undefined;

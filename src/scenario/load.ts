@@ -51,6 +51,8 @@ export interface Scenario {
   steps: StepCall[];
   thresholds: { warnPct: number; errorPct: number; metrics: Record<string, { warnPct?: number; errorPct?: number }> };
   budgets: Budget[];
+  /** Values read through ${env.NAME}: run files carry the name, never the value (redact.ts). */
+  secrets: { name: string; value: string }[];
 }
 
 export const DEFAULTS = {
@@ -245,7 +247,7 @@ export function loadScenario(path: string, opts: LoadOptions = {}): Scenario {
 
   const overrides = variant ? (doc.variants[variant] as Record<string, unknown>) : {};
   const vars: Record<string, string | number | boolean> = { ...(doc.vars ?? {}), ...((overrides.vars as object | undefined) ?? {}), ...(opts.vars ?? {}) };
-  const env = opts.env ?? process.env;
+  const env: EnvReads = { from: opts.env ?? process.env, used: new Map() };
   // Interpolate each part where it was written, so an unknown var is reported at its own line.
   const top = interpolate(src, stripKeys(doc, ['variants']), [], vars, env) as Record<string, any>;
   const over = variant ? (interpolate(src, overrides, ['variants', variant], vars, env) as Record<string, any>) : {};
@@ -307,6 +309,7 @@ export function loadScenario(path: string, opts: LoadOptions = {}): Scenario {
     steps: steps('steps'),
     thresholds,
     budgets,
+    secrets: [...env.used].map(([name, value]) => ({ name, value })),
   };
   if (scenario.steps.length === 0) throw src.fail(listOrigin('steps'), 'steps is empty: a scenario measures at least one step');
   return scenario;
@@ -334,9 +337,15 @@ function isPlainObject(v: unknown): v is Record<string, any> {
 
 // ${name} and ${env.NAME}; ${PORT} is left for the app command, filled at start.
 const VAR_RE = /\$\{([A-Za-z_][A-Za-z0-9_.]*)\}/g;
+
+/** The environment, and the values read from it: they are written to run files as ${env.NAME}, never as themselves. */
+interface EnvReads {
+  from: NodeJS.ProcessEnv;
+  used: Map<string, string>;
+}
 const RUNTIME_VARS = new Set(['PORT']);
 
-function interpolate(src: Located, value: unknown, path: Path, vars: Record<string, string | number | boolean>, env: NodeJS.ProcessEnv): unknown {
+function interpolate(src: Located, value: unknown, path: Path, vars: Record<string, string | number | boolean>, env: EnvReads): unknown {
   if (typeof value === 'string') {
     // A string that is exactly one ${var} keeps the var's type (a number stays a number).
     const whole = /^\$\{([A-Za-z_][A-Za-z0-9_.]*)\}$/.exec(value);
@@ -353,11 +362,12 @@ function interpolate(src: Located, value: unknown, path: Path, vars: Record<stri
   return value;
 }
 
-function lookup(src: Located, path: Path, name: string, vars: Record<string, string | number | boolean>, env: NodeJS.ProcessEnv): string | number | boolean {
+function lookup(src: Located, path: Path, name: string, vars: Record<string, string | number | boolean>, env: EnvReads): string | number | boolean {
   if (name.startsWith('env.')) {
     const key = name.slice(4);
-    const v = env[key];
+    const v = env.from[key];
     if (v === undefined) throw src.fail(path, `\${${name}}: environment variable ${key} is not set`, `set ${key}, or use a var with a default under vars:`);
+    if (v !== '') env.used.set(key, v);
     return v;
   }
   if (!(name in vars)) {

@@ -2,7 +2,8 @@
  * `.perf/state.json`: what `perf start` left running (pids, ports, endpoint, app URL), written
  * atomically (temp file + rename) so a reader never sees half a file.
  */
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
+import { writeFileAtomic } from '../files.js';
 import { join, resolve } from 'node:path';
 import { PerfError } from '../errors.js';
 
@@ -41,11 +42,7 @@ export function statePath(stateDir: string): string {
 
 /** Write JSON atomically: a crash mid-write leaves the old file, never a truncated one. */
 export function writeJsonAtomic(path: string, value: unknown): void {
-  const dir = resolve(path, '..');
-  mkdirSync(dir, { recursive: true });
-  const tmp = `${path}.${process.pid}.${Date.now()}.tmp`;
-  writeFileSync(tmp, JSON.stringify(value, null, 2) + '\n');
-  renameSync(tmp, path);
+  writeFileAtomic(path, JSON.stringify(value, null, 2) + '\n');
 }
 
 export function readState(stateDir: string): SessionState | undefined {

@@ -2,10 +2,11 @@
  * screenshot: the viewport, the whole page, one element, or a rectangle relative to an element, as
  * PNG or JPEG. Returned as image content; optionally written to a file inside the working folder.
  */
-import { mkdir, realpath, writeFile } from 'node:fs/promises';
+import { realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { elementBox } from '../engine/targets.js';
 import { PerfError } from '../errors.js';
+import { confinedPath, writeFileNoFollow } from '../files.js';
 import { defineStep, TARGET_ARGS, type TargetSpec } from './define.js';
 
 // 16384 CSS px: Chromium's largest capturable texture side; a taller full-page capture is cut there.
@@ -37,39 +38,6 @@ export function imageSize(buf: Buffer): { width: number; height: number } | unde
     }
   }
   return undefined;
-}
-
-/**
- * `file` resolved inside `cwd`, refusing anything that escapes it, by `..`, an absolute path, or a
- * symlinked folder pointing elsewhere.
- */
-export async function resolveInside(cwd: string, file: string): Promise<string> {
-  const root = await realpath(cwd);
-  const abs = path.resolve(root, file);
-  const outside = (p: string): boolean => {
-    const rel = path.relative(root, p);
-    return rel === '' || rel.startsWith('..') || path.isAbsolute(rel);
-  };
-  let existing = path.dirname(abs);
-  // The nearest existing ancestor decides where the write really lands.
-  for (;;) {
-    try {
-      existing = await realpath(existing);
-      break;
-    } catch {
-      const up = path.dirname(existing);
-      if (up === existing) break;
-      existing = up;
-    }
-  }
-  if (outside(abs) || (existing !== root && outside(path.join(existing, 'x')))) {
-    throw new PerfError({
-      code: 'path_outside_workdir',
-      message: `screenshot: path "${file}" is outside the working folder ${root}`,
-      suggestion: 'give a relative path inside the working folder, e.g. "shots/page.png"',
-    });
-  }
-  return abs;
 }
 
 export const screenshot = defineStep({
@@ -123,7 +91,7 @@ export const screenshot = defineStep({
       throw new PerfError({ code: 'quality_needs_jpeg', message: 'screenshot: quality applies to JPEG only', suggestion: 'add format: jpeg, or drop quality' });
     }
     // Check the destination before capturing, so a refused path costs nothing.
-    const file = args.path !== undefined ? await resolveInside(ctx.host.cwd, args.path) : undefined;
+    const file = args.path !== undefined ? await confinedPath(ctx.host.cwd, args.path, 'screenshot') : undefined;
 
     const warnings: string[] = [];
     let clip: (Box & { scale: number }) | undefined;
@@ -151,17 +119,7 @@ export const screenshot = defineStep({
     });
     const bytes = Buffer.from(shot.data, 'base64');
     const size = imageSize(bytes);
-    if (file) {
-      await mkdir(path.dirname(file), { recursive: true });
-      try {
-        await writeFile(file, bytes, { flag: args.overwrite ? 'w' : 'wx' });
-      } catch (e) {
-        if ((e as NodeJS.ErrnoException).code === 'EEXIST') {
-          throw new PerfError({ code: 'file_exists', message: `screenshot: ${args.path} already exists`, suggestion: 'pass overwrite: true, or another path', cause: e });
-        }
-        throw new PerfError({ code: 'write_failed', kind: 'environment', message: `screenshot: could not write ${args.path}: ${(e as Error).message}`, cause: e });
-      }
-    }
+    if (file) writeFileNoFollow(file, bytes, { overwrite: args.overwrite === true, who: 'screenshot', shown: args.path });
     return {
       image: { mimeType: format === 'jpeg' ? 'image/jpeg' : 'image/png', base64: shot.data },
       data: {

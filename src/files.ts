@@ -1,0 +1,107 @@
+/**
+ * Writing the files a user or an agent names (screenshots, traces, run files, reports) without being
+ * steered elsewhere by a link planted in the way:
+ * - `confinedPath` keeps a step's output inside the working folder after resolving symlinks in every
+ *   existing component of the path (before and after creating the missing folders);
+ * - `writeFileNoFollow` opens the target with O_NOFOLLOW, so a symlink at the target is refused with a
+ *   typed error instead of followed, and refuses to overwrite a file with other hard links;
+ * - `writeFileAtomic` writes a fresh temporary file (O_EXCL | O_NOFOLLOW, so a planted temp name cannot
+ *   redirect it) and renames it over the target: a symlink there is replaced, never written through.
+ * What remains is a race with someone swapping a folder of the path between the check and the open;
+ * Node has no openat() to close it.
+ */
+import { closeSync, constants, fstatSync, ftruncateSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { mkdir, realpath } from 'node:fs/promises';
+import path from 'node:path';
+import { PerfError } from './errors.js';
+
+const { O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW } = constants;
+
+function isOutside(root: string, p: string): boolean {
+  const rel = path.relative(root, p);
+  return rel === '' || rel.startsWith('..') || path.isAbsolute(rel);
+}
+
+async function nearestExisting(p: string): Promise<string> {
+  for (let dir = p; ; ) {
+    try {
+      return await realpath(dir);
+    } catch {
+      const up = path.dirname(dir);
+      if (up === dir) return dir;
+      dir = up;
+    }
+  }
+}
+
+/**
+ * `target` resolved inside `cwd` with its folders created, or a PerfError `path_outside_workdir`: by
+ * `..`, an absolute path, or a symlinked folder that leads elsewhere. `who` names the step in messages.
+ */
+export async function confinedPath(cwd: string, target: string, who: string): Promise<string> {
+  const root = await realpath(cwd);
+  const abs = path.resolve(root, target);
+  const refuse = (how: string): PerfError =>
+    new PerfError({ code: 'path_outside_workdir', message: `${who}: "${target}" ${how} the working folder ${root}`, suggestion: 'give a relative path inside the working folder, e.g. "build/perf/out.json"' });
+  if (isOutside(root, abs)) throw refuse('is outside');
+  // Where the write really lands is decided by the nearest folder that exists: check it before creating anything.
+  const before = await nearestExisting(path.dirname(abs));
+  if (before !== root && isOutside(root, path.join(before, 'x'))) throw refuse('leads (through a symlink) outside');
+  await mkdir(path.dirname(abs), { recursive: true });
+  const dir = await realpath(path.dirname(abs));
+  if (dir !== root && isOutside(root, path.join(dir, 'x'))) throw refuse('leads (through a symlink) outside');
+  return path.join(dir, path.basename(abs));
+}
+
+/**
+ * Write `data` to `file`, never through a symlink at `file`. Without `overwrite` an existing file is
+ * `file_exists`; with it, a file that has other hard links is refused too (writing would change them).
+ * `shown` is the path as the user wrote it, for messages.
+ */
+export function writeFileNoFollow(file: string, data: string | Uint8Array, opts: { overwrite: boolean; who: string; shown?: string }): void {
+  const shown = opts.shown ?? file;
+  let fd: number;
+  try {
+    fd = openSync(file, O_WRONLY | O_CREAT | O_NOFOLLOW | (opts.overwrite ? 0 : O_EXCL), 0o644);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') throw new PerfError({ code: 'file_exists', message: `${opts.who}: ${shown} already exists`, suggestion: 'pass overwrite: true, or another path', cause: e });
+    if (code === 'ELOOP') throw new PerfError({ code: 'path_is_symlink', message: `${opts.who}: ${shown} is a symbolic link; refusing to write through it`, suggestion: 'remove the link, or write to another path', cause: e });
+    throw new PerfError({ code: 'write_failed', kind: 'environment', message: `${opts.who}: could not write ${shown}: ${(e as Error).message}`, cause: e });
+  }
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile()) throw new PerfError({ code: 'not_a_file', message: `${opts.who}: ${shown} is not a regular file`, suggestion: 'write to another path' });
+    if (st.nlink > 1) throw new PerfError({ code: 'path_is_hardlink', message: `${opts.who}: ${shown} has ${st.nlink} hard links; refusing to overwrite what other paths share`, suggestion: 'remove it first, or write to another path' });
+    ftruncateSync(fd, 0);
+    writeAll(fd, data);
+  } catch (e) {
+    if (e instanceof PerfError) throw e;
+    throw new PerfError({ code: 'write_failed', kind: 'environment', message: `${opts.who}: could not write ${shown}: ${(e as Error).message}`, cause: e });
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Write `data` to `file` through a fresh temporary file renamed over it: readers never see half a file, and a link at `file` is replaced, not followed. */
+export function writeFileAtomic(file: string, data: string | Uint8Array): void {
+  mkdirSync(path.dirname(file), { recursive: true });
+  const tmp = `${file}.${process.pid}.${Date.now()}.${Math.random().toString(36).slice(2, 8)}.tmp`;
+  const fd = openSync(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o644);
+  try {
+    try {
+      writeAll(fd, data);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(tmp, file);
+  } catch (e) {
+    rmSync(tmp, { force: true });
+    throw e;
+  }
+}
+
+function writeAll(fd: number, data: string | Uint8Array): void {
+  const bytes = typeof data === 'string' ? Buffer.from(data) : data;
+  for (let off = 0; off < bytes.length; ) off += writeSync(fd, bytes, off, bytes.length - off);
+}
