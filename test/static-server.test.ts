@@ -15,7 +15,7 @@ interface RawResponse {
 }
 
 /** A request with the path sent byte for byte (fetch would normalize `..` away before sending). */
-function raw(baseUrl: string, rawPath: string, opts: { method?: string; accept?: string } = {}): Promise<RawResponse> {
+function raw(baseUrl: string, rawPath: string, opts: { method?: string; accept?: string; host?: string } = {}): Promise<RawResponse> {
   const u = new URL(baseUrl);
   return new Promise((resolve, reject) => {
     const req = request(
@@ -25,7 +25,7 @@ function raw(baseUrl: string, rawPath: string, opts: { method?: string; accept?:
         path: rawPath,
         method: opts.method ?? 'GET',
         agent: false,
-        headers: opts.accept ? { accept: opts.accept } : {},
+        headers: { ...(opts.accept ? { accept: opts.accept } : {}), ...(opts.host !== undefined ? { host: opts.host } : {}) },
       },
       (res) => {
         let body = '';
@@ -59,6 +59,13 @@ before(async () => {
   fs.writeFileSync(path.join(root, 'img.png'), Buffer.from([0x89, 0x50, 0x4e, 0x47]));
   fs.writeFileSync(path.join(root, 'mod.wasm'), Buffer.from([0, 0x61, 0x73, 0x6d]));
   fs.writeFileSync(path.join(root, 'dir', 'index.html'), '<h1>dir</h1>');
+  fs.writeFileSync(path.join(root, '.env'), `TOKEN=${SECRET}`);
+  fs.mkdirSync(path.join(root, '.git'));
+  fs.writeFileSync(path.join(root, '.git', 'config'), SECRET);
+  fs.mkdirSync(path.join(root, 'dir', '.hidden'));
+  fs.writeFileSync(path.join(root, 'dir', '.hidden', 'x.txt'), SECRET);
+  fs.mkdirSync(path.join(root, '.well-known'));
+  fs.writeFileSync(path.join(root, '.well-known', 'security.txt'), 'Contact: x');
   // Next to the root, not inside it: must never be served.
   fs.writeFileSync(path.join(tmp, 'secret.txt'), SECRET);
   fs.symlinkSync(path.join(tmp, 'secret.txt'), path.join(root, 'link.txt'));
@@ -173,6 +180,32 @@ describe('path traversal never serves a file outside the root', () => {
       assert.ok(res.status === 403 || res.status === 404, `status ${res.status}`);
       assert.ok(!res.body.includes(SECRET));
     });
+  }
+});
+
+describe('dotfiles are never served (.env, .git), .well-known is', () => {
+  for (const p of ['/.env', '/.git/config', '/dir/.hidden/x.txt', '/%2eenv', '/.git/']) {
+    test(`${p} → 404 without the secret`, async () => {
+      const res = await raw(server.url, p);
+      assert.equal(res.status, 404);
+      assert.ok(!res.body.includes(SECRET));
+    });
+  }
+  test('/.well-known/security.txt → 200', async () => {
+    const res = await raw(server.url, '/.well-known/security.txt');
+    assert.equal(res.status, 200);
+    assert.equal(res.body, 'Contact: x');
+  });
+});
+
+test('a Host other than this server (DNS rebinding) is 403; 127.0.0.1 and localhost with the port are served', async () => {
+  for (const host of ['evil.example:80', `evil.example:${server.port}`, '127.0.0.1', `127.0.0.1:${server.port + 1}`]) {
+    const res = await raw(server.url, '/index.html', { host });
+    assert.equal(res.status, 403, `Host "${host}"`);
+    assert.match(res.body, /^Forbidden: Host/);
+  }
+  for (const host of [`127.0.0.1:${server.port}`, `localhost:${server.port}`, `LOCALHOST:${server.port}`]) {
+    assert.equal((await raw(server.url, '/index.html', { host })).status, 200, `Host "${host}"`);
   }
 });
 

@@ -9,7 +9,7 @@ import { realpath, stat } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { PerfError } from '../errors.js';
+import { PerfError, printable } from '../errors.js';
 
 export interface StaticServerOptions {
   root: string;
@@ -118,6 +118,8 @@ async function resolveRequest(realRoot: string, target: string): Promise<Resolut
   // Backslashes are separators on Windows and some servers treat them so: reject `..` across both.
   const segments = decoded.split(/[/\\]+/).filter((s) => s !== '' && s !== '.');
   if (segments.some((s) => s === '..')) return { kind: 'forbidden' };
+  // Dotfiles (.env, .git/config, .npmrc) are secrets or tooling, never the app: answered as absent.
+  if (segments.some((s) => s.startsWith('.') && s !== '.well-known')) return { kind: 'not_found' };
 
   const candidate = path.join(realRoot, ...segments);
   if (!isInside(realRoot, candidate)) return { kind: 'forbidden' };
@@ -243,12 +245,20 @@ function listen(server: Server, port: number): Promise<number> {
 export async function serveStatic(options: StaticServerOptions): Promise<StaticServer> {
   const realRoot = await resolveRoot(options.root);
   const fallback = await resolveFallback(realRoot, options.spaFallback);
+  // Known once listening; no request is handled before that.
+  let port = 0;
+  let allowedHosts = new Set<string>();
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const method = req.method ?? 'GET';
     const head = method === 'HEAD';
     if (method !== 'GET' && !head) {
       sendText(res, 405, `Method ${method} not allowed\n`, false, { Allow: 'GET, HEAD' });
+      return;
+    }
+    // DNS rebinding: a web page whose host name resolves to 127.0.0.1 would reach us with its own Host.
+    if (!allowedHosts.has((req.headers.host ?? '').toLowerCase())) {
+      sendText(res, 403, `Forbidden: Host "${printable(req.headers.host ?? '')}" is not this server (${HOST}:${port})\n`, head);
       return;
     }
     const target = req.url ?? '/';
@@ -295,7 +305,8 @@ export async function serveStatic(options: StaticServerOptions): Promise<StaticS
     });
   });
 
-  const port = await listen(server, options.port ?? 0);
+  port = await listen(server, options.port ?? 0);
+  allowedHosts = new Set([`${HOST}:${port}`, `localhost:${port}`]);
   let closing: Promise<void> | undefined;
   return {
     url: `http://${HOST}:${port}`,
