@@ -10,12 +10,12 @@
  * What remains is a race with someone swapping a folder of the path between the check and the open;
  * Node has no openat() to close it.
  */
-import { closeSync, constants, fstatSync, ftruncateSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
-import { mkdir, realpath } from 'node:fs/promises';
+import { accessSync, closeSync, constants, fstatSync, ftruncateSync, mkdirSync, openSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { PerfError } from './errors.js';
 
-const { O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW } = constants;
+const { O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW, W_OK } = constants;
 
 function isOutside(root: string, p: string): boolean {
   const rel = path.relative(root, p);
@@ -47,7 +47,7 @@ export async function confinedPath(cwd: string, target: string, who: string): Pr
   // Where the write really lands is decided by the nearest folder that exists: check it before creating anything.
   const before = await nearestExisting(path.dirname(abs));
   if (before !== root && isOutside(root, path.join(before, 'x'))) throw refuse('leads (through a symlink) outside');
-  await mkdir(path.dirname(abs), { recursive: true });
+  ensureDir(path.dirname(abs), who);
   const dir = await realpath(path.dirname(abs));
   if (dir !== root && isOutside(root, path.join(dir, 'x'))) throw refuse('leads (through a symlink) outside');
   return path.join(dir, path.basename(abs));
@@ -85,7 +85,7 @@ export function writeFileNoFollow(file: string, data: string | Uint8Array, opts:
 
 /** Write `data` to `file` through a fresh temporary file renamed over it: readers never see half a file, and a link at `file` is replaced, not followed. */
 export function writeFileAtomic(file: string, data: string | Uint8Array): void {
-  mkdirSync(path.dirname(file), { recursive: true });
+  ensureDir(path.dirname(file), 'write');
   const tmp = `${file}.${process.pid}.${Date.now()}.${Math.random().toString(36).slice(2, 8)}.tmp`;
   const fd = openSync(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o644);
   try {
@@ -99,6 +99,42 @@ export function writeFileAtomic(file: string, data: string | Uint8Array): void {
     rmSync(tmp, { force: true });
     throw e;
   }
+}
+
+/**
+ * Create `dir` and its missing parents, one folder at a time, and check it is a writable folder; else a
+ * PerfError `out_unusable` (environment, exit 3) with the path and the reason. Not mkdirSync's
+ * `recursive`: on /proc/nonexistent it spins at 100% CPU forever (Node 20), Ctrl-C included.
+ */
+export function ensureDir(dir: string, who: string): string {
+  const abs = path.resolve(dir);
+  const refuse = (reason: string, cause?: unknown): PerfError =>
+    new PerfError({ code: 'out_unusable', kind: 'environment', message: `${who}: cannot use ${abs} as an output folder: ${reason}`, suggestion: 'pass a writable folder, e.g. --out build/perf', ...(cause ? { cause } : {}) });
+  if (/^\/(proc|sys)(\/|$)/.test(abs)) throw refuse('it is inside a kernel file system (/proc, /sys)');
+  const parts = abs.split(path.sep).filter(Boolean);
+  let at: string = path.sep;
+  for (const part of parts) {
+    at = path.join(at, part);
+    let isDir: boolean;
+    try {
+      isDir = statSync(at).isDirectory();
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw refuse(`${at}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, e);
+      try {
+        mkdirSync(at);
+      } catch (e2) {
+        if ((e2 as NodeJS.ErrnoException).code !== 'EEXIST') throw refuse(`cannot create ${at}: ${(e2 as NodeJS.ErrnoException).code ?? (e2 as Error).message}`, e2);
+      }
+      isDir = statSync(at).isDirectory();
+    }
+    if (!isDir) throw refuse(`${at} is a file, not a folder`);
+  }
+  try {
+    accessSync(abs, W_OK);
+  } catch (e) {
+    throw refuse('it is not writable', e);
+  }
+  return abs;
 }
 
 function writeAll(fd: number, data: string | Uint8Array): void {

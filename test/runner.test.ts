@@ -184,6 +184,26 @@ test('values read through ${env.NAME} are written as ${env.NAME}: not in the run
   assert.ok('steps.go-${env.RH_TOKEN}.ms' in run.summary.metrics, Object.keys(run.summary.metrics).join(', '));
 });
 
+test('an unusable --out is exit 3 before any browser starts: under /proc (no endless mkdir), a file, a path through a file', () => {
+  const file = scenarioFile(`name: badout\napp: { serve: FIXTURE }\nrepeat: 1\nwarmup: 0\nsteps:\n  - tap: Go\n`);
+  const aFile = join(work, 'not-a-folder.txt');
+  writeFileSync(aFile, 'x');
+  const cases: [string, RegExp][] = [
+    ['/proc/nonexistent', /cannot use \/proc\/nonexistent as an output folder: it is inside a kernel file system/],
+    [aFile, /not-a-folder\.txt is a file, not a folder/],
+    [join(aFile, 'sub'), /not-a-folder\.txt is a file, not a folder/],
+  ];
+  for (const [out, message] of cases) {
+    const r = perf(['run', file, '--out', out]);
+    assert.equal(r.code, 3, `${out}: ${r.stderr}`);
+    assert.match(r.stderr, message);
+    assert.doesNotMatch(r.stderr, /internal error|\n\s+at /);
+  }
+  const d = perf(['doctor', '--out', '/proc/nonexistent', '--json']);
+  assert.equal(d.code, 3);
+  assert.match(d.stdout, /kernel file system/);
+});
+
 test('perf run: exit 0, a run file with the contract fields, --json prints it minus repeats plus its path', () => {
   const file = scenarioFile(`name: ok\napp: { serve: FIXTURE }\nrepeat: 2\nwarmup: 1\nsteps:\n  - tap: Go\n${PAINT}budgets:\n  - "durationMs < 60000"\n`);
   const r = perf(['run', file, '--json', '--out', join(work, 'cli'), '--label', 'base', '--reporter', 'junit,markdown']);

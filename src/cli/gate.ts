@@ -5,8 +5,8 @@
  * a gate that passes because it had nothing to compare against would be a silent hole in CI.
  * `--update` (re)writes the baselines from this run instead of judging it.
  */
-import { existsSync, readdirSync, mkdirSync } from 'node:fs';
-import { writeFileAtomic } from '../files.js';
+import { existsSync, readdirSync } from 'node:fs';
+import { ensureDir, writeFileAtomic } from '../files.js';
 import { dirname, join, relative } from 'node:path';
 import { exitCodeOf, isPerfError, PerfError, type PerfErrorKind } from '../errors.js';
 import { compareRuns, readRunFile, type RunsComparison } from '../perf/compare-runs.js';
@@ -142,7 +142,7 @@ export function judgeEntry(sc: Scenario, run: RunFile, runFile: string, baseline
     }
   }
   if (update) {
-    mkdirSync(dirname(baselineFile), { recursive: true });
+    ensureDir(dirname(baselineFile), 'perf gate --update');
     // The traces stay beside the run file in --out; a baseline pointing at them would dangle once committed.
     const { traces: _traces, ...kept } = run;
     writeJsonAtomic(baselineFile, { ...kept, label: BASELINE_LABEL });
@@ -423,7 +423,7 @@ export async function runGate(f: FlagValues, positionals: string[], cwd = proces
   else process.stdout.write(renderGateText(entries, process.stdout.isTTY === true));
   appendToGithubStepSummary(renderGateMarkdown(entries));
   if (typeof f.junit === 'string') {
-    mkdirSync(dirname(f.junit), { recursive: true });
+    ensureDir(dirname(f.junit), 'perf gate --junit');
     writeFileAtomic(f.junit, renderGateJunit(entries));
   }
   const code = gateExitCode(entries, seq.strict);

@@ -6,7 +6,7 @@
  * masquerading as a regression. Each arm gets its own run file, exactly as `perf run` writes it, plus
  * the interleaving record (`repeats[].sequence`, `repeats[].startedAt`, `against`).
  */
-import { mkdirSync } from 'node:fs';
+
 import { join, relative } from 'node:path';
 import { SessionHost } from '../engine/host.js';
 import { PerfError } from '../errors.js';
@@ -17,6 +17,7 @@ import { writeJsonAtomic } from '../session/state.js';
 import type { RepeatMode, RepeatRecord, RunEnv, RunFile } from './run-file.js';
 import { appSpec, describeEnv, fallbackEnv, judgeBudgets, medianRepeatInsights, repeatSchedule, repeatSlots, runFileName, runRepeat, summarizeRepeats } from './run.js';
 import { redactSecrets } from '../scenario/redact.js';
+import { ensureDir } from '../files.js';
 
 export type Arm = 'baseline' | 'candidate';
 
@@ -105,7 +106,7 @@ export async function runAgainst(baseline: Scenario, candidate: Scenario, opts: 
       throw new PerfError({ code: 'restart_browser_attached', message: 'restart mode "browser" cannot be used with browser.endpoint (perf did not launch that Chrome)', suggestion: 'use --restart context' });
     }
   }
-  mkdirSync(opts.outDir, { recursive: true });
+  ensureDir(opts.outDir, 'perf run --against');
 
   const arms: ArmState[] = [];
   let session: BrowserSession | undefined;

@@ -4,8 +4,8 @@
  * fails only its repeat; a crashed renderer or browser is replaced for the next one. Everything
  * measured is written, atomically, even when the run is interrupted.
  */
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { writeFileAtomic } from '../files.js';
+import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { ensureDir, writeFileAtomic } from '../files.js';
 import { redactSecrets, redactText } from '../scenario/redact.js';
 import { join, relative } from 'node:path';
 import type { Page } from '../drivers/cdp/browser.js';
@@ -138,7 +138,7 @@ export async function runScenario(sc: Scenario, opts: RunOptions): Promise<{ run
   if (sc.browser.endpoint && mode === 'browser') {
     throw new PerfError({ code: 'restart_browser_attached', message: 'restart mode "browser" cannot be used with browser.endpoint (perf did not launch that Chrome)', suggestion: 'use --restart context' });
   }
-  mkdirSync(opts.outDir, { recursive: true });
+  ensureDir(opts.outDir, 'perf run');
   const base = runFileName(sc, opts.label);
   const path = join(opts.outDir, `${base}.json`);
   const startedAt = new Date().toISOString();
@@ -375,7 +375,7 @@ function saveRepeatTrace(host: SessionHost, dir: string, index: number, secrets:
   try {
     const closed = lastSession(host, 'perf run', undefined);
     if (!closed.trace) return;
-    mkdirSync(dir, { recursive: true });
+    ensureDir(dir, 'perf run');
     writeFileSync(join(dir, `repeat${index}.json`), redactText(serializeTrace(closed, closed.trace), secrets));
   } catch {
     // A trace is evidence, not a result: a repeat without one is still measured.

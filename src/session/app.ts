@@ -4,7 +4,7 @@
  * never care which it was.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, createWriteStream, mkdirSync, openSync, readSync, statSync, fstatSync, type WriteStream } from 'node:fs';
+import { closeSync, createWriteStream, openSync, readSync, statSync, fstatSync, type WriteStream } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import os from 'node:os';
@@ -13,6 +13,7 @@ import { PerfError } from '../errors.js';
 import { sleep, terminate, trackProcess } from './processes.js';
 import { assertPortFree, freePort } from './ports.js';
 import { serveStatic } from './static-server.js';
+import { ensureDir } from '../files.js';
 
 export type AppSpec =
   | { kind: 'serve'; dir: string; spa?: boolean; port?: number }
@@ -322,7 +323,7 @@ async function startCommand(spec: Extract<AppSpec, { kind: 'command' }>): Promis
     : detached
       ? path.join(os.tmpdir(), `rehearse-app-${process.pid}-${Date.now()}.log`)
       : undefined;
-  if (logFile) mkdirSync(path.dirname(logFile), { recursive: true });
+  if (logFile) ensureDir(path.dirname(logFile), 'app log');
 
   const lines = new LineBuffer(MAX_LOG_LINES);
   let logStream: WriteStream | undefined;

@@ -4,7 +4,7 @@
  * it, reads its state file, stops it, and attaches to its page for step verbs.
  */
 import { fork } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync, rmSync, existsSync } from 'node:fs';
+import { readFileSync, writeFileSync, rmSync, existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,6 +16,7 @@ import { checkAppUrl } from './app.js';
 import { chromeVersion, findChrome, launchChrome } from './chrome.js';
 import { isAlive, signal, terminate } from './processes.js';
 import { clearState, defaultStateDir, readState, type SessionStartOptions, type SessionState } from './state.js';
+import { ensureDir } from '../files.js';
 
 export type { SessionState };
 export interface StartOptions extends SessionStartOptions {
@@ -53,7 +54,7 @@ export async function startSession(opts: StartOptions): Promise<SessionState> {
   }
   findChrome();
   if (readState(stateDir)) await stopSession(stateDir);
-  mkdirSync(stateDir, { recursive: true });
+  ensureDir(stateDir, 'perf start');
   const req: DaemonRequest = { stateDir, options };
   const script = fileURLToPath(new URL('./daemon.js', import.meta.url));
   const child = fork(script, [JSON.stringify(req)], { detached: true, stdio: ['ignore', 'ignore', 'ignore', 'ipc'], cwd });
@@ -207,7 +208,7 @@ export async function runDoctor(opts: { outDir?: string } = {}): Promise<{ ok: b
 
   const outDir = resolve(opts.outDir ?? 'build/perf');
   try {
-    mkdirSync(outDir, { recursive: true });
+    ensureDir(outDir, 'perf doctor');
     const probe = join(outDir, `.doctor-${process.pid}`);
     writeFileSync(probe, 'ok');
     rmSync(probe);
