@@ -42,10 +42,13 @@ test('start --serve opens the page in Chromium; status sees every pid alive; sto
   const st = JSON.parse(perf(['status', '--state-dir', stateDir, '--json']).stdout) as { running: boolean; alive: { daemon: boolean; chrome: boolean } };
   assert.deepEqual([st.running, st.alive.daemon, st.alive.chrome], [true, true, true]);
 
+  assert.ok(state.watchdogPid && isAlive(state.watchdogPid), 'the session records its watchdog');
   const stop = perf(['stop', '--state-dir', stateDir, '--json']);
   assert.equal(stop.code, 0);
-  assert.equal(await waitGone(state.chrome.pid), true);
-  assert.equal(await waitGone(state.daemonPid), true);
+  // Stopped means stopped: every process of the session is gone the moment stop returns, no waiting.
+  const left = [state.daemonPid, state.chrome.pid, state.watchdogPid].filter((pid) => isAlive(pid));
+  assert.deepEqual(left, []);
+  assert.deepEqual((JSON.parse(stop.stdout) as { pids: number[] }).pids.sort(), [state.daemonPid, state.chrome.pid, state.watchdogPid].sort());
   const after = JSON.parse(perf(['status', '--state-dir', stateDir, '--json']).stdout) as { running: boolean };
   assert.equal(after.running, false);
 });

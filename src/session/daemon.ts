@@ -12,7 +12,7 @@ import { isPerfError } from '../errors.js';
 import '../steps/registry.js';
 import { startApp, type AppSpec, type RunningApp } from './app.js';
 import { launchChrome, type ChromeProcess } from './chrome.js';
-import { installSignalHandlers, onShutdown } from './processes.js';
+import { installSignalHandlers, onShutdown, watchdogPid } from './processes.js';
 import { clearState, writeJsonAtomic, statePath, type SessionStartOptions, type SessionState } from './state.js';
 
 export interface DaemonRequest {
@@ -62,6 +62,7 @@ async function main(): Promise<void> {
       chrome: { pid: chrome.pid, wsEndpoint: chrome.wsEndpoint, port: chrome.port, headless: options.headless !== false, version: browser.version.product, executablePath: chrome.executablePath },
       app: { kind: app.kind, ...(app.pid ? { pid: app.pid } : {}), ...(app.port ? { port: app.port } : {}), ...(app.logFile ? { logFile: app.logFile } : {}) },
       daemonPid: process.pid,
+      ...(watchdogPid() !== undefined ? { watchdogPid: watchdogPid()! } : {}),
       targetId: page.targetId,
       stateDir,
       options,

@@ -86,10 +86,13 @@ export async function startSession(opts: StartOptions): Promise<SessionState> {
 export async function stopSession(stateDir = defaultStateDir()): Promise<{ stopped: boolean; pids: number[] }> {
   const state = readState(stateDir);
   if (!state) return { stopped: false, pids: [] };
-  const pids = [state.daemonPid, state.chrome.pid, ...(state.app.pid ? [state.app.pid] : [])];
+  const pids = [state.daemonPid, state.chrome.pid, ...(state.app.pid ? [state.app.pid] : []), ...(state.watchdogPid ? [state.watchdogPid] : [])];
   await terminate(state.daemonPid, { group: false, graceMs: 5000 });
   // Belt and braces: whatever the daemon did not manage to stop (it may have been killed).
   await Promise.all([terminate(state.chrome.pid, { group: true, graceMs: 1000 }), state.app.pid ? terminate(state.app.pid, { group: true, graceMs: 1000 }) : undefined]);
+  // The watchdog exits once what it tracked is gone; a stop returns only after it, so a start that
+  // follows at once never races the old session's last process.
+  if (state.watchdogPid) await terminate(state.watchdogPid, { group: false, graceMs: 2000 });
   clearState(stateDir);
   return { stopped: true, pids };
 }

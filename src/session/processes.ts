@@ -38,6 +38,11 @@ function watchdogSend(line: string): void {
   watchdog.stdin?.write(line + '\n');
 }
 
+/** The pid of this process's watchdog, once one runs: a session records it so a stop can wait for it. */
+export function watchdogPid(): number | undefined {
+  return watchdog?.pid;
+}
+
 /** Send a signal to a pid (or its group), ignoring "no such process". Returns whether it was delivered. */
 export function signal(pid: number, sig: NodeJS.Signals, group = false): boolean {
   try {

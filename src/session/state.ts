@@ -26,6 +26,8 @@ export interface SessionState {
   chrome: { pid: number; wsEndpoint: string; port: number; headless: boolean; version: string; executablePath: string };
   app: { kind: 'serve' | 'command' | 'url'; pid?: number; port?: number; logFile?: string };
   daemonPid: number;
+  /** The daemon's watchdog (processes.ts): it outlives the daemon by the time it takes to reap. */
+  watchdogPid?: number;
   targetId: string;
   stateDir: string;
   /** How it was started, so `perf restart` can do it again. */

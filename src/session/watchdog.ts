@@ -18,13 +18,30 @@ function kill(pid: number, group: boolean, sig: NodeJS.Signals): void {
   }
 }
 
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
 function reap(): void {
   for (const [pid, group] of tracked) kill(pid, group, 'SIGTERM');
-  // 1 s grace for Chromium to exit cleanly before it is forced.
-  setTimeout(() => {
-    for (const [pid, group] of tracked) kill(pid, group, 'SIGKILL');
-    process.exit(0);
-  }, 1000);
+  // Exit as soon as everything tracked is gone (a stop waits for us), forcing what is left after
+  // 1 s of grace for Chromium to exit cleanly; polled every 25 ms.
+  const started = Date.now();
+  const poll = (): void => {
+    const left = [...tracked.keys()].filter(alive);
+    if (left.length === 0) process.exit(0);
+    if (Date.now() - started >= 1000) {
+      for (const [pid, group] of tracked) kill(pid, group, 'SIGKILL');
+      process.exit(0);
+    }
+    setTimeout(poll, 25);
+  };
+  poll();
 }
 
 process.stdin.setEncoding('utf8');
