@@ -259,6 +259,31 @@ test('perf run: a bad scenario exits 2 before any browser, a missing Chromium ex
   assert.equal(perf(['run', good, '--restart', 'tab']).code, 2);
 });
 
+test('killed outright (SIGKILL) after two repeats, the run file on disk holds them, marked complete: false, and compare warns', async () => {
+  const file = scenarioFile(`name: killed\napp: { serve: FIXTURE }\nrepeat: 30\nwarmup: 0\nsteps:\n  - tap: Go\n${PAINT}`);
+  const child = spawn(process.execPath, [PERF, 'run', file, '--out', join(work, 'killed')], { cwd: work, stdio: ['ignore', 'ignore', 'pipe'] });
+  let err = '';
+  await new Promise<void>((resolve) => {
+    child.stderr!.on('data', (d: Buffer) => {
+      err += d.toString();
+      // "repeat 3/30 …" starts after the second repeat ended and was written.
+      if (/repeat 2\/30 [a-z]+: measured/.test(err)) resolve();
+    });
+  });
+  child.kill('SIGKILL');
+  await new Promise((r) => child.on('exit', r));
+  const path = join(work, 'killed', 'killed-run.json');
+  const run = JSON.parse(readFileSync(path, 'utf8')) as RunFile;
+  assert.equal(run.complete, false);
+  assert.ok(run.repeats.length >= 2 && run.repeats.length < 30, String(run.repeats.length));
+  assert.deepEqual(run.repeats.map((r) => r.status), run.repeats.map(() => 'measured'));
+  assert.equal(run.summary.measured, run.repeats.length);
+  assert.deepEqual(readdirSync(join(work, 'killed')).filter((f) => f.endsWith('.tmp')), []);
+  const c = perf(['compare', path, path, '--json']);
+  assert.equal(c.code, 0, c.stderr);
+  assert.ok((JSON.parse(c.stdout) as { warnings: string[] }).warnings.some((w) => /did not finish \(killed after \d+ repeat/.test(w)));
+});
+
 test('Ctrl-C writes what was measured so far, marked interrupted, exit 130', async () => {
   const file = scenarioFile(`name: long\napp: { serve: FIXTURE }\nrepeat: 30\nwarmup: 0\nsteps:\n  - tap: Go\n${PAINT}`);
   const child = spawn(process.execPath, [PERF, 'run', file, '--out', join(work, 'int')], { cwd: work, stdio: ['ignore', 'ignore', 'pipe'] });

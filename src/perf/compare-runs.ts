@@ -435,6 +435,7 @@ export function compareRuns(a: RunFile, b: RunFile, opts: CompareRunsOptions = {
     const id = identity(run, undefined);
     if (id.refused || id.failed) warnings.push(`${file}: ${id.refused} refused and ${id.failed} failed repeat(s) left out; ${id.measured} measured repeat(s) compared`);
     if (run.interrupted) warnings.push(`${file}: the run was interrupted; partial results`);
+    if (run.complete === false) warnings.push(`${file}: the run did not finish (killed after ${run.repeats.length} repeat(s)); judged on what it holds`);
   }
 
   const thresholds = opts.thresholds ?? normalizeThresholds(b.thresholds);

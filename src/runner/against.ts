@@ -15,7 +15,7 @@ import { startApp, type RunningApp } from '../session/app.js';
 import { BrowserSession, type RestartMode } from '../session/browser-session.js';
 import { writeJsonAtomic } from '../session/state.js';
 import type { RepeatMode, RepeatRecord, RunEnv, RunFile } from './run-file.js';
-import { appSpec, describeEnv, fallbackEnv, judgeBudgets, medianRepeatInsights, repeatSchedule, repeatSlots, runFileName, runRepeat, summarizeRepeats } from './run.js';
+import { appSpec, checkpoint, describeEnv, fallbackEnv, judgeBudgets, medianRepeatInsights, repeatSchedule, repeatSlots, runFileName, runRepeat, summarizeRepeats } from './run.js';
 import { redactSecrets } from '../scenario/redact.js';
 import { ensureDir } from '../files.js';
 
@@ -174,6 +174,7 @@ export async function runAgainst(baseline: Scenario, candidate: Scenario, opts: 
       if (!a.env && record.status !== 'failed') a.env = await describeEnv(session, a.sc, a.restart, a.app, a.url).catch(() => undefined);
       const kept: RepeatRecord = { ...record, startedAt, sequence: seq };
       a.records.push(kept);
+      if (a.env) checkpoint(a.path, assemble(a, { cwd, finishedAt: new Date().toISOString(), interrupted, env: a.env, other: relative(opts.outDir, arms.find((x) => x !== a)!.path) }), a.sc.secrets);
       opts.onProgress?.({ kind: 'repeat-end', sequence: seq, total: order.length, arm, record: kept });
       if (opts.signal?.aborted) interrupted = true;
     }

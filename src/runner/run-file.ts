@@ -87,6 +87,11 @@ export interface RunFile {
   finishedAt: string;
   /** Ctrl-C stopped the run early: what was measured so far is kept. */
   interrupted: boolean;
+  /**
+   * false while the run is going on: the file is rewritten after every repeat, so a run killed
+   * outright (SIGKILL, OOM, a cancelled CI job) leaves every finished repeat. Absent once finished.
+   */
+  complete?: false;
   env: RunEnv;
   /** The scenario's thresholds, for compare. */
   thresholds: { warnPct: number; errorPct: number; metrics: Record<string, { warnPct?: number; errorPct?: number }> };

@@ -219,6 +219,7 @@ export async function runScenario(sc: Scenario, opts: RunOptions): Promise<{ run
       }
       if (!env && record.status !== 'failed') env = await describeEnv(session, sc, mode, app, url).catch(() => undefined);
       records.push(record);
+      if (env) checkpoint(path, assemble(false), sc.secrets);
       opts.onProgress?.({ kind: 'repeat-end', record, total: schedule.length });
       if (opts.signal?.aborted) interrupted = true;
     }
@@ -236,6 +237,19 @@ export async function runScenario(sc: Scenario, opts: RunOptions): Promise<{ run
   const ordered: RunFile = redactSecrets({ ...head, repeats }, sc.secrets);
   writeJsonAtomic(path, ordered);
   return { run: ordered, path };
+}
+
+/**
+ * The run file as it stands, marked `complete: false`, written after each repeat: a run killed outright
+ * keeps what it measured. A failed write here is not fatal: the final write reports it.
+ */
+export function checkpoint(path: string, run: RunFile, secrets: Scenario['secrets']): void {
+  try {
+    const { repeats, ...head } = run;
+    writeJsonAtomic(path, redactSecrets({ ...head, complete: false as const, repeats }, secrets));
+  } catch {
+    /* the final write names the problem */
+  }
 }
 
 export function medianRepeatInsights(records: RepeatRecord[]): unknown[] {
