@@ -142,6 +142,15 @@ test('gate.metrics replaces the primary family; steps.<label>.ms needs a measure
   assert.match(e.message, /unknown metric "steps\.close\.ms" \(no measured step is labelled "close"; labels: open\)/);
 });
 
+test('an unclosed flow map, flow list or quote is reported where the parser stopped and where it opened', () => {
+  const map = loadError('app: { serve: ./app\nsteps:\n  - tap: x\n');
+  assert.match(map.message, /:2:1: invalid YAML: .*; the "\{" opened at s\d+\.yaml:1:6 is not closed$/);
+  const list = loadError("name: don't\nvars: [a, b\nsteps:\n  - tap: x\n");
+  assert.match(list.message, /; the "\[" opened at s\d+\.yaml:2:7 is not closed$/);
+  const quote = loadError('app: { serve: "./app }\nsteps:\n  - tap: x\n');
+  assert.match(quote.message, /; the quote opened at s\d+\.yaml:1:15 is not closed$/);
+});
+
 test('a duplicate key names its second occurrence', () => {
   const e = loadError('app: { serve: ./app }\nsteps:\n  - tap: x\nrepeat: 3\nrepeat: 4\n');
   assert.match(e.message, /:5:1: invalid YAML: duplicate key "repeat"$/);

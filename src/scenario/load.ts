@@ -196,7 +196,10 @@ export function loadScenario(path: string, opts: LoadOptions = {}): Scenario {
   const parseError = src.doc.errors[0];
   if (parseError) {
     const { line, col } = parseError.linePos?.[0] ?? src.lineCounter.linePos(parseError.pos[0]);
-    throw new PerfError({ code: 'scenario_invalid', message: `${shown}:${line}:${col}: invalid YAML: ${parseError.message.split('\n')[0]}`, suggestion: 'check indentation and quoting at that line' });
+    // The parser notices an unclosed { [ or quote where it gives up, often lines later: say where it opened.
+    const opened = /flow|quote|missing/i.test(parseError.message) ? unclosedBefore(text, parseError.pos[0]) : undefined;
+    const where = opened ? `; the ${opened.what} opened at ${shown}:${src.lineCounter.linePos(opened.at).line}:${src.lineCounter.linePos(opened.at).col} is not closed` : '';
+    throw new PerfError({ code: 'scenario_invalid', message: `${shown}:${line}:${col}: invalid YAML: ${parseError.message.split('\n')[0]}${where}`, suggestion: 'check indentation and quoting at that line' });
   }
   const dup = src.firstDuplicateKey();
   if (dup) throw new PerfError({ code: 'scenario_invalid', message: `${shown}:${dup.line}:${dup.col}: invalid YAML: duplicate key "${dup.key}"`, suggestion: 'each key may appear once in a mapping' });
@@ -336,6 +339,40 @@ function isPlainObject(v: unknown): v is Record<string, any> {
 }
 
 // ${name} and ${env.NAME}; ${PORT} is left for the app command, filled at start.
+/** A quote opens a quoted scalar only where a scalar starts (don't in a plain scalar is an apostrophe). */
+function startsScalar(text: string, i: number): boolean {
+  let j = i - 1;
+  while (j >= 0 && (text[j] === ' ' || text[j] === '\t')) j--;
+  return j < 0 || text[j] === '\n' || ':-[{,?'.includes(text[j]!);
+}
+
+/**
+ * The innermost { [ " or ' still open at `end`, scanning the text as flow YAML: quotes hide brackets,
+ * `#` after a space starts a comment. Approximate on block scalars, so only used to explain a parse
+ * error about a flow collection or a quote.
+ */
+function unclosedBefore(text: string, end: number): { what: string; at: number } | undefined {
+  const stack: { ch: string; at: number }[] = [];
+  let quote: { ch: string; at: number } | undefined;
+  for (let i = 0; i < end && i < text.length; i++) {
+    const c = text[i]!;
+    if (quote) {
+      if (quote.ch === '"' && c === '\\') i++;
+      else if (c === quote.ch && !(quote.ch === "'" && text[i + 1] === "'")) quote = undefined;
+      else if (quote.ch === "'" && c === "'") i++;
+      continue;
+    }
+    if (c === '#' && (i === 0 || /\s/.test(text[i - 1]!))) {
+      while (i < end && text[i] !== '\n') i++;
+    } else if ((c === '"' || c === "'") && startsScalar(text, i)) quote = { ch: c, at: i };
+    else if (c === '{' || c === '[') stack.push({ ch: c, at: i });
+    else if ((c === '}' || c === ']') && stack.length) stack.pop();
+  }
+  const open = quote ?? stack[stack.length - 1];
+  if (!open) return undefined;
+  return { what: open.ch === '{' ? '"{"' : open.ch === '[' ? '"["' : 'quote', at: open.at };
+}
+
 const VAR_RE = /\$\{([A-Za-z_][A-Za-z0-9_.]*)\}/g;
 
 /** The environment, and the values read from it: they are written to run files as ${env.NAME}, never as themselves. */
