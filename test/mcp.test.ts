@@ -11,8 +11,11 @@ import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { isAllowedHost, isAllowedOrigin } from '../src/mcp/http.js';
-import { globToRegExp, isToolAllowed, policyFrom } from '../src/mcp/config.js';
+import { isAllowedHost, isAllowedOrigin, startMcpHttp } from '../src/mcp/http.js';
+import { McpCore } from '../src/mcp/core.js';
+import { allTools } from '../src/mcp/tools.js';
+import * as sessionManager from '../src/session/manager.js';
+import { globToRegExp, isToolAllowed, loadConfig, policyFrom } from '../src/mcp/config.js';
 import { renderReply } from '../src/mcp/format.js';
 import { isAlive, sleep } from '../src/session/processes.js';
 import { STEPS, stepArgsSchema } from '../src/steps/registry.js';
@@ -496,6 +499,42 @@ describe('config and lifetime', () => {
       child.kill('SIGTERM');
     }
   });
+});
+
+test('--http sessions are capped (least recently used closed first) and expire when idle', async () => {
+  const cwd = fs.mkdtempSync(path.join(os.tmpdir(), 'rehearse-mcp-cap-'));
+  const tools = allTools();
+  const core = new McpCore({ manager: sessionManager, config: loadConfig({ cwd, knownTools: tools.map((t) => t.name) }).config, tools, cwd });
+  const http = await startMcpHttp(core, 0, { maxSessions: 4, idleMs: 400 });
+  const initialize = async (): Promise<string> => {
+    const r = await fetch(http.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'loop', version: '1' } } }),
+    });
+    await r.text();
+    assert.equal(r.status, 200);
+    return r.headers.get('mcp-session-id')!;
+  };
+  const ping = async (id: string): Promise<number> => {
+    const r = await fetch(http.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': id, 'mcp-protocol-version': '2025-06-18' }, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' }) });
+    await r.text();
+    return r.status;
+  };
+  try {
+    const first = await initialize();
+    for (let i = 0; i < 200; i++) await initialize();
+    assert.equal(http.sessionCount(), 4, 'a loop of initializes keeps at most maxSessions alive');
+    assert.equal(await ping(first), 404, 'the least recently used session was closed');
+    const recent = await initialize();
+    assert.equal(await ping(recent), 200);
+    await sleep(1200);
+    assert.equal(http.sessionCount(), 0, 'idle sessions expire');
+    assert.equal(await ping(recent), 404);
+  } finally {
+    await http.close();
+    fs.rmSync(cwd, { recursive: true, force: true });
+  }
 });
 
 describe('units', () => {

@@ -29,14 +29,41 @@ export function isAllowedHost(host: string | undefined): boolean {
   return host !== undefined && LOCAL_HOSTNAME.test(host);
 }
 
+// 32 sessions: an agent holds one or two; a few clients at once stay far below. Each costs an SDK
+// Server and its transport: without a cap, 7,400 initializes took RSS from 69 to 325 MB (issue 11).
+const MAX_SESSIONS = 32;
+// 30 min: an agent may think for minutes between tool calls; a session unused for half an hour is abandoned.
+const IDLE_MS = 30 * 60_000;
+
 export interface McpHttpServer {
   url: string;
   port: number;
+  /** Live client sessions (bounded by maxSessions). */
+  sessionCount(): number;
   close(): Promise<void>;
 }
 
-export async function startMcpHttp(core: McpCore, port: number): Promise<McpHttpServer> {
-  const sessions = new Map<string, StreamableHTTPServerTransport>();
+export interface McpHttpOptions {
+  /** Most live sessions; initializing one more closes the least recently used. */
+  maxSessions?: number;
+  /** A session unused this long is closed (its client must initialize again). */
+  idleMs?: number;
+}
+
+export async function startMcpHttp(core: McpCore, port: number, opts: McpHttpOptions = {}): Promise<McpHttpServer> {
+  const maxSessions = opts.maxSessions ?? MAX_SESSIONS;
+  const idleMs = opts.idleMs ?? IDLE_MS;
+  const sessions = new Map<string, { transport: StreamableHTTPServerTransport; lastUsed: number }>();
+  const closeSession = (id: string): void => {
+    const s = sessions.get(id);
+    sessions.delete(id);
+    void s?.transport.close().catch(() => undefined);
+  };
+  const sweep = setInterval(() => {
+    const now = Date.now();
+    for (const [id, s] of sessions) if (now - s.lastUsed > idleMs) closeSession(id);
+  }, Math.max(10, Math.min(60_000, idleMs / 2)));
+  sweep.unref();
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     if (!isAllowedOrigin(req.headers.origin) || !isAllowedHost(req.headers.host)) {
@@ -47,7 +74,10 @@ export async function startMcpHttp(core: McpCore, port: number): Promise<McpHttp
 
     const sessionId = req.headers['mcp-session-id'];
     const existing = typeof sessionId === 'string' ? sessions.get(sessionId) : undefined;
-    if (existing) return existing.handleRequest(req, res);
+    if (existing) {
+      existing.lastUsed = Date.now();
+      return existing.transport.handleRequest(req, res);
+    }
     if (sessionId !== undefined) return reject(res, 404, 'unknown MCP session: initialize again');
     if (req.method !== 'POST') return reject(res, 400, 'no MCP session: send an initialize request first');
 
@@ -55,7 +85,14 @@ export async function startMcpHttp(core: McpCore, port: number): Promise<McpHttp
     if (!isInitializeRequest(body)) return reject(res, 400, 'no MCP session: the first request must be initialize');
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (id) => void sessions.set(id, transport),
+      onsessioninitialized: (id) => {
+        sessions.set(id, { transport, lastUsed: Date.now() });
+        // Over the cap: close the least recently used (Map order is insertion; lastUsed decides).
+        while (sessions.size > maxSessions) {
+          const oldest = [...sessions].reduce((a, b) => (b[1].lastUsed < a[1].lastUsed ? b : a));
+          closeSession(oldest[0]);
+        }
+      },
       onsessionclosed: (id) => void sessions.delete(id),
     });
     transport.onclose = () => {
@@ -89,8 +126,10 @@ export async function startMcpHttp(core: McpCore, port: number): Promise<McpHttp
   return {
     url: `http://127.0.0.1:${actual}${MCP_HTTP_PATH}`,
     port: actual,
+    sessionCount: () => sessions.size,
     close: async () => {
-      await Promise.all([...sessions.values()].map((t) => t.close().catch(() => undefined)));
+      clearInterval(sweep);
+      await Promise.all([...sessions.values()].map((s) => s.transport.close().catch(() => undefined)));
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
