@@ -134,6 +134,16 @@ steps:
   }
 });
 
+test('a start page answering HTTP 404 fails each repeat at restart with the status, instead of measuring the error page', async () => {
+  const sc = loadScenario(scenarioFile(`name: http404\napp: { serve: FIXTURE, path: /no-such-page.html }\nrepeat: 2\nwarmup: 0\nsteps:\n  - tap: Go\n`));
+  const { run } = await runScenario(sc, { label: 'run', outDir: join(work, 'http404') });
+  assert.deepEqual(run.repeats.map((r) => r.status), ['failed', 'failed']);
+  const r = run.repeats[0]!;
+  assert.ok(r.status === 'failed');
+  assert.deepEqual([r.failure.phase, r.failure.error.code], ['restart', 'app_http_error']);
+  assert.match(r.failure.error.message, /^the app answered HTTP 404 for http:\/\/127\.0\.0\.1:\d+\/no-such-page\.html$/);
+});
+
 test('a wait_for in setup that times out fails the repeat (phase setup, wait_timeout): a page that never reached its state is not measured', async () => {
   const sc = loadScenario(scenarioFile(`name: setupwait\napp: { serve: FIXTURE }\nrepeat: 1\nwarmup: 0\nsetup:\n  - wait_for: { text: "never shown", timeoutMs: 300 }\nsteps:\n  - tap: Go\n`));
   const { run } = await runScenario(sc, { label: 'run', outDir: join(work, 'setupwait') });

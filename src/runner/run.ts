@@ -338,6 +338,12 @@ export async function runRepeat(session: BrowserSession, host: SessionHost, sc: 
         await page.navigate(rc.url);
       }
     }
+    // An app answering its start page with an error page is not the app under test: say so instead
+    // of measuring the error page (Navigation Timing's responseStatus, Chromium 109+; 0 when unknown).
+    const status = await session.page.evaluate<number>("performance.getEntriesByType('navigation')[0]?.responseStatus ?? 0").catch(() => 0);
+    if (status >= 400) {
+      throw new PerfError({ code: 'app_http_error', kind: 'failed', message: `the app answered HTTP ${status} for ${rc.url}`, suggestion: 'check app.path, and the app\'s output (perf logs, or the run\'s stderr)' });
+    }
     mark('open');
   } catch (e) {
     return failed('restart', toErrorInfo(e));
