@@ -25,6 +25,19 @@ function scenarioFile(body: string): string {
   return file;
 }
 
+/** `perf run FILE --out OUT` in the background, resolved once its stderr matches `until`. */
+async function runUntil(file: string, out: string, until: RegExp): Promise<{ child: ReturnType<typeof spawn>; stderr: () => string }> {
+  const child = spawn(process.execPath, [PERF, 'run', file, '--out', out], { cwd: work, stdio: ['ignore', 'ignore', 'pipe'] });
+  let err = '';
+  await new Promise<void>((resolve) => {
+    child.stderr!.on('data', (d: Buffer) => {
+      err += d.toString();
+      if (until.test(err)) resolve();
+    });
+  });
+  return { child, stderr: () => err };
+}
+
 function perf(args: string[], env: NodeJS.ProcessEnv = {}): { code: number; stdout: string; stderr: string } {
   const r = spawnSync(process.execPath, [PERF, ...args], { cwd: work, encoding: 'utf8', env: { ...process.env, ...env }, timeout: 180_000 });
   return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
@@ -271,15 +284,8 @@ test('perf run: a bad scenario exits 2 before any browser, a missing Chromium ex
 
 test('killed outright (SIGKILL) after two repeats, the run file on disk holds them, marked complete: false, and compare warns', async () => {
   const file = scenarioFile(`name: killed\napp: { serve: FIXTURE }\nrepeat: 30\nwarmup: 0\nsteps:\n  - tap: Go\n${PAINT}`);
-  const child = spawn(process.execPath, [PERF, 'run', file, '--out', join(work, 'killed')], { cwd: work, stdio: ['ignore', 'ignore', 'pipe'] });
-  let err = '';
-  await new Promise<void>((resolve) => {
-    child.stderr!.on('data', (d: Buffer) => {
-      err += d.toString();
-      // "repeat 3/30 …" starts after the second repeat ended and was written.
-      if (/repeat 2\/30 [a-z]+: measured/.test(err)) resolve();
-    });
-  });
+  // "repeat 2/30 …: measured" is printed after the second repeat ended and was written.
+  const { child } = await runUntil(file, join(work, 'killed'), /repeat 2\/30 [a-z]+: measured/);
   child.kill('SIGKILL');
   await new Promise((r) => child.on('exit', r));
   const path = join(work, 'killed', 'killed-run.json');
@@ -296,17 +302,10 @@ test('killed outright (SIGKILL) after two repeats, the run file on disk holds th
 
 test('Ctrl-C writes what was measured so far, marked interrupted, exit 130', async () => {
   const file = scenarioFile(`name: long\napp: { serve: FIXTURE }\nrepeat: 30\nwarmup: 0\nsteps:\n  - tap: Go\n${PAINT}`);
-  const child = spawn(process.execPath, [PERF, 'run', file, '--out', join(work, 'int')], { cwd: work, stdio: ['ignore', 'ignore', 'pipe'] });
-  let err = '';
-  await new Promise<void>((resolve) => {
-    child.stderr!.on('data', (d: Buffer) => {
-      err += d.toString();
-      if (/repeat 2\/30/.test(err)) resolve();
-    });
-  });
+  const { child, stderr } = await runUntil(file, join(work, 'int'), /repeat 2\/30/);
   child.kill('SIGINT');
   const code = await new Promise<number | null>((r) => child.on('exit', (c) => r(c)));
-  assert.equal(code, 130, err);
+  assert.equal(code, 130, stderr());
   const run = JSON.parse(readFileSync(join(work, 'int', 'long-run.json'), 'utf8')) as RunFile;
   assert.equal(run.interrupted, true);
   assert.ok(run.summary.measured >= 2 && run.summary.measured < 30, String(run.summary.measured));

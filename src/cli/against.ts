@@ -12,7 +12,7 @@ import type { RestartMode } from '../session/browser-session.js';
 import { appendToGithubStepSummary } from '../../reporters/index.js';
 import type { FlagValues } from './args.js';
 import { info, printJson } from './command.js';
-import { renderComparison } from './compare.js';
+import { noteInconclusive, renderComparison } from './compare.js';
 import { describeRepeat, interruptible, lookPrinter, runOverrides, sequentialFlags, type SequentialFlags } from './run.js';
 
 export interface AgainstFlags {
@@ -109,6 +109,6 @@ export async function runAgainstCommand(f: FlagValues, candidateFile: string, fl
     info('interrupted: the run files hold the repeats measured so far');
     return 130;
   }
-  if (comparison?.verdict === 'inconclusive' && !f.json) info(`perf: inconclusive: ${comparison.gate.summary}${seq.strict ? '' : ' (exit 0; --strict makes this exit 1)'}`);
+  if (comparison?.verdict === 'inconclusive' && !f.json) noteInconclusive(`perf: inconclusive: ${comparison.gate.summary}`, seq.strict);
   return againstExitCode(res, comparison, seq.strict);
 }

@@ -17,6 +17,11 @@ export function renderComparison(c: RunsComparison, a: RunFile, b: RunFile, repo
   return `${text.replace(/\n*$/, '\n')}${reporter === 'markdown' ? '\n' : ''}${c.warnings.map((w) => bullet + w).join('\n')}\n`;
 }
 
+/** The one stderr line an inconclusive verdict gets, saying what --strict would change. */
+export function noteInconclusive(line: string, strict: boolean): void {
+  info(`${line}${strict ? '' : ' (exit 0; --strict makes this exit 1)'}`);
+}
+
 export const compareCommand = defineCommand({
   name: 'compare',
   summary: 'Judge a candidate run file against a baseline: noise-aware deltas, exit 1 on an error-level regression',
@@ -60,7 +65,7 @@ export const compareCommand = defineCommand({
         info(`perf: regression: ${worst.join(', ')} (${relative(process.cwd(), fileB) || fileB} vs ${relative(process.cwd(), fileA) || fileA})`);
       }
     }
-    if (comparison.verdict === 'inconclusive' && !f.json) info(`perf: inconclusive: ${comparison.gate.summary}${f.strict === true ? '' : ' (exit 0; --strict makes this exit 1)'}`);
+    if (comparison.verdict === 'inconclusive' && !f.json) noteInconclusive(`perf: inconclusive: ${comparison.gate.summary}`, f.strict === true);
     return compareExitCode(comparison, f.strict === true);
   },
 });

@@ -20,7 +20,7 @@ import { xmlAttr, xmlText } from '../../reporters/junit.js';
 import { mdCode, mdText } from '../../reporters/markdown.js';
 import type { FlagValues } from './args.js';
 import { defineCommand, info, JSON_FLAG, printJson } from './command.js';
-import { renderComparison } from './compare.js';
+import { noteInconclusive, renderComparison } from './compare.js';
 import { interruptible, lookPrinter, parseVars, progressPrinter, SEQUENTIAL_FLAGS, sequentialFlags } from './run.js';
 import { runToDecision } from '../runner/sequential.js';
 import { compareExitCode } from '../perf/compare-runs.js';
@@ -427,6 +427,6 @@ export async function runGate(f: FlagValues, positionals: string[], cwd = proces
     writeFileAtomic(f.junit, renderGateJunit(entries));
   }
   const code = gateExitCode(entries, seq.strict);
-  if (!f.json && gateVerdict(entries) === 'inconclusive') info(`perf gate: inconclusive${seq.strict ? '' : ' (exit 0; --strict makes this exit 1)'}`);
+  if (!f.json && gateVerdict(entries) === 'inconclusive') noteInconclusive('perf gate: inconclusive', seq.strict);
   return code;
 }

@@ -15,7 +15,7 @@ import { startApp, type RunningApp } from '../session/app.js';
 import { BrowserSession, type RestartMode } from '../session/browser-session.js';
 import { writeJsonAtomic } from '../session/state.js';
 import type { RepeatMode, RepeatRecord, RunEnv, RunFile } from './run-file.js';
-import { appSpec, checkpoint, describeEnv, fallbackEnv, judgeBudgets, medianRepeatInsights, repeatSchedule, repeatSlots, runFileName, runRepeat, summarizeRepeats } from './run.js';
+import { appSpec, buildRunFile, checkpoint, describeEnv, fallbackEnv, repeatSchedule, repeatSlots, runFileName, runRepeat } from './run.js';
 import { redactSecrets } from '../scenario/redact.js';
 import { ensureDir } from '../files.js';
 
@@ -174,7 +174,7 @@ export async function runAgainst(baseline: Scenario, candidate: Scenario, opts: 
       if (!a.env && record.status !== 'failed') a.env = await describeEnv(session, a.sc, a.restart, a.app, a.url).catch(() => undefined);
       const kept: RepeatRecord = { ...record, startedAt, sequence: seq };
       a.records.push(kept);
-      if (a.env) checkpoint(a.path, assemble(a, { cwd, finishedAt: new Date().toISOString(), interrupted, env: a.env, other: relative(opts.outDir, arms.find((x) => x !== a)!.path) }), a.sc.secrets);
+      if (a.env) checkpoint(a.path, assemble(a, { cwd, finishedAt: new Date().toISOString(), interrupted, env: a.env, other: relative(opts.outDir, arms.find((x) => x !== a)!.path), partial: true }), a.sc.secrets);
       opts.onProgress?.({ kind: 'repeat-end', sequence: seq, total: order.length, arm, record: kept });
       if (opts.signal?.aborted) interrupted = true;
     }
@@ -196,34 +196,10 @@ export async function runAgainst(baseline: Scenario, candidate: Scenario, opts: 
   return out;
 }
 
-/** The run file of one arm, field for field what `perf run` writes, plus `against`. */
+/** The run file of one arm: what `perf run` writes, plus `against`. */
 function assemble(a: ArmState, p: { cwd: string; finishedAt: string; interrupted: boolean; env: RunEnv; other: string; partial?: boolean }): RunFile {
-  const { metrics, timingOnly } = summarizeRepeats(a.records);
-  const counted = a.records.filter((r) => !r.warmup);
   return {
-    schemaVersion: 1,
-    scenario: a.sc.name,
-    variant: a.sc.variant,
-    label: a.label,
-    scenarioFile: relative(p.cwd, a.sc.file) || a.sc.file,
-    startedAt: a.startedAt,
-    finishedAt: p.finishedAt,
-    interrupted: p.interrupted,
-    env: p.env,
-    thresholds: a.sc.thresholds,
-    ...(a.sc.gate ? { gate: a.sc.gate } : {}),
-    summary: {
-      repeats: counted.length,
-      measured: counted.filter((r) => r.status === 'measured').length,
-      refused: counted.filter((r) => r.status === 'refused').length,
-      failed: counted.filter((r) => r.status === 'failed').length,
-      warmup: a.records.length - counted.length,
-      metrics,
-      timingOnly,
-    },
-    budgets: judgeBudgets(a.sc.budgets, metrics),
-    insights: p.partial ? [] : medianRepeatInsights(a.records),
-    repeats: a.records,
+    ...buildRunFile(a.sc, { label: a.label, cwd: p.cwd, startedAt: a.startedAt, finishedAt: p.finishedAt, interrupted: p.interrupted, env: p.env, records: a.records, finished: p.partial !== true }),
     against: { role: a.arm, other: p.other, order: 'ABBA' },
   };
 }

@@ -151,35 +151,7 @@ export async function runScenario(sc: Scenario, opts: RunOptions): Promise<{ run
   const traceDir = join(opts.outDir, `.${base}-traces`);
   let env: RunEnv | undefined;
   let interrupted = false;
-  const assemble = (finished: boolean): RunFile => {
-    const { metrics, timingOnly } = summarizeRepeats(records);
-    const counted = records.filter((r) => !r.warmup);
-    return {
-      schemaVersion: 1,
-      scenario: sc.name,
-      variant: sc.variant,
-      label: opts.label,
-      scenarioFile: relative(cwd, sc.file) || sc.file,
-      startedAt,
-      finishedAt: new Date().toISOString(),
-      interrupted,
-      env: env!,
-      thresholds: sc.thresholds,
-      ...(sc.gate ? { gate: sc.gate } : {}),
-      summary: {
-        repeats: counted.length,
-        measured: counted.filter((r) => r.status === 'measured').length,
-        refused: counted.filter((r) => r.status === 'refused').length,
-        failed: counted.filter((r) => r.status === 'failed').length,
-        warmup: records.length - counted.length,
-        metrics,
-        timingOnly,
-      },
-      budgets: judgeBudgets(sc.budgets, metrics),
-      insights: finished ? medianRepeatInsights(records) : [],
-      repeats: records,
-    };
-  };
+  const assemble = (finished: boolean): RunFile => buildRunFile(sc, { label: opts.label, cwd, startedAt, finishedAt: new Date().toISOString(), interrupted, env: env!, records, finished });
 
   const app: RunningApp = await startApp(appSpec(sc));
   let session: BrowserSession | undefined;
@@ -237,6 +209,40 @@ export async function runScenario(sc: Scenario, opts: RunOptions): Promise<{ run
   const ordered: RunFile = redactSecrets({ ...head, repeats }, sc.secrets);
   writeJsonAtomic(path, ordered);
   return { run: ordered, path };
+}
+
+/**
+ * A run file from its repeats, as `perf run` and each arm of `--against` write it. `finished: false`
+ * for a snapshot taken while the run goes on (no insights: they are read off the median repeat).
+ */
+export function buildRunFile(sc: Scenario, p: { label: string; cwd: string; startedAt: string; finishedAt: string; interrupted: boolean; env: RunEnv; records: RepeatRecord[]; finished: boolean }): RunFile {
+  const { metrics, timingOnly } = summarizeRepeats(p.records);
+  const counted = p.records.filter((r) => !r.warmup);
+  return {
+    schemaVersion: 1,
+    scenario: sc.name,
+    variant: sc.variant,
+    label: p.label,
+    scenarioFile: relative(p.cwd, sc.file) || sc.file,
+    startedAt: p.startedAt,
+    finishedAt: p.finishedAt,
+    interrupted: p.interrupted,
+    env: p.env,
+    thresholds: sc.thresholds,
+    ...(sc.gate ? { gate: sc.gate } : {}),
+    summary: {
+      repeats: counted.length,
+      measured: counted.filter((r) => r.status === 'measured').length,
+      refused: counted.filter((r) => r.status === 'refused').length,
+      failed: counted.filter((r) => r.status === 'failed').length,
+      warmup: p.records.length - counted.length,
+      metrics,
+      timingOnly,
+    },
+    budgets: judgeBudgets(sc.budgets, metrics),
+    insights: p.finished ? medianRepeatInsights(p.records) : [],
+    repeats: p.records,
+  };
 }
 
 /**
