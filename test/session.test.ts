@@ -3,7 +3,10 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { BrowserSession } from '../src/session/browser-session.js';
-import { findChrome, launchChrome } from '../src/session/chrome.js';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { findChrome, launchChrome, sweepStaleProfiles } from '../src/session/chrome.js';
 import { isAlive, sleep } from '../src/session/processes.js';
 import { serveStatic } from '../src/session/static-server.js';
 import { PerfError } from '../src/errors.js';
@@ -141,6 +144,39 @@ test('a Chrome that dies is detected: the pending call fails fast and restart re
   }
 });
 
+/** A server whose every response hangs: a page opened there waits for its load event forever. */
+async function hangingServer(): Promise<{ url: string; close: () => Promise<void> }> {
+  const { createServer } = await import('node:http');
+  const server = createServer(() => undefined);
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as { port: number };
+  return { url: `http://127.0.0.1:${port}/`, close: () => new Promise((r) => server.close(() => r()).closeAllConnections()) };
+}
+
+for (const where of ['navigate', 'restartOpen'] as const) {
+  test(`Chrome killed while ${where} waits for the load event: it fails with how Chrome died, not after the 30 s load timeout`, async () => {
+    const hang = await hangingServer();
+    const s = await BrowserSession.open({});
+    try {
+      const waiting = (where === 'navigate' ? s.page.navigate(hang.url) : s.restartOpen('context', { url: hang.url, prepare: async () => undefined })).then(
+        () => 'loaded',
+        (e: Error) => e,
+      );
+      await sleep(500);
+      process.kill(-s.chrome!.pid, 'SIGKILL');
+      const e = await waiting;
+      assert.ok(e instanceof Error, `expected a failure, got ${String(e)}`);
+      assert.equal(e.name, 'TargetClosedError');
+      assert.match(e.message, /killed by SIGKILL/);
+      assert.match(s.health() ?? '', /Chrome exited/);
+    } finally {
+      await s.close();
+      await hang.close();
+    }
+  });
+}
+
 test('a renderer that crashes is detected and the next restart gives a working page', async () => {
   const { session } = await sharedBrowser();
   await session.restart('context');
@@ -170,6 +206,48 @@ for (const how of ['exit', 'SIGINT', 'SIGTERM', 'SIGKILL', 'throw'] as const) {
     assert.equal(await waitGone(chromePid), true, `chrome ${chromePid} still alive after the harness ${how}`);
   });
 }
+
+test('harness killed outright (SIGKILL): Chrome dies and nothing new is left in the temp folder (profile, Chromium\'s own temp folders)', async () => {
+  const tmp = mkdtempSync(join(tmpdir(), 'rehearse-killtest-'));
+  try {
+    const child = spawn(process.execPath, [`${FIXTURES_DIR}/orphan-child.mjs`, 'wait'], { stdio: ['ignore', 'pipe', 'ignore'], cwd: ROOT, env: { ...process.env, TMPDIR: tmp } });
+    const [line] = (await once(child.stdout!, 'data')) as [Buffer];
+    const { chromePid } = JSON.parse(line.toString()) as { chromePid: number };
+    // The harness did use this temp folder, and Chromium put its own temp folder inside the profile.
+    const [profile, ...others] = readdirSync(tmp);
+    assert.match(profile ?? '', /^rehearse-profile-/);
+    assert.deepEqual(others, []);
+    assert.ok(readdirSync(join(tmp, profile!, 'tmp')).some((n) => n.startsWith('org.chromium.')));
+    child.kill('SIGKILL');
+    assert.equal(await waitGone(chromePid), true);
+    const end = Date.now() + 10_000;
+    while (readdirSync(tmp).length > 0 && Date.now() < end) await sleep(50);
+    assert.deepEqual(readdirSync(tmp), []);
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+});
+
+test('sweepStaleProfiles removes a profile whose Chrome is gone and keeps one whose Chrome runs, and a fresh unlocked one', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'rehearse-sweeptest-'));
+  try {
+    const make = (name: string, lock?: string): string => {
+      const p = join(dir, name);
+      mkdirSync(p);
+      if (lock) symlinkSync(lock, join(p, 'SingletonLock'));
+      return p;
+    };
+    // 2^22 + 1: above Linux's largest pid, so certainly not running.
+    const dead = make('rehearse-profile-dead', `${hostname()}-${2 ** 22 + 1}`);
+    make('rehearse-profile-live', `${hostname()}-${process.pid}`);
+    make('rehearse-profile-new');
+    make('not-ours', `${hostname()}-${2 ** 22 + 1}`);
+    assert.deepEqual(await sweepStaleProfiles(dir), [dead]);
+    assert.deepEqual(readdirSync(dir).sort(), ['not-ours', 'rehearse-profile-live', 'rehearse-profile-new']);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
 
 test('static server from a fixture folder serves the page the browser then reads', async () => {
   const srv = await serveStatic({ root: `${ROOT}scenarios/app` });

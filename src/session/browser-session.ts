@@ -174,7 +174,7 @@ async function startBrowser(opts: BrowserSessionOptions): Promise<{ chrome: Chro
   if (opts.endpoint) return { chrome: undefined, browser: await Browser.connect(opts.endpoint) };
   const chrome = await launchChrome(opts);
   try {
-    return { chrome, browser: await Browser.connect(chrome.wsEndpoint) };
+    return { chrome, browser: await Browser.connect(chrome.wsEndpoint, chrome.exitReason) };
   } catch (e) {
     await chrome.close();
     throw e;

@@ -3,11 +3,12 @@
  * lives in src/drivers/cdp.
  */
 import { spawn, execFileSync } from 'node:child_process';
-import { accessSync, constants, existsSync, mkdtempSync, rmSync, statSync, writeSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { accessSync, constants, existsSync, mkdirSync, mkdtempSync, readlinkSync, rmSync, statSync, writeSync } from 'node:fs';
+import { readdir, rm, stat } from 'node:fs/promises';
+import { hostname, tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { PerfError } from '../errors.js';
-import { trackProcess, terminate, isAlive } from './processes.js';
+import { trackFolder, trackProcess, terminate, isAlive } from './processes.js';
 
 export const INSTALL_HINT =
   'install Chromium: Debian/Ubuntu `sudo apt-get install -y chromium` (Ubuntu: chromium-browser), macOS `brew install --cask chromium`; or set CHROME_PATH to a Chrome/Chromium binary';
@@ -123,6 +124,8 @@ export interface ChromeProcess {
   executablePath: string;
   /** Resolves when the process exits, for whatever reason. */
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** Resolves with how the process ended, in words (signal or code, and Chrome's last line). */
+  exitReason: Promise<string>;
   hasExited(): boolean;
   /** The last lines Chrome wrote to stderr (diagnostics when it dies). */
   stderrTail(): string;
@@ -139,7 +142,17 @@ function resolveBinary(path: string): string {
 export async function launchChrome(opts: LaunchOptions = {}): Promise<ChromeProcess> {
   const executablePath = resolveBinary(opts.executablePath ?? findChrome().path);
   const ownProfile = opts.userDataDir === undefined;
-  const userDataDir = opts.userDataDir ?? mkdtempSync(join(tmpdir(), 'rehearse-profile-'));
+  // Once per process: the leftovers of earlier runs, not of this one's own restarts.
+  if (ownProfile && !swept) {
+    swept = true;
+    void sweepStaleProfiles();
+  }
+  const userDataDir = opts.userDataDir ?? mkdtempSync(join(tmpdir(), PROFILE_PREFIX));
+  // Chromium's own temp folders (its singleton socket, crash-handler files) go inside the profile,
+  // so removing the profile removes them: a killed Chrome leaves nothing in the system temp folder.
+  const childTmp = join(userDataDir, 'tmp');
+  if (ownProfile) mkdirSync(childTmp);
+  const untrackFolder = ownProfile && opts.track !== false ? trackFolder(userDataDir) : () => undefined;
   const size = opts.windowSize ?? { width: 1280, height: 800 };
   const args = [
     ...(opts.headless === false ? [] : ['--headless']),
@@ -156,6 +169,7 @@ export async function launchChrome(opts: LaunchOptions = {}): Promise<ChromeProc
     // Own process group: one signal reaches the renderer, GPU and utility processes too.
     detached: true,
     stdio: ['ignore', opts.logFd ?? 'ignore', 'pipe'],
+    ...(ownProfile ? { env: { ...process.env, TMPDIR: childTmp } } : {}),
   });
   const pid = child.pid;
   if (pid === undefined) {
@@ -222,6 +236,7 @@ export async function launchChrome(opts: LaunchOptions = {}): Promise<ChromeProc
   if (opts.track === false) stderr.destroy();
 
   const port = Number(new URL(wsEndpoint.replace(/^ws/, 'http')).port);
+  const exitReason = exited.then(({ code, signal }) => describeExit(code, signal, tail[tail.length - 1]));
   let closing: Promise<void> | undefined;
   return {
     pid,
@@ -230,14 +245,58 @@ export async function launchChrome(opts: LaunchOptions = {}): Promise<ChromeProc
     userDataDir,
     executablePath,
     exited,
+    exitReason,
     hasExited: () => exitedFlag || !isAlive(pid),
     stderrTail: () => tail.join('\n'),
     close: () =>
       (closing ??= (async () => {
         if (!exitedFlag) await terminate(pid, { group: true, graceMs: 1500 });
         if (ownProfile) removeProfile(userDataDir);
+        untrackFolder();
       })()),
   };
+}
+
+function describeExit(code: number | null, signal: NodeJS.Signals | null, lastLine: string | undefined): string {
+  const how = signal ? `Chrome was killed by ${signal}` : `Chrome exited with code ${code}`;
+  return lastLine?.trim() ? `${how} (last output: ${lastLine.trim().slice(0, 200)})` : how;
+}
+
+const PROFILE_PREFIX = 'rehearse-profile-';
+let swept = false;
+// 10 min: a profile folder without Chrome's lock is either being set up this instant by another
+// harness (milliseconds) or was left behind; anything this old is the latter.
+const UNLOCKED_PROFILE_MAX_AGE_MS = 10 * 60_000;
+
+/**
+ * Remove profile folders a killed harness left in the temp folder (its watchdog normally removes
+ * them; a machine reboot or a killed watchdog does not). A folder is stale when the Chrome named by
+ * its SingletonLock (`HOST-PID`) is no longer running here, or it has no lock and is old. In the
+ * background: a launch never waits for it.
+ */
+export async function sweepStaleProfiles(dir = tmpdir()): Promise<string[]> {
+  const removed: string[] = [];
+  const names = await readdir(dir).catch(() => [] as string[]);
+  for (const name of names) {
+    if (!name.startsWith(PROFILE_PREFIX)) continue;
+    const path = join(dir, name);
+    let lock: string | undefined;
+    try {
+      lock = readlinkSync(join(path, 'SingletonLock'));
+    } catch {
+      /* no lock: judged by age */
+    }
+    const m = lock ? /^(.*)-(\d+)$/.exec(lock) : null;
+    let stale: boolean;
+    if (m) stale = m[1] === hostname() && !isAlive(Number(m[2]));
+    else stale = Date.now() - ((await stat(path).catch(() => undefined))?.mtimeMs ?? Date.now()) > UNLOCKED_PROFILE_MAX_AGE_MS;
+    if (!stale) continue;
+    await rm(path, { recursive: true, force: true }).then(
+      () => removed.push(path),
+      () => undefined,
+    );
+  }
+  return removed;
 }
 
 /** Chrome may still be flushing the profile for a moment after exit: retry the removal briefly. */

@@ -96,6 +96,17 @@ export function trackProcess(pid: number, opts: { group: boolean }): () => void 
   return () => untrackProcess(pid);
 }
 
+/**
+ * A folder (a browser profile) to remove if the harness dies without removing it itself: the
+ * watchdog removes it once the tracked processes are gone. Returns a function that stops tracking it.
+ */
+export function trackFolder(path: string): () => void {
+  // A path with a line break would split the watchdog's line protocol: such a folder is not tracked.
+  if (/[\r\n]/.test(path)) return () => undefined;
+  watchdogSend(`+d ${path}`);
+  return () => watchdogSend(`-d ${path}`);
+}
+
 export function untrackProcess(pid: number): void {
   if (tracked.delete(pid)) watchdogSend(`-${pid}`);
 }

@@ -1,9 +1,13 @@
 /**
  * Watchdog: started by processes.ts with a pipe from the harness. Lines "+PID g|p" add a process,
- * "-PID" removes one. When the pipe closes (the harness exited or was killed, even with SIGKILL),
- * everything still listed is killed. Kept dependency-free so it starts in a few ms.
+ * "-PID" removes one; "+d PATH" / "-d PATH" add or remove a folder (a browser profile). When the
+ * pipe closes (the harness exited or was killed, even with SIGKILL), everything still listed is
+ * killed, then the folders are removed. Kept dependency-free so it starts in a few ms.
  */
+import { rmSync } from 'node:fs';
+
 const tracked = new Map<number, boolean>();
+const folders = new Set<string>();
 let buffer = '';
 
 function kill(pid: number, group: boolean, sig: NodeJS.Signals): void {
@@ -27,6 +31,22 @@ function alive(pid: number): boolean {
   }
 }
 
+/** After the processes: Chromium writes its profile until it is gone. */
+function removeFolders(): void {
+  for (const dir of folders) {
+    try {
+      rmSync(dir, { recursive: true, force: true, maxRetries: 3, retryDelay: 50 });
+    } catch {
+      /* best effort: the next launch sweeps what is left */
+    }
+  }
+}
+
+function done(): never {
+  removeFolders();
+  process.exit(0);
+}
+
 function reap(): void {
   for (const [pid, group] of tracked) kill(pid, group, 'SIGTERM');
   // Exit as soon as everything tracked is gone (a stop waits for us), forcing what is left after
@@ -34,10 +54,12 @@ function reap(): void {
   const started = Date.now();
   const poll = (): void => {
     const left = [...tracked.keys()].filter(alive);
-    if (left.length === 0) process.exit(0);
+    if (left.length === 0) done();
     if (Date.now() - started >= 1000) {
       for (const [pid, group] of tracked) kill(pid, group, 'SIGKILL');
-      process.exit(0);
+      // A killed process is gone once the kernel reaps it: a moment, then its folders can go.
+      setTimeout(done, 100);
+      return;
     }
     setTimeout(poll, 25);
   };
@@ -51,7 +73,11 @@ process.stdin.on('data', (chunk: string) => {
   while ((nl = buffer.indexOf('\n')) >= 0) {
     const line = buffer.slice(0, nl).trim();
     buffer = buffer.slice(nl + 1);
-    if (line.startsWith('+')) {
+    if (line.startsWith('+d ')) {
+      folders.add(line.slice(3));
+    } else if (line.startsWith('-d ')) {
+      folders.delete(line.slice(3));
+    } else if (line.startsWith('+')) {
       const [pid, mode] = line.slice(1).split(' ');
       tracked.set(Number(pid), mode === 'g');
     } else if (line.startsWith('-')) {

@@ -86,9 +86,10 @@ export class Browser {
     });
   }
 
-  static async connect(endpoint: string): Promise<Browser> {
+  /** `exited`: resolves with how the browser process ended, for a browser we launched. */
+  static async connect(endpoint: string, exited?: Promise<string>): Promise<Browser> {
     const ws = await resolveEndpoint(endpoint);
-    const conn = await CdpConnection.connect(ws);
+    const conn = await CdpConnection.connect(ws, exited);
     const version = await conn.send('Browser.getVersion');
     return new Browser(conn, ws, version);
   }
@@ -281,6 +282,8 @@ export class Page {
       this.browser.conn.on('Target.detachedFromTarget', (p) => {
         if (p.sessionId === this.sessionId && !this.closed) this.markCrashed('the page was closed or its renderer died');
       }),
+      // Whatever waits on this page (a load, an event, a step) learns at once that the browser is gone.
+      this.browser.onDisconnect((reason) => this.markCrashed(reason)),
     );
     // In parallel: each is one round trip; sequentially they would add up on every restart.
     await Promise.all([this.send('Page.enable'), this.send('Inspector.enable'), ...(opts.resume ? [this.send('Runtime.runIfWaitingForDebugger')] : [])]);

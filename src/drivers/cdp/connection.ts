@@ -45,26 +45,48 @@ type Listener = (params: unknown) => void;
 // 30 s: longer than any sane single CDP command (a navigation waits separately), short enough that
 // a hung renderer is reported rather than waited on forever.
 const DEFAULT_COMMAND_TIMEOUT_MS = 30_000;
+// 300 ms: a killed process is reaped within a few ms of its socket closing; the wait only bounds
+// how late a failure is reported when the exit status never comes (an attached browser).
+const EXIT_STATUS_WAIT_MS = 300;
 
 export class CdpConnection {
   private closed: string | undefined;
+  /** Set the moment the socket closes under us: resolves with why (how the browser ended, when known). */
+  private lost: Promise<string> | undefined;
   private readonly pendingBySession = new Map<string, Set<Pending>>();
   private readonly disconnectHandlers = new Set<(reason: string) => void>();
 
-  private constructor(private readonly client: Client) {
-    client.on('disconnect', () => this.markClosed('browser connection closed'));
+  private constructor(
+    private readonly client: Client,
+    exited: Promise<string> | undefined,
+  ) {
+    // The socket usually closes a moment before the process is reaped: wait briefly for the exit
+    // status, so what failed says how the browser died rather than only that the socket closed.
+    client.on('disconnect', () => {
+      const plain = 'the connection to the browser closed (it exited or crashed)';
+      this.lost ??= exited ? Promise.race([exited, new Promise<string>((r) => setTimeout(() => r(plain), EXIT_STATUS_WAIT_MS).unref())]) : Promise.resolve(plain);
+      void this.lost.then((reason) => this.markClosed(reason));
+    });
+    // A browser process that exits while its socket lingers (a child still holding it) is gone all
+    // the same: fail everything now rather than at each command's timeout.
+    void exited?.then((reason) => {
+      if (this.closed) return;
+      this.markClosed(reason);
+      void this.client.close().catch(() => undefined);
+    });
     // A detached or crashed target never answers its pending commands: fail them now.
     client.on('Target.detachedFromTarget', (p: { sessionId: string }) => this.failSession(p.sessionId, 'page closed'));
   }
 
-  static async connect(wsEndpoint: string): Promise<CdpConnection> {
+  /** `exited`: resolves with how the browser process ended, when we launched it (see markClosed). */
+  static async connect(wsEndpoint: string, exited?: Promise<string>): Promise<CdpConnection> {
     try {
       // An empty protocol descriptor: we only use send() and raw events, so skip both the HTTP fetch
       // of /json/protocol and building a wrapper object for every domain (tens of ms per connect).
       const client = await CDP({ target: wsEndpoint, protocol: { version: { major: '1', minor: '3' }, domains: [] } } as unknown as Parameters<typeof CDP>[0]);
       // One listener per page session and event is normal for us, not a leak.
       (client as unknown as NodeJS.EventEmitter).setMaxListeners(0);
-      return new CdpConnection(client);
+      return new CdpConnection(client, exited);
     } catch (cause) {
       throw new PerfError({
         code: 'cdp_connect_failed',
@@ -77,7 +99,12 @@ export class CdpConnection {
   }
 
   get isClosed(): boolean {
-    return this.closed !== undefined;
+    return this.closed !== undefined || this.lost !== undefined;
+  }
+
+  /** Why the connection is gone, once known (immediately when the harness closed it). */
+  private whyGone(): Promise<string> | undefined {
+    return this.closed !== undefined ? Promise.resolve(this.closed) : this.lost;
   }
 
   onDisconnect(fn: (reason: string) => void): () => void {
@@ -105,7 +132,8 @@ export class CdpConnection {
   }
 
   send<M extends CommandName>(method: M, params?: ParamsOf<M>, sessionId?: string, timeoutMs = DEFAULT_COMMAND_TIMEOUT_MS): Promise<ResultOf<M>> {
-    if (this.closed) return Promise.reject(new TargetClosedError(`${method}: ${this.closed}`));
+    const gone = this.whyGone();
+    if (gone) return gone.then((reason) => Promise.reject(new TargetClosedError(`${method}: ${reason}`)));
     const key = sessionId ?? '';
     return new Promise<ResultOf<M>>((resolve, reject) => {
       let set = this.pendingBySession.get(key);
@@ -130,7 +158,14 @@ export class CdpConnection {
           const msg = (response as { message?: string; data?: string } | undefined) ?? {};
           reject(new ProtocolError(method, [msg.message, msg.data].filter(Boolean).join(': ')));
         } else if (error) {
-          reject(new TargetClosedError(`${method}: ${(error as Error).message ?? String(error)}`));
+          // The client fails pending commands just before it reports the socket closed: wait for that
+          // report, so the failure says how the browser ended rather than "WebSocket connection closed".
+          const message = (error as Error).message ?? String(error);
+          setImmediate(() => {
+            const gone = this.whyGone();
+            if (gone) void gone.then((reason) => reject(new TargetClosedError(`${method}: ${reason}`)));
+            else reject(new TargetClosedError(`${method}: ${message}`));
+          });
         } else {
           resolve(response as ResultOf<M>);
         }
