@@ -22,6 +22,11 @@ export interface PerfErrorInit {
   /** Close valid names, or the elements a target matched. */
   candidates?: string[];
   cause?: unknown;
+  /**
+   * What was measured but could not be saved (a run whose file could not be written): the edge
+   * prints it as JSON on stderr so that nothing measured is lost.
+   */
+  salvage?: unknown;
 }
 
 export class PerfError extends Error {
@@ -29,6 +34,7 @@ export class PerfError extends Error {
   readonly kind: PerfErrorKind;
   readonly suggestion: string | undefined;
   readonly candidates: string[] | undefined;
+  readonly salvage: unknown;
 
   constructor(init: PerfErrorInit) {
     super(init.message, init.cause === undefined ? undefined : { cause: init.cause });
@@ -37,6 +43,7 @@ export class PerfError extends Error {
     this.kind = init.kind ?? 'usage';
     this.suggestion = init.suggestion;
     this.candidates = init.candidates;
+    this.salvage = init.salvage;
   }
 
   toJSON(): { kind: string; code: string; message: string; suggestion?: string; candidates?: string[] } {

@@ -10,7 +10,7 @@
  * What remains is a race with someone swapping a folder of the path between the check and the open;
  * Node has no openat() to close it.
  */
-import { accessSync, closeSync, constants, fstatSync, ftruncateSync, mkdirSync, openSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { accessSync, closeSync, constants, fstatSync, ftruncateSync, mkdirSync, openSync, realpathSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import { realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { PerfError } from './errors.js';
@@ -53,6 +53,41 @@ export async function confinedPath(cwd: string, target: string, who: string): Pr
   return path.join(dir, path.basename(abs));
 }
 
+/** `p` with symlinks resolved as far as it exists (the rest, not yet created, appended as written). */
+function realpathAsFar(p: string): string {
+  const abs = path.resolve(p);
+  const rest: string[] = [];
+  for (let dir = abs; ; ) {
+    try {
+      return path.join(realpathSync(dir), ...rest.reverse());
+    } catch {
+      const up = path.dirname(dir);
+      if (up === dir) return abs;
+      rest.push(path.basename(dir));
+      dir = up;
+    }
+  }
+}
+
+/**
+ * Check that the folder a static server will serve lies inside one of `projects` (the scenario's
+ * folder, the working folder) after resolving symlinks, unless `allowOutside`: else a PerfError
+ * `serve_outside_project` (usage). Serving `/` or a parent of the project would put every file
+ * below it (keys, other projects) one request away from any page the browser opens.
+ */
+export function checkServeFolder(dir: string, projects: string[], opts: { allowOutside: boolean; shown: string }): void {
+  if (opts.allowOutside) return;
+  const real = realpathAsFar(dir);
+  const roots = [...new Set(projects.map(realpathAsFar))];
+  if (roots.some((r) => !isOutside(r, path.join(real, 'x')))) return;
+  const what = real === path.parse(real).root ? 'the file system root' : roots.some((r) => !isOutside(real, path.join(r, 'x'))) ? 'a parent of the project' : 'outside the project';
+  throw new PerfError({
+    code: 'serve_outside_project',
+    message: `${opts.shown}: ${real} is ${what} (${roots.join(', ')}); refusing to serve it`,
+    suggestion: 'serve the folder that holds the built app, inside the project (e.g. ./dist); pass --allow-outside if you mean to serve this folder',
+  });
+}
+
 /**
  * Write `data` to `file`, never through a symlink at `file`. Without `overwrite` an existing file is
  * `file_exists`; with it, a file that has other hard links is refused too (writing would change them).
@@ -83,12 +118,16 @@ export function writeFileNoFollow(file: string, data: string | Uint8Array, opts:
   }
 }
 
-/** Write `data` to `file` through a fresh temporary file renamed over it: readers never see half a file, and a link at `file` is replaced, not followed. */
+/**
+ * Write `data` to `file` through a fresh temporary file renamed over it: readers never see half a
+ * file, and a link at `file` is replaced, not followed. A failure (a full or read-only disk) removes
+ * the temporary file, leaves `file` as it was, and is a PerfError `write_failed` (environment).
+ */
 export function writeFileAtomic(file: string, data: string | Uint8Array): void {
   ensureDir(path.dirname(file), 'write');
   const tmp = `${file}.${process.pid}.${Date.now()}.${Math.random().toString(36).slice(2, 8)}.tmp`;
-  const fd = openSync(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o644);
   try {
+    const fd = openSync(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o644);
     try {
       writeAll(fd, data);
     } finally {
@@ -97,8 +136,15 @@ export function writeFileAtomic(file: string, data: string | Uint8Array): void {
     renameSync(tmp, file);
   } catch (e) {
     rmSync(tmp, { force: true });
-    throw e;
+    const err = e as NodeJS.ErrnoException;
+    throw new PerfError({ code: 'write_failed', kind: 'environment', message: `could not write ${file}: ${describeWriteError(err)}`, suggestion: 'free space on that disk or pass --out on another one', cause: e });
   }
+}
+
+/** `no space left on device (ENOSPC)`: the reason in words with the code a user can search for. */
+export function describeWriteError(e: NodeJS.ErrnoException): string {
+  const words: Record<string, string> = { ENOSPC: 'no space left on device', EROFS: 'read-only file system', EDQUOT: 'disk quota exceeded', EACCES: 'permission denied', EFBIG: 'file too large', EIO: 'input/output error' };
+  return e.code && words[e.code] ? `${words[e.code]} (${e.code})` : e.message;
 }
 
 /**

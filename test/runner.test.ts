@@ -1,7 +1,7 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync, existsSync } from 'node:fs';
+import { cpSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Browser } from '../src/drivers/cdp/browser.js';
@@ -14,6 +14,8 @@ import { FIXTURES_DIR, ROOT } from './helpers.js';
 
 const work = mkdtempSync(join(tmpdir(), 'rehearse-runner-'));
 after(() => rmSync(work, { recursive: true, force: true }));
+// The app beside the scenarios, as in a project: `serve` stays inside the scenario's folder.
+cpSync(join(FIXTURES_DIR, 'runner-app'), join(work, 'runner-app'), { recursive: true });
 const PERF = join(ROOT, 'bin/perf');
 let n = 0;
 // Keeps the measured window long enough (the fixture paints every frame) that it is never refused.
@@ -21,7 +23,7 @@ const PAINT = '  - evaluate: { expression: "new Promise((r) => setTimeout(r, 300
 
 function scenarioFile(body: string): string {
   const file = join(work, `sc${n++}.yaml`);
-  writeFileSync(file, body.replaceAll('FIXTURE', join(FIXTURES_DIR, 'runner-app')));
+  writeFileSync(file, body.replaceAll('FIXTURE', join(work, 'runner-app')));
   return file;
 }
 
@@ -298,6 +300,39 @@ test('killed outright (SIGKILL) after two repeats, the run file on disk holds th
   const c = perf(['compare', path, path, '--json']);
   assert.equal(c.code, 0, c.stderr);
   assert.ok((JSON.parse(c.stdout) as { warnings: string[] }).warnings.some((w) => /did not finish \(killed after \d+ repeat/.test(w)));
+});
+
+test('the disk fills up mid-run: exit 3 naming ENOSPC, the run stops at once, what was measured is on stderr as JSON, no partial or temporary file is left', (t) => {
+  const disk = join(work, 'full');
+  mkdirSync(disk);
+  // A real full disk: a small tmpfs (needs root, as on CI; skipped where mounting is not allowed).
+  if (spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', disk]).status !== 0) {
+    t.skip('cannot mount a tmpfs here');
+    return;
+  }
+  try {
+    const out = join(disk, 'out');
+    mkdirSync(out);
+    // Fill what is left: the output folder is usable at the start, the first write after a repeat fails.
+    try {
+      for (let i = 0; ; i++) writeFileSync(join(disk, `filler${i}`), Buffer.alloc(64 * 1024));
+    } catch (e) {
+      assert.equal((e as NodeJS.ErrnoException).code, 'ENOSPC');
+    }
+    const file = scenarioFile(`name: full\napp: { serve: FIXTURE }\nrepeat: 5\nwarmup: 0\nsteps:\n  - tap: Go\n${PAINT}`);
+    const r = perf(['run', file, '--out', out]);
+    assert.equal(r.code, 3, r.stderr);
+    assert.match(r.stderr, /no space left on device \(ENOSPC\)/);
+    assert.match(r.stderr, /stopped after 1 of 5 repeats/);
+    const lines = r.stderr.trim().split('\n');
+    const salvaged = JSON.parse(lines[lines.length - 1]!) as RunFile;
+    assert.equal(salvaged.scenario, 'full');
+    assert.deepEqual(salvaged.repeats.map((x) => x.status), ['measured']);
+    assert.ok((salvaged.repeats[0] as Extract<RunFile['repeats'][number], { status: 'measured' }>).report.metrics.durationMs! > 0);
+    assert.deepEqual(readdirSync(out), []);
+  } finally {
+    spawnSync('umount', [disk]);
+  }
 });
 
 test('Ctrl-C writes what was measured so far, marked interrupted, exit 130', async () => {

@@ -100,6 +100,8 @@ export function reportError(e: unknown): number {
   if (isPerfError(e)) {
     process.stderr.write(`perf: ${printable(e.message)}\n`);
     if (e.suggestion) process.stderr.write(`  hint: ${printable(e.suggestion)}\n`);
+    // One line of JSON, last, so `2>&1 | tail -n1` recovers it.
+    if (e.salvage !== undefined) process.stderr.write(`${JSON.stringify(e.salvage)}\n`);
     return exitCodeOf(e.kind);
   }
   const err = e as Error;

@@ -4,7 +4,7 @@
  * fails only its repeat; a crashed renderer or browser is replaced for the next one. Everything
  * measured is written, atomically, even when the run is interrupted.
  */
-import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, rmSync } from 'node:fs';
 import { ensureDir, writeFileAtomic } from '../files.js';
 import { redactSecrets, redactText } from '../scenario/redact.js';
 import { join, relative } from 'node:path';
@@ -151,6 +151,9 @@ export async function runScenario(sc: Scenario, opts: RunOptions): Promise<{ run
   const traceDir = join(opts.outDir, `.${base}-traces`);
   let env: RunEnv | undefined;
   let interrupted = false;
+  // Set when a checkpoint could not be written (a full disk): the run stops there, as every later
+  // repeat would be measured for nothing.
+  let unsaved: PerfError | undefined;
   const assemble = (finished: boolean): RunFile => buildRunFile(sc, { label: opts.label, cwd, startedAt, finishedAt: new Date().toISOString(), interrupted, env: env!, records, finished });
 
   const app: RunningApp = await startApp(appSpec(sc));
@@ -191,9 +194,10 @@ export async function runScenario(sc: Scenario, opts: RunOptions): Promise<{ run
       }
       if (!env && record.status !== 'failed') env = await describeEnv(session, sc, mode, app, url).catch(() => undefined);
       records.push(record);
-      if (env) checkpoint(path, assemble(false), sc.secrets);
+      if (env) unsaved = checkpoint(path, assemble(false), sc.secrets);
       opts.onProgress?.({ kind: 'repeat-end', record, total: schedule.length });
       if (opts.signal?.aborted) interrupted = true;
+      if (unsaved) break;
     }
     env ??= await describeEnv(session, sc, mode, app, url).catch(() => fallbackEnv(session, sc, mode, app, url));
   } finally {
@@ -201,14 +205,34 @@ export async function runScenario(sc: Scenario, opts: RunOptions): Promise<{ run
     await app.stop().catch(() => undefined);
   }
 
-  const traces = keepTraces(records, traceDir, opts.outDir, base);
+  const traces = unsaved ? dropTraces(traceDir) : keepTraces(records, traceDir, opts.outDir, base);
   const run: RunFile = { ...assemble(true), ...(traces && Object.keys(traces).length ? { traces } : {}) };
   // Keep `repeats` last in the file, as before: the summary reads first.
   const { repeats, ...head } = run;
   // Values read from the environment are written as ${env.NAME} (redact.ts), in the file and in what callers print.
   const ordered: RunFile = redactSecrets({ ...head, repeats }, sc.secrets);
-  writeJsonAtomic(path, ordered);
+  try {
+    if (unsaved) throw unsaved;
+    writeJsonAtomic(path, ordered);
+  } catch (e) {
+    const why = e instanceof PerfError ? e.message : String(e);
+    const stopped = unsaved ? `; the run stopped after ${records.length} of ${schedule.length} repeats` : '';
+    throw new PerfError({
+      code: 'run_not_saved',
+      kind: 'environment',
+      message: `${why}${stopped}. What was measured follows on stderr as one line of JSON (the run file's content)`,
+      suggestion: 'free space or pass --out on another disk, then run again; or save the JSON line from stderr as the run file',
+      salvage: ordered,
+      cause: e,
+    });
+  }
   return { run: ordered, path };
+}
+
+/** A run that cannot be saved keeps no trace files either: nothing half-written stays behind. */
+function dropTraces(dir: string): undefined {
+  rmSync(dir, { recursive: true, force: true });
+  return undefined;
 }
 
 /**
@@ -247,14 +271,15 @@ export function buildRunFile(sc: Scenario, p: { label: string; cwd: string; star
 
 /**
  * The run file as it stands, marked `complete: false`, written after each repeat: a run killed outright
- * keeps what it measured. A failed write here is not fatal: the final write reports it.
+ * keeps what it measured. Returns why it could not be written (a full disk), for the caller to stop.
  */
-export function checkpoint(path: string, run: RunFile, secrets: Scenario['secrets']): void {
+export function checkpoint(path: string, run: RunFile, secrets: Scenario['secrets']): PerfError | undefined {
   try {
     const { repeats, ...head } = run;
     writeJsonAtomic(path, redactSecrets({ ...head, complete: false as const, repeats }, secrets));
-  } catch {
-    /* the final write names the problem */
+    return undefined;
+  } catch (e) {
+    return e instanceof PerfError ? e : new PerfError({ code: 'write_failed', kind: 'environment', message: `could not write ${path}: ${String(e)}`, cause: e });
   }
 }
 
@@ -402,7 +427,8 @@ function saveRepeatTrace(host: SessionHost, dir: string, index: number, secrets:
     const closed = lastSession(host, 'perf run', undefined);
     if (!closed.trace) return;
     ensureDir(dir, 'perf run');
-    writeFileSync(join(dir, `repeat${index}.json`), redactText(serializeTrace(closed, closed.trace), secrets));
+    // Atomic: a full disk leaves no truncated trace behind.
+    writeFileAtomic(join(dir, `repeat${index}.json`), redactText(serializeTrace(closed, closed.trace), secrets));
   } catch {
     // A trace is evidence, not a result: a repeat without one is still measured.
   }
