@@ -7,10 +7,10 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { compareExitCode, compareRuns, metricSamples, readRunFile, type RunsComparison } from '../src/perf/compare-runs.js';
+import { compareExitCode, compareRuns, metricSamples, MAX_RUN_FILE_BYTES, readRunFile, tooDeepAt, type RunsComparison } from '../src/perf/compare-runs.js';
 import type { RepeatMode, RepeatRecord, RunFile } from '../src/runner/run-file.js';
 import { abbaOrder, againstLabels } from '../src/runner/against.js';
 import { isPerfError } from '../src/errors.js';
@@ -354,6 +354,21 @@ test('readRunFile: unreadable, invalid JSON, wrong schemaVersion and bad repeats
     assert.throws(() => readRunFile(file), (e: unknown) => isPerfError(e) && e.kind === 'usage' && e.code === code && re.test(e.message), name);
   }
   assert.throws(() => readRunFile(join(work, 'missing.json')), (e: unknown) => isPerfError(e) && e.code === 'run_file_unreadable' && /missing\.json: cannot read the run file: no such file/.test(e.message));
+});
+
+test('readRunFile: a file over 64 MiB, a deeply nested one and a non-file are refused before parsing, naming the limit', () => {
+  const big = join(work, 'big.json');
+  writeFileSync(big, '');
+  truncateSync(big, MAX_RUN_FILE_BYTES + 1);
+  assert.throws(() => readRunFile(big), (e: unknown) => isPerfError(e) && e.kind === 'usage' && e.code === 'run_file_too_large' && /big\.json: 64\.0 MiB; a run file may be at most 64 MiB/.test(e.message));
+  const deep = write('deep.json', '['.repeat(4 * 2 ** 20));
+  assert.throws(() => readRunFile(deep), (e: unknown) => isPerfError(e) && e.code === 'run_file_invalid' && /nested more than 64 levels deep at byte 64/.test(e.message));
+  assert.throws(() => readRunFile(work), (e: unknown) => isPerfError(e) && e.code === 'run_file_invalid' && /not a regular file/.test(e.message));
+});
+
+test('tooDeepAt skips brackets inside strings, escaped quotes included', () => {
+  assert.equal(tooDeepAt(JSON.stringify({ a: '[[[[\\"[[[[', b: [[1]] }), 3), -1);
+  assert.equal(tooDeepAt('[[[[', 3), 3);
 });
 
 // ─── perf compare (CLI) ─────────────────────────────────────────────────────────────────────────────

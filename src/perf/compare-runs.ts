@@ -19,7 +19,7 @@
  * - Everything else with a direction is SECONDARY: judged in its own family, shown, never failing.
  * - Metrics without a better direction, undersized per-frame ratios and unknown names are SHOWN.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { PerfError } from '../errors.js';
 import type { RepeatRecord, RunFile, SequentialRecord } from '../runner/run-file.js';
 import { compareMetrics, DEFAULT_ALPHA, DEFAULT_SPENDING, type CompareOptions, type CompareResult, type Direction, type MetricRole, type MetricSamples, type Thresholds } from './compare.js';
@@ -101,12 +101,45 @@ function invalid(file: string, what: string, cause?: unknown): PerfError {
   });
 }
 
+// 64 MiB: a repeat takes ~15 KB in a run file, so this is thousands of repeats; beyond it the file is
+// not one we wrote, and reading it whole would cost memory for nothing.
+export const MAX_RUN_FILE_BYTES = 64 * 2 ** 20;
+// 64 levels: a run file nests about 8 deep. V8's JSON.parse is superlinear in nesting (16 MiB of
+// "[" took 2.4 s here, 64 MiB 15 s), so depth is checked first, in one linear pass.
+const MAX_JSON_DEPTH = 64;
+
+/** Where `text` first nests deeper than `max` (strings skipped), or -1. */
+export function tooDeepAt(text: string, max: number): number {
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22 /* " */) {
+      for (i++; i < text.length; i++) {
+        const d = text.charCodeAt(i);
+        if (d === 0x5c /* \ */) i++;
+        else if (d === 0x22) break;
+      }
+    } else if (c === 0x5b /* [ */ || c === 0x7b /* { */) {
+      if (++depth > max) return i;
+    } else if (c === 0x5d /* ] */ || c === 0x7d /* } */) {
+      depth--;
+    }
+  }
+  return -1;
+}
+
 /** Read and validate a run file; every problem is a usage error (exit 2) naming the file. */
 export function readRunFile(file: string): RunFile {
   let text: string;
   try {
+    const st = statSync(file);
+    if (!st.isFile()) throw invalid(file, 'it is not a regular file');
+    if (st.size > MAX_RUN_FILE_BYTES) {
+      throw new PerfError({ kind: 'usage', code: 'run_file_too_large', message: `${file}: ${(st.size / 2 ** 20).toFixed(1)} MiB; a run file may be at most ${MAX_RUN_FILE_BYTES / 2 ** 20} MiB`, suggestion: 'check that this is a file written by `perf run`' });
+    }
     text = readFileSync(file, 'utf8');
   } catch (e) {
+    if (e instanceof PerfError) throw e;
     const code = (e as NodeJS.ErrnoException).code;
     throw new PerfError({
       kind: 'usage',
@@ -116,6 +149,8 @@ export function readRunFile(file: string): RunFile {
       cause: e,
     });
   }
+  const deep = tooDeepAt(text, MAX_JSON_DEPTH);
+  if (deep >= 0) throw invalid(file, `nested more than ${MAX_JSON_DEPTH} levels deep at byte ${deep}`);
   let data: unknown;
   try {
     data = JSON.parse(text);
