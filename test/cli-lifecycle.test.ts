@@ -98,6 +98,15 @@ test('start --serve of a missing folder exits 2 naming it', () => {
   assert.match(r.stderr, /no\/such\/dir/);
 });
 
+test('start --serve / (or a parent of the working folder) exits 2 before anything starts, naming --allow-outside', () => {
+  for (const dir of ['/', '..']) {
+    const r = perf(['start', '--serve', dir, '--state-dir', stateDir]);
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr, /refusing to serve it/);
+    assert.match(r.stderr, /--allow-outside/);
+  }
+});
+
 test('an app command that exits early fails fast with exit 3 and its last output', () => {
   const r = perf(['start', '--command', 'echo boom-from-app; exit 4', '--state-dir', stateDir]);
   assert.equal(r.code, 3);

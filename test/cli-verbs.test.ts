@@ -169,7 +169,9 @@ describe('perf <step> against a perf start session', { skip: STEPS.length ? fals
   let cwd: string;
   before(() => {
     cwd = fs.mkdtempSync(path.join(os.tmpdir(), 'rehearse-verbs-'));
-    const start = perf(cwd, 'start', '--serve', DEMO_DIR, '--path', '/list.html');
+    // The app inside the working folder, as in a project: serve stays inside it.
+    fs.cpSync(DEMO_DIR, path.join(cwd, 'app'), { recursive: true });
+    const start = perf(cwd, 'start', '--serve', 'app', '--path', '/list.html');
     assert.equal(start.code, 0, start.stderr);
   });
   after(() => {

@@ -48,6 +48,8 @@ const tmpDirs: string[] = [];
 function tmpDir(): string {
   const d = fs.mkdtempSync(path.join(os.tmpdir(), 'rehearse-mcp-'));
   tmpDirs.push(d);
+  // The demo app inside the working folder, as a project holds its app (serve stays inside it).
+  fs.cpSync(DEMO_DIR, path.join(d, 'app'), { recursive: true });
   return d;
 }
 
@@ -155,7 +157,7 @@ describe('without an app', () => {
   });
 
   test('bad arguments are refused naming the property, for lifecycle tools too', async () => {
-    const extra = await s.call('app_start', { serve: DEMO_DIR, bogus: 1 });
+    const extra = await s.call('app_start', { serve: 'app', bogus: 1 });
     assert.equal(extra.isError, true);
     assert.equal(extra.json.code, 'invalid_arguments');
     assert.match(extra.json.message, /unknown argument "bogus"/);
@@ -165,6 +167,15 @@ describe('without an app', () => {
     const run = await s.call('run', { steps: [], continue: 'yes' });
     assert.equal(run.isError, true);
     assert.match(run.json.message, /run\.(steps|continue)/);
+  });
+
+  test('app_start refuses to serve / or a parent of the working folder, naming --allow-outside', async () => {
+    for (const serve of ['/', '..']) {
+      const r = await s.call('app_start', { serve });
+      assert.equal(r.isError, true);
+      assert.equal(r.json.code, 'serve_outside_project');
+      assert.match(r.json.suggestion, /--allow-outside/);
+    }
   });
 
   test('a step given a misspelt argument names it and the closest valid one', { ...needs('tap') }, async () => {
@@ -203,7 +214,7 @@ describe('with the demo app (app_start serve)', () => {
   let chromePid: number;
   before(async () => {
     s = await startServer();
-    const r = await s.call('app_start', { serve: DEMO_DIR, path: '/list.html' });
+    const r = await s.call('app_start', { serve: 'app', path: '/list.html' });
     assert.equal(r.isError, false, r.text + s.stderr());
     chromePid = r.json.data.chrome.pid;
   });
@@ -441,7 +452,7 @@ describe('config and lifetime', () => {
 
   test('on exit (stdin closed) the server stops the app it started', async () => {
     const s = await startServer();
-    const r = await s.call('app_start', { serve: DEMO_DIR });
+    const r = await s.call('app_start', { serve: 'app' });
     assert.equal(r.isError, false, r.text);
     const chrome = r.json.data.chrome.pid as number;
     await s.close();
@@ -451,7 +462,7 @@ describe('config and lifetime', () => {
 
   test('a session started by `perf start` is used but left running on exit', async () => {
     const cwd = tmpDir();
-    const start = spawnSync(process.execPath, [PERF, 'start', '--serve', DEMO_DIR, '--path', '/form.html'], { cwd, encoding: 'utf8' });
+    const start = spawnSync(process.execPath, [PERF, 'start', '--serve', 'app', '--path', '/form.html'], { cwd, encoding: 'utf8' });
     assert.equal(start.status, 0, start.stderr);
     const state = JSON.parse(fs.readFileSync(path.join(cwd, '.perf', 'state.json'), 'utf8')) as { chrome: { pid: number } };
     try {

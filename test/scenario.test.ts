@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, writeFileSync, readdirSync } from 'node:fs';
+import { mkdtempSync, symlinkSync, readFileSync, writeFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
@@ -160,6 +160,25 @@ test('a file over 1 MiB is refused before parsing, naming the limit', () => {
   const e = loadError('app: { serve: ./app }\nsteps:\n  - tap: x\n# ' + 'x'.repeat(2 ** 20) + '\n');
   assert.equal(e.code, 'scenario_too_large');
   assert.match(e.message, /1\.0 MiB; a scenario may be at most 1 MiB/);
+});
+
+test('a step list over 5,000 steps is refused naming the list, the count and the limit', () => {
+  const e = loadError('app: { serve: ./app }\nsteps:\n' + '  - tap: x\n'.repeat(5001));
+  assert.equal(e.code, 'scenario_invalid');
+  assert.match(e.message, /steps has 5001 steps; a list may have at most 5000/);
+  assert.equal(e.kind, 'usage');
+});
+
+test('serve outside the project (/, a parent, a symlink out) is refused at its line unless allowOutside', () => {
+  const root = loadError('app: { serve: "/" }\nsteps:\n  - tap: x\n');
+  assert.match(root.message, /s\d+\.yaml:1:\d+: .*app\.serve: \/ is the file system root/);
+  assert.match(root.suggestion ?? '', /--allow-outside/);
+  assert.match(loadError('name: p\napp:\n  serve: ..\nsteps:\n  - tap: x\n').message, /:3:\d+: .* is a parent of the project/);
+  symlinkSync('/usr', join(dir, 'out-link'));
+  assert.match(loadError('app: { serve: ./out-link/share }\nsteps:\n  - tap: x\n').message, /\/usr\/share is outside the project/);
+  assert.equal(loadScenario(write('app: { serve: "/" }\nsteps:\n  - tap: x\n'), { cwd: dir, allowOutside: true }).app.serve, '/');
+  // Inside the scenario's folder (even before it is built) is fine.
+  assert.equal(loadScenario(write('app: { serve: ./dist }\nsteps:\n  - tap: x\n'), { cwd: dir }).app.serve, join(dir, 'dist'));
 });
 
 test('a map of 50,000 keys parses in linear time (the duplicate check is one pass)', () => {

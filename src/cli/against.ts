@@ -70,8 +70,8 @@ export function executeAgainst(baseline: Scenario, candidate: Scenario, flags: A
 }
 
 /** Load the pair: --var applies to both arms, --baseline-var (after it) to the baseline only. */
-export function loadAgainstPair(candidateFile: string, baselineFile: string, variant: string | undefined, vars: Record<string, string>, baselineVars: Record<string, string>): { baseline: Scenario; candidate: Scenario } {
-  const v = variant !== undefined ? { variant } : {};
+export function loadAgainstPair(candidateFile: string, baselineFile: string, variant: string | undefined, vars: Record<string, string>, baselineVars: Record<string, string>, allowOutside = false): { baseline: Scenario; candidate: Scenario } {
+  const v = { ...(variant !== undefined ? { variant } : {}), allowOutside };
   const candidate = loadScenario(candidateFile, { ...v, vars });
   const baseline = loadScenario(baselineFile, { ...v, vars: { ...vars, ...baselineVars } });
   return { baseline, candidate };
@@ -87,7 +87,7 @@ export function againstExitCode(res: AgainstResult, comparison: RunsComparison |
 /** `perf run X.yaml --against Y.yaml`, after perf run parsed its flags. */
 export async function runAgainstCommand(f: FlagValues, candidateFile: string, flags: AgainstFlags, vars: Record<string, string>, baselineVars: Record<string, string>, writeReporters: (run: RunFile, path: string, names: string[]) => string[]): Promise<number> {
   const baselineFile = f.against as string;
-  const { baseline, candidate } = loadAgainstPair(candidateFile, baselineFile, flags.variant, vars, baselineVars);
+  const { baseline, candidate } = loadAgainstPair(candidateFile, baselineFile, flags.variant, vars, baselineVars, f.allowOutside === true);
   const quiet = f.quiet === true || f.json === true;
   const seq = sequentialFlags(f, 'run');
   const { res, comparison } = await executeAgainst(baseline, candidate, flags, seq, quiet);

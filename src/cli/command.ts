@@ -27,4 +27,7 @@ export function info(line: string): void {
   process.stderr.write(line + '\n');
 }
 
+export const ALLOW_OUTSIDE_FLAG = {
+  allowOutside: { type: 'boolean', description: 'Let `serve` name a folder outside the project (the scenario\'s folder and the working folder), even / or a parent of it.' },
+} as const satisfies FlagSpecs;
 export const JSON_FLAG = { json: { type: 'boolean', description: 'Print one JSON document on stdout instead of text.' } } as const satisfies FlagSpecs;

@@ -19,7 +19,7 @@ import { formatDelta } from '../../reporters/format.js';
 import { xmlAttr, xmlText } from '../../reporters/junit.js';
 import { mdCode, mdText } from '../../reporters/markdown.js';
 import type { FlagValues } from './args.js';
-import { defineCommand, info, JSON_FLAG, printJson } from './command.js';
+import { ALLOW_OUTSIDE_FLAG, defineCommand, info, JSON_FLAG, printJson } from './command.js';
 import { noteInconclusive, renderComparison } from './compare.js';
 import { interruptible, lookPrinter, parseVars, progressPrinter, SEQUENTIAL_FLAGS, sequentialFlags } from './run.js';
 import { runToDecision } from '../runner/sequential.js';
@@ -105,19 +105,19 @@ export function defaultScenarioFiles(cwd: string): string[] {
  * starts (exit 2). With `variant`, scenarios without variants run as they are; a scenario that declares
  * variants but not this one is an error.
  */
-export function planGate(files: string[], opts: { variant?: string; vars?: Record<string, string> }): Scenario[] {
+export function planGate(files: string[], opts: { variant?: string; vars?: Record<string, string>; allowOutside?: boolean }): Scenario[] {
   const out: Scenario[] = [];
   const vars = opts.vars ?? {};
   for (const file of files) {
     let variants: (string | undefined)[] = [undefined];
     try {
-      out.push(loadScenario(file, { vars }));
+      out.push(loadScenario(file, { vars, allowOutside: opts.allowOutside === true }));
       continue;
     } catch (e) {
       if (!isPerfError(e) || e.code !== 'variant_required') throw e;
       variants = opts.variant !== undefined ? [opts.variant] : (e.candidates ?? []);
     }
-    for (const v of variants) out.push(loadScenario(file, { ...(v !== undefined ? { variant: v } : {}), vars }));
+    for (const v of variants) out.push(loadScenario(file, { ...(v !== undefined ? { variant: v } : {}), vars, allowOutside: opts.allowOutside === true }));
   }
   return out;
 }
@@ -338,6 +338,7 @@ export const gateCommand = defineCommand({
     warmup: { type: 'number', description: 'Warmup repeats per scenario (overrides the scenarios).' },
     timing: { type: 'boolean', description: 'Interleave timing-mode repeats so ms metrics are gated too. Default: as the baseline was recorded (its timing repeats), else the scenario.' },
     out: { type: 'string', value: 'DIR', description: 'Folder for this run\'s run files. Default build/perf' },
+    ...ALLOW_OUTSIDE_FLAG,
     var: { type: 'multi', value: 'NAME=VALUE', description: 'Set a scenario var in every scenario, e.g. --var jank=1. Repeatable.' },
     ...SEQUENTIAL_FLAGS,
     quiet: { type: 'boolean', description: 'No progress lines.' },
@@ -373,7 +374,7 @@ export async function runGate(f: FlagValues, positionals: string[], cwd = proces
   const files = positionals.length ? positionals : defaultScenarioFiles(cwd);
   if (!files.length) throw new PerfError({ code: 'missing_argument', message: 'gate: no scenarios: none given and no scenarios/*.yaml here', suggestion: 'perf gate scenarios/list.yaml --baselines baselines/' });
   const variant = f.variant as string | undefined;
-  const scenarios = planGate(files, { ...(variant !== undefined ? { variant } : {}), vars: parseVars(f.var as string[] | undefined) });
+  const scenarios = planGate(files, { ...(variant !== undefined ? { variant } : {}), vars: parseVars(f.var as string[] | undefined), allowOutside: f.allowOutside === true });
   const baselinesDir = (f.baselines as string | undefined) ?? 'baselines';
   const update = f.update === true;
   const outDir = (f.out as string | undefined) ?? 'build/perf';

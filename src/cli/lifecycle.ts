@@ -1,6 +1,6 @@
 /** perf start | stop | status | logs | restart | doctor */
 import { restartSession, runDoctor, sessionLogs, sessionStatus, startSession, stopSession, type SessionState } from '../session/manager.js';
-import { defineCommand, info, JSON_FLAG, printJson } from './command.js';
+import { ALLOW_OUTSIDE_FLAG, defineCommand, info, JSON_FLAG, printJson } from './command.js';
 
 const STATE_DIR_FLAG = { stateDir: { type: 'string', value: 'DIR', description: 'Folder of the session state file. Default ./.perf' } } as const;
 
@@ -25,6 +25,7 @@ export const startCommand = defineCommand({
     path: { type: 'string', value: '/P', description: 'Page to open. Default /' },
     headed: { type: 'boolean', description: 'Show the browser window instead of running headless.' },
     spa: { type: 'boolean', description: 'With --serve: unknown paths without an extension get index.html (single-page apps).' },
+    ...ALLOW_OUTSIDE_FLAG,
     ...STATE_DIR_FLAG,
     ...JSON_FLAG,
   },
@@ -35,6 +36,7 @@ export const startCommand = defineCommand({
       ...(f.command !== undefined ? { command: f.command as string } : {}),
       ...(f.path !== undefined ? { path: f.path as string } : {}),
       ...(f.spa ? { spa: true } : {}),
+      ...(f.allowOutside ? { allowOutside: true } : {}),
       headless: f.headed !== true,
       ...(f.stateDir ? { stateDir: f.stateDir as string } : {}),
     });

@@ -9,7 +9,7 @@ import { RESTART_MODES, type RestartMode } from '../session/browser-session.js';
 import { onShutdown } from '../session/processes.js';
 import { appendToGithubStepSummary, getReporter, REPORTERS } from '../../reporters/index.js';
 import { reportPathFor } from '../../reporters/define.js';
-import { defineCommand, info, JSON_FLAG, printJson } from './command.js';
+import { ALLOW_OUTSIDE_FLAG, defineCommand, info, JSON_FLAG, printJson } from './command.js';
 import type { FlagSpecs, FlagValues } from './args.js';
 import type { LookEvent } from '../runner/sequential.js';
 import { writeFileAtomic } from '../files.js';
@@ -207,6 +207,7 @@ export const runCommand = defineCommand({
     ...SEQUENTIAL_FLAGS,
     reporter: { type: 'list', value: 'NAME', description: `Also write a report beside the run file: ${REPORTERS.map((r) => r.name).join(', ')} (repeatable or comma-separated).` },
     quiet: { type: 'boolean', description: 'No progress lines and no summary table.' },
+    ...ALLOW_OUTSIDE_FLAG,
     ...JSON_FLAG,
   },
   async run(f, positionals) {
@@ -222,7 +223,7 @@ export const runCommand = defineCommand({
     if (f.against !== undefined) {
       return runAgainstCommand(f, positionals[0]!, { ...flags, label: f.label as string | undefined }, parseVars(f.var as string[] | undefined), parseVars(f.baselineVar as string[] | undefined), writeReporters);
     }
-    const sc = loadScenario(positionals[0]!, { ...(flags.variant !== undefined ? { variant: flags.variant } : {}), vars: parseVars(f.var as string[] | undefined) });
+    const sc = loadScenario(positionals[0]!, { ...(flags.variant !== undefined ? { variant: flags.variant } : {}), vars: parseVars(f.var as string[] | undefined), allowOutside: f.allowOutside === true });
     const { run, path } = await executeRun(sc, flags, f.quiet === true || f.json === true);
     const written = writeReporters(run, path, flags.reporters);
     const md = flags.reporters.includes('markdown') ? getReporter('markdown') : undefined;
@@ -246,7 +247,7 @@ export const validateCommand = defineCommand({
   name: 'validate',
   summary: 'Check scenario files (every variant) without starting a browser',
   usage: 'validate SCENARIO.yaml [SCENARIO.yaml…]',
-  flags: { ...JSON_FLAG },
+  flags: { ...ALLOW_OUTSIDE_FLAG, ...JSON_FLAG },
   async run(f, positionals) {
     if (positionals.length === 0) throw new PerfError({ code: 'missing_argument', message: 'validate: which scenario files?', suggestion: 'perf validate scenarios/*.yaml' });
     const results: { file: string; ok: boolean; variants: string[]; error?: string }[] = [];
@@ -254,12 +255,12 @@ export const validateCommand = defineCommand({
       let variants: string[] = [];
       try {
         try {
-          loadScenario(file, {});
+          loadScenario(file, { allowOutside: f.allowOutside === true });
         } catch (e) {
           if (!(e instanceof PerfError) || e.code !== 'variant_required') throw e;
           // Check every variant: an override may be what breaks.
           variants = e.candidates ?? [];
-          for (const v of variants) loadScenario(file, { variant: v });
+          for (const v of variants) loadScenario(file, { variant: v, allowOutside: f.allowOutside === true });
         }
         results.push({ file, ok: true, variants });
       } catch (e) {

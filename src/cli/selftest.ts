@@ -12,7 +12,7 @@ import { compareRuns, metricSamples, perMetricThresholds, type RunsComparison } 
 import { MAD_NORMAL_CONSISTENCY, mad, median, normalQuantile, stddev } from '../perf/stats.js';
 import { loadScenario } from '../scenario/load.js';
 import { againstProgressPrinter } from './against.js';
-import { defineCommand, info, JSON_FLAG, printJson } from './command.js';
+import { ALLOW_OUTSIDE_FLAG, defineCommand, info, JSON_FLAG, printJson } from './command.js';
 import { parseVars } from './run.js';
 import { runAgainst } from '../runner/against.js';
 import { onShutdown } from '../session/processes.js';
@@ -220,6 +220,7 @@ export const selftestCommand = defineCommand({
     out: { type: 'string', value: 'DIR', description: 'Folder for the two run files. Default build/perf' },
     var: { type: 'multi', value: 'NAME=VALUE', description: 'Set a scenario var. Repeatable.' },
     quiet: { type: 'boolean', description: 'No progress lines.' },
+    ...ALLOW_OUTSIDE_FLAG,
     ...JSON_FLAG,
   },
   async run(f, positionals) {
@@ -228,7 +229,7 @@ export const selftestCommand = defineCommand({
       const v = f[k] as number | undefined;
       if (v !== undefined && (!Number.isInteger(v) || v < min)) throw new PerfError({ code: 'invalid_flag', message: `selftest: --${k} must be a whole number >= ${min}, got ${v}` });
     }
-    const sc = loadScenario(positionals[0]!, { ...(f.variant !== undefined ? { variant: f.variant as string } : {}), vars: parseVars(f.var as string[] | undefined) });
+    const sc = loadScenario(positionals[0]!, { ...(f.variant !== undefined ? { variant: f.variant as string } : {}), vars: parseVars(f.var as string[] | undefined), allowOutside: f.allowOutside === true });
     const ctl = new AbortController();
     const off = onShutdown(() => ctl.abort());
     let res;

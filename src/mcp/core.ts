@@ -31,6 +31,8 @@ export interface McpCoreOptions {
   cwd?: string;
   /** Session state folder; default <cwd>/.perf like `perf start`. */
   stateDir?: string;
+  /** `perf mcp --allow-outside`: app_start and run may serve folders outside cwd. */
+  allowOutside?: boolean;
 }
 
 /** Errors that mean the connection to the page is gone, so the next call must reconnect. */
@@ -41,6 +43,7 @@ export class McpCore {
   readonly config: McpConfig;
   readonly cwd: string;
   readonly stateDir: string;
+  readonly allowOutside: boolean;
   private readonly all: readonly ToolDefinition<any>[];
   private readonly byName: Map<string, ToolDefinition<any>>;
   private tail: Promise<unknown> = Promise.resolve();
@@ -54,6 +57,7 @@ export class McpCore {
     this.config = opts.config;
     this.cwd = opts.cwd ?? process.cwd();
     this.stateDir = opts.stateDir ?? path.join(this.cwd, '.perf');
+    this.allowOutside = opts.allowOutside === true;
     this.all = opts.tools;
     this.byName = new Map(opts.tools.map((t) => [t.name, t]));
   }

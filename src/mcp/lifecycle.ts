@@ -50,7 +50,7 @@ export const appStart = defineTool({
       });
     }
     await core.dropConnection();
-    const { value: state, durationMs } = await timed(() => core.manager.startSession({ ...args, cwd: core.cwd, stateDir: core.stateDir }));
+    const { value: state, durationMs } = await timed(() => core.manager.startSession({ ...args, cwd: core.cwd, stateDir: core.stateDir, allowOutside: core.allowOutside }));
     await core.sessionStarted(state);
     return okReply({ tool: 'app_start', status: 'ok', durationMs, data: summary(state) });
   },

@@ -99,7 +99,7 @@ export const perfRunTool = defineTool({
     if (label !== undefined && !LABEL_RE.test(label)) throw new PerfError({ code: 'invalid_arguments', message: `perf_run: label "${label}" may only use a-z, 0-9, _ and -` });
     if (args.baselineVars !== undefined && args.against === undefined) throw new PerfError({ code: 'invalid_arguments', message: 'perf_run: baselineVars applies to the baseline arm of a compare', suggestion: 'add against, or drop baselineVars' });
     const load = (file: string, baselineVars: Record<string, string> = {}) =>
-      loadScenario(resolveIn(core.cwd, file), { ...(args.variant !== undefined ? { variant: args.variant } : {}), vars: { ...args.vars, ...baselineVars }, cwd: core.cwd });
+      loadScenario(resolveIn(core.cwd, file), { ...(args.variant !== undefined ? { variant: args.variant } : {}), vars: { ...args.vars, ...baselineVars }, cwd: core.cwd, allowOutside: core.allowOutside });
     const candidate = load(args.scenario);
     const outDir = resolveIn(core.cwd, args.out ?? 'build/perf');
     const common = {

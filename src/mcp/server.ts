@@ -17,7 +17,7 @@ export { createMcpServer } from './protocol.js';
 export { McpCore } from './core.js';
 export { allTools } from './tools.js';
 
-export const MCP_USAGE = `Usage: perf mcp [--http PORT] [--config FILE]
+export const MCP_USAGE = `Usage: perf mcp [--http PORT] [--config FILE] [--allow-outside]
 
 Serve the rehearse steps as MCP tools (snap, tap, fill, …) plus app_start, app_stop, app_status,
 app_logs, app_restart, doctor and run.
@@ -27,6 +27,7 @@ app_logs, app_restart, doctor and run.
   --config FILE   Tool policy file (default .perf/mcp.json if present):
                   { "tools": { "allow": ["*"], "deny": ["evaluate"] } }   globs with * and ?
                   evaluate is denied by default; allow it with "allow": ["*", "evaluate"].
+  --allow-outside app_start and run may serve a folder outside the working folder (/ included).
 
 Register with Claude Code:  claude mcp add rehearse -- npx perf mcp
 `;
@@ -34,13 +35,14 @@ Register with Claude Code:  claude mcp add rehearse -- npx perf mcp
 export interface McpArgs {
   httpPort?: number;
   config?: string;
+  allowOutside: boolean;
   help: boolean;
 }
 
-const MCP_FLAGS = ['--http', '--config', '--help'];
+const MCP_FLAGS = ['--http', '--config', '--allow-outside', '--help'];
 
 export function parseMcpArgs(argv: readonly string[]): McpArgs {
-  const out: McpArgs = { help: false };
+  const out: McpArgs = { help: false, allowOutside: false };
   const rest = argv[0] === 'mcp' ? argv.slice(1) : [...argv];
   for (let i = 0; i < rest.length; i++) {
     const tok = rest[i]!;
@@ -71,12 +73,15 @@ export function parseMcpArgs(argv: readonly string[]): McpArgs {
       case '--config':
         out.config = value();
         break;
+      case '--allow-outside':
+        out.allowOutside = true;
+        break;
       default: {
         const near = closest(flag, MCP_FLAGS);
         throw new PerfError({
           code: 'invalid_flag',
           message: `perf mcp: unknown ${flag.startsWith('-') ? 'flag' : 'argument'} "${tok}"${near.length ? `; did you mean ${near.join(' or ')}?` : ''}`,
-          suggestion: 'perf mcp [--http PORT] [--config FILE]',
+          suggestion: 'perf mcp [--http PORT] [--config FILE] [--allow-outside]',
           candidates: near,
         });
       }
@@ -99,7 +104,7 @@ export async function runMcp(argv: string[], deps: { manager?: SessionManager; c
     const tools = allTools();
     const { config, warnings } = loadConfig({ cwd, ...(args.config !== undefined ? { explicit: args.config } : {}), knownTools: tools.map((t) => t.name) });
     for (const w of warnings) process.stderr.write(`perf mcp: warning: ${w}\n`);
-    core = new McpCore({ manager: deps.manager ?? manager, config, tools, cwd });
+    core = new McpCore({ manager: deps.manager ?? manager, config, tools, cwd, allowOutside: args.allowOutside });
   } catch (e) {
     return reportStartupError(e);
   }

@@ -6,6 +6,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { basename, dirname, extname, relative, resolve } from 'node:path';
 import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, visit, type Document, type Node as YamlNode } from 'yaml';
 import { closest, isPerfError, PerfError } from '../errors.js';
+import { checkServeFolder } from '../files.js';
 import { prepareArgs } from '../engine/run-step.js';
 import { stepNames } from '../steps/registry.js';
 import type { RestartMode } from '../session/browser-session.js';
@@ -70,6 +71,9 @@ export const DEFAULTS = {
 // 1 MiB: the bundled scenarios are under 2 KB and a 1,000-step recording is about 150 KB; parsing a
 // file this size stays near a second, so a mistaken or hostile file is refused before it costs minutes.
 export const MAX_SCENARIO_BYTES = 2 ** 20;
+// 5,000 steps in one list: five times a long recorded flow; a repeat of more would run for minutes
+// and its report would be too big to read.
+export const MAX_STEPS = 5000;
 
 type Path = (string | number)[];
 
@@ -174,6 +178,16 @@ export interface LoadOptions {
   env?: NodeJS.ProcessEnv;
   /** Paths in messages are shown relative to this folder. Default cwd. */
   cwd?: string;
+  /** `--allow-outside`: `app.serve` may name a folder outside the scenario's folder and the working folder. */
+  allowOutside?: boolean;
+}
+
+/** Every step list of a scenario document (steps, setup, and each variant's), with its path. */
+function* stepLists(doc: Record<string, any>): Generator<[unknown[], Path]> {
+  for (const key of ['steps', 'setup']) if (Array.isArray(doc[key])) yield [doc[key] as unknown[], [key]];
+  for (const [name, v] of Object.entries((doc.variants ?? {}) as Record<string, Record<string, unknown>>)) {
+    for (const key of ['steps', 'setup']) if (Array.isArray(v?.[key])) yield [v[key] as unknown[], ['variants', name, key]];
+  }
 }
 
 /** Load, validate and resolve a scenario file. Throws PerfError (usage) with file:line:col. */
@@ -226,6 +240,9 @@ export function loadScenario(path: string, opts: LoadOptions = {}): Scenario {
     throw src.fail(path, d.message.replace(/^: /, '').replace(/^\.?/, ''), undefined, isKey);
   }
   const doc = raw as Record<string, any>;
+  for (const [list, path] of stepLists(doc)) {
+    if (list.length > MAX_STEPS) throw src.fail([...path, MAX_STEPS], `${path.join('.')} has ${list.length} steps; a list may have at most ${MAX_STEPS}`, 'split the flow into several scenarios');
+  }
 
   // Variants: required when declared, refused when none.
   const variantNames = Object.keys(doc.variants ?? {});
@@ -264,6 +281,15 @@ export function loadScenario(path: string, opts: LoadOptions = {}): Scenario {
   if (app.serve !== undefined && app.url !== undefined) throw src.fail(['app'], 'app takes one of serve, command or url, got serve and url');
   if (sources.length === 0) throw src.fail(['app'], 'app needs one of serve (a folder), command (a shell command) or url (a running app)');
   if (app.path !== undefined && !String(app.path).startsWith('/')) throw src.fail(['app', 'path'], `app.path must start with "/", got "${String(app.path)}"`);
+  if (app.serve !== undefined) {
+    try {
+      checkServeFolder(resolve(dir, String(app.serve)), [dir, cwd], { allowOutside: opts.allowOutside === true, shown: 'app.serve' });
+    } catch (e) {
+      if (!isPerfError(e)) throw e;
+      const at: Path = variant && (over.app as Record<string, unknown> | undefined)?.serve !== undefined ? ['variants', variant, 'app', 'serve'] : ['app', 'serve'];
+      throw src.fail(at, e.message, e.suggestion);
+    }
+  }
 
   const steps = (key: 'setup' | 'steps'): StepCall[] => {
     const list = (merged[key] as unknown[] | undefined) ?? [];

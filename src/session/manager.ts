@@ -16,7 +16,7 @@ import { checkAppUrl } from './app.js';
 import { chromeVersion, findChrome, launchChrome } from './chrome.js';
 import { isAlive, signal, terminate } from './processes.js';
 import { clearState, defaultStateDir, readState, type SessionStartOptions, type SessionState } from './state.js';
-import { ensureDir } from '../files.js';
+import { checkServeFolder, ensureDir } from '../files.js';
 
 export type { SessionState };
 export interface StartOptions extends SessionStartOptions {
@@ -52,6 +52,7 @@ export async function startSession(opts: StartOptions): Promise<SessionState> {
   if (opts.serve !== undefined && !existsSync(resolve(cwd, opts.serve))) {
     throw new PerfError({ code: 'serve_root_missing', message: `--serve ${opts.serve}: no such folder (${resolve(cwd, opts.serve)})`, suggestion: 'pass the folder that holds your built app' });
   }
+  if (opts.serve !== undefined) checkServeFolder(resolve(cwd, opts.serve), [cwd], { allowOutside: opts.allowOutside === true, shown: `serve ${opts.serve}` });
   findChrome();
   if (readState(stateDir)) await stopSession(stateDir);
   ensureDir(stateDir, 'perf start');

@@ -15,6 +15,8 @@ export interface SessionStartOptions {
   headless?: boolean;
   spa?: boolean;
   cwd?: string;
+  /** `--allow-outside`: serve may name a folder outside the working folder. */
+  allowOutside?: boolean;
 }
 
 export interface SessionState {
