@@ -67,21 +67,34 @@ async function main(): Promise<void> {
   await pw.close();
   await oursNoSpare.close();
 
-  // Cold starts are slower and noisier: fewer rounds, still interleaved.
-  const coldRounds = Math.max(5, Math.floor(ROUNDS / 2));
+  // Cold starts are noisier than restarts (a few hundred ms of process start on a shared machine):
+  // as many rounds, interleaved, so the medians settle.
+  const coldRounds = ROUNDS;
   const cold = { ours: [] as number[], pw: [] as number[], oursPage: [] as number[] };
   for (let i = 0; i < coldRounds; i++) {
     r.browser.push(await time(() => ours.restart('browser')));
     await ours.page.navigate(url);
-    let s: BrowserSession | undefined;
-    cold.oursPage.push(await time(async () => (s = await BrowserSession.open({ executablePath: pwOpts.executablePath, prewarm: 'none' }))));
-    await s!.close();
-    let b: Awaited<ReturnType<typeof chromium.launch>> | undefined;
-    cold.pw.push(await time(async () => {
-      b = await chromium.launch(pwOpts);
-      await b.newContext().then((c) => c.newPage());
-    }));
-    await b!.close();
+    // Let that page finish rendering its 2,000 rows before the next launch is timed.
+    await sleep(REPEAT_WORK_MS);
+    const coldOurs = async (): Promise<void> => {
+      let s: BrowserSession | undefined;
+      cold.oursPage.push(await time(async () => (s = await BrowserSession.open({ executablePath: pwOpts.executablePath, prewarm: 'none' }))));
+      await s!.close();
+    };
+    const coldPw = async (): Promise<void> => {
+      let b: Awaited<ReturnType<typeof chromium.launch>> | undefined;
+      cold.pw.push(await time(async () => {
+        b = await chromium.launch(pwOpts);
+        await b.newContext().then((c) => c.newPage());
+      }));
+      await b!.close();
+    };
+    // Alternate who goes first: whatever the first launch leaves behind (a profile being removed, a
+    // process being reaped) lands on each side equally often.
+    for (const run of i % 2 ? [coldPw, coldOurs] : [coldOurs, coldPw]) {
+      await run();
+      await sleep(REPEAT_WORK_MS);
+    }
   }
   await ours.close();
   await app.close();

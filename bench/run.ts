@@ -63,15 +63,23 @@ async function pwMeasure(page: PwPage): Promise<() => Promise<void>> {
   };
 }
 
-/** The same repeat in Playwright: new context + page, viewport, open, wait for the list, scroll down and up. */
-async function playwright(browser: PwBrowser, url: string, measure = false): Promise<{ overhead: number[]; wall: number[] }> {
+/**
+ * The same repeat in Playwright: new context + page (with `fresh`, a whole new browser first, as
+ * our browser restart does), viewport, open, wait for the list, scroll down and up.
+ */
+async function playwright(browser: PwBrowser, url: string, measure = false, fresh = false): Promise<{ overhead: number[]; wall: number[] }> {
   const overhead: number[] = [];
   const wall: number[] = [];
   let ctx: Awaited<ReturnType<PwBrowser['newContext']>> | undefined;
+  let own: PwBrowser | undefined;
   for (let i = 0; i < REPEATS + 1; i++) {
     const t0 = performance.now();
     await ctx?.close();
-    ctx = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+    if (fresh) {
+      await own?.close();
+      own = await chromium.launch(playwrightLaunchOptions());
+    }
+    ctx = await (own ?? browser).newContext({ viewport: { width: 1440, height: 900 } });
     const page = await ctx.newPage();
     await page.goto(url);
     await page.getByText('2000 items').waitFor();
@@ -92,6 +100,7 @@ async function playwright(browser: PwBrowser, url: string, measure = false): Pro
     overhead.push(t3 - t0 - (t2 - t1));
   }
   await ctx?.close();
+  await own?.close();
   return { overhead, wall };
 }
 
@@ -139,7 +148,13 @@ async function main(): Promise<void> {
   add(acc.pw, await playwright(pw, url));
   add(acc.context, await ours('context'));
   const reload = await ours('reload');
-  const browserMode = await ours('browser');
+  // A B B A against Playwright launching a new browser per repeat, the same isolation.
+  const browserMode = { overhead: [] as number[], wall: [] as number[] };
+  const pwFresh = { overhead: [] as number[], wall: [] as number[] };
+  add(browserMode, await ours('browser'));
+  add(pwFresh, await playwright(pw, url, false, true));
+  add(pwFresh, await playwright(pw, url, false, true));
+  add(browserMode, await ours('browser'));
   const dialog = { ours: { overhead: [] as number[], wall: [] as number[] }, pw: { overhead: [] as number[], wall: [] as number[] } };
   const dialogUrl = `${app.url}/dialog.html`;
   add(dialog.ours, await ours('context', 'dialog'));
@@ -154,7 +169,8 @@ async function main(): Promise<void> {
     { what: 'overhead per repeat, context mode', ours: acc.context.overhead, peer: acc.pw.overhead, peerName: 'Playwright (new context per repeat)', target: 0.6 },
     { what: 'same, Playwright measuring as we do', ours: acc.context.overhead, peer: pwMeasuring.overhead, peerName: 'Playwright + CDP trace and counters around the steps' },
     { what: 'overhead per repeat, reload mode', ours: reload.overhead, peer: acc.pw.overhead, peerName: 'Playwright' },
-    { what: 'overhead per repeat, browser mode', ours: browserMode.overhead, peer: acc.pw.overhead, peerName: 'Playwright' },
+    { what: 'overhead per repeat, browser mode', ours: browserMode.overhead, peer: pwFresh.overhead, peerName: 'Playwright (new browser per repeat)', target: 1 },
+    { what: 'browser mode vs Playwright new context', ours: browserMode.overhead, peer: acc.pw.overhead, peerName: 'Playwright (new context per repeat)' },
     { what: 'whole repeat wall time, context mode', ours: acc.context.wall, peer: acc.pw.wall, peerName: 'Playwright' },
     { what: 'dialog example: overhead, context mode', ours: dialog.ours.overhead, peer: dialog.pw.overhead, peerName: 'Playwright', target: 0.6 },
     { what: 'dialog example: whole repeat wall time', ours: dialog.ours.wall, peer: dialog.pw.wall, peerName: 'Playwright' },

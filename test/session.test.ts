@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { BrowserSession } from '../src/session/browser-session.js';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { findChrome, launchChrome, sweepStaleProfiles } from '../src/session/chrome.js';
@@ -176,6 +176,36 @@ for (const where of ['navigate', 'restartOpen'] as const) {
     }
   });
 }
+
+test('prewarm browser: a browser restart takes the spare (a new Chrome with its own profile), the old one is gone, and close ends an unused spare', async () => {
+  const srv = await serveStatic({ root: `${ROOT}scenarios/app` });
+  const s = await BrowserSession.open({ prewarm: 'browser' });
+  const pids = [s.chrome!.pid];
+  const profiles = [s.chrome!.userDataDir];
+  try {
+    for (let i = 0; i < 2; i++) {
+      s.prepareSpare();
+      await s.settle();
+      await s.restartOpen('browser', { url: `${srv.url}/list.html`, prepare: async () => undefined });
+      pids.push(s.chrome!.pid);
+      profiles.push(s.chrome!.userDataDir);
+      assert.equal(await waitGone(pids[pids.length - 2]!), true);
+      assert.equal(await s.page.evaluate<number>('localStorage.length'), 0);
+    }
+    assert.equal(new Set(pids).size, 3);
+    assert.equal(new Set(profiles).size, 3);
+    s.prepareSpare();
+    await s.settle();
+  } finally {
+    await s.close();
+    await srv.close();
+  }
+  assert.equal(await waitGone(pids[pids.length - 1]!), true);
+  // Profiles of replaced browsers are removed in the background: give that a moment.
+  const left = (): string[] => profiles.filter((p) => existsSync(p));
+  for (const end = Date.now() + 5000; left().length > 0 && Date.now() < end; ) await sleep(50);
+  assert.deepEqual(left(), []);
+});
 
 test('a renderer that crashes is detected and the next restart gives a working page', async () => {
   const { session } = await sharedBrowser();

@@ -162,8 +162,9 @@ export async function runScenario(sc: Scenario, opts: RunOptions): Promise<{ run
     session = await BrowserSession.open({
       headless: sc.browser.headless,
       windowSize: { width: sc.viewport.width, height: sc.viewport.height },
-      // Back-to-back repeats leave no idle time for a whole spare page: prepare just the context.
-      prewarm: mode === 'context' ? 'context' : 'none',
+      // Back-to-back repeats leave no idle time for a whole spare page: prepare just the context. A
+      // browser restart's next browser starts once a measured window has ended (see runRepeat).
+      prewarm: mode === 'context' ? 'context' : mode === 'browser' ? 'browser' : 'none',
       ...(sc.browser.endpoint ? { endpoint: sc.browser.endpoint } : {}),
     });
     const url = app.urlFor(sc.app.path);
@@ -186,7 +187,7 @@ export async function runScenario(sc: Scenario, opts: RunOptions): Promise<{ run
       }
       const { mode: repeatMode, warmup: isWarmup } = schedule[i]!;
       opts.onProgress?.({ kind: 'repeat-start', index: i, total: schedule.length, warmup: isWarmup, mode: repeatMode });
-      const record = await runRepeat(session, host, sc, { index: i, mode: repeatMode, warmup: isWarmup, restart: mode, url, outDir: opts.outDir, base, first: i === 0, ...(opts.signal ? { signal: opts.signal } : {}), ...(isWarmup ? {} : { traceDir }), onStep: (phase, label) => opts.onProgress?.({ kind: 'step', index: i, phase, label }) });
+      const record = await runRepeat(session, host, sc, { index: i, mode: repeatMode, warmup: isWarmup, restart: mode, url, outDir: opts.outDir, base, first: i === 0, last: i === schedule.length - 1 && !opts.extend, ...(opts.signal ? { signal: opts.signal } : {}), ...(isWarmup ? {} : { traceDir }), onStep: (phase, label) => opts.onProgress?.({ kind: 'step', index: i, phase, label }) });
       if (opts.signal?.aborted && record.status !== 'measured') {
         // Cut short by Ctrl-C: a half repeat is not a failure of the app; keep only what completed.
         interrupted = true;
@@ -323,6 +324,8 @@ export interface RepeatContext {
   signal?: AbortSignal;
   /** Where to keep this repeat's trace until the run picks the median and slowest (none for warmups). */
   traceDir?: string;
+  /** No repeat is scheduled after this one (a sequential run may still add some). */
+  last?: boolean;
   onStep: (phase: 'setup' | 'steps', label: string) => void;
 }
 
@@ -357,7 +360,9 @@ export async function runRepeat(session: BrowserSession, host: SessionHost, sc: 
       const reloaded = !rc.first && !session.health();
       if (rc.first && !session.health()) {
         page = session.page;
-        session.prepareSpare();
+        // A spare browser waits for the end of a measured window (below): an idle second Chrome
+        // during one would be background work.
+        if (rc.restart !== 'browser') session.prepareSpare();
       } else {
         page = await session.restart(rc.restart, rc.url);
       }
@@ -412,6 +417,9 @@ export async function runRepeat(session: BrowserSession, host: SessionHost, sc: 
   mark('steps');
   const end = await runStep(host, 'perf_end', {});
   mark('end');
+  // The measured window is over: the next browser (browser restarts) starts now, beside the
+  // report, trace and run-file writing, rather than at the next restart. Not after the last one.
+  if (!rc.last && !rc.signal?.aborted) session.prepareSpare();
   if (end.status !== 'ok') return failed('measure', end.error);
   if (rc.traceDir) saveRepeatTrace(host, rc.traceDir, rc.index, sc.secrets);
   const data = (end.data ?? {}) as { refused?: boolean; reason?: string; metrics?: Metrics } & Record<string, unknown>;

@@ -19,18 +19,28 @@ export interface BrowserSessionOptions extends LaunchOptions {
    * a renderer start; right for interactive sessions, where the next restart comes after idle time.
    * `context`: only the empty browser context; right for back-to-back repeats, where a renderer
    * starting in the background would slow the app loading in the foreground by as much as it saves.
+   * `browser`: for browser restarts, a whole new Chrome (own profile) launched and connected, with
+   * an empty browser context; the runner asks for it once a measured window has ended, so its start
+   * overlaps the end-of-repeat work and the old browser's exit instead of the next repeat.
    * Call settle() before measuring so that work never overlaps a measured window. Default `page`.
    */
-  prewarm?: 'page' | 'context' | 'none';
+  prewarm?: 'page' | 'context' | 'browser' | 'none';
 }
 
 /** The app page a restart opens at once (see restartOpen). */
 export type OpenSpec = Pick<OpenPageOptions, 'url' | 'prepare'>;
 
-type Spare = { kind: 'page'; page: Promise<Page | undefined> } | { kind: 'context'; id: Promise<string | undefined> };
+interface SpareBrowser {
+  chrome: ChromeProcess;
+  browser: Browser;
+  /** An empty browser context in it, for the first page. */
+  contextId: string;
+}
 
-/** What a restart gets from the spare, once it is ready: a clean page or an empty browser context. */
-type Taken = { kind: 'page'; page: Page } | { kind: 'context'; id: string };
+type Spare = { kind: 'page'; page: Promise<Page | undefined> } | { kind: 'context'; id: Promise<string | undefined> } | { kind: 'browser'; started: Promise<SpareBrowser | undefined> };
+
+/** What a restart gets from the spare, once it is ready: a clean page, an empty browser context, or a whole browser. */
+type Taken = { kind: 'page'; page: Page } | { kind: 'context'; id: string } | ({ kind: 'browser' } & SpareBrowser);
 
 export class BrowserSession {
   private spare: Spare | undefined;
@@ -101,8 +111,18 @@ export class BrowserSession {
     if (kind === 'none' || this.spare) return;
     const browser = this.browser;
     // A failed spare is not an error: the next restart simply builds its page the slow way.
-    this.spare =
-      kind === 'page' ? { kind, page: browser.newPage({ isolated: true }).catch(() => undefined) } : { kind, id: browser.newContext().catch(() => undefined) };
+    switch (kind) {
+      case 'page':
+        this.spare = { kind, page: browser.newPage({ isolated: true }).catch(() => undefined) };
+        return;
+      case 'context':
+        this.spare = { kind, id: browser.newContext().catch(() => undefined) };
+        return;
+      case 'browser':
+        // Only a browser we launch can be replaced by another.
+        if (this.chrome) this.spare = { kind, started: startSpareBrowser(this.opts) };
+        return;
+    }
   }
 
   /** @internal what was prepared, if usable, handed over exactly once. */
@@ -115,6 +135,15 @@ export class BrowserSession {
       case 'context': {
         const id = await spare.id;
         return id ? { kind: 'context', id } : undefined;
+      }
+      case 'browser': {
+        const started = await spare.started;
+        if (!started) return undefined;
+        if (started.chrome.hasExited() || !started.browser.isConnected) {
+          await started.chrome.close({ discard: true });
+          return undefined;
+        }
+        return { kind: 'browser', ...started };
       }
       case 'page': {
         const page = await spare.page;
@@ -130,14 +159,24 @@ export class BrowserSession {
 
   /** Resolves when no background work (the spare) is in flight: call before a measured window. */
   async settle(): Promise<void> {
-    await (this.spare?.kind === 'page' ? this.spare.page : this.spare?.id);
+    switch (this.spare?.kind) {
+      case undefined:
+        return;
+      case 'page':
+        await this.spare.page;
+        return;
+      case 'context':
+        await this.spare.id;
+        return;
+      case 'browser':
+        await this.spare.started;
+        return;
+    }
   }
 
   /** @internal drop what was prepared (a browser restart, closing). */
   async dropSpare(): Promise<void> {
-    const spare = await this.takeSpare();
-    if (spare?.kind === 'context') await this.browser.disposeContext(spare.id);
-    else await spare?.page.close();
+    await discardTaken(this.browser, await this.takeSpare());
   }
 
   async close(): Promise<void> {
@@ -168,6 +207,37 @@ export class BrowserSession {
 function lastLine(s: string): string {
   const lines = s.trim().split('\n');
   return lines[lines.length - 1] ?? '';
+}
+
+/** Give back what a spare held: its context, page or whole browser. */
+async function discardTaken(browser: Browser, spare: Taken | undefined): Promise<void> {
+  switch (spare?.kind) {
+    case undefined:
+      return;
+    case 'context':
+      return browser.disposeContext(spare.id);
+    case 'page':
+      return spare.page.close();
+    case 'browser':
+      await spare.browser.disconnect();
+      return spare.chrome.close({ discard: true });
+  }
+}
+
+async function startSpareBrowser(opts: BrowserSessionOptions): Promise<SpareBrowser | undefined> {
+  try {
+    const { chrome, browser } = await startBrowser({ ...opts, userDataDir: undefined });
+    if (!chrome) return undefined;
+    try {
+      return { chrome, browser, contextId: await browser.newContext() };
+    } catch {
+      await browser.disconnect();
+      await chrome.close({ discard: true });
+      return undefined;
+    }
+  } catch {
+    return undefined;
+  }
 }
 
 async function startBrowser(opts: BrowserSessionOptions): Promise<{ chrome: ChromeProcess | undefined; browser: Browser }> {
@@ -201,7 +271,12 @@ export async function restartContext(s: BrowserSession, open?: OpenSpec): Promis
   const old = s.page;
   // Dispose first: the old renderer must not compete for the CPU while the new one starts.
   await old.close();
-  const spare = await s.takeSpare();
+  let spare = await s.takeSpare();
+  if (spare?.kind === 'browser') {
+    // Prepared for a browser restart, but this one keeps the browser.
+    await discardTaken(s.browser, spare);
+    spare = undefined;
+  }
   const page = await newCleanPage(s.browser, spare, open);
   s.replace({ page });
   s.prepareSpare();
@@ -214,6 +289,9 @@ async function newCleanPage(browser: Browser, spare: Taken | undefined, open: Op
       return open ? browser.openPage(open) : browser.newPage({ isolated: true });
     case 'context':
       return open ? browser.openPage({ ...open, browserContextId: spare.id }) : browser.newPage({ isolated: true, browserContextId: spare.id });
+    case 'browser':
+      // Never handed here: restartContext discards it, restartBrowser takes its parts.
+      throw new Error('a spare browser reached newCleanPage');
     case 'page':
       if (!open) return spare.page;
       // A page prepared ahead is already past its about:blank start: set it up, then navigate.
@@ -232,10 +310,18 @@ export async function restartBrowser(s: BrowserSession, open?: OpenSpec): Promis
       suggestion: 'use browser.restart: context (or --restart context) with an endpoint',
     });
   }
-  await s.dropSpare();
+  const spare = await s.takeSpare();
+  if (spare?.kind !== 'browser') await discardTaken(s.browser, spare);
   await s.browser.disconnect();
-  await s.chrome.close();
-  const { chrome, browser } = await startBrowser({ ...s.options, userDataDir: undefined });
-  const page = await newCleanPage(browser, undefined, open);
-  return s.replace({ chrome, browser, page });
+  await s.chrome.close({ discard: true });
+  const { chrome, browser } = spare?.kind === 'browser' ? spare : await startBrowser({ ...s.options, userDataDir: undefined });
+  try {
+    const page = await newCleanPage(browser, spare?.kind === 'browser' ? { kind: 'context', id: spare.contextId } : undefined, open);
+    return s.replace({ chrome, browser, page });
+  } catch (e) {
+    // The old browser is gone: keep the new one as the session's, so close() still ends it.
+    if (chrome) s.chrome = chrome;
+    s.browser = browser;
+    throw e;
+  }
 }

@@ -110,12 +110,43 @@ export class Browser {
    * empty one to use instead of creating it).
    */
   async newPage(opts: { isolated: boolean; url?: string; browserContextId?: string }): Promise<Page> {
-    const browserContextId = opts.isolated ? (opts.browserContextId ?? (await this.newContext())) : undefined;
-    const { targetId } = await this.conn.send('Target.createTarget', {
-      url: opts.url ?? 'about:blank',
-      ...(browserContextId ? { browserContextId } : {}),
+    const url = opts.url ?? 'about:blank';
+    if (!opts.isolated) {
+      const { targetId } = await this.conn.send('Target.createTarget', { url });
+      return this.attach(targetId);
+    }
+    // Auto-attach hands the new target's session over as it is created: its set-up is sent while
+    // the renderer starts, instead of after one more round trip (attachToTarget) once it has.
+    const [browserContextId] = await Promise.all([opts.browserContextId ?? this.newContext(), this.enableAutoAttach()]);
+    let page: Page | undefined;
+    try {
+      const { info, created } = await this.createClaimed(url, browserContextId, NAVIGATION_TIMEOUT_MS);
+      page = new Page(this, info.targetInfo.targetId, info.sessionId, browserContextId);
+      await Promise.all([page.init(), created]);
+      return page;
+    } catch (e) {
+      if (page) await page.close();
+      else await this.disposeContext(browserContextId);
+      throw e;
+    } finally {
+      this.claims.delete(browserContextId);
+    }
+  }
+
+  /**
+   * Create a page target in `browserContextId` and resolve with its auto-attached session (paused
+   * until released); `created` settles when Chrome answers createTarget. The caller deletes the claim.
+   */
+  private async createClaimed(url: string, browserContextId: string, timeoutMs: number): Promise<{ info: EventParams<'Target.attachedToTarget'>; created: Promise<unknown> }> {
+    const attached = new Promise<EventParams<'Target.attachedToTarget'>>((resolve) => this.claims.set(browserContextId, resolve));
+    const created = this.conn.send('Target.createTarget', { url, browserContextId });
+    created.catch(() => undefined);
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new PerfError({ code: 'timeout', kind: 'environment', message: `the new page for ${url} was not attached within ${timeoutMs} ms` })), timeoutMs);
     });
-    return this.attach(targetId, browserContextId);
+    const info = await Promise.race([attached, created.then(() => attached), late]).finally(() => clearTimeout(timer));
+    return { info, created };
   }
 
   /** An empty browser context, for openPage (creating one ahead keeps it off a restart's path). */
@@ -144,13 +175,7 @@ export class Browser {
     const stop = new AbortController();
     let offCommit: (() => void) | undefined;
     try {
-      const attached = new Promise<EventParams<'Target.attachedToTarget'>>((resolve) => this.claims.set(browserContextId, resolve));
-      const created = this.conn.send('Target.createTarget', { url: opts.url, browserContextId });
-      let timer: NodeJS.Timeout | undefined;
-      const late = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new PerfError({ code: 'timeout', kind: 'environment', message: `the new page for ${opts.url} was not attached within ${timeoutMs} ms` })), timeoutMs);
-      });
-      const info = await Promise.race([attached, created.then(() => attached), late]).finally(() => clearTimeout(timer));
+      const { info, created } = await this.createClaimed(opts.url, browserContextId, timeoutMs);
       page = new Page(this, info.targetInfo.targetId, info.sessionId, browserContextId);
       const p = page;
       // Chrome does not really hold a page target created paused: once its renderer is up, the
