@@ -8,6 +8,8 @@ import { loadScenario } from '../src/scenario/load.js';
 import { scenarioSchema } from '../src/scenario/schema.js';
 import { PerfError } from '../src/errors.js';
 import { ROOT } from './helpers.js';
+import { Ajv } from 'ajv';
+import { parse as parseYaml } from 'yaml';
 
 const dir = mkdtempSync(join(tmpdir(), 'rehearse-scenario-'));
 let n = 0;
@@ -212,6 +214,23 @@ test('a step item with two keys says to split it', () => {
 test('thresholds parse "10%" and per-metric overrides', () => {
   const sc = loadScenario(write('app: { serve: ./app }\nsteps:\n  - tap: x\nthresholds: { warn: 5%, error: "30 %", metrics: { "frames.overBudget": { error: 5% } } }\n'), { cwd: dir });
   assert.deepEqual(sc.thresholds, { warnPct: 5, errorPct: 30, metrics: { 'frames.overBudget': { errorPct: 5 } } });
+});
+
+test('scenario.schema.json: under 100 KB, each shared piece defined once, the examples valid, and an unknown argument reported at its step by an editor\'s validator', () => {
+  const text = readFileSync(join(ROOT, 'scenario.schema.json'), 'utf8');
+  assert.ok(text.length < 100 * 1024, `${text.length} bytes`);
+  const schema = JSON.parse(text) as { definitions: Record<string, unknown> };
+  // A $ref only where a schema goes: never as the value of a map keyword such as properties.
+  assert.doesNotMatch(text, /"(properties|definitions|patternProperties)": \{\s*"\$ref"/);
+  assert.ok(schema.definitions.target && schema.definitions.step);
+  const validate = new Ajv({ strict: false }).compile(schema);
+  for (const f of readdirSync(join(ROOT, 'scenarios')).filter((n) => n.endsWith('.yaml'))) {
+    assert.equal(validate(parseYaml(readFileSync(join(ROOT, 'scenarios', f), 'utf8'))), true, `${f}: ${JSON.stringify(validate.errors?.[0])}`);
+  }
+  assert.equal(validate({ app: { serve: './app' }, steps: ['snap', { tap: 'Go' }, { tap: { target: { text: 'x' }, bogus: 1 } }] }), false);
+  const first = validate.errors![0]!;
+  assert.equal(first.instancePath, '/steps/2/tap');
+  assert.deepEqual(first.params, { additionalProperty: 'bogus' });
 });
 
 test('scenario.schema.json at the repo root is in sync with the step registry', () => {

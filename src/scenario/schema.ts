@@ -106,30 +106,99 @@ function overridableProperties(stepList: JsonSchema): Record<string, JsonSchema>
 }
 
 /**
- * `forEditors`: every step spelled out (anyOf of one-key objects) for completion and hover. The
- * loader uses the loose form and checks each step itself, for errors that name the step.
+ * One step for editors: a string names a step without arguments; an object has exactly one key, the
+ * step, whose value is its arguments. Written as if/then/else over one object of all the steps
+ * (not anyOf of one-key objects), so a validator reports the error of the branch that applies, e.g.
+ * "unknown argument bogus" at /steps/0/tap, instead of one error per step it is not.
+ */
+function editorStep(): JsonSchema {
+  return {
+    description: 'A step: `- <name>: <args>` or `- <name>`.',
+    if: { type: 'string' },
+    then: { enum: STEPS.map((s) => s.name), description: 'A step with no arguments.' },
+    else: {
+      type: 'object',
+      minProperties: 1,
+      maxProperties: 1,
+      properties: Object.fromEntries(
+        STEPS.map((def) => {
+          const args = { ...stepArgsSchema(def), description: def.description };
+          // Arguments first: their errors are the useful ones when neither form matches.
+          return [def.name, def.shorthand ? { anyOf: [args, { type: 'string', description: 'Shorthand: the target text.' }], description: def.description } : args];
+        }),
+      ),
+      additionalProperties: false,
+    },
+  };
+}
+
+// 100 bytes: smaller copies save little once a $ref and a definition name are paid for (64 saved 0.5 KB more).
+const MIN_HOISTED_BYTES = 100;
+/** Keywords whose value is a map of name → schema (the map itself is not a schema). */
+const SCHEMA_MAPS = new Set(['properties', 'definitions', 'patternProperties']);
+/** Keywords whose value is a schema, or (items, anyOf…) a list of schemas. */
+const SCHEMA_VALUES = new Set(['items', 'additionalProperties', 'additionalItems', 'not', 'if', 'then', 'else', 'contains', 'propertyNames', 'anyOf', 'oneOf', 'allOf']);
+
+/**
+ * Rebuild a schema, calling `fn` on every sub-schema (never on the root, a map such as `properties`,
+ * or a keyword's plain value such as `enum`): `fn` returns a replacement or undefined to descend.
+ */
+function mapSubschemas(schema: unknown, fn: (sub: Record<string, unknown>, name: string) => unknown): unknown {
+  const sub = (node: unknown, name: string): unknown => {
+    if (node === null || typeof node !== 'object' || Array.isArray(node)) return node;
+    return fn(node as Record<string, unknown>, name) ?? inner(node as Record<string, unknown>, name);
+  };
+  const inner = (node: Record<string, unknown>, name: string): unknown =>
+    Object.fromEntries(
+      Object.entries(node).map(([k, v]) => {
+        if (SCHEMA_MAPS.has(k) && v && typeof v === 'object') return [k, Object.fromEntries(Object.entries(v).map(([n, s]) => [n, sub(s, n)]))];
+        if (SCHEMA_VALUES.has(k)) return [k, Array.isArray(v) ? v.map((s) => sub(s, name)) : sub(v, name)];
+        return [k, v];
+      }),
+    );
+  return inner(schema as Record<string, unknown>, 'root');
+}
+
+/**
+ * Define every repeated sub-schema once: the one whose copies cost the most bytes becomes
+ * `definitions.<name>` (named after the property it describes) and each copy a $ref, until nothing
+ * of any size repeats. The step arguments share the target, `within` and common fields this way.
+ */
+export function hoistRepeats(root: JsonSchema): JsonSchema {
+  let tree = root as Record<string, unknown>;
+  for (;;) {
+    const seen = new Map<string, { count: number; name: string }>();
+    mapSubschemas(tree, (node, name) => {
+      const text = JSON.stringify(node);
+      if (text.length < MIN_HOISTED_BYTES) return undefined;
+      const entry = seen.get(text);
+      if (entry) entry.count++;
+      else seen.set(text, { count: 1, name });
+      return undefined;
+    });
+    let best: [string, { count: number; name: string }] | undefined;
+    for (const e of seen) if (e[1].count > 1 && (!best || e[0].length * (e[1].count - 1) > best[0].length * (best[1].count - 1))) best = e;
+    if (!best) return tree as JsonSchema;
+    const [text, { name: wanted }] = best;
+    const definitions = { ...((tree.definitions as Record<string, unknown> | undefined) ?? {}) };
+    let name = /^[A-Za-z_][A-Za-z0-9_]*$/.test(wanted) ? wanted : 'shared';
+    for (let i = 2; name in definitions; i++) name = `${wanted}${i}`;
+    const ref = { $ref: `#/definitions/${name}` };
+    tree = mapSubschemas(tree, (node) => (JSON.stringify(node) === text ? ref : undefined)) as Record<string, unknown>;
+    tree.definitions = { ...(tree.definitions as Record<string, unknown>), [name]: JSON.parse(text) as unknown };
+  }
+}
+
+/**
+ * `forEditors`: every step spelled out (its arguments checked) for completion, hover and errors in
+ * an editor, each shared piece defined once. The loader uses the loose form and checks each step
+ * itself, for errors that name the step.
  */
 export function scenarioSchema(opts: { forEditors: boolean } = { forEditors: true }): JsonSchema {
-  const stepItem: JsonSchema = opts.forEditors
-    ? {
-        anyOf: [
-          { type: 'string', enum: STEPS.map((s) => s.name), description: 'A step with no arguments.' },
-          ...STEPS.map((def) => {
-            const args = stepArgsSchema(def);
-            return {
-              type: 'object',
-              description: def.description,
-              properties: { [def.name]: def.shorthand ? { anyOf: [{ type: 'string', description: 'Shorthand: the target text.' }, args] } : args },
-              required: [def.name],
-              additionalProperties: false,
-            } as JsonSchema;
-          }),
-        ],
-      }
-    : { type: ['object', 'string'], description: 'A step: `- <name>: <args>` or `- <name>`.' };
+  const stepItem: JsonSchema = opts.forEditors ? { $ref: '#/definitions/step' } : { type: ['object', 'string'], description: 'A step: `- <name>: <args>` or `- <name>`.' };
   const stepList: JsonSchema = { type: 'array', items: stepItem };
   const props = overridableProperties(stepList);
-  return {
+  const schema: JsonSchema = {
     $schema: 'http://json-schema.org/draft-07/schema#',
     $id: 'https://rehearse.dev/scenario.schema.json',
     title: 'rehearse scenario',
@@ -146,5 +215,7 @@ export function scenarioSchema(opts: { forEditors: boolean } = { forEditors: tru
     },
     required: ['app', 'steps'],
     additionalProperties: false,
+    ...(opts.forEditors ? { definitions: { step: editorStep() } } : {}),
   };
+  return opts.forEditors ? hoistRepeats(schema) : schema;
 }
