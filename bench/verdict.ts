@@ -23,7 +23,7 @@ import type { RunsComparison } from '../src/perf/compare-runs.js';
 import { printTable, type Row } from './common.js';
 
 const LIST = fileURLToPath(new URL('../../scenarios/list-scroll.yaml', import.meta.url));
-// The fixed design a user needs for a trustworthy answer without sequential sampling (the "with 10 repeats it is caught").
+// The fixed design a user needs for a trustworthy answer without sequential sampling ("with 10 repeats it is caught").
 const FIXED_REPEAT = 10;
 const out = mkdtempSync(join(tmpdir(), 'rehearse-bench-verdict-'));
 

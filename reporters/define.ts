@@ -7,7 +7,7 @@
  * CLI, which is what keeps every reporter testable on hand-made objects without a browser.
  */
 import type { CompareResult } from '../src/perf/compare.js';
-import type { RunFile } from '../src/runner/run-file.js';
+import type { RunFile } from '../src/perf/run-file.js';
 
 /**
  * What a compare renders. The core's CompareResult plus the optional fields the compare command adds

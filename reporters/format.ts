@@ -4,7 +4,7 @@
  */
 import type { CompareResult, CompareRow, RowVerdict, Severity } from '../src/perf/compare.js';
 import type { CompareReport } from './define.js';
-import type { RepeatRecord, RunFile } from '../src/runner/run-file.js';
+import type { RepeatRecord, RunFile } from '../src/perf/run-file.js';
 import { resolveMetric, sortMetricNames } from '../src/perf/metrics.js';
 
 // ─── metric order ───────────────────────────────────────────────────────────────────────────────────

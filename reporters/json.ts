@@ -3,7 +3,7 @@
  * budgets and environment a dashboard ingests, without the per-repeat reports that make run files
  * large. The full run file stays beside it for anyone who needs the repeats.
  */
-import type { RunFile } from '../src/runner/run-file.js';
+import type { RunFile } from '../src/perf/run-file.js';
 import { defineReporter } from './define.js';
 import type { CompareReport } from './define.js';
 

@@ -10,7 +10,7 @@
  * <system-out> note (CI UIs have no "warn" state, and a warning must not turn the build red).
  */
 import type { CompareRow } from '../src/perf/compare.js';
-import type { RepeatRecord, RunFile } from '../src/runner/run-file.js';
+import type { RepeatRecord, RunFile } from '../src/perf/run-file.js';
 import { defineReporter } from './define.js';
 import type { CompareContext, CompareReport } from './define.js';
 import { budgetValue, countedRepeats, formatCi, formatDelta, formatValue, oneLine, runId, sortMetrics } from './format.js';

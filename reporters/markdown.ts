@@ -8,7 +8,7 @@
 import { appendFileSync } from 'node:fs';
 import { PerfError } from '../src/errors.js';
 import type { CompareRow } from '../src/perf/compare.js';
-import type { RunFile } from '../src/runner/run-file.js';
+import type { RunFile } from '../src/perf/run-file.js';
 import { defineReporter } from './define.js';
 import type { CompareContext, CompareReport } from './define.js';
 import {

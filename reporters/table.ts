@@ -3,7 +3,7 @@
  * by default so CI logs and redirected output carry no escape codes; `{ color: true }` for a TTY.
  */
 import Table from 'cli-table3';
-import type { RunFile } from '../src/runner/run-file.js';
+import type { RunFile } from '../src/perf/run-file.js';
 import { defineReporter } from './define.js';
 import type { CompareContext, CompareReport, RenderOptions } from './define.js';
 import {

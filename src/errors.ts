@@ -29,6 +29,15 @@ export interface PerfErrorInit {
   salvage?: unknown;
 }
 
+/** A PerfError as data (its toJSON): what run files, MCP replies and step results carry. */
+export interface ErrorInfo {
+  kind: string;
+  code: string;
+  message: string;
+  suggestion?: string;
+  candidates?: string[];
+}
+
 export class PerfError extends Error {
   readonly code: string;
   readonly kind: PerfErrorKind;
@@ -46,7 +55,7 @@ export class PerfError extends Error {
     this.salvage = init.salvage;
   }
 
-  toJSON(): { kind: string; code: string; message: string; suggestion?: string; candidates?: string[] } {
+  toJSON(): ErrorInfo {
     return {
       kind: this.kind,
       code: this.code,

@@ -24,7 +24,6 @@ const needs = (...steps: string[]): { skip: string | false } => {
 // A step declared here only to exercise flag parsing; it is never registered or run.
 const probe = defineStep({
   name: 'verb_probe',
-  family: 'read',
   description: 'Test-only step.',
   args: {
     type: 'object',

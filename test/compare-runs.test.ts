@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { compareExitCode, compareRuns, metricSamples, MAX_RUN_FILE_BYTES, readRunFile, tooDeepAt, type RunsComparison } from '../src/perf/compare-runs.js';
-import type { RepeatMode, RepeatRecord, RunFile } from '../src/runner/run-file.js';
+import type { RepeatMode, RepeatRecord, RunFile } from '../src/perf/run-file.js';
 import { abbaOrder, againstLabels } from '../src/runner/against.js';
 import { isPerfError } from '../src/errors.js';
 import { ROOT } from './helpers.js';

@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import type { RunFile } from '../src/runner/run-file.js';
+import type { RunFile } from '../src/perf/run-file.js';
 import { gateExitCode, renderGateJunit, type GateEntry } from '../src/cli/gate.js';
 import { PerfError } from '../src/errors.js';
 import { analyseSelftest, detectableShift, minOneSidedP } from '../src/cli/selftest.js';

@@ -9,7 +9,7 @@ import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { checkMetricName, defaultPrimaryMetrics, MAX_PRIMARY, METRICS, metricsMarkdown, resolveMetric, sortMetricNames } from '../src/perf/metrics.js';
-import type { RunFile } from '../src/runner/run-file.js';
+import type { RunFile } from '../src/perf/run-file.js';
 import { PerfError } from '../src/errors.js';
 import { ROOT } from './helpers.js';
 

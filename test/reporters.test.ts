@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { compareMetrics, DEFAULT_THRESHOLDS } from '../src/perf/compare.js';
 import type { CompareResult, MetricSamples } from '../src/perf/compare.js';
 import { summarize } from '../src/perf/stats.js';
-import type { RepeatRecord, RunFile } from '../src/runner/run-file.js';
+import type { RepeatRecord, RunFile } from '../src/perf/run-file.js';
 import { isPerfError } from '../src/errors.js';
 import { appendToGithubStepSummary, getReporter, REPORTERS, reportPathFor } from '../reporters/index.js';
 import { jsonReporter } from '../reporters/json.js';

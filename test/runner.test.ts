@@ -9,7 +9,7 @@ import { loadScenario } from '../src/scenario/load.js';
 import { runScenario } from '../src/runner/run.js';
 import { launchChrome } from '../src/session/chrome.js';
 import { writeJsonAtomic } from '../src/session/state.js';
-import type { RunFile } from '../src/runner/run-file.js';
+import type { RunFile } from '../src/perf/run-file.js';
 import { FIXTURES_DIR, ROOT } from './helpers.js';
 
 const work = mkdtempSync(join(tmpdir(), 'rehearse-runner-'));

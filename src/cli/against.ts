@@ -6,14 +6,14 @@ import { relative } from 'node:path';
 import { compareExitCode, type RunsComparison } from '../perf/compare-runs.js';
 import { againstLabels, type AgainstProgress, type AgainstResult } from '../runner/against.js';
 import { againstToDecision } from '../runner/sequential.js';
-import type { RunFile } from '../runner/run-file.js';
+import type { RunFile } from '../perf/run-file.js';
 import { loadScenario, type Scenario } from '../scenario/load.js';
 import type { RestartMode } from '../session/browser-session.js';
 import { appendToGithubStepSummary } from '../../reporters/index.js';
 import type { FlagValues } from './args.js';
 import { info, printJson } from './command.js';
 import { noteInconclusive, renderComparison } from './compare.js';
-import { describeRepeat, interruptible, lookPrinter, runOverrides, sequentialFlags, type SequentialFlags } from './run.js';
+import { describeRepeat, interruptible, lookPrinter, runOverrides, sequentialFlags, type SequentialFlags } from './run-options.js';
 
 export interface AgainstFlags {
   variant?: string;

@@ -2,7 +2,7 @@
 import { relative } from 'node:path';
 import { PerfError } from '../errors.js';
 import { compareExitCode, compareRunFiles, type RunsComparison } from '../perf/compare-runs.js';
-import type { RunFile } from '../runner/run-file.js';
+import type { RunFile } from '../perf/run-file.js';
 import { appendToGithubStepSummary, getReporter } from '../../reporters/index.js';
 import { defineCommand, info, JSON_FLAG, printJson } from './command.js';
 

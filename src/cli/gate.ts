@@ -11,7 +11,7 @@ import { dirname, join, relative } from 'node:path';
 import { exitCodeOf, isPerfError, PerfError, type PerfErrorKind } from '../errors.js';
 import { compareRuns, readRunFile, type RunsComparison } from '../perf/compare-runs.js';
 import type { CompareRow } from '../perf/compare.js';
-import type { RunFile } from '../runner/run-file.js';
+import type { RunFile } from '../perf/run-file.js';
 import { loadScenario, type Scenario } from '../scenario/load.js';
 import { writeJsonAtomic } from '../session/state.js';
 import { appendToGithubStepSummary, getReporter } from '../../reporters/index.js';
@@ -21,7 +21,7 @@ import { mdCode, mdText } from '../../reporters/markdown.js';
 import type { FlagValues } from './args.js';
 import { ALLOW_OUTSIDE_FLAG, defineCommand, info, JSON_FLAG, printJson } from './command.js';
 import { noteInconclusive, renderComparison } from './compare.js';
-import { interruptible, lookPrinter, parseVars, progressPrinter, SEQUENTIAL_FLAGS, sequentialFlags } from './run.js';
+import { interruptible, lookPrinter, parseVars, progressPrinter, SEQUENTIAL_FLAGS, sequentialFlags } from './run-options.js';
 import { runToDecision } from '../runner/sequential.js';
 import { compareExitCode } from '../perf/compare-runs.js';
 

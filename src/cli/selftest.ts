@@ -13,11 +13,11 @@ import { MAD_NORMAL_CONSISTENCY, mad, median, normalQuantile, stddev } from '../
 import { loadScenario } from '../scenario/load.js';
 import { againstProgressPrinter } from './against.js';
 import { ALLOW_OUTSIDE_FLAG, defineCommand, info, JSON_FLAG, printJson } from './command.js';
-import { parseVars } from './run.js';
+import { parseVars } from './run-options.js';
 import { runAgainst } from '../runner/against.js';
 import { onShutdown } from '../session/processes.js';
 
-/** Power the detectable shift is computed for: the issue's bar (a +25 % shift caught ≥ 95 % of the time). */
+/** Power the detectable shift is computed for: a gate worth trusting catches a +25 % shift ≥ 95 % of the time. */
 const POWER = 0.95;
 /** Asymptotic relative efficiency of Mann–Whitney vs the t-test on normal data, 3/π (Hodges & Lehmann 1956). */
 const MW_EFFICIENCY = 3 / Math.PI;

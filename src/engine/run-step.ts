@@ -2,19 +2,14 @@
  * runStep(): the ONE place a step is validated, executed, timed and turned into a result. The
  * runner, the MCP server and the CLI verbs all call it.
  */
-import { PerfError, isPerfError } from '../errors.js';
+import { recordStepSpan } from '../perf/state.js';
+import { PerfError, isPerfError, type ErrorInfo } from '../errors.js';
 import { TargetClosedError, type Page } from '../drivers/cdp/browser.js';
 import type { Effect, StepDefinition, StepHost, StepOutput } from '../steps/define.js';
 import { getStep, stepArgsSchema } from '../steps/registry.js';
 import { bestErrors, compile, describeAjvError } from './validate.js';
 
-export interface StepErrorInfo {
-  kind: string;
-  code: string;
-  message: string;
-  suggestion?: string;
-  candidates?: string[];
-}
+export type StepErrorInfo = ErrorInfo;
 
 interface StepResultBase {
   step: string;
@@ -114,23 +109,6 @@ export async function runStep(host: StepHost, name: string, raw: unknown, opts: 
     recordStepSpan(host, { step: name, label, startedAt, durationMs, status: optional ? 'skipped' : 'failed' });
     return { step: name, label, durationMs, startedAt, status: optional ? 'skipped' : 'failed', error };
   }
-}
-
-/** Where runStep records each step's span while a perf session is open (perf_begin creates the list). */
-export const STEP_SPANS_KEY = 'perf.stepSpans';
-export interface StepSpan {
-  step: string;
-  label: string;
-  /** ms since the epoch. */
-  startedAt: number;
-  durationMs: number;
-  status: StepResult['status'];
-}
-
-/** perf_end turns these into steps.<label>.ms and attributes interactions to the step that caused them. */
-function recordStepSpan(host: StepHost, span: StepSpan): void {
-  const spans = host.state.get(STEP_SPANS_KEY);
-  if (Array.isArray(spans) && !span.step.startsWith('perf_')) spans.push(span);
 }
 
 async function withTimeout<T>(name: string, timeoutMs: number, outer: AbortSignal | undefined, fn: (signal: AbortSignal) => Promise<T>): Promise<T> {

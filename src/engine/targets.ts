@@ -280,16 +280,6 @@ export async function gateElement(ctx: StepContext, el: { ref: string }, opts: A
   }
 }
 
-/**
- * Scroll into view, then: visible, stable (same box across two animation frames), enabled, editable
- * (if asked), and a hit test at the element's LIVE centre reaching it or a descendant. Returns that
- * point (top-level viewport CSS px). Failure: PerfError `not_actionable` naming the check.
- */
-export async function ensureActionable(ctx: StepContext, el: ResolvedElement, opts: ActionabilityOptions): Promise<{ x: number; y: number }> {
-  const g = await gateElement(ctx, el, opts);
-  return { x: g.x, y: g.y };
-}
-
 /** The page produced no animation frames within 100 ms: try to bring it to front, else warn. */
 export async function noFramesWarning(ctx: StepContext): Promise<void> {
   const tried = await bringToFront(ctx);

@@ -13,7 +13,7 @@ import type { StepHost } from '../steps/define.js';
 import { getStep } from '../steps/registry.js';
 import { isToolAllowed, type McpConfig } from './config.js';
 import { errorReply, type ToolReply } from './format.js';
-import type { ToolCallContext, ToolDefinition } from './tool.js';
+import type { FromSchema, JsonSchema } from '../steps/schema-types.js';
 
 /** The session functions the server uses (src/session/manager.ts); tests may pass their own. */
 export type SessionManager = Pick<
@@ -223,4 +223,33 @@ function noApp(cause: unknown): PerfError {
     suggestion: 'app_start {"serve": "./dist"} serves a folder, {"url": "http://127.0.0.1:5173"} opens a running app; or run `perf start` in a terminal',
     cause,
   });
+}
+
+/**
+ * An MCP tool declared as one literal: name, description, JSON Schema of its arguments (sent verbatim
+ * as inputSchema and checked by ajv before `run`), and whether it only reads. Declared beside the
+ * core that runs it, so neither module imports the other.
+ */
+export interface ToolDefinition<S extends JsonSchema = JsonSchema> {
+  /** snake_case, unique across steps and lifecycle tools. */
+  name: string;
+  description: string;
+  inputSchema: S;
+  /** MCP readOnlyHint: true when the tool does not change the app or the page. */
+  readOnly: boolean;
+  /** Called with arguments already validated against inputSchema. Never throws to the caller: the core turns a throw into an error reply. */
+  run(core: McpCore, args: FromSchema<S>, ctx: ToolCallContext): Promise<ToolReply>;
+}
+
+/** What a long-running tool (perf_run) may use of the request: progress notifications and cancellation. */
+export interface ToolCallContext {
+  /** Present when the client sent a progressToken: sends notifications/progress. */
+  progress?: (progress: number, total?: number, message?: string) => void;
+  /** Aborted when the client cancels the request. */
+  signal?: AbortSignal;
+}
+
+/** Identity with a precise type: the schema literal types the `run` arguments. */
+export function defineTool<const S extends JsonSchema>(def: ToolDefinition<S>): ToolDefinition<S> {
+  return def;
 }

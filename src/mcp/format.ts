@@ -15,7 +15,7 @@ export type ToolReply =
   | { kind: 'ok'; json: Record<string, unknown>; images: ReplyImage[] }
   | { kind: 'error'; error: StepErrorInfo & Record<string, unknown>; images: ReplyImage[] };
 
-// 1 MiB: the response cap; large enough for a full screenshot, small enough for an agent.
+// 1 MiB: the response cap; large enough for a full screenshot, small enough for an agent.
 export const MAX_RESPONSE_BYTES = 1024 * 1024;
 
 export function okReply(json: Record<string, unknown>, images: ReplyImage[] = []): ToolReply {

@@ -5,8 +5,7 @@
 import path from 'node:path';
 import { PerfError } from '../errors.js';
 import { okReply } from './format.js';
-import { defineTool, type ToolDefinition } from './tool.js';
-import type { SessionStateOf } from './core.js';
+import { defineTool, type SessionStateOf, type ToolDefinition } from './core.js';
 
 function summary(state: SessionStateOf): Record<string, unknown> {
   return {

@@ -11,11 +11,11 @@ import type { CompareRow } from '../perf/compare.js';
 import { againstLabels, type AgainstProgress } from '../runner/against.js';
 import { againstToDecision, type LookEvent } from '../runner/sequential.js';
 import { runScenario, type ProgressEvent } from '../runner/run.js';
-import type { RunFile } from '../runner/run-file.js';
+import type { RunFile } from '../perf/run-file.js';
 import { loadScenario } from '../scenario/load.js';
 import { METRICS } from '../perf/metrics.js';
 import { okReply } from './format.js';
-import { defineTool, type ToolCallContext, type ToolDefinition } from './tool.js';
+import { defineTool, type ToolCallContext, type ToolDefinition } from './core.js';
 
 const LABEL_RE = /^[a-z0-9_-]+$/;
 

@@ -9,7 +9,7 @@ import { STEPS, stepArgsSchema } from '../steps/registry.js';
 import { okReply, stepReply, stepResultJson, type ReplyImage } from './format.js';
 import { LIFECYCLE_TOOLS } from './lifecycle.js';
 import { PERF_TOOLS } from './perf-tools.js';
-import { defineTool, type ToolDefinition } from './tool.js';
+import { defineTool, type ToolDefinition } from './core.js';
 
 /** The tool for one step: its inputSchema is the step's complete argument schema. */
 export function stepTool(def: StepDefinition<any>): ToolDefinition<any> {

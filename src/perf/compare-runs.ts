@@ -21,7 +21,7 @@
  */
 import { readFileSync, statSync } from 'node:fs';
 import { PerfError } from '../errors.js';
-import type { RepeatRecord, RunFile, SequentialRecord } from '../runner/run-file.js';
+import type { RepeatRecord, RunFile, SequentialRecord } from './run-file.js';
 import { compareMetrics, DEFAULT_ALPHA, DEFAULT_SPENDING, type CompareOptions, type CompareResult, type Direction, type MetricRole, type MetricSamples, type Thresholds } from './compare.js';
 import { defaultPrimaryMetrics, floorOf, isTimingMetric, MIN_PAINTED_FOR_PER_FRAME, PER_FRAME_SUFFIX, resolveMetric, framesPainted, type ResolvedMetric } from './metrics.js';
 import { median } from './stats.js';
@@ -357,7 +357,7 @@ export function metricSamples(
       note = why;
     } else if (role === 'primary' && !perFrameOk && r.def.kind === 'count' && r.def.hostDependent && r.def.perFrame) {
       // Frames over budget or dropped in a window of a few painted frames are a handful of integers set
-      // by the machine's frame pacing (the 1/7 → 1/6): too coarse to fail a gate on, so judged as
+      // by the machine's frame pacing (1/7 → 1/6 seen here): too coarse to fail a gate on, so judged as
       // secondary. Measured here: 5–7 painted frames per list scroll, over-budget counts moving 0–3 in an A/A.
       notJudged.push({ metric, why: frameCountWhy });
       role = 'secondary';

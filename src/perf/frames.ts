@@ -40,7 +40,7 @@ export interface FrameStats {
   slots: number;
 }
 
-// 60 Hz: the budget the issue and DESIGN.md name (16.7 ms).
+// 60 Hz: the frame budget DESIGN.md names (16.7 ms).
 export const FRAME_BUDGET_MS = 16.7;
 // Tolerance for timer jitter: a 17.0 ms interval on a 60 Hz display is an on-time frame, not over budget.
 const BUDGET_JITTER_MS = 0.6;

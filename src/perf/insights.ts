@@ -6,7 +6,7 @@
  */
 import { FRAME_BUDGET_MS, type FrameRecord } from './frames.js';
 import { isPageWork, locationOf, round, type ProfileData } from './profile.js';
-import { rankLoafScripts, type Analysis } from './report.js';
+import { rankLoafScripts, type Analysis } from './analysis.js';
 import type { LayoutSpan } from './trace-layouts.js';
 
 export type Severity = 'error' | 'warn' | 'info';
@@ -45,7 +45,7 @@ export function defineInsight(rule: InsightRule): InsightRule {
   return rule;
 }
 
-// The bound: at most 6 insights per report.
+// At most 6 insights per report: more is a list an agent or a reviewer stops reading.
 export const MAX_INSIGHTS = 6;
 // Rows per insight detail: enough to see a pattern, small enough for an agent's context.
 const DETAIL_ROWS = 10;
@@ -155,7 +155,7 @@ export const framesDropped = defineInsight({
   },
 });
 
-// The rule: one function holding 30% of self time is a single place to fix.
+// One function holding 30% of self time is a single place to fix.
 const BLOCK_SHARE = 0.3;
 // ...and at least 1 ms per painted frame, so a function dominating an idle session does not fire.
 const BLOCK_MS_PER_FRAME = 1;

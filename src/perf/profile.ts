@@ -33,7 +33,7 @@ export interface ProfileData {
   busyMs: number;
 }
 
-/** A ranked block of the report (DESIGN-level shape named in the issue). */
+/** A ranked block of the report (the shape DESIGN.md gives under "perf_end"). */
 export interface Block {
   name: string;
   /** "url:line" (url shortened to its path), or the VM bucket name. */

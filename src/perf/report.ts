@@ -3,38 +3,14 @@
  * flat metrics, coverage, env, summary, counters, interactions, ranked insights, `omitted`.
  */
 import { PERF_PROBE_URL, type ProbeMessage } from '../drivers/cdp/perf-page.js';
-import type { StepSpan } from '../engine/run-step.js';
 import { quantile } from './stats.js';
 import { FRAME_BUDGET_MS, framesFromRaf, framesFromTrace, type FrameRecord, type FrameStats } from './frames.js';
 import { blocksByCount, blocksBySelf, readProfile, round, type Block, type ProfileData } from './profile.js';
 import { BEGIN_MARK, END_MARK, counterDeltas, type PerfMode, type RawSession, type SessionEnv, type SourceName } from './session.js';
-import { layoutsFromTrace, phasesFromTrace, type TraceLayouts } from './trace-layouts.js';
+import { layoutsFromTrace, phasesFromTrace } from './trace-layouts.js';
 import { runInsights, type Insight, type InsightDetail } from './insights.js';
 import * as M from './metrics.js';
-
-export type Coverage = Record<string, 'read' | 'missing'>;
-
-export interface Interaction {
-  id: number;
-  /** The event type of the interaction's longest entry (pointerup, click, keydown…). */
-  type: string;
-  target: string;
-  /** The step that caused it (by time), or null when it fell outside every step. */
-  step: string | null;
-  /** ms since the session began. */
-  atMs: number;
-  latencyMs: number;
-  inputDelayMs: number;
-  processingMs: number;
-  presentationMs: number;
-}
-
-export interface LongFrame {
-  atMs: number;
-  durationMs: number;
-  blockingMs: number;
-  scripts: { sourceURL: string; function: string; invoker: string; durationMs: number; forcedLayoutMs: number }[];
-}
+import { rankLoafScripts, type Analysis, type Coverage, type Interaction, type LongFrame, type StepSpan } from './analysis.js';
 
 export interface PerfReport {
   sessionToken: string;
@@ -54,27 +30,9 @@ export interface PerfReport {
   warnings?: string[];
 }
 
-/** Everything the insight rules read. Times are epoch ms unless named otherwise. */
-export interface Analysis {
-  raw: RawSession;
-  metrics: Record<string, number>;
-  frames: FrameStats | undefined;
-  /** Painted frames, ≥ 1 (the divisor of every perFrame metric). */
-  painted: number;
-  interactions: Interaction[];
-  longFrames: LongFrame[];
-  profile: ProfileData | undefined;
-  blocksBySelf: Block[];
-  layouts: TraceLayouts | undefined;
-  coverage: Coverage;
-  missingReasons: Partial<Record<SourceName, string>>;
-  /** Index of the frame containing epoch time `at`, or -1. */
-  frameOf(at: number): number;
-}
-
-// The issue's bound on a report, so an agent's context and a run file stay small.
+// 6 KB per report, so an agent's context and a run file stay small.
 export const REPORT_MAX_BYTES = 6 * 1024;
-// Ranked list lengths before the size bound trims further: the issue's "top 10" for blocks.
+// Ranked list lengths before the size bound trims further: a top 10 of blocks is what a reader scans.
 const TOP_BLOCKS = 10;
 const TOP_INTERACTIONS = 10;
 const TOP_WORST_FRAMES = 5;
@@ -435,40 +393,6 @@ function loafsOf(messages: readonly ProbeMessage[], startedAt: number): LongFram
     });
   }
   return out;
-}
-
-export interface LoafScriptRank {
-  function: string;
-  url: string;
-  invoker: string;
-  count: number;
-  durationMs: number;
-  forcedLayoutMs: number;
-}
-
-/** LoAF scripts summed by (function, source): what ran in the long frames. */
-export function rankLoafScripts(longFrames: readonly LongFrame[]): LoafScriptRank[] {
-  const m = new Map<string, LoafScriptRank>();
-  for (const lf of longFrames) {
-    for (const s of lf.scripts) {
-      const key = `${s.function}\u0000${s.sourceURL}`;
-      const r = m.get(key) ?? { function: s.function || '(anonymous)', url: shortUrl(s.sourceURL), invoker: s.invoker, count: 0, durationMs: 0, forcedLayoutMs: 0 };
-      r.count++;
-      r.durationMs = round(r.durationMs + s.durationMs, 1);
-      r.forcedLayoutMs = round(r.forcedLayoutMs + s.forcedLayoutMs, 1);
-      m.set(key, r);
-    }
-  }
-  return [...m.values()].sort((a, b) => b.durationMs - a.durationMs);
-}
-
-export function shortUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    return u.protocol.startsWith('http') ? u.pathname : url;
-  } catch {
-    return url;
-  }
 }
 
 /**

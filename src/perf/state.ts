@@ -2,15 +2,37 @@
  * Perf session state kept per StepHost (host.state), under keys this module owns: the open session and
  * the last closed one (what perf_insight and perf_trace read).
  */
-import type { StepHost } from '../steps/define.js';
 import { PerfError } from '../errors.js';
 import type { PerfSession } from './session.js';
 import type { TraceResult } from './trace.js';
 import type { PerfReport } from './report.js';
 import type { InsightDetail } from './insights.js';
+import type { StepSpan } from './analysis.js';
+
+/** What of a step host this module uses: its per-host state (the steps' StepHost is one). */
+type StepHost = { state: Map<string, unknown> };
 
 const OPEN_KEY = 'perf.session';
 const LAST_KEY = 'perf.lastSession';
+const SPANS_KEY = 'perf.stepSpans';
+
+/** Start recording step spans (perf_begin). */
+export function beginSpans(host: StepHost): void {
+  host.state.set(SPANS_KEY, []);
+}
+
+/** Stop recording and return what was recorded (perf_end, or a discarded session). */
+export function takeSpans(host: StepHost): StepSpan[] {
+  const spans = (host.state.get(SPANS_KEY) as StepSpan[] | undefined) ?? [];
+  host.state.delete(SPANS_KEY);
+  return spans;
+}
+
+/** Called by runStep after every step; kept only while a session records (the perf_ steps themselves never). */
+export function recordStepSpan(host: StepHost, span: StepSpan): void {
+  const spans = host.state.get(SPANS_KEY) as StepSpan[] | undefined;
+  if (spans && !span.step.startsWith('perf_')) spans.push(span);
+}
 
 /** A closed session: its report, the rows behind its insights, and its trace. */
 export interface ClosedSession {

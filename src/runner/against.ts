@@ -14,7 +14,7 @@ import type { Scenario } from '../scenario/load.js';
 import { startApp, type RunningApp } from '../session/app.js';
 import { BrowserSession, type RestartMode } from '../session/browser-session.js';
 import { writeJsonAtomic } from '../session/state.js';
-import type { RepeatMode, RepeatRecord, RunEnv, RunFile } from './run-file.js';
+import type { RepeatMode, RepeatRecord, RunEnv, RunFile } from '../perf/run-file.js';
 import { appSpec, buildRunFile, checkpoint, describeEnv, fallbackEnv, repeatSchedule, repeatSlots, runFileName, runRepeat } from './run.js';
 import { redactSecrets } from '../scenario/redact.js';
 import { ensureDir } from '../files.js';

@@ -1,7 +1,7 @@
 /** The environment a run was measured in: compare warns when two runs differ here. */
 import { cpus, hostname, loadavg, totalmem } from 'node:os';
 import { readFileSync } from 'node:fs';
-import type { RunEnv } from './run-file.js';
+import type { RunEnv } from '../perf/run-file.js';
 
 export function toolVersion(): string {
   try {

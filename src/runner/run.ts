@@ -21,7 +21,7 @@ import { startApp, type AppSpec, type RunningApp } from '../session/app.js';
 import { BrowserSession, type RestartMode } from '../session/browser-session.js';
 import { writeJsonAtomic } from '../session/state.js';
 import { hostInfo, toolVersion } from './env.js';
-import type { BudgetResult, Metrics, PerfReportRecord, RepeatMode, RepeatRecord, RepeatStepRecord, RunEnv, RunFile } from './run-file.js';
+import type { BudgetResult, Metrics, PerfReportRecord, RepeatMode, RepeatRecord, RepeatStepRecord, RunEnv, RunFile } from '../perf/run-file.js';
 
 export interface RunOptions {
   label: string;

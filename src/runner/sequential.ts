@@ -12,7 +12,7 @@ import { DEFAULT_ALPHA, DEFAULT_SPENDING } from '../perf/compare.js';
 import type { Scenario } from '../scenario/load.js';
 import { writeJsonAtomic } from '../session/state.js';
 import { runAgainst, type AgainstOptions, type AgainstResult } from './against.js';
-import type { RunFile, SequentialRecord } from './run-file.js';
+import type { RunFile, SequentialRecord } from '../perf/run-file.js';
 import { repeatSlots, runScenario, type RunOptions } from './run.js';
 
 /** One look adds one round: two repeats per growing arm (A B B A in an interleaved compare), so drift cancels within it. */

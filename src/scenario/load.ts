@@ -4,7 +4,7 @@
  */
 import { readFileSync, statSync } from 'node:fs';
 import { basename, dirname, extname, relative, resolve } from 'node:path';
-import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, visit, type Document, type Node as YamlNode } from 'yaml';
+import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, visit, type Document } from 'yaml';
 import { closest, isPerfError, PerfError } from '../errors.js';
 import { checkServeFolder } from '../files.js';
 import { prepareArgs } from '../engine/run-step.js';

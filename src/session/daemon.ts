@@ -9,7 +9,6 @@ import { join, resolve } from 'node:path';
 import { installPageScripts } from '../drivers/cdp/inject.js';
 import { Browser } from '../drivers/cdp/browser.js';
 import { isPerfError } from '../errors.js';
-import '../steps/registry.js';
 import { startApp, type AppSpec, type RunningApp } from './app.js';
 import { launchChrome, type ChromeProcess } from './chrome.js';
 import { installSignalHandlers, onShutdown, watchdogPid } from './processes.js';

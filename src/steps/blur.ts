@@ -14,7 +14,6 @@ type BlurResult = { status: 'ok'; hadFocus: boolean; blurred: string | null } | 
 
 export const blur = defineStep({
   name: 'blur',
-  family: 'keyboard',
   description: 'Take focus away from an element (or, without ref/target, from whatever has focus): blur/focusout and, for an edited field, change. Returns hadFocus (whether it had focus) and treeChanged (validation messages often appear on blur). Takes snapshot: full | diff | none (default none).',
   args: ARGS,
   readOnly: false,

@@ -9,7 +9,6 @@ const ARGS = {
 
 export const clear = defineStep({
   name: 'clear',
-  family: 'keyboard',
   description: 'Empty a text field (select all + Delete, input and change events as a user would). The effect reads back the value (text.verified when it is empty). Takes snapshot: full | diff | none (default none).',
   args: ARGS,
   readOnly: false,

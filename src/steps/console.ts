@@ -10,7 +10,6 @@ const DEFAULT_LIMIT = 50;
 
 export const consoleStep = defineStep({
   name: 'console',
-  family: 'read',
   description:
     "The page's console messages since the document loaded, newest first: {level, text, time, url}. Filter by level and since; at most limit (default 50). The page keeps the last 500.",
   args: {

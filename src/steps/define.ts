@@ -7,8 +7,6 @@ import type { FromSchema, JsonSchema } from './schema-types.js';
 
 export type { FromSchema, JsonSchema };
 
-export type StepFamily = 'read' | 'pointer' | 'keyboard' | 'forms' | 'scroll' | 'wait' | 'navigation' | 'overlays' | 'viewport' | 'assert' | 'perf';
-
 /** What a side-effect step read back from the page after the action settled (DESIGN.md "effect"). */
 export interface Effect {
   text?: { verified: boolean; value: string; expected?: string };
@@ -59,7 +57,6 @@ export interface StepContext {
 export interface StepDefinition<S extends JsonSchema = JsonSchema> {
   /** snake_case; identical in YAML, MCP and reports. */
   name: string;
-  family: StepFamily;
   /** The MCP tool description and YAML hover. */
   description: string;
   /** JSON Schema (type: object) of the step's own arguments; common ones are added by the registry. */

@@ -9,7 +9,6 @@ import { readViewportSettled, readViewportUntil, viewportAnswer } from './resize
 
 export const deviceProfile = defineStep({
   name: 'device_profile',
-  family: 'viewport',
   description:
     `Emulate a device preset (${DEVICE_NAMES.join(', ')}): CSS viewport, pixel ratio, mobile, touch and user agent, read back from the page. ` +
     'list returns the presets (no app needed); reset clears all viewport, touch and user-agent emulation.',

@@ -261,7 +261,6 @@ export function dismissAnswer(r: DismissResult, extra: Record<string, unknown> =
 
 export const dismissModals = defineStep({
   name: 'dismiss_modals',
-  family: 'overlays',
   description:
     'Close open modals: <dialog> elements (dialog.close()), and visible aria-modal / role=dialog|alertdialog elements (Escape, then their close/cancel/dismiss/OK button). ' +
     'Verifies afterwards: returns {dismissed: [{role, name, how}], remaining: n}. Cookie banners are out of scope.',

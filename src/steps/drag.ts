@@ -22,7 +22,6 @@ const ARGS = {
 
 export const drag = defineStep({
   name: 'drag',
-  family: 'pointer',
   description:
     'Drag an element: press at its live centre, move in steps (at least 5) to the end, release. The end is another element (toRef / toTarget) or an offset (dx / dy). HTML5 draggable elements get real drag events. Returns treeChanged. Takes snapshot: full | diff | none (default none).',
   args: ARGS,

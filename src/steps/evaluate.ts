@@ -28,7 +28,6 @@ const MAX_VALUE_CHARS = 256 * 1024;
 
 export const evaluate = defineStep({
   name: 'evaluate',
-  family: 'read',
   description:
     'Evaluate one JavaScript expression in the page (top-level await allowed; a returned promise is awaited) and return {value} as JSON. ' +
     'Values that are not JSON (DOM nodes, functions) come back as their type and description. A thrown exception fails the step with evaluate_failed.',

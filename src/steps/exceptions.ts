@@ -10,7 +10,6 @@ const DEFAULT_LIMIT = 20;
 
 export const exceptions = defineStep({
   name: 'exceptions',
-  family: 'read',
   description:
     "The page's uncaught errors and unhandled promise rejections since the document loaded, newest first: {kind, message, stack (first 5 lines), time, url}. since filters by time; clear empties the buffer after reading.",
   args: {

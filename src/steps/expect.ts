@@ -23,7 +23,6 @@ const ASSERTIONS = ['visible', 'hidden', 'text', 'textContains', 'value', 'check
 
 export const expect = defineStep({
   name: 'expect',
-  family: 'assert',
   description:
     'Assert the page state, polling until it holds or timeoutMs (default 5000) passes: visible, hidden, text, textContains, value, checked, count (of ref/target), url. Several assertions in one step must all hold. A failure is an assertion failure (exit 1) showing expected vs actual.',
   args: ARGS,

@@ -14,7 +14,6 @@ const ARGS = {
 
 export const fill = defineStep({
   name: 'fill',
-  family: 'keyboard',
   description: 'Fill a text field: focus, clear, and enter the text as one edit (fast), then fire change. Refuses non-text controls, naming their role (use set_checkbox / select_option). Retries once only if the element was replaced before typing started. The effect reads back the value: text.verified false means the field did not take the text. Takes snapshot: full | diff | none (default none).',
   args: ARGS,
   readOnly: false,

@@ -17,7 +17,6 @@ const DEFAULT_LIMIT = 20;
 
 export const find = defineStep({
   name: 'find',
-  family: 'read',
   description:
     'Find elements by text, contains, label, role (+ name), testId or css, optionally within a container. Returns each match with a q<N> handle that re-runs the query on every use (so it survives re-renders), its role, name, value, bounds and visibility. Zero matches is not an error (count: 0).',
   args: ARGS,

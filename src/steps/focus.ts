@@ -12,7 +12,6 @@ const ARGS = {
 
 export const focus = defineStep({
   name: 'focus',
-  family: 'keyboard',
   description: 'Move keyboard focus to an element (focus/focusin events, no click). Fails when the element cannot take focus. Returns focused (read back) and treeChanged. Takes snapshot: full | diff | none (default none).',
   args: ARGS,
   readOnly: false,

@@ -88,7 +88,6 @@ function collectRoutes(limit: number, textCap: number): Collected {
 
 export const getRoutes = defineStep({
   name: 'get_routes',
-  family: 'read',
   description:
     "List the app's known routes: window.__routes when the app exposes it (each paired with the link that opens it), plus the same-origin links on the page, deduplicated, with their text. Each path can be passed to navigate.",
   args: {

@@ -9,7 +9,6 @@ const ARGS = {
 
 export const hover = defineStep({
   name: 'hover',
-  family: 'pointer',
   description: 'Move the mouse over an element (mouseover/mouseenter/pointermove), e.g. to open a menu or tooltip. Checks visible, stable and not covered (not enabled). Returns treeChanged. Takes snapshot: full | diff | none (default none).',
   args: ARGS,
   readOnly: false,

@@ -8,7 +8,6 @@ import { defineStep } from './define.js';
 
 export const mark = defineStep({
   name: 'mark',
-  family: 'perf',
   description:
     'Place a user-timing mark (performance.mark(name)) in the page; inside a perf session it also appears in the report (summary.marks, ms since perf_begin) and in the trace (blink.user_timing). Returns {name, atMs, sessionToken}.',
   args: {

@@ -66,7 +66,6 @@ export async function settleAfterCommit(page: Page, kind: CommitKind, deadline: 
 
 export const navigateBack = defineStep({
   name: 'navigate_back',
-  family: 'navigation',
   description: 'Go one entry back in the session history (the Back button): a pushState route or a previous page. Returns the url read back after it settled. Fails with no_history at the first entry.',
   args: { type: 'object', properties: {} } as const,
   readOnly: false,

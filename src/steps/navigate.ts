@@ -60,7 +60,6 @@ export function resolveNavigationUrl(input: string, appUrl: string | undefined, 
 
 export const navigate = defineStep({
   name: 'navigate',
-  family: 'navigation',
   description:
     'Open a path of the app ("/form.html", "?page=products", "#section") or an absolute http(s) URL and wait for the load event. ' +
     'Returns navigated, the url read back from location after load, and exactPath (false when a redirect or router changed the path or query).',

@@ -18,7 +18,6 @@ const DEFAULT_LIMIT = 100;
 
 export const observe = defineStep({
   name: 'observe',
-  family: 'read',
   description:
     'List the interactive elements of the page (or of a container) as candidates to act on: q<N> handle (re-resolves on every use), role, label, value, bounds, isEnabled, inViewport, occluded (something covers its centre).',
   args: ARGS,

@@ -2,9 +2,8 @@
  * perf_begin: open a perf session on the page. A begin on an open session replaces it, switching off
  * what the previous one switched on.
  */
-import { STEP_SPANS_KEY } from '../engine/run-step.js';
 import { checkBeginOptions, PerfSession } from '../perf/session.js';
-import { openSession, setOpenSession } from '../perf/state.js';
+import { beginSpans, openSession, setOpenSession, takeSpans } from '../perf/state.js';
 import { defineStep } from './define.js';
 
 // Starting the trace and the profiler can take a second on a loaded 2-core machine.
@@ -12,7 +11,6 @@ const BEGIN_TIMEOUT_MS = 15_000;
 
 export const perfBegin = defineStep({
   name: 'perf_begin',
-  family: 'perf',
   description:
     'Open a perf session on the page: frames (Chromium trace + in-page frame counter), interactions (Event Timing), long animation frames, Performance counters and layout shift; ' +
     'in attribution mode (default) also a sampling CPU profile. Run the steps to measure, then perf_end. A perf_begin while a session is open restarts it. Returns {sessionToken, mode}.',
@@ -39,13 +37,13 @@ export const perfBegin = defineStep({
     const warnings: string[] = [];
     if (previous) {
       setOpenSession(ctx.host, undefined);
-      ctx.host.state.delete(STEP_SPANS_KEY);
+      takeSpans(ctx.host);
       await previous.dispose();
       warnings.push(`session ${previous.token} was still open: it was discarded and a new one started`);
     }
     const session = await PerfSession.begin(ctx.page, opts);
     setOpenSession(ctx.host, session);
-    ctx.host.state.set(STEP_SPANS_KEY, []);
+    beginSpans(ctx.host);
     return {
       data: { sessionToken: session.token, mode, phases: args.phases ?? false, ...(previous ? { replaced: previous.token } : {}) },
       ...(warnings.length ? { warnings } : {}),

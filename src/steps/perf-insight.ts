@@ -9,7 +9,6 @@ import { defineStep } from './define.js';
 
 export const perfInsight = defineStep({
   name: 'perf_insight',
-  family: 'perf',
   description:
     'The rows behind one insight of the last closed perf session (from perf_end): for framesOverBudget the worst frames and the functions that ran in them, for blockSelfMs the frames where the function weighed most, for forcedLayout the functions that forced layouts, for longInteraction each slow interaction broken down into input delay, processing and presentation. Returns {token, id, title, rows, note?}.',
   args: {

@@ -12,7 +12,6 @@ const TRACE_WRITE_TIMEOUT_MS = 30_000;
 
 export const perfTrace = defineStep({
   name: 'perf_trace',
-  family: 'perf',
   description:
     "Write the last closed perf session's Chromium trace as Chrome Trace Event JSON ({traceEvents: [...]}; open it in ui.perfetto.dev or the DevTools Performance panel) to `out`, a path inside the working folder. Refuses to replace an existing file unless overwrite is true. Returns {path, events, bytes, dataLoss, token}; dataLoss true means the trace buffer overflowed and events were lost.",
   args: {

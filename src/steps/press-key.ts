@@ -19,7 +19,6 @@ const ARGS = {
 
 export const pressKey = defineStep({
   name: 'press_key',
-  family: 'keyboard',
   description: 'Press a key (optionally with modifiers held; they are always released, even if delivery fails) on the focused element, or focus ref/target first. Returns what has focus afterwards, its value for a field, and treeChanged. Takes snapshot: full | diff | none (default none).',
   args: ARGS,
   readOnly: false,

@@ -4,7 +4,6 @@ import { NAVIGATION_TIMEOUT_MS, readLocation } from './navigate.js';
 
 export const reload = defineStep({
   name: 'reload',
-  family: 'navigation',
   description: 'Reload the current page and wait for the load event. Returns the url read back after load. In-page state (form input, scroll, console buffer) starts over.',
   args: {
     type: 'object',

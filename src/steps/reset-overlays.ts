@@ -8,7 +8,6 @@ import { dismissAnswer, dismissOpenModals, modalOp, pressEscape, type Dismissed,
 
 export const resetOverlays = defineStep({
   name: 'reset_overlays',
-  family: 'overlays',
   description:
     'Reset transient UI: press Escape once at page level, hide open popovers, close modals like dismiss_modals (dialog.close(), Escape, close/cancel/OK button), then blur the focused element. ' +
     'Returns what it did and how many modals remain open (read back).',

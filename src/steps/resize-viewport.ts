@@ -51,7 +51,6 @@ export function viewportAnswer(want: ViewportSpec, seen: ViewportReadBack): { da
 
 export const resizeViewport = defineStep({
   name: 'resize_viewport',
-  family: 'viewport',
   description:
     'Emulate a viewport: width × height CSS px, device pixel ratio, mobile layout (meta viewport honoured) and touch. ' +
     'Returns the values read back from the page (innerWidth, innerHeight, devicePixelRatio, touch) and verified. device_profile reset undoes it.',

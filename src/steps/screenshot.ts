@@ -42,7 +42,6 @@ export function imageSize(buf: Buffer): { width: number; height: number } | unde
 
 export const screenshot = defineStep({
   name: 'screenshot',
-  family: 'read',
   description:
     'Capture the viewport (default), the full page (fullPage), one element (ref or target) or a rectangle relative to it (rect), as PNG (default) or JPEG. ' +
     'Returns the image plus {width, height, bytes} read from the image; with path, also writes it to a file inside the working folder.',

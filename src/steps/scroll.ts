@@ -28,7 +28,6 @@ const PAGE_FRACTION = 0.8;
 
 export const scroll = defineStep({
   name: 'scroll',
-  family: 'scroll',
   description:
     'Scroll ref/target (or its nearest scrollable ancestor), or without one the first scrollable element of the page (else the document), by direction + pixels or dx / dy, with real mouse-wheel events at the container so scroll handlers and frames run as for a user. Clamped to the scroll range. intoView scrolls an element into view instead. Returns the effect scrollOffset {changed, before, after}. Takes snapshot: full | diff | none (default none).',
   args: ARGS,

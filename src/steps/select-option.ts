@@ -59,7 +59,6 @@ async function ariaOptionsWhenOpen(ctx: StepContext, ref: string): Promise<Extra
 
 export const selectOption = defineStep({
   name: 'select_option',
-  family: 'forms',
   description:
     'Select option(s) in a native <select> (set as a user would, firing input and change) or an ARIA listbox / combobox (opens it and clicks the option). Returns the effect selected {verified, value} read back from the control. Takes snapshot: full | diff | none (default none).',
   args: ARGS,

@@ -21,7 +21,6 @@ type State = { status: 'ok'; role: string; checkable: boolean; checked: CheckedS
 
 export const setCheckbox = defineStep({
   name: 'set_checkbox',
-  family: 'forms',
   description:
     'Make a checkbox, radio, switch (or any aria-checked control) checked or unchecked. Taps only when the state differs, so it is idempotent; returns previousValue, toggled and the effect checked {verified, before, after} read back. A control hidden behind a styled label is toggled through its label. Takes snapshot: full | diff | none (default none).',
   args: ARGS,

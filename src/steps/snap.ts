@@ -16,7 +16,6 @@ const ARGS = {
 
 export const snap = defineStep({
   name: 'snap',
-  family: 'read',
   description:
     'Snapshot of the page as YAML-like text, one line per node: role, "accessible name", states ([checked] [disabled] [expanded] [selected] [focused] [offscreen] [occluded]), [ref=eN] on every element you can act on, typeable: true and value: "…" on fields. Generic wrappers are collapsed; long offscreen lists are summarised. Open shadow roots and same-origin iframes are included. Refs stay valid for later calls on the same page. Bounded (~16 KB by default).',
   args: ARGS,

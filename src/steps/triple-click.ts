@@ -9,7 +9,6 @@ const ARGS = {
 
 export const tripleClick = defineStep({
   name: 'triple_click',
-  family: 'pointer',
   description: 'Triple-click an element (selects a paragraph, or the whole line of a field). Passes the actionability gate first (scrolled into view, visible, stable, enabled, not covered) and returns the effect read back after the page settles (treeChanged; checked for checkboxes/switches). Takes snapshot: full | diff | none (default none) to embed the page after the action.',
   args: ARGS,
   readOnly: false,

@@ -14,7 +14,6 @@ const ARGS = {
 
 export const typeStep = defineStep({
   name: 'type',
-  family: 'keyboard',
   description: 'Type text into a text field key by key (keydown/keypress/input/keyup per character) after clicking into it, replacing what it held, then fire change as a user moving on would. The effect reads back what the field holds: text.verified is false when the field refused or reformatted it (e.g. letters in a number field). Takes snapshot: full | diff | none (default none).',
   args: ARGS,
   readOnly: false,

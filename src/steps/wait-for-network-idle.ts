@@ -77,7 +77,6 @@ async function networkTracker(page: Page): Promise<NetworkTracker> {
 
 export const waitForNetworkIdle = defineStep({
   name: 'wait_for_network_idle',
-  family: 'wait',
   description:
     'Wait until the page has had no network request in flight for idleMs (default 500). A timeout is a normal answer {idle: false, inFlight: [urls]} listing what is still loading.',
   args: {

@@ -16,7 +16,6 @@ interface TextCheck {
 
 export const waitFor = defineStep({
   name: 'wait_for',
-  family: 'wait',
   description:
     "Wait until a text is visible on the page (text) and/or a text is no longer visible (textGone), polling the page's visible text including open shadow roots and same-origin iframes. " +
     'A timeout is a failure (code wait_timeout) naming the condition still unmet, in a scenario (setup or steps) as in MCP: a setup that never reached its state must not be measured.',

@@ -160,10 +160,6 @@ function toModifier(s: string): Modifier {
 
 const MODIFIER_KEY: Record<Modifier, KeyDefinition> = { control: NAMED.Control!, shift: NAMED.Shift!, alt: NAMED.Alt!, meta: NAMED.Meta! };
 
-export function modifierMask(mods: readonly Modifier[]): number {
-  return mods.reduce((m, k) => m | MODIFIER_BIT[k], 0);
-}
-
 /**
  * Run `fn` with `modifiers` held down (keyDown each, in order), and release every one that was
  * pressed, in reverse order, whatever happens in `fn` or during the presses.

@@ -2649,12 +2649,6 @@ export async function callRuntime<T>(page: Page, method: string, args: unknown[]
   }
 }
 
-/** The element a ref denotes, as a remote object (for CDP calls that take an objectId). */
-export async function elementObjectId(page: Page, ref: string, objectGroup: string): Promise<string | undefined> {
-  const res = await page.send('Runtime.evaluate', { expression: `${RUNTIME_EXPR}?.element(${JSON.stringify(ref)})`, returnByValue: false, objectGroup });
-  return res.result.objectId;
-}
-
 /**
  * The element the last resolve picked, as a remote object. Sent right behind the resolve call
  * (CDP runs a session's commands in order), it costs no extra round trip.

@@ -2,8 +2,8 @@
  * The run file (DESIGN.md "Run file"): what `perf run` writes, `perf compare` reads and every
  * reporter renders. schemaVersion 1; fields are extended, never renamed.
  */
-import type { StepErrorInfo, StepResult } from '../engine/run-step.js';
-import type { Summary } from '../perf/stats.js';
+import type { ErrorInfo as StepErrorInfo } from '../errors.js';
+import type { Summary } from './stats.js';
 
 export const RUN_FILE_SCHEMA_VERSION = 1;
 
@@ -16,7 +16,7 @@ export interface RepeatStepRecord {
   phase: 'setup' | 'steps';
   step: string;
   label: string;
-  status: StepResult['status'];
+  status: 'ok' | 'failed' | 'skipped';
   durationMs: number;
   error?: StepErrorInfo;
   warnings?: string[];

@@ -1,0 +1,45 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ROOT } from './helpers.js';
+
+const CRUISE = join(ROOT, 'node_modules/.bin/depcruise');
+const CONFIG = join(ROOT, '.dependency-cruiser.cjs');
+
+/** depcruise with our rules over a throwaway tree of `files` (path → source). */
+function cruise(files: Record<string, string>): { code: number; out: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'rehearse-deps-'));
+  try {
+    writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext' } }));
+    // Our packages, so an import of a library resolves to its node_modules path as in the project.
+    symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
+    for (const [path, text] of Object.entries(files)) {
+      mkdirSync(join(dir, path, '..'), { recursive: true });
+      writeFileSync(join(dir, path), text);
+    }
+    const r = spawnSync(CRUISE, ['src', '--config', CONFIG], { cwd: dir, encoding: 'utf8' });
+    return { code: r.status ?? -1, out: r.stdout + r.stderr };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+test('the layer rules pass on our own source', () => {
+  const r = spawnSync(CRUISE, ['src', 'reporters', '--config', CONFIG], { cwd: ROOT, encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stdout + r.stderr);
+});
+
+test('a driver importing a step, a cycle, and CDP outside the CDP driver are each refused', () => {
+  const up = cruise({ 'src/drivers/cdp/x.ts': "import { y } from '../../steps/y.js';\nexport const x = y;\n", 'src/steps/y.ts': 'export const y = 1;\n' });
+  assert.notEqual(up.code, 0, up.out);
+  assert.match(up.out, /drivers-points-down: src\/drivers\/cdp\/x\.ts → src\/steps\/y\.ts/);
+  const cycle = cruise({ 'src/perf/a.ts': "import { b } from './b.js';\nexport const a = b;\n", 'src/perf/b.ts': "import { a } from './a.js';\nexport const b = () => a;\n" });
+  assert.notEqual(cycle.code, 0, cycle.out);
+  assert.match(cycle.out, /no-circular/);
+  const cdp = cruise({ 'src/steps/z.ts': "import CDP from 'chrome-remote-interface';\nexport const z = CDP;\n" });
+  assert.notEqual(cdp.code, 0, cdp.out);
+  assert.match(cdp.out, /cdp-client-in-cdp-driver-only/);
+});
