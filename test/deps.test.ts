@@ -43,3 +43,29 @@ test('a driver importing a step, a cycle, and CDP outside the CDP driver are eac
   assert.notEqual(cdp.code, 0, cdp.out);
   assert.match(cdp.out, /cdp-client-in-cdp-driver-only/);
 });
+
+test('the page runtime is typed: a misspelt method, wrong arguments or a result read with the wrong shape fail tsc', () => {
+  const dir = mkdtempSync(join(ROOT, 'test', '.tmp-runtime-'));
+  try {
+    const file = join(dir, 'probe.ts');
+    writeFileSync(
+      file,
+      [
+        "import { callRuntime } from '../../src/drivers/cdp/page-runtime.js';",
+        "import type { Page } from '../../src/drivers/cdp/browser.js';",
+        'export async function probe(page: Page): Promise<void> {',
+        "  await callRuntime(page, 'gaet', ['e1']);", // no such method
+        "  await callRuntime(page, 'box', ['e1']);", // missing argument
+        "  const b = await callRuntime(page, 'box', ['e1', true]);",
+        "  if (b.status === 'ok') b.rect.widht;", // no such field
+        '}',
+      ].join('\n'),
+    );
+    const tsc = join(ROOT, 'node_modules/.bin/tsc');
+    const r = spawnSync(tsc, ['--noEmit', '--strict', '--module', 'NodeNext', '--moduleResolution', 'NodeNext', '--target', 'ES2022', '--types', 'node', '--skipLibCheck', file], { cwd: ROOT, encoding: 'utf8' });
+    const errors = (r.stdout.match(/probe\.ts\(\d+,\d+\): error TS\d+/g) ?? []).map((e) => Number(/\((\d+),/.exec(e)![1]));
+    assert.deepEqual(errors, [4, 5, 7], r.stdout);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

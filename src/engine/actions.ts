@@ -3,7 +3,7 @@
  * effect observation) → dispatch once → settle → read back the effect → optional snapshot. An
  * action is never retried after dispatch.
  */
-import { callRuntime, type CheckedState, type ReadKind, type RuntimeSettle } from '../drivers/cdp/page-runtime.js';
+import { callRuntime, type CheckedState, type ReadKind, type RuntimeSettle, type Stale } from '../drivers/cdp/page-runtime.js';
 import { MODIFIERS, click, clickOverlapped, hover, insertText, keyDefinition, pressKeyRaw, selectAllKey, typeText, type Modifier } from '../drivers/cdp/input.js';
 import { PerfError, isPerfError } from '../errors.js';
 import type { Effect, StepContext, StepOutput, TargetSpec } from '../steps/define.js';
@@ -64,7 +64,7 @@ const INPUT_ARRIVAL_MS = 500;
 export async function settleAction(ctx: StepContext, opts: { inputInFlight?: boolean } = {}): Promise<RuntimeSettle & { navigated?: boolean }> {
   let s: RuntimeSettle;
   try {
-    s = await callRuntime<RuntimeSettle>(ctx.page, 'settle', [opts.inputInFlight ? INPUT_ARRIVAL_MS : 0], { awaitPromise: true, timeoutMs: SETTLE_TIMEOUT_MS });
+    s = await callRuntime(ctx.page, 'settle', [opts.inputInFlight ? INPUT_ARRIVAL_MS : 0], { awaitPromise: true, timeoutMs: SETTLE_TIMEOUT_MS });
   } catch (e) {
     // The action navigated (a link, a form post): the old document is gone, which is its effect.
     if (isPerfError(e) && e.code === 'page_navigated') return { mutations: 1, noFrames: false, framesWaited: 0, detached: true, navigated: true };
@@ -230,7 +230,6 @@ export async function runPointer(
   });
 }
 
-type Stale = { status: 'stale'; detail: string };
 function staleError(s: Stale): PerfError {
   return new PerfError({ code: 'stale_ref', kind: 'usage', message: s.detail, suggestion: 'run snap again' });
 }
@@ -255,14 +254,13 @@ export async function runTextEdit(ctx: StepContext, step: string, args: TargetAr
       throw e;
     }
   }
-  type Sel = { status: 'ok'; value: string; focused: boolean } | Stale;
-  let sel = await callRuntime<Sel>(page, 'selectContent', [g.ref]);
+  let sel = await callRuntime(page, 'selectContent', [g.ref]);
   if (sel.status === 'stale' && mode === 'fill') {
     // Nothing typed yet: the one retry fill allows, on the element the locator finds now.
     ({ r } = await resolveQuick(ctx, locator));
     g = await gateElement(ctx, r, gateOptions(args, { editable: true }), 'text');
     reresolved = true;
-    sel = await callRuntime<Sel>(page, 'selectContent', [g.ref]);
+    sel = await callRuntime(page, 'selectContent', [g.ref]);
   }
   if (sel.status === 'stale') {
     await abortAction(ctx);
@@ -273,7 +271,7 @@ export async function runTextEdit(ctx: StepContext, step: string, args: TargetAr
   try {
     if (before !== '') {
       await pressKeyRaw(page, keyDefinition('Delete'), 0);
-      const left = await callRuntime<{ status: 'ok'; value: string } | Stale>(page, 'readValue', [g.ref]);
+      const left = await callRuntime(page, 'readValue', [g.ref]);
       if (left.status === 'ok' && left.value !== '') {
         // Some fields ignore select(): the editing command selects everything, then delete.
         await selectAllKey(page);
@@ -284,7 +282,7 @@ export async function runTextEdit(ctx: StepContext, step: string, args: TargetAr
       if (mode === 'type') await typeText(page, text);
       else await insertText(page, text);
     }
-    const c = await callRuntime<{ status: 'ok'; fired: boolean } | Stale>(page, 'commitChange', [g.ref, before]);
+    const c = await callRuntime(page, 'commitChange', [g.ref, before]);
     changeFired = c.status === 'ok' && c.fired;
   } catch (e) {
     await abortAction(ctx);

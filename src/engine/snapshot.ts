@@ -2,7 +2,7 @@
  * Node side of the snapshot: calls the page runtime and remembers the refs it minted, so a later
  * step can relocate a ref whose document was replaced (reload) or refuse it safely.
  */
-import { callRuntime, type RuntimeResolve, type RuntimeSnapshot, type SnapshotOptions } from '../drivers/cdp/page-runtime.js';
+import { callRuntime, type RuntimeSnapshot, type SnapshotOptions } from '../drivers/cdp/page-runtime.js';
 import { PerfError } from '../errors.js';
 import type { StepContext } from '../steps/define.js';
 import { rememberRefs } from './targets.js';
@@ -13,7 +13,7 @@ export const DEFAULT_SNAPSHOT_BYTES = 16_384;
 
 export async function takeSnapshot(ctx: StepContext, opts: Partial<SnapshotOptions>): Promise<RuntimeSnapshot> {
   const full: SnapshotOptions = { maxBytes: DEFAULT_SNAPSHOT_BYTES, ...opts };
-  const r = await callRuntime<RuntimeSnapshot | { status: 'error'; resolve: RuntimeResolve }>(ctx.page, 'snapshot', [full]);
+  const r = await callRuntime(ctx.page, 'snapshot', [full]);
   if (r.status === 'error') {
     const res = r.resolve;
     const detail = 'detail' in res ? res.detail : res.status;

@@ -10,7 +10,6 @@ import {
   lastResolvedObjectId,
   releaseObjects,
   type GateCheck,
-  type RuntimeGate,
   type RuntimeResolve,
 } from '../drivers/cdp/page-runtime.js';
 import { PerfError } from '../errors.js';
@@ -146,14 +145,14 @@ export async function resolveQuick(ctx: StepContext, locator: Locator, opts: { o
   const page = ctx.page;
   const expect = expectationFor(ctx, locator);
   for (let attempt = 0; ; attempt++) {
-    const first = callRuntime<RuntimeResolve>(page, 'resolve', [locator, expect, remaining(ctx) === 0]);
+    const first = callRuntime(page, 'resolve', [locator, expect, remaining(ctx) === 0]);
     const obj = opts.objectGroup ? lastResolvedObjectId(page, opts.objectGroup) : undefined;
     obj?.catch(() => undefined);
     let r = await first;
     let objectId = obj ? await obj.catch(() => undefined) : undefined;
     if (r.status === 'not_found' && remaining(ctx) > 0) {
       const wait = remaining(ctx);
-      r = await callRuntime<RuntimeResolve>(page, 'waitResolve', [locator, expect, wait], { awaitPromise: true, timeoutMs: cdpTimeout(wait) });
+      r = await callRuntime(page, 'waitResolve', [locator, expect, wait], { awaitPromise: true, timeoutMs: cdpTimeout(wait) });
       objectId = r.status === 'ok' && opts.objectGroup ? await lastResolvedObjectId(page, opts.objectGroup) : undefined;
     }
     if (r.status === 'unknown_ref' && attempt === 0 && locator.ref?.startsWith('q')) {
@@ -224,7 +223,7 @@ export async function resolveElement(ctx: StepContext, locator: Locator): Promis
 /** The element's box in CSS px, top-level viewport coordinates (scrolled into view first when needed). */
 export async function elementBox(ctx: StepContext, locator: Locator): Promise<{ x: number; y: number; width: number; height: number }> {
   const { r } = await resolveQuick(ctx, locator);
-  const b = await callRuntime<{ status: 'ok'; rect: { x: number; y: number; width: number; height: number }; visible: boolean } | { status: 'stale'; detail: string }>(ctx.page, 'box', [r.ref, true]);
+  const b = await callRuntime(ctx.page, 'box', [r.ref, true]);
   if (b.status !== 'ok') throw new PerfError({ code: 'stale_ref', kind: 'usage', message: b.detail, suggestion: 'run snap again' });
   if (b.rect.width === 0 || b.rect.height === 0) {
     throw new PerfError({ code: 'empty_box', kind: 'failed', message: `ref=${r.ref} (${r.role}${r.name ? ` "${r.name}"` : ''}) has an empty box (${Math.round(b.rect.width)}×${Math.round(b.rect.height)})`, suggestion: 'pick a rendered element; snap shows what is visible' });
@@ -257,7 +256,7 @@ export async function gateElement(ctx: StepContext, el: { ref: string }, opts: A
   let reresolved = false;
   for (let attempt = 0; ; attempt++) {
     const wait = remaining(ctx);
-    const g = await callRuntime<RuntimeGate>(ctx.page, 'gate', [ref, { ...opts, timeoutMs: wait, ...(begin ? { begin } : {}) }], { awaitPromise: true, timeoutMs: cdpTimeout(wait) });
+    const g = await callRuntime(ctx.page, 'gate', [ref, { ...opts, timeoutMs: wait, ...(begin ? { begin } : {}) }], { awaitPromise: true, timeoutMs: cdpTimeout(wait) });
     if (g.status === 'ok') {
       if (g.noFrames) await noFramesWarning(ctx);
       return { x: g.x, y: g.y, ref, reresolved };
@@ -284,7 +283,7 @@ export async function gateElement(ctx: StepContext, el: { ref: string }, opts: A
 export async function noFramesWarning(ctx: StepContext): Promise<void> {
   const tried = await bringToFront(ctx);
   if (tried) {
-    const alive = await callRuntime<{ framed: boolean; visibilityState: string }>(ctx.page, 'framesAlive', [100], { awaitPromise: true, timeoutMs: cdpTimeout(100) }).catch(() => ({ framed: false, visibilityState: 'unknown' }));
+    const alive = await callRuntime(ctx.page, 'framesAlive', [100], { awaitPromise: true, timeoutMs: cdpTimeout(100) }).catch(() => ({ framed: false, visibilityState: 'unknown' }));
     if (alive.framed) {
       addWarning(ctx, 'the page produced no animation frames (hidden or in the background); it was brought to front with focus emulation, later steps will see frames');
       return;

@@ -10,8 +10,6 @@ const ARGS = {
   additionalProperties: false,
 } as const;
 
-type BlurResult = { status: 'ok'; hadFocus: boolean; blurred: string | null } | { status: 'stale'; detail: string };
-
 export const blur = defineStep({
   name: 'blur',
   description: 'Take focus away from an element (or, without ref/target, from whatever has focus): blur/focusout and, for an edited field, change. Returns hadFocus (whether it had focus) and treeChanged (validation messages often appear on blur). Takes snapshot: full | diff | none (default none).',
@@ -29,7 +27,7 @@ export const blur = defineStep({
     } else {
       await callRuntime(ctx.page, 'beginActive', []);
     }
-    const b = await callRuntime<BlurResult>(ctx.page, 'blur', [ref]);
+    const b = await callRuntime(ctx.page, 'blur', [ref]);
     if (b.status !== 'ok') throw new PerfError({ code: 'stale_ref', kind: 'usage', message: b.detail, suggestion: 'run snap again' });
     const settle = await settleAction(ctx);
     return actionOutput(ctx, args, { data: { hadFocus: b.hadFocus, ...(b.blurred ? { blurred: b.blurred } : {}) }, effect: treeEffect(settle), reresolved });

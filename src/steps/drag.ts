@@ -46,7 +46,7 @@ export const drag = defineStep({
     const g = await gateElement(ctx, r, gateOptions(args), 'none');
     let to: { x: number; y: number };
     if (endRef) {
-      const b = await callRuntime<{ status: 'ok'; rect: { x: number; y: number; width: number; height: number } } | { status: 'stale'; detail: string }>(page, 'box', [endRef, false]);
+      const b = await callRuntime(page, 'box', [endRef, false]);
       if (b.status !== 'ok') {
         await abortAction(ctx);
         throw new PerfError({ code: 'stale_ref', kind: 'usage', message: b.detail, suggestion: 'run snap again' });

@@ -20,7 +20,7 @@ export const focus = defineStep({
   async run(ctx, args) {
     const { r } = await resolveQuick(ctx, locatorOf('focus', args));
     await callRuntime(ctx.page, 'begin', [r.ref, 'none']);
-    const f = await callRuntime<{ status: 'ok'; focused: boolean; was: boolean } | { status: 'stale'; detail: string }>(ctx.page, 'focus', [r.ref]);
+    const f = await callRuntime(ctx.page, 'focus', [r.ref]);
     if (f.status !== 'ok' || !f.focused) {
       await abortAction(ctx);
       if (f.status !== 'ok') throw new PerfError({ code: 'stale_ref', kind: 'usage', message: f.detail, suggestion: 'run snap again' });

@@ -1,4 +1,4 @@
-import { callRuntime, type ObservedItem, type RuntimeResolve } from '../drivers/cdp/page-runtime.js';
+import { callRuntime } from '../drivers/cdp/page-runtime.js';
 import { nextQueryBase, rememberQueries } from '../engine/targets.js';
 import { PerfError } from '../errors.js';
 import { REF_SCHEMA, defineStep } from './define.js';
@@ -23,7 +23,7 @@ export const observe = defineStep({
   args: ARGS,
   readOnly: true,
   async run(ctx, args) {
-    const r = await callRuntime<{ status: 'ok'; total: number; items: (ObservedItem & { locator: unknown })[] } | { status: 'error'; resolve: RuntimeResolve }>(ctx.page, 'observe', [
+    const r = await callRuntime(ctx.page, 'observe', [
       { ...(args.within ? { within: args.within } : {}), ...(args.role ? { role: args.role } : {}), limit: args.limit ?? DEFAULT_LIMIT, qBase: nextQueryBase(ctx) },
     ]);
     if (r.status !== 'ok') {

@@ -34,7 +34,7 @@ export const pressKey = defineStep({
     if (args.ref !== undefined || args.target !== undefined) {
       const { r } = await resolveQuick(ctx, locatorOf('press_key', args));
       if (r.reresolved) reresolved = r.ref;
-      const f = await callRuntime<{ status: 'ok'; focused: boolean } | { status: 'stale'; detail: string }>(ctx.page, 'focus', [r.ref]);
+      const f = await callRuntime(ctx.page, 'focus', [r.ref]);
       if (f.status !== 'ok') throw new PerfError({ code: 'stale_ref', kind: 'usage', message: f.detail, suggestion: 'run snap again' });
       if (!f.focused) throw new PerfError({ code: 'not_focusable', kind: 'failed', message: `${describeEl(r)} cannot take focus, so it cannot receive keys`, suggestion: 'press the key on a control (or without ref/target on the focused element)' });
     }
@@ -53,7 +53,7 @@ export const pressKey = defineStep({
     if (navigation || settle.navigated) {
       return actionOutput(ctx, args, { data: { key, navigated: navigation?.url ?? true }, effect: { treeChanged: { changed: true } }, reresolved });
     }
-    const active = await callRuntime<{ status: 'ok'; active: string | null; value?: string }>(ctx.page, 'activeInfo', []);
+    const active = await callRuntime(ctx.page, 'activeInfo', []);
     return actionOutput(ctx, args, {
       data: { key, focused: active.active, ...(active.value !== undefined ? { value: active.value } : {}) },
       effect: treeEffect(settle),

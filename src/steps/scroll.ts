@@ -1,5 +1,5 @@
 import { wheel } from '../drivers/cdp/input.js';
-import { callRuntime, type ScrollInfo } from '../drivers/cdp/page-runtime.js';
+import { callRuntime } from '../drivers/cdp/page-runtime.js';
 import { abortAction, actionOutput, settleAction, treeEffect } from '../engine/actions.js';
 import { locatorOf, remaining, resolveQuick } from '../engine/targets.js';
 import { PerfError } from '../errors.js';
@@ -18,7 +18,6 @@ const ARGS = {
   additionalProperties: false,
 } as const;
 
-type Stale = { status: 'stale'; detail: string };
 // A wheel can land short (scroll snapping, momentum caps): send the remainder a few times at most.
 const MAX_WHEELS = 4;
 // Smooth scrolling of a wheel takes ~100-300 ms in Chromium; past this we read what it reached.
@@ -43,7 +42,7 @@ export const scroll = defineStep({
       if (amounts) throw new PerfError({ code: 'invalid_arguments', message: 'scroll: give intoView or an amount (direction / dx / dy), not both' });
       const { r } = await resolveQuick(ctx, locatorOf('scroll', args));
       await callRuntime(page, 'begin', [r.ref, 'none']);
-      const v = await callRuntime<{ status: 'ok'; before: { x: number; y: number }; after: { x: number; y: number }; inView: boolean; wasInView: boolean; container: string } | Stale>(page, 'scrollIntoView', [r.ref]);
+      const v = await callRuntime(page, 'scrollIntoView', [r.ref]);
       if (v.status !== 'ok') {
         await abortAction(ctx);
         throw new PerfError({ code: 'stale_ref', kind: 'usage', message: v.detail, suggestion: 'run snap again' });
@@ -67,7 +66,7 @@ export const scroll = defineStep({
       if (r.reresolved) reresolved = r.ref;
     }
     const horizontal = args.direction === 'left' || args.direction === 'right' || (args.direction === undefined && (args.dx ?? 0) !== 0 && (args.dy ?? 0) === 0);
-    const c = await callRuntime<({ status: 'ok' } & ScrollInfo) | Stale>(page, 'scrollContainer', [ref, horizontal ? 'x' : 'y']);
+    const c = await callRuntime(page, 'scrollContainer', [ref, horizontal ? 'x' : 'y']);
     if (c.status !== 'ok') throw new PerfError({ code: 'stale_ref', kind: 'usage', message: c.detail, suggestion: 'run snap again' });
     let dx = args.dx ?? 0;
     let dy = args.dy ?? 0;
@@ -89,7 +88,7 @@ export const scroll = defineStep({
       for (let i = 0; i < MAX_WHEELS; i++) {
         await wheel(page, c.point.x, c.point.y, goal.x - now.x, goal.y - now.y);
         const wait = Math.min(WHEEL_SETTLE_MS, remaining(ctx));
-        const a = await callRuntime<{ status: 'ok'; x: number; y: number } | Stale>(page, 'awaitScroll', [c.ref, goal.x, goal.y, wait], { awaitPromise: true, timeoutMs: wait + 2000 });
+        const a = await callRuntime(page, 'awaitScroll', [c.ref, goal.x, goal.y, wait], { awaitPromise: true, timeoutMs: wait + 2000 });
         if (a.status !== 'ok') throw new PerfError({ code: 'stale_ref', kind: 'usage', message: a.detail, suggestion: 'run snap again' });
         const moved = a.x !== now.x || a.y !== now.y;
         now = { x: a.x, y: a.y };
@@ -97,7 +96,7 @@ export const scroll = defineStep({
       }
       if (now.x === before.x && now.y === before.y) {
         // The wheel moved nothing (a handler prevented it, or it scrolled something in front).
-        const f = await callRuntime<{ status: 'ok'; x: number; y: number } | Stale>(page, 'scrollByFallback', [c.ref, goal.x, goal.y]);
+        const f = await callRuntime(page, 'scrollByFallback', [c.ref, goal.x, goal.y]);
         if (f.status === 'ok') now = { x: f.x, y: f.y };
         method = 'scrollTo';
       }

@@ -1,5 +1,5 @@
 import { click } from '../drivers/cdp/input.js';
-import { callRuntime } from '../drivers/cdp/page-runtime.js';
+import { callRuntime, type AriaOption, type AriaOptions as Aria, type Stale } from '../drivers/cdp/page-runtime.js';
 import { GATE_ARGS, abortAction, actionOutput, describeEl, gateOptions, settleAction, treeEffect } from '../engine/actions.js';
 import { gateElement, locatorOf, remaining, resolveQuick } from '../engine/targets.js';
 import { PerfError } from '../errors.js';
@@ -22,21 +22,6 @@ const ARGS = {
   additionalProperties: false,
 } as const;
 
-type Stale = { status: 'stale'; detail: string };
-type Native =
-  | { status: 'ok'; labels: string[]; values: string[] }
-  | { status: 'not_select'; role: string }
-  | { status: 'missing'; missing: string[]; available: string[] }
-  | { status: 'single'; available: string[] }
-  | { status: 'disabled_option'; option: string }
-  | { status: 'is_select' }
-  | Stale;
-interface AriaOption {
-  ref: string;
-  name: string;
-  selected: boolean;
-}
-type Aria = { status: 'ok'; role: string; listbox: string | null; multi?: boolean; options: AriaOption[]; expanded: string | null } | Stale;
 
 const stale = (s: Stale): PerfError => new PerfError({ code: 'stale_ref', kind: 'usage', message: s.detail, suggestion: 'run snap again' });
 
@@ -50,7 +35,7 @@ const OPEN_POLL_MS = 30;
 
 async function ariaOptionsWhenOpen(ctx: StepContext, ref: string): Promise<Extract<Aria, { status: 'ok' }>> {
   for (;;) {
-    const a = await callRuntime<Aria>(ctx.page, 'ariaOptions', [ref]);
+    const a = await callRuntime(ctx.page, 'ariaOptions', [ref]);
     if (a.status !== 'ok') throw stale(a);
     if (a.options.length || remaining(ctx) === 0) return a;
     await new Promise((r) => setTimeout(r, OPEN_POLL_MS));
@@ -69,11 +54,11 @@ export const selectOption = defineStep({
     const { r } = await resolveQuick(ctx, locatorOf('select_option', args));
     const page = ctx.page;
     if (r.role === 'combobox' || r.role === 'listbox') {
-      const probe = await callRuntime<Native>(page, 'selectNative', [r.ref, []]);
+      const probe = await callRuntime(page, 'selectNative', [r.ref, []]);
       if (probe.status !== 'not_select') {
         // A native <select>: the gate, then the pick through the runtime (its popup is not in the DOM).
         const g = await gateElement(ctx, r, gateOptions(args), 'selected');
-        const n = await callRuntime<Native>(page, 'selectNative', [g.ref, wanted]);
+        const n = await callRuntime(page, 'selectNative', [g.ref, wanted]);
         if (n.status !== 'ok') {
           await abortAction(ctx);
           if (n.status === 'stale') throw stale(n);
@@ -98,7 +83,7 @@ export const selectOption = defineStep({
     if (r.role === 'option') {
       options = [{ ref: r.ref, name: r.name, selected: false }];
     } else {
-      let a = await callRuntime<Aria>(page, 'ariaOptions', [r.ref]);
+      let a = await callRuntime(page, 'ariaOptions', [r.ref]);
       if (a.status !== 'ok') throw stale(a);
       if (r.role === 'combobox' && (a.options.length === 0 || a.expanded === 'false')) {
         // Open it the way a user does, then wait for its options to show up.

@@ -1,5 +1,5 @@
 import { click } from '../drivers/cdp/input.js';
-import { callRuntime, type CheckedState } from '../drivers/cdp/page-runtime.js';
+import { callRuntime } from '../drivers/cdp/page-runtime.js';
 import { GATE_ARGS, abortAction, actionOutput, checkedEffect, describeEl, gateOptions, settleAction, treeEffect } from '../engine/actions.js';
 import { gateElement, locatorOf, resolveQuick, type GateResult } from '../engine/targets.js';
 import { PerfError, isPerfError } from '../errors.js';
@@ -16,8 +16,6 @@ const ARGS = {
   additionalProperties: false,
 } as const;
 
-type Stale = { status: 'stale'; detail: string };
-type State = { status: 'ok'; role: string; checkable: boolean; checked: CheckedState } | Stale;
 
 export const setCheckbox = defineStep({
   name: 'set_checkbox',
@@ -30,7 +28,7 @@ export const setCheckbox = defineStep({
     const want = args.value === true || args.value === 'true';
     const page = ctx.page;
     const { r } = await resolveQuick(ctx, locatorOf('set_checkbox', args));
-    const s = await callRuntime<State>(page, 'checkState', [r.ref]);
+    const s = await callRuntime(page, 'checkState', [r.ref]);
     if (s.status !== 'ok') throw new PerfError({ code: 'stale_ref', kind: 'usage', message: s.detail, suggestion: 'run snap again' });
     if (!s.checkable) {
       throw new PerfError({ code: 'not_checkable', kind: 'usage', message: `${describeEl(r)} is a ${s.role}, not a checkbox, radio or switch`, suggestion: s.role === 'combobox' || s.role === 'listbox' ? 'use select_option' : 'use tap for other controls' });
@@ -49,7 +47,7 @@ export const setCheckbox = defineStep({
     } catch (e) {
       if (!isPerfError(e) || e.code !== 'not_actionable' || !/: visible: /.test(e.message)) throw e;
       // Custom checkboxes hide the input and style its label: a user clicks the label.
-      const l = await callRuntime<{ status: 'ok'; ref: string } | { status: 'none' } | Stale>(page, 'labelFor', [r.ref]);
+      const l = await callRuntime(page, 'labelFor', [r.ref]);
       if (l.status !== 'ok') throw e;
       g = await gateElement(ctx, { ref: l.ref }, gateOptions(args));
       await callRuntime(page, 'begin', [r.ref, 'checked']);

@@ -9,11 +9,6 @@ import { defineStep } from './define.js';
 // 50 ms between checks: well under a human-noticeable delay, and each check is one cheap round trip.
 const POLL_MS = 50;
 
-interface TextCheck {
-  hasText: boolean;
-  hasGone: boolean;
-}
-
 export const waitFor = defineStep({
   name: 'wait_for',
   description:
@@ -35,7 +30,7 @@ export const waitFor = defineStep({
     const started = Date.now();
     for (;;) {
       // A navigation in progress destroys the execution context: that check counts as "not yet".
-      const check = await callRuntime<TextCheck>(ctx.page, 'visibleText', [args.text ?? null, args.textGone ?? null], { timeoutMs: Math.max(POLL_MS, ctx.deadline - Date.now()) }).catch(() => undefined);
+      const check = await callRuntime(ctx.page, 'visibleText', [args.text ?? null, args.textGone ?? null], { timeoutMs: Math.max(POLL_MS, ctx.deadline - Date.now()) }).catch(() => undefined);
       const waitedMs = Date.now() - started;
       if (check && check.hasText && !check.hasGone) return { data: { matched: true, waitedMs } };
       if (Date.now() + POLL_MS > ctx.deadline || ctx.signal.aborted) {

@@ -121,6 +121,67 @@ export interface ExpectOutcome {
   invalid?: string;
 }
 
+export type Stale = { status: 'stale'; detail: string };
+export type NativeSelect =
+  | { status: 'ok'; labels: string[]; values: string[] }
+  | { status: 'not_select'; role: string }
+  | { status: 'missing'; missing: string[]; available: string[] }
+  | { status: 'single'; available: string[] }
+  | { status: 'disabled_option'; option: string }
+  | { status: 'is_select' }
+  | Stale;
+export interface AriaOption {
+  ref: string;
+  name: string;
+  selected: boolean;
+}
+export type AriaOptions = { status: 'ok'; role: string; listbox: string | null; multi?: boolean; options: AriaOption[]; expanded: string | null } | Stale;
+export type CheckState = { status: 'ok'; role: string; checkable: boolean; checked: CheckedState } | Stale;
+/** A target or ref as the runtime resolves it (engine/targets.ts builds it). */
+export type RuntimeLocator = { ref?: string; target?: object };
+/** JSON-serialisable arguments of a runtime method the Node side builds (targets, expectations, query specs). */
+type Spec = object;
+/** A successful answer: status ok and its fields (the other statuses are listed beside it, e.g. Stale when a ref's element is gone). */
+type Ok<T> = { status: 'ok' } & T;
+
+/**
+ * Every method of the in-page runtime with its arguments and result (promises for the async ones):
+ * callRuntime is checked against it at each call site, and the runtime's own \`api\` object against it
+ * too, so a renamed or missing method, or a result read with the wrong shape, fails \`tsc\`.
+ */
+export interface RuntimeApi {
+  resolve(locator: RuntimeLocator, expect: Spec | undefined, final: boolean): RuntimeResolve;
+  waitResolve(locator: RuntimeLocator, expect: Spec | undefined, timeoutMs: number): Promise<RuntimeResolve>;
+  gate(ref: string, opts: { editable?: boolean; checkEnabled?: boolean; checkStable?: boolean; checkReceivesEvents?: boolean; timeoutMs: number; begin?: string }): Promise<RuntimeGate>;
+  settle(waitInputMs: number): Promise<RuntimeSettle>;
+  abortAction(): Ok<object>;
+  snapshot(opts: SnapshotOptions): RuntimeSnapshot | { status: 'error'; resolve: RuntimeResolve };
+  find(spec: Spec & { limit: number; qBase: number }): Ok<{ count: number; items: (FoundItem & { locator: unknown })[]; near: string[] }> | { status: 'invalid'; detail: string };
+  observe(spec: { within?: string; role?: string; limit: number; qBase: number }): Ok<{ total: number; items: (ObservedItem & { locator: unknown })[] }> | { status: 'error'; resolve: RuntimeResolve };
+  box(ref: string, scroll: boolean): Ok<{ rect: Rect; visible: boolean }> | Stale;
+  focus(ref: string): Ok<{ focused: boolean; was: boolean }> | Stale;
+  blur(ref: string | null): Ok<{ hadFocus: boolean; blurred: string | null }> | Stale;
+  selectContent(ref: string): Ok<{ value: string; focused: boolean }> | Stale;
+  commitChange(ref: string, before: string): Ok<{ fired: boolean }> | Stale;
+  checkState(ref: string): CheckState;
+  selectNative(ref: string, wanted: string[]): NativeSelect;
+  ariaOptions(ref: string): AriaOptions;
+  scrollContainer(ref: string | null, axis: 'x' | 'y'): Ok<ScrollInfo> | Stale;
+  awaitScroll(ref: string, x: number, y: number, timeoutMs: number): Promise<Ok<{ x: number; y: number }> | Stale>;
+  scrollByFallback(ref: string, x: number, y: number): Ok<{ x: number; y: number }> | Stale;
+  scrollIntoView(ref: string): Ok<{ before: { x: number; y: number }; after: { x: number; y: number }; inView: boolean; wasInView: boolean; container: string }> | Stale;
+  expect(spec: Spec, timeoutMs: number): Promise<ExpectOutcome & { waitedMs: number }>;
+  visibleText(text: string | null, gone: string | null): Ok<{ hasText: boolean; hasGone: boolean }>;
+  framesAlive(ms: number): Promise<{ framed: boolean; visibilityState: string; hasFocus: boolean }>;
+  defineQuery(q: string, locator: unknown): Ok<object>;
+  begin(ref: string, read: ReadKind): Ok<object> | Stale;
+  beginActive(): Ok<{ ref: string }>;
+  labelFor(ref: string): Ok<{ ref: string }> | { status: 'none' } | Stale;
+  readValue(ref: string): Ok<{ value: string; focused: boolean }> | Stale;
+  activeInfo(): Ok<{ active: string | null; value?: string }>;
+}
+export type RuntimeMethod = keyof RuntimeApi;
+
 // ───────────────────────────── the runtime (runs in the page) ─────────────────────────────
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -2500,7 +2561,8 @@ function runtimeMain(version: string): void {
     return { status: 'ok', hasText: text === null || all.includes(norm(text)), hasGone: gone !== null && all.includes(norm(gone)) };
   }
 
-  const api: Record<string, (...args: any[]) => unknown> = {
+  // Checked against RuntimeApi (a type only: erased before this function is serialised).
+  const api: { [M in keyof RuntimeApi]: (...args: any[]) => unknown } = {
     resolve,
     waitResolve,
     gate,
@@ -2571,7 +2633,7 @@ function runtimeMain(version: string): void {
     element: elementOf,
     /** One entry point for the Node side: never throws, so a page exception is a value. */
     call(method: string, args: unknown[]): unknown {
-      const fn = api[method];
+      const fn = (api as Record<string, ((...a: unknown[]) => unknown) | undefined>)[method];
       if (!fn) return { status: 'runtime_error', detail: `unknown runtime method ${method}` };
       try {
         const r = fn(...args);
@@ -2620,7 +2682,7 @@ function navigatedError(method: string, cause: unknown): PerfError {
  * Call a runtime method in the page and return its JSON result. Installs the runtime when the
  * document has none yet (a fresh document of a connection that never installed it).
  */
-export async function callRuntime<T>(page: Page, method: string, args: unknown[], opts: { awaitPromise?: boolean; timeoutMs?: number } = {}): Promise<T> {
+export async function callRuntime<M extends RuntimeMethod>(page: Page, method: M, args: Parameters<RuntimeApi[M]>, opts: { awaitPromise?: boolean; timeoutMs?: number } = {}): Promise<Awaited<ReturnType<RuntimeApi[M]>>> {
   const expression = `(() => { const r = ${RUNTIME_EXPR}; return r && r.version === ${JSON.stringify(RUNTIME_VERSION)} ? r.call(${JSON.stringify(method)}, ${JSON.stringify(args)}) : ${JSON.stringify(MISSING)}; })()`;
   for (let attempt = 0; ; attempt++) {
     let res;
@@ -2645,7 +2707,7 @@ export async function callRuntime<T>(page: Page, method: string, args: unknown[]
     if (value && typeof value === 'object' && (value as { status?: string }).status === 'runtime_error') {
       throw new PerfError({ code: 'runtime_error', kind: 'failed', message: `page runtime ${method} failed: ${String((value as { detail?: string }).detail).split('\n')[0]}` });
     }
-    return value as T;
+    return value as Awaited<ReturnType<RuntimeApi[M]>>;
   }
 }
 
