@@ -368,3 +368,13 @@ test('wait_for_network_idle: requests seen through the Network domain count too 
     await slow.close();
   }
 });
+
+test('arguments are validated once per door: runStep checks raw arguments, and trusts those a door marks validated', async () => {
+  const host = new SessionHost(undefined, undefined, tmp);
+  // device_profile needs no page: only argument checking can make it fail here.
+  const raw = await runStep(host, 'device_profile', { list: true, bogus: 1 });
+  assert.equal(raw.status, 'failed');
+  assert.equal((raw as Extract<StepResult, { status: 'failed' }>).error.code, 'invalid_arguments');
+  const trusted = await runStep(host, 'device_profile', { list: true, bogus: 1 }, { validated: true });
+  assert.equal(trusted.status, 'ok', JSON.stringify(trusted));
+});

@@ -317,7 +317,7 @@ export async function runVerb(step: string, argv: string[], opts: { stateDir?: s
       return 0;
     }
     parsed = parseVerbArgs(def, argv);
-    prepareArgs(step, parsed.args);
+    parsed = { ...parsed, args: prepareArgs(step, parsed.args).args };
   } catch (e) {
     return report(step, e);
   }
@@ -339,7 +339,7 @@ export async function runVerb(step: string, argv: string[], opts: { stateDir?: s
   }
   let result: StepResult;
   try {
-    result = await runStep(host, step, parsed.args);
+    result = await runStep(host, step, parsed.args, { validated: true });
   } finally {
     await close().catch(() => undefined);
   }

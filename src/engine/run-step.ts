@@ -67,6 +67,11 @@ export interface RunStepOptions {
   /** Overrides the step default when the step itself gives no timeoutMs. */
   defaultTimeoutMs?: number;
   signal?: AbortSignal;
+  /**
+   * The door already checked these arguments against the step's schema (prepareArgs at scenario
+   * load or before a CLI verb runs, the MCP tool's inputSchema): they are not checked again.
+   */
+  validated?: boolean;
 }
 
 /** Validate, run and time one step. Never throws for a step failure: returns status 'failed'. */
@@ -77,7 +82,7 @@ export async function runStep(host: StepHost, name: string, raw: unknown, opts: 
   let label = fallbackLabel;
   let optional = false;
   try {
-    const { def, args } = prepareArgs(name, raw);
+    const { def, args } = opts.validated ? { def: getStep(name), args: (raw ?? {}) as Record<string, unknown> } : prepareArgs(name, raw);
     label = typeof args.label === 'string' ? args.label : fallbackLabel;
     optional = args.optional === true;
     const timeoutMs = (args.timeoutMs as number | undefined) ?? opts.defaultTimeoutMs ?? def.defaultTimeoutMs ?? DEFAULT_STEP_TIMEOUT_MS;

@@ -159,7 +159,7 @@ export class McpCore {
    * without one. A result saying the page went away drops the connection for the next call; the
    * step itself is not retried (it may have been dispatched).
    */
-  async runStepCall(name: string, args: unknown, host?: StepHost): Promise<StepResult> {
+  async runStepCall(name: string, args: unknown, host?: StepHost, opts: { validated?: boolean } = {}): Promise<StepResult> {
     let h = host;
     if (!h) {
       try {
@@ -169,7 +169,7 @@ export class McpCore {
         else throw e;
       }
     }
-    const result = await runStep(h, name, args);
+    const result = await runStep(h, name, args, opts);
     if (result.status !== 'ok' && CONNECTION_LOST_CODES.has(result.error.code)) await this.dropConnection();
     return result;
   }

@@ -18,7 +18,8 @@ export function stepTool(def: StepDefinition<any>): ToolDefinition<any> {
     description: def.description,
     inputSchema: stepArgsSchema(def),
     readOnly: def.readOnly,
-    run: async (core, args) => stepReply(await core.runStepCall(def.name, args)),
+    // The core checked the arguments against this inputSchema, the step's own: not again.
+    run: async (core, args) => stepReply(await core.runStepCall(def.name, args, undefined, { validated: true })),
   };
 }
 
@@ -70,7 +71,7 @@ export const runTool = defineTool({
     const images: ReplyImage[] = [];
     let firstFailure: { index: number; result: StepResult & { status: 'failed' } } | undefined;
     for (const [i, line] of lines.entries()) {
-      const r = await core.runStepCall(line.name, line.args, host);
+      const r = await core.runStepCall(line.name, line.args, host, { validated: true });
       results.push(r);
       if (r.status === 'ok' && r.image) images.push(r.image);
       if (r.status === 'failed') {

@@ -387,7 +387,7 @@ export async function runRepeat(session: BrowserSession, host: SessionHost, sc: 
 
   const run = async (phase: 'setup' | 'steps', call: StepCall, i: number): Promise<StepResult> => {
     rc.onStep(phase, String(call.args.label ?? `${i}-${call.name}`));
-    const r = await runStep(host, call.name, call.args, { index: i, ...(rc.signal ? { signal: rc.signal } : {}) });
+    const r = await runStep(host, call.name, call.args, { index: i, validated: true, ...(rc.signal ? { signal: rc.signal } : {}) });
     steps.push({ phase, step: r.step, label: r.label, status: r.status, durationMs: r.durationMs, ...(r.status !== 'ok' ? { error: r.error } : {}), ...(r.status === 'ok' && r.warnings?.length ? { warnings: r.warnings } : {}) });
     return r;
   };
