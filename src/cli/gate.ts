@@ -21,7 +21,8 @@ import { mdCode, mdText } from '../../reporters/markdown.js';
 import type { FlagValues } from './args.js';
 import { ALLOW_OUTSIDE_FLAG, defineCommand, info, JSON_FLAG, printJson } from './command.js';
 import { noteInconclusive, renderComparison } from './compare.js';
-import { interruptible, lookPrinter, parseVars, progressPrinter, SEQUENTIAL_FLAGS, sequentialFlags } from './run-options.js';
+import { flagsOf, interruptible, lookPrinter, parseVars, progressPrinter, SEQUENTIAL_FLAGS, sequentialFlags } from './run-options.js';
+import { RUN_OPTIONS } from '../runner/options.js';
 import { runToDecision } from '../runner/sequential.js';
 import { compareExitCode } from '../perf/compare-runs.js';
 
@@ -326,7 +327,8 @@ export const gateCommand = defineCommand({
   usage: 'gate [SCENARIO.yaml…] [--baselines DIR] [--variant V] [--junit FILE] [--update] [--repeat N] [--out DIR]',
   details: [
     'Default scenarios: scenarios/*.yaml, every variant. Baseline of each: <baselines>/<scenario>[-<variant>].json.',
-    'A missing baseline fails the gate (never a silent pass); --update (re)writes the baselines from this run.',
+    'A missing baseline fails the gate (never a silent pass); --update (re)writes the baselines from this run, with 2 × the scenario\'s repeat unless --repeat is given.',
+    '--timing defaults to how the baseline was recorded (its timing repeats), else the scenario.',
     'Prints one summary; appends it as Markdown to $GITHUB_STEP_SUMMARY when set; --junit FILE writes JUnit XML.',
   ].join('\n'),
   flags: {
@@ -334,10 +336,7 @@ export const gateCommand = defineCommand({
     variant: { type: 'string', value: 'V', description: 'Run only this variant of the scenarios that declare variants.' },
     junit: { type: 'string', value: 'FILE', description: 'Write the gate as JUnit XML to FILE.' },
     update: { type: 'boolean', description: 'Write this run as the new baselines instead of judging it.' },
-    repeat: { type: 'number', description: 'Measured repeats per scenario: the first look of the sequential compare, or every repeat with --fixed (overrides the scenarios). With --update, default 2 × the scenario\'s repeat.' },
-    warmup: { type: 'number', description: 'Warmup repeats per scenario (overrides the scenarios).' },
-    timing: { type: 'boolean', description: 'Interleave timing-mode repeats so ms metrics are gated too. Default: as the baseline was recorded (its timing repeats), else the scenario.' },
-    out: { type: 'string', value: 'DIR', description: 'Folder for this run\'s run files. Default build/perf' },
+    ...flagsOf(RUN_OPTIONS, 'repeat', 'warmup', 'timing', 'out'),
     ...ALLOW_OUTSIDE_FLAG,
     var: { type: 'multi', value: 'NAME=VALUE', description: 'Set a scenario var in every scenario, e.g. --var jank=1. Repeatable.' },
     ...SEQUENTIAL_FLAGS,

@@ -14,6 +14,8 @@ import { info } from './command.js';
 import type { FlagSpecs, FlagValues } from './args.js';
 import type { LookEvent } from '../runner/sequential.js';
 import { writeFileAtomic } from '../files.js';
+import { SEQUENTIAL_OPTIONS } from '../runner/options.js';
+import type { JsonSchema } from '../steps/schema-types.js';
 
 const LABEL_RE = /^[a-z0-9_-]+$/;
 
@@ -53,11 +55,26 @@ export function runFlags(f: FlagValues): { variant?: string; label: string; out:
   };
 }
 
-/** The flags of every command that compares as it samples (run --against, gate): declared once. */
+/** Value placeholders shown in help for the run options that take one. */
+const PLACEHOLDERS: Record<string, string> = { out: 'DIR', label: 'L', maxRepeat: 'N', budgetS: 'S' };
+
+/**
+ * CLI flags for run options declared once as JSON Schema (runner/options.ts): the same names,
+ * types and descriptions as MCP perf_run's arguments.
+ */
+export function flagsOf(options: Record<string, JsonSchema>, ...names: string[]): FlagSpecs {
+  return Object.fromEntries(
+    names.map((name) => {
+      const o = options[name]!;
+      const type = o.type === 'boolean' ? 'boolean' : o.type === 'string' ? 'string' : 'number';
+      return [name, { type, description: String(o.description), ...(PLACEHOLDERS[name] ? { value: PLACEHOLDERS[name] } : {}) }];
+    }),
+  );
+}
+
+/** The flags of every command that compares as it samples (run --against, gate). */
 export const SEQUENTIAL_FLAGS = {
-  fixed: { type: 'boolean', description: 'Run exactly --repeat repeats per run and judge once, instead of sampling until the verdict is decided (sequential, the default).' },
-  maxRepeat: { type: 'number', value: 'N', description: 'Most repeats per run a sequential compare may take before it stops undecided. Default: the scenario\'s maxRepeat (4 × repeat).' },
-  budgetS: { type: 'number', value: 'S', description: 'Add no repeats once S seconds have passed; what is undecided then is inconclusive.' },
+  ...flagsOf(SEQUENTIAL_OPTIONS, 'fixed', 'maxRepeat', 'budgetS'),
   strict: { type: 'boolean', description: 'Exit 1 when the verdict is inconclusive (default: exit 0 and say so).' },
 } as const satisfies FlagSpecs;
 

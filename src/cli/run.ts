@@ -8,7 +8,8 @@ import type { RunFile } from '../perf/run-file.js';
 import { appendToGithubStepSummary, getReporter, REPORTERS } from '../../reporters/index.js';
 import { ALLOW_OUTSIDE_FLAG, defineCommand, info, JSON_FLAG, printJson } from './command.js';
 import { runAgainstCommand } from './against.js';
-import { interruptible, parseVars, progressPrinter, runExitCode, runFlags, runOverrides, SEQUENTIAL_FLAGS, writeReporters } from './run-options.js';
+import { RUN_OPTIONS } from '../runner/options.js';
+import { flagsOf, interruptible, parseVars, progressPrinter, runExitCode, runFlags, runOverrides, SEQUENTIAL_FLAGS, writeReporters } from './run-options.js';
 
 export function executeRun(sc: Scenario, flags: ReturnType<typeof runFlags>, quiet: boolean): Promise<{ run: RunFile; path: string }> {
   return interruptible((signal) => runScenario(sc, { label: flags.label, outDir: flags.out, ...runOverrides(flags), signal, onProgress: progressPrinter(quiet) }));
@@ -21,12 +22,9 @@ export const runCommand = defineCommand({
   details: 'The run file goes to <out>/<scenario>[-<variant>]-<label>.json; reporter files beside it.\nExit 1 when a budget fails, every repeat failed or was refused, or nothing was measured.',
   flags: {
     variant: { type: 'string', value: 'NAME', description: 'Variant to run (required when the scenario declares variants).' },
-    label: { type: 'string', value: 'L', description: 'Run label in the file name, [a-z0-9_-]. Default run' },
-    out: { type: 'string', value: 'DIR', description: 'Output folder. Default build/perf' },
-    repeat: { type: 'number', description: 'Measured repeats (overrides the scenario).' },
-    warmup: { type: 'number', description: 'Warmup repeats, run first and discarded (overrides the scenario).' },
+    ...flagsOf(RUN_OPTIONS, 'label', 'out', 'repeat', 'warmup'),
     restart: { type: 'string', value: 'MODE', description: 'Clean restart per repeat: reload | context | browser (overrides browser.restart).' },
-    timing: { type: 'boolean', description: 'Interleave timing-mode repeats: ms medians then come from them only.' },
+    ...flagsOf(RUN_OPTIONS, 'timing'),
     var: { type: 'multi', value: 'NAME=VALUE', description: 'Set a scenario var (overrides vars:), e.g. --var jank=1. Repeatable.' },
     against: { type: 'string', value: 'BASELINE.yaml', description: 'Also run this scenario (the baseline build) in the same rounds, A B B A; write one run file each (labels baseline/candidate, or <label>-baseline/-candidate) and print the comparison. Exit 1 on an error-level regression.' },
     baselineVar: { type: 'multi', value: 'NAME=VALUE', description: 'With --against: a var for the baseline arm only (after --var), e.g. --var jank=1 --baseline-var jank=0.' },

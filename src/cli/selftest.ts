@@ -13,7 +13,8 @@ import { MAD_NORMAL_CONSISTENCY, mad, median, normalQuantile, stddev } from '../
 import { loadScenario } from '../scenario/load.js';
 import { againstProgressPrinter } from './against.js';
 import { ALLOW_OUTSIDE_FLAG, defineCommand, info, JSON_FLAG, printJson } from './command.js';
-import { parseVars } from './run-options.js';
+import { flagsOf, parseVars } from './run-options.js';
+import { RUN_OPTIONS } from '../runner/options.js';
 import { runAgainst } from '../runner/against.js';
 import { onShutdown } from '../session/processes.js';
 
@@ -214,10 +215,7 @@ export const selftestCommand = defineCommand({
   ].join('\n'),
   flags: {
     variant: { type: 'string', value: 'NAME', description: 'Variant to test (required when the scenario declares variants).' },
-    repeat: { type: 'number', description: 'Measured repeats per run (overrides the scenario).' },
-    warmup: { type: 'number', description: 'Warmup repeats per run (overrides the scenario).' },
-    timing: { type: 'boolean', description: 'Interleave timing-mode repeats so ms metrics are tested too.' },
-    out: { type: 'string', value: 'DIR', description: 'Folder for the two run files. Default build/perf' },
+    ...flagsOf(RUN_OPTIONS, 'repeat', 'warmup', 'timing', 'out'),
     var: { type: 'multi', value: 'NAME=VALUE', description: 'Set a scenario var. Repeatable.' },
     quiet: { type: 'boolean', description: 'No progress lines.' },
     ...ALLOW_OUTSIDE_FLAG,

@@ -4,6 +4,7 @@
  * the session of app_start. Replies are bounded: headline medians, budgets and the changed compare rows
  * by default; `json: true` for the run summary and the full compare.
  */
+import { RUN_OPTIONS, SEQUENTIAL_OPTIONS } from '../runner/options.js';
 import path from 'node:path';
 import { PerfError } from '../errors.js';
 import { compareExitCode, compareRunFiles, type RunsComparison } from '../perf/compare-runs.js';
@@ -77,15 +78,9 @@ export const perfRunTool = defineTool({
     properties: {
       scenario: { type: 'string', description: 'Scenario YAML file, relative to the server\'s working folder (e.g. scenarios/list-scroll.yaml). With against, this is the candidate.' },
       variant: { type: 'string', description: 'Variant to run; required when the scenario declares variants.' },
-      label: { type: 'string', description: 'Run label in the file name, [a-z0-9_-]. Default run; with against, the prefix of <label>-baseline / <label>-candidate (default baseline / candidate).' },
-      out: { type: 'string', description: 'Output folder for run files. Default build/perf.' },
-      repeat: { type: 'integer', minimum: 1, maximum: 100, description: 'Measured repeats (overrides the scenario).' },
-      warmup: { type: 'integer', minimum: 0, maximum: 20, description: 'Warmup repeats, run first and discarded (overrides the scenario).' },
-      timing: { type: 'boolean', description: 'Interleave timing-mode repeats, so ms metrics are measured without instrumentation (and gated in a compare).' },
+      ...RUN_OPTIONS,
       against: { type: 'string', description: 'Baseline scenario file: run it interleaved with scenario and compare the two, adding A B B A rounds until the verdict is decided (sequential).' },
-      fixed: { type: 'boolean', description: 'With against: run exactly repeat repeats per arm and judge once instead of sampling to a decision.' },
-      maxRepeat: { type: 'integer', minimum: 1, maximum: 200, description: 'With against: most repeats per arm before stopping undecided (default: the scenario\'s maxRepeat, 4 × repeat).' },
-      budgetS: { type: 'number', exclusiveMinimum: 0, description: 'With against: add no repeats after this many seconds; what is undecided then is inconclusive.' },
+      ...SEQUENTIAL_OPTIONS,
       vars: { type: 'object', additionalProperties: { type: 'string' }, description: 'Scenario vars for both arms, e.g. {"jank": "1"} (like --var).' },
       baselineVars: { type: 'object', additionalProperties: { type: 'string' }, description: 'With against: vars for the baseline arm only, over vars (like --baseline-var), e.g. vars {"jank": "1"} and baselineVars {"jank": "0"} compare one scenario file under two settings.' },
       json: { type: 'boolean', description: 'Reply with every metric summary and the full compare rows. Default false: headline metrics, budgets and the changed rows only.' },
