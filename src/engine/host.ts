@@ -2,6 +2,7 @@
  * The StepHost over a BrowserSession: what the runner, the MCP server and the CLI verbs hand to
  * runStep(). The session's page changes on every restart; steps always get the current one.
  */
+import { HostState } from '../host-state.js';
 import type { Page } from '../drivers/cdp/browser.js';
 import { installPageScripts } from '../drivers/cdp/inject.js';
 import { PerfError } from '../errors.js';
@@ -12,7 +13,7 @@ export interface PageSource {
 }
 
 export class SessionHost implements StepHost {
-  state = new Map<string, unknown>();
+  state = new HostState();
   /** The page the host last handed out (a restart replaces it). */
   lastPage: Page | undefined;
 

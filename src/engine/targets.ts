@@ -4,6 +4,7 @@
  * page; this side keeps a small table of what each e-ref denoted (role, name, route, document) so a
  * ref from before a reload can be relocated safely or refused.
  */
+import { StateSlot } from '../host-state.js';
 import type { Page } from '../drivers/cdp/browser.js';
 import {
   callRuntime,
@@ -51,13 +52,13 @@ interface TargetsState {
   objectSeq: number;
   frontTried: boolean;
 }
-const STATE_KEY = 'rehearse.targets';
+const TARGETS = new StateSlot<TargetsState>('targets');
 
 export function targetsState(ctx: { host: StepContext['host'] }): TargetsState {
-  let s = ctx.host.state.get(STATE_KEY) as TargetsState | undefined;
+  let s = ctx.host.state.get(TARGETS);
   if (!s) {
     s = { refs: new Map(), queries: new Map(), maxQ: 0, objectSeq: 0, frontTried: false };
-    ctx.host.state.set(STATE_KEY, s);
+    ctx.host.state.set(TARGETS, s);
   }
   return s;
 }

@@ -1,8 +1,9 @@
 /**
- * Perf session state kept per StepHost (host.state), under keys this module owns: the open session and
- * the last closed one (what perf_insight and perf_trace read).
+ * Perf session state kept per StepHost (host.state), in slots this module owns: the open session, the
+ * last closed one (what perf_insight and perf_trace read) and the step spans of the open one.
  */
 import { PerfError } from '../errors.js';
+import { StateSlot, type HostState } from '../host-state.js';
 import type { PerfSession } from './session.js';
 import type { TraceResult } from './trace.js';
 import type { PerfReport } from './report.js';
@@ -10,27 +11,27 @@ import type { InsightDetail } from './insights.js';
 import type { StepSpan } from './analysis.js';
 
 /** What of a step host this module uses: its per-host state (the steps' StepHost is one). */
-type StepHost = { state: Map<string, unknown> };
+type StepHost = { state: HostState };
 
-const OPEN_KEY = 'perf.session';
-const LAST_KEY = 'perf.lastSession';
-const SPANS_KEY = 'perf.stepSpans';
+const OPEN = new StateSlot<PerfSession>('perf.open');
+const LAST = new StateSlot<ClosedSession>('perf.last');
+const SPANS = new StateSlot<StepSpan[]>('perf.spans');
 
 /** Start recording step spans (perf_begin). */
 export function beginSpans(host: StepHost): void {
-  host.state.set(SPANS_KEY, []);
+  host.state.set(SPANS, []);
 }
 
 /** Stop recording and return what was recorded (perf_end, or a discarded session). */
 export function takeSpans(host: StepHost): StepSpan[] {
-  const spans = (host.state.get(SPANS_KEY) as StepSpan[] | undefined) ?? [];
-  host.state.delete(SPANS_KEY);
+  const spans = host.state.get(SPANS) ?? [];
+  host.state.delete(SPANS);
   return spans;
 }
 
 /** Called by runStep after every step; kept only while a session records (the perf_ steps themselves never). */
 export function recordStepSpan(host: StepHost, span: StepSpan): void {
-  const spans = host.state.get(SPANS_KEY) as StepSpan[] | undefined;
+  const spans = host.state.get(SPANS);
   if (spans && !span.step.startsWith('perf_')) spans.push(span);
 }
 
@@ -46,23 +47,23 @@ export interface ClosedSession {
 }
 
 export function openSession(host: StepHost): PerfSession | undefined {
-  return host.state.get(OPEN_KEY) as PerfSession | undefined;
+  return host.state.get(OPEN);
 }
 
 export function setOpenSession(host: StepHost, s: PerfSession | undefined): void {
-  if (s) host.state.set(OPEN_KEY, s);
-  else host.state.delete(OPEN_KEY);
+  if (s) host.state.set(OPEN, s);
+  else host.state.delete(OPEN);
 }
 
 export function setLastSession(host: StepHost, s: ClosedSession): void {
-  host.state.set(LAST_KEY, s);
+  host.state.set(LAST, s);
 }
 
 /**
  * The last closed session, checked against `token` when given. Errors name what to do instead.
  */
 export function lastSession(host: StepHost, step: string, token: string | undefined): ClosedSession {
-  const last = host.state.get(LAST_KEY) as ClosedSession | undefined;
+  const last = host.state.get(LAST);
   if (!last) {
     const open = openSession(host);
     throw new PerfError({

@@ -4,6 +4,7 @@
  */
 import type { Page } from '../drivers/cdp/browser.js';
 import type { FromSchema, JsonSchema } from './schema-types.js';
+import type { HostState } from '../host-state.js';
 
 export type { FromSchema, JsonSchema };
 
@@ -37,8 +38,8 @@ export interface StepHost {
   page(): Promise<Page>;
   /** Base URL of the app, for steps given a path (navigate). Undefined when unknown. */
   appUrl(): string | undefined;
-  /** Per-host state shared between steps (perf session, last snapshot…), keyed by the owning module. */
-  state: Map<string, unknown>;
+  /** Per-host state shared between steps (perf session, target refs…), in slots typed by the owning module. */
+  state: HostState;
   /** Folder that relative output paths resolve against, and that written files must stay inside. */
   cwd: string;
 }
