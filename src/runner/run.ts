@@ -10,6 +10,7 @@ import { redactSecrets, redactText } from '../scenario/redact.js';
 import { join, relative } from 'node:path';
 import type { Page } from '../drivers/cdp/browser.js';
 import { installPageScripts } from '../drivers/cdp/inject.js';
+import { applyViewport } from '../drivers/cdp/emulation.js';
 import { SessionHost } from '../engine/host.js';
 import { runStep, toErrorInfo, type StepErrorInfo, type StepResult } from '../engine/run-step.js';
 import { PerfError } from '../errors.js';
@@ -84,8 +85,8 @@ export function appSpec(sc: Scenario): AppSpec {
 async function emulate(page: Page, sc: Scenario): Promise<void> {
   const v = sc.viewport;
   await Promise.all([
-    page.send('Emulation.setDeviceMetricsOverride', { width: v.width, height: v.height, deviceScaleFactor: v.dpr, mobile: v.mobile }),
-    page.send('Emulation.setTouchEmulationEnabled', v.touch ? { enabled: true, maxTouchPoints: 5 } : { enabled: false }),
+    // The same viewport and touch emulation as resize_viewport (screen = viewport, as device mode does).
+    applyViewport(page, v),
     page.send('Emulation.setCPUThrottlingRate', { rate: sc.cpuThrottle }),
     // Headless pages count as focused only with this; without it some apps skip focus handlers.
     page.send('Emulation.setFocusEmulationEnabled', { enabled: true }),

@@ -4,7 +4,8 @@
  */
 import { PerfError, closest } from '../errors.js';
 import { defineStep } from './define.js';
-import { applyDevice, clearEmulation, DEVICE_NAMES, DEVICES, getDevice, presetUserAgent, readViewport } from './devices.js';
+import { applyDevice, DEVICE_NAMES, DEVICES, getDevice, presetUserAgent } from './devices.js';
+import { clearEmulation, readViewport } from '../drivers/cdp/emulation.js';
 import { readViewportSettled, readViewportUntil, viewportAnswer } from './resize-viewport.js';
 
 export const deviceProfile = defineStep({

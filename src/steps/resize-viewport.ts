@@ -4,7 +4,7 @@
  */
 import type { Page } from '../drivers/cdp/browser.js';
 import { defineStep } from './define.js';
-import { applyViewport, readViewport, type ViewportReadBack, type ViewportSpec } from './devices.js';
+import { applyViewport, readViewport, type ViewportReadBack, type ViewportSpec } from '../drivers/cdp/emulation.js';
 
 // 50 ms × 10: the resize reaches the page with its next frame; half a second covers a busy one.
 const SETTLE_POLL_MS = 50;
