@@ -1,4 +1,6 @@
 /** perf start | stop | status | logs | restart | doctor */
+import { START_OPTIONS } from '../session/state.js';
+import { flagsOf } from './run-options.js';
 import { restartSession, runDoctor, sessionLogs, sessionStatus, startSession, stopSession, type SessionState } from '../session/manager.js';
 import { ALLOW_OUTSIDE_FLAG, defineCommand, info, JSON_FLAG, printJson } from './command.js';
 
@@ -19,12 +21,9 @@ export const startCommand = defineCommand({
   usage: 'start (--serve DIR | --url URL | --command CMD [--url URL]) [--path /P] [--headed] [--spa]',
   details: 'Examples:\n  perf start --serve scenarios/app --path /list.html\n  perf start --command "npm run preview -- --port ${PORT}"\n  perf start --url http://127.0.0.1:5173',
   flags: {
-    serve: { type: 'string', value: 'DIR', description: 'Serve this static folder on a free 127.0.0.1 port.' },
-    url: { type: 'string', value: 'URL', description: 'An app already running (or, with --command, the URL it will answer on; may use ${PORT}).' },
-    command: { type: 'string', value: 'CMD', description: 'Start the app with this shell command; ${PORT} is a free port (also in $PORT).' },
-    path: { type: 'string', value: '/P', description: 'Page to open. Default /' },
+    ...flagsOf(START_OPTIONS, 'serve', 'url', 'command', 'path'),
     headed: { type: 'boolean', description: 'Show the browser window instead of running headless.' },
-    spa: { type: 'boolean', description: 'With --serve: unknown paths without an extension get index.html (single-page apps).' },
+    ...flagsOf(START_OPTIONS, 'spa'),
     ...ALLOW_OUTSIDE_FLAG,
     ...STATE_DIR_FLAG,
     ...JSON_FLAG,

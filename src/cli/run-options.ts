@@ -56,7 +56,7 @@ export function runFlags(f: FlagValues): { variant?: string; label: string; out:
 }
 
 /** Value placeholders shown in help for the run options that take one. */
-const PLACEHOLDERS: Record<string, string> = { out: 'DIR', label: 'L', maxRepeat: 'N', budgetS: 'S' };
+const PLACEHOLDERS: Record<string, string> = { out: 'DIR', label: 'L', maxRepeat: 'N', budgetS: 'S', serve: 'DIR', url: 'URL', command: 'CMD', path: '/P' };
 
 /**
  * CLI flags for run options declared once as JSON Schema (runner/options.ts): the same names,

@@ -2,6 +2,7 @@
  * The lifecycle tools: thin wrappers over src/session/manager.ts, the same operations as `perf start`,
  * `perf stop`, `perf status`, `perf logs`, `perf restart` and `perf doctor`.
  */
+import { START_OPTIONS } from '../session/state.js';
 import path from 'node:path';
 import { PerfError } from '../errors.js';
 import { okReply } from './format.js';
@@ -31,10 +32,7 @@ export const appStart = defineTool({
   inputSchema: {
     type: 'object',
     properties: {
-      serve: { type: 'string', description: 'Folder to serve as a static site on a free 127.0.0.1 port, relative to the server\'s working folder.' },
-      url: { type: 'string', description: 'URL of an app that is already running; with command, the URL the command will listen on (${PORT} allowed).' },
-      command: { type: 'string', description: 'Shell command that starts the app (e.g. "npm run dev -- --port ${PORT}"); ${PORT} is replaced by a free port.' },
-      path: { type: 'string', description: 'Path opened in the page once the app is up, e.g. /list.html. Default /.' },
+      ...START_OPTIONS,
       headless: { type: 'boolean', description: 'Run Chromium without a window. Default true.' },
     },
     additionalProperties: false,
