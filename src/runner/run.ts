@@ -11,6 +11,7 @@ import { join, relative } from 'node:path';
 import type { Page } from '../drivers/cdp/browser.js';
 import { installPageScripts } from '../drivers/cdp/inject.js';
 import { applyViewport } from '../drivers/cdp/emulation.js';
+import { captureScreenshot } from '../drivers/cdp/screenshot.js';
 import { SessionHost } from '../engine/host.js';
 import { runStep, toErrorInfo, type StepErrorInfo, type StepResult } from '../engine/run-step.js';
 import { PerfError } from '../errors.js';
@@ -472,9 +473,9 @@ async function failureScreenshot(session: BrowserSession, rc: RepeatContext): Pr
   try {
     if (session.health()) return undefined;
     // 3 s: a screenshot of a live page takes well under that; a hung page must not stall the run.
-    const { data } = await session.page.send('Page.captureScreenshot', { format: 'png' }, 3000);
+    const png = await captureScreenshot(session.page, { format: 'png', timeoutMs: 3000 });
     const file = join(rc.outDir, `${rc.base}-repeat${rc.index}-failure.png`);
-    writeFileAtomic(file, Buffer.from(data, 'base64'));
+    writeFileAtomic(file, png);
     return file;
   } catch {
     return undefined;

@@ -4,6 +4,7 @@
  * first get Escape, then a click on their close / cancel / dismiss / OK button. Afterwards the page is
  * scanned again and whatever is still open is reported.
  */
+import { click, pressKey } from '../drivers/cdp/input.js';
 import type { Page } from '../drivers/cdp/browser.js';
 import { defineStep, type StepOutput } from './define.js';
 
@@ -181,11 +182,9 @@ export async function modalOp<T>(page: Page, op: ModalOp, index = -1): Promise<T
   return page.evaluate<T>(`(${modalRuntime.toString()})(${JSON.stringify(op)}, ${index}, ${JSON.stringify(CLOSE_BUTTON_PATTERNS)})`);
 }
 
-/** A real Escape key press (trusted, reaches keydown listeners and native dialogs). */
+/** A real Escape key press (trusted, reaches keydown listeners and native dialogs): the driver's key input. */
 export async function pressEscape(page: Page): Promise<void> {
-  const key = { key: 'Escape', code: 'Escape', windowsVirtualKeyCode: 27, nativeVirtualKeyCode: 27 };
-  await page.send('Input.dispatchKeyEvent', { type: 'keyDown', ...key });
-  await page.send('Input.dispatchKeyEvent', { type: 'keyUp', ...key });
+  await pressKey(page, 'Escape');
 }
 
 async function waitClosed(page: Page, index: number, deadline: number): Promise<boolean> {
@@ -195,12 +194,6 @@ async function waitClosed(page: Page, index: number, deadline: number): Promise<
     if (Date.now() + POLL_MS > until) return false;
     await new Promise((r) => setTimeout(r, POLL_MS));
   }
-}
-
-async function click(page: Page, x: number, y: number): Promise<void> {
-  await page.send('Input.dispatchMouseEvent', { type: 'mouseMoved', x, y });
-  await page.send('Input.dispatchMouseEvent', { type: 'mousePressed', x, y, button: 'left', buttons: 1, clickCount: 1 });
-  await page.send('Input.dispatchMouseEvent', { type: 'mouseReleased', x, y, button: 'left', buttons: 0, clickCount: 1 });
 }
 
 /** Close one modal; returns how, or undefined when it stayed open. */

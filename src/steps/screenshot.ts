@@ -2,6 +2,7 @@
  * screenshot: the viewport, the whole page, one element, or a rectangle relative to an element, as
  * PNG or JPEG. Returned as image content; optionally written to a file inside the working folder.
  */
+import { captureScreenshot, pageGeometry } from '../drivers/cdp/screenshot.js';
 import { realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { elementBox } from '../engine/targets.js';
@@ -93,34 +94,29 @@ export const screenshot = defineStep({
     const file = args.path !== undefined ? await confinedPath(ctx.host.cwd, args.path, 'screenshot') : undefined;
 
     const warnings: string[] = [];
-    let clip: (Box & { scale: number }) | undefined;
+    let clip: Box | undefined;
     if (hasElement) {
       const locator: { ref?: string; target?: TargetSpec } = args.ref !== undefined ? { ref: args.ref } : { target: args.target! };
       const box = await elementBox(ctx, locator);
       // elementBox is viewport-relative (like getBoundingClientRect); the capture clip is in page coordinates.
-      const { cssVisualViewport } = await page.send('Page.getLayoutMetrics');
+      const { scrollX, scrollY } = await pageGeometry(page);
       const r = args.rect ?? { x: 0, y: 0, width: box.width, height: box.height };
-      clip = { x: box.x + r.x + cssVisualViewport.pageX, y: box.y + r.y + cssVisualViewport.pageY, width: r.width, height: r.height, scale: 1 };
+      clip = { x: box.x + r.x + scrollX, y: box.y + r.y + scrollY, width: r.width, height: r.height };
       if (clip.width <= 0 || clip.height <= 0) {
         throw new PerfError({ code: 'empty_clip', kind: 'failed', message: `screenshot: the element box is ${box.width}×${box.height}; nothing to capture`, suggestion: 'pick a visible element, or give rect' });
       }
     } else if (args.fullPage) {
-      const { cssContentSize } = await page.send('Page.getLayoutMetrics');
-      const height = Math.min(Math.ceil(cssContentSize.height), MAX_CAPTURE_PX);
-      if (cssContentSize.height > MAX_CAPTURE_PX) warnings.push(`the page is ${Math.ceil(cssContentSize.height)} px tall; captured the first ${MAX_CAPTURE_PX} px`);
-      clip = { x: 0, y: 0, width: Math.min(Math.ceil(cssContentSize.width), MAX_CAPTURE_PX), height, scale: 1 };
+      const { contentWidth, contentHeight } = await pageGeometry(page);
+      const height = Math.min(Math.ceil(contentHeight), MAX_CAPTURE_PX);
+      if (contentHeight > MAX_CAPTURE_PX) warnings.push(`the page is ${Math.ceil(contentHeight)} px tall; captured the first ${MAX_CAPTURE_PX} px`);
+      clip = { x: 0, y: 0, width: Math.min(Math.ceil(contentWidth), MAX_CAPTURE_PX), height };
     }
 
-    const shot = await page.send('Page.captureScreenshot', {
-      format,
-      ...(format === 'jpeg' ? { quality: args.quality ?? 80 } : {}),
-      ...(clip ? { clip, captureBeyondViewport: true } : {}),
-    });
-    const bytes = Buffer.from(shot.data, 'base64');
+    const bytes = await captureScreenshot(page, { format, ...(format === 'jpeg' ? { quality: args.quality ?? 80 } : {}), ...(clip ? { clip } : {}) });
     const size = imageSize(bytes);
     if (file) writeFileNoFollow(file, bytes, { overwrite: args.overwrite === true, who: 'screenshot', shown: args.path });
     return {
-      image: { mimeType: format === 'jpeg' ? 'image/jpeg' : 'image/png', base64: shot.data },
+      image: { mimeType: format === 'jpeg' ? 'image/jpeg' : 'image/png', base64: bytes.toString('base64') },
       data: {
         format,
         width: size?.width ?? 0,
