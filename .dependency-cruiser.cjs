@@ -17,8 +17,8 @@ module.exports = {
       to: { path: `^src/(${above.join('|')})/` },
     })),
     { name: 'no-circular', severity: 'error', comment: 'Layers point down only: a cycle means one of them points up.', from: {}, to: { circular: true } },
-    { name: 'cdp-client-in-cdp-driver-only', severity: 'error', comment: 'Only src/drivers/cdp speaks CDP.', from: { pathNot: '^src/drivers/cdp/' }, to: { path: 'node_modules/(chrome-remote-interface|devtools-protocol)/' } },
-    { name: 'mcp-sdk-in-mcp-only', severity: 'error', comment: 'Only src/mcp knows the MCP SDK.', from: { pathNot: '^src/mcp/' }, to: { path: 'node_modules/@modelcontextprotocol/' } },
+    { name: 'cdp-client-in-cdp-driver-only', severity: 'error', comment: 'Only src/drivers/cdp speaks CDP.', from: { pathNot: '^src/drivers/cdp/' }, to: { path: '(^|node_modules/)(chrome-remote-interface|devtools-protocol)(/|$)' } },
+    { name: 'mcp-sdk-in-mcp-only', severity: 'error', comment: 'Only src/mcp knows the MCP SDK.', from: { pathNot: '^src/mcp/' }, to: { path: '(^|node_modules/)@modelcontextprotocol/' } },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

@@ -32,7 +32,7 @@ test('the layer rules pass on our own source', () => {
   assert.equal(r.status, 0, r.stdout + r.stderr);
 });
 
-test('a driver importing a step, a cycle, and CDP outside the CDP driver are each refused', () => {
+test('a driver importing a step, a cycle, and CDP (the client or its types) outside the CDP driver are each refused', () => {
   const up = cruise({ 'src/drivers/cdp/x.ts': "import { y } from '../../steps/y.js';\nexport const x = y;\n", 'src/steps/y.ts': 'export const y = 1;\n' });
   assert.notEqual(up.code, 0, up.out);
   assert.match(up.out, /drivers-points-down: src\/drivers\/cdp\/x\.ts → src\/steps\/y\.ts/);
@@ -41,7 +41,11 @@ test('a driver importing a step, a cycle, and CDP outside the CDP driver are eac
   assert.match(cycle.out, /no-circular/);
   const cdp = cruise({ 'src/steps/z.ts': "import CDP from 'chrome-remote-interface';\nexport const z = CDP;\n" });
   assert.notEqual(cdp.code, 0, cdp.out);
-  assert.match(cdp.out, /cdp-client-in-cdp-driver-only/);
+  assert.match(cdp.out, /cdp-client-in-cdp-driver-only: src\/steps\/z\.ts/);
+  // A types-only package (nothing to resolve at run time) counts too.
+  const types = cruise({ 'src/perf/t.ts': "import type { Protocol } from 'devtools-protocol';\nexport type T = Protocol.Profiler.Profile;\n" });
+  assert.notEqual(types.code, 0, types.out);
+  assert.match(types.out, /cdp-client-in-cdp-driver-only: src\/perf\/t\.ts → devtools-protocol/);
 });
 
 test('the page runtime is typed: a misspelt method, wrong arguments or a result read with the wrong shape fail tsc', () => {

@@ -2,7 +2,7 @@
  * The sampling CPU profile of an attribution session, turned into "blocks": functions ranked by
  * EXCLUSIVE (self) time, the time the sampler found that function itself on top of the stack.
  */
-import type { Protocol } from 'devtools-protocol';
+import type { CpuProfile, CpuProfileNode } from '../drivers/cdp/connection.js';
 import { PERF_PROBE_URL } from '../drivers/cdp/perf-page.js';
 
 /** One sample: when (epoch ms) and which function (index into `functions`) was on top. */
@@ -55,18 +55,18 @@ const NOT_SCRIPT = new Set(['(idle)', '(program)', '(root)']);
  * function that called them: that call is the page's decision and the line to change, so a busy loop
  * around performance.now() ranks as the loop. The harness's own probe (PERF_PROBE_URL) is left out.
  */
-export function readProfile(profile: Protocol.Profiler.Profile, offsetMs: number, window: { startAt: number; endAt: number }): ProfileData {
+export function readProfile(profile: CpuProfile, offsetMs: number, window: { startAt: number; endAt: number }): ProfileData {
   const functions: ProfileFunction[] = [];
   const keyIndex = new Map<string, number>();
   const parent = new Map<number, number>();
-  const byId = new Map<number, Protocol.Profiler.ProfileNode>();
+  const byId = new Map<number, CpuProfileNode>();
   for (const node of profile.nodes) {
     byId.set(node.id, node);
     for (const c of node.children ?? []) parent.set(c, node.id);
   }
-  const isNative = (n: Protocol.Profiler.ProfileNode): boolean => !n.callFrame.url && n.callFrame.scriptId === '0' && !n.callFrame.functionName.startsWith('(');
+  const isNative = (n: CpuProfileNode): boolean => !n.callFrame.url && n.callFrame.scriptId === '0' && !n.callFrame.functionName.startsWith('(');
   const nodeFn = new Map<number, number>();
-  const fnOf = (n: Protocol.Profiler.ProfileNode): number => {
+  const fnOf = (n: CpuProfileNode): number => {
     const cached = nodeFn.get(n.id);
     if (cached !== undefined) return cached;
     let target = n;

@@ -9,7 +9,7 @@
  * A failing source never fails the session: it is marked missing with the reason.
  */
 import { randomBytes } from 'node:crypto';
-import type { Protocol } from 'devtools-protocol';
+import type { CpuProfile } from '../drivers/cdp/connection.js';
 import type { Page } from '../drivers/cdp/browser.js';
 import { markInPage, PERF_BINDING, perfProbeFlushSource, perfProbeSource, perfProbeStopSource, type ProbeFrames, type ProbeMessage, type ProbeSupport } from '../drivers/cdp/perf-page.js';
 import { PerfError } from '../errors.js';
@@ -60,7 +60,7 @@ export interface RawSession {
   /** Why the in-page probe could not be read, if it could not. */
   probeMissing: string | undefined;
   trace: TraceResult | undefined;
-  profile: Protocol.Profiler.Profile | undefined;
+  profile: CpuProfile | undefined;
   /** Profiler sampling interval actually requested, µs. */
   samplingIntervalUs: number | undefined;
   marks: SessionMark[];
@@ -294,7 +294,7 @@ export class PerfSession {
     this.trace = undefined;
     const traced = recorder ? Promise.all([marked.catch(() => undefined), probed]).then(() => recorder.stop()) : undefined;
     const [profiled, mark, checkpoint, env, trace] = await Promise.allSettled([stopped, marked, counted, envRead, traced, probed]);
-    let profile: Protocol.Profiler.Profile | undefined;
+    let profile: CpuProfile | undefined;
     if (stopped) {
       if (profiled.status === 'fulfilled') profile = profiled.value?.profile;
       else this.missing.profile = `Profiler.stop failed: ${(profiled.reason as Error).message}`;
