@@ -22,18 +22,6 @@ function isOutside(root: string, p: string): boolean {
   return rel === '' || rel.startsWith('..') || path.isAbsolute(rel);
 }
 
-async function nearestExisting(p: string): Promise<string> {
-  for (let dir = p; ; ) {
-    try {
-      return await realpath(dir);
-    } catch {
-      const up = path.dirname(dir);
-      if (up === dir) return dir;
-      dir = up;
-    }
-  }
-}
-
 /**
  * `target` resolved inside `cwd` with its folders created, or a PerfError `path_outside_workdir`: by
  * `..`, an absolute path, or a symlinked folder that leads elsewhere. `who` names the step in messages.
@@ -45,7 +33,7 @@ export async function confinedPath(cwd: string, target: string, who: string): Pr
     new PerfError({ code: 'path_outside_workdir', message: `${who}: "${target}" ${how} the working folder ${root}`, suggestion: 'give a relative path inside the working folder, e.g. "build/perf/out.json"' });
   if (isOutside(root, abs)) throw refuse('is outside');
   // Where the write really lands is decided by the nearest folder that exists: check it before creating anything.
-  const before = await nearestExisting(path.dirname(abs));
+  const before = realpathAsFar(path.dirname(abs));
   if (before !== root && isOutside(root, path.join(before, 'x'))) throw refuse('leads (through a symlink) outside');
   ensureDir(path.dirname(abs), who);
   const dir = await realpath(path.dirname(abs));
@@ -102,7 +90,7 @@ export function writeFileNoFollow(file: string, data: string | Uint8Array, opts:
     const code = (e as NodeJS.ErrnoException).code;
     if (code === 'EEXIST') throw new PerfError({ code: 'file_exists', message: `${opts.who}: ${shown} already exists`, suggestion: 'pass overwrite: true, or another path', cause: e });
     if (code === 'ELOOP') throw new PerfError({ code: 'path_is_symlink', message: `${opts.who}: ${shown} is a symbolic link; refusing to write through it`, suggestion: 'remove the link, or write to another path', cause: e });
-    throw new PerfError({ code: 'write_failed', kind: 'environment', message: `${opts.who}: could not write ${shown}: ${(e as Error).message}`, cause: e });
+    throw new PerfError({ code: 'write_failed', kind: 'environment', message: `${opts.who}: could not write ${shown}: ${describeWriteError(e as NodeJS.ErrnoException)}`, cause: e });
   }
   try {
     const st = fstatSync(fd);
@@ -112,7 +100,7 @@ export function writeFileNoFollow(file: string, data: string | Uint8Array, opts:
     writeAll(fd, data);
   } catch (e) {
     if (e instanceof PerfError) throw e;
-    throw new PerfError({ code: 'write_failed', kind: 'environment', message: `${opts.who}: could not write ${shown}: ${(e as Error).message}`, cause: e });
+    throw new PerfError({ code: 'write_failed', kind: 'environment', message: `${opts.who}: could not write ${shown}: ${describeWriteError(e as NodeJS.ErrnoException)}`, cause: e });
   } finally {
     closeSync(fd);
   }

@@ -302,36 +302,68 @@ test('killed outright (SIGKILL) after two repeats, the run file on disk holds th
   assert.ok((JSON.parse(c.stdout) as { warnings: string[] }).warnings.some((w) => /did not finish \(killed after \d+ repeat/.test(w)));
 });
 
-test('the disk fills up mid-run: exit 3 naming ENOSPC, the run stops at once, what was measured is on stderr as JSON, no partial or temporary file is left', (t) => {
-  const disk = join(work, 'full');
+/**
+ * A real full disk: a 1 MiB tmpfs with an empty output folder, then filled, so the output folder is
+ * usable at the start and the first write after a repeat fails. Needs root, as on CI; undefined (the
+ * test skipped) where mounting is not allowed.
+ */
+function fullDisk(t: { skip: (why: string) => void }, name: string): { out: string; release: () => void } | undefined {
+  const disk = join(work, name);
   mkdirSync(disk);
-  // A real full disk: a small tmpfs (needs root, as on CI; skipped where mounting is not allowed).
   if (spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', disk]).status !== 0) {
     t.skip('cannot mount a tmpfs here');
-    return;
+    return undefined;
   }
+  const out = join(disk, 'out');
+  mkdirSync(out);
   try {
-    const out = join(disk, 'out');
-    mkdirSync(out);
-    // Fill what is left: the output folder is usable at the start, the first write after a repeat fails.
-    try {
-      for (let i = 0; ; i++) writeFileSync(join(disk, `filler${i}`), Buffer.alloc(64 * 1024));
-    } catch (e) {
-      assert.equal((e as NodeJS.ErrnoException).code, 'ENOSPC');
-    }
+    for (let i = 0; ; i++) writeFileSync(join(disk, `filler${i}`), Buffer.alloc(64 * 1024));
+  } catch (e) {
+    assert.equal((e as NodeJS.ErrnoException).code, 'ENOSPC');
+  }
+  return { out, release: () => void spawnSync('umount', [disk]) };
+}
+
+/** The JSON line the CLI prints last on stderr when a run could not be saved. */
+function salvagedFrom(stderr: string): unknown {
+  const lines = stderr.trim().split('\n');
+  return JSON.parse(lines[lines.length - 1]!) as unknown;
+}
+
+test('the disk fills up mid-run: exit 3 naming ENOSPC, the run stops at once, what was measured is on stderr as JSON, no partial or temporary file is left', (t) => {
+  const disk = fullDisk(t, 'full');
+  if (!disk) return;
+  try {
     const file = scenarioFile(`name: full\napp: { serve: FIXTURE }\nrepeat: 5\nwarmup: 0\nsteps:\n  - tap: Go\n${PAINT}`);
-    const r = perf(['run', file, '--out', out]);
+    const r = perf(['run', file, '--out', disk.out]);
     assert.equal(r.code, 3, r.stderr);
     assert.match(r.stderr, /no space left on device \(ENOSPC\)/);
     assert.match(r.stderr, /stopped after 1 of 5 repeats/);
-    const lines = r.stderr.trim().split('\n');
-    const salvaged = JSON.parse(lines[lines.length - 1]!) as RunFile;
+    const salvaged = salvagedFrom(r.stderr) as RunFile;
     assert.equal(salvaged.scenario, 'full');
     assert.deepEqual(salvaged.repeats.map((x) => x.status), ['measured']);
     assert.ok((salvaged.repeats[0] as Extract<RunFile['repeats'][number], { status: 'measured' }>).report.metrics.durationMs! > 0);
-    assert.deepEqual(readdirSync(out), []);
+    assert.deepEqual(readdirSync(disk.out), []);
   } finally {
-    spawnSync('umount', [disk]);
+    disk.release();
+  }
+});
+
+test('the disk fills up during --against: exit 3, the compare stops at once, both arms on stderr as JSON, no partial file', (t) => {
+  const disk = fullDisk(t, 'full-against');
+  if (!disk) return;
+  try {
+    const file = scenarioFile(`name: fullab\napp: { serve: FIXTURE }\nrepeat: 4\nwarmup: 0\nsteps:\n  - tap: Go\n${PAINT}`);
+    const r = perf(['run', file, '--against', file, '--fixed', '--out', disk.out]);
+    assert.equal(r.code, 3, r.stderr);
+    assert.match(r.stderr, /no space left on device \(ENOSPC\)/);
+    assert.match(r.stderr, /the compare stopped after 1 repeat\./);
+    const salvaged = salvagedFrom(r.stderr) as { baseline: RunFile; candidate: RunFile };
+    assert.deepEqual(salvaged.baseline.repeats.map((x) => x.status), ['measured']);
+    assert.deepEqual(salvaged.candidate.repeats, []);
+    assert.deepEqual(readdirSync(disk.out), []);
+  } finally {
+    disk.release();
   }
 });
 

@@ -6,7 +6,6 @@
  * masquerading as a regression. Each arm gets its own run file, exactly as `perf run` writes it, plus
  * the interleaving record (`repeats[].sequence`, `repeats[].startedAt`, `against`).
  */
-
 import { join, relative } from 'node:path';
 import { SessionHost } from '../engine/host.js';
 import { PerfError } from '../errors.js';
@@ -15,7 +14,7 @@ import { startApp, type RunningApp } from '../session/app.js';
 import { BrowserSession, type RestartMode } from '../session/browser-session.js';
 import { writeJsonAtomic } from '../session/state.js';
 import type { RepeatMode, RepeatRecord, RunEnv, RunFile } from '../perf/run-file.js';
-import { appSpec, buildRunFile, checkpoint, describeEnv, fallbackEnv, repeatSchedule, repeatSlots, runFileName, runRepeat } from './run.js';
+import { appSpec, buildRunFile, checkpoint, describeEnv, fallbackEnv, notSaved, repeatSchedule, repeatSlots, runFileName, runRepeat } from './run.js';
 import { redactSecrets } from '../scenario/redact.js';
 import { ensureDir } from '../files.js';
 
@@ -111,6 +110,8 @@ export async function runAgainst(baseline: Scenario, candidate: Scenario, opts: 
   const arms: ArmState[] = [];
   let session: BrowserSession | undefined;
   let interrupted = false;
+  // Set when a checkpoint could not be written (a full disk): the compare stops there.
+  let unsaved: PerfError | undefined;
   try {
     session = await BrowserSession.open({
       headless: candidate.browser.headless,
@@ -174,9 +175,11 @@ export async function runAgainst(baseline: Scenario, candidate: Scenario, opts: 
       if (!a.env && record.status !== 'failed') a.env = await describeEnv(session, a.sc, a.restart, a.app, a.url).catch(() => undefined);
       const kept: RepeatRecord = { ...record, startedAt, sequence: seq };
       a.records.push(kept);
-      if (a.env) checkpoint(a.path, assemble(a, { cwd, finishedAt: new Date().toISOString(), interrupted, env: a.env, other: relative(opts.outDir, arms.find((x) => x !== a)!.path), partial: true }), a.sc.secrets);
+      if (a.env) unsaved = checkpoint(a.path, assemble(a, { cwd, finishedAt: new Date().toISOString(), interrupted, env: a.env, other: relative(opts.outDir, arms.find((x) => x !== a)!.path), partial: true }), a.sc.secrets);
       opts.onProgress?.({ kind: 'repeat-end', sequence: seq, total: order.length, arm, record: kept });
       if (opts.signal?.aborted) interrupted = true;
+      // A full disk: every later repeat would be measured for nothing (as perf run).
+      if (unsaved) break;
     }
     for (const a of arms) a.env ??= fallbackEnv(session, a.sc, a.restart, a.app, a.url);
   } finally {
@@ -189,9 +192,14 @@ export async function runAgainst(baseline: Scenario, candidate: Scenario, opts: 
   const out = {} as AgainstResult;
   for (const a of arms) {
     const other: Arm = a.arm === 'baseline' ? 'candidate' : 'baseline';
-    const run = redactSecrets(assemble(a, { cwd, finishedAt, interrupted, env: a.env!, other: relative(opts.outDir, files[other]) || files[other] }), a.sc.secrets);
-    writeJsonAtomic(a.path, run);
-    out[a.arm] = { run, path: a.path };
+    out[a.arm] = { run: redactSecrets(assemble(a, { cwd, finishedAt, interrupted, env: a.env!, other: relative(opts.outDir, files[other]) || files[other] }), a.sc.secrets), path: a.path };
+  }
+  try {
+    if (unsaved) throw unsaved;
+    for (const a of arms) writeJsonAtomic(a.path, out[a.arm].run);
+  } catch (e) {
+    const done = arms.reduce((n, a) => n + a.records.length, 0);
+    throw notSaved(e, unsaved ? `the compare stopped after ${done} repeat${done === 1 ? '' : 's'}` : undefined, { baseline: out.baseline.run, candidate: out.candidate.run });
   }
   return out;
 }

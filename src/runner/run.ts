@@ -218,18 +218,25 @@ export async function runScenario(sc: Scenario, opts: RunOptions): Promise<{ run
     if (unsaved) throw unsaved;
     writeJsonAtomic(path, ordered);
   } catch (e) {
-    const why = e instanceof PerfError ? e.message : String(e);
-    const stopped = unsaved ? `; the run stopped after ${records.length} of ${schedule.length} repeats` : '';
-    throw new PerfError({
-      code: 'run_not_saved',
-      kind: 'environment',
-      message: `${why}${stopped}. What was measured follows on stderr as one line of JSON (the run file's content)`,
-      suggestion: 'free space or pass --out on another disk, then run again; or save the JSON line from stderr as the run file',
-      salvage: ordered,
-      cause: e,
-    });
+    throw notSaved(e, unsaved ? `the run stopped after ${records.length} of ${schedule.length} repeats` : undefined, ordered);
   }
   return { run: ordered, path };
+}
+
+/**
+ * A run whose file could not be written (a full or read-only disk): exit 3 with the reason, and what
+ * was measured (`salvage`, the run file's content) printed by the CLI on stderr so nothing is lost.
+ */
+export function notSaved(cause: unknown, stopped: string | undefined, salvage: unknown): PerfError {
+  const why = cause instanceof PerfError ? cause.message : String(cause);
+  return new PerfError({
+    code: 'run_not_saved',
+    kind: 'environment',
+    message: `${why}${stopped ? `; ${stopped}` : ''}. What was measured follows on stderr as one line of JSON (the run file's content)`,
+    suggestion: 'free space or pass --out on another disk, then run again; or save the JSON line from stderr as the run file',
+    salvage,
+    cause,
+  });
 }
 
 /** A run that cannot be saved keeps no trace files either: nothing half-written stays behind. */

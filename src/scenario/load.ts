@@ -212,7 +212,8 @@ export function loadScenario(path: string, opts: LoadOptions = {}): Scenario {
     const { line, col } = parseError.linePos?.[0] ?? src.lineCounter.linePos(parseError.pos[0]);
     // The parser notices an unclosed { [ or quote where it gives up, often lines later: say where it opened.
     const opened = /flow|quote|missing/i.test(parseError.message) ? unclosedBefore(text, parseError.pos[0]) : undefined;
-    const where = opened ? `; the ${opened.what} opened at ${shown}:${src.lineCounter.linePos(opened.at).line}:${src.lineCounter.linePos(opened.at).col} is not closed` : '';
+    const at = opened ? src.lineCounter.linePos(opened.at) : undefined;
+    const where = opened && at ? `; the ${opened.what} opened at ${shown}:${at.line}:${at.col} is not closed` : '';
     throw new PerfError({ code: 'scenario_invalid', message: `${shown}:${line}:${col}: invalid YAML: ${parseError.message.split('\n')[0]}${where}`, suggestion: 'check indentation and quoting at that line' });
   }
   const dup = src.firstDuplicateKey();
@@ -364,7 +365,6 @@ function isPlainObject(v: unknown): v is Record<string, any> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
-// ${name} and ${env.NAME}; ${PORT} is left for the app command, filled at start.
 /** A quote opens a quoted scalar only where a scalar starts (don't in a plain scalar is an apostrophe). */
 function startsScalar(text: string, i: number): boolean {
   let j = i - 1;
@@ -399,6 +399,7 @@ function unclosedBefore(text: string, end: number): { what: string; at: number }
   return { what: open.ch === '{' ? '"{"' : open.ch === '[' ? '"["' : 'quote', at: open.at };
 }
 
+// ${name} and ${env.NAME}; ${PORT} is left for the app command, filled at start.
 const VAR_RE = /\$\{([A-Za-z_][A-Za-z0-9_.]*)\}/g;
 
 /** The environment, and the values read from it: they are written to run files as ${env.NAME}, never as themselves. */

@@ -16,18 +16,20 @@ function patterns(secrets: Secrets): { re: RegExp; name: string }[] {
     .map(({ name, value }) => ({ name, re: new RegExp(`(?<![A-Za-z0-9])${value.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![A-Za-z0-9])`, 'g') }));
 }
 
+function replaceAll(text: string, ps: { re: RegExp; name: string }[]): string {
+  return ps.reduce((acc, { re, name }) => acc.replace(re, `\${env.${name}}`), text);
+}
+
 /** `text` with every secret value replaced by `${env.NAME}`. */
 export function redactText(text: string, secrets: Secrets): string {
-  let out = text;
-  for (const { re, name } of patterns(secrets)) out = out.replace(re, `\${env.${name}}`);
-  return out;
+  return secrets.length === 0 ? text : replaceAll(text, patterns(secrets));
 }
 
 /** A deep copy of `value` with secrets replaced in every string and every object key. */
 export function redactSecrets<T>(value: T, secrets: Secrets): T {
   if (secrets.length === 0) return value;
   const ps = patterns(secrets);
-  const text = (s: string): string => ps.reduce((acc, { re, name }) => acc.replace(re, `\${env.${name}}`), s);
+  const text = (s: string): string => replaceAll(s, ps);
   const walk = (v: unknown): unknown => {
     if (typeof v === 'string') return text(v);
     if (Array.isArray(v)) return v.map(walk);

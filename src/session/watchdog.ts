@@ -47,7 +47,10 @@ function done(): never {
   process.exit(0);
 }
 
+let reaping = false;
 function reap(): void {
+  if (reaping) return;
+  reaping = true;
   for (const [pid, group] of tracked) kill(pid, group, 'SIGTERM');
   // Exit as soon as everything tracked is gone (a stop waits for us), forcing what is left after
   // 1 s of grace for Chromium to exit cleanly; polled every 25 ms.
@@ -87,5 +90,7 @@ process.stdin.on('data', (chunk: string) => {
 });
 process.stdin.on('end', reap);
 process.stdin.on('error', reap);
+// A stop (perf stop) that signals us: clean up as when the harness goes, the folders included.
+process.on('SIGTERM', reap);
 // Ignore the terminal's Ctrl-C: the harness handles it, and we must outlive it to clean up.
 process.on('SIGINT', () => undefined);
