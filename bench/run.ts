@@ -13,7 +13,7 @@ import { loadScenario } from '../src/scenario/load.js';
 import { runScenario } from '../src/runner/run.js';
 import { serveStatic } from '../src/session/static-server.js';
 import type { RestartMode } from '../src/session/browser-session.js';
-import { TRACE_CATEGORIES } from '../src/perf/trace.js';
+import { TRACE_CATEGORIES } from '../src/drivers/cdp/trace.js';
 import { median, playwrightLaunchOptions, printTable, type Row } from './common.js';
 
 const REPEATS = Number(process.argv[2] ?? 10);

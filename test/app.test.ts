@@ -6,7 +6,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { PerfError } from '../src/errors.js';
-import { joinUrl, startApp, type RunningApp } from '../src/session/app.js';
+import { startApp, type RunningApp } from '../src/session/app.js';
+import { joinUrl } from '../src/url.js';
 import { freePort } from '../src/session/ports.js';
 import { isAlive, sleep } from '../src/session/processes.js';
 

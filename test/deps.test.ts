@@ -48,6 +48,20 @@ test('a driver importing a step, a cycle, and CDP (the client or its types) outs
   assert.match(types.out, /cdp-client-in-cdp-driver-only: src\/perf\/t\.ts → devtools-protocol/);
 });
 
+test('steps see only src/page; page and perf see only the driver contract, not a driver', () => {
+  const step = cruise({ 'src/steps/s.ts': "import { p } from '../drivers/page-driver.js';\nexport const s = p;\n", 'src/drivers/page-driver.ts': 'export const p = 1;\n' });
+  assert.notEqual(step.code, 0, step.out);
+  assert.match(step.out, /steps-points-down: src\/steps\/s\.ts → src\/drivers\/page-driver\.ts/);
+  const page = cruise({ 'src/page/q.ts': "import { c } from '../drivers/cdp/c.js';\nexport const q = c;\n", 'src/drivers/cdp/c.ts': 'export const c = 1;\n' });
+  assert.notEqual(page.code, 0, page.out);
+  assert.match(page.out, /one-driver-behind-the-contract: src\/page\/q\.ts → src\/drivers\/cdp\/c\.ts/);
+  const contract = cruise({ 'src/page/q.ts': "import { p } from '../drivers/page-driver.js';\nexport const q = p;\n", 'src/drivers/page-driver.ts': 'export const p = 1;\n' });
+  assert.equal(contract.code, 0, contract.out);
+  const across = cruise({ 'src/drivers/webdriver/w.ts': "import { c } from '../cdp/c.js';\nexport const w = c;\n", 'src/drivers/cdp/c.ts': 'export const c = 1;\n' });
+  assert.notEqual(across.code, 0, across.out);
+  assert.match(across.out, /no-driver-imports-another: src\/drivers\/webdriver\/w\.ts → src\/drivers\/cdp\/c\.ts/);
+});
+
 test('the page runtime is typed: a misspelt method, wrong arguments or a result read with the wrong shape fail tsc', () => {
   const dir = mkdtempSync(join(ROOT, 'test', '.tmp-runtime-'));
   try {

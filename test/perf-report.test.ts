@@ -11,8 +11,8 @@ import { INSIGHTS, runInsights } from '../src/perf/insights.js';
 import { blocksBySelf, readProfile } from '../src/perf/profile.js';
 import { buildReport, stepAt } from '../src/perf/report.js';
 import type { Analysis } from '../src/perf/analysis.js';
-import { BEGIN_MARK, END_MARK, counterDeltas, type RawSession } from '../src/perf/session.js';
-import type { TraceEvent } from '../src/perf/trace.js';
+import { BEGIN_MARK, END_MARK, type RawSession, type TraceEvent } from '../src/drivers/measure.js';
+import { counterDeltas } from '../src/perf/report.js';
 import { phasesFromTrace } from '../src/perf/trace-layouts.js';
 
 const PID = 7;

@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import { Browser } from '../src/drivers/cdp/browser.js';
+import { cdpPageDriver } from '../src/drivers/cdp/page-driver.js';
 import { SessionHost } from '../src/engine/host.js';
 import { runStep, type StepResult } from '../src/engine/run-step.js';
 import type { StepHost } from '../src/steps/define.js';
@@ -109,8 +110,8 @@ test('console: a second CDP connection to the same page reads what was logged be
   await page.evaluate("console.info('logged before the second connection')");
   const second = await Browser.connect(shared.session.browser.wsEndpoint);
   try {
-    const page2 = await second.attach(page.targetId);
-    const host2 = new SessionHost({ page: page2 }, shared.fixtures.url);
+    const page2 = await second.attach(shared.session.page.targetId);
+    const host2 = new SessionHost({ driver: cdpPageDriver(page2) }, shared.fixtures.url);
     const d = await ok(host2, 'console', { level: 'info' });
     assert.deepEqual(
       d.messages.map((m: any) => m.text),

@@ -4,9 +4,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Browser } from '../src/drivers/cdp/browser.js';
+import { cdpPageDriver } from '../src/drivers/cdp/page-driver.js';
 import { SessionHost } from '../src/engine/host.js';
 import { runStep } from '../src/engine/run-step.js';
-import { elementBox, resolveElement } from '../src/engine/targets.js';
+import { elementBox, resolveTarget } from '../src/page/index.js';
 import type { StepContext } from '../src/steps/define.js';
 import { fresh, sharedBrowser } from './helpers.js';
 import { demo, failed, fixture, ok } from './step-helpers.js';
@@ -99,7 +100,7 @@ test('refs minted through one connection work from a second connection to the sa
   const second = await Browser.connect(session.browser.wsEndpoint);
   try {
     const page = await second.attach(session.page.targetId);
-    const host2 = new SessionHost({ page }, undefined);
+    const host2 = new SessionHost({ driver: cdpPageDriver(page) }, undefined);
     const r = ok(await runStep(host2, 'tap', { ref: add }));
     assert.equal(r.reresolved, undefined);
     assert.deepEqual(r.effect?.treeChanged, { changed: true });
@@ -176,14 +177,17 @@ test('actionability: fill refuses a non-text control naming its role', async () 
   assert.match(r.error.message, /is not actionable: editable: element is a checkbox, not a text field$/);
 });
 
-test('resolveElement gives a usable objectId; elementBox matches the page layout (frames included)', async () => {
+test('resolveTarget finds an element in a shadow root; elementBox matches the page layout (frames included)', async () => {
   const { host, session } = await demo('/frames.html');
   const page = await host.page();
-  const el = await resolveElement(ctxFor(host, page), { target: { role: 'button', name: 'Shadow button' } });
+  const { r: el } = await resolveTarget(ctxFor(host, page), { target: { role: 'button', name: 'Shadow button' } });
   assert.equal(el.role, 'button');
   assert.equal(el.name, 'Shadow button');
-  const id = await page.send('Runtime.callFunctionOn', { objectId: el.objectId, functionDeclaration: 'function () { return this.id; }', returnByValue: true });
-  assert.equal(id.result.value, 'shadow-button');
+  // The ref denotes the button inside the shadow root: its box is that button's box.
+  const box = await page.call('box', [el.ref, false]);
+  const want = await page.evaluate<{ x: number; y: number }>(`(() => { const r = document.querySelector('shadow-panel').shadowRoot.getElementById('shadow-button').getBoundingClientRect(); return { x: r.x, y: r.y }; })()`);
+  assert.ok(box.status === 'ok');
+  assert.deepEqual({ x: Math.round(box.rect.x), y: Math.round(box.rect.y) }, { x: Math.round(want.x), y: Math.round(want.y) });
   const inFrame = await elementBox(ctxFor(host, page), { target: { label: 'Inside frame' } });
   const expected = await session.page.evaluate<{ x: number; y: number; width: number; height: number }>(`(() => {
     const f = document.getElementById('child-frame'); const fr = f.getBoundingClientRect(); const cs = getComputedStyle(f);
@@ -222,7 +226,7 @@ test('a hidden background page is brought to front before acting, with a warning
   try {
     for (let i = 0; i < 100 && (await page.evaluate('document.body?.dataset.ready')) !== 'true'; i++) await new Promise((r) => setTimeout(r, 20));
     assert.equal(await page.evaluate('document.visibilityState'), 'hidden');
-    const host = new SessionHost({ page }, demo.url);
+    const host = new SessionHost({ driver: cdpPageDriver(page) }, demo.url);
     const r = ok(await runStep(host, 'tap', { target: { role: 'button', name: 'Add item' } }));
     assert.deepEqual(r.effect?.treeChanged, { changed: true });
     assert.match(r.warnings?.[0] ?? '', /hidden .* brought to front/);

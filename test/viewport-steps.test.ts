@@ -84,7 +84,7 @@ test('device_profile: pixel-8 sends a Chrome mobile user agent with the running 
   const page = await host.page();
   const d = await ok(host, 'device_profile', { name: 'pixel-8' });
   assert.equal(d.verified, true);
-  const version = /Chrome\/([\d.]+)/.exec(page.browser.version.userAgent)?.[1];
+  const version = /Chrome\/([\d.]+)/.exec(page.emulation.browserUserAgent())?.[1];
   assert.equal(d.userAgent, `Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/${version} Mobile Safari/537.36`);
   const hints = await page.evaluate<{ mobile: boolean; platform: string }>('({ mobile: navigator.userAgentData.mobile, platform: navigator.userAgentData.platform })');
   assert.deepEqual(hints, { mobile: true, platform: 'Android' });

@@ -15,7 +15,7 @@ import type { FlagSpecs, FlagValues } from './args.js';
 import type { LookEvent } from '../runner/sequential.js';
 import { writeFileAtomic } from '../files.js';
 import { SEQUENTIAL_OPTIONS } from '../runner/options.js';
-import type { JsonSchema } from '../steps/schema-types.js';
+import type { JsonSchema } from '../schema-types.js';
 
 const LABEL_RE = /^[a-z0-9_-]+$/;
 

@@ -6,7 +6,7 @@
 import { writeFileAtomic } from '../files.js';
 import path from 'node:path';
 import { closest, exitCodeOf, isPerfError, PerfError } from '../errors.js';
-import { SessionHost } from '../engine/host.js';
+import { SessionHost, connectedHost } from '../engine/host.js';
 import { prepareArgs, runStep, type StepResult } from '../engine/run-step.js';
 import { renderReply, stepResultJson, type ToolReply } from '../mcp/format.js';
 import { connectSession } from '../session/manager.js';
@@ -326,7 +326,7 @@ export async function runVerb(step: string, argv: string[], opts: { stateDir?: s
   let close: () => Promise<void> = async () => undefined;
   try {
     const conn = await connectSession(opts.stateDir);
-    host = conn.host;
+    host = connectedHost(conn);
     close = conn.close;
   } catch (e) {
     if (def.needsPage === false) {

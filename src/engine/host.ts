@@ -3,19 +3,24 @@
  * runStep(). The session's page changes on every restart; steps always get the current one.
  */
 import { HostState } from '../host-state.js';
-import type { Page } from '../drivers/cdp/browser.js';
-import { installPageScripts } from '../drivers/cdp/inject.js';
 import { PerfError } from '../errors.js';
+import type { HostPage } from '../page/index.js';
 import type { StepHost } from '../steps/define.js';
 
+/** Where the host's page comes from: a browser session (whose page a restart replaces) or one attached page. */
 export interface PageSource {
-  readonly page: Page;
+  readonly driver: HostPage;
+}
+
+/** A host over a connection to a running session (perf start / app_start): its page, app URL and folder. */
+export function connectedHost(conn: { driver: HostPage; state: { appUrl?: string; options: { cwd?: string } } }): SessionHost {
+  return new SessionHost(conn, conn.state.appUrl, conn.state.options.cwd ?? process.cwd());
 }
 
 export class SessionHost implements StepHost {
   state = new HostState();
   /** The page the host last handed out (a restart replaces it). */
-  lastPage: Page | undefined;
+  lastPage: HostPage | undefined;
 
   constructor(
     private source: PageSource | undefined,
@@ -30,7 +35,7 @@ export class SessionHost implements StepHost {
     this.state.clear();
   }
 
-  async page(): Promise<Page> {
+  async page(): Promise<HostPage> {
     if (!this.source) {
       throw new PerfError({
         code: 'no_app',
@@ -39,7 +44,7 @@ export class SessionHost implements StepHost {
         suggestion: 'call app_start (MCP) or run `perf start --serve DIR | --url URL` first',
       });
     }
-    const page = this.source.page;
+    const page = this.source.driver;
     if (page !== this.lastPage) {
       // A new page (restart): per-page state such as the last snapshot belongs to the old one.
       this.lastPage = page;
@@ -48,7 +53,7 @@ export class SessionHost implements StepHost {
     if (page.crashReason) {
       throw new PerfError({ code: 'page_crashed', kind: 'environment', message: page.crashReason, suggestion: 'restart the app (app_restart / perf restart)' });
     }
-    await installPageScripts(page);
+    await page.installScripts();
     return page;
   }
 

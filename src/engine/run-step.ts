@@ -4,7 +4,8 @@
  */
 import { recordStepSpan } from '../perf/state.js';
 import { PerfError, isPerfError, type ErrorInfo } from '../errors.js';
-import { TargetClosedError, type Page } from '../drivers/cdp/browser.js';
+import { TargetClosedError } from '../drivers/errors.js';
+import type { PageDriver } from '../page/index.js';
 import type { Effect, StepDefinition, StepHost, StepOutput } from '../steps/define.js';
 import { getStep, stepArgsSchema } from '../steps/registry.js';
 import { bestErrors, compile, describeAjvError } from './validate.js';
@@ -98,7 +99,7 @@ export async function runStep(host: StepHost, name: string, raw: unknown, opts: 
       const page = await host.page().then((p) => ({ p }), (e: unknown) => ({ e }));
       const ctx = {
         host, timeoutMs, deadline, label, signal,
-        get page(): Page {
+        get page(): PageDriver {
           if ('e' in page) throw page.e;
           return page.p;
         },

@@ -5,7 +5,7 @@
  */
 import path from 'node:path';
 import { closest, isPerfError, PerfError } from '../errors.js';
-import { SessionHost } from '../engine/host.js';
+import { SessionHost, connectedHost } from '../engine/host.js';
 import { runStep, type StepResult } from '../engine/run-step.js';
 import { bestErrors, compile, describeAjvError } from '../engine/validate.js';
 import type * as managerModule from '../session/manager.js';
@@ -13,14 +13,14 @@ import type { StepHost } from '../steps/define.js';
 import { getStep } from '../steps/registry.js';
 import { isToolAllowed, type McpConfig } from './config.js';
 import { errorReply, type ToolReply } from './format.js';
-import type { FromSchema, JsonSchema } from '../steps/schema-types.js';
+import type { FromSchema, JsonSchema } from '../schema-types.js';
 
 /** The session functions the server uses (src/session/manager.ts); tests may pass their own. */
 export type SessionManager = Pick<
   typeof managerModule,
   'startSession' | 'stopSession' | 'sessionStatus' | 'sessionLogs' | 'restartSession' | 'connectSession' | 'runDoctor'
 >;
-type Connection = Awaited<ReturnType<SessionManager['connectSession']>>;
+type Connection = Awaited<ReturnType<SessionManager['connectSession']>> & { host: SessionHost };
 export type SessionStateOf = Awaited<ReturnType<SessionManager['startSession']>>;
 
 export interface McpCoreOptions {
@@ -129,7 +129,8 @@ export class McpCore {
     if (this.conn && !(await this.alive(this.conn))) await this.dropConnection();
     if (!this.conn) {
       try {
-        this.conn = await this.manager.connectSession(this.stateDir);
+        const c = await this.manager.connectSession(this.stateDir);
+        this.conn = { ...c, host: connectedHost(c) };
       } catch (e) {
         if (isPerfError(e) && (e.code === 'no_session' || e.code === 'no_app')) throw noApp(e);
         throw e;
@@ -141,7 +142,7 @@ export class McpCore {
   private async alive(conn: Connection): Promise<boolean> {
     try {
       const page = await conn.host.page();
-      return !page.crashReason && !page.isClosed && page.browser.isConnected;
+      return page.alive();
     } catch {
       return false;
     }

@@ -5,7 +5,7 @@
  */
 import type { FrameStats } from './frames.js';
 import { round, type Block, type ProfileData } from './profile.js';
-import type { RawSession, SourceName } from './session.js';
+import type { RawSession, SourceName } from '../drivers/measure.js';
 import type { TraceLayouts } from './trace-layouts.js';
 
 export type Coverage = Record<string, 'read' | 'missing'>;

@@ -2,9 +2,7 @@
  * Frames of a session: from the trace's frame pipeline events when read, else from the in-page rAF
  * counter (coarser: it sees vsync-quantised callback intervals, not what the compositor presented).
  */
-import type { ProbeFrames } from '../drivers/cdp/perf-page.js';
-import { BEGIN_MARK, END_MARK } from './session.js';
-import type { TraceEvent, TraceResult } from './trace.js';
+import { BEGIN_MARK, END_MARK, type ProbeFrames, type TraceEvent, type TraceResult } from '../drivers/measure.js';
 
 /** One frame of the window. */
 export interface FrameRecord {

@@ -2,8 +2,7 @@
  * The sampling CPU profile of an attribution session, turned into "blocks": functions ranked by
  * EXCLUSIVE (self) time, the time the sampler found that function itself on top of the stack.
  */
-import type { CpuProfile, CpuProfileNode } from '../drivers/cdp/connection.js';
-import { PERF_PROBE_URL } from '../drivers/cdp/perf-page.js';
+import { PERF_PROBE_URL, type CpuProfile, type CpuProfileNode } from '../drivers/measure.js';
 
 /** One sample: when (epoch ms) and which function (index into `functions`) was on top. */
 export interface Sample {

@@ -2,11 +2,10 @@
  * A closed session's raw data → the bounded report perf_end returns (and perf run stores per repeat):
  * flat metrics, coverage, env, summary, counters, interactions, ranked insights, `omitted`.
  */
-import { PERF_PROBE_URL, type ProbeMessage } from '../drivers/cdp/perf-page.js';
+import { BEGIN_MARK, END_MARK, PERF_PROBE_URL, type Checkpoint, type PerfMode, type ProbeMessage, type RawSession, type SessionEnv, type SourceName } from '../drivers/measure.js';
 import { quantile } from './stats.js';
 import { FRAME_BUDGET_MS, framesFromRaf, framesFromTrace, type FrameRecord, type FrameStats } from './frames.js';
 import { blocksByCount, blocksBySelf, readProfile, round, type Block, type ProfileData } from './profile.js';
-import { BEGIN_MARK, END_MARK, counterDeltas, type PerfMode, type RawSession, type SessionEnv, type SourceName } from './session.js';
 import { layoutsFromTrace, phasesFromTrace } from './trace-layouts.js';
 import { runInsights, type Insight, type InsightDetail } from './insights.js';
 import * as M from './metrics.js';
@@ -423,3 +422,25 @@ function bound(report: PerfReport): void {
   }
 }
 
+// Cumulative Performance.getMetrics counters (summed across documents) and gauges (last minus first).
+const COUNTER_METRICS = ['LayoutCount', 'RecalcStyleCount', 'LayoutDuration', 'RecalcStyleDuration', 'ScriptDuration', 'TaskDuration', 'ThreadTime', 'ProcessTime'] as const;
+const GAUGE_METRICS = ['JSHeapUsedSize', 'Nodes'] as const;
+
+/** Counter deltas over the checkpoints: a value that went down restarted with a new document. */
+export function counterDeltas(checkpoints: readonly Checkpoint[]): Record<string, number> | undefined {
+  const first = checkpoints[0];
+  const last = checkpoints[checkpoints.length - 1];
+  if (!first || !last || checkpoints.length < 2) return undefined;
+  const out: Record<string, number> = {};
+  for (const name of COUNTER_METRICS) {
+    let sum = 0;
+    for (let i = 1; i < checkpoints.length; i++) {
+      const a = checkpoints[i - 1]!.values[name] ?? 0;
+      const b = checkpoints[i]!.values[name] ?? 0;
+      sum += b >= a ? b - a : b;
+    }
+    out[name] = sum;
+  }
+  for (const name of GAUGE_METRICS) out[name] = (last.values[name] ?? 0) - (first.values[name] ?? 0);
+  return out;
+}

@@ -4,33 +4,32 @@
  */
 import { PerfError } from '../errors.js';
 import { StateSlot, type HostState } from '../host-state.js';
-import type { PerfSession } from './session.js';
-import type { TraceResult } from './trace.js';
+import type { PerfRecorder, TraceResult } from '../drivers/measure.js';
 import type { PerfReport } from './report.js';
 import type { InsightDetail } from './insights.js';
 import type { StepSpan } from './analysis.js';
 
-/** What of a step host this module uses: its per-host state (the steps' StepHost is one). */
-type StepHost = { state: HostState };
+/** What of a step host perf uses: its per-host state (the steps' StepHost is one). */
+export type PerfHost = { state: HostState };
 
-const OPEN = new StateSlot<PerfSession>('perf.open');
+const OPEN = new StateSlot<PerfRecorder>('perf.open');
 const LAST = new StateSlot<ClosedSession>('perf.last');
 const SPANS = new StateSlot<StepSpan[]>('perf.spans');
 
 /** Start recording step spans (perf_begin). */
-export function beginSpans(host: StepHost): void {
+export function beginSpans(host: PerfHost): void {
   host.state.set(SPANS, []);
 }
 
 /** Stop recording and return what was recorded (perf_end, or a discarded session). */
-export function takeSpans(host: StepHost): StepSpan[] {
+export function takeSpans(host: PerfHost): StepSpan[] {
   const spans = host.state.get(SPANS) ?? [];
   host.state.delete(SPANS);
   return spans;
 }
 
 /** Called by runStep after every step; kept only while a session records (the perf_ steps themselves never). */
-export function recordStepSpan(host: StepHost, span: StepSpan): void {
+export function recordStepSpan(host: PerfHost, span: StepSpan): void {
   const spans = host.state.get(SPANS);
   if (spans && !span.step.startsWith('perf_')) spans.push(span);
 }
@@ -46,23 +45,23 @@ export interface ClosedSession {
   endedAt: number;
 }
 
-export function openSession(host: StepHost): PerfSession | undefined {
+export function openSession(host: PerfHost): PerfRecorder | undefined {
   return host.state.get(OPEN);
 }
 
-export function setOpenSession(host: StepHost, s: PerfSession | undefined): void {
+export function setOpenSession(host: PerfHost, s: PerfRecorder | undefined): void {
   if (s) host.state.set(OPEN, s);
   else host.state.delete(OPEN);
 }
 
-export function setLastSession(host: StepHost, s: ClosedSession): void {
+export function setLastSession(host: PerfHost, s: ClosedSession): void {
   host.state.set(LAST, s);
 }
 
 /**
  * The last closed session, checked against `token` when given. Errors name what to do instead.
  */
-export function lastSession(host: StepHost, step: string, token: string | undefined): ClosedSession {
+export function lastSession(host: PerfHost, step: string, token: string | undefined): ClosedSession {
   const last = host.state.get(LAST);
   if (!last) {
     const open = openSession(host);

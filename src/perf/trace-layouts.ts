@@ -4,8 +4,7 @@
  * frame's own. The spans of forced layouts let the CPU profile name the function that forced them.
  */
 import { pageRendererPids } from './frames.js';
-import { BEGIN_MARK, END_MARK } from './session.js';
-import type { TraceEvent, TraceResult } from './trace.js';
+import { BEGIN_MARK, END_MARK, type TraceEvent, type TraceResult } from '../drivers/measure.js';
 
 export interface LayoutSpan {
   /** Epoch ms. */

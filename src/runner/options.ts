@@ -3,7 +3,7 @@
  * perf_run), declared once as JSON Schema: MCP sends it as its inputSchema and the CLI derives its
  * flags from it (cli/run-options.ts), so a name, a type or a description is written in one place.
  */
-import type { JsonSchema } from '../steps/schema-types.js';
+import type { JsonSchema } from '../schema-types.js';
 
 export const RUN_OPTIONS = {
   repeat: { type: 'integer', minimum: 1, maximum: 100, description: 'Measured repeats (overrides the scenario); in a compare, the first look of sequential sampling, or every repeat with fixed.' },

@@ -9,21 +9,20 @@ import { ensureDir, writeFileAtomic } from '../files.js';
 import { redactSecrets, redactText } from '../scenario/redact.js';
 import { join, relative } from 'node:path';
 import type { Page } from '../drivers/cdp/browser.js';
-import { installPageScripts } from '../drivers/cdp/inject.js';
-import { applyViewport } from '../drivers/cdp/emulation.js';
-import { captureScreenshot } from '../drivers/cdp/screenshot.js';
+import { cdpPageDriver } from '../drivers/cdp/page-driver.js';
 import { SessionHost } from '../engine/host.js';
 import { runStep, toErrorInfo, type StepErrorInfo, type StepResult } from '../engine/run-step.js';
 import { PerfError } from '../errors.js';
 import { summarize, median } from '../perf/stats.js';
 import { isTimingMetric } from '../perf/metrics.js';
-import { lastSession, serializeTrace } from '../perf/state.js';
+import { BEGIN_TIMEOUT_MS, END_TIMEOUT_MS, beginMeasure, endMeasure, withinMs } from '../perf/measure.js';
+import { serializeTrace, type ClosedSession } from '../perf/state.js';
 import type { Budget, Scenario, StepCall } from '../scenario/load.js';
 import { startApp, type AppSpec, type RunningApp } from '../session/app.js';
 import { BrowserSession, type RestartMode } from '../session/browser-session.js';
 import { writeJsonAtomic } from '../session/state.js';
 import { hostInfo, toolVersion } from './env.js';
-import type { BudgetResult, Metrics, PerfReportRecord, RepeatMode, RepeatRecord, RepeatStepRecord, RunEnv, RunFile } from '../perf/run-file.js';
+import type { BudgetResult, PerfReportRecord, RepeatMode, RepeatRecord, RepeatStepRecord, RunEnv, RunFile } from '../perf/run-file.js';
 
 export interface RunOptions {
   label: string;
@@ -83,15 +82,8 @@ export function appSpec(sc: Scenario): AppSpec {
 }
 
 /** Apply the scenario's viewport, touch and CPU throttling to a fresh page. */
-async function emulate(page: Page, sc: Scenario): Promise<void> {
-  const v = sc.viewport;
-  await Promise.all([
-    // The same viewport and touch emulation as resize_viewport (screen = viewport, as device mode does).
-    applyViewport(page, v),
-    page.send('Emulation.setCPUThrottlingRate', { rate: sc.cpuThrottle }),
-    // Headless pages count as focused only with this; without it some apps skip focus handlers.
-    page.send('Emulation.setFocusEmulationEnabled', { enabled: true }),
-  ]);
+function emulate(page: Page, sc: Scenario): Promise<void> {
+  return cdpPageDriver(page).emulateEnvironment({ viewport: sc.viewport, cpuThrottle: sc.cpuThrottle });
 }
 
 /** What the page reports back after emulation: recorded, not assumed. */
@@ -356,7 +348,7 @@ export async function runRepeat(session: BrowserSession, host: SessionHost, sc: 
 
   // 1. Clean restart, emulation, the app page.
   try {
-    const prepare = (p: Page): Promise<unknown> => Promise.all([emulate(p, sc), installPageScripts(p, { future: true })]);
+    const prepare = (p: Page): Promise<unknown> => Promise.all([emulate(p, sc), cdpPageDriver(p).installScripts({ future: true })]);
     if (!rc.first && rc.restart !== 'reload') {
       // The new page is created at the app URL, emulated and scripted before its first document:
       // restart and open are one phase here.
@@ -376,7 +368,7 @@ export async function runRepeat(session: BrowserSession, host: SessionHost, sc: 
         page = await session.restart(rc.restart, rc.url);
       }
       mark('restart');
-      if (!reloaded || page !== host.lastPage) {
+      if (!reloaded || cdpPageDriver(page) !== host.lastPage) {
         // In parallel: independent commands, each a round trip; host.page() installs the page runtime
         // before the app's scripts run.
         await Promise.all([emulate(page, sc), host.page()]);
@@ -411,37 +403,42 @@ export async function runRepeat(session: BrowserSession, host: SessionHost, sc: 
   // 3. The measured window. Nothing of ours may run in the background during it.
   await session.settle();
   mark('setup');
-  const begin = await runStep(host, 'perf_begin', { mode: rc.mode });
+  try {
+    await withinMs('perf_begin', BEGIN_TIMEOUT_MS, host.page().then((page) => beginMeasure(host, page, { mode: rc.mode, phases: false })));
+  } catch (e) {
+    return failed('measure', toErrorInfo(e));
+  }
   mark('begin');
-  if (begin.status !== 'ok') return failed('measure', begin.error);
   for (let i = 0; i < sc.steps.length; i++) {
     const call = sc.steps[i]!;
     const r = await run('steps', call, i);
     if (r.status === 'failed') {
       // Close the session so the next repeat starts without a half-open profiler or trace.
-      await runStep(host, 'perf_end', {}).catch(() => undefined);
+      await withinMs('perf_end', END_TIMEOUT_MS, endMeasure(host)).catch(() => undefined);
       return failed('steps', r.error, call, r.label);
     }
   }
   mark('steps');
-  const end = await runStep(host, 'perf_end', {});
+  const end = await withinMs('perf_end', END_TIMEOUT_MS, endMeasure(host)).then(
+    (v) => ({ ok: v }),
+    (e: unknown) => ({ error: toErrorInfo(e) }),
+  );
   mark('end');
   // The measured window is over: the next browser (browser restarts) starts now, beside the
   // report, trace and run-file writing, rather than at the next restart. Not after the last one.
   if (!rc.last && !rc.signal?.aborted) session.prepareSpare();
-  if (end.status !== 'ok') return failed('measure', end.error);
-  if (rc.traceDir) saveRepeatTrace(host, rc.traceDir, rc.index, sc.secrets);
-  const data = (end.data ?? {}) as { refused?: boolean; reason?: string; metrics?: Metrics } & Record<string, unknown>;
-  const report: PerfReportRecord = { ...data, metrics: data.metrics ?? {} };
+  if ('error' in end) return failed('measure', end.error);
+  const { report, closed } = end.ok;
+  if (rc.traceDir) saveRepeatTrace(closed, rc.traceDir, rc.index, sc.secrets);
+  const record: PerfReportRecord = { ...report };
   const wallMs = performance.now() - t0;
-  if (data.refused) return { ...common, wallMs, status: 'refused', reason: data.reason ?? 'the page rendered nothing during the measured window', report };
-  return { ...common, wallMs, status: 'measured', report };
+  if (report.refused) return { ...common, wallMs, status: 'refused', reason: report.reason ?? 'the page rendered nothing during the measured window', report: record };
+  return { ...common, wallMs, status: 'measured', report: record };
 }
 
 /** Keep this repeat's trace on disk until the run knows which repeats are the median and the slowest. */
-function saveRepeatTrace(host: SessionHost, dir: string, index: number, secrets: Scenario['secrets']): void {
+function saveRepeatTrace(closed: ClosedSession, dir: string, index: number, secrets: Scenario['secrets']): void {
   try {
-    const closed = lastSession(host, 'perf run', undefined);
     if (!closed.trace) return;
     ensureDir(dir, 'perf run');
     // Atomic: a full disk leaves no truncated trace behind.
@@ -480,7 +477,7 @@ async function failureScreenshot(session: BrowserSession, rc: RepeatContext): Pr
   try {
     if (session.health()) return undefined;
     // 3 s: a screenshot of a live page takes well under that; a hung page must not stall the run.
-    const png = await captureScreenshot(session.page, { format: 'png', timeoutMs: 3000 });
+    const png = await session.driver.capture.screenshot({ format: 'png', timeoutMs: 3000 });
     const file = join(rc.outDir, `${rc.base}-repeat${rc.index}-failure.png`);
     writeFileAtomic(file, png);
     return file;

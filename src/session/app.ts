@@ -10,6 +10,7 @@ import { request as httpsRequest } from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
 import { PerfError } from '../errors.js';
+import { joinUrl } from '../url.js';
 import { sleep, terminate, trackProcess } from './processes.js';
 import { assertPortFree, freePort } from './ports.js';
 import { serveStatic } from './static-server.js';
@@ -83,14 +84,6 @@ export async function startApp(spec: AppSpec): Promise<RunningApp> {
       throw new PerfError({ code: 'invalid_app', message: `unknown app kind in ${JSON.stringify(exhaustive)}` });
     }
   }
-}
-
-/** Joins a base URL (no trailing slash) and a path; absolute http(s) URLs pass through. */
-export function joinUrl(baseUrl: string, pathOrUrl?: string): string {
-  if (pathOrUrl === undefined || pathOrUrl === '' || pathOrUrl === '/') return new URL(baseUrl).href;
-  if (/^https?:\/\//i.test(pathOrUrl)) return pathOrUrl;
-  if (pathOrUrl.startsWith('?') || pathOrUrl.startsWith('#')) return new URL(baseUrl).href + pathOrUrl;
-  return `${baseUrl}/${pathOrUrl.replace(/^\/+/, '')}`;
 }
 
 function stripTrailingSlash(url: string): string {

@@ -3,6 +3,8 @@
  * here (and owned: closed with the session) or attached to an existing Chrome via `endpoint`.
  */
 import { Browser, type OpenPageOptions, type Page } from '../drivers/cdp/browser.js';
+import { cdpPageDriver } from '../drivers/cdp/page-driver.js';
+import type { HostPage } from '../drivers/page-driver.js';
 import { PerfError } from '../errors.js';
 import { launchChrome, type ChromeProcess, type LaunchOptions } from './chrome.js';
 
@@ -61,6 +63,11 @@ export class BrowserSession {
       await chrome?.close();
       throw e;
     }
+  }
+
+  /** The current page as the steps drive it (a restart replaces it). */
+  get driver(): HostPage {
+    return cdpPageDriver(this.page);
   }
 
   get attached(): boolean {

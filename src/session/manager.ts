@@ -9,7 +9,8 @@ import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Browser, type Page } from '../drivers/cdp/browser.js';
-import { SessionHost } from '../engine/host.js';
+import { cdpPageDriver } from '../drivers/cdp/page-driver.js';
+import type { HostPage } from '../drivers/page-driver.js';
 import { PerfError } from '../errors.js';
 import type { DaemonMessage, DaemonRequest } from './daemon.js';
 import { checkAppUrl } from './app.js';
@@ -137,7 +138,7 @@ function noSession(stateDir: string): PerfError {
 }
 
 /** Attach to the running session's page; step verbs and MCP tools run against it. */
-export async function connectSession(stateDir = defaultStateDir()): Promise<{ host: SessionHost; state: SessionState; close(): Promise<void> }> {
+export async function connectSession(stateDir = defaultStateDir()): Promise<{ driver: HostPage; state: SessionState; close(): Promise<void> }> {
   const st = await sessionStatus(stateDir);
   if (!st.state) throw noSession(stateDir);
   if (!st.alive.chrome) {
@@ -150,9 +151,7 @@ export async function connectSession(stateDir = defaultStateDir()): Promise<{ ho
   const own = targets.find((t) => t.targetId === state.targetId) ?? targets[0];
   if (own) page = await browser.attach(own.targetId);
   else page = await browser.newPage({ isolated: false, url: state.pageUrl });
-  const source = { page };
-  const host = new SessionHost(source, state.appUrl, state.options.cwd ?? process.cwd());
-  return { host, state, close: () => browser.disconnect() };
+  return { driver: cdpPageDriver(page), state, close: () => browser.disconnect() };
 }
 
 export interface DoctorCheck {

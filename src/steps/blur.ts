@@ -1,6 +1,5 @@
-import { callRuntime } from '../drivers/cdp/page-runtime.js';
-import { actionOutput, settleAction, treeEffect } from '../engine/actions.js';
-import { locatorOf, resolveQuick } from '../engine/targets.js';
+import { settleAction, treeEffect, locatorOf, resolveTarget } from '../page/index.js';
+import { actionOutput } from './act.js';
 import { PerfError } from '../errors.js';
 import { TARGET_ARGS, defineStep } from './define.js';
 
@@ -20,14 +19,14 @@ export const blur = defineStep({
     let ref: string | null = null;
     let reresolved: string | false = false;
     if (args.ref !== undefined || args.target !== undefined) {
-      const { r } = await resolveQuick(ctx, locatorOf('blur', args));
+      const { r } = await resolveTarget(ctx, locatorOf('blur', args));
       ref = r.ref;
       if (r.reresolved) reresolved = r.ref;
-      await callRuntime(ctx.page, 'begin', [r.ref, 'none']);
+      await ctx.page.call('begin', [r.ref, 'none']);
     } else {
-      await callRuntime(ctx.page, 'beginActive', []);
+      await ctx.page.call('beginActive', []);
     }
-    const b = await callRuntime(ctx.page, 'blur', [ref]);
+    const b = await ctx.page.call('blur', [ref]);
     if (b.status !== 'ok') throw new PerfError({ code: 'stale_ref', kind: 'usage', message: b.detail, suggestion: 'run snap again' });
     const settle = await settleAction(ctx);
     return actionOutput(ctx, args, { data: { hadFocus: b.hadFocus, ...(b.blurred ? { blurred: b.blurred } : {}) }, effect: treeEffect(settle), reresolved });

@@ -2,7 +2,7 @@
  * console: the page's recent console messages, newest first, read from the in-page buffer
  * (page-capture), so messages logged before this connection attached are included.
  */
-import { CONSOLE_LEVELS, readConsole } from '../drivers/cdp/page-capture.js';
+import { CONSOLE_LEVELS } from '../page/index.js';
 import { defineStep } from './define.js';
 
 // 50 messages: the recent past an agent can read in one response; `limit` raises it.
@@ -22,7 +22,7 @@ export const consoleStep = defineStep({
   } as const,
   readOnly: true,
   async run(ctx, args) {
-    const read = await readConsole(ctx.page, {
+    const read = await ctx.page.capture.console({
       limit: args.limit ?? DEFAULT_LIMIT,
       ...(args.level !== undefined ? { level: args.level } : {}),
       ...(args.since !== undefined ? { since: args.since } : {}),

@@ -1,4 +1,4 @@
-import { POINTER_PROPS, runPointer } from '../engine/actions.js';
+import { POINTER_PROPS, runPointer } from './act.js';
 import { TARGET_ARGS, defineStep } from './define.js';
 
 const ARGS = {

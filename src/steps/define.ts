@@ -2,20 +2,13 @@
  * A step is declared once with defineStep({...}); the scenario schema, the MCP tool list and the CLI
  * verbs are all generated from these declarations (src/steps/registry.ts lists them).
  */
-import type { Page } from '../drivers/cdp/browser.js';
-import type { FromSchema, JsonSchema } from './schema-types.js';
+import type { HostPage, PageDriver } from '../page/index.js';
+import type { Effect } from '../page/actions.js';
+import type { FromSchema, JsonSchema } from '../schema-types.js';
 import type { HostState } from '../host-state.js';
 
-export type { FromSchema, JsonSchema };
-
-/** What a side-effect step read back from the page after the action settled (DESIGN.md "effect"). */
-export interface Effect {
-  text?: { verified: boolean; value: string; expected?: string };
-  checked?: { verified: boolean; before: boolean | 'mixed' | null; after: boolean | 'mixed' | null };
-  selected?: { verified: boolean; value: string | string[] };
-  scrollOffset?: { changed: boolean; before: { x: number; y: number }; after: { x: number; y: number } };
-  treeChanged?: { changed: boolean };
-}
+export type { Effect, FromSchema, JsonSchema };
+export { REF_SCHEMA, TARGET_ARGS, TARGET_SCHEMA, type TargetSpec } from '../page/target-schema.js';
 
 export interface StepOutput {
   /** The step's answer (JSON-serializable). */
@@ -35,7 +28,7 @@ export interface StepOutput {
  */
 export interface StepHost {
   /** The page to act on; throws PerfError `no_app` when there is none yet. */
-  page(): Promise<Page>;
+  page(): Promise<HostPage>;
   /** Base URL of the app, for steps given a path (navigate). Undefined when unknown. */
   appUrl(): string | undefined;
   /** Per-host state shared between steps (perf session, target refs…), in slots typed by the owning module. */
@@ -46,7 +39,8 @@ export interface StepHost {
 
 export interface StepContext {
   host: StepHost;
-  page: Page;
+  /** The page, as the steps may use it (no protocol, no send). */
+  page: PageDriver;
   /** This step's time budget; steps that poll stop at this deadline. */
   timeoutMs: number;
   deadline: number;
@@ -100,43 +94,3 @@ export const SNAPSHOT_ARG = {
   description: 'Embed a snapshot of the page after the action: full, diff (changed lines since the last snapshot) or none. Default none.',
 } as const;
 
-const TARGET_FIELDS = {
-  text: { type: 'string', description: 'Exact visible text or accessible name (trimmed, whitespace collapsed).' },
-  contains: { type: 'string', description: 'Substring of the visible text or accessible name, case-insensitive.' },
-  label: { type: 'string', description: 'Label of a form control (<label>, aria-label, aria-labelledby, placeholder).' },
-  role: { type: 'string', description: 'ARIA role (explicit or implicit: button, link, textbox, checkbox, list, listitem, dialog…).' },
-  name: { type: 'string', description: 'With role: the accessible name, exact (case-insensitive).' },
-  testId: { type: 'string', description: 'data-testid attribute value.' },
-  css: { type: 'string', description: 'CSS selector (pierces open shadow roots).' },
-} as const;
-
-export const TARGET_SCHEMA = {
-  type: 'object',
-  description: 'Which element: resolved on the live page when the step runs. Strict: several matches are an error listing them, unless nth is given.',
-  properties: {
-    ...TARGET_FIELDS,
-    within: {
-      anyOf: [
-        { type: 'string', description: 'A ref (e5, q2) of the container to search in.' },
-        { type: 'object', properties: TARGET_FIELDS, additionalProperties: false, description: 'A target for the container to search in.' },
-      ],
-      description: 'Search only inside this container (a ref or a target).',
-    },
-    nth: { type: 'integer', minimum: 0, description: 'Pick the nth match (0-based) when several elements match.' },
-  },
-  additionalProperties: false,
-} as const;
-
-export const REF_SCHEMA = {
-  type: 'string',
-  pattern: '^[eq][0-9]+$',
-  description: 'Element ref from a snapshot (e<N>) or from find/observe (q<N>).',
-} as const;
-
-/** The locator arguments of a step that acts on an element: exactly one of ref / target. */
-export const TARGET_ARGS = {
-  ref: REF_SCHEMA,
-  target: TARGET_SCHEMA,
-} as const;
-
-export type TargetSpec = FromSchema<typeof TARGET_SCHEMA>;

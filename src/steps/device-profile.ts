@@ -5,7 +5,6 @@
 import { PerfError, closest } from '../errors.js';
 import { defineStep } from './define.js';
 import { applyDevice, DEVICE_NAMES, DEVICES, getDevice, presetUserAgent } from './devices.js';
-import { clearEmulation, readViewport } from '../drivers/cdp/emulation.js';
 import { readViewportSettled, readViewportUntil, viewportAnswer } from './resize-viewport.js';
 
 export const deviceProfile = defineStep({
@@ -40,11 +39,11 @@ export const deviceProfile = defineStep({
     if (args.reset) {
       // Like applying one, clearing an override reaches the page with a later frame, and the pixel
       // ratio and screen arrive before the layout size: wait until the page reports another size.
-      const emulated = page.emulation.deviceMetricsOverride ? await readViewport(page) : undefined;
-      await clearEmulation(page);
+      const emulated = page.emulation.viewportOverridden() ? await page.emulation.readViewport() : undefined;
+      await page.emulation.clear();
       const seen = emulated
         ? await readViewportUntil(page, (s) => s.width !== emulated.width || s.height !== emulated.height)
-        : await readViewport(page);
+        : await page.emulation.readViewport();
       return { data: { reset: true, width: seen.width, height: seen.height, dpr: seen.dpr, touch: seen.touch, userAgent: seen.userAgent } };
     }
     const preset = getDevice(args.name!);

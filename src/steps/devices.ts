@@ -3,8 +3,7 @@
  * scenario `viewport` key / `--device` may name a preset. Sizes are the CSS viewport a page really
  * gets in that device's default browser (portrait, browser chrome excluded), not the screen size.
  */
-import type { Page } from '../drivers/cdp/browser.js';
-import { applyViewport } from '../drivers/cdp/emulation.js';
+import type { PageDriver } from '../page/index.js';
 
 export interface DevicePreset {
   /** CSS viewport (window.innerWidth/innerHeight). */
@@ -65,33 +64,17 @@ export function getDevice(name: string): DevicePreset | undefined {
 }
 
 /** The user agent a preset sends on this browser (`{chrome}` filled in, "Headless" dropped). */
-export function presetUserAgent(page: Page, preset: DevicePreset): string {
-  const own = page.browser.version.userAgent.replace('HeadlessChrome/', 'Chrome/');
+export function presetUserAgent(page: PageDriver, preset: DevicePreset): string {
+  const own = page.emulation.browserUserAgent();
   if (!preset.userAgent) return own;
   const version = /Chrome\/([\d.]+)/.exec(own)?.[1] ?? '120.0.0.0';
   return preset.userAgent.replace('{chrome}', version);
 }
 
 /** Viewport, touch and user agent of a preset. */
-export async function applyDevice(page: Page, preset: DevicePreset): Promise<void> {
-  const userAgent = presetUserAgent(page, preset);
-  const major = /Chrome\/(\d+)/.exec(userAgent)?.[1];
+export async function applyDevice(page: PageDriver, preset: DevicePreset): Promise<void> {
   await Promise.all([
-    applyViewport(page, preset),
-    page.send('Emulation.setUserAgentOverride', {
-      userAgent,
-      ...(preset.platform && major
-        ? {
-            userAgentMetadata: {
-              brands: [{ brand: 'Chromium', version: major }, { brand: 'Not_A Brand', version: '24' }],
-              platform: preset.platform.name,
-              platformVersion: preset.platform.version,
-              architecture: '',
-              model: preset.platform.model,
-              mobile: preset.mobile,
-            },
-          }
-        : {}),
-    }),
+    page.emulation.applyViewport(preset),
+    page.emulation.setUserAgent({ userAgent: presetUserAgent(page, preset), mobile: preset.mobile, ...(preset.platform ? { platform: preset.platform } : {}) }),
   ]);
 }

@@ -4,8 +4,7 @@
  * first get Escape, then a click on their close / cancel / dismiss / OK button. Afterwards the page is
  * scanned again and whatever is still open is reported.
  */
-import { click, pressKey } from '../drivers/cdp/input.js';
-import type { Page } from '../drivers/cdp/browser.js';
+import type { PageDriver } from '../page/index.js';
 import { defineStep, type StepOutput } from './define.js';
 
 // 300 ms for a modal to disappear after Escape or a click: covers the usual fade-out transition.
@@ -178,16 +177,16 @@ function modalRuntime(op: ModalOp, index: number, buttonPatterns: string[]): unk
  */
 const CLOSE_BUTTON_PATTERNS = ['\\bclose\\b', '^\\s*[×✕✖x]\\s*$', '[×✕✖]', '\\bdismiss\\b', '\\bcancel\\b', '\\bgot it\\b', '\\bok\\b', '\\bokay\\b'];
 
-export async function modalOp<T>(page: Page, op: ModalOp, index = -1): Promise<T> {
+export async function modalOp<T>(page: PageDriver, op: ModalOp, index = -1): Promise<T> {
   return page.evaluate<T>(`(${modalRuntime.toString()})(${JSON.stringify(op)}, ${index}, ${JSON.stringify(CLOSE_BUTTON_PATTERNS)})`);
 }
 
 /** A real Escape key press (trusted, reaches keydown listeners and native dialogs): the driver's key input. */
-export async function pressEscape(page: Page): Promise<void> {
-  await pressKey(page, 'Escape');
+export async function pressEscape(page: PageDriver): Promise<void> {
+  await page.input.pressKey('Escape');
 }
 
-async function waitClosed(page: Page, index: number, deadline: number): Promise<boolean> {
+async function waitClosed(page: PageDriver, index: number, deadline: number): Promise<boolean> {
   const until = Math.min(deadline, Date.now() + CLOSE_WAIT_MS);
   for (;;) {
     if (!(await modalOp<boolean>(page, 'isOpen', index))) return true;
@@ -197,7 +196,7 @@ async function waitClosed(page: Page, index: number, deadline: number): Promise<
 }
 
 /** Close one modal; returns how, or undefined when it stayed open. */
-async function closeOne(page: Page, m: ModalInfo, deadline: number): Promise<string | undefined> {
+async function closeOne(page: PageDriver, m: ModalInfo, deadline: number): Promise<string | undefined> {
   await modalOp(page, 'markTried', m.index);
   if (m.kind === 'dialog') {
     await modalOp(page, 'close', m.index);
@@ -209,7 +208,7 @@ async function closeOne(page: Page, m: ModalInfo, deadline: number): Promise<str
   const button = await modalOp<{ button: number; name: string; x: number; y: number; hittable: boolean } | null>(page, 'closeButton', m.index);
   if (!button) return undefined;
   // A real click when nothing covers the button; otherwise the DOM click() still runs its handler.
-  if (button.hittable) await click(page, button.x, button.y);
+  if (button.hittable) await page.input.click(button.x, button.y);
   else await modalOp(page, 'clickFallback', button.button);
   return (await waitClosed(page, m.index, deadline)) ? `clicked "${button.name}"` : undefined;
 }
@@ -221,7 +220,7 @@ export interface DismissResult {
 }
 
 /** Close every open modal (stacked ones too, up to MAX_ROUNDS), then read back what is left. */
-export async function dismissOpenModals(page: Page, deadline: number): Promise<DismissResult> {
+export async function dismissOpenModals(page: PageDriver, deadline: number): Promise<DismissResult> {
   const dismissed: Dismissed[] = [];
   await modalOp(page, 'resetTried');
   for (let round = 0; round < MAX_ROUNDS && Date.now() < deadline; round++) {

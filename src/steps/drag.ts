@@ -1,7 +1,5 @@
-import { MIN_DRAG_STEPS, drag as dispatchDrag } from '../drivers/cdp/input.js';
-import { callRuntime } from '../drivers/cdp/page-runtime.js';
-import { GATE_ARGS, MODIFIERS_ARG, abortAction, actionOutput, asModifiers, describeEl, gateOptions, settleAction, treeEffect } from '../engine/actions.js';
-import { gateElement, locatorOf, resolveQuick } from '../engine/targets.js';
+import { MIN_DRAG_STEPS, GATE_ARGS, MODIFIERS_ARG, abortAction, asModifiers, describeEl, gateOptions, settleAction, treeEffect, gateElement, locatorOf, resolveTarget } from '../page/index.js';
+import { actionOutput } from './act.js';
 import { PerfError } from '../errors.js';
 import { REF_SCHEMA, TARGET_ARGS, TARGET_SCHEMA, defineStep } from './define.js';
 
@@ -35,10 +33,10 @@ export const drag = defineStep({
     }
     const page = ctx.page;
     const modifiers = asModifiers(args.modifiers);
-    const { r } = await resolveQuick(ctx, locatorOf('drag', args));
+    const { r } = await resolveTarget(ctx, locatorOf('drag', args));
     let endRef: string | undefined;
     if (byElement) {
-      const end = await resolveQuick(ctx, locatorOf('drag', { ...(args.toRef !== undefined ? { ref: args.toRef } : {}), ...(args.toTarget !== undefined ? { target: args.toTarget } : {}) }));
+      const end = await resolveTarget(ctx, locatorOf('drag', { ...(args.toRef !== undefined ? { ref: args.toRef } : {}), ...(args.toTarget !== undefined ? { target: args.toTarget } : {}) }));
       endRef = end.r.ref;
       // The drop target is scrolled into view first, so that the start stays in view afterwards.
       await gateElement(ctx, end.r, { checkEnabled: false, checkReceivesEvents: false, checkStable: args.checkStable !== false });
@@ -46,7 +44,7 @@ export const drag = defineStep({
     const g = await gateElement(ctx, r, gateOptions(args), 'none');
     let to: { x: number; y: number };
     if (endRef) {
-      const b = await callRuntime(page, 'box', [endRef, false]);
+      const b = await page.call('box', [endRef, false]);
       if (b.status !== 'ok') {
         await abortAction(ctx);
         throw new PerfError({ code: 'stale_ref', kind: 'usage', message: b.detail, suggestion: 'run snap again' });
@@ -57,7 +55,7 @@ export const drag = defineStep({
     }
     let html5 = false;
     try {
-      ({ html5 } = await dispatchDrag(page, { x: g.x, y: g.y }, to, { ...(args.steps !== undefined ? { steps: args.steps } : {}), modifiers }));
+      ({ html5 } = await page.input.drag({ x: g.x, y: g.y }, to, { ...(args.steps !== undefined ? { steps: args.steps } : {}), modifiers }));
     } catch (e) {
       await abortAction(ctx);
       throw e;

@@ -2,7 +2,6 @@
  * evaluate: run one JavaScript expression in the page and return its JSON value. It can do
  * anything the page can, so it is not read-only (and the MCP server denies it unless allowed).
  */
-import { evaluateExpression } from '../drivers/cdp/evaluate.js';
 import { defineStep } from './define.js';
 
 // 256 KiB of JSON: a generous result for an agent, a quarter of the MCP response cap (1 MiB).
@@ -23,7 +22,7 @@ export const evaluate = defineStep({
   readOnly: false,
   shorthand: (expression) => ({ expression }),
   async run(ctx, args) {
-    const out = await evaluateExpression(ctx.page, args.expression, { deadline: ctx.deadline, timeoutMs: ctx.timeoutMs });
+    const out = await ctx.page.evaluateUser(args.expression, { deadline: ctx.deadline, timeoutMs: ctx.timeoutMs });
     switch (out.kind) {
       case 'undefined':
         return { data: { value: null, type: 'undefined' } };

@@ -2,7 +2,6 @@
  * exceptions: uncaught errors and unhandled promise rejections of the page, newest first, from the
  * in-page buffer (page-capture). `clear` empties it so the next call shows only new ones.
  */
-import { readExceptions } from '../drivers/cdp/page-capture.js';
 import { defineStep } from './define.js';
 
 // 20 exceptions: a page that throws repeatedly usually throws the same thing; 20 shows the pattern.
@@ -23,7 +22,7 @@ export const exceptions = defineStep({
   // clear empties the harness's own buffer, not anything the app can observe.
   readOnly: true,
   async run(ctx, args) {
-    const read = await readExceptions(ctx.page, {
+    const read = await ctx.page.capture.exceptions({
       limit: args.limit ?? DEFAULT_LIMIT,
       clear: args.clear ?? false,
       ...(args.since !== undefined ? { since: args.since } : {}),

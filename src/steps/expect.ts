@@ -1,5 +1,4 @@
-import { callRuntime } from '../drivers/cdp/page-runtime.js';
-import { locatorOf, remaining } from '../engine/targets.js';
+import { locatorOf, remaining } from '../page/index.js';
 import { PerfError } from '../errors.js';
 import { TARGET_ARGS, defineStep } from './define.js';
 
@@ -39,7 +38,7 @@ export const expect = defineStep({
     if (hasLocator) spec.locator = locatorOf('expect', args);
     const t0 = Date.now();
     const wait = remaining(ctx);
-    const r = await callRuntime(ctx.page, 'expect', [spec, wait], { awaitPromise: true, timeoutMs: wait + 2000 });
+    const r = await ctx.page.call('expect', [spec, wait], { awaitPromise: true, timeoutMs: wait + 2000 });
     if (r.invalid) throw new PerfError({ code: 'invalid_target', kind: 'usage', message: `expect: ${r.invalid}` });
     if (!r.pass) {
       const parts = r.failures.map((f) => `${f.check}: expected ${JSON.stringify(f.expected)}, got ${typeof f.actual === 'string' && /^(no element|element|visible:)/.test(f.actual) ? f.actual : JSON.stringify(f.actual)}`);

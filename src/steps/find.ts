@@ -1,5 +1,4 @@
-import { callRuntime } from '../drivers/cdp/page-runtime.js';
-import { nextQueryBase, rememberQueries } from '../engine/targets.js';
+import { nextQueryBase, rememberQueries } from '../page/index.js';
 import { PerfError } from '../errors.js';
 import { TARGET_SCHEMA, defineStep } from './define.js';
 
@@ -26,7 +25,7 @@ export const find = defineStep({
     if (Object.keys(target).filter((k) => k !== 'within' && k !== 'nth').length === 0) {
       throw new PerfError({ code: 'invalid_arguments', message: 'find: give at least one of text, contains, label, role, name, testId, css' });
     }
-    const r = await callRuntime(ctx.page, 'find', [
+    const r = await ctx.page.call('find', [
       { ...target, limit: limit ?? DEFAULT_LIMIT, qBase: nextQueryBase(ctx) },
     ]);
     if (r.status !== 'ok') throw new PerfError({ code: 'invalid_target', message: `find: ${r.detail}` });

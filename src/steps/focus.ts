@@ -1,6 +1,5 @@
-import { callRuntime } from '../drivers/cdp/page-runtime.js';
-import { abortAction, actionOutput, describeEl, settleAction, treeEffect } from '../engine/actions.js';
-import { locatorOf, resolveQuick } from '../engine/targets.js';
+import { abortAction, describeEl, settleAction, treeEffect, locatorOf, resolveTarget } from '../page/index.js';
+import { actionOutput } from './act.js';
 import { PerfError } from '../errors.js';
 import { TARGET_ARGS, defineStep } from './define.js';
 
@@ -18,9 +17,9 @@ export const focus = defineStep({
   actsOnTarget: true,
   shorthand: (text) => ({ target: { text } }),
   async run(ctx, args) {
-    const { r } = await resolveQuick(ctx, locatorOf('focus', args));
-    await callRuntime(ctx.page, 'begin', [r.ref, 'none']);
-    const f = await callRuntime(ctx.page, 'focus', [r.ref]);
+    const { r } = await resolveTarget(ctx, locatorOf('focus', args));
+    await ctx.page.call('begin', [r.ref, 'none']);
+    const f = await ctx.page.call('focus', [r.ref]);
     if (f.status !== 'ok' || !f.focused) {
       await abortAction(ctx);
       if (f.status !== 'ok') throw new PerfError({ code: 'stale_ref', kind: 'usage', message: f.detail, suggestion: 'run snap again' });

@@ -2,7 +2,6 @@
  * mark: a user-timing mark (performance.mark) in the page, and a marker in the open perf session so
  * the report (summary.marks) and the trace show where it fell.
  */
-import { markInPage } from '../drivers/cdp/perf-page.js';
 import { openSession } from '../perf/state.js';
 import { defineStep } from './define.js';
 
@@ -22,7 +21,7 @@ export const mark = defineStep({
   readOnly: true,
   shorthand: (name) => ({ name }),
   async run(ctx, args) {
-    const at = await markInPage(ctx.page, args.name);
+    const at = await ctx.page.perf.mark(args.name);
     const session = openSession(ctx.host);
     session?.addMark({ name: args.name, at });
     return { data: { name: args.name, atMs: session ? Math.round((at - session.startedAt) * 10) / 10 : null, sessionToken: session?.token ?? null } };

@@ -3,8 +3,8 @@
  * both kinds of entries: a history.pushState route (same document, popstate) and a full page load
  * (which may come back from the back/forward cache without a load event).
  */
-import type { Page } from '../drivers/cdp/browser.js';
 import { PerfError } from '../errors.js';
+import type { CommitKind, PageDriver } from '../page/index.js';
 import { defineStep } from './define.js';
 import { NAVIGATION_TIMEOUT_MS, readLocation } from './navigate.js';
 
@@ -13,41 +13,11 @@ const POLL_MS = 50;
 // 100 ms cap on "two animation frames": a hidden page produces no frames and must not stall the step.
 const FRAME_WAIT_CAP_MS = 100;
 
-export type CommitKind = 'same-document' | 'new-document';
-
-/**
- * Resolves when the main frame commits its next navigation: 'same-document' (history API, hash)
- * or 'new-document'. Subscribe BEFORE triggering the navigation.
- */
-export function waitForMainFrameCommit(page: Page, mainFrameId: string, timeoutMs: number): Promise<CommitKind> {
-  return new Promise((resolve, reject) => {
-    const offs: (() => void)[] = [];
-    const finish = (fn: () => void): void => {
-      clearTimeout(timer);
-      for (const off of offs) off();
-      fn();
-    };
-    const timer = setTimeout(
-      () => finish(() => reject(new PerfError({ code: 'timeout', kind: 'failed', message: `no navigation happened within ${timeoutMs} ms` }))),
-      timeoutMs,
-    );
-    offs.push(
-      page.on('Page.frameNavigated', (p) => {
-        if (p.frame.parentId === undefined) finish(() => resolve('new-document'));
-      }),
-      page.on('Page.navigatedWithinDocument', (p) => {
-        if (p.frameId === mainFrameId) finish(() => resolve('same-document'));
-      }),
-      page.onCrash((reason) => finish(() => reject(new PerfError({ code: 'page_crashed', kind: 'environment', message: reason })))),
-    );
-  });
-}
-
 /**
  * After a commit: a new document is ready when readyState is complete (a bfcache restore fires no
  * load event, so the event alone is not enough); a same-document route gets two frames to render.
  */
-export async function settleAfterCommit(page: Page, kind: CommitKind, deadline: number): Promise<void> {
+export async function settleAfterCommit(page: PageDriver, kind: CommitKind, deadline: number): Promise<void> {
   if (kind === 'same-document') {
     await page
       .evaluate(`new Promise((r) => { const t = setTimeout(r, ${FRAME_WAIT_CAP_MS}); requestAnimationFrame(() => requestAnimationFrame(() => { clearTimeout(t); r(); })); })`)
@@ -72,9 +42,8 @@ export const navigateBack = defineStep({
   defaultTimeoutMs: NAVIGATION_TIMEOUT_MS,
   async run(ctx) {
     const { page } = ctx;
-    const [history, tree] = await Promise.all([page.send('Page.getNavigationHistory'), page.send('Page.getFrameTree')]);
-    const previous = history.entries[history.currentIndex - 1];
-    if (!previous) {
+    const went = await page.navigation.back(Math.max(1, ctx.deadline - Date.now()));
+    if (went.status === 'no_history') {
       throw new PerfError({
         code: 'no_history',
         kind: 'failed',
@@ -82,10 +51,7 @@ export const navigateBack = defineStep({
         suggestion: 'use navigate with a path instead',
       });
     }
-    const committed = waitForMainFrameCommit(page, tree.frameTree.frame.id, Math.max(1, ctx.deadline - Date.now()));
-    committed.catch(() => undefined);
-    await page.send('Page.navigateToHistoryEntry', { entryId: previous.id });
-    const kind = await committed;
+    const kind = went.kind;
     await settleAfterCommit(page, kind, ctx.deadline);
     const loc = await readLocation(page);
     return { data: { navigated: true, url: loc.href, title: loc.title, sameDocument: kind === 'same-document' } };

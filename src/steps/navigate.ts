@@ -2,9 +2,9 @@
  * navigate: open a path of the app or a URL, wait for load, and report where the page actually is
  * (read from location after load, so a redirect or a router rewrite shows as exactPath: false).
  */
-import type { Page } from '../drivers/cdp/browser.js';
 import { PerfError } from '../errors.js';
-import { joinUrl } from '../session/app.js';
+import type { PageDriver } from '../page/index.js';
+import { joinUrl } from '../url.js';
 import { defineStep } from './define.js';
 
 // 30 s, like Playwright's navigation timeout: a dev server may compile the page on first request.
@@ -21,7 +21,7 @@ export interface PageLocation {
 }
 
 /** Where the page is now, as the page itself reports it. */
-export async function readLocation(page: Page): Promise<PageLocation> {
+export async function readLocation(page: PageDriver): Promise<PageLocation> {
   return page.evaluate<PageLocation>(`(() => {
     const nav = performance.getEntriesByType('navigation')[0];
     const status = nav && typeof nav.responseStatus === 'number' && nav.responseStatus > 0 ? nav.responseStatus : undefined;
@@ -80,7 +80,7 @@ export const navigate = defineStep({
   async run(ctx, args) {
     const before = await ctx.page.evaluate<string>('location.href').catch(() => undefined);
     const target = resolveNavigationUrl(args.url, ctx.host.appUrl(), before);
-    const res = await ctx.page.navigate(target, Math.max(1, ctx.deadline - Date.now()));
+    const res = await ctx.page.navigation.navigate(target, Math.max(1, ctx.deadline - Date.now()));
     const loc = await readLocation(ctx.page);
     const wanted = new URL(target);
     return {

@@ -1,5 +1,4 @@
-import { callRuntime } from '../drivers/cdp/page-runtime.js';
-import { nextQueryBase, rememberQueries } from '../engine/targets.js';
+import { nextQueryBase, rememberQueries } from '../page/index.js';
 import { PerfError } from '../errors.js';
 import { REF_SCHEMA, defineStep } from './define.js';
 
@@ -23,7 +22,7 @@ export const observe = defineStep({
   args: ARGS,
   readOnly: true,
   async run(ctx, args) {
-    const r = await callRuntime(ctx.page, 'observe', [
+    const r = await ctx.page.call('observe', [
       { ...(args.within ? { within: args.within } : {}), ...(args.role ? { role: args.role } : {}), limit: args.limit ?? DEFAULT_LIMIT, qBase: nextQueryBase(ctx) },
     ]);
     if (r.status !== 'ok') {

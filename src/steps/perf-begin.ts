@@ -2,12 +2,8 @@
  * perf_begin: open a perf session on the page. A begin on an open session replaces it, switching off
  * what the previous one switched on.
  */
-import { checkBeginOptions, PerfSession } from '../perf/session.js';
-import { beginSpans, openSession, setOpenSession, takeSpans } from '../perf/state.js';
+import { BEGIN_TIMEOUT_MS, beginMeasure } from '../perf/measure.js';
 import { defineStep } from './define.js';
-
-// Starting the trace and the profiler can take a second on a loaded 2-core machine.
-const BEGIN_TIMEOUT_MS = 15_000;
 
 export const perfBegin = defineStep({
   name: 'perf_begin',
@@ -30,23 +26,10 @@ export const perfBegin = defineStep({
   defaultTimeoutMs: BEGIN_TIMEOUT_MS,
   async run(ctx, args) {
     const mode = args.mode ?? 'attribution';
-    const opts = { mode, phases: args.phases ?? false } as const;
-    // A refused begin leaves an open session as it was.
-    checkBeginOptions(opts);
-    const previous = openSession(ctx.host);
-    const warnings: string[] = [];
-    if (previous) {
-      setOpenSession(ctx.host, undefined);
-      takeSpans(ctx.host);
-      await previous.dispose();
-      warnings.push(`session ${previous.token} was still open: it was discarded and a new one started`);
-    }
-    const session = await PerfSession.begin(ctx.page, opts);
-    setOpenSession(ctx.host, session);
-    beginSpans(ctx.host);
+    const began = await beginMeasure(ctx.host, ctx.page, { mode, phases: args.phases ?? false });
     return {
-      data: { sessionToken: session.token, mode, phases: args.phases ?? false, ...(previous ? { replaced: previous.token } : {}) },
-      ...(warnings.length ? { warnings } : {}),
+      data: { sessionToken: began.sessionToken, mode, phases: args.phases ?? false, ...(began.replaced ? { replaced: began.replaced } : {}) },
+      ...(began.replaced ? { warnings: [`session ${began.replaced} was still open: it was discarded and a new one started`] } : {}),
     };
   },
 });

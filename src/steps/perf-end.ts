@@ -2,13 +2,8 @@
  * perf_end: close the open perf session and return its bounded report. A page that rendered nothing
  * is refused ({refused: true, reason}) rather than reported as fast.
  */
-import { PerfError } from '../errors.js';
-import { buildReport } from '../perf/report.js';
-import { openSession, setLastSession, setOpenSession, takeSpans } from '../perf/state.js';
+import { END_TIMEOUT_MS, endMeasure } from '../perf/measure.js';
 import { defineStep } from './define.js';
-
-// Reading a trace of a long session (tens of MB) and a CPU profile takes seconds on a loaded machine.
-const END_TIMEOUT_MS = 60_000;
 
 export const perfEnd = defineStep({
   name: 'perf_end',
@@ -18,15 +13,7 @@ export const perfEnd = defineStep({
   readOnly: true,
   defaultTimeoutMs: END_TIMEOUT_MS,
   async run(ctx) {
-    const session = openSession(ctx.host);
-    if (!session) {
-      throw new PerfError({ code: 'no_open_session', message: 'perf_end: no perf session is open on this page', suggestion: 'call perf_begin before the steps to measure' });
-    }
-    const spans = takeSpans(ctx.host);
-    setOpenSession(ctx.host, undefined);
-    const raw = await session.end();
-    const { report, details } = buildReport(raw, spans);
-    setLastSession(ctx.host, { token: raw.token, report, details, trace: raw.trace, startedAt: raw.startedAt, endedAt: raw.endedAt });
-    return { data: report as unknown as Record<string, unknown>, ...(report.refused ? { warnings: [report.reason ?? 'refused'] } : {}) };
+    const { report } = await endMeasure(ctx.host);
+    return { data: { ...report }, ...(report.refused ? { warnings: [report.reason ?? 'refused'] } : {}) };
   },
 });

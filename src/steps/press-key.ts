@@ -1,7 +1,5 @@
-import { callRuntime } from '../drivers/cdp/page-runtime.js';
-import { assertNotBrowserShortcut, keyDefinition, parseKeyCombo, pressKey as dispatchKey } from '../drivers/cdp/input.js';
-import { MODIFIERS_ARG, abortAction, actionOutput, asModifiers, describeEl, settleAction, treeEffect, watchNavigation } from '../engine/actions.js';
-import { locatorOf, resolveQuick } from '../engine/targets.js';
+import { assertNotBrowserShortcut, keyDefinition, parseKeyCombo, MODIFIERS_ARG, abortAction, asModifiers, describeEl, settleAction, treeEffect, watchNavigation, locatorOf, resolveTarget } from '../page/index.js';
+import { actionOutput } from './act.js';
 import { PerfError } from '../errors.js';
 import { TARGET_ARGS, defineStep } from './define.js';
 
@@ -32,16 +30,16 @@ export const pressKey = defineStep({
     assertNotBrowserShortcut(def.key.length === 1 ? def.key : combo.key, modifiers);
     let reresolved: string | false = false;
     if (args.ref !== undefined || args.target !== undefined) {
-      const { r } = await resolveQuick(ctx, locatorOf('press_key', args));
+      const { r } = await resolveTarget(ctx, locatorOf('press_key', args));
       if (r.reresolved) reresolved = r.ref;
-      const f = await callRuntime(ctx.page, 'focus', [r.ref]);
+      const f = await ctx.page.call('focus', [r.ref]);
       if (f.status !== 'ok') throw new PerfError({ code: 'stale_ref', kind: 'usage', message: f.detail, suggestion: 'run snap again' });
       if (!f.focused) throw new PerfError({ code: 'not_focusable', kind: 'failed', message: `${describeEl(r)} cannot take focus, so it cannot receive keys`, suggestion: 'press the key on a control (or without ref/target on the focused element)' });
     }
-    await callRuntime(ctx.page, 'beginActive', []);
+    await ctx.page.call('beginActive', []);
     const nav = watchNavigation(ctx);
     try {
-      await dispatchKey(ctx.page, combo.key, modifiers, args.repeat ?? 1);
+      await ctx.page.input.pressKey(combo.key, modifiers, args.repeat ?? 1);
     } catch (e) {
       await abortAction(ctx);
       await nav.finish();
@@ -53,7 +51,7 @@ export const pressKey = defineStep({
     if (navigation || settle.navigated) {
       return actionOutput(ctx, args, { data: { key, navigated: navigation?.url ?? true }, effect: { treeChanged: { changed: true } }, reresolved });
     }
-    const active = await callRuntime(ctx.page, 'activeInfo', []);
+    const active = await ctx.page.call('activeInfo', []);
     return actionOutput(ctx, args, {
       data: { key, focused: active.active, ...(active.value !== undefined ? { value: active.value } : {}) },
       effect: treeEffect(settle),

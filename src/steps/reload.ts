@@ -15,15 +15,7 @@ export const reload = defineStep({
   defaultTimeoutMs: NAVIGATION_TIMEOUT_MS,
   async run(ctx, args) {
     const { page } = ctx;
-    const stop = new AbortController();
-    const loaded = page.waitForEvent('Page.loadEventFired', () => true, Math.max(1, ctx.deadline - Date.now()), stop.signal);
-    loaded.catch(() => undefined);
-    try {
-      await page.send('Page.reload', { ignoreCache: args.ignoreCache ?? false });
-      await loaded;
-    } finally {
-      stop.abort();
-    }
+    await page.navigation.reload({ ignoreCache: args.ignoreCache ?? false, timeoutMs: Math.max(1, ctx.deadline - Date.now()) });
     const loc = await readLocation(page);
     return { data: { url: loc.href, title: loc.title, ...(loc.status !== undefined ? { status: loc.status } : {}) } };
   },

@@ -2,26 +2,25 @@
  * resize_viewport: emulate a viewport size, pixel ratio, mobile layout and touch, then report what
  * the page itself sees (innerWidth, innerHeight, devicePixelRatio, maxTouchPoints).
  */
-import type { Page } from '../drivers/cdp/browser.js';
+import type { PageDriver, ViewportReadBack, ViewportSpec } from '../page/index.js';
 import { defineStep } from './define.js';
-import { applyViewport, readViewport, type ViewportReadBack, type ViewportSpec } from '../drivers/cdp/emulation.js';
 
 // 50 ms × 10: the resize reaches the page with its next frame; half a second covers a busy one.
 const SETTLE_POLL_MS = 50;
 const SETTLE_POLLS = 10;
 
 /** Read the viewport until `done` says so (or the polls run out) and return the last reading. */
-export async function readViewportUntil(page: Page, done: (seen: ViewportReadBack) => boolean): Promise<ViewportReadBack> {
-  let seen = await readViewport(page);
+export async function readViewportUntil(page: PageDriver, done: (seen: ViewportReadBack) => boolean): Promise<ViewportReadBack> {
+  let seen = await page.emulation.readViewport();
   for (let i = 0; i < SETTLE_POLLS && !done(seen); i++) {
     await new Promise((r) => setTimeout(r, SETTLE_POLL_MS));
-    seen = await readViewport(page);
+    seen = await page.emulation.readViewport();
   }
   return seen;
 }
 
 /** Read the viewport until it matches `want` (or the polls run out) and return the last reading. */
-export function readViewportSettled(page: Page, want: { width: number; height: number; dpr: number }): Promise<ViewportReadBack> {
+export function readViewportSettled(page: PageDriver, want: { width: number; height: number; dpr: number }): Promise<ViewportReadBack> {
   return readViewportUntil(page, (seen) => seen.width === want.width && seen.height === want.height && seen.dpr === want.dpr);
 }
 
@@ -68,7 +67,7 @@ export const resizeViewport = defineStep({
   readOnly: false,
   async run(ctx, args) {
     const want: ViewportSpec = { width: args.width, height: args.height, dpr: args.dpr ?? 1, mobile: args.mobile ?? false, touch: args.touch ?? false };
-    await applyViewport(ctx.page, want);
+    await ctx.page.emulation.applyViewport(want);
     const seen = await readViewportSettled(ctx.page, want);
     return viewportAnswer(want, seen);
   },

@@ -2,10 +2,9 @@
  * screenshot: the viewport, the whole page, one element, or a rectangle relative to an element, as
  * PNG or JPEG. Returned as image content; optionally written to a file inside the working folder.
  */
-import { captureScreenshot, pageGeometry } from '../drivers/cdp/screenshot.js';
+import { elementBox } from '../page/index.js';
 import { realpath } from 'node:fs/promises';
 import path from 'node:path';
-import { elementBox } from '../engine/targets.js';
 import { PerfError } from '../errors.js';
 import { confinedPath, writeFileNoFollow } from '../files.js';
 import { defineStep, TARGET_ARGS, type TargetSpec } from './define.js';
@@ -99,20 +98,20 @@ export const screenshot = defineStep({
       const locator: { ref?: string; target?: TargetSpec } = args.ref !== undefined ? { ref: args.ref } : { target: args.target! };
       const box = await elementBox(ctx, locator);
       // elementBox is viewport-relative (like getBoundingClientRect); the capture clip is in page coordinates.
-      const { scrollX, scrollY } = await pageGeometry(page);
+      const { scrollX, scrollY } = await page.capture.geometry();
       const r = args.rect ?? { x: 0, y: 0, width: box.width, height: box.height };
       clip = { x: box.x + r.x + scrollX, y: box.y + r.y + scrollY, width: r.width, height: r.height };
       if (clip.width <= 0 || clip.height <= 0) {
         throw new PerfError({ code: 'empty_clip', kind: 'failed', message: `screenshot: the element box is ${box.width}×${box.height}; nothing to capture`, suggestion: 'pick a visible element, or give rect' });
       }
     } else if (args.fullPage) {
-      const { contentWidth, contentHeight } = await pageGeometry(page);
+      const { contentWidth, contentHeight } = await page.capture.geometry();
       const height = Math.min(Math.ceil(contentHeight), MAX_CAPTURE_PX);
       if (contentHeight > MAX_CAPTURE_PX) warnings.push(`the page is ${Math.ceil(contentHeight)} px tall; captured the first ${MAX_CAPTURE_PX} px`);
       clip = { x: 0, y: 0, width: Math.min(Math.ceil(contentWidth), MAX_CAPTURE_PX), height };
     }
 
-    const bytes = await captureScreenshot(page, { format, ...(format === 'jpeg' ? { quality: args.quality ?? 80 } : {}), ...(clip ? { clip } : {}) });
+    const bytes = await page.capture.screenshot({ format, ...(format === 'jpeg' ? { quality: args.quality ?? 80 } : {}), ...(clip ? { clip } : {}) });
     const size = imageSize(bytes);
     if (file) writeFileNoFollow(file, bytes, { overwrite: args.overwrite === true, who: 'screenshot', shown: args.path });
     return {

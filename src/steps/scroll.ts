@@ -1,7 +1,5 @@
-import { wheel } from '../drivers/cdp/input.js';
-import { callRuntime } from '../drivers/cdp/page-runtime.js';
-import { abortAction, actionOutput, settleAction, treeEffect } from '../engine/actions.js';
-import { locatorOf, remaining, resolveQuick } from '../engine/targets.js';
+import { abortAction, settleAction, treeEffect, locatorOf, remaining, resolveTarget } from '../page/index.js';
+import { actionOutput } from './act.js';
 import { PerfError } from '../errors.js';
 import { TARGET_ARGS, defineStep } from './define.js';
 
@@ -40,9 +38,9 @@ export const scroll = defineStep({
     if (args.intoView) {
       if (!hasLocator) throw new PerfError({ code: 'invalid_arguments', message: 'scroll: intoView needs ref or target (the element to bring into view)' });
       if (amounts) throw new PerfError({ code: 'invalid_arguments', message: 'scroll: give intoView or an amount (direction / dx / dy), not both' });
-      const { r } = await resolveQuick(ctx, locatorOf('scroll', args));
-      await callRuntime(page, 'begin', [r.ref, 'none']);
-      const v = await callRuntime(page, 'scrollIntoView', [r.ref]);
+      const { r } = await resolveTarget(ctx, locatorOf('scroll', args));
+      await page.call('begin', [r.ref, 'none']);
+      const v = await page.call('scrollIntoView', [r.ref]);
       if (v.status !== 'ok') {
         await abortAction(ctx);
         throw new PerfError({ code: 'stale_ref', kind: 'usage', message: v.detail, suggestion: 'run snap again' });
@@ -61,12 +59,12 @@ export const scroll = defineStep({
     let ref: string | null = null;
     let reresolved: string | false = false;
     if (hasLocator) {
-      const { r } = await resolveQuick(ctx, locatorOf('scroll', args));
+      const { r } = await resolveTarget(ctx, locatorOf('scroll', args));
       ref = r.ref;
       if (r.reresolved) reresolved = r.ref;
     }
     const horizontal = args.direction === 'left' || args.direction === 'right' || (args.direction === undefined && (args.dx ?? 0) !== 0 && (args.dy ?? 0) === 0);
-    const c = await callRuntime(page, 'scrollContainer', [ref, horizontal ? 'x' : 'y']);
+    const c = await page.call('scrollContainer', [ref, horizontal ? 'x' : 'y']);
     if (c.status !== 'ok') throw new PerfError({ code: 'stale_ref', kind: 'usage', message: c.detail, suggestion: 'run snap again' });
     let dx = args.dx ?? 0;
     let dy = args.dy ?? 0;
@@ -81,14 +79,14 @@ export const scroll = defineStep({
     if (goal.x === c.x && goal.y === c.y) {
       return actionOutput(ctx, args, { data: { ...data, atLimit: true, method: 'none' }, effect: { scrollOffset: { changed: false, before, after: before } }, reresolved });
     }
-    await callRuntime(page, 'begin', [c.ref, 'none']);
+    await page.call('begin', [c.ref, 'none']);
     let now = before;
     let method = 'wheel';
     try {
       for (let i = 0; i < MAX_WHEELS; i++) {
-        await wheel(page, c.point.x, c.point.y, goal.x - now.x, goal.y - now.y);
+        await page.input.wheel(c.point.x, c.point.y, goal.x - now.x, goal.y - now.y);
         const wait = Math.min(WHEEL_SETTLE_MS, remaining(ctx));
-        const a = await callRuntime(page, 'awaitScroll', [c.ref, goal.x, goal.y, wait], { awaitPromise: true, timeoutMs: wait + 2000 });
+        const a = await page.call('awaitScroll', [c.ref, goal.x, goal.y, wait], { awaitPromise: true, timeoutMs: wait + 2000 });
         if (a.status !== 'ok') throw new PerfError({ code: 'stale_ref', kind: 'usage', message: a.detail, suggestion: 'run snap again' });
         const moved = a.x !== now.x || a.y !== now.y;
         now = { x: a.x, y: a.y };
@@ -96,7 +94,7 @@ export const scroll = defineStep({
       }
       if (now.x === before.x && now.y === before.y) {
         // The wheel moved nothing (a handler prevented it, or it scrolled something in front).
-        const f = await callRuntime(page, 'scrollByFallback', [c.ref, goal.x, goal.y]);
+        const f = await page.call('scrollByFallback', [c.ref, goal.x, goal.y]);
         if (f.status === 'ok') now = { x: f.x, y: f.y };
         method = 'scrollTo';
       }

@@ -1,7 +1,5 @@
-import { click } from '../drivers/cdp/input.js';
-import { callRuntime, type AriaOption, type AriaOptions as Aria, type Stale } from '../drivers/cdp/page-runtime.js';
-import { GATE_ARGS, abortAction, actionOutput, describeEl, gateOptions, settleAction, treeEffect } from '../engine/actions.js';
-import { gateElement, locatorOf, remaining, resolveQuick } from '../engine/targets.js';
+import { type AriaOption, type AriaOptions as Aria, type Stale, GATE_ARGS, abortAction, describeEl, gateOptions, settleAction, treeEffect, gateElement, locatorOf, remaining, resolveTarget } from '../page/index.js';
+import { actionOutput } from './act.js';
 import { PerfError } from '../errors.js';
 import { TARGET_ARGS, defineStep, type StepContext } from './define.js';
 
@@ -35,7 +33,7 @@ const OPEN_POLL_MS = 30;
 
 async function ariaOptionsWhenOpen(ctx: StepContext, ref: string): Promise<Extract<Aria, { status: 'ok' }>> {
   for (;;) {
-    const a = await callRuntime(ctx.page, 'ariaOptions', [ref]);
+    const a = await ctx.page.call('ariaOptions', [ref]);
     if (a.status !== 'ok') throw stale(a);
     if (a.options.length || remaining(ctx) === 0) return a;
     await new Promise((r) => setTimeout(r, OPEN_POLL_MS));
@@ -51,14 +49,14 @@ export const selectOption = defineStep({
   actsOnTarget: true,
   async run(ctx, args) {
     const wanted = Array.isArray(args.option) ? args.option : [args.option];
-    const { r } = await resolveQuick(ctx, locatorOf('select_option', args));
+    const { r } = await resolveTarget(ctx, locatorOf('select_option', args));
     const page = ctx.page;
     if (r.role === 'combobox' || r.role === 'listbox') {
-      const probe = await callRuntime(page, 'selectNative', [r.ref, []]);
+      const probe = await page.call('selectNative', [r.ref, []]);
       if (probe.status !== 'not_select') {
         // A native <select>: the gate, then the pick through the runtime (its popup is not in the DOM).
         const g = await gateElement(ctx, r, gateOptions(args), 'selected');
-        const n = await callRuntime(page, 'selectNative', [g.ref, wanted]);
+        const n = await page.call('selectNative', [g.ref, wanted]);
         if (n.status !== 'ok') {
           await abortAction(ctx);
           if (n.status === 'stale') throw stale(n);
@@ -83,12 +81,12 @@ export const selectOption = defineStep({
     if (r.role === 'option') {
       options = [{ ref: r.ref, name: r.name, selected: false }];
     } else {
-      let a = await callRuntime(page, 'ariaOptions', [r.ref]);
+      let a = await page.call('ariaOptions', [r.ref]);
       if (a.status !== 'ok') throw stale(a);
       if (r.role === 'combobox' && (a.options.length === 0 || a.expanded === 'false')) {
         // Open it the way a user does, then wait for its options to show up.
         const g = await gateElement(ctx, r, gateOptions(args));
-        await click(page, g.x, g.y);
+        await page.input.click(g.x, g.y);
         a = await ariaOptionsWhenOpen(ctx, r.ref);
       }
       if (a.options.length === 0) throw new PerfError({ code: 'option_not_found', kind: 'failed', message: `${describeEl(r)} shows no options${r.role === 'combobox' ? ' (it did not open a listbox)' : ''}`, suggestion: 'tap it to open it and snap to see its options' });
@@ -107,11 +105,11 @@ export const selectOption = defineStep({
       for (const [i, o] of picks.entries()) {
         const g = await gateElement(ctx, o, gateOptions(args));
         if (!started) {
-          await callRuntime(page, 'begin', [containerRef, 'selected']);
+          await page.call('begin', [containerRef, 'selected']);
           started = true;
         }
         // Extra picks in a multi-select listbox add to the selection, as Control+click does.
-        await click(page, g.x, g.y, i > 0 ? { modifiers: ['control'] } : {});
+        await page.input.click(g.x, g.y, i > 0 ? { modifiers: ['control'] } : {});
       }
     } catch (e) {
       if (started) await abortAction(ctx);

@@ -1,7 +1,5 @@
-import { click } from '../drivers/cdp/input.js';
-import { callRuntime } from '../drivers/cdp/page-runtime.js';
-import { GATE_ARGS, abortAction, actionOutput, checkedEffect, describeEl, gateOptions, settleAction, treeEffect } from '../engine/actions.js';
-import { gateElement, locatorOf, resolveQuick, type GateResult } from '../engine/targets.js';
+import { GATE_ARGS, abortAction, checkedEffect, describeEl, gateOptions, settleAction, treeEffect, gateElement, locatorOf, resolveTarget, type GateResult } from '../page/index.js';
+import { actionOutput } from './act.js';
 import { PerfError, isPerfError } from '../errors.js';
 import { TARGET_ARGS, defineStep } from './define.js';
 
@@ -27,8 +25,8 @@ export const setCheckbox = defineStep({
   async run(ctx, args) {
     const want = args.value === true || args.value === 'true';
     const page = ctx.page;
-    const { r } = await resolveQuick(ctx, locatorOf('set_checkbox', args));
-    const s = await callRuntime(page, 'checkState', [r.ref]);
+    const { r } = await resolveTarget(ctx, locatorOf('set_checkbox', args));
+    const s = await page.call('checkState', [r.ref]);
     if (s.status !== 'ok') throw new PerfError({ code: 'stale_ref', kind: 'usage', message: s.detail, suggestion: 'run snap again' });
     if (!s.checkable) {
       throw new PerfError({ code: 'not_checkable', kind: 'usage', message: `${describeEl(r)} is a ${s.role}, not a checkbox, radio or switch`, suggestion: s.role === 'combobox' || s.role === 'listbox' ? 'use select_option' : 'use tap for other controls' });
@@ -47,14 +45,14 @@ export const setCheckbox = defineStep({
     } catch (e) {
       if (!isPerfError(e) || e.code !== 'not_actionable' || !/: visible: /.test(e.message)) throw e;
       // Custom checkboxes hide the input and style its label: a user clicks the label.
-      const l = await callRuntime(page, 'labelFor', [r.ref]);
+      const l = await page.call('labelFor', [r.ref]);
       if (l.status !== 'ok') throw e;
       g = await gateElement(ctx, { ref: l.ref }, gateOptions(args));
-      await callRuntime(page, 'begin', [r.ref, 'checked']);
+      await page.call('begin', [r.ref, 'checked']);
       via = 'label';
     }
     try {
-      await click(page, g.x, g.y);
+      await page.input.click(g.x, g.y);
     } catch (e) {
       await abortAction(ctx);
       throw e;

@@ -1,4 +1,4 @@
-import { DEFAULT_SNAPSHOT_BYTES, takeSnapshot } from '../engine/snapshot.js';
+import { DEFAULT_SNAPSHOT_BYTES, takeSnapshot } from '../page/index.js';
 import { defineStep } from './define.js';
 
 const ARGS = {

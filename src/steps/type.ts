@@ -1,4 +1,5 @@
-import { GATE_ARGS, runTextEdit } from '../engine/actions.js';
+import { GATE_ARGS } from '../page/index.js';
+import { runTextEdit } from './act.js';
 import { TARGET_ARGS, defineStep } from './define.js';
 
 const ARGS = {

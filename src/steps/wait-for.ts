@@ -2,7 +2,6 @@
  * wait_for: poll the page's visible text until a text appears and/or another one is gone. Running
  * out of time is an answer ({matched: false}), not a failure: the caller decides what it means.
  */
-import { callRuntime } from '../drivers/cdp/page-runtime.js';
 import { PerfError } from '../errors.js';
 import { defineStep } from './define.js';
 
@@ -30,7 +29,7 @@ export const waitFor = defineStep({
     const started = Date.now();
     for (;;) {
       // A navigation in progress destroys the execution context: that check counts as "not yet".
-      const check = await callRuntime(ctx.page, 'visibleText', [args.text ?? null, args.textGone ?? null], { timeoutMs: Math.max(POLL_MS, ctx.deadline - Date.now()) }).catch(() => undefined);
+      const check = await ctx.page.call('visibleText', [args.text ?? null, args.textGone ?? null], { timeoutMs: Math.max(POLL_MS, ctx.deadline - Date.now()) }).catch(() => undefined);
       const waitedMs = Date.now() - started;
       if (check && check.hasText && !check.hasGone) return { data: { matched: true, waitedMs } };
       if (Date.now() + POLL_MS > ctx.deadline || ctx.signal.aborted) {

@@ -3,10 +3,11 @@
  * its own browser context (storage and cache isolated, disposed with the page).
  */
 import { PerfError } from '../../errors.js';
+import { TargetClosedError } from '../errors.js';
+import type { NavigateResult } from '../page-driver.js';
 import {
   CdpConnection,
   ProtocolError,
-  TargetClosedError,
   type CommandName,
   type EventName,
   type EventParams,
@@ -275,12 +276,6 @@ export class Browser {
   async disconnect(): Promise<void> {
     await this.conn.close();
   }
-}
-
-export interface NavigateResult {
-  url: string;
-  /** False for a same-document navigation (hash or history API), which fires no load event. */
-  newDocument: boolean;
 }
 
 // 30 s, like Playwright's default navigation timeout: slow dev servers compile on first request.

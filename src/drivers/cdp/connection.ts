@@ -4,9 +4,9 @@
  * the only code that imports chrome-remote-interface.
  */
 import CDP from 'chrome-remote-interface';
-import type { Protocol } from 'devtools-protocol';
 import type { ProtocolMapping } from 'devtools-protocol/types/protocol-mapping.js';
 import { PerfError } from '../../errors.js';
+import { TargetClosedError } from '../errors.js';
 
 export type Commands = ProtocolMapping.Commands;
 export type Events = ProtocolMapping.Events;
@@ -14,9 +14,6 @@ export type CommandName = keyof Commands;
 export type EventName = keyof Events;
 export type ParamsOf<M extends CommandName> = Commands[M]['paramsType'] extends [] ? Record<string, never> | undefined : Commands[M]['paramsType'][0];
 export type ResultOf<M extends CommandName> = Commands[M]['returnType'];
-/** V8's CPU profile (Profiler.stop), as perf reads it. */
-export type CpuProfile = Protocol.Profiler.Profile;
-export type CpuProfileNode = Protocol.Profiler.ProfileNode;
 export type EventParams<E extends EventName> = Events[E] extends [infer P] ? P : undefined;
 
 /** A CDP error from the browser (method failed), not a transport problem. */
@@ -30,13 +27,6 @@ export class ProtocolError extends Error {
   }
 }
 
-/** The page or browser went away while a command was pending. */
-export class TargetClosedError extends Error {
-  constructor(readonly reason: string) {
-    super(reason);
-    this.name = 'TargetClosedError';
-  }
-}
 
 interface Pending {
   method: string;

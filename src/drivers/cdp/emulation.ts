@@ -3,27 +3,7 @@
  * resize_viewport / device_profile steps, and the read-back of what the page then sees.
  */
 import type { Page } from './browser.js';
-
-export interface ViewportSpec {
-  width: number;
-  height: number;
-  dpr: number;
-  mobile: boolean;
-  touch: boolean;
-  screenWidth?: number;
-  screenHeight?: number;
-}
-
-/** What the page reports after emulation: the read-back half of resize_viewport / device_profile. */
-export interface ViewportReadBack {
-  width: number;
-  height: number;
-  dpr: number;
-  touch: boolean;
-  screenWidth: number;
-  screenHeight: number;
-  userAgent: string;
-}
+import type { ViewportReadBack, ViewportSpec } from '../page-driver.js';
 
 // Five touch points, what Chrome's device mode reports for phones and tablets.
 const MAX_TOUCH_POINTS = 5;

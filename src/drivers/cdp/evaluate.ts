@@ -6,17 +6,11 @@
 import type { Protocol } from 'devtools-protocol';
 import { ProtocolError, type Page } from './browser.js';
 import { PerfError } from '../../errors.js';
+import type { EvaluateOutcome } from '../page-driver.js';
 
 const OBJECT_GROUP = 'rehearse-evaluate';
 // 20 ms: termination lands a few ms after the deadline timer; anything this close counts as "ran out".
 const TERMINATION_SLACK_MS = 20;
-
-/** What the expression produced. */
-export type EvaluateOutcome =
-  | { kind: 'value'; value: unknown; type: string }
-  /** A DOM node, a function or a symbol: no JSON form. */
-  | { kind: 'opaque'; type: string; description?: string }
-  | { kind: 'undefined' };
 
 function throwIfException(d: Protocol.Runtime.ExceptionDetails | undefined): void {
   if (!d) return;

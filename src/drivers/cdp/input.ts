@@ -3,162 +3,15 @@
  * real user produces, with the same ordering and modifier state. Coordinates are CSS px in the top
  * frame's viewport. Modifier keys pressed here are always released, even when delivery fails.
  */
-import { PerfError } from '../../errors.js';
 import type { Page } from './browser.js';
-
-export type Modifier = 'control' | 'shift' | 'alt' | 'meta';
-export const MODIFIERS: readonly Modifier[] = ['control', 'shift', 'alt', 'meta'];
-export type MouseButton = 'left' | 'right' | 'middle';
+import type { ClickOptions } from '../page-driver.js';
+import { MIN_DRAG_STEPS, assertNotBrowserShortcut, charKey, keyDefinition, namedKey, shifted, type KeyDefinition, type Modifier, type MouseButton } from '../keys.js';
 
 /** CDP's modifier bit field. */
 const MODIFIER_BIT: Record<Modifier, number> = { alt: 1, control: 2, meta: 4, shift: 8 };
 const BUTTON_BIT: Record<MouseButton, number> = { left: 1, right: 2, middle: 4 };
 
-export interface KeyDefinition {
-  key: string;
-  code: string;
-  keyCode: number;
-  text?: string;
-  /** The text with Shift held (letters, digits and punctuation on a US layout). */
-  shiftText?: string;
-  shiftKey?: string;
-  location?: number;
-}
-
-const NAMED: Record<string, KeyDefinition> = {
-  Enter: { key: 'Enter', code: 'Enter', keyCode: 13, text: '\r' },
-  Escape: { key: 'Escape', code: 'Escape', keyCode: 27 },
-  Tab: { key: 'Tab', code: 'Tab', keyCode: 9 },
-  Backspace: { key: 'Backspace', code: 'Backspace', keyCode: 8 },
-  Delete: { key: 'Delete', code: 'Delete', keyCode: 46 },
-  Insert: { key: 'Insert', code: 'Insert', keyCode: 45 },
-  ArrowUp: { key: 'ArrowUp', code: 'ArrowUp', keyCode: 38 },
-  ArrowDown: { key: 'ArrowDown', code: 'ArrowDown', keyCode: 40 },
-  ArrowLeft: { key: 'ArrowLeft', code: 'ArrowLeft', keyCode: 37 },
-  ArrowRight: { key: 'ArrowRight', code: 'ArrowRight', keyCode: 39 },
-  Home: { key: 'Home', code: 'Home', keyCode: 36 },
-  End: { key: 'End', code: 'End', keyCode: 35 },
-  PageUp: { key: 'PageUp', code: 'PageUp', keyCode: 33 },
-  PageDown: { key: 'PageDown', code: 'PageDown', keyCode: 34 },
-  Space: { key: ' ', code: 'Space', keyCode: 32, text: ' ' },
-  Shift: { key: 'Shift', code: 'ShiftLeft', keyCode: 16, location: 1 },
-  Control: { key: 'Control', code: 'ControlLeft', keyCode: 17, location: 1 },
-  Alt: { key: 'Alt', code: 'AltLeft', keyCode: 18, location: 1 },
-  Meta: { key: 'Meta', code: 'MetaLeft', keyCode: 91, location: 1 },
-  ContextMenu: { key: 'ContextMenu', code: 'ContextMenu', keyCode: 93 },
-};
-for (let i = 1; i <= 12; i++) NAMED[`F${i}`] = { key: `F${i}`, code: `F${i}`, keyCode: 111 + i };
-
-const ALIASES: Record<string, string> = {
-  esc: 'Escape',
-  escape: 'Escape',
-  return: 'Enter',
-  enter: 'Enter',
-  tab: 'Tab',
-  backspace: 'Backspace',
-  delete: 'Delete',
-  del: 'Delete',
-  insert: 'Insert',
-  up: 'ArrowUp',
-  down: 'ArrowDown',
-  left: 'ArrowLeft',
-  right: 'ArrowRight',
-  arrowup: 'ArrowUp',
-  arrowdown: 'ArrowDown',
-  arrowleft: 'ArrowLeft',
-  arrowright: 'ArrowRight',
-  home: 'Home',
-  end: 'End',
-  pageup: 'PageUp',
-  pagedown: 'PageDown',
-  space: 'Space',
-  spacebar: 'Space',
-  shift: 'Shift',
-  control: 'Control',
-  ctrl: 'Control',
-  alt: 'Alt',
-  option: 'Alt',
-  meta: 'Meta',
-  cmd: 'Meta',
-  command: 'Meta',
-  contextmenu: 'ContextMenu',
-};
-
-// US layout: the unshifted and shifted character of each punctuation key.
-const PUNCTUATION: [string, string, string, number][] = [
-  ['-', '_', 'Minus', 189],
-  ['=', '+', 'Equal', 187],
-  ['[', '{', 'BracketLeft', 219],
-  [']', '}', 'BracketRight', 221],
-  ['\\', '|', 'Backslash', 220],
-  [';', ':', 'Semicolon', 186],
-  ["'", '"', 'Quote', 222],
-  [',', '<', 'Comma', 188],
-  ['.', '>', 'Period', 190],
-  ['/', '?', 'Slash', 191],
-  ['`', '~', 'Backquote', 192],
-];
-const DIGIT_SHIFTED = ')!@#$%^&*(';
-
-/** The key for one printable character, or undefined when it has no key on a US layout (insertText then). */
-export function charKey(ch: string): (KeyDefinition & { shift: boolean }) | undefined {
-  if (/^[a-z]$/.test(ch)) return { key: ch, code: `Key${ch.toUpperCase()}`, keyCode: ch.toUpperCase().charCodeAt(0), text: ch, shift: false };
-  if (/^[A-Z]$/.test(ch)) return { key: ch, code: `Key${ch}`, keyCode: ch.charCodeAt(0), text: ch, shift: true };
-  if (/^[0-9]$/.test(ch)) return { key: ch, code: `Digit${ch}`, keyCode: ch.charCodeAt(0), text: ch, shift: false };
-  const di = DIGIT_SHIFTED.indexOf(ch);
-  if (di >= 0) return { key: ch, code: `Digit${di}`, keyCode: 48 + di, text: ch, shift: true };
-  if (ch === ' ') return { ...NAMED.Space!, shift: false };
-  if (ch === '\n' || ch === '\r') return { ...NAMED.Enter!, shift: false };
-  for (const [plain, shifted, code, keyCode] of PUNCTUATION) {
-    if (ch === plain) return { key: ch, code, keyCode, text: ch, shift: false };
-    if (ch === shifted) return { key: ch, code, keyCode, text: ch, shift: true };
-  }
-  return undefined;
-}
-
-/** The character Shift turns `ch` into on a US layout (itself when Shift changes nothing). */
-function shifted(ch: string): string {
-  if (/^[a-z]$/.test(ch)) return ch.toUpperCase();
-  if (/^[0-9]$/.test(ch)) return DIGIT_SHIFTED[Number(ch)]!;
-  for (const [plain, shift] of PUNCTUATION) if (ch === plain) return shift;
-  return ch;
-}
-
-/** Resolve a key name ("Enter", "esc", "a", "ArrowDown", "F5") to its definition. */
-export function keyDefinition(name: string): KeyDefinition {
-  const named = NAMED[name] ?? NAMED[ALIASES[name.toLowerCase()] ?? ''];
-  if (named) return named;
-  if ([...name].length === 1) {
-    const c = charKey(name);
-    if (c) return c;
-    return { key: name, code: '', keyCode: 0, text: name };
-  }
-  throw new PerfError({
-    code: 'unknown_key',
-    message: `unknown key "${name}"`,
-    suggestion: `use a single character or one of: ${Object.keys(NAMED).join(', ')}; combine modifiers with "+" (Control+a)`,
-    candidates: Object.keys(NAMED).filter((k) => k.toLowerCase().startsWith(name.slice(0, 2).toLowerCase())).slice(0, 5),
-  });
-}
-
-/** "Control+Shift+K" → modifiers [control, shift] and key "K". A lone "+" is the plus key. */
-export function parseKeyCombo(combo: string): { key: string; modifiers: Modifier[] } {
-  if (combo === '+' || !combo.includes('+') || combo.endsWith('++')) {
-    const key = combo.endsWith('++') ? '+' : combo;
-    const mods = combo.endsWith('++') ? combo.slice(0, -2).split('+').filter(Boolean) : [];
-    return { key, modifiers: mods.map(toModifier) };
-  }
-  const parts = combo.split('+');
-  const key = parts.pop()!;
-  return { key, modifiers: parts.map(toModifier) };
-}
-function toModifier(s: string): Modifier {
-  const n = (ALIASES[s.toLowerCase()] ?? s).toLowerCase();
-  if (n === 'control' || n === 'shift' || n === 'alt' || n === 'meta') return n;
-  throw new PerfError({ code: 'unknown_modifier', message: `unknown modifier "${s}"`, suggestion: 'modifiers are control, shift, alt, meta' });
-}
-
-const MODIFIER_KEY: Record<Modifier, KeyDefinition> = { control: NAMED.Control!, shift: NAMED.Shift!, alt: NAMED.Alt!, meta: NAMED.Meta! };
+const MODIFIER_KEY: Record<Modifier, KeyDefinition> = { control: namedKey('Control'), shift: namedKey('Shift'), alt: namedKey('Alt'), meta: namedKey('Meta') };
 
 /**
  * Run `fn` with `modifiers` held down (keyDown each, in order), and release every one that was
@@ -198,25 +51,6 @@ export async function pressKeyRaw(page: Page, def: KeyDefinition, mask: number, 
   const up = page.send('Input.dispatchKeyEvent', { type: 'keyUp', ...base });
   // Both sent at once: CDP delivers them in order; awaiting each would add a round trip per key.
   await Promise.all([down, up]);
-}
-
-/**
- * Key events the page does not consume reach Chromium's own shortcuts: these manage tabs and
- * windows (close, quit, new window, tab search) and would act on the browser, not the page; tab
- * search even crashed Chromium later in our tests. Refused rather than sent.
- */
-const BROWSER_SHORTCUTS = new Set(['control+w', 'control+q', 'control+n', 'control+t', 'control+shift+w', 'control+shift+q', 'control+shift+n', 'control+shift+t', 'control+shift+a', 'control+f4', 'alt+f4']);
-
-export function assertNotBrowserShortcut(key: string, modifiers: readonly Modifier[]): void {
-  const mods = (['control', 'alt', 'shift', 'meta'] as const).filter((m) => modifiers.includes(m));
-  const combo = [...mods, key.toLowerCase()].join('+');
-  if (BROWSER_SHORTCUTS.has(combo)) {
-    throw new PerfError({
-      code: 'browser_shortcut',
-      message: `${combo} is a browser shortcut (tabs and windows), not a key for the page`,
-      suggestion: 'use navigate / reload / app_restart for what the browser would do; press other keys for the page',
-    });
-  }
 }
 
 /** Press a key combination: modifiers held around the key, then released (always). */
@@ -271,12 +105,6 @@ function samePoint(page: Page, x: number, y: number): boolean {
   return !!p && Math.abs(p.x - x) < 0.5 && Math.abs(p.y - y) < 0.5;
 }
 
-export interface ClickOptions {
-  button?: MouseButton;
-  clickCount?: number;
-  modifiers?: readonly Modifier[];
-}
-
 /** Move to (x, y) and click `clickCount` times (2 = dblclick, 3 = triple click). */
 export async function click(page: Page, x: number, y: number, opts: ClickOptions = {}): Promise<void> {
   const button = opts.button ?? 'left';
@@ -329,9 +157,6 @@ export async function hover(page: Page, x: number, y: number): Promise<void> {
   pointerAt.set(page, { x, y });
   await page.send('Input.dispatchMouseEvent', { type: 'mouseMoved', x, y, button: 'none', buttons: 0, modifiers: 0 });
 }
-
-// A drag must cross the 4-5 px thresholds drag libraries use before they start; five steps at least.
-export const MIN_DRAG_STEPS = 5;
 
 /**
  * Press at `from`, move through `steps` intermediate points, release at `to`. HTML5 drag and drop

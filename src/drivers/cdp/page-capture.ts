@@ -6,34 +6,8 @@
  * empty ones.
  */
 import type { Page } from './browser.js';
+import type { ConsoleEntry, ConsoleQuery, ConsoleRead, ExceptionEntry, ExceptionQuery, ExceptionRead, PendingRequest } from '../page-driver.js';
 import { registerPageScript } from './inject.js';
-
-export type ConsoleLevel = 'log' | 'info' | 'warn' | 'error' | 'debug';
-export const CONSOLE_LEVELS: readonly ConsoleLevel[] = ['log', 'info', 'warn', 'error', 'debug'];
-
-export interface ConsoleEntry {
-  level: ConsoleLevel;
-  text: string;
-  /** ms since the epoch. */
-  time: number;
-  /** The document URL when the message was logged (changes with history navigation). */
-  url?: string;
-}
-
-export interface ExceptionEntry {
-  kind: 'error' | 'unhandledrejection';
-  message: string;
-  /** The first lines of the stack (at most STACK_LINES). */
-  stack?: string;
-  time: number;
-  url?: string;
-}
-
-export interface PendingRequest {
-  url: string;
-  /** ms since the epoch. */
-  startedAt: number;
-}
 
 /** The Symbol.for key the buffers live under in the page. */
 export const CAPTURE_KEY = 'rehearse.capture';
@@ -213,24 +187,6 @@ registerPageScript(
 /** The expression that yields the store (or undefined when the document has none). */
 const STORE = `globalThis[Symbol.for(${JSON.stringify(CAPTURE_KEY)})]`;
 
-export interface ConsoleQuery {
-  level?: ConsoleLevel;
-  limit: number;
-  /** Only entries at or after this time (ms since the epoch). */
-  since?: number;
-}
-
-export interface ConsoleRead {
-  /** Newest first, at most `limit`. */
-  entries: ConsoleEntry[];
-  /** Entries matching the filter, before the limit. */
-  matched: number;
-  /** Entries the ring buffer dropped since the document loaded. */
-  dropped: number;
-  /** False when the capture runtime is not in this document (it loaded before the harness attached). */
-  captured: boolean;
-}
-
 export async function readConsole(page: Page, q: ConsoleQuery): Promise<ConsoleRead> {
   return page.evaluate<ConsoleRead>(`(() => {
     const s = ${STORE};
@@ -239,23 +195,6 @@ export async function readConsole(page: Page, q: ConsoleQuery): Promise<ConsoleR
     const all = s.console.filter((e) => (q.level === undefined || e.level === q.level) && (q.since === undefined || e.time >= q.since));
     return { entries: all.slice(-q.limit).reverse(), matched: all.length, dropped: s.consoleDropped, captured: true };
   })()`);
-}
-
-export interface ExceptionQuery {
-  since?: number;
-  limit: number;
-  /** Empty the buffer after reading. */
-  clear: boolean;
-}
-
-export interface ExceptionRead {
-  /** Newest first, at most `limit`. */
-  exceptions: ExceptionEntry[];
-  matched: number;
-  dropped: number;
-  /** How many entries `clear` removed. */
-  cleared: number;
-  captured: boolean;
 }
 
 export async function readExceptions(page: Page, q: ExceptionQuery): Promise<ExceptionRead> {

@@ -11,46 +11,10 @@
  * reference anything outside its own body.
  */
 import type { Page } from './browser.js';
-
-/** The probe's script URL, so CPU profiles can leave the harness's own work out of the page's. */
-export const PERF_PROBE_URL = 'rehearse-perf-probe.js';
+import { PERF_PROBE_URL } from '../measure.js';
 
 /** The binding the probe calls with one JSON message per entry (Runtime.addBinding). */
 export const PERF_BINDING = '__rehearsePerf';
-
-/** Raw entries as they come from the page; times are epoch ms (timeOrigin + startTime). */
-export type ProbeMessage = { token: string; doc: string } & (
-  | { kind: 'interaction'; id: number; name: string; target: string; startAt: number; durationMs: number; inputDelayMs: number; processingMs: number; presentationMs: number }
-  | { kind: 'loaf'; startAt: number; durationMs: number; blockingMs: number; renderStartAt: number; styleAndLayoutStartAt: number; scripts: ProbeScript[] }
-  | { kind: 'shift'; startAt: number; value: number }
-  /** A document's totals, sent on pagehide (and returned by the final flush for the current one). */
-  | { kind: 'docEnd'; frames: ProbeFrames | null; interactionCount: number | null }
-);
-
-export interface ProbeScript {
-  sourceURL: string;
-  sourceFunctionName: string;
-  sourceCharPosition: number;
-  invoker: string;
-  durationMs: number;
-  forcedStyleAndLayoutMs: number;
-}
-
-/** The rAF counter of one document. */
-export interface ProbeFrames {
-  count: number;
-  /** Epoch ms of the first and last counted frame. */
-  firstAt: number;
-  lastAt: number;
-  /** Intervals between consecutive rAF callbacks, ms (bounded: see MAX_INTERVALS in the probe). */
-  intervalsMs: number[];
-}
-
-export interface ProbeSupport {
-  event: boolean;
-  loaf: boolean;
-  shift: boolean;
-}
 
 /**
  * Runs in the page. Idempotent per token: a second run on the same document keeps the first probe.

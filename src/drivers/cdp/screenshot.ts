@@ -3,15 +3,7 @@
  * screenshots: the one place that speaks Page.captureScreenshot.
  */
 import type { Page } from './browser.js';
-
-export interface CaptureOptions {
-  format: 'png' | 'jpeg';
-  /** JPEG quality, 0-100. */
-  quality?: number;
-  /** A region in page (document) CSS pixels; beyond the viewport is captured too. */
-  clip?: { x: number; y: number; width: number; height: number };
-  timeoutMs?: number;
-}
+import type { CaptureOptions } from '../page-driver.js';
 
 /** The encoded image. */
 export async function captureScreenshot(page: Page, opts: CaptureOptions): Promise<Buffer> {

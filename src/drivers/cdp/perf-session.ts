@@ -9,93 +9,17 @@
  * A failing source never fails the session: it is marked missing with the reason.
  */
 import { randomBytes } from 'node:crypto';
-import type { CpuProfile } from '../drivers/cdp/connection.js';
-import type { Page } from '../drivers/cdp/browser.js';
-import { markInPage, PERF_BINDING, perfProbeFlushSource, perfProbeSource, perfProbeStopSource, type ProbeFrames, type ProbeMessage, type ProbeSupport } from '../drivers/cdp/perf-page.js';
-import { PerfError } from '../errors.js';
-import { TraceRecorder, type TraceResult } from './trace.js';
-
-export type PerfMode = 'timing' | 'attribution';
-
-export interface PerfBeginOptions {
-  mode: PerfMode;
-  /** Layout/paint detail in the trace (attribution only). */
-  phases: boolean;
-}
-
-/** A user-timing mark placed by the `mark` step during the session. */
-export interface SessionMark {
-  name: string;
-  /** Epoch ms. */
-  at: number;
-}
-
-export type SourceName = 'frames' | 'liveness' | 'interactions' | 'longFrames' | 'counters' | 'layoutShift' | 'profile' | 'trace';
-
-/** Why a source is missing (kept out of the flat coverage map, which only says read / missing). */
-export type MissingReasons = Partial<Record<SourceName, string>>;
-
-export interface Checkpoint {
-  /** Epoch ms. */
-  at: number;
-  values: Record<string, number>;
-}
-
-/** Everything a closed session read, before it is turned into a report. */
-export interface RawSession {
-  token: string;
-  mode: PerfMode;
-  phases: boolean;
-  /** Epoch ms. */
-  startedAt: number;
-  endedAt: number;
-  durationMs: number;
-  checkpoints: Checkpoint[];
-  messages: ProbeMessage[];
-  /** rAF counters, one per document the session saw (only when the trace is missing). */
-  docFrames: ProbeFrames[];
-  /** All interactions (performance.interactionCount), summed over the documents; null if unsupported. */
-  interactionCount: number | null;
-  support: ProbeSupport | undefined;
-  /** Why the in-page probe could not be read, if it could not. */
-  probeMissing: string | undefined;
-  trace: TraceResult | undefined;
-  profile: CpuProfile | undefined;
-  /** Profiler sampling interval actually requested, µs. */
-  samplingIntervalUs: number | undefined;
-  marks: SessionMark[];
-  navigations: number;
-  missing: MissingReasons;
-  env: SessionEnv;
-}
-
-export interface SessionEnv {
-  browser: string;
-  userAgent: string;
-  headless: boolean;
-  viewport: { width: number; height: number; dpr: number; mobile: boolean };
-  /**
-   * CPU throttling rate in effect: the rate this page's target acknowledged (Emulation.setCPUThrottlingRate
-   * through Page.send; Chromium has no getter), else 1, the state of a target nobody throttled.
-   */
-  cpuThrottle: number;
-  cpuThrottleSource: 'acknowledged' | 'default';
-  url: string;
-}
+import type { Page } from './browser.js';
+import { markInPage, PERF_BINDING, perfProbeFlushSource, perfProbeSource, perfProbeStopSource } from './perf-page.js';
+import { TraceRecorder } from './trace.js';
+import { BEGIN_MARK, END_MARK, type Checkpoint, type CpuProfile, type MissingReasons, checkBeginOptions, type PerfBeginOptions, type PerfMode, type PerfRecorder, type ProbeFrames, type ProbeMessage, type ProbeSupport, type RawSession, type SessionEnv, type SessionMark } from '../measure.js';
 
 // 100 µs: a 16.7 ms frame gets ~160 samples, enough to rank the functions inside one frame, while
 // V8's sampler stays at a few % of CPU (the default 1 ms would give ~16 samples per frame: too coarse).
 export const SAMPLING_INTERVAL_US = 100;
 // The flush waits two frames at most 200 ms; more than this means the renderer is stuck.
 const PROBE_FLUSH_TIMEOUT_MS = 5000;
-/** Marks the session places in the page (and so in the trace): they tie the trace clock to epoch time. */
-export const BEGIN_MARK = 'rehearse:perf_begin';
-export const END_MARK = 'rehearse:perf_end';
-
-const COUNTER_METRICS = ['LayoutCount', 'RecalcStyleCount', 'LayoutDuration', 'RecalcStyleDuration', 'ScriptDuration', 'TaskDuration', 'ThreadTime', 'ProcessTime'] as const;
-const GAUGE_METRICS = ['JSHeapUsedSize', 'Nodes'] as const;
-
-export class PerfSession {
+export class PerfSession implements PerfRecorder {
   readonly messages: ProbeMessage[] = [];
   readonly docFrames: ProbeFrames[] = [];
   readonly marks: SessionMark[] = [];
@@ -354,39 +278,9 @@ export class PerfSession {
   }
 }
 
-/** Refuse option combinations before anything is switched on (or an open session is replaced). */
-export function checkBeginOptions(opts: PerfBeginOptions): void {
-  if (opts.phases && opts.mode === 'timing') {
-    throw new PerfError({
-      code: 'phases_need_attribution',
-      message: 'perf_begin: phases (layout/paint detail) needs mode attribution; timing mode keeps its milliseconds comparable by recording nothing extra',
-      suggestion: 'use perf_begin { mode: attribution, phases: true }, or drop phases',
-    });
-  }
-}
-
 /** Rethrow the first failure, in the order given (once every promise has settled). */
 function throwFirstRejection(results: readonly PromiseSettledResult<unknown>[]): void {
   for (const r of results) if (r.status === 'rejected') throw r.reason;
-}
-
-/** Counter deltas over the checkpoints: a value that went down restarted with a new document. */
-export function counterDeltas(checkpoints: readonly Checkpoint[]): Record<string, number> | undefined {
-  const first = checkpoints[0];
-  const last = checkpoints[checkpoints.length - 1];
-  if (!first || !last || checkpoints.length < 2) return undefined;
-  const out: Record<string, number> = {};
-  for (const name of COUNTER_METRICS) {
-    let sum = 0;
-    for (let i = 1; i < checkpoints.length; i++) {
-      const a = checkpoints[i - 1]!.values[name] ?? 0;
-      const b = checkpoints[i]!.values[name] ?? 0;
-      sum += b >= a ? b - a : b;
-    }
-    out[name] = sum;
-  }
-  for (const name of GAUGE_METRICS) out[name] = (last.values[name] ?? 0) - (first.values[name] ?? 0);
-  return out;
 }
 
 async function readEnv(page: Page): Promise<SessionEnv> {

@@ -2,18 +2,18 @@
  * Node side of the snapshot: calls the page runtime and remembers the refs it minted, so a later
  * step can relocate a ref whose document was replaced (reload) or refuse it safely.
  */
-import { callRuntime, type RuntimeSnapshot, type SnapshotOptions } from '../drivers/cdp/page-runtime.js';
+import type { RuntimeSnapshot, SnapshotOptions } from '../drivers/runtime/api.js';
 import { PerfError } from '../errors.js';
-import type { StepContext } from '../steps/define.js';
+import type { PageContext } from './context.js';
 import { rememberRefs } from './targets.js';
 
 // ~16 KB: a screenful of structure for an agent, a few thousand tokens; larger pages are narrowed
 // with within/depth/grep/interactiveOnly rather than dumped.
 export const DEFAULT_SNAPSHOT_BYTES = 16_384;
 
-export async function takeSnapshot(ctx: StepContext, opts: Partial<SnapshotOptions>): Promise<RuntimeSnapshot> {
+export async function takeSnapshot(ctx: PageContext, opts: Partial<SnapshotOptions>): Promise<RuntimeSnapshot> {
   const full: SnapshotOptions = { maxBytes: DEFAULT_SNAPSHOT_BYTES, ...opts };
-  const r = await callRuntime(ctx.page, 'snapshot', [full]);
+  const r = await ctx.page.call('snapshot', [full]);
   if (r.status === 'error') {
     const res = r.resolve;
     const detail = 'detail' in res ? res.detail : res.status;
@@ -29,7 +29,7 @@ export async function takeSnapshot(ctx: StepContext, opts: Partial<SnapshotOptio
 }
 
 /** The post-action snapshot requested with `snapshot: full | diff` (none → undefined). */
-export async function snapshotAfter(ctx: StepContext, mode: 'full' | 'diff' | 'none' | undefined): Promise<string | undefined> {
+export async function snapshotAfter(ctx: PageContext, mode: 'full' | 'diff' | 'none' | undefined): Promise<string | undefined> {
   if (!mode || mode === 'none') return undefined;
   const s = await takeSnapshot(ctx, { diff: mode === 'diff' });
   return s.text;

@@ -1,32 +1,18 @@
 /**
- * Node-side API over the in-page runtime (src/drivers/cdp/page-runtime.ts): resolve a ref or a
+ * Node-side API over the in-page runtime (src/drivers/runtime): resolve a ref or a
  * target to exactly one element, its box, and the actionability gate. Refs and handles live in the
  * page; this side keeps a small table of what each e-ref denoted (role, name, route, document) so a
  * ref from before a reload can be relocated safely or refused.
  */
 import { StateSlot } from '../host-state.js';
-import type { Page } from '../drivers/cdp/browser.js';
-import {
-  callRuntime,
-  lastResolvedObjectId,
-  releaseObjects,
-  type GateCheck,
-  type RuntimeResolve,
-} from '../drivers/cdp/page-runtime.js';
+import type { GateCheck, RuntimeResolve } from '../drivers/runtime/api.js';
 import { PerfError } from '../errors.js';
-import type { StepContext, TargetSpec } from '../steps/define.js';
+import { addWarning, remaining, type PageContext } from './context.js';
+import type { TargetSpec } from './target-schema.js';
 
 export interface Locator {
   ref?: string;
   target?: TargetSpec;
-}
-
-export interface ResolvedElement {
-  ref: string;
-  objectId: string;
-  role: string;
-  name: string;
-  reresolved: boolean;
 }
 
 export interface ActionabilityOptions {
@@ -54,7 +40,7 @@ interface TargetsState {
 }
 const TARGETS = new StateSlot<TargetsState>('targets');
 
-export function targetsState(ctx: { host: StepContext['host'] }): TargetsState {
+export function targetsState(ctx: { host: PageContext['host'] }): TargetsState {
   let s = ctx.host.state.get(TARGETS);
   if (!s) {
     s = { refs: new Map(), queries: new Map(), maxQ: 0, objectSeq: 0, frontTried: false };
@@ -64,42 +50,24 @@ export function targetsState(ctx: { host: StepContext['host'] }): TargetsState {
 }
 
 /** Remember what refs denote (from a snapshot's ref table or a resolve). */
-export function rememberRefs(ctx: { host: StepContext['host'] }, refs: Record<string, [string, string]>, route: string, docId: string): void {
+export function rememberRefs(ctx: { host: PageContext['host'] }, refs: Record<string, [string, string]>, route: string, docId: string): void {
   const s = targetsState(ctx);
   for (const [ref, [role, name]] of Object.entries(refs)) s.refs.set(ref, { role, name, route, docId });
 }
 /** Remember q handles minted by find/observe, to re-register them after a reload. */
-export function rememberQueries(ctx: { host: StepContext['host'] }, items: { ref: string; locator: unknown }[]): void {
+export function rememberQueries(ctx: { host: PageContext['host'] }, items: { ref: string; locator: unknown }[]): void {
   const s = targetsState(ctx);
   for (const it of items) {
     s.queries.set(it.ref, it.locator);
     s.maxQ = Math.max(s.maxQ, Number(it.ref.slice(1)) || 0);
   }
 }
-export function nextQueryBase(ctx: { host: StepContext['host'] }): number {
+export function nextQueryBase(ctx: { host: PageContext['host'] }): number {
   return targetsState(ctx).maxQ + 1;
 }
 
-// Warnings raised while resolving or gating (no frames…), collected for the step's output.
-const warningsByCtx = new WeakMap<StepContext, string[]>();
-export function addWarning(ctx: StepContext, w: string): void {
-  let list = warningsByCtx.get(ctx);
-  if (!list) warningsByCtx.set(ctx, (list = []));
-  if (!list.includes(w)) list.push(w);
-}
-export function takeWarnings(ctx: StepContext): string[] {
-  const w = warningsByCtx.get(ctx) ?? [];
-  warningsByCtx.delete(ctx);
-  return w;
-}
-
-/**
- * Time an in-page wait may take: what is left of the step, minus a margin to report the failure
- * before the step's own timeout fires (a fifth of the budget, at most 100 ms).
- */
-export const remaining = (ctx: StepContext): number => Math.max(0, ctx.deadline - Date.now() - Math.min(100, ctx.timeoutMs / 5));
-/** CDP command timeout for an in-page wait of `ms`: the wait plus a margin for the round trip. */
-const cdpTimeout = (ms: number): number => ms + 2000;
+/** Call timeout for an in-page wait of `ms`: the wait plus a margin for the round trip. */
+const callTimeout = (ms: number): number => ms + 2000;
 
 /** Exactly one of ref / target, as every target step requires. */
 export function locatorOf(step: string, args: { ref?: string; target?: TargetSpec }): Locator {
@@ -122,44 +90,38 @@ function describeLocator(l: Locator): string {
 
 type OkResolve = Extract<RuntimeResolve, { status: 'ok' }>;
 
-function expectationFor(ctx: StepContext, locator: Locator): RefMemo | undefined {
+function expectationFor(ctx: PageContext, locator: Locator): RefMemo | undefined {
   return locator.ref?.startsWith('e') ? targetsState(ctx).refs.get(locator.ref) : undefined;
 }
 
 /** Make the page produce frames again when it is hidden/backgrounded (once per host). */
-export async function bringToFront(ctx: StepContext): Promise<boolean> {
+export async function bringToFront(ctx: PageContext): Promise<boolean> {
   const s = targetsState(ctx);
   if (s.frontTried) return false;
   s.frontTried = true;
-  await Promise.all([
-    ctx.page.send('Page.bringToFront').catch(() => undefined),
-    ctx.page.send('Emulation.setFocusEmulationEnabled', { enabled: true }).catch(() => undefined),
-  ]);
+  await ctx.page.bringToFront();
   return true;
 }
 
 /**
- * Resolve without fetching an objectId (the actions only need the ref). Waits, polling in the page,
- * until the element appears or the step's deadline passes.
+ * Resolve a ref or target to exactly one element. Strict: several matches → `ambiguous_target`
+ * with the candidates (unless nth); none → waits, polling in the page, until the step's deadline,
+ * then `target_not_found`; a stale e-ref is relocated when one element has its role+name on the
+ * same route (`reresolved`), else `stale_ref`.
  */
-export async function resolveQuick(ctx: StepContext, locator: Locator, opts: { objectGroup?: string } = {}): Promise<{ r: OkResolve; objectId?: string }> {
+export async function resolveTarget(ctx: PageContext, locator: Locator): Promise<{ r: OkResolve }> {
   const page = ctx.page;
   const expect = expectationFor(ctx, locator);
   for (let attempt = 0; ; attempt++) {
-    const first = callRuntime(page, 'resolve', [locator, expect, remaining(ctx) === 0]);
-    const obj = opts.objectGroup ? lastResolvedObjectId(page, opts.objectGroup) : undefined;
-    obj?.catch(() => undefined);
-    let r = await first;
-    let objectId = obj ? await obj.catch(() => undefined) : undefined;
+    let r = await page.call('resolve', [locator, expect, remaining(ctx) === 0]);
     if (r.status === 'not_found' && remaining(ctx) > 0) {
       const wait = remaining(ctx);
-      r = await callRuntime(page, 'waitResolve', [locator, expect, wait], { awaitPromise: true, timeoutMs: cdpTimeout(wait) });
-      objectId = r.status === 'ok' && opts.objectGroup ? await lastResolvedObjectId(page, opts.objectGroup) : undefined;
+      r = await page.call('waitResolve', [locator, expect, wait], { awaitPromise: true, timeoutMs: callTimeout(wait) });
     }
     if (r.status === 'unknown_ref' && attempt === 0 && locator.ref?.startsWith('q')) {
       const known = targetsState(ctx).queries.get(locator.ref);
       if (known) {
-        await callRuntime(page, 'defineQuery', [locator.ref, known]);
+        await page.call('defineQuery', [locator.ref, known]);
         continue;
       }
     }
@@ -169,11 +131,11 @@ export async function resolveQuick(ctx: StepContext, locator: Locator, opts: { o
       addWarning(ctx, 'the page was hidden (a background tab or a minimised window) and produced no frames: it was brought to front with focus emulation');
     }
     targetsState(ctx).refs.set(ok.ref, { role: ok.role, name: ok.name, route: ok.route, docId: ok.docId });
-    return { r: ok, ...(objectId ? { objectId } : {}) };
+    return { r: ok };
   }
 }
 
-function checkResolve(ctx: StepContext, locator: Locator, r: RuntimeResolve): OkResolve {
+function checkResolve(ctx: PageContext, locator: Locator, r: RuntimeResolve): OkResolve {
   switch (r.status) {
     case 'ok':
       return r;
@@ -201,30 +163,10 @@ function checkResolve(ctx: StepContext, locator: Locator, r: RuntimeResolve): Ok
   }
 }
 
-let groupSeq = 0;
-// Remote objects are kept for the last few resolves only: enough for a step that resolves several
-// elements, without growing the page's object table over a long session.
-const LIVE_OBJECT_GROUPS = 8;
-
-/**
- * Resolve a ref or target to exactly one element. Strict: several matches → `ambiguous_target`
- * with the candidates (unless nth); none → waits until the step's deadline, then
- * `target_not_found`; a stale e-ref is relocated when one element has its role+name on the same
- * route (`reresolved`), else `stale_ref`.
- */
-export async function resolveElement(ctx: StepContext, locator: Locator): Promise<ResolvedElement> {
-  const seq = ++groupSeq;
-  const group = `rehearse:${seq}`;
-  if (seq > LIVE_OBJECT_GROUPS) void releaseObjects(ctx.page, `rehearse:${seq - LIVE_OBJECT_GROUPS}`);
-  const { r, objectId } = await resolveQuick(ctx, locator, { objectGroup: group });
-  if (!objectId) throw new PerfError({ code: 'stale_ref', kind: 'usage', message: `ref=${r.ref} left the DOM while it was being resolved`, suggestion: 'run snap again' });
-  return { ref: r.ref, objectId, role: r.role, name: r.name, reresolved: r.reresolved };
-}
-
 /** The element's box in CSS px, top-level viewport coordinates (scrolled into view first when needed). */
-export async function elementBox(ctx: StepContext, locator: Locator): Promise<{ x: number; y: number; width: number; height: number }> {
-  const { r } = await resolveQuick(ctx, locator);
-  const b = await callRuntime(ctx.page, 'box', [r.ref, true]);
+export async function elementBox(ctx: PageContext, locator: Locator): Promise<{ x: number; y: number; width: number; height: number }> {
+  const { r } = await resolveTarget(ctx, locator);
+  const b = await ctx.page.call('box', [r.ref, true]);
   if (b.status !== 'ok') throw new PerfError({ code: 'stale_ref', kind: 'usage', message: b.detail, suggestion: 'run snap again' });
   if (b.rect.width === 0 || b.rect.height === 0) {
     throw new PerfError({ code: 'empty_box', kind: 'failed', message: `ref=${r.ref} (${r.role}${r.name ? ` "${r.name}"` : ''}) has an empty box (${Math.round(b.rect.width)}×${Math.round(b.rect.height)})`, suggestion: 'pick a rendered element; snap shows what is visible' });
@@ -252,19 +194,19 @@ export interface GateResult {
  * The actionability gate. `begin` starts the effect observation in the same round trip (what to
  * read back after the action: text, checked, selected or nothing).
  */
-export async function gateElement(ctx: StepContext, el: { ref: string }, opts: ActionabilityOptions, begin?: string): Promise<GateResult> {
+export async function gateElement(ctx: PageContext, el: { ref: string }, opts: ActionabilityOptions, begin?: string): Promise<GateResult> {
   let ref = el.ref;
   let reresolved = false;
   for (let attempt = 0; ; attempt++) {
     const wait = remaining(ctx);
-    const g = await callRuntime(ctx.page, 'gate', [ref, { ...opts, timeoutMs: wait, ...(begin ? { begin } : {}) }], { awaitPromise: true, timeoutMs: cdpTimeout(wait) });
+    const g = await ctx.page.call('gate', [ref, { ...opts, timeoutMs: wait, ...(begin ? { begin } : {}) }], { awaitPromise: true, timeoutMs: callTimeout(wait) });
     if (g.status === 'ok') {
       if (g.noFrames) await noFramesWarning(ctx);
       return { x: g.x, y: g.y, ref, reresolved };
     }
     if (g.status === 'stale' && attempt === 0) {
       // Nothing was dispatched yet: relocating the element is safe here.
-      const { r } = await resolveQuick(ctx, { ref });
+      const { r } = await resolveTarget(ctx, { ref });
       ref = r.ref;
       reresolved = reresolved || r.reresolved;
       continue;
@@ -281,10 +223,10 @@ export async function gateElement(ctx: StepContext, el: { ref: string }, opts: A
 }
 
 /** The page produced no animation frames within 100 ms: try to bring it to front, else warn. */
-export async function noFramesWarning(ctx: StepContext): Promise<void> {
+export async function noFramesWarning(ctx: PageContext): Promise<void> {
   const tried = await bringToFront(ctx);
   if (tried) {
-    const alive = await callRuntime(ctx.page, 'framesAlive', [100], { awaitPromise: true, timeoutMs: cdpTimeout(100) }).catch(() => ({ framed: false, visibilityState: 'unknown' }));
+    const alive = await ctx.page.call('framesAlive', [100], { awaitPromise: true, timeoutMs: callTimeout(100) }).catch(() => ({ framed: false, visibilityState: 'unknown' }));
     if (alive.framed) {
       addWarning(ctx, 'the page produced no animation frames (hidden or in the background); it was brought to front with focus emulation, later steps will see frames');
       return;
@@ -293,4 +235,3 @@ export async function noFramesWarning(ctx: StepContext): Promise<void> {
   addWarning(ctx, 'the page produces no animation frames (document hidden, minimised or in a background tab): stability and settle checks ran without frames; run headless or keep the window in front');
 }
 
-export type { Page };

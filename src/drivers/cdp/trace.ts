@@ -2,36 +2,9 @@
  * Chromium tracing for a perf session: started on perf_begin with a lean category list, returned as a
  * stream on perf_end and read with IO.read (no event flood over the WebSocket while measuring).
  */
-import type { Page } from '../drivers/cdp/browser.js';
-import { PerfError } from '../errors.js';
-
-/** One Chrome Trace Event (the JSON Trace Event Format), as much of it as we read. */
-export interface TraceEvent {
-  name: string;
-  cat: string;
-  ph: string;
-  /** Monotonic clock, µs. */
-  ts: number;
-  dur?: number;
-  pid: number;
-  tid: number;
-  id?: string | number;
-  id2?: { local?: string; global?: string };
-  s?: string;
-  args?: Record<string, any>;
-  [k: string]: unknown;
-}
-
-export interface TraceResult {
-  events: TraceEvent[];
-  /** The trace buffer overflowed: events were lost (Tracing.tracingComplete dataLossOccurred). */
-  dataLoss: boolean;
-  /** The renderer process of the page under test, from TracingStartedInBrowser. */
-  rendererPid: number | undefined;
-  mainFrameId: string;
-  /** Bytes of JSON read from the stream. */
-  bytes: number;
-}
+import type { Page } from './browser.js';
+import { PerfError } from '../../errors.js';
+import type { TraceEvent, TraceResult } from '../measure.js';
 
 /**
  * Lean: what frames (PipelineReporter), main-thread work (devtools.timeline), user timing, page load

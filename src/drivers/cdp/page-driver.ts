@@ -1,0 +1,140 @@
+/**
+ * The CDP driver's PageDriver: the page contract (src/drivers/page-driver.ts) over one CDP Page.
+ * One driver object per Page, so a host can tell a restarted page from the one it had.
+ */
+import type { Page } from './browser.js';
+import { applyViewport, clearEmulation, readViewport } from './emulation.js';
+import { evaluateExpression } from './evaluate.js';
+import { installPageScripts } from './inject.js';
+import { click, clickOverlapped, drag, hover, insertText, pressKey, selectAllKey, typeText, wheel } from './input.js';
+import { back, reload, watchNavigation } from './navigation.js';
+import { networkActivity } from './network.js';
+import { pendingPageRequests, readConsole, readExceptions } from './page-capture.js';
+import { callRuntime } from './page-runtime.js';
+import { markInPage } from './perf-page.js';
+import { PerfSession } from './perf-session.js';
+import { captureScreenshot, pageGeometry } from './screenshot.js';
+import type { HostPage, PageCapture, PageEmulation, PageInput, PageNavigation, PagePerf, RuntimeCallOptions, UserAgentSpec, ViewportSpec } from '../page-driver.js';
+import type { RuntimeApi, RuntimeMethod } from '../runtime/api.js';
+
+class CdpPageDriver implements HostPage {
+  readonly input: PageInput;
+  readonly emulation: PageEmulation;
+  readonly navigation: PageNavigation;
+  readonly capture: PageCapture;
+  readonly perf: PagePerf;
+
+  constructor(readonly page: Page) {
+    this.input = {
+      click: (x, y, opts) => click(page, x, y, opts),
+      clickOverlapped: (x, y, opts) => clickOverlapped(page, x, y, opts),
+      hover: (x, y) => hover(page, x, y),
+      drag: (from, to, opts) => drag(page, from, to, opts),
+      wheel: (x, y, dx, dy) => wheel(page, x, y, dx, dy),
+      pressKey: (key, modifiers, repeat) => pressKey(page, key, modifiers, repeat),
+      typeText: (text) => typeText(page, text),
+      insertText: (text) => insertText(page, text),
+      selectAll: () => selectAllKey(page),
+    };
+    this.emulation = {
+      applyViewport: (v) => applyViewport(page, v),
+      clear: () => clearEmulation(page),
+      readViewport: () => readViewport(page),
+      viewportOverridden: () => page.emulation.deviceMetricsOverride === true,
+      browserUserAgent: () => page.browser.version.userAgent.replace('HeadlessChrome/', 'Chrome/'),
+      setUserAgent: (ua) => setUserAgent(page, ua),
+    };
+    this.navigation = {
+      navigate: (url, timeoutMs) => page.navigate(url, timeoutMs),
+      reload: (opts) => reload(page, opts),
+      back: (timeoutMs) => back(page, timeoutMs),
+      watch: () => watchNavigation(page),
+    };
+    this.capture = {
+      screenshot: (opts) => captureScreenshot(page, opts),
+      geometry: () => pageGeometry(page),
+      console: (q) => readConsole(page, q),
+      exceptions: (q) => readExceptions(page, q),
+      pendingRequests: () => pendingPageRequests(page),
+      network: () => networkActivity(page),
+    };
+    this.perf = {
+      mark: (name) => markInPage(page, name),
+      begin: (opts) => PerfSession.begin(page, opts),
+    };
+  }
+
+  get crashReason(): string | undefined {
+    return this.page.crashReason;
+  }
+
+  onCrash(fn: (reason: string) => void): () => void {
+    return this.page.onCrash(fn);
+  }
+
+  call<M extends RuntimeMethod>(method: M, args: Parameters<RuntimeApi[M]>, opts?: RuntimeCallOptions): Promise<Awaited<ReturnType<RuntimeApi[M]>>> {
+    return callRuntime(this.page, method, args, opts);
+  }
+
+  evaluate<T>(expression: string, opts: { timeoutMs?: number } = {}): Promise<T> {
+    return this.page.evaluate<T>(expression, opts);
+  }
+
+  evaluateUser(expression: string, opts: { deadline: number; timeoutMs: number }) {
+    return evaluateExpression(this.page, expression, opts);
+  }
+
+  async bringToFront(): Promise<void> {
+    await Promise.all([
+      this.page.send('Page.bringToFront').catch(() => undefined),
+      this.page.send('Emulation.setFocusEmulationEnabled', { enabled: true }).catch(() => undefined),
+    ]);
+  }
+
+  installScripts(opts: { future?: boolean } = {}): Promise<void> {
+    return installPageScripts(this.page, opts);
+  }
+
+  async emulateEnvironment(env: { viewport: ViewportSpec; cpuThrottle: number }): Promise<void> {
+    await Promise.all([
+      // The same viewport and touch emulation as resize_viewport (screen = viewport, as device mode does).
+      applyViewport(this.page, env.viewport),
+      this.page.send('Emulation.setCPUThrottlingRate', { rate: env.cpuThrottle }),
+      // Headless pages count as focused only with this; without it some apps skip focus handlers.
+      this.page.send('Emulation.setFocusEmulationEnabled', { enabled: true }),
+    ]);
+  }
+
+  alive(): boolean {
+    return !this.page.crashReason && !this.page.isClosed && this.page.browser.isConnected;
+  }
+}
+
+/** User agent and, when the preset names a platform, its client hints (navigator.userAgentData). */
+async function setUserAgent(page: Page, ua: UserAgentSpec): Promise<void> {
+  const major = /Chrome\/(\d+)/.exec(ua.userAgent)?.[1];
+  await page.send('Emulation.setUserAgentOverride', {
+    userAgent: ua.userAgent,
+    ...(ua.platform && major
+      ? {
+          userAgentMetadata: {
+            brands: [{ brand: 'Chromium', version: major }, { brand: 'Not_A Brand', version: '24' }],
+            platform: ua.platform.name,
+            platformVersion: ua.platform.version,
+            architecture: '',
+            model: ua.platform.model,
+            mobile: ua.mobile,
+          },
+        }
+      : {}),
+  });
+}
+
+const drivers = new WeakMap<Page, CdpPageDriver>();
+
+/** The driver of a CDP page: the same object for the same page. */
+export function cdpPageDriver(page: Page): HostPage {
+  let d = drivers.get(page);
+  if (!d) drivers.set(page, (d = new CdpPageDriver(page)));
+  return d;
+}

@@ -1,0 +1,187 @@
+/**
+ * What a measured window reads, whatever the driver: the raw session perf_end turns into a report
+ * (src/perf/report.ts), and the recorder a driver hands out on perf_begin. The trace is Chrome's
+ * Trace Event format and the profile V8's .cpuprofile format: file formats, not protocol types.
+ */
+import { PerfError } from '../errors.js';
+
+export type PerfMode = 'timing' | 'attribution';
+
+export interface PerfBeginOptions {
+  mode: PerfMode;
+  /** Layout/paint detail in the trace (attribution only). */
+  phases: boolean;
+}
+
+/** A user-timing mark placed by the `mark` step during the session. */
+export interface SessionMark {
+  name: string;
+  /** Epoch ms. */
+  at: number;
+}
+
+export type SourceName = 'frames' | 'liveness' | 'interactions' | 'longFrames' | 'counters' | 'layoutShift' | 'profile' | 'trace';
+
+/** Why a source is missing (kept out of the flat coverage map, which only says read / missing). */
+export type MissingReasons = Partial<Record<SourceName, string>>;
+
+export interface Checkpoint {
+  /** Epoch ms. */
+  at: number;
+  values: Record<string, number>;
+}
+
+/** Everything a closed session read, before it is turned into a report. */
+export interface RawSession {
+  token: string;
+  mode: PerfMode;
+  phases: boolean;
+  /** Epoch ms. */
+  startedAt: number;
+  endedAt: number;
+  durationMs: number;
+  checkpoints: Checkpoint[];
+  messages: ProbeMessage[];
+  /** rAF counters, one per document the session saw (only when the trace is missing). */
+  docFrames: ProbeFrames[];
+  /** All interactions (performance.interactionCount), summed over the documents; null if unsupported. */
+  interactionCount: number | null;
+  support: ProbeSupport | undefined;
+  /** Why the in-page probe could not be read, if it could not. */
+  probeMissing: string | undefined;
+  trace: TraceResult | undefined;
+  profile: CpuProfile | undefined;
+  /** Profiler sampling interval actually requested, µs. */
+  samplingIntervalUs: number | undefined;
+  marks: SessionMark[];
+  navigations: number;
+  missing: MissingReasons;
+  env: SessionEnv;
+}
+
+export interface SessionEnv {
+  browser: string;
+  userAgent: string;
+  headless: boolean;
+  viewport: { width: number; height: number; dpr: number; mobile: boolean };
+  /**
+   * CPU throttling rate in effect: the rate this page's target acknowledged (Emulation.setCPUThrottlingRate
+   * through Page.send; Chromium has no getter), else 1, the state of a target nobody throttled.
+   */
+  cpuThrottle: number;
+  cpuThrottleSource: 'acknowledged' | 'default';
+  url: string;
+}
+
+/** Marks the session places in the page (and so in the trace): they tie the trace clock to epoch time. */
+export const BEGIN_MARK = 'rehearse:perf_begin';
+export const END_MARK = 'rehearse:perf_end';
+
+/** The probe's script URL, so CPU profiles can leave the harness's own work out of the page's. */
+export const PERF_PROBE_URL = 'rehearse-perf-probe.js';
+
+/** Raw entries as they come from the page; times are epoch ms (timeOrigin + startTime). */
+export type ProbeMessage = { token: string; doc: string } & (
+  | { kind: 'interaction'; id: number; name: string; target: string; startAt: number; durationMs: number; inputDelayMs: number; processingMs: number; presentationMs: number }
+  | { kind: 'loaf'; startAt: number; durationMs: number; blockingMs: number; renderStartAt: number; styleAndLayoutStartAt: number; scripts: ProbeScript[] }
+  | { kind: 'shift'; startAt: number; value: number }
+  /** A document's totals, sent on pagehide (and returned by the final flush for the current one). */
+  | { kind: 'docEnd'; frames: ProbeFrames | null; interactionCount: number | null }
+);
+
+export interface ProbeScript {
+  sourceURL: string;
+  sourceFunctionName: string;
+  sourceCharPosition: number;
+  invoker: string;
+  durationMs: number;
+  forcedStyleAndLayoutMs: number;
+}
+
+/** The rAF counter of one document. */
+export interface ProbeFrames {
+  count: number;
+  /** Epoch ms of the first and last counted frame. */
+  firstAt: number;
+  lastAt: number;
+  /** Intervals between consecutive rAF callbacks, ms (bounded: see MAX_INTERVALS in the probe). */
+  intervalsMs: number[];
+}
+
+export interface ProbeSupport {
+  event: boolean;
+  loaf: boolean;
+  shift: boolean;
+}
+
+/** One Chrome Trace Event (the JSON Trace Event Format), as much of it as we read. */
+export interface TraceEvent {
+  name: string;
+  cat: string;
+  ph: string;
+  /** Monotonic clock, µs. */
+  ts: number;
+  dur?: number;
+  pid: number;
+  tid: number;
+  id?: string | number;
+  id2?: { local?: string; global?: string };
+  s?: string;
+  args?: Record<string, any>;
+  [k: string]: unknown;
+}
+
+export interface TraceResult {
+  events: TraceEvent[];
+  /** The trace buffer overflowed: events were lost (Tracing.tracingComplete dataLossOccurred). */
+  dataLoss: boolean;
+  /** The renderer process of the page under test, from TracingStartedInBrowser. */
+  rendererPid: number | undefined;
+  mainFrameId: string;
+  /** Bytes of JSON read from the stream. */
+  bytes: number;
+}
+
+/** V8's sampling CPU profile (the .cpuprofile format), as much of it as perf reads. */
+export interface CpuProfile {
+  nodes: CpuProfileNode[];
+  /** µs, V8's monotonic clock. */
+  startTime: number;
+  endTime: number;
+  samples?: number[];
+  timeDeltas?: number[];
+}
+export interface CpuProfileNode {
+  id: number;
+  callFrame: { functionName: string; scriptId: string; url: string; lineNumber: number; columnNumber: number };
+  hitCount?: number;
+  children?: number[];
+}
+
+/**
+ * An open measured window on one page: perf_begin gets one from the driver, perf_end ends it. A
+ * recorder that fails to start switches off what it switched on before it throws.
+ */
+export interface PerfRecorder {
+  readonly token: string;
+  readonly mode: PerfMode;
+  /** Epoch ms when the window opened. */
+  readonly startedAt: number;
+  /** A mark placed by the `mark` step (already in the page's user timing). */
+  addMark(mark: SessionMark): void;
+  /** Close the window and read everything back. */
+  end(): Promise<RawSession>;
+  /** Switch everything off without reading (a replaced or abandoned session). Best effort. */
+  dispose(): Promise<void>;
+}
+
+/** Refuse option combinations before anything is switched on (or an open session is replaced). */
+export function checkBeginOptions(opts: PerfBeginOptions): void {
+  if (opts.phases && opts.mode === 'timing') {
+    throw new PerfError({
+      code: 'phases_need_attribution',
+      message: 'perf_begin: phases (layout/paint detail) needs mode attribution; timing mode keeps its milliseconds comparable by recording nothing extra',
+      suggestion: 'use perf_begin { mode: attribution, phases: true }, or drop phases',
+    });
+  }
+}

@@ -1,0 +1,66 @@
+/**
+ * Opening and closing a measured window on a step host: what perf_begin and perf_end do, and what
+ * the runner calls directly around a repeat's steps. The open recorder, the step spans and the last
+ * closed session live in the host's typed state (perf/state.ts).
+ */
+import { PerfError } from '../errors.js';
+import type { PageDriver } from '../drivers/page-driver.js';
+import { checkBeginOptions, type PerfBeginOptions } from '../drivers/measure.js';
+import { buildReport, type PerfReport } from './report.js';
+import { beginSpans, openSession, setLastSession, setOpenSession, takeSpans, type ClosedSession, type PerfHost } from './state.js';
+
+// Starting the trace and the profiler can take a second on a loaded 2-core machine.
+export const BEGIN_TIMEOUT_MS = 15_000;
+// Reading a trace of a long session (tens of MB) and a CPU profile takes seconds on a loaded machine.
+export const END_TIMEOUT_MS = 60_000;
+
+export interface Began {
+  sessionToken: string;
+  /** The token of a session that was still open and was discarded for this one. */
+  replaced?: string;
+}
+
+/** Open a measured window; one still open is discarded first. A refused begin leaves an open session as it was. */
+export async function beginMeasure(host: PerfHost, page: PageDriver, opts: PerfBeginOptions): Promise<Began> {
+  checkBeginOptions(opts);
+  const previous = openSession(host);
+  if (previous) {
+    setOpenSession(host, undefined);
+    takeSpans(host);
+    await previous.dispose();
+  }
+  const recorder = await page.perf.begin(opts);
+  setOpenSession(host, recorder);
+  beginSpans(host);
+  return { sessionToken: recorder.token, ...(previous ? { replaced: previous.token } : {}) };
+}
+
+/** Close the open window and build its report; the closed session is kept for perf_insight and perf_trace. */
+export async function endMeasure(host: PerfHost): Promise<{ report: PerfReport; closed: ClosedSession }> {
+  const recorder = openSession(host);
+  if (!recorder) {
+    throw new PerfError({ code: 'no_open_session', message: 'perf_end: no perf session is open on this page', suggestion: 'call perf_begin before the steps to measure' });
+  }
+  const spans = takeSpans(host);
+  setOpenSession(host, undefined);
+  const raw = await recorder.end();
+  const { report, details } = buildReport(raw, spans);
+  const closed: ClosedSession = { token: raw.token, report, details, trace: raw.trace, startedAt: raw.startedAt, endedAt: raw.endedAt };
+  setLastSession(host, closed);
+  return { report, closed };
+}
+
+/** `work`, or PerfError timeout after `ms` (the work itself is not stopped: the page may be hung). */
+export async function withinMs<T>(what: string, ms: number, work: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      work,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new PerfError({ code: 'timeout', kind: 'failed', message: `${what}: did not finish within ${ms} ms`, suggestion: 'check what the page is doing (a hung renderer?)' })), ms);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
