@@ -7,7 +7,7 @@ import type { rolesModule } from './roles.js';
 import type { visibilityModule } from './visibility.js';
 import type { effectModule } from './effect.js';
 import type { RefEntry, State } from './types.js';
-import type { Rect } from './api.js';
+import type { GateCheck, Rect, RuntimeApi, RuntimeGate } from './api.js';
 
 type Deps = ReturnType<typeof helpersModule> & ReturnType<typeof rolesModule> & ReturnType<typeof visibilityModule> & ReturnType<typeof effectModule> & { state: State };
 
@@ -82,12 +82,9 @@ export function actionabilityModule(dep: Deps) {
     timeoutMs: number;
     begin?: string;
   }
-  type Gate =
-    | { status: 'ok'; x: number; y: number; noFrames: boolean; scrolled: boolean }
-    | { status: 'failed'; check: string; detail: string; noFrames: boolean }
-    | { status: 'stale'; detail: string };
+  type Gate = RuntimeGate;
 
-  async function gate(ref: string, opts: GateOpts): Promise<Gate> {
+  async function gate(ref: string, opts: GateOpts): ReturnType<RuntimeApi['gate']> {
     const deadline = Date.now() + opts.timeoutMs;
     let noFrames = false;
     let scrolled = false;
@@ -111,11 +108,11 @@ export function actionabilityModule(dep: Deps) {
     }
   }
 
-  type Check = { status: 'ok'; x: number; y: number; noFrames: boolean; scrolled: boolean } | { status: 'failed'; check: string; detail: string; noFrames: boolean; scrolled: boolean };
+  type Check = { status: 'ok'; x: number; y: number; noFrames: boolean; scrolled: boolean } | { status: 'failed'; check: GateCheck; detail: string; noFrames: boolean; scrolled: boolean };
   async function checkOnce(el: Element, entry: RefEntry, opts: GateOpts): Promise<Check> {
     let noFrames = false;
     let scrolled = false;
-    const fail = (check: string, detail: string): Check => ({ status: 'failed', check, detail, noFrames, scrolled });
+    const fail = (check: GateCheck, detail: string): Check => ({ status: 'failed', check, detail, noFrames, scrolled });
     if (!isVisible(el)) return fail('visible', invisibleReason(el));
     if (!inView(el)) {
       (el as HTMLElement).scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' as ScrollBehavior });

@@ -5,6 +5,7 @@
 import type { helpersModule } from './helpers.js';
 import type { rolesModule } from './roles.js';
 import type { ActionRecord, State } from './types.js';
+import type { RuntimeApi, RuntimeSettle } from './api.js';
 
 type Deps = ReturnType<typeof helpersModule> & ReturnType<typeof rolesModule> & { state: State };
 
@@ -123,7 +124,7 @@ export function effectModule(dep: Deps) {
    * animation frame that follows the action's DOM changes; a further frame only when that frame
    * itself changed the DOM (rAF-driven rendering), at most SETTLE_FRAMES_MAX. Then read back.
    */
-  async function settle(waitInputMs = 0): Promise<Record<string, unknown>> {
+  async function settle(waitInputMs = 0): ReturnType<RuntimeApi['settle']> {
     const rec = state.action;
     if (!rec) return { mutations: 0, noFrames: false, framesWaited: 0, detached: false };
     // Sent before the dispatch was acknowledged: first wait for the input to arrive.
@@ -155,7 +156,7 @@ export function effectModule(dep: Deps) {
     }
     endAction();
     const el = rec.el;
-    const out: Record<string, unknown> = { mutations: rec.count, noFrames, framesWaited, detached: !connected(el) };
+    const out: RuntimeSettle = { mutations: rec.count, noFrames, framesWaited, detached: !connected(el) };
     if (rec.read === 'text') {
       out.text = readText(el);
       out.textBefore = rec.textBefore;

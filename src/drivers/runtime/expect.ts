@@ -10,6 +10,7 @@ import type { targetsModule } from './targets.js';
 import type { effectModule } from './effect.js';
 import type { actionabilityModule } from './actionability.js';
 import type { State, Target } from './types.js';
+import type { RuntimeApi } from './api.js';
 
 type Deps = ReturnType<typeof helpersModule> & ReturnType<typeof rolesModule> & ReturnType<typeof visibilityModule> & ReturnType<typeof refsModule> & ReturnType<typeof targetsModule> & ReturnType<typeof effectModule> & ReturnType<typeof actionabilityModule> & { state: State };
 
@@ -79,7 +80,7 @@ export function expectModule(dep: Deps) {
     count?: number;
     url?: string;
   }
-  async function expectWait(spec: ExpectSpecIn, timeoutMs: number): Promise<Record<string, unknown>> {
+  async function expectWait(spec: ExpectSpecIn, timeoutMs: number): ReturnType<RuntimeApi['expect']> {
     const deadline = Date.now() + timeoutMs;
     const t0 = Date.now();
     for (;;) {
@@ -89,7 +90,7 @@ export function expectModule(dep: Deps) {
     }
   }
 
-  async function framesAlive(ms: number): Promise<Record<string, unknown>> {
+  async function framesAlive(ms: number): ReturnType<RuntimeApi['framesAlive']> {
     const framed = await nextFrame(ms);
     return { framed, visibilityState: document.visibilityState, hasFocus: document.hasFocus() };
   }

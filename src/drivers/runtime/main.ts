@@ -91,8 +91,9 @@ function runtimeMain(version: string, m: RuntimeModules): void {
   const all = { ...upToOperations, ...m.expect(upToOperations) };
   const { resolve, waitResolve, gate, settle, endAction, beginAction, snapshot, find, observe, box, focusEl, blurEl, selectContent, commitChange, checkState, selectNative, ariaOptions, scrollContainer, awaitScroll, scrollByFallback, scrollIntoViewRef, expectWait, visibleText, framesAlive, withEl, elementOf, deepActive, roleOf, accName, refFor, isVisible, readText, describeRef } = all;
 
-  // Checked against RuntimeApi (a type only: erased before this function is serialised).
-  const api: { [M in keyof RuntimeApi]: (...args: any[]) => unknown } = {
+  // Checked against RuntimeApi, each method's name and result (a type only: erased before this
+  // function is serialised). The arguments are not: the Node side types them at callRuntime.
+  const api: { [M in keyof RuntimeApi]: (...args: any[]) => ReturnType<RuntimeApi[M]> } = {
     resolve,
     waitResolve,
     gate,

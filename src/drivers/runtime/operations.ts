@@ -9,7 +9,7 @@ import type { refsModule } from './refs.js';
 import type { effectModule } from './effect.js';
 import type { actionabilityModule } from './actionability.js';
 import type { State } from './types.js';
-import type { Rect } from './api.js';
+import type { Rect, RuntimeApi, ScrollInfo } from './api.js';
 
 type Deps = ReturnType<typeof helpersModule> & ReturnType<typeof rolesModule> & ReturnType<typeof visibilityModule> & ReturnType<typeof refsModule> & ReturnType<typeof effectModule> & ReturnType<typeof actionabilityModule> & { state: State };
 
@@ -26,21 +26,21 @@ export function operationsModule(dep: Deps) {
     return el && connected(el) ? el : null;
   }
 
-  function box(ref: string, scroll: boolean): Record<string, unknown> {
+  function box(ref: string, scroll: boolean): ReturnType<RuntimeApi['box']> {
     return withEl(ref, (el) => {
       if (scroll && !inView(el) && isVisible(el)) (el as HTMLElement).scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' as ScrollBehavior });
       return { status: 'ok', rect: topRect(el), visible: isVisible(el) };
     });
   }
 
-  function focusEl(ref: string): Record<string, unknown> {
+  function focusEl(ref: string): ReturnType<RuntimeApi['focus']> {
     return withEl(ref, (el) => {
       const was = deepActive() === el;
       if (!was) (el as HTMLElement).focus({ preventScroll: true });
       return { status: 'ok', focused: deepActive() === el, was };
     });
   }
-  function blurEl(ref: string | null): Record<string, unknown> {
+  function blurEl(ref: string | null): ReturnType<RuntimeApi['blur']> {
     const active = deepActive();
     if (ref === null) {
       if (!active || active === document.body) return { status: 'ok', hadFocus: false, blurred: null };
@@ -55,7 +55,7 @@ export function operationsModule(dep: Deps) {
     });
   }
   /** Select the field's whole content so the next keystroke replaces it. */
-  function selectContent(ref: string): Record<string, unknown> {
+  function selectContent(ref: string): ReturnType<RuntimeApi['selectContent']> {
     return withEl(ref, (el) => {
       if (deepActive() !== el) (el as HTMLElement).focus({ preventScroll: true });
       // Some frameworks swap the field when it takes focus: the edit must go to the new one.
@@ -77,7 +77,7 @@ export function operationsModule(dep: Deps) {
     });
   }
   /** A user's edit ends with `change` (on commit); fire it when the value differs from before editing. */
-  function commitChange(ref: string, before: string): Record<string, unknown> {
+  function commitChange(ref: string, before: string): ReturnType<RuntimeApi['commitChange']> {
     return withEl(ref, (el) => {
       const now = readText(el);
       const fired = (el.localName === 'input' || el.localName === 'textarea') && now !== before;
@@ -86,7 +86,7 @@ export function operationsModule(dep: Deps) {
     });
   }
 
-  function checkState(ref: string): Record<string, unknown> {
+  function checkState(ref: string): ReturnType<RuntimeApi['checkState']> {
     return withEl(ref, (el) => {
       const role = roleOf(el);
       const checkable = role === 'checkbox' || role === 'radio' || role === 'switch' || role === 'menuitemcheckbox' || role === 'menuitemradio' || el.hasAttribute('aria-checked');
@@ -94,7 +94,7 @@ export function operationsModule(dep: Deps) {
     });
   }
 
-  function selectNative(ref: string, wanted: string[]): Record<string, unknown> {
+  function selectNative(ref: string, wanted: string[]): ReturnType<RuntimeApi['selectNative']> {
     return withEl(ref, (el) => {
       if (el.localName !== 'select') return { status: 'not_select', role: roleOf(el) };
       if (wanted.length === 0) return { status: 'is_select' };
@@ -128,7 +128,7 @@ export function operationsModule(dep: Deps) {
     });
   }
   /** Options of an ARIA listbox (or of the listbox a combobox controls), by accessible name. */
-  function ariaOptions(ref: string): Record<string, unknown> {
+  function ariaOptions(ref: string): ReturnType<RuntimeApi['ariaOptions']> {
     return withEl(ref, (el) => {
       const role = roleOf(el);
       const lb = role === 'listbox' ? el : listboxOf(el);
@@ -160,7 +160,7 @@ export function operationsModule(dep: Deps) {
     const x = ox && el.scrollWidth > el.clientWidth + 1;
     return axis === 'y' ? y : axis === 'x' ? x : x || y;
   }
-  function scrollInfoOf(el: Element): Record<string, unknown> {
+  function scrollInfoOf(el: Element): { status: 'ok' } & ScrollInfo {
     const doc = el.ownerDocument;
     const isDoc = el === doc.scrollingElement;
     const role = roleOf(el);
@@ -208,7 +208,7 @@ export function operationsModule(dep: Deps) {
     return centre;
   }
   /** The element to scroll: the ref itself or its nearest scrollable ancestor; else the first scrollable element; else the document. */
-  function scrollContainer(ref: string | null, axis: 'x' | 'y'): Record<string, unknown> {
+  function scrollContainer(ref: string | null, axis: 'x' | 'y'): ReturnType<RuntimeApi['scrollContainer']> {
     if (ref) {
       return withEl(ref, (el) => {
         for (let n: Node | null = el; n; n = composedParent(n)) {
@@ -228,7 +228,7 @@ export function operationsModule(dep: Deps) {
     return scrollInfoOf(document.scrollingElement ?? document.documentElement);
   }
   /** Wait until the offset reaches (x, y) or stops moving for two frames, bounded. */
-  async function awaitScroll(ref: string, x: number, y: number, timeoutMs: number): Promise<Record<string, unknown>> {
+  async function awaitScroll(ref: string, x: number, y: number, timeoutMs: number): ReturnType<RuntimeApi['awaitScroll']> {
     const el = state.refs.get(ref)?.weak.deref();
     if (!el) return { status: 'stale', detail: `ref=${ref} left the DOM` };
     const deadline = Date.now() + timeoutMs;
@@ -246,13 +246,13 @@ export function operationsModule(dep: Deps) {
     }
     return { status: 'ok', x: el.scrollLeft, y: el.scrollTop };
   }
-  function scrollByFallback(ref: string, x: number, y: number): Record<string, unknown> {
+  function scrollByFallback(ref: string, x: number, y: number): ReturnType<RuntimeApi['scrollByFallback']> {
     return withEl(ref, (el) => {
       el.scrollTo({ left: x, top: y, behavior: 'instant' as ScrollBehavior });
       return { status: 'ok', x: el.scrollLeft, y: el.scrollTop };
     });
   }
-  function scrollIntoViewRef(ref: string): Record<string, unknown> {
+  function scrollIntoViewRef(ref: string): ReturnType<RuntimeApi['scrollIntoView']> {
     return withEl(ref, (el) => {
       let container: Element = document.scrollingElement ?? document.documentElement;
       for (let n = composedParent(el); n; n = composedParent(n)) {

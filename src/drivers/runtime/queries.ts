@@ -11,7 +11,7 @@ import type { effectModule } from './effect.js';
 import type { actionabilityModule } from './actionability.js';
 import type { snapshotModule } from './snapshot.js';
 import type { State, Target } from './types.js';
-import type { Rect } from './api.js';
+import type { Rect, RuntimeApi } from './api.js';
 
 type Deps = ReturnType<typeof helpersModule> & ReturnType<typeof rolesModule> & ReturnType<typeof visibilityModule> & ReturnType<typeof refsModule> & ReturnType<typeof targetsModule> & ReturnType<typeof effectModule> & ReturnType<typeof actionabilityModule> & ReturnType<typeof snapshotModule> & { state: State };
 
@@ -28,7 +28,7 @@ export function queriesModule(dep: Deps) {
     state.queryKeys.set(key, q);
     return q;
   }
-  function find(spec: Target & { limit: number; qBase: number }): Record<string, unknown> {
+  function find(spec: Target & { limit: number; qBase: number }): ReturnType<RuntimeApi['find']> {
     const { limit, qBase, ...target } = spec;
     let m: Element[];
     try {
@@ -59,7 +59,7 @@ export function queriesModule(dep: Deps) {
     return { status: 'ok', count: m.length, items, near: m.length ? [] : nearNames(target) };
   }
 
-  function observe(spec: { within?: string; role?: string; limit: number; qBase: number }): Record<string, unknown> {
+  function observe(spec: { within?: string; role?: string; limit: number; qBase: number }): ReturnType<RuntimeApi['observe']> {
     let scope: Element | Document = document;
     if (spec.within) {
       const r = resolveRef(spec.within, undefined);

@@ -10,7 +10,7 @@ import type { targetsModule } from './targets.js';
 import type { effectModule } from './effect.js';
 import type { actionabilityModule } from './actionability.js';
 import type { State } from './types.js';
-import type { Rect } from './api.js';
+import type { Rect, RuntimeApi, RuntimeSnapshot } from './api.js';
 
 type Deps = ReturnType<typeof helpersModule> & ReturnType<typeof rolesModule> & ReturnType<typeof visibilityModule> & ReturnType<typeof refsModule> & ReturnType<typeof targetsModule> & ReturnType<typeof effectModule> & ReturnType<typeof actionabilityModule> & { state: State };
 
@@ -447,7 +447,7 @@ export function snapshotModule(dep: Deps) {
     return { out, added, removed };
   }
 
-  function snapshot(opts: { depth?: number; within?: string; interactiveOnly?: boolean; grep?: string; diff?: boolean; maxBytes: number }): Record<string, unknown> {
+  function snapshot(opts: { depth?: number; within?: string; interactiveOnly?: boolean; grep?: string; diff?: boolean; maxBytes: number }): ReturnType<RuntimeApi['snapshot']> {
     const active = deepActive();
     const labelTexts = new Set<Element>();
     collectLabelTexts(document, labelTexts);
@@ -493,7 +493,7 @@ export function snapshotModule(dep: Deps) {
     const refs: Record<string, [string, string]> = {};
     collectRefs(roots, refs);
     let body = texts;
-    let diff: Record<string, unknown> | undefined;
+    let diff: RuntimeSnapshot['diff'];
     if (!filtered) {
       if (opts.diff) {
         if (state.lastLines) {
