@@ -150,7 +150,7 @@ export interface RuntimeApi {
   observe(spec: { within?: string; role?: string; limit: number; qBase: number }): Ok<{ total: number; items: (ObservedItem & { locator: unknown })[] }> | { status: 'error'; resolve: RuntimeResolve };
   box(ref: string, scroll: boolean): Ok<{ rect: Rect; visible: boolean }> | Stale;
   focus(ref: string): Ok<{ focused: boolean; was: boolean }> | Stale;
-  blur(ref: string | null): Ok<{ hadFocus: boolean; blurred: string | null }> | Stale;
+  blur(ref: string | null): Ok<{ hadFocus: boolean; blurred: string | null; focusedNow?: string; stillFocused?: boolean }> | Stale;
   selectContent(ref: string): Ok<{ value: string; focused: boolean }> | Stale;
   commitChange(ref: string, before: string): Ok<{ fired: boolean }> | Stale;
   checkState(ref: string): CheckState;

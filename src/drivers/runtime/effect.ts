@@ -1,0 +1,173 @@
+/**
+ * The effect read-back of an action: observe DOM mutations and input events from just before it, wait
+ * for it to settle (a macrotask, then its frames), and read back text, checked state or selection.
+ */
+import type { helpersModule } from './helpers.js';
+import type { rolesModule } from './roles.js';
+import type { ActionRecord, State } from './types.js';
+import type { RuntimeApi, RuntimeSettle } from './api.js';
+
+type Deps = ReturnType<typeof helpersModule> & ReturnType<typeof rolesModule> & { state: State };
+
+export function effectModule(dep: Deps) {
+  const { NO_FRAME_MS, accName, byIdIn, connected, frameElementOf, inputType, macrotask, nextFrame, norm, roleOf, sleep, winOf, state } = dep;
+
+  function readChecked(el: Element): boolean | 'mixed' | null {
+    if (el.localName === 'input' && (inputType(el) === 'checkbox' || inputType(el) === 'radio')) {
+      const i = el as HTMLInputElement;
+      return i.indeterminate ? 'mixed' : i.checked;
+    }
+    const a = el.getAttribute('aria-checked') ?? el.getAttribute('aria-pressed');
+    if (a === 'true') return true;
+    if (a === 'mixed') return 'mixed';
+    if (a === 'false') return false;
+    return null;
+  }
+  function readText(el: Element): string {
+    if (el.localName === 'input' || el.localName === 'textarea') return (el as HTMLInputElement).value;
+    if ((el as HTMLElement).isContentEditable) return (el as HTMLElement).innerText.replace(/\n$/, '');
+    return norm(el.textContent);
+  }
+  function readSelected(el: Element): string[] {
+    if (el.localName === 'select') return [...(el as HTMLSelectElement).selectedOptions].map((o) => norm(o.label || o.textContent));
+    const role = roleOf(el);
+    if (role === 'option') return el.getAttribute('aria-selected') === 'true' ? [accName(el, role)] : [];
+    if (role === 'combobox') {
+      if (el.localName === 'input') return [(el as HTMLInputElement).value];
+      const lb = listboxOf(el);
+      const sel = lb ? readSelected(lb) : [];
+      return sel.length ? sel : [norm(el.textContent)];
+    }
+    const opts = [...el.querySelectorAll('[role=option]')].filter((o) => o.getAttribute('aria-selected') === 'true' || o.getAttribute('aria-checked') === 'true');
+    return opts.map((o) => accName(o, 'option'));
+  }
+  function listboxOf(el: Element): Element | null {
+    for (const attr of ['aria-controls', 'aria-owns']) {
+      const id = el.getAttribute(attr);
+      if (id) {
+        const lb = byIdIn(el, id.split(/\s+/)[0]!);
+        if (lb) return lb.getAttribute('role') === 'listbox' ? lb : lb.querySelector('[role=listbox]') ?? lb;
+      }
+    }
+    const inner = el.querySelector('[role=listbox]');
+    if (inner) return inner;
+    return null;
+  }
+
+  /** The events that end a user's input (the last one an action dispatches). */
+  const TERMINAL_EVENTS = ['mouseup', 'click', 'contextmenu', 'keyup', 'input', 'change', 'wheel', 'scroll', 'drop', 'dragend', 'focusin', 'focusout'];
+  function beginAction(ref: string, el: Element, read: string): void {
+    endAction();
+    let markInput = (): void => undefined;
+    const inputSeen = new Promise<void>((r) => (markInput = r));
+    const rec: ActionRecord = { ref, el, observers: [], count: 0, lastMutationAt: 0, frame: null, unlisten: [], inputSeen, markInput, read };
+    const onMut = (records: MutationRecord[]): void => {
+      rec.count += records.length;
+      rec.lastMutationAt = performance.now();
+    };
+    // The frame that renders the action is requested from the task of its last input event (a
+    // capture listener runs in the same task as the page's handlers). Requesting it earlier would
+    // spend an idle page's immediate frame before the input arrives, and push the input's own
+    // rendering to the next vsync.
+    const onInput = (e: Event): void => {
+      // A click ends with mouseup (click follows in the same task): the settle may go on from there.
+      if (e.type === 'mouseup') rec.markInput();
+      rec.frame = new Promise((resolveFrame) => requestAnimationFrame(() => resolveFrame({ at: performance.now(), count: countNow(rec) })));
+    };
+    const wins = new Set<Window>([window, winOf(el)]);
+    for (const w of wins) {
+      for (const type of TERMINAL_EVENTS) {
+        w.addEventListener(type, onInput, { capture: true, passive: true });
+        rec.unlisten.push(() => w.removeEventListener(type, onInput, { capture: true }));
+      }
+    }
+    const roots = new Set<Node>([document]);
+    for (let n: Node | null = el; n; ) {
+      const root = n.getRootNode();
+      roots.add(root);
+      n = root.nodeType === 11 ? (root as ShadowRoot).host : root.nodeType === 9 && root !== document ? frameElementOf(root as Document) : null;
+    }
+    for (const r of roots) {
+      const mo = new MutationObserver(onMut);
+      mo.observe(r, { subtree: true, childList: true, attributes: true, characterData: true });
+      rec.observers.push(mo);
+    }
+    if (read === 'text') rec.textBefore = readText(el);
+    if (read === 'checked') rec.checkedBefore = readChecked(el);
+    state.action = rec;
+  }
+  function countNow(rec: ActionRecord): number {
+    let n = 0;
+    for (const mo of rec.observers) n += mo.takeRecords().length;
+    if (n) {
+      rec.count += n;
+      rec.lastMutationAt = performance.now();
+    }
+    return rec.count;
+  }
+  function endAction(): ActionRecord | null {
+    const rec = state.action;
+    if (!rec) return null;
+    for (const off of rec.unlisten) off();
+    for (const mo of rec.observers) {
+      rec.count += mo.takeRecords().length;
+      mo.disconnect();
+    }
+    state.action = null;
+    return rec;
+  }
+
+  // The longest a settle waits for frames: above this the page is busy and we report what we see.
+  const SETTLE_FRAMES_MAX = 2;
+  /**
+   * Wait for the action to settle: one macrotask (microtasks, framework schedulers), then the first
+   * animation frame that follows the action's DOM changes; a further frame only when that frame
+   * itself changed the DOM (rAF-driven rendering), at most SETTLE_FRAMES_MAX. Then read back.
+   */
+  async function settle(waitInputMs = 0): ReturnType<RuntimeApi['settle']> {
+    const rec = state.action;
+    if (!rec) return { mutations: 0, noFrames: false, framesWaited: 0, detached: false };
+    // Sent before the dispatch was acknowledged: first wait for the input to arrive.
+    if (waitInputMs > 0) await Promise.race([rec.inputSeen, sleep(waitInputMs)]);
+    await macrotask();
+    let framesWaited = 0;
+    let noFrames = false;
+    const timeout = (): Promise<null> => new Promise((r) => setTimeout(() => r(null), NO_FRAME_MS));
+    // No input event reached the page (a change made through the runtime): the next frame.
+    const first = rec.frame ?? new Promise<{ at: number; count: number }>((resolveFrame) => requestAnimationFrame(() => resolveFrame({ at: performance.now(), count: countNow(rec) })));
+    let frame = await Promise.race([first, timeout()]);
+    if (!frame) noFrames = true;
+    else {
+      framesWaited = 1;
+      await macrotask();
+      // Changes made after that frame began (the action's own, or the frame's rAF callbacks)
+      // are rendered by a later one.
+      for (let i = 1; i < SETTLE_FRAMES_MAX && countNow(rec) > 0 && rec.lastMutationAt > frame.at; i++) {
+        const at = performance.now();
+        const framed = await nextFrame(NO_FRAME_MS);
+        if (!framed) {
+          noFrames = true;
+          break;
+        }
+        framesWaited++;
+        frame = { at, count: countNow(rec) };
+        await macrotask();
+      }
+    }
+    endAction();
+    const el = rec.el;
+    const out: RuntimeSettle = { mutations: rec.count, noFrames, framesWaited, detached: !connected(el) };
+    if (rec.read === 'text') {
+      out.text = readText(el);
+      out.textBefore = rec.textBefore;
+    }
+    if (rec.read === 'checked') {
+      out.checked = readChecked(el);
+      out.checkedBefore = rec.checkedBefore;
+    }
+    if (rec.read === 'selected') out.selected = readSelected(el);
+    return out;
+  }
+
+  return { beginAction, readChecked, listboxOf, readText, endAction, settle };
+}

@@ -1,0 +1,96 @@
+/**
+ * The page runtime's small helpers: text normalising, composed-tree walking across shadow roots
+ * and same-origin frames, the focused element, and the waits (sleep, next frame, one macrotask).
+ */
+
+export function helpersModule() {
+  const norm = (s: string | null | undefined): string => (s ?? '').replace(/\s+/g, ' ').trim();
+  const cut = (s: string, n: number): string => (s.length > n ? s.slice(0, n - 1) + '…' : s);
+  const ELEMENT = 1;
+  const TEXT = 3;
+  const isEl = (n: unknown): n is Element => !!n && (n as Node).nodeType === ELEMENT;
+  const route = (): string => {
+    const h = location.hash;
+    return location.pathname + location.search + (h.startsWith('#/') || h.startsWith('#!') ? h : '');
+  };
+  const winOf = (el: Element): Window => (el.ownerDocument.defaultView ?? window) as Window;
+  const styleOf = (el: Element): CSSStyleDeclaration => winOf(el).getComputedStyle(el);
+  const connected = (el: Element): boolean => el.isConnected && !!el.ownerDocument.defaultView && (el.ownerDocument === document || frameElementOf(el.ownerDocument) !== null);
+  function frameElementOf(doc: Document): Element | null {
+    try {
+      const fe = doc.defaultView?.frameElement ?? null;
+      return fe && fe.isConnected ? fe : null;
+    } catch {
+      return null;
+    }
+  }
+  /** Parent across shadow roots (host) and same-origin frames (the iframe element). */
+  function composedParent(n: Node): Node | null {
+    const p = n.parentNode;
+    if (!p) return null;
+    if (p.nodeType === 11 && (p as ShadowRoot).host) return (p as ShadowRoot).host;
+    if (p.nodeType === 9) return p === document ? null : frameElementOf(p as Document);
+    return p;
+  }
+  function containsComposed(ancestor: Node, node: Node | null): boolean {
+    for (let n: Node | null = node; n; ) {
+      if (n === ancestor) return true;
+      const p: Node | null = n.parentNode;
+      n = p && p.nodeType === 11 ? (p as ShadowRoot).host : p;
+    }
+    return false;
+  }
+  function deepActive(): Element | null {
+    let a: Element | null = document.activeElement;
+    for (;;) {
+      if (!a) return null;
+      if (a.shadowRoot?.activeElement) a = a.shadowRoot.activeElement;
+      else if ((a.localName === 'iframe' || a.localName === 'frame') && sameOriginDoc(a)?.activeElement) a = sameOriginDoc(a)!.activeElement;
+      else return a;
+    }
+  }
+  function sameOriginDoc(frame: Element): Document | null {
+    try {
+      const d = (frame as HTMLIFrameElement).contentDocument;
+      return d && d.documentElement ? d : null;
+    } catch {
+      return null;
+    }
+  }
+
+  const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+  /** Next animation frame, or null after `ms` when the page produces no frames (hidden/background). */
+  function nextFrame(ms: number, win: Window = window): Promise<boolean> {
+    return new Promise((resolveFrame) => {
+      let done = false;
+      const timer = setTimeout(() => {
+        if (!done) {
+          done = true;
+          resolveFrame(false);
+        }
+      }, ms);
+      win.requestAnimationFrame(() => {
+        if (!done) {
+          done = true;
+          clearTimeout(timer);
+          resolveFrame(true);
+        }
+      });
+    });
+  }
+  /** One macrotask: lets microtasks and already-queued tasks (framework schedulers) run. */
+  function macrotask(): Promise<void> {
+    return new Promise((r) => {
+      const ch = new MessageChannel();
+      ch.port1.onmessage = () => r();
+      ch.port2.postMessage(0);
+    });
+  }
+
+  // How often in-page waits re-check: about two frames, cheap enough to be invisible in a profile.
+  const POLL_MS = 30;
+  // A page that produces no frame within this is hidden or backgrounded (a frame is ~16 ms).
+  const NO_FRAME_MS = 100;
+
+  return { TEXT, isEl, norm, composedParent, containsComposed, frameElementOf, sameOriginDoc, styleOf, route, POLL_MS, connected, sleep, NO_FRAME_MS, macrotask, nextFrame, winOf, cut, deepActive };
+}

@@ -1,0 +1,68 @@
+/**
+ * Types the in-page runtime's modules share (the page state, targets, resolve results). Types only:
+ * nothing here exists at run time, so the modules may import it without breaking their serialisation.
+ */
+import type { RuntimeResolve } from './api.js';
+
+export interface RefEntry {
+  weak: WeakRef<Element>;
+  role: string;
+  name: string;
+  route: string;
+  box?: string;
+}
+export interface QueryEntry {
+  /** A find/observe locator: the target the handle re-resolves on every use. */
+  locator: Target;
+}
+export interface ActionRecord {
+  ref: string;
+  el: Element;
+  observers: MutationObserver[];
+  count: number;
+  /** performance.now() of the last DOM mutation seen. */
+  lastMutationAt: number;
+  /** The frame after the action's last input event: when it ran and the mutation count then. */
+  frame: Promise<{ at: number; count: number }> | null;
+  unlisten: (() => void)[];
+  /** Resolves when the action's input reached the page (its first terminal event). */
+  inputSeen: Promise<void>;
+  markInput: () => void;
+  read: string;
+  textBefore?: string;
+  checkedBefore?: boolean | 'mixed' | null;
+}
+/** Per document, kept across a runtime upgrade (stateVersion 1): refs minted earlier stay valid. */
+export interface State {
+  docId: string;
+  nextRef: number;
+  refs: Map<string, RefEntry>;
+  byEl: WeakMap<Element, string>;
+  nextQ: number;
+  queries: Map<string, QueryEntry>;
+  queryKeys: Map<string, string>;
+  lastLines: string[] | null;
+  action: ActionRecord | null;
+  lastResolved: Element | null;
+}
+
+export interface Target {
+  text?: string;
+  contains?: string;
+  label?: string;
+  role?: string;
+  name?: string;
+  testId?: string;
+  css?: string;
+  within?: string | Target;
+  nth?: number;
+}
+export type Locator = { ref?: string; target?: Target };
+/** What the Node side remembers of a ref, to re-find its element after a reload. */
+export interface Expect {
+  role: string;
+  name: string;
+  route: string;
+  docId: string;
+}
+export type Resolve = RuntimeResolve;
