@@ -52,8 +52,7 @@ interface Installed {
 /* eslint-disable @typescript-eslint/no-explicit-any */
 function runtimeMain(version: string, m: RuntimeModules): void {
   const KEY = Symbol.for('rehearse.runtime');
-  const G = globalThis as unknown as Record<symbol, Partial<Installed> | undefined>;
-  const prev = G[KEY];
+  const prev: Partial<Installed> | undefined = Reflect.get(globalThis, KEY);
   if (prev && prev.version === version) return;
 
   // An older runtime's state, shadow-root bookkeeping and refs carry over to this one.
@@ -175,7 +174,7 @@ function runtimeMain(version: string, m: RuntimeModules): void {
       }
     },
   };
-  Object.defineProperty(G, KEY, { value: runtime, configurable: true, enumerable: false, writable: true });
+  Object.defineProperty(globalThis, KEY, { value: runtime, configurable: true, enumerable: false, writable: true });
 }
 
 /** Changes whenever the runtime source changes, so a newer harness replaces an older runtime (keeping its refs). */
