@@ -3,9 +3,9 @@
  * one run file each, the comparison printed at the end.
  */
 import { relative } from 'node:path';
-import { compareExitCode, type RunsComparison } from '../perf/compare-runs.js';
+import type { RunsComparison } from '../perf/compare-runs.js';
 import { againstLabels, type AgainstProgress, type AgainstResult } from '../runner/against.js';
-import { againstToDecision } from '../runner/sequential.js';
+import { runAndJudge } from '../runner/judge.js';
 import type { RunFile } from '../perf/run-file.js';
 import { loadScenario, type Scenario } from '../scenario/load.js';
 import type { RestartMode } from '../session/browser-session.js';
@@ -53,18 +53,24 @@ export function againstProgressPrinter(quiet: boolean): (e: AgainstProgress) => 
  * (the baseline's points at the other build), so a differing scenario name is expected, not refused; it
  * is still listed among the warnings.
  */
-export function executeAgainst(baseline: Scenario, candidate: Scenario, flags: AgainstFlags, seq: SequentialFlags, quiet: boolean): Promise<{ res: AgainstResult; comparison: RunsComparison | undefined }> {
+export function executeAgainst(baseline: Scenario, candidate: Scenario, flags: AgainstFlags, seq: SequentialFlags, quiet: boolean): Promise<{ res: AgainstResult; comparison: RunsComparison | undefined; exitCode: 0 | 1 }> {
   return interruptible((signal) =>
-    againstToDecision(baseline, candidate, {
-      labels: againstLabels(flags.label),
-      outDir: flags.out,
-      ...runOverrides(flags),
-      signal,
-      onProgress: againstProgressPrinter(quiet),
-      fixed: seq.fixed,
-      ...(seq.maxRepeat !== undefined ? { maxRepeat: seq.maxRepeat } : {}),
-      ...(seq.budgetMs !== undefined ? { budgetMs: seq.budgetMs } : {}),
-      onLook: lookPrinter(quiet, '--against'),
+    runAndJudge({
+      kind: 'against',
+      baseline,
+      candidate,
+      strict: seq.strict,
+      options: {
+        labels: againstLabels(flags.label),
+        outDir: flags.out,
+        ...runOverrides(flags),
+        signal,
+        onProgress: againstProgressPrinter(quiet),
+        fixed: seq.fixed,
+        ...(seq.maxRepeat !== undefined ? { maxRepeat: seq.maxRepeat } : {}),
+        ...(seq.budgetMs !== undefined ? { budgetMs: seq.budgetMs } : {}),
+        onLook: lookPrinter(quiet, '--against'),
+      },
     }),
   );
 }
@@ -77,20 +83,13 @@ export function loadAgainstPair(candidateFile: string, baselineFile: string, var
   return { baseline, candidate };
 }
 
-/** The exit code of an --against run: 1 on an error-level regression, a failed candidate budget, nothing measured, or (strict) an inconclusive verdict. */
-export function againstExitCode(res: AgainstResult, comparison: RunsComparison | undefined, strict = false): number {
-  if (!comparison) return 1;
-  if (res.candidate.run.budgets.some((b) => !b.pass)) return 1;
-  return compareExitCode(comparison, strict);
-}
-
 /** `perf run X.yaml --against Y.yaml`, after perf run parsed its flags. */
 export async function runAgainstCommand(f: FlagValues, candidateFile: string, flags: AgainstFlags, vars: Record<string, string>, baselineVars: Record<string, string>, writeReporters: (run: RunFile, path: string, names: string[]) => string[]): Promise<number> {
   const baselineFile = f.against as string;
   const { baseline, candidate } = loadAgainstPair(candidateFile, baselineFile, flags.variant, vars, baselineVars, f.allowOutside === true);
   const quiet = f.quiet === true || f.json === true;
   const seq = sequentialFlags(f, 'run');
-  const { res, comparison } = await executeAgainst(baseline, candidate, flags, seq, quiet);
+  const { res, comparison, exitCode } = await executeAgainst(baseline, candidate, flags, seq, quiet);
   const written = [...writeReporters(res.baseline.run, res.baseline.path, flags.reporters), ...writeReporters(res.candidate.run, res.candidate.path, flags.reporters)];
   const rel = (p: string): string => relative(process.cwd(), p) || p;
   if (comparison && flags.reporters.includes('markdown')) appendToGithubStepSummary(renderComparison(comparison, res.baseline.run, res.candidate.run, 'markdown'));
@@ -110,5 +109,5 @@ export async function runAgainstCommand(f: FlagValues, candidateFile: string, fl
     return 130;
   }
   if (comparison?.verdict === 'inconclusive' && !f.json) noteInconclusive(`perf: inconclusive: ${comparison.gate.summary}`, seq.strict);
-  return againstExitCode(res, comparison, seq.strict);
+  return exitCode;
 }

@@ -147,12 +147,6 @@ export function progressPrinter(quiet: boolean): (e: ProgressEvent) => void {
 }
 
 /** Exit 1 when a budget failed, every repeat failed or was refused, or nothing was measured. */
-export function runExitCode(run: RunFile): number {
-  if (run.budgets.some((b) => !b.pass)) return 1;
-  if (run.summary.measured === 0) return 1;
-  return 0;
-}
-
 export function writeReporters(run: RunFile, runPath: string, names: string[]): string[] {
   return names.map((name) => {
     const rep = getReporter(name);

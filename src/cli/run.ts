@@ -3,16 +3,16 @@ import { relative } from 'node:path';
 import { PerfError, printable } from '../errors.js';
 import { loadScenario, type Scenario } from '../scenario/load.js';
 import { scenarioSchema } from '../scenario/schema.js';
-import { runScenario } from '../runner/run.js';
+import { runAndJudge } from '../runner/judge.js';
 import type { RunFile } from '../perf/run-file.js';
 import { appendToGithubStepSummary, getReporter, REPORTERS } from '../../reporters/index.js';
 import { ALLOW_OUTSIDE_FLAG, defineCommand, info, JSON_FLAG, printJson } from './command.js';
 import { runAgainstCommand } from './against.js';
 import { RUN_OPTIONS } from '../runner/options.js';
-import { flagsOf, interruptible, parseVars, progressPrinter, runExitCode, runFlags, runOverrides, SEQUENTIAL_FLAGS, writeReporters } from './run-options.js';
+import { flagsOf, interruptible, parseVars, progressPrinter, runFlags, runOverrides, SEQUENTIAL_FLAGS, writeReporters } from './run-options.js';
 
-export function executeRun(sc: Scenario, flags: ReturnType<typeof runFlags>, quiet: boolean): Promise<{ run: RunFile; path: string }> {
-  return interruptible((signal) => runScenario(sc, { label: flags.label, outDir: flags.out, ...runOverrides(flags), signal, onProgress: progressPrinter(quiet) }));
+export function executeRun(sc: Scenario, flags: ReturnType<typeof runFlags>, quiet: boolean): Promise<{ run: RunFile; path: string; exitCode: 0 | 1 }> {
+  return interruptible((signal) => runAndJudge({ kind: 'run', scenario: sc, options: { label: flags.label, outDir: flags.out, ...runOverrides(flags), signal, onProgress: progressPrinter(quiet) } }));
 }
 
 export const runCommand = defineCommand({
@@ -48,7 +48,7 @@ export const runCommand = defineCommand({
       return runAgainstCommand(f, positionals[0]!, { ...flags, label: f.label as string | undefined }, parseVars(f.var as string[] | undefined), parseVars(f.baselineVar as string[] | undefined), writeReporters);
     }
     const sc = loadScenario(positionals[0]!, { ...(flags.variant !== undefined ? { variant: flags.variant } : {}), vars: parseVars(f.var as string[] | undefined), allowOutside: f.allowOutside === true });
-    const { run, path } = await executeRun(sc, flags, f.quiet === true || f.json === true);
+    const { run, path, exitCode } = await executeRun(sc, flags, f.quiet === true || f.json === true);
     const written = writeReporters(run, path, flags.reporters);
     const md = flags.reporters.includes('markdown') ? getReporter('markdown') : undefined;
     if (md) appendToGithubStepSummary(md.renderRun(run));
@@ -63,7 +63,7 @@ export const runCommand = defineCommand({
       info('interrupted: the run file holds the repeats measured so far');
       return 130;
     }
-    return runExitCode(run);
+    return exitCode;
   },
 });
 

@@ -10,8 +10,9 @@ import { PerfError } from '../errors.js';
 import { compareExitCode, compareRunFiles, type RunsComparison } from '../perf/compare-runs.js';
 import type { CompareRow } from '../perf/compare.js';
 import { againstLabels, type AgainstProgress } from '../runner/against.js';
-import { againstToDecision, type LookEvent } from '../runner/sequential.js';
-import { runScenario, type ProgressEvent } from '../runner/run.js';
+import type { LookEvent } from '../runner/sequential.js';
+import { runAndJudge } from '../runner/judge.js';
+import type { ProgressEvent } from '../runner/run.js';
 import type { RunFile } from '../perf/run-file.js';
 import { loadScenario } from '../scenario/load.js';
 import { METRICS } from '../perf/metrics.js';
@@ -107,20 +108,23 @@ export const perfRunTool = defineTool({
     };
     const full = args.json === true;
     if (args.against === undefined) {
-      const { run, path: file } = await runScenario(candidate, { ...common, label: label ?? 'run', onProgress: runProgress(ctx) });
-      const failedBudgets = run.budgets.some((b) => !b.pass);
-      return okReply({ tool: 'perf_run', status: 'ok', exitCode: failedBudgets || run.summary.measured === 0 ? 1 : 0, run: runBrief(run, file, full) });
+      const { run, path: file, exitCode } = await runAndJudge({ kind: 'run', scenario: candidate, options: { ...common, label: label ?? 'run', onProgress: runProgress(ctx) } });
+      return okReply({ tool: 'perf_run', status: 'ok', exitCode, run: runBrief(run, file, full) });
     }
     const baseline = load(args.against, args.baselineVars);
-    const { res, comparison } = await againstToDecision(baseline, candidate, {
-      ...common,
-      labels: againstLabels(label),
-      ...againstProgress(ctx),
-      fixed: args.fixed === true,
-      ...(args.maxRepeat !== undefined ? { maxRepeat: args.maxRepeat } : {}),
-      ...(args.budgetS !== undefined ? { budgetMs: args.budgetS * 1000 } : {}),
+    const { res, comparison, exitCode } = await runAndJudge({
+      kind: 'against',
+      baseline,
+      candidate,
+      options: {
+        ...common,
+        labels: againstLabels(label),
+        ...againstProgress(ctx),
+        fixed: args.fixed === true,
+        ...(args.maxRepeat !== undefined ? { maxRepeat: args.maxRepeat } : {}),
+        ...(args.budgetS !== undefined ? { budgetMs: args.budgetS * 1000 } : {}),
+      },
     });
-    const exitCode = !comparison || res.candidate.run.budgets.some((b) => !b.pass) ? 1 : compareExitCode(comparison);
     return okReply({
       tool: 'perf_run',
       status: 'ok',
