@@ -3,23 +3,11 @@
  * navigation, capture, measurement, the in-page runtime) and what is built on it here (targets and
  * refs, the action pipeline and its effect, snapshots). Steps import this and nothing below it.
  */
-export type {
-  CaptureOptions,
-  ClickOptions,
-  CommitKind,
-  ConsoleLevel,
-  EvaluateOutcome,
-  HostPage,
-  PageDriver,
-  Point,
-  ViewportReadBack,
-  ViewportSpec,
-} from '../drivers/page-driver.js';
+export type { CommitKind, HostPage, PageDriver, ViewportReadBack, ViewportSpec } from '../drivers/page-driver.js';
 export { CONSOLE_LEVELS } from '../drivers/page-driver.js';
-export { MIN_DRAG_STEPS, MODIFIERS, assertNotBrowserShortcut, keyDefinition, parseKeyCombo, type Modifier } from '../drivers/keys.js';
-export type { AriaOption, AriaOptions, CheckedState, ReadKind, RuntimeSnapshot, SnapshotOptions, Stale } from '../drivers/runtime/api.js';
-export { BEGIN_MARK, END_MARK, type PerfBeginOptions, type PerfMode, type PerfRecorder } from '../drivers/measure.js';
-export { addWarning, remaining, takeWarnings, type PageContext } from './context.js';
+export { MIN_DRAG_STEPS, assertNotBrowserShortcut, keyDefinition, parseKeyCombo } from '../drivers/keys.js';
+export type { AriaOption, AriaOptions, Stale } from '../drivers/runtime/api.js';
+export { remaining, takeWarnings } from './context.js';
 export * from './targets.js';
 export * from './actions.js';
 export * from './snapshot.js';
