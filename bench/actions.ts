@@ -9,6 +9,7 @@ import { chromium } from 'playwright-core';
 import { SessionHost } from '../src/engine/host.js';
 import { runStep, type StepResult } from '../src/engine/run-step.js';
 import { BrowserSession } from '../src/session/browser-session.js';
+import { gateElement, resolveTarget, settleAction } from '../src/page/index.js';
 import { serveStatic } from '../src/session/static-server.js';
 import { median, playwrightLaunchOptions, printTable, type Row } from './common.js';
 
@@ -93,6 +94,41 @@ async function main(): Promise<void> {
     console.log(`${'snap (default)'.padEnd(28)} ${String(oursBytes).padStart(8)}  vs ariaSnapshot ${pwBytes}  ratio ${ratio(oursBytes, pwBytes)}  target <= 1.0x ${oursBytes <= pwBytes ? 'met' : 'NOT met'}`);
     console.log(`${'snap interactiveOnly'.padEnd(28)} ${String(oursInteractiveBytes).padStart(8)}  vs ariaSnapshot ${pwBytes}  ratio ${ratio(oursInteractiveBytes, pwBytes)}  target <= 0.25x ${oursInteractiveBytes <= pwBytes * 0.25 ? 'met' : 'NOT met'}`);
     console.log(`\nmedians: tap ${median(r.tapRole).toFixed(1)} ms vs ${median(r.pwRole).toFixed(1)} ms; snap ${median(r.snap).toFixed(1)} ms vs ${median(r.pwSnap).toFixed(1)} ms`);
+
+    // Where a tap by ref spends its time: each phase of the action pipeline run on its own, in the
+    // order runAction runs them (there the settle starts at the press, overlapping the rest of the
+    // dispatch), against a raw CDP click (press + release, acknowledged) as the floor.
+    const phases = { resolve: [] as number[], gate: [] as number[], pressed: [] as number[], done: [] as number[], settle: [] as number[], rawClick: [] as number[] };
+    for (let i = 0; i < WARMUP_ROUNDS + ROUNDS; i++) {
+      const driver = await host.page();
+      const ctx = { page: driver, host, timeoutMs: 5000, deadline: Date.now() + 5000 };
+      const t0 = performance.now();
+      const { r: el } = await resolveTarget(ctx, { ref: addRef });
+      const t1 = performance.now();
+      const g = await gateElement(ctx, el, {}, 'none');
+      const t2 = performance.now();
+      const click = driver.input.clickOverlapped(g.x, g.y);
+      await click.pressed;
+      const t3 = performance.now();
+      await click.done;
+      const t4 = performance.now();
+      await settleAction(ctx);
+      const t5 = performance.now();
+      const tRaw = await timed(() => Promise.all([
+        session.page.send('Input.dispatchMouseEvent', { type: 'mousePressed', x: g.x, y: g.y, button: 'left', buttons: 1, clickCount: 1 }),
+        session.page.send('Input.dispatchMouseEvent', { type: 'mouseReleased', x: g.x, y: g.y, button: 'left', buttons: 0, clickCount: 1 }),
+      ]));
+      if (i < WARMUP_ROUNDS) continue;
+      phases.resolve.push(t1 - t0);
+      phases.gate.push(t2 - t1);
+      phases.pressed.push(t3 - t2);
+      phases.done.push(t4 - t3);
+      phases.settle.push(t5 - t4);
+      phases.rawClick.push(tRaw);
+    }
+    console.log('\ntap by ref, phase by phase (medians in ms)');
+    for (const [k, v] of Object.entries(phases)) console.log(`  ${k.padEnd(10)} ${median(v).toFixed(1).padStart(6)}`);
+    console.log('  (resolve: find the ref\'s element; gate: scrolled into view, visible, stable over two frames, enabled, hit test, and the effect observation started; pressed: move + press acknowledged; done: release acknowledged (Chromium acks it after the frame that renders it); settle: a frame, two if the DOM changed, and the read-back; rawClick: press + release over CDP, no checks)');
   } finally {
     await pw.close();
     await session.close();

@@ -11,7 +11,7 @@ import { prepareArgs, runStep, type StepResult } from '../engine/run-step.js';
 import { renderReply, stepResultJson, type ToolReply } from '../mcp/format.js';
 import { connectSession } from '../session/manager.js';
 import type { JsonSchema, StepDefinition, StepHost } from '../steps/define.js';
-import { getStep, stepArgsSchema } from '../steps/registry.js';
+import { getStep, stepArgsSchema, longDescription } from '../steps/registry.js';
 import { camelToKebab } from './args.js';
 
 export function kebabToCamel(s: string): string {
@@ -251,7 +251,7 @@ export function verbHelp(step: string): string {
   const lines = [
     `Usage: perf ${def.name}${def.shorthand ? ' [TEXT]' : ''} [flags]`,
     '',
-    def.description,
+    longDescription(def),
     '',
     'Arguments:',
     ...rows.map((r) => (r.left.length + 2 > width ? `  ${r.left}\n  ${''.padEnd(width)}${r.right}` : `  ${r.left.padEnd(width)}${r.right}`)),

@@ -6,7 +6,7 @@ import { recordStepSpan } from '../perf/state.js';
 import { PerfError, isPerfError, type ErrorInfo } from '../errors.js';
 import { TargetClosedError } from '../drivers/errors.js';
 import type { PageDriver } from '../page/index.js';
-import type { Effect, StepDefinition, StepHost, StepOutput } from '../steps/define.js';
+import { DEFAULT_STEP_TIMEOUT_MS, type Effect, type StepDefinition, type StepHost, type StepOutput } from '../steps/define.js';
 import { getStep, stepArgsSchema } from '../steps/registry.js';
 import { bestErrors, compile, describeAjvError } from './validate.js';
 
@@ -25,8 +25,6 @@ export type StepResult =
   /** An `optional: true` step that failed: recorded, does not fail the repeat. */
   | (StepResultBase & { status: 'skipped'; error: StepErrorInfo });
 
-// 5 s, like Playwright's expect timeout: long enough for an app to settle, short enough to fail fast.
-export const DEFAULT_STEP_TIMEOUT_MS = 5000;
 const STEP_TIMEOUT_GRACE_MS = 1000;
 
 /**

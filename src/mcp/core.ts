@@ -11,7 +11,8 @@ import { bestErrors, compile, describeAjvError } from '../engine/validate.js';
 import type * as managerModule from '../session/manager.js';
 import type { StepHost } from '../steps/define.js';
 import { getStep } from '../steps/registry.js';
-import { isToolAllowed, type McpConfig } from './config.js';
+import { isToolAllowed, isToolInCaps, type McpConfig } from './config.js';
+import { capOf } from './caps.js';
 import { errorReply, type ToolReply } from './format.js';
 import type { FromSchema, JsonSchema } from '../schema-types.js';
 
@@ -73,13 +74,27 @@ export class McpCore {
 
   deniedError(name: string): PerfError {
     const where = this.config.source ?? '.perf/mcp.json (not present: built-in defaults)';
+    const cap = capOf(name);
+    const capOff = cap !== undefined && !isToolInCaps(name, this.config.tools);
+    const caps = cap && capOff ? [...this.config.tools.caps, cap.name] : this.config.tools.caps;
+    if (name === 'evaluate') {
+      return new PerfError({
+        code: 'tool_denied',
+        message: `tool "evaluate" is off: it runs arbitrary code in the page${capOff ? ` (and its cap, devtools, is not enabled)` : ''}`,
+        suggestion: `to allow it, write { "tools": { "caps": ${JSON.stringify(caps)}, "allow": ["*", "evaluate"] } } to .perf/mcp.json (or pass --config FILE) and restart the MCP server`,
+      });
+    }
+    if (cap && capOff) {
+      return new PerfError({
+        code: 'tool_not_enabled',
+        message: `tool "${name}" is in the ${cap.name} cap, which this server does not offer (caps on: ${this.config.tools.caps.join(', ') || 'none'})`,
+        suggestion: `restart the MCP server with --caps ${caps.join(',')} (or add "${cap.name}" to tools.caps in ${where})`,
+      });
+    }
     return new PerfError({
       code: 'tool_denied',
       message: `tool "${name}" is denied by the MCP config ${where}`,
-      suggestion:
-        name === 'evaluate'
-          ? 'evaluate runs arbitrary code in the page, so it is off by default; to allow it, write { "tools": { "allow": ["*", "evaluate"] } } to .perf/mcp.json (or pass --config FILE) and restart the MCP server'
-          : `to allow it, add "${name}" to tools.allow and remove any tools.deny pattern matching it in ${where}, then restart the MCP server`,
+      suggestion: `to allow it, add "${name}" to tools.allow and remove any tools.deny pattern matching it in ${where}, then restart the MCP server`,
     });
   }
 

@@ -27,8 +27,7 @@ function timed<T>(fn: () => Promise<T>): Promise<{ value: T; durationMs: number 
 
 export const appStart = defineTool({
   name: 'app_start',
-  description:
-    'Start the app under test and a Chromium on it, replacing any running app. Give serve (a folder), url (an app already running), or command + url (a command that starts it; ${PORT} is a free port). Page tools (snap, tap, fill…) work after this. The app is stopped when this MCP server exits.',
+  description: 'Start the app (serve a folder, a running url, or command + url) and a Chromium on it, replacing any running app; page tools work after this.',
   inputSchema: {
     type: 'object',
     properties: {
@@ -55,7 +54,7 @@ export const appStart = defineTool({
 
 export const appStop = defineTool({
   name: 'app_stop',
-  description: 'Stop the running app and its Chromium (whether this server or `perf start` started it). Page tools answer "no app" afterwards.',
+  description: 'Stop the running app and its Chromium, whoever started them; page tools answer "no app" afterwards.',
   inputSchema: { type: 'object', properties: {}, additionalProperties: false },
   readOnly: false,
   async run(core) {
@@ -68,7 +67,7 @@ export const appStop = defineTool({
 
 export const appStatus = defineTool({
   name: 'app_status',
-  description: 'Is an app running: its URLs, the current page, whether the session daemon, Chromium and the app process are alive, and the uptime.',
+  description: 'Whether an app is running: its URLs, the current page, whether daemon, Chromium and app process are alive, and uptime.',
   inputSchema: { type: 'object', properties: {}, additionalProperties: false },
   readOnly: true,
   async run(core) {
@@ -93,10 +92,10 @@ const DEFAULT_LOG_LINES = 50;
 
 export const appLogs = defineTool({
   name: 'app_logs',
-  description: 'The last lines of the app\'s output (for a command app) and of Chromium\'s stderr: why the app did not start or what it printed.',
+  description: "The last lines of the app's output and of Chromium's stderr: why the app did not start, or what it printed.",
   inputSchema: {
     type: 'object',
-    properties: { lines: { type: 'integer', minimum: 1, maximum: 1000, description: 'How many lines of each log, newest last. Default 50.' } },
+    properties: { lines: { type: 'integer', minimum: 1, maximum: 1000, description: 'Lines of each log, newest last. Default 50.' } },
     additionalProperties: false,
   },
   readOnly: true,
@@ -108,7 +107,7 @@ export const appLogs = defineTool({
 
 export const appRestart = defineTool({
   name: 'app_restart',
-  description: 'Restart the running app and Chromium with the same options, back on the start path: a clean page. Refs from earlier snapshots no longer apply.',
+  description: 'Restart the app and Chromium with the same options on the start path: a clean page; earlier refs no longer apply.',
   inputSchema: { type: 'object', properties: {}, additionalProperties: false },
   readOnly: false,
   async run(core) {
@@ -122,10 +121,10 @@ export const appRestart = defineTool({
 
 export const doctor = defineTool({
   name: 'doctor',
-  description: 'Check the environment: Node version, Chromium found and launchable, a free loopback port, the output folder writable. A failed check says how to fix it.',
+  description: 'Check the environment (Node, Chromium, a free port, output folder writable); a failed check says how to fix it.',
   inputSchema: {
     type: 'object',
-    properties: { outDir: { type: 'string', description: 'Output folder to check for writing. Default build/perf.' } },
+    properties: { outDir: { type: 'string', description: 'Output folder to check. Default build/perf.' } },
     additionalProperties: false,
   },
   readOnly: true,

@@ -72,19 +72,18 @@ function resolveIn(cwd: string, p: string): string {
 
 export const perfRunTool = defineTool({
   name: 'perf_run',
-  description:
-    'Run a YAML scenario many times from clean restarts (like `perf run`) and write a run file with medians, spreads and budget verdicts. With against (another scenario file: the same scenario pointed at the baseline build) both run in the same rounds, A B B A, one run file each, sampling until the primary metrics are decided (up to maxRepeat; fixed: true runs exactly repeat), and the reply carries their comparison (verdict fail = an error-level regression; inconclusive = undecided at the limit). Starts its own app and Chromium; reports progress per repeat and per look. Takes seconds per repeat.',
+  description: 'Run a YAML scenario from clean restarts and write a run file (medians, budgets). With against, a baseline runs interleaved (A B B A) until decided and the reply holds the comparison.',
   inputSchema: {
     type: 'object',
     properties: {
-      scenario: { type: 'string', description: 'Scenario YAML file, relative to the server\'s working folder (e.g. scenarios/list-scroll.yaml). With against, this is the candidate.' },
-      variant: { type: 'string', description: 'Variant to run; required when the scenario declares variants.' },
+      scenario: { type: 'string', description: 'Scenario YAML file, relative to the working folder; the candidate with against.' },
+      variant: { type: 'string', description: 'Variant to run; required if the scenario declares variants.' },
       ...RUN_OPTIONS,
-      against: { type: 'string', description: 'Baseline scenario file: run it interleaved with scenario and compare the two, adding A B B A rounds until the verdict is decided (sequential).' },
+      against: { type: 'string', description: 'Baseline scenario file: run interleaved with scenario and compare the two.' },
       ...SEQUENTIAL_OPTIONS,
-      vars: { type: 'object', additionalProperties: { type: 'string' }, description: 'Scenario vars for both arms, e.g. {"jank": "1"} (like --var).' },
-      baselineVars: { type: 'object', additionalProperties: { type: 'string' }, description: 'With against: vars for the baseline arm only, over vars (like --baseline-var), e.g. vars {"jank": "1"} and baselineVars {"jank": "0"} compare one scenario file under two settings.' },
-      json: { type: 'boolean', description: 'Reply with every metric summary and the full compare rows. Default false: headline metrics, budgets and the changed rows only.' },
+      vars: { type: 'object', additionalProperties: { type: 'string' }, description: 'Scenario vars for both arms, e.g. {"jank": "1"}.' },
+      baselineVars: { type: 'object', additionalProperties: { type: 'string' }, description: 'With against: vars for the baseline arm only, over vars.' },
+      json: { type: 'boolean', description: 'Reply with every metric and compare row. Default false: headline metrics, changed rows.' },
     },
     required: ['scenario'],
     additionalProperties: false,
@@ -186,15 +185,14 @@ function againstProgress(ctx: ToolCallContext): { onProgress?: (e: AgainstProgre
 
 export const perfCompareTool = defineTool({
   name: 'perf_compare',
-  description:
-    'Judge a candidate run file (b) against a baseline run file (a), like `perf compare`: only the primary metrics decide (the app\'s own work, main-thread CPU time, frame quality; a scenario\'s gate.metrics replaces them), host-dependent ones only against a baseline from the same host; a change the runs\' own noise explains is unchanged, one they cannot decide is inconclusive (with needRepeats). verdict fail = an error-level regression in a primary metric. Replies with the changed rows (worst first) unless json is true.',
+  description: 'Judge run file b against baseline a on the primary metrics: fail = a real regression; changes within noise are unchanged.',
   inputSchema: {
     type: 'object',
     properties: {
-      a: { type: 'string', description: 'Baseline run file (JSON written by perf run / perf_run), relative to the server\'s working folder.' },
+      a: { type: 'string', description: 'Baseline run file (from perf_run), relative to the working folder.' },
       b: { type: 'string', description: 'Candidate run file.' },
-      json: { type: 'boolean', description: 'Reply with every row (the full DESIGN.md compare JSON). Default false: changed rows only.' },
-      force: { type: 'boolean', description: 'Compare runs of different scenarios or variants anyway. Default false: refused.' },
+      json: { type: 'boolean', description: 'Reply with every row. Default false: changed rows only.' },
+      force: { type: 'boolean', description: 'Compare runs of different scenarios or variants. Default false: refused.' },
     },
     required: ['a', 'b'],
     additionalProperties: false,

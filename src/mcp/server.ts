@@ -7,6 +7,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { closest, exitCodeOf, isPerfError, PerfError } from '../errors.js';
 import * as manager from '../session/manager.js';
 import { installSignalHandlers, onShutdown } from '../session/processes.js';
+import { CAPS, DEFAULT_CAPS } from './caps.js';
 import { loadConfig } from './config.js';
 import { McpCore, type SessionManager } from './core.js';
 import { startMcpHttp } from './http.js';
@@ -17,29 +18,35 @@ export { createMcpServer } from './protocol.js';
 export { McpCore } from './core.js';
 export { allTools } from './tools.js';
 
-export const MCP_USAGE = `Usage: perf mcp [--http PORT] [--config FILE] [--allow-outside]
+export const MCP_USAGE = `Usage: perf mcp [--caps NAME,…] [--http PORT] [--config FILE] [--allow-outside]
 
 Serve the rehearse steps as MCP tools (snap, tap, fill, …) plus app_start, app_stop, app_status,
-app_logs, app_restart, doctor and run.
+run and the perf tools, in groups (caps); ${DEFAULT_CAPS.join(' and ')} are on by default.
 
+  --caps NAME,…   The groups of tools to offer ("all" for every tool); replaces tools.caps:
+${CAPS.map((c) => `                  ${c.name.padEnd(17)}${c.byDefault ? '(default) ' : ''}${c.tools.join(', ')}`).join('\n')}
   --http PORT     Streamable HTTP on http://127.0.0.1:PORT/mcp instead of stdio (0 = a free port).
                   Only local clients: requests with a non-local Origin or Host are refused.
   --config FILE   Tool policy file (default .perf/mcp.json if present):
-                  { "tools": { "allow": ["*"], "deny": ["evaluate"] } }   globs with * and ?
-                  evaluate is denied by default; allow it with "allow": ["*", "evaluate"].
+                  { "tools": { "caps": ["core", "perf"], "allow": ["*"], "deny": ["evaluate"] } }
+                  allow / deny are globs with * and ?, applied on top of the caps.
+                  evaluate (devtools cap) is denied by default; allow it with
+                  "caps": ["core", "perf", "devtools"], "allow": ["*", "evaluate"].
   --allow-outside app_start and run may serve a folder outside the working folder (/ included).
 
 Register with Claude Code:  claude mcp add rehearse -- npx perf mcp
 `;
 
 export interface McpArgs {
+  /** --caps, split on commas (checked when the config is loaded). */
+  caps?: string[];
   httpPort?: number;
   config?: string;
   allowOutside: boolean;
   help: boolean;
 }
 
-const MCP_FLAGS = ['--http', '--config', '--allow-outside', '--help'];
+const MCP_FLAGS = ['--caps', '--http', '--config', '--allow-outside', '--help'];
 
 export function parseMcpArgs(argv: readonly string[]): McpArgs {
   const out: McpArgs = { help: false, allowOutside: false };
@@ -73,6 +80,9 @@ export function parseMcpArgs(argv: readonly string[]): McpArgs {
       case '--config':
         out.config = value();
         break;
+      case '--caps':
+        out.caps = [...(out.caps ?? []), ...value().split(',')];
+        break;
       case '--allow-outside':
         out.allowOutside = true;
         break;
@@ -81,7 +91,7 @@ export function parseMcpArgs(argv: readonly string[]): McpArgs {
         throw new PerfError({
           code: 'invalid_flag',
           message: `perf mcp: unknown ${flag.startsWith('-') ? 'flag' : 'argument'} "${tok}"${near.length ? `; did you mean ${near.join(' or ')}?` : ''}`,
-          suggestion: 'perf mcp [--http PORT] [--config FILE] [--allow-outside]',
+          suggestion: 'perf mcp [--caps NAME,…] [--http PORT] [--config FILE] [--allow-outside]',
           candidates: near,
         });
       }
@@ -102,7 +112,7 @@ export async function runMcp(argv: string[], deps: { manager?: SessionManager; c
       return 0;
     }
     const tools = allTools();
-    const { config, warnings } = loadConfig({ cwd, ...(args.config !== undefined ? { explicit: args.config } : {}), knownTools: tools.map((t) => t.name) });
+    const { config, warnings } = loadConfig({ cwd, ...(args.config !== undefined ? { explicit: args.config } : {}), ...(args.caps ? { caps: args.caps } : {}), knownTools: tools.map((t) => t.name) });
     for (const w of warnings) process.stderr.write(`perf mcp: warning: ${w}\n`);
     core = new McpCore({ manager: deps.manager ?? manager, config, tools, cwd, allowOutside: args.allowOutside });
   } catch (e) {

@@ -4,19 +4,19 @@
  */
 import { isPerfError, PerfError } from '../errors.js';
 import { prepareArgs, type StepResult } from '../engine/run-step.js';
-import type { StepDefinition } from '../steps/define.js';
-import { STEPS, stepArgsSchema } from '../steps/registry.js';
+import { SNAPSHOT_ARG, type StepDefinition } from '../steps/define.js';
+import { STEPS, mcpArgsSchema } from '../steps/registry.js';
 import { okReply, stepReply, stepResultJson, type ReplyImage } from './format.js';
 import { LIFECYCLE_TOOLS } from './lifecycle.js';
 import { PERF_TOOLS } from './perf-tools.js';
 import { defineTool, type ToolDefinition } from './core.js';
 
-/** The tool for one step: its inputSchema is the step's complete argument schema. */
+/** The tool for one step: its inputSchema is the step's argument schema in its MCP form (registry.mcpArgsSchema). */
 export function stepTool(def: StepDefinition<any>): ToolDefinition<any> {
   return {
     name: def.name,
     description: def.description,
-    inputSchema: stepArgsSchema(def),
+    inputSchema: mcpArgsSchema(def),
     readOnly: def.readOnly,
     // The core checked the arguments against this inputSchema, the step's own: not again.
     run: async (core, args) => stepReply(await core.runStepCall(def.name, args, undefined, { validated: true })),
@@ -28,8 +28,7 @@ const MAX_RUN_STEPS = 100;
 
 export const runTool = defineTool({
   name: 'run',
-  description:
-    'Run several steps in one call, in order, like the steps list of a scenario: [{"tap": {"ref": "e5"}}, {"fill": {"target": {"label": "Name"}, "text": "Ada"}}, {"tap": "Submit"}]. All lines are validated before any runs. Stops at the first failure unless continue is true. A q ref minted by find/observe earlier in the batch works in later lines.',
+  description: 'Run several steps in one call, in order, all validated first; stops at the first failure unless continue.',
   inputSchema: {
     type: 'object',
     properties: {
@@ -37,10 +36,11 @@ export const runTool = defineTool({
         type: 'array',
         minItems: 1,
         maxItems: MAX_RUN_STEPS,
-        description: 'Step lines: each an object with exactly one key, the step name, whose value is its arguments (or a string for steps with a shorthand, e.g. {"tap": "Add item"}).',
+        description: 'Step lines, each {"<step>": <args>}, e.g. {"tap": {"ref": "e5"}} or {"tap": "Add item"}.',
         items: { type: 'object', minProperties: 1, maxProperties: 1, description: '{"<step name>": <arguments>}' },
       },
-      continue: { type: 'boolean', description: 'Keep going after a failed step and report every result. Default false: stop at the first failure.' },
+      continue: { type: 'boolean', description: 'Go on after a failed step and report every result. Default false.' },
+      snapshot: { ...SNAPSHOT_ARG, description: 'Also return the page after the last step run: full, or diff (changed lines only).' },
     },
     required: ['steps'],
     additionalProperties: false,
@@ -81,16 +81,19 @@ export const runTool = defineTool({
     }
     const json = results.map(stepResultJson);
     const counts = { ran: results.length, of: lines.length, failed: results.filter((r) => r.status === 'failed').length };
+    // Act and see what changed in one call: the page after the last step, on success or failure.
+    const after = args.snapshot && args.snapshot !== 'none' && host ? await core.runStepCall('snap', args.snapshot === 'diff' ? { diff: true } : {}, host) : undefined;
+    const snapshot = after?.status === 'ok' ? { snapshot: after.data?.snapshot } : after ? { snapshotError: after.error.message } : {};
     if (firstFailure) {
       const { index, result } = firstFailure;
       const stopped = args.continue ? '' : ` (stopped; ${lines.length - results.length} later step(s) not run)`;
       return {
         kind: 'error',
-        error: { ...result.error, message: `steps[${index}] ${result.step} failed: ${result.error.message}${stopped}`, ...counts, results: json },
+        error: { ...result.error, message: `steps[${index}] ${result.step} failed: ${result.error.message}${stopped}`, ...counts, results: json, ...snapshot },
         images,
       };
     }
-    return okReply({ tool: 'run', status: 'ok', ...counts, results: json }, images);
+    return okReply({ tool: 'run', status: 'ok', ...counts, results: json, ...snapshot }, images);
   },
 });
 

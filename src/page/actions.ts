@@ -22,14 +22,14 @@ export interface Effect {
 
 /** Gate switches shared by the pointer and text actions (JSON Schema fragments). */
 export const GATE_ARGS = {
-  checkStable: { type: 'boolean', description: 'Require the element to keep the same box across two animation frames before acting. Default true; false acts on a moving element at its live centre.' },
-  checkReceivesEvents: { type: 'boolean', description: 'Require a hit test at the action point to reach the element (nothing covering it). Default true.' },
+  checkStable: { type: 'boolean', description: 'Default true: wait until it stops moving.' },
+  checkReceivesEvents: { type: 'boolean', description: 'Default true: nothing may cover it.' },
 } as const;
 
 export const MODIFIERS_ARG = {
   type: 'array',
-  items: { type: 'string', enum: MODIFIERS, description: 'A modifier key.' },
-  description: 'Modifier keys held during the action (control, shift, alt, meta); always released afterwards.',
+  items: { type: 'string', enum: MODIFIERS },
+  description: 'Keys held during the action, released after.',
 } as const;
 
 // Reading back needs the page's answer; past this the page is hung and the step times out anyway.

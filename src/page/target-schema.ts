@@ -15,6 +15,10 @@ const TARGET_FIELDS = {
   css: { type: 'string', description: 'CSS selector (pierces open shadow roots).' },
 } as const;
 
+/** The target's meaning in one line, for the compact form MCP tools list (the fields speak for themselves). */
+export const TARGET_BRIEF =
+  'Instead of ref, found live by text, contains, label, role+name, testId or css; within narrows, nth picks one.';
+
 export const TARGET_SCHEMA = {
   type: 'object',
   description: 'Which element: resolved on the live page when the step runs. Strict: several matches are an error listing them, unless nth is given.',
@@ -35,7 +39,7 @@ export const TARGET_SCHEMA = {
 export const REF_SCHEMA = {
   type: 'string',
   pattern: '^[eq][0-9]+$',
-  description: 'Element ref from a snapshot (e<N>) or from find/observe (q<N>).',
+  description: 'Element ref: e5 from snap, q2 from find.',
 } as const;
 
 /** The locator arguments of a step that acts on an element: exactly one of ref / target. */

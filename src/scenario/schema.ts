@@ -3,7 +3,7 @@
  * it; scenario.schema.json at the repo root is this, committed (a test keeps it in sync) so editors
  * complete and validate YAML via `# yaml-language-server: $schema=…`.
  */
-import { STEPS, stepArgsSchema } from '../steps/registry.js';
+import { STEPS, longDescription, stepArgsSchema } from '../steps/registry.js';
 import type { JsonSchema } from '../steps/define.js';
 
 const RESTART = { type: 'string', enum: ['reload', 'context', 'browser'], description: 'How each repeat starts clean: reload (same page, cache disabled, fresh navigation), context (new browser context: storage and cache gone; default), browser (kill and relaunch Chromium with a new profile).' } as const;
@@ -122,9 +122,9 @@ function editorStep(): JsonSchema {
       maxProperties: 1,
       properties: Object.fromEntries(
         STEPS.map((def) => {
-          const args = { ...stepArgsSchema(def), description: def.description };
+          const args = { ...stepArgsSchema(def), description: longDescription(def) };
           // Arguments first: their errors are the useful ones when neither form matches.
-          return [def.name, def.shorthand ? { anyOf: [args, { type: 'string', description: 'Shorthand: the target text.' }], description: def.description } : args];
+          return [def.name, def.shorthand ? { anyOf: [args, { type: 'string', description: 'Shorthand: the target text.' }], description: longDescription(def) } : args];
         }),
       ),
       additionalProperties: false,

@@ -79,9 +79,9 @@ export function clearState(stateDir: string): void {
  * as app_start's inputSchema and the CLI derives its flags from it.
  */
 export const START_OPTIONS = {
-  serve: { type: 'string', description: 'Folder to serve as a static site on a free 127.0.0.1 port, relative to the working folder (it must be inside it unless --allow-outside).' },
-  url: { type: 'string', description: 'URL of an app that is already running; with command, the URL the command will listen on (${PORT} allowed).' },
-  command: { type: 'string', description: 'Shell command that starts the app (e.g. "npm run dev -- --port ${PORT}"); ${PORT} is a free port (also in $PORT).' },
-  path: { type: 'string', description: 'Path opened in the page once the app is up, e.g. /list.html. Default /.' },
-  spa: { type: 'boolean', description: 'With serve: unknown paths without an extension get index.html (single-page apps).' },
+  serve: { type: 'string', description: 'Folder to serve as a static site on a free port (inside the working folder).' },
+  url: { type: 'string', description: 'URL of a running app; with command, the URL it will listen on (${PORT} allowed).' },
+  command: { type: 'string', description: 'Shell command that starts the app; ${PORT} (also $PORT) is a free port.' },
+  path: { type: 'string', description: 'Path opened once the app is up, e.g. /list.html. Default /.' },
+  spa: { type: 'boolean', description: 'With serve: unknown paths without an extension get index.html.' },
 } as const;

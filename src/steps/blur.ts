@@ -11,7 +11,9 @@ const ARGS = {
 
 export const blur = defineStep({
   name: 'blur',
-  description: 'Take focus away from an element (or, without ref/target, from whatever has focus): blur/focusout and, for an edited field, change. Returns hadFocus (whether it had focus) and treeChanged (validation messages often appear on blur). Takes snapshot: full | diff | none (default none).',
+  description: 'Take focus away from an element, or from whatever has focus. Returns hadFocus and the effect (validation messages often appear on blur).',
+  details:
+    'Fires blur/focusout and, for an edited field, change. The effect holds treeChanged.',
   args: ARGS,
   readOnly: false,
   actsOnTarget: true,

@@ -10,7 +10,9 @@ const ARGS = {
 
 export const clear = defineStep({
   name: 'clear',
-  description: 'Empty a text field (select all + Delete, input and change events as a user would). The effect reads back the value (text.verified when it is empty). Takes snapshot: full | diff | none (default none).',
+  description: 'Empty a text field as a user would (select all, Delete, input and change events). The effect reads back the value.',
+  details:
+    'text.verified is true when the field is empty.',
   args: ARGS,
   readOnly: false,
   actsOnTarget: true,

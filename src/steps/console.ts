@@ -10,14 +10,15 @@ const DEFAULT_LIMIT = 50;
 
 export const consoleStep = defineStep({
   name: 'console',
-  description:
-    "The page's console messages since the document loaded, newest first: {level, text, time, url}. Filter by level and since; at most limit (default 50). The page keeps the last 500.",
+  description: "The page's console messages since the document loaded, newest first: {level, text, time, url}.",
+  details:
+    'Filter by level and since; at most limit (default 50). The page keeps the last 500.',
   args: {
     type: 'object',
     properties: {
-      level: { type: 'string', enum: CONSOLE_LEVELS, description: 'Only messages of this level: log, info, warn, error or debug.' },
-      limit: { type: 'integer', minimum: 1, maximum: 500, description: `At most this many messages, newest first. Default ${DEFAULT_LIMIT}.` },
-      since: { type: 'number', minimum: 0, description: 'Only messages logged at or after this time, in ms since the epoch (e.g. the startedAt of an earlier step).' },
+      level: { type: 'string', enum: CONSOLE_LEVELS, description: 'Only messages of this level.' },
+      limit: { type: 'integer', minimum: 1, maximum: 500, description: `Most messages, newest first. Default ${DEFAULT_LIMIT}.` },
+      since: { type: 'number', minimum: 0, description: 'Only messages at or after this time, ms since the epoch.' },
     },
   } as const,
   readOnly: true,

@@ -9,7 +9,9 @@ const ARGS = {
 
 export const dblclick = defineStep({
   name: 'dblclick',
-  description: 'Double-click an element (two clicks, dblclick event). Passes the actionability gate first (scrolled into view, visible, stable, enabled, not covered) and returns the effect read back after the page settles (treeChanged; checked for checkboxes/switches). Takes snapshot: full | diff | none (default none) to embed the page after the action.',
+  description: 'Double-click an element like a user, after the actionability checks; returns the effect.',
+  details:
+    'Two clicks and a dblclick event. The gate first scrolls it into view. The effect holds treeChanged, and checked for checkboxes/switches.',
   args: ARGS,
   readOnly: false,
   actsOnTarget: true,

@@ -8,7 +8,7 @@ import type { FromSchema, JsonSchema } from '../schema-types.js';
 import type { HostState } from '../host-state.js';
 
 export type { Effect, FromSchema, JsonSchema };
-export { REF_SCHEMA, TARGET_ARGS, TARGET_SCHEMA, type TargetSpec } from '../page/target-schema.js';
+export { REF_SCHEMA, TARGET_ARGS, TARGET_BRIEF, TARGET_SCHEMA, type TargetSpec } from '../page/target-schema.js';
 
 export interface StepOutput {
   /** The step's answer (JSON-serializable). */
@@ -52,8 +52,10 @@ export interface StepContext {
 export interface StepDefinition<S extends JsonSchema = JsonSchema> {
   /** snake_case; identical in YAML, MCP and reports. */
   name: string;
-  /** The MCP tool description and YAML hover. */
+  /** What an agent needs to pick the step, in one or two sentences: the MCP tool description, and the first line of the YAML hover and CLI help. */
   description: string;
+  /** More for people (YAML hover, `perf <verb> --help`): edge cases, defaults, what the answer holds. Not sent to agents. */
+  details?: string;
   /** JSON Schema (type: object) of the step's own arguments; common ones are added by the registry. */
   args: S;
   /** True when the step does not change the page (MCP readOnlyHint). */
@@ -82,15 +84,21 @@ export function defineStep<const S extends JsonSchema>(def: StepDefinition<S>): 
   return def;
 }
 
+// 5 s, like Playwright's expect timeout: long enough for an app to settle, short enough to fail fast.
+export const DEFAULT_STEP_TIMEOUT_MS = 5000;
+
+/** Arguments only a scenario file uses (reports, repeats): an MCP tool leaves them out. */
+export const SCENARIO_ONLY_ARGS = ['label', 'optional'] as const;
+
 export const COMMON_ARGS = {
   label: { type: 'string', description: 'Name of this step in reports and in the steps.<label>.ms metric. Default: <index>-<step name>.' },
-  timeoutMs: { type: 'number', minimum: 0, description: 'How long the step may take before it fails, in ms. Default 5000 (navigation 30000).' },
+  timeoutMs: { type: 'number', minimum: 0, description: 'Give up after this many ms (default 5000; navigation 30000).' },
   optional: { type: 'boolean', description: 'When true, a failure of this step is recorded but does not fail the repeat.' },
 } as const;
 
 export const SNAPSHOT_ARG = {
   type: 'string',
   enum: ['full', 'diff', 'none'],
-  description: 'Embed a snapshot of the page after the action: full, diff (changed lines since the last snapshot) or none. Default none.',
+  description: 'Also return the page after: full, or diff (changed lines only).',
 } as const;
 

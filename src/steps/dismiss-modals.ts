@@ -253,9 +253,9 @@ export function dismissAnswer(r: DismissResult, extra: Record<string, unknown> =
 
 export const dismissModals = defineStep({
   name: 'dismiss_modals',
-  description:
-    'Close open modals: <dialog> elements (dialog.close()), and visible aria-modal / role=dialog|alertdialog elements (Escape, then their close/cancel/dismiss/OK button). ' +
-    'Verifies afterwards: returns {dismissed: [{role, name, how}], remaining: n}. Cookie banners are out of scope.',
+  description: 'Close open modals (<dialog>, aria-modal, role=dialog/alertdialog) as a user would, and verify: returns {dismissed: [{role, name, how}], remaining}.',
+  details:
+    '<dialog> elements get dialog.close(); visible ARIA modals get Escape, then a click on their close/cancel/dismiss/OK button. remaining counts those still open. Cookie banners are out of scope.',
   args: { type: 'object', properties: {} } as const,
   readOnly: false,
   async run(ctx) {

@@ -7,11 +7,11 @@ const ARGS = {
   type: 'object',
   properties: {
     ...TARGET_ARGS,
-    toRef: { ...REF_SCHEMA, description: 'Drop on this element (a ref from snap or find): the drag ends at its centre.' },
-    toTarget: { ...TARGET_SCHEMA, description: 'Drop on the element this target resolves to: the drag ends at its centre.' },
+    toRef: { ...REF_SCHEMA, description: 'Drop on this element (ref), at its centre.' },
+    toTarget: { ...TARGET_SCHEMA, description: 'Drop on the element this target finds, at its centre.' },
     dx: { type: 'number', description: 'Or end this many CSS px right of the start (negative: left).' },
     dy: { type: 'number', description: 'Or end this many CSS px below the start (negative: above).' },
-    steps: { type: 'integer', minimum: MIN_DRAG_STEPS, maximum: 200, description: `Intermediate mouse moves between press and release (default 10, at least ${MIN_DRAG_STEPS}).` },
+    steps: { type: 'integer', minimum: MIN_DRAG_STEPS, maximum: 200, description: `Mouse moves between press and release (default 10, at least ${MIN_DRAG_STEPS}).` },
     modifiers: MODIFIERS_ARG,
     ...GATE_ARGS,
   },
@@ -20,8 +20,9 @@ const ARGS = {
 
 export const drag = defineStep({
   name: 'drag',
-  description:
-    'Drag an element: press at its live centre, move in steps (at least 5) to the end, release. The end is another element (toRef / toTarget) or an offset (dx / dy). HTML5 draggable elements get real drag events. Returns treeChanged. Takes snapshot: full | diff | none (default none).',
+  description: 'Drag an element onto another (toRef/toTarget) or by an offset (dx/dy): press, move in steps, release. Returns the effect (treeChanged).',
+  details:
+    'Presses at its live centre and moves in steps (at least 5) to the end. HTML5 draggable elements get real drag events.',
   args: ARGS,
   readOnly: false,
   actsOnTarget: true,

@@ -9,13 +9,13 @@ const MAX_VALUE_CHARS = 256 * 1024;
 
 export const evaluate = defineStep({
   name: 'evaluate',
-  description:
-    'Evaluate one JavaScript expression in the page (top-level await allowed; a returned promise is awaited) and return {value} as JSON. ' +
-    'Values that are not JSON (DOM nodes, functions) come back as their type and description. A thrown exception fails the step with evaluate_failed.',
+  description: 'Evaluate a JavaScript expression in the page (await allowed) and return {value} as JSON; a thrown exception fails with evaluate_failed.',
+  details:
+    'A returned promise is awaited. Values that are not JSON (DOM nodes, functions) come back as their type and description.',
   args: {
     type: 'object',
     properties: {
-      expression: { type: 'string', minLength: 1, description: 'A JavaScript expression, e.g. "document.title" or "await fetch(\'/api\').then(r => r.status)".' },
+      expression: { type: 'string', minLength: 1, description: 'JavaScript expression, e.g. "document.title".' },
     },
     required: ['expression'],
   } as const,

@@ -9,14 +9,15 @@ const DEFAULT_LIMIT = 20;
 
 export const exceptions = defineStep({
   name: 'exceptions',
-  description:
-    "The page's uncaught errors and unhandled promise rejections since the document loaded, newest first: {kind, message, stack (first 5 lines), time, url}. since filters by time; clear empties the buffer after reading.",
+  description: "The page's uncaught errors and unhandled rejections since the document loaded, newest first: {kind, message, stack, time, url}.",
+  details:
+    'stack holds the first 5 lines. since filters by time; clear empties the buffer after reading.',
   args: {
     type: 'object',
     properties: {
-      since: { type: 'number', minimum: 0, description: 'Only exceptions raised at or after this time, in ms since the epoch.' },
-      clear: { type: 'boolean', description: 'Empty the buffer after reading, so a later call lists only new exceptions. Default false.' },
-      limit: { type: 'integer', minimum: 1, maximum: 200, description: `At most this many exceptions, newest first. Default ${DEFAULT_LIMIT}.` },
+      since: { type: 'number', minimum: 0, description: 'Only exceptions at or after this time, ms since the epoch.' },
+      clear: { type: 'boolean', description: 'Empty the buffer after reading, so later calls list only new ones. Default false.' },
+      limit: { type: 'integer', minimum: 1, maximum: 200, description: `Most exceptions, newest first. Default ${DEFAULT_LIMIT}.` },
     },
   } as const,
   // clear empties the harness's own buffer, not anything the app can observe.

@@ -6,14 +6,14 @@ const ARGS = {
   type: 'object',
   properties: {
     ...TARGET_ARGS,
-    visible: { type: 'boolean', description: 'The element is rendered with a non-empty box (false: it is hidden or absent).' },
+    visible: { type: 'boolean', description: 'Rendered with a non-empty box (false: hidden or absent).' },
     hidden: { type: 'boolean', description: 'No element matches, or it is not visible.' },
-    text: { type: 'string', description: 'The element’s text (a field’s value) equals this, whitespace collapsed.' },
-    textContains: { type: 'string', description: 'The element’s text contains this, ignoring case.' },
-    value: { type: 'string', description: 'The control’s value equals this (for a <select>: its value or its selected label).' },
+    text: { type: 'string', description: "Its text (a field's value) equals this, whitespace collapsed." },
+    textContains: { type: 'string', description: 'Its text contains this, ignoring case.' },
+    value: { type: 'string', description: "The control's value equals this (<select>: value or selected label)." },
     checked: { type: 'boolean', description: 'The checkbox, radio or switch is checked (true) or not (false).' },
     count: { type: 'integer', minimum: 0, description: 'The target matches exactly this many elements (not strict).' },
-    url: { type: 'string', description: 'The page URL equals this: a full URL, or a path (with query) of the current origin.' },
+    url: { type: 'string', description: 'Page URL equals this: a full URL, or a path (with query) on this origin.' },
   },
   additionalProperties: false,
 } as const;
@@ -22,8 +22,9 @@ const ASSERTIONS = ['visible', 'hidden', 'text', 'textContains', 'value', 'check
 
 export const expect = defineStep({
   name: 'expect',
-  description:
-    'Assert the page state, polling until it holds or timeoutMs (default 5000) passes: visible, hidden, text, textContains, value, checked, count (of ref/target), url. Several assertions in one step must all hold. A failure is an assertion failure (exit 1) showing expected vs actual.',
+  description: 'Assert the state of ref/target or the page, polling until every given assertion holds; a failure shows expected vs actual.',
+  details:
+    'Assertions: visible, hidden, text, textContains, value, checked, count (of ref/target), url; several in one step must all hold. Polls until timeoutMs (default 5000). A failure is an assertion failure (exit 1).',
   args: ARGS,
   readOnly: true,
   shorthand: (text) => ({ target: { text }, visible: true }),

@@ -6,7 +6,7 @@ const ARGS = {
   type: 'object',
   properties: {
     ...TARGET_ARGS,
-    text: { type: 'string', description: 'The text the field should hold afterwards (what it held before is replaced).' },
+    text: { type: 'string', description: 'Text the field should hold afterwards (replaces its content).' },
     ...GATE_ARGS,
   },
   required: ['text'],
@@ -15,7 +15,9 @@ const ARGS = {
 
 export const fill = defineStep({
   name: 'fill',
-  description: 'Fill a text field: focus, clear, and enter the text as one edit (fast), then fire change. Refuses non-text controls, naming their role (use set_checkbox / select_option). Retries once only if the element was replaced before typing started. The effect reads back the value: text.verified false means the field did not take the text. Takes snapshot: full | diff | none (default none).',
+  description: 'Set a field\'s text in one edit, then fire change; the effect reads back the value.',
+  details:
+    'Focuses, clears, and enters the text as one edit. Refuses non-text controls, naming their role (use set_checkbox / select_option). Retries once only if the element was replaced before typing started.',
   args: ARGS,
   readOnly: false,
   actsOnTarget: true,

@@ -6,7 +6,7 @@ const ARGS = {
   type: 'object',
   properties: {
     ...TARGET_SCHEMA.properties,
-    limit: { type: 'integer', minimum: 1, maximum: 200, description: 'At most this many matches are listed (default 20); count says how many there are.' },
+    limit: { type: 'integer', minimum: 1, maximum: 200, description: 'Most matches listed (default 20); count gives the total.' },
   },
   additionalProperties: false,
 } as const;
@@ -16,8 +16,9 @@ const DEFAULT_LIMIT = 20;
 
 export const find = defineStep({
   name: 'find',
-  description:
-    'Find elements by text, contains, label, role (+ name), testId or css, optionally within a container. Returns each match with a q<N> handle that re-runs the query on every use (so it survives re-renders), its role, name, value, bounds and visibility. Zero matches is not an error (count: 0).',
+  description: 'Find elements by text, label, role+name, testId or css; each match gets a q ref that re-runs the query on use.',
+  details:
+    'Optionally within a container. Returns each match with its role, name, value, bounds and visibility. Zero matches is not an error (count: 0).',
   args: ARGS,
   readOnly: true,
   async run(ctx, args) {

@@ -11,7 +11,9 @@ const ARGS = {
 
 export const focus = defineStep({
   name: 'focus',
-  description: 'Move keyboard focus to an element (focus/focusin events, no click). Fails when the element cannot take focus. Returns focused (read back) and treeChanged. Takes snapshot: full | diff | none (default none).',
+  description: 'Move keyboard focus to an element without clicking; fails if it cannot take focus. Returns focused (read back) and the effect.',
+  details:
+    'Fires focus/focusin. The effect holds treeChanged.',
   args: ARGS,
   readOnly: false,
   actsOnTarget: true,

@@ -88,12 +88,13 @@ function collectRoutes(limit: number, textCap: number): Collected {
 
 export const getRoutes = defineStep({
   name: 'get_routes',
-  description:
-    "List the app's known routes: window.__routes when the app exposes it (each paired with the link that opens it), plus the same-origin links on the page, deduplicated, with their text. Each path can be passed to navigate.",
+  description: "List the app's routes (window.__routes if exposed) and the same-origin links on the page, with their text; each path can be given to navigate.",
+  details:
+    'App routes are each paired with the link that opens it; the list is deduplicated.',
   args: {
     type: 'object',
     properties: {
-      limit: { type: 'integer', minimum: 1, description: `At most this many routes (app routes first, then links in page order). Default ${DEFAULT_LIMIT}.` },
+      limit: { type: 'integer', minimum: 1, description: `Most routes (app routes first, then links in page order). Default ${DEFAULT_LIMIT}.` },
     },
   } as const,
   readOnly: true,

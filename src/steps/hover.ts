@@ -9,7 +9,9 @@ const ARGS = {
 
 export const hover = defineStep({
   name: 'hover',
-  description: 'Move the mouse over an element (mouseover/mouseenter/pointermove), e.g. to open a menu or tooltip. Checks visible, stable and not covered (not enabled). Returns treeChanged. Takes snapshot: full | diff | none (default none).',
+  description: 'Move the mouse over an element (menus, tooltips); returns the effect.',
+  details:
+    'Fires mouseover/mouseenter/pointermove. Checks visible, stable and not covered (not enabled). The effect holds treeChanged.',
   args: ARGS,
   readOnly: false,
   actsOnTarget: true,

@@ -7,12 +7,13 @@ import { defineStep } from './define.js';
 
 export const mark = defineStep({
   name: 'mark',
-  description:
-    'Place a user-timing mark (performance.mark(name)) in the page; inside a perf session it also appears in the report (summary.marks, ms since perf_begin) and in the trace (blink.user_timing). Returns {name, atMs, sessionToken}.',
+  description: 'Place a performance.mark in the page; inside a perf session it shows in the report and the trace.',
+  details:
+    'In the report: summary.marks, in ms since perf_begin; in the trace: blink.user_timing.',
   args: {
     type: 'object',
     properties: {
-      name: { type: 'string', minLength: 1, description: 'Name of the mark, e.g. "list-filled".' },
+      name: { type: 'string', minLength: 1, description: 'Mark name, e.g. "list-filled".' },
     },
     required: ['name'],
     additionalProperties: false,

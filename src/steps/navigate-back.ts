@@ -36,7 +36,9 @@ export async function settleAfterCommit(page: PageDriver, kind: CommitKind, dead
 
 export const navigateBack = defineStep({
   name: 'navigate_back',
-  description: 'Go one entry back in the session history (the Back button): a pushState route or a previous page. Returns the url read back after it settled. Fails with no_history at the first entry.',
+  description: 'Go one entry back in the session history (the Back button). Returns the url read back; fails with no_history at the first entry.',
+  details:
+    'Works for a pushState route or a previous page.',
   args: { type: 'object', properties: {} } as const,
   readOnly: false,
   defaultTimeoutMs: NAVIGATION_TIMEOUT_MS,

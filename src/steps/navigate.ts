@@ -60,16 +60,16 @@ export function resolveNavigationUrl(input: string, appUrl: string | undefined, 
 
 export const navigate = defineStep({
   name: 'navigate',
-  description:
-    'Open a path of the app ("/form.html", "?page=products", "#section") or an absolute http(s) URL and wait for the load event. ' +
-    'Returns navigated, the url read back from location after load, and exactPath (false when a redirect or router changed the path or query).',
+  description: 'Open an app path, ?query, #hash or http(s) URL and wait for the load; returns the url read back.',
+  details:
+    'e.g. "/form.html", "?page=products", "#section". Returns navigated, the url read back from location after load, and exactPath (false when a redirect or router changed the path or query).',
   args: {
     type: 'object',
     properties: {
       url: {
         type: 'string',
         minLength: 1,
-        description: 'A path resolved against the app URL ("/form.html"), a query or hash resolved against the current page ("?page=about", "#top"), or an absolute http(s) URL.',
+        description: 'App path ("/form.html"), query or hash ("?page=2", "#top"), or absolute http(s) URL.',
       },
     },
     required: ['url'],

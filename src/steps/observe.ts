@@ -5,9 +5,9 @@ import { REF_SCHEMA, defineStep } from './define.js';
 const ARGS = {
   type: 'object',
   properties: {
-    within: { ...REF_SCHEMA, description: 'Only elements inside this container (a ref from snap or find).' },
-    role: { type: 'string', description: 'Only elements with this role (button, link, textbox, checkbox…).' },
-    limit: { type: 'integer', minimum: 1, maximum: 500, description: 'At most this many elements (default 100); total says how many there are.' },
+    within: { ...REF_SCHEMA, description: 'Only elements inside this container (ref).' },
+    role: { type: 'string', description: 'Only elements with this role (button, link, textbox…).' },
+    limit: { type: 'integer', minimum: 1, maximum: 500, description: 'Most elements listed (default 100); total gives the count.' },
   },
   additionalProperties: false,
 } as const;
@@ -17,8 +17,9 @@ const DEFAULT_LIMIT = 100;
 
 export const observe = defineStep({
   name: 'observe',
-  description:
-    'List the interactive elements of the page (or of a container) as candidates to act on: q<N> handle (re-resolves on every use), role, label, value, bounds, isEnabled, inViewport, occluded (something covers its centre).',
+  description: 'List the interactive elements of the page or a container to act on: q<N> ref, role, label, value, bounds, isEnabled, inViewport, occluded.',
+  details:
+    'A q<N> ref re-resolves on every use. occluded: something covers its centre.',
   args: ARGS,
   readOnly: true,
   async run(ctx, args) {

@@ -7,18 +7,18 @@ import { defineStep } from './define.js';
 
 export const perfBegin = defineStep({
   name: 'perf_begin',
-  description:
-    'Open a perf session on the page: frames (Chromium trace + in-page frame counter), interactions (Event Timing), long animation frames, Performance counters and layout shift; ' +
-    'in attribution mode (default) also a sampling CPU profile. Run the steps to measure, then perf_end. A perf_begin while a session is open restarts it. Returns {sessionToken, mode}.',
+  description: 'Open a measured window (frames, interactions, long frames, counters, layout shift; a CPU profile in attribution mode) until perf_end.',
+  details:
+    'Frames come from the Chromium trace and an in-page frame counter, interactions from Event Timing; long animation frames, Performance counters and layout shift too. Attribution mode (default) adds a sampling CPU profile. A perf_begin while a session is open restarts it. Returns {sessionToken, mode}.',
   args: {
     type: 'object',
     properties: {
       mode: {
         type: 'string',
         enum: ['attribution', 'timing'],
-        description: 'attribution (default): also record a CPU profile to rank functions by self time (its ms are inflated, for ranking only). timing: frames, interactions and counters only, so its ms compare.',
+        description: 'attribution (default): adds a CPU profile for ranking, ms inflated. timing: ms compare.',
       },
-      phases: { type: 'boolean', description: 'attribution only: add layout/paint detail to the trace (more trace categories). Refused with mode timing.' },
+      phases: { type: 'boolean', description: 'attribution only: add layout/paint detail to the trace.' },
     },
     additionalProperties: false,
   } as const,

@@ -9,13 +9,14 @@ import { defineStep } from './define.js';
 
 export const perfInsight = defineStep({
   name: 'perf_insight',
-  description:
-    'The rows behind one insight of the last closed perf session (from perf_end): for framesOverBudget the worst frames and the functions that ran in them, for blockSelfMs the frames where the function weighed most, for forcedLayout the functions that forced layouts, for longInteraction each slow interaction broken down into input delay, processing and presentation. Returns {token, id, title, rows, note?}.',
+  description: "The rows behind one insight of the last closed perf session's report, e.g. the worst frames and the functions that ran in them.",
+  details:
+    'For framesOverBudget the worst frames and the functions that ran in them, for blockSelfMs the frames where the function weighed most, for forcedLayout the functions that forced layouts, for longInteraction each slow interaction broken down into input delay, processing and presentation. Returns {token, id, title, rows, note?}.',
   args: {
     type: 'object',
     properties: {
-      id: { type: 'string', minLength: 1, description: `Insight id from perf_end's insights: ${INSIGHTS.map((r) => r.id).join(', ')}.` },
-      token: { type: 'string', description: 'sessionToken of the session to read (from perf_end); refused when it is not the last closed one. Default: the last closed session.' },
+      id: { type: 'string', minLength: 1, description: `Insight id from perf_end: ${INSIGHTS.map((r) => r.id).join(', ')}.` },
+      token: { type: 'string', description: 'sessionToken from perf_end; only the last closed session. Default: that one.' },
     },
     required: ['id'],
     additionalProperties: false,

@@ -12,14 +12,15 @@ const TRACE_WRITE_TIMEOUT_MS = 30_000;
 
 export const perfTrace = defineStep({
   name: 'perf_trace',
-  description:
-    "Write the last closed perf session's Chromium trace as Chrome Trace Event JSON ({traceEvents: [...]}; open it in ui.perfetto.dev or the DevTools Performance panel) to `out`, a path inside the working folder. Refuses to replace an existing file unless overwrite is true. Returns {path, events, bytes, dataLoss, token}; dataLoss true means the trace buffer overflowed and events were lost.",
+  description: "Write the last closed perf session's Chromium trace as JSON to out, for ui.perfetto.dev or DevTools. Returns {path, events, bytes, dataLoss}.",
+  details:
+    'Chrome Trace Event JSON ({traceEvents: [...]}), openable in ui.perfetto.dev or the DevTools Performance panel; out is a path inside the working folder. Refuses to replace an existing file unless overwrite is true. Also returns token; dataLoss true means the trace buffer overflowed and events were lost.',
   args: {
     type: 'object',
     properties: {
-      out: { type: 'string', minLength: 1, description: 'File to write, relative to the working folder (must stay inside it), e.g. build/perf/trace.json.' },
-      token: { type: 'string', description: 'sessionToken of the session (from perf_end); refused when it is not the last closed one. Default: the last closed session.' },
-      overwrite: { type: 'boolean', description: 'Replace the file if it exists. Default false: an existing file is an error.' },
+      out: { type: 'string', minLength: 1, description: 'File to write, relative to (and inside) the working folder.' },
+      token: { type: 'string', description: 'sessionToken from perf_end; only the last closed session. Default: that one.' },
+      overwrite: { type: 'boolean', description: 'Replace an existing file. Default false: error.' },
     },
     required: ['out'],
     additionalProperties: false,

@@ -6,9 +6,9 @@ import { TARGET_ARGS, defineStep } from './define.js';
 const ARGS = {
   type: 'object',
   properties: {
-    key: { type: 'string', description: 'Key to press: Enter, Escape, Tab, Backspace, Delete, ArrowUp/Down/Left/Right, Home, End, PageUp, PageDown, Space, F1–F12, a letter or digit; or a combination such as "Control+a" or "Shift+Tab".' },
+    key: { type: 'string', description: 'Key (Enter, Escape, Tab, ArrowDown, a letter…) or combination ("Control+a").' },
     modifiers: MODIFIERS_ARG,
-    repeat: { type: 'integer', minimum: 1, maximum: 100, description: 'Press the key this many times (default 1).' },
+    repeat: { type: 'integer', minimum: 1, maximum: 100, description: 'Times to press it. Default 1.' },
     ...TARGET_ARGS,
   },
   required: ['key'],
@@ -17,7 +17,9 @@ const ARGS = {
 
 export const pressKey = defineStep({
   name: 'press_key',
-  description: 'Press a key (optionally with modifiers held; they are always released, even if delivery fails) on the focused element, or focus ref/target first. Returns what has focus afterwards, its value for a field, and treeChanged. Takes snapshot: full | diff | none (default none).',
+  description: 'Press a key or combination (Control+a) on the focused element, or on ref/target after focusing it.',
+  details:
+    'Modifiers are always released, even if delivery fails. The value is given for a field; the effect holds treeChanged.',
   args: ARGS,
   readOnly: false,
   actsOnTarget: true,

@@ -3,7 +3,7 @@
  * Adding a step = its own file + one line here.
  */
 import { closest, PerfError } from '../errors.js';
-import { COMMON_ARGS, SNAPSHOT_ARG, TARGET_ARGS, type JsonSchema, type StepDefinition } from './define.js';
+import { COMMON_ARGS, DEFAULT_STEP_TIMEOUT_MS, SCENARIO_ONLY_ARGS, SNAPSHOT_ARG, TARGET_ARGS, TARGET_BRIEF, TARGET_SCHEMA, type JsonSchema, type StepDefinition } from './define.js';
 import { blur } from './blur.js';
 import { clear } from './clear.js';
 import { dblclick } from './dblclick.js';
@@ -132,10 +132,12 @@ export function stepArgsSchema(def: StepDefinition<any>): JsonSchema {
     const own = def.args as JsonSchema;
     s = {
       type: 'object',
-      description: def.description,
+      description: longDescription(def),
       properties: {
         ...(own.properties ?? {}),
         ...COMMON_ARGS,
+        // The step's own default, so the schema states it exactly.
+        timeoutMs: { ...COMMON_ARGS.timeoutMs, description: `Max ms before failing, default ${def.defaultTimeoutMs ?? DEFAULT_STEP_TIMEOUT_MS}.` },
         ...(def.actsOnTarget ? { snapshot: SNAPSHOT_ARG } : {}),
       },
       ...(own.required ? { required: own.required } : {}),
@@ -147,6 +149,65 @@ export function stepArgsSchema(def: StepDefinition<any>): JsonSchema {
   }
   return s;
 }
+
+/** The description people see (YAML hover, CLI help): the agent's one or two sentences, then the details. */
+export function longDescription(def: StepDefinition<any>): string {
+  return def.details ? `${def.description} ${def.details}` : def.description;
+}
+
+const mcpSchemas = new Map<string, JsonSchema>();
+
+/**
+ * The step's arguments as an MCP tool lists them, derived from the full schema with the same
+ * constraints (the MCP door validates against it): no top-level description (the tool has one), no
+ * scenario-only arguments (label, optional), one description per argument (none inside it), and
+ * the target in its compact form (one line of meaning; its fields, and within's, undescribed).
+ */
+export function mcpArgsSchema(def: StepDefinition<any>): JsonSchema {
+  let s = mcpSchemas.get(def.name);
+  if (!s) {
+    const { description: _tool, properties = {}, ...rest } = stepArgsSchema(def);
+    const props: Record<string, JsonSchema> = {};
+    for (const [k, v] of Object.entries(properties)) {
+      if ((SCENARIO_ONLY_ARGS as readonly string[]).includes(k)) continue;
+      if (v === TARGET_SCHEMA) props[k] = COMPACT_TARGET;
+      // A target's own fields spread into a step (find): the step's description names them.
+      else if (v === (TARGET_SCHEMA.properties as Record<string, JsonSchema>)[k]) props[k] = undescribed(v);
+      else props[k] = v.description === undefined ? undescribed(v) : { ...undescribed(v), description: v.description };
+    }
+    s = { ...rest, properties: props };
+    mcpSchemas.set(def.name, s);
+  }
+  return s;
+}
+
+/**
+ * A schema with every description below the top level removed, the constraints kept. An object
+ * with several plain string fields (a target, within's target form) lists their names once and
+ * their one type once: the same constraints in fewer bytes.
+ */
+function undescribed(s: JsonSchema): JsonSchema {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(s)) {
+    if (k === 'description') continue;
+    if (k === 'properties' && v && typeof v === 'object') out[k] = Object.fromEntries(Object.entries(v).map(([p, ps]) => [p, undescribed(ps as JsonSchema)]));
+    else if ((k === 'anyOf' || k === 'oneOf') && Array.isArray(v)) out[k] = v.map((x) => undescribed(x as JsonSchema));
+    else if (k === 'items' && v && typeof v === 'object') out[k] = undescribed(v as JsonSchema);
+    else out[k] = v;
+  }
+  const props = out.properties as Record<string, JsonSchema> | undefined;
+  const plain = (p: JsonSchema): boolean => Object.keys(p).length === 1 && p.type === 'string';
+  if (props && out.additionalProperties === false && Object.values(props).filter(plain).length >= COMPACT_MIN_STRING_FIELDS) {
+    const { properties: _p, additionalProperties: _a, ...rest } = out;
+    const other = Object.fromEntries(Object.entries(props).filter(([, p]) => !plain(p)));
+    return { ...rest, propertyNames: { enum: Object.keys(props) }, ...(Object.keys(other).length ? { properties: other } : {}), additionalProperties: { type: 'string' } };
+  }
+  return out;
+}
+// Below three string fields, listing each ({"type":"string"}) is as short as the rewrite.
+const COMPACT_MIN_STRING_FIELDS = 3;
+
+const COMPACT_TARGET: JsonSchema = { ...undescribed(TARGET_SCHEMA), description: TARGET_BRIEF };
 
 /** The target arguments, for step files that act on an element. */
 export { TARGET_ARGS };

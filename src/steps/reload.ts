@@ -4,11 +4,11 @@ import { NAVIGATION_TIMEOUT_MS, readLocation } from './navigate.js';
 
 export const reload = defineStep({
   name: 'reload',
-  description: 'Reload the current page and wait for the load event. Returns the url read back after load. In-page state (form input, scroll, console buffer) starts over.',
+  description: 'Reload the current page and wait for the load event. Returns the url read back; in-page state (form input, scroll, console buffer) starts over.',
   args: {
     type: 'object',
     properties: {
-      ignoreCache: { type: 'boolean', description: 'Bypass the HTTP cache, like a hard reload (Shift+Reload). Default false.' },
+      ignoreCache: { type: 'boolean', description: 'Bypass the HTTP cache (hard reload). Default false.' },
     },
   } as const,
   readOnly: false,

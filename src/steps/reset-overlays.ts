@@ -8,9 +8,9 @@ import { dismissAnswer, dismissOpenModals, modalOp, pressEscape, type Dismissed,
 
 export const resetOverlays = defineStep({
   name: 'reset_overlays',
-  description:
-    'Reset transient UI: press Escape once at page level, hide open popovers, close modals like dismiss_modals (dialog.close(), Escape, close/cancel/OK button), then blur the focused element. ' +
-    'Returns what it did and how many modals remain open (read back).',
+  description: 'Reset transient UI: press Escape, hide popovers, close modals (like dismiss_modals), blur the focused element. Returns what it did and the modals left.',
+  details:
+    'Escape is pressed once at page level; modals are closed with dialog.close(), Escape, or their close/cancel/OK button. How many modals remain open is read back.',
   args: { type: 'object', properties: {} } as const,
   readOnly: false,
   async run(ctx) {

@@ -50,17 +50,17 @@ export function viewportAnswer(want: ViewportSpec, seen: ViewportReadBack): { da
 
 export const resizeViewport = defineStep({
   name: 'resize_viewport',
-  description:
-    'Emulate a viewport: width × height CSS px, device pixel ratio, mobile layout (meta viewport honoured) and touch. ' +
-    'Returns the values read back from the page (innerWidth, innerHeight, devicePixelRatio, touch) and verified. device_profile reset undoes it.',
+  description: 'Emulate a viewport: width × height CSS px, pixel ratio, mobile layout and touch. Returns the values read back from the page and verified.',
+  details:
+    'mobile honours the meta viewport tag. Read back: innerWidth, innerHeight, devicePixelRatio, touch. device_profile reset undoes it.',
   args: {
     type: 'object',
     properties: {
       width: { type: 'integer', minimum: 1, maximum: 10000, description: 'Viewport width in CSS px.' },
       height: { type: 'integer', minimum: 1, maximum: 10000, description: 'Viewport height in CSS px.' },
-      dpr: { type: 'number', exclusiveMinimum: 0, maximum: 10, description: 'Device pixel ratio (window.devicePixelRatio). Default 1.' },
-      mobile: { type: 'boolean', description: 'Mobile layout: the meta viewport tag is honoured and scrollbars overlay. Default false.' },
-      touch: { type: 'boolean', description: 'Emulate a touch screen (navigator.maxTouchPoints > 0, touch events). Default false.' },
+      dpr: { type: 'number', exclusiveMinimum: 0, maximum: 10, description: 'Device pixel ratio. Default 1.' },
+      mobile: { type: 'boolean', description: 'Mobile layout (meta viewport honoured, overlay scrollbars). Default false.' },
+      touch: { type: 'boolean', description: 'Emulate a touch screen (maxTouchPoints, touch events). Default false.' },
     },
     required: ['width', 'height'],
   } as const,

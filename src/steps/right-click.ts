@@ -9,7 +9,9 @@ const ARGS = {
 
 export const rightClick = defineStep({
   name: 'right_click',
-  description: 'Right-click an element (contextmenu event). Passes the actionability gate first (scrolled into view, visible, stable, enabled, not covered) and returns the effect read back after the page settles (treeChanged; checked for checkboxes/switches). Takes snapshot: full | diff | none (default none) to embed the page after the action.',
+  description: 'Right-click (contextmenu) an element, after the actionability checks; returns the effect.',
+  details:
+    'The gate first scrolls it into view. The effect holds treeChanged, and checked for checkboxes/switches.',
   args: ARGS,
   readOnly: false,
   actsOnTarget: true,

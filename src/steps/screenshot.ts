@@ -42,30 +42,30 @@ export function imageSize(buf: Buffer): { width: number; height: number } | unde
 
 export const screenshot = defineStep({
   name: 'screenshot',
-  description:
-    'Capture the viewport (default), the full page (fullPage), one element (ref or target) or a rectangle relative to it (rect), as PNG (default) or JPEG. ' +
-    'Returns the image plus {width, height, bytes} read from the image; with path, also writes it to a file inside the working folder.',
+  description: 'Capture the viewport, the full page, an element or a rect in it as PNG or JPEG; returns the image.',
+  details:
+    'Default: the viewport, as PNG. Returns the image plus {width, height, bytes} read from the image; with path, also writes it to a file inside the working folder.',
   args: {
     type: 'object',
     properties: {
       ...TARGET_ARGS,
-      format: { type: 'string', enum: ['png', 'jpeg'], description: 'Image format. Default png, or jpeg when path ends in .jpg/.jpeg.' },
-      quality: { type: 'integer', minimum: 0, maximum: 100, description: 'JPEG quality 0-100 (jpeg only). Default 80.' },
+      format: { type: 'string', enum: ['png', 'jpeg'], description: 'Default png, or jpeg when path ends in .jpg/.jpeg.' },
+      quality: { type: 'integer', minimum: 0, maximum: 100, description: 'JPEG quality 0-100. Default 80.' },
       rect: {
         type: 'object',
-        description: 'A rectangle relative to the element given by ref or target, in CSS pixels.',
+        description: 'Rectangle relative to the ref/target element, in CSS px.',
         properties: {
-          x: { type: 'number', description: 'Left edge, CSS px from the element box left.' },
-          y: { type: 'number', description: 'Top edge, CSS px from the element box top.' },
+          x: { type: 'number', description: "Left edge, CSS px from the element's left." },
+          y: { type: 'number', description: "Top edge, CSS px from the element's top." },
           width: { type: 'number', exclusiveMinimum: 0, description: 'Width in CSS px.' },
           height: { type: 'number', exclusiveMinimum: 0, description: 'Height in CSS px.' },
         },
         required: ['x', 'y', 'width', 'height'],
         additionalProperties: false,
       },
-      fullPage: { type: 'boolean', description: 'Capture the whole scrollable page instead of the viewport. Not with ref/target. Default false.' },
-      path: { type: 'string', minLength: 1, description: 'Also write the image to this file, relative to the working folder (must stay inside it).' },
-      overwrite: { type: 'boolean', description: 'Replace the file at path if it exists. Default false (an existing file is an error).' },
+      fullPage: { type: 'boolean', description: 'Whole scrollable page instead of the viewport; not with ref/target.' },
+      path: { type: 'string', minLength: 1, description: 'Also write the image to this file, inside the working folder.' },
+      overwrite: { type: 'boolean', description: 'Replace an existing file at path. Default false: error.' },
     },
   } as const,
   readOnly: true,

@@ -8,10 +8,10 @@ const ARGS = {
   properties: {
     ...TARGET_ARGS,
     direction: { type: 'string', enum: ['up', 'down', 'left', 'right'], description: 'Which way to scroll (with pixels).' },
-    pixels: { type: 'number', exclusiveMinimum: 0, description: 'How far to scroll in that direction, in CSS px (default: 80% of the container’s visible height or width).' },
+    pixels: { type: 'number', exclusiveMinimum: 0, description: "Distance in CSS px. Default 80% of the container's visible size." },
     dx: { type: 'number', description: 'Horizontal scroll in CSS px (positive: right).' },
     dy: { type: 'number', description: 'Vertical scroll in CSS px (positive: down).' },
-    intoView: { type: 'boolean', description: 'Scroll until ref/target is in view (centred), instead of by an amount.' },
+    intoView: { type: 'boolean', description: 'Scroll ref/target into view (centred) instead of by an amount.' },
   },
   additionalProperties: false,
 } as const;
@@ -25,8 +25,9 @@ const PAGE_FRACTION = 0.8;
 
 export const scroll = defineStep({
   name: 'scroll',
-  description:
-    'Scroll ref/target (or its nearest scrollable ancestor), or without one the first scrollable element of the page (else the document), by direction + pixels or dx / dy, with real mouse-wheel events at the container so scroll handlers and frames run as for a user. Clamped to the scroll range. intoView scrolls an element into view instead. Returns the effect scrollOffset {changed, before, after}. Takes snapshot: full | diff | none (default none).',
+  description: 'Scroll with wheel events (direction+pixels or dx/dy) in the container of ref/target or the page, or intoView; reads back the offset.',
+  details:
+    'With ref/target it scrolls that element or its nearest scrollable ancestor; without, the first scrollable element of the page (else the document). Wheel events at the container run scroll handlers and frames as for a user. Clamped to the scroll range. intoView scrolls the element into view instead. The effect: scrollOffset {changed, before, after}.',
   args: ARGS,
   readOnly: false,
   actsOnTarget: true,

@@ -12,7 +12,7 @@ const ARGS = {
         { type: 'string', description: 'One option.' },
         { type: 'array', items: { type: 'string', description: 'An option.' }, minItems: 1, description: 'Several options (multi-select).' },
       ],
-      description: 'The option(s) to select: matched against the visible label first, then the value attribute, then the label ignoring case.',
+      description: 'Option(s) to select: by visible label, then value, then label ignoring case.',
     },
     ...GATE_ARGS,
   },
@@ -42,8 +42,9 @@ async function ariaOptionsWhenOpen(ctx: StepContext, ref: string): Promise<Extra
 
 export const selectOption = defineStep({
   name: 'select_option',
-  description:
-    'Select option(s) in a native <select> (set as a user would, firing input and change) or an ARIA listbox / combobox (opens it and clicks the option). Returns the effect selected {verified, value} read back from the control. Takes snapshot: full | diff | none (default none).',
+  description: 'Select option(s) in a native <select> or an ARIA listbox/combobox, as a user would. The effect selected {verified, value} is read back.',
+  details:
+    'A <select> is set with input and change events; a listbox or combobox is opened and the option clicked.',
   args: ARGS,
   readOnly: false,
   actsOnTarget: true,

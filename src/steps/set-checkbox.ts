@@ -7,7 +7,7 @@ const ARGS = {
   type: 'object',
   properties: {
     ...TARGET_ARGS,
-    value: { type: ['boolean', 'string'], enum: [true, false, 'true', 'false'], description: 'The state wanted: true (checked / on) or false; "true"/"false" accepted.' },
+    value: { type: ['boolean', 'string'], enum: [true, false, 'true', 'false'], description: 'Wanted state: true (checked/on) or false; "true"/"false" accepted.' },
     ...GATE_ARGS,
   },
   required: ['value'],
@@ -17,8 +17,9 @@ const ARGS = {
 
 export const setCheckbox = defineStep({
   name: 'set_checkbox',
-  description:
-    'Make a checkbox, radio, switch (or any aria-checked control) checked or unchecked. Taps only when the state differs, so it is idempotent; returns previousValue, toggled and the effect checked {verified, before, after} read back. A control hidden behind a styled label is toggled through its label. Takes snapshot: full | diff | none (default none).',
+  description: 'Set a checkbox, radio or switch to value, clicking only if needed; the effect reads back checked.',
+  details:
+    'Idempotent: taps only when the state differs. Returns previousValue and toggled. A control hidden behind a styled label is toggled through its label.',
   args: ARGS,
   readOnly: false,
   actsOnTarget: true,

@@ -9,7 +9,9 @@ const ARGS = {
 
 export const tap = defineStep({
   name: 'tap',
-  description: 'Click an element (ref or target) at its live centre with the left button, like a user. Passes the actionability gate first (scrolled into view, visible, stable, enabled, not covered) and returns the effect read back after the page settles (treeChanged; checked for checkboxes/switches). Takes snapshot: full | diff | none (default none) to embed the page after the action.',
+  description: 'Click an element like a user, after the actionability checks; returns the effect.',
+  details:
+    'Left button, at its live centre. The gate first scrolls it into view and checks it is visible, stable, enabled and not covered. The effect holds treeChanged, and checked for checkboxes/switches.',
   args: ARGS,
   readOnly: false,
   actsOnTarget: true,

@@ -9,7 +9,9 @@ const ARGS = {
 
 export const tripleClick = defineStep({
   name: 'triple_click',
-  description: 'Triple-click an element (selects a paragraph, or the whole line of a field). Passes the actionability gate first (scrolled into view, visible, stable, enabled, not covered) and returns the effect read back after the page settles (treeChanged; checked for checkboxes/switches). Takes snapshot: full | diff | none (default none) to embed the page after the action.',
+  description: 'Triple-click an element (selects its text), after the actionability checks; returns the effect.',
+  details:
+    'Selects a paragraph, or the whole line of a field. The gate first scrolls it into view. The effect holds treeChanged, and checked for checkboxes/switches.',
   args: ARGS,
   readOnly: false,
   actsOnTarget: true,

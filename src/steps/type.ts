@@ -6,7 +6,7 @@ const ARGS = {
   type: 'object',
   properties: {
     ...TARGET_ARGS,
-    text: { type: 'string', description: 'The text the field should hold afterwards (what it held before is replaced).' },
+    text: { type: 'string', description: 'Text the field should hold afterwards (replaces its content).' },
     ...GATE_ARGS,
   },
   required: ['text'],
@@ -15,7 +15,9 @@ const ARGS = {
 
 export const typeStep = defineStep({
   name: 'type',
-  description: 'Type text into a text field key by key (keydown/keypress/input/keyup per character) after clicking into it, replacing what it held, then fire change as a user moving on would. The effect reads back what the field holds: text.verified is false when the field refused or reformatted it (e.g. letters in a number field). Takes snapshot: full | diff | none (default none).',
+  description: 'Type into a field key by key, replacing its content; the effect reads back the value.',
+  details:
+    'Clicks into the field first, sends keydown/keypress/input/keyup per character, then fires change as a user moving on would. text.verified is false e.g. for letters in a number field.',
   args: ARGS,
   readOnly: false,
   actsOnTarget: true,

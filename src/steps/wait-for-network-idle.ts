@@ -18,8 +18,9 @@ const MAX_LISTED = 20;
 
 export const waitForNetworkIdle = defineStep({
   name: 'wait_for_network_idle',
-  description:
-    'Wait until the page has had no network request in flight for idleMs (default 500). A timeout is a normal answer {idle: false, inFlight: [urls]} listing what is still loading.',
+  description: 'Wait until no network request has been in flight for idleMs (default 500). A timeout is an answer {idle: false, inFlight: [urls]}, not a failure.',
+  details:
+    'inFlight lists what is still loading. Default timeout 15000 ms.',
   args: {
     type: 'object',
     properties: {
@@ -27,7 +28,7 @@ export const waitForNetworkIdle = defineStep({
       ignore: {
         type: 'array',
         items: { type: 'string', minLength: 1, description: 'A substring of the URL.' },
-        description: 'Requests whose URL contains one of these substrings do not count (long polling, analytics beacons, event streams).',
+        description: 'Ignore requests whose URL contains one of these (polling, beacons, streams).',
       },
     },
   } as const,

@@ -10,14 +10,14 @@ const POLL_MS = 50;
 
 export const waitFor = defineStep({
   name: 'wait_for',
-  description:
-    "Wait until a text is visible on the page (text) and/or a text is no longer visible (textGone), polling the page's visible text including open shadow roots and same-origin iframes. " +
-    'A timeout is a failure (code wait_timeout) naming the condition still unmet, in a scenario (setup or steps) as in MCP: a setup that never reached its state must not be measured.',
+  description: 'Wait until a text is visible (text) and/or no longer visible (textGone). A timeout is a failure (wait_timeout) naming the unmet condition.',
+  details:
+    "Polls the page's visible text, including open shadow roots and same-origin iframes. A timeout fails in a scenario (setup or steps) as in MCP: a setup that never reached its state must not be measured.",
   args: {
     type: 'object',
     properties: {
-      text: { type: 'string', minLength: 1, description: 'Wait until this text is visible: a case-sensitive substring of the visible text, whitespace collapsed.' },
-      textGone: { type: 'string', minLength: 1, description: 'Wait until this text is no longer visible (case-sensitive substring, whitespace collapsed).' },
+      text: { type: 'string', minLength: 1, description: 'Wait until this is visible (case-sensitive substring, whitespace collapsed).' },
+      textGone: { type: 'string', minLength: 1, description: 'Wait until this is no longer visible (case-sensitive substring).' },
     },
   } as const,
   readOnly: true,

@@ -4,7 +4,8 @@
  */
 
 export function helpersModule() {
-  const norm = (s: string | null | undefined): string => (s ?? '').replace(/\s+/g, ' ').trim();
+  // Zero-width spaces and joiners are line-break hints (Swagger UI puts them in paths), not text.
+  const norm = (s: string | null | undefined): string => (s ?? '').replace(/[\u200B-\u200D\u2060\uFEFF]/g, '').replace(/\s+/g, ' ').trim();
   const cut = (s: string, n: number): string => (s.length > n ? s.slice(0, n - 1) + '…' : s);
   const ELEMENT = 1;
   const TEXT = 3;

@@ -1,0 +1,112 @@
+/**
+ * Capabilities: named groups of MCP tools. An agent pays for every listed tool's definition on
+ * every turn, so the default caps cover driving and measuring an app and the rest is opt-in with
+ * `perf mcp --caps NAME,…` or `tools.caps` in .perf/mcp.json. Every tool is in exactly one cap.
+ */
+import { closest, PerfError } from '../errors.js';
+
+export interface CapDefinition {
+  /** kebab-case, as given to --caps. */
+  name: string;
+  /** One line for --help and the README table. */
+  description: string;
+  /** On when no caps are given. */
+  byDefault: boolean;
+  tools: readonly string[];
+}
+
+export function defineCap(def: CapDefinition): CapDefinition {
+  return def;
+}
+
+export const coreCap = defineCap({
+  name: 'core',
+  description: 'Drive an app: snapshot, find, tap, fill, keys, select, wait and expect, navigate, screenshot, several steps in one call, start and stop the app.',
+  byDefault: true,
+  tools: ['snap', 'find', 'tap', 'fill', 'press_key', 'select_option', 'wait_for', 'expect', 'navigate', 'screenshot', 'run', 'app_start', 'app_stop', 'app_status'],
+});
+
+export const perfCap = defineCap({
+  name: 'perf',
+  description: 'Measure: open and close a measured window, read an insight, run a scenario, compare two runs.',
+  byDefault: true,
+  tools: ['perf_begin', 'perf_end', 'perf_insight', 'perf_run', 'perf_compare'],
+});
+
+export const pointerExtraCap = defineCap({
+  name: 'pointer-extra',
+  description: 'More pointer actions: hover, double, right and triple click, drag, scroll with the wheel.',
+  byDefault: false,
+  tools: ['hover', 'dblclick', 'right_click', 'triple_click', 'drag', 'scroll'],
+});
+
+export const formsExtraCap = defineCap({
+  name: 'forms-extra',
+  description: 'More keyboard and form control: type key by key, set a checkbox, clear a field, focus, blur.',
+  byDefault: false,
+  tools: ['type', 'set_checkbox', 'clear', 'focus', 'blur'],
+});
+
+export const navigationExtraCap = defineCap({
+  name: 'navigation-extra',
+  description: 'History back, reload, wait for the network to go idle, list the app routes, close modals and overlays.',
+  byDefault: false,
+  tools: ['navigate_back', 'reload', 'wait_for_network_idle', 'get_routes', 'dismiss_modals', 'reset_overlays'],
+});
+
+export const viewportCap = defineCap({
+  name: 'viewport',
+  description: 'Resize the viewport or emulate a device preset.',
+  byDefault: false,
+  tools: ['resize_viewport', 'device_profile'],
+});
+
+export const devtoolsCap = defineCap({
+  name: 'devtools',
+  description: 'Console, exceptions, observe interactive elements, user-timing marks, the trace of the last measured window, evaluate (also needs tools.allow).',
+  byDefault: false,
+  tools: ['console', 'exceptions', 'observe', 'mark', 'perf_trace', 'evaluate'],
+});
+
+export const lifecycleExtraCap = defineCap({
+  name: 'lifecycle-extra',
+  description: "Restart the app, read its logs, check the machine (doctor).",
+  byDefault: false,
+  tools: ['app_restart', 'app_logs', 'doctor'],
+});
+
+export const CAPS: readonly CapDefinition[] = [coreCap, perfCap, pointerExtraCap, formsExtraCap, navigationExtraCap, viewportCap, devtoolsCap, lifecycleExtraCap];
+
+/** Every cap: `--caps all`. */
+export const ALL_CAPS = 'all';
+
+export const DEFAULT_CAPS: readonly string[] = CAPS.filter((c) => c.byDefault).map((c) => c.name);
+
+export function capOf(tool: string): CapDefinition | undefined {
+  return CAPS.find((c) => c.tools.includes(tool));
+}
+
+/** The caps named (with `all`), checked: an unknown name is a usage error naming the known ones. `where` says which flag or file. */
+export function resolveCaps(names: readonly string[], where: string): string[] {
+  const out = new Set<string>();
+  for (const raw of names) {
+    const name = raw.trim();
+    if (name === '') continue;
+    if (name === ALL_CAPS) {
+      for (const c of CAPS) out.add(c.name);
+      continue;
+    }
+    if (!CAPS.some((c) => c.name === name)) {
+      const known = [...CAPS.map((c) => c.name), ALL_CAPS];
+      const near = closest(name, known);
+      throw new PerfError({
+        code: 'unknown_cap',
+        message: `${where}: unknown cap "${name}"${near.length ? `; did you mean ${near.map((n) => `"${n}"`).join(' or ')}?` : ''}`,
+        suggestion: `caps are ${known.join(', ')}`,
+        candidates: near,
+      });
+    }
+    out.add(name);
+  }
+  return [...out];
+}
