@@ -202,8 +202,11 @@ export function snapshotModule(dep: Deps) {
     const scrollable = scrolls;
     const interactive = INTERACTIVE.has(role) && !(role === 'option' && el.localName === 'option');
     const context = CONTEXT.has(role);
-    const n: SNode = { role, name, el, states: '', children: [], interactive: interactive || (isFocusable(el) && role !== 'dialog'), context, offscreen, count: 1 };
-    if (n.interactive || isFocusable(el) || scrollable || isFrame || (context && name)) n.ref = refFor(el, role, name);
+    // A button or link with an empty box and nothing inside to click (an icon shown on hover) cannot
+    // be acted on: listed without a ref, like a plain node.
+    const unclickable = (role === 'button' || role === 'link') && (r.width === 0 || r.height === 0) && !el.firstElementChild;
+    const n: SNode = { role, name, el, states: '', children: [], interactive: !unclickable && (interactive || (isFocusable(el) && role !== 'dialog')), context, offscreen, count: 1 };
+    if (n.interactive || (isFocusable(el) && !unclickable) || scrollable || isFrame || (context && name)) n.ref = refFor(el, role, name);
     n.states = statesOf(el, role, n, offscreen && (w.markEveryOffscreen || !w.inOffscreen), offscreen, tr, saved.clip, w) + (scrollable ? ' [scrollable]' : '');
     if (offscreen) w.inOffscreen = true;
     if (TYPEABLE.has(role) || (role === 'combobox' && el.localName === 'input')) n.typeable = !(el as HTMLInputElement).readOnly && !isDisabled(el);
