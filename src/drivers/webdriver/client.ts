@@ -1,0 +1,144 @@
+/**
+ * A thin typed client for W3C WebDriver classic (https://www.w3.org/TR/webdriver2/) over fetch:
+ * the dozen endpoints the page driver uses, each one call. Chosen over webdriverio or
+ * selenium-webdriver: those pull in 100+ packages for protocol coverage we do not use, and add a
+ * layer of retries and waits between us and the measurement.
+ */
+import { PerfError } from '../../errors.js';
+import { TargetClosedError } from '../errors.js';
+
+/** W3C "no such window" and friends: the browser or its window went away. */
+const GONE_ERRORS = new Set(['invalid session id', 'no such window', 'session not created']);
+// 30 s per command: longer than any sane single command (a navigation waits separately in the page).
+const DEFAULT_COMMAND_TIMEOUT_MS = 30_000;
+
+/** A WebDriver error answer (the server understood the command and refused it). */
+export class WebDriverError extends Error {
+  constructor(
+    readonly command: string,
+    readonly error: string,
+    readonly detail: string,
+  ) {
+    super(`${command}: ${error}: ${detail.split('\n')[0]}`);
+    this.name = 'WebDriverError';
+  }
+}
+
+export interface NewSessionResult {
+  sessionId: string;
+  capabilities: Record<string, unknown> & { browserName?: string; browserVersion?: string };
+}
+
+/** One pointer or key input source of a performActions call (W3C Actions). */
+export type ActionSource =
+  | { type: 'pointer'; id: string; parameters: { pointerType: 'mouse' }; actions: PointerAction[] }
+  | { type: 'key'; id: string; actions: KeyAction[] }
+  | { type: 'wheel'; id: string; actions: WheelAction[] };
+export type PointerAction =
+  | { type: 'pointerMove'; x: number; y: number; duration?: number; origin?: 'viewport' | 'pointer' }
+  | { type: 'pointerDown'; button: number }
+  | { type: 'pointerUp'; button: number }
+  | { type: 'pause'; duration: number };
+export type KeyAction = { type: 'keyDown'; value: string } | { type: 'keyUp'; value: string } | { type: 'pause'; duration: number };
+export type WheelAction = { type: 'scroll'; x: number; y: number; deltaX: number; deltaY: number; duration?: number; origin?: 'viewport' } | { type: 'pause'; duration: number };
+
+export class WebDriverClient {
+  private constructor(
+    readonly endpoint: string,
+    readonly sessionId: string,
+    readonly capabilities: NewSessionResult['capabilities'],
+  ) {}
+
+  /** Start a session on the server at `endpoint` (http://127.0.0.1:PORT). */
+  static async newSession(endpoint: string, alwaysMatch: Record<string, unknown>, timeoutMs = 60_000): Promise<WebDriverClient> {
+    const value = (await request(endpoint, 'POST', '/session', { capabilities: { alwaysMatch } }, 'new session', timeoutMs)) as NewSessionResult;
+    return new WebDriverClient(endpoint, value.sessionId, value.capabilities);
+  }
+
+  private cmd(method: 'GET' | 'POST' | 'DELETE', path: string, body: unknown, name: string, timeoutMs?: number): Promise<unknown> {
+    return request(this.endpoint, method, `/session/${this.sessionId}${path}`, body, name, timeoutMs);
+  }
+
+  navigate(url: string, timeoutMs?: number): Promise<unknown> {
+    return this.cmd('POST', '/url', { url }, 'navigate to', timeoutMs);
+  }
+  async url(): Promise<string> {
+    return String(await this.cmd('GET', '/url', undefined, 'get current url'));
+  }
+  back(): Promise<unknown> {
+    return this.cmd('POST', '/back', {}, 'back');
+  }
+  refresh(timeoutMs?: number): Promise<unknown> {
+    return this.cmd('POST', '/refresh', {}, 'refresh', timeoutMs);
+  }
+  /** Run `body` (a function body: `return …;`) in the page with `args`; its JSON result. */
+  execute<T>(body: string, args: unknown[] = [], timeoutMs?: number): Promise<T> {
+    return this.cmd('POST', '/execute/sync', { script: body, args }, 'execute script', timeoutMs) as Promise<T>;
+  }
+  /** Like execute, for a body that calls `arguments[arguments.length - 1](result)` when done. */
+  executeAsync<T>(body: string, args: unknown[] = [], timeoutMs?: number): Promise<T> {
+    return this.cmd('POST', '/execute/async', { script: body, args }, 'execute async script', timeoutMs) as Promise<T>;
+  }
+  performActions(actions: ActionSource[]): Promise<unknown> {
+    return this.cmd('POST', '/actions', { actions }, 'perform actions');
+  }
+  releaseActions(): Promise<unknown> {
+    return this.cmd('DELETE', '/actions', undefined, 'release actions');
+  }
+  async screenshot(): Promise<Buffer> {
+    return Buffer.from(String(await this.cmd('GET', '/screenshot', undefined, 'take screenshot')), 'base64');
+  }
+  windowRect(): Promise<{ x: number; y: number; width: number; height: number }> {
+    return this.cmd('GET', '/window/rect', undefined, 'get window rect') as Promise<{ x: number; y: number; width: number; height: number }>;
+  }
+  setWindowRect(r: { width: number; height: number }): Promise<unknown> {
+    return this.cmd('POST', '/window/rect', r, 'set window rect');
+  }
+  setTimeouts(t: { script?: number; pageLoad?: number; implicit?: number }): Promise<unknown> {
+    return this.cmd('POST', '/timeouts', t, 'set timeouts');
+  }
+  async close(): Promise<void> {
+    await request(this.endpoint, 'DELETE', `/session/${this.sessionId}`, undefined, 'delete session', 10_000).catch(() => undefined);
+  }
+}
+
+/** GET /status: whether the server is up and ready for a new session. */
+export async function serverReady(endpoint: string): Promise<boolean> {
+  try {
+    const r = (await request(endpoint, 'GET', '/status', undefined, 'status', 2000)) as { ready?: boolean };
+    return r?.ready !== false;
+  } catch {
+    return false;
+  }
+}
+
+async function request(endpoint: string, method: string, path: string, body: unknown, name: string, timeoutMs = DEFAULT_COMMAND_TIMEOUT_MS): Promise<unknown> {
+  let res: Response;
+  try {
+    res = await fetch(`${endpoint}${path}`, {
+      method,
+      headers: body === undefined ? {} : { 'content-type': 'application/json; charset=utf-8' },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+  } catch (e) {
+    const err = e as Error;
+    if (err.name === 'TimeoutError') throw new TargetClosedError(`${name}: no answer from the WebDriver server in ${timeoutMs} ms (browser hung or gone)`);
+    throw new TargetClosedError(`${name}: the WebDriver server at ${endpoint} is unreachable (${err.message})`);
+  }
+  const text = await res.text();
+  let json: { value?: unknown };
+  try {
+    json = JSON.parse(text) as { value?: unknown };
+  } catch {
+    throw new PerfError({ code: 'webdriver_protocol', kind: 'environment', message: `${name}: the WebDriver server answered HTTP ${res.status} with no JSON: ${text.slice(0, 200)}` });
+  }
+  const value = json.value as { error?: string; message?: string } | null | undefined;
+  if (!res.ok || (value && typeof value === 'object' && typeof value.error === 'string')) {
+    const error = value?.error ?? `HTTP ${res.status}`;
+    const detail = value?.message ?? text.slice(0, 200);
+    if (GONE_ERRORS.has(error)) throw new TargetClosedError(`${name}: ${error}: ${detail.split('\n')[0]}`);
+    throw new WebDriverError(name, error, detail);
+  }
+  return json.value;
+}

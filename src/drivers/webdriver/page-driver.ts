@@ -1,0 +1,286 @@
+/**
+ * The page contract (src/drivers/page-driver.ts) over W3C WebDriver classic: the in-page runtime
+ * through executeScript (the same modules as over CDP: snapshot and refs, targets, actionability,
+ * effect), input through the Actions API, navigation, screenshots, the window size. What WebDriver
+ * classic cannot do yet here (device emulation beyond the window size, the measurement session,
+ * console capture from document start) is refused with a PerfError naming the driver, never faked.
+ */
+import { PerfError } from '../../errors.js';
+import { TargetClosedError } from '../errors.js';
+import { assertNotBrowserShortcut, keyDefinition, type Modifier } from '../keys.js';
+import type {
+  CaptureOptions,
+  ClickOptions,
+  EvaluateOutcome,
+  HostPage,
+  NavigateResult,
+  NavigationWatch,
+  PageCapture,
+  PageEmulation,
+  PageInput,
+  PageNavigation,
+  PagePerf,
+  Point,
+  RuntimeCallOptions,
+  ViewportReadBack,
+  ViewportSpec,
+} from '../page-driver.js';
+import type { RuntimeApi, RuntimeMethod } from '../runtime/api.js';
+import { PAGE_RUNTIME_SOURCE, RUNTIME_VERSION } from '../runtime/main.js';
+import { WebDriverClient, WebDriverError, type ActionSource, type KeyAction, type PointerAction } from './client.js';
+
+const MISSING = '__rehearse_runtime_missing__';
+// W3C key codes (WebDriver "keyboard actions" table) for the named keys of src/drivers/keys.ts.
+const W3C_KEYS: Record<string, string> = {
+  Enter: '\uE007', Escape: '\uE00C', Tab: '\uE004', Backspace: '\uE003', Delete: '\uE017', Insert: '\uE016',
+  ArrowUp: '\uE013', ArrowDown: '\uE015', ArrowLeft: '\uE012', ArrowRight: '\uE014', Home: '\uE011', End: '\uE010',
+  PageUp: '\uE00E', PageDown: '\uE00F', ' ': ' ', Shift: '\uE008', Control: '\uE009', Alt: '\uE00A', Meta: '\uE03D', ContextMenu: '\uE03C',
+  F1: '\uE031', F2: '\uE032', F3: '\uE033', F4: '\uE034', F5: '\uE035', F6: '\uE036', F7: '\uE037', F8: '\uE038', F9: '\uE039', F10: '\uE03A', F11: '\uE03B', F12: '\uE03C',
+};
+const MODIFIER_KEY: Record<Modifier, string> = { control: '\uE009', shift: '\uE008', alt: '\uE00A', meta: '\uE03D' };
+const BUTTON: Record<NonNullable<ClickOptions['button']>, number> = { left: 0, middle: 1, right: 2 };
+// Ten moves for a drag, as over CDP: smooth enough for libraries that track velocity.
+const DEFAULT_DRAG_STEPS = 10;
+
+function unsupported(what: string): PerfError {
+  return new PerfError({ code: 'unsupported_on_driver', kind: 'usage', message: `${what} is not available on the webdriver driver yet`, suggestion: 'run this on the cdp driver (browser.driver: cdp)' });
+}
+
+/** The W3C key value of a key name ("Enter", "a", "F5"). */
+function w3cKey(name: string): string {
+  const def = keyDefinition(name);
+  return W3C_KEYS[def.key] ?? W3C_KEYS[name] ?? def.key;
+}
+
+export class WebDriverPageDriver implements HostPage {
+  readonly input: PageInput;
+  readonly emulation: PageEmulation;
+  readonly navigation: PageNavigation;
+  readonly capture: PageCapture;
+  readonly perf: PagePerf;
+  private crashed: string | undefined;
+  private readonly crashHandlers = new Set<(reason: string) => void>();
+
+  constructor(
+    readonly client: WebDriverClient,
+    private readonly userAgent: string,
+  ) {
+    this.input = {
+      click: (x, y, opts) => this.click(x, y, opts),
+      clickOverlapped: (x, y, opts) => {
+        const done = this.click(x, y, opts);
+        return { pressed: done, done };
+      },
+      hover: (x, y) => this.actions([{ type: 'pointer', id: 'mouse', parameters: { pointerType: 'mouse' }, actions: [{ type: 'pointerMove', x: Math.round(x), y: Math.round(y), origin: 'viewport' }] }]),
+      drag: (from, to, opts) => this.drag(from, to, opts?.steps ?? DEFAULT_DRAG_STEPS, opts?.modifiers ?? []),
+      wheel: (x, y, deltaX, deltaY) => this.actions([{ type: 'wheel', id: 'wheel', actions: [{ type: 'scroll', x: Math.round(x), y: Math.round(y), deltaX: Math.round(deltaX), deltaY: Math.round(deltaY), origin: 'viewport' }] }]),
+      pressKey: (key, modifiers = [], repeat = 1) => this.pressKey(key, modifiers, repeat),
+      typeText: (text) => this.keys([...text].flatMap((ch): KeyAction[] => [{ type: 'keyDown', value: ch }, { type: 'keyUp', value: ch }])),
+      // One edit with its input events, like an IME commit.
+      insertText: (text) => this.evaluate(`document.execCommand('insertText', false, ${JSON.stringify(text)})`).then(() => undefined),
+      selectAll: () => this.pressKey('a', ['control'], 1),
+    };
+    this.emulation = {
+      applyViewport: (v) => this.applyViewport(v),
+      clear: async () => undefined,
+      readViewport: () => this.evaluate<ViewportReadBack>(`({ width: innerWidth, height: innerHeight, dpr: devicePixelRatio, touch: navigator.maxTouchPoints > 0, screenWidth: screen.width, screenHeight: screen.height, userAgent: navigator.userAgent })`),
+      viewportOverridden: () => false,
+      browserUserAgent: () => this.userAgent.replace('HeadlessChrome/', 'Chrome/'),
+      setUserAgent: () => Promise.reject(unsupported('a user agent override')),
+    };
+    this.navigation = {
+      navigate: (url, timeoutMs) => this.navigate(url, timeoutMs),
+      reload: (opts) => this.guard(this.client.refresh(opts.timeoutMs)).then(() => undefined),
+      back: (timeoutMs) => this.back(timeoutMs),
+      // WebDriver classic reports no navigation events: an action that leaves the document shows as
+      // a detached settle instead (page_navigated), and the next step sees the new page.
+      watch: (): NavigationWatch => ({ requested: undefined, sameDocument: false, loaded: true, stop: () => undefined }),
+    };
+    this.capture = {
+      screenshot: (opts) => this.screenshot(opts),
+      geometry: () => this.evaluate(`({ contentWidth: document.documentElement.scrollWidth, contentHeight: document.documentElement.scrollHeight, scrollX: scrollX, scrollY: scrollY })`),
+      console: () => Promise.reject(unsupported('console capture')),
+      exceptions: () => Promise.reject(unsupported('exception capture')),
+      pendingRequests: () => Promise.reject(unsupported('request capture')),
+      network: () => Promise.reject(unsupported('network activity')),
+    };
+    this.perf = {
+      mark: (name) => this.evaluate<number>(`(() => { const m = performance.mark(${JSON.stringify(name)}); return performance.timeOrigin + m.startTime; })()`),
+      begin: () => Promise.reject(unsupported('a perf session (perf_begin)')),
+    };
+  }
+
+  get crashReason(): string | undefined {
+    return this.crashed;
+  }
+
+  onCrash(fn: (reason: string) => void): () => void {
+    this.crashHandlers.add(fn);
+    return () => this.crashHandlers.delete(fn);
+  }
+
+  /** Every command goes through here: a server or browser that went away marks the page gone. */
+  private async guard<T>(p: Promise<T>): Promise<T> {
+    if (this.crashed) throw new TargetClosedError(this.crashed);
+    try {
+      return await p;
+    } catch (e) {
+      if (e instanceof TargetClosedError && !this.crashed) {
+        this.crashed = e.message;
+        for (const fn of this.crashHandlers) fn(e.message);
+      }
+      throw e;
+    }
+  }
+
+  async call<M extends RuntimeMethod>(method: M, args: Parameters<RuntimeApi[M]>, opts: RuntimeCallOptions = {}): Promise<Awaited<ReturnType<RuntimeApi[M]>>> {
+    const body = `const r = globalThis[Symbol.for('rehearse.runtime')]; if (!r || r.version !== arguments[0]) return ${JSON.stringify(MISSING)}; return r.call(arguments[1], arguments[2]);`;
+    for (let attempt = 0; ; attempt++) {
+      let value: unknown;
+      try {
+        value = await this.guard(this.client.execute<unknown>(body, [RUNTIME_VERSION, method, args], opts.timeoutMs));
+      } catch (e) {
+        if (e instanceof WebDriverError && /unload|navigat|detached|no such frame/i.test(e.detail)) {
+          throw new PerfError({ code: 'page_navigated', kind: 'failed', message: `the page navigated or reloaded while ${method} was running`, suggestion: 'wait for the navigation (wait_for) and run snap again', cause: e });
+        }
+        throw e;
+      }
+      if (value === MISSING) {
+        if (attempt > 0) throw new PerfError({ code: 'runtime_missing', kind: 'environment', message: 'could not install the page runtime in this document' });
+        await this.installScripts();
+        continue;
+      }
+      if (value && typeof value === 'object' && (value as { status?: string }).status === 'runtime_error') {
+        throw new PerfError({ code: 'runtime_error', kind: 'failed', message: `page runtime ${method} failed: ${String((value as { detail?: string }).detail).split('\n')[0]}` });
+      }
+      return value as Awaited<ReturnType<RuntimeApi[M]>>;
+    }
+  }
+
+  async evaluate<T>(expression: string, opts: { timeoutMs?: number } = {}): Promise<T> {
+    try {
+      // Indirect eval: the expression runs in the page's global scope; a promise it yields is awaited.
+      return await this.guard(this.client.execute<T>('return (0, eval)(arguments[0]);', [expression], opts.timeoutMs));
+    } catch (e) {
+      if (e instanceof WebDriverError && e.error === 'javascript error') throw new PerfError({ code: 'evaluate_failed', kind: 'failed', message: `page script threw: ${e.detail.split('\n')[0]}` });
+      throw e;
+    }
+  }
+
+  async evaluateUser(expression: string, opts: { deadline: number; timeoutMs: number }): Promise<EvaluateOutcome> {
+    const body = `const v = await (0, eval)(arguments[0]); if (v === undefined) return { kind: 'undefined' }; const t = typeof v;
+      if (t === 'function' || t === 'symbol' || (v && typeof v === 'object' && 'nodeType' in v)) return { kind: 'opaque', type: t === 'object' ? 'node' : t, description: String(v).slice(0, 200) };
+      return { kind: 'value', value: v, type: t };`;
+    try {
+      return await this.guard(this.client.execute<EvaluateOutcome>(`return (async () => { ${body} })();`, [expression], Math.max(1, opts.deadline - Date.now())));
+    } catch (e) {
+      if (e instanceof WebDriverError && e.error === 'javascript error') throw new PerfError({ code: 'evaluate_failed', kind: 'failed', message: `evaluate: the expression threw: ${e.detail.split('\n')[0]}` });
+      if (e instanceof WebDriverError && e.error === 'script timeout') throw new PerfError({ code: 'timeout', kind: 'failed', message: `evaluate: the expression still ran after ${opts.timeoutMs} ms` });
+      throw e;
+    }
+  }
+
+  async bringToFront(): Promise<void> {
+    // A WebDriver session's window is the one in front; nothing to do.
+  }
+
+  async installScripts(): Promise<void> {
+    await this.guard(this.client.execute(`${PAGE_RUNTIME_SOURCE}; return true;`));
+  }
+
+  async emulateEnvironment(env: { viewport: ViewportSpec; cpuThrottle: number }): Promise<void> {
+    if (env.cpuThrottle !== 1) throw unsupported('CPU throttling');
+    await this.applyViewport(env.viewport);
+  }
+
+  alive(): boolean {
+    return this.crashed === undefined;
+  }
+
+  private actions(sources: ActionSource[]): Promise<void> {
+    return this.guard(this.client.performActions(sources)).then(() => undefined);
+  }
+
+  private keys(actions: KeyAction[]): Promise<void> {
+    return this.actions([{ type: 'key', id: 'keyboard', actions }]);
+  }
+
+  /** Modifiers down, the pointer's own actions, modifiers up, in one performActions call. */
+  private withModifiers(modifiers: readonly Modifier[], pointer: PointerAction[]): ActionSource[] {
+    const down: KeyAction[] = modifiers.map((m) => ({ type: 'keyDown', value: MODIFIER_KEY[m] }));
+    const up: KeyAction[] = [...modifiers].reverse().map((m) => ({ type: 'keyUp', value: MODIFIER_KEY[m] }));
+    const pause = (n: number): { type: 'pause'; duration: number }[] => Array.from({ length: n }, () => ({ type: 'pause', duration: 0 }));
+    return [
+      { type: 'key', id: 'keyboard', actions: [...down, ...pause(pointer.length), ...up] },
+      { type: 'pointer', id: 'mouse', parameters: { pointerType: 'mouse' }, actions: [...pause(down.length), ...pointer] },
+    ];
+  }
+
+  private click(x: number, y: number, opts: ClickOptions = {}): Promise<void> {
+    const button = BUTTON[opts.button ?? 'left'];
+    const pointer: PointerAction[] = [{ type: 'pointerMove', x: Math.round(x), y: Math.round(y), origin: 'viewport' }];
+    for (let i = 0; i < (opts.clickCount ?? 1); i++) pointer.push({ type: 'pointerDown', button }, { type: 'pointerUp', button });
+    return this.actions(this.withModifiers(opts.modifiers ?? [], pointer));
+  }
+
+  private async drag(from: Point, to: Point, steps: number, modifiers: readonly Modifier[]): Promise<{ html5: boolean }> {
+    const pointer: PointerAction[] = [{ type: 'pointerMove', x: Math.round(from.x), y: Math.round(from.y), origin: 'viewport' }, { type: 'pointerDown', button: 0 }];
+    for (let i = 1; i <= steps; i++) pointer.push({ type: 'pointerMove', x: Math.round(from.x + ((to.x - from.x) * i) / steps), y: Math.round(from.y + ((to.y - from.y) * i) / steps), origin: 'viewport' });
+    pointer.push({ type: 'pointerUp', button: 0 });
+    await this.actions(this.withModifiers(modifiers, pointer));
+    return { html5: false };
+  }
+
+  private async pressKey(key: string, modifiers: readonly Modifier[], repeat: number): Promise<void> {
+    const def = keyDefinition(key);
+    assertNotBrowserShortcut(def.key.length === 1 ? def.key : key, modifiers);
+    const value = w3cKey(key);
+    const actions: KeyAction[] = modifiers.map((m) => ({ type: 'keyDown', value: MODIFIER_KEY[m] }));
+    for (let i = 0; i < repeat; i++) actions.push({ type: 'keyDown', value }, { type: 'keyUp', value });
+    for (const m of [...modifiers].reverse()) actions.push({ type: 'keyUp', value: MODIFIER_KEY[m] });
+    await this.keys(actions);
+  }
+
+  /** The window sized so the page's viewport is the wanted CSS size (the browser's frame measured once). */
+  private async applyViewport(v: ViewportSpec): Promise<void> {
+    const now = await this.evaluate<{ dpr: number }>('({ dpr: devicePixelRatio })');
+    if (v.mobile || v.touch || Math.abs(now.dpr - v.dpr) > 1e-6) throw unsupported(`emulating ${v.mobile ? 'a mobile device' : v.touch ? 'touch' : `pixel ratio ${v.dpr}`}`);
+    const rect = await this.guard(this.client.windowRect());
+    const inner = await this.evaluate<{ w: number; h: number }>('({ w: innerWidth, h: innerHeight })');
+    await this.guard(this.client.setWindowRect({ width: v.width + (rect.width - inner.w), height: v.height + (rect.height - inner.h) }));
+  }
+
+  private async navigate(url: string, timeoutMs: number): Promise<NavigateResult> {
+    const before = await this.client.url().catch(() => '');
+    await this.guard(this.client.setTimeouts({ pageLoad: Math.max(1, timeoutMs) }));
+    try {
+      await this.guard(this.client.navigate(url, timeoutMs + 2000));
+    } catch (e) {
+      if (e instanceof WebDriverError) throw new PerfError({ code: 'navigation_failed', kind: 'environment', message: `could not open ${url}: ${e.detail.split('\n')[0]}`, suggestion: 'check that the app is running and the path exists' });
+      throw e;
+    }
+    const sameDocument = before !== '' && before.split('#')[0] === url.split('#')[0] && url.includes('#');
+    return { url, newDocument: !sameDocument };
+  }
+
+  private async back(timeoutMs: number): Promise<{ status: 'committed'; kind: 'same-document' | 'new-document' } | { status: 'no_history' }> {
+    // A marker on the current document tells a same-document step back (it survives) from a new one.
+    const marker = `__rehearse_doc_${Math.random().toString(36).slice(2)}`;
+    const { url, length } = await this.evaluate<{ url: string; length: number }>(`(globalThis[${JSON.stringify(marker)}] = true, { url: location.href, length: history.length })`);
+    if (length <= 1) return { status: 'no_history' };
+    await this.guard(this.client.back());
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const now = await this.evaluate<{ url: string; same: boolean }>(`({ url: location.href, same: globalThis[${JSON.stringify(marker)}] === true })`).catch(() => undefined);
+      if (now && (!now.same || now.url !== url)) return { status: 'committed', kind: now.same ? 'same-document' : 'new-document' };
+      if (Date.now() > deadline) return { status: 'no_history' };
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+
+  private async screenshot(opts: CaptureOptions): Promise<Buffer> {
+    if (opts.format !== 'png') throw unsupported('a JPEG screenshot');
+    if (opts.clip) throw unsupported('a clipped screenshot (element, rect or full page)');
+    return this.guard(this.client.screenshot());
+  }
+}

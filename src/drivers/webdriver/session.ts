@@ -1,0 +1,64 @@
+/**
+ * A page over WebDriver: start the server (or use a running one), open a session, and hand out the
+ * page driver; close() ends the session and stops what was started.
+ */
+import { PerfError } from '../../errors.js';
+import { WebDriverClient } from './client.js';
+import { WebDriverPageDriver } from './page-driver.js';
+import { miniBrowserPath, startWebDriverServer, type WebDriverServer, type WebDriverServerKind } from './server.js';
+
+export interface WebDriverPageOptions {
+  kind: WebDriverServerKind;
+  /** Chromium binary for chromedriver (the harness's own, found by src/session/chrome.ts). */
+  chromePath?: string;
+  /** A running WebDriver server to use instead of starting one. */
+  endpoint?: string;
+  headless?: boolean;
+}
+
+export interface WebDriverPage {
+  driver: WebDriverPageDriver;
+  server: WebDriverServer | undefined;
+  close(): Promise<void>;
+}
+
+// The same flags the CDP driver launches Chromium with on this kind of machine.
+const CHROME_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--window-size=1280,800'];
+// Long enough for a runtime call that waits (expect, the gate): each caps its own wait below this.
+const SCRIPT_TIMEOUT_MS = 120_000;
+
+function capabilities(o: WebDriverPageOptions): Record<string, unknown> {
+  switch (o.kind) {
+    case 'chromedriver':
+      return { browserName: 'chrome', 'goog:chromeOptions': { ...(o.chromePath ? { binary: o.chromePath } : {}), args: [...CHROME_ARGS, ...(o.headless === false ? [] : ['--headless'])] } };
+    case 'webkit': {
+      const binary = miniBrowserPath();
+      if (!binary) throw new PerfError({ code: 'webdriver_missing', kind: 'environment', message: 'the WebKitGTK MiniBrowser is not installed', suggestion: 'install it: apt-get install webkit2gtk-driver' });
+      return { browserName: 'MiniBrowser', 'webkitgtk:browserOptions': { binary, args: ['--automation'] } };
+    }
+  }
+}
+
+export async function openWebDriverPage(o: WebDriverPageOptions): Promise<WebDriverPage> {
+  const server = o.endpoint ? undefined : await startWebDriverServer(o.kind);
+  const endpoint = o.endpoint ?? server!.endpoint;
+  let client: WebDriverClient | undefined;
+  try {
+    client = await WebDriverClient.newSession(endpoint, capabilities(o));
+    await client.setTimeouts({ script: SCRIPT_TIMEOUT_MS });
+    const ua = await client.execute<string>('return navigator.userAgent;');
+    const driver = new WebDriverPageDriver(client, ua);
+    return {
+      driver,
+      server,
+      close: async () => {
+        await client!.close();
+        await server?.close();
+      },
+    };
+  } catch (e) {
+    await client?.close();
+    await server?.close();
+    throw e;
+  }
+}

@@ -1,0 +1,85 @@
+/**
+ * The WebDriver driver against real servers: chromedriver (Debian chromium-driver) and
+ * WebKitWebDriver driving the WebKitGTK MiniBrowser under an Xvfb it starts (Debian
+ * webkit2gtk-driver, xvfb). The same steps as over CDP, through the same page contract: the same refs
+ * on the demo form, and effects read back from the page.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { SessionHost } from '../src/engine/host.js';
+import { runStep } from '../src/engine/run-step.js';
+import { findServerBinary, miniBrowserPath, type WebDriverServerKind } from '../src/drivers/webdriver/server.js';
+import { openWebDriverPage, type WebDriverPage } from '../src/drivers/webdriver/session.js';
+import { findChrome } from '../src/session/chrome.js';
+import { isAlive } from '../src/session/processes.js';
+import { serveStatic, type StaticServer } from '../src/session/static-server.js';
+import { DEMO_DIR, fresh } from './helpers.js';
+import { ok } from './step-helpers.js';
+
+let app: StaticServer;
+before(async () => {
+  app = await serveStatic({ root: DEMO_DIR });
+});
+after(() => app.close());
+
+/** The ref table of a snapshot: ref → `role "name"`. */
+function refTable(snapshot: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const m of snapshot.matchAll(/- ([a-z]+)(?: "((?:[^"\\]|\\.)*)")?[^\n]*\[ref=(e\d+)\]/g)) out[m[3]!] = `${m[1]} "${m[2] ?? ''}"`;
+  return out;
+}
+
+const KINDS: { kind: WebDriverServerKind; missing: string | false }[] = [
+  { kind: 'chromedriver', missing: findServerBinary('chromedriver') ? false : 'chromedriver not installed (apt-get install chromium-driver)' },
+  { kind: 'webkit', missing: findServerBinary('webkit') && miniBrowserPath() ? false : 'WebKitWebDriver not installed (apt-get install webkit2gtk-driver xvfb)' },
+];
+
+for (const { kind, missing } of KINDS) {
+  describe(`webdriver: ${kind}`, { skip: missing }, () => {
+    let page: WebDriverPage;
+    let host: SessionHost;
+    before(async () => {
+      const chrome = findChrome().path;
+      page = await openWebDriverPage({ kind, chromePath: chrome === '/usr/bin/chromium' ? '/usr/lib/chromium/chromium' : chrome });
+      host = new SessionHost({ driver: page.driver }, app.url);
+    });
+    after(async () => {
+      const pids = page?.server?.pids ?? [];
+      await page?.close();
+      for (const pid of pids) assert.equal(isAlive(pid), false, `server process ${pid} stopped`);
+    });
+
+    test('the demo form gets the same refs as over CDP', async () => {
+      ok(await runStep(host, 'navigate', { url: '/form.html' }));
+      const ours = refTable(String(ok(await runStep(host, 'snap', {})).data!.snapshot));
+      const cdp = await fresh(`${app.url}/form.html`);
+      const viaCdp = refTable(String(ok(await runStep(cdp.host, 'snap', {})).data!.snapshot));
+      assert.ok(Object.keys(ours).length >= 15, JSON.stringify(ours));
+      assert.deepEqual(ours, viaCdp);
+    });
+
+    test('fill, type, set_checkbox, select_option and tap read their effect back from the page', async () => {
+      ok(await runStep(host, 'navigate', { url: '/form.html' }));
+      assert.deepEqual(ok(await runStep(host, 'fill', { target: { label: 'Name' }, text: 'Ada' })).effect?.text, { verified: true, value: 'Ada', expected: 'Ada' });
+      assert.equal(ok(await runStep(host, 'type', { target: { label: 'Email' }, text: 'ada@example.com' })).effect?.text?.value, 'ada@example.com');
+      assert.deepEqual(ok(await runStep(host, 'set_checkbox', { target: { label: 'Subscribe to newsletter' }, value: true })).effect?.checked, { verified: true, before: false, after: true });
+      assert.deepEqual(ok(await runStep(host, 'select_option', { target: { label: 'Country' }, option: 'France' })).effect?.selected, { verified: true, value: 'France' });
+      assert.deepEqual(ok(await runStep(host, 'tap', { target: { label: 'Pro' } })).effect?.checked, { verified: true, before: false, after: true });
+      ok(await runStep(host, 'expect', { target: { label: 'Email' }, value: 'ada@example.com' }));
+    });
+
+    test('tap on the list adds an item; a wheel scroll moves the list', async () => {
+      ok(await runStep(host, 'navigate', { url: '/list.html' }));
+      const before = await page.driver.evaluate<string>('document.getElementById("count").textContent');
+      assert.equal(ok(await runStep(host, 'tap', { target: { role: 'button', name: 'Add item' } })).effect?.treeChanged?.changed, true);
+      assert.notEqual(await page.driver.evaluate<string>('document.getElementById("count").textContent'), before);
+      assert.equal(ok(await runStep(host, 'scroll', { direction: 'down', pixels: 300 })).effect?.scrollOffset?.changed, true);
+    });
+
+    test('a step the driver cannot do yet is refused by name, not faked', async () => {
+      const r = await runStep(host, 'perf_begin', {});
+      assert.equal(r.status, 'failed');
+      assert.equal(r.status === 'failed' && r.error.code, 'unsupported_on_driver');
+    });
+  });
+}
