@@ -76,8 +76,21 @@ for (const { kind, missing } of KINDS) {
       assert.equal(ok(await runStep(host, 'scroll', { direction: 'down', pixels: 300 })).effect?.scrollOffset?.changed, true);
     });
 
+    test('a measured window over WebDriver: frames from the in-page counter, the sources it lacks named in coverage', async () => {
+      ok(await runStep(host, 'navigate', { url: '/list.html' }));
+      ok(await runStep(host, 'perf_begin', { mode: 'timing' }));
+      ok(await runStep(host, 'scroll', { direction: 'down', pixels: 600 }));
+      ok(await runStep(host, 'tap', { target: { role: 'button', name: 'Add item' } }));
+      const report = ok(await runStep(host, 'perf_end', {})).data as { refused: boolean; metrics: Record<string, number>; coverage: Record<string, string>; missingReasons: Record<string, string> };
+      assert.equal(report.refused, false, JSON.stringify(report).slice(0, 500));
+      assert.ok(report.metrics['frames.count']! > 0, JSON.stringify(report.metrics));
+      assert.equal(report.coverage.trace, 'missing');
+      assert.equal(report.coverage.counters, 'missing');
+      assert.match(report.missingReasons.trace!, /not available over WebDriver/);
+    });
+
     test('a step the driver cannot do yet is refused by name, not faked', async () => {
-      const r = await runStep(host, 'perf_begin', {});
+      const r = await runStep(host, 'console', {});
       assert.equal(r.status, 'failed');
       assert.equal(r.status === 'failed' && r.error.code, 'unsupported_on_driver');
     });

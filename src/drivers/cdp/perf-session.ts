@@ -10,7 +10,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Page } from './browser.js';
-import { markInPage, PERF_BINDING, perfProbeFlushSource, perfProbeSource, perfProbeStopSource } from './perf-page.js';
+import { markSource, PERF_BINDING, perfProbeFlushSource, perfProbeSource, perfProbeStopSource, type ProbeFlush } from '../runtime/perf-probe.js';
 import { TraceRecorder } from './trace.js';
 import { BEGIN_MARK, END_MARK, type Checkpoint, type CpuProfile, type MissingReasons, checkBeginOptions, type PerfBeginOptions, type PerfMode, type PerfRecorder, type ProbeFrames, type ProbeMessage, type ProbeSupport, type RawSession, type SessionEnv, type SessionMark } from '../measure.js';
 
@@ -190,7 +190,7 @@ export class PerfSession implements PerfRecorder {
     const stopped = this.profiling ? page.send('Profiler.stop') : undefined;
     // In the trace too: the renderer that hosts the page at the end (a navigation may have moved it).
     const marked = markInPage(page, END_MARK);
-    const flushed = page.evaluate<{ doc: string; end: Record<string, unknown>; support: ProbeSupport; queued: string[] } | null>(perfProbeFlushSource(this.token), { timeoutMs: PROBE_FLUSH_TIMEOUT_MS });
+    const flushed = page.evaluate<ProbeFlush | null>(perfProbeFlushSource(this.token), { timeoutMs: PROBE_FLUSH_TIMEOUT_MS });
     let support: ProbeSupport | undefined;
     // Taken in as soon as it arrives: what the binding delivers later stays after it, as before.
     const probed = flushed.then(
@@ -297,4 +297,9 @@ async function readEnv(page: Page): Promise<SessionEnv> {
     cpuThrottleSource: page.emulation.cpuThrottlingRate === undefined ? 'default' : 'acknowledged',
     url: view.url,
   };
+}
+
+/** A user-timing mark in the page; its epoch time. */
+export function markInPage(page: Page, name: string): Promise<number> {
+  return page.evaluate<number>(markSource(name));
 }

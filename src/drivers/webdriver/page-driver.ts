@@ -2,8 +2,8 @@
  * The page contract (src/drivers/page-driver.ts) over W3C WebDriver classic: the in-page runtime
  * through executeScript (the same modules as over CDP: snapshot and refs, targets, actionability,
  * effect), input through the Actions API, navigation, screenshots, the window size. What WebDriver
- * classic cannot do yet here (device emulation beyond the window size, the measurement session,
- * console capture from document start) is refused with a PerfError naming the driver, never faked.
+ * classic cannot do yet here (device emulation beyond the window size, console capture from
+ * document start) is refused with a PerfError naming the driver, never faked.
  */
 import { PerfError } from '../../errors.js';
 import { TargetClosedError } from '../errors.js';
@@ -27,7 +27,9 @@ import type {
 } from '../page-driver.js';
 import type { RuntimeApi, RuntimeMethod } from '../runtime/api.js';
 import { PAGE_RUNTIME_SOURCE, RUNTIME_VERSION } from '../runtime/main.js';
+import { markSource } from '../runtime/perf-probe.js';
 import { WebDriverClient, WebDriverError, type ActionSource, type KeyAction, type PointerAction } from './client.js';
+import { WebDriverPerfSession } from './perf-session.js';
 
 const MISSING = '__rehearse_runtime_missing__';
 // W3C key codes (WebDriver "keyboard actions" table) for the named keys of src/drivers/keys.ts.
@@ -105,9 +107,13 @@ export class WebDriverPageDriver implements HostPage {
       network: () => Promise.reject(unsupported('network activity')),
     };
     this.perf = {
-      mark: (name) => this.evaluate<number>(`(() => { const m = performance.mark(${JSON.stringify(name)}); return performance.timeOrigin + m.startTime; })()`),
-      begin: () => Promise.reject(unsupported('a perf session (perf_begin)')),
+      mark: (name) => this.evaluate<number>(markSource(name)),
+      begin: (opts) => WebDriverPerfSession.begin(this, opts),
     };
+  }
+
+  get capabilities(): { browserName?: string; browserVersion?: string } {
+    return this.client.capabilities;
   }
 
   get crashReason(): string | undefined {

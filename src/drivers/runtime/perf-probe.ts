@@ -4,14 +4,15 @@
  * and layout shifts. Installed by perf_begin only (never registered globally: a page that is not
  * measured pays nothing), on the current document and on every document a measured navigation opens.
  *
- * Entries leave the page as they arrive through a CDP binding, so a navigation inside the measured
- * steps loses nothing: the old document's frame count is sent on pagehide.
+ * Entries leave the page as they arrive through a binding when the driver offers one (CDP
+ * Runtime.addBinding), so a navigation inside the measured steps loses nothing: the old document's
+ * frame count is sent on pagehide. Without a binding (WebDriver) they wait in the page and the final
+ * flush returns them.
  *
  * `perfProbeMain` is serialised with Function.prototype.toString and evaluated in the page: it must not
  * reference anything outside its own body.
  */
-import type { Page } from './browser.js';
-import { PERF_PROBE_URL } from '../measure.js';
+import { PERF_PROBE_URL, type ProbeSupport } from '../measure.js';
 
 /** The binding the probe calls with one JSON message per entry (Runtime.addBinding). */
 export const PERF_BINDING = '__rehearsePerf';
@@ -198,7 +199,15 @@ export function perfProbeStopSource(token: string): string {
   return `(() => { const p = window[Symbol.for('rehearse.perf')]; if (p && p.token === ${JSON.stringify(token)}) p.stop(); })()`;
 }
 
-/** A user-timing mark in the page; returns its epoch time. */
-export async function markInPage(page: Page, name: string): Promise<number> {
-  return page.evaluate<number>(`(() => { const m = performance.mark(${JSON.stringify(name)}); return performance.timeOrigin + m.startTime; })()`);
+/** A user-timing mark in the page, as an expression yielding its epoch time. */
+export function markSource(name: string): string {
+  return `(() => { const m = performance.mark(${JSON.stringify(name)}); return performance.timeOrigin + m.startTime; })()`;
+}
+
+/** What the final flush returns: the document's totals and the entries still queued in it. */
+export interface ProbeFlush {
+  doc: string;
+  end: Record<string, unknown>;
+  support: ProbeSupport;
+  queued: string[];
 }

@@ -1,0 +1,130 @@
+/**
+ * A measured window over WebDriver: the in-page probe only (src/drivers/runtime/perf-probe.ts).
+ * Frames come from its requestAnimationFrame counter, interactions from Event Timing, long frames
+ * from Long Animation Frames and layout shifts from their observer, where the engine has them.
+ * There is no binding, so entries wait in the page until the final flush; a navigation inside the
+ * window loses the old document's entries (reported). No trace, no CPU profile, no Performance
+ * counters: coverage names each as missing.
+ */
+import { randomBytes } from 'node:crypto';
+import { BEGIN_MARK, END_MARK, checkBeginOptions, type MissingReasons, type PerfBeginOptions, type PerfMode, type PerfRecorder, type ProbeFrames, type ProbeMessage, type ProbeSupport, type RawSession, type SessionEnv, type SessionMark } from '../measure.js';
+import { markSource, perfProbeFlushSource, perfProbeSource, perfProbeStopSource, type ProbeFlush } from '../runtime/perf-probe.js';
+
+/** What the session needs of the page: evaluate, and the browser the server reported. */
+export interface ProbePage {
+  evaluate<T>(expression: string): Promise<T>;
+  readonly capabilities: { browserName?: string; browserVersion?: string };
+}
+
+const WHY = 'not available over WebDriver';
+
+export class WebDriverPerfSession implements PerfRecorder {
+  private readonly marks: SessionMark[] = [];
+  private closed = false;
+  startedAt = Date.now();
+
+  private constructor(
+    private readonly page: ProbePage,
+    readonly token: string,
+    private readonly opts: PerfBeginOptions,
+  ) {}
+
+  get mode(): PerfMode {
+    return this.opts.mode;
+  }
+
+  static async begin(page: ProbePage, opts: PerfBeginOptions): Promise<WebDriverPerfSession> {
+    checkBeginOptions(opts);
+    const s = new WebDriverPerfSession(page, `ps-${randomBytes(4).toString('hex')}`, opts);
+    // No trace to count frames in: the probe's rAF loop counts them.
+    await page.evaluate(perfProbeSource(s.token, Date.now(), true));
+    s.marks.push({ name: BEGIN_MARK, at: await page.evaluate<number>(markSource(BEGIN_MARK)) });
+    s.startedAt = Date.now();
+    return s;
+  }
+
+  addMark(mark: SessionMark): void {
+    this.marks.push(mark);
+  }
+
+  async end(): Promise<RawSession> {
+    const endedAt = Date.now();
+    const durationMs = endedAt - this.startedAt;
+    const missing: MissingReasons = { trace: `the Chromium trace is ${WHY}`, counters: `Performance counters are ${WHY}`, ...(this.opts.mode === 'attribution' ? { profile: `the CPU profile is ${WHY}` } : {}) };
+    const messages: ProbeMessage[] = [];
+    const docFrames: ProbeFrames[] = [];
+    let interactionCount: number | null = null;
+    let support: ProbeSupport | undefined;
+    let probeMissing: string | undefined;
+    const take = (json: string): void => {
+      let msg: ProbeMessage;
+      try {
+        msg = JSON.parse(json) as ProbeMessage;
+      } catch {
+        return;
+      }
+      if (msg.token !== this.token) return;
+      if (msg.kind === 'docEnd') {
+        if (msg.frames) docFrames.push(msg.frames);
+        if (msg.interactionCount !== null) interactionCount = (interactionCount ?? 0) + msg.interactionCount;
+      } else messages.push(msg);
+    };
+    try {
+      this.marks.push({ name: END_MARK, at: await this.page.evaluate<number>(markSource(END_MARK)) });
+      const flush = await this.page.evaluate<ProbeFlush | null>(perfProbeFlushSource(this.token));
+      if (flush) {
+        for (const q of flush.queued) take(q);
+        take(JSON.stringify({ ...flush.end, token: this.token, doc: flush.doc }));
+        support = flush.support;
+      } else probeMissing = 'the in-page probe is gone (the page navigated during the window; over WebDriver its entries go with the old document)';
+    } catch (e) {
+      probeMissing = `could not read the in-page probe: ${(e as Error).message}`;
+    }
+    const env = await this.readEnv().catch((): SessionEnv => ({ browser: 'unknown', userAgent: '', headless: false, viewport: { width: 0, height: 0, dpr: 1, mobile: false }, cpuThrottle: 1, cpuThrottleSource: 'default', url: '' }));
+    await this.dispose();
+    return {
+      token: this.token,
+      mode: this.opts.mode,
+      phases: this.opts.phases,
+      startedAt: this.startedAt,
+      endedAt,
+      durationMs,
+      checkpoints: [],
+      messages,
+      docFrames,
+      interactionCount,
+      support,
+      probeMissing,
+      trace: undefined,
+      profile: undefined,
+      samplingIntervalUs: undefined,
+      marks: this.marks,
+      navigations: 0,
+      missing,
+      env,
+    };
+  }
+
+  async dispose(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.page.evaluate(perfProbeStopSource(this.token)).catch(() => undefined);
+  }
+
+  private async readEnv(): Promise<SessionEnv> {
+    const ua = this.page.capabilities;
+    const view = await this.page.evaluate<{ width: number; height: number; dpr: number; mobile: boolean; url: string; ua: string }>(
+      `({ width: innerWidth, height: innerHeight, dpr: devicePixelRatio, mobile: matchMedia('(pointer: coarse)').matches && 'ontouchstart' in window, url: location.href, ua: navigator.userAgent })`,
+    );
+    return {
+      browser: `${ua.browserName ?? 'unknown'}/${ua.browserVersion ?? ''} (WebDriver)`,
+      userAgent: view.ua,
+      headless: /Headless/.test(view.ua),
+      viewport: { width: view.width, height: view.height, dpr: view.dpr, mobile: view.mobile },
+      // WebDriver sets no CPU throttling: the engine runs at full speed.
+      cpuThrottle: 1,
+      cpuThrottleSource: 'default',
+      url: view.url,
+    };
+  }
+}
