@@ -5,8 +5,14 @@
  * on the demo form, and effects read back from the page.
  */
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { SessionHost } from '../src/engine/host.js';
+import { isPerfError } from '../src/errors.js';
+import { runScenario } from '../src/runner/run.js';
+import { loadScenario } from '../src/scenario/load.js';
 import { runStep } from '../src/engine/run-step.js';
 import { findServerBinary, miniBrowserPath, type WebDriverServerKind } from '../src/drivers/webdriver/server.js';
 import { openWebDriverPage, type WebDriverPage } from '../src/drivers/webdriver/session.js';
@@ -96,3 +102,38 @@ for (const { kind, missing } of KINDS) {
     });
   });
 }
+
+describe('perf run over WebDriver', { skip: KINDS.find((k) => k.kind === 'webkit')!.missing }, () => {
+  test('engine: webkit runs every repeat in a new MiniBrowser session and measures frames', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rehearse-wd-run-'));
+    try {
+      fs.cpSync(DEMO_DIR, path.join(dir, 'app'), { recursive: true });
+      fs.writeFileSync(
+        path.join(dir, 'scroll.yaml'),
+        'name: scroll-webkit\napp: { serve: ./app, path: /list.html }\nbrowser: { engine: webkit }\nviewport: { width: 1024, height: 700 }\nrepeat: 2\nwarmup: 0\nsetup:\n  - wait_for: { text: "2000 items" }\nsteps:\n  - scroll: { target: { role: list, name: Items }, dy: 3000, label: down }\n',
+      );
+      const sc = loadScenario(path.join(dir, 'scroll.yaml'), { cwd: dir });
+      assert.equal(sc.browser.driver, 'webdriver');
+      const { run } = await runScenario(sc, { label: 'run', outDir: path.join(dir, 'out'), cwd: dir });
+      assert.equal(run.summary.measured, 2, JSON.stringify(run.repeats.map((r) => r.status === 'failed' ? r.failure : r.status)));
+      assert.equal(run.env.browser.driver, 'webdriver');
+      assert.equal(run.env.browser.engine, 'webkit');
+      assert.equal(run.env.restartMode, 'browser');
+      assert.ok(run.summary.metrics['frames.count']!.median > 0);
+      assert.ok(run.summary.metrics['steps.down.ms']!.median > 0);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('what WebDriver cannot honour is refused when the scenario loads, naming the line', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rehearse-wd-bad-'));
+    try {
+      fs.mkdirSync(path.join(dir, 'app'));
+      fs.writeFileSync(path.join(dir, 'bad.yaml'), 'name: bad\napp: { serve: ./app }\nbrowser: { engine: webkit }\ncpuThrottle: 4\nsteps:\n  - snap: {}\n');
+      assert.throws(() => loadScenario(path.join(dir, 'bad.yaml'), { cwd: dir }), (e: unknown) => isPerfError(e) && e.kind === 'usage' && /bad\.yaml:4:\d+: cpuThrottle needs the cdp driver/.test(e.message));
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -68,7 +68,7 @@ export interface BudgetResult {
 
 export interface RunEnv {
   tool: { name: 'rehearse'; version: string };
-  browser: { product: string; userAgent: string; headless: boolean; executablePath?: string; endpoint?: string };
+  browser: { product: string; userAgent: string; headless: boolean; executablePath?: string; endpoint?: string; /** Set when not the default cdp: the driver and engine of the run. */ driver?: 'webdriver'; engine?: 'chromium' | 'webkit' };
   host: { platform: string; arch: string; cpuModel: string; cpus: number; memoryBytes: number; loadAverage: number[]; node: string; hostname: string };
   restartMode: 'reload' | 'context' | 'browser';
   viewport: { width: number; height: number; dpr: number; mobile: boolean; touch: boolean };

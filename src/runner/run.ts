@@ -10,6 +10,8 @@ import { redactSecrets, redactText } from '../scenario/redact.js';
 import { join, relative } from 'node:path';
 import type { Page } from '../drivers/cdp/browser.js';
 import { cdpPageDriver } from '../drivers/cdp/page-driver.js';
+import { WebDriverRepeatBrowser } from './webdriver-browser.js';
+import type { RepeatBrowser, RepeatContext } from './repeat-browser.js';
 import { SessionHost } from '../engine/host.js';
 import { runStep, toErrorInfo, type StepErrorInfo, type StepResult } from '../engine/run-step.js';
 import { PerfError } from '../errors.js';
@@ -152,24 +154,42 @@ export async function runScenario(sc: Scenario, opts: RunOptions): Promise<{ run
 
   const app: RunningApp = await startApp(appSpec(sc));
   let session: BrowserSession | undefined;
+  let wd: WebDriverRepeatBrowser | undefined;
   try {
-    session = await BrowserSession.open({
-      headless: sc.browser.headless,
-      windowSize: { width: sc.viewport.width, height: sc.viewport.height },
-      // Back-to-back repeats leave no idle time for a whole spare page: prepare just the context. A
-      // browser restart's next browser starts once a measured window has ended (see runRepeat).
-      prewarm: mode === 'context' ? 'context' : mode === 'browser' ? 'browser' : 'none',
-      ...(sc.browser.endpoint ? { endpoint: sc.browser.endpoint } : {}),
-    });
     const url = app.urlFor(sc.app.path);
-    const host = new SessionHost(session, app.baseUrl, cwd);
+    let host: SessionHost;
+    let browser: RepeatBrowser;
+    let describe: () => Promise<RunEnv>;
+    let fallback: () => RunEnv;
+    if (sc.browser.driver === 'webdriver') {
+      host = new SessionHost(undefined, app.baseUrl, cwd);
+      wd = await WebDriverRepeatBrowser.start(sc, host, app.baseUrl);
+      browser = wd;
+      const w = wd;
+      describe = () => w.describeEnv(sc, app, url);
+      fallback = () => w.fallbackEnv(sc, app, url);
+    } else {
+      const s = await BrowserSession.open({
+        headless: sc.browser.headless,
+        windowSize: { width: sc.viewport.width, height: sc.viewport.height },
+        // Back-to-back repeats leave no idle time for a whole spare page: prepare just the context. A
+        // browser restart's next browser starts once a measured window has ended (see runRepeat).
+        prewarm: mode === 'context' ? 'context' : mode === 'browser' ? 'browser' : 'none',
+        ...(sc.browser.endpoint ? { endpoint: sc.browser.endpoint } : {}),
+      });
+      session = s;
+      host = new SessionHost(s, app.baseUrl, cwd);
+      browser = cdpRepeatBrowser(s, host, sc);
+      describe = () => describeEnv(s, sc, mode, app, url);
+      fallback = () => fallbackEnv(s, sc, mode, app, url);
+    }
     opts.onProgress?.({ kind: 'start', total: schedule.length, warmup, scenario: base });
 
     for (let i = 0; ; i++) {
       if (i >= schedule.length) {
         // The scheduled repeats are done: ask whether to sample more (a sequential gate).
         if (interrupted || !opts.extend) break;
-        env ??= await describeEnv(session, sc, mode, app, url).catch(() => fallbackEnv(session, sc, mode, app, url));
+        env ??= await describe().catch(fallback);
         const more = await opts.extend(assemble(false));
         if (!(more > 0) || opts.signal?.aborted) break;
         schedule.push(...repeatSlots(units, units + more, timing).map((m) => ({ mode: m, warmup: false })));
@@ -181,22 +201,23 @@ export async function runScenario(sc: Scenario, opts: RunOptions): Promise<{ run
       }
       const { mode: repeatMode, warmup: isWarmup } = schedule[i]!;
       opts.onProgress?.({ kind: 'repeat-start', index: i, total: schedule.length, warmup: isWarmup, mode: repeatMode });
-      const record = await runRepeat(session, host, sc, { index: i, mode: repeatMode, warmup: isWarmup, restart: mode, url, outDir: opts.outDir, base, first: i === 0, last: i === schedule.length - 1 && !opts.extend, ...(opts.signal ? { signal: opts.signal } : {}), ...(isWarmup ? {} : { traceDir }), onStep: (phase, label) => opts.onProgress?.({ kind: 'step', index: i, phase, label }) });
+      const record = await runRepeatOn(browser, host, sc, { index: i, mode: repeatMode, warmup: isWarmup, restart: mode, url, outDir: opts.outDir, base, first: i === 0, last: i === schedule.length - 1 && !opts.extend, ...(opts.signal ? { signal: opts.signal } : {}), ...(isWarmup ? {} : { traceDir }), onStep: (phase, label) => opts.onProgress?.({ kind: 'step', index: i, phase, label }) });
       if (opts.signal?.aborted && record.status !== 'measured') {
         // Cut short by Ctrl-C: a half repeat is not a failure of the app; keep only what completed.
         interrupted = true;
         break;
       }
-      if (!env && record.status !== 'failed') env = await describeEnv(session, sc, mode, app, url).catch(() => undefined);
+      if (!env && record.status !== 'failed') env = await describe().catch(() => undefined);
       records.push(record);
       if (env) unsaved = checkpoint(path, assemble(false), sc.secrets);
       opts.onProgress?.({ kind: 'repeat-end', record, total: schedule.length });
       if (opts.signal?.aborted) interrupted = true;
       if (unsaved) break;
     }
-    env ??= await describeEnv(session, sc, mode, app, url).catch(() => fallbackEnv(session, sc, mode, app, url));
+    env ??= await describe().catch(fallback);
   } finally {
     await session?.close().catch(() => undefined);
+    await wd?.close().catch(() => undefined);
     await app.stop().catch(() => undefined);
   }
 
@@ -313,24 +334,59 @@ export async function describeEnv(session: BrowserSession, sc: Scenario, mode: R
   return env;
 }
 
-export interface RepeatContext {
-  index: number;
-  mode: RepeatMode;
-  warmup: boolean;
-  restart: RestartMode;
-  url: string;
-  outDir: string;
-  base: string;
-  first: boolean;
-  signal?: AbortSignal;
-  /** Where to keep this repeat's trace until the run picks the median and slowest (none for warmups). */
-  traceDir?: string;
-  /** No repeat is scheduled after this one (a sequential run may still add some). */
-  last?: boolean;
-  onStep: (phase: 'setup' | 'steps', label: string) => void;
+
+
+/** The CDP browser: restarts by reload, context or browser within one BrowserSession. */
+export function cdpRepeatBrowser(session: BrowserSession, host: SessionHost, sc: Scenario): RepeatBrowser {
+  return {
+    async open(rc, mark) {
+      const prepare = (p: Page): Promise<unknown> => Promise.all([emulate(p, sc), cdpPageDriver(p).installScripts({ future: true })]);
+      if (!rc.first && rc.restart !== 'reload') {
+        // The new page is created at the app URL, emulated and scripted before its first document:
+        // restart and open are one phase here.
+        await session.restartOpen(rc.restart, { url: rc.url, prepare });
+        await host.page();
+      } else {
+        let page: Page;
+        // A reload restart IS the fresh navigation, on the same page, whose emulation and installed
+        // scripts persist: opening the page again would load it twice.
+        const reloaded = !rc.first && !session.health();
+        if (rc.first && !session.health()) {
+          page = session.page;
+          // A spare browser waits for the end of a measured window (below): an idle second Chrome
+          // during one would be background work.
+          if (rc.restart !== 'browser') session.prepareSpare();
+        } else {
+          page = await session.restart(rc.restart, rc.url);
+        }
+        mark('restart');
+        if (!reloaded || cdpPageDriver(page) !== host.lastPage) {
+          // In parallel: independent commands, each a round trip; host.page() installs the page runtime
+          // before the app's scripts run.
+          await Promise.all([emulate(page, sc), host.page()]);
+          await page.navigate(rc.url);
+        }
+      }
+    },
+    settle: () => session.settle(),
+    windowEnded(rc) {
+      // The next browser (browser restarts) starts now, beside the report, trace and run-file
+      // writing, rather than at the next restart. Not after the last one.
+      if (!rc.last && !rc.signal?.aborted) session.prepareSpare();
+    },
+    async screenshot() {
+      if (session.health()) return undefined;
+      // 3 s: a screenshot of a live page takes well under that; a hung page must not stall the run.
+      return session.driver.capture.screenshot({ format: 'png', timeoutMs: 3000 });
+    },
+  };
 }
 
-export async function runRepeat(session: BrowserSession, host: SessionHost, sc: Scenario, rc: RepeatContext): Promise<RepeatRecord> {
+export function runRepeat(session: BrowserSession, host: SessionHost, sc: Scenario, rc: RepeatContext): Promise<RepeatRecord> {
+  return runRepeatOn(cdpRepeatBrowser(session, host, sc), host, sc, rc);
+}
+
+export async function runRepeatOn(browser: RepeatBrowser, host: SessionHost, sc: Scenario, rc: RepeatContext): Promise<RepeatRecord> {
   const t0 = performance.now();
   const steps: RepeatStepRecord[] = [];
   const phasesMs: NonNullable<RepeatRecord['phasesMs']> = {};
@@ -342,42 +398,16 @@ export async function runRepeat(session: BrowserSession, host: SessionHost, sc: 
   };
   const common = { index: rc.index, mode: rc.mode, warmup: rc.warmup, steps, phasesMs };
   const failed = async (phase: 'restart' | 'setup' | 'steps' | 'measure', error: StepErrorInfo, step?: StepCall, label?: string): Promise<RepeatRecord> => {
-    const screenshot = phase === 'restart' ? undefined : await failureScreenshot(session, rc);
+    const screenshot = phase === 'restart' ? undefined : await failureScreenshot(browser, rc);
     return { ...common, wallMs: performance.now() - t0, status: 'failed', failure: { phase, ...(step ? { step: step.name } : {}), ...(label ? { label } : {}), error, ...(screenshot ? { screenshot } : {}) } };
   };
 
   // 1. Clean restart, emulation, the app page.
   try {
-    const prepare = (p: Page): Promise<unknown> => Promise.all([emulate(p, sc), cdpPageDriver(p).installScripts({ future: true })]);
-    if (!rc.first && rc.restart !== 'reload') {
-      // The new page is created at the app URL, emulated and scripted before its first document:
-      // restart and open are one phase here.
-      await session.restartOpen(rc.restart, { url: rc.url, prepare });
-      await host.page();
-    } else {
-      let page: Page;
-      // A reload restart IS the fresh navigation, on the same page, whose emulation and installed
-      // scripts persist: opening the page again would load it twice.
-      const reloaded = !rc.first && !session.health();
-      if (rc.first && !session.health()) {
-        page = session.page;
-        // A spare browser waits for the end of a measured window (below): an idle second Chrome
-        // during one would be background work.
-        if (rc.restart !== 'browser') session.prepareSpare();
-      } else {
-        page = await session.restart(rc.restart, rc.url);
-      }
-      mark('restart');
-      if (!reloaded || cdpPageDriver(page) !== host.lastPage) {
-        // In parallel: independent commands, each a round trip; host.page() installs the page runtime
-        // before the app's scripts run.
-        await Promise.all([emulate(page, sc), host.page()]);
-        await page.navigate(rc.url);
-      }
-    }
+    await browser.open(rc, mark);
     // An app answering its start page with an error page is not the app under test: say so instead
     // of measuring the error page (Navigation Timing's responseStatus, Chromium 109+; 0 when unknown).
-    const status = await session.page.evaluate<number>("performance.getEntriesByType('navigation')[0]?.responseStatus ?? 0").catch(() => 0);
+    const status = await (await host.page()).evaluate<number>("performance.getEntriesByType('navigation')[0]?.responseStatus ?? 0").catch(() => 0);
     if (status >= 400) {
       throw new PerfError({ code: 'app_http_error', kind: 'failed', message: `the app answered HTTP ${status} for ${rc.url}`, suggestion: 'check app.path, and the app\'s output (perf logs, or the run\'s stderr)' });
     }
@@ -401,7 +431,7 @@ export async function runRepeat(session: BrowserSession, host: SessionHost, sc: 
   }
 
   // 3. The measured window. Nothing of ours may run in the background during it.
-  await session.settle();
+  await browser.settle();
   mark('setup');
   try {
     await withinMs('perf_begin', BEGIN_TIMEOUT_MS, host.page().then((page) => beginMeasure(host, page, { mode: rc.mode, phases: false })));
@@ -424,9 +454,7 @@ export async function runRepeat(session: BrowserSession, host: SessionHost, sc: 
     (e: unknown) => ({ error: toErrorInfo(e) }),
   );
   mark('end');
-  // The measured window is over: the next browser (browser restarts) starts now, beside the
-  // report, trace and run-file writing, rather than at the next restart. Not after the last one.
-  if (!rc.last && !rc.signal?.aborted) session.prepareSpare();
+  browser.windowEnded(rc);
   if ('error' in end) return failed('measure', end.error);
   const { report, closed } = end.ok;
   if (rc.traceDir) saveRepeatTrace(closed, rc.traceDir, rc.index, sc.secrets);
@@ -473,11 +501,10 @@ function keepTraces(records: RepeatRecord[], dir: string, outDir: string, base: 
   return out;
 }
 
-async function failureScreenshot(session: BrowserSession, rc: RepeatContext): Promise<string | undefined> {
+async function failureScreenshot(browser: RepeatBrowser, rc: RepeatContext): Promise<string | undefined> {
   try {
-    if (session.health()) return undefined;
-    // 3 s: a screenshot of a live page takes well under that; a hung page must not stall the run.
-    const png = await session.driver.capture.screenshot({ format: 'png', timeoutMs: 3000 });
+    const png = await browser.screenshot();
+    if (!png) return undefined;
     const file = join(rc.outDir, `${rc.base}-repeat${rc.index}-failure.png`);
     writeFileAtomic(file, png);
     return file;
@@ -485,3 +512,5 @@ async function failureScreenshot(session: BrowserSession, rc: RepeatContext): Pr
     return undefined;
   }
 }
+
+export type { RepeatBrowser, RepeatContext };

@@ -37,7 +37,7 @@ export interface Scenario {
   variant: string | null;
   variants: string[];
   app: { serve?: string; command?: string; url?: string; path: string; spa: boolean; cwd: string; startTimeoutMs?: number };
-  browser: { restart: RestartMode; endpoint?: string; headless: boolean };
+  browser: { restart: RestartMode; endpoint?: string; headless: boolean; driver: 'cdp' | 'webdriver'; engine: 'chromium' | 'webkit'; webdriver?: string };
   viewport: { width: number; height: number; dpr: number; mobile: boolean; touch: boolean };
   cpuThrottle: number;
   repeat: number;
@@ -304,6 +304,16 @@ export function loadScenario(path: string, opts: LoadOptions = {}): Scenario {
   gateMetrics?.forEach((m, i) => checkMetricAt(src, ['gate', 'metrics', i], m, measuredLabels));
   const browser = (merged.browser ?? {}) as Record<string, any>;
   const vp = { ...DEFAULTS.viewport, ...((merged.viewport as object | undefined) ?? {}) };
+  const engine = (browser.engine as 'chromium' | 'webkit' | undefined) ?? 'chromium';
+  const driver = (browser.driver as 'cdp' | 'webdriver' | undefined) ?? (engine === 'webkit' ? 'webdriver' : 'cdp');
+  if (engine === 'webkit' && driver === 'cdp') throw src.fail(['browser', 'driver'], 'engine webkit is driven over WebDriver, not cdp', 'drop browser.driver, or set it to webdriver');
+  if (driver === 'webdriver') {
+    // What the WebDriver driver cannot honour is refused here, before any browser starts.
+    if (browser.endpoint !== undefined) throw src.fail(['browser', 'endpoint'], 'browser.endpoint attaches to a Chrome over CDP; with driver webdriver give browser.webdriver (a WebDriver server URL)');
+    if (browser.restart !== undefined && browser.restart !== 'browser') throw src.fail(['browser', 'restart'], `over WebDriver every repeat is a new browser session: restart must be browser, got ${String(browser.restart)}`, 'drop browser.restart');
+    if (merged.cpuThrottle !== undefined && merged.cpuThrottle !== 1) throw src.fail(['cpuThrottle'], 'cpuThrottle needs the cdp driver (WebDriver cannot throttle the CPU)', 'drop cpuThrottle, or use browser.driver: cdp');
+    if (vp.mobile || vp.touch || vp.dpr !== 1) throw src.fail(['viewport'], 'over WebDriver the viewport is the window size only: mobile, touch and dpr other than 1 need the cdp driver', 'drop them, or use browser.driver: cdp');
+  }
   const repeat = (merged.repeat as number | undefined) ?? DEFAULTS.repeat;
   const warmup = (merged.warmup as number | undefined) ?? DEFAULTS.warmup;
   const scenario: Scenario = {
@@ -323,9 +333,13 @@ export function loadScenario(path: string, opts: LoadOptions = {}): Scenario {
       ...(app.startTimeoutMs !== undefined ? { startTimeoutMs: app.startTimeoutMs as number } : {}),
     },
     browser: {
-      restart: (browser.restart as RestartMode | undefined) ?? DEFAULTS.restart,
+      // Over WebDriver every repeat is a new session: the browser restart.
+      restart: (browser.restart as RestartMode | undefined) ?? (driver === 'webdriver' ? 'browser' : DEFAULTS.restart),
       ...(browser.endpoint ? { endpoint: browser.endpoint as string } : {}),
       headless: browser.headless !== false,
+      driver,
+      engine,
+      ...(browser.webdriver ? { webdriver: browser.webdriver as string } : {}),
     },
     viewport: vp,
     cpuThrottle: (merged.cpuThrottle as number | undefined) ?? DEFAULTS.cpuThrottle,

@@ -1,0 +1,102 @@
+/**
+ * Repeats over WebDriver (scenario `browser.driver: webdriver`, or `engine: webkit`): the server is
+ * started once for the run (or a running one is used), and every repeat opens a new browser session
+ * on it, the WebDriver form of a clean restart; the old one is closed first.
+ */
+import { existsSync } from 'node:fs';
+import type { SessionHost } from '../engine/host.js';
+import { openWebDriverPage, type WebDriverPage } from '../drivers/webdriver/session.js';
+import { startWebDriverServer, type WebDriverServer } from '../drivers/webdriver/server.js';
+import type { RunEnv } from '../perf/run-file.js';
+import type { Scenario } from '../scenario/load.js';
+import type { RunningApp } from '../session/app.js';
+import { findChrome } from '../session/chrome.js';
+import { hostInfo, toolVersion } from './env.js';
+import type { RepeatBrowser, RepeatContext } from './repeat-browser.js';
+
+// 30 s, as for a CDP navigation: a dev server may compile the page on first request.
+const NAVIGATION_TIMEOUT_MS = 30_000;
+
+/** chromedriver needs the browser binary itself, not Debian's /usr/bin/chromium wrapper script. */
+function chromeBinary(): string {
+  const p = findChrome().path;
+  return p === '/usr/bin/chromium' && existsSync('/usr/lib/chromium/chromium') ? '/usr/lib/chromium/chromium' : p;
+}
+
+export class WebDriverRepeatBrowser implements RepeatBrowser {
+  private page: WebDriverPage | undefined;
+
+  private constructor(
+    private readonly sc: Scenario,
+    private readonly host: SessionHost,
+    private readonly baseUrl: string,
+    private readonly server: WebDriverServer | undefined,
+  ) {}
+
+  static async start(sc: Scenario, host: SessionHost, baseUrl: string): Promise<WebDriverRepeatBrowser> {
+    const server = sc.browser.webdriver ? undefined : await startWebDriverServer(sc.browser.engine === 'webkit' ? 'webkit' : 'chromedriver');
+    return new WebDriverRepeatBrowser(sc, host, baseUrl, server);
+  }
+
+  async open(rc: RepeatContext, mark: (phase: 'restart') => void): Promise<void> {
+    await this.page?.close().catch(() => undefined);
+    this.page = undefined;
+    this.host.rebind(undefined, this.baseUrl);
+    this.page = await openWebDriverPage({
+      kind: this.sc.browser.engine === 'webkit' ? 'webkit' : 'chromedriver',
+      endpoint: this.sc.browser.webdriver ?? this.server!.endpoint,
+      headless: this.sc.browser.headless,
+      ...(this.sc.browser.engine === 'webkit' ? {} : { chromePath: chromeBinary() }),
+    });
+    this.host.rebind({ driver: this.page.driver }, this.baseUrl);
+    mark('restart');
+    await this.page.driver.emulateEnvironment({ viewport: this.sc.viewport, cpuThrottle: this.sc.cpuThrottle });
+    await this.page.driver.navigation.navigate(rc.url, NAVIGATION_TIMEOUT_MS);
+    await this.host.page();
+  }
+
+  async settle(): Promise<void> {
+    // Nothing of ours runs in the background between repeats over WebDriver.
+  }
+
+  windowEnded(): void {
+    // No spare browser to prepare: the next repeat opens its session when it starts.
+  }
+
+  async screenshot(): Promise<Buffer | undefined> {
+    return this.page?.driver.alive() ? this.page.driver.capture.screenshot({ format: 'png' }) : undefined;
+  }
+
+  fallbackEnv(sc: Scenario, app: RunningApp, url: string): RunEnv {
+    const caps = this.page?.driver.capabilities;
+    return {
+      tool: { name: 'rehearse', version: toolVersion() },
+      browser: {
+        product: caps ? `${caps.browserName ?? 'unknown'}/${caps.browserVersion ?? ''}` : 'unknown',
+        userAgent: this.page?.driver.emulation.browserUserAgent() ?? 'unknown',
+        headless: sc.browser.engine === 'webkit' ? false : sc.browser.headless,
+        driver: 'webdriver',
+        engine: sc.browser.engine,
+        ...(sc.browser.webdriver ? { endpoint: sc.browser.webdriver } : {}),
+      },
+      host: hostInfo(),
+      restartMode: 'browser',
+      viewport: sc.viewport,
+      cpuThrottle: sc.cpuThrottle,
+      app: { kind: app.kind, url },
+    };
+  }
+
+  async describeEnv(sc: Scenario, app: RunningApp, url: string): Promise<RunEnv> {
+    const env = this.fallbackEnv(sc, app, url);
+    const seen = await this.page?.driver.emulation.readViewport();
+    if (seen) env.viewport = { width: seen.width, height: seen.height, dpr: seen.dpr, mobile: false, touch: seen.touch };
+    return env;
+  }
+
+  async close(): Promise<void> {
+    await this.page?.close().catch(() => undefined);
+    this.page = undefined;
+    await this.server?.close();
+  }
+}
