@@ -153,7 +153,7 @@ export class WebDriverPageDriver implements HostPage {
       }
       if (value === MISSING) {
         if (attempt > 0) throw new PerfError({ code: 'runtime_missing', kind: 'environment', message: 'could not install the page runtime in this document' });
-        await this.installScripts();
+        await this.installRuntime();
         continue;
       }
       if (value && typeof value === 'object' && (value as { status?: string }).status === 'runtime_error') {
@@ -190,7 +190,14 @@ export class WebDriverPageDriver implements HostPage {
     // A WebDriver session's window is the one in front; nothing to do.
   }
 
-  async installScripts(): Promise<void> {
+  /**
+   * Nothing to do ahead of time: WebDriver classic cannot add a script to future documents, and the
+   * host asks for this before every step. The runtime goes in on the first call that finds it
+   * missing in the current document (call()), instead of being sent with every step.
+   */
+  async installScripts(): Promise<void> {}
+
+  private async installRuntime(): Promise<void> {
     await this.guard(this.client.execute(`${PAGE_RUNTIME_SOURCE}; return true;`));
   }
 
