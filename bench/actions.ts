@@ -7,26 +7,15 @@
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { SessionHost } from '../src/engine/host.js';
-import { runStep, type StepResult } from '../src/engine/run-step.js';
+import { runStep } from '../src/engine/run-step.js';
 import { BrowserSession } from '../src/session/browser-session.js';
 import { gateElement, resolveTarget, settleAction } from '../src/page/index.js';
 import { serveStatic } from '../src/session/static-server.js';
-import { median, playwrightLaunchOptions, printTable, type Row } from './common.js';
+import { median, playwrightLaunchOptions, printTable, type Row, okData, timed } from './common.js';
 
 const ROUNDS = Number(process.argv[2] ?? 30);
 // A few untimed rounds first: JIT, the runtime install and Playwright's injected script.
 const WARMUP_ROUNDS = 3;
-
-async function timed(fn: () => Promise<unknown>): Promise<number> {
-  const t0 = performance.now();
-  await fn();
-  return performance.now() - t0;
-}
-
-function okData(r: StepResult): Record<string, unknown> {
-  if (r.status !== 'ok') throw new Error(`${r.step} failed: ${JSON.stringify(r.error)}`);
-  return r.data ?? {};
-}
 
 async function main(): Promise<void> {
   const app = await serveStatic({ root: fileURLToPath(new URL('../../scenarios/app', import.meta.url)) });

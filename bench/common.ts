@@ -1,4 +1,5 @@
 /** Shared bits of the benchmarks: medians, a side-by-side table, the Playwright launch options. */
+import type { StepResult } from '../src/engine/run-step.js';
 import { findChrome } from '../src/session/chrome.js';
 
 export function median(xs: number[]): number {
@@ -48,3 +49,16 @@ export function printTable(title: string, rows: Row[]): void {
 }
 
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/** Wall time of one awaited call, ms. */
+export async function timed(fn: () => Promise<unknown>): Promise<number> {
+  const t0 = performance.now();
+  await fn();
+  return performance.now() - t0;
+}
+
+/** A step's data, or throw: a benchmark round must not time a failure. */
+export function okData(r: StepResult): Record<string, unknown> {
+  if (r.status !== 'ok') throw new Error(`${r.step} failed: ${JSON.stringify(r.error)}`);
+  return r.data ?? {};
+}

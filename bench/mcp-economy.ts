@@ -15,7 +15,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { findChrome } from '../src/session/chrome.js';
 import { fileURLToPath } from 'node:url';
-import { buildThirdPartySite, THIRD_PARTY_PAGES } from '../test/third-party.js';
+import { actionableRefs, buildThirdPartySite, refsMissing, THIRD_PARTY_PAGES } from '../test/third-party.js';
 import { median } from './common.js';
 
 interface Mcp {
@@ -54,21 +54,6 @@ const PW_ALL_CAPS = 'vision,pdf,testing,tracing,devtools,network,storage,config'
 function pwSnapshot(text: string): string {
   const m = /```yaml\n([\s\S]*?)```/.exec(text);
   return m ? m[1]! : '';
-}
-
-// Roles a user acts on: Playwright MCP refs every node (generic containers too); coverage counts these.
-const ACTIONABLE = new Set(['link', 'button', 'textbox', 'searchbox', 'spinbutton', 'checkbox', 'radio', 'switch', 'combobox', 'listbox', 'option', 'slider', 'tab', 'menuitem', 'menuitemcheckbox', 'menuitemradio', 'treeitem']);
-
-/** role "name" of the actionable elements the snapshot gives a ref to. */
-function refdElements(snapshot: string): Set<string> {
-  const out = new Set<string>();
-  for (const line of snapshot.split('\n')) {
-    if (!/\[ref=[a-z0-9]+\]/.test(line)) continue;
-    const m = /-\s+([a-z]+)(?:\s+"((?:[^"\\]|\\.)*)")?/.exec(line);
-    // Names compared without whitespace: the two sides join inline text runs differently.
-    if (m && ACTIONABLE.has(m[1]!)) out.add(`${m[1]} "${(m[2] ?? '').replace(/[\s\u200B-\u200D\u2060\uFEFF]+/g, '')}"`);
-  }
-  return out;
 }
 
 function row(what: string, ours: number, peer: number | undefined, target?: number): string {
@@ -167,13 +152,11 @@ async function main(): Promise<void> {
       fs.writeFileSync(`${base}.rehearse-interactive.txt`, text(inter));
       fs.writeFileSync(`${base}.playwright-mcp.yaml`, peer);
     }
-    const peerRefd = refdElements(peer);
-    const oursRefd = refdElements(text(snap));
-    // An element Playwright leaves unnamed (a name that repeats its contents) matches ours by role.
-    const covered = [...peerRefd].filter((e) => oursRefd.has(e) || (e.endsWith(' ""') && [...oursRefd].some((o) => o.startsWith(e.slice(0, -2))))).length;
+    const peerRefd = actionableRefs(peer).length;
+    const covered = peerRefd - refsMissing(peer, text(snap)).length;
     lines.push(row(`${p.name}: snap`, text(snap).length, peer.length, 0.6));
     lines.push(row(`${p.name}: snap interactiveOnly`, text(inter).length, peer.length, 0.25));
-    lines.push(`  coverage: ${covered} of ${peerRefd.size} actionable elements Playwright MCP refs (${peerRefd.size ? Math.round((100 * covered) / peerRefd.size) : 100}%)`);
+    lines.push(`  coverage: ${covered} of ${peerRefd} actionable elements Playwright MCP refs (${peerRefd ? Math.round((100 * covered) / peerRefd) : 100}%)`);
   }
   await app.call('app_stop');
   await Promise.all([app.client.close(), pw.client.close()]);

@@ -10,27 +10,16 @@
 import { fileURLToPath } from 'node:url';
 import { remote } from 'webdriverio';
 import { SessionHost } from '../src/engine/host.js';
-import { runStep, type StepResult } from '../src/engine/run-step.js';
+import { runStep } from '../src/engine/run-step.js';
 import { openWebDriverPage } from '../src/drivers/webdriver/session.js';
 import { findServerBinary, miniBrowserPath, startWebDriverServer, type WebDriverServerKind } from '../src/drivers/webdriver/server.js';
 import { BrowserSession } from '../src/session/browser-session.js';
 import { serveStatic } from '../src/session/static-server.js';
-import { playwrightLaunchOptions, printTable, type Row } from './common.js';
+import { playwrightLaunchOptions, printTable, type Row, okData, timed } from './common.js';
 
 const ROUNDS = Number(process.argv[2] ?? 20);
 // Untimed first rounds: JIT, the runtime install, webdriverio's own first lookups.
 const WARMUP_ROUNDS = 3;
-
-async function timed(fn: () => Promise<unknown>): Promise<number> {
-  const t0 = performance.now();
-  await fn();
-  return performance.now() - t0;
-}
-
-function okData(r: StepResult): Record<string, unknown> {
-  if (r.status !== 'ok') throw new Error(`${r.step} failed: ${JSON.stringify(r.error)}`);
-  return r.data ?? {};
-}
 
 const refOf = (snapshot: unknown): string => /button "Add item" \[ref=(e\d+)\]/.exec(String(snapshot))![1]!;
 

@@ -16,7 +16,7 @@ import { findChrome } from '../src/session/chrome.js';
 import { serveStatic, type StaticServer } from '../src/session/static-server.js';
 import { DEMO_DIR, fresh } from './helpers.js';
 import { ok } from './step-helpers.js';
-import { buildThirdPartySite, THIRD_PARTY_PAGES } from './third-party.js';
+import { buildThirdPartySite, refsMissing, THIRD_PARTY_PAGES } from './third-party.js';
 import { CAPS } from '../src/mcp/caps.js';
 
 // Issue 13's targets: a default snapshot at most 0.6x Playwright's bytes. Interactive-only is held to
@@ -25,19 +25,6 @@ const SNAP_MAX_RATIO = 0.6;
 const INTERACTIVE_MAX_RATIO = 0.5;
 // An action's reply without a snapshot, median over the common actions.
 const ACTION_REPLY_MAX_BYTES = 600;
-
-const ACTIONABLE = new Set(['link', 'button', 'textbox', 'searchbox', 'spinbutton', 'checkbox', 'radio', 'switch', 'combobox', 'listbox', 'option', 'slider', 'tab', 'menuitem', 'treeitem']);
-
-/** role "name" of the actionable elements a snapshot gives a ref to (names without whitespace). */
-function refd(snapshot: string): string[] {
-  const out: string[] = [];
-  for (const line of snapshot.split('\n')) {
-    if (!/\[ref=[a-z0-9]+\]/.test(line)) continue;
-    const m = /-\s+([a-z]+)(?:\s+"((?:[^"\\]|\\.)*)")?/.exec(line);
-    if (m && ACTIONABLE.has(m[1]!)) out.push(`${m[1]} "${(m[2] ?? '').replace(/[\s\u200B-\u200D\u2060\uFEFF]+/g, '')}"`);
-  }
-  return out;
-}
 
 let site: StaticServer;
 let dir: string;
@@ -87,10 +74,7 @@ describe('snapshots against Playwright\'s AI snapshot', () => {
       const inter = String(ok(await runStep(host, 'snap', { interactiveOnly: true })).data!.snapshot);
       assert.ok(snap.length <= SNAP_MAX_RATIO * peer.length, `snap ${snap.length} bytes vs Playwright ${peer.length}`);
       assert.ok(inter.length <= INTERACTIVE_MAX_RATIO * peer.length, `interactiveOnly ${inter.length} bytes vs Playwright ${peer.length}`);
-      const ours = refd(snap);
-      // Playwright leaves a name out when it repeats the contents: then any of ours with the role counts.
-      const missing = refd(peer).filter((e) => !ours.includes(e) && !(e.endsWith(' ""') && ours.some((o) => o.startsWith(e.slice(0, -2)))));
-      assert.deepEqual(missing, [], `actionable elements Playwright refs that our snap does not:\n${snap.slice(0, 3000)}`);
+      assert.deepEqual(refsMissing(peer, snap), [], `actionable elements Playwright refs that our snap does not:\n${snap.slice(0, 3000)}`);
     });
   }
 });

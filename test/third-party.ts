@@ -40,3 +40,24 @@ export function buildThirdPartySite(dir: string): void {
   fs.cpSync(path.join(pkg, 'dist'), path.join(reveal, 'dist'), { recursive: true });
   fs.copyFileSync(path.join(pkg, 'LICENSE'), path.join(reveal, 'LICENSE'));
 }
+
+// Roles a user acts on: Playwright's AI snapshot refs every node (generic containers too); the
+// coverage of refs counts these.
+const ACTIONABLE = new Set(['link', 'button', 'textbox', 'searchbox', 'spinbutton', 'checkbox', 'radio', 'switch', 'combobox', 'listbox', 'option', 'slider', 'tab', 'menuitem', 'menuitemcheckbox', 'menuitemradio', 'treeitem']);
+
+/** `role "name"` of the actionable elements a snapshot (ours or Playwright's) gives a ref to; names without whitespace, as the two join inline text differently. */
+export function actionableRefs(snapshot: string): string[] {
+  const out: string[] = [];
+  for (const line of snapshot.split('\n')) {
+    if (!/\[ref=[a-z0-9]+\]/.test(line)) continue;
+    const m = /-\s+([a-z]+)(?:\s+"((?:[^"\\]|\\.)*)")?/.exec(line);
+    if (m && ACTIONABLE.has(m[1]!)) out.push(`${m[1]} "${(m[2] ?? '').replace(/[\s\u200B-\u200D\u2060\uFEFF]+/g, '')}"`);
+  }
+  return out;
+}
+
+/** Playwright's ref'd actionable elements ours lacks. One it leaves unnamed (a name repeating its contents) matches any of ours with the role. */
+export function refsMissing(peer: string, ours: string): string[] {
+  const have = actionableRefs(ours);
+  return actionableRefs(peer).filter((e) => !have.includes(e) && !(e.endsWith(' ""') && have.some((o) => o.startsWith(e.slice(0, -2)))));
+}

@@ -10,9 +10,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Page } from './browser.js';
-import { markSource, PERF_BINDING, perfProbeFlushSource, perfProbeSource, perfProbeStopSource, type ProbeFlush } from '../runtime/perf-probe.js';
+import { markSource, PERF_BINDING, perfProbeFlushSource, perfProbeSource, perfProbeStopSource, type ProbeFlush, ProbeReadings } from '../runtime/perf-probe.js';
 import { TraceRecorder } from './trace.js';
-import { BEGIN_MARK, END_MARK, type Checkpoint, type CpuProfile, type MissingReasons, checkBeginOptions, type PerfBeginOptions, type PerfMode, type PerfRecorder, type ProbeFrames, type ProbeMessage, type ProbeSupport, type RawSession, type SessionEnv, type SessionMark } from '../measure.js';
+import { BEGIN_MARK, END_MARK, type Checkpoint, type CpuProfile, type MissingReasons, checkBeginOptions, type PerfBeginOptions, type PerfMode, type PerfRecorder, type ProbeSupport, type RawSession, type SessionEnv, type SessionMark } from '../measure.js';
 
 // 100 µs: a 16.7 ms frame gets ~160 samples, enough to rank the functions inside one frame, while
 // V8's sampler stays at a few % of CPU (the default 1 ms would give ~16 samples per frame: too coarse).
@@ -20,8 +20,7 @@ export const SAMPLING_INTERVAL_US = 100;
 // The flush waits two frames at most 200 ms; more than this means the renderer is stuck.
 const PROBE_FLUSH_TIMEOUT_MS = 5000;
 export class PerfSession implements PerfRecorder {
-  readonly messages: ProbeMessage[] = [];
-  readonly docFrames: ProbeFrames[] = [];
+  private readonly probe: ProbeReadings;
   readonly marks: SessionMark[] = [];
   readonly checkpoints: Checkpoint[] = [];
   readonly missing: MissingReasons = {};
@@ -34,7 +33,6 @@ export class PerfSession implements PerfRecorder {
   private pendingCheckpoint: Promise<void> | undefined;
   private closed = false;
   private probeMissing: string | undefined;
-  private interactionCount: number | null = null;
   private t0: number;
   /** Epoch ms when the measured window opened: everything switched on, perf_begin about to return. */
   startedAt: number;
@@ -46,6 +44,7 @@ export class PerfSession implements PerfRecorder {
   ) {
     this.startedAt = Date.now();
     this.t0 = performance.now();
+    this.probe = new ProbeReadings(token);
   }
 
   get mode(): PerfMode {
@@ -155,17 +154,7 @@ export class PerfSession implements PerfRecorder {
   }
 
   private onProbeMessage(payload: string): void {
-    let msg: ProbeMessage;
-    try {
-      msg = JSON.parse(payload) as ProbeMessage;
-    } catch {
-      return;
-    }
-    if (msg.token !== this.token || this.closed) return;
-    if (msg.kind === 'docEnd') {
-      if (msg.frames) this.docFrames.push(msg.frames);
-      if (msg.interactionCount !== null) this.interactionCount = (this.interactionCount ?? 0) + msg.interactionCount;
-    } else this.messages.push(msg);
+    if (!this.closed) this.probe.take(payload);
   }
 
   private async checkpoint(): Promise<void> {
@@ -196,8 +185,7 @@ export class PerfSession implements PerfRecorder {
     const probed = flushed.then(
       (flush) => {
         if (flush) {
-          for (const q of flush.queued) this.onProbeMessage(q);
-          this.onProbeMessage(JSON.stringify({ ...flush.end, token: this.token, doc: flush.doc }));
+          if (!this.closed) this.probe.takeFlush(flush);
           support = flush.support;
         } else {
           this.probeMissing = 'the in-page probe is gone (the document changed and the new one did not run it)';
@@ -238,9 +226,9 @@ export class PerfSession implements PerfRecorder {
       endedAt,
       durationMs,
       checkpoints: this.checkpoints,
-      messages: this.messages,
-      docFrames: this.docFrames,
-      interactionCount: this.interactionCount,
+      messages: this.probe.messages,
+      docFrames: this.probe.docFrames,
+      interactionCount: this.probe.interactionCount,
       support,
       probeMissing: this.probeMissing,
       trace: trace.status === 'fulfilled' ? trace.value : undefined,

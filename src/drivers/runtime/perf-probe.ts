@@ -12,7 +12,7 @@
  * `perfProbeMain` is serialised with Function.prototype.toString and evaluated in the page: it must not
  * reference anything outside its own body.
  */
-import { PERF_PROBE_URL, type ProbeSupport } from '../measure.js';
+import { PERF_PROBE_URL, type ProbeFrames, type ProbeMessage, type ProbeSupport } from '../measure.js';
 
 /** The binding the probe calls with one JSON message per entry (Runtime.addBinding). */
 export const PERF_BINDING = '__rehearsePerf';
@@ -210,4 +210,37 @@ export interface ProbeFlush {
   end: Record<string, unknown>;
   support: ProbeSupport;
   queued: string[];
+}
+
+/**
+ * What the probe of one session sent, sorted as it arrives (through a binding, or in the final
+ * flush): entries, each document's frame counter, the interaction count summed over documents.
+ */
+export class ProbeReadings {
+  readonly messages: ProbeMessage[] = [];
+  readonly docFrames: ProbeFrames[] = [];
+  interactionCount: number | null = null;
+
+  constructor(private readonly token: string) {}
+
+  /** One JSON message from the probe; another session's, or a malformed one, is ignored. */
+  take(json: string): void {
+    let msg: ProbeMessage;
+    try {
+      msg = JSON.parse(json) as ProbeMessage;
+    } catch {
+      return;
+    }
+    if (msg.token !== this.token) return;
+    if (msg.kind === 'docEnd') {
+      if (msg.frames) this.docFrames.push(msg.frames);
+      if (msg.interactionCount !== null) this.interactionCount = (this.interactionCount ?? 0) + msg.interactionCount;
+    } else this.messages.push(msg);
+  }
+
+  /** The final flush: the entries still queued in the page, then the document's totals. */
+  takeFlush(flush: ProbeFlush): void {
+    for (const q of flush.queued) this.take(q);
+    this.take(JSON.stringify({ ...flush.end, token: this.token, doc: flush.doc }));
+  }
 }

@@ -7,8 +7,8 @@
  * counters: coverage names each as missing.
  */
 import { randomBytes } from 'node:crypto';
-import { BEGIN_MARK, END_MARK, checkBeginOptions, type MissingReasons, type PerfBeginOptions, type PerfMode, type PerfRecorder, type ProbeFrames, type ProbeMessage, type ProbeSupport, type RawSession, type SessionEnv, type SessionMark } from '../measure.js';
-import { markSource, perfProbeFlushSource, perfProbeSource, perfProbeStopSource, type ProbeFlush } from '../runtime/perf-probe.js';
+import { BEGIN_MARK, END_MARK, checkBeginOptions, type MissingReasons, type PerfBeginOptions, type PerfMode, type PerfRecorder, type ProbeSupport, type RawSession, type SessionEnv, type SessionMark } from '../measure.js';
+import { markSource, perfProbeFlushSource, perfProbeSource, perfProbeStopSource, type ProbeFlush, ProbeReadings } from '../runtime/perf-probe.js';
 
 /** What the session needs of the page: evaluate, and the browser the server reported. */
 export interface ProbePage {
@@ -51,30 +51,14 @@ export class WebDriverPerfSession implements PerfRecorder {
     const endedAt = Date.now();
     const durationMs = endedAt - this.startedAt;
     const missing: MissingReasons = { trace: `the Chromium trace is ${WHY}`, counters: `Performance counters are ${WHY}`, ...(this.opts.mode === 'attribution' ? { profile: `the CPU profile is ${WHY}` } : {}) };
-    const messages: ProbeMessage[] = [];
-    const docFrames: ProbeFrames[] = [];
-    let interactionCount: number | null = null;
+    const probe = new ProbeReadings(this.token);
     let support: ProbeSupport | undefined;
     let probeMissing: string | undefined;
-    const take = (json: string): void => {
-      let msg: ProbeMessage;
-      try {
-        msg = JSON.parse(json) as ProbeMessage;
-      } catch {
-        return;
-      }
-      if (msg.token !== this.token) return;
-      if (msg.kind === 'docEnd') {
-        if (msg.frames) docFrames.push(msg.frames);
-        if (msg.interactionCount !== null) interactionCount = (interactionCount ?? 0) + msg.interactionCount;
-      } else messages.push(msg);
-    };
     try {
       this.marks.push({ name: END_MARK, at: await this.page.evaluate<number>(markSource(END_MARK)) });
       const flush = await this.page.evaluate<ProbeFlush | null>(perfProbeFlushSource(this.token));
       if (flush) {
-        for (const q of flush.queued) take(q);
-        take(JSON.stringify({ ...flush.end, token: this.token, doc: flush.doc }));
+        probe.takeFlush(flush);
         support = flush.support;
       } else probeMissing = 'the in-page probe is gone (the page navigated during the window; over WebDriver its entries go with the old document)';
     } catch (e) {
@@ -90,9 +74,9 @@ export class WebDriverPerfSession implements PerfRecorder {
       endedAt,
       durationMs,
       checkpoints: [],
-      messages,
-      docFrames,
-      interactionCount,
+      messages: probe.messages,
+      docFrames: probe.docFrames,
+      interactionCount: probe.interactionCount,
       support,
       probeMissing,
       trace: undefined,
