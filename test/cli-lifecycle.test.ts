@@ -5,6 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Browser } from '../src/drivers/cdp/browser.js';
+import { findServerBinary } from '../src/drivers/webdriver/server.js';
 import { isAlive, sleep } from '../src/session/processes.js';
 import type { SessionState } from '../src/session/state.js';
 import { ROOT } from './helpers.js';
@@ -116,9 +117,9 @@ test('an app command that exits early fails fast with exit 3 and its last output
 test('doctor passes here: every check ok, exit 0', () => {
   const r = perf(['doctor', '--json', '--out', join(work, 'out')]);
   assert.equal(r.code, 0, r.stdout + r.stderr);
-  const report = JSON.parse(r.stdout) as { ok: boolean; checks: { name: string; ok: boolean; detail: string }[] };
+  const report = JSON.parse(r.stdout) as { ok: boolean; checks: { name: string; ok: boolean; detail: string; optional?: boolean }[] };
   assert.deepEqual(
-    report.checks.map((c) => [c.name, c.ok]),
+    report.checks.filter((c) => !c.optional).map((c) => [c.name, c.ok]),
     [
       ['node', true],
       ['chromium found', true],
@@ -128,6 +129,20 @@ test('doctor passes here: every check ok, exit 0', () => {
     ],
   );
   assert.match(report.checks[2]!.detail, /Chrome\/\d+/);
+  // The WebDriver servers: reported found or not, never failing the doctor (only some scenarios need them).
+  const servers = report.checks.filter((c) => c.optional);
+  assert.deepEqual(servers.map((c) => [c.name, c.ok]), [
+    ['chromedriver', findServerBinary('chromedriver') !== undefined],
+    ['WebKitWebDriver', findServerBinary('webkit') !== undefined],
+    ['tauri-driver', findServerBinary('tauri', ROOT) !== undefined],
+    ['display', true],
+  ]);
+});
+
+test('doctor names a missing WebDriver server with how to install it, and still passes', () => {
+  const r = perf(['doctor', '--out', join(work, 'out')], { TAURI_DRIVER: '/nonexistent/tauri-driver' });
+  assert.equal(r.code, 0, r.stdout + r.stderr);
+  assert.match(r.stdout, /^miss\s+tauri-driver\s+not found: needed for app\.desktop with driver tauri\n\s+fix: npm install --save-dev @crabnebula\/tauri-driver/m);
 });
 
 test('doctor fails with exit 3 when CHROME_PATH points nowhere, and says how to fix it', () => {

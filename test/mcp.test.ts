@@ -523,6 +523,9 @@ describe('caps and the size of what an agent reads', () => {
       await ok('console');
       await ok('exceptions');
       await ok('evaluate', { expression: '1 + 1' });
+      // A stand-in for a Tauri app's IPC: the web page the server drives has none of its own.
+      await ok('evaluate', { expression: 'window.__TAURI_INTERNALS__ = { invoke: async (cmd, args) => ({ cmd, args }) }, 1' });
+      assert.deepEqual((await ok('tauri_invoke', { command: 'echo', args: { n: 1 } })).json.data.value, { cmd: 'echo', args: { n: 1 } });
       await ok('fill', { target: { label: 'Name' }, text: 'Ada' });
       await ok('type', { target: { label: 'Email' }, text: 'a@b.c' });
       await ok('clear', { target: { label: 'Email' } });

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { checkMetricName, defaultPrimaryMetrics, MAX_PRIMARY, METRICS, metricsMarkdown, resolveMetric, sortMetricNames } from '../src/perf/metrics.js';
+import { checkMetricName, defaultPrimaryMetrics, MAX_PRIMARY, METRICS, metricsByDriverMarkdown, metricsMarkdown, resolveMetric, sortMetricNames } from '../src/perf/metrics.js';
 import type { RunFile } from '../src/perf/run-file.js';
 import { PerfError } from '../src/errors.js';
 import { ROOT } from './helpers.js';
@@ -18,12 +18,15 @@ const baselineFiles = readdirSync(join(ROOT, 'baselines')).filter((f) => f.endsW
 test('every metric in the committed baselines (real Chromium reports of every bundled scenario) resolves in the registry', () => {
   assert.ok(baselineFiles.length >= 6);
   const seen = new Set<string>();
+  const seenOverCdp = new Set<string>();
   for (const f of baselineFiles) {
     const run = JSON.parse(readFileSync(join(ROOT, 'baselines', f), 'utf8')) as RunFile;
-    for (const r of run.repeats) if (r.status === 'measured') for (const k of Object.keys(r.report.metrics)) seen.add(k);
+    for (const r of run.repeats) if (r.status === 'measured') for (const k of Object.keys(r.report.metrics)) (run.env.browser.driver ? seen : seenOverCdp).add(k);
   }
+  for (const k of seenOverCdp) seen.add(k);
   const unknown = [...seen].filter((k) => !resolveMetric(k));
   assert.deepEqual(unknown, []);
+  assert.deepEqual([...seenOverCdp].filter((k) => !resolveMetric(k)!.def.drivers.includes('cdp')), []);
   // And the registry is not padded with names nothing produces (steps.<label>.ms is a pattern).
   const unproduced = METRICS.filter((d) => !d.name.includes('<') && ![...seen].some((k) => k === d.name || k === `${d.name}.perFrame`)).map((d) => d.name);
   assert.ok(unproduced.length <= 2, `declared but never produced by the bundled scenarios: ${unproduced.join(', ')}`);
@@ -55,6 +58,15 @@ test('the README metric table is the registry\'s, generated (edit src/perf/metri
   assert.equal(m[1], metricsMarkdown());
 });
 
+test('the README\'s per-driver table (WebKit and Tauri over WebDriver) is the registry\'s, generated (paste metricsByDriverMarkdown())', () => {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const m = /<!-- metrics-by-driver:start -->\n([\s\S]*?)\n<!-- metrics-by-driver:end -->/.exec(readme);
+  assert.ok(m, 'README has the metrics-by-driver:start/end markers');
+  assert.equal(m[1], metricsByDriverMarkdown());
+  const webdriverSection = readme.slice(readme.indexOf('## WebKit and Tauri over WebDriver'), readme.indexOf('\n## ', readme.indexOf('## WebKit and Tauri over WebDriver') + 1));
+  assert.ok(webdriverSection.includes('<!-- metrics-by-driver:start -->'), 'the table is in the "WebKit and Tauri over WebDriver" section');
+});
+
 test('`perf metrics --json` prints the registry with direction, role and host dependence; `perf metrics` a table', () => {
   const r = spawnSync(process.execPath, [join(ROOT, 'bin/perf'), 'metrics', '--json'], { cwd: ROOT, encoding: 'utf8' });
   assert.equal(r.status, 0, r.stderr);
@@ -66,7 +78,8 @@ test('`perf metrics --json` prints the registry with direction, role and host de
   assert.deepEqual([layouts.better, layouts.gate, layouts.hostDependent, layouts.perFrameName], ['lower', 'primary', false, 'counters.layouts.perFrame']);
   const painted = j.metrics.find((x) => x.name === 'frames.painted')!;
   assert.deepEqual([painted.better, painted.gate], ['none', 'never']);
-  assert.ok(layouts.drivers.includes('cdp'));
+  assert.deepEqual(layouts.drivers, ['cdp']);
+  assert.deepEqual(j.metrics.find((x) => x.name === 'frames.overBudget')!.drivers, ['cdp', 'webdriver-chromium', 'webdriver-webkit']);
   const t = spawnSync(process.execPath, [join(ROOT, 'bin/perf'), 'metrics'], { cwd: ROOT, encoding: 'utf8' });
   assert.equal(t.status, 0);
   assert.match(t.stdout, /^metric +unit +better +gate/);

@@ -14,6 +14,7 @@ import { isPerfError } from '../src/errors.js';
 import { runScenario } from '../src/runner/run.js';
 import { loadScenario } from '../src/scenario/load.js';
 import { runStep } from '../src/engine/run-step.js';
+import { METRICS, PER_FRAME_SUFFIX, resolveMetric, type DriverName } from '../src/perf/metrics.js';
 import { findServerBinary, miniBrowserPath, type WebDriverServerKind } from '../src/drivers/webdriver/server.js';
 import { openWebDriverPage, type WebDriverPage } from '../src/drivers/webdriver/session.js';
 import { findChrome } from '../src/session/chrome.js';
@@ -136,4 +137,49 @@ describe('perf run over WebDriver', { skip: KINDS.find((k) => k.kind === 'webkit
       fs.rmSync(dir, { recursive: true, force: true });
     }
   });
+});
+
+// The registry's `drivers` against what a real window produces: it is what `perf metrics` and the
+// README's per-driver table tell a user to expect from a WebDriver run, so it must not drift from it.
+describe('the metric registry says which metrics a WebDriver run produces', () => {
+  const ENGINES: { driver: DriverName; browser: string; missing: string | false }[] = [
+    { driver: 'webdriver-webkit', browser: '{ engine: webkit }', missing: KINDS.find((k) => k.kind === 'webkit')!.missing },
+    { driver: 'webdriver-chromium', browser: '{ driver: webdriver }', missing: KINDS.find((k) => k.kind === 'chromedriver')!.missing },
+  ];
+  for (const { driver, browser, missing } of ENGINES) {
+    test(`${driver}: the run file holds exactly the metrics declared for it; coverage names the sources it lacks`, { skip: missing }, async () => {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rehearse-wd-metrics-'));
+      try {
+        fs.cpSync(DEMO_DIR, path.join(dir, 'app'), { recursive: true });
+        // A scroll for frames and one tap for an interaction: every source the probe has gets exercised.
+        fs.writeFileSync(
+          path.join(dir, 'probe.yaml'),
+          `name: registry-${driver}\napp: { serve: ./app, path: /list.html }\nbrowser: ${browser}\nviewport: { width: 1024, height: 700 }\nrepeat: 1\nwarmup: 0\nsetup:\n  - wait_for: { text: "2000 items" }\nsteps:\n  - scroll: { target: { role: list, name: Items }, dy: 1500, label: down }\n  - tap: { target: { role: button, name: Add item }, label: add }\n`,
+        );
+        const { run } = await runScenario(loadScenario(path.join(dir, 'probe.yaml'), { cwd: dir }), { label: 'run', outDir: path.join(dir, 'out'), cwd: dir });
+        assert.equal(run.summary.measured, 1, JSON.stringify(run.repeats.map((r) => (r.status === 'failed' ? r.failure : r.status))));
+        const produced = Object.keys(run.summary.metrics).sort();
+        assert.deepEqual(produced.filter((k) => !resolveMetric(k)?.def.drivers.includes(driver)), [], `produced over ${driver} but not declared for it`);
+        const declared = METRICS.filter((d) => d.drivers.includes(driver)).flatMap((d) =>
+          d.name.includes('<') ? ['steps.down.ms', 'steps.add.ms'] : d.perFrame ? [d.name, d.name + PER_FRAME_SUFFIX] : [d.name],
+        );
+        assert.deepEqual(declared.filter((k) => !produced.includes(k)), [], `declared for ${driver} but not produced`);
+
+        // Every metric family a driver lacks is named after its coverage source (counters.*, interactions.*…).
+        const repeat = run.repeats[0]!;
+        assert.equal(repeat.status, 'measured');
+        const coverage = repeat.status === 'measured' ? repeat.report.coverage! : {};
+        for (const d of METRICS.filter((m) => !m.drivers.includes(driver))) assert.equal(coverage[d.name.split('.')[0]!], 'missing', `${d.name}: coverage ${JSON.stringify(coverage)}`);
+        assert.equal(coverage.liveness, 'read');
+
+        const median = (k: string): number | undefined => run.summary.metrics[k]?.median;
+        assert.ok(median('frames.painted')! > 1);
+        // requestAnimationFrame cannot see a partial frame: none is written rather than a made-up 0.
+        assert.equal(run.summary.metrics['frames.partial'], undefined);
+        if (driver === 'webdriver-chromium') assert.equal(median('interactions.count'), 1, 'the one tap');
+      } finally {
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
+    });
+  }
 });

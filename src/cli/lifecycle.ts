@@ -108,7 +108,7 @@ export const restartCommand = defineCommand({
 
 export const doctorCommand = defineCommand({
   name: 'doctor',
-  summary: 'Check Node, Chromium (found, launchable, version), a free loopback port and a writable out folder',
+  summary: 'Check Node, Chromium (found, launchable, version), a free loopback port, a writable out folder, and which WebDriver servers are installed',
   usage: 'doctor [--out DIR]',
   flags: { out: { type: 'string', value: 'DIR', description: 'Out folder to check. Default build/perf' }, ...JSON_FLAG },
   async run(f) {
@@ -116,7 +116,7 @@ export const doctorCommand = defineCommand({
     if (f.json) printJson(report);
     else {
       for (const c of report.checks) {
-        process.stdout.write(`${c.ok ? 'ok  ' : 'FAIL'}  ${c.name.padEnd(18)} ${c.detail}\n`);
+        process.stdout.write(`${c.ok ? 'ok  ' : c.optional ? 'miss' : 'FAIL'}  ${c.name.padEnd(18)} ${c.detail}\n`);
         if (!c.ok && c.fix) process.stdout.write(`      ${''.padEnd(18)} fix: ${c.fix}\n`);
       }
     }

@@ -75,7 +75,14 @@ export const lifecycleExtraCap = defineCap({
   tools: ['app_restart', 'app_logs', 'doctor'],
 });
 
-export const CAPS: readonly CapDefinition[] = [coreCap, perfCap, pointerExtraCap, formsExtraCap, navigationExtraCap, viewportCap, devtoolsCap, lifecycleExtraCap];
+export const desktopCap = defineCap({
+  name: 'desktop',
+  description: "Call a Tauri desktop app's commands through its IPC.",
+  byDefault: false,
+  tools: ['tauri_invoke'],
+});
+
+export const CAPS: readonly CapDefinition[] = [coreCap, perfCap, pointerExtraCap, formsExtraCap, navigationExtraCap, viewportCap, devtoolsCap, lifecycleExtraCap, desktopCap];
 
 /** Every cap: `--caps all`. */
 export const ALL_CAPS = 'all';

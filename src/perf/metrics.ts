@@ -17,7 +17,16 @@ export type Better = 'lower' | 'higher' | 'none';
  * of its own, never fails the gate; never: shown only (a direction-less metric, or one set by the scenario).
  */
 export type GateRole = 'primary' | 'secondary' | 'never';
-export type DriverName = 'cdp';
+/**
+ * Where a run measures, as far as which metrics come out:
+ * cdp: Chromium over the DevTools protocol (trace, Performance counters, CPU profile, in-page probe);
+ * webdriver-chromium: Chromium through chromedriver (in-page probe only);
+ * webdriver-webkit: the WebKitGTK MiniBrowser through WebKitWebDriver (in-page probe only).
+ */
+export type DriverName = 'cdp' | 'webdriver-chromium' | 'webdriver-webkit';
+
+/** Every driver, in the order tables show them. */
+export const DRIVERS: readonly DriverName[] = ['cdp', 'webdriver-chromium', 'webdriver-webkit'];
 
 export interface MetricDefinition {
   /** Flat dotted name with the unit in it; `<label>` marks a pattern part. */
@@ -43,15 +52,17 @@ export interface MetricDefinition {
   floor: number;
   /** Shown in one-glance replies (perf_run over MCP). */
   headline: boolean;
-  /** Drivers that produce it. */
+  /** Drivers that produce it (test/webdriver.test.ts holds this against real runs). */
   drivers: readonly DriverName[];
   description: string;
 }
 
-type MetricInit = Omit<MetricDefinition, 'perFrame' | 'headline' | 'drivers'> & Partial<Pick<MetricDefinition, 'perFrame' | 'headline' | 'drivers'>>;
+// `drivers` has no default: a new metric states where it comes from, or the registry would claim it
+// for drivers that never produce it.
+type MetricInit = Omit<MetricDefinition, 'perFrame' | 'headline'> & Partial<Pick<MetricDefinition, 'perFrame' | 'headline'>>;
 
 export function defineMetric(init: MetricInit): MetricDefinition {
-  return { perFrame: false, headline: false, drivers: ['cdp'], ...init };
+  return { perFrame: false, headline: false, ...init };
 }
 
 export const PER_FRAME_SUFFIX = '.perFrame';
@@ -73,34 +84,43 @@ export const MIN_PAINTED_FOR_PER_FRAME = 30;
 // a second at 60 Hz) for the frame-pacing events, whose single occurrences come and go with the machine.
 const FRAME_MS = 16.7;
 
-export const durationMs = defineMetric({ name: 'durationMs', unit: 'ms', kind: 'ms', better: 'lower', gate: 'secondary', hostDependent: true, floor: 50, headline: true, description: 'Wall time of the measured window, from perf_begin to perf_end.' });
-export const framesCount = defineMetric({ name: 'frames.count', unit: 'frames', kind: 'count', better: 'none', gate: 'never', hostDependent: true, floor: 1, description: 'Frames the compositor began in the window (painted, partial or dropped).' });
-export const framesPainted = defineMetric({ name: 'frames.painted', unit: 'frames', kind: 'count', better: 'none', gate: 'never', hostDependent: true, floor: 1, headline: true, description: 'Frames presented with new content: the divisor of every .perFrame metric. Falls when steps get faster, so it has no better direction.' });
-export const framesDropped = defineMetric({ name: 'frames.dropped', unit: 'frames', kind: 'count', better: 'lower', gate: 'primary', hostDependent: true, perFrame: true, floor: 10, description: 'Frames the compositor began but never presented.' });
-export const framesPartial = defineMetric({ name: 'frames.partial', unit: 'frames', kind: 'count', better: 'lower', gate: 'secondary', hostDependent: true, perFrame: true, floor: 10, description: 'Frames presented without all the main thread\'s update (the compositor went ahead).' });
-export const framesOverBudget = defineMetric({ name: 'frames.overBudget', unit: 'frames', kind: 'count', better: 'lower', gate: 'primary', hostDependent: true, perFrame: true, floor: 10, headline: true, description: 'Presented frames that took longer than one vsync (16.7 ms at 60 Hz).' });
-export const frameMsP50 = defineMetric({ name: 'frames.frameMs.p50', unit: 'ms', kind: 'ms', better: 'lower', gate: 'secondary', hostDependent: true, floor: FRAME_MS, description: 'Median presented frame duration.' });
-export const frameMsP90 = defineMetric({ name: 'frames.frameMs.p90', unit: 'ms', kind: 'ms', better: 'lower', gate: 'secondary', hostDependent: true, floor: FRAME_MS, headline: true, description: '90th percentile presented frame duration.' });
-export const frameMsP99 = defineMetric({ name: 'frames.frameMs.p99', unit: 'ms', kind: 'ms', better: 'lower', gate: 'secondary', hostDependent: true, floor: FRAME_MS, description: '99th percentile presented frame duration.' });
-export const frameMsWorst = defineMetric({ name: 'frames.frameMs.worst', unit: 'ms', kind: 'ms', better: 'lower', gate: 'secondary', hostDependent: true, floor: FRAME_MS, description: 'Longest presented frame.' });
-export const interactionsCount = defineMetric({ name: 'interactions.count', unit: 'interactions', kind: 'count', better: 'none', gate: 'never', hostDependent: false, perFrame: true, floor: 1, description: 'Discrete interactions (taps, key presses) in the window: set by the scenario, not by the app.' });
-export const latencyP50 = defineMetric({ name: 'interactions.latencyMs.p50', unit: 'ms', kind: 'ms', better: 'lower', gate: 'secondary', hostDependent: true, floor: 16, description: 'Median interaction latency (Event Timing: input to next paint). Fast interactions count as 16 ms, Event Timing\'s floor.' });
-export const latencyP90 = defineMetric({ name: 'interactions.latencyMs.p90', unit: 'ms', kind: 'ms', better: 'lower', gate: 'secondary', hostDependent: true, floor: 16, headline: true, description: '90th percentile interaction latency (Event Timing: input to next paint).' });
-export const latencyWorst = defineMetric({ name: 'interactions.latencyMs.worst', unit: 'ms', kind: 'ms', better: 'lower', gate: 'secondary', hostDependent: true, floor: 16, description: 'Slowest interaction (INP-like for the window).' });
-export const longFramesCount = defineMetric({ name: 'longFrames.count', unit: 'frames', kind: 'count', better: 'lower', gate: 'secondary', hostDependent: true, perFrame: true, floor: 2, description: 'Long animation frames (over 50 ms of main-thread work before the frame).' });
-export const longFramesBlockingMs = defineMetric({ name: 'longFrames.blockingMs', unit: 'ms', kind: 'ms', better: 'lower', gate: 'primary', hostDependent: true, perFrame: true, floor: 50, headline: true, description: 'Main-thread time over 50 ms in each long animation frame, summed: how long input would have waited.' });
-export const layouts = defineMetric({ name: 'counters.layouts', unit: 'layouts', kind: 'count', better: 'lower', gate: 'primary', hostDependent: false, perFrame: true, floor: 1, headline: true, description: 'Layouts the renderer ran (Performance.getMetrics LayoutCount): the app\'s own work.' });
-export const styleRecalcs = defineMetric({ name: 'counters.styleRecalcs', unit: 'recalcs', kind: 'count', better: 'lower', gate: 'primary', hostDependent: false, perFrame: true, floor: 1, headline: true, description: 'Style recalculations (RecalcStyleCount): the app\'s own work.' });
-export const scriptMs = defineMetric({ name: 'counters.scriptMs', unit: 'ms', kind: 'ms', better: 'lower', gate: 'secondary', hostDependent: true, perFrame: true, floor: 10, description: 'Wall time spent running script (ScriptDuration).' });
-export const layoutMs = defineMetric({ name: 'counters.layoutMs', unit: 'ms', kind: 'ms', better: 'lower', gate: 'secondary', hostDependent: true, perFrame: true, floor: 10, description: 'Wall time spent in layout (LayoutDuration).' });
-export const styleMs = defineMetric({ name: 'counters.styleMs', unit: 'ms', kind: 'ms', better: 'lower', gate: 'secondary', hostDependent: true, perFrame: true, floor: 10, description: 'Wall time spent recalculating style (RecalcStyleDuration).' });
-export const taskMs = defineMetric({ name: 'counters.taskMs', unit: 'ms', kind: 'ms', better: 'lower', gate: 'secondary', hostDependent: true, perFrame: true, floor: 10, description: 'Wall time of all main-thread tasks (TaskDuration).' });
-export const threadCpuMs = defineMetric({ name: 'counters.threadCpuMs', unit: 'ms', kind: 'ms', better: 'lower', gate: 'primary', hostDependent: true, perFrame: true, floor: 10, headline: true, description: 'CPU time of the page\'s main thread (ThreadTime): its work without the time it waited for a core.' });
-export const processCpuMs = defineMetric({ name: 'counters.processCpuMs', unit: 'ms', kind: 'ms', better: 'lower', gate: 'secondary', hostDependent: true, perFrame: true, floor: 10, description: 'CPU time of the renderer process, every thread (ProcessTime; 10 ms clock ticks).' });
-export const heapDeltaBytes = defineMetric({ name: 'counters.heapDeltaBytes', unit: 'bytes', kind: 'bytes', better: 'none', gate: 'never', hostDependent: false, floor: 1024 * 1024, description: 'Change in used JS heap over the window: garbage collection timing dominates it, so it has no better direction.' });
-export const domNodesDelta = defineMetric({ name: 'counters.domNodesDelta', unit: 'nodes', kind: 'count', better: 'lower', gate: 'secondary', hostDependent: false, floor: 10, description: 'Change in live DOM nodes over the window (growth that stays may be a leak).' });
-export const layoutShiftScore = defineMetric({ name: 'layoutShift.score', unit: 'score', kind: 'score', better: 'lower', gate: 'secondary', hostDependent: false, floor: 0.1, description: 'Layout shift score over the window (Layout Instability API, CLS-style sum).' });
-export const stepMs = defineMetric({ name: 'steps.<label>.ms', unit: 'ms', kind: 'ms', better: 'lower', gate: 'secondary', hostDependent: true, floor: FRAME_MS, description: 'Wall time of one measured step (a label used twice sums).' });
+// Which drivers have each source, measured with real runs (WebKitGTK 2.50, Chromium 150):
+// the in-page requestAnimationFrame counter stands in for the trace's frames on WebDriver, so frame
+// metrics, the window and step times come out everywhere. Event Timing, Long Animation Frames and
+// the Layout Instability API are Chromium's: WebKitGTK's PerformanceObserver has none of them.
+// Performance counters need the DevTools protocol.
+const EVERY_DRIVER = DRIVERS;
+const CHROMIUM_PROBE: readonly DriverName[] = ['cdp', 'webdriver-chromium'];
+const CDP_ONLY: readonly DriverName[] = ['cdp'];
+
+export const durationMs = defineMetric({ name: 'durationMs', unit: 'ms', kind: 'ms', better: 'lower', gate: 'secondary', hostDependent: true, floor: 50, headline: true, drivers: EVERY_DRIVER, description: 'Wall time of the measured window, from perf_begin to perf_end.' });
+export const framesCount = defineMetric({ name: 'frames.count', unit: 'frames', kind: 'count', better: 'none', gate: 'never', hostDependent: true, floor: 1, drivers: EVERY_DRIVER, description: 'Frames the compositor began in the window (painted, partial or dropped).' });
+export const framesPainted = defineMetric({ name: 'frames.painted', unit: 'frames', kind: 'count', better: 'none', gate: 'never', hostDependent: true, floor: 1, headline: true, drivers: EVERY_DRIVER, description: 'Frames presented with new content: the divisor of every .perFrame metric. Falls when steps get faster, so it has no better direction.' });
+export const framesDropped = defineMetric({ name: 'frames.dropped', unit: 'frames', kind: 'count', better: 'lower', gate: 'primary', hostDependent: true, perFrame: true, floor: 10, drivers: EVERY_DRIVER, description: 'Frames the compositor began but never presented.' });
+export const framesPartial = defineMetric({ name: 'frames.partial', unit: 'frames', kind: 'count', better: 'lower', gate: 'secondary', hostDependent: true, perFrame: true, floor: 10, drivers: CDP_ONLY, description: 'Frames presented without all the main thread\'s update (the compositor went ahead); only the trace shows one.' });
+export const framesOverBudget = defineMetric({ name: 'frames.overBudget', unit: 'frames', kind: 'count', better: 'lower', gate: 'primary', hostDependent: true, perFrame: true, floor: 10, headline: true, drivers: EVERY_DRIVER, description: 'Presented frames that took longer than one vsync (16.7 ms at 60 Hz).' });
+export const frameMsP50 = defineMetric({ name: 'frames.frameMs.p50', unit: 'ms', kind: 'ms', better: 'lower', gate: 'secondary', hostDependent: true, floor: FRAME_MS, drivers: EVERY_DRIVER, description: 'Median presented frame duration.' });
+export const frameMsP90 = defineMetric({ name: 'frames.frameMs.p90', unit: 'ms', kind: 'ms', better: 'lower', gate: 'secondary', hostDependent: true, floor: FRAME_MS, headline: true, drivers: EVERY_DRIVER, description: '90th percentile presented frame duration.' });
+export const frameMsP99 = defineMetric({ name: 'frames.frameMs.p99', unit: 'ms', kind: 'ms', better: 'lower', gate: 'secondary', hostDependent: true, floor: FRAME_MS, drivers: EVERY_DRIVER, description: '99th percentile presented frame duration.' });
+export const frameMsWorst = defineMetric({ name: 'frames.frameMs.worst', unit: 'ms', kind: 'ms', better: 'lower', gate: 'secondary', hostDependent: true, floor: FRAME_MS, drivers: EVERY_DRIVER, description: 'Longest presented frame.' });
+export const interactionsCount = defineMetric({ name: 'interactions.count', unit: 'interactions', kind: 'count', better: 'none', gate: 'never', hostDependent: false, perFrame: true, floor: 1, drivers: CHROMIUM_PROBE, description: 'Discrete interactions (taps, key presses) in the window: set by the scenario, not by the app.' });
+export const latencyP50 = defineMetric({ name: 'interactions.latencyMs.p50', unit: 'ms', kind: 'ms', better: 'lower', gate: 'secondary', hostDependent: true, floor: 16, drivers: CHROMIUM_PROBE, description: 'Median interaction latency (Event Timing: input to next paint). Fast interactions count as 16 ms, Event Timing\'s floor.' });
+export const latencyP90 = defineMetric({ name: 'interactions.latencyMs.p90', unit: 'ms', kind: 'ms', better: 'lower', gate: 'secondary', hostDependent: true, floor: 16, headline: true, drivers: CHROMIUM_PROBE, description: '90th percentile interaction latency (Event Timing: input to next paint).' });
+export const latencyWorst = defineMetric({ name: 'interactions.latencyMs.worst', unit: 'ms', kind: 'ms', better: 'lower', gate: 'secondary', hostDependent: true, floor: 16, drivers: CHROMIUM_PROBE, description: 'Slowest interaction (INP-like for the window).' });
+export const longFramesCount = defineMetric({ name: 'longFrames.count', unit: 'frames', kind: 'count', better: 'lower', gate: 'secondary', hostDependent: true, perFrame: true, floor: 2, drivers: CHROMIUM_PROBE, description: 'Long animation frames (over 50 ms of main-thread work before the frame).' });
+export const longFramesBlockingMs = defineMetric({ name: 'longFrames.blockingMs', unit: 'ms', kind: 'ms', better: 'lower', gate: 'primary', hostDependent: true, perFrame: true, floor: 50, headline: true, drivers: CHROMIUM_PROBE, description: 'Main-thread time over 50 ms in each long animation frame, summed: how long input would have waited.' });
+export const layouts = defineMetric({ name: 'counters.layouts', unit: 'layouts', kind: 'count', better: 'lower', gate: 'primary', hostDependent: false, perFrame: true, floor: 1, headline: true, drivers: CDP_ONLY, description: 'Layouts the renderer ran (Performance.getMetrics LayoutCount): the app\'s own work.' });
+export const styleRecalcs = defineMetric({ name: 'counters.styleRecalcs', unit: 'recalcs', kind: 'count', better: 'lower', gate: 'primary', hostDependent: false, perFrame: true, floor: 1, headline: true, drivers: CDP_ONLY, description: 'Style recalculations (RecalcStyleCount): the app\'s own work.' });
+export const scriptMs = defineMetric({ name: 'counters.scriptMs', unit: 'ms', kind: 'ms', better: 'lower', gate: 'secondary', hostDependent: true, perFrame: true, floor: 10, drivers: CDP_ONLY, description: 'Wall time spent running script (ScriptDuration).' });
+export const layoutMs = defineMetric({ name: 'counters.layoutMs', unit: 'ms', kind: 'ms', better: 'lower', gate: 'secondary', hostDependent: true, perFrame: true, floor: 10, drivers: CDP_ONLY, description: 'Wall time spent in layout (LayoutDuration).' });
+export const styleMs = defineMetric({ name: 'counters.styleMs', unit: 'ms', kind: 'ms', better: 'lower', gate: 'secondary', hostDependent: true, perFrame: true, floor: 10, drivers: CDP_ONLY, description: 'Wall time spent recalculating style (RecalcStyleDuration).' });
+export const taskMs = defineMetric({ name: 'counters.taskMs', unit: 'ms', kind: 'ms', better: 'lower', gate: 'secondary', hostDependent: true, perFrame: true, floor: 10, drivers: CDP_ONLY, description: 'Wall time of all main-thread tasks (TaskDuration).' });
+export const threadCpuMs = defineMetric({ name: 'counters.threadCpuMs', unit: 'ms', kind: 'ms', better: 'lower', gate: 'primary', hostDependent: true, perFrame: true, floor: 10, headline: true, drivers: CDP_ONLY, description: 'CPU time of the page\'s main thread (ThreadTime): its work without the time it waited for a core.' });
+export const processCpuMs = defineMetric({ name: 'counters.processCpuMs', unit: 'ms', kind: 'ms', better: 'lower', gate: 'secondary', hostDependent: true, perFrame: true, floor: 10, drivers: CDP_ONLY, description: 'CPU time of the renderer process, every thread (ProcessTime; 10 ms clock ticks).' });
+export const heapDeltaBytes = defineMetric({ name: 'counters.heapDeltaBytes', unit: 'bytes', kind: 'bytes', better: 'none', gate: 'never', hostDependent: false, floor: 1024 * 1024, drivers: CDP_ONLY, description: 'Change in used JS heap over the window: garbage collection timing dominates it, so it has no better direction.' });
+export const domNodesDelta = defineMetric({ name: 'counters.domNodesDelta', unit: 'nodes', kind: 'count', better: 'lower', gate: 'secondary', hostDependent: false, floor: 10, drivers: CDP_ONLY, description: 'Change in live DOM nodes over the window (growth that stays may be a leak).' });
+export const layoutShiftScore = defineMetric({ name: 'layoutShift.score', unit: 'score', kind: 'score', better: 'lower', gate: 'secondary', hostDependent: false, floor: 0.1, drivers: CHROMIUM_PROBE, description: 'Layout shift score over the window (Layout Instability API, CLS-style sum).' });
+export const stepMs = defineMetric({ name: 'steps.<label>.ms', unit: 'ms', kind: 'ms', better: 'lower', gate: 'secondary', hostDependent: true, floor: FRAME_MS, drivers: EVERY_DRIVER, description: 'Wall time of one measured step (a label used twice sums).' });
 
 /** Every metric, in the order a reader scans them (reports, tables, docs). */
 export const METRICS: readonly MetricDefinition[] = [
@@ -249,9 +269,18 @@ export function metricTable(): (Omit<MetricDefinition, 'drivers'> & { drivers: D
 /** The README's metric list (Markdown), generated so it never disagrees with the registry. */
 export function metricsMarkdown(): string {
   const rows = METRICS.map((d) => {
-    const name = `\`${d.name}\`${d.perFrame ? ` (+ \`.perFrame\`)` : ''}`;
     const dir = d.better === 'none' ? 'none' : `${d.better}`;
-    return `| ${name} | ${d.unit} | ${dir} | ${d.gate} | ${d.hostDependent ? 'yes' : 'no'} | ${d.floor} | ${d.description.replace(/\|/g, '\\|')} |`;
+    return `| ${markdownName(d)} | ${d.unit} | ${dir} | ${d.gate} | ${d.hostDependent ? 'yes' : 'no'} | ${d.floor} | ${d.drivers.join(', ')} | ${d.description.replace(/\|/g, '\\|')} |`;
   });
-  return ['| metric | unit | better | gate | host-dependent | floor | what it measures |', '|:--|:--|:--|:--|:--|--:|:--|', ...rows].join('\n');
+  return ['| metric | unit | better | gate | host-dependent | floor | drivers | what it measures |', '|:--|:--|:--|:--|:--|--:|:--|:--|', ...rows].join('\n');
+}
+
+/** The README's per-driver table (Markdown): which metrics each driver produces, ✓ or —. */
+export function metricsByDriverMarkdown(): string {
+  const rows = METRICS.map((d) => `| ${markdownName(d)} | ${DRIVERS.map((x) => (d.drivers.includes(x) ? '✓' : '—')).join(' | ')} |`);
+  return [`| metric | ${DRIVERS.map((x) => `\`${x}\``).join(' | ')} |`, `|:--|${DRIVERS.map(() => ':-:').join('|')}|`, ...rows].join('\n');
+}
+
+function markdownName(d: MetricDefinition): string {
+  return `\`${d.name}\`${d.perFrame ? ` (+ \`.perFrame\`)` : ''}`;
 }

@@ -141,7 +141,8 @@ export function buildReport(raw: RawSession, spans: readonly StepSpan[]): { repo
     put(M.framesCount, frames.count);
     put(M.framesPainted, frames.painted);
     put(M.framesDropped, frames.dropped);
-    put(M.framesPartial, frames.partial);
+    // Only the trace sees a partial frame; the rAF counter cannot tell one apart, so it writes none.
+    if (frames.source === 'trace') put(M.framesPartial, frames.partial);
     put(M.framesOverBudget, frames.overBudget);
     if (frameMs.length) {
       put(M.frameMsP50, quantile(frameMs, 0.5));

@@ -73,7 +73,7 @@ export interface RunEnv {
   restartMode: 'reload' | 'context' | 'browser';
   viewport: { width: number; height: number; dpr: number; mobile: boolean; touch: boolean };
   cpuThrottle: number;
-  app: { kind: 'serve' | 'command' | 'url'; url: string };
+  app: { kind: 'serve' | 'command' | 'url' | 'desktop'; url: string; /** app.desktop: the binary, and the driver that started it. */ desktop?: { binary: string; driver: 'tauri' | 'webkit' } };
 }
 
 export interface RunFile {

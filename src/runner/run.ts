@@ -80,7 +80,8 @@ export function repeatSchedule(repeat: number, timing: boolean): RepeatMode[] {
 export function appSpec(sc: Scenario): AppSpec {
   if (sc.app.serve !== undefined) return { kind: 'serve', dir: sc.app.serve, ...(sc.app.spa ? { spa: true } : {}) };
   if (sc.app.command !== undefined) return { kind: 'command', command: sc.app.command, cwd: sc.app.cwd, ...(sc.app.url ? { url: sc.app.url } : {}), ...(sc.app.startTimeoutMs !== undefined ? { startTimeoutMs: sc.app.startTimeoutMs } : {}) };
-  return { kind: 'url', url: sc.app.url! };
+  if (sc.app.url !== undefined) return { kind: 'url', url: sc.app.url };
+  return { kind: 'desktop' };
 }
 
 /** Apply the scenario's viewport, touch and CPU throttling to a fresh page. */

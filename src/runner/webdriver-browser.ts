@@ -1,26 +1,37 @@
 /**
- * Repeats over WebDriver (scenario `browser.driver: webdriver`, or `engine: webkit`): the server is
- * started once for the run (or a running one is used), and every repeat opens a new browser session
- * on it, the WebDriver form of a clean restart; the old one is closed first.
+ * Repeats over WebDriver (scenario `browser.driver: webdriver`, `engine: webkit`, or `app.desktop`):
+ * the server is started once for the run (or a running one is used), and every repeat opens a new
+ * session on it, the WebDriver form of a clean restart (a desktop app starts anew); the old one is
+ * closed first. The server's processes are tracked, so a harness killed outright leaves none behind.
  */
 import { existsSync } from 'node:fs';
 import type { SessionHost } from '../engine/host.js';
 import { openWebDriverPage, type WebDriverPage } from '../drivers/webdriver/session.js';
-import { startWebDriverServer, type WebDriverServer } from '../drivers/webdriver/server.js';
+import { startWebDriverServer, type WebDriverServer, type WebDriverServerKind } from '../drivers/webdriver/server.js';
+import { PerfError } from '../errors.js';
 import type { RunEnv } from '../perf/run-file.js';
 import type { Scenario } from '../scenario/load.js';
 import type { RunningApp } from '../session/app.js';
 import { findChrome } from '../session/chrome.js';
+import { trackProcess } from '../session/processes.js';
 import { hostInfo, toolVersion } from './env.js';
 import type { RepeatBrowser, RepeatContext } from './repeat-browser.js';
 
 // 30 s, as for a CDP navigation: a dev server may compile the page on first request.
 const NAVIGATION_TIMEOUT_MS = 30_000;
+// A desktop app loads its own first page; poll its document this often until it has loaded.
+const DESKTOP_POLL_MS = 50;
 
 /** chromedriver needs the browser binary itself, not Debian's /usr/bin/chromium wrapper script. */
 function chromeBinary(): string {
   const p = findChrome().path;
   return p === '/usr/bin/chromium' && existsSync('/usr/lib/chromium/chromium') ? '/usr/lib/chromium/chromium' : p;
+}
+
+/** The server a scenario needs: tauri-driver or WebKitWebDriver for a desktop app, else by engine. */
+export function serverKind(sc: Scenario): WebDriverServerKind {
+  if (sc.app.desktop) return sc.app.desktop.driver;
+  return sc.browser.engine === 'webkit' ? 'webkit' : 'chromedriver';
 }
 
 export class WebDriverRepeatBrowser implements RepeatBrowser {
@@ -31,28 +42,55 @@ export class WebDriverRepeatBrowser implements RepeatBrowser {
     private readonly host: SessionHost,
     private readonly baseUrl: string,
     private readonly server: WebDriverServer | undefined,
+    private readonly untrack: () => void,
   ) {}
 
   static async start(sc: Scenario, host: SessionHost, baseUrl: string): Promise<WebDriverRepeatBrowser> {
-    const server = sc.browser.webdriver ? undefined : await startWebDriverServer(sc.browser.engine === 'webkit' ? 'webkit' : 'chromedriver');
-    return new WebDriverRepeatBrowser(sc, host, baseUrl, server);
+    const server = sc.browser.webdriver ? undefined : await startWebDriverServer(serverKind(sc), { cwd: sc.dir });
+    const untracks = (server?.pids ?? []).map((pid) => trackProcess(pid, { group: true }));
+    return new WebDriverRepeatBrowser(sc, host, baseUrl, server, () => untracks.forEach((u) => u()));
   }
 
   async open(rc: RepeatContext, mark: (phase: 'restart') => void): Promise<void> {
     await this.page?.close().catch(() => undefined);
     this.page = undefined;
     this.host.rebind(undefined, this.baseUrl);
+    const desktop = this.sc.app.desktop;
     this.page = await openWebDriverPage({
-      kind: this.sc.browser.engine === 'webkit' ? 'webkit' : 'chromedriver',
+      kind: serverKind(this.sc),
       endpoint: this.sc.browser.webdriver ?? this.server!.endpoint,
       headless: this.sc.browser.headless,
       ...(this.sc.browser.engine === 'webkit' ? {} : { chromePath: chromeBinary() }),
+      ...(desktop ? { desktop: { binary: desktop.binary, args: desktop.args.map((a) => a.replaceAll('${APP_URL}', rc.url)) } } : {}),
     });
     this.host.rebind({ driver: this.page.driver }, this.baseUrl);
     mark('restart');
     await this.page.driver.emulateEnvironment({ viewport: this.sc.viewport, cpuThrottle: this.sc.cpuThrottle });
-    await this.page.driver.navigation.navigate(rc.url, NAVIGATION_TIMEOUT_MS);
+    if (desktop) await this.desktopLoaded(rc.url);
+    else await this.page.driver.navigation.navigate(rc.url, NAVIGATION_TIMEOUT_MS);
     await this.host.page();
+  }
+
+  /**
+   * A desktop app opens its own first page: wait until that has loaded. An app that shows nothing
+   * (about:blank; a WebKitGTK browser started for automation ignores URL arguments) is sent to the
+   * scenario's app URL when there is one.
+   */
+  private async desktopLoaded(url: string): Promise<void> {
+    const driver = this.page!.driver;
+    const deadline = Date.now() + NAVIGATION_TIMEOUT_MS;
+    for (;;) {
+      const doc = await driver.evaluate<{ href: string; ready: string }>('({ href: location.href, ready: document.readyState })');
+      if (doc.href === 'about:blank' && url) {
+        await driver.navigation.navigate(url, Math.max(1, deadline - Date.now()));
+        return;
+      }
+      if (doc.href !== 'about:blank' && doc.ready === 'complete') return;
+      if (Date.now() > deadline) {
+        throw new PerfError({ code: 'desktop_not_loaded', kind: 'failed', message: `the desktop app showed no loaded page within ${NAVIGATION_TIMEOUT_MS / 1000} s (at ${doc.href}, ${doc.ready})`, suggestion: 'check that the app starts its window, or give app.url and ${APP_URL} in app.desktop.args' });
+      }
+      await new Promise((r) => setTimeout(r, DESKTOP_POLL_MS));
+    }
   }
 
   async settle(): Promise<void> {
@@ -83,7 +121,7 @@ export class WebDriverRepeatBrowser implements RepeatBrowser {
       restartMode: 'browser',
       viewport: sc.viewport,
       cpuThrottle: sc.cpuThrottle,
-      app: { kind: app.kind, url },
+      app: { kind: app.kind, url, ...(sc.app.desktop ? { desktop: { binary: sc.app.desktop.binary, driver: sc.app.desktop.driver } } : {}) },
     };
   }
 
@@ -98,5 +136,6 @@ export class WebDriverRepeatBrowser implements RepeatBrowser {
     await this.page?.close().catch(() => undefined);
     this.page = undefined;
     await this.server?.close();
+    this.untrack();
   }
 }

@@ -2,13 +2,13 @@
  * YAML → validated Scenario. Every error names the file, line and column, what was found and what
  * was expected (PerfError kind usage → exit 2), and happens before any browser starts.
  */
-import { readFileSync, statSync } from 'node:fs';
-import { basename, dirname, extname, relative, resolve } from 'node:path';
+import { accessSync, constants, readFileSync, statSync } from 'node:fs';
+import { basename, dirname, extname, join, relative, resolve } from 'node:path';
 import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, visit, type Document } from 'yaml';
 import { closest, isPerfError, PerfError } from '../errors.js';
 import { checkServeFolder } from '../files.js';
 import { prepareArgs } from '../engine/run-step.js';
-import { stepNames } from '../steps/registry.js';
+import { getStep, stepNames } from '../steps/registry.js';
 import type { RestartMode } from '../session/browser-session.js';
 import { bestErrors, compile, describeAjvError } from '../engine/validate.js';
 import { scenarioSchema } from './schema.js';
@@ -29,6 +29,13 @@ export interface Budget {
   limit: number;
 }
 
+/** `app.desktop`: the binary resolved to an absolute path; args may hold ${APP_URL}, filled at start. */
+export interface DesktopApp {
+  binary: string;
+  args: string[];
+  driver: 'tauri' | 'webkit';
+}
+
 export interface Scenario {
   file: string;
   dir: string;
@@ -36,7 +43,7 @@ export interface Scenario {
   description?: string;
   variant: string | null;
   variants: string[];
-  app: { serve?: string; command?: string; url?: string; path: string; spa: boolean; cwd: string; startTimeoutMs?: number };
+  app: { serve?: string; command?: string; url?: string; path: string; spa: boolean; cwd: string; startTimeoutMs?: number; desktop?: DesktopApp };
   browser: { restart: RestartMode; endpoint?: string; headless: boolean; driver: 'cdp' | 'webdriver'; engine: 'chromium' | 'webkit'; webdriver?: string };
   viewport: { width: number; height: number; dpr: number; mobile: boolean; touch: boolean };
   cpuThrottle: number;
@@ -280,7 +287,8 @@ export function loadScenario(path: string, opts: LoadOptions = {}): Scenario {
   const sources = ['serve', 'command', 'url'].filter((k) => app[k] !== undefined);
   if (app.serve !== undefined && app.command !== undefined) throw src.fail(['app'], 'app takes one of serve, command or url, got serve and command');
   if (app.serve !== undefined && app.url !== undefined) throw src.fail(['app'], 'app takes one of serve, command or url, got serve and url');
-  if (sources.length === 0) throw src.fail(['app'], 'app needs one of serve (a folder), command (a shell command) or url (a running app)');
+  if (sources.length === 0 && app.desktop === undefined) throw src.fail(['app'], 'app needs one of serve (a folder), command (a shell command), url (a running app) or desktop (an app binary)');
+  const desktop = app.desktop === undefined ? undefined : parseDesktop(src, app.desktop as Record<string, unknown>, variant && (over.app as Record<string, unknown> | undefined)?.desktop !== undefined ? ['variants', variant, 'app', 'desktop'] : ['app', 'desktop'], dir);
   if (app.path !== undefined && !String(app.path).startsWith('/')) throw src.fail(['app', 'path'], `app.path must start with "/", got "${String(app.path)}"`);
   if (app.serve !== undefined) {
     try {
@@ -294,7 +302,11 @@ export function loadScenario(path: string, opts: LoadOptions = {}): Scenario {
 
   const steps = (key: 'setup' | 'steps'): StepCall[] => {
     const list = (merged[key] as unknown[] | undefined) ?? [];
-    return list.map((item, i) => parseStep(src, [...listOrigin(key), i], item));
+    return list.map((item, i) => {
+      const call = parseStep(src, [...listOrigin(key), i], item);
+      if (getStep(call.name).desktopOnly && !desktop) throw src.fail([...listOrigin(key), i, call.name], `${call.name} calls a desktop app's IPC: it needs app.desktop (a Tauri app), and this scenario drives a web page`, 'add app.desktop, or drop the step');
+      return call;
+    });
   };
 
   const measuredLabels = steps('steps').map((c, i) => stepLabel(c, i));
@@ -304,7 +316,10 @@ export function loadScenario(path: string, opts: LoadOptions = {}): Scenario {
   gateMetrics?.forEach((m, i) => checkMetricAt(src, ['gate', 'metrics', i], m, measuredLabels));
   const browser = (merged.browser ?? {}) as Record<string, any>;
   const vp = { ...DEFAULTS.viewport, ...((merged.viewport as object | undefined) ?? {}) };
-  const engine = (browser.engine as 'chromium' | 'webkit' | undefined) ?? 'chromium';
+  // A desktop app is WebKitGTK driven over WebDriver (Tauri's engine on Linux).
+  if (desktop && browser.engine === 'chromium') throw src.fail(['browser', 'engine'], 'app.desktop runs on WebKitGTK (Tauri\'s engine on Linux): engine must be webkit', 'drop browser.engine');
+  if (desktop && browser.driver === 'cdp') throw src.fail(['browser', 'driver'], 'app.desktop is driven over WebDriver, not cdp', 'drop browser.driver');
+  const engine = (browser.engine as 'chromium' | 'webkit' | undefined) ?? (desktop ? 'webkit' : 'chromium');
   const driver = (browser.driver as 'cdp' | 'webdriver' | undefined) ?? (engine === 'webkit' ? 'webdriver' : 'cdp');
   if (engine === 'webkit' && driver === 'cdp') throw src.fail(['browser', 'driver'], 'engine webkit is driven over WebDriver, not cdp', 'drop browser.driver, or set it to webdriver');
   if (driver === 'webdriver') {
@@ -331,6 +346,7 @@ export function loadScenario(path: string, opts: LoadOptions = {}): Scenario {
       spa: app.spa === true,
       cwd: dir,
       ...(app.startTimeoutMs !== undefined ? { startTimeoutMs: app.startTimeoutMs as number } : {}),
+      ...(desktop ? { desktop } : {}),
     },
     browser: {
       // Over WebDriver every repeat is a new session: the browser restart.
@@ -421,7 +437,8 @@ interface EnvReads {
   from: NodeJS.ProcessEnv;
   used: Map<string, string>;
 }
-const RUNTIME_VARS = new Set(['PORT']);
+// ${APP_URL}: the started app's URL, for app.desktop.args.
+const RUNTIME_VARS = new Set(['PORT', 'APP_URL']);
 
 function interpolate(src: Located, value: unknown, path: Path, vars: Record<string, string | number | boolean>, env: EnvReads): unknown {
   if (typeof value === 'string') {
@@ -453,6 +470,29 @@ function lookup(src: Located, path: Path, name: string, vars: Record<string, str
     throw src.fail(path, `unknown var \${${name}}${near.length ? `; did you mean \${${near[0]}}?` : ''}; vars are: ${Object.keys(vars).join(', ') || '(none)'}`, 'declare it under vars:, or use ${env.NAME} for the environment', false, near);
   }
   return vars[name]!;
+}
+
+function parseDesktop(src: Located, d: Record<string, unknown>, at: Path, dir: string): DesktopApp {
+  const given = String(d.binary);
+  const binary = given.includes('/') ? resolve(dir, given) : onPath(given);
+  if (!binary || !isExecutable(binary)) {
+    throw src.fail([...at, 'binary'], `app.desktop.binary ${given} ${binary ? `(${binary}) is not an executable file` : 'is not on PATH'}`, 'build the app first (e.g. npm run tauri build -- --debug), and give the path to its executable');
+  }
+  return { binary, args: ((d.args as string[] | undefined) ?? []).map(String), driver: (d.driver as 'tauri' | 'webkit' | undefined) ?? 'tauri' };
+}
+
+function isExecutable(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK);
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
+
+function onPath(name: string): string | undefined {
+  for (const dir of (process.env.PATH ?? '').split(':')) if (dir && isExecutable(join(dir, name))) return join(dir, name);
+  return undefined;
 }
 
 function parseStep(src: Located, path: Path, item: unknown): StepCall {

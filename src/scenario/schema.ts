@@ -20,7 +20,7 @@ function overridableProperties(stepList: JsonSchema): Record<string, JsonSchema>
   return {
     app: {
       type: 'object',
-      description: 'The app under test: exactly one of serve, command, url (command may add url).',
+      description: 'The app under test: one of serve, command, url (command may add url), or desktop (which may add one of them as its ${APP_URL}).',
       properties: {
         serve: { type: 'string', description: 'Static folder served on a free 127.0.0.1 port (relative to the scenario file).' },
         command: { type: 'string', description: 'Shell command that starts the app; ${PORT} is a free port (also in $PORT). Runs in the scenario folder.' },
@@ -28,6 +28,17 @@ function overridableProperties(stepList: JsonSchema): Record<string, JsonSchema>
         path: { type: 'string', description: 'Page opened at every clean restart, e.g. /list.html. Default /.' },
         spa: { type: 'boolean', description: 'With serve: unknown extension-less paths get index.html.' },
         startTimeoutMs: { type: 'number', minimum: 0, description: 'How long a command app may take to answer, ms. Default 30000.' },
+        desktop: {
+          type: 'object',
+          description: 'A desktop app driven over WebDriver (WebKitGTK on Linux): a Tauri app through tauri-driver, or any WebKitGTK app through WebKitWebDriver. Every repeat starts it anew.',
+          properties: {
+            binary: { type: 'string', minLength: 1, description: 'The app executable (relative to the scenario file, or a name on PATH), e.g. ./src-tauri/target/release/app.' },
+            args: { type: 'array', items: { type: 'string' }, description: 'Arguments for the app; ${APP_URL} is the URL of serve, command or url when one is also given.' },
+            driver: { type: 'string', enum: ['tauri', 'webkit'], description: 'tauri (default): through tauri-driver; webkit: WebKitWebDriver drives the binary directly.' },
+          },
+          required: ['binary'],
+          additionalProperties: false,
+        },
       },
       additionalProperties: false,
     },

@@ -30,7 +30,9 @@ export type AppSpec =
       /** true = don't track for orphan-killing: a `perf start` session outlives the CLI. */
       detached?: boolean;
     }
-  | { kind: 'url'; url: string };
+  | { kind: 'url'; url: string }
+  /** A desktop app alone: the WebDriver session starts it, so there is nothing to serve. */
+  | { kind: 'desktop' };
 
 export interface AppExit {
   code: number | null;
@@ -79,6 +81,8 @@ export async function startApp(spec: AppSpec): Promise<RunningApp> {
       return startCommand(spec);
     case 'url':
       return startUrl(spec);
+    case 'desktop':
+      return { kind: 'desktop', baseUrl: '', urlFor: () => '', logs: () => [], stop: async () => undefined, exited: () => undefined };
     default: {
       const exhaustive: never = spec;
       throw new PerfError({ code: 'invalid_app', message: `unknown app kind in ${JSON.stringify(exhaustive)}` });

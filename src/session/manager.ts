@@ -3,13 +3,14 @@
  * tools. A session is a detached daemon (daemon.ts) owning the app and Chromium; this module starts
  * it, reads its state file, stops it, and attaches to its page for step verbs.
  */
-import { fork } from 'node:child_process';
+import { execFileSync, fork } from 'node:child_process';
 import { readFileSync, writeFileSync, rmSync, existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Browser, type Page } from '../drivers/cdp/browser.js';
 import { cdpPageDriver } from '../drivers/cdp/page-driver.js';
+import { findServerBinary, miniBrowserPath, SERVER_BINARIES, type WebDriverServerKind } from '../drivers/webdriver/server.js';
 import type { HostPage } from '../drivers/page-driver.js';
 import { PerfError } from '../errors.js';
 import type { DaemonMessage, DaemonRequest } from './daemon.js';
@@ -159,9 +160,36 @@ export interface DoctorCheck {
   ok: boolean;
   detail: string;
   fix?: string;
+  /** Needed only by some scenarios (a WebDriver server): missing, it does not fail the doctor. */
+  optional?: boolean;
 }
 
-/** Node version, Chromium found, launchable and its version, a free loopback port, a writable out folder. */
+/** The WebDriver servers, found or not, with how to install each: optional, as only some scenarios need them. */
+function webDriverChecks(cwd: string): DoctorCheck[] {
+  const checks: DoctorCheck[] = [];
+  const found = (kind: WebDriverServerKind, what: string, extra?: () => string | undefined): void => {
+    const bin = findServerBinary(kind, cwd);
+    const more = bin ? extra?.() : undefined;
+    checks.push({ name: SERVER_BINARIES[kind].bin, ok: !!bin, optional: true, detail: bin ? `${bin}${more ? ` (${more})` : ''}: ${what}` : `not found: needed for ${SERVER_BINARIES[kind].needs}`, ...(bin ? {} : { fix: SERVER_BINARIES[kind].install }) });
+  };
+  found('chromedriver', 'Chromium over WebDriver', () => firstLine(`${findServerBinary('chromedriver', cwd)}`, ['--version']));
+  found('webkit', 'WebKit and desktop apps', () => (miniBrowserPath() ? `MiniBrowser ${miniBrowserPath()}` : 'no MiniBrowser: engine webkit needs it'));
+  found('tauri', 'Tauri desktop apps');
+  const xvfb = (process.env.PATH ?? '').split(':').some((d) => d && existsSync(`${d}/Xvfb`));
+  checks.push({ name: 'display', ok: !!process.env.DISPLAY || xvfb, optional: true, detail: process.env.DISPLAY ? `DISPLAY=${process.env.DISPLAY}` : xvfb ? 'no DISPLAY: WebKit runs under an Xvfb started for it' : 'no DISPLAY and no Xvfb: WebKit and desktop apps cannot open a window', ...(process.env.DISPLAY || xvfb ? {} : { fix: 'apt-get install xvfb' }) });
+  return checks;
+}
+
+function firstLine(bin: string, args: string[]): string | undefined {
+  try {
+    // 5 s: a version query answers at once; a hung binary must not stall the doctor.
+    return execFileSync(bin, args, { encoding: 'utf8', timeout: 5000, stdio: ['ignore', 'pipe', 'ignore'] }).split('\n')[0]?.split(' (')[0]?.trim() || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Node version, Chromium found, launchable and its version, a free loopback port, a writable out folder, and the WebDriver servers. */
 export async function runDoctor(opts: { outDir?: string } = {}): Promise<{ ok: boolean; checks: DoctorCheck[] }> {
   const checks: DoctorCheck[] = [];
   const major = Number(process.versions.node.split('.')[0]);
@@ -219,7 +247,8 @@ export async function runDoctor(opts: { outDir?: string } = {}): Promise<{ ok: b
   } catch (e) {
     checks.push({ name: 'out folder', ok: false, detail: `${outDir}: ${(e as Error).message}`, fix: 'pass a writable folder with --out' });
   }
-  return { ok: checks.every((c) => c.ok), checks };
+  checks.push(...webDriverChecks(process.cwd()));
+  return { ok: checks.every((c) => c.ok || c.optional), checks };
 }
 
 function safeVersion(path: string): string {

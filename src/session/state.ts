@@ -2,6 +2,7 @@
  * `.perf/state.json`: what `perf start` left running (pids, ports, endpoint, app URL), written
  * atomically (temp file + rename) so a reader never sees half a file.
  */
+import type { AppSpec } from './app.js';
 import { readFileSync, rmSync } from 'node:fs';
 import { writeFileAtomic } from '../files.js';
 import { join, resolve } from 'node:path';
@@ -26,7 +27,7 @@ export interface SessionState {
   pageUrl: string;
   path: string;
   chrome: { pid: number; wsEndpoint: string; port: number; headless: boolean; version: string; executablePath: string };
-  app: { kind: 'serve' | 'command' | 'url'; pid?: number; port?: number; logFile?: string };
+  app: { kind: AppSpec['kind']; pid?: number; port?: number; logFile?: string };
   daemonPid: number;
   /** The daemon's watchdog (processes.ts): it outlives the daemon by the time it takes to reap. */
   watchdogPid?: number;

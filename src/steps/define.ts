@@ -66,6 +66,8 @@ export interface StepDefinition<S extends JsonSchema = JsonSchema> {
   shorthand?: (value: string) => Record<string, unknown>;
   /** Default timeout when the step or scenario gives none. */
   defaultTimeoutMs?: number;
+  /** Only for a desktop app (app.desktop): a scenario driving a web page is refused when it loads. */
+  desktopOnly?: boolean;
   /** Steps that need no page (e.g. device_profile list) may run before an app is started. */
   needsPage?: boolean;
   run(ctx: StepContext, args: FromSchema<S> & CommonArgs): Promise<StepOutput>;

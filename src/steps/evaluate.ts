@@ -5,7 +5,7 @@
 import { defineStep } from './define.js';
 
 // 256 KiB of JSON: a generous result for an agent, a quarter of the MCP response cap (1 MiB).
-const MAX_VALUE_CHARS = 256 * 1024;
+export const MAX_VALUE_CHARS = 256 * 1024;
 
 export const evaluate = defineStep({
   name: 'evaluate',

@@ -42,6 +42,7 @@ import { perfEnd } from './perf-end.js';
 import { perfInsight } from './perf-insight.js';
 import { perfTrace } from './perf-trace.js';
 import { mark } from './mark.js';
+import { tauriInvoke } from './tauri-invoke.js';
 
 // Grouped by family in the order of the DESIGN.md steps table.
 export const STEPS: readonly StepDefinition<any>[] = [
@@ -92,6 +93,8 @@ export const STEPS: readonly StepDefinition<any>[] = [
   perfInsight,
   perfTrace,
   mark,
+  // desktop
+  tauriInvoke,
 ];
 
 const byName = new Map<string, StepDefinition<any>>();

@@ -134,7 +134,9 @@ async function request(endpoint: string, method: string, path: string, body: unk
     throw new PerfError({ code: 'webdriver_protocol', kind: 'environment', message: `${name}: the WebDriver server answered HTTP ${res.status} with no JSON: ${text.slice(0, 200)}` });
   }
   const value = json.value as { error?: string; message?: string } | null | undefined;
-  if (!res.ok || (value && typeof value === 'object' && typeof value.error === 'string')) {
+  // W3C WebDriver answers errors with a 4xx/5xx status; a 200 whose value has an `error` key is a
+  // script's own result (e.g. { error: "…" } returned by the page), not a failed command.
+  if (!res.ok) {
     const error = value?.error ?? `HTTP ${res.status}`;
     const detail = value?.message ?? text.slice(0, 200);
     if (GONE_ERRORS.has(error)) throw new TargetClosedError(`${name}: ${error}: ${detail.split('\n')[0]}`);

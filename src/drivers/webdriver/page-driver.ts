@@ -127,7 +127,11 @@ export class WebDriverPageDriver implements HostPage {
 
   /** Every command goes through here: a server or browser that went away marks the page gone. */
   private async guard<T>(p: Promise<T>): Promise<T> {
-    if (this.crashed) throw new TargetClosedError(this.crashed);
+    if (this.crashed) {
+      // The command is already on its way to a dead session: its rejection is expected, not unhandled.
+      p.catch(() => undefined);
+      throw new TargetClosedError(this.crashed);
+    }
     try {
       return await p;
     } catch (e) {

@@ -1,16 +1,20 @@
 /**
  * WebDriver servers this harness starts and stops itself, on a free 127.0.0.1 port: chromedriver
- * (Debian chromium-driver) and WebKitWebDriver (Debian webkit2gtk-driver, driving the WebKitGTK
- * MiniBrowser). WebKit needs a display: without DISPLAY an Xvfb is started for it, on a free
- * display number, and stopped with the server. Each runs in its own process group, killed whole.
+ * (Debian chromium-driver), WebKitWebDriver (Debian webkit2gtk-driver, driving the WebKitGTK
+ * MiniBrowser or a WebKitGTK app) and tauri-driver (which on Linux rewrites `tauri:options` into
+ * WebKitWebDriver's options and forwards to a WebKitWebDriver it starts). WebKit needs a display:
+ * without DISPLAY an Xvfb is started for it, on a free display number, and stopped with the server.
+ * Each runs in its own process group, killed whole (tauri-driver's WebKitWebDriver and the app with it).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { accessSync, constants, existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import net from 'node:net';
+import { dirname, join } from 'node:path';
 import { PerfError } from '../../errors.js';
 import { serverReady } from './client.js';
 
-export type WebDriverServerKind = 'chromedriver' | 'webkit';
+export type WebDriverServerKind = 'chromedriver' | 'webkit' | 'tauri';
 
 export interface WebDriverServer {
   kind: WebDriverServerKind;
@@ -22,9 +26,10 @@ export interface WebDriverServer {
   close(): Promise<void>;
 }
 
-const BINARIES: Record<WebDriverServerKind, { bin: string; install: string }> = {
-  chromedriver: { bin: 'chromedriver', install: 'apt-get install chromium-driver' },
-  webkit: { bin: 'WebKitWebDriver', install: 'apt-get install webkit2gtk-driver xvfb' },
+export const SERVER_BINARIES: Record<WebDriverServerKind, { bin: string; install: string; needs: string }> = {
+  chromedriver: { bin: 'chromedriver', install: 'apt-get install chromium-driver', needs: 'driver: webdriver with Chromium' },
+  webkit: { bin: 'WebKitWebDriver', install: 'apt-get install webkit2gtk-driver xvfb', needs: 'engine: webkit and app.desktop with driver webkit' },
+  tauri: { bin: 'tauri-driver', install: 'npm install --save-dev @crabnebula/tauri-driver (or cargo install tauri-driver), and apt-get install webkit2gtk-driver xvfb', needs: 'app.desktop with driver tauri' },
 };
 // 20 s: WebKitWebDriver answers /status within a second; a loaded 2-core machine can take several.
 const START_TIMEOUT_MS = 20_000;
@@ -45,10 +50,43 @@ export function miniBrowserPath(): string | undefined {
   return undefined;
 }
 
-export function findServerBinary(kind: WebDriverServerKind): string | undefined {
-  const { bin } = BINARIES[kind];
-  for (const dir of (process.env.PATH ?? '').split(':')) if (dir && existsSync(`${dir}/${bin}`)) return `${dir}/${bin}`;
-  return undefined;
+function executable(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** tauri-driver from npm, as a dependency of the project in `cwd` or of this harness. */
+function npmTauriDriver(cwd: string): string | undefined {
+  for (let dir = cwd; ; dir = dirname(dir)) {
+    const bin = join(dir, 'node_modules', '.bin', 'tauri-driver');
+    if (executable(bin)) return bin;
+    if (dirname(dir) === dir) break;
+  }
+  try {
+    return createRequire(import.meta.url).resolve('@crabnebula/tauri-driver/cli.js');
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Where `kind`'s server binary is: $TAURI_DRIVER for tauri-driver, then PATH, then (tauri-driver
+ * only) the npm package. A path ending in .js is a Node script.
+ */
+export function findServerBinary(kind: WebDriverServerKind, cwd = process.cwd()): string | undefined {
+  if (kind === 'tauri' && process.env.TAURI_DRIVER) return executable(process.env.TAURI_DRIVER) || process.env.TAURI_DRIVER.endsWith('.js') ? process.env.TAURI_DRIVER : undefined;
+  const { bin } = SERVER_BINARIES[kind];
+  for (const dir of (process.env.PATH ?? '').split(':')) if (dir && executable(`${dir}/${bin}`)) return `${dir}/${bin}`;
+  return kind === 'tauri' ? npmTauriDriver(cwd) : undefined;
+}
+
+function missing(kind: WebDriverServerKind): PerfError {
+  const { bin, install, needs } = SERVER_BINARIES[kind];
+  return new PerfError({ code: 'webdriver_missing', kind: 'environment', message: `${bin} is not installed (needed for ${needs})`, suggestion: `install it: ${install}` });
 }
 
 function freePort(): Promise<number> {
@@ -102,21 +140,36 @@ async function startXvfb(): Promise<{ display: string; proc: ChildProcess }> {
   throw new PerfError({ code: 'xvfb_failed', kind: 'environment', message: 'could not start Xvfb for WebKit (no free display between :90 and :140)', suggestion: 'set DISPLAY to a running X server, or install xvfb' });
 }
 
-/** Start `kind` on a free loopback port and wait until it answers /status. */
-export async function startWebDriverServer(kind: WebDriverServerKind): Promise<WebDriverServer> {
-  const bin = findServerBinary(kind);
-  if (!bin) {
-    throw new PerfError({ code: 'webdriver_missing', kind: 'environment', message: `${BINARIES[kind].bin} is not installed (needed for ${kind === 'webkit' ? 'engine: webkit' : 'driver: webdriver with Chromium'})`, suggestion: `install it: ${BINARIES[kind].install}` });
+async function serverArgs(kind: WebDriverServerKind, port: number): Promise<string[]> {
+  switch (kind) {
+    case 'chromedriver':
+      return [`--port=${port}`, '--allowed-ips=127.0.0.1', '--log-level=WARNING'];
+    case 'webkit':
+      return [`--port=${port}`, '--host=local'];
+    case 'tauri': {
+      const native = findServerBinary('webkit');
+      if (!native) throw missing('webkit');
+      return ['--port', String(port), '--native-port', String(await freePort()), '--native-host', '127.0.0.1', '--native-driver', native];
+    }
   }
-  const xvfb = kind === 'webkit' && !process.env.DISPLAY ? await startXvfb() : undefined;
+}
+
+/** Start `kind` on a free loopback port and wait until it answers /status. */
+export async function startWebDriverServer(kind: WebDriverServerKind, opts: { cwd?: string } = {}): Promise<WebDriverServer> {
+  const bin = findServerBinary(kind, opts.cwd);
+  if (!bin) throw missing(kind);
   const port = await freePort();
-  const args = kind === 'chromedriver' ? [`--port=${port}`, '--allowed-ips=127.0.0.1', '--log-level=WARNING'] : [`--port=${port}`, '--host=local'];
+  const args = await serverArgs(kind, port);
+  const xvfb = kind !== 'chromedriver' && !process.env.DISPLAY ? await startXvfb() : undefined;
   const env = { ...process.env, ...(xvfb ? { DISPLAY: xvfb.display } : {}) };
-  const proc = spawn(bin, args, { detached: true, stdio: ['ignore', 'pipe', 'pipe'], env });
+  // tauri-driver from npm is a Node script: run it with this Node, whatever PATH says.
+  const [file, argv] = bin.endsWith('.js') ? [process.execPath, [bin, ...args]] : [bin, args];
+  const proc = spawn(file, argv, { detached: true, stdio: ['ignore', 'pipe', 'pipe'], env });
   proc.unref();
   let tail = '';
   const keep = (d: Buffer): void => {
-    tail = (tail + d.toString()).slice(-LOG_TAIL_BYTES);
+    // tauri-driver colours its log: the escapes would only garble an error message.
+    tail = (tail + d.toString().replace(/\x1b\[[0-9;]*m/g, '')).slice(-LOG_TAIL_BYTES);
   };
   proc.stdout?.on('data', keep);
   proc.stderr?.on('data', keep);
@@ -129,7 +182,7 @@ export async function startWebDriverServer(kind: WebDriverServerKind): Promise<W
   while (!(await serverReady(endpoint))) {
     if (proc.exitCode !== null || Date.now() > deadline) {
       await close();
-      throw new PerfError({ code: 'webdriver_start_failed', kind: 'environment', message: `${BINARIES[kind].bin} did not start on ${endpoint}${proc.exitCode !== null ? ` (exit ${proc.exitCode})` : ''}: ${tail.trim().split('\n').pop() ?? 'no output'}` });
+      throw new PerfError({ code: 'webdriver_start_failed', kind: 'environment', message: `${SERVER_BINARIES[kind].bin} did not start on ${endpoint}${proc.exitCode !== null ? ` (exit ${proc.exitCode})` : ''}: ${tail.trim().split('\n').pop() ?? 'no output'}` });
     }
     await new Promise((r) => setTimeout(r, START_POLL_MS));
   }

@@ -14,6 +14,8 @@ export interface WebDriverPageOptions {
   /** A running WebDriver server to use instead of starting one. */
   endpoint?: string;
   headless?: boolean;
+  /** A desktop app instead of a browser (kinds webkit and tauri): its binary and arguments. */
+  desktop?: { binary: string; args: string[] };
 }
 
 export interface WebDriverPage {
@@ -31,7 +33,12 @@ function capabilities(o: WebDriverPageOptions): Record<string, unknown> {
   switch (o.kind) {
     case 'chromedriver':
       return { browserName: 'chrome', 'goog:chromeOptions': { ...(o.chromePath ? { binary: o.chromePath } : {}), args: [...CHROME_ARGS, ...(o.headless === false ? [] : ['--headless'])] } };
+    case 'tauri':
+      // tauri-driver turns this into webkitgtk:browserOptions on Linux (and its own on Windows/macOS).
+      if (!o.desktop) throw new PerfError({ code: 'invalid_options', message: 'tauri-driver drives a desktop app: give app.desktop.binary' });
+      return { 'tauri:options': { application: o.desktop.binary, args: o.desktop.args } };
     case 'webkit': {
+      if (o.desktop) return { 'webkitgtk:browserOptions': { binary: o.desktop.binary, args: o.desktop.args } };
       const binary = miniBrowserPath();
       if (!binary) throw new PerfError({ code: 'webdriver_missing', kind: 'environment', message: 'the WebKitGTK MiniBrowser is not installed', suggestion: 'install it: apt-get install webkit2gtk-driver' });
       return { browserName: 'MiniBrowser', 'webkitgtk:browserOptions': { binary, args: ['--automation'] } };
