@@ -12,7 +12,7 @@ import { parseVerbArgs } from '../src/cli/verbs.js';
 import { isPerfError } from '../src/errors.js';
 import { defineStep, TARGET_ARGS } from '../src/steps/define.js';
 import { STEPS } from '../src/steps/registry.js';
-import { DEMO_DIR, ROOT } from './helpers.js';
+import { DEMO_DIR, refOf, ROOT } from './helpers.js';
 
 const PERF = path.join(ROOT, 'bin', 'perf');
 const has = (step: string): boolean => STEPS.some((s) => s.name === step);
@@ -122,12 +122,6 @@ function snapshotOf(json: any): string {
   const s = data.snapshot ?? data.text ?? data.yaml ?? Object.values(data).find((v) => typeof v === 'string' && v.includes('\n'));
   assert.equal(typeof s, 'string', JSON.stringify(json).slice(0, 300));
   return s as string;
-}
-
-function refOf(snapshot: string, role: string, name: string): string {
-  const line = snapshot.split('\n').find((l) => l.includes(role) && l.includes(`"${name}"`) && /\[ref=e\d+\]/.test(l));
-  assert.ok(line, `a ${role} "${name}" line with a ref in:\n${snapshot.slice(0, 2000)}`);
-  return /\[ref=(e\d+)\]/.exec(line)![1]!;
 }
 
 describe('perf <step> without a session', () => {

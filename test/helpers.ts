@@ -2,6 +2,7 @@
  * Shared test fixtures: one Chromium per test file, the demo app served on 127.0.0.1, and a
  * StepHost over them. Fixture pages live in test/fixtures/.
  */
+import assert from 'node:assert/strict';
 import { after } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { BrowserSession } from '../src/session/browser-session.js';
@@ -44,4 +45,14 @@ export async function fresh(url: string, baseUrl?: string): Promise<{ host: Sess
   await session.page.navigate(url);
   const host = new SessionHost(session, baseUrl ?? new URL(url).origin);
   return { host, session };
+}
+
+/** The ref on a snapshot line with this role and name: `- role "name" … [ref=eN]`, or interactiveOnly's `eN role name`. */
+export function refOf(snapshot: string, role: string, name: string): string {
+  for (const l of snapshot.split('\n')) {
+    if (l.includes(role) && l.includes(`"${name}"`) && /\[ref=e\d+\]/.test(l)) return /\[ref=(e\d+)\]/.exec(l)![1]!;
+    const compact = /^\s*(e\d+) (\w+) (.*?)(?: \[|$)/.exec(l);
+    if (compact && compact[2] === role && compact[3] === name) return compact[1]!;
+  }
+  assert.fail(`a ${role} "${name}" line with a ref in:\n${snapshot.slice(0, 2000)}`);
 }

@@ -20,7 +20,7 @@ import { renderReply } from '../src/mcp/format.js';
 import { isAlive, sleep } from '../src/session/processes.js';
 import { STEPS, mcpArgsSchema } from '../src/steps/registry.js';
 import { CAPS, DEFAULT_CAPS } from '../src/mcp/caps.js';
-import { DEMO_DIR, ROOT } from './helpers.js';
+import { DEMO_DIR, refOf, ROOT } from './helpers.js';
 
 const PERF = path.join(ROOT, 'bin', 'perf');
 const has = (step: string): boolean => STEPS.some((s) => s.name === step);
@@ -97,13 +97,6 @@ function snapText(r: Called): string {
   const s = data.snapshot ?? data.text ?? data.yaml ?? Object.values(data).find((v) => typeof v === 'string' && v.includes('\n'));
   assert.equal(typeof s, 'string', `snap result has a snapshot text: ${r.text.slice(0, 300)}`);
   return s as string;
-}
-
-/** The ref on the snapshot line with this role and name. */
-function refOf(snapshot: string, role: string, name: string): string {
-  const line = snapshot.split('\n').find((l) => l.includes(role) && l.includes(`"${name}"`) && /\[ref=e\d+\]/.test(l));
-  assert.ok(line, `a ${role} "${name}" line with a ref in:\n${snapshot.slice(0, 2000)}`);
-  return /\[ref=(e\d+)\]/.exec(line)![1]!;
 }
 
 after(() => {

@@ -17,10 +17,11 @@ import { runStep } from '../src/engine/run-step.js';
 import { METRICS, PER_FRAME_SUFFIX, resolveMetric, type DriverName } from '../src/perf/metrics.js';
 import { findServerBinary, miniBrowserPath, type WebDriverServerKind } from '../src/drivers/webdriver/server.js';
 import { openWebDriverPage, type WebDriverPage } from '../src/drivers/webdriver/session.js';
+import { cpuBetween } from '../src/drivers/webdriver/proc.js';
 import { findChrome } from '../src/session/chrome.js';
 import { isAlive } from '../src/session/processes.js';
 import { serveStatic, type StaticServer } from '../src/session/static-server.js';
-import { DEMO_DIR, fresh } from './helpers.js';
+import { DEMO_DIR, FIXTURES_DIR, fresh } from './helpers.js';
 import { ok } from './step-helpers.js';
 
 let app: StaticServer;
@@ -97,9 +98,25 @@ for (const { kind, missing } of KINDS) {
     });
 
     test('a step the driver cannot do yet is refused by name, not faked', async () => {
-      const r = await runStep(host, 'console', {});
+      const r = await runStep(host, 'wait_for_network_idle', {});
       assert.equal(r.status, 'failed');
       assert.equal(r.status === 'failed' && r.error.code, 'unsupported_on_driver');
+    });
+
+    test('console messages and uncaught errors after a navigation are captured, as over CDP', async () => {
+      const fixtures = await serveStatic({ root: FIXTURES_DIR });
+      try {
+        ok(await runStep(host, 'navigate', { url: `${fixtures.url}/steps-console.html` }));
+        ok(await runStep(host, 'tap', { target: { role: 'button', name: 'Fail' } }));
+        // The error is thrown from a timer: let it fire before reading.
+        ok(await runStep(host, 'evaluate', { expression: 'new Promise((r) => setTimeout(() => r(1), 50))' }));
+        const c = ok(await runStep(host, 'console', { level: 'warn' })).data as { messages: { level: string; text: string }[] };
+        assert.deepEqual(c.messages.map((e) => [e.level, e.text]).filter(([, t]) => t!.startsWith('clicked')), [['warn', 'clicked: low fuel']]);
+        const x = ok(await runStep(host, 'exceptions', {})).data as { exceptions: { kind: string; message: string }[] };
+        assert.match(x.exceptions[0]?.message ?? '', /RangeError: boom after click/);
+      } finally {
+        await fixtures.close();
+      }
     });
   });
 }
@@ -122,6 +139,20 @@ describe('perf run over WebDriver', { skip: KINDS.find((k) => k.kind === 'webkit
       assert.equal(run.env.restartMode, 'browser');
       assert.ok(run.summary.metrics['frames.count']!.median > 0);
       assert.ok(run.summary.metrics['steps.down.ms']!.median > 0);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('a step the WebDriver driver lacks is refused when the scenario loads, naming the step, the line and the driver', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rehearse-wd-bad-'));
+    try {
+      fs.mkdirSync(path.join(dir, 'app'));
+      fs.writeFileSync(path.join(dir, 'bad.yaml'), 'name: bad\napp: { serve: ./app }\nbrowser: { engine: webkit }\nsteps:\n  - snap: {}\n  - wait_for_network_idle: {}\n');
+      assert.throws(() => loadScenario(path.join(dir, 'bad.yaml'), { cwd: dir }), (e: unknown) => isPerfError(e) && e.kind === 'usage' && /bad\.yaml:6:\d+: wait_for_network_idle is not available on the webdriver driver: WebDriver classic reports no network requests/.test(e.message));
+      // The same step on the cdp driver loads.
+      fs.writeFileSync(path.join(dir, 'ok.yaml'), 'name: ok\napp: { serve: ./app }\nsteps:\n  - wait_for_network_idle: {}\n');
+      assert.equal(loadScenario(path.join(dir, 'ok.yaml'), { cwd: dir }).steps[0]!.name, 'wait_for_network_idle');
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
@@ -177,9 +208,19 @@ describe('the metric registry says which metrics a WebDriver run produces', () =
         // requestAnimationFrame cannot see a partial frame: none is written rather than a made-up 0.
         assert.equal(run.summary.metrics['frames.partial'], undefined);
         if (driver === 'webdriver-chromium') assert.equal(median('interactions.count'), 1, 'the one tap');
+        // The web content process, read from /proc: a browser page holds tens of MB, and scrolling costs CPU.
+        assert.ok(median('process.maxRssBytes')! > 20 * 1024 * 1024, `process.maxRssBytes ${median('process.maxRssBytes')}`);
+        assert.ok(median('process.cpuMs')! > 0, `process.cpuMs ${median('process.cpuMs')}`);
+        assert.equal(coverage.process, 'read');
       } finally {
         fs.rmSync(dir, { recursive: true, force: true });
       }
     });
   }
+});
+
+test('CPU between two /proc readings: a process in both counts its difference, a new one all it used, a gone one nothing', () => {
+  const before = [{ pid: 1, cpuMs: 100, maxRssBytes: 0 }, { pid: 2, cpuMs: 50, maxRssBytes: 0 }];
+  const after = [{ pid: 1, cpuMs: 130, maxRssBytes: 0 }, { pid: 3, cpuMs: 20, maxRssBytes: 0 }];
+  assert.equal(cpuBetween(before, after), 50);
 });

@@ -1,29 +1,63 @@
 /** perf start | stop | status | logs | restart | doctor */
+import { PerfError } from '../errors.js';
 import { START_OPTIONS } from '../session/state.js';
 import { flagsOf } from './run-options.js';
-import { restartSession, runDoctor, sessionLogs, sessionStatus, startSession, stopSession, type SessionState } from '../session/manager.js';
+import { restartSession, runDoctor, sessionLogs, sessionStatus, startSession, stopSession, type AnySessionState, type StartOptions } from '../session/manager.js';
 import { ALLOW_OUTSIDE_FLAG, defineCommand, info, JSON_FLAG, printJson } from './command.js';
+import type { FlagValues } from './args.js';
 
 const STATE_DIR_FLAG = { stateDir: { type: 'string', value: 'DIR', description: 'Folder of the session state file. Default ./.perf' } } as const;
 
-function describeState(s: SessionState): string {
+function describeState(s: AnySessionState): string {
+  const browser =
+    s.driver === 'webdriver'
+      ? `browser  ${s.webdriver.browserName ?? s.engine} ${s.webdriver.browserVersion ?? ''} over ${s.webdriver.kind === 'webkit' ? 'WebKitWebDriver' : s.webdriver.kind === 'tauri' ? 'tauri-driver' : 'chromedriver'} at ${s.webdriver.endpoint}${s.webdriver.pids.length ? ` (pids ${s.webdriver.pids.join(', ')})` : ''}, session ${s.webdriver.sessionId}`
+      : `chrome   ${s.chrome.version} pid ${s.chrome.pid}, ${s.chrome.headless ? 'headless' : 'headed'}, ${s.chrome.wsEndpoint}`;
+  const desktop = s.options.desktop ? ` (desktop ${s.options.desktop.binary})` : '';
   return [
-    `app      ${s.appUrl} (${s.app.kind}${s.app.pid ? `, pid ${s.app.pid}` : ''})`,
+    `app      ${s.appUrl || '(none: the desktop app loads its own page)'} (${s.app.kind}${s.app.pid ? `, pid ${s.app.pid}` : ''})`,
     `page     ${s.pageUrl}`,
-    `chrome   ${s.chrome.version} pid ${s.chrome.pid}, ${s.chrome.headless ? 'headless' : 'headed'}, ${s.chrome.wsEndpoint}`,
+    `driver   ${s.driver}, engine ${s.driver === 'webdriver' ? s.engine : 'chromium'}${desktop}`,
+    browser,
     `session  pid ${s.daemonPid}, state in ${s.stateDir}/state.json`,
   ].join('\n');
 }
 
+const DESKTOP = START_OPTIONS.desktop;
+
+/** The browser and desktop options of `perf start`, read from its flags. */
+function driverOptions(f: FlagValues): Pick<StartOptions, 'driver' | 'engine' | 'webdriver' | 'desktop'> {
+  const args = f.desktopArg as string[] | undefined;
+  const desktopDriver = f.desktopDriver as string | undefined;
+  if (f.desktop === undefined && (args !== undefined || desktopDriver !== undefined)) {
+    throw new PerfError({ code: 'invalid_flag', message: `start: ${args !== undefined ? '--desktop-arg' : '--desktop-driver'} needs --desktop BIN (the app it is for)`, suggestion: 'e.g. perf start --desktop ./src-tauri/target/debug/my-app --desktop-driver tauri' });
+  }
+  return {
+    // The values are checked where the MCP app_start's are, in the session manager.
+    ...(f.driver !== undefined ? { driver: f.driver as 'cdp' | 'webdriver' } : {}),
+    ...(f.engine !== undefined ? { engine: f.engine as 'chromium' | 'webkit' } : {}),
+    ...(f.webdriver !== undefined ? { webdriver: f.webdriver as string } : {}),
+    ...(f.desktop !== undefined ? { desktop: { binary: f.desktop as string, ...(args ? { args } : {}), ...(desktopDriver ? { driver: desktopDriver as 'tauri' | 'webkit' } : {}) } } : {}),
+  };
+}
+
 export const startCommand = defineCommand({
   name: 'start',
-  summary: 'Start the app (if needed) and a Chromium, and keep them running for step verbs and MCP',
-  usage: 'start (--serve DIR | --url URL | --command CMD [--url URL]) [--path /P] [--headed] [--spa]',
-  details: 'Examples:\n  perf start --serve scenarios/app --path /list.html\n  perf start --command "npm run preview -- --port ${PORT}"\n  perf start --url http://127.0.0.1:5173',
+  summary: 'Start the app (if needed) and a browser (Chromium, or WebKit over WebDriver) or a desktop app, and keep them running for step verbs and MCP',
+  usage: 'start (--serve DIR | --url URL | --command CMD [--url URL] | --desktop BIN) [--path /P] [--headed] [--spa] [--engine chromium|webkit] [--driver cdp|webdriver] [--webdriver URL]',
+  details:
+    'Examples:\n  perf start --serve scenarios/app --path /list.html\n  perf start --command "npm run preview -- --port ${PORT}"\n  perf start --url http://127.0.0.1:5173\n  perf start --serve scenarios/app --engine webkit\n  perf start --desktop ./src-tauri/target/debug/my-app --desktop-driver tauri',
   flags: {
     ...flagsOf(START_OPTIONS, 'serve', 'url', 'command', 'path'),
     headed: { type: 'boolean', description: 'Show the browser window instead of running headless.' },
     ...flagsOf(START_OPTIONS, 'spa'),
+    // The schema's descriptions are terse (every agent reads app_start's); help adds the flag's context.
+    engine: { type: 'string', value: 'chromium|webkit', description: `Browser engine: ${START_OPTIONS.engine.description} Default chromium.` },
+    driver: { type: 'string', value: 'cdp|webdriver', description: `Browser protocol (webdriver: chromedriver for Chromium). ${START_OPTIONS.driver.description}` },
+    webdriver: { type: 'string', value: 'URL', description: `${START_OPTIONS.webdriver.description} Default: start one.` },
+    desktop: { type: 'string', value: 'BIN', description: `${DESKTOP.description} BIN: its executable (a path from the working folder, or a name on PATH).` },
+    desktopArg: { type: 'multi', value: 'ARG', description: `An argument of the --desktop app; ${DESKTOP.properties.args.description} Repeatable; --desktop-arg=-x for one starting with -.` },
+    desktopDriver: { type: 'string', value: 'tauri|webkit', description: `The --desktop app's server: tauri-driver or WebKitWebDriver. ${DESKTOP.properties.driver.description}` },
     ...ALLOW_OUTSIDE_FLAG,
     ...STATE_DIR_FLAG,
     ...JSON_FLAG,
@@ -36,6 +70,7 @@ export const startCommand = defineCommand({
       ...(f.path !== undefined ? { path: f.path as string } : {}),
       ...(f.spa ? { spa: true } : {}),
       ...(f.allowOutside ? { allowOutside: true } : {}),
+      ...driverOptions(f),
       headless: f.headed !== true,
       ...(f.stateDir ? { stateDir: f.stateDir as string } : {}),
     });
@@ -47,7 +82,7 @@ export const startCommand = defineCommand({
 
 export const stopCommand = defineCommand({
   name: 'stop',
-  summary: 'Stop the session started by `perf start` (app and Chromium)',
+  summary: 'Stop the session started by `perf start` (app and browser)',
   usage: 'stop',
   flags: { ...STATE_DIR_FLAG, ...JSON_FLAG },
   async run(f) {
@@ -70,10 +105,9 @@ export const statusCommand = defineCommand({
     } else if (!st.state) {
       process.stdout.write('no session (start one with `perf start --serve DIR`)\n');
     } else {
-      const yes = (b: boolean | null): string => (b === null ? 'n/a' : b ? 'alive' : 'DEAD');
-      process.stdout.write(
-        `${st.running ? 'running' : 'NOT running'} for ${Math.round((st.uptimeMs ?? 0) / 1000)} s\n${describeState(st.state)}\nprocesses: session ${yes(st.alive.daemon)}, chrome ${yes(st.alive.chrome)}, app ${yes(st.alive.app)}\n`,
-      );
+      const yes = (b: boolean | null | undefined): string => (b === null || b === undefined ? 'n/a' : b ? 'alive' : 'DEAD');
+      const browser = st.state.driver === 'webdriver' ? `webdriver server ${yes(st.alive.webdriver)}, browser ${yes(st.alive.browser)}` : `chrome ${yes(st.alive.chrome)}`;
+      process.stdout.write(`${st.running ? 'running' : 'NOT running'} for ${Math.round((st.uptimeMs ?? 0) / 1000)} s\n${describeState(st.state)}\nprocesses: session ${yes(st.alive.daemon)}, ${browser}, app ${yes(st.alive.app)}\n`);
     }
     // Status is a question, not a judgement: a stopped session is a normal answer.
     return 0;
@@ -82,13 +116,16 @@ export const statusCommand = defineCommand({
 
 export const logsCommand = defineCommand({
   name: 'logs',
-  summary: "Print the last lines of the app's output and Chromium's log",
+  summary: "Print the last lines of the app's output and the browser's log (Chromium's, or the WebDriver server's)",
   usage: 'logs [--lines N]',
   flags: { lines: { type: 'number', description: 'How many lines of each log. Default 100' }, ...STATE_DIR_FLAG, ...JSON_FLAG },
   async run(f) {
     const logs = sessionLogs((f.stateDir as string | undefined) ?? undefined, (f.lines as number | undefined) ?? 100);
     if (f.json) printJson(logs);
-    else process.stdout.write(`== app ==\n${logs.app.join('\n') || '(no output)'}\n== chrome ==\n${logs.chrome.join('\n') || '(no output)'}\n`);
+    else {
+      const section = (name: string, lines: string[] | undefined): string => (lines ? `== ${name} ==\n${lines.join('\n') || '(no output)'}\n` : '');
+      process.stdout.write(section('app', logs.app) + section('chrome', logs.chrome) + section('webdriver', logs.webdriver));
+    }
     return 0;
   },
 });

@@ -20,7 +20,7 @@ export interface SessionMark {
   at: number;
 }
 
-export type SourceName = 'frames' | 'liveness' | 'interactions' | 'longFrames' | 'counters' | 'layoutShift' | 'profile' | 'trace';
+export type SourceName = 'frames' | 'liveness' | 'interactions' | 'longFrames' | 'counters' | 'layoutShift' | 'profile' | 'trace' | 'process';
 
 /** Why a source is missing (kept out of the flat coverage map, which only says read / missing). */
 export type MissingReasons = Partial<Record<SourceName, string>>;
@@ -55,6 +55,8 @@ export interface RawSession {
   samplingIntervalUs: number | undefined;
   marks: SessionMark[];
   navigations: number;
+  /** The web content processes' CPU over the window and their peak memory, from /proc (WebDriver, local server). */
+  process?: { cpuMs: number; maxRssBytes: number };
   missing: MissingReasons;
   env: SessionEnv;
 }

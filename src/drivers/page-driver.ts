@@ -9,6 +9,22 @@ import type { RuntimeApi, RuntimeMethod } from './runtime/api.js';
 import type { Modifier, MouseButton } from './keys.js';
 import type { PerfBeginOptions, PerfRecorder } from './measure.js';
 
+/**
+ * What a step may need beyond driving the page, which not every driver has. A scenario whose driver
+ * lacks a step's need is refused when it loads, naming the step and the driver.
+ */
+export type PageFeature = 'console' | 'exceptions' | 'network' | 'userAgent' | 'trace';
+
+/** What each driver lacks, with the reason a user reads. */
+export const DRIVER_LACKS: Record<'cdp' | 'webdriver', Partial<Record<PageFeature, string>>> = {
+  cdp: {},
+  webdriver: {
+    network: 'WebDriver classic reports no network requests',
+    userAgent: 'WebDriver cannot override the user agent',
+    trace: 'WebDriver records no Chromium trace',
+  },
+};
+
 export interface PageDriver {
   /** Why the page is gone (renderer crash, closed, browser lost), or undefined while it lives. */
   readonly crashReason: string | undefined;

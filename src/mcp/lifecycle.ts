@@ -9,12 +9,17 @@ import { okReply } from './format.js';
 import { defineTool, type SessionStateOf, type ToolDefinition } from './core.js';
 
 function summary(state: SessionStateOf): Record<string, unknown> {
+  const browser =
+    state.driver === 'webdriver'
+      ? { driver: 'webdriver', engine: state.engine, webdriver: { kind: state.webdriver.kind, endpoint: state.webdriver.endpoint, pids: state.webdriver.pids, browser: `${state.webdriver.browserName ?? state.engine} ${state.webdriver.browserVersion ?? ''}`.trim() } }
+      : { driver: 'cdp', engine: 'chromium', chrome: { pid: state.chrome.pid, port: state.chrome.port, headless: state.chrome.headless, version: state.chrome.version } };
   return {
     appUrl: state.appUrl,
     pageUrl: state.pageUrl,
     path: state.path,
     app: state.app,
-    chrome: { pid: state.chrome.pid, port: state.chrome.port, headless: state.chrome.headless, version: state.chrome.version },
+    ...(state.options.desktop ? { desktop: state.options.desktop } : {}),
+    ...browser,
     startedAt: state.startedAt,
     stateDir: state.stateDir,
   };
@@ -27,21 +32,21 @@ function timed<T>(fn: () => Promise<T>): Promise<{ value: T; durationMs: number 
 
 export const appStart = defineTool({
   name: 'app_start',
-  description: 'Start the app (serve a folder, a running url, or command + url) and a Chromium on it, replacing any running app; page tools work after this.',
+  description: 'Start the app and a browser (or a desktop app), replacing any running one.',
   inputSchema: {
     type: 'object',
     properties: {
       ...START_OPTIONS,
-      headless: { type: 'boolean', description: 'Run Chromium without a window. Default true.' },
+      headless: { type: 'boolean', description: 'Default true.' },
     },
     additionalProperties: false,
   },
   readOnly: false,
   async run(core, args) {
-    if (args.serve === undefined && args.url === undefined && args.command === undefined) {
+    if (args.serve === undefined && args.url === undefined && args.command === undefined && args.desktop === undefined) {
       throw new PerfError({
         code: 'invalid_arguments',
-        message: 'app_start: give one of serve (a folder), url (a running app) or command (+ url)',
+        message: 'app_start: give one of serve (a folder), url (a running app), command (+ url) or desktop (an app binary)',
         suggestion: 'e.g. app_start {"serve": "./dist", "path": "/index.html"}',
       });
     }
@@ -54,7 +59,7 @@ export const appStart = defineTool({
 
 export const appStop = defineTool({
   name: 'app_stop',
-  description: 'Stop the running app and its Chromium, whoever started them; page tools answer "no app" afterwards.',
+  description: 'Stop the app and browser, whoever started them.',
   inputSchema: { type: 'object', properties: {}, additionalProperties: false },
   readOnly: false,
   async run(core) {
@@ -67,7 +72,7 @@ export const appStop = defineTool({
 
 export const appStatus = defineTool({
   name: 'app_status',
-  description: 'Whether an app is running: its URLs, the current page, whether daemon, Chromium and app process are alive, and uptime.',
+  description: 'URLs, driver, live processes, uptime.',
   inputSchema: { type: 'object', properties: {}, additionalProperties: false },
   readOnly: true,
   async run(core) {
@@ -92,22 +97,22 @@ const DEFAULT_LOG_LINES = 50;
 
 export const appLogs = defineTool({
   name: 'app_logs',
-  description: "The last lines of the app's output and of Chromium's stderr: why the app did not start, or what it printed.",
+  description: "Last lines of the app's and the browser's output.",
   inputSchema: {
     type: 'object',
-    properties: { lines: { type: 'integer', minimum: 1, maximum: 1000, description: 'Lines of each log, newest last. Default 50.' } },
+    properties: { lines: { type: 'integer', minimum: 1, maximum: 1000, description: 'Lines per log. Default 50.' } },
     additionalProperties: false,
   },
   readOnly: true,
   async run(core, args) {
     const logs = core.manager.sessionLogs(core.stateDir, args.lines ?? DEFAULT_LOG_LINES);
-    return okReply({ tool: 'app_logs', status: 'ok', data: { app: logs.app, chrome: logs.chrome } });
+    return okReply({ tool: 'app_logs', status: 'ok', data: { app: logs.app, ...(logs.chrome ? { chrome: logs.chrome } : {}), ...(logs.webdriver ? { webdriver: logs.webdriver } : {}) } });
   },
 });
 
 export const appRestart = defineTool({
   name: 'app_restart',
-  description: 'Restart the app and Chromium with the same options on the start path: a clean page; earlier refs no longer apply.',
+  description: 'Restart as started: a clean page, old refs void.',
   inputSchema: { type: 'object', properties: {}, additionalProperties: false },
   readOnly: false,
   async run(core) {
@@ -121,10 +126,10 @@ export const appRestart = defineTool({
 
 export const doctor = defineTool({
   name: 'doctor',
-  description: 'Check the environment (Node, Chromium, a free port, output folder writable); a failed check says how to fix it.',
+  description: 'Check Node, browsers, a port, the out folder; failures say how to fix.',
   inputSchema: {
     type: 'object',
-    properties: { outDir: { type: 'string', description: 'Output folder to check. Default build/perf.' } },
+    properties: { outDir: { type: 'string', description: 'Default build/perf.' } },
     additionalProperties: false,
   },
   readOnly: true,

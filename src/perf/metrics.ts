@@ -120,6 +120,11 @@ export const processCpuMs = defineMetric({ name: 'counters.processCpuMs', unit: 
 export const heapDeltaBytes = defineMetric({ name: 'counters.heapDeltaBytes', unit: 'bytes', kind: 'bytes', better: 'none', gate: 'never', hostDependent: false, floor: 1024 * 1024, drivers: CDP_ONLY, description: 'Change in used JS heap over the window: garbage collection timing dominates it, so it has no better direction.' });
 export const domNodesDelta = defineMetric({ name: 'counters.domNodesDelta', unit: 'nodes', kind: 'count', better: 'lower', gate: 'secondary', hostDependent: false, floor: 10, drivers: CDP_ONLY, description: 'Change in live DOM nodes over the window (growth that stays may be a leak).' });
 export const layoutShiftScore = defineMetric({ name: 'layoutShift.score', unit: 'score', kind: 'score', better: 'lower', gate: 'secondary', hostDependent: false, floor: 0.1, drivers: CHROMIUM_PROBE, description: 'Layout shift score over the window (Layout Instability API, CLS-style sum).' });
+const WEBDRIVER: readonly DriverName[] = ['webdriver-chromium', 'webdriver-webkit'];
+// Over CDP the renderer's CPU is counters.processCpuMs; /proc is read where there are no counters.
+export const webProcessCpuMs = defineMetric({ name: 'process.cpuMs', unit: 'ms', kind: 'ms', better: 'lower', gate: 'secondary', hostDependent: true, perFrame: true, floor: 10, drivers: WEBDRIVER, description: 'CPU time of the browser\'s web content processes over the window, from /proc (a server this harness started; 10 ms clock ticks).' });
+// 4 MiB: below it, a change in peak memory is allocator and GC timing, not the app.
+export const webProcessMaxRssBytes = defineMetric({ name: 'process.maxRssBytes', unit: 'bytes', kind: 'bytes', better: 'lower', gate: 'secondary', hostDependent: false, floor: 4 * 1024 * 1024, drivers: WEBDRIVER, description: 'Peak resident memory of the largest web content process at the end of the window (VmHWM from /proc).' });
 export const stepMs = defineMetric({ name: 'steps.<label>.ms', unit: 'ms', kind: 'ms', better: 'lower', gate: 'secondary', hostDependent: true, floor: FRAME_MS, drivers: EVERY_DRIVER, description: 'Wall time of one measured step (a label used twice sums).' });
 
 /** Every metric, in the order a reader scans them (reports, tables, docs). */
@@ -151,6 +156,8 @@ export const METRICS: readonly MetricDefinition[] = [
   heapDeltaBytes,
   domNodesDelta,
   layoutShiftScore,
+  webProcessCpuMs,
+  webProcessMaxRssBytes,
   stepMs,
 ];
 

@@ -88,7 +88,9 @@ export function buildReport(raw: RawSession, spans: readonly StepSpan[]): { repo
   if (!deltas) missing.counters ??= 'Performance.getMetrics was not read at both ends';
   if (raw.mode === 'attribution' && !raw.profile) missing.profile ??= 'no CPU profile was recorded';
 
-  const sources: SourceName[] = ['frames', 'liveness', 'interactions', 'longFrames', 'counters', 'layoutShift', 'trace', ...(raw.mode === 'attribution' ? (['profile'] as const) : [])];
+  // The process source is one only a driver that tried it (WebDriver) reports: CDP has its counters.
+  const triedProcess = raw.process !== undefined || missing.process !== undefined;
+  const sources: SourceName[] = ['frames', 'liveness', 'interactions', 'longFrames', 'counters', 'layoutShift', 'trace', ...(raw.mode === 'attribution' ? (['profile'] as const) : []), ...(triedProcess ? (['process'] as const) : [])];
   const coverage: Coverage = {};
   const missingReasons: Partial<Record<SourceName, string>> = {};
   for (const s of sources) {
@@ -150,6 +152,10 @@ export function buildReport(raw: RawSession, spans: readonly StepSpan[]): { repo
       put(M.frameMsP99, quantile(frameMs, 0.99));
       put(M.frameMsWorst, Math.max(...frameMs));
     }
+  }
+  if (raw.process) {
+    put(M.webProcessCpuMs, raw.process.cpuMs);
+    put(M.webProcessMaxRssBytes, raw.process.maxRssBytes);
   }
   const frameList: FrameRecord[] = frames?.frames ?? [];
   const frameOf = (at: number): number => {

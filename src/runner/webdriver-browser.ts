@@ -4,29 +4,19 @@
  * session on it, the WebDriver form of a clean restart (a desktop app starts anew); the old one is
  * closed first. The server's processes are tracked, so a harness killed outright leaves none behind.
  */
-import { existsSync } from 'node:fs';
 import type { SessionHost } from '../engine/host.js';
-import { openWebDriverPage, type WebDriverPage } from '../drivers/webdriver/session.js';
+import { desktopLoaded, openWebDriverPage, type WebDriverPage } from '../drivers/webdriver/session.js';
 import { startWebDriverServer, type WebDriverServer, type WebDriverServerKind } from '../drivers/webdriver/server.js';
-import { PerfError } from '../errors.js';
 import type { RunEnv } from '../perf/run-file.js';
 import type { Scenario } from '../scenario/load.js';
 import type { RunningApp } from '../session/app.js';
-import { findChrome } from '../session/chrome.js';
+import { chromeBinary } from '../session/chrome.js';
 import { trackProcess } from '../session/processes.js';
 import { hostInfo, toolVersion } from './env.js';
 import type { RepeatBrowser, RepeatContext } from './repeat-browser.js';
 
 // 30 s, as for a CDP navigation: a dev server may compile the page on first request.
 const NAVIGATION_TIMEOUT_MS = 30_000;
-// A desktop app loads its own first page; poll its document this often until it has loaded.
-const DESKTOP_POLL_MS = 50;
-
-/** chromedriver needs the browser binary itself, not Debian's /usr/bin/chromium wrapper script. */
-function chromeBinary(): string {
-  const p = findChrome().path;
-  return p === '/usr/bin/chromium' && existsSync('/usr/lib/chromium/chromium') ? '/usr/lib/chromium/chromium' : p;
-}
 
 /** The server a scenario needs: tauri-driver or WebKitWebDriver for a desktop app, else by engine. */
 export function serverKind(sc: Scenario): WebDriverServerKind {
@@ -59,6 +49,7 @@ export class WebDriverRepeatBrowser implements RepeatBrowser {
     this.page = await openWebDriverPage({
       kind: serverKind(this.sc),
       endpoint: this.sc.browser.webdriver ?? this.server!.endpoint,
+      ...(this.server ? { serverPid: this.server.pids[0] } : {}),
       headless: this.sc.browser.headless,
       ...(this.sc.browser.engine === 'webkit' ? {} : { chromePath: chromeBinary() }),
       ...(desktop ? { desktop: { binary: desktop.binary, args: desktop.args.map((a) => a.replaceAll('${APP_URL}', rc.url)) } } : {}),
@@ -66,31 +57,9 @@ export class WebDriverRepeatBrowser implements RepeatBrowser {
     this.host.rebind({ driver: this.page.driver }, this.baseUrl);
     mark('restart');
     await this.page.driver.emulateEnvironment({ viewport: this.sc.viewport, cpuThrottle: this.sc.cpuThrottle });
-    if (desktop) await this.desktopLoaded(rc.url);
+    if (desktop) await desktopLoaded(this.page.driver, rc.url, { timeoutMs: NAVIGATION_TIMEOUT_MS, suggestion: 'check that the app starts its window, or give app.url and ${APP_URL} in app.desktop.args' });
     else await this.page.driver.navigation.navigate(rc.url, NAVIGATION_TIMEOUT_MS);
     await this.host.page();
-  }
-
-  /**
-   * A desktop app opens its own first page: wait until that has loaded. An app that shows nothing
-   * (about:blank; a WebKitGTK browser started for automation ignores URL arguments) is sent to the
-   * scenario's app URL when there is one.
-   */
-  private async desktopLoaded(url: string): Promise<void> {
-    const driver = this.page!.driver;
-    const deadline = Date.now() + NAVIGATION_TIMEOUT_MS;
-    for (;;) {
-      const doc = await driver.evaluate<{ href: string; ready: string }>('({ href: location.href, ready: document.readyState })');
-      if (doc.href === 'about:blank' && url) {
-        await driver.navigation.navigate(url, Math.max(1, deadline - Date.now()));
-        return;
-      }
-      if (doc.href !== 'about:blank' && doc.ready === 'complete') return;
-      if (Date.now() > deadline) {
-        throw new PerfError({ code: 'desktop_not_loaded', kind: 'failed', message: `the desktop app showed no loaded page within ${NAVIGATION_TIMEOUT_MS / 1000} s (at ${doc.href}, ${doc.ready})`, suggestion: 'check that the app starts its window, or give app.url and ${APP_URL} in app.desktop.args' });
-      }
-      await new Promise((r) => setTimeout(r, DESKTOP_POLL_MS));
-    }
   }
 
   async settle(): Promise<void> {

@@ -9,6 +9,7 @@ import { closest, isPerfError, PerfError } from '../errors.js';
 import { checkServeFolder } from '../files.js';
 import { prepareArgs } from '../engine/run-step.js';
 import { getStep, stepNames } from '../steps/registry.js';
+import { DRIVER_LACKS } from '../page/index.js';
 import type { RestartMode } from '../session/browser-session.js';
 import { bestErrors, compile, describeAjvError } from '../engine/validate.js';
 import { scenarioSchema } from './schema.js';
@@ -300,11 +301,23 @@ export function loadScenario(path: string, opts: LoadOptions = {}): Scenario {
     }
   }
 
+  const browser = (merged.browser ?? {}) as Record<string, any>;
+  const vp = { ...DEFAULTS.viewport, ...((merged.viewport as object | undefined) ?? {}) };
+  // A desktop app is WebKitGTK driven over WebDriver (Tauri's engine on Linux).
+  if (desktop && browser.engine === 'chromium') throw src.fail(['browser', 'engine'], 'app.desktop runs on WebKitGTK (Tauri\'s engine on Linux): engine must be webkit', 'drop browser.engine');
+  if (desktop && browser.driver === 'cdp') throw src.fail(['browser', 'driver'], 'app.desktop is driven over WebDriver, not cdp', 'drop browser.driver');
+  const engine = (browser.engine as 'chromium' | 'webkit' | undefined) ?? (desktop ? 'webkit' : 'chromium');
+  const driver = (browser.driver as 'cdp' | 'webdriver' | undefined) ?? (engine === 'webkit' ? 'webdriver' : 'cdp');
   const steps = (key: 'setup' | 'steps'): StepCall[] => {
     const list = (merged[key] as unknown[] | undefined) ?? [];
     return list.map((item, i) => {
       const call = parseStep(src, [...listOrigin(key), i], item);
-      if (getStep(call.name).desktopOnly && !desktop) throw src.fail([...listOrigin(key), i, call.name], `${call.name} calls a desktop app's IPC: it needs app.desktop (a Tauri app), and this scenario drives a web page`, 'add app.desktop, or drop the step');
+      const def = getStep(call.name);
+      if (def.desktopOnly && !desktop) throw src.fail([...listOrigin(key), i, call.name], `${call.name} calls a desktop app's IPC: it needs app.desktop (a Tauri app), and this scenario drives a web page`, 'add app.desktop, or drop the step');
+      for (const need of def.needs ?? []) {
+        const why = DRIVER_LACKS[driver][need];
+        if (why) throw src.fail([...listOrigin(key), i, call.name], `${call.name} is not available on the ${driver} driver: ${why}`, driver === 'cdp' ? undefined : 'drop the step, or run this scenario on the cdp driver (Chromium)');
+      }
       return call;
     });
   };
@@ -314,13 +327,6 @@ export function loadScenario(path: string, opts: LoadOptions = {}): Scenario {
   const budgets = ((merged.budgets as string[] | undefined) ?? []).map((b, i) => parseBudget(src, ['budgets', i], b, measuredLabels));
   const gateMetrics = (merged.gate as { metrics?: string[] } | undefined)?.metrics;
   gateMetrics?.forEach((m, i) => checkMetricAt(src, ['gate', 'metrics', i], m, measuredLabels));
-  const browser = (merged.browser ?? {}) as Record<string, any>;
-  const vp = { ...DEFAULTS.viewport, ...((merged.viewport as object | undefined) ?? {}) };
-  // A desktop app is WebKitGTK driven over WebDriver (Tauri's engine on Linux).
-  if (desktop && browser.engine === 'chromium') throw src.fail(['browser', 'engine'], 'app.desktop runs on WebKitGTK (Tauri\'s engine on Linux): engine must be webkit', 'drop browser.engine');
-  if (desktop && browser.driver === 'cdp') throw src.fail(['browser', 'driver'], 'app.desktop is driven over WebDriver, not cdp', 'drop browser.driver');
-  const engine = (browser.engine as 'chromium' | 'webkit' | undefined) ?? (desktop ? 'webkit' : 'chromium');
-  const driver = (browser.driver as 'cdp' | 'webdriver' | undefined) ?? (engine === 'webkit' ? 'webdriver' : 'cdp');
   if (engine === 'webkit' && driver === 'cdp') throw src.fail(['browser', 'driver'], 'engine webkit is driven over WebDriver, not cdp', 'drop browser.driver, or set it to webdriver');
   if (driver === 'webdriver') {
     // What the WebDriver driver cannot honour is refused here, before any browser starts.

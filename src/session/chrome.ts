@@ -25,7 +25,8 @@ export interface ChromeLocation {
   source: 'CHROME_PATH' | 'PATH' | 'macOS application';
 }
 
-function isExecutable(p: string): boolean {
+/** An executable regular file (not a folder, not a dangling link). */
+export function isExecutable(p: string): boolean {
   try {
     accessSync(p, constants.X_OK);
     return statSync(p).isFile();
@@ -65,6 +66,12 @@ export function findChrome(env: NodeJS.ProcessEnv = process.env): ChromeLocation
     message: 'no Chromium found (looked at CHROME_PATH, then chromium, chromium-browser, google-chrome, google-chrome-stable on PATH)',
     suggestion: INSTALL_HINT,
   });
+}
+
+/** The Chromium binary for chromedriver: the browser itself, not Debian's /usr/bin/chromium wrapper script. */
+export function chromeBinary(): string {
+  const p = findChrome().path;
+  return p === '/usr/bin/chromium' && existsSync('/usr/lib/chromium/chromium') ? '/usr/lib/chromium/chromium' : p;
 }
 
 /** `Chromium 156.0.8078.114 built on Debian` → the version line, without starting a browser window. */

@@ -1,31 +1,59 @@
 /**
  * The session daemon behind `perf start` / MCP `app_start`: a detached process that owns the app
- * and Chromium, keeps a CDP connection open (so page scripts stay installed on every navigation),
- * writes the state file and tells its parent it is ready over IPC. SIGTERM stops everything.
- * Its children are tracked, so even a SIGKILL of the daemon leaves no orphan.
+ * and the browser, writes the state file and tells its parent it is ready over IPC. SIGTERM stops
+ * everything. Its children are tracked, so even a SIGKILL of the daemon leaves no orphan.
+ *
+ * Over CDP it owns a Chromium and keeps a CDP connection open (so page scripts stay installed on
+ * every navigation). Over WebDriver it owns the server (chromedriver, WebKitWebDriver, tauri-driver)
+ * and the one session opened on it, which step verbs reattach to by id.
  */
 import { openSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { installPageScripts } from '../drivers/cdp/inject.js';
 import { Browser } from '../drivers/cdp/browser.js';
+import { desktopLoaded, openWebDriverPage, type WebDriverPage } from '../drivers/webdriver/session.js';
+import { startWebDriverServer, type WebDriverServer } from '../drivers/webdriver/server.js';
 import { isPerfError } from '../errors.js';
 import { startApp, type AppSpec, type RunningApp } from './app.js';
-import { launchChrome, type ChromeProcess } from './chrome.js';
-import { installSignalHandlers, onShutdown, watchdogPid } from './processes.js';
-import { clearState, writeJsonAtomic, statePath, type SessionStartOptions, type SessionState } from './state.js';
+import { chromeBinary, launchChrome, type ChromeProcess } from './chrome.js';
+import { installSignalHandlers, isAlive, onShutdown, trackProcess, watchdogPid } from './processes.js';
+import { clearState, sessionDriver, writeJsonAtomic, statePath, type AnySessionState, type SessionStartOptions, type SessionState, type WebDriverSessionState } from './state.js';
 
 export interface DaemonRequest {
   stateDir: string;
   options: SessionStartOptions;
 }
 
-export type DaemonMessage = { kind: 'ready'; state: SessionState } | { kind: 'error'; error: { code: string; kind: string; message: string; suggestion?: string } };
+export type DaemonMessage = { kind: 'ready'; state: AnySessionState } | { kind: 'error'; error: { code: string; kind: string; message: string; suggestion?: string } };
+
+// 30 s, as for a run's navigation: a dev server may compile the page on first request.
+const NAVIGATION_TIMEOUT_MS = 30_000;
+// How often the daemon looks whether its WebDriver server still runs: a crash ends the session
+// within a second, and the check (a signal 0) costs nothing.
+const SERVER_CHECK_MS = 1000;
 
 function appSpecOf(o: SessionStartOptions, stateDir: string): AppSpec {
   const cwd = o.cwd ?? process.cwd();
   if (o.serve !== undefined) return { kind: 'serve', dir: resolve(cwd, o.serve), ...(o.spa ? { spa: true } : {}) };
   if (o.command !== undefined) return { kind: 'command', command: o.command, cwd, logFile: join(stateDir, 'app.log'), ...(o.url ? { url: o.url } : {}) };
-  return { kind: 'url', url: o.url! };
+  if (o.url !== undefined) return { kind: 'url', url: o.url };
+  return { kind: 'desktop' };
+}
+
+/** The fields every state file holds, once the browser side is up (the watchdog runs by then). */
+function baseState(stateDir: string, options: SessionStartOptions, app: RunningApp, path: string, pageUrl: string): Omit<SessionState, 'driver' | 'chrome' | 'targetId'> {
+  return {
+    version: 1,
+    startedAt: new Date().toISOString(),
+    appUrl: app.baseUrl,
+    pageUrl,
+    path,
+    app: { kind: app.kind, ...(app.pid ? { pid: app.pid } : {}), ...(app.port ? { port: app.port } : {}), ...(app.logFile ? { logFile: app.logFile } : {}) },
+    daemonPid: process.pid,
+    ...(watchdogPid() !== undefined ? { watchdogPid: watchdogPid()! } : {}),
+    stateDir,
+    options,
+  };
 }
 
 async function main(): Promise<void> {
@@ -34,9 +62,14 @@ async function main(): Promise<void> {
   let app: RunningApp | undefined;
   let chrome: ChromeProcess | undefined;
   let browser: Browser | undefined;
+  let server: WebDriverServer | undefined;
+  let wdPage: WebDriverPage | undefined;
   const stop = async (): Promise<void> => {
     await browser?.disconnect().catch(() => undefined);
     await chrome?.close().catch(() => undefined);
+    // Ending the session quits its browser (or desktop app) cleanly before the server goes.
+    await wdPage?.close().catch(() => undefined);
+    await server?.close().catch(() => undefined);
     await app?.stop().catch(() => undefined);
     clearStateIfOurs(stateDir);
   };
@@ -44,37 +77,72 @@ async function main(): Promise<void> {
   onShutdown(stop);
   try {
     app = await startApp(appSpecOf(options, stateDir));
-    const chromeLog = openSync(join(stateDir, 'chrome.log'), 'a');
-    chrome = await launchChrome({ headless: options.headless !== false, logFd: chromeLog });
-    browser = await Browser.connect(chrome.wsEndpoint);
-    const page = await browser.newPage({ isolated: true });
-    await installPageScripts(page);
     const path = options.path ?? '/';
     const pageUrl = app.urlFor(path);
-    await page.navigate(pageUrl);
-    const state: SessionState = {
-      version: 1,
-      startedAt: new Date().toISOString(),
-      appUrl: app.baseUrl,
-      pageUrl,
-      path,
-      chrome: { pid: chrome.pid, wsEndpoint: chrome.wsEndpoint, port: chrome.port, headless: options.headless !== false, version: browser.version.product, executablePath: chrome.executablePath },
-      app: { kind: app.kind, ...(app.pid ? { pid: app.pid } : {}), ...(app.port ? { port: app.port } : {}), ...(app.logFile ? { logFile: app.logFile } : {}) },
-      daemonPid: process.pid,
-      ...(watchdogPid() !== undefined ? { watchdogPid: watchdogPid()! } : {}),
-      targetId: page.targetId,
-      stateDir,
-      options,
-    };
+    const how = sessionDriver(options);
+    let state: AnySessionState;
+    if (how.driver === 'cdp') {
+      const chromeLog = openSync(join(stateDir, 'chrome.log'), 'a');
+      chrome = await launchChrome({ headless: options.headless !== false, logFd: chromeLog });
+      browser = await Browser.connect(chrome.wsEndpoint);
+      const page = await browser.newPage({ isolated: true });
+      await installPageScripts(page);
+      await page.navigate(pageUrl);
+      state = {
+        ...baseState(stateDir, options, app, path, pageUrl),
+        driver: 'cdp',
+        chrome: { pid: chrome.pid, wsEndpoint: chrome.wsEndpoint, port: chrome.port, headless: options.headless !== false, version: browser.version.product, executablePath: chrome.executablePath },
+        targetId: page.targetId,
+      };
+      // Chrome gone = session over: clean up the app too rather than leave a half session behind.
+      void chrome.exited.then(async () => {
+        await stop();
+        process.exit(0);
+      });
+    } else {
+      const logFile = join(stateDir, 'webdriver.log');
+      if (options.webdriver === undefined) {
+        server = await startWebDriverServer(how.kind, { ...(options.cwd ? { cwd: options.cwd } : {}), logFile });
+        for (const pid of server.pids) trackProcess(pid, { group: true });
+      }
+      const desktop = options.desktop;
+      wdPage = await openWebDriverPage({
+        kind: how.kind,
+        endpoint: options.webdriver ?? server!.endpoint,
+        ...(server ? { serverPid: server.pids[0] } : {}),
+        headless: options.headless !== false,
+        ...(how.kind === 'chromedriver' ? { chromePath: chromeBinary() } : {}),
+        ...(desktop ? { desktop: { binary: desktop.binary, args: (desktop.args ?? []).map((a) => a.replaceAll('${APP_URL}', pageUrl)) } } : {}),
+      });
+      const driver = wdPage.driver;
+      if (desktop) await desktopLoaded(driver, pageUrl, { timeoutMs: NAVIGATION_TIMEOUT_MS, suggestion: 'check that the app starts its window, or give --url (or --serve) and ${APP_URL} in --desktop-arg' });
+      else await driver.navigation.navigate(pageUrl, NAVIGATION_TIMEOUT_MS);
+      const wd: WebDriverSessionState['webdriver'] = {
+        endpoint: driver.client.endpoint,
+        sessionId: driver.client.sessionId,
+        kind: how.kind,
+        pids: server?.pids ?? [],
+        ...(server ? { logFile } : {}),
+        userAgent: await driver.evaluate<string>('navigator.userAgent'),
+        ...(driver.capabilities.browserName ? { browserName: driver.capabilities.browserName } : {}),
+        ...(driver.capabilities.browserVersion ? { browserVersion: driver.capabilities.browserVersion } : {}),
+        // WebKitGTK always opens a window (under an Xvfb of ours when there is no display).
+        headless: how.kind === 'chromedriver' && options.headless !== false,
+      };
+      const shown = desktop ? await driver.evaluate<string>('location.href') : pageUrl;
+      state = { ...baseState(stateDir, options, app, path, shown), driver: 'webdriver', engine: how.engine, webdriver: wd };
+      // No connection is held open over WebDriver: this timer keeps the daemon alive, and a server
+      // that died ends the session, as Chrome exiting does over CDP.
+      const ours = server;
+      const timer = setInterval(() => {
+        if (!ours || isAlive(ours.pids[0]!)) return;
+        clearInterval(timer);
+        void stop().then(() => process.exit(0));
+      }, SERVER_CHECK_MS);
+    }
     writeJsonAtomic(statePath(stateDir), state);
     send({ kind: 'ready', state });
     process.disconnect?.();
-    // Chrome gone = session over: clean up the app too rather than leave a half session behind.
-    void chrome.exited.then(async () => {
-      await stop();
-      process.exit(0);
-    });
-
   } catch (e) {
     const error = isPerfError(e) ? e.toJSON() : { kind: 'environment', code: 'session_start_failed', message: (e as Error).message };
     send({ kind: 'error', error });

@@ -10,17 +10,20 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Browser, type Page } from '../drivers/cdp/browser.js';
 import { cdpPageDriver } from '../drivers/cdp/page-driver.js';
+import { WebDriverClient, WebDriverError } from '../drivers/webdriver/client.js';
+import { WebDriverPageDriver } from '../drivers/webdriver/page-driver.js';
 import { findServerBinary, miniBrowserPath, SERVER_BINARIES, type WebDriverServerKind } from '../drivers/webdriver/server.js';
+import { TargetClosedError } from '../drivers/errors.js';
 import type { HostPage } from '../drivers/page-driver.js';
 import { PerfError } from '../errors.js';
 import type { DaemonMessage, DaemonRequest } from './daemon.js';
 import { checkAppUrl } from './app.js';
-import { chromeVersion, findChrome, launchChrome } from './chrome.js';
+import { chromeVersion, findChrome, isExecutable, launchChrome } from './chrome.js';
 import { isAlive, signal, terminate } from './processes.js';
-import { clearState, defaultStateDir, readState, type SessionStartOptions, type SessionState } from './state.js';
+import { clearState, defaultStateDir, readState, sessionDriver, START_OPTIONS, type AnySessionState, type SessionStartOptions, type SessionState, type WebDriverSessionState } from './state.js';
 import { checkServeFolder, ensureDir } from '../files.js';
 
-export type { SessionState };
+export type { AnySessionState, SessionState, WebDriverSessionState };
 export interface StartOptions extends SessionStartOptions {
   stateDir?: string;
 }
@@ -30,10 +33,10 @@ const START_TIMEOUT_MS = 60_000;
 
 function validateStart(o: StartOptions): void {
   const sources = [o.serve !== undefined && '--serve', o.url !== undefined && o.command === undefined && '--url', o.command !== undefined && '--command'].filter(Boolean);
-  if (sources.length !== 1) {
+  if (sources.length > 1 || (sources.length === 0 && o.desktop === undefined)) {
     throw new PerfError({
       code: 'start_needs_one_app',
-      message: sources.length === 0 ? 'perf start needs an app: --serve DIR, --url URL, or --command CMD [--url URL]' : `perf start takes one app source, got ${sources.join(' and ')}`,
+      message: sources.length === 0 ? 'perf start needs an app: --serve DIR, --url URL, or --command CMD [--url URL]; or a desktop app, --desktop BIN' : `perf start takes one app source, got ${sources.join(' and ')}`,
       suggestion: 'e.g. `perf start --serve scenarios/app --path /list.html`',
     });
   }
@@ -41,21 +44,87 @@ function validateStart(o: StartOptions): void {
   if (o.path !== undefined && !o.path.startsWith('/')) {
     throw new PerfError({ code: 'invalid_path', message: `--path must start with "/", got "${o.path}"`, suggestion: `use --path /${o.path}` });
   }
+  if (o.path !== undefined && sources.length === 0) {
+    throw new PerfError({ code: 'invalid_flag', message: '--path opens a page of the app URL, and a desktop app alone has none (it loads its own page)', suggestion: 'drop --path, or give the app URL beside it (--serve, --url or --command)' });
+  }
+  oneOf('--driver', o.driver, ['cdp', 'webdriver']);
+  oneOf('--engine', o.engine, ['chromium', 'webkit']);
+  // The same refusals as the scenario loader's for browser.driver / engine and app.desktop.
+  const refuse = (message: string, suggestion: string): never => {
+    throw new PerfError({ code: 'invalid_flag', message, suggestion });
+  };
+  if (o.desktop !== undefined) {
+    // Checked here rather than by additionalProperties in the schema: app_start's schema is read by every agent, this costs them nothing.
+    const unknown = Object.keys(o.desktop).filter((k) => !(k in START_OPTIONS.desktop.properties));
+    if (unknown.length) refuse(`desktop takes ${Object.keys(START_OPTIONS.desktop.properties).join(', ')}; unknown: ${unknown.join(', ')}`, 'e.g. {"binary": "./app", "args": ["${APP_URL}"], "driver": "tauri"}');
+    if (!o.desktop.binary) refuse('--desktop needs the app\'s executable', 'e.g. --desktop ./src-tauri/target/debug/my-app');
+    oneOf('--desktop-driver', o.desktop.driver, ['tauri', 'webkit']);
+    if (o.engine === 'chromium') refuse("--desktop runs on WebKitGTK (Tauri's engine on Linux): --engine must be webkit", 'drop --engine');
+    if (o.driver === 'cdp') refuse('--desktop is driven over WebDriver, not --driver cdp', 'drop --driver');
+  }
+  if (o.engine === 'webkit' && o.driver === 'cdp') refuse('--engine webkit is driven over WebDriver, not --driver cdp', 'drop --driver, or set it to webdriver');
+  if (o.webdriver !== undefined) {
+    if (o.driver === 'cdp') refuse('--webdriver names a WebDriver server: it needs --driver webdriver, not cdp', 'drop --driver');
+    let u: URL | undefined;
+    try {
+      u = new URL(o.webdriver);
+    } catch {
+      u = undefined;
+    }
+    if (!u || (u.protocol !== 'http:' && u.protocol !== 'https:')) refuse(`--webdriver must be the http:// URL of a WebDriver server, got "${o.webdriver}"`, 'e.g. --webdriver http://127.0.0.1:4444');
+  }
+}
+
+function oneOf(flag: string, value: string | undefined, allowed: readonly string[]): void {
+  if (value !== undefined && !allowed.includes(value)) {
+    throw new PerfError({ code: 'invalid_flag', message: `${flag} must be ${allowed.join(' or ')}, got "${value}"`, suggestion: `e.g. ${flag} ${allowed[allowed.length - 1]}` });
+  }
+}
+
+/** The desktop binary as the session will run it: a path resolved against cwd, or a name looked up on PATH. */
+function resolveDesktopBinary(given: string, cwd: string): string {
+  const binary = given.includes('/') ? resolve(cwd, given) : (process.env.PATH ?? '').split(':').filter(Boolean).map((d) => join(d, given)).find(isExecutable);
+  if (!binary || !isExecutable(binary)) {
+    throw new PerfError({
+      code: 'desktop_binary_invalid',
+      message: `--desktop ${given} ${binary ? `(${binary}) is not an executable file` : 'is not on PATH'}`,
+      suggestion: 'build the app first (e.g. npm run tauri build -- --debug), and give the path to its executable',
+    });
+  }
+  return binary;
+}
+
+/** What must be installed for this session, checked in the user's terminal rather than in the daemon. */
+function checkBrowserInstalled(o: SessionStartOptions): void {
+  const d = sessionDriver(o);
+  if (d.driver === 'cdp') {
+    findChrome();
+    return;
+  }
+  if (o.webdriver !== undefined) return;
+  if (!findServerBinary(d.kind, o.cwd)) {
+    const { bin, install, needs } = SERVER_BINARIES[d.kind];
+    throw new PerfError({ code: 'webdriver_missing', kind: 'environment', message: `${bin} is not installed (needed for ${needs})`, suggestion: `install it: ${install}` });
+  }
+  if (d.kind === 'webkit' && o.desktop === undefined && !miniBrowserPath()) {
+    throw new PerfError({ code: 'webdriver_missing', kind: 'environment', message: 'the WebKitGTK MiniBrowser is not installed (needed for --engine webkit)', suggestion: 'install it: apt-get install webkit2gtk-driver' });
+  }
+  if (d.kind === 'chromedriver') findChrome();
 }
 
 /** Start a session (replacing a running one in the same state folder) and wait until it is ready. */
-export async function startSession(opts: StartOptions): Promise<SessionState> {
+export async function startSession(opts: StartOptions): Promise<AnySessionState> {
   validateStart(opts);
   const cwd = opts.cwd ?? process.cwd();
   const stateDir = opts.stateDir ?? defaultStateDir(cwd);
-  const options: SessionStartOptions = { ...opts, cwd };
+  const options: SessionStartOptions = { ...opts, cwd, ...(opts.desktop ? { desktop: { ...opts.desktop, binary: resolveDesktopBinary(opts.desktop.binary, cwd) } } : {}) };
   delete (options as StartOptions).stateDir;
   // Fail here, in the user's terminal, on a bad folder or missing Chrome rather than in the daemon.
   if (opts.serve !== undefined && !existsSync(resolve(cwd, opts.serve))) {
     throw new PerfError({ code: 'serve_root_missing', message: `--serve ${opts.serve}: no such folder (${resolve(cwd, opts.serve)})`, suggestion: 'pass the folder that holds your built app' });
   }
   if (opts.serve !== undefined) checkServeFolder(resolve(cwd, opts.serve), [cwd], { allowOutside: opts.allowOutside === true, shown: `serve ${opts.serve}` });
-  findChrome();
+  checkBrowserInstalled(options);
   if (readState(stateDir)) await stopSession(stateDir);
   ensureDir(stateDir, 'perf start');
   const req: DaemonRequest = { stateDir, options };
@@ -85,14 +154,22 @@ export async function startSession(opts: StartOptions): Promise<SessionState> {
   }
 }
 
-/** Stop the session: SIGTERM to the daemon (which stops Chrome and the app), then make sure of each pid. */
+/** The processes a session recorded besides its daemon and watchdog: the browser (or WebDriver server and its Xvfb) and the app. */
+function ownedPids(state: AnySessionState): number[] {
+  return [...(state.driver === 'webdriver' ? state.webdriver.pids : [state.chrome.pid]), ...(state.app.pid ? [state.app.pid] : [])];
+}
+
+/** Stop the session: SIGTERM to the daemon (which stops the browser and the app), then make sure of each pid. */
 export async function stopSession(stateDir = defaultStateDir()): Promise<{ stopped: boolean; pids: number[] }> {
   const state = readState(stateDir);
   if (!state) return { stopped: false, pids: [] };
-  const pids = [state.daemonPid, state.chrome.pid, ...(state.app.pid ? [state.app.pid] : []), ...(state.watchdogPid ? [state.watchdogPid] : [])];
+  const owned = ownedPids(state);
+  const pids = [state.daemonPid, ...owned, ...(state.watchdogPid ? [state.watchdogPid] : [])];
   await terminate(state.daemonPid, { group: false, graceMs: 5000 });
   // Belt and braces: whatever the daemon did not manage to stop (it may have been killed).
-  await Promise.all([terminate(state.chrome.pid, { group: true, graceMs: 1000 }), state.app.pid ? terminate(state.app.pid, { group: true, graceMs: 1000 }) : undefined]);
+  await Promise.all(owned.map((pid) => terminate(pid, { group: true, graceMs: 1000 })));
+  // A server given by URL is not ours to stop, but the session on it is: a killed daemon left it open.
+  if (state.driver === 'webdriver' && state.webdriver.pids.length === 0) await WebDriverClient.attach(state.webdriver.endpoint, state.webdriver.sessionId).close();
   // The watchdog exits once what it tracked is gone; a stop returns only after it, so a start that
   // follows at once never races the old session's last process.
   if (state.watchdogPid) await terminate(state.watchdogPid, { group: false, graceMs: 2000 });
@@ -100,11 +177,51 @@ export async function stopSession(stateDir = defaultStateDir()): Promise<{ stopp
   return { stopped: true, pids };
 }
 
-export async function sessionStatus(stateDir = defaultStateDir()): Promise<{ running: boolean; state?: SessionState; alive: { daemon: boolean; chrome: boolean; app: boolean | null }; uptimeMs?: number }> {
+export interface SessionAlive {
+  daemon: boolean;
+  /** The CDP session's Chromium. */
+  chrome?: boolean;
+  /** The WebDriver session's server; null for a server given by URL. */
+  webdriver?: boolean | null;
+  /** The WebDriver session itself (its browser or desktop app), asked over WebDriver. */
+  browser?: boolean;
+  app: boolean | null;
+}
+
+// A live WebDriver session answers in milliseconds; a hung browser must not stall `perf status`.
+const SESSION_PROBE_MS = 5000;
+
+/**
+ * Why the WebDriver session cannot be driven, or undefined when it answers: the server's pids
+ * first, then the cheapest command that needs the session (an unknown id or a quit browser fails it).
+ */
+async function webDriverProblem(state: WebDriverSessionState): Promise<string | undefined> {
+  const wd = state.webdriver;
+  const dead = wd.pids.filter((pid) => !isAlive(pid));
+  if (dead.length) return `its ${SERVER_BINARIES[wd.kind].bin} (pid ${dead.join(', ')}) is not running`;
+  try {
+    await WebDriverClient.attach(wd.endpoint, wd.sessionId).url(SESSION_PROBE_MS);
+  } catch (e) {
+    // Any other refusal (a dialog open in the page) still came from a live session.
+    if (e instanceof TargetClosedError) return e.message;
+    if (!(e instanceof WebDriverError)) throw e;
+  }
+  return undefined;
+}
+
+export async function sessionStatus(stateDir = defaultStateDir()): Promise<{ running: boolean; state?: AnySessionState; alive: SessionAlive; uptimeMs?: number }> {
   const state = readState(stateDir);
   if (!state) return { running: false, alive: { daemon: false, chrome: false, app: null } };
-  const alive = { daemon: isAlive(state.daemonPid), chrome: isAlive(state.chrome.pid), app: state.app.pid ? isAlive(state.app.pid) : null };
-  return { running: alive.daemon && alive.chrome && alive.app !== false, state, alive, uptimeMs: Date.now() - Date.parse(state.startedAt) };
+  const app = state.app.pid ? isAlive(state.app.pid) : null;
+  const daemon = isAlive(state.daemonPid);
+  const uptimeMs = Date.now() - Date.parse(state.startedAt);
+  if (state.driver === 'webdriver') {
+    const server = state.webdriver.pids.length ? state.webdriver.pids.every((pid) => isAlive(pid)) : null;
+    const browser = daemon && server !== false && (await webDriverProblem(state)) === undefined;
+    return { running: daemon && server !== false && browser && app !== false, state, alive: { daemon, webdriver: server, browser, app }, uptimeMs };
+  }
+  const chrome = isAlive(state.chrome.pid);
+  return { running: daemon && chrome && app !== false, state, alive: { daemon, chrome, app }, uptimeMs };
 }
 
 function tailFile(path: string | undefined, lines: number): string[] {
@@ -118,12 +235,24 @@ function tailFile(path: string | undefined, lines: number): string[] {
   }
 }
 
-export function sessionLogs(stateDir = defaultStateDir(), lines = 100): { app: string[]; chrome: string[] } {
-  const state = readState(stateDir);
-  return { app: tailFile(state?.app.logFile ?? join(stateDir, 'app.log'), lines), chrome: tailFile(join(stateDir, 'chrome.log'), lines) };
+/** The WebDriver server's output, in the state folder beside chrome.log. */
+export function webDriverLogPath(stateDir: string): string {
+  return join(stateDir, 'webdriver.log');
 }
 
-export async function restartSession(stateDir = defaultStateDir()): Promise<SessionState> {
+/**
+ * The app's output and the browser's: Chromium's log for a CDP session, the WebDriver server's for
+ * a WebDriver one (with no session, whichever the last one left).
+ */
+export function sessionLogs(stateDir = defaultStateDir(), lines = 100): { app: string[]; chrome?: string[]; webdriver?: string[] } {
+  const state = readState(stateDir);
+  const app = tailFile(state?.app.logFile ?? join(stateDir, 'app.log'), lines);
+  const webdriver = tailFile(state?.driver === 'webdriver' ? state.webdriver.logFile : state ? undefined : webDriverLogPath(stateDir), lines);
+  if (state?.driver === 'webdriver') return { app, webdriver };
+  return { app, chrome: tailFile(join(stateDir, 'chrome.log'), lines), ...(webdriver.length ? { webdriver } : {}) };
+}
+
+export async function restartSession(stateDir = defaultStateDir()): Promise<AnySessionState> {
   const state = readState(stateDir);
   if (!state) throw noSession(stateDir);
   return startSession({ ...state.options, stateDir });
@@ -139,13 +268,13 @@ function noSession(stateDir: string): PerfError {
 }
 
 /** Attach to the running session's page; step verbs and MCP tools run against it. */
-export async function connectSession(stateDir = defaultStateDir()): Promise<{ driver: HostPage; state: SessionState; close(): Promise<void> }> {
-  const st = await sessionStatus(stateDir);
-  if (!st.state) throw noSession(stateDir);
-  if (!st.alive.chrome) {
-    throw new PerfError({ code: 'session_dead', kind: 'environment', message: `the session's Chrome (pid ${st.state.chrome.pid}) is not running`, suggestion: 'run `perf restart` (or MCP app_restart)' });
+export async function connectSession(stateDir = defaultStateDir()): Promise<{ driver: HostPage; state: AnySessionState; close(): Promise<void> }> {
+  const state = readState(stateDir);
+  if (!state) throw noSession(stateDir);
+  if (state.driver === 'webdriver') return connectWebDriver(state);
+  if (!isAlive(state.chrome.pid)) {
+    throw new PerfError({ code: 'session_dead', kind: 'environment', message: `the session's Chrome (pid ${state.chrome.pid}) is not running`, suggestion: 'run `perf restart` (or MCP app_restart)' });
   }
-  const state = st.state;
   const browser = await Browser.connect(state.chrome.wsEndpoint);
   let page: Page;
   const targets = await browser.pageTargets();
@@ -153,6 +282,22 @@ export async function connectSession(stateDir = defaultStateDir()): Promise<{ dr
   if (own) page = await browser.attach(own.targetId);
   else page = await browser.newPage({ isolated: false, url: state.pageUrl });
   return { driver: cdpPageDriver(page), state, close: () => browser.disconnect() };
+}
+
+/**
+ * A page driver on the daemon's own WebDriver session, by its id: no new session (a new one would be
+ * a new browser, or the desktop app started again). close() leaves the session open.
+ */
+async function connectWebDriver(state: WebDriverSessionState): Promise<{ driver: HostPage; state: AnySessionState; close(): Promise<void> }> {
+  const wd = state.webdriver;
+  const problem = await webDriverProblem(state);
+  if (problem !== undefined) {
+    throw new PerfError({ code: 'session_gone', kind: 'environment', message: `the session's ${state.engine} (WebDriver session ${wd.sessionId}) is gone: ${problem}`, suggestion: 'run `perf restart` (or MCP app_restart)' });
+  }
+  const client = WebDriverClient.attach(wd.endpoint, wd.sessionId, { ...(wd.browserName ? { browserName: wd.browserName } : {}), ...(wd.browserVersion ? { browserVersion: wd.browserVersion } : {}) });
+  const driver = new WebDriverPageDriver(client, wd.userAgent);
+  if (wd.pids[0] !== undefined) driver.serverPid = wd.pids[0];
+  return { driver, state, close: async () => undefined };
 }
 
 export interface DoctorCheck {

@@ -3,6 +3,7 @@
  * atomically (temp file + rename) so a reader never sees half a file.
  */
 import type { AppSpec } from './app.js';
+import type { WebDriverServerKind } from '../drivers/webdriver/server.js';
 import { readFileSync, rmSync } from 'node:fs';
 import { writeFileAtomic } from '../files.js';
 import { join, resolve } from 'node:path';
@@ -18,23 +19,73 @@ export interface SessionStartOptions {
   cwd?: string;
   /** `--allow-outside`: serve may name a folder outside the working folder. */
   allowOutside?: boolean;
+  /** How the browser is driven; webkit and desktop imply webdriver. Default cdp. */
+  driver?: 'cdp' | 'webdriver';
+  engine?: 'chromium' | 'webkit';
+  /** A running WebDriver server to open the session on, instead of starting one. */
+  webdriver?: string;
+  /** A desktop app (WebKitGTK) instead of a browser; binary resolved against cwd when the session starts. */
+  desktop?: { binary: string; args?: string[]; driver?: 'tauri' | 'webkit' };
 }
 
-export interface SessionState {
+/** What every session's state file holds, whatever drives its page. */
+interface SessionStateBase {
   version: 1;
   startedAt: string;
+  /** '' for a desktop app alone: it loads its own page. */
   appUrl: string;
   pageUrl: string;
   path: string;
-  chrome: { pid: number; wsEndpoint: string; port: number; headless: boolean; version: string; executablePath: string };
   app: { kind: AppSpec['kind']; pid?: number; port?: number; logFile?: string };
   daemonPid: number;
   /** The daemon's watchdog (processes.ts): it outlives the daemon by the time it takes to reap. */
   watchdogPid?: number;
-  targetId: string;
   stateDir: string;
   /** How it was started, so `perf restart` can do it again. */
   options: SessionStartOptions;
+}
+
+/** A session over CDP: a Chromium with remote debugging, reattached by target id. */
+export interface SessionState extends SessionStateBase {
+  /** Absent in state files written before WebDriver sessions: readState fills it in. */
+  driver: 'cdp';
+  chrome: { pid: number; wsEndpoint: string; port: number; headless: boolean; version: string; executablePath: string };
+  targetId: string;
+}
+
+/** A session over WebDriver: the one session the daemon opened, reattached by its id. */
+export interface WebDriverSessionState extends SessionStateBase {
+  driver: 'webdriver';
+  engine: 'chromium' | 'webkit';
+  webdriver: {
+    endpoint: string;
+    sessionId: string;
+    kind: WebDriverServerKind;
+    /** The server's processes (and its Xvfb) when the daemon started it; none for a server given by URL. */
+    pids: number[];
+    /** The server's output, when the daemon started it. */
+    logFile?: string;
+    /** What the page driver needs and a reattach cannot ask for cheaply. */
+    userAgent: string;
+    browserName?: string;
+    browserVersion?: string;
+    headless: boolean;
+  };
+}
+
+/** SessionState keeps its name for the CDP session (the default, and every older state file). */
+export type AnySessionState = SessionState | WebDriverSessionState;
+
+/**
+ * How a session's page is driven, from its options, as the scenario loader decides it for a run:
+ * a desktop app is WebKitGTK, WebKit and a WebDriver URL mean WebDriver; else Chromium over CDP.
+ */
+export function sessionDriver(o: SessionStartOptions): { driver: 'cdp'; engine: 'chromium' } | { driver: 'webdriver'; engine: 'chromium' | 'webkit'; kind: WebDriverServerKind } {
+  const engine = o.engine ?? (o.desktop ? 'webkit' : 'chromium');
+  const driver = o.driver ?? (engine === 'webkit' || o.webdriver !== undefined ? 'webdriver' : 'cdp');
+  if (driver === 'cdp') return { driver, engine: 'chromium' };
+  const kind: WebDriverServerKind = o.desktop ? (o.desktop.driver ?? 'tauri') : engine === 'webkit' ? 'webkit' : 'chromedriver';
+  return { driver, engine, kind };
 }
 
 export function defaultStateDir(cwd = process.cwd()): string {
@@ -50,7 +101,7 @@ export function writeJsonAtomic(path: string, value: unknown): void {
   writeFileAtomic(path, JSON.stringify(value, null, 2) + '\n');
 }
 
-export function readState(stateDir: string): SessionState | undefined {
+export function readState(stateDir: string): AnySessionState | undefined {
   let text: string;
   try {
     text = readFileSync(statePath(stateDir), 'utf8');
@@ -58,9 +109,9 @@ export function readState(stateDir: string): SessionState | undefined {
     return undefined;
   }
   try {
-    const s = JSON.parse(text) as SessionState;
+    const s = JSON.parse(text) as AnySessionState;
     if (s.version !== 1) throw new Error(`unknown version ${String(s.version)}`);
-    return s;
+    return s.driver === undefined ? { ...(s as SessionState), driver: 'cdp' } : s;
   } catch (cause) {
     throw new PerfError({
       code: 'state_invalid',
@@ -80,9 +131,22 @@ export function clearState(stateDir: string): void {
  * as app_start's inputSchema and the CLI derives its flags from it.
  */
 export const START_OPTIONS = {
-  serve: { type: 'string', description: 'Folder to serve as a static site on a free port (inside the working folder).' },
-  url: { type: 'string', description: 'URL of a running app; with command, the URL it will listen on (${PORT} allowed).' },
-  command: { type: 'string', description: 'Shell command that starts the app; ${PORT} (also $PORT) is a free port.' },
-  path: { type: 'string', description: 'Path opened once the app is up, e.g. /list.html. Default /.' },
-  spa: { type: 'boolean', description: 'With serve: unknown paths without an extension get index.html.' },
+  serve: { type: 'string', description: 'Folder to serve, inside cwd.' },
+  url: { type: 'string', description: 'Running app URL (with command: ${PORT} allowed).' },
+  command: { type: 'string', description: 'Shell command; ${PORT}: a free port.' },
+  path: { type: 'string', description: 'Path to open. Default /.' },
+  spa: { type: 'boolean', description: 'With serve: index.html for unknown paths.' },
+  driver: { type: 'string', enum: ['cdp', 'webdriver'], description: 'Default cdp.' },
+  engine: { type: 'string', enum: ['chromium', 'webkit'], description: 'webkit implies webdriver.' },
+  webdriver: { type: 'string', description: 'Running WebDriver server URL.' },
+  desktop: {
+    type: 'object',
+    description: 'Desktop app (WebKitGTK).',
+    properties: {
+      binary: { type: 'string', description: 'Executable.' },
+      args: { type: 'array', items: { type: 'string' }, description: '${APP_URL}: the app URL.' },
+      driver: { type: 'string', enum: ['tauri', 'webkit'], description: 'Default tauri.' },
+    },
+    required: ['binary'],
+  },
 } as const;

@@ -21,6 +21,7 @@ export const consoleStep = defineStep({
       since: { type: 'number', minimum: 0, description: 'Only messages at or after this time, ms since the epoch.' },
     },
   } as const,
+  needs: ['console'],
   readOnly: true,
   async run(ctx, args) {
     const read = await ctx.page.capture.console({

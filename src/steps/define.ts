@@ -2,7 +2,7 @@
  * A step is declared once with defineStep({...}); the scenario schema, the MCP tool list and the CLI
  * verbs are all generated from these declarations (src/steps/registry.ts lists them).
  */
-import type { HostPage, PageDriver } from '../page/index.js';
+import type { HostPage, PageDriver, PageFeature } from '../page/index.js';
 import type { Effect } from '../page/actions.js';
 import type { FromSchema, JsonSchema } from '../schema-types.js';
 import type { HostState } from '../host-state.js';
@@ -66,6 +66,8 @@ export interface StepDefinition<S extends JsonSchema = JsonSchema> {
   shorthand?: (value: string) => Record<string, unknown>;
   /** Default timeout when the step or scenario gives none. */
   defaultTimeoutMs?: number;
+  /** What the step needs that not every driver has: a scenario on a driver lacking one is refused when it loads. */
+  needs?: readonly PageFeature[];
   /** Only for a desktop app (app.desktop): a scenario driving a web page is refused when it loads. */
   desktopOnly?: boolean;
   /** Steps that need no page (e.g. device_profile list) may run before an app is started. */

@@ -20,6 +20,7 @@ export const deviceProfile = defineStep({
       reset: { type: 'boolean', description: 'Clear viewport, touch and user-agent emulation.' },
     },
   } as const,
+  needs: ['userAgent'],
   readOnly: false,
   needsPage: false,
   shorthand: (name) => ({ name }),

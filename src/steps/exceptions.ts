@@ -21,6 +21,7 @@ export const exceptions = defineStep({
     },
   } as const,
   // clear empties the harness's own buffer, not anything the app can observe.
+  needs: ['exceptions'],
   readOnly: true,
   async run(ctx, args) {
     const read = await ctx.page.capture.exceptions({

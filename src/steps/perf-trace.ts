@@ -25,6 +25,7 @@ export const perfTrace = defineStep({
     required: ['out'],
     additionalProperties: false,
   } as const,
+  needs: ['trace'],
   readOnly: true,
   defaultTimeoutMs: TRACE_WRITE_TIMEOUT_MS,
   shorthand: (out) => ({ out }),

@@ -32,6 +32,7 @@ export const waitForNetworkIdle = defineStep({
       },
     },
   } as const,
+  needs: ['network'],
   readOnly: true,
   defaultTimeoutMs: DEFAULT_TIMEOUT_MS,
   async run(ctx, args) {

@@ -347,18 +347,35 @@ export function snapshotModule(dep: Deps) {
     return s;
   }
 
+  // Roles whose element takes typing anyway: `typeable` is news only on other roles.
+  const TYPEABLE_ROLES = new Set(['textbox', 'searchbox', 'spinbutton', 'combobox']);
+  /**
+   * interactiveOnly's line: the ref first, then role, name, states and value, unquoted. It lists
+   * what can be acted on, for an agent that pays per byte: offscreen is left out (every action
+   * scrolls its target into view) and so is a collapsed state (the name says what it opens);
+   * a plain snap shows both.
+   */
+  function compactLineOf(n: SNode): string {
+    let s = n.ref ? `${n.ref} ${n.role}` : n.role;
+    if (n.name) s += ' ' + cut(n.name, NAME_MAX_CHARS);
+    s += n.states.replace(/ \[(offscreen|expanded=false)\]/g, '');
+    if (n.typeable && !TYPEABLE_ROLES.has(n.role)) s += ' [typeable]';
+    if (n.value) s += ' = ' + cut(n.value, NAME_MAX_CHARS);
+    return s;
+  }
+
   interface Line {
     depth: number;
     text: string;
     weight: number;
   }
-  function flatten(nodes: SNode[], depth: number, out: Line[], maxDepth: number): void {
+  function flatten(nodes: SNode[], depth: number, out: Line[], maxDepth: number, line: (n: SNode) => string): void {
     for (const n of nodes) {
       if (depth > maxDepth) continue;
-      let text = lineOf(n);
+      let text = line(n);
       if (depth === maxDepth && n.children.length) text = text.replace(/:$/, '') + ` (+${n.count - 1} below)`;
       out.push({ depth, text, weight: n.summary ?? 1 });
-      if (depth < maxDepth) flatten(n.children, depth + 1, out, maxDepth);
+      if (depth < maxDepth) flatten(n.children, depth + 1, out, maxDepth, line);
     }
   }
 
@@ -488,8 +505,10 @@ export function snapshotModule(dep: Deps) {
       roots = filterTree(roots, (n) => re.test(n.name) || re.test(n.value ?? '') || re.test(n.text ?? '') || re.test(n.inline ?? ''), () => true);
     }
     const lines: Line[] = [];
-    flatten(roots, 0, lines, opts.depth ?? Infinity);
-    const texts = lines.map((l) => '  '.repeat(l.depth) + l.text);
+    flatten(roots, 0, lines, opts.depth ?? Infinity, opts.interactiveOnly ? compactLineOf : lineOf);
+    // interactiveOnly nests by one space a level: its lines carry no list markers to align.
+    const indent = opts.interactiveOnly ? ' ' : '  ';
+    const texts = lines.map((l) => indent.repeat(l.depth) + l.text);
     if (texts.length === 0 && (grepRe || opts.interactiveOnly)) {
       texts.push(grepRe ? `(nothing matches grep ${JSON.stringify(opts.grep)}${grepLiteral ? ', taken literally: it is not a valid regex' : ''})` : '(no interactive elements)');
     }

@@ -55,6 +55,15 @@ export class WebDriverClient {
     return new WebDriverClient(endpoint, value.sessionId, value.capabilities);
   }
 
+  /**
+   * A client of a session that already runs (a `perf start` session, opened by its daemon): no
+   * request is sent, so whether it is still alive is the caller's first command to find out.
+   * Its close() ends that session: a caller that only borrows it must not call it.
+   */
+  static attach(endpoint: string, sessionId: string, capabilities: NewSessionResult['capabilities'] = {}): WebDriverClient {
+    return new WebDriverClient(endpoint, sessionId, capabilities);
+  }
+
   private cmd(method: 'GET' | 'POST' | 'DELETE', path: string, body: unknown, name: string, timeoutMs?: number): Promise<unknown> {
     return request(this.endpoint, method, `/session/${this.sessionId}${path}`, body, name, timeoutMs);
   }
@@ -62,8 +71,8 @@ export class WebDriverClient {
   navigate(url: string, timeoutMs?: number): Promise<unknown> {
     return this.cmd('POST', '/url', { url }, 'navigate to', timeoutMs);
   }
-  async url(): Promise<string> {
-    return String(await this.cmd('GET', '/url', undefined, 'get current url'));
+  async url(timeoutMs?: number): Promise<string> {
+    return String(await this.cmd('GET', '/url', undefined, 'get current url', timeoutMs));
   }
   back(): Promise<unknown> {
     return this.cmd('POST', '/back', {}, 'back');

@@ -10,6 +10,9 @@ import { TargetClosedError } from '../errors.js';
 import { assertNotBrowserShortcut, keyDefinition, type Modifier } from '../keys.js';
 import type {
   CaptureOptions,
+  ConsoleRead,
+  ExceptionRead,
+  PendingRequest,
   ClickOptions,
   EvaluateOutcome,
   HostPage,
@@ -27,6 +30,7 @@ import type {
 } from '../page-driver.js';
 import type { RuntimeApi, RuntimeMethod } from '../runtime/api.js';
 import { PAGE_RUNTIME_SOURCE, RUNTIME_VERSION } from '../runtime/main.js';
+import { CAPTURE_SOURCE, PENDING_REQUESTS_SOURCE, readConsoleSource, readExceptionsSource } from '../runtime/page-capture.js';
 import { markSource } from '../runtime/perf-probe.js';
 import { WebDriverClient, WebDriverError, type ActionSource, type KeyAction, type PointerAction } from './client.js';
 import { WebDriverPerfSession } from './perf-session.js';
@@ -61,6 +65,8 @@ export class WebDriverPageDriver implements HostPage {
   readonly capture: PageCapture;
   readonly perf: PagePerf;
   private crashed: string | undefined;
+  /** The WebDriver server's pid when the harness started it here: process metrics read its web processes. */
+  serverPid: number | undefined;
   private readonly crashHandlers = new Set<(reason: string) => void>();
 
   constructor(
@@ -92,8 +98,11 @@ export class WebDriverPageDriver implements HostPage {
     };
     this.navigation = {
       navigate: (url, timeoutMs) => this.navigate(url, timeoutMs),
-      reload: (opts) => this.guard(this.client.refresh(opts.timeoutMs)).then(() => undefined),
-      back: (timeoutMs) => this.back(timeoutMs),
+      reload: (opts) => this.guard(this.client.refresh(opts.timeoutMs)).then(() => this.hookDocument()),
+      back: (timeoutMs) => this.back(timeoutMs).then(async (r) => {
+        await this.hookDocument();
+        return r;
+      }),
       // WebDriver classic reports no navigation events: an action that leaves the document shows as
       // a detached settle instead (page_navigated), and the next step sees the new page.
       watch: (): NavigationWatch => ({ requested: undefined, sameDocument: false, loaded: true, stop: () => undefined }),
@@ -101,9 +110,9 @@ export class WebDriverPageDriver implements HostPage {
     this.capture = {
       screenshot: (opts) => this.screenshot(opts),
       geometry: () => this.evaluate(`({ contentWidth: document.documentElement.scrollWidth, contentHeight: document.documentElement.scrollHeight, scrollX: scrollX, scrollY: scrollY })`),
-      console: () => Promise.reject(unsupported('console capture')),
-      exceptions: () => Promise.reject(unsupported('exception capture')),
-      pendingRequests: () => Promise.reject(unsupported('request capture')),
+      console: (q) => this.readCapture<ConsoleRead>(readConsoleSource(q)),
+      exceptions: (q) => this.readCapture<ExceptionRead>(readExceptionsSource(q)),
+      pendingRequests: () => this.evaluate<PendingRequest[]>(PENDING_REQUESTS_SOURCE),
       network: () => Promise.reject(unsupported('network activity')),
     };
     this.perf = {
@@ -202,7 +211,27 @@ export class WebDriverPageDriver implements HostPage {
   async installScripts(): Promise<void> {}
 
   private async installRuntime(): Promise<void> {
-    await this.guard(this.client.execute(`${PAGE_RUNTIME_SOURCE}; return true;`));
+    // Capture goes in with the runtime: the first moment the harness reaches a document it did not open.
+    await this.guard(this.client.execute(`${CAPTURE_SOURCE}; ${PAGE_RUNTIME_SOURCE}; return true;`));
+  }
+
+  /**
+   * After a navigation the harness made, put capture and the runtime in the new document at once:
+   * WebDriver classic cannot run a script before the page's own, so this is the earliest moment, and
+   * console messages and exceptions from then on are kept. A document gone again meanwhile is left to
+   * the next call.
+   */
+  private async hookDocument(): Promise<void> {
+    await this.installRuntime().catch((e: unknown) => {
+      if (e instanceof TargetClosedError) throw e;
+    });
+  }
+
+  /** A capture read; a document without capture (reached by a navigation the harness did not make) gets it now. */
+  private async readCapture<T extends { captured: boolean }>(source: string): Promise<T> {
+    const read = await this.evaluate<T>(source);
+    if (!read.captured) await this.hookDocument();
+    return read;
   }
 
   async emulateEnvironment(env: { viewport: ViewportSpec; cpuThrottle: number }): Promise<void> {
@@ -224,6 +253,8 @@ export class WebDriverPageDriver implements HostPage {
 
   /** Modifiers down, the pointer's own actions, modifiers up, in one performActions call. */
   private withModifiers(modifiers: readonly Modifier[], pointer: PointerAction[]): ActionSource[] {
+    // No modifiers, no key source: its idle ticks cost a round of the server's action dispatch each.
+    if (modifiers.length === 0) return [{ type: 'pointer', id: 'mouse', parameters: { pointerType: 'mouse' }, actions: pointer }];
     const down: KeyAction[] = modifiers.map((m) => ({ type: 'keyDown', value: MODIFIER_KEY[m] }));
     const up: KeyAction[] = [...modifiers].reverse().map((m) => ({ type: 'keyUp', value: MODIFIER_KEY[m] }));
     const pause = (n: number): { type: 'pause'; duration: number }[] => Array.from({ length: n }, () => ({ type: 'pause', duration: 0 }));
@@ -277,6 +308,7 @@ export class WebDriverPageDriver implements HostPage {
       throw e;
     }
     const sameDocument = before !== '' && before.split('#')[0] === url.split('#')[0] && url.includes('#');
+    if (!sameDocument) await this.hookDocument();
     return { url, newDocument: !sameDocument };
   }
 

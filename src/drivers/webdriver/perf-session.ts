@@ -8,12 +8,15 @@
  */
 import { randomBytes } from 'node:crypto';
 import { BEGIN_MARK, END_MARK, checkBeginOptions, type MissingReasons, type PerfBeginOptions, type PerfMode, type PerfRecorder, type ProbeSupport, type RawSession, type SessionEnv, type SessionMark } from '../measure.js';
+import { contentProcesses, cpuBetween, type ContentProcess } from './proc.js';
 import { markSource, perfProbeFlushSource, perfProbeSource, perfProbeStopSource, type ProbeFlush, ProbeReadings } from '../runtime/perf-probe.js';
 
-/** What the session needs of the page: evaluate, and the browser the server reported. */
+/** What the session needs of the page: evaluate, the browser the server reported, and the local server's pid if any. */
 export interface ProbePage {
   evaluate<T>(expression: string): Promise<T>;
   readonly capabilities: { browserName?: string; browserVersion?: string };
+  /** The WebDriver server's pid when it runs here (started by the harness): its web content processes are read from /proc. */
+  readonly serverPid: number | undefined;
 }
 
 const WHY = 'not available over WebDriver';
@@ -21,6 +24,7 @@ const WHY = 'not available over WebDriver';
 export class WebDriverPerfSession implements PerfRecorder {
   private readonly marks: SessionMark[] = [];
   private closed = false;
+  private processesBefore: ContentProcess[] | undefined;
   startedAt = Date.now();
 
   private constructor(
@@ -39,6 +43,7 @@ export class WebDriverPerfSession implements PerfRecorder {
     // No trace to count frames in: the probe's rAF loop counts them.
     await page.evaluate(perfProbeSource(s.token, Date.now(), true));
     s.marks.push({ name: BEGIN_MARK, at: await page.evaluate<number>(markSource(BEGIN_MARK)) });
+    if (page.serverPid !== undefined) s.processesBefore = contentProcesses(page.serverPid);
     s.startedAt = Date.now();
     return s;
   }
@@ -48,6 +53,8 @@ export class WebDriverPerfSession implements PerfRecorder {
   }
 
   async end(): Promise<RawSession> {
+    // Read first, so the CPU counted is the window's and not the flush's that follows.
+    const after = this.page.serverPid !== undefined ? contentProcesses(this.page.serverPid) : undefined;
     const endedAt = Date.now();
     const durationMs = endedAt - this.startedAt;
     const missing: MissingReasons = { trace: `the Chromium trace is ${WHY}`, counters: `Performance counters are ${WHY}`, ...(this.opts.mode === 'attribution' ? { profile: `the CPU profile is ${WHY}` } : {}) };
@@ -64,6 +71,11 @@ export class WebDriverPerfSession implements PerfRecorder {
     } catch (e) {
       probeMissing = `could not read the in-page probe: ${(e as Error).message}`;
     }
+    let usage: RawSession['process'];
+    if (this.page.serverPid === undefined) missing.process = 'the WebDriver server is not one this harness started, so its processes cannot be read';
+    else if (!this.processesBefore || !after) missing.process = '/proc could not be read';
+    else if (after.length === 0) missing.process = 'no web content process was found under the WebDriver server';
+    else usage = { cpuMs: cpuBetween(this.processesBefore, after), maxRssBytes: Math.max(...after.map((p) => p.maxRssBytes)) };
     const env = await this.readEnv().catch((): SessionEnv => ({ browser: 'unknown', userAgent: '', headless: false, viewport: { width: 0, height: 0, dpr: 1, mobile: false }, cpuThrottle: 1, cpuThrottleSource: 'default', url: '' }));
     await this.dispose();
     return {
@@ -84,6 +96,7 @@ export class WebDriverPerfSession implements PerfRecorder {
       samplingIntervalUs: undefined,
       marks: this.marks,
       navigations: 0,
+      ...(usage ? { process: usage } : {}),
       missing,
       env,
     };

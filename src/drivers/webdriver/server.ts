@@ -7,7 +7,7 @@
  * Each runs in its own process group, killed whole (tauri-driver's WebKitWebDriver and the app with it).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { accessSync, constants, existsSync } from 'node:fs';
+import { accessSync, constants, createWriteStream, existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import net from 'node:net';
 import { dirname, join } from 'node:path';
@@ -154,8 +154,11 @@ async function serverArgs(kind: WebDriverServerKind, port: number): Promise<stri
   }
 }
 
-/** Start `kind` on a free loopback port and wait until it answers /status. */
-export async function startWebDriverServer(kind: WebDriverServerKind, opts: { cwd?: string } = {}): Promise<WebDriverServer> {
+/**
+ * Start `kind` on a free loopback port and wait until it answers /status. `logFile`: where the
+ * server's output is also appended (a `perf start` session shows it in `perf logs`).
+ */
+export async function startWebDriverServer(kind: WebDriverServerKind, opts: { cwd?: string; logFile?: string } = {}): Promise<WebDriverServer> {
   const bin = findServerBinary(kind, opts.cwd);
   if (!bin) throw missing(kind);
   const port = await freePort();
@@ -167,9 +170,12 @@ export async function startWebDriverServer(kind: WebDriverServerKind, opts: { cw
   const proc = spawn(file, argv, { detached: true, stdio: ['ignore', 'pipe', 'pipe'], env });
   proc.unref();
   let tail = '';
+  const log = opts.logFile ? createWriteStream(opts.logFile, { flags: 'a' }).on('error', () => undefined) : undefined;
   const keep = (d: Buffer): void => {
     // tauri-driver colours its log: the escapes would only garble an error message.
-    tail = (tail + d.toString().replace(/\x1b\[[0-9;]*m/g, '')).slice(-LOG_TAIL_BYTES);
+    const text = d.toString().replace(/\x1b\[[0-9;]*m/g, '');
+    tail = (tail + text).slice(-LOG_TAIL_BYTES);
+    log?.write(text);
   };
   proc.stdout?.on('data', keep);
   proc.stderr?.on('data', keep);
@@ -177,6 +183,7 @@ export async function startWebDriverServer(kind: WebDriverServerKind, opts: { cw
   const close = async (): Promise<void> => {
     await killGroup(proc);
     if (xvfb) await killGroup(xvfb.proc);
+    log?.end();
   };
   const deadline = Date.now() + START_TIMEOUT_MS;
   while (!(await serverReady(endpoint))) {

@@ -13,6 +13,8 @@ export interface WebDriverPageOptions {
   chromePath?: string;
   /** A running WebDriver server to use instead of starting one. */
   endpoint?: string;
+  /** The pid of the server at `endpoint` when the harness started it (its processes are then read from /proc). */
+  serverPid?: number;
   headless?: boolean;
   /** A desktop app instead of a browser (kinds webkit and tauri): its binary and arguments. */
   desktop?: { binary: string; args: string[] };
@@ -55,6 +57,7 @@ export async function openWebDriverPage(o: WebDriverPageOptions): Promise<WebDri
     await client.setTimeouts({ script: SCRIPT_TIMEOUT_MS });
     const ua = await client.execute<string>('return navigator.userAgent;');
     const driver = new WebDriverPageDriver(client, ua);
+    driver.serverPid = server?.pids[0] ?? o.serverPid;
     return {
       driver,
       server,
@@ -67,5 +70,30 @@ export async function openWebDriverPage(o: WebDriverPageOptions): Promise<WebDri
     await client?.close();
     await server?.close();
     throw e;
+  }
+}
+
+// A desktop app loads its own first page: poll its document this often until it has loaded.
+const DESKTOP_POLL_MS = 50;
+
+/**
+ * A desktop app opens its own first page: wait until that has loaded. An app that shows nothing
+ * (about:blank; a WebKitGTK browser started for automation ignores URL arguments) is sent to `url`,
+ * the app URL given beside it, when there is one.
+ */
+export async function desktopLoaded(driver: WebDriverPageDriver, url: string, opts: { timeoutMs: number; suggestion: string }): Promise<void> {
+  const { timeoutMs, suggestion } = opts;
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const doc = await driver.evaluate<{ href: string; ready: string }>('({ href: location.href, ready: document.readyState })');
+    if (doc.href === 'about:blank' && url) {
+      await driver.navigation.navigate(url, Math.max(1, deadline - Date.now()));
+      return;
+    }
+    if (doc.href !== 'about:blank' && doc.ready === 'complete') return;
+    if (Date.now() > deadline) {
+      throw new PerfError({ code: 'desktop_not_loaded', kind: 'failed', message: `the desktop app showed no loaded page within ${timeoutMs / 1000} s (at ${doc.href}, ${doc.ready})`, suggestion });
+    }
+    await new Promise((r) => setTimeout(r, DESKTOP_POLL_MS));
   }
 }
