@@ -114,12 +114,41 @@ for (const { kind, missing } of KINDS) {
         assert.deepEqual(c.messages.map((e) => [e.level, e.text]).filter(([, t]) => t!.startsWith('clicked')), [['warn', 'clicked: low fuel']]);
         const x = ok(await runStep(host, 'exceptions', {})).data as { exceptions: { kind: string; message: string }[] };
         assert.match(x.exceptions[0]?.message ?? '', /RangeError: boom after click/);
+        // chromedriver offers BiDi: capture runs at document start and sees what the page logged while it loaded.
+        assert.equal(page.driver.capturesFromDocumentStart, kind === 'chromedriver');
+        const all = ok(await runStep(host, 'console', {})).data as { messages: { text: string }[] };
+        assert.equal(all.messages.some((m) => m.text === 'first log'), kind === 'chromedriver', JSON.stringify(all.messages));
+        assert.equal(x.exceptions.some((e) => /boom in timeout/.test(e.message)), kind === 'chromedriver', JSON.stringify(x.exceptions));
       } finally {
         await fixtures.close();
       }
     });
   });
 }
+
+describe('the example scenarios over WebDriver', () => {
+  // The examples unchanged but for the browser key: what a user switching engines writes.
+  for (const [kind, browser] of [['webkit', '{ engine: webkit }'], ['chromedriver', '{ driver: webdriver }']] as const) {
+    for (const example of ['form-submit', 'dialog']) {
+      test(`${example} passes on ${kind}`, { skip: KINDS.find((k) => k.kind === kind)!.missing }, async () => {
+        const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rehearse-wd-example-'));
+        try {
+          fs.cpSync(DEMO_DIR, path.join(dir, 'app'), { recursive: true });
+          const yaml = fs.readFileSync(path.join(DEMO_DIR, '..', `${example}.yaml`), 'utf8');
+          assert.doesNotMatch(yaml, /^browser:/m, 'the example sets no browser of its own');
+          fs.writeFileSync(path.join(dir, `${example}.yaml`), `${yaml}\nbrowser: ${browser}\nrepeat: 1\nwarmup: 0\n`);
+          const sc = loadScenario(path.join(dir, `${example}.yaml`), { cwd: dir });
+          const { run } = await runScenario(sc, { label: 'run', outDir: path.join(dir, 'out'), cwd: dir });
+          assert.equal(run.summary.measured, 1, JSON.stringify(run.repeats.map((r) => (r.status === 'failed' ? r.failure : r.status))));
+          assert.equal(run.env.browser.driver, 'webdriver');
+          assert.equal(run.env.browser.engine, kind === 'webkit' ? 'webkit' : 'chromium');
+        } finally {
+          fs.rmSync(dir, { recursive: true, force: true });
+        }
+      });
+    }
+  }
+});
 
 describe('perf run over WebDriver', { skip: KINDS.find((k) => k.kind === 'webkit')!.missing }, () => {
   test('engine: webkit runs every repeat in a new MiniBrowser session and measures frames', async () => {

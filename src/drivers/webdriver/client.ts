@@ -49,9 +49,13 @@ export class WebDriverClient {
     readonly capabilities: NewSessionResult['capabilities'],
   ) {}
 
-  /** Start a session on the server at `endpoint` (http://127.0.0.1:PORT). */
-  static async newSession(endpoint: string, alwaysMatch: Record<string, unknown>, timeoutMs = 60_000): Promise<WebDriverClient> {
-    const value = (await request(endpoint, 'POST', '/session', { capabilities: { alwaysMatch } }, 'new session', timeoutMs)) as NewSessionResult;
+  /**
+   * Start a session on the server at `endpoint` (http://127.0.0.1:PORT). `bidi`: ask for a BiDi
+   * connection as a first choice, so a server without BiDi still matches the plain second one.
+   */
+  static async newSession(endpoint: string, alwaysMatch: Record<string, unknown>, opts: { bidi?: boolean; timeoutMs?: number } = {}): Promise<WebDriverClient> {
+    const capabilities = opts.bidi ? { alwaysMatch, firstMatch: [{ webSocketUrl: true }, {}] } : { alwaysMatch };
+    const value = (await request(endpoint, 'POST', '/session', { capabilities }, 'new session', opts.timeoutMs ?? 60_000)) as NewSessionResult;
     return new WebDriverClient(endpoint, value.sessionId, value.capabilities);
   }
 

@@ -33,6 +33,7 @@ import { PAGE_RUNTIME_SOURCE, RUNTIME_VERSION } from '../runtime/main.js';
 import { CAPTURE_SOURCE, PENDING_REQUESTS_SOURCE, readConsoleSource, readExceptionsSource } from '../runtime/page-capture.js';
 import { markSource } from '../runtime/perf-probe.js';
 import { WebDriverClient, WebDriverError, type ActionSource, type KeyAction, type PointerAction } from './client.js';
+import type { BidiConnection } from './bidi.js';
 import { WebDriverPerfSession } from './perf-session.js';
 
 const MISSING = '__rehearse_runtime_missing__';
@@ -67,6 +68,8 @@ export class WebDriverPageDriver implements HostPage {
   private crashed: string | undefined;
   /** The WebDriver server's pid when the harness started it here: process metrics read its web processes. */
   serverPid: number | undefined;
+  /** Capture and the runtime run at every document's start (BiDi preload scripts), as over CDP. */
+  private atDocumentStart = false;
   private readonly crashHandlers = new Set<(reason: string) => void>();
 
   constructor(
@@ -222,9 +225,26 @@ export class WebDriverPageDriver implements HostPage {
    * the next call.
    */
   private async hookDocument(): Promise<void> {
+    if (this.atDocumentStart) return;
     await this.installRuntime().catch((e: unknown) => {
       if (e instanceof TargetClosedError) throw e;
     });
+  }
+
+  /**
+   * With BiDi (the server offered it): capture and the runtime go into every document before the
+   * page's own scripts, so nothing a page logs while it loads is missed, and no call has to install
+   * the runtime first. The current document gets them now.
+   */
+  async useBidi(bidi: BidiConnection): Promise<void> {
+    await bidi.addPreloadScript(`${CAPTURE_SOURCE}; ${PAGE_RUNTIME_SOURCE};`);
+    await this.installRuntime();
+    this.atDocumentStart = true;
+  }
+
+  /** Whether capture and the runtime run at every document's start (BiDi), or from when the harness reaches it. */
+  get capturesFromDocumentStart(): boolean {
+    return this.atDocumentStart;
   }
 
   /** A capture read; a document without capture (reached by a navigation the harness did not make) gets it now. */

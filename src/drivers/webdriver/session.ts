@@ -3,6 +3,7 @@
  * page driver; close() ends the session and stops what was started.
  */
 import { PerfError } from '../../errors.js';
+import { BidiConnection } from './bidi.js';
 import { WebDriverClient } from './client.js';
 import { WebDriverPageDriver } from './page-driver.js';
 import { miniBrowserPath, startWebDriverServer, type WebDriverServer, type WebDriverServerKind } from './server.js';
@@ -52,21 +53,30 @@ export async function openWebDriverPage(o: WebDriverPageOptions): Promise<WebDri
   const server = o.endpoint ? undefined : await startWebDriverServer(o.kind);
   const endpoint = o.endpoint ?? server!.endpoint;
   let client: WebDriverClient | undefined;
+  let bidi: BidiConnection | undefined;
   try {
-    client = await WebDriverClient.newSession(endpoint, capabilities(o));
+    // tauri-driver rewrites alwaysMatch into the native driver's options: keep its request plain.
+    client = await WebDriverClient.newSession(endpoint, capabilities(o), { bidi: o.kind !== 'tauri' });
     await client.setTimeouts({ script: SCRIPT_TIMEOUT_MS });
     const ua = await client.execute<string>('return navigator.userAgent;');
     const driver = new WebDriverPageDriver(client, ua);
     driver.serverPid = server?.pids[0] ?? o.serverPid;
+    const ws = client.capabilities.webSocketUrl;
+    if (typeof ws === 'string') {
+      bidi = await BidiConnection.connect(ws);
+      await driver.useBidi(bidi);
+    }
     return {
       driver,
       server,
       close: async () => {
+        bidi?.close();
         await client!.close();
         await server?.close();
       },
     };
   } catch (e) {
+    bidi?.close();
     await client?.close();
     await server?.close();
     throw e;

@@ -1,0 +1,95 @@
+/**
+ * The little of WebDriver BiDi the driver uses, over the session's `webSocketUrl` when the server
+ * offers one (chromedriver does; Debian's WebKitWebDriver 2.50 does not): scripts that run at the
+ * start of every document (`script.addPreloadScript`), which WebDriver classic has no way to do.
+ * A thin typed client over `ws`: one command at a time, answers matched by id.
+ */
+import WebSocket from 'ws';
+import { TargetClosedError } from '../errors.js';
+
+// 10 s: a BiDi command answers in milliseconds; beyond this the browser is gone or hung.
+const COMMAND_TIMEOUT_MS = 10_000;
+
+interface Pending {
+  resolve: (v: unknown) => void;
+  reject: (e: Error) => void;
+  timer: NodeJS.Timeout;
+}
+
+export class BidiConnection {
+  private nextId = 1;
+  private readonly pending = new Map<number, Pending>();
+  private closedReason: string | undefined;
+
+  private constructor(private readonly ws: WebSocket) {
+    ws.on('message', (data) => this.onMessage(String(data)));
+    ws.on('close', () => this.fail('the BiDi connection closed'));
+    ws.on('error', (e) => this.fail(`the BiDi connection failed: ${e.message}`));
+  }
+
+  static connect(url: string): Promise<BidiConnection> {
+    return new Promise((resolve, reject) => {
+      const ws = new WebSocket(url, { perMessageDeflate: false });
+      const timer = setTimeout(() => {
+        ws.terminate();
+        reject(new TargetClosedError(`BiDi: no connection to ${url} in ${COMMAND_TIMEOUT_MS} ms`));
+      }, COMMAND_TIMEOUT_MS);
+      ws.once('open', () => {
+        clearTimeout(timer);
+        resolve(new BidiConnection(ws));
+      });
+      ws.once('error', (e) => {
+        clearTimeout(timer);
+        reject(new TargetClosedError(`BiDi: could not connect to ${url}: ${e.message}`));
+      });
+    });
+  }
+
+  send<T>(method: string, params: Record<string, unknown>): Promise<T> {
+    if (this.closedReason) return Promise.reject(new TargetClosedError(this.closedReason));
+    const id = this.nextId++;
+    return new Promise<T>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.pending.delete(id);
+        reject(new TargetClosedError(`BiDi ${method}: no answer in ${COMMAND_TIMEOUT_MS} ms`));
+      }, COMMAND_TIMEOUT_MS);
+      this.pending.set(id, { resolve: (v) => resolve(v as T), reject, timer });
+      this.ws.send(JSON.stringify({ id, method, params }));
+    });
+  }
+
+  /** Run `source` (statements) at the start of every document of the session, before the page's own scripts. */
+  async addPreloadScript(source: string): Promise<void> {
+    await this.send('script.addPreloadScript', { functionDeclaration: `() => { ${source} }` });
+  }
+
+  close(): void {
+    this.fail('the BiDi connection was closed');
+    this.ws.terminate();
+  }
+
+  private onMessage(text: string): void {
+    let msg: { id?: number; type?: string; result?: unknown; error?: string; message?: string };
+    try {
+      msg = JSON.parse(text) as typeof msg;
+    } catch {
+      return;
+    }
+    if (msg.id === undefined) return;
+    const p = this.pending.get(msg.id);
+    if (!p) return;
+    this.pending.delete(msg.id);
+    clearTimeout(p.timer);
+    if (msg.type === 'error') p.reject(new Error(`BiDi: ${msg.error ?? 'error'}: ${msg.message ?? ''}`));
+    else p.resolve(msg.result);
+  }
+
+  private fail(reason: string): void {
+    this.closedReason ??= reason;
+    for (const p of this.pending.values()) {
+      clearTimeout(p.timer);
+      p.reject(new TargetClosedError(reason));
+    }
+    this.pending.clear();
+  }
+}
