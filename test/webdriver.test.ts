@@ -18,6 +18,8 @@ import { METRICS, PER_FRAME_SUFFIX, resolveMetric, type DriverName } from '../sr
 import { findServerBinary, miniBrowserPath, type WebDriverServerKind } from '../src/drivers/webdriver/server.js';
 import { openWebDriverPage, type WebDriverPage } from '../src/drivers/webdriver/session.js';
 import { cpuBetween } from '../src/drivers/webdriver/proc.js';
+import { cropPng, pngSize } from '../src/drivers/webdriver/png.js';
+import zlib from 'node:zlib';
 import { findChrome } from '../src/session/chrome.js';
 import { isAlive } from '../src/session/processes.js';
 import { serveStatic, type StaticServer } from '../src/session/static-server.js';
@@ -101,6 +103,17 @@ for (const { kind, missing } of KINDS) {
       const r = await runStep(host, 'wait_for_network_idle', {});
       assert.equal(r.status, 'failed');
       assert.equal(r.status === 'failed' && r.error.code, 'unsupported_on_driver');
+    });
+
+    test('screenshot of an element below the fold is the viewport capture cut to its box', async () => {
+      ok(await runStep(host, 'navigate', { url: '/form.html' }));
+      // A short viewport: Submit is below the fold.
+      ok(await runStep(host, 'resize_viewport', { width: 800, height: 400 }));
+      const box = await page.driver.evaluate<{ w: number; h: number; top: number; dpr: number }>("(() => { const b = [...document.querySelectorAll('button')].find((e) => e.textContent.trim() === 'Submit'); const r = b.getBoundingClientRect(); return { w: r.width, h: r.height, top: r.top, dpr: devicePixelRatio }; })()");
+      assert.ok(box.top > 400, `Submit is out of view (top ${box.top})`);
+      const shot = ok(await runStep(host, 'screenshot', { target: { role: 'button', name: 'Submit' } }));
+      const png = Buffer.from(shot.image!.base64, 'base64');
+      assert.deepEqual(pngSize(png), { width: Math.round(box.w * box.dpr), height: Math.round(box.h * box.dpr) });
     });
 
     test('console messages and uncaught errors after a navigation are captured, as over CDP', async () => {
@@ -252,4 +265,33 @@ test('CPU between two /proc readings: a process in both counts its difference, a
   const before = [{ pid: 1, cpuMs: 100, maxRssBytes: 0 }, { pid: 2, cpuMs: 50, maxRssBytes: 0 }];
   const after = [{ pid: 1, cpuMs: 130, maxRssBytes: 0 }, { pid: 3, cpuMs: 20, maxRssBytes: 0 }];
   assert.equal(cpuBetween(before, after), 50);
+});
+
+test('cropPng undoes every PNG row filter and cuts the rectangle asked for', () => {
+  // A 3x2 RGBA image: row 0 written with Sub (filter 1), row 1 with Up (filter 2).
+  const px = [
+    [[10, 20, 30, 255], [40, 50, 60, 255], [70, 80, 90, 255]],
+    [[11, 21, 31, 255], [41, 51, 61, 255], [71, 81, 91, 255]],
+  ];
+  const row0 = [1, ...px[0]!.flatMap((p, i) => p.map((v, k) => (v - (i > 0 ? px[0]![i - 1]![k]! : 0)) & 0xff))];
+  const row1 = [2, ...px[1]!.flatMap((p, i) => p.map((v, k) => (v - px[0]![i]![k]!) & 0xff))];
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(3, 0);
+  ihdr.writeUInt32BE(2, 4);
+  ihdr[8] = 8;
+  ihdr[9] = 6;
+  const chunk = (type: string, data: Buffer): Buffer => {
+    const head = Buffer.alloc(8);
+    head.writeUInt32BE(data.length, 0);
+    head.write(type, 4, 'ascii');
+    const crc = Buffer.alloc(4);
+    crc.writeUInt32BE(zlib.crc32(Buffer.concat([head.subarray(4), data])), 0);
+    return Buffer.concat([head, data, crc]);
+  };
+  const png = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), chunk('IDAT', zlib.deflateSync(Buffer.from([...row0, ...row1]))), chunk('IEND', Buffer.alloc(0))]);
+  const cut = cropPng(png, { x: 1, y: 0, width: 2, height: 2 })!;
+  assert.deepEqual(pngSize(cut), { width: 2, height: 2 });
+  // The cut is written unfiltered: each row is a 0 and its pixels.
+  const idat = cut.subarray(33 + 8, 33 + 8 + cut.readUInt32BE(33));
+  assert.deepEqual([...zlib.inflateSync(idat)], [0, ...px[0]![1]!, ...px[0]![2]!, 0, ...px[1]![1]!, ...px[1]![2]!]);
 });

@@ -34,6 +34,7 @@ import { CAPTURE_SOURCE, PENDING_REQUESTS_SOURCE, readConsoleSource, readExcepti
 import { markSource } from '../runtime/perf-probe.js';
 import { WebDriverClient, WebDriverError, type ActionSource, type KeyAction, type PointerAction } from './client.js';
 import type { BidiConnection } from './bidi.js';
+import { cropPng } from './png.js';
 import { WebDriverPerfSession } from './perf-session.js';
 
 const MISSING = '__rehearse_runtime_missing__';
@@ -347,9 +348,30 @@ export class WebDriverPageDriver implements HostPage {
     }
   }
 
+  /**
+   * WebDriver captures the viewport: a clip is cut from it, after scrolling the page so the clip is
+   * in view when it fits in one viewport (then scrolled back). A larger clip (fullPage) would need
+   * stitching, and is refused.
+   */
   private async screenshot(opts: CaptureOptions): Promise<Buffer> {
     if (opts.format !== 'png') throw unsupported('a JPEG screenshot');
-    if (opts.clip) throw unsupported('a clipped screenshot (element, rect or full page)');
-    return this.guard(this.client.screenshot());
+    if (!opts.clip) return this.guard(this.client.screenshot());
+    const c = opts.clip;
+    const view = await this.evaluate<{ sx: number; sy: number; w: number; h: number; dpr: number }>('({ sx: scrollX, sy: scrollY, w: innerWidth, h: innerHeight, dpr: devicePixelRatio })');
+    if (c.width > view.w || c.height > view.h) throw unsupported(`a screenshot of ${Math.round(c.width)}×${Math.round(c.height)} px, larger than the ${view.w}×${view.h} viewport (fullPage)`);
+    const inView = c.x >= view.sx && c.y >= view.sy && c.x + c.width <= view.sx + view.w && c.y + c.height <= view.sy + view.h;
+    const sx = inView ? view.sx : Math.max(0, c.x + c.width - view.w);
+    const sy = inView ? view.sy : Math.max(0, c.y + c.height - view.h);
+    if (!inView) await this.evaluate(`window.scrollTo(${sx}, ${sy})`);
+    try {
+      // Where the page really went (it may not scroll that far): the clip is cut relative to it.
+      const at = inView ? { sx, sy } : await this.evaluate<{ sx: number; sy: number }>('({ sx: scrollX, sy: scrollY })');
+      const png = await this.guard(this.client.screenshot());
+      const cut = cropPng(png, { x: (c.x - at.sx) * view.dpr, y: (c.y - at.sy) * view.dpr, width: c.width * view.dpr, height: c.height * view.dpr });
+      if (!cut) throw unsupported('cutting this screenshot (the browser wrote a PNG other than 8-bit RGB/RGBA)');
+      return cut;
+    } finally {
+      if (!inView) await this.evaluate(`window.scrollTo(${view.sx}, ${view.sy})`).catch(() => undefined);
+    }
   }
 }
