@@ -33,6 +33,7 @@ module.exports = {
     },
     { name: 'no-circular', severity: 'error', comment: 'Layers point down only: a cycle means one of them points up.', from: {}, to: { circular: true } },
     { name: 'cdp-client-in-cdp-driver-only', severity: 'error', comment: 'Only src/drivers/cdp speaks CDP.', from: { pathNot: '^src/drivers/cdp/' }, to: { path: '(^|node_modules/)(chrome-remote-interface|devtools-protocol)(/|$)' } },
+    { name: 'pty-libraries-in-pty-driver-only', severity: 'error', comment: 'Only src/drivers/pty speaks to a pseudo-terminal (node-pty) and its screen model (xterm).', from: { pathNot: '^src/drivers/pty/' }, to: { path: '(^|node_modules/)(@lydell/node-pty|@xterm/headless)(/|$)' } },
     { name: 'mcp-sdk-in-mcp-only', severity: 'error', comment: 'Only src/mcp knows the MCP SDK.', from: { pathNot: '^src/mcp/' }, to: { path: '(^|node_modules/)@modelcontextprotocol/' } },
   ],
   options: {

@@ -562,6 +562,11 @@ describe('caps and the size of what an agent reads', () => {
       await ok('app_logs');
       await ok('app_restart');
       await ok('doctor');
+      // signal acts on a terminal program: on a web page it answers why, by name.
+      const sig = await s.call('signal', { name: 'INT' });
+      called.add('signal');
+      assert.equal(sig.isError, true);
+      assert.match(sig.text, /signal acts on a terminal program; this app is a web page/);
       await ok('app_stop');
       const missing = allTools().map((t) => t.name).filter((n) => !called.has(n));
       assert.deepEqual(missing, []);

@@ -187,7 +187,7 @@ export function runOverrides(flags: { repeat?: number; warmup?: number; restart?
 export function describeRepeat(r: RepeatRecord): string {
   switch (r.status) {
     case 'measured':
-      return `measured ${(r.report.metrics.durationMs ?? 0).toFixed(1)} ms, ${r.report.metrics['frames.painted'] ?? 0} frames`;
+      return `measured ${(r.report.metrics.durationMs ?? 0).toFixed(1)} ms, ${r.report.metrics['frames.painted'] ?? r.report.metrics['frames.count'] ?? 0} frames`;
     case 'refused':
       return `refused: ${r.reason}`;
     case 'failed':

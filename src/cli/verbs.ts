@@ -214,7 +214,7 @@ function typeLabel(schema: JsonSchema | undefined): string {
   // A list given item by item: show the item and that the flag repeats.
   if (types.size === 1 && types.has('array') && schema.items) return `${typeLabel(schema.items)}…`;
   const labels: string[] = [];
-  if (schema.pattern === '^[eq][0-9]+$') labels.push('REF');
+  if (schema.pattern === '^[eq][0-9]+$' || schema.pattern === '^[eqt][0-9]+$') labels.push('REF');
   else if (types.has('string')) labels.push('TEXT');
   if (types.has('integer')) labels.push('INT');
   else if (types.has('number')) labels.push('N');

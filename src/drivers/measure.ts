@@ -20,7 +20,7 @@ export interface SessionMark {
   at: number;
 }
 
-export type SourceName = 'frames' | 'liveness' | 'interactions' | 'longFrames' | 'counters' | 'layoutShift' | 'profile' | 'trace' | 'process';
+export type SourceName = 'frames' | 'liveness' | 'interactions' | 'longFrames' | 'counters' | 'layoutShift' | 'profile' | 'trace' | 'process' | 'terminal';
 
 /** Why a source is missing (kept out of the flat coverage map, which only says read / missing). */
 export type MissingReasons = Partial<Record<SourceName, string>>;
@@ -55,8 +55,10 @@ export interface RawSession {
   samplingIntervalUs: number | undefined;
   marks: SessionMark[];
   navigations: number;
-  /** The web content processes' CPU over the window and their peak memory, from /proc (WebDriver, local server). */
+  /** The web content processes' CPU over the window and their peak memory, from /proc (WebDriver, local server; the terminal program's tree). */
   process?: { cpuMs: number; maxRssBytes: number };
+  /** A terminal program's window: screen updates, bytes it wrote, and each input's written → settled latency. */
+  terminal?: { frames: number; bytesOut: number; latenciesMs: number[] };
   missing: MissingReasons;
   env: SessionEnv;
 }

@@ -4,13 +4,11 @@
  */
 import { HostState } from '../host-state.js';
 import { PerfError } from '../errors.js';
-import type { HostPage } from '../page/index.js';
+import type { HostPage, TerminalDriver } from '../page/index.js';
 import type { StepHost } from '../steps/define.js';
 
-/** Where the host's page comes from: a browser session (whose page a restart replaces) or one attached page. */
-export interface PageSource {
-  readonly driver: HostPage;
-}
+/** Where the host's page comes from: a browser session (whose page a restart replaces), one attached page, or a terminal program. */
+export type PageSource = { readonly driver: HostPage } | { readonly terminal: TerminalDriver };
 
 /** A host over a connection to a running session (perf start / app_start): its page, app URL and folder. */
 export function connectedHost(conn: { driver: HostPage; state: { appUrl?: string; options: { cwd?: string } } }): SessionHost {
@@ -21,6 +19,7 @@ export class SessionHost implements StepHost {
   state = new HostState();
   /** The page the host last handed out (a restart replaces it). */
   lastPage: HostPage | undefined;
+  private lastTerminal: TerminalDriver | undefined;
 
   constructor(
     private source: PageSource | undefined,
@@ -35,7 +34,23 @@ export class SessionHost implements StepHost {
     this.state.clear();
   }
 
-  async page(): Promise<HostPage> {
+  surface(): 'page' | 'terminal' {
+    return this.source && 'terminal' in this.source ? 'terminal' : 'page';
+  }
+
+  async terminal(): Promise<TerminalDriver> {
+    const source = this.live();
+    if (!('terminal' in source)) throw new PerfError({ code: 'unsupported_on_driver', message: 'this app is a web page, not a terminal program' });
+    const t = source.terminal;
+    if (t !== this.lastTerminal) {
+      this.lastTerminal = t;
+      this.state.clear();
+    }
+    if (t.crashReason) throw new PerfError({ code: 'page_crashed', kind: 'environment', message: t.crashReason, suggestion: 'restart the app (app_restart / perf restart)' });
+    return t;
+  }
+
+  private live(): PageSource {
     if (!this.source) {
       throw new PerfError({
         code: 'no_app',
@@ -44,7 +59,13 @@ export class SessionHost implements StepHost {
         suggestion: 'call app_start (MCP) or run `perf start --serve DIR | --url URL` first',
       });
     }
-    const page = this.source.driver;
+    return this.source;
+  }
+
+  async page(): Promise<HostPage> {
+    const source = this.live();
+    if (!('driver' in source)) throw new PerfError({ code: 'unsupported_on_driver', message: 'this app is a terminal program, not a web page' });
+    const page = source.driver;
     if (page !== this.lastPage) {
       // A new page (restart): per-page state such as the last snapshot belongs to the old one.
       this.lastPage = page;

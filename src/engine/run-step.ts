@@ -88,6 +88,12 @@ export async function runStep(host: StepHost, name: string, raw: unknown, opts: 
     const out = await withTimeout(name, timeoutMs, opts.signal, async (signal) => {
       // From when the step's timer starts: getting the page (installing page scripts) counts too.
       const deadline = Date.now() + timeoutMs;
+      if (host.surface?.() === 'terminal') {
+        if (!def.terminal) throw new PerfError({ code: 'unsupported_on_driver', message: `${name} acts on a web page; this app is a terminal program`, suggestion: 'on a terminal: snap, type, press_key, fill, tap, wait_for, expect, console, screenshot, signal, perf_begin/perf_end' });
+        const terminal = await host.terminal!();
+        return def.terminal({ host, terminal, timeoutMs, deadline, label, signal }, args as never);
+      }
+      if (def.terminalOnly) throw new PerfError({ code: 'unsupported_on_driver', message: `${name} acts on a terminal program; this app is a web page` });
       if (def.needsPage !== false) {
         const page = await host.page();
         return def.run({ host, page, timeoutMs, deadline, label, signal }, args as never);

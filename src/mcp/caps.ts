@@ -82,7 +82,14 @@ export const desktopCap = defineCap({
   tools: ['tauri_invoke'],
 });
 
-export const CAPS: readonly CapDefinition[] = [coreCap, perfCap, pointerExtraCap, formsExtraCap, navigationExtraCap, viewportCap, devtoolsCap, lifecycleExtraCap, desktopCap];
+export const terminalCap = defineCap({
+  name: 'terminal',
+  description: 'Send a signal to a terminal program.',
+  byDefault: false,
+  tools: ['signal'],
+});
+
+export const CAPS: readonly CapDefinition[] = [coreCap, perfCap, pointerExtraCap, formsExtraCap, navigationExtraCap, viewportCap, devtoolsCap, lifecycleExtraCap, desktopCap, terminalCap];
 
 /** Every cap: `--caps all`. */
 export const ALL_CAPS = 'all';

@@ -5,6 +5,7 @@
  */
 export type { CommitKind, HostPage, PageDriver, PageFeature, ViewportReadBack, ViewportSpec } from '../drivers/page-driver.js';
 export { DRIVER_LACKS } from '../drivers/page-driver.js';
+export type { TerminalActionTiming, TerminalDriver, TerminalResolved, TerminalSnapshot, TerminalTargetSpec } from '../drivers/terminal-driver.js';
 export { CONSOLE_LEVELS } from '../drivers/page-driver.js';
 export { MIN_DRAG_STEPS, assertNotBrowserShortcut, keyDefinition, parseKeyCombo } from '../drivers/keys.js';
 export type { AriaOption, AriaOptions, Stale } from '../drivers/runtime/api.js';

@@ -15,15 +15,21 @@ const TARGET_FIELDS = {
   css: { type: 'string', description: 'CSS selector (pierces open shadow roots).' },
 } as const;
 
+/** A terminal cell (app.terminal): row and column from 0, both given. Scenario files only: agents use refs. */
+export const CELL_FIELDS = {
+  row: { type: 'integer', minimum: 0, description: 'Terminal only: screen row from 0 (with col).' },
+  col: { type: 'integer', minimum: 0, description: 'Terminal only: screen column from 0 (with row).' },
+} as const;
+
 /** The target's meaning in one line, for the compact form MCP tools list (the fields speak for themselves). */
-export const TARGET_BRIEF =
-  'Instead of ref, found live by text, contains, label, role+name, testId or css; within narrows, nth picks one.';
+export const TARGET_BRIEF = 'Instead of ref: found live by these fields (role with name); within narrows, nth picks.';
 
 export const TARGET_SCHEMA = {
   type: 'object',
   description: 'Which element: resolved on the live page when the step runs. Strict: several matches are an error listing them, unless nth is given.',
   properties: {
     ...TARGET_FIELDS,
+    ...CELL_FIELDS,
     within: {
       anyOf: [
         { type: 'string', description: 'A ref (e5, q2) of the container to search in.' },
@@ -38,8 +44,8 @@ export const TARGET_SCHEMA = {
 
 export const REF_SCHEMA = {
   type: 'string',
-  pattern: '^[eq][0-9]+$',
-  description: 'Element ref: e5 from snap, q2 from find.',
+  pattern: '^[eqt][0-9]+$',
+  description: 'Ref from snap (e5, t3) or find (q2).',
 } as const;
 
 /** The locator arguments of a step that acts on an element: exactly one of ref / target. */

@@ -4,8 +4,7 @@
  * closed session live in the host's typed state (perf/state.ts).
  */
 import { PerfError } from '../errors.js';
-import type { PageDriver } from '../drivers/page-driver.js';
-import { checkBeginOptions, type PerfBeginOptions } from '../drivers/measure.js';
+import { checkBeginOptions, type PerfBeginOptions, type PerfRecorder } from '../drivers/measure.js';
 import { buildReport, type PerfReport } from './report.js';
 import { beginSpans, openSession, setLastSession, setOpenSession, takeSpans, type ClosedSession, type PerfHost } from './state.js';
 
@@ -21,7 +20,7 @@ export interface Began {
 }
 
 /** Open a measured window; one still open is discarded first. A refused begin leaves an open session as it was. */
-export async function beginMeasure(host: PerfHost, page: PageDriver, opts: PerfBeginOptions): Promise<Began> {
+export async function beginMeasure(host: PerfHost, on: { begin(opts: PerfBeginOptions): Promise<PerfRecorder> }, opts: PerfBeginOptions): Promise<Began> {
   checkBeginOptions(opts);
   const previous = openSession(host);
   if (previous) {
@@ -29,7 +28,7 @@ export async function beginMeasure(host: PerfHost, page: PageDriver, opts: PerfB
     takeSpans(host);
     await previous.dispose();
   }
-  const recorder = await page.perf.begin(opts);
+  const recorder = await on.begin(opts);
   setOpenSession(host, recorder);
   beginSpans(host);
   return { sessionToken: recorder.token, ...(previous ? { replaced: previous.token } : {}) };

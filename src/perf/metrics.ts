@@ -21,12 +21,13 @@ export type GateRole = 'primary' | 'secondary' | 'never';
  * Where a run measures, as far as which metrics come out:
  * cdp: Chromium over the DevTools protocol (trace, Performance counters, CPU profile, in-page probe);
  * webdriver-chromium: Chromium through chromedriver (in-page probe only);
- * webdriver-webkit: the WebKitGTK MiniBrowser through WebKitWebDriver (in-page probe only).
+ * webdriver-webkit: the WebKitGTK MiniBrowser through WebKitWebDriver (in-page probe only);
+ * pty: a terminal program in a pseudo-terminal (screen updates, bytes, input latency, /proc).
  */
-export type DriverName = 'cdp' | 'webdriver-chromium' | 'webdriver-webkit';
+export type DriverName = 'cdp' | 'webdriver-chromium' | 'webdriver-webkit' | 'pty';
 
 /** Every driver, in the order tables show them. */
-export const DRIVERS: readonly DriverName[] = ['cdp', 'webdriver-chromium', 'webdriver-webkit'];
+export const DRIVERS: readonly DriverName[] = ['cdp', 'webdriver-chromium', 'webdriver-webkit', 'pty'];
 
 export interface MetricDefinition {
   /** Flat dotted name with the unit in it; `<label>` marks a pattern part. */
@@ -90,19 +91,21 @@ const FRAME_MS = 16.7;
 // the Layout Instability API are Chromium's: WebKitGTK's PerformanceObserver has none of them.
 // Performance counters need the DevTools protocol.
 const EVERY_DRIVER = DRIVERS;
+// What a browser page has and a terminal does not: painted frames, their durations, vsync pacing.
+const BROWSERS: readonly DriverName[] = ['cdp', 'webdriver-chromium', 'webdriver-webkit'];
 const CHROMIUM_PROBE: readonly DriverName[] = ['cdp', 'webdriver-chromium'];
 const CDP_ONLY: readonly DriverName[] = ['cdp'];
 
 export const durationMs = defineMetric({ name: 'durationMs', unit: 'ms', kind: 'ms', better: 'lower', gate: 'secondary', hostDependent: true, floor: 50, headline: true, drivers: EVERY_DRIVER, description: 'Wall time of the measured window, from perf_begin to perf_end.' });
-export const framesCount = defineMetric({ name: 'frames.count', unit: 'frames', kind: 'count', better: 'none', gate: 'never', hostDependent: true, floor: 1, drivers: EVERY_DRIVER, description: 'Frames the compositor began in the window (painted, partial or dropped).' });
-export const framesPainted = defineMetric({ name: 'frames.painted', unit: 'frames', kind: 'count', better: 'none', gate: 'never', hostDependent: true, floor: 1, headline: true, drivers: EVERY_DRIVER, description: 'Frames presented with new content: the divisor of every .perFrame metric. Falls when steps get faster, so it has no better direction.' });
-export const framesDropped = defineMetric({ name: 'frames.dropped', unit: 'frames', kind: 'count', better: 'lower', gate: 'primary', hostDependent: true, perFrame: true, floor: 10, drivers: EVERY_DRIVER, description: 'Frames the compositor began but never presented.' });
+export const framesCount = defineMetric({ name: 'frames.count', unit: 'frames', kind: 'count', better: 'none', gate: 'never', hostDependent: true, floor: 1, drivers: EVERY_DRIVER, description: 'Frames the compositor began in the window (painted, partial or dropped); on a terminal, its screen updates (bursts of output).' });
+export const framesPainted = defineMetric({ name: 'frames.painted', unit: 'frames', kind: 'count', better: 'none', gate: 'never', hostDependent: true, floor: 1, headline: true, drivers: BROWSERS, description: 'Frames presented with new content: the divisor of every .perFrame metric. Falls when steps get faster, so it has no better direction.' });
+export const framesDropped = defineMetric({ name: 'frames.dropped', unit: 'frames', kind: 'count', better: 'lower', gate: 'primary', hostDependent: true, perFrame: true, floor: 10, drivers: BROWSERS, description: 'Frames the compositor began but never presented.' });
 export const framesPartial = defineMetric({ name: 'frames.partial', unit: 'frames', kind: 'count', better: 'lower', gate: 'secondary', hostDependent: true, perFrame: true, floor: 10, drivers: CDP_ONLY, description: 'Frames presented without all the main thread\'s update (the compositor went ahead); only the trace shows one.' });
-export const framesOverBudget = defineMetric({ name: 'frames.overBudget', unit: 'frames', kind: 'count', better: 'lower', gate: 'primary', hostDependent: true, perFrame: true, floor: 10, headline: true, drivers: EVERY_DRIVER, description: 'Presented frames that took longer than one vsync (16.7 ms at 60 Hz).' });
-export const frameMsP50 = defineMetric({ name: 'frames.frameMs.p50', unit: 'ms', kind: 'ms', better: 'lower', gate: 'secondary', hostDependent: true, floor: FRAME_MS, drivers: EVERY_DRIVER, description: 'Median presented frame duration.' });
-export const frameMsP90 = defineMetric({ name: 'frames.frameMs.p90', unit: 'ms', kind: 'ms', better: 'lower', gate: 'secondary', hostDependent: true, floor: FRAME_MS, headline: true, drivers: EVERY_DRIVER, description: '90th percentile presented frame duration.' });
-export const frameMsP99 = defineMetric({ name: 'frames.frameMs.p99', unit: 'ms', kind: 'ms', better: 'lower', gate: 'secondary', hostDependent: true, floor: FRAME_MS, drivers: EVERY_DRIVER, description: '99th percentile presented frame duration.' });
-export const frameMsWorst = defineMetric({ name: 'frames.frameMs.worst', unit: 'ms', kind: 'ms', better: 'lower', gate: 'secondary', hostDependent: true, floor: FRAME_MS, drivers: EVERY_DRIVER, description: 'Longest presented frame.' });
+export const framesOverBudget = defineMetric({ name: 'frames.overBudget', unit: 'frames', kind: 'count', better: 'lower', gate: 'primary', hostDependent: true, perFrame: true, floor: 10, headline: true, drivers: BROWSERS, description: 'Presented frames that took longer than one vsync (16.7 ms at 60 Hz).' });
+export const frameMsP50 = defineMetric({ name: 'frames.frameMs.p50', unit: 'ms', kind: 'ms', better: 'lower', gate: 'secondary', hostDependent: true, floor: FRAME_MS, drivers: BROWSERS, description: 'Median presented frame duration.' });
+export const frameMsP90 = defineMetric({ name: 'frames.frameMs.p90', unit: 'ms', kind: 'ms', better: 'lower', gate: 'secondary', hostDependent: true, floor: FRAME_MS, headline: true, drivers: BROWSERS, description: '90th percentile presented frame duration.' });
+export const frameMsP99 = defineMetric({ name: 'frames.frameMs.p99', unit: 'ms', kind: 'ms', better: 'lower', gate: 'secondary', hostDependent: true, floor: FRAME_MS, drivers: BROWSERS, description: '99th percentile presented frame duration.' });
+export const frameMsWorst = defineMetric({ name: 'frames.frameMs.worst', unit: 'ms', kind: 'ms', better: 'lower', gate: 'secondary', hostDependent: true, floor: FRAME_MS, drivers: BROWSERS, description: 'Longest presented frame.' });
 export const interactionsCount = defineMetric({ name: 'interactions.count', unit: 'interactions', kind: 'count', better: 'none', gate: 'never', hostDependent: false, perFrame: true, floor: 1, drivers: CHROMIUM_PROBE, description: 'Discrete interactions (taps, key presses) in the window: set by the scenario, not by the app.' });
 export const latencyP50 = defineMetric({ name: 'interactions.latencyMs.p50', unit: 'ms', kind: 'ms', better: 'lower', gate: 'secondary', hostDependent: true, floor: 16, drivers: CHROMIUM_PROBE, description: 'Median interaction latency (Event Timing: input to next paint). Fast interactions count as 16 ms, Event Timing\'s floor.' });
 export const latencyP90 = defineMetric({ name: 'interactions.latencyMs.p90', unit: 'ms', kind: 'ms', better: 'lower', gate: 'secondary', hostDependent: true, floor: 16, headline: true, drivers: CHROMIUM_PROBE, description: '90th percentile interaction latency (Event Timing: input to next paint).' });
@@ -120,11 +123,18 @@ export const processCpuMs = defineMetric({ name: 'counters.processCpuMs', unit: 
 export const heapDeltaBytes = defineMetric({ name: 'counters.heapDeltaBytes', unit: 'bytes', kind: 'bytes', better: 'none', gate: 'never', hostDependent: false, floor: 1024 * 1024, drivers: CDP_ONLY, description: 'Change in used JS heap over the window: garbage collection timing dominates it, so it has no better direction.' });
 export const domNodesDelta = defineMetric({ name: 'counters.domNodesDelta', unit: 'nodes', kind: 'count', better: 'lower', gate: 'secondary', hostDependent: false, floor: 10, drivers: CDP_ONLY, description: 'Change in live DOM nodes over the window (growth that stays may be a leak).' });
 export const layoutShiftScore = defineMetric({ name: 'layoutShift.score', unit: 'score', kind: 'score', better: 'lower', gate: 'secondary', hostDependent: false, floor: 0.1, drivers: CHROMIUM_PROBE, description: 'Layout shift score over the window (Layout Instability API, CLS-style sum).' });
-const WEBDRIVER: readonly DriverName[] = ['webdriver-chromium', 'webdriver-webkit'];
+const LOCAL_PROCESS: readonly DriverName[] = ['webdriver-chromium', 'webdriver-webkit', 'pty'];
+const PTY: readonly DriverName[] = ['pty'];
 // Over CDP the renderer's CPU is counters.processCpuMs; /proc is read where there are no counters.
-export const webProcessCpuMs = defineMetric({ name: 'process.cpuMs', unit: 'ms', kind: 'ms', better: 'lower', gate: 'secondary', hostDependent: true, perFrame: true, floor: 10, drivers: WEBDRIVER, description: 'CPU time of the browser\'s web content processes over the window, from /proc (a server this harness started; 10 ms clock ticks).' });
+export const webProcessCpuMs = defineMetric({ name: 'process.cpuMs', unit: 'ms', kind: 'ms', better: 'lower', gate: 'secondary', hostDependent: true, perFrame: true, floor: 10, drivers: LOCAL_PROCESS, description: 'CPU time over the window, from /proc (10 ms clock ticks): a browser\'s web content processes (a WebDriver server this harness started), or a terminal program\'s process tree.' });
 // 4 MiB: below it, a change in peak memory is allocator and GC timing, not the app.
-export const webProcessMaxRssBytes = defineMetric({ name: 'process.maxRssBytes', unit: 'bytes', kind: 'bytes', better: 'lower', gate: 'secondary', hostDependent: false, floor: 4 * 1024 * 1024, drivers: WEBDRIVER, description: 'Peak resident memory of the largest web content process at the end of the window (VmHWM from /proc).' });
+export const webProcessMaxRssBytes = defineMetric({ name: 'process.maxRssBytes', unit: 'bytes', kind: 'bytes', better: 'lower', gate: 'secondary', hostDependent: false, floor: 4 * 1024 * 1024, drivers: LOCAL_PROCESS, description: 'Peak resident memory (VmHWM from /proc): of the largest web content process, or of a terminal program\'s tree.' });
+// A keystroke's echo on a local terminal takes well under a millisecond: 1 ms is below what anyone sees.
+export const terminalLatencyP50 = defineMetric({ name: 'terminal.latencyMs.p50', unit: 'ms', kind: 'ms', better: 'lower', gate: 'primary', hostDependent: true, floor: 1, drivers: PTY, description: 'Median input latency of a terminal program: input written to the last byte of its response (the screen settled).' });
+export const terminalLatencyP90 = defineMetric({ name: 'terminal.latencyMs.p90', unit: 'ms', kind: 'ms', better: 'lower', gate: 'secondary', hostDependent: true, floor: 1, drivers: PTY, description: '90th percentile input latency of a terminal program.' });
+export const terminalLatencyWorst = defineMetric({ name: 'terminal.latencyMs.worst', unit: 'ms', kind: 'ms', better: 'lower', gate: 'secondary', hostDependent: true, floor: 1, drivers: PTY, description: 'Slowest input of the window on a terminal program.' });
+// 1 KiB: below it a change is a status line redrawn, not the program doing more.
+export const terminalBytesOut = defineMetric({ name: 'terminal.bytesOut', unit: 'bytes', kind: 'bytes', better: 'lower', gate: 'primary', hostDependent: false, floor: 1024, drivers: PTY, description: 'Bytes the terminal program wrote in the window: what it redraws (the app\'s own work).' });
 export const stepMs = defineMetric({ name: 'steps.<label>.ms', unit: 'ms', kind: 'ms', better: 'lower', gate: 'secondary', hostDependent: true, floor: FRAME_MS, drivers: EVERY_DRIVER, description: 'Wall time of one measured step (a label used twice sums).' });
 
 /** Every metric, in the order a reader scans them (reports, tables, docs). */
@@ -158,6 +168,10 @@ export const METRICS: readonly MetricDefinition[] = [
   layoutShiftScore,
   webProcessCpuMs,
   webProcessMaxRssBytes,
+  terminalLatencyP50,
+  terminalLatencyP90,
+  terminalLatencyWorst,
+  terminalBytesOut,
   stepMs,
 ];
 

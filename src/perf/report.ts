@@ -65,7 +65,9 @@ export function buildReport(raw: RawSession, spans: readonly StepSpan[]): { repo
   const window = { startAt: raw.startedAt, endAt: raw.endedAt };
   const offsetMs = clockOffsetMs(raw);
   let frames: FrameStats | undefined;
-  if (raw.trace && offsetMs !== undefined) {
+  if (raw.terminal) {
+    // A terminal's frames are its screen updates (bursts of output), counted by the driver.
+  } else if (raw.trace && offsetMs !== undefined) {
     frames = framesFromTrace(raw.trace, window, offsetMs);
     if (!frames) missing.frames = 'the trace does not show which renderer hosts the page (its marks are missing)';
   } else if (raw.trace) {
@@ -73,7 +75,7 @@ export function buildReport(raw: RawSession, spans: readonly StepSpan[]): { repo
   } else missing.frames ??= missing.trace ?? 'no trace';
   if (!frames) frames = framesFromRaf(raw.docFrames);
   // The frame counter: painted frames from the trace, else the in-page rAF counter (trace missing).
-  const liveness = frames?.source === 'trace' ? frames.painted : livenessOf(raw);
+  const liveness = raw.terminal ? raw.terminal.frames : frames?.source === 'trace' ? frames.painted : livenessOf(raw);
   if (liveness === undefined) missing.liveness ??= 'neither the trace nor the in-page frame counter could be read';
   const support = raw.support;
   if (raw.probeMissing) {
@@ -90,7 +92,7 @@ export function buildReport(raw: RawSession, spans: readonly StepSpan[]): { repo
 
   // The process source is one only a driver that tried it (WebDriver) reports: CDP has its counters.
   const triedProcess = raw.process !== undefined || missing.process !== undefined;
-  const sources: SourceName[] = ['frames', 'liveness', 'interactions', 'longFrames', 'counters', 'layoutShift', 'trace', ...(raw.mode === 'attribution' ? (['profile'] as const) : []), ...(triedProcess ? (['process'] as const) : [])];
+  const sources: SourceName[] = ['frames', 'liveness', 'interactions', 'longFrames', 'counters', 'layoutShift', 'trace', ...(raw.mode === 'attribution' ? (['profile'] as const) : []), ...(triedProcess ? (['process'] as const) : []), ...(raw.terminal ? (['terminal'] as const) : [])];
   const coverage: Coverage = {};
   const missingReasons: Partial<Record<SourceName, string>> = {};
   for (const s of sources) {
@@ -102,8 +104,11 @@ export function buildReport(raw: RawSession, spans: readonly StepSpan[]): { repo
 
   // Liveness first: a page that rendered nothing would produce a report that reads as fast.
   const framesSeen = liveness;
-  const refusal =
-    framesSeen === undefined
+  const refusal = raw.terminal
+    ? framesSeen === 0
+      ? `the program wrote nothing to the screen during the ${Math.round(raw.durationMs)} ms session; a zero report would read as fast`
+      : undefined
+    : framesSeen === undefined
       ? 'no frame source could be read (neither the trace nor the in-page frame counter), so nothing says the page rendered'
       : framesSeen <= 1
         ? `the page rendered nothing: its ${frames?.source === 'trace' ? 'painted-frame' : 'requestAnimationFrame'} counter advanced by ${framesSeen} during the ${Math.round(raw.durationMs)} ms session (${whyNothing(frames)}); a zero report would read as fast`
@@ -127,7 +132,7 @@ export function buildReport(raw: RawSession, spans: readonly StepSpan[]): { repo
     return { report, details: new Map() };
   }
 
-  const painted = Math.max(1, frames?.painted ?? 1);
+  const painted = Math.max(1, raw.terminal ? raw.terminal.frames : (frames?.painted ?? 1));
   const metrics: Record<string, number> = {};
   // Only declared metrics are written (src/perf/metrics.ts); a per-frame form follows its declaration.
   const put = (def: M.MetricDefinition, value: number, digits?: number): void => {
@@ -151,6 +156,16 @@ export function buildReport(raw: RawSession, spans: readonly StepSpan[]): { repo
       put(M.frameMsP90, quantile(frameMs, 0.9));
       put(M.frameMsP99, quantile(frameMs, 0.99));
       put(M.frameMsWorst, Math.max(...frameMs));
+    }
+  }
+  if (raw.terminal) {
+    put(M.framesCount, raw.terminal.frames);
+    put(M.terminalBytesOut, raw.terminal.bytesOut);
+    const l = raw.terminal.latenciesMs;
+    if (l.length) {
+      put(M.terminalLatencyP50, quantile(l, 0.5));
+      put(M.terminalLatencyP90, quantile(l, 0.9));
+      put(M.terminalLatencyWorst, Math.max(...l));
     }
   }
   if (raw.process) {

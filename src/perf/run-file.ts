@@ -68,12 +68,12 @@ export interface BudgetResult {
 
 export interface RunEnv {
   tool: { name: 'rehearse'; version: string };
-  browser: { product: string; userAgent: string; headless: boolean; executablePath?: string; endpoint?: string; /** Set when not the default cdp: the driver and engine of the run. */ driver?: 'webdriver'; engine?: 'chromium' | 'webkit' };
+  browser: { product: string; userAgent: string; headless: boolean; executablePath?: string; endpoint?: string; /** Set when not the default cdp: the driver and engine of the run. */ driver?: 'webdriver' | 'pty'; engine?: 'chromium' | 'webkit' };
   host: { platform: string; arch: string; cpuModel: string; cpus: number; memoryBytes: number; loadAverage: number[]; node: string; hostname: string };
   restartMode: 'reload' | 'context' | 'browser';
   viewport: { width: number; height: number; dpr: number; mobile: boolean; touch: boolean };
   cpuThrottle: number;
-  app: { kind: 'serve' | 'command' | 'url' | 'desktop'; url: string; /** app.desktop: the binary, and the driver that started it. */ desktop?: { binary: string; driver: 'tauri' | 'webkit' } };
+  app: { kind: 'serve' | 'command' | 'url' | 'desktop' | 'terminal'; url: string; /** app.terminal: the program run. */ terminal?: { command: string; args: string[] }; /** app.desktop: the binary, and the driver that started it. */ desktop?: { binary: string; driver: 'tauri' | 'webkit' } };
 }
 
 export interface RunFile {

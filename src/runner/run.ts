@@ -11,6 +11,7 @@ import { join, relative } from 'node:path';
 import type { Page } from '../drivers/cdp/browser.js';
 import { cdpPageDriver } from '../drivers/cdp/page-driver.js';
 import { WebDriverRepeatBrowser } from './webdriver-browser.js';
+import { TerminalRepeatBrowser } from './terminal-browser.js';
 import type { RepeatBrowser, RepeatContext } from './repeat-browser.js';
 import { SessionHost } from '../engine/host.js';
 import { runStep, toErrorInfo, type StepErrorInfo, type StepResult } from '../engine/run-step.js';
@@ -81,7 +82,7 @@ export function appSpec(sc: Scenario): AppSpec {
   if (sc.app.serve !== undefined) return { kind: 'serve', dir: sc.app.serve, ...(sc.app.spa ? { spa: true } : {}) };
   if (sc.app.command !== undefined) return { kind: 'command', command: sc.app.command, cwd: sc.app.cwd, ...(sc.app.url ? { url: sc.app.url } : {}), ...(sc.app.startTimeoutMs !== undefined ? { startTimeoutMs: sc.app.startTimeoutMs } : {}) };
   if (sc.app.url !== undefined) return { kind: 'url', url: sc.app.url };
-  return { kind: 'desktop' };
+  return { kind: sc.app.terminal ? 'terminal' : 'desktop' };
 }
 
 /** Apply the scenario's viewport, touch and CPU throttling to a fresh page. */
@@ -156,13 +157,21 @@ export async function runScenario(sc: Scenario, opts: RunOptions): Promise<{ run
   const app: RunningApp = await startApp(appSpec(sc));
   let session: BrowserSession | undefined;
   let wd: WebDriverRepeatBrowser | undefined;
+  let term: TerminalRepeatBrowser | undefined;
   try {
     const url = app.urlFor(sc.app.path);
     let host: SessionHost;
     let browser: RepeatBrowser;
     let describe: () => Promise<RunEnv>;
     let fallback: () => RunEnv;
-    if (sc.browser.driver === 'webdriver') {
+    if (sc.app.terminal) {
+      host = new SessionHost(undefined, undefined, cwd);
+      const t = new TerminalRepeatBrowser(sc.app.terminal, host);
+      term = t;
+      browser = t;
+      describe = async () => t.env(sc, app);
+      fallback = () => t.env(sc, app);
+    } else if (sc.browser.driver === 'webdriver') {
       host = new SessionHost(undefined, app.baseUrl, cwd);
       wd = await WebDriverRepeatBrowser.start(sc, host, app.baseUrl);
       browser = wd;
@@ -219,6 +228,7 @@ export async function runScenario(sc: Scenario, opts: RunOptions): Promise<{ run
   } finally {
     await session?.close().catch(() => undefined);
     await wd?.close().catch(() => undefined);
+    await term?.close().catch(() => undefined);
     await app.stop().catch(() => undefined);
   }
 
@@ -408,7 +418,7 @@ export async function runRepeatOn(browser: RepeatBrowser, host: SessionHost, sc:
     await browser.open(rc, mark);
     // An app answering its start page with an error page is not the app under test: say so instead
     // of measuring the error page (Navigation Timing's responseStatus, Chromium 109+; 0 when unknown).
-    const status = await (await host.page()).evaluate<number>("performance.getEntriesByType('navigation')[0]?.responseStatus ?? 0").catch(() => 0);
+    const status = host.surface() === 'terminal' ? 0 : await (await host.page()).evaluate<number>("performance.getEntriesByType('navigation')[0]?.responseStatus ?? 0").catch(() => 0);
     if (status >= 400) {
       throw new PerfError({ code: 'app_http_error', kind: 'failed', message: `the app answered HTTP ${status} for ${rc.url}`, suggestion: 'check app.path, and the app\'s output (perf logs, or the run\'s stderr)' });
     }
@@ -435,7 +445,7 @@ export async function runRepeatOn(browser: RepeatBrowser, host: SessionHost, sc:
   await browser.settle();
   mark('setup');
   try {
-    await withinMs('perf_begin', BEGIN_TIMEOUT_MS, host.page().then((page) => beginMeasure(host, page, { mode: rc.mode, phases: false })));
+    await withinMs('perf_begin', BEGIN_TIMEOUT_MS, (host.surface() === 'terminal' ? host.terminal() : host.page().then((page) => page.perf)).then((on) => beginMeasure(host, on, { mode: rc.mode, phases: false })));
   } catch (e) {
     return failed('measure', toErrorInfo(e));
   }

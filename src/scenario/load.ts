@@ -37,6 +37,16 @@ export interface DesktopApp {
   driver: 'tauri' | 'webkit';
 }
 
+/** `app.terminal`: the program and its screen; cwd resolved against the scenario's folder. */
+export interface TerminalApp {
+  command: string;
+  args: string[];
+  cols: number;
+  rows: number;
+  env: Record<string, string>;
+  cwd: string;
+}
+
 export interface Scenario {
   file: string;
   dir: string;
@@ -44,7 +54,7 @@ export interface Scenario {
   description?: string;
   variant: string | null;
   variants: string[];
-  app: { serve?: string; command?: string; url?: string; path: string; spa: boolean; cwd: string; startTimeoutMs?: number; desktop?: DesktopApp };
+  app: { serve?: string; command?: string; url?: string; path: string; spa: boolean; cwd: string; startTimeoutMs?: number; desktop?: DesktopApp; terminal?: TerminalApp };
   browser: { restart: RestartMode; endpoint?: string; headless: boolean; driver: 'cdp' | 'webdriver'; engine: 'chromium' | 'webkit'; webdriver?: string };
   viewport: { width: number; height: number; dpr: number; mobile: boolean; touch: boolean };
   cpuThrottle: number;
@@ -288,7 +298,9 @@ export function loadScenario(path: string, opts: LoadOptions = {}): Scenario {
   const sources = ['serve', 'command', 'url'].filter((k) => app[k] !== undefined);
   if (app.serve !== undefined && app.command !== undefined) throw src.fail(['app'], 'app takes one of serve, command or url, got serve and command');
   if (app.serve !== undefined && app.url !== undefined) throw src.fail(['app'], 'app takes one of serve, command or url, got serve and url');
-  if (sources.length === 0 && app.desktop === undefined) throw src.fail(['app'], 'app needs one of serve (a folder), command (a shell command), url (a running app) or desktop (an app binary)');
+  if (app.terminal !== undefined && (sources.length > 0 || app.desktop !== undefined)) throw src.fail(['app', 'terminal'], 'app.terminal is the whole app: it takes no serve, command, url or desktop beside it');
+  if (sources.length === 0 && app.desktop === undefined && app.terminal === undefined) throw src.fail(['app'], 'app needs one of serve (a folder), command (a shell command), url (a running app), desktop (an app binary) or terminal (a terminal program)');
+  const terminal = app.terminal === undefined ? undefined : parseTerminal(app.terminal as Record<string, unknown>, dir);
   const desktop = app.desktop === undefined ? undefined : parseDesktop(src, app.desktop as Record<string, unknown>, variant && (over.app as Record<string, unknown> | undefined)?.desktop !== undefined ? ['variants', variant, 'app', 'desktop'] : ['app', 'desktop'], dir);
   if (app.path !== undefined && !String(app.path).startsWith('/')) throw src.fail(['app', 'path'], `app.path must start with "/", got "${String(app.path)}"`);
   if (app.serve !== undefined) {
@@ -306,6 +318,12 @@ export function loadScenario(path: string, opts: LoadOptions = {}): Scenario {
   // A desktop app is WebKitGTK driven over WebDriver (Tauri's engine on Linux).
   if (desktop && browser.engine === 'chromium') throw src.fail(['browser', 'engine'], 'app.desktop runs on WebKitGTK (Tauri\'s engine on Linux): engine must be webkit', 'drop browser.engine');
   if (desktop && browser.driver === 'cdp') throw src.fail(['browser', 'driver'], 'app.desktop is driven over WebDriver, not cdp', 'drop browser.driver');
+  if (terminal) {
+    // A terminal has no browser: what only a browser can honour is refused, not ignored.
+    for (const key of ['browser', 'viewport', 'cpuThrottle'] as const) {
+      if (merged[key] !== undefined) throw src.fail([key], `${key} is for web apps; a terminal program's screen is app.terminal.cols and rows`, `drop ${key}`);
+    }
+  }
   const engine = (browser.engine as 'chromium' | 'webkit' | undefined) ?? (desktop ? 'webkit' : 'chromium');
   const driver = (browser.driver as 'cdp' | 'webdriver' | undefined) ?? (engine === 'webkit' ? 'webdriver' : 'cdp');
   const steps = (key: 'setup' | 'steps'): StepCall[] => {
@@ -313,8 +331,10 @@ export function loadScenario(path: string, opts: LoadOptions = {}): Scenario {
     return list.map((item, i) => {
       const call = parseStep(src, [...listOrigin(key), i], item);
       const def = getStep(call.name);
+      if (terminal && !def.terminal) throw src.fail([...listOrigin(key), i, call.name], `${call.name} acts on a web page: it is not available for a terminal program (app.terminal)`, 'on a terminal: snap, type, fill, press_key, tap, dblclick, hover, wait_for, expect, console, screenshot, signal, perf_begin, perf_end');
+      if (!terminal && def.terminalOnly) throw src.fail([...listOrigin(key), i, call.name], `${call.name} acts on a terminal program: it needs app.terminal`, 'drop the step');
       if (def.desktopOnly && !desktop) throw src.fail([...listOrigin(key), i, call.name], `${call.name} calls a desktop app's IPC: it needs app.desktop (a Tauri app), and this scenario drives a web page`, 'add app.desktop, or drop the step');
-      for (const need of def.needs ?? []) {
+      for (const need of terminal ? [] : (def.needs ?? [])) {
         const why = DRIVER_LACKS[driver][need];
         if (why) throw src.fail([...listOrigin(key), i, call.name], `${call.name} is not available on the ${driver} driver: ${why}`, driver === 'cdp' ? undefined : 'drop the step, or run this scenario on the cdp driver (Chromium)');
       }
@@ -353,6 +373,7 @@ export function loadScenario(path: string, opts: LoadOptions = {}): Scenario {
       cwd: dir,
       ...(app.startTimeoutMs !== undefined ? { startTimeoutMs: app.startTimeoutMs as number } : {}),
       ...(desktop ? { desktop } : {}),
+      ...(terminal ? { terminal } : {}),
     },
     browser: {
       // Over WebDriver every repeat is a new session: the browser restart.
@@ -476,6 +497,19 @@ function lookup(src: Located, path: Path, name: string, vars: Record<string, str
     throw src.fail(path, `unknown var \${${name}}${near.length ? `; did you mean \${${near[0]}}?` : ''}; vars are: ${Object.keys(vars).join(', ') || '(none)'}`, 'declare it under vars:, or use ${env.NAME} for the environment', false, near);
   }
   return vars[name]!;
+}
+
+function parseTerminal(t: Record<string, unknown>, dir: string): TerminalApp {
+  const command = String(t.command);
+  return {
+    // A relative path names a program beside the scenario; a bare name is looked up on PATH when it starts.
+    command: command.includes('/') ? resolve(dir, command) : command,
+    args: ((t.args as string[] | undefined) ?? []).map(String),
+    cols: (t.cols as number | undefined) ?? 100,
+    rows: (t.rows as number | undefined) ?? 30,
+    env: { ...((t.env as Record<string, string> | undefined) ?? {}) },
+    cwd: resolve(dir, (t.cwd as string | undefined) ?? '.'),
+  };
 }
 
 function parseDesktop(src: Located, d: Record<string, unknown>, at: Path, dir: string): DesktopApp {

@@ -20,7 +20,7 @@ function overridableProperties(stepList: JsonSchema): Record<string, JsonSchema>
   return {
     app: {
       type: 'object',
-      description: 'The app under test: one of serve, command, url (command may add url), or desktop (which may add one of them as its ${APP_URL}).',
+      description: 'The app under test: one of serve, command, url (command may add url), desktop (which may add one of them as its ${APP_URL}), or terminal.',
       properties: {
         serve: { type: 'string', description: 'Static folder served on a free 127.0.0.1 port (relative to the scenario file).' },
         command: { type: 'string', description: 'Shell command that starts the app; ${PORT} is a free port (also in $PORT). Runs in the scenario folder.' },
@@ -28,6 +28,20 @@ function overridableProperties(stepList: JsonSchema): Record<string, JsonSchema>
         path: { type: 'string', description: 'Page opened at every clean restart, e.g. /list.html. Default /.' },
         spa: { type: 'boolean', description: 'With serve: unknown extension-less paths get index.html.' },
         startTimeoutMs: { type: 'number', minimum: 0, description: 'How long a command app may take to answer, ms. Default 30000.' },
+        terminal: {
+          type: 'object',
+          description: 'A terminal program in a pseudo-terminal (TERM=xterm-256color), started anew every repeat; its whole process group is ended after.',
+          properties: {
+            command: { type: 'string', minLength: 1, description: 'The program (a name on PATH, or a path relative to the scenario file).' },
+            args: { type: 'array', items: { type: 'string' }, description: 'Its arguments.' },
+            cols: { type: 'integer', minimum: 2, maximum: 1000, description: 'Screen width in columns. Default 100.' },
+            rows: { type: 'integer', minimum: 2, maximum: 1000, description: 'Screen height in rows. Default 30.' },
+            env: { type: 'object', additionalProperties: { type: 'string' }, description: 'Environment variables over the harness\'s own.' },
+            cwd: { type: 'string', description: 'Working folder, relative to the scenario file. Default the scenario\'s folder.' },
+          },
+          required: ['command'],
+          additionalProperties: false,
+        },
         desktop: {
           type: 'object',
           description: 'A desktop app driven over WebDriver (WebKitGTK on Linux): a Tauri app through tauri-driver, or any WebKitGTK app through WebKitWebDriver. Every repeat starts it anew.',

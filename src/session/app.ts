@@ -32,7 +32,9 @@ export type AppSpec =
     }
   | { kind: 'url'; url: string }
   /** A desktop app alone: the WebDriver session starts it, so there is nothing to serve. */
-  | { kind: 'desktop' };
+  | { kind: 'desktop' }
+  /** A terminal program: the terminal driver starts it for every repeat. */
+  | { kind: 'terminal' };
 
 export interface AppExit {
   code: number | null;
@@ -82,7 +84,8 @@ export async function startApp(spec: AppSpec): Promise<RunningApp> {
     case 'url':
       return startUrl(spec);
     case 'desktop':
-      return { kind: 'desktop', baseUrl: '', urlFor: () => '', logs: () => [], stop: async () => undefined, exited: () => undefined };
+    case 'terminal':
+      return { kind: spec.kind, baseUrl: '', urlFor: () => '', logs: () => [], stop: async () => undefined, exited: () => undefined };
     default: {
       const exhaustive: never = spec;
       throw new PerfError({ code: 'invalid_app', message: `unknown app kind in ${JSON.stringify(exhaustive)}` });

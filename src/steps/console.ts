@@ -4,6 +4,7 @@
  */
 import { CONSOLE_LEVELS } from '../page/index.js';
 import { defineStep } from './define.js';
+import { terminalConsole } from './terminal.js';
 
 // 50 messages: the recent past an agent can read in one response; `limit` raises it.
 const DEFAULT_LIMIT = 50;
@@ -23,6 +24,7 @@ export const consoleStep = defineStep({
   } as const,
   needs: ['console'],
   readOnly: true,
+  terminal: async (ctx) => terminalConsole(ctx),
   async run(ctx, args) {
     const read = await ctx.page.capture.console({
       limit: args.limit ?? DEFAULT_LIMIT,

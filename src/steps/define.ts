@@ -2,7 +2,7 @@
  * A step is declared once with defineStep({...}); the scenario schema, the MCP tool list and the CLI
  * verbs are all generated from these declarations (src/steps/registry.ts lists them).
  */
-import type { HostPage, PageDriver, PageFeature } from '../page/index.js';
+import type { HostPage, PageDriver, PageFeature, TerminalDriver } from '../page/index.js';
 import type { Effect } from '../page/actions.js';
 import type { FromSchema, JsonSchema } from '../schema-types.js';
 import type { HostState } from '../host-state.js';
@@ -29,6 +29,10 @@ export interface StepOutput {
 export interface StepHost {
   /** The page to act on; throws PerfError `no_app` when there is none yet. */
   page(): Promise<HostPage>;
+  /** What the host drives: a page (the default) or a terminal program. */
+  surface?(): 'page' | 'terminal';
+  /** The terminal program to act on, when surface() is 'terminal'. */
+  terminal?(): Promise<TerminalDriver>;
   /** Base URL of the app, for steps given a path (navigate). Undefined when unknown. */
   appUrl(): string | undefined;
   /** Per-host state shared between steps (perf session, target refs…), in slots typed by the owning module. */
@@ -45,6 +49,16 @@ export interface StepContext {
   timeoutMs: number;
   deadline: number;
   /** The step's label (for reports) and its index in the scenario, if any. */
+  label: string;
+  signal: AbortSignal;
+}
+
+/** Where a step runs on a terminal program: the terminal instead of a page. */
+export interface TerminalStepContext {
+  host: StepHost;
+  terminal: TerminalDriver;
+  timeoutMs: number;
+  deadline: number;
   label: string;
   signal: AbortSignal;
 }
@@ -73,6 +87,10 @@ export interface StepDefinition<S extends JsonSchema = JsonSchema> {
   /** Steps that need no page (e.g. device_profile list) may run before an app is started. */
   needsPage?: boolean;
   run(ctx: StepContext, args: FromSchema<S> & CommonArgs): Promise<StepOutput>;
+  /** The step on a terminal program; a step without one is refused for terminal apps (when the scenario loads). */
+  terminal?(ctx: TerminalStepContext, args: FromSchema<S> & CommonArgs): Promise<StepOutput>;
+  /** Only for a terminal program (app.terminal): a scenario driving a page is refused when it loads. */
+  terminalOnly?: boolean;
 }
 
 /** Arguments every step takes (DESIGN.md: label, timeoutMs, optional). */
@@ -103,6 +121,6 @@ export const COMMON_ARGS = {
 export const SNAPSHOT_ARG = {
   type: 'string',
   enum: ['full', 'diff', 'none'],
-  description: 'Also return the page after: full, or diff (changed lines only).',
+  description: 'The page after it: full, or diff (changed lines only).',
 } as const;
 

@@ -1,6 +1,7 @@
 import { locatorOf, remaining } from '../page/index.js';
 import { PerfError } from '../errors.js';
 import { TARGET_ARGS, defineStep } from './define.js';
+import { terminalExpect } from './terminal.js';
 
 const ARGS = {
   type: 'object',
@@ -28,6 +29,7 @@ export const expect = defineStep({
   args: ARGS,
   readOnly: true,
   shorthand: (text) => ({ target: { text }, visible: true }),
+  terminal: (ctx, args) => terminalExpect(ctx, args),
   async run(ctx, args) {
     const given = ASSERTIONS.filter((k) => args[k] !== undefined);
     if (given.length === 0) throw new PerfError({ code: 'invalid_arguments', message: `expect: give at least one assertion: ${ASSERTIONS.join(', ')}` });

@@ -1,6 +1,7 @@
 import { GATE_ARGS } from '../page/index.js';
 import { runTextEdit } from './act.js';
 import { TARGET_ARGS, defineStep } from './define.js';
+import { terminalText } from './terminal.js';
 
 const ARGS = {
   type: 'object',
@@ -21,6 +22,7 @@ export const fill = defineStep({
   args: ARGS,
   readOnly: false,
   actsOnTarget: true,
+  terminal: (ctx, args) => terminalText(ctx, 'fill', args),
   async run(ctx, args) {
     return runTextEdit(ctx, 'fill', args, 'fill');
   },

@@ -1,5 +1,6 @@
 import { POINTER_PROPS, runPointer } from './act.js';
 import { TARGET_ARGS, defineStep } from './define.js';
+import { terminalPointer } from './terminal.js';
 
 const ARGS = {
   type: 'object',
@@ -16,6 +17,7 @@ export const hover = defineStep({
   readOnly: false,
   actsOnTarget: true,
   shorthand: (text) => ({ target: { text } }),
+  terminal: (ctx, args) => terminalPointer(ctx, 'hover', args, 'hover'),
   async run(ctx, args) {
     return runPointer(ctx, 'hover', args, { kind: 'hover' });
   },

@@ -2,8 +2,8 @@
  * perf_begin: open a perf session on the page. A begin on an open session replaces it, switching off
  * what the previous one switched on.
  */
-import { BEGIN_TIMEOUT_MS, beginMeasure } from '../perf/measure.js';
-import { defineStep } from './define.js';
+import { BEGIN_TIMEOUT_MS, beginMeasure, type Began } from '../perf/measure.js';
+import { defineStep, type StepOutput } from './define.js';
 
 export const perfBegin = defineStep({
   name: 'perf_begin',
@@ -24,12 +24,15 @@ export const perfBegin = defineStep({
   } as const,
   readOnly: true,
   defaultTimeoutMs: BEGIN_TIMEOUT_MS,
+  terminal: async (ctx, args) => began(await beginMeasure(ctx.host, ctx.terminal, { mode: args.mode ?? 'attribution', phases: args.phases ?? false }), args),
   async run(ctx, args) {
-    const mode = args.mode ?? 'attribution';
-    const began = await beginMeasure(ctx.host, ctx.page, { mode, phases: args.phases ?? false });
-    return {
-      data: { sessionToken: began.sessionToken, mode, phases: args.phases ?? false, ...(began.replaced ? { replaced: began.replaced } : {}) },
-      ...(began.replaced ? { warnings: [`session ${began.replaced} was still open: it was discarded and a new one started`] } : {}),
-    };
+    return began(await beginMeasure(ctx.host, ctx.page.perf, { mode: args.mode ?? 'attribution', phases: args.phases ?? false }), args);
   },
 });
+
+function began(b: Began, args: { mode?: 'attribution' | 'timing'; phases?: boolean }): StepOutput {
+  return {
+    data: { sessionToken: b.sessionToken, mode: args.mode ?? 'attribution', phases: args.phases ?? false, ...(b.replaced ? { replaced: b.replaced } : {}) },
+    ...(b.replaced ? { warnings: [`session ${b.replaced} was still open: it was discarded and a new one started`] } : {}),
+  };
+}

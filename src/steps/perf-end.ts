@@ -13,6 +13,10 @@ export const perfEnd = defineStep({
   args: { type: 'object', properties: {}, additionalProperties: false } as const,
   readOnly: true,
   defaultTimeoutMs: END_TIMEOUT_MS,
+  terminal: async (ctx) => {
+    const { report } = await endMeasure(ctx.host);
+    return { data: { ...report }, ...(report.refused ? { warnings: [report.reason ?? 'refused'] } : {}) };
+  },
   async run(ctx) {
     const { report } = await endMeasure(ctx.host);
     return { data: { ...report }, ...(report.refused ? { warnings: [report.reason ?? 'refused'] } : {}) };

@@ -2,6 +2,7 @@ import { assertNotBrowserShortcut, keyDefinition, parseKeyCombo, MODIFIERS_ARG, 
 import { actionOutput } from './act.js';
 import { PerfError } from '../errors.js';
 import { TARGET_ARGS, defineStep } from './define.js';
+import { terminalPressKey } from './terminal.js';
 
 const ARGS = {
   type: 'object',
@@ -24,6 +25,7 @@ export const pressKey = defineStep({
   readOnly: false,
   actsOnTarget: true,
   shorthand: (key) => ({ key }),
+  terminal: (ctx, args) => terminalPressKey(ctx, args),
   async run(ctx, args) {
     const combo = parseKeyCombo(args.key);
     const modifiers = [...new Set([...asModifiers(args.modifiers), ...combo.modifiers])];

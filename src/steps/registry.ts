@@ -3,6 +3,7 @@
  * Adding a step = its own file + one line here.
  */
 import { closest, PerfError } from '../errors.js';
+import { CELL_FIELDS } from '../page/target-schema.js';
 import { COMMON_ARGS, DEFAULT_STEP_TIMEOUT_MS, SCENARIO_ONLY_ARGS, SNAPSHOT_ARG, TARGET_ARGS, TARGET_BRIEF, TARGET_SCHEMA, type JsonSchema, type StepDefinition } from './define.js';
 import { blur } from './blur.js';
 import { clear } from './clear.js';
@@ -43,6 +44,7 @@ import { perfInsight } from './perf-insight.js';
 import { perfTrace } from './perf-trace.js';
 import { mark } from './mark.js';
 import { tauriInvoke } from './tauri-invoke.js';
+import { signalStep } from './signal.js';
 
 // Grouped by family in the order of the DESIGN.md steps table.
 export const STEPS: readonly StepDefinition<any>[] = [
@@ -93,8 +95,9 @@ export const STEPS: readonly StepDefinition<any>[] = [
   perfInsight,
   perfTrace,
   mark,
-  // desktop
+  // desktop, terminal
   tauriInvoke,
+  signalStep,
 ];
 
 const byName = new Map<string, StepDefinition<any>>();
@@ -193,7 +196,8 @@ function undescribed(s: JsonSchema): JsonSchema {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(s)) {
     if (k === 'description') continue;
-    if (k === 'properties' && v && typeof v === 'object') out[k] = Object.fromEntries(Object.entries(v).map(([p, ps]) => [p, undescribed(ps as JsonSchema)]));
+    // A terminal cell (row, col) is for scenario files: an agent acts on a terminal by its refs.
+    if (k === 'properties' && v && typeof v === 'object') out[k] = Object.fromEntries(Object.entries(v).filter(([, ps]) => !CELLS.has(ps)).map(([p, ps]) => [p, undescribed(ps as JsonSchema)]));
     else if ((k === 'anyOf' || k === 'oneOf') && Array.isArray(v)) out[k] = v.map((x) => undescribed(x as JsonSchema));
     else if (k === 'items' && v && typeof v === 'object') out[k] = undescribed(v as JsonSchema);
     else out[k] = v;
@@ -210,6 +214,7 @@ function undescribed(s: JsonSchema): JsonSchema {
 // Below three string fields, listing each ({"type":"string"}) is as short as the rewrite.
 const COMPACT_MIN_STRING_FIELDS = 3;
 
+const CELLS = new Set<unknown>(Object.values(CELL_FIELDS));
 const COMPACT_TARGET: JsonSchema = { ...undescribed(TARGET_SCHEMA), description: TARGET_BRIEF };
 
 /** The target arguments, for step files that act on an element. */

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { PerfError } from '../errors.js';
 import { confinedPath, writeFileNoFollow } from '../files.js';
 import { defineStep, TARGET_ARGS, type TargetSpec } from './define.js';
+import { terminalScreenshot } from './terminal.js';
 
 // 16384 CSS px: Chromium's largest capturable texture side; a taller full-page capture is cut there.
 const MAX_CAPTURE_PX = 16_384;
@@ -69,6 +70,7 @@ export const screenshot = defineStep({
     },
   } as const,
   readOnly: true,
+  terminal: (ctx, args) => terminalScreenshot(ctx, args),
   async run(ctx, args) {
     const { page } = ctx;
     const hasElement = args.ref !== undefined || args.target !== undefined;

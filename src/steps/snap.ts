@@ -1,5 +1,6 @@
 import { DEFAULT_SNAPSHOT_BYTES, takeSnapshot } from '../page/index.js';
 import { defineStep } from './define.js';
+import { terminalSnap } from './terminal.js';
 
 const ARGS = {
   type: 'object',
@@ -21,6 +22,7 @@ export const snap = defineStep({
     'YAML-like. States: [checked] [disabled] [expanded] [selected] [focused] [offscreen] [occluded]; fields show typeable: true and value: "…". Generic wrappers are collapsed; long offscreen lists are summarised. Open shadow roots and same-origin iframes are included. Bounded (~16 KB by default).',
   args: ARGS,
   readOnly: true,
+  terminal: (ctx, args) => terminalSnap(ctx, args),
   async run(ctx, args) {
     const s = await takeSnapshot(ctx, {
       ...(args.depth !== undefined ? { depth: args.depth } : {}),

@@ -1,5 +1,6 @@
 import { POINTER_PROPS, runPointer } from './act.js';
 import { TARGET_ARGS, defineStep } from './define.js';
+import { terminalPointer } from './terminal.js';
 
 const ARGS = {
   type: 'object',
@@ -16,6 +17,7 @@ export const tap = defineStep({
   readOnly: false,
   actsOnTarget: true,
   shorthand: (text) => ({ target: { text } }),
+  terminal: (ctx, args) => terminalPointer(ctx, 'tap', args, 1),
   async run(ctx, args) {
     return runPointer(ctx, 'tap', args, { kind: 'click', button: 'left', clickCount: 1 });
   },

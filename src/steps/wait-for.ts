@@ -4,6 +4,7 @@
  */
 import { PerfError } from '../errors.js';
 import { defineStep } from './define.js';
+import { terminalWaitFor } from './terminal.js';
 
 // 50 ms between checks: well under a human-noticeable delay, and each check is one cheap round trip.
 const POLL_MS = 50;
@@ -22,6 +23,7 @@ export const waitFor = defineStep({
   } as const,
   readOnly: true,
   shorthand: (text) => ({ text }),
+  terminal: (ctx, args) => terminalWaitFor(ctx, args),
   async run(ctx, args) {
     if (args.text === undefined && args.textGone === undefined) {
       throw new PerfError({ code: 'invalid_arguments', message: 'wait_for: give text, textGone or both', suggestion: 'e.g. wait_for: { text: "Saved" }' });

@@ -1,0 +1,75 @@
+/**
+ * Repeats on a terminal program (scenario `app.terminal`): every repeat spawns the program anew in a
+ * pseudo-terminal, the terminal's clean restart, and the previous one is ended with its whole process
+ * group. The program's processes are tracked, so a harness killed outright leaves none behind.
+ */
+import type { SessionHost } from '../engine/host.js';
+import { PtyTerminalDriver } from '../drivers/pty/index.js';
+import type { RunEnv } from '../perf/run-file.js';
+import type { Scenario, TerminalApp } from '../scenario/load.js';
+import type { RunningApp } from '../session/app.js';
+import { trackProcess } from '../session/processes.js';
+import { hostInfo, toolVersion } from './env.js';
+import type { RepeatBrowser, RepeatContext } from './repeat-browser.js';
+
+// How long a starting program may take to draw its first screen and go quiet (a slow TUI, a cold disk).
+const START_QUIET_TIMEOUT_MS = 30_000;
+
+export class TerminalRepeatBrowser implements RepeatBrowser {
+  private driver: PtyTerminalDriver | undefined;
+  private untrack: (() => void) | undefined;
+
+  constructor(
+    private readonly app: TerminalApp,
+    private readonly host: SessionHost,
+  ) {}
+
+  async open(_rc: RepeatContext, mark: (phase: 'restart') => void): Promise<void> {
+    await this.end();
+    this.host.rebind(undefined, undefined);
+    const driver = PtyTerminalDriver.spawn({ command: this.app.command, args: this.app.args, cols: this.app.cols, rows: this.app.rows, env: this.app.env, cwd: this.app.cwd });
+    this.driver = driver;
+    this.untrack = trackProcess(driver.pty.pid, { group: true });
+    this.host.rebind({ terminal: driver }, undefined);
+    mark('restart');
+    // The first screen: measured windows start on a program that has finished drawing it.
+    await driver.pty.waitIdle({ timeoutMs: START_QUIET_TIMEOUT_MS });
+  }
+
+  async settle(): Promise<void> {
+    // Nothing of ours runs in the background between repeats.
+  }
+
+  windowEnded(): void {
+    // No spare program is prepared: the next repeat spawns its own.
+  }
+
+  async screenshot(): Promise<Buffer | undefined> {
+    // A terminal has no PNG yet; a failed step's message carries the screen's last lines.
+    return undefined;
+  }
+
+  env(sc: Scenario, app: RunningApp): RunEnv {
+    return {
+      tool: { name: 'rehearse', version: toolVersion() },
+      browser: { product: `terminal (${this.app.command})`, userAgent: '', headless: true, driver: 'pty' },
+      host: hostInfo(),
+      restartMode: 'browser',
+      viewport: { width: this.app.cols, height: this.app.rows, dpr: 1, mobile: false, touch: false },
+      cpuThrottle: sc.cpuThrottle,
+      app: { kind: app.kind, url: '', terminal: { command: this.app.command, args: this.app.args } },
+    };
+  }
+
+  private async end(): Promise<void> {
+    const d = this.driver;
+    this.driver = undefined;
+    if (d) await d.pty.close();
+    this.untrack?.();
+    this.untrack = undefined;
+  }
+
+  async close(): Promise<void> {
+    await this.end();
+  }
+}

@@ -1,0 +1,243 @@
+/**
+ * Scenarios on terminal programs (app.terminal), run by the runner against real Debian programs in a
+ * pseudo-terminal: vim, less, dialog, a Node readline prompt, bash. Every repeat is a fresh program;
+ * its whole process group is gone after; a program killed mid-repeat fails that repeat only.
+ */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { test } from 'node:test';
+import { isPerfError } from '../src/errors.js';
+import { METRICS, PER_FRAME_SUFFIX, resolveMetric } from '../src/perf/metrics.js';
+import { runScenario } from '../src/runner/run.js';
+import { loadScenario } from '../src/scenario/load.js';
+
+const has = (bin: string): boolean => spawnSync('sh', ['-c', `command -v ${bin}`]).status === 0;
+const missing = (bin: string): string | false => (has(bin) ? false : `${bin} not installed (apt-get install ${bin})`);
+
+function tempDir(): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), 'rehearse-term-'));
+}
+
+async function run(dir: string, yaml: string, opts: { onProgress?: Parameters<typeof runScenario>[1]['onProgress'] } = {}) {
+  fs.writeFileSync(path.join(dir, 's.yaml'), yaml);
+  const sc = loadScenario(path.join(dir, 's.yaml'), { cwd: dir });
+  return runScenario(sc, { label: 'run', outDir: path.join(dir, 'out'), cwd: dir, ...opts });
+}
+
+const failures = (r: { repeats: { status: string }[] }): string => JSON.stringify(r.repeats.map((x) => ('failure' in x ? x.failure : x.status)));
+
+/** Processes descended from this test process whose command line contains `needle`. */
+function descendants(needle: string): number[] {
+  const parent = new Map<number, number>();
+  for (const d of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${d}/stat`, 'utf8');
+      parent.set(Number(d), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+    } catch {
+      /* gone */
+    }
+  }
+  const mine = (pid: number): boolean => {
+    for (let p = parent.get(pid); p !== undefined && p > 1; p = parent.get(p)) if (p === process.pid) return true;
+    return false;
+  };
+  return [...parent.keys()].filter((pid) => {
+    try {
+      return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ').includes(needle) && mine(pid);
+    } catch {
+      return false;
+    }
+  });
+}
+
+test('vim: insert text and save, in a fresh vim each repeat; the file holds it once per repeat and the run has terminal metrics', { skip: missing('vim') }, async () => {
+  const dir = tempDir();
+  try {
+    const { run: r } = await run(
+      dir,
+      [
+        'name: vim-insert',
+        'app:',
+        '  terminal: { command: vim, args: ["-u", "NONE", "-N", "-n", "note.txt"], cols: 80, rows: 24 }',
+        'repeat: 2',
+        'warmup: 0',
+        'steps:',
+        '  - press_key: i',
+        '  - type: { text: "hello from rehearse", label: typing }',
+        '  - press_key: Escape',
+        '  - type: { text: ":wq\\n", label: save }',
+        '',
+      ].join('\n'),
+    );
+    assert.equal(r.summary.measured, 2, failures(r));
+    assert.equal(fs.readFileSync(path.join(dir, 'note.txt'), 'utf8'), 'hello from rehearsehello from rehearse\n');
+    assert.equal(r.env.browser.driver, 'pty');
+    for (const m of ['terminal.latencyMs.p50', 'terminal.latencyMs.worst', 'terminal.bytesOut', 'frames.count', 'process.maxRssBytes', 'steps.typing.ms']) {
+      assert.ok(r.summary.metrics[m]!.median > 0, `${m}: ${JSON.stringify(r.summary.metrics[m])}`);
+    }
+    // The registry says what a terminal run produces, both ways.
+    const produced = Object.keys(r.summary.metrics).filter((k) => !k.startsWith('steps.'));
+    assert.deepEqual(produced.filter((k) => !resolveMetric(k)?.def.drivers.includes('pty')), []);
+    const declared = METRICS.filter((d) => d.drivers.includes('pty') && !d.name.includes('<')).flatMap((d) => (d.perFrame ? [d.name, d.name + PER_FRAME_SUFFIX] : [d.name]));
+    assert.deepEqual(declared.filter((k) => !produced.includes(k)), []);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('less: paging down a 10,000-line file, measured over repeats', { skip: missing('less') }, async () => {
+  const dir = tempDir();
+  try {
+    fs.writeFileSync(path.join(dir, 'big.txt'), Array.from({ length: 10_000 }, (_, i) => `line ${i + 1}`).join('\n') + '\n');
+    const { run: r } = await run(
+      dir,
+      [
+        'name: less-paging',
+        'app:',
+        '  terminal: { command: less, args: [big.txt], cols: 80, rows: 24 }',
+        'repeat: 3',
+        'warmup: 0',
+        'setup:',
+        '  - wait_for: "line 23"',
+        'steps:',
+        '  - press_key: { key: PageDown, repeat: 5, label: page }',
+        '  - expect: { textContains: "line 116" }',
+        '',
+      ].join('\n'),
+    );
+    assert.equal(r.summary.measured, 3, failures(r));
+    assert.ok(r.summary.metrics['terminal.bytesOut']!.median > 1000, JSON.stringify(r.summary.metrics['terminal.bytesOut']));
+    assert.ok(r.summary.metrics['frames.count']!.median >= 1);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('dialog: a menu item chosen by tapping it', { skip: missing('dialog') }, async () => {
+  const dir = tempDir();
+  try {
+    const { run: r } = await run(
+      dir,
+      [
+        'name: dialog-menu',
+        'app:',
+        '  terminal:',
+        '    command: bash',
+        '    args: ["-c", "c=$(dialog --stdout --menu Pick 12 40 3 a Apple b Banana c Cherry); echo chose:$c; sleep 60"]',
+        '    cols: 80',
+        '    rows: 24',
+        'repeat: 1',
+        'warmup: 0',
+        'setup:',
+        '  - wait_for: Cherry',
+        'steps:',
+        '  - tap: { target: { contains: banana }, label: pick }',
+        '  - press_key: Enter',
+        '  - wait_for: "chose:b"',
+        '',
+      ].join('\n'),
+    );
+    assert.equal(r.summary.measured, 1, failures(r));
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a Node readline prompt answered with fill', async () => {
+  const dir = tempDir();
+  try {
+    fs.writeFileSync(path.join(dir, 'ask.js'), "require('readline').createInterface({ input: process.stdin, output: process.stdout }).question('Name? ', (n) => { console.log(`Hello, ${n}!`); setTimeout(() => {}, 60000); });\n");
+    const { run: r } = await run(
+      dir,
+      [
+        'name: prompt',
+        'app:',
+        `  terminal: { command: ${JSON.stringify(process.execPath)}, args: [ask.js] }`,
+        'repeat: 1',
+        'warmup: 0',
+        'setup:',
+        '  - wait_for: "Name?"',
+        'steps:',
+        '  - fill: { text: Ada, label: answer }',
+        '  - press_key: Enter',
+        '  - wait_for: "Hello, Ada!"',
+        '',
+      ].join('\n'),
+    );
+    assert.equal(r.summary.measured, 1, failures(r));
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a program that ignores SIGTERM is gone after its repeat, with what it started', async () => {
+  const dir = tempDir();
+  try {
+    const marker = `rehearse-stubborn-${process.pid}`;
+    const { run: r } = await run(
+      dir,
+      ['name: stubborn', 'app:', `  terminal: { command: bash, args: ["-c", "trap '' TERM; read x; echo got:$x; exec -a ${marker} sleep 1000"] }`, 'repeat: 1', 'warmup: 0', 'steps:', '  - type: { text: "go\\n" }', '  - wait_for: "got:go"', ''].join('\n'),
+    );
+    assert.equal(r.summary.measured, 1, failures(r));
+    assert.deepEqual(descendants(marker), []);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a program killed mid-repeat fails that repeat only; the run goes on', async () => {
+  const dir = tempDir();
+  try {
+    const marker = `rehearse-victim-${process.pid}`;
+    let killed: number[] = [];
+    const { run: r } = await run(
+      dir,
+      [
+        'name: victim',
+        'app:',
+        `  terminal: { command: bash, args: ["-c", "echo ready; read x; sleep 0.6; echo got:$x; exec -a ${marker} sleep 1000"] }`,
+        'repeat: 3',
+        'warmup: 0',
+        'setup:',
+        '  - wait_for: ready',
+        'steps:',
+        '  - type: { text: "hi\\n" }',
+        '  - wait_for: { text: "got:hi", label: answer }',
+        '',
+      ].join('\n'),
+      {
+        onProgress: (p) => {
+          if (p.kind === 'step' && p.index === 1 && p.label === 'answer') {
+            setTimeout(() => {
+              killed = descendants('bash -c echo ready');
+              for (const pid of killed) process.kill(pid, 'SIGKILL');
+            }, 150);
+          }
+        },
+      },
+    );
+    assert.equal(killed.length, 1, 'the program of repeat 1 was killed');
+    assert.deepEqual(r.repeats.map((x) => x.status), ['measured', 'failed', 'measured']);
+    assert.equal(r.summary.measured, 2);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a step that acts on a web page is refused for a terminal program when the scenario loads, naming the line', () => {
+  const dir = tempDir();
+  try {
+    fs.writeFileSync(path.join(dir, 'bad.yaml'), 'name: bad\napp:\n  terminal: { command: bash }\nsteps:\n  - snap: {}\n  - navigate: /x\n');
+    assert.throws(() => loadScenario(path.join(dir, 'bad.yaml'), { cwd: dir }), (e: unknown) => isPerfError(e) && e.kind === 'usage' && /bad\.yaml:6:\d+: navigate acts on a web page: it is not available for a terminal program/.test(e.message));
+    fs.writeFileSync(path.join(dir, 'web.yaml'), 'name: web\napp: { url: "http://127.0.0.1:1" }\nsteps:\n  - signal: INT\n');
+    assert.throws(() => loadScenario(path.join(dir, 'web.yaml'), { cwd: dir }), (e: unknown) => isPerfError(e) && /web\.yaml:4:\d+: signal acts on a terminal program: it needs app\.terminal/.test(e.message));
+    fs.writeFileSync(path.join(dir, 'vp.yaml'), 'name: vp\napp:\n  terminal: { command: bash }\nviewport: { width: 10, height: 10 }\nsteps:\n  - snap: {}\n');
+    assert.throws(() => loadScenario(path.join(dir, 'vp.yaml'), { cwd: dir }), (e: unknown) => isPerfError(e) && /vp\.yaml:4:\d+: viewport is for web apps/.test(e.message));
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
