@@ -153,7 +153,7 @@ describe('perf <step> without a session', () => {
     const r = perf(cwd, 'navigate', '--help');
     assert.equal(r.code, 0);
     assert.match(r.stdout, /^Usage: perf navigate/);
-    assert.match(r.stdout, /--timeout-ms N\s+Max ms before failing, default 30000\./);
+    assert.match(r.stdout, /--timeout-ms N\s+Timeout ms, default 30000\./);
     assert.match(r.stdout, /--optional\s+When true/);
   });
 });

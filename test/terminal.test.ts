@@ -9,10 +9,14 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { isPerfError } from '../src/errors.js';
 import { METRICS, PER_FRAME_SUFFIX, resolveMetric } from '../src/perf/metrics.js';
 import { runScenario } from '../src/runner/run.js';
 import { loadScenario } from '../src/scenario/load.js';
+import { isAlive } from '../src/session/processes.js';
+import { ROOT } from './helpers.js';
 
 const has = (bin: string): boolean => spawnSync('sh', ['-c', `command -v ${bin}`]).status === 0;
 const missing = (bin: string): string | false => (has(bin) ? false : `${bin} not installed (apt-get install ${bin})`);
@@ -238,6 +242,41 @@ test('a step that acts on a web page is refused for a terminal program when the 
     fs.writeFileSync(path.join(dir, 'vp.yaml'), 'name: vp\napp:\n  terminal: { command: bash }\nviewport: { width: 10, height: 10 }\nsteps:\n  - snap: {}\n');
     assert.throws(() => loadScenario(path.join(dir, 'vp.yaml'), { cwd: dir }), (e: unknown) => isPerfError(e) && /vp\.yaml:4:\d+: viewport is for web apps/.test(e.message));
   } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('MCP: app_start {terminal} serves the same tools on a terminal program; page-only tools say why; app_stop ends it', async () => {
+  const dir = tempDir();
+  fs.writeFileSync(path.join(dir, 'ask.js'), "require('readline').createInterface({ input: process.stdin, output: process.stdout }).question('Name? ', (n) => { console.log(`Hello, ${n}!`); setTimeout(() => {}, 60000); });\n");
+  const transport = new StdioClientTransport({ command: process.execPath, args: [path.join(ROOT, 'bin', 'perf'), 'mcp', '--caps', 'all'], cwd: dir, stderr: 'pipe' });
+  const client = new Client({ name: 'rehearse-test', version: '0.0.0' });
+  await client.connect(transport);
+  const call = async (name: string, args: Record<string, unknown> = {}): Promise<{ isError: boolean; text: string; json: Record<string, any> }> => {
+    const res = (await client.callTool({ name, arguments: args })) as { isError?: boolean; content: { type: string; text?: string }[] };
+    const text = res.content.find((c) => c.type === 'text')?.text ?? '';
+    return { isError: res.isError === true, text, json: JSON.parse(text) as Record<string, any> };
+  };
+  try {
+    const started = await call('app_start', { terminal: { command: process.execPath, args: ['ask.js'], cols: 80, rows: 24 } });
+    assert.equal(started.isError, false, started.text);
+    const pid = started.json.data.terminal.pid as number;
+    const snap = await call('snap');
+    assert.match(snap.json.data.snapshot, /Name\?/);
+    assert.equal((await call('fill', { text: 'Ada' })).isError, false);
+    assert.equal((await call('press_key', { key: 'Enter' })).isError, false);
+    const waited = await call('wait_for', { text: 'Hello, Ada!' });
+    assert.equal(waited.isError, false, waited.text);
+    const status = await call('app_status');
+    assert.equal(status.json.data.terminal.pid, pid);
+    const nav = await call('navigate', { url: '/x' });
+    assert.equal(nav.isError, true);
+    assert.match(nav.text, /navigate acts on a web page; this app is a terminal program/);
+    const stopped = await call('app_stop');
+    assert.equal(stopped.json.data.terminal, true);
+    assert.equal(isAlive(pid), false);
+  } finally {
+    await client.close();
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });

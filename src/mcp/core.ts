@@ -6,6 +6,7 @@
 import path from 'node:path';
 import { closest, isPerfError, PerfError } from '../errors.js';
 import { SessionHost, connectedHost } from '../engine/host.js';
+import { startTerminalApp, type RunningTerminal, type TerminalSpec } from '../session/terminal-app.js';
 import { runStep, type StepResult } from '../engine/run-step.js';
 import { bestErrors, compile, describeAjvError } from '../engine/validate.js';
 import type * as managerModule from '../session/manager.js';
@@ -141,6 +142,8 @@ export class McpCore {
    * has been dispatched to the page yet.
    */
   async host(): Promise<StepHost> {
+    // A terminal program this server started runs in this process: its host is the one to use.
+    if (this.terminal) return this.terminal.host;
     if (this.conn && !(await this.alive(this.conn))) await this.dropConnection();
     if (!this.conn) {
       try {
@@ -190,6 +193,24 @@ export class McpCore {
     return result;
   }
 
+  /** The terminal program app_start {terminal} started, in this process (a pty cannot be handed to another). */
+  terminal: { running: RunningTerminal; host: SessionHost } | undefined;
+
+  async startTerminal(spec: TerminalSpec): Promise<RunningTerminal> {
+    await this.stopTerminal();
+    const running = await startTerminalApp(spec);
+    this.terminal = { running, host: new SessionHost({ terminal: running.driver }, undefined, this.cwd) };
+    return running;
+  }
+
+  /** Stop the terminal program this server started; whether there was one. */
+  async stopTerminal(): Promise<boolean> {
+    const t = this.terminal;
+    this.terminal = undefined;
+    await t?.running.close();
+    return t !== undefined;
+  }
+
   /** Remember the session app_start started: this server stops it when it exits. */
   async sessionStarted(state: SessionStateOf): Promise<void> {
     this.ownedDaemonPid = state.daemonPid;
@@ -221,6 +242,7 @@ export class McpCore {
   async shutdown(): Promise<void> {
     if (this.closing) return;
     this.closing = true;
+    await this.stopTerminal().catch(() => false);
     await this.dropConnection();
     try {
       if (await this.ownsRunningSession()) await this.manager.stopSession(this.stateDir);

@@ -5,8 +5,9 @@
 import { START_OPTIONS } from '../session/state.js';
 import path from 'node:path';
 import { PerfError } from '../errors.js';
-import { okReply } from './format.js';
-import { defineTool, type SessionStateOf, type ToolDefinition } from './core.js';
+import { okReply, type ToolReply } from './format.js';
+import { confinedPath } from '../files.js';
+import { defineTool, type McpCore, type SessionStateOf, type ToolDefinition } from './core.js';
 
 function summary(state: SessionStateOf): Record<string, unknown> {
   const browser =
@@ -38,11 +39,19 @@ export const appStart = defineTool({
     properties: {
       ...START_OPTIONS,
       headless: { type: 'boolean', description: 'Default true.' },
+      terminal: {
+        type: 'object',
+        description: 'A terminal program instead (cwd: inside the working folder).',
+        properties: { command: { type: 'string' }, args: { type: 'array', items: { type: 'string' } }, cols: { type: 'integer', minimum: 2 }, rows: { type: 'integer', minimum: 2 }, cwd: { type: 'string' } },
+        required: ['command'],
+        additionalProperties: false,
+      },
     },
     additionalProperties: false,
   },
   readOnly: false,
   async run(core, args) {
+    if (args.terminal !== undefined) return startTerminalTool(core, args.terminal, Object.keys(args).filter((k) => k !== 'terminal'));
     if (args.serve === undefined && args.url === undefined && args.command === undefined && args.desktop === undefined) {
       throw new PerfError({
         code: 'invalid_arguments',
@@ -50,6 +59,7 @@ export const appStart = defineTool({
         suggestion: 'e.g. app_start {"serve": "./dist", "path": "/index.html"}',
       });
     }
+    await core.stopTerminal();
     await core.dropConnection();
     const { value: state, durationMs } = await timed(() => core.manager.startSession({ ...args, cwd: core.cwd, stateDir: core.stateDir, allowOutside: core.allowOutside }));
     await core.sessionStarted(state);
@@ -63,6 +73,7 @@ export const appStop = defineTool({
   inputSchema: { type: 'object', properties: {}, additionalProperties: false },
   readOnly: false,
   async run(core) {
+    if (await core.stopTerminal()) return okReply({ tool: 'app_stop', status: 'ok', data: { stopped: true, terminal: true } });
     await core.dropConnection();
     const { value, durationMs } = await timed(() => core.manager.stopSession(core.stateDir));
     await core.sessionStopped();
@@ -76,6 +87,11 @@ export const appStatus = defineTool({
   inputSchema: { type: 'object', properties: {}, additionalProperties: false },
   readOnly: true,
   async run(core) {
+    if (core.terminal) {
+      const t = core.terminal.running;
+      const crashed = t.driver.crashReason;
+      return okReply({ tool: 'app_status', status: 'ok', data: { running: !crashed, terminal: { command: t.spec.command, args: t.spec.args ?? [], pid: t.pid, ...t.driver.size, ...(crashed ? { exited: crashed } : {}) }, uptimeMs: Date.now() - t.startedAt, ownedByThisServer: true } });
+    }
     const { value, durationMs } = await timed(() => core.manager.sessionStatus(core.stateDir));
     return okReply({
       tool: 'app_status',
@@ -138,5 +154,18 @@ export const doctor = defineTool({
     return okReply({ tool: 'doctor', status: 'ok', durationMs, data: { ok: value.ok, checks: value.checks } });
   },
 });
+
+/** app_start {terminal}: the program runs in this server's process; a running app of ours is replaced. */
+async function startTerminalTool(core: McpCore, t: { command: string; args?: string[]; cols?: number; rows?: number; cwd?: string }, others: string[]): Promise<ToolReply> {
+  if (others.length) throw new PerfError({ code: 'invalid_arguments', message: `app_start: terminal is the whole app; drop ${others.join(', ')}` });
+  const cwd = t.cwd === undefined ? core.cwd : await confinedPath(core.cwd, t.cwd, 'app_start terminal.cwd');
+  if (await core.ownsRunningSession()) {
+    await core.dropConnection();
+    await core.manager.stopSession(core.stateDir);
+    await core.sessionStopped();
+  }
+  const { value: running, durationMs } = await timed(() => core.startTerminal({ ...t, cwd }));
+  return okReply({ tool: 'app_start', status: 'ok', durationMs, data: { terminal: { command: t.command, args: t.args ?? [], pid: running.pid, ...running.driver.size } } });
+}
 
 export const LIFECYCLE_TOOLS: readonly ToolDefinition<any>[] = [appStart, appStop, appStatus, appLogs, appRestart, doctor];

@@ -4,20 +4,15 @@
  * group. The program's processes are tracked, so a harness killed outright leaves none behind.
  */
 import type { SessionHost } from '../engine/host.js';
-import { PtyTerminalDriver } from '../drivers/pty/index.js';
 import type { RunEnv } from '../perf/run-file.js';
 import type { Scenario, TerminalApp } from '../scenario/load.js';
 import type { RunningApp } from '../session/app.js';
-import { trackProcess } from '../session/processes.js';
+import { startTerminalApp, type RunningTerminal } from '../session/terminal-app.js';
 import { hostInfo, toolVersion } from './env.js';
 import type { RepeatBrowser, RepeatContext } from './repeat-browser.js';
 
-// How long a starting program may take to draw its first screen and go quiet (a slow TUI, a cold disk).
-const START_QUIET_TIMEOUT_MS = 30_000;
-
 export class TerminalRepeatBrowser implements RepeatBrowser {
-  private driver: PtyTerminalDriver | undefined;
-  private untrack: (() => void) | undefined;
+  private running: RunningTerminal | undefined;
 
   constructor(
     private readonly app: TerminalApp,
@@ -27,13 +22,10 @@ export class TerminalRepeatBrowser implements RepeatBrowser {
   async open(_rc: RepeatContext, mark: (phase: 'restart') => void): Promise<void> {
     await this.end();
     this.host.rebind(undefined, undefined);
-    const driver = PtyTerminalDriver.spawn({ command: this.app.command, args: this.app.args, cols: this.app.cols, rows: this.app.rows, env: this.app.env, cwd: this.app.cwd });
-    this.driver = driver;
-    this.untrack = trackProcess(driver.pty.pid, { group: true });
-    this.host.rebind({ terminal: driver }, undefined);
+    // Started once its first screen has gone quiet: measured windows start on a program done drawing it.
+    this.running = await startTerminalApp(this.app);
+    this.host.rebind({ terminal: this.running.driver }, undefined);
     mark('restart');
-    // The first screen: measured windows start on a program that has finished drawing it.
-    await driver.pty.waitIdle({ timeoutMs: START_QUIET_TIMEOUT_MS });
   }
 
   async settle(): Promise<void> {
@@ -62,11 +54,9 @@ export class TerminalRepeatBrowser implements RepeatBrowser {
   }
 
   private async end(): Promise<void> {
-    const d = this.driver;
-    this.driver = undefined;
-    if (d) await d.pty.close();
-    this.untrack?.();
-    this.untrack = undefined;
+    const r = this.running;
+    this.running = undefined;
+    await r?.close();
   }
 
   async close(): Promise<void> {

@@ -143,7 +143,7 @@ export function stepArgsSchema(def: StepDefinition<any>): JsonSchema {
         ...(own.properties ?? {}),
         ...COMMON_ARGS,
         // The step's own default, so the schema states it exactly.
-        timeoutMs: { ...COMMON_ARGS.timeoutMs, description: `Max ms before failing, default ${def.defaultTimeoutMs ?? DEFAULT_STEP_TIMEOUT_MS}.` },
+        timeoutMs: { ...COMMON_ARGS.timeoutMs, description: `Timeout ms, default ${def.defaultTimeoutMs ?? DEFAULT_STEP_TIMEOUT_MS}.` },
         ...(def.actsOnTarget ? { snapshot: SNAPSHOT_ARG } : {}),
       },
       ...(own.required ? { required: own.required } : {}),
