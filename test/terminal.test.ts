@@ -246,6 +246,34 @@ test('a step that acts on a web page is refused for a terminal program when the 
   }
 });
 
+test('resize_viewport gives a terminal program new columns and rows (SIGWINCH); scroll sends wheel notches to one that reports the mouse', { skip: missing('less') }, async () => {
+  const dir = tempDir();
+  try {
+    fs.writeFileSync(path.join(dir, 'big.txt'), Array.from({ length: 500 }, (_, i) => `line ${i + 1}`).join('\n') + '\n');
+    const { run: r } = await run(
+      dir,
+      [
+        'name: resize-scroll',
+        'app:',
+        '  terminal: { command: less, args: ["--mouse", big.txt], cols: 80, rows: 24 }',
+        'repeat: 1',
+        'warmup: 0',
+        'setup:',
+        '  - wait_for: "line 23"',
+        'steps:',
+        '  - scroll: { direction: down, label: wheel }',
+        '  - expect: { textContains: "line 26" }',
+        '  - resize_viewport: { width: 60, height: 40 }',
+        '  - wait_for: "line 40"',
+        '',
+      ].join('\n'),
+    );
+    assert.equal(r.summary.measured, 1, failures(r));
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('MCP: app_start {terminal} serves the same tools on a terminal program; page-only tools say why; app_stop ends it', async () => {
   const dir = tempDir();
   fs.writeFileSync(path.join(dir, 'ask.js'), "require('readline').createInterface({ input: process.stdin, output: process.stdout }).question('Name? ', (n) => { console.log(`Hello, ${n}!`); setTimeout(() => {}, 60000); });\n");

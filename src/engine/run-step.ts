@@ -89,7 +89,7 @@ export async function runStep(host: StepHost, name: string, raw: unknown, opts: 
       // From when the step's timer starts: getting the page (installing page scripts) counts too.
       const deadline = Date.now() + timeoutMs;
       if (host.surface?.() === 'terminal') {
-        if (!def.terminal) throw new PerfError({ code: 'unsupported_on_driver', message: `${name} acts on a web page; this app is a terminal program`, suggestion: 'on a terminal: snap, type, press_key, fill, tap, wait_for, expect, console, screenshot, signal, perf_begin/perf_end' });
+        if (!def.terminal) throw new PerfError({ code: 'unsupported_on_driver', message: `${name} acts on a web page; this app is a terminal program`, suggestion: 'on a terminal: snap, type, fill, press_key, tap, dblclick, hover, scroll, wait_for, expect, resize_viewport, console, screenshot, signal, perf_begin/perf_end' });
         const terminal = await host.terminal!();
         return def.terminal({ host, terminal, timeoutMs, deadline, label, signal }, args as never);
       }

@@ -331,7 +331,7 @@ export function loadScenario(path: string, opts: LoadOptions = {}): Scenario {
     return list.map((item, i) => {
       const call = parseStep(src, [...listOrigin(key), i], item);
       const def = getStep(call.name);
-      if (terminal && !def.terminal) throw src.fail([...listOrigin(key), i, call.name], `${call.name} acts on a web page: it is not available for a terminal program (app.terminal)`, 'on a terminal: snap, type, fill, press_key, tap, dblclick, hover, wait_for, expect, console, screenshot, signal, perf_begin, perf_end');
+      if (terminal && !def.terminal) throw src.fail([...listOrigin(key), i, call.name], `${call.name} acts on a web page: it is not available for a terminal program (app.terminal)`, 'on a terminal: snap, type, fill, press_key, tap, dblclick, hover, scroll, wait_for, expect, resize_viewport, console, screenshot, signal, perf_begin, perf_end');
       if (!terminal && def.terminalOnly) throw src.fail([...listOrigin(key), i, call.name], `${call.name} acts on a terminal program: it needs app.terminal`, 'drop the step');
       if (def.desktopOnly && !desktop) throw src.fail([...listOrigin(key), i, call.name], `${call.name} calls a desktop app's IPC: it needs app.desktop (a Tauri app), and this scenario drives a web page`, 'add app.desktop, or drop the step');
       for (const need of terminal ? [] : (def.needs ?? [])) {

@@ -52,7 +52,7 @@ export const resizeViewport = defineStep({
   name: 'resize_viewport',
   description: 'Emulate a viewport: width × height CSS px, pixel ratio, mobile layout and touch. Returns the values read back from the page and verified.',
   details:
-    'mobile honours the meta viewport tag. Read back: innerWidth, innerHeight, devicePixelRatio, touch. device_profile reset undoes it.',
+    'mobile honours the meta viewport tag. Read back: innerWidth, innerHeight, devicePixelRatio, touch. device_profile reset undoes it. On a terminal program, width and height are columns and rows (the program gets SIGWINCH).',
   args: {
     type: 'object',
     properties: {
@@ -65,6 +65,12 @@ export const resizeViewport = defineStep({
     required: ['width', 'height'],
   } as const,
   readOnly: false,
+  async terminal(ctx, args) {
+    // A terminal's viewport is its grid: width and height are columns and rows.
+    await ctx.terminal.resize(args.width, args.height);
+    const { lines } = await ctx.terminal.screen();
+    return { data: { cols: ctx.terminal.size.cols, rows: ctx.terminal.size.rows, verified: ctx.terminal.size.cols === args.width && ctx.terminal.size.rows === args.height && lines.length === args.height } };
+  },
   async run(ctx, args) {
     const want: ViewportSpec = { width: args.width, height: args.height, dpr: args.dpr ?? 1, mobile: args.mobile ?? false, touch: args.touch ?? false };
     await ctx.page.emulation.applyViewport(want);

@@ -2,6 +2,7 @@ import { abortAction, settleAction, treeEffect, locatorOf, remaining, resolveTar
 import { actionOutput } from './act.js';
 import { PerfError } from '../errors.js';
 import { TARGET_ARGS, defineStep } from './define.js';
+import { terminalScroll } from './terminal.js';
 
 const ARGS = {
   type: 'object',
@@ -32,6 +33,7 @@ export const scroll = defineStep({
   readOnly: false,
   actsOnTarget: true,
   shorthand: (direction) => ({ direction }),
+  terminal: (ctx, args) => terminalScroll(ctx, args),
   async run(ctx, args) {
     const page = ctx.page;
     const hasLocator = args.ref !== undefined || args.target !== undefined;

@@ -57,6 +57,19 @@ export async function terminalText(ctx: TerminalStepContext, step: 'type' | 'fil
   return { ...out, effect: { ...out.effect, text: { verified: value.includes(last), value, expected: args.text } } };
 }
 
+// One wheel notch per 100 px asked for, 3 when no amount is given: what terminals scroll by default.
+const PX_PER_NOTCH = 100;
+const DEFAULT_NOTCHES = 3;
+
+/** scroll on a terminal: wheel notches through mouse reporting, at a target cell or the screen's centre. */
+export async function terminalScroll(ctx: TerminalStepContext, args: { ref?: string; target?: TargetSpec; direction?: 'up' | 'down' | 'left' | 'right'; pixels?: number; dy?: number }): Promise<StepOutput> {
+  if (args.direction === 'left' || args.direction === 'right') throw new PerfError({ code: 'invalid_arguments', message: 'scroll: a terminal scrolls up or down only' });
+  const amount = args.dy ?? (args.direction === 'up' ? -(args.pixels ?? DEFAULT_NOTCHES * PX_PER_NOTCH) : (args.pixels ?? DEFAULT_NOTCHES * PX_PER_NOTCH));
+  const notches = Math.sign(amount) * Math.max(1, Math.round(Math.abs(amount) / PX_PER_NOTCH));
+  const at = args.ref !== undefined || args.target !== undefined ? await ctx.terminal.resolve(terminalTarget(args, 'scroll')) : { row: Math.floor(ctx.terminal.size.rows / 2), col: Math.floor(ctx.terminal.size.cols / 2) };
+  return inputOutput(await ctx.terminal.scroll(at.row, at.col, notches), { notches });
+}
+
 export async function terminalPressKey(ctx: TerminalStepContext, args: { key: string; modifiers?: readonly string[]; repeat?: number }): Promise<StepOutput> {
   const combo = parseKeyCombo(args.key);
   const t = await ctx.terminal.pressKey(combo.key, [...combo.modifiers, ...asModifiers(args.modifiers)], args.repeat ?? 1);
