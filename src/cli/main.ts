@@ -14,9 +14,10 @@ import { compareCommand } from './compare.js';
 import { gateCommand } from './gate.js';
 import { selftestCommand } from './selftest.js';
 import { metricsCommand } from './metrics.js';
+import { replayCommand } from './replay.js';
 
 /** Every command, in the order `perf --help` lists them. Step verbs are added from the registry. */
-export const COMMANDS: readonly CommandDefinition[] = [runCommand, compareCommand, gateCommand, selftestCommand, metricsCommand, validateCommand, schemaCommand, startCommand, stopCommand, statusCommand, logsCommand, restartCommand, doctorCommand];
+export const COMMANDS: readonly CommandDefinition[] = [runCommand, compareCommand, gateCommand, selftestCommand, metricsCommand, replayCommand, validateCommand, schemaCommand, startCommand, stopCommand, statusCommand, logsCommand, restartCommand, doctorCommand];
 
 // Served by other modules with their own flag handling.
 const EXTERNAL = ['mcp'] as const;

@@ -59,6 +59,23 @@ export interface RawSession {
   process?: { cpuMs: number; maxRssBytes: number };
   /** A terminal program's window: screen updates, bytes it wrote, and each input's written → settled latency. */
   terminal?: { frames: number; bytesOut: number; latenciesMs: number[] };
+  /**
+   * A terminal program's window as an asciicast v2 recording (what perf_trace writes for a terminal):
+   * the screen as it was when the window opened, then every output chunk ('o') and input write ('i').
+   */
+  cast?: {
+    /** Cells, when the window opened. */
+    width: number;
+    height: number;
+    /** [seconds since the window opened, 'o' output | 'i' input, the text], in order of arrival. */
+    events: [number, 'o' | 'i', string][];
+    /** The window's length on the events' clock, seconds: every event time is at most this. */
+    durationS: number;
+    /** The program's TERM and SHELL (its environment at spawn), for the file's header. */
+    env: { TERM: string; SHELL: string };
+    /** Present when the recording hit its byte cap: everything from atS on was left out, so what is kept replays whole. */
+    cut?: { atS: number; maxBytes: number; droppedEvents: number; droppedBytes: number };
+  };
   missing: MissingReasons;
   env: SessionEnv;
 }

@@ -44,7 +44,7 @@ export async function endMeasure(host: PerfHost): Promise<{ report: PerfReport; 
   setOpenSession(host, undefined);
   const raw = await recorder.end();
   const { report, details } = buildReport(raw, spans);
-  const closed: ClosedSession = { token: raw.token, report, details, trace: raw.trace, startedAt: raw.startedAt, endedAt: raw.endedAt };
+  const closed: ClosedSession = { token: raw.token, report, details, trace: raw.trace, ...(raw.cast ? { cast: raw.cast } : {}), startedAt: raw.startedAt, endedAt: raw.endedAt };
   setLastSession(host, closed);
   return { report, closed };
 }

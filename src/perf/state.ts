@@ -4,7 +4,7 @@
  */
 import { PerfError } from '../errors.js';
 import { StateSlot, type HostState } from '../host-state.js';
-import type { PerfRecorder, TraceResult } from '../drivers/measure.js';
+import type { PerfRecorder, RawSession, TraceResult } from '../drivers/measure.js';
 import type { PerfReport } from './report.js';
 import type { InsightDetail } from './insights.js';
 import type { StepSpan } from './analysis.js';
@@ -34,12 +34,17 @@ export function recordStepSpan(host: PerfHost, span: StepSpan): void {
   if (spans && !span.step.startsWith('perf_')) spans.push(span);
 }
 
-/** A closed session: its report, the rows behind its insights, and its trace. */
+/** A terminal window's recording: asciicast v2 events and what the file's header needs. */
+export type TerminalCast = NonNullable<RawSession['cast']>;
+
+/** A closed session: its report, the rows behind its insights, and its trace (or a terminal's recording). */
 export interface ClosedSession {
   token: string;
   report: PerfReport;
   details: Map<string, InsightDetail>;
   trace: TraceResult | undefined;
+  /** A terminal program's window as asciicast events; undefined on a page. */
+  cast?: TerminalCast;
   /** Epoch ms, so the trace written by perf_trace can be checked against the window. */
   startedAt: number;
   endedAt: number;
@@ -99,4 +104,26 @@ export function serializeTrace(closed: ClosedSession, trace: TraceResult): strin
       dataLoss: trace.dataLoss,
     },
   });
+}
+
+/**
+ * A closed terminal session's recording as an asciicast v2 file (docs.asciinema.org/manual/asciicast/v2):
+ * a header line, then one [seconds, "o" | "i", text] array per line. `asciinema play` and `perf replay`
+ * play it. A recording cut at its byte cap says so in its title and in a `rehearse.cut` header field.
+ */
+export function serializeCast(closed: ClosedSession, cast: TerminalCast): string {
+  const cut = cast.cut;
+  const header = {
+    version: 2,
+    width: cast.width,
+    height: cast.height,
+    timestamp: Math.floor(closed.startedAt / 1000),
+    duration: cast.durationS,
+    title: `rehearse perf session ${closed.token}${cut ? ` (cut at ${cut.atS} s, past the ${Math.round(cut.maxBytes / 1024 / 1024)} MB cap)` : ''}`,
+    env: { TERM: cast.env.TERM, SHELL: cast.env.SHELL },
+    // Players ignore header fields they do not know; this one says what the file left out.
+    rehearse: { sessionToken: closed.token, mode: closed.report.mode, ...(cut ? { cut } : {}) },
+  };
+  // JSON.stringify escapes control characters and lone surrogates: every line is valid JSON in UTF-8.
+  return [JSON.stringify(header), ...cast.events.map((e) => JSON.stringify(e))].join('\n') + '\n';
 }

@@ -4,10 +4,12 @@
  * looked up in the last snapshot, as a page's are.
  */
 import { randomBytes } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
 import { PerfError } from '../../errors.js';
 import type { Modifier, MouseButton } from '../keys.js';
 import { checkBeginOptions, type PerfBeginOptions, type PerfMode, type PerfRecorder, type RawSession, type SessionMark } from '../measure.js';
 import type { TerminalActionTiming, TerminalDriver, TerminalResolved, TerminalSnapshot, TerminalTargetSpec } from '../terminal-driver.js';
+import { CastLog, programEnv, screenAsOutput } from './cast.js';
 import { diffScreens, renderSnapshot, resolveTarget, type TerminalRef } from './snapshot.js';
 import type { Screen } from './screen.js';
 import { PtyTerminal, type PtySpawnOptions } from './terminal.js';
@@ -40,7 +42,8 @@ export class PtyTerminalDriver implements TerminalDriver {
   async snapshot(opts: { maxBytes?: number; grep?: string; diff?: boolean }): Promise<TerminalSnapshot> {
     await this.pty.flush();
     const screen = this.pty.screen();
-    const snap = this.pty.snapshot({ ...(opts.maxBytes ? { maxBytes: opts.maxBytes } : {}), ...(opts.grep ? { grep: opts.grep } : {}) });
+    // Rendered from the screen just read: reading it again would cost as much as the rendering.
+    const snap = renderSnapshot(screen, { ...(opts.maxBytes ? { maxBytes: opts.maxBytes } : {}), ...(opts.grep ? { grep: opts.grep } : {}), modes: this.pty.modes() });
     const previous = this.lastScreen;
     this.lastScreen = screen;
     this.lastRefs = snap.refs;
@@ -124,17 +127,30 @@ export class PtyTerminalDriver implements TerminalDriver {
   }
 }
 
-/** A measured window on a terminal: counters and the process tree's usage read at both ends. */
+/**
+ * A measured window on a terminal: counters and the process tree's usage read at both ends, and a
+ * recording of the window (asciicast events: the screen at the start, then output and input).
+ */
 class TerminalRecorder implements PerfRecorder {
   private readonly marks: SessionMark[] = [];
   readonly token = `ps-${randomBytes(4).toString('hex')}`;
   startedAt = Date.now();
+  private stopRecording: (() => void) | undefined;
 
   private constructor(
     private readonly driver: PtyTerminalDriver,
     private readonly opts: PerfBeginOptions,
     private readonly before: { frames: number; bytesOut: number; cpuMs: number | undefined },
-  ) {}
+    private readonly cast: { log: CastLog; width: number; height: number; env: { TERM: string; SHELL: string } },
+  ) {
+    const pty = driver.pty;
+    const offOutput = pty.onOutput((text, atMs) => cast.log.push('o', text, atMs));
+    const offInput = pty.onInput((data, atMs) => cast.log.push('i', data, atMs));
+    this.stopRecording = () => {
+      offOutput();
+      offInput();
+    };
+  }
 
   static async begin(driver: PtyTerminalDriver, opts: PerfBeginOptions): Promise<TerminalRecorder> {
     if (driver.crashReason) throw new PerfError({ code: 'page_crashed', kind: 'environment', message: driver.crashReason });
@@ -142,7 +158,14 @@ class TerminalRecorder implements PerfRecorder {
     const c = driver.pty.counters();
     driver.pty.resetPeakRss();
     const usage = safeUsage(driver);
-    return new TerminalRecorder(driver, opts, { frames: c.frames, bytesOut: c.bytesOut, cpuMs: usage?.cpuMs });
+    // The screen and the clock are read together, with nothing awaited in between: the first
+    // event repaints exactly the state every later output chunk was drawn on.
+    const screen = driver.pty.screen();
+    const t0Ms = performance.now();
+    const log = new CastLog(t0Ms);
+    log.push('o', screenAsOutput(screen), t0Ms);
+    const cast = { log, width: screen.cols, height: screen.rows, env: programEnv(driver.pty.pid) };
+    return new TerminalRecorder(driver, opts, { frames: c.frames, bytesOut: c.bytesOut, cpuMs: usage?.cpuMs }, cast);
   }
 
   get mode(): PerfMode {
@@ -155,6 +178,10 @@ class TerminalRecorder implements PerfRecorder {
 
   async end(): Promise<RawSession> {
     await this.driver.pty.flush();
+    // What arrived up to here is the window's; the clock read with it bounds every event time.
+    this.stopRecording?.();
+    this.stopRecording = undefined;
+    const castEndS = this.cast.log.secondsTo(performance.now());
     const usage = safeUsage(this.driver);
     const endedAt = Date.now();
     const c = this.driver.pty.counters();
@@ -179,6 +206,14 @@ class TerminalRecorder implements PerfRecorder {
       marks: this.marks,
       navigations: 0,
       terminal: { frames: c.frames - this.before.frames, bytesOut: c.bytesOut - this.before.bytesOut, latenciesMs },
+      cast: {
+        width: this.cast.width,
+        height: this.cast.height,
+        events: this.cast.log.events,
+        durationS: castEndS,
+        env: this.cast.env,
+        ...(this.cast.log.cut ? { cut: { ...this.cast.log.cut } } : {}),
+      },
       ...(usage && this.before.cpuMs !== undefined ? { process: { cpuMs: Math.max(0, usage.cpuMs - this.before.cpuMs), maxRssBytes: usage.maxRssBytes } } : {}),
       missing: {
         trace: `${na} Chromium trace`,
@@ -194,7 +229,9 @@ class TerminalRecorder implements PerfRecorder {
   }
 
   async dispose(): Promise<void> {
-    // Nothing was switched on in the program: counters are read, not started.
+    // Nothing was switched on in the program (counters are read, not started): only our listeners to drop.
+    this.stopRecording?.();
+    this.stopRecording = undefined;
   }
 }
 

@@ -162,6 +162,8 @@ export class PtyTerminal {
   private readonly outputListeners = new Set<Listener<[string, number]>>();
   private readonly inputListeners = new Set<Listener<[string | Buffer, number]>>();
   private readonly parsedListeners = new Set<() => void>();
+  /** Output handed to the screen model and not parsed yet. */
+  private pendingWrites = 0;
   private closing: Promise<PtyExit> | undefined;
 
   private constructor(opts: PtySpawnOptions) {
@@ -219,7 +221,10 @@ export class PtyTerminal {
       const text = typeof d === 'string' ? d : d.toString('utf8');
       this.meter.output(typeof d === 'string' ? Buffer.byteLength(d) : d.length, at);
       this.log.push(text);
-      this.xterm.write(text);
+      this.pendingWrites++;
+      this.xterm.write(text, () => {
+        this.pendingWrites--;
+      });
       for (const fn of this.outputListeners) fn(text, at);
     });
     this.exited = new Promise<PtyExit>((resolve) => {
@@ -282,6 +287,9 @@ export class PtyTerminal {
 
   /** Resolves once everything received so far is parsed into the screen. */
   flush(): Promise<void> {
+    // Nothing waiting to be parsed: resolve now. An empty write's callback comes from xterm's write
+    // timer, ~1 ms on every screen read even when the screen is already up to date.
+    if (this.pendingWrites === 0) return Promise.resolve();
     return new Promise((resolve) => this.xterm.write('', resolve));
   }
   /** The screen as parsed so far (await flush() first for everything received). */
