@@ -142,7 +142,7 @@ test('doctor passes here: every check ok, exit 0', () => {
 test('doctor names a missing WebDriver server with how to install it, and still passes', () => {
   const r = perf(['doctor', '--out', join(work, 'out')], { TAURI_DRIVER: '/nonexistent/tauri-driver' });
   assert.equal(r.code, 0, r.stdout + r.stderr);
-  assert.match(r.stdout, /^miss\s+tauri-driver\s+not found: needed for app\.desktop with driver tauri\n\s+fix: npm install --save-dev @crabnebula\/tauri-driver/m);
+  assert.match(r.stdout, /^miss\s+tauri-driver\s+not found: needed for app\.desktop with driver tauri\n\s+fix: cargo install tauri-driver/m);
 });
 
 test('doctor fails with exit 3 when CHROME_PATH points nowhere, and says how to fix it', () => {

@@ -23,7 +23,7 @@ import { ok } from './step-helpers.js';
 
 const MINI = miniBrowserPath();
 const NO_WEBKIT = findServerBinary('webkit') && MINI ? false : 'WebKitWebDriver not installed (apt-get install webkit2gtk-driver xvfb)';
-const NO_TAURI = NO_WEBKIT || (findServerBinary('tauri') ? false : 'tauri-driver not installed (npm ci installs @crabnebula/tauri-driver)');
+const NO_TAURI = NO_WEBKIT || (findServerBinary('tauri') ? false : 'tauri-driver not installed (npm ci installs @crabnebula/tauri-driver-linux-x64-gnu on Linux x64)');
 const APP_DIR = path.join(FIXTURES_DIR, 'tauri-app');
 
 /** Descendants of this process with the given command name, from /proc. */

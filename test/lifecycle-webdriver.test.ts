@@ -22,7 +22,7 @@ const PERF = path.join(ROOT, 'bin', 'perf');
 const MINI = miniBrowserPath();
 const NO_WEBKIT = findServerBinary('webkit') && MINI ? false : 'WebKitWebDriver or the MiniBrowser not installed (apt-get install webkit2gtk-driver xvfb)';
 const NO_CHROMEDRIVER = findServerBinary('chromedriver') ? false : 'chromedriver not installed (apt-get install chromium-driver)';
-const NO_TAURI = NO_WEBKIT || (findServerBinary('tauri') ? false : 'tauri-driver not installed (npm ci installs @crabnebula/tauri-driver)');
+const NO_TAURI = NO_WEBKIT || (findServerBinary('tauri') ? false : 'tauri-driver not installed (npm ci installs @crabnebula/tauri-driver-linux-x64-gnu on Linux x64)');
 
 const dirs: string[] = [];
 /** A working folder holding the demo app and the desktop fixture, as a project holds its app. */

@@ -11,6 +11,7 @@ import { accessSync, constants, createWriteStream, existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import net from 'node:net';
 import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { PerfError } from '../../errors.js';
 import { serverReady } from './client.js';
 
@@ -29,7 +30,7 @@ export interface WebDriverServer {
 export const SERVER_BINARIES: Record<WebDriverServerKind, { bin: string; install: string; needs: string }> = {
   chromedriver: { bin: 'chromedriver', install: 'apt-get install chromium-driver', needs: 'driver: webdriver with Chromium' },
   webkit: { bin: 'WebKitWebDriver', install: 'apt-get install webkit2gtk-driver xvfb', needs: 'engine: webkit and app.desktop with driver webkit' },
-  tauri: { bin: 'tauri-driver', install: 'npm install --save-dev @crabnebula/tauri-driver (or cargo install tauri-driver), and apt-get install webkit2gtk-driver xvfb', needs: 'app.desktop with driver tauri' },
+  tauri: { bin: 'tauri-driver', install: 'cargo install tauri-driver (or npm install --save-dev @crabnebula/tauri-driver), and apt-get install webkit2gtk-driver xvfb', needs: 'app.desktop with driver tauri' },
 };
 // 20 s: WebKitWebDriver answers /status within a second; a loaded 2-core machine can take several.
 const START_TIMEOUT_MS = 20_000;
@@ -59,15 +60,17 @@ function executable(path: string): boolean {
   }
 }
 
-/** tauri-driver from npm, as a dependency of the project in `cwd` or of this harness. */
+/** tauri-driver from npm: the project's own (in `cwd` or above), else the native build this harness installs. */
 function npmTauriDriver(cwd: string): string | undefined {
   for (let dir = cwd; ; dir = dirname(dir)) {
     const bin = join(dir, 'node_modules', '.bin', 'tauri-driver');
     if (executable(bin)) return bin;
     if (dirname(dir) === dir) break;
   }
+  // Ours: the native build from npm (an optional dependency, Linux x64), run by a small Node entry.
   try {
-    return createRequire(import.meta.url).resolve('@crabnebula/tauri-driver/cli.js');
+    createRequire(import.meta.url).resolve('@crabnebula/tauri-driver-linux-x64-gnu');
+    return fileURLToPath(new URL('./tauri-driver-main.js', import.meta.url));
   } catch {
     return undefined;
   }
