@@ -166,9 +166,12 @@ test('a Node readline prompt answered with fill', async () => {
         'setup:',
         '  - wait_for: "Name?"',
         'steps:',
+        '  - expect: { cursor: { row: 0, col: 6 } }',
         '  - fill: { text: Ada, label: answer }',
+        '  - expect: { cursor: { row: 0, col: 9 } }',
         '  - press_key: Enter',
         '  - wait_for: "Hello, Ada!"',
+        '  - wait_for: { idleMs: 100 }',
         '',
       ].join('\n'),
     );

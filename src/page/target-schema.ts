@@ -15,10 +15,20 @@ const TARGET_FIELDS = {
   css: { type: 'string', description: 'CSS selector (pierces open shadow roots).' },
 } as const;
 
+/**
+ * Fields for scenario files only: the MCP tool schemas leave them out (an agent reaches the same with
+ * refs and text), which keeps every tool definition an agent pays for short. Marked by identity.
+ */
+export const SCENARIO_ONLY_FIELDS = new WeakSet<object>();
+export function scenarioOnly<T extends object>(schema: T): T {
+  SCENARIO_ONLY_FIELDS.add(schema);
+  return schema;
+}
+
 /** A terminal cell (app.terminal): row and column from 0, both given. Scenario files only: agents use refs. */
 export const CELL_FIELDS = {
-  row: { type: 'integer', minimum: 0, description: 'Terminal only: screen row from 0 (with col).' },
-  col: { type: 'integer', minimum: 0, description: 'Terminal only: screen column from 0 (with row).' },
+  row: scenarioOnly({ type: 'integer', minimum: 0, description: 'Terminal only: screen row from 0 (with col).' } as const),
+  col: scenarioOnly({ type: 'integer', minimum: 0, description: 'Terminal only: screen column from 0 (with row).' } as const),
 } as const;
 
 /** The target's meaning in one line, for the compact form MCP tools list (the fields speak for themselves). */

@@ -2,6 +2,7 @@ import { locatorOf, remaining } from '../page/index.js';
 import { PerfError } from '../errors.js';
 import { TARGET_ARGS, defineStep } from './define.js';
 import { terminalExpect } from './terminal.js';
+import { scenarioOnly } from '../page/index.js';
 
 const ARGS = {
   type: 'object',
@@ -15,6 +16,13 @@ const ARGS = {
     checked: { type: 'boolean', description: 'The checkbox, radio or switch is checked (true) or not (false).' },
     count: { type: 'integer', minimum: 0, description: 'The target matches exactly this many elements (not strict).' },
     url: { type: 'string', description: 'Page URL equals this: a full URL, or a path (with query) on this origin.' },
+    cursor: scenarioOnly({
+      type: 'object',
+      properties: { row: { type: 'integer', minimum: 0, description: 'Row from 0.' }, col: { type: 'integer', minimum: 0, description: 'Column from 0.' } },
+      required: ['row', 'col'],
+      additionalProperties: false,
+      description: 'Terminal only: the cursor is at this cell.',
+    } as const),
   },
   additionalProperties: false,
 } as const;
@@ -31,6 +39,7 @@ export const expect = defineStep({
   shorthand: (text) => ({ target: { text }, visible: true }),
   terminal: (ctx, args) => terminalExpect(ctx, args),
   async run(ctx, args) {
+    if (args.cursor !== undefined) throw new PerfError({ code: 'invalid_arguments', message: 'expect: cursor is for terminal programs (app.terminal)', suggestion: 'on a page, check focus with a target' });
     const given = ASSERTIONS.filter((k) => args[k] !== undefined);
     if (given.length === 0) throw new PerfError({ code: 'invalid_arguments', message: `expect: give at least one assertion: ${ASSERTIONS.join(', ')}` });
     const hasLocator = args.ref !== undefined || args.target !== undefined;

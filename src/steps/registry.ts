@@ -3,7 +3,7 @@
  * Adding a step = its own file + one line here.
  */
 import { closest, PerfError } from '../errors.js';
-import { CELL_FIELDS } from '../page/target-schema.js';
+import { SCENARIO_ONLY_FIELDS } from '../page/target-schema.js';
 import { COMMON_ARGS, DEFAULT_STEP_TIMEOUT_MS, SCENARIO_ONLY_ARGS, SNAPSHOT_ARG, TARGET_ARGS, TARGET_BRIEF, TARGET_SCHEMA, type JsonSchema, type StepDefinition } from './define.js';
 import { blur } from './blur.js';
 import { clear } from './clear.js';
@@ -175,7 +175,7 @@ export function mcpArgsSchema(def: StepDefinition<any>): JsonSchema {
     const { description: _tool, properties = {}, ...rest } = stepArgsSchema(def);
     const props: Record<string, JsonSchema> = {};
     for (const [k, v] of Object.entries(properties)) {
-      if ((SCENARIO_ONLY_ARGS as readonly string[]).includes(k)) continue;
+      if ((SCENARIO_ONLY_ARGS as readonly string[]).includes(k) || SCENARIO_ONLY_FIELDS.has(v)) continue;
       if (v === TARGET_SCHEMA) props[k] = COMPACT_TARGET;
       // A target's own fields spread into a step (find): the step's description names them.
       else if (v === (TARGET_SCHEMA.properties as Record<string, JsonSchema>)[k]) props[k] = undescribed(v);
@@ -197,7 +197,7 @@ function undescribed(s: JsonSchema): JsonSchema {
   for (const [k, v] of Object.entries(s)) {
     if (k === 'description') continue;
     // A terminal cell (row, col) is for scenario files: an agent acts on a terminal by its refs.
-    if (k === 'properties' && v && typeof v === 'object') out[k] = Object.fromEntries(Object.entries(v).filter(([, ps]) => !CELLS.has(ps)).map(([p, ps]) => [p, undescribed(ps as JsonSchema)]));
+    if (k === 'properties' && v && typeof v === 'object') out[k] = Object.fromEntries(Object.entries(v).filter(([, ps]) => !SCENARIO_ONLY_FIELDS.has(ps as object)).map(([p, ps]) => [p, undescribed(ps as JsonSchema)]));
     else if ((k === 'anyOf' || k === 'oneOf') && Array.isArray(v)) out[k] = v.map((x) => undescribed(x as JsonSchema));
     else if (k === 'items' && v && typeof v === 'object') out[k] = undescribed(v as JsonSchema);
     else out[k] = v;
@@ -214,7 +214,6 @@ function undescribed(s: JsonSchema): JsonSchema {
 // Below three string fields, listing each ({"type":"string"}) is as short as the rewrite.
 const COMPACT_MIN_STRING_FIELDS = 3;
 
-const CELLS = new Set<unknown>(Object.values(CELL_FIELDS));
 const COMPACT_TARGET: JsonSchema = { ...undescribed(TARGET_SCHEMA), description: TARGET_BRIEF };
 
 /** The target arguments, for step files that act on an element. */

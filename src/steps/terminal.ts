@@ -76,18 +76,22 @@ export async function terminalPressKey(ctx: TerminalStepContext, args: { key: st
   return inputOutput(t, { key: args.key });
 }
 
-export async function terminalWaitFor(ctx: TerminalStepContext, args: { text?: string; textGone?: string }): Promise<StepOutput> {
+export async function terminalWaitFor(ctx: TerminalStepContext, args: { text?: string; textGone?: string; idleMs?: number }): Promise<StepOutput> {
+  if (args.text === undefined && args.textGone === undefined && args.idleMs === undefined) {
+    throw new PerfError({ code: 'invalid_arguments', message: 'wait_for: give text, textGone or idleMs', suggestion: 'e.g. wait_for: { text: "Saved" }' });
+  }
   const started = Date.now();
-  await ctx.terminal.waitFor({ ...(args.text !== undefined ? { text: args.text } : {}), ...(args.textGone !== undefined ? { textGone: args.textGone } : {}), timeoutMs: Math.max(1, ctx.deadline - Date.now()) });
+  await ctx.terminal.waitFor({ ...(args.text !== undefined ? { text: args.text } : {}), ...(args.textGone !== undefined ? { textGone: args.textGone } : {}), ...(args.idleMs !== undefined ? { idleMs: args.idleMs } : {}), timeoutMs: Math.max(1, ctx.deadline - Date.now()) });
   return { data: { waitedMs: Date.now() - started } };
 }
 
 /** expect on a terminal: the screen shows text (a line equals it, or contains it), a target is there or not. */
-export async function terminalExpect(ctx: TerminalStepContext, args: { ref?: string; target?: TargetSpec; visible?: boolean; hidden?: boolean; text?: string; textContains?: string }): Promise<StepOutput> {
+export async function terminalExpect(ctx: TerminalStepContext, args: { ref?: string; target?: TargetSpec; visible?: boolean; hidden?: boolean; text?: string; textContains?: string; cursor?: { row: number; col: number } }): Promise<StepOutput> {
   const hasTarget = args.ref !== undefined || args.target !== undefined;
   const failures = async (): Promise<string[]> => {
-    const { lines } = await ctx.terminal.screen();
+    const { lines, cursor } = await ctx.terminal.screen();
     const out: string[] = [];
+    if (args.cursor && (cursor.row !== args.cursor.row || cursor.col !== args.cursor.col)) out.push(`the cursor is at row ${cursor.row} col ${cursor.col}, not row ${args.cursor.row} col ${args.cursor.col}`);
     if (args.text !== undefined && !lines.some((l) => l.trim() === args.text!.trim())) out.push(`no line is ${JSON.stringify(args.text)}`);
     if (args.textContains !== undefined && !lines.some((l) => l.toLowerCase().includes(args.textContains!.toLowerCase()))) out.push(`the screen does not contain ${JSON.stringify(args.textContains)}`);
     if (hasTarget && (args.visible !== undefined || args.hidden !== undefined)) {

@@ -5,6 +5,7 @@
 import { PerfError } from '../errors.js';
 import { defineStep } from './define.js';
 import { terminalWaitFor } from './terminal.js';
+import { scenarioOnly } from '../page/index.js';
 
 // 50 ms between checks: well under a human-noticeable delay, and each check is one cheap round trip.
 const POLL_MS = 50;
@@ -19,12 +20,14 @@ export const waitFor = defineStep({
     properties: {
       text: { type: 'string', minLength: 1, description: 'Wait until this is visible (case-sensitive substring, whitespace collapsed).' },
       textGone: { type: 'string', minLength: 1, description: 'Wait until this is no longer visible (case-sensitive substring).' },
+      idleMs: scenarioOnly({ type: 'integer', minimum: 1, maximum: 60_000, description: 'Terminal only: until the program wrote nothing for this long, ms (after text/textGone when given).' } as const),
     },
   } as const,
   readOnly: true,
   shorthand: (text) => ({ text }),
   terminal: (ctx, args) => terminalWaitFor(ctx, args),
   async run(ctx, args) {
+    if (args.idleMs !== undefined) throw new PerfError({ code: 'invalid_arguments', message: 'wait_for: idleMs is for terminal programs (app.terminal); a page has no output stream', suggestion: 'use text, textGone, or wait_for_network_idle' });
     if (args.text === undefined && args.textGone === undefined) {
       throw new PerfError({ code: 'invalid_arguments', message: 'wait_for: give text, textGone or both', suggestion: 'e.g. wait_for: { text: "Saved" }' });
     }
