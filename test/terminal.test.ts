@@ -16,6 +16,9 @@ import { METRICS, PER_FRAME_SUFFIX, resolveMetric } from '../src/perf/metrics.js
 import { runScenario } from '../src/runner/run.js';
 import { loadScenario } from '../src/scenario/load.js';
 import { isAlive } from '../src/session/processes.js';
+import { startTerminalApp } from '../src/session/terminal-app.js';
+import { SessionHost } from '../src/engine/host.js';
+import { runStep } from '../src/engine/run-step.js';
 import { ROOT } from './helpers.js';
 
 const has = (bin: string): boolean => spawnSync('sh', ['-c', `command -v ${bin}`]).status === 0;
@@ -274,6 +277,27 @@ test('resize_viewport gives a terminal program new columns and rows (SIGWINCH); 
     assert.equal(r.summary.measured, 1, failures(r));
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('snap within a ref shows only its cells', { skip: missing('dialog') }, async () => {
+  const running = await startTerminalApp({ command: 'dialog', args: ['--menu', 'Pick', '12', '40', '3', 'a', 'Apple', 'b', 'Banana', 'c', 'Cherry'], cols: 80, rows: 24 });
+  try {
+    const host = new SessionHost({ terminal: running.driver }, undefined, os.tmpdir());
+    const first = await runStep(host, 'snap', {});
+    assert.equal(first.status, 'ok');
+    const whole = String(first.status === 'ok' ? first.data!.snapshot : '');
+    const ref = /(t\d+)[^\n]*Banana|Banana[^\n]*\[ref=(t\d+)\]/.exec(whole);
+    assert.ok(ref, whole);
+    const id = (ref[1] ?? ref[2])!;
+    const part = await runStep(host, 'snap', { within: id });
+    assert.equal(part.status, 'ok', JSON.stringify(part));
+    const text = String(part.status === 'ok' ? part.data!.snapshot : '');
+    assert.match(text, /Banana/);
+    assert.doesNotMatch(text, /Cherry/);
+    assert.ok(text.length < whole.length);
+  } finally {
+    await running.close();
   }
 });
 

@@ -38,8 +38,8 @@ export interface TerminalDriver {
   /** Why the program is gone (it exited, or was killed), or undefined while it runs. */
   readonly crashReason: string | undefined;
   readonly size: { cols: number; rows: number };
-  /** The screen as text with refs on what can be acted on; `diff`: only the lines changed since the last snapshot. */
-  snapshot(opts: { maxBytes?: number; grep?: string; diff?: boolean }): Promise<TerminalSnapshot>;
+  /** The screen as text with refs on what can be acted on; `diff`: only the lines changed since the last snapshot; `within`: only a ref's cells (from the last snapshot). */
+  snapshot(opts: { maxBytes?: number; grep?: string; diff?: boolean; within?: string }): Promise<TerminalSnapshot>;
   /** The screen's lines (trailing spaces trimmed) and the cursor. */
   screen(): Promise<{ lines: string[]; cursor: { row: number; col: number; visible: boolean } }>;
   /** Strict: several matches are an error listing them; a ref is looked up in the last snapshot. */

@@ -6,7 +6,7 @@ const ARGS = {
   type: 'object',
   properties: {
     depth: { type: 'integer', minimum: 0, description: 'Show nodes down to this depth (0 = top level); deeper parts are counted.' },
-    within: { type: 'string', pattern: '^[eq][0-9]+$', description: 'Ref (e5, q2): snapshot only this element and its contents.' },
+    within: { type: 'string', pattern: '^[eqt][0-9]+$', description: 'Ref (e5, q2, t3): snapshot only this element and its contents.' },
     interactiveOnly: { type: 'boolean', description: 'Only what you can act on: "eN role name" lines.' },
     grep: { type: 'string', description: 'Case-insensitive regex on names, values and text; keeps matches and ancestors.' },
     diff: { type: 'boolean', description: 'Only the lines changed since the last whole snapshot of this page.' },

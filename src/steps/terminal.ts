@@ -29,8 +29,8 @@ function inputOutput(t: TerminalActionTiming, data: Record<string, unknown> = {}
   };
 }
 
-export async function terminalSnap(ctx: TerminalStepContext, args: { grep?: string; diff?: boolean; maxBytes?: number }): Promise<StepOutput> {
-  const s = await ctx.terminal.snapshot({ ...(args.grep ? { grep: args.grep } : {}), ...(args.diff ? { diff: true } : {}), ...(args.maxBytes ? { maxBytes: args.maxBytes } : {}) });
+export async function terminalSnap(ctx: TerminalStepContext, args: { grep?: string; diff?: boolean; maxBytes?: number; within?: string }): Promise<StepOutput> {
+  const s = await ctx.terminal.snapshot({ ...(args.grep ? { grep: args.grep } : {}), ...(args.diff ? { diff: true } : {}), ...(args.maxBytes ? { maxBytes: args.maxBytes } : {}), ...(args.within ? { within: args.within } : {}) });
   return { data: { snapshot: s.text, bytes: s.bytes, ...(s.truncated ? { truncated: true } : {}) } };
 }
 

@@ -39,9 +39,16 @@ export class PtyTerminalDriver implements TerminalDriver {
     return { cols: this.pty.cols, rows: this.pty.rows };
   }
 
-  async snapshot(opts: { maxBytes?: number; grep?: string; diff?: boolean }): Promise<TerminalSnapshot> {
+  async snapshot(opts: { maxBytes?: number; grep?: string; diff?: boolean; within?: string }): Promise<TerminalSnapshot> {
     await this.pty.flush();
     const screen = this.pty.screen();
+    if (opts.within !== undefined) {
+      // A part of the screen: its refs are not the whole screen's, so the last snapshot's stay.
+      const rect = this.lastRefs.find((r) => r.ref === opts.within)?.rect;
+      if (!rect) throw new PerfError({ code: 'stale_ref', kind: 'failed', message: `snap: no ref ${opts.within} in the last snapshot of this screen`, suggestion: 'take a whole snap first, then use one of its refs' });
+      const part = renderSnapshot(screen, { within: rect, ...(opts.maxBytes ? { maxBytes: opts.maxBytes } : {}), modes: this.pty.modes() });
+      return { text: part.text, bytes: part.bytes, truncated: part.truncated, refs: [] };
+    }
     // Rendered from the screen just read: reading it again would cost as much as the rendering.
     const snap = renderSnapshot(screen, { ...(opts.maxBytes ? { maxBytes: opts.maxBytes } : {}), ...(opts.grep ? { grep: opts.grep } : {}), modes: this.pty.modes() });
     const previous = this.lastScreen;
