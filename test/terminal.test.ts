@@ -324,12 +324,18 @@ test('MCP: app_start {terminal} serves the same tools on a terminal program; pag
     assert.equal(waited.isError, false, waited.text);
     const status = await call('app_status');
     assert.equal(status.json.data.terminal.pid, pid);
+    const restarted = await call('app_restart');
+    assert.equal(restarted.isError, false, restarted.text);
+    assert.notEqual(restarted.json.data.terminal.pid, pid, 'a fresh process');
+    assert.equal(isAlive(pid), false, 'the old one is gone');
+    assert.match((await call('snap')).json.data.snapshot, /Name\?/);
     const nav = await call('navigate', { url: '/x' });
     assert.equal(nav.isError, true);
     assert.match(nav.text, /navigate acts on a web page; this app is a terminal program/);
+    const current = (await call('app_status')).json.data.terminal.pid as number;
     const stopped = await call('app_stop');
     assert.equal(stopped.json.data.terminal, true);
-    assert.equal(isAlive(pid), false);
+    assert.equal(isAlive(current), false);
   } finally {
     await client.close();
     fs.rmSync(dir, { recursive: true, force: true });

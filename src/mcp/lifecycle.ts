@@ -132,6 +132,11 @@ export const appRestart = defineTool({
   inputSchema: { type: 'object', properties: {}, additionalProperties: false },
   readOnly: false,
   async run(core) {
+    if (core.terminal) {
+      // A terminal program restarts as it was started: a fresh process, old refs void.
+      const { value: running, durationMs } = await timed(() => core.startTerminal(core.terminal!.running.spec));
+      return okReply({ tool: 'app_restart', status: 'ok', durationMs, data: { terminal: { command: running.spec.command, args: running.spec.args ?? [], pid: running.pid, ...running.driver.size } } });
+    }
     const wasOwned = await core.ownsRunningSession();
     await core.dropConnection();
     const { value: state, durationMs } = await timed(() => core.manager.restartSession(core.stateDir));
