@@ -175,3 +175,28 @@ function writeAll(fd: number, data: string | Uint8Array): void {
   const bytes = typeof data === 'string' ? Buffer.from(data) : data;
   for (let off = 0; off < bytes.length; ) off += writeSync(fd, bytes, off, bytes.length - off);
 }
+
+/** An executable regular file (not a folder, not a dangling link). */
+export function isExecutable(p: string): boolean {
+  try {
+    accessSync(p, constants.X_OK);
+    return statSync(p).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Where a command runs from: a name with a slash is a path (relative to `cwd`), a bare name is looked
+ * up on PATH (the given one, else this process's). Undefined when it is not an executable file.
+ */
+export function findExecutable(command: string, opts: { cwd?: string; envPath?: string } = {}): string | undefined {
+  if (command.includes('/')) {
+    const p = path.resolve(opts.cwd ?? process.cwd(), command);
+    return isExecutable(p) ? p : undefined;
+  }
+  for (const dir of (opts.envPath ?? process.env.PATH ?? '').split(path.delimiter)) {
+    if (dir && isExecutable(path.join(dir, command))) return path.join(dir, command);
+  }
+  return undefined;
+}

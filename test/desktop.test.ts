@@ -18,35 +18,13 @@ import { runScenario } from '../src/runner/run.js';
 import { loadScenario } from '../src/scenario/load.js';
 import { isAlive } from '../src/session/processes.js';
 import { serveStatic, type StaticServer } from '../src/session/static-server.js';
-import { DEMO_DIR, FIXTURES_DIR } from './helpers.js';
+import { DEMO_DIR, FIXTURES_DIR, processesBelow } from './helpers.js';
 import { ok } from './step-helpers.js';
 
 const MINI = miniBrowserPath();
 const NO_WEBKIT = findServerBinary('webkit') && MINI ? false : 'WebKitWebDriver not installed (apt-get install webkit2gtk-driver xvfb)';
 const NO_TAURI = NO_WEBKIT || (findServerBinary('tauri') ? false : 'tauri-driver not installed (npm ci installs @crabnebula/tauri-driver-linux-x64-gnu on Linux x64)');
 const APP_DIR = path.join(FIXTURES_DIR, 'tauri-app');
-
-/** Descendants of this process with the given command name, from /proc. */
-function descendants(comm: string): number[] {
-  const parent = new Map<number, number>();
-  const name = new Map<number, string>();
-  for (const d of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(d)) continue;
-    try {
-      const stat = fs.readFileSync(`/proc/${d}/stat`, 'utf8');
-      const close = stat.lastIndexOf(')');
-      name.set(Number(d), stat.slice(stat.indexOf('(') + 1, close));
-      parent.set(Number(d), Number(stat.slice(close + 2).split(' ')[1]));
-    } catch {
-      /* gone */
-    }
-  }
-  const mine = (pid: number): boolean => {
-    for (let p = parent.get(pid); p !== undefined && p > 1; p = parent.get(p)) if (p === process.pid) return true;
-    return false;
-  };
-  return [...name].filter(([pid, n]) => n === comm && mine(pid)).map(([pid]) => pid);
-}
 
 function tempDir(prefix: string): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
@@ -67,7 +45,7 @@ describe('tauri_invoke through tauri-driver', { skip: NO_TAURI }, () => {
     await page?.close();
     await fixture?.close();
     for (const pid of pids) assert.equal(isAlive(pid), false, `server process ${pid} stopped`);
-    assert.deepEqual(descendants('MiniBrowser'), []);
+    assert.deepEqual(processesBelow({ comm: 'MiniBrowser' }), []);
   });
 
   test('tauri-driver starts the app binary it is given', () => {
@@ -129,8 +107,8 @@ describe('perf run on a desktop app', { skip: NO_TAURI }, () => {
       assert.equal(run.summary.measured, 2, JSON.stringify(run.repeats.map((r) => (r.status === 'failed' ? r.failure : r.status))));
       assert.deepEqual(run.env.app.desktop, { binary: MINI, driver: 'tauri' });
       assert.ok(run.summary.metrics['steps.greet.ms']!.median > 0);
-      assert.deepEqual(descendants('MiniBrowser'), []);
-      assert.deepEqual(descendants('WebKitWebDriver'), []);
+      assert.deepEqual(processesBelow({ comm: 'MiniBrowser' }), []);
+      assert.deepEqual(processesBelow({ comm: 'WebKitWebDriver' }), []);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
@@ -176,7 +154,7 @@ describe('a browser crash mid-run', { skip: NO_WEBKIT }, () => {
         onProgress: (p) => {
           if (p.kind === 'step' && p.index === 1 && p.label === 'hold') {
             setTimeout(() => {
-              killed = descendants('MiniBrowser');
+              killed = processesBelow({ comm: 'MiniBrowser' });
               for (const pid of killed) process.kill(pid, 'SIGKILL');
             }, 300);
           }
@@ -189,8 +167,8 @@ describe('a browser crash mid-run', { skip: NO_WEBKIT }, () => {
       assert.equal(failed.status === 'failed' && failed.failure.label, 'hold');
       assert.equal(run.summary.measured, 2);
       assert.ok(fs.existsSync(file), 'the run file was written');
-      assert.deepEqual(descendants('MiniBrowser'), []);
-      assert.deepEqual(descendants('WebKitWebDriver'), []);
+      assert.deepEqual(processesBelow({ comm: 'MiniBrowser' }), []);
+      assert.deepEqual(processesBelow({ comm: 'WebKitWebDriver' }), []);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }

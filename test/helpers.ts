@@ -3,6 +3,7 @@
  * StepHost over them. Fixture pages live in test/fixtures/.
  */
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import { after } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { BrowserSession } from '../src/session/browser-session.js';
@@ -55,4 +56,36 @@ export function refOf(snapshot: string, role: string, name: string): string {
     if (compact && compact[2] === role && compact[3] === name) return compact[1]!;
   }
   assert.fail(`a ${role} "${name}" line with a ref in:\n${snapshot.slice(0, 2000)}`);
+}
+
+/**
+ * Processes below `ancestor` (by default this test process), read from /proc, whose command name is
+ * `comm` or whose command line (arguments joined by spaces) contains `cmdline`.
+ */
+export function processesBelow(match: { comm?: string; cmdline?: string }, ancestor = process.pid): number[] {
+  const procs = new Map<number, { ppid: number; comm: string }>();
+  for (const d of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${d}/stat`, 'utf8');
+      const close = stat.lastIndexOf(')');
+      procs.set(Number(d), { ppid: Number(stat.slice(close + 2).split(' ')[1]), comm: stat.slice(stat.indexOf('(') + 1, close) });
+    } catch {
+      /* gone */
+    }
+  }
+  const below = (pid: number): boolean => {
+    for (let p = procs.get(pid)?.ppid; p !== undefined && p > 1; p = procs.get(p)?.ppid) if (p === ancestor) return true;
+    return false;
+  };
+  const matches = (pid: number, comm: string): boolean => {
+    if (match.comm !== undefined && comm !== match.comm) return false;
+    if (match.cmdline === undefined) return true;
+    try {
+      return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ').includes(match.cmdline);
+    } catch {
+      return false;
+    }
+  };
+  return [...procs].filter(([pid, p]) => below(pid) && matches(pid, p.comm)).map(([pid]) => pid);
 }

@@ -16,7 +16,7 @@ import { readScreen, type Screen } from '../src/drivers/pty/screen.js';
 import { SessionHost } from '../src/engine/host.js';
 import { runStep, type StepResult } from '../src/engine/run-step.js';
 import { lastSession, serializeCast } from '../src/perf/state.js';
-import { ROOT } from './helpers.js';
+import { processesBelow, ROOT } from './helpers.js';
 
 const PERF = path.join(ROOT, 'bin/perf');
 const has = (bin: string): boolean => spawnSync('sh', ['-c', `command -v ${bin}`]).status === 0;
@@ -308,31 +308,6 @@ test('the recording is bounded: past its byte cap it stops, and says where and h
   assert.equal(raw.events[0]![2], '\x1b[M \u00a1\u00a1');
 });
 
-/** The pid of a process below `ancestor` whose command line contains `needle`, if one runs. */
-function descendant(ancestor: number, needle: string): number | undefined {
-  const parent = new Map<number, number>();
-  for (const d of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(d)) continue;
-    try {
-      const stat = fs.readFileSync(`/proc/${d}/stat`, 'utf8');
-      parent.set(Number(d), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
-    } catch {
-      /* gone */
-    }
-  }
-  const below = (pid: number): boolean => {
-    for (let p = parent.get(pid); p !== undefined && p > 1; p = parent.get(p)) if (p === ancestor) return true;
-    return false;
-  };
-  return [...parent.keys()].find((pid) => {
-    try {
-      return below(pid) && fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(needle);
-    } catch {
-      return false;
-    }
-  });
-}
-
 test('a replay on a terminal switches off what the recording switched on, when it ends and when it is interrupted', { skip: has('script') ? false : 'script (util-linux) not installed' }, async () => {
   // `script` gives the replay a real terminal as stdout, where the mode reset is written.
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rehearse-replay-'));
@@ -359,7 +334,7 @@ test('a replay on a terminal switches off what the recording switched on, when i
     const cut = await replayInScript('long.cast', (out, pid) => {
       if (interrupted || !out.includes('menu')) return;
       // NUL-separated arguments: the node process itself, not a shell whose -c string mentions the file.
-      const replay = descendant(pid, 'replay\0long.cast');
+      const replay = processesBelow({ cmdline: 'replay long.cast' }, pid)[0];
       if (replay === undefined) return;
       interrupted = true;
       process.kill(replay, 'SIGINT');

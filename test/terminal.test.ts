@@ -19,7 +19,7 @@ import { isAlive } from '../src/session/processes.js';
 import { startTerminalApp } from '../src/session/terminal-app.js';
 import { SessionHost } from '../src/engine/host.js';
 import { runStep } from '../src/engine/run-step.js';
-import { ROOT } from './helpers.js';
+import { processesBelow, ROOT } from './helpers.js';
 
 const has = (bin: string): boolean => spawnSync('sh', ['-c', `command -v ${bin}`]).status === 0;
 const missing = (bin: string): string | false => (has(bin) ? false : `${bin} not installed (apt-get install ${bin})`);
@@ -35,31 +35,6 @@ async function run(dir: string, yaml: string, opts: { onProgress?: Parameters<ty
 }
 
 const failures = (r: { repeats: { status: string }[] }): string => JSON.stringify(r.repeats.map((x) => ('failure' in x ? x.failure : x.status)));
-
-/** Processes descended from this test process whose command line contains `needle`. */
-function descendants(needle: string): number[] {
-  const parent = new Map<number, number>();
-  for (const d of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(d)) continue;
-    try {
-      const stat = fs.readFileSync(`/proc/${d}/stat`, 'utf8');
-      parent.set(Number(d), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
-    } catch {
-      /* gone */
-    }
-  }
-  const mine = (pid: number): boolean => {
-    for (let p = parent.get(pid); p !== undefined && p > 1; p = parent.get(p)) if (p === process.pid) return true;
-    return false;
-  };
-  return [...parent.keys()].filter((pid) => {
-    try {
-      return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ').includes(needle) && mine(pid);
-    } catch {
-      return false;
-    }
-  });
-}
 
 test('vim: insert text and save, in a fresh vim each repeat; the file holds it once per repeat and the run has terminal metrics', { skip: missing('vim') }, async () => {
   const dir = tempDir();
@@ -193,7 +168,7 @@ test('a program that ignores SIGTERM is gone after its repeat, with what it star
       ['name: stubborn', 'app:', `  terminal: { command: bash, args: ["-c", "trap '' TERM; read x; echo got:$x; exec -a ${marker} sleep 1000"] }`, 'repeat: 1', 'warmup: 0', 'steps:', '  - type: { text: "go\\n" }', '  - wait_for: "got:go"', ''].join('\n'),
     );
     assert.equal(r.summary.measured, 1, failures(r));
-    assert.deepEqual(descendants(marker), []);
+    assert.deepEqual(processesBelow({ cmdline: marker }), []);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
@@ -223,7 +198,7 @@ test('a program killed mid-repeat fails that repeat only; the run goes on', asyn
         onProgress: (p) => {
           if (p.kind === 'step' && p.index === 1 && p.label === 'answer') {
             setTimeout(() => {
-              killed = descendants('bash -c echo ready');
+              killed = processesBelow({ cmdline: 'bash -c echo ready' });
               for (const pid of killed) process.kill(pid, 'SIGKILL');
             }, 150);
           }

@@ -80,6 +80,14 @@ export interface RawSession {
   env: SessionEnv;
 }
 
+/**
+ * A session from a recorder without Chromium's own sources (WebDriver, a terminal): no trace, CPU
+ * profile, Performance counters or navigation events; what it did read is given over these.
+ */
+export function sessionWithout(read: Pick<RawSession, 'token' | 'mode' | 'phases' | 'startedAt' | 'endedAt' | 'durationMs' | 'marks' | 'missing' | 'env'> & Partial<RawSession>): RawSession {
+  return { checkpoints: [], messages: [], docFrames: [], interactionCount: null, support: undefined, probeMissing: undefined, trace: undefined, profile: undefined, samplingIntervalUs: undefined, navigations: 0, ...read };
+}
+
 export interface SessionEnv {
   browser: string;
   userAgent: string;

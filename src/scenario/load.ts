@@ -2,11 +2,11 @@
  * YAML → validated Scenario. Every error names the file, line and column, what was found and what
  * was expected (PerfError kind usage → exit 2), and happens before any browser starts.
  */
-import { accessSync, constants, readFileSync, statSync } from 'node:fs';
-import { basename, dirname, extname, join, relative, resolve } from 'node:path';
+import { readFileSync, statSync } from 'node:fs';
+import { basename, dirname, extname, relative, resolve } from 'node:path';
 import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, visit, type Document } from 'yaml';
 import { closest, isPerfError, PerfError } from '../errors.js';
-import { checkServeFolder } from '../files.js';
+import { checkServeFolder, findExecutable } from '../files.js';
 import { prepareArgs } from '../engine/run-step.js';
 import { getStep, stepNames } from '../steps/registry.js';
 import { DRIVER_LACKS } from '../page/index.js';
@@ -514,25 +514,11 @@ function parseTerminal(t: Record<string, unknown>, dir: string): TerminalApp {
 
 function parseDesktop(src: Located, d: Record<string, unknown>, at: Path, dir: string): DesktopApp {
   const given = String(d.binary);
-  const binary = given.includes('/') ? resolve(dir, given) : onPath(given);
-  if (!binary || !isExecutable(binary)) {
-    throw src.fail([...at, 'binary'], `app.desktop.binary ${given} ${binary ? `(${binary}) is not an executable file` : 'is not on PATH'}`, 'build the app first (e.g. npm run tauri build -- --debug), and give the path to its executable');
+  const binary = findExecutable(given, { cwd: dir });
+  if (!binary) {
+    throw src.fail([...at, 'binary'], `app.desktop.binary ${given} ${given.includes('/') ? `(${resolve(dir, given)}) is not an executable file` : 'is not on PATH'}`, 'build the app first (e.g. npm run tauri build -- --debug), and give the path to its executable');
   }
   return { binary, args: ((d.args as string[] | undefined) ?? []).map(String), driver: (d.driver as 'tauri' | 'webkit' | undefined) ?? 'tauri' };
-}
-
-function isExecutable(path: string): boolean {
-  try {
-    accessSync(path, constants.X_OK);
-    return statSync(path).isFile();
-  } catch {
-    return false;
-  }
-}
-
-function onPath(name: string): string | undefined {
-  for (const dir of (process.env.PATH ?? '').split(':')) if (dir && isExecutable(join(dir, name))) return join(dir, name);
-  return undefined;
 }
 
 function parseStep(src: Located, path: Path, item: unknown): StepCall {

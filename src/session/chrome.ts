@@ -3,12 +3,13 @@
  * lives in src/drivers/cdp.
  */
 import { spawn, execFileSync } from 'node:child_process';
-import { accessSync, constants, existsSync, mkdirSync, mkdtempSync, readlinkSync, rmSync, statSync, writeSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readlinkSync, rmSync, writeSync } from 'node:fs';
 import { readdir, rm, stat } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { PerfError } from '../errors.js';
 import { trackFolder, trackProcess, terminate, isAlive } from './processes.js';
+import { isExecutable } from '../files.js';
 
 export const INSTALL_HINT =
   'install Chromium: Debian/Ubuntu `sudo apt-get install -y chromium` (Ubuntu: chromium-browser), macOS `brew install --cask chromium`; or set CHROME_PATH to a Chrome/Chromium binary';
@@ -25,15 +26,6 @@ export interface ChromeLocation {
   source: 'CHROME_PATH' | 'PATH' | 'macOS application';
 }
 
-/** An executable regular file (not a folder, not a dangling link). */
-export function isExecutable(p: string): boolean {
-  try {
-    accessSync(p, constants.X_OK);
-    return statSync(p).isFile();
-  } catch {
-    return false;
-  }
-}
 
 /**
  * CHROME_PATH first (an explicit path that does not exist is an error, never a silent fallback),

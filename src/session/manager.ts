@@ -18,10 +18,10 @@ import type { HostPage } from '../drivers/page-driver.js';
 import { PerfError } from '../errors.js';
 import type { DaemonMessage, DaemonRequest } from './daemon.js';
 import { checkAppUrl } from './app.js';
-import { chromeVersion, findChrome, isExecutable, launchChrome } from './chrome.js';
+import { chromeVersion, findChrome, launchChrome } from './chrome.js';
 import { isAlive, signal, terminate } from './processes.js';
 import { clearState, defaultStateDir, readState, sessionDriver, START_OPTIONS, type AnySessionState, type SessionStartOptions, type SessionState, type WebDriverSessionState } from './state.js';
-import { checkServeFolder, ensureDir } from '../files.js';
+import { checkServeFolder, ensureDir, findExecutable } from '../files.js';
 
 export type { AnySessionState, SessionState, WebDriverSessionState };
 export interface StartOptions extends SessionStartOptions {
@@ -83,11 +83,11 @@ function oneOf(flag: string, value: string | undefined, allowed: readonly string
 
 /** The desktop binary as the session will run it: a path resolved against cwd, or a name looked up on PATH. */
 function resolveDesktopBinary(given: string, cwd: string): string {
-  const binary = given.includes('/') ? resolve(cwd, given) : (process.env.PATH ?? '').split(':').filter(Boolean).map((d) => join(d, given)).find(isExecutable);
-  if (!binary || !isExecutable(binary)) {
+  const binary = findExecutable(given, { cwd });
+  if (!binary) {
     throw new PerfError({
       code: 'desktop_binary_invalid',
-      message: `--desktop ${given} ${binary ? `(${binary}) is not an executable file` : 'is not on PATH'}`,
+      message: `--desktop ${given} ${given.includes('/') ? `(${resolve(cwd, given)}) is not an executable file` : 'is not on PATH'}`,
       suggestion: 'build the app first (e.g. npm run tauri build -- --debug), and give the path to its executable',
     });
   }

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { PerfError } from '../../errors.js';
 import type { Modifier, MouseButton } from '../keys.js';
-import { checkBeginOptions, type PerfBeginOptions, type PerfMode, type PerfRecorder, type RawSession, type SessionMark } from '../measure.js';
+import { checkBeginOptions, sessionWithout, type PerfBeginOptions, type PerfMode, type PerfRecorder, type RawSession, type SessionMark } from '../measure.js';
 import type { TerminalActionTiming, TerminalDriver, TerminalResolved, TerminalSnapshot, TerminalTargetSpec } from '../terminal-driver.js';
 import { CastLog, programEnv, screenAsOutput } from './cast.js';
 import { diffScreens, renderSnapshot, resolveTarget, type TerminalRef } from './snapshot.js';
@@ -194,24 +194,14 @@ class TerminalRecorder implements PerfRecorder {
     const c = this.driver.pty.counters();
     const latenciesMs = this.driver.actions.filter((a) => a.at >= this.startedAt && a.latencyMs !== undefined).map((a) => a.latencyMs!);
     const na = 'a terminal has no';
-    return {
+    return sessionWithout({
       token: this.token,
       mode: this.opts.mode,
       phases: this.opts.phases,
       startedAt: this.startedAt,
       endedAt,
       durationMs: endedAt - this.startedAt,
-      checkpoints: [],
-      messages: [],
-      docFrames: [],
-      interactionCount: null,
-      support: undefined,
-      probeMissing: undefined,
-      trace: undefined,
-      profile: undefined,
-      samplingIntervalUs: undefined,
       marks: this.marks,
-      navigations: 0,
       terminal: { frames: c.frames - this.before.frames, bytesOut: c.bytesOut - this.before.bytesOut, latenciesMs },
       cast: {
         width: this.cast.width,
@@ -232,7 +222,7 @@ class TerminalRecorder implements PerfRecorder {
         ...(this.opts.mode === 'attribution' ? { profile: `${na} CPU profile` } : {}),
       },
       env: { browser: 'terminal', userAgent: '', headless: true, viewport: { width: this.driver.size.cols, height: this.driver.size.rows, dpr: 1, mobile: false }, cpuThrottle: 1, cpuThrottleSource: 'default', url: '' },
-    };
+    });
   }
 
   async dispose(): Promise<void> {

@@ -7,7 +7,7 @@
  * Terminal responses the program asks for (device attributes, cursor position reports) are answered
  * by the screen model as a real terminal answers them: some programs wait for those replies.
  */
-import { accessSync, constants as fsConstants, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { constants as osConstants } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -20,6 +20,7 @@ import { OutputLog, OutputMeter, type OutputCounters } from './meter.js';
 import { programTree, readUsage, resetPeakRss, sendSignal, stillRuns, type ProcessUsage } from './proc.js';
 import { ModeTracker, readScreen, readScrollback, type Screen, type TerminalModes } from './screen.js';
 import { renderSnapshot, type Snapshot, type SnapshotOptions } from './snapshot.js';
+import { findExecutable } from '../../files.js';
 
 const { Terminal } = xtermHeadless;
 type XTerm = InstanceType<typeof Terminal>;
@@ -111,27 +112,6 @@ function signalName(n: number | undefined): string | undefined {
   return `signal ${n}`;
 }
 
-function findExecutable(command: string, envPath: string | undefined, cwd: string): string | undefined {
-  const runnable = (p: string): boolean => {
-    try {
-      accessSync(p, fsConstants.X_OK);
-      return statSync(p).isFile();
-    } catch {
-      return false;
-    }
-  };
-  if (command.includes('/')) {
-    const p = path.resolve(cwd, command);
-    return runnable(p) ? p : undefined;
-  }
-  for (const dir of (envPath ?? '').split(path.delimiter)) {
-    if (!dir) continue;
-    const p = path.join(dir, command);
-    if (runnable(p)) return p;
-  }
-  return undefined;
-}
-
 function checkSize(cols: number, rows: number): void {
   // 1000 is far past any real screen and keeps a typo (100000) from allocating a huge buffer.
   const ok = (n: number) => Number.isInteger(n) && n >= 2 && n <= 1000;
@@ -187,7 +167,7 @@ export class PtyTerminal {
       if (v === undefined) delete env[k];
       else env[k] = v;
     }
-    const file = findExecutable(opts.command, env.PATH, cwd);
+    const file = findExecutable(opts.command, { cwd, ...(env.PATH !== undefined ? { envPath: env.PATH } : {}) });
     if (!file) {
       throw new PerfError({
         code: 'terminal_command_not_found',

@@ -7,7 +7,7 @@
  * counters: coverage names each as missing.
  */
 import { randomBytes } from 'node:crypto';
-import { BEGIN_MARK, END_MARK, checkBeginOptions, type MissingReasons, type PerfBeginOptions, type PerfMode, type PerfRecorder, type ProbeSupport, type RawSession, type SessionEnv, type SessionMark } from '../measure.js';
+import { BEGIN_MARK, END_MARK, checkBeginOptions, sessionWithout, type MissingReasons, type PerfBeginOptions, type PerfMode, type PerfRecorder, type ProbeSupport, type RawSession, type SessionEnv, type SessionMark } from '../measure.js';
 import { contentProcesses, cpuBetween, type ContentProcess } from './proc.js';
 import { markSource, perfProbeFlushSource, perfProbeSource, perfProbeStopSource, type ProbeFlush, ProbeReadings } from '../runtime/perf-probe.js';
 
@@ -78,28 +78,23 @@ export class WebDriverPerfSession implements PerfRecorder {
     else usage = { cpuMs: cpuBetween(this.processesBefore, after), maxRssBytes: Math.max(...after.map((p) => p.maxRssBytes)) };
     const env = await this.readEnv().catch((): SessionEnv => ({ browser: 'unknown', userAgent: '', headless: false, viewport: { width: 0, height: 0, dpr: 1, mobile: false }, cpuThrottle: 1, cpuThrottleSource: 'default', url: '' }));
     await this.dispose();
-    return {
+    return sessionWithout({
       token: this.token,
       mode: this.opts.mode,
       phases: this.opts.phases,
       startedAt: this.startedAt,
       endedAt,
       durationMs,
-      checkpoints: [],
       messages: probe.messages,
       docFrames: probe.docFrames,
       interactionCount: probe.interactionCount,
       support,
       probeMissing,
-      trace: undefined,
-      profile: undefined,
-      samplingIntervalUs: undefined,
       marks: this.marks,
-      navigations: 0,
       ...(usage ? { process: usage } : {}),
       missing,
       env,
-    };
+    });
   }
 
   async dispose(): Promise<void> {

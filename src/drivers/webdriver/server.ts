@@ -7,12 +7,13 @@
  * Each runs in its own process group, killed whole (tauri-driver's WebKitWebDriver and the app with it).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { accessSync, constants, createWriteStream, existsSync } from 'node:fs';
+import { createWriteStream, existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import net from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PerfError } from '../../errors.js';
+import { findExecutable, isExecutable } from '../../files.js';
 import { serverReady } from './client.js';
 
 export type WebDriverServerKind = 'chromedriver' | 'webkit' | 'tauri';
@@ -51,20 +52,11 @@ export function miniBrowserPath(): string | undefined {
   return undefined;
 }
 
-function executable(path: string): boolean {
-  try {
-    accessSync(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** tauri-driver from npm: the project's own (in `cwd` or above), else the native build this harness installs. */
 function npmTauriDriver(cwd: string): string | undefined {
   for (let dir = cwd; ; dir = dirname(dir)) {
     const bin = join(dir, 'node_modules', '.bin', 'tauri-driver');
-    if (executable(bin)) return bin;
+    if (isExecutable(bin)) return bin;
     if (dirname(dir) === dir) break;
   }
   // Ours: the native build from npm (an optional dependency, Linux x64), run by a small Node entry.
@@ -81,10 +73,8 @@ function npmTauriDriver(cwd: string): string | undefined {
  * only) the npm package. A path ending in .js is a Node script.
  */
 export function findServerBinary(kind: WebDriverServerKind, cwd = process.cwd()): string | undefined {
-  if (kind === 'tauri' && process.env.TAURI_DRIVER) return executable(process.env.TAURI_DRIVER) || process.env.TAURI_DRIVER.endsWith('.js') ? process.env.TAURI_DRIVER : undefined;
-  const { bin } = SERVER_BINARIES[kind];
-  for (const dir of (process.env.PATH ?? '').split(':')) if (dir && executable(`${dir}/${bin}`)) return `${dir}/${bin}`;
-  return kind === 'tauri' ? npmTauriDriver(cwd) : undefined;
+  if (kind === 'tauri' && process.env.TAURI_DRIVER) return isExecutable(process.env.TAURI_DRIVER) || process.env.TAURI_DRIVER.endsWith('.js') ? process.env.TAURI_DRIVER : undefined;
+  return findExecutable(SERVER_BINARIES[kind].bin) ?? (kind === 'tauri' ? npmTauriDriver(cwd) : undefined);
 }
 
 function missing(kind: WebDriverServerKind): PerfError {
