@@ -333,8 +333,9 @@ test('a replay on a terminal switches off what the recording switched on, when i
     let interrupted = false;
     const cut = await replayInScript('long.cast', (out, pid) => {
       if (interrupted || !out.includes('menu')) return;
-      // NUL-separated arguments: the node process itself, not a shell whose -c string mentions the file.
-      const replay = processesBelow({ cmdline: 'replay long.cast' }, pid)[0];
+      // The node process itself, not the shell whose -c string mentions the file too (it would die
+      // of the SIGINT and leave the replay running).
+      const replay = processesBelow({ comm: 'node', cmdline: 'replay long.cast' }, pid)[0];
       if (replay === undefined) return;
       interrupted = true;
       process.kill(replay, 'SIGINT');
