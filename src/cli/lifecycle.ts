@@ -9,6 +9,14 @@ import type { FlagValues } from './args.js';
 const STATE_DIR_FLAG = { stateDir: { type: 'string', value: 'DIR', description: 'Folder of the session state file. Default ./.perf' } } as const;
 
 function describeState(s: AnySessionState): string {
+  if (s.driver === 'pty') {
+    const t = s.terminal;
+    return [
+      `terminal ${[t.command, ...t.args].map(shellQuote).join(' ')} (pid ${t.pid}, ${t.cols}x${t.rows})`,
+      `output   ${t.logFile}`,
+      `session  pid ${s.daemonPid}, steps on ${t.socket}, state in ${s.stateDir}/state.json`,
+    ].join('\n');
+  }
   const browser =
     s.driver === 'webdriver'
       ? `browser  ${s.webdriver.browserName ?? s.engine} ${s.webdriver.browserVersion ?? ''} over ${s.webdriver.kind === 'webkit' ? 'WebKitWebDriver' : s.webdriver.kind === 'tauri' ? 'tauri-driver' : 'chromedriver'} at ${s.webdriver.endpoint}${s.webdriver.pids.length ? ` (pids ${s.webdriver.pids.join(', ')})` : ''}, session ${s.webdriver.sessionId}`
@@ -24,6 +32,56 @@ function describeState(s: AnySessionState): string {
 }
 
 const DESKTOP = START_OPTIONS.desktop;
+
+function shellQuote(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
+}
+
+// What needs a shell: expansions, pipes, lists, redirections, globs, subshells.
+const SHELL_SYNTAX = /[$`|&;<>()*?[\]{}~!#\n]/;
+
+/**
+ * `--terminal "CMD"` as the program and its arguments: plain words and quotes are split here, so the
+ * program itself runs in the pty (signals and `perf status` see it); anything a shell must read
+ * runs under `sh -c`.
+ */
+export function terminalCommand(line: string): { command: string; args: string[] } {
+  if (SHELL_SYNTAX.test(line)) return { command: 'sh', args: ['-c', line] };
+  const words: string[] = [];
+  let word: string | undefined;
+  let quote: '"' | "'" | undefined;
+  for (let i = 0; i < line.length; i++) {
+    const c = line[i]!;
+    if (quote) {
+      if (c === quote) quote = undefined;
+      else if (c === '\\' && quote === '"' && i + 1 < line.length) word += line[++i]!;
+      else word += c;
+    } else if (c === '"' || c === "'") {
+      quote = c;
+      word ??= '';
+    } else if (c === '\\' && i + 1 < line.length) {
+      word = (word ?? '') + line[++i]!;
+    } else if (/\s/.test(c)) {
+      if (word !== undefined) words.push(word);
+      word = undefined;
+    } else {
+      word = (word ?? '') + c;
+    }
+  }
+  if (quote) throw new PerfError({ code: 'invalid_flag', message: `--terminal: unclosed ${quote} in "${line}"`, suggestion: 'close the quote, e.g. --terminal "vim \'my notes.txt\'"' });
+  if (word !== undefined) words.push(word);
+  if (words.length === 0) throw new PerfError({ code: 'invalid_flag', message: '--terminal needs the program to run', suggestion: 'e.g. perf start --terminal "less README.md"' });
+  return { command: words[0]!, args: words.slice(1) };
+}
+
+/** The terminal program of `perf start --terminal`, from its flags. */
+function terminalOptions(f: FlagValues): Pick<StartOptions, 'terminal'> {
+  if (f.terminal === undefined) {
+    if (f.cols !== undefined || f.rows !== undefined) throw new PerfError({ code: 'invalid_flag', message: `start: --${f.cols !== undefined ? 'cols' : 'rows'} sizes a terminal program: it needs --terminal CMD`, suggestion: 'e.g. perf start --terminal "htop" --cols 120 --rows 40' });
+    return {};
+  }
+  return { terminal: { ...terminalCommand(f.terminal as string), ...(f.cols !== undefined ? { cols: f.cols as number } : {}), ...(f.rows !== undefined ? { rows: f.rows as number } : {}) } };
+}
 
 /** The browser and desktop options of `perf start`, read from its flags. */
 function driverOptions(f: FlagValues): Pick<StartOptions, 'driver' | 'engine' | 'webdriver' | 'desktop'> {
@@ -43,10 +101,10 @@ function driverOptions(f: FlagValues): Pick<StartOptions, 'driver' | 'engine' | 
 
 export const startCommand = defineCommand({
   name: 'start',
-  summary: 'Start the app (if needed) and a browser (Chromium, or WebKit over WebDriver) or a desktop app, and keep them running for step verbs and MCP',
-  usage: 'start (--serve DIR | --url URL | --command CMD [--url URL] | --desktop BIN) [--path /P] [--headed] [--spa] [--engine chromium|webkit] [--driver cdp|webdriver] [--webdriver URL]',
+  summary: 'Start the app (if needed) and a browser (Chromium, or WebKit over WebDriver), a desktop app or a terminal program, and keep them running for step verbs and MCP',
+  usage: 'start (--serve DIR | --url URL | --command CMD [--url URL] | --desktop BIN | --terminal CMD [--cols N] [--rows N]) [--path /P] [--headed] [--spa] [--engine chromium|webkit] [--driver cdp|webdriver] [--webdriver URL]',
   details:
-    'Examples:\n  perf start --serve scenarios/app --path /list.html\n  perf start --command "npm run preview -- --port ${PORT}"\n  perf start --url http://127.0.0.1:5173\n  perf start --serve scenarios/app --engine webkit\n  perf start --desktop ./src-tauri/target/debug/my-app --desktop-driver tauri',
+    'Examples:\n  perf start --serve scenarios/app --path /list.html\n  perf start --command "npm run preview -- --port ${PORT}"\n  perf start --url http://127.0.0.1:5173\n  perf start --serve scenarios/app --engine webkit\n  perf start --desktop ./src-tauri/target/debug/my-app --desktop-driver tauri\n  perf start --terminal "vim notes.txt" --cols 100 --rows 30',
   flags: {
     ...flagsOf(START_OPTIONS, 'serve', 'url', 'command', 'path'),
     headed: { type: 'boolean', description: 'Show the browser window instead of running headless.' },
@@ -58,6 +116,9 @@ export const startCommand = defineCommand({
     desktop: { type: 'string', value: 'BIN', description: `${DESKTOP.description} BIN: its executable (a path from the working folder, or a name on PATH).` },
     desktopArg: { type: 'multi', value: 'ARG', description: `An argument of the --desktop app; ${DESKTOP.properties.args.description} Repeatable; --desktop-arg=-x for one starting with -.` },
     desktopDriver: { type: 'string', value: 'tauri|webkit', description: `The --desktop app's server: tauri-driver or WebKitWebDriver. ${DESKTOP.properties.driver.description}` },
+    terminal: { type: 'string', value: 'CMD', description: 'A terminal program instead of a page, run in a pseudo-terminal kept by the session (plain words run the program directly; shell syntax runs under sh -c).' },
+    cols: { type: 'number', value: 'N', description: 'With --terminal: its width in columns. Default 100.' },
+    rows: { type: 'number', value: 'N', description: 'With --terminal: its height in rows. Default 30.' },
     ...ALLOW_OUTSIDE_FLAG,
     ...STATE_DIR_FLAG,
     ...JSON_FLAG,
@@ -71,7 +132,8 @@ export const startCommand = defineCommand({
       ...(f.spa ? { spa: true } : {}),
       ...(f.allowOutside ? { allowOutside: true } : {}),
       ...driverOptions(f),
-      headless: f.headed !== true,
+      ...terminalOptions(f),
+      ...(f.headed === true || f.terminal === undefined ? { headless: f.headed !== true } : {}),
       ...(f.stateDir ? { stateDir: f.stateDir as string } : {}),
     });
     if (f.json) printJson(state);
@@ -106,8 +168,9 @@ export const statusCommand = defineCommand({
       process.stdout.write('no session (start one with `perf start --serve DIR`)\n');
     } else {
       const yes = (b: boolean | null | undefined): string => (b === null || b === undefined ? 'n/a' : b ? 'alive' : 'DEAD');
-      const browser = st.state.driver === 'webdriver' ? `webdriver server ${yes(st.alive.webdriver)}, browser ${yes(st.alive.browser)}` : `chrome ${yes(st.alive.chrome)}`;
-      process.stdout.write(`${st.running ? 'running' : 'NOT running'} for ${Math.round((st.uptimeMs ?? 0) / 1000)} s\n${describeState(st.state)}\nprocesses: session ${yes(st.alive.daemon)}, ${browser}, app ${yes(st.alive.app)}\n`);
+      const browser = st.state.driver === 'webdriver' ? `, webdriver server ${yes(st.alive.webdriver)}, browser ${yes(st.alive.browser)}, app ${yes(st.alive.app)}` : st.state.driver === 'pty' ? `, program ${yes(st.alive.terminal)}` : `, chrome ${yes(st.alive.chrome)}, app ${yes(st.alive.app)}`;
+      const exited = st.state.driver === 'pty' && st.alive.terminal === false ? '\nthe program has exited: `perf restart` starts it again' : '';
+      process.stdout.write(`${st.running ? 'running' : 'NOT running'} for ${Math.round((st.uptimeMs ?? 0) / 1000)} s\n${describeState(st.state)}\nprocesses: session ${yes(st.alive.daemon)}${browser}${exited}\n`);
     }
     // Status is a question, not a judgement: a stopped session is a normal answer.
     return 0;
@@ -124,7 +187,7 @@ export const logsCommand = defineCommand({
     if (f.json) printJson(logs);
     else {
       const section = (name: string, lines: string[] | undefined): string => (lines ? `== ${name} ==\n${lines.join('\n') || '(no output)'}\n` : '');
-      process.stdout.write(section('app', logs.app) + section('chrome', logs.chrome) + section('webdriver', logs.webdriver));
+      process.stdout.write(section(logs.chrome || logs.webdriver ? 'app' : 'program', logs.app) + section('chrome', logs.chrome) + section('webdriver', logs.webdriver));
     }
     return 0;
   },

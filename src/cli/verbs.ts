@@ -9,7 +9,8 @@ import { closest, exitCodeOf, isPerfError, PerfError } from '../errors.js';
 import { SessionHost, connectedHost } from '../engine/host.js';
 import { prepareArgs, runStep, type StepResult } from '../engine/run-step.js';
 import { renderReply, stepResultJson, type ToolReply } from '../mcp/format.js';
-import { connectSession } from '../session/manager.js';
+import { connectSession, runSessionStep } from '../session/manager.js';
+import { defaultStateDir } from '../session/state.js';
 import type { JsonSchema, StepDefinition, StepHost } from '../steps/define.js';
 import { getStep, stepArgsSchema, longDescription } from '../steps/registry.js';
 import { camelToKebab } from './args.js';
@@ -322,6 +323,15 @@ export async function runVerb(step: string, argv: string[], opts: { stateDir?: s
     return report(step, e);
   }
 
+  // A terminal session runs its steps in its daemon, which owns the pseudo-terminal.
+  let remote: unknown;
+  try {
+    remote = await runSessionStep(opts.stateDir ?? defaultStateDir(), { step, args: parsed.args, cwd: process.cwd(), validated: true });
+  } catch (e) {
+    return report(step, e);
+  }
+  if (remote !== undefined) return finish(step, remote as StepResult, parsed.imagePath);
+
   let host: StepHost;
   let close: () => Promise<void> = async () => undefined;
   try {
@@ -343,8 +353,13 @@ export async function runVerb(step: string, argv: string[], opts: { stateDir?: s
   } finally {
     await close().catch(() => undefined);
   }
+  return finish(step, result, parsed.imagePath);
+}
+
+/** Print the result and map it to the exit code. */
+function finish(step: string, result: StepResult, imagePath: string | undefined): number {
   try {
-    printResult(result, parsed.imagePath);
+    printResult(result, imagePath);
   } catch (e) {
     return report(step, new PerfError({ code: 'write_failed', kind: 'environment', message: `could not write the image: ${(e as Error).message}`, cause: e }));
   }

@@ -6,6 +6,7 @@
 import path from 'node:path';
 import { closest, isPerfError, PerfError } from '../errors.js';
 import { SessionHost, connectedHost } from '../engine/host.js';
+import { HostState } from '../host-state.js';
 import { startTerminalApp, type RunningTerminal, type TerminalSpec } from '../session/terminal-app.js';
 import { runStep, type StepResult } from '../engine/run-step.js';
 import { bestErrors, compile, describeAjvError } from '../engine/validate.js';
@@ -20,7 +21,7 @@ import type { FromSchema, JsonSchema } from '../schema-types.js';
 /** The session functions the server uses (src/session/manager.ts); tests may pass their own. */
 export type SessionManager = Pick<
   typeof managerModule,
-  'startSession' | 'stopSession' | 'sessionStatus' | 'sessionLogs' | 'restartSession' | 'connectSession' | 'runDoctor'
+  'startSession' | 'stopSession' | 'sessionStatus' | 'sessionLogs' | 'restartSession' | 'connectSession' | 'runSessionStep' | 'runDoctor'
 >;
 type Connection = Awaited<ReturnType<SessionManager['connectSession']>> & { host: SessionHost };
 export type SessionStateOf = Awaited<ReturnType<SessionManager['startSession']>>;
@@ -151,6 +152,8 @@ export class McpCore {
         this.conn = { ...c, host: connectedHost(c) };
       } catch (e) {
         if (isPerfError(e) && (e.code === 'no_session' || e.code === 'no_app')) throw noApp(e);
+        // A `perf start --terminal` session: its daemon owns the program and runs the steps.
+        if (isPerfError(e) && e.code === 'terminal_session') return new TerminalSessionHost(this.stateDir, this.cwd, this.manager);
         throw e;
       }
     }
@@ -188,6 +191,7 @@ export class McpCore {
         else throw e;
       }
     }
+    if (h instanceof TerminalSessionHost) return h.run(name, args, opts.validated === true);
     const result = await runStep(h, name, args, opts);
     if (result.status !== 'ok' && CONNECTION_LOST_CODES.has(result.error.code)) await this.dropConnection();
     return result;
@@ -250,6 +254,33 @@ export class McpCore {
       process.stderr.write(`perf mcp: could not stop the app session on exit: ${(e as Error).message}\n`);
     }
     this.ownedDaemonPid = undefined;
+  }
+}
+
+/**
+ * The host of a terminal session started by `perf start --terminal`: the program lives in that
+ * session's daemon, so runStepCall sends each step there rather than running it here.
+ */
+class TerminalSessionHost implements StepHost {
+  state = new HostState();
+  constructor(
+    private readonly stateDir: string,
+    public cwd: string,
+    private readonly manager: SessionManager,
+  ) {}
+  surface(): 'terminal' {
+    return 'terminal';
+  }
+  page(): Promise<never> {
+    return Promise.reject(new PerfError({ code: 'unsupported_on_driver', message: 'this app is a terminal program, not a web page' }));
+  }
+  appUrl(): undefined {
+    return undefined;
+  }
+  async run(name: string, args: unknown, validated: boolean): Promise<StepResult> {
+    const result = await this.manager.runSessionStep(this.stateDir, { step: name, args, cwd: this.cwd, validated });
+    if (result === undefined) throw new PerfError({ code: 'session_gone', kind: 'environment', message: 'the terminal session ended', suggestion: 'app_start again' });
+    return result as StepResult;
   }
 }
 

@@ -10,6 +10,10 @@ import { confinedPath } from '../files.js';
 import { defineTool, type McpCore, type SessionStateOf, type ToolDefinition } from './core.js';
 
 function summary(state: SessionStateOf): Record<string, unknown> {
+  if (state.driver === 'pty') {
+    const t = state.terminal;
+    return { driver: 'pty', terminal: { command: t.command, args: t.args, pid: t.pid, cols: t.cols, rows: t.rows }, startedAt: state.startedAt, stateDir: state.stateDir };
+  }
   const browser =
     state.driver === 'webdriver'
       ? { driver: 'webdriver', engine: state.engine, webdriver: { kind: state.webdriver.kind, endpoint: state.webdriver.endpoint, pids: state.webdriver.pids, browser: `${state.webdriver.browserName ?? state.engine} ${state.webdriver.browserVersion ?? ''}`.trim() } }

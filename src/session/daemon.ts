@@ -7,7 +7,7 @@
  * every navigation). Over WebDriver it owns the server (chromedriver, WebKitWebDriver, tauri-driver)
  * and the one session opened on it, which step verbs reattach to by id.
  */
-import { openSync, readFileSync } from 'node:fs';
+import { openSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { installPageScripts } from '../drivers/cdp/inject.js';
 import { Browser } from '../drivers/cdp/browser.js';
@@ -17,7 +17,7 @@ import { isPerfError } from '../errors.js';
 import { startApp, type AppSpec, type RunningApp } from './app.js';
 import { chromeBinary, launchChrome, type ChromeProcess } from './chrome.js';
 import { installSignalHandlers, isAlive, onShutdown, trackProcess, watchdogPid } from './processes.js';
-import { clearState, sessionDriver, writeJsonAtomic, statePath, type AnySessionState, type SessionStartOptions, type SessionState, type WebDriverSessionState } from './state.js';
+import { clearStateIfOwnedBy, sessionDriver, writeJsonAtomic, statePath, type AnySessionState, type SessionStartOptions, type SessionState, type WebDriverSessionState } from './state.js';
 
 export interface DaemonRequest {
   stateDir: string;
@@ -156,12 +156,7 @@ function send(msg: DaemonMessage): void {
 }
 
 function clearStateIfOurs(stateDir: string): void {
-  try {
-    const text = JSON.parse(readFileSync(statePath(stateDir), 'utf8')) as { daemonPid?: number };
-    if (text.daemonPid === process.pid) clearState(stateDir);
-  } catch {
-    /* nothing to clear */
-  }
+  clearStateIfOwnedBy(stateDir, process.pid);
 }
 
 void main();

@@ -20,10 +20,11 @@ import type { DaemonMessage, DaemonRequest } from './daemon.js';
 import { checkAppUrl } from './app.js';
 import { chromeVersion, findChrome, launchChrome } from './chrome.js';
 import { isAlive, signal, terminate } from './processes.js';
-import { clearState, defaultStateDir, readState, sessionDriver, START_OPTIONS, type AnySessionState, type SessionStartOptions, type SessionState, type WebDriverSessionState } from './state.js';
+import { clearState, defaultStateDir, readState, sessionDriver, START_OPTIONS, type AnySessionState, type SessionStartOptions, type SessionState, type TerminalSessionState, type WebDriverSessionState } from './state.js';
 import { checkServeFolder, ensureDir, findExecutable } from '../files.js';
+import { sendStep, type StepRequest } from './step-socket.js';
 
-export type { AnySessionState, SessionState, WebDriverSessionState };
+export type { AnySessionState, SessionState, TerminalSessionState, WebDriverSessionState };
 export interface StartOptions extends SessionStartOptions {
   stateDir?: string;
 }
@@ -31,12 +32,30 @@ export interface StartOptions extends SessionStartOptions {
 // 60 s: app start (up to 30 s for a dev server) plus a Chromium cold start on a loaded machine.
 const START_TIMEOUT_MS = 60_000;
 
+/** A terminal program is the whole app: no page, browser or desktop options beside it. */
+function validateTerminalStart(o: StartOptions): void {
+  const t = o.terminal!;
+  const others = (['serve', 'url', 'command', 'path', 'spa', 'driver', 'engine', 'webdriver', 'desktop'] as const).filter((k) => o[k] !== undefined);
+  if (others.length) {
+    throw new PerfError({ code: 'invalid_flag', message: `--terminal is the whole app (a program in a pseudo-terminal): drop ${others.map((k) => `--${k}`).join(', ')}`, suggestion: 'e.g. perf start --terminal "vim notes.txt"' });
+  }
+  if (typeof t.command !== 'string' || t.command.trim() === '') refuse('--terminal needs the program to run', 'e.g. perf start --terminal "less README.md"');
+  for (const [flag, n] of [['--cols', t.cols], ['--rows', t.rows]] as const) {
+    if (n !== undefined && !(Number.isInteger(n) && n >= 2 && n <= 1000)) refuse(`${flag} must be a whole number from 2 to 1000, got ${n}`, `e.g. ${flag} ${flag === '--cols' ? 100 : 30}`);
+  }
+}
+
+function refuse(message: string, suggestion: string): never {
+  throw new PerfError({ code: 'invalid_flag', message, suggestion });
+}
+
 function validateStart(o: StartOptions): void {
+  if (o.terminal !== undefined) return validateTerminalStart(o);
   const sources = [o.serve !== undefined && '--serve', o.url !== undefined && o.command === undefined && '--url', o.command !== undefined && '--command'].filter(Boolean);
   if (sources.length > 1 || (sources.length === 0 && o.desktop === undefined)) {
     throw new PerfError({
       code: 'start_needs_one_app',
-      message: sources.length === 0 ? 'perf start needs an app: --serve DIR, --url URL, or --command CMD [--url URL]; or a desktop app, --desktop BIN' : `perf start takes one app source, got ${sources.join(' and ')}`,
+      message: sources.length === 0 ? 'perf start needs an app: --serve DIR, --url URL, or --command CMD [--url URL]; or a desktop app, --desktop BIN; or a terminal program, --terminal CMD' : `perf start takes one app source, got ${sources.join(' and ')}`,
       suggestion: 'e.g. `perf start --serve scenarios/app --path /list.html`',
     });
   }
@@ -50,9 +69,6 @@ function validateStart(o: StartOptions): void {
   oneOf('--driver', o.driver, ['cdp', 'webdriver']);
   oneOf('--engine', o.engine, ['chromium', 'webkit']);
   // The same refusals as the scenario loader's for browser.driver / engine and app.desktop.
-  const refuse = (message: string, suggestion: string): never => {
-    throw new PerfError({ code: 'invalid_flag', message, suggestion });
-  };
   if (o.desktop !== undefined) {
     // Checked here rather than by additionalProperties in the schema: app_start's schema is read by every agent, this costs them nothing.
     const unknown = Object.keys(o.desktop).filter((k) => !(k in START_OPTIONS.desktop.properties));
@@ -124,11 +140,12 @@ export async function startSession(opts: StartOptions): Promise<AnySessionState>
     throw new PerfError({ code: 'serve_root_missing', message: `--serve ${opts.serve}: no such folder (${resolve(cwd, opts.serve)})`, suggestion: 'pass the folder that holds your built app' });
   }
   if (opts.serve !== undefined) checkServeFolder(resolve(cwd, opts.serve), [cwd], { allowOutside: opts.allowOutside === true, shown: `serve ${opts.serve}` });
-  checkBrowserInstalled(options);
+  if (opts.terminal === undefined) checkBrowserInstalled(options);
   if (readState(stateDir)) await stopSession(stateDir);
   ensureDir(stateDir, 'perf start');
   const req: DaemonRequest = { stateDir, options };
-  const script = fileURLToPath(new URL('./daemon.js', import.meta.url));
+  // A terminal session's daemon runs steps (the engine, a layer above this one): forked by path, not imported.
+  const script = fileURLToPath(new URL(opts.terminal !== undefined ? '../runner/terminal-daemon.js' : './daemon.js', import.meta.url));
   const child = fork(script, [JSON.stringify(req)], { detached: true, stdio: ['ignore', 'ignore', 'ignore', 'ipc'], cwd });
   child.unref();
   const msg = await new Promise<DaemonMessage>((resolveMsg, reject) => {
@@ -156,7 +173,7 @@ export async function startSession(opts: StartOptions): Promise<AnySessionState>
 
 /** The processes a session recorded besides its daemon and watchdog: the browser (or WebDriver server and its Xvfb) and the app. */
 function ownedPids(state: AnySessionState): number[] {
-  return [...(state.driver === 'webdriver' ? state.webdriver.pids : [state.chrome.pid]), ...(state.app.pid ? [state.app.pid] : [])];
+  return [...(state.driver === 'webdriver' ? state.webdriver.pids : state.driver === 'pty' ? [] : [state.chrome.pid]), ...(state.app.pid ? [state.app.pid] : [])];
 }
 
 /** Stop the session: SIGTERM to the daemon (which stops the browser and the app), then make sure of each pid. */
@@ -185,6 +202,8 @@ export interface SessionAlive {
   webdriver?: boolean | null;
   /** The WebDriver session itself (its browser or desktop app), asked over WebDriver. */
   browser?: boolean;
+  /** The terminal session's program (its daemon keeps the last screen after it exits). */
+  terminal?: boolean;
   app: boolean | null;
 }
 
@@ -215,6 +234,7 @@ export async function sessionStatus(stateDir = defaultStateDir()): Promise<{ run
   const app = state.app.pid ? isAlive(state.app.pid) : null;
   const daemon = isAlive(state.daemonPid);
   const uptimeMs = Date.now() - Date.parse(state.startedAt);
+  if (state.driver === 'pty') return { running: daemon && app === true, state, alive: { daemon, terminal: app === true, app }, uptimeMs };
   if (state.driver === 'webdriver') {
     const server = state.webdriver.pids.length ? state.webdriver.pids.every((pid) => isAlive(pid)) : null;
     const browser = daemon && server !== false && (await webDriverProblem(state)) === undefined;
@@ -249,6 +269,7 @@ export function sessionLogs(stateDir = defaultStateDir(), lines = 100): { app: s
   const app = tailFile(state?.app.logFile ?? join(stateDir, 'app.log'), lines);
   const webdriver = tailFile(state?.driver === 'webdriver' ? state.webdriver.logFile : state ? undefined : webDriverLogPath(stateDir), lines);
   if (state?.driver === 'webdriver') return { app, webdriver };
+  if (state?.driver === 'pty') return { app };
   return { app, chrome: tailFile(join(stateDir, 'chrome.log'), lines), ...(webdriver.length ? { webdriver } : {}) };
 }
 
@@ -272,6 +293,9 @@ export async function connectSession(stateDir = defaultStateDir()): Promise<{ dr
   const state = readState(stateDir);
   if (!state) throw noSession(stateDir);
   if (state.driver === 'webdriver') return connectWebDriver(state);
+  if (state.driver === 'pty') {
+    throw new PerfError({ code: 'terminal_session', kind: 'environment', message: `the session runs a terminal program (${state.terminal.command}): its steps run in the session (runSessionStep), not on a page`, suggestion: 'send steps with `perf <step>` or an MCP tool' });
+  }
   if (!isAlive(state.chrome.pid)) {
     throw new PerfError({ code: 'session_dead', kind: 'environment', message: `the session's Chrome (pid ${state.chrome.pid}) is not running`, suggestion: 'run `perf restart` (or MCP app_restart)' });
   }
@@ -282,6 +306,19 @@ export async function connectSession(stateDir = defaultStateDir()): Promise<{ dr
   if (own) page = await browser.attach(own.targetId);
   else page = await browser.newPage({ isolated: false, url: state.pageUrl });
   return { driver: cdpPageDriver(page), state, close: () => browser.disconnect() };
+}
+
+/**
+ * Run one step in a terminal session's daemon (which owns the pseudo-terminal) and return its
+ * result, or undefined when the running session is not a terminal one (then connectSession).
+ */
+export async function runSessionStep(stateDir: string, req: StepRequest): Promise<unknown> {
+  const state = readState(stateDir);
+  if (state?.driver !== 'pty') return undefined;
+  if (!isAlive(state.daemonPid)) {
+    throw new PerfError({ code: 'session_dead', kind: 'environment', message: `the terminal session's daemon (pid ${state.daemonPid}) is not running`, suggestion: 'run `perf restart` (or `perf start --terminal CMD`)' });
+  }
+  return sendStep(state.terminal.socket, req);
 }
 
 /**

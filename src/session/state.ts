@@ -26,6 +26,8 @@ export interface SessionStartOptions {
   webdriver?: string;
   /** A desktop app (WebKitGTK) instead of a browser; binary resolved against cwd when the session starts. */
   desktop?: { binary: string; args?: string[]; driver?: 'tauri' | 'webkit' };
+  /** A terminal program instead of a page: it runs in the daemon's pseudo-terminal; cwd resolved when the session starts. */
+  terminal?: { command: string; args?: string[]; cols?: number; rows?: number; cwd?: string };
 }
 
 /** What every session's state file holds, whatever drives its page. */
@@ -73,8 +75,27 @@ export interface WebDriverSessionState extends SessionStateBase {
   };
 }
 
+/**
+ * A session on a terminal program: the daemon owns its pseudo-terminal (a pty cannot be handed to
+ * another process), so step verbs and MCP tools send their steps to the daemon over a unix socket.
+ */
+export interface TerminalSessionState extends SessionStateBase {
+  driver: 'pty';
+  terminal: {
+    pid: number;
+    command: string;
+    args: string[];
+    cols: number;
+    rows: number;
+    /** The daemon's step socket. */
+    socket: string;
+    /** The program's raw output (bounded). */
+    logFile: string;
+  };
+}
+
 /** SessionState keeps its name for the CDP session (the default, and every older state file). */
-export type AnySessionState = SessionState | WebDriverSessionState;
+export type AnySessionState = SessionState | WebDriverSessionState | TerminalSessionState;
 
 /**
  * How a session's page is driven, from its options, as the scenario loader decides it for a run:
@@ -124,6 +145,16 @@ export function readState(stateDir: string): AnySessionState | undefined {
 
 export function clearState(stateDir: string): void {
   rmSync(statePath(stateDir), { force: true });
+}
+
+/** Clear the state file only if the daemon `daemonPid` wrote it: a newer session's file stays. */
+export function clearStateIfOwnedBy(stateDir: string, daemonPid: number): void {
+  try {
+    const text = JSON.parse(readFileSync(statePath(stateDir), 'utf8')) as { daemonPid?: number };
+    if (text.daemonPid === daemonPid) clearState(stateDir);
+  } catch {
+    /* nothing to clear */
+  }
 }
 
 /**

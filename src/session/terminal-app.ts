@@ -2,12 +2,15 @@
  * A terminal program started for a run's repeat or an agent's session: spawned in a pseudo-terminal
  * (src/drivers/pty), tracked so it dies with the harness, and handed out as the terminal contract.
  */
+import { closeSync, openSync, writeSync } from 'node:fs';
 import { PtyTerminalDriver } from '../drivers/pty/index.js';
 import type { TerminalDriver } from '../drivers/terminal-driver.js';
 import { trackProcess } from './processes.js';
 
 // How long a starting program may take to draw its first screen and go quiet (a slow TUI, a cold disk).
 const START_QUIET_TIMEOUT_MS = 30_000;
+// A full-screen program redraws a lot: 10 MB keeps hours of a prompt's output and never fills a disk.
+const OUTPUT_LOG_MAX_BYTES = 10 * 1024 * 1024;
 
 export interface TerminalSpec {
   command: string;
@@ -28,12 +31,39 @@ export interface RunningTerminal {
   close(): Promise<void>;
 }
 
-/** Spawn the program and wait until its first screen has gone quiet. */
-export async function startTerminalApp(spec: TerminalSpec): Promise<RunningTerminal> {
+/** Append the program's raw output to a file, up to OUTPUT_LOG_MAX_BYTES; returns the unsubscribe. */
+function logOutput(driver: PtyTerminalDriver, file: string): () => void {
+  const fd = openSync(file, 'a');
+  let written = 0;
+  let open = true;
+  const stop = driver.pty.onOutput((text) => {
+    if (!open) return;
+    const bytes = Buffer.from(text);
+    if (written + bytes.length > OUTPUT_LOG_MAX_BYTES) {
+      writeSync(fd, `\n[perf: output log cut at ${OUTPUT_LOG_MAX_BYTES} bytes]\n`);
+      end();
+      return;
+    }
+    written += bytes.length;
+    writeSync(fd, bytes);
+  });
+  function end(): void {
+    if (!open) return;
+    open = false;
+    stop();
+    closeSync(fd);
+  }
+  return end;
+}
+
+/** Spawn the program and wait until its first screen has gone quiet. `logFile`: also append its raw output there (perf logs). */
+export async function startTerminalApp(spec: TerminalSpec, opts: { logFile?: string } = {}): Promise<RunningTerminal> {
   const driver = PtyTerminalDriver.spawn({ command: spec.command, ...(spec.args ? { args: spec.args } : {}), ...(spec.cols ? { cols: spec.cols } : {}), ...(spec.rows ? { rows: spec.rows } : {}), ...(spec.env ? { env: spec.env } : {}), ...(spec.cwd ? { cwd: spec.cwd } : {}) });
   const untrack = trackProcess(driver.pty.pid, { group: true });
+  const endLog = opts.logFile !== undefined ? logOutput(driver, opts.logFile) : () => undefined;
   const close = async (): Promise<void> => {
     await driver.pty.close();
+    endLog();
     untrack();
   };
   try {
