@@ -20,6 +20,8 @@ import { startTerminalApp } from '../src/session/terminal-app.js';
 import { SessionHost } from '../src/engine/host.js';
 import { runStep } from '../src/engine/run-step.js';
 import { processesBelow, ROOT } from './helpers.js';
+import { decodePng } from '../src/drivers/png.js';
+import { paletteRgb, renderCellsPng } from '../src/drivers/pty/render-png.js';
 
 const has = (bin: string): boolean => spawnSync('sh', ['-c', `command -v ${bin}`]).status === 0;
 const missing = (bin: string): string | false => (has(bin) ? false : `${bin} not installed (apt-get install ${bin})`);
@@ -274,6 +276,56 @@ test('snap within a ref shows only its cells', { skip: missing('dialog') }, asyn
   } finally {
     await running.close();
   }
+});
+
+test('screenshot draws a terminal as a PNG: 8x16 px cells, its colours, and the text where the screen has it', { skip: missing('dialog') }, async () => {
+  const running = await startTerminalApp({ command: 'dialog', args: ['--menu', 'Pick', '12', '40', '3', 'a', 'Apple', 'b', 'Banana', 'c', 'Cherry'], cols: 80, rows: 24 });
+  const dir = tempDir();
+  try {
+    const host = new SessionHost({ terminal: running.driver }, undefined, dir);
+    const shot = await runStep(host, 'screenshot', { path: 'menu.png' });
+    assert.equal(shot.status, 'ok', JSON.stringify(shot));
+    assert.ok(shot.status === 'ok' && shot.image?.mimeType === 'image/png');
+    const png = fs.readFileSync(path.join(dir, 'menu.png'));
+    const img = decodePng(png)!;
+    assert.deepEqual([img.width, img.height], [80 * 8, 24 * 16]);
+    const rgbAt = (x: number, y: number): string => [...img.pixels.subarray((y * img.width + x) * img.bpp, (y * img.width + x) * img.bpp + 3)].map((v) => v.toString(16).padStart(2, '0')).join('');
+    const { lines } = await running.driver.screen();
+    const row = lines.findIndex((l) => l.includes('Banana'));
+    const col = lines[row]!.indexOf('Banana');
+    // dialog's box is grey (palette 7) with black text; the screen around it is blue (palette 4).
+    assert.equal(rgbAt(0, 0), '0000ee', 'the backdrop');
+    const cell = new Set<string>();
+    for (let y = 0; y < 16; y++) for (let x = 0; x < 8; x++) cell.add(rgbAt(col * 8 + x, row * 16 + y));
+    assert.deepEqual([...cell].sort(), ['000000', 'e5e5e5'], 'the B of Banana: black ink on the grey box');
+    const text = await runStep(host, 'screenshot', {});
+    assert.ok(text.status === 'ok' && text.data!.format === 'text' && String(text.data!.text).includes('Banana'), 'with no format, the text');
+    const jpeg = await runStep(host, 'screenshot', { format: 'jpeg' });
+    assert.equal(jpeg.status, 'failed');
+  } finally {
+    await running.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('the PNG renderer: a glyph in its colour, reverse video, a box-drawing line across the cell', () => {
+  const plain = { fg: 'default', bg: 'default', bold: false, dim: false, italic: false, underline: false, inverse: false, invisible: false, strikethrough: false } as const;
+  const png = renderCellsPng({
+    cols: 3,
+    rows: 1,
+    cells: [[[0, { chars: 'A', width: 1, style: { ...plain, fg: 1 } }], [1, { chars: ' ', width: 1, style: { ...plain, inverse: true } }], [2, { chars: '─', width: 1, style: plain }]]],
+    cursor: { row: 0, col: 0, visible: false },
+  });
+  const img = decodePng(png)!;
+  assert.deepEqual([img.width, img.height], [24, 16]);
+  const at = (x: number, y: number): number => img.pixels.readUIntBE((y * img.width + x) * 3, 3);
+  // Terminus's A: its crossbar is row 7, pixels 1-6 of the cell.
+  assert.deepEqual([0, 1, 6, 7].map((x) => at(x, 7)), [0x000000, 0xcd0000, 0xcd0000, 0x000000]);
+  assert.equal(at(8, 0), 0xe5e5e5, 'reverse video: the default foreground as background');
+  assert.deepEqual([16, 19, 23].map((x) => at(x, 7)), [0xe5e5e5, 0xe5e5e5, 0xe5e5e5]);
+  assert.equal(at(19, 3), 0x000000, 'only the line row');
+  assert.equal(paletteRgb(196), 0xff0000);
+  assert.equal(paletteRgb(244), 0x808080);
 });
 
 test('MCP: app_start {terminal} serves the same tools on a terminal program; page-only tools say why; app_stop ends it', async () => {

@@ -18,7 +18,7 @@ import { METRICS, PER_FRAME_SUFFIX, resolveMetric, type DriverName } from '../sr
 import { findServerBinary, miniBrowserPath, type WebDriverServerKind } from '../src/drivers/webdriver/server.js';
 import { openWebDriverPage, type WebDriverPage } from '../src/drivers/webdriver/session.js';
 import { cpuBetween } from '../src/drivers/webdriver/proc.js';
-import { cropPng, pngSize } from '../src/drivers/webdriver/png.js';
+import { cropPng, pngSize } from '../src/drivers/png.js';
 import zlib from 'node:zlib';
 import { findChrome } from '../src/session/chrome.js';
 import { isAlive } from '../src/session/processes.js';

@@ -120,16 +120,27 @@ export function terminalConsole(ctx: TerminalStepContext): StepOutput {
   return { data: { output: out.text, ...(out.droppedChars ? { droppedChars: out.droppedChars } : {}) } };
 }
 
-/** The screen as text (a PNG rendering of a terminal is not built): to a .txt file when a path is given. */
+/**
+ * The screen as text, or drawn as a PNG (format png, or a path ending in .png): what an agent reads
+ * cheaply, and what a human reviews. Written to the path when one is given.
+ */
 export async function terminalScreenshot(ctx: TerminalStepContext, args: { path?: string; overwrite?: boolean; format?: string }): Promise<StepOutput> {
-  if (args.format === 'jpeg' || args.format === 'png' || (args.path !== undefined && !/\.txt$/i.test(args.path))) {
-    throw new PerfError({ code: 'unsupported_on_driver', message: 'screenshot: a terminal is captured as text; an image of it is not available yet', suggestion: 'give a path ending in .txt, or none' });
+  const png = args.format === 'png' || (args.path !== undefined && /\.png$/i.test(args.path));
+  if (args.format === 'jpeg' || (args.path !== undefined && !/\.(png|txt)$/i.test(args.path)) || (args.format === 'png' && args.path !== undefined && !/\.png$/i.test(args.path))) {
+    throw new PerfError({ code: 'unsupported_on_driver', message: 'screenshot: a terminal is captured as text (.txt) or drawn as a PNG (.png)', suggestion: 'give a path ending in .png or .txt, or format: png, or nothing for the text' });
+  }
+  const file = args.path !== undefined ? await confinedPath(ctx.host.cwd, args.path, 'screenshot') : undefined;
+  if (png) {
+    const bytes = await ctx.terminal.screenshotPng();
+    if (file) writeFileNoFollow(file, bytes, { overwrite: args.overwrite === true, who: 'screenshot', shown: args.path! });
+    const { cols, rows } = ctx.terminal.size;
+    return {
+      image: { mimeType: 'image/png', base64: bytes.toString('base64') },
+      data: { format: 'png', width: bytes.readUInt32BE(16), height: bytes.readUInt32BE(20), bytes: bytes.length, cols, rows, ...(args.path !== undefined ? { path: args.path } : {}) },
+    };
   }
   const { lines } = await ctx.terminal.screen();
   const text = lines.join('\n').replace(/\n+$/, '') + '\n';
-  if (args.path !== undefined) {
-    const file = await confinedPath(ctx.host.cwd, args.path, 'screenshot');
-    writeFileNoFollow(file, text, { overwrite: args.overwrite === true, who: 'screenshot', shown: args.path });
-  }
+  if (file) writeFileNoFollow(file, text, { overwrite: args.overwrite === true, who: 'screenshot', shown: args.path! });
   return { data: { format: 'text', text, ...(args.path !== undefined ? { path: args.path } : {}) } };
 }

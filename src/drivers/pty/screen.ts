@@ -86,7 +86,7 @@ function color(mode: 'fg' | 'bg', cell: IBufferCell): TerminalColor {
   return rgb ? `#${value.toString(16).padStart(6, '0')}` : value;
 }
 
-function styleOf(cell: IBufferCell): CellStyle {
+export function styleOf(cell: IBufferCell): CellStyle {
   return {
     fg: color('fg', cell),
     bg: color('bg', cell),

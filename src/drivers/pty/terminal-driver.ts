@@ -3,6 +3,7 @@
  * (written → the screen settled) and logged, so a measured window reads its latencies; refs are
  * looked up in the last snapshot, as a page's are.
  */
+import { renderCellsPng } from './render-png.js';
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { PerfError } from '../../errors.js';
@@ -60,6 +61,11 @@ export class PtyTerminalDriver implements TerminalDriver {
       return { text: d.text, bytes: d.bytes, truncated: d.truncated, refs };
     }
     return { text: snap.text, bytes: snap.bytes, truncated: snap.truncated, refs };
+  }
+
+  async screenshotPng(): Promise<Buffer> {
+    await this.pty.flush();
+    return renderCellsPng(this.pty.cells());
   }
 
   async screen(): Promise<{ lines: string[]; cursor: { row: number; col: number; visible: boolean } }> {

@@ -18,6 +18,7 @@ import type { Modifier, MouseButton } from '../keys.js';
 import { encodeKey, encodeMouse, encodePaste, mouseUnsupported, typedKeys, type MouseEvent } from './keys.js';
 import { OutputLog, OutputMeter, type OutputCounters } from './meter.js';
 import { programTree, readUsage, resetPeakRss, sendSignal, stillRuns, type ProcessUsage } from './proc.js';
+import { readCells, type CellGrid } from './render-png.js';
 import { ModeTracker, readScreen, readScrollback, type Screen, type TerminalModes } from './screen.js';
 import { renderSnapshot, type Snapshot, type SnapshotOptions } from './snapshot.js';
 import { findExecutable } from '../../files.js';
@@ -273,6 +274,11 @@ export class PtyTerminal {
     return new Promise((resolve) => this.xterm.write('', resolve));
   }
   /** The screen as parsed so far (await flush() first for everything received). */
+  /** Every cell with its style, for a PNG of the screen. */
+  cells(): CellGrid {
+    return readCells(this.xterm, this.tracker.cursorVisible);
+  }
+
   screen(): Screen {
     return readScreen(this.xterm, { cursorVisible: this.tracker.cursorVisible, title: this.tracker.title });
   }

@@ -34,7 +34,7 @@ import { CAPTURE_SOURCE, PENDING_REQUESTS_SOURCE, readConsoleSource, readExcepti
 import { markSource } from '../runtime/perf-probe.js';
 import { WebDriverClient, WebDriverError, type ActionSource, type KeyAction, type PointerAction } from './client.js';
 import type { BidiConnection } from './bidi.js';
-import { cropPng } from './png.js';
+import { cropPng } from '../png.js';
 import { WebDriverPerfSession } from './perf-session.js';
 
 const MISSING = '__rehearse_runtime_missing__';

@@ -1,8 +1,9 @@
 /**
- * Crop a PNG: WebDriver captures the viewport only, so a clipped screenshot (an element, a rect) is
- * the viewport's PNG cut down. Handles what browsers write (8-bit RGB or RGBA, not interlaced): the
- * rows are inflated, unfiltered (PNG spec, section 9: None, Sub, Up, Average, Paeth), cut, and written
- * back unfiltered.
+ * The little PNG the drivers need, with no image library. Crop: WebDriver captures the viewport only,
+ * so a clipped screenshot (an element, a rect) is the viewport's PNG cut down. Handles what browsers
+ * write (8-bit RGB or RGBA, not interlaced): the rows are inflated, unfiltered (PNG spec, section 9:
+ * None, Sub, Up, Average, Paeth), cut, and written back unfiltered. Encode: a terminal's screen
+ * rendered to RGB pixels.
  */
 import { crc32, deflateSync, inflateSync } from 'node:zlib';
 
@@ -37,8 +38,8 @@ export function pngSize(png: Buffer): { width: number; height: number } {
   return { width: png.readUInt32BE(16), height: png.readUInt32BE(20) };
 }
 
-/** `png` cut to `rect` (device pixels, clamped to the image); undefined when the format is not one browsers write. */
-export function cropPng(png: Buffer, rect: PixelRect): Buffer | undefined {
+/** The pixels of a PNG browsers write (8-bit RGB or RGBA, not interlaced), unfiltered; undefined for any other format. */
+export function decodePng(png: Buffer): { width: number; height: number; bpp: 3 | 4; colorType: number; pixels: Buffer } | undefined {
   if (!png.subarray(0, 8).equals(SIGNATURE)) return undefined;
   let width = 0;
   let height = 0;
@@ -93,6 +94,15 @@ export function cropPng(png: Buffer, rect: PixelRect): Buffer | undefined {
       }
     }
   }
+  return { width, height, bpp, colorType, pixels };
+}
+
+/** `png` cut to `rect` (device pixels, clamped to the image); undefined when the format is not one browsers write. */
+export function cropPng(png: Buffer, rect: PixelRect): Buffer | undefined {
+  const decoded = decodePng(png);
+  if (!decoded) return undefined;
+  const { width, height, bpp, colorType, pixels } = decoded;
+  const stride = width * bpp;
   const x0 = Math.max(0, Math.min(width, Math.round(rect.x)));
   const y0 = Math.max(0, Math.min(height, Math.round(rect.y)));
   const w = Math.max(1, Math.min(width - x0, Math.round(rect.width)));
@@ -102,10 +112,28 @@ export function cropPng(png: Buffer, rect: PixelRect): Buffer | undefined {
     cut[y * (w * bpp + 1)] = 0;
     pixels.copy(cut, y * (w * bpp + 1) + 1, (y0 + y) * stride + x0 * bpp, (y0 + y) * stride + (x0 + w) * bpp);
   }
+  return assemble(w, h, colorType, cut);
+}
+
+/** A PNG of the rows given with their filter byte already in front (colour type 2: RGB, 6: RGBA). */
+function assemble(width: number, height: number, colorType: 2 | 6 | number, filtered: Buffer): Buffer {
   const ihdr = Buffer.alloc(13);
-  ihdr.writeUInt32BE(w, 0);
-  ihdr.writeUInt32BE(h, 4);
+  ihdr.writeUInt32BE(width, 0);
+  ihdr.writeUInt32BE(height, 4);
   ihdr[8] = 8;
   ihdr[9] = colorType;
-  return Buffer.concat([SIGNATURE, chunk('IHDR', ihdr), chunk('IDAT', deflateSync(cut)), chunk('IEND', Buffer.alloc(0))]);
+  return Buffer.concat([SIGNATURE, chunk('IHDR', ihdr), chunk('IDAT', deflateSync(filtered)), chunk('IEND', Buffer.alloc(0))]);
+}
+
+/** Encode 8-bit RGB pixels (width × height × 3 bytes, row by row) as a PNG. */
+export function encodeRgbPng(width: number, height: number, rgb: Uint8Array): Buffer {
+  const stride = width * 3;
+  const filtered = Buffer.alloc((stride + 1) * height);
+  // Filter "Up" per row: a terminal's rows repeat their neighbours, which deflates far better than None.
+  for (let y = 0; y < height; y++) {
+    const out = y * (stride + 1);
+    filtered[out] = y === 0 ? 0 : 2;
+    for (let i = 0; i < stride; i++) filtered[out + 1 + i] = (rgb[y * stride + i]! - (y === 0 ? 0 : rgb[(y - 1) * stride + i]!)) & 0xff;
+  }
+  return assemble(width, height, 2, filtered);
 }
