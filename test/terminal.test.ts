@@ -22,6 +22,7 @@ import { runStep } from '../src/engine/run-step.js';
 import { processesBelow, ROOT } from './helpers.js';
 import { decodePng } from '../src/drivers/png.js';
 import { paletteRgb, renderCellsPng } from '../src/drivers/pty/render-png.js';
+import { nameRefs, type TerminalRef } from '../src/drivers/pty/snapshot.js';
 
 const has = (bin: string): boolean => spawnSync('sh', ['-c', `command -v ${bin}`]).status === 0;
 const missing = (bin: string): string | false => (has(bin) ? false : `${bin} not installed (apt-get install ${bin})`);
@@ -161,6 +162,54 @@ test('a Node readline prompt answered with fill', async () => {
   }
 });
 
+test('perf run keeps the median and slowest repeats as recordings, secrets typed key by key and echoed written as ${env.NAME}; a failed repeat keeps a PNG of its screen', async () => {
+  const dir = tempDir();
+  process.env.REHEARSE_TEST_SECRET = 'hunter2-Pa55';
+  try {
+    fs.writeFileSync(path.join(dir, 'ask.js'), "require('readline').createInterface({ input: process.stdin, output: process.stdout }).question('Password? ', (n) => { console.log(`got ${n.length} chars`); setTimeout(() => {}, 60000); });\n");
+    const { run: r } = await run(
+      dir,
+      [
+        'name: secret-prompt',
+        'app:',
+        `  terminal: { command: ${JSON.stringify(process.execPath)}, args: [ask.js] }`,
+        'repeat: 2',
+        'warmup: 0',
+        'setup:',
+        '  - wait_for: "Password?"',
+        'steps:',
+        '  - type: { text: "${env.REHEARSE_TEST_SECRET}", label: password }',
+        '  - press_key: Enter',
+        '  - wait_for: "got 12 chars"',
+        '',
+      ].join('\n'),
+    );
+    assert.equal(r.summary.measured, 2, failures(r));
+    const median = r.traces?.median?.path;
+    assert.ok(median?.endsWith('secret-prompt-run-median.cast'), String(median));
+    const cast = fs.readFileSync(median!, 'utf8');
+    assert.doesNotMatch(cast, /hunter2|Pa55/);
+    const inputs = cast.split('\n').slice(1).filter(Boolean).map((l) => JSON.parse(l) as [number, string, string]).filter((e) => e[1] === 'i');
+    assert.ok(inputs.length >= 12, 'typed key by key');
+    assert.match(inputs.map((e) => e[2]).join(''), /^\$\{env\.REHEARSE_TEST_SECRET\}\r?$/);
+    assert.match(cast, /"o","\$\{env\.REHEARSE_TEST_SECRET\}/, 'the echo too');
+    assert.ok(fs.existsSync(r.traces!.slowest!.path));
+
+    const { run: bad } = await run(
+      dir,
+      ['name: never', 'app:', `  terminal: { command: ${JSON.stringify(process.execPath)}, args: [ask.js] }`, 'repeat: 1', 'warmup: 0', 'steps:', '  - wait_for: { text: "never shown", timeoutMs: 300 }', ''].join('\n'),
+    );
+    const failed = bad.repeats[0]!;
+    assert.equal(failed.status, 'failed');
+    const shot = failed.status === 'failed' ? failed.failure.screenshot : undefined;
+    assert.ok(shot?.endsWith('.png'), JSON.stringify(failed));
+    assert.equal(fs.readFileSync(shot!).readUInt32BE(0), 0x89504e47);
+  } finally {
+    delete process.env.REHEARSE_TEST_SECRET;
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('a program that ignores SIGTERM is gone after its repeat, with what it started', async () => {
   const dir = tempDir();
   try {
@@ -276,6 +325,45 @@ test('snap within a ref shows only its cells', { skip: missing('dialog') }, asyn
   } finally {
     await running.close();
   }
+});
+
+test('refs survive a redraw: a menu that scrolls keeps the refs of the items still shown, and names the new one anew', { skip: missing('dialog') }, async () => {
+  const items = ['a', 'Apple', 'b', 'Banana', 'c', 'Cherry', 'd', 'Date', 'e', 'Elder'];
+  const running = await startTerminalApp({ command: 'dialog', args: ['--menu', 'Pick', '10', '40', '3', ...items], cols: 80, rows: 24 });
+  try {
+    const host = new SessionHost({ terminal: running.driver }, undefined, os.tmpdir());
+    const refsOf = async (): Promise<Map<string, string>> => {
+      const r = await runStep(host, 'snap', {});
+      assert.equal(r.status, 'ok');
+      const text = String(r.status === 'ok' ? r.data!.snapshot : '');
+      return new Map([...text.matchAll(/\[ref=(t\d+)\] (?:item|button) "([^"]+)"/g)].map((m) => [m[2]!.replace(/^\w\s+/, ''), m[1]!]));
+    };
+    assert.equal((await runStep(host, 'wait_for', { text: 'Cherry' })).status, 'ok');
+    const before = await refsOf();
+    assert.deepEqual([...before.keys()].sort(), ['Apple', 'Banana', 'Cancel', 'Cherry', 'OK']);
+    for (let i = 0; i < 3; i++) assert.equal((await runStep(host, 'press_key', { key: 'ArrowDown' })).status, 'ok');
+    const after = await refsOf();
+    assert.deepEqual([...after.keys()].sort(), ['Banana', 'Cancel', 'Cherry', 'Date', 'OK'], 'the list scrolled by one');
+    for (const label of ['Banana', 'Cherry', 'OK', 'Cancel']) assert.equal(after.get(label), before.get(label), label);
+    assert.ok(![...before.values()].includes(after.get('Date')!), `Date is new: ${after.get('Date')}`);
+  } finally {
+    await running.close();
+  }
+});
+
+test('ref names: kept where the same thing stands, kept when a unique thing moved, never reused for something new', () => {
+  const ref = (name: string, kind: TerminalRef['kind'], label: string, row: number, col: number): TerminalRef => ({ ref: name, kind, label, rect: { row, col, width: 4, height: 1 }, selected: false, cursor: false });
+  const memory = { refs: [ref('t1', 'button', 'OK', 5, 2), ref('t2', 'button', 'Cancel', 5, 10), ref('t3', 'item', 'Gone', 2, 2)], next: 4 };
+  const names = nameRefs(
+    [
+      { kind: 'item', label: 'New', row: 2, col: 2 },
+      { kind: 'button', label: 'OK', row: 5, col: 2 },
+      { kind: 'button', label: 'Cancel', row: 7, col: 10 },
+    ],
+    memory,
+  );
+  assert.deepEqual(names, ['t4', 't1', 't2']);
+  assert.deepEqual(nameRefs([{ kind: 'item', label: 'x', row: 0, col: 0 }, { kind: 'item', label: 'y', row: 1, col: 0 }], undefined), ['t1', 't2']);
 });
 
 test('screenshot draws a terminal as a PNG: 8x16 px cells, its colours, and the text where the screen has it', { skip: missing('dialog') }, async () => {

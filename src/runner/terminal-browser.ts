@@ -37,8 +37,8 @@ export class TerminalRepeatBrowser implements RepeatBrowser {
   }
 
   async screenshot(): Promise<Buffer | undefined> {
-    // A terminal has no PNG yet; a failed step's message carries the screen's last lines.
-    return undefined;
+    // The screen as the failed step left it (also after the program exited: the model keeps it).
+    return this.running?.driver.screenshotPng();
   }
 
   env(sc: Scenario, app: RunningApp): RunEnv {

@@ -9,6 +9,9 @@ import { trackProcess } from './processes.js';
 
 // How long a starting program may take to draw its first screen and go quiet (a slow TUI, a cold disk).
 const START_QUIET_TIMEOUT_MS = 30_000;
+// A program is quiet before it prints anything: wait this long for its first output (node or dialog
+// on a loaded 2-core machine take a few hundred ms); one that prints nothing until typed to pays it once.
+const FIRST_OUTPUT_TIMEOUT_MS = 2000;
 // A full-screen program redraws a lot: 10 MB keeps hours of a prompt's output and never fills a disk.
 const OUTPUT_LOG_MAX_BYTES = 10 * 1024 * 1024;
 
@@ -67,6 +70,7 @@ export async function startTerminalApp(spec: TerminalSpec, opts: { logFile?: str
     untrack();
   };
   try {
+    await driver.pty.waitFirstOutput(FIRST_OUTPUT_TIMEOUT_MS);
     await driver.pty.waitIdle({ timeoutMs: START_QUIET_TIMEOUT_MS });
   } catch (e) {
     await close();

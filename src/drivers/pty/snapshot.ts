@@ -50,6 +50,57 @@ export interface SnapshotOptions {
   within?: CellRect;
   /** For the header: whether the mouse can be used. */
   modes?: Pick<TerminalModes, 'mouseTracking' | 'mouseEncoding'>;
+  /** The refs of the last snapshot, so what is still on the screen keeps its name. */
+  memory?: RefMemory;
+}
+
+/** The last snapshot's refs and the next free number: refs survive a redraw as they do on a page. */
+export interface RefMemory {
+  refs: readonly TerminalRef[];
+  next: number;
+}
+
+interface Named {
+  kind: string;
+  label: string;
+  row: number;
+  col: number;
+}
+
+/**
+ * Names for this screen's refs. Without memory, t1… in reading order. With it, a ref still there
+ * keeps its name: the same kind and label at the same cell, else the same kind and label when both
+ * screens have exactly one (a menu that scrolled, a dialog that moved); anything else is new and
+ * gets the next number, so a name never comes back meaning something else.
+ */
+export function nameRefs(found: readonly Named[], memory: RefMemory | undefined): string[] {
+  if (!memory) return found.map((_, i) => `t${i + 1}`);
+  const names: (string | undefined)[] = found.map(() => undefined);
+  const used = new Set<string>();
+  const same = (r: TerminalRef, c: Named): boolean => !used.has(r.ref) && r.kind === c.kind && r.label === c.label;
+  found.forEach((c, i) => {
+    const prev = memory.refs.find((r) => same(r, c) && r.rect.row === c.row && r.rect.col === c.col);
+    if (prev) {
+      names[i] = prev.ref;
+      used.add(prev.ref);
+    }
+  });
+  found.forEach((c, i) => {
+    if (names[i] !== undefined) return;
+    const prev = memory.refs.filter((r) => same(r, c));
+    const now = found.filter((d, j) => names[j] === undefined && d.kind === c.kind && d.label === c.label);
+    if (prev.length === 1 && now.length === 1) {
+      names[i] = prev[0]!.ref;
+      used.add(prev[0]!.ref);
+    }
+  });
+  let next = memory.next;
+  return names.map((n) => n ?? `t${next++}`);
+}
+
+/** The next free ref number after these refs (and after every number handed out before). */
+export function nextRefNumber(refs: readonly TerminalRef[], before: number): number {
+  return refs.reduce((n, r) => Math.max(n, Number(r.ref.slice(1)) + 1), before);
 }
 
 export interface Snapshot {
@@ -332,8 +383,8 @@ function findField(screen: Screen, grid: Grid, taken: Candidate[]): Candidate | 
   return { kind: 'field', label, span, selected: false, value: textOf(grid, span).trim() };
 }
 
-/** Everything a user can act on, as refs t1… in reading order. */
-export function findRefs(screen: Screen): TerminalRef[] {
+/** Everything a user can act on, in reading order, named by nameRefs. */
+export function findRefs(screen: Screen, memory?: RefMemory): TerminalRef[] {
   const grid = gridOf(screen);
   const highlights = findHighlights(screen, grid);
   const buttons = findButtons(screen, grid, highlights);
@@ -345,8 +396,9 @@ export function findRefs(screen: Screen): TerminalRef[] {
   if (field) all.push(field);
   all.sort((a, b) => a.span.row - b.span.row || a.span.col - b.span.col);
   const cursorAt: Span = { row: screen.cursor.row, col: screen.cursor.col, end: screen.cursor.col + 1 };
+  const names = nameRefs(all.map((c) => ({ kind: c.kind, label: c.label, row: c.span.row, col: c.span.col })), memory);
   return all.map((c, i) => ({
-    ref: `t${i + 1}`,
+    ref: names[i]!,
     kind: c.kind,
     label: c.label,
     rect: { row: c.span.row, col: c.span.col, width: c.span.end - c.span.col, height: 1 },
@@ -412,7 +464,7 @@ function sliceCols(screen: Screen, row: number, from: number, to: number): strin
 
 /** The screen as text: a header, the cursor line, then one line per row with its refs after `←`. */
 export function renderSnapshot(screen: Screen, opts: SnapshotOptions = {}): Snapshot {
-  const refs = findRefs(screen);
+  const refs = findRefs(screen, opts.memory);
   const maxBytes = opts.maxBytes ?? DEFAULT_SNAPSHOT_BYTES;
   let grepRe: RegExp | undefined;
   if (opts.grep !== undefined && opts.grep !== '') {
@@ -465,8 +517,8 @@ export interface ScreenDiff {
 }
 
 /** The rows that differ between two screens (`-` before, `+` after, refs of the new screen), and the cursor if it moved. */
-export function diffScreens(before: Screen, after: Screen, opts: { maxBytes?: number } = {}): ScreenDiff {
-  const refs = findRefs(after);
+export function diffScreens(before: Screen, after: Screen, opts: { maxBytes?: number; refs?: TerminalRef[] } = {}): ScreenDiff {
+  const refs = opts.refs ?? findRefs(after);
   const numWidth = String(Math.max(before.rows, after.rows) - 1).length;
   const changed: number[] = [];
   const body: string[] = [];

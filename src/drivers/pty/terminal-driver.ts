@@ -3,7 +3,6 @@
  * (written → the screen settled) and logged, so a measured window reads its latencies; refs are
  * looked up in the last snapshot, as a page's are.
  */
-import { renderCellsPng } from './render-png.js';
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { PerfError } from '../../errors.js';
@@ -11,7 +10,8 @@ import type { Modifier, MouseButton } from '../keys.js';
 import { checkBeginOptions, sessionWithout, type PerfBeginOptions, type PerfMode, type PerfRecorder, type RawSession, type SessionMark } from '../measure.js';
 import type { TerminalActionTiming, TerminalDriver, TerminalResolved, TerminalSnapshot, TerminalTargetSpec } from '../terminal-driver.js';
 import { CastLog, programEnv, screenAsOutput } from './cast.js';
-import { diffScreens, renderSnapshot, resolveTarget, type TerminalRef } from './snapshot.js';
+import { renderCellsPng } from './render-png.js';
+import { diffScreens, findRefs, nextRefNumber, renderSnapshot, resolveTarget, type RefMemory, type TerminalRef } from './snapshot.js';
 import type { Screen } from './screen.js';
 import { PtyTerminal, type PtySpawnOptions } from './terminal.js';
 
@@ -21,6 +21,8 @@ const ACTION_LOG_MAX = 10_000;
 export class PtyTerminalDriver implements TerminalDriver {
   readonly kind = 'terminal' as const;
   private lastRefs: TerminalRef[] = [];
+  /** The next ref number never handed out on this program: a ref name is never reused for something else. */
+  private nextRef = 1;
   private lastScreen: Screen | undefined;
   /** Every timed input: when it was written (epoch ms) and its latency. */
   readonly actions: { at: number; latencyMs: number | undefined }[] = [];
@@ -34,6 +36,10 @@ export class PtyTerminalDriver implements TerminalDriver {
   get crashReason(): string | undefined {
     const e = this.pty.exit;
     return e ? `the program exited (${e.signal ?? `code ${e.code}`})` : undefined;
+  }
+
+  private refMemory(): RefMemory {
+    return { refs: this.lastRefs, next: this.nextRef };
   }
 
   get size(): { cols: number; rows: number } {
@@ -51,13 +57,14 @@ export class PtyTerminalDriver implements TerminalDriver {
       return { text: part.text, bytes: part.bytes, truncated: part.truncated, refs: [] };
     }
     // Rendered from the screen just read: reading it again would cost as much as the rendering.
-    const snap = renderSnapshot(screen, { ...(opts.maxBytes ? { maxBytes: opts.maxBytes } : {}), ...(opts.grep ? { grep: opts.grep } : {}), modes: this.pty.modes() });
+    const snap = renderSnapshot(screen, { ...(opts.maxBytes ? { maxBytes: opts.maxBytes } : {}), ...(opts.grep ? { grep: opts.grep } : {}), modes: this.pty.modes(), memory: this.refMemory() });
     const previous = this.lastScreen;
     this.lastScreen = screen;
     this.lastRefs = snap.refs;
+    this.nextRef = nextRefNumber(snap.refs, this.nextRef);
     const refs = snap.refs.map((r) => ({ ref: r.ref, kind: r.kind, label: r.label, row: r.rect.row, col: r.rect.col }));
     if (opts.diff && previous) {
-      const d = diffScreens(previous, screen, { ...(opts.maxBytes ? { maxBytes: opts.maxBytes } : {}) });
+      const d = diffScreens(previous, screen, { ...(opts.maxBytes ? { maxBytes: opts.maxBytes } : {}), refs: snap.refs });
       return { text: d.text, bytes: d.bytes, truncated: d.truncated, refs };
     }
     return { text: snap.text, bytes: snap.bytes, truncated: snap.truncated, refs };
@@ -78,7 +85,7 @@ export class PtyTerminalDriver implements TerminalDriver {
     await this.pty.flush();
     const screen = this.pty.screen();
     // Refs come from the last snapshot; text targets are found on the screen as it is now.
-    const refs = 'ref' in target ? this.lastRefs : renderSnapshot(screen).refs;
+    const refs = 'ref' in target ? this.lastRefs : findRefs(screen, this.refMemory());
     const r = resolveTarget(screen, refs, target);
     return { row: r.row, col: r.col, label: r.label, ...(r.ref ? { ref: r.ref.ref } : {}) };
   }

@@ -400,6 +400,24 @@ export class PtyTerminal {
    * Resolves when nothing has arrived for `idleMs` (counted from the last output, the last input or
    * the spawn, whichever is latest) and the screen holds all of it; or once the program has exited.
    */
+  /** Resolves at the program's first output, its exit, or after `timeoutMs`, whichever comes first. */
+  async waitFirstOutput(timeoutMs: number): Promise<void> {
+    if (this.meter.lastOutputAtMs > -Infinity || this.exitInfo) return;
+    let off: () => void = () => undefined;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      new Promise<void>((resolve) => {
+        off = this.onOutput(() => resolve());
+      }),
+      this.exited,
+      new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, timeoutMs);
+      }),
+    ]);
+    off();
+    clearTimeout(timer);
+  }
+
   async waitIdle(opts: { idleMs?: number; timeoutMs?: number } = {}): Promise<void> {
     const idleMs = opts.idleMs ?? SETTLE_QUIET_MS;
     const timeoutMs = opts.timeoutMs ?? DEFAULT_WAIT_MS;
