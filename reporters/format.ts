@@ -6,6 +6,7 @@ import type { CompareResult, CompareRow, RowVerdict, Severity } from '../src/per
 import type { CompareReport } from './define.js';
 import type { RepeatRecord, RunFile } from '../src/perf/run-file.js';
 import { resolveMetric, sortMetricNames } from '../src/perf/metrics.js';
+import { networkFact } from '../src/perf/compare-runs.js';
 
 // ─── metric order ───────────────────────────────────────────────────────────────────────────────────
 
@@ -137,6 +138,7 @@ export function runFacts(run: RunFile): string[] {
     `restart ${run.env.restartMode}`,
     `viewport ${v.width}×${v.height} @${v.dpr}x${v.mobile ? ' mobile' : ''}${v.touch ? ' touch' : ''}`,
     `CPU throttle ${run.env.cpuThrottle}×`,
+    ...(run.env.network ? [`network ${networkFact(run.env.network)}`] : []),
   ];
   if (s.timingOnly) facts.push('ms metrics from timing-mode repeats only');
   if (run.interrupted) facts.push('INTERRUPTED: partial results');

@@ -33,6 +33,7 @@ for (const f of files) {
       assert.equal(run.summary.measured, 2);
       assert.ok((run.summary.metrics['frames.painted']?.median ?? 0) > 1);
       if (variant === 'phone') assert.deepEqual([run.env.viewport.width, run.env.viewport.dpr, run.env.cpuThrottle], [375, 3, 4]);
+      if (variant === 'slow-4g') assert.equal(run.env.network?.profile, 'slow-4g');
     });
   }
 }

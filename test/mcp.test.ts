@@ -541,6 +541,8 @@ describe('caps and the size of what an agent reads', () => {
       await ok('reset_overlays');
       await ok('resize_viewport', { width: 800, height: 600 });
       await ok('device_profile', { reset: true });
+      await ok('network', { profile: 'fast-4g' });
+      await ok('network', { profile: 'none' });
       await ok('perf_begin', { mode: 'timing' });
       await ok('mark', { name: 'middle' });
       const end = await ok('perf_end');

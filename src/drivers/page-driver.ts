@@ -13,7 +13,7 @@ import type { PerfBeginOptions, PerfRecorder } from './measure.js';
  * What a step may need beyond driving the page, which not every driver has. A scenario whose driver
  * lacks a step's need is refused when it loads, naming the step and the driver.
  */
-export type PageFeature = 'console' | 'exceptions' | 'network' | 'userAgent' | 'trace';
+export type PageFeature = 'console' | 'exceptions' | 'network' | 'networkEmulation' | 'userAgent' | 'trace';
 
 /** What each driver lacks, with the reason a user reads. */
 export const DRIVER_LACKS: Record<'cdp' | 'webdriver', Partial<Record<PageFeature, string>>> = {
@@ -21,6 +21,7 @@ export const DRIVER_LACKS: Record<'cdp' | 'webdriver', Partial<Record<PageFeatur
   webdriver: {
     network: 'WebDriver classic reports no network requests',
     userAgent: 'WebDriver cannot override the user agent',
+    networkEmulation: 'WebDriver cannot throttle the network (that is Chromium\'s Network.emulateNetworkConditions, over CDP)',
     trace: 'WebDriver records no Chromium trace',
   },
 };
@@ -49,8 +50,8 @@ export interface PageDriver {
 export interface HostPage extends PageDriver {
   /** Put the harness scripts on the page; `future` only: for a page paused before its first document. */
   installScripts(opts?: { future?: boolean }): Promise<void>;
-  /** A clean repeat's environment: viewport and touch, CPU throttling, focus emulation. */
-  emulateEnvironment(env: { viewport: ViewportSpec; cpuThrottle: number }): Promise<void>;
+  /** A clean repeat's environment: viewport and touch, CPU throttling, focus emulation, and the network (none: not throttled). */
+  emulateEnvironment(env: { viewport: ViewportSpec; cpuThrottle: number; network?: NetworkConditions | undefined }): Promise<void>;
   /** False once the page or its browser is gone. */
   alive(): boolean;
 }
@@ -104,6 +105,25 @@ export interface PageEmulation {
   /** The browser's own user agent, without a headless marker. */
   browserUserAgent(): string;
   setUserAgent(ua: UserAgentSpec): Promise<void>;
+  /** Network throttling, on drivers that can (CDP); absent elsewhere, where a scenario using it is refused when it loads. */
+  readonly network?: NetworkEmulation;
+}
+
+export interface NetworkEmulation {
+  /** Throttle (or cut) the page's network; undefined turns throttling off. */
+  apply(conditions: NetworkConditions | undefined): Promise<void>;
+  /** What the page's target last acknowledged (the browser offers no getter); undefined when not throttled. */
+  current(): NetworkConditions | undefined;
+}
+
+/** Network conditions in the steps' units: kbit/s (1000 bits) and ms. */
+export interface NetworkConditions {
+  offline: boolean;
+  /** Added to every request, from sent to response headers. */
+  latencyMs: number;
+  /** 0 with offline, or for no limit. */
+  downloadKbps: number;
+  uploadKbps: number;
 }
 
 export interface UserAgentSpec {

@@ -56,9 +56,9 @@ export const navigationExtraCap = defineCap({
 
 export const viewportCap = defineCap({
   name: 'viewport',
-  description: 'Resize the viewport or emulate a device preset.',
+  description: 'Resize the viewport, emulate a device preset, throttle the network.',
   byDefault: false,
-  tools: ['resize_viewport', 'device_profile'],
+  tools: ['resize_viewport', 'device_profile', 'network'],
 });
 
 export const devtoolsCap = defineCap({

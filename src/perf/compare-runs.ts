@@ -604,6 +604,7 @@ export function envWarnings(a: RunFile, b: RunFile): string[] {
   diff('host CPU', ea?.host ? `${ea.host.cpuModel} ×${ea.host.cpus}` : undefined, eb?.host ? `${eb.host.cpuModel} ×${eb.host.cpus}` : undefined);
   diff('host platform', ea?.host ? `${ea.host.platform}/${ea.host.arch}` : undefined, eb?.host ? `${eb.host.platform}/${eb.host.arch}` : undefined);
   diff('CPU throttling', ea?.cpuThrottle, eb?.cpuThrottle);
+  diff('network throttling', ea && networkFact(ea.network), eb && networkFact(eb.network));
   const vp = (e: RunFile['env'] | undefined): string | undefined =>
     e?.viewport ? `${e.viewport.width}×${e.viewport.height}@${e.viewport.dpr}${e.viewport.mobile ? ' mobile' : ''}${e.viewport.touch ? ' touch' : ''}` : undefined;
   diff('viewport', vp(ea), vp(eb));
@@ -613,4 +614,10 @@ export function envWarnings(a: RunFile, b: RunFile): string[] {
 
 function fmt(v: unknown): string {
   return v === undefined ? 'unknown' : typeof v === 'string' ? v : JSON.stringify(v);
+}
+
+/** A run's network throttling in a few words: `slow-3g (2000 ms, 400/400 kbit/s)`, or none. */
+export function networkFact(n: RunFile['env']['network']): string {
+  if (!n) return 'none';
+  return n.offline ? `${n.profile} (no connection)` : `${n.profile} (${n.latencyMs} ms, ${n.downloadKbps}/${n.uploadKbps} kbit/s)`;
 }

@@ -73,6 +73,8 @@ export interface RunEnv {
   restartMode: 'reload' | 'context' | 'browser';
   viewport: { width: number; height: number; dpr: number; mobile: boolean; touch: boolean };
   cpuThrottle: number;
+  /** The scenario's network throttling, acknowledged by the page's target at every clean restart (Chromium has no getter); absent when not throttled. */
+  network?: { profile: string; offline: boolean; latencyMs: number; downloadKbps: number; uploadKbps: number; /** What the page's navigator.connection reports (Chromium feeds it the emulated values, rounded). */ page?: { rttMs: number; downlinkKbps: number } };
   app: { kind: 'serve' | 'command' | 'url' | 'desktop' | 'terminal'; url: string; /** app.terminal: the program run. */ terminal?: { command: string; args: string[] }; /** app.desktop: the binary, and the driver that started it. */ desktop?: { binary: string; driver: 'tauri' | 'webkit' } };
 }
 

@@ -9,6 +9,8 @@ import { closest, isPerfError, PerfError } from '../errors.js';
 import { checkServeFolder, findExecutable } from '../files.js';
 import { prepareArgs } from '../engine/run-step.js';
 import { getStep, stepNames } from '../steps/registry.js';
+import { resolveNetwork, type NetworkSetting } from '../steps/network.js';
+import { recordingAsYaml } from './recorder.js';
 import { DRIVER_LACKS } from '../page/index.js';
 import type { RestartMode } from '../session/browser-session.js';
 import { bestErrors, compile, describeAjvError } from '../engine/validate.js';
@@ -58,6 +60,8 @@ export interface Scenario {
   browser: { restart: RestartMode; endpoint?: string; headless: boolean; driver: 'cdp' | 'webdriver'; engine: 'chromium' | 'webkit'; webdriver?: string };
   viewport: { width: number; height: number; dpr: number; mobile: boolean; touch: boolean };
   cpuThrottle: number;
+  /** Network throttling applied at every clean restart; undefined: none. */
+  network?: NetworkSetting;
   repeat: number;
   /** Most repeats a sequential compare samples per run. */
   maxRepeat: number;
@@ -224,6 +228,8 @@ export function loadScenario(path: string, opts: LoadOptions = {}): Scenario {
     if (isPerfError(cause)) throw cause;
     throw new PerfError({ code: 'scenario_unreadable', message: `cannot read scenario ${shown}: ${(cause as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (cause as Error).message}`, suggestion: 'check the path', cause });
   }
+  // A .json scenario is a DevTools Recorder recording: converted here, then loaded as its YAML would be.
+  if (extname(abs).toLowerCase() === '.json') text = recordingAsYaml(text, shown);
   const src = new Located(shown, text);
   const parseError = src.doc.errors[0];
   if (parseError) {
@@ -320,7 +326,7 @@ export function loadScenario(path: string, opts: LoadOptions = {}): Scenario {
   if (desktop && browser.driver === 'cdp') throw src.fail(['browser', 'driver'], 'app.desktop is driven over WebDriver, not cdp', 'drop browser.driver');
   if (terminal) {
     // A terminal has no browser: what only a browser can honour is refused, not ignored.
-    for (const key of ['browser', 'viewport', 'cpuThrottle'] as const) {
+    for (const key of ['browser', 'viewport', 'cpuThrottle', 'network'] as const) {
       if (merged[key] !== undefined) throw src.fail([key], `${key} is for web apps; a terminal program's screen is app.terminal.cols and rows`, `drop ${key}`);
     }
   }
@@ -347,11 +353,22 @@ export function loadScenario(path: string, opts: LoadOptions = {}): Scenario {
   const budgets = ((merged.budgets as string[] | undefined) ?? []).map((b, i) => parseBudget(src, ['budgets', i], b, measuredLabels));
   const gateMetrics = (merged.gate as { metrics?: string[] } | undefined)?.metrics;
   gateMetrics?.forEach((m, i) => checkMetricAt(src, ['gate', 'metrics', i], m, measuredLabels));
+  // A variant's profile replaces the scenario's numbers (and its numbers the profile): the key is one choice, not merged.
+  const networkAt: Path = variant && over.network !== undefined ? ['variants', variant, 'network'] : ['network'];
+  let network: ReturnType<typeof resolveNetwork>;
+  try {
+    network = merged.network === undefined ? undefined : resolveNetwork((over.network ?? top.network) as Parameters<typeof resolveNetwork>[0]);
+  } catch (e) {
+    if (isPerfError(e)) throw src.fail(networkAt, e.message, e.suggestion);
+    throw e;
+  }
   if (engine === 'webkit' && driver === 'cdp') throw src.fail(['browser', 'driver'], 'engine webkit is driven over WebDriver, not cdp', 'drop browser.driver, or set it to webdriver');
   if (driver === 'webdriver') {
     // What the WebDriver driver cannot honour is refused here, before any browser starts.
     if (browser.endpoint !== undefined) throw src.fail(['browser', 'endpoint'], 'browser.endpoint attaches to a Chrome over CDP; with driver webdriver give browser.webdriver (a WebDriver server URL)');
     if (browser.restart !== undefined && browser.restart !== 'browser') throw src.fail(['browser', 'restart'], `over WebDriver every repeat is a new browser session: restart must be browser, got ${String(browser.restart)}`, 'drop browser.restart');
+    const noNetwork = DRIVER_LACKS.webdriver.networkEmulation;
+    if (network && noNetwork) throw src.fail(networkAt, `network is not available on the webdriver driver: ${noNetwork}`, 'drop network, or use browser.driver: cdp (Chromium)');
     if (merged.cpuThrottle !== undefined && merged.cpuThrottle !== 1) throw src.fail(['cpuThrottle'], 'cpuThrottle needs the cdp driver (WebDriver cannot throttle the CPU)', 'drop cpuThrottle, or use browser.driver: cdp');
     if (vp.mobile || vp.touch || vp.dpr !== 1) throw src.fail(['viewport'], 'over WebDriver the viewport is the window size only: mobile, touch and dpr other than 1 need the cdp driver', 'drop them, or use browser.driver: cdp');
   }
@@ -386,6 +403,7 @@ export function loadScenario(path: string, opts: LoadOptions = {}): Scenario {
     },
     viewport: vp,
     cpuThrottle: (merged.cpuThrottle as number | undefined) ?? DEFAULTS.cpuThrottle,
+    ...(network ? { network } : {}),
     repeat,
     maxRepeat: Math.max(repeat, (merged.maxRepeat as number | undefined) ?? repeat * DEFAULTS.maxRepeatFactor),
     warmup,

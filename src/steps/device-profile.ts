@@ -9,15 +9,15 @@ import { readViewportSettled, readViewportUntil, viewportAnswer } from './resize
 
 export const deviceProfile = defineStep({
   name: 'device_profile',
-  description: 'Emulate a device preset (viewport, pixel ratio, mobile, touch, user agent), read back from the page; list shows the presets, reset clears emulation.',
+  description: 'Emulate a device preset (viewport, touch, user agent), read back; list shows them, reset clears.',
   details:
-    `Presets: ${DEVICE_NAMES.join(', ')}. list needs no app. reset clears all viewport, touch and user-agent emulation: back to the browser's own.`,
+    `A preset also sets the pixel ratio and mobile layout. Presets: ${DEVICE_NAMES.join(', ')}. list needs no app. reset clears all viewport, touch and user-agent emulation: back to the browser's own.`,
   args: {
     type: 'object',
     properties: {
       name: { type: 'string', enum: DEVICE_NAMES, description: 'Preset to apply.' },
-      list: { type: 'boolean', description: 'Return the presets instead of applying one.' },
-      reset: { type: 'boolean', description: 'Clear viewport, touch and user-agent emulation.' },
+      list: { type: 'boolean', description: 'List the presets.' },
+      reset: { type: 'boolean', description: 'Clear all emulation.' },
     },
   } as const,
   needs: ['userAgent'],

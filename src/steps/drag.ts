@@ -9,8 +9,8 @@ const ARGS = {
     ...TARGET_ARGS,
     toRef: { ...REF_SCHEMA, description: 'Drop on this element (ref), at its centre.' },
     toTarget: { ...TARGET_SCHEMA, description: 'Drop on the element this target finds, at its centre.' },
-    dx: { type: 'number', description: 'Or end this many CSS px right of the start (negative: left).' },
-    dy: { type: 'number', description: 'Or end this many CSS px below the start (negative: above).' },
+    dx: { type: 'number', description: 'Or drop this many CSS px right (negative: left).' },
+    dy: { type: 'number', description: 'Or drop this many CSS px down (negative: up).' },
     steps: { type: 'integer', minimum: MIN_DRAG_STEPS, maximum: 200, description: `Mouse moves between press and release (default 10, at least ${MIN_DRAG_STEPS}).` },
     modifiers: MODIFIERS_ARG,
     ...GATE_ARGS,
@@ -20,9 +20,9 @@ const ARGS = {
 
 export const drag = defineStep({
   name: 'drag',
-  description: 'Drag an element onto another (toRef/toTarget) or by an offset (dx/dy): press, move in steps, release. Returns the effect (treeChanged).',
+  description: 'Drag an element onto another (toRef/toTarget) or by dx/dy: press, move in steps, release.',
   details:
-    'Presses at its live centre and moves in steps (at least 5) to the end. HTML5 draggable elements get real drag events.',
+    'Presses at its live centre and moves in steps (at least 5) to the end. HTML5 draggable elements get real drag events. Returns the effect (treeChanged).',
   args: ARGS,
   readOnly: false,
   actsOnTarget: true,

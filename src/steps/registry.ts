@@ -26,6 +26,7 @@ import { tripleClick } from './triple-click.js';
 import { typeStep } from './type.js';
 import { consoleStep } from './console.js';
 import { deviceProfile } from './device-profile.js';
+import { network } from './network.js';
 import { dismissModals } from './dismiss-modals.js';
 import { evaluate } from './evaluate.js';
 import { exceptions } from './exceptions.js';
@@ -87,6 +88,7 @@ export const STEPS: readonly StepDefinition<any>[] = [
   resetOverlays,
   resizeViewport,
   deviceProfile,
+  network,
   // assert
   expect,
   // perf
@@ -149,6 +151,7 @@ export function stepArgsSchema(def: StepDefinition<any>): JsonSchema {
       ...(own.required ? { required: own.required } : {}),
       ...(own.anyOf ? { anyOf: own.anyOf } : {}),
       ...(own.oneOf ? { oneOf: own.oneOf } : {}),
+      ...(own.dependencies ? { dependencies: own.dependencies } : {}),
       additionalProperties: false,
     };
     fullSchemas.set(def.name, s);
@@ -181,10 +184,34 @@ export function mcpArgsSchema(def: StepDefinition<any>): JsonSchema {
       else if (v === (TARGET_SCHEMA.properties as Record<string, JsonSchema>)[k]) props[k] = undescribed(v);
       else props[k] = v.description === undefined ? undescribed(v) : { ...undescribed(v), description: v.description };
     }
-    s = { ...rest, properties: props };
+    s = { ...withoutScenarioOnlyBranches(rest, Object.keys(properties).filter((k) => !(k in props))), properties: props };
     mcpSchemas.set(def.name, s);
   }
   return s;
+}
+
+/**
+ * A step's anyOf / oneOf without the branches that require an argument MCP leaves out (network's
+ * latencyMs…): an agent could not take them. A single branch left is plain `required`. The same
+ * for the dependencies of such an argument.
+ */
+function withoutScenarioOnlyBranches(s: JsonSchema, dropped: string[]): JsonSchema {
+  let out: JsonSchema = s;
+  if (out.dependencies && typeof out.dependencies === 'object') {
+    const { dependencies, ...rest } = out;
+    const kept = Object.entries(dependencies).filter(([k]) => !dropped.includes(k));
+    out = kept.length ? { ...rest, dependencies: Object.fromEntries(kept) } : rest;
+  }
+  for (const k of ['anyOf', 'oneOf'] as const) {
+    const branches = out[k] as JsonSchema[] | undefined;
+    if (!branches || dropped.length === 0) continue;
+    const kept = branches.filter((b) => !((b.required as string[] | undefined) ?? []).some((r) => dropped.includes(r)));
+    if (kept.length === branches.length) continue;
+    const { [k]: _all, ...rest } = out;
+    const only = kept.length === 1 && Object.keys(kept[0]!).every((key) => key === 'required') ? (kept[0]!.required as string[]) : undefined;
+    out = only ? { ...rest, required: [...new Set([...((rest.required as string[] | undefined) ?? []), ...only])] } : kept.length ? { ...rest, [k]: kept } : rest;
+  }
+  return out;
 }
 
 /**

@@ -50,17 +50,17 @@ export function viewportAnswer(want: ViewportSpec, seen: ViewportReadBack): { da
 
 export const resizeViewport = defineStep({
   name: 'resize_viewport',
-  description: 'Emulate a viewport: width × height CSS px, pixel ratio, mobile layout and touch. Returns the values read back from the page and verified.',
+  description: 'Emulate a viewport (CSS px, pixel ratio, mobile, touch); answers what the page reads back.',
   details:
-    'mobile honours the meta viewport tag. Read back: innerWidth, innerHeight, devicePixelRatio, touch. device_profile reset undoes it. On a terminal program, width and height are columns and rows (the program gets SIGWINCH).',
+    'mobile honours the meta viewport tag and uses overlay scrollbars; touch sets maxTouchPoints and enables touch events (both default false). Read back: innerWidth, innerHeight, devicePixelRatio, touch. device_profile reset undoes it. On a terminal program, width and height are columns and rows (the program gets SIGWINCH).',
   args: {
     type: 'object',
     properties: {
-      width: { type: 'integer', minimum: 1, maximum: 10000, description: 'Viewport width in CSS px.' },
-      height: { type: 'integer', minimum: 1, maximum: 10000, description: 'Viewport height in CSS px.' },
-      dpr: { type: 'number', exclusiveMinimum: 0, maximum: 10, description: 'Device pixel ratio. Default 1.' },
-      mobile: { type: 'boolean', description: 'Mobile layout (meta viewport honoured, overlay scrollbars). Default false.' },
-      touch: { type: 'boolean', description: 'Emulate a touch screen (maxTouchPoints, touch events). Default false.' },
+      width: { type: 'integer', minimum: 1, maximum: 10000, description: 'CSS px.' },
+      height: { type: 'integer', minimum: 1, maximum: 10000, description: 'CSS px.' },
+      dpr: { type: 'number', exclusiveMinimum: 0, maximum: 10, description: 'Pixel ratio, default 1.' },
+      mobile: { type: 'boolean', description: 'Mobile layout (meta viewport).' },
+      touch: { type: 'boolean', description: 'Touch screen.' },
     },
     required: ['width', 'height'],
   } as const,

@@ -331,11 +331,19 @@ export class Page {
     const sent = this.browser.conn.send(method, params, this.sessionId, timeoutMs);
     // Chromium has no getter for these: keep what this target acknowledged. The throttling rate, so
     // perf reports state the rate in effect instead of assuming the scenario's; whether a device
-    // metrics override is on, so a reset knows to wait for the page to see it go.
+    // metrics override is on, so a reset knows to wait for the page to see it go; the network
+    // conditions, which run files record.
     switch (method) {
       case 'Emulation.setCPUThrottlingRate':
         return sent.then((r) => {
           this.emulation.cpuThrottlingRate = (params as { rate: number }).rate;
+          return r;
+        });
+      case 'Network.emulateNetworkConditions':
+        return sent.then((r) => {
+          const c = params as { offline: boolean; latency: number; downloadThroughput: number; uploadThroughput: number };
+          const throttled = c.offline || c.latency > 0 || c.downloadThroughput > 0 || c.uploadThroughput > 0;
+          this.emulation.network = throttled ? c : undefined;
           return r;
         });
       case 'Emulation.setDeviceMetricsOverride':
@@ -350,7 +358,7 @@ export class Page {
   }
 
   /** Emulation this page's target acknowledged through send() (Chromium cannot be asked for it). */
-  readonly emulation: { cpuThrottlingRate?: number; deviceMetricsOverride?: boolean } = {};
+  readonly emulation: { cpuThrottlingRate?: number; deviceMetricsOverride?: boolean; network?: { offline: boolean; latency: number; downloadThroughput: number; uploadThroughput: number } | undefined } = {};
 
   on<E extends EventName>(event: E, handler: (params: EventParams<E>) => void): () => void {
     return this.browser.conn.on(event, handler, this.sessionId);

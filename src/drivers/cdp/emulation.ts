@@ -3,7 +3,7 @@
  * resize_viewport / device_profile steps, and the read-back of what the page then sees.
  */
 import type { Page } from './browser.js';
-import type { ViewportReadBack, ViewportSpec } from '../page-driver.js';
+import type { NetworkConditions, ViewportReadBack, ViewportSpec } from '../page-driver.js';
 
 // Five touch points, what Chrome's device mode reports for phones and tablets.
 const MAX_TOUCH_POINTS = 5;
@@ -37,4 +37,27 @@ export async function readViewport(page: Page): Promise<ViewportReadBack> {
   return page.evaluate<ViewportReadBack>(
     `({ width: innerWidth, height: innerHeight, dpr: devicePixelRatio, touch: navigator.maxTouchPoints > 0, screenWidth: screen.width, screenHeight: screen.height, userAgent: navigator.userAgent })`,
   );
+}
+
+// CDP counts throughput in bytes/s; the contract in kbit/s (1000 bits), as DevTools' presets are written.
+const BYTES_PER_KBIT = 1000 / 8;
+
+/**
+ * Throttle the page's network (Network.emulateNetworkConditions), or turn it off with undefined.
+ * Applies to this target's requests from the next one on, and survives its navigations.
+ */
+export async function applyNetwork(page: Page, c: NetworkConditions | undefined): Promise<void> {
+  await page.send(
+    'Network.emulateNetworkConditions',
+    c
+      ? { offline: c.offline, latency: c.latencyMs, downloadThroughput: c.downloadKbps > 0 ? c.downloadKbps * BYTES_PER_KBIT : -1, uploadThroughput: c.uploadKbps > 0 ? c.uploadKbps * BYTES_PER_KBIT : -1 }
+      : { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: -1 },
+  );
+}
+
+/** The conditions this page's target acknowledged, in the contract's units. */
+export function currentNetwork(page: Page): NetworkConditions | undefined {
+  const c = page.emulation.network;
+  if (!c) return undefined;
+  return { offline: c.offline, latencyMs: c.latency, downloadKbps: c.downloadThroughput > 0 ? c.downloadThroughput / BYTES_PER_KBIT : 0, uploadKbps: c.uploadThroughput > 0 ? c.uploadThroughput / BYTES_PER_KBIT : 0 };
 }

@@ -3,7 +3,7 @@
  * One driver object per Page, so a host can tell a restarted page from the one it had.
  */
 import type { Page } from './browser.js';
-import { applyViewport, clearEmulation, readViewport } from './emulation.js';
+import { applyNetwork, applyViewport, clearEmulation, currentNetwork, readViewport } from './emulation.js';
 import { evaluateExpression } from './evaluate.js';
 import { installPageScripts } from './inject.js';
 import { click, clickOverlapped, drag, hover, insertText, pressKey, selectAllKey, typeText, wheel } from './input.js';
@@ -13,7 +13,7 @@ import { pendingPageRequests, readConsole, readExceptions } from './page-capture
 import { callRuntime } from './page-runtime.js';
 import { markInPage, PerfSession } from './perf-session.js';
 import { captureScreenshot, pageGeometry } from './screenshot.js';
-import type { HostPage, PageCapture, PageEmulation, PageInput, PageNavigation, PagePerf, RuntimeCallOptions, UserAgentSpec, ViewportSpec } from '../page-driver.js';
+import type { HostPage, NetworkConditions, PageCapture, PageEmulation, PageInput, PageNavigation, PagePerf, RuntimeCallOptions, UserAgentSpec, ViewportSpec } from '../page-driver.js';
 import type { RuntimeApi, RuntimeMethod } from '../runtime/api.js';
 
 class CdpPageDriver implements HostPage {
@@ -42,6 +42,7 @@ class CdpPageDriver implements HostPage {
       viewportOverridden: () => page.emulation.deviceMetricsOverride === true,
       browserUserAgent: () => page.browser.version.userAgent.replace('HeadlessChrome/', 'Chrome/'),
       setUserAgent: (ua) => setUserAgent(page, ua),
+      network: { apply: (c) => applyNetwork(page, c), current: () => currentNetwork(page) },
     };
     this.navigation = {
       navigate: (url, timeoutMs) => page.navigate(url, timeoutMs),
@@ -94,8 +95,11 @@ class CdpPageDriver implements HostPage {
     return installPageScripts(this.page, opts);
   }
 
-  async emulateEnvironment(env: { viewport: ViewportSpec; cpuThrottle: number }): Promise<void> {
+  async emulateEnvironment(env: { viewport: ViewportSpec; cpuThrottle: number; network?: NetworkConditions | undefined }): Promise<void> {
     await Promise.all([
+      // Off too when a step throttled this page in the last repeat (a reload restart keeps the page);
+      // a page nobody throttled is spared the round trip.
+      ...(env.network || this.page.emulation.network ? [applyNetwork(this.page, env.network)] : []),
       // The same viewport and touch emulation as resize_viewport (screen = viewport, as device mode does).
       applyViewport(this.page, env.viewport),
       this.page.send('Emulation.setCPUThrottlingRate', { rate: env.cpuThrottle }),
