@@ -34,6 +34,38 @@ export interface RenderOptions {
    * the CLI passes `process.stdout.isTTY` when printing to a terminal.
    */
   color?: boolean;
+  /**
+   * HTML only: what the CLI read beside the run files (frame timelines from the saved traces, failure
+   * screenshots, trace links), so the reporter itself stays free of I/O. Absent: the report draws what
+   * the run files alone hold.
+   */
+  html?: HtmlContext;
+}
+
+/** One run file's surroundings, resolved by the CLI (src/cli/html-report.ts). */
+export interface HtmlRunContext {
+  /** The run file as the reader should see it named (a path relative to the working folder). */
+  source?: string;
+  /** Every frame of a repeat's measured window, read from its trace: the median and the slowest repeat. */
+  timelines?: FrameTimeline[];
+  /** Failed repeats' screenshots by repeat index: a data: URL when the file was found and small, else a link. */
+  screenshots?: Record<number, string>;
+  /** The traces saved beside the run file, as links relative to the report. */
+  traces?: { which: 'median' | 'slowest'; repeat: number; href: string }[];
+}
+
+export interface FrameTimeline {
+  which: 'median' | 'slowest';
+  repeat: number;
+  /** Frames from the window's start: when each began, how long it stayed on screen, and what became of it. */
+  frames: { atMs: number; ms: number; state: 'presented' | 'partial' | 'dropped' }[];
+}
+
+/** `run` for a run report; `a` (baseline) and `b` (candidate) for a compare. */
+export interface HtmlContext {
+  run?: HtmlRunContext;
+  a?: HtmlRunContext;
+  b?: HtmlRunContext;
 }
 
 export interface Reporter {

@@ -4,16 +4,17 @@
  */
 import { closest, PerfError } from '../src/errors.js';
 import type { Reporter } from './define.js';
+import { htmlReporter } from './html.js';
 import { jsonReporter } from './json.js';
 import { junitReporter } from './junit.js';
 import { markdownReporter } from './markdown.js';
 import { tableReporter } from './table.js';
 
-export type { CompareContext, CompareReport, RenderOptions, Reporter } from './define.js';
+export type { CompareContext, CompareReport, FrameTimeline, HtmlContext, HtmlRunContext, RenderOptions, Reporter } from './define.js';
 export { defineReporter, reportPathFor } from './define.js';
 export { appendToGithubStepSummary } from './markdown.js';
 
-export const REPORTERS = [tableReporter, jsonReporter, markdownReporter, junitReporter] as const;
+export const REPORTERS = [tableReporter, jsonReporter, markdownReporter, junitReporter, htmlReporter] as const;
 
 export type ReporterName = (typeof REPORTERS)[number]['name'];
 

@@ -429,7 +429,8 @@ test('perf compare: exit 2 for an unreadable file, a schema mismatch, different 
   assert.equal(forced.code, 0, forced.stderr);
   assert.match(forced.stdout, /warning: forced:/);
   assert.equal(perf(['compare', a]).code, 2);
-  assert.equal(perf(['compare', a, a, '--reporter', 'html']).code, 2);
+  assert.equal(perf(['compare', a, a, '--reporter', 'json']).code, 2);
+  assert.equal(perf(['compare', a, a, '--reporter', 'pdf']).code, 2);
 });
 
 // ─── --against ordering (pure part) ─────────────────────────────────────────────────────────────────

@@ -468,7 +468,7 @@ test('junit compare: one testcase per gated metric, failure per error, warn as s
 test('getReporter: every listed reporter by name; unknown names the closest', () => {
   assert.deepEqual(
     REPORTERS.map((r) => r.name),
-    ['table', 'json', 'markdown', 'junit'],
+    ['table', 'json', 'markdown', 'junit', 'html'],
   );
   for (const r of REPORTERS) assert.equal(getReporter(r.name), r);
   assert.throws(
@@ -479,14 +479,14 @@ test('getReporter: every listed reporter by name; unknown names the closest', ()
       assert.equal(e.code, 'unknown_reporter');
       assert.deepEqual(e.candidates, ['markdown']);
       assert.match(e.message, /did you mean "markdown"/);
-      assert.match(e.suggestion ?? '', /table, json, markdown, junit/);
+      assert.match(e.suggestion ?? '', /table, json, markdown, junit, html/);
       return true;
     },
   );
-  assert.throws(() => getReporter('xml'), (e: unknown) => isPerfError(e) && e.code === 'unknown_reporter' && !/did you mean/.test(e.message));
+  assert.throws(() => getReporter('pdf'), (e: unknown) => isPerfError(e) && e.code === 'unknown_reporter' && !/did you mean/.test(e.message));
 });
 
 test('reportPathFor: written beside the run file, never over it', () => {
   const paths = REPORTERS.map((r) => reportPathFor('build/perf/list-desktop-run.json', r));
-  assert.deepEqual(paths, ['build/perf/list-desktop-run.txt', 'build/perf/list-desktop-run.summary.json', 'build/perf/list-desktop-run.md', 'build/perf/list-desktop-run.junit.xml']);
+  assert.deepEqual(paths, ['build/perf/list-desktop-run.txt', 'build/perf/list-desktop-run.summary.json', 'build/perf/list-desktop-run.md', 'build/perf/list-desktop-run.junit.xml', 'build/perf/list-desktop-run.html']);
 });

@@ -13,6 +13,7 @@ import { appendToGithubStepSummary } from '../../reporters/index.js';
 import type { FlagValues } from './args.js';
 import { info, printJson } from './command.js';
 import { noteInconclusive, renderComparison } from './compare.js';
+import { compareReportPath, writeHtmlCompareReport } from './html-report.js';
 import { describeRepeat, interruptible, lookPrinter, runOverrides, sequentialFlags, type SequentialFlags } from './run-options.js';
 
 export interface AgainstFlags {
@@ -91,6 +92,9 @@ export async function runAgainstCommand(f: FlagValues, candidateFile: string, fl
   const seq = sequentialFlags(f, 'run');
   const { res, comparison, exitCode } = await executeAgainst(baseline, candidate, flags, seq, quiet);
   const written = [...writeReporters(res.baseline.run, res.baseline.path, flags.reporters), ...writeReporters(res.candidate.run, res.candidate.path, flags.reporters)];
+  if (comparison && flags.reporters.includes('html')) {
+    written.push(writeHtmlCompareReport(comparison, { run: res.baseline.run, file: res.baseline.path }, { run: res.candidate.run, file: res.candidate.path }, compareReportPath(res.candidate.path)));
+  }
   const rel = (p: string): string => relative(process.cwd(), p) || p;
   if (comparison && flags.reporters.includes('markdown')) appendToGithubStepSummary(renderComparison(comparison, res.baseline.run, res.candidate.run, 'markdown'));
   if (f.json) {

@@ -5,6 +5,7 @@ import { compareExitCode, compareRunFiles, type RunsComparison } from '../perf/c
 import type { RunFile } from '../perf/run-file.js';
 import { appendToGithubStepSummary, getReporter } from '../../reporters/index.js';
 import { defineCommand, info, JSON_FLAG, printJson } from './command.js';
+import { compareReportPath, writeHtmlCompareReport } from './html-report.js';
 
 /** Reporters that can render a compare to stdout (json is --json). */
 export const COMPARE_REPORTERS = ['table', 'markdown', 'junit'] as const;
@@ -25,7 +26,7 @@ export function noteInconclusive(line: string, strict: boolean): void {
 export const compareCommand = defineCommand({
   name: 'compare',
   summary: 'Judge a candidate run file against a baseline: noise-aware deltas, exit 1 on an error-level regression',
-  usage: 'compare BASELINE.json CANDIDATE.json [--json] [--reporter table|markdown|junit] [--force] [--strict]',
+  usage: 'compare BASELINE.json CANDIDATE.json [--json] [--reporter table|markdown|junit|html [--out FILE.html]] [--force] [--strict]',
   details: [
     'The primary metrics (perf metrics; a scenario\'s gate.metrics) decide: a regression needs a significant',
     'change (one-sided rank test, Holm over the primary family, sequential boundaries when the runs were',
@@ -35,7 +36,8 @@ export const compareCommand = defineCommand({
     'unmeasured files, or runs of different scenarios/variants (unless --force).',
   ].join('\n'),
   flags: {
-    reporter: { type: 'string', value: 'NAME', description: `Output format on stdout: ${COMPARE_REPORTERS.join(', ')}. Default table.` },
+    reporter: { type: 'string', value: 'NAME', description: `Output format on stdout: ${COMPARE_REPORTERS.join(', ')}. Default table. html writes a file instead (--out, default <candidate>.compare.html) and prints the table.` },
+    out: { type: 'string', value: 'FILE.html', description: 'With --reporter html: where to write the report.' },
     force: { type: 'boolean', description: 'Compare runs of different scenarios or variants anyway (a warning instead of exit 2).' },
     strict: { type: 'boolean', description: 'Exit 1 when the verdict is inconclusive (default: exit 0 and say so).' },
     ...JSON_FLAG,
@@ -48,13 +50,19 @@ export const compareCommand = defineCommand({
         suggestion: 'perf compare build/perf/list-baseline.json build/perf/list-candidate.json',
       });
     }
-    const reporter = (f.reporter as string | undefined) ?? 'table';
+    const html = f.reporter === 'html';
+    if (f.out !== undefined && !html) throw new PerfError({ code: 'invalid_flag', message: 'compare: --out names the file of --reporter html', suggestion: 'perf compare A.json B.json --reporter html --out report.html' });
+    const reporter = html ? 'table' : ((f.reporter as string | undefined) ?? 'table');
     if (!(COMPARE_REPORTERS as readonly string[]).includes(reporter)) {
       getReporter(reporter); // an unknown name: the registry's error with "did you mean"
       throw new PerfError({ code: 'invalid_flag', message: `compare: --reporter ${reporter} does not render a compare to stdout; use ${COMPARE_REPORTERS.join(', ')} or --json` });
     }
     const [fileA, fileB] = positionals as [string, string];
     const { comparison, a, b } = compareRunFiles(fileA, fileB, { force: f.force === true });
+    if (html) {
+      const written = writeHtmlCompareReport(comparison, { run: a, file: fileA }, { run: b, file: fileB }, (f.out as string | undefined) ?? compareReportPath(fileB));
+      if (!f.json) info(`report: ${relative(process.cwd(), written) || written}`);
+    }
     if (f.json) {
       printJson(comparison);
     } else {

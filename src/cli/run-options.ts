@@ -14,6 +14,7 @@ import { info } from './command.js';
 import type { FlagSpecs, FlagValues } from './args.js';
 import type { LookEvent } from '../runner/sequential.js';
 import { writeFileAtomic } from '../files.js';
+import { writeHtmlRunReport } from './html-report.js';
 import { SEQUENTIAL_OPTIONS } from '../runner/options.js';
 import type { JsonSchema } from '../schema-types.js';
 
@@ -151,6 +152,8 @@ export function writeReporters(run: RunFile, runPath: string, names: string[]): 
   return names.map((name) => {
     const rep = getReporter(name);
     const target = reportPathFor(runPath, rep);
+    // The HTML report also shows what lies beside the run file (traces, screenshots): read there.
+    if (rep.name === 'html') return writeHtmlRunReport(run, runPath, target);
     writeFileAtomic(target, rep.renderRun(run));
     return target;
   });

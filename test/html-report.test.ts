@@ -1,0 +1,274 @@
+/**
+ * The HTML report. Pure: a hand-made run file with hostile names renders escaped and small. In the
+ * browser: real runs of the dialog demo (two labels of 3 repeats), their run report, compare report and
+ * `perf report` output opened from disk in our own Chromium (BrowserSession, as the harness drives
+ * pages), snapped, and checked for the verdict, every primary metric with its chart, no request that
+ * left the page and no console error; readable at 375 px without horizontal scrolling.
+ */
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { compareRuns, type RunsComparison } from '../src/perf/compare-runs.js';
+import type { RepeatRecord, RunFile } from '../src/perf/run-file.js';
+import { summarize } from '../src/perf/stats.js';
+import { escapeHtml, htmlReporter, jsonInScript } from '../reporters/html.js';
+import { getReporter } from '../reporters/index.js';
+import { BrowserSession } from '../src/session/browser-session.js';
+import { SessionHost } from '../src/engine/host.js';
+import { runStep } from '../src/engine/run-step.js';
+import { htmlRunContext } from '../src/cli/html-report.js';
+import { ROOT } from './helpers.js';
+
+const work = mkdtempSync(join(tmpdir(), 'rehearse-html-'));
+after(() => rmSync(work, { recursive: true, force: true }));
+const PERF = join(ROOT, 'bin/perf');
+// The issue's bound for the demo scenarios' reports.
+const MAX_REPORT_BYTES = 500 * 1024;
+
+function perf(args: string[]): { code: number; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, [PERF, ...args], { cwd: work, encoding: 'utf8', env: { ...process.env, GITHUB_STEP_SUMMARY: '' }, timeout: 180_000 });
+  return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
+}
+
+// ─── pure ───────────────────────────────────────────────────────────────────────────────────────────
+
+const EVIL = '<script>alert(1)</script>';
+const EVIL_STEP = `steps.${EVIL}.ms`;
+
+function handMadeRun(label: string, shift = 1): RunFile {
+  const samples: Record<string, number[]> = {
+    durationMs: [400, 410, 395, 420, 405].map((v) => v * shift),
+    'counters.layouts': [10, 10, 10, 10, 10].map((v) => Math.round(v * shift)),
+    'frames.overBudget': [1, 0, 1, 2, 1],
+    [EVIL_STEP]: [50, 52, 49, 51, 50],
+  };
+  const measured = (index: number, warmup = false): RepeatRecord => ({
+    index,
+    mode: 'timing',
+    warmup,
+    wallMs: 900,
+    steps: [{ phase: 'steps', step: 'tap', label: EVIL, status: 'ok', durationMs: 50 }],
+    status: 'measured',
+    report: { metrics: Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, v[index % v.length]!])), summary: { frames: { worst: [{ atMs: 12, ms: 33.3 }] }, blocksBySelf: [{ name: `fn${EVIL}`, url: '/app.js:1', selfMs: 3.2, share: 0.4 }] } },
+  });
+  return {
+    schemaVersion: 1,
+    scenario: `demo${EVIL}`,
+    variant: null,
+    label,
+    scenarioFile: 'scenarios/demo.yaml',
+    startedAt: '2026-01-01T00:00:00.000Z',
+    finishedAt: '2026-01-01T00:01:00.000Z',
+    interrupted: false,
+    env: {
+      tool: { name: 'rehearse', version: '0.1.0' },
+      browser: { product: 'Chrome/131', userAgent: 'ua', headless: true },
+      host: { platform: 'linux', arch: 'x64', cpuModel: 'cpu', cpus: 2, memoryBytes: 8e9, loadAverage: [0, 0, 0], node: 'v20', hostname: 'h' },
+      restartMode: 'context',
+      viewport: { width: 1280, height: 800, dpr: 1, mobile: false, touch: false },
+      cpuThrottle: 1,
+      app: { kind: 'serve', url: 'http://127.0.0.1:1/' },
+    },
+    thresholds: { warnPct: 10, errorPct: 25, metrics: {} },
+    summary: { repeats: 7, measured: 5, refused: 0, failed: 1, warmup: 1, metrics: Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, summarize(v)])), timingOnly: false },
+    budgets: [{ expr: `${EVIL_STEP} < 10`, metric: EVIL_STEP, op: '<', limit: 10, value: 50, pass: false }],
+    insights: [{ id: 'blockSelfMs', severity: 'warn', title: `fn${EVIL} holds 40%`, evidence: { metric: 'x', value: 1, perFrame: null, threshold: 0.3 }, nextStep: `perf_insight ${EVIL}` }],
+    repeats: [
+      measured(0, true),
+      measured(1),
+      measured(2),
+      measured(3),
+      measured(4),
+      measured(5),
+      { index: 6, mode: 'timing', warmup: false, wallMs: 100, steps: [], status: 'failed', failure: { phase: 'steps', step: 'tap', label: EVIL, error: { kind: 'usage', code: 'target_not_found', message: `no <img src=x onerror=alert(2)> here`, suggestion: EVIL }, screenshot: 'javascript:alert(3)' } },
+    ],
+  };
+}
+
+/** Text outside the three script elements the report is made of (data, uPlot, client). */
+function markupOf(html: string): string {
+  return html.replace(/<script type="application\/json" id="rehearse-data">[\s\S]*?<\/script>/, '').replace(/<script>[\s\S]*?<\/script>/g, '');
+}
+
+test('run report: every name from the run file is escaped, the data cannot close its script element, and the file is small', () => {
+  const html = htmlReporter.renderRun(handMadeRun('a'), { html: { run: { screenshots: { 6: 'data:image/png;base64,iVBORw0KGgo=' } } } });
+  assert.ok(Buffer.byteLength(html) < MAX_REPORT_BYTES, `${Buffer.byteLength(html)} bytes`);
+  assert.equal(html.match(/<script[\s>]/g)?.length, 3, 'exactly the data, uPlot and the client script');
+  assert.equal(html.match(/<\/script>/g)?.length, 3);
+  const markup = markupOf(html);
+  assert.doesNotMatch(markup, /<script|<img src=x/);
+  assert.ok(markup.includes(escapeHtml(EVIL_STEP)), 'the metric name shows, escaped');
+  assert.ok(markup.includes(escapeHtml(`no <img src=x onerror=alert(2)> here`)));
+  assert.ok(markup.includes(escapeHtml(`fn${EVIL}`)), 'top functions');
+  assert.ok(markup.includes('src="data:image/png;base64,iVBORw0KGgo="'), 'the screenshot is embedded');
+  assert.doesNotMatch(html, /javascript:alert/, 'a non-file link from the run file is dropped');
+  // The chart data: JSON with < escaped, which still parses back to the same names.
+  const data = /<script type="application\/json" id="rehearse-data">([\s\S]*?)<\/script>/.exec(html)![1]!;
+  assert.doesNotMatch(data, /</);
+  assert.ok(Object.keys(JSON.parse(data).charts).length >= 4);
+  assert.equal(jsonInScript({ s: '</script><!--' }), '{"s":"\\u003c/script>\\u003c!--"}');
+  // Offline by construction: no external URL, and a policy that forbids fetching any.
+  assert.match(html, /Content-Security-Policy" content="default-src 'none'/);
+  assert.doesNotMatch(markup, /(src|href)="https?:/);
+});
+
+test('compare report: verdict word and colour class, primary metrics first, escaped names; reporter is listed', () => {
+  const a = handMadeRun('base');
+  const b = handMadeRun('cand', 1.5);
+  const c = compareRuns(a, b, { primary: ['counters.layouts', 'durationMs'] });
+  const html = htmlReporter.renderCompare(c, { a, b });
+  assert.ok(Buffer.byteLength(html) < MAX_REPORT_BYTES);
+  const markup = markupOf(html);
+  assert.match(markup, new RegExp(`<span class="badge verdict ${c.verdict}">${c.verdict.toUpperCase()}</span>`));
+  assert.doesNotMatch(markup, /<script|<img src=x/);
+  assert.ok(markup.indexOf('data-metric="counters.layouts"') < markup.indexOf('<details>'), 'primary before the folded rest');
+  assert.equal(getReporter('html'), htmlReporter);
+});
+
+test('htmlRunContext: a failure screenshot beside the run file is embedded, a missing one is not invented', () => {
+  const dir = join(work, 'ctx');
+  mkdirSync(dir, { recursive: true });
+  const run = handMadeRun('a');
+  const failed = run.repeats.find((r) => r.status === 'failed')!;
+  if (failed.status === 'failed') failed.failure.screenshot = 'elsewhere/demo-a-repeat6-failure.png';
+  // A 1×1 PNG: the CLI finds it by name beside the run file even though the run recorded another folder.
+  writeFileSync(join(dir, 'demo-a-repeat6-failure.png'), Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64'));
+  const ctx = htmlRunContext(run, join(dir, 'demo-a.json'), join(dir, 'demo-a.html'), work);
+  assert.match(ctx.screenshots?.[6] ?? '', /^data:image\/png;base64,iVBOR/);
+  assert.equal(ctx.source, 'ctx/demo-a.json');
+  rmSync(join(dir, 'demo-a-repeat6-failure.png'));
+  assert.equal(htmlRunContext(run, join(dir, 'demo-a.json'), join(dir, 'demo-a.html'), work).screenshots, undefined);
+});
+
+// ─── in the browser ─────────────────────────────────────────────────────────────────────────────────
+
+interface PageCheck {
+  snapshot: string;
+  requests: string[];
+  errors: string[];
+  charts: Record<string, number>;
+  timelineCanvases: number;
+  scrollWidth: number;
+}
+
+let session: BrowserSession | undefined;
+after(async () => session?.close());
+
+/** Open `file` from disk in our Chromium at `width` CSS px, snap it, and read what the assertions need. */
+async function openReport(file: string, metrics: string[], width = 1000): Promise<PageCheck> {
+  session ??= await BrowserSession.open({ prewarm: 'none' });
+  await session.restart('context');
+  const page = session.page;
+  const requests: string[] = [];
+  const errors: string[] = [];
+  page.on('Network.requestWillBeSent', (p) => requests.push(p.request.url));
+  page.on('Runtime.consoleAPICalled', (p) => {
+    if (p.type === 'error' || p.type === 'assert') errors.push(p.args.map((a) => String(a.value ?? a.description)).join(' '));
+  });
+  page.on('Runtime.exceptionThrown', (p) => errors.push(p.exceptionDetails.exception?.description ?? p.exceptionDetails.text));
+  page.on('Log.entryAdded', (p) => {
+    if (p.entry.level === 'error') errors.push(`${p.entry.source}: ${p.entry.text}`);
+  });
+  await Promise.all([page.send('Network.enable', {}), page.send('Runtime.enable'), page.send('Log.enable')]);
+  await page.send('Emulation.setDeviceMetricsOverride', { width, height: 800, deviceScaleFactor: 1, mobile: width < 500 });
+  await page.navigate(pathToFileURL(file).href);
+  await page.evaluate('new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))');
+  const snap = await runStep(new SessionHost(session, pathToFileURL(work).href), 'snap', { maxBytes: 200_000 });
+  assert.equal(snap.status, 'ok', JSON.stringify(snap));
+  const snapshot = String((snap as { data?: { snapshot?: unknown } }).data?.snapshot ?? '');
+  const read = await page.evaluate<{ charts: Record<string, number>; timelineCanvases: number; scrollWidth: number }>(`(() => {
+    const charts = {};
+    for (const m of ${JSON.stringify(metrics)}) charts[m] = document.querySelectorAll('[data-metric="' + CSS.escape(m) + '"] .chart .uplot canvas').length;
+    return { charts, timelineCanvases: document.querySelectorAll('.timeline .chart canvas').length, scrollWidth: document.documentElement.scrollWidth };
+  })()`);
+  return { snapshot, requests: requests.filter((u) => !/^(file|data):/.test(u)), errors, ...read };
+}
+
+test('real runs of the dialog demo: run, compare and `perf report` HTML open offline in Chromium with verdict, primary metrics and charts', async () => {
+  const scenario = join(ROOT, 'scenarios/dialog.yaml');
+  for (const label of ['a', 'b']) {
+    const r = perf(['run', scenario, '--repeat', '3', '--warmup', '0', '--label', label, '--out', 'out', '--reporter', 'html', '--quiet']);
+    assert.equal(r.code, 0, r.stderr);
+  }
+  const runReport = join(work, 'out/dialog-b.html');
+  assert.ok(existsSync(runReport), 'perf run --reporter html writes <run>.html beside the run file');
+  const cmp = perf(['compare', 'out/dialog-a.json', 'out/dialog-b.json', '--reporter', 'html', '--out', 'out/compare.html']);
+  assert.ok(cmp.code === 0 || cmp.code === 1, cmp.stderr);
+  assert.match(cmp.stdout, /counters\.layouts|metric/, 'the table still goes to stdout');
+  const compareReport = join(work, 'out/compare.html');
+  const viaReport = perf(['report', 'out/dialog-a.json', '--json']);
+  assert.equal(viaReport.code, 0, viaReport.stderr);
+  assert.equal(JSON.parse(viaReport.stdout).kind, 'run');
+  assert.ok(existsSync(join(work, 'out/dialog-a.html')));
+
+  for (const f of [runReport, compareReport]) assert.ok(statSync(f).size < MAX_REPORT_BYTES, `${f}: ${statSync(f).size} bytes`);
+  const runHtml = readFileSync(runReport, 'utf8');
+  assert.match(runHtml, /each bar: one frame/, 'the timeline is read from the trace saved beside the run file');
+  assert.match(runHtml, /<a href="dialog-b-median\.trace\.json">/, 'a link to the median repeat\'s trace, relative to the report');
+  process.stderr.write(`# report sizes: run ${(statSync(runReport).size / 1024).toFixed(0)} KB, compare ${(statSync(compareReport).size / 1024).toFixed(0)} KB\n`);
+
+  const run = JSON.parse(readFileSync(join(work, 'out/dialog-b.json'), 'utf8')) as RunFile;
+  const primary = ['counters.layouts', 'counters.styleRecalcs', 'durationMs'].filter((m) => run.summary.metrics[m]);
+  const r = await openReport(runReport, primary);
+  assert.match(r.snapshot, /\bOK\b|PARTIAL|FAIL/);
+  for (const m of primary) {
+    assert.ok(r.snapshot.includes(m), `${m} in the snapshot`);
+    assert.equal(r.charts[m], 1, `${m} has its chart (one canvas)`);
+  }
+  assert.ok(r.timelineCanvases >= 1, 'a frame timeline is drawn');
+  assert.deepEqual(r.requests, [], 'no request left the page');
+  assert.deepEqual(r.errors, [], 'no console error');
+
+  const comparison = JSON.parse(perf(['compare', 'out/dialog-a.json', 'out/dialog-b.json', '--json']).stdout) as RunsComparison;
+  const gated = comparison.rows.filter((row) => row.gated).map((row) => row.metric);
+  assert.ok(gated.length > 0, 'the dialog compare judges some primary metric');
+  const c = await openReport(compareReport, gated);
+  assert.ok(c.snapshot.includes({ pass: 'PASS', warn: 'WARN', fail: 'FAIL', inconclusive: 'INCONCLUSIVE' }[comparison.verdict]), `verdict ${comparison.verdict} in:\n${c.snapshot.slice(0, 600)}`);
+  for (const m of gated) {
+    assert.ok(c.snapshot.includes(m), `${m} in the snapshot`);
+    assert.equal(c.charts[m], 1, `${m} has its chart`);
+  }
+  assert.deepEqual(c.requests, []);
+  assert.deepEqual(c.errors, []);
+
+  // A phone-width window: the page itself never scrolls sideways (tables scroll in their own box).
+  for (const f of [runReport, compareReport]) {
+    const narrow = await openReport(f, [], 375);
+    assert.ok(narrow.scrollWidth <= 375, `${f}: ${narrow.scrollWidth} px wide at 375`);
+    assert.deepEqual(narrow.errors, []);
+  }
+});
+
+test('perf gate --reporter html: one compare report per run beside its run file, verdict first; other reporters are refused', () => {
+  const r = perf(['gate', join(ROOT, 'scenarios/dialog.yaml'), '--baselines', join(ROOT, 'baselines'), '--repeat', '3', '--warmup', '0', '--fixed', '--reporter', 'html', '--out', 'gate']);
+  assert.ok(r.code === 0 || r.code === 1, r.stderr);
+  assert.match(r.stderr, /reports: gate\/gate\.html, gate\/dialog-gate\.html/);
+  const html = readFileSync(join(work, 'gate/dialog-gate.html'), 'utf8');
+  assert.match(html, /<h1><span class="badge verdict (pass|warn|fail|inconclusive)">(PASS|WARN|FAIL|INCONCLUSIVE)<\/span> dialog: baseline → gate<\/h1>/);
+  assert.ok(html.indexOf('<h1>') < html.indexOf('Primary metrics'));
+  assert.ok(Buffer.byteLength(html) < MAX_REPORT_BYTES);
+  // The whole gate on one page, linking each run's report.
+  const index = readFileSync(join(work, 'gate/gate.html'), 'utf8');
+  assert.match(index, /<h1><span class="badge verdict (pass|warn|fail|inconclusive)">(PASS|WARN|FAIL|INCONCLUSIVE)<\/span> perf gate<\/h1>/);
+  assert.match(index, /<a href="dialog-gate\.html"><code>dialog<\/code><\/a>/);
+  const junit = perf(['gate', join(ROOT, 'scenarios/dialog.yaml'), '--reporter', 'junit']);
+  assert.equal(junit.code, 2, junit.stderr);
+  assert.match(junit.stderr, /the gate writes html reports only/);
+});
+
+test('perf report: a missing file and a file that is not a run file are usage errors (exit 2) naming the file', () => {
+  const missing = perf(['report', 'nope.json']);
+  assert.equal(missing.code, 2);
+  assert.match(missing.stderr, /nope\.json: no such file/);
+  assert.doesNotMatch(missing.stderr, /at .*\.js:\d+/);
+  writeFileSync(join(work, 'other.json'), '{"hello": 1}');
+  const other = perf(['report', 'other.json']);
+  assert.equal(other.code, 2);
+  assert.match(other.stderr, /other\.json: not a rehearse run file nor a compare result: expected/);
+  const three = perf(['report', 'a.json', 'b.json', 'c.json']);
+  assert.equal(three.code, 2);
+});
