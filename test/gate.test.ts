@@ -83,12 +83,12 @@ test('gate without baselines: every variant runs, each "missing baseline", exit 
   assert.equal(r.code, 1, r.stderr);
   const j = JSON.parse(r.stdout);
   assert.equal(j.verdict, 'fail');
-  assert.deepEqual(j.runs.map((x: { id: string; status: string }) => `${x.id}:${x.status}`), ['list-scroll-desktop:missing-baseline', 'list-scroll-phone:missing-baseline']);
+  assert.deepEqual(j.runs.map((x: { id: string; status: string }) => `${x.id}:${x.status}`), ['list-scroll-desktop:missing-baseline', 'list-scroll-phone:missing-baseline', 'list-scroll-slow-4g:missing-baseline']);
   const md = readFileSync(summary, 'utf8');
-  assert.match(md, /^### ❌ perf gate: FAIL — 2 runs: 2 missing baseline/);
+  assert.match(md, /^### ❌ perf gate: FAIL — 3 runs: 3 missing baseline/);
   assert.match(md, /\| `list-scroll-phone` \| ❌ MISSING \| missing baseline baselines\/list-scroll-phone\.json/);
   const xml = readFileSync(join(work, 'reports/gate.xml'), 'utf8');
-  assert.match(xml, /<testsuites name="rehearse gate" tests="2" failures="2"/);
+  assert.match(xml, /<testsuites name="rehearse gate" tests="3" failures="3"/);
   assert.match(xml, /<failure message="missing baseline baselines\/list-scroll-desktop\.json[^"]*" type="missing-baseline">/);
 });
 
@@ -140,7 +140,7 @@ test('the committed baselines on unchanged code: every scenario is compared, the
   const r = perf(['gate', ...scenarios, '--baselines', join(ROOT, 'baselines'), '--out', 'committed', '--json'], {}, 600_000);
   assert.ok(r.code === 0 || r.code === 1, r.stderr);
   const j = JSON.parse(r.stdout) as { runs: { id: string; status: string; verdict: string; compare?: RunsComparison }[] };
-  assert.equal(j.runs.length, 6);
+  assert.equal(j.runs.length, 7);
   for (const run of j.runs) {
     assert.equal(run.status, 'compared', `${run.id}: ${run.status}`);
     const c = run.compare!;

@@ -14,7 +14,7 @@ import type { CompareRow } from '../perf/compare.js';
 import type { RunFile } from '../perf/run-file.js';
 import { loadScenario, type Scenario } from '../scenario/load.js';
 import { writeJsonAtomic } from '../session/state.js';
-import { appendToGithubStepSummary, getReporter } from '../../reporters/index.js';
+import { appendToGithubStepSummary, getReporter, reportPathFor } from '../../reporters/index.js';
 import { formatDelta } from '../../reporters/format.js';
 import { xmlAttr, xmlText } from '../../reporters/junit.js';
 import { mdCode, mdText } from '../../reporters/markdown.js';
@@ -22,8 +22,13 @@ import type { FlagValues } from './args.js';
 import { ALLOW_OUTSIDE_FLAG, defineCommand, info, JSON_FLAG, printJson } from './command.js';
 import { noteInconclusive, renderComparison } from './compare.js';
 import { flagsOf, interruptible, lookPrinter, parseVars, progressPrinter, SEQUENTIAL_FLAGS, sequentialFlags } from './run-options.js';
-import { RUN_OPTIONS } from '../runner/options.js';
+import { RUN_OPTIONS, SCALE_OPTIONS } from '../runner/options.js';
+import { parseShard, selectShard, shardFile, shardFileName, shardKey } from './shard.js';
+import { scaleFlags, SCALE_FLAGS } from './scale-options.js';
+import { gridUrlOf } from '../session/grid.js';
 import { runToDecision } from '../runner/sequential.js';
+import { writeHtmlCompareReport, writeHtmlRunReport } from './html-report.js';
+import { renderGateIndex } from '../../reporters/html.js';
 import { compareExitCode } from '../perf/compare-runs.js';
 
 /** Label of the gate's own run files in --out; baselines are stored with label `baseline`. */
@@ -324,12 +329,14 @@ export function gateJson(entries: GateEntry[]): Record<string, unknown> {
 export const gateCommand = defineCommand({
   name: 'gate',
   summary: 'CI gate: run scenarios, compare each with its baseline in baselines/, exit 1 on an error-level regression or a missing baseline',
-  usage: 'gate [SCENARIO.yaml…] [--baselines DIR] [--variant V] [--junit FILE] [--update] [--repeat N] [--out DIR]',
+  usage: 'gate [SCENARIO.yaml…] [--baselines DIR] [--variant V] [--junit FILE] [--update] [--repeat N] [--out DIR] [--shard I/N] [--grid URL [--parallel N]]',
   details: [
     'Default scenarios: scenarios/*.yaml, every variant. Baseline of each: <baselines>/<scenario>[-<variant>].json.',
     'A missing baseline fails the gate (never a silent pass); --update (re)writes the baselines from this run, with 2 × the scenario\'s repeat unless --repeat is given.',
     '--timing defaults to how the baseline was recorded (its timing repeats), else the scenario.',
     'Prints one summary; appends it as Markdown to $GITHUB_STEP_SUMMARY when set; --junit FILE writes JUnit XML.',
+    '--shard I/N runs the I-th of N shares (runs sorted by scenario file and variant, dealt round-robin) and writes <out>/gate-shard-I-of-N.json; `perf merge` joins the N into the one summary.',
+    '--grid URL runs each browser as a Selenium Grid session (CDP through se:cdp); --parallel N runs up to N scenario/variants at once, each in its own session (refused without a Grid: one machine\'s shared CPU spoils the timings).',
   ].join('\n'),
   flags: {
     baselines: { type: 'string', value: 'DIR', description: 'Folder of baseline run files. Default baselines' },
@@ -340,6 +347,10 @@ export const gateCommand = defineCommand({
     ...ALLOW_OUTSIDE_FLAG,
     var: { type: 'multi', value: 'NAME=VALUE', description: 'Set a scenario var in every scenario, e.g. --var jank=1. Repeatable.' },
     ...SEQUENTIAL_FLAGS,
+    shard: { ...flagsOf(SCALE_OPTIONS, 'shard').shard!, value: 'I/N' },
+    ...SCALE_FLAGS,
+    parallel: { ...flagsOf(SCALE_OPTIONS, 'parallel').parallel!, value: 'N' },
+    reporter: { type: 'list', value: 'html', description: 'html: also write one HTML report per run beside its run file in --out (<id>-gate.html: the compare with its baseline, or the run report when there is none).' },
     quiet: { type: 'boolean', description: 'No progress lines.' },
     ...JSON_FLAG,
   },
@@ -370,18 +381,31 @@ export async function runGate(f: FlagValues, positionals: string[], cwd = proces
     const v = f[k] as number | undefined;
     if (v !== undefined && (!Number.isInteger(v) || v < min)) throw new PerfError({ code: 'invalid_flag', message: `gate: --${k} must be a whole number >= ${min}, got ${v}` });
   }
+  const html = gateReporters(f.reporter as string[] | undefined);
+  // Checked before anything is loaded or started: a bad share is a usage error, exit 2.
+  const shard = typeof f.shard === 'string' ? parseShard(f.shard) : undefined;
   const files = positionals.length ? positionals : defaultScenarioFiles(cwd);
   if (!files.length) throw new PerfError({ code: 'missing_argument', message: 'gate: no scenarios: none given and no scenarios/*.yaml here', suggestion: 'perf gate scenarios/list.yaml --baselines baselines/' });
   const variant = f.variant as string | undefined;
-  const scenarios = planGate(files, { ...(variant !== undefined ? { variant } : {}), vars: parseVars(f.var as string[] | undefined), allowOutside: f.allowOutside === true });
+  const plan = planGate(files, { ...(variant !== undefined ? { variant } : {}), vars: parseVars(f.var as string[] | undefined), allowOutside: f.allowOutside === true });
+  const scenarios = shard ? selectShard(plan, (sc) => shardKey(relative(cwd, sc.file) || sc.file, sc.variant), shard) : plan;
   const baselinesDir = (f.baselines as string | undefined) ?? 'baselines';
   const update = f.update === true;
   const outDir = (f.out as string | undefined) ?? 'build/perf';
   const quiet = f.quiet === true || f.json === true;
 
   const seq = sequentialFlags(f, 'gate');
-  const entries: GateEntry[] = [];
-  for (const sc of scenarios) {
+  const scale = scaleFlags(f, 'gate');
+  const parallel = (f.parallel as number | undefined) ?? 1;
+  if (!Number.isInteger(parallel) || parallel < 1) throw new PerfError({ code: 'invalid_flag', message: `gate: --parallel must be a whole number >= 1, got ${parallel}` });
+  if (parallel > 1 && scale.grid === undefined && !scenarios.every((sc) => gridUrlOf(sc.browser.endpoint) !== undefined)) {
+    throw new PerfError({
+      code: 'invalid_flag',
+      message: `gate: --parallel ${parallel} needs a Selenium Grid (--grid URL): runs in parallel on this one machine would share its CPU, which spoils the timings they are judged on`,
+      suggestion: 'add --grid http://HOST:4444 (each run then gets its own Grid session, on its own node), or split the gate across CI machines with --shard I/N',
+    });
+  }
+  const runOne = async (sc: Scenario): Promise<GateEntry | 'interrupted'> => {
     try {
       const baselineFile = baselinePath(baselinesDir, sc);
       const baseline = readBaseline(baselineFile);
@@ -402,31 +426,99 @@ export async function runGate(f: FlagValues, positionals: string[], cwd = proces
           fixed: seq.fixed,
           ...(seq.maxRepeat !== undefined ? { maxRepeat: seq.maxRepeat } : {}),
           ...(seq.budgetMs !== undefined ? { budgetMs: seq.budgetMs } : {}),
+          ...scale,
           compare: { files: { a: baselineFile } },
           onLook: lookPrinter(quiet, `${sc.name}${sc.variant ? `-${sc.variant}` : ''}`),
         }),
       );
-      if (run.interrupted) {
-        info('interrupted: the gate stops here; no baseline was written for the interrupted run');
-        return 130;
-      }
-      entries.push(judgeEntry(sc, run, path, baselinesDir, update, cwd, comparison));
+      if (run.interrupted) return 'interrupted';
+      return judgeEntry(sc, run, path, baselinesDir, update, cwd, comparison);
     } catch (e) {
       if (!isPerfError(e)) throw e;
       const id = `${sc.name}${sc.variant ? `-${sc.variant}` : ''}`;
       info(`perf: ${id}: ${e.message}`);
-      entries.push({ id, scenario: sc.name, variant: sc.variant, scenarioFile: relative(cwd, sc.file) || sc.file, baselineFile: baselinePath(baselinesDir, sc), runFile: null, run: null, outcome: { status: 'error', error: e } });
+      return { id, scenario: sc.name, variant: sc.variant, scenarioFile: relative(cwd, sc.file) || sc.file, baselineFile: baselinePath(baselinesDir, sc), runFile: null, run: null, outcome: { status: 'error', error: e } };
     }
+  };
+  // Up to `parallel` runs at once, each in its own browser (a Grid session), taken in the gate's order;
+  // the summary keeps that order whatever finishes first.
+  const results: (GateEntry | undefined)[] = new Array(scenarios.length);
+  let next = 0;
+  let interrupted = false;
+  const worker = async (): Promise<void> => {
+    while (!interrupted && next < scenarios.length) {
+      const i = next++;
+      const r = await runOne(scenarios[i]!);
+      if (r === 'interrupted') interrupted = true;
+      else results[i] = r;
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(parallel, scenarios.length) }, worker));
+  if (interrupted) {
+    info('interrupted: the gate stops here; no baseline was written for the interrupted run');
+    return 130;
   }
+  const entries = results.filter((e): e is GateEntry => e !== undefined);
 
-  if (f.json) printJson(gateJson(entries));
+  if (shard) {
+    const file = join(ensureDir(outDir, 'perf gate --shard'), shardFileName(shard));
+    writeJsonAtomic(file, shardFile(shard, plan, entries, seq.strict));
+    if (!quiet) info(`perf gate: shard ${shard.index}/${shard.count} (${entries.length} of ${plan.length} runs) written to ${relative(cwd, file) || file}; \`perf merge\` joins the shards`);
+  }
+  if (html) {
+    const written = writeGateHtml(entries);
+    if (!quiet && written.length) info(`perf gate: reports: ${written.map((w) => relative(cwd, w) || w).join(', ')}`);
+  }
+  return reportGate(entries, { json: f.json === true, ...(typeof f.junit === 'string' ? { junit: f.junit } : {}), strict: seq.strict, command: 'perf gate' });
+}
+
+/** The gate's summary (stdout, $GITHUB_STEP_SUMMARY, --junit) and its exit code: one gate's or merged shards'. */
+export function reportGate(entries: GateEntry[], opts: { json: boolean; junit?: string; strict: boolean; command: string }): number {
+  if (opts.json) printJson(gateJson(entries));
   else process.stdout.write(renderGateText(entries, process.stdout.isTTY === true));
   appendToGithubStepSummary(renderGateMarkdown(entries));
-  if (typeof f.junit === 'string') {
-    ensureDir(dirname(f.junit), 'perf gate --junit');
-    writeFileAtomic(f.junit, renderGateJunit(entries));
+  if (opts.junit !== undefined) {
+    ensureDir(dirname(opts.junit), `${opts.command} --junit`);
+    writeFileAtomic(opts.junit, renderGateJunit(entries));
   }
-  const code = gateExitCode(entries, seq.strict);
-  if (!f.json && gateVerdict(entries) === 'inconclusive') noteInconclusive('perf gate: inconclusive', seq.strict);
+  const code = gateExitCode(entries, opts.strict);
+  if (!opts.json && gateVerdict(entries) === 'inconclusive') noteInconclusive('perf gate: inconclusive', opts.strict);
   return code;
+}
+
+/** `perf gate --reporter`: html is the one report the gate writes per run (its summary has its own Markdown and --junit). */
+function gateReporters(names: string[] | undefined): boolean {
+  for (const name of names ?? []) {
+    if (name !== 'html') {
+      getReporter(name); // an unknown name: the registry's error with "did you mean"
+      throw new PerfError({ code: 'invalid_flag', message: `gate: --reporter ${name}: the gate writes html reports only; its summary is Markdown ($GITHUB_STEP_SUMMARY) and JUnit (--junit FILE)`, suggestion: 'perf gate --reporter html' });
+    }
+  }
+  return (names ?? []).length > 0;
+}
+
+/**
+ * One HTML report per run of the gate, beside its run file (`<out>/<id>-gate.html`): the compare with its
+ * baseline when it was judged, else the run alone (missing baseline, --update, unmeasured). Returns the
+ * paths written. `perf merge` calls it on the merged entries too.
+ */
+export function writeGateHtml(entries: readonly GateEntry[], indexDir?: string): string[] {
+  const written: string[] = [];
+  const reports = new Map<GateEntry, string>();
+  for (const e of entries) {
+    if (!e.run || !e.runFile) continue;
+    const out = reportPathFor(e.runFile, getReporter('html'));
+    if (e.outcome.status === 'compared') written.push(writeHtmlCompareReport(e.outcome.comparison, { run: e.outcome.baseline, file: e.baselineFile }, { run: e.run, file: e.runFile }, out));
+    else written.push(writeHtmlRunReport(e.run, e.runFile, out));
+    reports.set(e, out);
+  }
+  // The whole gate on one page (gate.html in the out folder), linking each run's report.
+  const dir = indexDir ?? [...reports.values()].map((p) => dirname(p))[0];
+  if (dir !== undefined && entries.length > 0) {
+    const index = join(dir, 'gate.html');
+    const rows = entries.map((e) => ({ id: e.id, verdict: entryVerdict(e), word: statusWord(e), detail: entryDetail(e), ...(reports.has(e) ? { href: relative(dir, reports.get(e)!) } : {}) }));
+    writeFileAtomic(index, renderGateIndex(gateVerdict([...entries]), headline([...entries]), rows));
+    written.unshift(index);
+  }
+  return written;
 }

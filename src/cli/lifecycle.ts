@@ -20,7 +20,9 @@ function describeState(s: AnySessionState): string {
   const browser =
     s.driver === 'webdriver'
       ? `browser  ${s.webdriver.browserName ?? s.engine} ${s.webdriver.browserVersion ?? ''} over ${s.webdriver.kind === 'webkit' ? 'WebKitWebDriver' : s.webdriver.kind === 'tauri' ? 'tauri-driver' : 'chromedriver'} at ${s.webdriver.endpoint}${s.webdriver.pids.length ? ` (pids ${s.webdriver.pids.join(', ')})` : ''}, session ${s.webdriver.sessionId}`
-      : `chrome   ${s.chrome.version} pid ${s.chrome.pid}, ${s.chrome.headless ? 'headless' : 'headed'}, ${s.chrome.wsEndpoint}`;
+      : s.grid
+        ? `chrome   ${s.chrome.version} on Selenium Grid ${s.grid.url}, session ${s.grid.sessionId}, ${s.chrome.headless ? 'headless' : 'headed'}, ${s.chrome.wsEndpoint}`
+        : `chrome   ${s.chrome.version} pid ${s.chrome.pid}, ${s.chrome.headless ? 'headless' : 'headed'}, ${s.chrome.wsEndpoint}`;
   const desktop = s.options.desktop ? ` (desktop ${s.options.desktop.binary})` : '';
   return [
     `app      ${s.appUrl || '(none: the desktop app loads its own page)'} (${s.app.kind}${s.app.pid ? `, pid ${s.app.pid}` : ''})`,
@@ -84,7 +86,7 @@ function terminalOptions(f: FlagValues): Pick<StartOptions, 'terminal'> {
 }
 
 /** The browser and desktop options of `perf start`, read from its flags. */
-function driverOptions(f: FlagValues): Pick<StartOptions, 'driver' | 'engine' | 'webdriver' | 'desktop'> {
+function driverOptions(f: FlagValues): Pick<StartOptions, 'driver' | 'engine' | 'webdriver' | 'desktop' | 'grid'> {
   const args = f.desktopArg as string[] | undefined;
   const desktopDriver = f.desktopDriver as string | undefined;
   if (f.desktop === undefined && (args !== undefined || desktopDriver !== undefined)) {
@@ -95,6 +97,7 @@ function driverOptions(f: FlagValues): Pick<StartOptions, 'driver' | 'engine' | 
     ...(f.driver !== undefined ? { driver: f.driver as 'cdp' | 'webdriver' } : {}),
     ...(f.engine !== undefined ? { engine: f.engine as 'chromium' | 'webkit' } : {}),
     ...(f.webdriver !== undefined ? { webdriver: f.webdriver as string } : {}),
+    ...(f.grid !== undefined ? { grid: f.grid as string } : {}),
     ...(f.desktop !== undefined ? { desktop: { binary: f.desktop as string, ...(args ? { args } : {}), ...(desktopDriver ? { driver: desktopDriver as 'tauri' | 'webkit' } : {}) } } : {}),
   };
 }
@@ -102,7 +105,7 @@ function driverOptions(f: FlagValues): Pick<StartOptions, 'driver' | 'engine' | 
 export const startCommand = defineCommand({
   name: 'start',
   summary: 'Start the app (if needed) and a browser (Chromium, or WebKit over WebDriver), a desktop app or a terminal program, and keep them running for step verbs and MCP',
-  usage: 'start (--serve DIR | --url URL | --command CMD [--url URL] | --desktop BIN | --terminal CMD [--cols N] [--rows N]) [--path /P] [--headed] [--spa] [--engine chromium|webkit] [--driver cdp|webdriver] [--webdriver URL]',
+  usage: 'start (--serve DIR | --url URL | --command CMD [--url URL] | --desktop BIN | --terminal CMD [--cols N] [--rows N]) [--path /P] [--headed] [--spa] [--engine chromium|webkit] [--driver cdp|webdriver] [--webdriver URL] [--grid URL]',
   details:
     'Examples:\n  perf start --serve scenarios/app --path /list.html\n  perf start --command "npm run preview -- --port ${PORT}"\n  perf start --url http://127.0.0.1:5173\n  perf start --serve scenarios/app --engine webkit\n  perf start --desktop ./src-tauri/target/debug/my-app --desktop-driver tauri\n  perf start --terminal "vim notes.txt" --cols 100 --rows 30',
   flags: {
@@ -113,6 +116,7 @@ export const startCommand = defineCommand({
     engine: { type: 'string', value: 'chromium|webkit', description: `Browser engine: ${START_OPTIONS.engine.description} Default chromium.` },
     driver: { type: 'string', value: 'cdp|webdriver', description: `Browser protocol (webdriver: chromedriver for Chromium). ${START_OPTIONS.driver.description}` },
     webdriver: { type: 'string', value: 'URL', description: `${START_OPTIONS.webdriver.description} Default: start one.` },
+    grid: { type: 'string', value: 'URL', description: 'A Selenium Grid 4 (http://HOST:4444): Chromium runs there as a Grid session, driven over CDP through its se:cdp endpoint; the session is deleted on stop. The app must be reachable from the node (app.serve binds 127.0.0.1: a node on this machine).' },
     desktop: { type: 'string', value: 'BIN', description: `${DESKTOP.description} BIN: its executable (a path from the working folder, or a name on PATH).` },
     desktopArg: { type: 'multi', value: 'ARG', description: `An argument of the --desktop app; ${DESKTOP.properties.args.description} Repeatable; --desktop-arg=-x for one starting with -.` },
     desktopDriver: { type: 'string', value: 'tauri|webkit', description: `The --desktop app's server: tauri-driver or WebKitWebDriver. ${DESKTOP.properties.driver.description}` },

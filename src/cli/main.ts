@@ -12,12 +12,15 @@ import { doctorCommand, logsCommand, restartCommand, startCommand, statusCommand
 import { runCommand, schemaCommand, validateCommand } from './run.js';
 import { compareCommand } from './compare.js';
 import { gateCommand } from './gate.js';
+import { mergeCommand } from './merge.js';
 import { selftestCommand } from './selftest.js';
 import { metricsCommand } from './metrics.js';
 import { replayCommand } from './replay.js';
+import { importCommand } from './import.js';
+import { reportCommand } from './report.js';
 
 /** Every command, in the order `perf --help` lists them. Step verbs are added from the registry. */
-export const COMMANDS: readonly CommandDefinition[] = [runCommand, compareCommand, gateCommand, selftestCommand, metricsCommand, replayCommand, validateCommand, schemaCommand, startCommand, stopCommand, statusCommand, logsCommand, restartCommand, doctorCommand];
+export const COMMANDS: readonly CommandDefinition[] = [runCommand, compareCommand, gateCommand, mergeCommand, selftestCommand, metricsCommand, replayCommand, importCommand, reportCommand, validateCommand, schemaCommand, startCommand, stopCommand, statusCommand, logsCommand, restartCommand, doctorCommand];
 
 // Served by other modules with their own flag handling.
 const EXTERNAL = ['mcp'] as const;

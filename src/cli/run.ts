@@ -9,22 +9,24 @@ import { appendToGithubStepSummary, getReporter, REPORTERS } from '../../reporte
 import { ALLOW_OUTSIDE_FLAG, defineCommand, info, JSON_FLAG, printJson } from './command.js';
 import { runAgainstCommand } from './against.js';
 import { RUN_OPTIONS } from '../runner/options.js';
+import { scaleFlags, SCALE_FLAGS, type ScaleFlags } from './scale-options.js';
 import { flagsOf, interruptible, parseVars, progressPrinter, runFlags, runOverrides, SEQUENTIAL_FLAGS, writeReporters } from './run-options.js';
 
-export function executeRun(sc: Scenario, flags: ReturnType<typeof runFlags>, quiet: boolean): Promise<{ run: RunFile; path: string; exitCode: 0 | 1 }> {
-  return interruptible((signal) => runAndJudge({ kind: 'run', scenario: sc, options: { label: flags.label, outDir: flags.out, ...runOverrides(flags), signal, onProgress: progressPrinter(quiet) } }));
+export function executeRun(sc: Scenario, flags: ReturnType<typeof runFlags>, quiet: boolean, scale: ScaleFlags = {}): Promise<{ run: RunFile; path: string; exitCode: 0 | 1 }> {
+  return interruptible((signal) => runAndJudge({ kind: 'run', scenario: sc, options: { label: flags.label, outDir: flags.out, ...runOverrides(flags), ...scale, signal, onProgress: progressPrinter(quiet) } }));
 }
 
 export const runCommand = defineCommand({
   name: 'run',
   summary: 'Run a scenario many times from clean restarts and write a run file with medians and budgets',
-  usage: 'run SCENARIO.yaml [--variant NAME] [--repeat N] [--label L] [--out DIR] [--reporter table|json|markdown|junit] [--against BASELINE.yaml [--fixed | --max-repeat N] [--budget-s S] [--strict]]',
+  usage: 'run SCENARIO.yaml [--variant NAME] [--repeat N] [--label L] [--out DIR] [--reporter table|json|markdown|junit|html] [--against BASELINE.yaml [--fixed | --max-repeat N] [--budget-s S] [--strict]]',
   details: 'The run file goes to <out>/<scenario>[-<variant>]-<label>.json; reporter files beside it.\nExit 1 when a budget fails, every repeat failed or was refused, or nothing was measured.',
   flags: {
     variant: { type: 'string', value: 'NAME', description: 'Variant to run (required when the scenario declares variants).' },
     ...flagsOf(RUN_OPTIONS, 'label', 'out', 'repeat', 'warmup'),
     restart: { type: 'string', value: 'MODE', description: 'Clean restart per repeat: reload | context | browser (overrides browser.restart).' },
     ...flagsOf(RUN_OPTIONS, 'timing'),
+    ...SCALE_FLAGS,
     var: { type: 'multi', value: 'NAME=VALUE', description: 'Set a scenario var (overrides vars:), e.g. --var jank=1. Repeatable.' },
     against: { type: 'string', value: 'BASELINE.yaml', description: 'Also run this scenario (the baseline build) in the same rounds, A B B A; write one run file each (labels baseline/candidate, or <label>-baseline/-candidate) and print the comparison. Exit 1 on an error-level regression.' },
     baselineVar: { type: 'multi', value: 'NAME=VALUE', description: 'With --against: a var for the baseline arm only (after --var), e.g. --var jank=1 --baseline-var jank=0.' },
@@ -44,11 +46,13 @@ export const runCommand = defineCommand({
         if (f[k] !== undefined) throw new PerfError({ code: 'invalid_flag', message: `run: --${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} applies to a compare: use it with --against`, suggestion: 'perf run X.yaml --against BASE.yaml' });
       }
     }
+    const scale = scaleFlags(f, 'run');
     if (f.against !== undefined) {
+      if (scale.grid !== undefined || scale.serveHost !== undefined) throw new PerfError({ code: 'invalid_flag', message: 'run: --grid and --serve-host are not supported with --against yet', suggestion: 'use perf gate --grid URL, or browser.endpoint: selenium+URL in both scenarios' });
       return runAgainstCommand(f, positionals[0]!, { ...flags, label: f.label as string | undefined }, parseVars(f.var as string[] | undefined), parseVars(f.baselineVar as string[] | undefined), writeReporters);
     }
     const sc = loadScenario(positionals[0]!, { ...(flags.variant !== undefined ? { variant: flags.variant } : {}), vars: parseVars(f.var as string[] | undefined), allowOutside: f.allowOutside === true });
-    const { run, path, exitCode } = await executeRun(sc, flags, f.quiet === true || f.json === true);
+    const { run, path, exitCode } = await executeRun(sc, flags, f.quiet === true || f.json === true, scale);
     const written = writeReporters(run, path, flags.reporters);
     const md = flags.reporters.includes('markdown') ? getReporter('markdown') : undefined;
     if (md) appendToGithubStepSummary(md.renderRun(run));

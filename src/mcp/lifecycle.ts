@@ -17,7 +17,7 @@ function summary(state: SessionStateOf): Record<string, unknown> {
   const browser =
     state.driver === 'webdriver'
       ? { driver: 'webdriver', engine: state.engine, webdriver: { kind: state.webdriver.kind, endpoint: state.webdriver.endpoint, pids: state.webdriver.pids, browser: `${state.webdriver.browserName ?? state.engine} ${state.webdriver.browserVersion ?? ''}`.trim() } }
-      : { driver: 'cdp', engine: 'chromium', chrome: { pid: state.chrome.pid, port: state.chrome.port, headless: state.chrome.headless, version: state.chrome.version } };
+      : { driver: 'cdp', engine: 'chromium', chrome: { pid: state.chrome.pid, port: state.chrome.port, headless: state.chrome.headless, version: state.chrome.version }, ...(state.grid ? { grid: state.grid } : {}) };
   return {
     appUrl: state.appUrl,
     pageUrl: state.pageUrl,
@@ -45,7 +45,7 @@ export const appStart = defineTool({
       headless: { type: 'boolean', description: 'Default true.' },
       terminal: {
         type: 'object',
-        description: 'A terminal program instead (cwd: inside the working folder).',
+        description: 'A terminal program instead.',
         properties: { command: { type: 'string' }, args: { type: 'array', items: { type: 'string' } }, cols: { type: 'integer', minimum: 2 }, rows: { type: 'integer', minimum: 2 }, cwd: { type: 'string' } },
         required: ['command'],
         additionalProperties: false,

@@ -11,10 +11,11 @@ import { SessionHost } from '../engine/host.js';
 import { PerfError } from '../errors.js';
 import type { Scenario } from '../scenario/load.js';
 import { startApp, type RunningApp } from '../session/app.js';
+import { gridUrlOf } from '../session/grid.js';
 import { BrowserSession, type RestartMode } from '../session/browser-session.js';
 import { writeJsonAtomic } from '../session/state.js';
 import type { RepeatMode, RepeatRecord, RunEnv, RunFile } from '../perf/run-file.js';
-import { appSpec, buildRunFile, checkpoint, describeEnv, fallbackEnv, notSaved, repeatSchedule, repeatSlots, runFileName, runRepeat } from './run.js';
+import { appSpec, buildRunFile, checkpoint, describeEnv, fallbackEnv, gridErrorOf, notSaved, repeatSchedule, repeatSlots, runFileName, runRepeat } from './run.js';
 import { redactSecrets } from '../scenario/redact.js';
 import { ensureDir } from '../files.js';
 
@@ -100,8 +101,10 @@ export async function runAgainst(baseline: Scenario, candidate: Scenario, opts: 
   ];
   const restartOf = (sc: Scenario): RestartMode => opts.restart ?? sc.browser.restart;
   const endpoint = candidate.browser.endpoint;
+  // Both arms share one browser, so one Grid session: the same node for baseline and candidate.
+  const grid = gridUrlOf(endpoint);
   for (const sc of [baseline, candidate]) {
-    if (endpoint && restartOf(sc) === 'browser') {
+    if (endpoint && !grid && restartOf(sc) === 'browser') {
       throw new PerfError({ code: 'restart_browser_attached', message: 'restart mode "browser" cannot be used with browser.endpoint (perf did not launch that Chrome)', suggestion: 'use --restart context' });
     }
   }
@@ -117,7 +120,7 @@ export async function runAgainst(baseline: Scenario, candidate: Scenario, opts: 
       headless: candidate.browser.headless,
       windowSize: { width: candidate.viewport.width, height: candidate.viewport.height },
       prewarm: restartOf(baseline) === 'context' || restartOf(candidate) === 'context' ? 'context' : 'none',
-      ...(endpoint ? { endpoint } : {}),
+      ...(grid ? { grid } : endpoint ? { endpoint } : {}),
     });
     for (const [arm, sc] of [['baseline', baseline], ['candidate', candidate]] as const) {
       const app = await startApp(appSpec(sc));
@@ -167,6 +170,9 @@ export async function runAgainst(baseline: Scenario, candidate: Scenario, opts: 
         onStep: () => undefined,
       });
       first = false;
+      // A lost Grid session ends the compare (exit 3): a new one might land on another node.
+      const gridFailure = session.gridLost() ?? (grid ? gridErrorOf(record) : undefined);
+      if (gridFailure) throw gridFailure;
       if (opts.signal?.aborted && record.status !== 'measured') {
         interrupted = true;
         break;

@@ -4,9 +4,9 @@
  * fails only its repeat; a crashed renderer or browser is replaced for the next one. Everything
  * measured is written, atomically, even when the run is interrupted.
  */
-import { readFileSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { ensureDir, writeFileAtomic } from '../files.js';
-import { redactSecrets, redactText } from '../scenario/redact.js';
+import { redactChunks, redactSecrets, redactText } from '../scenario/redact.js';
 import { join, relative } from 'node:path';
 import type { Page } from '../drivers/cdp/browser.js';
 import { cdpPageDriver } from '../drivers/cdp/page-driver.js';
@@ -19,12 +19,14 @@ import { PerfError } from '../errors.js';
 import { summarize, median } from '../perf/stats.js';
 import { isTimingMetric } from '../perf/metrics.js';
 import { BEGIN_TIMEOUT_MS, END_TIMEOUT_MS, beginMeasure, endMeasure, withinMs } from '../perf/measure.js';
-import { serializeTrace, type ClosedSession } from '../perf/state.js';
+import { serializeCast, serializeTrace, type ClosedSession, type TerminalCast } from '../perf/state.js';
 import type { Budget, Scenario, StepCall } from '../scenario/load.js';
 import { startApp, type AppSpec, type RunningApp } from '../session/app.js';
 import { BrowserSession, type RestartMode } from '../session/browser-session.js';
+import { GRID_SCHEME, gridUrlOf } from '../session/grid.js';
 import { writeJsonAtomic } from '../session/state.js';
 import { hostInfo, toolVersion } from './env.js';
+import { sameNetwork } from '../steps/network.js';
 import type { BudgetResult, PerfReportRecord, RepeatMode, RepeatRecord, RepeatStepRecord, RunEnv, RunFile } from '../perf/run-file.js';
 
 export interface RunOptions {
@@ -36,6 +38,10 @@ export interface RunOptions {
   timing?: boolean;
   cwd?: string;
   signal?: AbortSignal;
+  /** Selenium Grid base URL (--grid): overrides the scenario's browser.endpoint. */
+  grid?: string;
+  /** Address app.serve listens on instead of 127.0.0.1 (--serve-host). */
+  serveHost?: string;
   onProgress?: (e: ProgressEvent) => void;
   /**
    * Called after the scheduled repeats with the run so far: return how many more repeat units to run
@@ -85,9 +91,9 @@ export function appSpec(sc: Scenario): AppSpec {
   return { kind: sc.app.terminal ? 'terminal' : 'desktop' };
 }
 
-/** Apply the scenario's viewport, touch and CPU throttling to a fresh page. */
+/** Apply the scenario's viewport, touch, CPU and network throttling to a fresh page. */
 function emulate(page: Page, sc: Scenario): Promise<void> {
-  return cdpPageDriver(page).emulateEnvironment({ viewport: sc.viewport, cpuThrottle: sc.cpuThrottle });
+  return cdpPageDriver(page).emulateEnvironment({ viewport: sc.viewport, cpuThrottle: sc.cpuThrottle, network: sc.network });
 }
 
 /** What the page reports back after emulation: recorded, not assumed. */
@@ -96,6 +102,15 @@ async function readBackViewport(page: Page, touchAsked: boolean): Promise<RunEnv
     "({ w: innerWidth, h: innerHeight, dpr: devicePixelRatio, touch: navigator.maxTouchPoints > 0, mobile: matchMedia('(pointer: coarse)').matches })",
   );
   return { width: r.w, height: r.h, dpr: r.dpr, mobile: r.mobile, touch: r.touch || touchAsked };
+}
+
+/**
+ * What the page's Network Information API reports under throttling: Chromium feeds it the emulated
+ * conditions (rounded, rtt to 25 ms, downlink to 25 kbit/s). Absent where the API is.
+ */
+async function readBackNetwork(page: Page): Promise<{ page?: { rttMs: number; downlinkKbps: number } }> {
+  const r = await page.evaluate<{ rtt: number; downlink: number } | null>('navigator.connection ? { rtt: navigator.connection.rtt, downlink: navigator.connection.downlink } : null').catch(() => null);
+  return r ? { page: { rttMs: r.rtt, downlinkKbps: Math.round(r.downlink * 1000) } } : {};
 }
 
 export function judgeBudgets(budgets: Budget[], metrics: Record<string, { median: number }>): BudgetResult[] {
@@ -133,7 +148,8 @@ export async function runScenario(sc: Scenario, opts: RunOptions): Promise<{ run
   const warmup = opts.warmup ?? sc.warmup;
   const mode = opts.restart ?? sc.browser.restart;
   const timing = opts.timing ?? sc.timing;
-  if (sc.browser.endpoint && mode === 'browser') {
+  const grid = opts.grid ?? gridUrlOf(sc.browser.endpoint);
+  if (sc.browser.endpoint && !grid && mode === 'browser') {
     throw new PerfError({ code: 'restart_browser_attached', message: 'restart mode "browser" cannot be used with browser.endpoint (perf did not launch that Chrome)', suggestion: 'use --restart context' });
   }
   ensureDir(opts.outDir, 'perf run');
@@ -154,7 +170,7 @@ export async function runScenario(sc: Scenario, opts: RunOptions): Promise<{ run
   let unsaved: PerfError | undefined;
   const assemble = (finished: boolean): RunFile => buildRunFile(sc, { label: opts.label, cwd, startedAt, finishedAt: new Date().toISOString(), interrupted, env: env!, records, finished });
 
-  const app: RunningApp = await startApp(appSpec(sc));
+  const app: RunningApp = await startApp(withServeHost(appSpec(sc), opts.serveHost));
   let session: BrowserSession | undefined;
   let wd: WebDriverRepeatBrowser | undefined;
   let term: TerminalRepeatBrowser | undefined;
@@ -185,7 +201,7 @@ export async function runScenario(sc: Scenario, opts: RunOptions): Promise<{ run
         // Back-to-back repeats leave no idle time for a whole spare page: prepare just the context. A
         // browser restart's next browser starts once a measured window has ended (see runRepeat).
         prewarm: mode === 'context' ? 'context' : mode === 'browser' ? 'browser' : 'none',
-        ...(sc.browser.endpoint ? { endpoint: sc.browser.endpoint } : {}),
+        ...(grid ? { grid } : sc.browser.endpoint ? { endpoint: sc.browser.endpoint } : {}),
       });
       session = s;
       host = new SessionHost(s, app.baseUrl, cwd);
@@ -217,6 +233,10 @@ export async function runScenario(sc: Scenario, opts: RunOptions): Promise<{ run
         interrupted = true;
         break;
       }
+      // A Grid session that could not be created or was lost ends the run (exit 3): a new one would run
+      // the rest on another node, or not at all.
+      const gridFailure = session?.gridLost() ?? (grid ? gridErrorOf(record) : undefined);
+      if (gridFailure) throw gridFailure;
       if (!env && record.status !== 'failed') env = await describe().catch(() => undefined);
       records.push(record);
       if (env) unsaved = checkpoint(path, assemble(false), sc.secrets);
@@ -340,9 +360,29 @@ export function fallbackEnv(session: BrowserSession | undefined, sc: Scenario, m
 export async function describeEnv(session: BrowserSession, sc: Scenario, mode: RestartMode, app: RunningApp, url: string): Promise<RunEnv> {
   const env = fallbackEnv(session, sc, mode, app, url);
   env.viewport = await readBackViewport(session.page, sc.viewport.touch);
+  if (sc.network) {
+    // Every clean restart awaited the target's acknowledgement of these (a refusal fails the repeat).
+    // What the page reads back is added while no network step has changed them since.
+    const { profile, offline, latencyMs, downloadKbps, uploadKbps } = sc.network;
+    const same = sameNetwork(cdpPageDriver(session.page).emulation.network?.current(), { offline, latencyMs, downloadKbps, uploadKbps });
+    env.network = { profile, offline, latencyMs, downloadKbps, uploadKbps, ...(same && !offline ? await readBackNetwork(session.page) : {}) };
+  }
   if (session.chrome) env.browser.executablePath = session.chrome.executablePath;
   if (sc.browser.endpoint) env.browser.endpoint = sc.browser.endpoint;
+  if (session.options.grid) env.browser.endpoint = `${GRID_SCHEME}${session.options.grid}`;
   return env;
+}
+
+/** app.serve on `serveHost` (--serve-host) instead of 127.0.0.1; other apps as they are. */
+export function withServeHost(spec: AppSpec, serveHost: string | undefined): AppSpec {
+  return serveHost !== undefined && spec.kind === 'serve' ? { ...spec, host: serveHost } : spec;
+}
+
+/** A repeat that failed because its Grid session could not be created: that error, to end the run. */
+export function gridErrorOf(record: RepeatRecord): PerfError | undefined {
+  if (record.status !== 'failed' || record.failure.phase !== 'restart' || !record.failure.error.code.startsWith('grid_')) return undefined;
+  const e = record.failure.error;
+  return new PerfError({ code: e.code, kind: 'environment', message: e.message, ...(e.suggestion ? { suggestion: e.suggestion } : {}) });
 }
 
 
@@ -368,6 +408,10 @@ export function cdpRepeatBrowser(session: BrowserSession, host: SessionHost, sc:
           // during one would be background work.
           if (rc.restart !== 'browser') session.prepareSpare();
         } else {
+          // A reload keeps the page and its emulation: a network step of the last repeat must not
+          // throttle this one's load (the scenario's own network is put back).
+          const net = rc.restart === 'reload' ? session.driver.emulation.network : undefined;
+          if (net && !sameNetwork(net.current(), sc.network)) await net.apply(sc.network);
           page = await session.restart(rc.restart, rc.url);
         }
         mark('restart');
@@ -475,16 +519,33 @@ export async function runRepeatOn(browser: RepeatBrowser, host: SessionHost, sc:
   return { ...common, wallMs, status: 'measured', report: record };
 }
 
-/** Keep this repeat's trace on disk until the run knows which repeats are the median and the slowest. */
+/**
+ * Keep this repeat's trace (a page's Chrome trace, a terminal's asciicast recording) on disk until
+ * the run knows which repeats are the median and the slowest.
+ */
 function saveRepeatTrace(closed: ClosedSession, dir: string, index: number, secrets: Scenario['secrets']): void {
   try {
-    if (!closed.trace) return;
+    if (!closed.trace && !closed.cast) return;
     ensureDir(dir, 'perf run');
     // Atomic: a full disk leaves no truncated trace behind.
-    writeFileAtomic(join(dir, `repeat${index}.json`), redactText(serializeTrace(closed, closed.trace), secrets));
+    if (closed.trace) writeFileAtomic(join(dir, `repeat${index}.json`), redactText(serializeTrace(closed, closed.trace), secrets));
+    else if (closed.cast) writeFileAtomic(join(dir, `repeat${index}.cast`), serializeCast(closed, redactCast(closed.cast, secrets)));
   } catch {
     // A trace is evidence, not a result: a repeat without one is still measured.
   }
+}
+
+/** A recording with the secrets out of what was typed and of what the program echoed, each as one stream. */
+function redactCast(cast: TerminalCast, secrets: Scenario['secrets']): TerminalCast {
+  if (secrets.length === 0) return cast;
+  const events = cast.events.map((e) => [...e] as typeof e);
+  for (const code of ['i', 'o'] as const) {
+    const mine = events.filter((e) => e[1] === code);
+    redactChunks(mine.map((e) => e[2]), secrets).forEach((text, i) => {
+      mine[i]![2] = text;
+    });
+  }
+  return { ...cast, events };
 }
 
 /** Move the median and slowest repeats' traces beside the run file; drop the rest. */
@@ -496,9 +557,11 @@ function keepTraces(records: RepeatRecord[], dir: string, outDir: string, base: 
     const sorted = [...measured].sort((a, b) => dur(a) - dur(b));
     const picks = { median: sorted[Math.floor((sorted.length - 1) / 2)]!, slowest: sorted[sorted.length - 1]! };
     for (const [which, rec] of Object.entries(picks) as ['median' | 'slowest', (typeof measured)[number]][]) {
-      const target = join(outDir, `${base}-${which}.trace.json`);
+      // A terminal's repeat left a recording: it keeps its asciicast extension (perf replay, asciinema play).
+      const cast = existsSync(join(dir, `repeat${rec.index}.cast`));
+      const target = join(outDir, cast ? `${base}-${which}.cast` : `${base}-${which}.trace.json`);
       try {
-        const src = join(dir, `repeat${rec.index}.json`);
+        const src = join(dir, `repeat${rec.index}.${cast ? 'cast' : 'json'}`);
         // Median and slowest may be the same repeat (one or two measured): copy, then move.
         if (which === 'median' && picks.slowest.index === rec.index) writeFileAtomic(target, readFileSync(src));
         else renameSync(src, target);

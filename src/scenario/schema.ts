@@ -5,6 +5,7 @@
  */
 import { STEPS, longDescription, stepArgsSchema } from '../steps/registry.js';
 import type { JsonSchema } from '../steps/define.js';
+import { NETWORK_KEY } from '../steps/network.js';
 
 const RESTART = { type: 'string', enum: ['reload', 'context', 'browser'], description: 'How each repeat starts clean: reload (same page, cache disabled, fresh navigation), context (new browser context: storage and cache gone; default), browser (kill and relaunch Chromium with a new profile).' } as const;
 
@@ -61,7 +62,7 @@ function overridableProperties(stepList: JsonSchema): Record<string, JsonSchema>
       description: 'Browser settings.',
       properties: {
         restart: RESTART,
-        endpoint: { type: 'string', description: 'Use an existing Chrome (ws://… or http://127.0.0.1:PORT) instead of launching one.' },
+        endpoint: { type: 'string', description: 'Use an existing Chrome (ws://… or http://127.0.0.1:PORT) instead of launching one; or selenium+http://HOST:4444: a Selenium Grid 4, each browser a new Grid session for Chromium driven over CDP through its se:cdp (deleted at the end; a browser restart is a new session). --grid URL overrides it.' },
         headless: { type: 'boolean', description: 'Run headless (default true).' },
         driver: { type: 'string', enum: ['cdp', 'webdriver'], description: 'How the browser is driven: cdp (default; Chromium) or webdriver (W3C WebDriver: chromedriver, or WebKitWebDriver with engine webkit). Over webdriver every repeat is a new browser session.' },
         engine: { type: 'string', enum: ['chromium', 'webkit'], description: 'The browser engine: chromium (default) or webkit (the WebKitGTK MiniBrowser through WebKitWebDriver; implies driver webdriver).' },
@@ -82,6 +83,7 @@ function overridableProperties(stepList: JsonSchema): Record<string, JsonSchema>
       additionalProperties: false,
     },
     cpuThrottle: { type: 'number', minimum: 1, description: 'CPU slowdown factor (CDP Emulation.setCPUThrottlingRate). Default 1.' },
+    network: { ...NETWORK_KEY, description: 'Network throttling applied at every clean restart, before the app opens (CDP Network.emulateNetworkConditions; cdp driver only): a profile, or latencyMs with downloadKbps and uploadKbps. Default none.' },
     repeat: { type: 'integer', minimum: 1, description: 'Measured repeats; in a sequential compare (perf gate, --against) the first look. Default 5.' },
     maxRepeat: { type: 'integer', minimum: 1, description: 'Most repeats per run a sequential compare may sample before it stops undecided. Default 4 × repeat.' },
     warmup: { type: 'integer', minimum: 0, description: 'Repeats run first and discarded. Default 1.' },

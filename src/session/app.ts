@@ -17,7 +17,7 @@ import { serveStatic } from './static-server.js';
 import { ensureDir } from '../files.js';
 
 export type AppSpec =
-  | { kind: 'serve'; dir: string; spa?: boolean; port?: number }
+  | { kind: 'serve'; dir: string; spa?: boolean; port?: number; host?: string }
   | {
       kind: 'command';
       command: string;
@@ -175,6 +175,7 @@ async function startServe(spec: Extract<AppSpec, { kind: 'serve' }>): Promise<Ru
     root: spec.dir,
     ...(spec.port ? { port: spec.port } : {}),
     ...(spec.spa ? { spaFallback: true } : {}),
+    ...(spec.host !== undefined ? { host: spec.host } : {}),
     onRequest: (line) => lines.push(line),
   });
   return {

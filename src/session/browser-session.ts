@@ -7,6 +7,7 @@ import { cdpPageDriver } from '../drivers/cdp/page-driver.js';
 import type { HostPage } from '../drivers/page-driver.js';
 import { PerfError } from '../errors.js';
 import { launchChrome, type ChromeProcess, type LaunchOptions } from './chrome.js';
+import { gridLostError, startGridChrome, type GridChrome } from './grid.js';
 
 /** How a repeat starts clean (scenario `browser.restart`, `--restart`). */
 export type RestartMode = 'reload' | 'context' | 'browser';
@@ -15,6 +16,11 @@ export const RESTART_MODES: readonly RestartMode[] = ['reload', 'context', 'brow
 export interface BrowserSessionOptions extends LaunchOptions {
   /** Attach to this Chrome (ws:// or http://127.0.0.1:PORT) instead of launching one. */
   endpoint?: string;
+  /**
+   * Selenium Grid base URL (http://HOST:4444): each browser is a new Grid session instead of a local
+   * launch, owned like one (a browser restart is a new session; closing deletes it).
+   */
+  grid?: string;
   /**
    * What to prepare for the next context restart, in the background after each one (its own browser
    * context, so nothing is shared). `page`: a whole clean page, so the restart costs a swap instead of
@@ -61,7 +67,9 @@ export class BrowserSession {
       return new BrowserSession(opts, chrome, browser, page);
     } catch (e) {
       await chrome?.close();
-      throw e;
+      // A Grid session lost while the first page opened (its node died) is the Grid's problem: exit 3.
+      const lost = isGrid(chrome) ? chrome.lost() : undefined;
+      throw lost ? gridLostError(lost) : e;
     }
   }
 
@@ -72,6 +80,15 @@ export class BrowserSession {
 
   get attached(): boolean {
     return this.opts.endpoint !== undefined;
+  }
+
+  /**
+   * The error that must end the run: the Grid session went away under us (its node died, the Grid
+   * dropped it). A new session would land on another node, and a run must not mix nodes.
+   */
+  gridLost(): PerfError | undefined {
+    const reason = isGrid(this.chrome) ? this.chrome.lost() : undefined;
+    return reason ? gridLostError(reason) : undefined;
   }
 
   /** Why the browser or page is unusable, or undefined when both are alive. */
@@ -126,8 +143,9 @@ export class BrowserSession {
         this.spare = { kind, id: browser.newContext().catch(() => undefined) };
         return;
       case 'browser':
-        // Only a browser we launch can be replaced by another.
-        if (this.chrome) this.spare = { kind, started: startSpareBrowser(this.opts) };
+        // Only a browser we launch can be replaced by another. Not a Grid session: a spare would queue
+        // for a slot the current session holds until the restart that waits for the spare.
+        if (this.chrome && !this.opts.grid) this.spare = { kind, started: startSpareBrowser(this.opts) };
         return;
     }
   }
@@ -247,8 +265,26 @@ async function startSpareBrowser(opts: BrowserSessionOptions): Promise<SpareBrow
   }
 }
 
+function isGrid(chrome: ChromeProcess | undefined): chrome is GridChrome {
+  return chrome !== undefined && 'grid' in chrome;
+}
+
 async function startBrowser(opts: BrowserSessionOptions): Promise<{ chrome: ChromeProcess | undefined; browser: Browser }> {
   if (opts.endpoint) return { chrome: undefined, browser: await Browser.connect(opts.endpoint) };
+  if (opts.grid) {
+    const chrome = await startGridChrome(opts.grid, opts);
+    try {
+      // se:cdp is the browser's own ws:// endpoint through the Grid's router: connected to directly,
+      // as there is no /json/version to discover it from.
+      const browser = await Browser.connect(chrome.wsEndpoint, chrome.exitReason);
+      browser.onDisconnect((reason) => chrome.markLost(reason));
+      return { chrome, browser };
+    } catch (e) {
+      await chrome.close();
+      // Whatever failed (the router refused, the node went away), it is the Grid's session: say so.
+      throw new PerfError({ code: 'grid_cdp_failed', kind: 'environment', message: `Selenium Grid at ${opts.grid}: could not connect over CDP to ${chrome.wsEndpoint}: ${(e as Error).message}`, cause: e });
+    }
+  }
   const chrome = await launchChrome(opts);
   try {
     return { chrome, browser: await Browser.connect(chrome.wsEndpoint, chrome.exitReason) };

@@ -13,6 +13,8 @@ import { installPageScripts } from '../drivers/cdp/inject.js';
 import { Browser } from '../drivers/cdp/browser.js';
 import { desktopLoaded, openWebDriverPage, type WebDriverPage } from '../drivers/webdriver/session.js';
 import { startWebDriverServer, type WebDriverServer } from '../drivers/webdriver/server.js';
+import { WebDriverClient } from '../drivers/webdriver/client.js';
+import { startGridChrome } from './grid.js';
 import { isPerfError } from '../errors.js';
 import { startApp, type AppSpec, type RunningApp } from './app.js';
 import { chromeBinary, launchChrome, type ChromeProcess } from './chrome.js';
@@ -28,6 +30,8 @@ export type DaemonMessage = { kind: 'ready'; state: AnySessionState } | { kind: 
 
 // 30 s, as for a run's navigation: a dev server may compile the page on first request.
 const NAVIGATION_TIMEOUT_MS = 30_000;
+// A minute: well inside a Grid's default 300 s session timeout, and one request a minute costs nothing.
+const GRID_KEEPALIVE_MS = 60_000;
 // How often the daemon looks whether its WebDriver server still runs: a crash ends the session
 // within a second, and the check (a signal 0) costs nothing.
 const SERVER_CHECK_MS = 1000;
@@ -83,7 +87,8 @@ async function main(): Promise<void> {
     let state: AnySessionState;
     if (how.driver === 'cdp') {
       const chromeLog = openSync(join(stateDir, 'chrome.log'), 'a');
-      chrome = await launchChrome({ headless: options.headless !== false, logFd: chromeLog });
+      const grid = options.grid !== undefined ? await startGridChrome(options.grid, { headless: options.headless !== false }) : undefined;
+      chrome = grid ?? (await launchChrome({ headless: options.headless !== false, logFd: chromeLog }));
       browser = await Browser.connect(chrome.wsEndpoint);
       const page = await browser.newPage({ isolated: true });
       await installPageScripts(page);
@@ -93,7 +98,14 @@ async function main(): Promise<void> {
         driver: 'cdp',
         chrome: { pid: chrome.pid, wsEndpoint: chrome.wsEndpoint, port: chrome.port, headless: options.headless !== false, version: browser.version.product, executablePath: chrome.executablePath },
         targetId: page.targetId,
+        ...(grid ? { grid: grid.grid } : {}),
       };
+      if (grid) {
+        // A Grid ends a session that gets no WebDriver command for its session timeout (300 s by
+        // default), and CDP traffic does not count: a cheap command keeps an idle session alive.
+        const client = WebDriverClient.attach(grid.grid.url, grid.grid.sessionId);
+        setInterval(() => void client.url(GRID_KEEPALIVE_MS).catch(() => undefined), GRID_KEEPALIVE_MS).unref();
+      }
       // Chrome gone = session over: clean up the app too rather than leave a half session behind.
       void chrome.exited.then(async () => {
         await stop();

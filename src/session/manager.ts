@@ -23,6 +23,7 @@ import { isAlive, signal, terminate } from './processes.js';
 import { clearState, defaultStateDir, readState, sessionDriver, START_OPTIONS, type AnySessionState, type SessionStartOptions, type SessionState, type TerminalSessionState, type WebDriverSessionState } from './state.js';
 import { checkServeFolder, ensureDir, findExecutable } from '../files.js';
 import { sendStep, type StepRequest } from './step-socket.js';
+import { checkGridUrl } from './grid.js';
 
 export type { AnySessionState, SessionState, TerminalSessionState, WebDriverSessionState };
 export interface StartOptions extends SessionStartOptions {
@@ -68,6 +69,11 @@ function validateStart(o: StartOptions): void {
   }
   oneOf('--driver', o.driver, ['cdp', 'webdriver']);
   oneOf('--engine', o.engine, ['chromium', 'webkit']);
+  if (o.grid !== undefined) {
+    const other = o.desktop !== undefined ? '--desktop' : o.engine === 'webkit' ? '--engine webkit' : o.driver === 'webdriver' ? '--driver webdriver' : o.webdriver !== undefined ? '--webdriver' : undefined;
+    if (other) refuse(`--grid runs Chromium on a Selenium Grid over CDP: drop ${other}`, 'e.g. perf start --serve dist --grid http://127.0.0.1:4444');
+    o.grid = checkGridUrl(o.grid, 'start');
+  }
   // The same refusals as the scenario loader's for browser.driver / engine and app.desktop.
   if (o.desktop !== undefined) {
     // Checked here rather than by additionalProperties in the schema: app_start's schema is read by every agent, this costs them nothing.
@@ -114,7 +120,8 @@ function resolveDesktopBinary(given: string, cwd: string): string {
 function checkBrowserInstalled(o: SessionStartOptions): void {
   const d = sessionDriver(o);
   if (d.driver === 'cdp') {
-    findChrome();
+    // On a Grid, the node's Chromium.
+    if (o.grid === undefined) findChrome();
     return;
   }
   if (o.webdriver !== undefined) return;
@@ -173,7 +180,9 @@ export async function startSession(opts: StartOptions): Promise<AnySessionState>
 
 /** The processes a session recorded besides its daemon and watchdog: the browser (or WebDriver server and its Xvfb) and the app. */
 function ownedPids(state: AnySessionState): number[] {
-  return [...(state.driver === 'webdriver' ? state.webdriver.pids : state.driver === 'pty' ? [] : [state.chrome.pid]), ...(state.app.pid ? [state.app.pid] : [])];
+  // A Grid session's Chromium belongs to its node (maybe another machine): the session is deleted instead.
+  const browser = state.driver === 'webdriver' ? state.webdriver.pids : state.driver === 'pty' || state.grid ? [] : [state.chrome.pid];
+  return [...browser, ...(state.app.pid ? [state.app.pid] : [])];
 }
 
 /** Stop the session: SIGTERM to the daemon (which stops the browser and the app), then make sure of each pid. */
@@ -187,6 +196,8 @@ export async function stopSession(stateDir = defaultStateDir()): Promise<{ stopp
   await Promise.all(owned.map((pid) => terminate(pid, { group: true, graceMs: 1000 })));
   // A server given by URL is not ours to stop, but the session on it is: a killed daemon left it open.
   if (state.driver === 'webdriver' && state.webdriver.pids.length === 0) await WebDriverClient.attach(state.webdriver.endpoint, state.webdriver.sessionId).close();
+  // The daemon deletes its Grid session as it stops; one killed outright may have left it.
+  if (state.driver === 'cdp' && state.grid) await WebDriverClient.attach(state.grid.url, state.grid.sessionId).close().catch(() => undefined);
   // The watchdog exits once what it tracked is gone; a stop returns only after it, so a start that
   // follows at once never races the old session's last process.
   if (state.watchdogPid) await terminate(state.watchdogPid, { group: false, graceMs: 2000 });
@@ -240,8 +251,18 @@ export async function sessionStatus(stateDir = defaultStateDir()): Promise<{ run
     const browser = daemon && server !== false && (await webDriverProblem(state)) === undefined;
     return { running: daemon && server !== false && browser && app !== false, state, alive: { daemon, webdriver: server, browser, app }, uptimeMs };
   }
-  const chrome = isAlive(state.chrome.pid);
+  const chrome = state.grid ? daemon && (await gridSessionAnswers(state.grid)) : isAlive(state.chrome.pid);
   return { running: daemon && chrome && app !== false, state, alive: { daemon, chrome, app }, uptimeMs };
+}
+
+/** Whether a Grid session still answers a WebDriver command (its node may be gone). */
+async function gridSessionAnswers(grid: { url: string; sessionId: string }): Promise<boolean> {
+  try {
+    await WebDriverClient.attach(grid.url, grid.sessionId).url(SESSION_PROBE_MS);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function tailFile(path: string | undefined, lines: number): string[] {
@@ -296,8 +317,9 @@ export async function connectSession(stateDir = defaultStateDir()): Promise<{ dr
   if (state.driver === 'pty') {
     throw new PerfError({ code: 'terminal_session', kind: 'environment', message: `the session runs a terminal program (${state.terminal.command}): its steps run in the session (runSessionStep), not on a page`, suggestion: 'send steps with `perf <step>` or an MCP tool' });
   }
-  if (!isAlive(state.chrome.pid)) {
-    throw new PerfError({ code: 'session_dead', kind: 'environment', message: `the session's Chrome (pid ${state.chrome.pid}) is not running`, suggestion: 'run `perf restart` (or MCP app_restart)' });
+  if (state.grid ? !(await gridSessionAnswers(state.grid)) : !isAlive(state.chrome.pid)) {
+    const what = state.grid ? `Grid session ${state.grid.sessionId} at ${state.grid.url} does not answer` : `Chrome (pid ${state.chrome.pid}) is not running`;
+    throw new PerfError({ code: 'session_dead', kind: 'environment', message: `the session's ${what}`, suggestion: 'run `perf restart` (or MCP app_restart)' });
   }
   const browser = await Browser.connect(state.chrome.wsEndpoint);
   let page: Page;

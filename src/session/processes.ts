@@ -107,6 +107,16 @@ export function trackFolder(path: string): () => void {
   return () => watchdogSend(`-d ${path}`);
 }
 
+/**
+ * A remote browser session (a Selenium Grid session URL) the watchdog ends with an HTTP DELETE if the
+ * harness dies without ending it (a crash, SIGKILL). Returns a function that stops tracking it.
+ */
+export function trackRemoteSession(url: string): () => void {
+  if (/[\r\n]/.test(url)) return () => undefined;
+  watchdogSend(`+u ${url}`);
+  return () => watchdogSend(`-u ${url}`);
+}
+
 export function untrackProcess(pid: number): void {
   if (tracked.delete(pid)) watchdogSend(`-${pid}`);
 }

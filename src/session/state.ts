@@ -26,6 +26,8 @@ export interface SessionStartOptions {
   webdriver?: string;
   /** A desktop app (WebKitGTK) instead of a browser; binary resolved against cwd when the session starts. */
   desktop?: { binary: string; args?: string[]; driver?: 'tauri' | 'webkit' };
+  /** A Selenium Grid (http://HOST:4444): the browser is a Grid session driven over CDP through its se:cdp endpoint. */
+  grid?: string;
   /** A terminal program instead of a page: it runs in the daemon's pseudo-terminal; cwd resolved when the session starts. */
   terminal?: { command: string; args?: string[]; cols?: number; rows?: number; cwd?: string };
 }
@@ -53,6 +55,8 @@ export interface SessionState extends SessionStateBase {
   driver: 'cdp';
   chrome: { pid: number; wsEndpoint: string; port: number; headless: boolean; version: string; executablePath: string };
   targetId: string;
+  /** The Selenium Grid session standing in for a launched Chrome (its pid is the node's, maybe not here). */
+  grid?: { url: string; sessionId: string };
 }
 
 /** A session over WebDriver: the one session the daemon opened, reattached by its id. */
@@ -170,6 +174,7 @@ export const START_OPTIONS = {
   driver: { type: 'string', enum: ['cdp', 'webdriver'], description: 'Default cdp.' },
   engine: { type: 'string', enum: ['chromium', 'webkit'], description: 'webkit implies webdriver.' },
   webdriver: { type: 'string', description: 'Running WebDriver server URL.' },
+  grid: { type: 'string', description: 'Selenium Grid URL.' },
   desktop: {
     type: 'object',
     description: 'Desktop app (WebKitGTK).',

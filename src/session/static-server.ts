@@ -2,8 +2,10 @@
  * A small static file server for `app: { serve: DIR }`. It behaves like the servers apps are
  * deployed behind (folder → index.html, /dir → /dir/ redirect, optional SPA fallback) so a scenario
  * measures the app, not quirks of the harness, and it never caches, so every repeat loads cold.
- * Bound to 127.0.0.1 only: it exposes a folder of the user's disk and must not be reachable from outside.
+ * Bound to 127.0.0.1 only: it exposes a folder of the user's disk and must not be reachable from outside
+ * (unless `host` asks otherwise: `--serve-host`, for Grid nodes on other machines).
  */
+import { hostname } from 'node:os';
 import { createReadStream } from 'node:fs';
 import { realpath, stat } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -19,6 +21,11 @@ export interface StaticServerOptions {
   spaFallback?: boolean | string;
   /** Called once per finished response with `METHOD /path STATUS`, for `perf logs`. */
   onRequest?: (line: string) => void;
+  /**
+   * Listen here instead of 127.0.0.1 (`--serve-host`, for Grid nodes on other machines): the folder is
+   * then exposed there, and any Host naming this port is answered (the nodes' name for this machine).
+   */
+  host?: string;
 }
 
 export interface StaticServer {
@@ -219,7 +226,7 @@ async function resolveRoot(root: string): Promise<string> {
   return real;
 }
 
-function listen(server: Server, port: number): Promise<number> {
+function listen(server: Server, port: number, host = HOST): Promise<number> {
   return new Promise((resolve, reject) => {
     const onError = (e: NodeJS.ErrnoException): void => {
       reject(
@@ -227,7 +234,7 @@ function listen(server: Server, port: number): Promise<number> {
           ? new PerfError({
               code: 'port_taken',
               kind: 'environment',
-              message: `cannot serve on ${HOST}:${port}: ${e.code === 'EADDRINUSE' ? 'port already in use' : e.message}`,
+              message: `cannot serve on ${host}:${port}: ${e.code === 'EADDRINUSE' ? 'port already in use' : e.message}`,
               suggestion: `stop whatever listens on ${port} or omit the port to use a free one`,
               cause: e,
             })
@@ -235,11 +242,17 @@ function listen(server: Server, port: number): Promise<number> {
       );
     };
     server.once('error', onError);
-    server.listen(port, HOST, () => {
+    server.listen(port, host, () => {
       server.off('error', onError);
       resolve((server.address() as AddressInfo).port);
     });
   });
+}
+
+/** How a browser elsewhere names this server: an any-address bind by this machine's name, an IPv6 address in brackets. */
+function urlHost(host: string): string {
+  if (host === '0.0.0.0' || host === '::') return hostname();
+  return host.includes(':') ? `[${host}]` : host;
 }
 
 export async function serveStatic(options: StaticServerOptions): Promise<StaticServer> {
@@ -248,6 +261,7 @@ export async function serveStatic(options: StaticServerOptions): Promise<StaticS
   // Known once listening; no request is handled before that.
   let port = 0;
   let allowedHosts = new Set<string>();
+  const exposed = options.host !== undefined && options.host !== HOST;
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const method = req.method ?? 'GET';
@@ -257,7 +271,8 @@ export async function serveStatic(options: StaticServerOptions): Promise<StaticS
       return;
     }
     // DNS rebinding: a web page whose host name resolves to 127.0.0.1 would reach us with its own Host.
-    if (!allowedHosts.has((req.headers.host ?? '').toLowerCase())) {
+    const asked = (req.headers.host ?? '').toLowerCase();
+    if (!allowedHosts.has(asked) && !(exposed && asked.endsWith(`:${port}`))) {
       sendText(res, 403, `Forbidden: Host "${printable(req.headers.host ?? '')}" is not this server (${HOST}:${port})\n`, head);
       return;
     }
@@ -305,11 +320,11 @@ export async function serveStatic(options: StaticServerOptions): Promise<StaticS
     });
   });
 
-  port = await listen(server, options.port ?? 0);
+  port = await listen(server, options.port ?? 0, options.host);
   allowedHosts = new Set([`${HOST}:${port}`, `localhost:${port}`]);
   let closing: Promise<void> | undefined;
   return {
-    url: `http://${HOST}:${port}`,
+    url: `http://${exposed ? urlHost(options.host!) : HOST}:${port}`,
     port,
     root: realRoot,
     close(): Promise<void> {

@@ -2,12 +2,14 @@
  * Watchdog: started by processes.ts with a pipe from the harness. Lines "+PID g|p" add a process,
  * "-PID" removes one; "+d PATH" / "-d PATH" add or remove a folder (a browser profile). When the
  * pipe closes (the harness exited or was killed, even with SIGKILL), everything still listed is
- * killed, then the folders are removed. Kept dependency-free so it starts in a few ms.
+ * killed, then the folders are removed; "+u URL" / "-u URL": a remote browser session (Selenium Grid)
+ * to end with an HTTP DELETE of URL. Kept dependency-free so it starts in a few ms.
  */
 import { rmSync } from 'node:fs';
 
 const tracked = new Map<number, boolean>();
 const folders = new Set<string>();
+const remoteSessions = new Set<string>();
 let buffer = '';
 
 function kill(pid: number, group: boolean, sig: NodeJS.Signals): void {
@@ -42,9 +44,13 @@ function removeFolders(): void {
   }
 }
 
-function done(): never {
+// 5 s per DELETE: a Grid answers in well under a second; one that does not must not keep us alive.
+const REMOTE_DELETE_TIMEOUT_MS = 5000;
+
+function done(): void {
   removeFolders();
-  process.exit(0);
+  if (!remoteSessions.size) process.exit(0);
+  void Promise.allSettled([...remoteSessions].map((url) => fetch(url, { method: 'DELETE', signal: AbortSignal.timeout(REMOTE_DELETE_TIMEOUT_MS) }))).then(() => process.exit(0));
 }
 
 let reaping = false;
@@ -57,7 +63,7 @@ function reap(): void {
   const started = Date.now();
   const poll = (): void => {
     const left = [...tracked.keys()].filter(alive);
-    if (left.length === 0) done();
+    if (left.length === 0) return done();
     if (Date.now() - started >= 1000) {
       for (const [pid, group] of tracked) kill(pid, group, 'SIGKILL');
       // A killed process is gone once the kernel reaps it: a moment, then its folders can go.
@@ -76,7 +82,11 @@ process.stdin.on('data', (chunk: string) => {
   while ((nl = buffer.indexOf('\n')) >= 0) {
     const line = buffer.slice(0, nl).trim();
     buffer = buffer.slice(nl + 1);
-    if (line.startsWith('+d ')) {
+    if (line.startsWith('+u ')) {
+      remoteSessions.add(line.slice(3));
+    } else if (line.startsWith('-u ')) {
+      remoteSessions.delete(line.slice(3));
+    } else if (line.startsWith('+d ')) {
       folders.add(line.slice(3));
     } else if (line.startsWith('-d ')) {
       folders.delete(line.slice(3));

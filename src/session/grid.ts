@@ -1,0 +1,129 @@
+/**
+ * A Chromium on Selenium Grid 4 (`browser.endpoint: selenium+http://HOST:4444`, `--grid URL`): a W3C
+ * session created over WebDriver with our Chromium flags, then driven over CDP through the session's
+ * `se:cdp` endpoint (a ws:// URL through the Grid's router), so a scenario runs unchanged. The session
+ * is deleted when closed, on Ctrl-C (onShutdown) and, through the watchdog, when the harness crashes
+ * or is killed: no session is left holding a Grid slot.
+ *
+ * It stands in for a launched ChromeProcess (a browser this harness owns): close() ends it, a browser
+ * restart replaces it with a new session. Grid errors (unreachable, no free slot, session not created,
+ * node lost) are environment errors carrying the Grid's own message.
+ */
+import { WebDriverClient } from '../drivers/webdriver/client.js';
+import { PerfError } from '../errors.js';
+import { BASE_FLAGS, chromeBinary, type ChromeProcess, type LaunchOptions } from './chrome.js';
+import { onShutdown, trackRemoteSession } from './processes.js';
+
+/** The scenario's `browser.endpoint` prefix that names a Grid rather than a Chrome to attach to. */
+export const GRID_SCHEME = 'selenium+';
+
+/** `selenium+http://h:4444` → `http://h:4444`; undefined for any other endpoint. */
+export function gridUrlOf(endpoint: string | undefined): string | undefined {
+  return endpoint?.startsWith(GRID_SCHEME) ? endpoint.slice(GRID_SCHEME.length).replace(/\/+$/, '') : undefined;
+}
+
+/** A --grid value as the Grid's base URL (`selenium+` accepted too); a usage error otherwise. */
+export function checkGridUrl(value: string, who: string): string {
+  const url = gridUrlOf(value) ?? value.replace(/\/+$/, '');
+  if (!/^https?:\/\/[^/\s]+/.test(url)) {
+    throw new PerfError({ code: 'invalid_flag', message: `${who}: --grid must be a Selenium Grid URL such as http://127.0.0.1:4444, got "${value}"`, suggestion: 'start a Grid with `java -jar selenium-server-4.x.jar standalone` and pass its URL' });
+  }
+  return url;
+}
+
+// 120 s: a Grid queues a request while every matching slot is busy; a parallel gate's sessions free
+// theirs within a run, so waiting longer than this means the Grid is stuck, not busy.
+const NEW_SESSION_TIMEOUT_MS = 120_000;
+
+/** Whether the Grid runs on this machine: then its node's Chromium is ours, and we name its binary. */
+function isLoopback(url: string): boolean {
+  const host = new URL(url).hostname;
+  return host === '127.0.0.1' || host === 'localhost' || host === '[::1]';
+}
+
+function gridError(grid: string, what: string, cause: unknown): PerfError {
+  const why = cause instanceof Error ? cause.message : String(cause);
+  return new PerfError({
+    code: 'grid_session_failed',
+    kind: 'environment',
+    message: `Selenium Grid at ${grid}: ${what}: ${why}`,
+    suggestion: `check the Grid (${grid}/status): is it up, with a free Chromium slot on a node that has chromedriver?`,
+    cause,
+  });
+}
+
+export interface GridChrome extends ChromeProcess {
+  grid: { url: string; sessionId: string };
+  /** Why the session ended without close() (the node or the Grid went away), once it did. */
+  lost(): string | undefined;
+  /** The CDP connection dropped: the session is gone unless we were closing it. */
+  markLost(reason: string): void;
+}
+
+/** Create a Chromium session on the Grid at `grid` and return it as a browser we own. */
+export async function startGridChrome(grid: string, opts: LaunchOptions = {}): Promise<GridChrome> {
+  const size = opts.windowSize ?? { width: 1280, height: 800 };
+  // No profile or debugging port flags: chromedriver picks both, and removes the profile itself.
+  const args = [...(opts.headless === false ? [] : ['--headless']), ...BASE_FLAGS, `--window-size=${size.width},${size.height}`, ...(opts.extraArgs ?? [])];
+  let binary: string | undefined;
+  if (isLoopback(grid)) {
+    try {
+      binary = opts.executablePath ?? chromeBinary();
+    } catch {
+      // No local Chromium: the node's chromedriver finds its own.
+    }
+  }
+  const chromeOptions = { args, ...(binary ? { binary } : {}) };
+  let client: WebDriverClient;
+  try {
+    client = await WebDriverClient.newSession(grid, { browserName: 'chrome', 'goog:chromeOptions': chromeOptions }, { timeoutMs: NEW_SESSION_TIMEOUT_MS });
+  } catch (e) {
+    throw gridError(grid, 'could not create a Chromium session', e);
+  }
+  const sessionUrl = `${grid}/session/${client.sessionId}`;
+  const untrack = trackRemoteSession(sessionUrl);
+  const caps = client.capabilities;
+  const cdp = caps['se:cdp'];
+  let closing: Promise<void> | undefined;
+  let lostReason: string | undefined;
+  let endedFlag = false;
+  let resolveEnded: (v: { code: number | null; signal: NodeJS.Signals | null }) => void = () => undefined;
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => (resolveEnded = r));
+  const close = (): Promise<void> =>
+    (closing ??= (async () => {
+      offShutdown();
+      await client.close();
+      untrack();
+      endedFlag = true;
+      resolveEnded({ code: 0, signal: null });
+    })());
+  const offShutdown = onShutdown(close);
+  if (typeof cdp !== 'string' || !/^wss?:\/\//.test(cdp)) {
+    await close();
+    throw gridError(grid, 'the session has no se:cdp endpoint', new Error('Selenium Grid 4 with a Chromium node gives one; is this a Grid 4, and the browser Chromium?'));
+  }
+  const chrome = caps.chrome as { userDataDir?: string } | undefined;
+  return {
+    grid: { url: grid, sessionId: client.sessionId },
+    pid: typeof caps['goog:processID'] === 'number' ? caps['goog:processID'] : 0,
+    port: 0,
+    wsEndpoint: cdp,
+    userDataDir: chrome?.userDataDir ?? '',
+    executablePath: binary ?? `${String(caps.browserName ?? 'chrome')} ${String(caps.browserVersion ?? '')} on Selenium Grid`.trim(),
+    exited,
+    exitReason: exited.then(() => lostReason ?? 'the Grid session was deleted'),
+    hasExited: () => endedFlag || lostReason !== undefined,
+    stderrTail: () => '',
+    close: () => close(),
+    lost: () => lostReason,
+    markLost(reason) {
+      if (closing || lostReason) return;
+      lostReason = `the Selenium Grid session ${client.sessionId} at ${grid} was lost (${reason})`;
+    },
+  };
+}
+
+/** The error that ends a run whose Grid session was lost (the node died, the Grid dropped it). */
+export function gridLostError(reason: string): PerfError {
+  return new PerfError({ code: 'grid_session_lost', kind: 'environment', message: reason, suggestion: 'check the Grid node (its log, /status): the run stopped rather than go on on another node' });
+}

