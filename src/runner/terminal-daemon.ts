@@ -11,10 +11,10 @@ import type { Server } from 'node:net';
 import { join, resolve } from 'node:path';
 import { SessionHost } from '../engine/host.js';
 import { runStep } from '../engine/run-step.js';
-import { isPerfError } from '../errors.js';
-import type { DaemonMessage, DaemonRequest } from '../session/daemon.js';
+import type { DaemonRequest } from '../session/daemon.js';
+import { daemonFailed, daemonReady } from '../session/daemon-ipc.js';
 import { installSignalHandlers, onShutdown, watchdogPid } from '../session/processes.js';
-import { clearStateIfOwnedBy, statePath, writeJsonAtomic, type TerminalSessionState } from '../session/state.js';
+import { clearStateIfOwnedBy, type TerminalSessionState } from '../session/state.js';
 import { serveSteps, stepSocketPath, type StepRequest } from '../session/step-socket.js';
 import { startTerminalApp, type RunningTerminal } from '../session/terminal-app.js';
 
@@ -54,19 +54,10 @@ async function main(): Promise<void> {
       driver: 'pty',
       terminal: { pid: running.pid, command: t.command, args: t.args ?? [], ...running.driver.size, socket, logFile },
     };
-    writeJsonAtomic(statePath(stateDir), state);
-    send({ kind: 'ready', state });
-    process.disconnect?.();
+    daemonReady(stateDir, state);
   } catch (e) {
-    const error = isPerfError(e) ? e.toJSON() : { kind: 'environment', code: 'session_start_failed', message: (e as Error).message };
-    send({ kind: 'error', error });
-    await stop();
-    process.exit(3);
+    await daemonFailed(e, stop);
   }
-}
-
-function send(msg: DaemonMessage): void {
-  process.send?.(msg);
 }
 
 void main();

@@ -15,18 +15,18 @@ import { desktopLoaded, openWebDriverPage, type WebDriverPage } from '../drivers
 import { startWebDriverServer, type WebDriverServer } from '../drivers/webdriver/server.js';
 import { WebDriverClient } from '../drivers/webdriver/client.js';
 import { startGridChrome } from './grid.js';
-import { isPerfError } from '../errors.js';
 import { startApp, type AppSpec, type RunningApp } from './app.js';
 import { chromeBinary, launchChrome, type ChromeProcess } from './chrome.js';
 import { installSignalHandlers, isAlive, onShutdown, trackProcess, watchdogPid } from './processes.js';
-import { clearStateIfOwnedBy, sessionDriver, writeJsonAtomic, statePath, type AnySessionState, type SessionStartOptions, type SessionState, type WebDriverSessionState } from './state.js';
+import { daemonFailed, daemonReady } from './daemon-ipc.js';
+import { clearStateIfOwnedBy, sessionDriver, type AnySessionState, type SessionStartOptions, type SessionState, type WebDriverSessionState } from './state.js';
 
 export interface DaemonRequest {
   stateDir: string;
   options: SessionStartOptions;
 }
 
-export type DaemonMessage = { kind: 'ready'; state: AnySessionState } | { kind: 'error'; error: { code: string; kind: string; message: string; suggestion?: string } };
+export type { DaemonMessage } from './daemon-ipc.js';
 
 // 30 s, as for a run's navigation: a dev server may compile the page on first request.
 const NAVIGATION_TIMEOUT_MS = 30_000;
@@ -152,19 +152,10 @@ async function main(): Promise<void> {
         void stop().then(() => process.exit(0));
       }, SERVER_CHECK_MS);
     }
-    writeJsonAtomic(statePath(stateDir), state);
-    send({ kind: 'ready', state });
-    process.disconnect?.();
+    daemonReady(stateDir, state);
   } catch (e) {
-    const error = isPerfError(e) ? e.toJSON() : { kind: 'environment', code: 'session_start_failed', message: (e as Error).message };
-    send({ kind: 'error', error });
-    await stop();
-    process.exit(3);
+    await daemonFailed(e, stop);
   }
-}
-
-function send(msg: DaemonMessage): void {
-  process.send?.(msg);
 }
 
 function clearStateIfOurs(stateDir: string): void {
