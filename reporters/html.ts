@@ -291,7 +291,7 @@ function timelineSection(charts: Charts, run: RunFile, ctx: HtmlRunContext | und
 function insightsSection(run: RunFile): string {
   const insights = run.insights.filter(isRecord);
   if (!insights.length) return '<h2>Insights</h2><p class="muted">No insight fired on the median repeat.</p>';
-  const out = ['<h2>Insights</h2>', '<p class="muted">Ranked findings of the median repeat (attribution mode). The rows behind one: <code>perf_insight {id}</code> in a session.</p>'];
+  const out = ['<h2>Insights</h2>', '<p class="muted">Ranked findings of the median repeat (attribution mode), each with the first rows behind it (all of them: <code>perf_insight {id}</code> in a session).</p>'];
   for (const i of insights) {
     const sev = typeof i.severity === 'string' ? i.severity : 'info';
     const ev = isRecord(i.evidence) ? i.evidence : {};
@@ -306,7 +306,7 @@ function insightsSection(run: RunFile): string {
     const detailRows = Array.isArray(i.rows) ? i.rows.filter(isRecord) : [];
     const keys = [...new Set(detailRows.flatMap((r) => Object.keys(r)))];
     out.push(
-      `<div class="card insight">${badge(sev === 'error' ? 'fail' : sev === 'warn' ? 'warn' : 'info', sev.toUpperCase())} <b>${cell(i.title)}</b> <code class="muted">${cell(i.id)}</code>${table(['', ''], rows)}${detailRows.length ? table(keys.map(e), detailRows.map((r) => keys.map((k) => cell(r[k])))) : ''}</div>`,
+      `<div class="card insight">${badge(sev === 'error' ? 'fail' : sev === 'warn' ? 'warn' : 'info', sev.toUpperCase())} <b>${cell(i.title)}</b> <code class="muted">${cell(i.id)}</code>${table(['', ''], rows)}${detailRows.length ? table(keys.map(e), detailRows.map((r) => keys.map((k) => cell(r[k])))) : ''}${typeof i.rowsTotal === 'number' ? `<p class="muted">first ${detailRows.length} of ${i.rowsTotal} rows</p>` : ''}</div>`,
     );
   }
   return out.join('\n');

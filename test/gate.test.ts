@@ -66,6 +66,9 @@ test('--against A/B with the jank switch on the candidate → exit 1 naming the 
   const cand = readRun('ab/list-scroll-desktop-pr-candidate.json');
   assert.match(cand.env.app.url, /jank=1$/);
   assert.match(readRun('ab/list-scroll-desktop-pr-baseline.json').env.app.url, /jank=0$/);
+  // The rows behind each insight travel in the run file, at most ten (the HTML report shows them).
+  const fired = cand.insights as { id: string; rows?: unknown[] }[];
+  assert.ok(fired.some((i) => (i.rows?.length ?? 0) > 0) && fired.every((i) => (i.rows?.length ?? 0) <= 10), JSON.stringify(fired.map((i) => [i.id, i.rows?.length])));
   // The same two files through perf compare: the same verdict.
   const c = perf(['compare', 'ab/list-scroll-desktop-pr-baseline.json', 'ab/list-scroll-desktop-pr-candidate.json', '--json']);
   assert.equal(c.code, 1);

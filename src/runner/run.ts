@@ -21,6 +21,7 @@ import { isTimingMetric } from '../perf/metrics.js';
 import { BEGIN_TIMEOUT_MS, END_TIMEOUT_MS, beginMeasure, endMeasure, withinMs } from '../perf/measure.js';
 import { serializeCast, serializeTrace, type ClosedSession, type TerminalCast } from '../perf/state.js';
 import type { Budget, Scenario, StepCall } from '../scenario/load.js';
+import type { Insight } from '../perf/insights.js';
 import { startApp, type AppSpec, type RunningApp } from '../session/app.js';
 import { BrowserSession, type RestartMode } from '../session/browser-session.js';
 import { GRID_SCHEME, gridUrlOf } from '../session/grid.js';
@@ -513,7 +514,7 @@ export async function runRepeatOn(browser: RepeatBrowser, host: SessionHost, sc:
   if ('error' in end) return failed('measure', end.error);
   const { report, closed } = end.ok;
   if (rc.traceDir) saveRepeatTrace(closed, rc.traceDir, rc.index, sc.secrets);
-  const record: PerfReportRecord = { ...report };
+  const record: PerfReportRecord = { ...report, insights: withRows(report.insights, closed.details) };
   const wallMs = performance.now() - t0;
   if (report.refused) return { ...common, wallMs, status: 'refused', reason: report.reason ?? 'the page rendered nothing during the measured window', report: record };
   return { ...common, wallMs, status: 'measured', report: record };
@@ -533,6 +534,17 @@ function saveRepeatTrace(closed: ClosedSession, dir: string, index: number, secr
   } catch {
     // A trace is evidence, not a result: a repeat without one is still measured.
   }
+}
+
+// Ten rows: the worst frames or functions an insight ranks first; the rest is perf_insight's, in a session.
+const INSIGHT_ROWS_MAX = 10;
+
+/** Each insight with the first rows behind it, so a report shows them without a session. */
+function withRows(insights: readonly Insight[], details: ClosedSession['details']): (Insight & { rows?: Record<string, unknown>[]; rowsTotal?: number })[] {
+  return insights.map((i) => {
+    const rows = details.get(i.id)?.rows ?? [];
+    return rows.length ? { ...i, rows: rows.slice(0, INSIGHT_ROWS_MAX), ...(rows.length > INSIGHT_ROWS_MAX ? { rowsTotal: rows.length } : {}) } : i;
+  });
 }
 
 /** A recording with the secrets out of what was typed and of what the program echoed, each as one stream. */
