@@ -95,6 +95,15 @@ test('standalone Grid: perf run and perf gate through --grid; browser.endpoint s
     assert.equal(created() - before, 3, 'one session per repeat');
     assert.equal(await gridSessions(grid.url), 0);
 
+    // perf run --against --grid: both arms in one Grid session (one node), deleted at the end.
+    const sessionsBefore = created();
+    const ab = perf(['run', DIALOG, '--against', DIALOG, '--grid', grid.url, '--label', 'ab', ...SMALL, '--out', 'ab', '--json']);
+    assert.ok(ab.code === 0 || ab.code === 1, ab.stderr);
+    const abj = JSON.parse(ab.stdout) as { baseline: RunFile; candidate: RunFile };
+    assert.equal(abj.candidate.env.browser.endpoint, `selenium+${grid.url}`);
+    assert.equal(created() - sessionsBefore, 1, 'one session for both arms');
+    assert.equal(await gridSessions(grid.url), 0);
+
     // perf start --grid: a session that outlives the command, driven by step verbs, deleted on stop.
     const started = perf(['start', '--serve', join(ROOT, 'scenarios/app'), '--allow-outside', '--path', '/dialog.html', '--grid', grid.url, '--json']);
     assert.equal(started.code, 0, started.stderr);

@@ -2,6 +2,7 @@
  * `perf run CANDIDATE.yaml --against BASELINE.yaml`: both builds measured in the same rounds (A B B A),
  * one run file each, the comparison printed at the end.
  */
+import type { ScaleFlags } from './scale-options.js';
 import { relative } from 'node:path';
 import type { RunsComparison } from '../perf/compare-runs.js';
 import { againstLabels, type AgainstProgress, type AgainstResult } from '../runner/against.js';
@@ -54,7 +55,7 @@ export function againstProgressPrinter(quiet: boolean): (e: AgainstProgress) => 
  * (the baseline's points at the other build), so a differing scenario name is expected, not refused; it
  * is still listed among the warnings.
  */
-export function executeAgainst(baseline: Scenario, candidate: Scenario, flags: AgainstFlags, seq: SequentialFlags, quiet: boolean): Promise<{ res: AgainstResult; comparison: RunsComparison | undefined; exitCode: 0 | 1 }> {
+export function executeAgainst(baseline: Scenario, candidate: Scenario, flags: AgainstFlags, seq: SequentialFlags, quiet: boolean, scale: ScaleFlags = {}): Promise<{ res: AgainstResult; comparison: RunsComparison | undefined; exitCode: 0 | 1 }> {
   return interruptible((signal) =>
     runAndJudge({
       kind: 'against',
@@ -64,6 +65,7 @@ export function executeAgainst(baseline: Scenario, candidate: Scenario, flags: A
       options: {
         labels: againstLabels(flags.label),
         outDir: flags.out,
+        ...scale,
         ...runOverrides(flags),
         signal,
         onProgress: againstProgressPrinter(quiet),
@@ -85,12 +87,12 @@ export function loadAgainstPair(candidateFile: string, baselineFile: string, var
 }
 
 /** `perf run X.yaml --against Y.yaml`, after perf run parsed its flags. */
-export async function runAgainstCommand(f: FlagValues, candidateFile: string, flags: AgainstFlags, vars: Record<string, string>, baselineVars: Record<string, string>, writeReporters: (run: RunFile, path: string, names: string[]) => string[]): Promise<number> {
+export async function runAgainstCommand(f: FlagValues, candidateFile: string, flags: AgainstFlags, vars: Record<string, string>, baselineVars: Record<string, string>, writeReporters: (run: RunFile, path: string, names: string[]) => string[], scale: ScaleFlags = {}): Promise<number> {
   const baselineFile = f.against as string;
   const { baseline, candidate } = loadAgainstPair(candidateFile, baselineFile, flags.variant, vars, baselineVars, f.allowOutside === true);
   const quiet = f.quiet === true || f.json === true;
   const seq = sequentialFlags(f, 'run');
-  const { res, comparison, exitCode } = await executeAgainst(baseline, candidate, flags, seq, quiet);
+  const { res, comparison, exitCode } = await executeAgainst(baseline, candidate, flags, seq, quiet, scale);
   const written = [...writeReporters(res.baseline.run, res.baseline.path, flags.reporters), ...writeReporters(res.candidate.run, res.candidate.path, flags.reporters)];
   if (comparison && flags.reporters.includes('html')) {
     written.push(writeHtmlCompareReport(comparison, { run: res.baseline.run, file: res.baseline.path }, { run: res.candidate.run, file: res.candidate.path }, compareReportPath(res.candidate.path)));

@@ -48,8 +48,8 @@ export const runCommand = defineCommand({
     }
     const scale = scaleFlags(f, 'run');
     if (f.against !== undefined) {
-      if (scale.grid !== undefined || scale.serveHost !== undefined) throw new PerfError({ code: 'invalid_flag', message: 'run: --grid and --serve-host are not supported with --against yet', suggestion: 'use perf gate --grid URL, or browser.endpoint: selenium+URL in both scenarios' });
-      return runAgainstCommand(f, positionals[0]!, { ...flags, label: f.label as string | undefined }, parseVars(f.var as string[] | undefined), parseVars(f.baselineVar as string[] | undefined), writeReporters);
+      // Both arms in one browser: with --grid, one Grid session, so baseline and candidate share a node.
+      return runAgainstCommand(f, positionals[0]!, { ...flags, label: f.label as string | undefined }, parseVars(f.var as string[] | undefined), parseVars(f.baselineVar as string[] | undefined), writeReporters, scale);
     }
     const sc = loadScenario(positionals[0]!, { ...(flags.variant !== undefined ? { variant: flags.variant } : {}), vars: parseVars(f.var as string[] | undefined), allowOutside: f.allowOutside === true });
     const { run, path, exitCode } = await executeRun(sc, flags, f.quiet === true || f.json === true, scale);

@@ -15,7 +15,7 @@ import { gridUrlOf } from '../session/grid.js';
 import { BrowserSession, type RestartMode } from '../session/browser-session.js';
 import { writeJsonAtomic } from '../session/state.js';
 import type { RepeatMode, RepeatRecord, RunEnv, RunFile } from '../perf/run-file.js';
-import { appSpec, buildRunFile, checkpoint, describeEnv, fallbackEnv, gridErrorOf, notSaved, repeatSchedule, repeatSlots, runFileName, runRepeat } from './run.js';
+import { appSpec, withServeHost, buildRunFile, checkpoint, describeEnv, fallbackEnv, gridErrorOf, notSaved, repeatSchedule, repeatSlots, runFileName, runRepeat } from './run.js';
 import { redactSecrets } from '../scenario/redact.js';
 import { ensureDir } from '../files.js';
 
@@ -25,6 +25,10 @@ export interface AgainstOptions {
   /** Run-file labels of the two arms; default `baseline` / `candidate`. */
   labels?: { baseline: string; candidate: string };
   outDir: string;
+  /** Selenium Grid base URL (--grid): both arms in one Grid session; overrides browser.endpoint. */
+  grid?: string;
+  /** Address app.serve listens on instead of 127.0.0.1 (--serve-host). */
+  serveHost?: string;
   repeat?: number;
   warmup?: number;
   restart?: RestartMode;
@@ -102,7 +106,7 @@ export async function runAgainst(baseline: Scenario, candidate: Scenario, opts: 
   const restartOf = (sc: Scenario): RestartMode => opts.restart ?? sc.browser.restart;
   const endpoint = candidate.browser.endpoint;
   // Both arms share one browser, so one Grid session: the same node for baseline and candidate.
-  const grid = gridUrlOf(endpoint);
+  const grid = opts.grid ?? gridUrlOf(endpoint);
   for (const sc of [baseline, candidate]) {
     if (endpoint && !grid && restartOf(sc) === 'browser') {
       throw new PerfError({ code: 'restart_browser_attached', message: 'restart mode "browser" cannot be used with browser.endpoint (perf did not launch that Chrome)', suggestion: 'use --restart context' });
@@ -123,7 +127,7 @@ export async function runAgainst(baseline: Scenario, candidate: Scenario, opts: 
       ...(grid ? { grid } : endpoint ? { endpoint } : {}),
     });
     for (const [arm, sc] of [['baseline', baseline], ['candidate', candidate]] as const) {
-      const app = await startApp(appSpec(sc));
+      const app = await startApp(withServeHost(appSpec(sc), opts.serveHost));
       const label = labels[arm];
       const base = runFileName(sc, label);
       const host = new SessionHost(session, app.baseUrl, cwd);
