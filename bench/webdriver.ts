@@ -1,7 +1,8 @@
 /**
  * Driving a page over WebDriver, side by side in one run on the demo list (2,000 rows): our tap
  * (the full actionability gate, the effect read back) and snap over WebDriver against webdriverio's
- * `$(css).click()` on the same server, and against the same steps over CDP. Rounds are interleaved
+ * `$(css).click()` on the same server (alone, and followed by a read of the count it changes, which
+ * is what our tap's effect read-back does), and against the same steps over CDP. Rounds are interleaved
  * so drift on this shared machine hits all alike. Engines: WebKit (MiniBrowser through
  * WebKitWebDriver) and Chromium (chromedriver), each when installed.
  *
@@ -57,18 +58,24 @@ async function main(): Promise<void> {
         await ours.driver.navigation.navigate(url, 30_000);
         await wdio.url(url);
         const ref = refOf(okData(await runStep(host, 'snap', {})).snapshot);
-        const r = { tap: [] as number[], wdio: [] as number[], cdpTap: [] as number[], snap: [] as number[], cdpSnap: [] as number[] };
+        const r = { tap: [] as number[], wdio: [] as number[], wdioRead: [] as number[], cdpTap: [] as number[], snap: [] as number[], cdpSnap: [] as number[] };
         for (let i = 0; i < WARMUP_ROUNDS + ROUNDS; i++) {
           const keep = i >= WARMUP_ROUNDS;
           const tTap = await timed(async () => okData(await runStep(host, 'tap', { ref })));
           const peer = wdio;
           const tWdio = await timed(async () => (await peer.$('#add-item')).click());
+          // The same click followed by what our tap does besides clicking: reading its effect back.
+          const tWdioRead = await timed(async () => {
+            await (await peer.$('#add-item')).click();
+            await (await peer.$('#count')).getText();
+          });
           const tCdp = await timed(async () => okData(await runStep(cdpHost, 'tap', { ref: cdpRef })));
           const tSnap = await timed(async () => okData(await runStep(host, 'snap', {})));
           const tCdpSnap = await timed(async () => okData(await runStep(cdpHost, 'snap', {})));
           if (!keep) continue;
           r.tap.push(tTap);
           r.wdio.push(tWdio);
+          r.wdioRead.push(tWdioRead);
           r.cdpTap.push(tCdp);
           r.snap.push(tSnap);
           r.cdpSnap.push(tCdpSnap);
@@ -76,6 +83,7 @@ async function main(): Promise<void> {
         const engine = kind === 'webkit' ? 'WebKit (MiniBrowser)' : 'Chromium (chromedriver)';
         const rows: Row[] = [
           { what: 'tap ref, full gate vs webdriverio click', ours: r.tap, peer: r.wdio, peerName: 'webdriverio', target: 1.0 },
+          { what: 'tap ref vs webdriverio click + read of its effect', ours: r.tap, peer: r.wdioRead, peerName: 'webdriverio' },
           { what: 'tap ref over WebDriver vs over CDP', ours: r.tap, peer: r.cdpTap, peerName: 'webdriverio' },
           { what: 'snap over WebDriver vs over CDP', ours: r.snap, peer: r.cdpSnap, peerName: 'webdriverio' },
         ];

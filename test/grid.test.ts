@@ -90,8 +90,9 @@ test('standalone Grid: perf run and perf gate through --grid; browser.endpoint s
     assert.equal(own.code, 0, own.stderr);
     const ownRun = JSON.parse(readFileSync(join(work, 'own/on-grid-run.json'), 'utf8')) as RunFile;
     assert.equal(ownRun.summary.repeats, 3);
-    // A repeat may fail on a loaded machine (the tap's wait); the sessions are what is under test here.
-    assert.ok(ownRun.summary.measured >= 2, JSON.stringify(ownRun.repeats.map((r) => (r.status === 'failed' ? r.failure.error.message : r.status))));
+    // A repeat may fail on a loaded machine (the tap's wait), or be refused when its one-tap window
+    // painted a single frame; the sessions are what is under test here.
+    assert.ok(ownRun.summary.measured + ownRun.summary.refused >= 2, JSON.stringify(ownRun.repeats.map((r) => (r.status === 'failed' ? r.failure.error.message : r.status))));
     assert.equal(created() - before, 3, 'one session per repeat');
     assert.equal(await gridSessions(grid.url), 0);
 

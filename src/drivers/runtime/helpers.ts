@@ -59,6 +59,43 @@ export function helpersModule() {
     }
   }
 
+  /**
+   * The page's own animation-frame requests, counted: requestAnimationFrame is wrapped once per
+   * window (under a global symbol, so a newer runtime and the perf probe share it) to keep the ids
+   * the page asked for and has not yet had called back or cancelled. The runtime asks through
+   * `raw`, uncounted. A settle whose input already changed the DOM, on a page with no frame
+   * callback pending, has nothing a frame would run: it reads back without waiting for one.
+   */
+  interface FrameRequests {
+    raw: (cb: FrameRequestCallback) => number;
+    pending: Set<number>;
+  }
+  function frameRequests(win: Window = window): FrameRequests {
+    const KEY = Symbol.for('rehearse.raf');
+    const had = Reflect.get(win, KEY) as FrameRequests | undefined;
+    if (had) return had;
+    const raw = win.requestAnimationFrame.bind(win);
+    const rawCancel = win.cancelAnimationFrame.bind(win);
+    const pending = new Set<number>();
+    const watch: FrameRequests = { raw, pending };
+    win.requestAnimationFrame = (cb: FrameRequestCallback): number => {
+      // Not a function: the browser's own TypeError, from the real method.
+      if (typeof cb !== 'function') return raw(cb);
+      const id = raw((t) => {
+        pending.delete(id);
+        cb(t);
+      });
+      pending.add(id);
+      return id;
+    };
+    win.cancelAnimationFrame = (id: number): void => {
+      pending.delete(id);
+      rawCancel(id);
+    };
+    Object.defineProperty(win, KEY, { value: watch });
+    return watch;
+  }
+
   const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
   /** Next animation frame, or null after `ms` when the page produces no frames (hidden/background). */
   function nextFrame(ms: number, win: Window = window): Promise<boolean> {
@@ -70,7 +107,7 @@ export function helpersModule() {
           resolveFrame(false);
         }
       }, ms);
-      win.requestAnimationFrame(() => {
+      frameRequests(win).raw(() => {
         if (!done) {
           done = true;
           clearTimeout(timer);
@@ -93,5 +130,5 @@ export function helpersModule() {
   // A page that produces no frame within this is hidden or backgrounded (a frame is ~16 ms).
   const NO_FRAME_MS = 100;
 
-  return { TEXT, isEl, norm, composedParent, containsComposed, frameElementOf, sameOriginDoc, styleOf, route, POLL_MS, connected, sleep, NO_FRAME_MS, macrotask, nextFrame, winOf, cut, deepActive };
+  return { TEXT, isEl, norm, composedParent, containsComposed, frameElementOf, sameOriginDoc, styleOf, route, POLL_MS, connected, sleep, NO_FRAME_MS, macrotask, nextFrame, frameRequests, winOf, cut, deepActive };
 }

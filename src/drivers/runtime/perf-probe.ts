@@ -59,6 +59,9 @@ function perfProbeMain(token: string, binding: string, sinceEpoch: number, count
   let lastT = 0;
   const intervals: number[] = [];
   let raf = 0;
+  // The counter's own requests go uncounted by the runtime's frame-request watch (the settle skips a
+  // frame only when the page itself asked for none); the watch may come before or after the probe.
+  const frame = (cb: FrameRequestCallback): number => ((Reflect.get(window, Symbol.for('rehearse.raf')) as { raw?: (cb: FrameRequestCallback) => number } | undefined)?.raw ?? requestAnimationFrame)(cb);
   const tick = (t: number): void => {
     if (stopped) return;
     frames++;
@@ -66,9 +69,9 @@ function perfProbeMain(token: string, binding: string, sinceEpoch: number, count
       if (intervals.length < MAX_INTERVALS) intervals.push(t - lastT);
     } else firstAt = origin + t;
     lastT = t;
-    raf = requestAnimationFrame(tick);
+    raf = frame(tick);
   };
-  if (countFrames) raf = requestAnimationFrame(tick);
+  if (countFrames) raf = frame(tick);
   // performance.interactionCount counts every interaction, also those under Event Timing's 16 ms floor.
   const perf = performance as Performance & { interactionCount?: number };
   const baseInteractions = perf.interactionCount ?? 0;
