@@ -215,7 +215,12 @@ function traceLinks(ctx: HtmlRunContext | undefined, who = ''): string {
   return links.length ? `<ul class="links">${links.join('')}</ul>` : '';
 }
 
-const TRACE_HELP = 'Chrome traces saved beside the run file: open in Perfetto (ui.perfetto.dev, "Open trace file") or DevTools (Performance panel, "Load profile").';
+/** How to open what was saved: a terminal run keeps asciicast recordings, a page run Chrome traces. */
+function traceHelp(...sides: (HtmlRunContext | undefined)[]): string {
+  const hrefs = sides.flatMap((c) => c?.traces ?? []).map((t) => t.href);
+  if (hrefs.length && hrefs.every((h) => h.endsWith('.cast'))) return 'Terminal recordings (asciicast v2, with the input) saved beside the run file: play one in a terminal with perf replay FILE, or with asciinema play FILE.';
+  return 'Chrome traces saved beside the run file: open in Perfetto (ui.perfetto.dev, "Open trace file") or DevTools (Performance panel, "Load profile").';
+}
 
 // ─── run ────────────────────────────────────────────────────────────────────────────────────────────
 
@@ -371,7 +376,7 @@ function renderRun(run: RunFile, options?: RenderOptions): string {
     insightsSection(run),
     topFunctionsSection(run),
     failuresSection(run, ctx),
-    ctx?.traces?.length ? `<h2>Traces</h2><p class="muted">${e(TRACE_HELP)}</p>${traceLinks(ctx)}` : '',
+    ctx?.traces?.length ? `<h2>Traces</h2><p class="muted">${e(traceHelp(ctx))}</p>${traceLinks(ctx)}` : '',
     '<h2>Environment</h2>',
     envTable(run),
   ];
@@ -426,7 +431,7 @@ function renderCompare(result: CompareReport, ctx: CompareContext, options?: Ren
     changedRest.length ? `<details><summary>${changedRest.length} other metric${changedRest.length === 1 ? '' : 's'} that moved (secondary or not judged)</summary><div class="grid">${changedRest.map((m) => rowCard(charts, byMetric.get(m)!, ctx)).join('\n')}</div></details>` : '',
     unchangedRest.length ? `<details><summary>${unchangedRest.length} unchanged metric${unchangedRest.length === 1 ? '' : 's'}</summary><div class="grid">${unchangedRest.map((m) => rowCard(charts, byMetric.get(m)!, ctx)).join('\n')}</div></details>` : '',
     '<h2>Runs</h2>',
-    anyTraces ? `<p class="muted">${e(TRACE_HELP)}</p>` : '',
+    anyTraces ? `<p class="muted">${e(traceHelp(options?.html?.a, options?.html?.b))}</p>` : '',
     `<div class="grid">${side('A', ctx.a, options?.html?.a)}${side('B', ctx.b, options?.html?.b)}</div>`,
     `<details><summary>Environment of A (baseline)</summary>${envTable(ctx.a)}</details>`,
     `<details><summary>Environment of B (candidate)</summary>${envTable(ctx.b)}</details>`,

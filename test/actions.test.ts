@@ -174,6 +174,19 @@ test('snapshot: diff on an action embeds the changed lines', async () => {
   assert.match(snap, /\(\d+ of \d+ lines changed\)$/);
 });
 
+test('a tap whose page asks for an animation frame waits for it: what the frame writes is in the effect', async () => {
+  const { host } = await fixture('actions-frames.html');
+  await run(host, 'snap', {});
+  // The click changes the DOM at once and again in a frame it asked for: the read-back waits for that frame.
+  const both = String((await run(host, 'tap', { target: { role: 'button', name: 'Sync then frame' }, snapshot: 'diff' })).data!.snapshot);
+  assert.match(both, /clicked/);
+  assert.match(both, /rendered in a frame/);
+  // Nothing changes at once: the settle waits for the frame and the one after it.
+  const later = await run(host, 'tap', { target: { role: 'button', name: 'Two frames later' }, snapshot: 'diff' });
+  assert.deepEqual(later.effect, { treeChanged: { changed: true } });
+  assert.match(String(later.data!.snapshot), /two frames later/);
+});
+
 test('fill retries once on the new field when the old one is replaced before typing', async () => {
   const { host, session } = await fixture('actions-widgets.html');
   const r = await run(host, 'fill', { target: { label: 'Swapping field' }, text: 'kept' });

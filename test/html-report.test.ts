@@ -116,6 +116,16 @@ test('run report: every name from the run file is escaped, the data cannot close
   assert.doesNotMatch(markup, /(src|href)="https?:/);
 });
 
+test('run report: terminal recordings are offered to perf replay, Chrome traces to Perfetto or DevTools', () => {
+  const run = handMadeRun('a');
+  const cast = markupOf(htmlReporter.renderRun(run, { html: { run: { traces: [{ which: 'median', repeat: 2, href: 'r/a-median.cast' }] } } }));
+  assert.match(cast, /perf replay FILE/);
+  assert.doesNotMatch(cast, /Perfetto/);
+  const trace = markupOf(htmlReporter.renderRun(run, { html: { run: { traces: [{ which: 'median', repeat: 2, href: 'r/a-median.trace.json' }] } } }));
+  assert.match(trace, /Perfetto/);
+  assert.match(trace, /href="r\/a-median\.trace\.json"/);
+});
+
 test('compare report: verdict word and colour class, primary metrics first, escaped names; reporter is listed', () => {
   const a = handMadeRun('base');
   const b = handMadeRun('cand', 1.5);

@@ -126,7 +126,8 @@ export function effectModule(dep: Deps) {
   /**
    * Wait for the action to settle: one macrotask (microtasks, framework schedulers), then the first
    * animation frame that follows the action's DOM changes; a further frame only when that frame
-   * itself changed the DOM (rAF-driven rendering), at most SETTLE_FRAMES_MAX. Then read back. No
+   * itself changed the DOM or asked for the next one (rAF-driven rendering), at most
+   * SETTLE_FRAMES_MAX. Then read back. No
    * frame is waited for when the input already changed the DOM and the page asked for none.
    */
   async function settle(waitInputMs = 0): ReturnType<RuntimeApi['settle']> {
@@ -150,9 +151,10 @@ export function effectModule(dep: Deps) {
     else {
       framesWaited = 1;
       await macrotask();
-      // Changes made after that frame began (the action's own, or the frame's rAF callbacks)
-      // are rendered by a later one.
-      for (let i = 1; i < SETTLE_FRAMES_MAX && countNow(rec) > 0 && rec.lastMutationAt > frame.at; i++) {
+      // Changes made after that frame began (the action's own, or the frame's rAF callbacks) are
+      // rendered by a later one; so is what a callback that asked for the next frame will do.
+      const more = (at: number): boolean => (countNow(rec) > 0 && rec.lastMutationAt > at) || (pageFrames?.pending.size ?? 0) > 0;
+      for (let i = 1; i < SETTLE_FRAMES_MAX && more(frame.at); i++) {
         const at = performance.now();
         const framed = await nextFrame(NO_FRAME_MS);
         if (!framed) {
