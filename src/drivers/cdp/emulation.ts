@@ -47,12 +47,32 @@ const BYTES_PER_KBIT = 1000 / 8;
  * Applies to this target's requests from the next one on, and survives its navigations.
  */
 export async function applyNetwork(page: Page, c: NetworkConditions | undefined): Promise<void> {
-  await page.send(
-    'Network.emulateNetworkConditions',
-    c
-      ? { offline: c.offline, latency: c.latencyMs, downloadThroughput: c.downloadKbps > 0 ? c.downloadKbps * BYTES_PER_KBIT : -1, uploadThroughput: c.uploadKbps > 0 ? c.uploadKbps * BYTES_PER_KBIT : -1 }
-      : { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: -1 },
-  );
+  const params = c
+    ? { offline: c.offline, latency: c.latencyMs, downloadThroughput: c.downloadKbps > 0 ? c.downloadKbps * BYTES_PER_KBIT : -1, uploadThroughput: c.uploadKbps > 0 ? c.uploadKbps * BYTES_PER_KBIT : -1 }
+    : { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: -1 };
+  await page.send('Network.emulateNetworkConditions', params);
+  await tellDocument(page, params);
+  // The told state lasts one document (Chromium 150): every later one of the main frame is told anew.
+  if (!toldOnNavigation.has(page)) {
+    toldOnNavigation.add(page);
+    page.on('Page.frameNavigated', (e) => {
+      const now = page.emulation.network;
+      if (!e.frame.parentId && now) void tellDocument(page, now).catch(() => undefined);
+    });
+  }
+}
+
+const toldOnNavigation = new WeakSet<Page>();
+
+/**
+ * What the document reads (navigator.onLine, navigator.connection): Chromium 150 and later no longer
+ * derive it from Network.emulateNetworkConditions, and keep it for the current document only. Older
+ * builds lack the command (the conditions told the page there).
+ */
+async function tellDocument(page: Page, params: { offline: boolean; latency: number; downloadThroughput: number; uploadThroughput: number }): Promise<void> {
+  await page.send('Network.overrideNetworkState', params).catch((e: Error) => {
+    if (!/wasn't found|not found/i.test(e.message)) throw e;
+  });
 }
 
 /** The conditions this page's target acknowledged, in the contract's units. */

@@ -127,8 +127,8 @@ export function effectModule(dep: Deps) {
    * Wait for the action to settle: one macrotask (microtasks, framework schedulers), then the first
    * animation frame that follows the action's DOM changes; a further frame only when that frame
    * itself changed the DOM or asked for the next one (rAF-driven rendering), at most
-   * SETTLE_FRAMES_MAX. Then read back. No
-   * frame is waited for when the input already changed the DOM and the page asked for none.
+   * SETTLE_FRAMES_MAX. Then read back. No frame is waited for when the input already changed the
+   * DOM and the page asked for none.
    */
   async function settle(waitInputMs = 0): ReturnType<RuntimeApi['settle']> {
     const rec = state.action;

@@ -81,13 +81,13 @@ export class WebDriverPageDriver implements HostPage {
   ) {
     this.input = {
       click: (x, y, opts) => this.click(x, y, opts),
-      // The settle's script goes out while the Actions command is still in flight: WebKitWebDriver
-      // runs the two side by side (the script waits in the page for the mouseup), so the tap costs
-      // the longer of the two instead of their sum. chromedriver queues the script behind the
-      // actions: no gain there, and no harm.
+      // On WebKit the settle's script goes out while the Actions command is still in flight:
+      // WebKitWebDriver runs the two side by side (the script waits in the page for the mouseup),
+      // so the tap costs the longer of the two, not their sum. A server that runs one command at a
+      // time (chromedriver) could take the script first and hold the click behind it: not there.
       clickOverlapped: (x, y, opts) => {
         const done = this.click(x, y, opts);
-        return { pressed: Promise.resolve(), done };
+        return { pressed: this.runsCommandsAtOnce ? Promise.resolve() : done, done };
       },
       hover: (x, y) => this.pointerActions([], this.moveTo(x, y)),
       drag: (from, to, opts) => this.drag(from, to, opts?.steps ?? DEFAULT_DRAG_STEPS, opts?.modifiers ?? []),
@@ -133,6 +133,11 @@ export class WebDriverPageDriver implements HostPage {
       mark: (name) => this.evaluate<number>(markSource(name)),
       begin: (opts) => WebDriverPerfSession.begin(this, opts),
     };
+  }
+
+  /** WebKit (MiniBrowser, a Tauri app on Linux): its WebDriver server answers commands concurrently. */
+  private get runsCommandsAtOnce(): boolean {
+    return /AppleWebKit\//.test(this.userAgent) && !/Chrome\//.test(this.userAgent);
   }
 
   get capabilities(): { browserName?: string; browserVersion?: string } {
