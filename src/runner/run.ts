@@ -107,24 +107,12 @@ async function readBackViewport(page: Page, touchAsked: boolean): Promise<RunEnv
 
 /**
  * What the page's Network Information API reports under throttling: Chromium feeds it the emulated
- * conditions (rounded, rtt to 25 ms, downlink to 25 kbit/s), but on its own schedule: a read soon
- * after the page opened may still see the unthrottled estimate, so a read below the emulated latency
- * waits for the API's change event, at most NETINFO_WAIT_MS. Absent where the API is.
+ * conditions (rounded, rtt to 25 ms, downlink to 25 kbit/s; the CDP driver tells every document). Absent where the API is.
  */
-async function readBackNetwork(page: Page, latencyMs: number): Promise<{ page?: { rttMs: number; downlinkKbps: number } }> {
-  const source = `new Promise((resolve) => {
-    const c = navigator.connection;
-    if (!c) return resolve(null);
-    const read = () => ({ rtt: c.rtt, downlink: c.downlink });
-    if (c.rtt >= ${latencyMs / 2}) return resolve(read());
-    const timer = setTimeout(() => resolve(read()), ${NETINFO_WAIT_MS});
-    c.addEventListener('change', () => { if (c.rtt >= ${latencyMs / 2}) { clearTimeout(timer); resolve(read()); } });
-  })`;
-  const r = await page.evaluate<{ rtt: number; downlink: number } | null>(source, { awaitPromise: true }).catch(() => null);
+async function readBackNetwork(page: Page): Promise<{ page?: { rttMs: number; downlinkKbps: number } }> {
+  const r = await page.evaluate<{ rtt: number; downlink: number } | null>('navigator.connection ? { rtt: navigator.connection.rtt, downlink: navigator.connection.downlink } : null').catch(() => null);
   return r ? { page: { rttMs: r.rtt, downlinkKbps: Math.round(r.downlink * 1000) } } : {};
 }
-// Chromium posts the emulated values to the page within a few hundred ms; a read is not held longer.
-const NETINFO_WAIT_MS = 1500;
 
 export function judgeBudgets(budgets: Budget[], metrics: Record<string, { median: number }>): BudgetResult[] {
   return budgets.map((b) => {
@@ -378,7 +366,7 @@ export async function describeEnv(session: BrowserSession, sc: Scenario, mode: R
     // What the page reads back is added while no network step has changed them since.
     const { profile, offline, latencyMs, downloadKbps, uploadKbps } = sc.network;
     const same = sameNetwork(cdpPageDriver(session.page).emulation.network?.current(), { offline, latencyMs, downloadKbps, uploadKbps });
-    env.network = { profile, offline, latencyMs, downloadKbps, uploadKbps, ...(same && !offline ? await readBackNetwork(session.page, latencyMs) : {}) };
+    env.network = { profile, offline, latencyMs, downloadKbps, uploadKbps, ...(same && !offline ? await readBackNetwork(session.page) : {}) };
   }
   if (session.chrome) env.browser.executablePath = session.chrome.executablePath;
   if (sc.browser.endpoint) env.browser.endpoint = sc.browser.endpoint;
