@@ -24,7 +24,7 @@ import { expectModule } from '../src/drivers/runtime/expect.js';
 const MODULES: ((...args: never[]) => unknown)[] = [helpersModule, rolesModule, visibilityModule, refsModule, targetsModule, effectModule, actionabilityModule, snapshotModule, queriesModule, operationsModule, expectModule];
 
 // The globals of a page the runtime may use; any other free name would be a ReferenceError there.
-const PAGE_GLOBALS = ['Event', 'MessageChannel', 'MutationObserver', 'clearTimeout', 'document', 'innerHeight', 'innerWidth', 'location', 'performance', 'setTimeout', 'window'];
+const PAGE_GLOBALS = ['Event', 'MessageChannel', 'MutationObserver', 'clearTimeout', 'document', 'innerHeight', 'innerWidth', 'location', 'navigator', 'performance', 'setTimeout', 'window'];
 
 /** Names `source` uses without declaring them, beyond the ES2022 built-ins (the type checker's "Cannot find name"). */
 function freeNames(source: string): string[] {

@@ -6,6 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -138,6 +139,65 @@ for (const { kind, missing } of KINDS) {
     });
   });
 }
+
+describe('webdriver: a tap on WebKit is answered by the page itself', { skip: KINDS.find((k) => k.kind === 'webkit')!.missing }, () => {
+  let page: WebDriverPage;
+  let host: SessionHost;
+  before(async () => {
+    page = await openWebDriverPage({ kind: 'webkit' });
+    host = new SessionHost({ driver: page.driver }, app.url);
+  });
+  after(() => page?.close());
+
+  test('the page reports the tap\'s settle: the effect is the one read back, and the report was used', async () => {
+    ok(await runStep(host, 'navigate', { url: '/list.html' }));
+    const count = (): Promise<string> => page.driver.evaluate<string>('document.getElementById("count").textContent');
+    const before = await count();
+    const reports = page.driver.settleReportsReceived;
+    // Which answer comes first is the machine's business; that the page sent its report is not.
+    const reported = async (n: number): Promise<number> => {
+      for (let i = 0; i < 100 && page.driver.settleReportsReceived < n; i++) await new Promise((r) => setTimeout(r, 20));
+      return page.driver.settleReportsReceived;
+    };
+    assert.equal(ok(await runStep(host, 'tap', { target: { role: 'button', name: 'Add item' } })).effect?.treeChanged?.changed, true);
+    assert.equal(await reported(reports + 1), reports + 1);
+    assert.notEqual(await count(), before);
+    // A click that changes nothing reports that too.
+    assert.equal(ok(await runStep(host, 'tap', { target: { role: 'heading' } })).effect?.treeChanged?.changed, false);
+    assert.equal(await reported(reports + 2), reports + 2);
+  });
+
+  test('a link tapped leaves the page: no report of the old document, the next page is there', async () => {
+    ok(await runStep(host, 'navigate', { url: '/index.html' }));
+    // The link also changes the DOM as it is clicked: the settle is then known before the next page arrives.
+    await page.driver.evaluate(`document.querySelector('a[href="form.html"]').addEventListener('click', (e) => e.currentTarget.classList.add('visited'))`);
+    const reports = page.driver.settleReportsReceived;
+    ok(await runStep(host, 'tap', { target: { role: 'link', name: 'Form' } }));
+    ok(await runStep(host, 'wait_for', { text: 'Subscribe to newsletter' }));
+    assert.match(await page.driver.evaluate<string>('location.pathname'), /form\.html$/);
+    assert.equal(page.driver.settleReportsReceived, reports);
+  });
+
+  test('under a CSP that refuses the report the tap still reads its effect, and the page never sees the violation', async () => {
+    const html = '<h1>CSP</h1><button id="b">Add</button><ul id="l"></ul><script>window.violations = 0; document.addEventListener("securitypolicyviolation", () => window.violations++); document.getElementById("b").onclick = () => document.getElementById("l").append(document.createElement("li"));</script>';
+    const strict = http.createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html', 'content-security-policy': "connect-src 'self'" }).end(html));
+    await new Promise<void>((r) => strict.listen(0, '127.0.0.1', () => r()));
+    try {
+      ok(await runStep(host, 'navigate', { url: `http://127.0.0.1:${(strict.address() as { port: number }).port}/` }));
+      const reports = page.driver.settleReportsReceived;
+      for (let i = 1; i <= 2; i++) {
+        assert.equal(ok(await runStep(host, 'tap', { target: { role: 'button', name: 'Add' } })).effect?.treeChanged?.changed, true);
+        assert.equal(await page.driver.evaluate<number>('document.querySelectorAll("li").length'), i);
+      }
+      assert.equal(page.driver.settleReportsReceived, reports);
+      // The first report was tried and refused (so the second tap did not try), unseen by the page.
+      assert.equal(await page.driver.evaluate<boolean>("globalThis[Symbol.for('rehearse.runtime')].state.reportsRefused"), true);
+      assert.equal(await page.driver.evaluate<number>('window.violations'), 0);
+    } finally {
+      strict.close();
+    }
+  });
+});
 
 describe('the example scenarios over WebDriver', () => {
   // The examples unchanged but for the browser key: what a user switching engines writes.

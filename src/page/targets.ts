@@ -21,6 +21,8 @@ export interface ActionabilityOptions {
   checkEnabled?: boolean;
   checkStable?: boolean;
   checkReceivesEvents?: boolean;
+  /** The settle will start at the input (a single click): a driver may have the page report it. */
+  settleOnInput?: boolean;
 }
 
 interface RefMemo {

@@ -59,7 +59,7 @@ export async function runPointer(
   const modifiers = asModifiers(args.modifiers);
   const run = await runAction(ctx, step, args, {
     read: (role) => (opts.kind === 'click' && isCheckable(role) ? 'checked' : 'none'),
-    gate: gateOptions(args, opts.kind === 'hover' ? { checkEnabled: false } : {}),
+    gate: gateOptions(args, opts.kind === 'hover' ? { checkEnabled: false } : opts.clickCount === 1 ? { settleOnInput: true } : {}),
     dispatch: async (p) => {
       if (opts.kind === 'hover') return ctx.page.input.hover(p.x, p.y);
       // A single click's settle can start once it is pressed (it waits for the mouseup in the page).

@@ -81,6 +81,7 @@ export function actionabilityModule(dep: Deps) {
     checkReceivesEvents?: boolean;
     timeoutMs: number;
     begin?: string;
+    report?: string;
   }
   type Gate = RuntimeGate;
 
@@ -97,7 +98,7 @@ export function actionabilityModule(dep: Deps) {
       if (r.noFrames) noFrames = true;
       if (r.scrolled) scrolled = true;
       if (r.status === 'ok') {
-        if (opts.begin) beginAction(ref, el, opts.begin);
+        if (opts.begin) beginAction(ref, el, opts.begin, opts.report);
         return { status: 'ok', x: r.x, y: r.y, noFrames, scrolled };
       }
       last = { status: 'failed', check: r.check, detail: r.detail, noFrames };

@@ -142,8 +142,14 @@ type Ok<T> = { status: 'ok' } & T;
 export interface RuntimeApi {
   resolve(locator: RuntimeLocator, expect: Spec | undefined, final: boolean): RuntimeResolve;
   waitResolve(locator: RuntimeLocator, expect: Spec | undefined, timeoutMs: number): Promise<RuntimeResolve>;
-  gate(ref: string, opts: { editable?: boolean; checkEnabled?: boolean; checkStable?: boolean; checkReceivesEvents?: boolean; timeoutMs: number; begin?: string }): Promise<RuntimeGate>;
-  settle(waitInputMs: number): Promise<RuntimeSettle>;
+  /**
+   * `begin`: start observing the action (what to read back). `settleOnInput`: the settle will start
+   * at the input (a single click); the driver may then give `report`, a URL the page sends the
+   * settle to as soon as it is known (see effect.ts armReport).
+   */
+  gate(ref: string, opts: { editable?: boolean; checkEnabled?: boolean; checkStable?: boolean; checkReceivesEvents?: boolean; timeoutMs: number; begin?: string; settleOnInput?: boolean; report?: string }): Promise<RuntimeGate>;
+  /** `report`: the URL the action's gate was given, naming the action this settle is for. */
+  settle(waitInputMs: number, report?: string): Promise<RuntimeSettle>;
   abortAction(): Ok<object>;
   snapshot(opts: SnapshotOptions): RuntimeSnapshot | { status: 'error'; resolve: RuntimeResolve };
   find(spec: Spec & { limit: number; qBase: number }): Ok<{ count: number; items: (FoundItem & { locator: unknown })[]; near: string[] }> | { status: 'invalid'; detail: string };

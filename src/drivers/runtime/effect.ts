@@ -10,7 +10,7 @@ import type { RuntimeApi, RuntimeSettle } from './api.js';
 type Deps = ReturnType<typeof helpersModule> & ReturnType<typeof rolesModule> & { state: State };
 
 export function effectModule(dep: Deps) {
-  const { NO_FRAME_MS, accName, byIdIn, connected, frameElementOf, frameRequests, inputType, macrotask, nextFrame, norm, roleOf, sleep, winOf, state } = dep;
+  const { NO_FRAME_MS, accName, byIdIn, connected, frameElementOf, frameRequests, inputType, isEl, macrotask, nextFrame, norm, roleOf, sleep, winOf, state } = dep;
   // Installed with the runtime, so every frame the page asks for from now on is counted (none
   // without a window: the runtime also loads where there is no DOM).
   const pageFrames = typeof window === 'object' ? frameRequests() : null;
@@ -60,8 +60,9 @@ export function effectModule(dep: Deps) {
 
   /** The events that end a user's input (the last one an action dispatches). */
   const TERMINAL_EVENTS = ['mouseup', 'click', 'contextmenu', 'keyup', 'input', 'change', 'wheel', 'scroll', 'drop', 'dragend', 'focusin', 'focusout'];
-  function beginAction(ref: string, el: Element, read: string): void {
+  function beginAction(ref: string, el: Element, read: string, report?: string): void {
     endAction();
+    state.settled = null;
     let markInput = (): void => undefined;
     const inputSeen = new Promise<void>((r) => (markInput = r));
     const rec: ActionRecord = { ref, el, observers: [], count: 0, lastMutationAt: 0, frame: null, unlisten: [], inputSeen, markInput, read };
@@ -99,6 +100,76 @@ export function effectModule(dep: Deps) {
     if (read === 'text') rec.textBefore = readText(el);
     if (read === 'checked') rec.checkedBefore = readChecked(el);
     state.action = rec;
+    if (report) {
+      rec.report = report;
+      armReport(rec, report);
+    }
+  }
+  /**
+   * Send the settle to `url` from the page as soon as the input has settled. Over WebDriver on
+   * WebKit a command sent after a click that changed the DOM starts only once the page has rendered
+   * the change (15-60 ms on the demo list); the report leaves ahead of that rendering, and the settle
+   * command's own answer stays the fallback. Not tried under a `<meta>` CSP; a CSP header that
+   * refuses it stops reports from that document, and the violation event is kept from the page.
+   */
+  function armReport(rec: ActionRecord, url: string): void {
+    if (state.reportsRefused || document.querySelector('meta[http-equiv="Content-Security-Policy" i]')) return;
+    guardReports(url);
+    // A link or a form leaving the document: its settle describes the old one, and the command
+    // (which fails as the document goes) tells the step. WebKit starts such a navigation after a
+    // policy check, later than the settle: the click on a link and the submission are seen here,
+    // and count unless a handler cancels them.
+    const exits: Event[] = [];
+    const onExit = (e: Event): void => {
+      if (e.type === 'submit' || e.composedPath().some(leavingLink)) exits.push(e);
+    };
+    const onLeave = (): void => {
+      rec.leaving = true;
+    };
+    const listeners: [string, (e: Event) => void][] = [['click', onExit], ['submit', onExit], ['beforeunload', onLeave]];
+    for (const [type, fn] of listeners) {
+      window.addEventListener(type, fn, { capture: true });
+      rec.unlisten.push(() => window.removeEventListener(type, fn, { capture: true }));
+    }
+    void rec.inputSeen.then(() => {
+      if (state.action !== rec) return;
+      settleOf(rec).then(
+        (v) => {
+          if (rec.leaving || exits.some((e) => !e.defaultPrevented)) return;
+          try {
+            // A beacon: fire and forget, and not one of the requests apps wrap (fetch, XHR) to log.
+            navigator.sendBeacon(url, JSON.stringify(v));
+          } catch {
+            // Refused outright: the settle command answers instead.
+          }
+        },
+        () => undefined,
+      );
+    });
+  }
+  /** A link that loads another document in this window when followed. */
+  function leavingLink(n: EventTarget): boolean {
+    if (!isEl(n) || (n.localName !== 'a' && n.localName !== 'area') || !n.hasAttribute('href') || n.hasAttribute('download')) return false;
+    const a = n as HTMLAnchorElement;
+    if (a.target && a.target !== '_self') return false;
+    if (a.protocol === 'javascript:') return false;
+    // Only the fragment differs: a jump within this document.
+    const here = location.href.split('#')[0];
+    return !(a.href.split('#')[0] === here && a.href.includes('#'));
+  }
+  function guardReports(url: string): void {
+    if (state.reportGuard) return;
+    state.reportGuard = true;
+    const origin = url.slice(0, url.indexOf('/', 'http://'.length));
+    window.addEventListener(
+      'securitypolicyviolation',
+      (e) => {
+        if (!e.blockedURI.startsWith(origin)) return;
+        state.reportsRefused = true;
+        e.stopImmediatePropagation();
+      },
+      { capture: true },
+    );
   }
   function countNow(rec: ActionRecord): number {
     let n = 0;
@@ -130,11 +201,31 @@ export function effectModule(dep: Deps) {
    * SETTLE_FRAMES_MAX. Then read back. No frame is waited for when the input already changed the
    * DOM and the page asked for none.
    */
-  async function settle(waitInputMs = 0): ReturnType<RuntimeApi['settle']> {
+  async function settle(waitInputMs = 0, report?: string): ReturnType<RuntimeApi['settle']> {
     const rec = state.action;
-    if (!rec) return { mutations: 0, noFrames: false, framesWaited: 0, detached: false };
+    // `report`: the action this settle is for. A settle command whose action already reported
+    // (answered, so still running when the next action began) must leave that next one alone.
+    if (!rec || (report !== undefined && rec.report !== report)) {
+      // The action's report went first and its settle has ended it: the same result, once.
+      const done = state.settled;
+      state.settled = null;
+      return done ?? { mutations: 0, noFrames: false, framesWaited: 0, detached: false };
+    }
     // Sent before the dispatch was acknowledged: first wait for the input to arrive.
     if (waitInputMs > 0) await Promise.race([rec.inputSeen, sleep(waitInputMs)]);
+    const p = settleOf(rec);
+    state.settled = null;
+    return p;
+  }
+  /** The action's one settle: whichever asks first (the settle call, the report) starts it. */
+  function settleOf(rec: ActionRecord): Promise<RuntimeSettle> {
+    if (!rec.settling) {
+      rec.settling = settleBody(rec);
+      state.settled = rec.settling;
+    }
+    return rec.settling;
+  }
+  async function settleBody(rec: ActionRecord): Promise<RuntimeSettle> {
     await macrotask();
     let framesWaited = 0;
     let noFrames = false;

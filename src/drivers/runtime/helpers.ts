@@ -116,12 +116,25 @@ export function helpersModule() {
       });
     });
   }
-  /** One macrotask: lets microtasks and already-queued tasks (framework schedulers) run. */
+  /**
+   * One macrotask: lets microtasks and already-queued tasks (framework schedulers) run. Whichever
+   * task source comes first: a MessageChannel message runs at once in Chromium, where a zero
+   * timeout may wait its 1 ms clamp; in WebKit a message takes 13-50 ms (ports are routed through
+   * another process) while a zero timeout runs within 1-3 ms, ahead of the rendering.
+   */
   function macrotask(): Promise<void> {
     return new Promise((r) => {
       const ch = new MessageChannel();
-      ch.port1.onmessage = () => r();
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const done = (): void => {
+        clearTimeout(timer);
+        ch.port1.onmessage = null;
+        ch.port1.close();
+        r();
+      };
+      ch.port1.onmessage = done;
       ch.port2.postMessage(0);
+      timer = setTimeout(done, 0);
     });
   }
 

@@ -2,7 +2,7 @@
  * Types the in-page runtime's modules share (the page state, targets, resolve results). Types only:
  * nothing here exists at run time, so the modules may import it without breaking their serialisation.
  */
-import type { RuntimeResolve } from './api.js';
+import type { RuntimeResolve, RuntimeSettle } from './api.js';
 
 export interface RefEntry {
   weak: WeakRef<Element>;
@@ -31,6 +31,12 @@ export interface ActionRecord {
   read: string;
   textBefore?: string;
   checkedBefore?: boolean | 'mixed' | null;
+  /** The settle, once started (by the settle call or by the input when a report URL was given). */
+  settling?: Promise<RuntimeSettle>;
+  /** Where the page reports this action's settle (the driver's URL for it), when it does. */
+  report?: string;
+  /** A navigation began during the action (beforeunload): a report would describe the old document. */
+  leaving?: boolean;
 }
 /** Per document, kept across a runtime upgrade (stateVersion 1): refs minted earlier stay valid. */
 export interface State {
@@ -44,6 +50,12 @@ export interface State {
   lastLines: string[] | null;
   action: ActionRecord | null;
   lastResolved: Element | null;
+  /** The last action's settle, for the one settle call that comes after its report already went. */
+  settled?: Promise<RuntimeSettle> | null;
+  /** The document's CSP refused a settle report: no more reports from this document. */
+  reportsRefused?: boolean;
+  /** The listener that hides a refused report's violation event from the page is installed. */
+  reportGuard?: boolean;
 }
 
 export interface Target {

@@ -30,6 +30,7 @@ import type {
 } from '../page-driver.js';
 import type { RuntimeApi, RuntimeMethod } from '../runtime/api.js';
 import { PAGE_RUNTIME_SOURCE, RUNTIME_VERSION } from '../runtime/main.js';
+import { SettleReports } from './settle-reports.js';
 import { CAPTURE_SOURCE, PENDING_REQUESTS_SOURCE, readConsoleSource, readExceptionsSource } from '../runtime/page-capture.js';
 import { markSource } from '../runtime/perf-probe.js';
 import { WebDriverClient, WebDriverError, type ActionSource, type KeyAction, type PointerAction } from './client.js';
@@ -74,6 +75,11 @@ export class WebDriverPageDriver implements HostPage {
   /** Capture and the runtime run at every document's start (BiDi preload scripts), as over CDP. */
   private atDocumentStart = false;
   private readonly crashHandlers = new Set<(reason: string) => void>();
+  /** Where the page reports a click's settle itself (WebKit browsers): see settle-reports.ts. */
+  private reports: SettleReports | undefined;
+  private reportSeq = 0;
+  /** The action the last gate call armed a report for: the settle that follows may take it. */
+  private armedSeq: number | undefined;
 
   constructor(
     readonly client: WebDriverClient,
@@ -171,12 +177,45 @@ export class WebDriverPageDriver implements HostPage {
     }
   }
 
+  /**
+   * Have the page report each single click's settle itself (WebKit only, where the settle command
+   * goes out beside the click and its answer waits for the page's rendering).
+   */
+  async startSettleReports(): Promise<void> {
+    if (!this.reports && this.runsCommandsAtOnce) this.reports = await SettleReports.start();
+  }
+
+  async stopSettleReports(): Promise<void> {
+    const r = this.reports;
+    this.reports = undefined;
+    await r?.close();
+  }
+
+  /** Settle reports received from the page so far. */
+  get settleReportsReceived(): number {
+    return this.reports?.received ?? 0;
+  }
+
   async call<M extends RuntimeMethod>(method: M, args: Parameters<RuntimeApi[M]>, opts: RuntimeCallOptions = {}): Promise<Awaited<ReturnType<RuntimeApi[M]>>> {
     const body = `const r = globalThis[Symbol.for('rehearse.runtime')]; if (!r || r.version !== arguments[0]) return ${JSON.stringify(MISSING)}; return r.call(arguments[1], arguments[2]);`;
+    const armed = this.armedSeq;
+    this.armedSeq = undefined;
+    let sent: readonly unknown[] = args;
+    let arming: number | undefined;
+    const gateOpts: unknown = sent[1];
+    if (method === 'gate' && this.reports && gateOpts && typeof gateOpts === 'object' && (gateOpts as { settleOnInput?: boolean }).settleOnInput) {
+      arming = ++this.reportSeq;
+      sent = [sent[0], { ...gateOpts, report: this.reports.url(arming) }];
+    }
+    // The settle names its action: answered by the report, it may still run after the next gate.
+    if (method === 'settle' && armed !== undefined && this.reports) sent = [sent[0], this.reports.url(armed)];
     for (let attempt = 0; ; attempt++) {
       let value: unknown;
       try {
-        value = await this.guard(this.client.execute<unknown>(body, [RUNTIME_VERSION, method, args], opts.timeoutMs));
+        const callArgs = [RUNTIME_VERSION, method, sent];
+        value = await this.guard(
+          method === 'settle' && armed !== undefined && this.reports ? this.raceReport(this.reports, armed, body, callArgs, opts.timeoutMs) : this.client.execute<unknown>(body, callArgs, opts.timeoutMs),
+        );
       } catch (e) {
         if (e instanceof WebDriverError && /unload|navigat|detached|no such frame/i.test(e.detail)) {
           throw new PerfError({ code: 'page_navigated', kind: 'failed', message: `the page navigated or reloaded while ${method} was running`, suggestion: 'wait for the navigation (wait_for) and run snap again', cause: e });
@@ -191,7 +230,21 @@ export class WebDriverPageDriver implements HostPage {
       if (value && typeof value === 'object' && (value as { status?: string }).status === 'runtime_error') {
         throw new PerfError({ code: 'runtime_error', kind: 'failed', message: `page runtime ${method} failed: ${String((value as { detail?: string }).detail).split('\n')[0]}` });
       }
+      if (arming !== undefined) this.armedSeq = arming;
       return value as Awaited<ReturnType<RuntimeApi[M]>>;
+    }
+  }
+
+  /** The settle command, or the page's own report of the same settle when that comes first. */
+  private async raceReport(reports: SettleReports, seq: number, body: string, args: unknown[], timeoutMs: number | undefined): Promise<unknown> {
+    const reply = this.client.execute<unknown>(body, args, timeoutMs);
+    const wait = reports.wait(seq);
+    try {
+      return await Promise.race([reply, wait.report]);
+    } finally {
+      wait.cancel();
+      // Answered by the report, the command still runs to its end in the page: its answer is not needed.
+      reply.catch(() => undefined);
     }
   }
 
@@ -303,8 +356,8 @@ export class WebDriverPageDriver implements HostPage {
   /**
    * The move to (x, y), or none when the pointer is already there: the WebDriver input state keeps
    * the pointer between commands, and a user clicking twice in one place does not move the mouse.
-   * On WebKitGTK a move costs 15-65 ms (a motion event waits for the page's next rendering), the
-   * largest part of a tap; down and up cost ~6 ms.
+   * On WebKitGTK a move costs 15-65 ms (a motion event waits for the page's next rendering); down
+   * and up cost ~6 ms.
    */
   private moveTo(x: number, y: number): PointerAction[] {
     const to = { x: Math.round(x), y: Math.round(y) };

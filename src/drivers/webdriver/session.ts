@@ -54,29 +54,34 @@ export async function openWebDriverPage(o: WebDriverPageOptions): Promise<WebDri
   const endpoint = o.endpoint ?? server!.endpoint;
   let client: WebDriverClient | undefined;
   let bidi: BidiConnection | undefined;
+  let driver: WebDriverPageDriver | undefined;
   try {
     // tauri-driver rewrites alwaysMatch into the native driver's options: keep its request plain.
     client = await WebDriverClient.newSession(endpoint, capabilities(o), { bidi: o.kind !== 'tauri' });
     await client.setTimeouts({ script: SCRIPT_TIMEOUT_MS });
     const ua = await client.execute<string>('return navigator.userAgent;');
-    const driver = new WebDriverPageDriver(client, ua);
-    driver.serverPid = server?.pids[0] ?? o.serverPid;
+    const page = new WebDriverPageDriver(client, ua);
+    driver = page;
+    page.serverPid = server?.pids[0] ?? o.serverPid;
+    await page.startSettleReports();
     const ws = client.capabilities.webSocketUrl;
     if (typeof ws === 'string') {
       bidi = await BidiConnection.connect(ws);
-      await driver.useBidi(bidi);
+      await page.useBidi(bidi);
     }
     return {
-      driver,
+      driver: page,
       server,
       close: async () => {
         bidi?.close();
+        await page.stopSettleReports();
         await client!.close();
         await server?.close();
       },
     };
   } catch (e) {
     bidi?.close();
+    await driver?.stopSettleReports();
     await client?.close();
     await server?.close();
     throw e;
