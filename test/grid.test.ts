@@ -2,7 +2,8 @@
  * Selenium Grid end to end, against a real Grid 4 on 127.0.0.1 (npm's selenium-server jar, Java 17,
  * Debian's chromedriver): `perf run --grid` and `perf gate --grid` on a standalone server, a scenario
  * naming the Grid in `browser.endpoint` with browser restarts (a new session per repeat), no session
- * left on the Grid afterwards (also after Ctrl-C); a Grid that is not there is exit 3 naming it;
+ * left on the Grid afterwards (also after Ctrl-C), and MCP `app_start {grid}` driving a Grid session
+ * that `app_stop` deletes; a Grid that is not there is exit 3 naming it;
  * `--parallel` without a Grid is refused. Then a hub with two nodes: `perf gate --parallel 2` gives the
  * serial gate's verdicts, and a node killed mid-gate gives exit 3 for its run and no orphaned session.
  * Every Java process tree is killed at the end of its test.
@@ -13,6 +14,8 @@ import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { RunFile } from '../src/perf/run-file.js';
 import { ROOT } from './helpers.js';
 import { freePort, gridLog, gridSessions, javaAvailable, startHubAndNodes, startStandalone, type GridProcess } from './grid-server.js';
@@ -119,6 +122,29 @@ test('standalone Grid: perf run and perf gate through --grid; browser.endpoint s
     assert.deepEqual([status.running, status.alive.chrome], [true, true]);
     assert.equal(perf(['stop']).code, 0);
     assert.equal(await gridSessions(grid.url), 0, 'perf stop deleted the session');
+
+    // MCP app_start {grid}: the agent's session is a Grid session too, deleted by app_stop.
+    const transport = new StdioClientTransport({ command: process.execPath, args: [PERF, 'mcp', '--allow-outside'], cwd: work, env: { ...(process.env as Record<string, string>), GITHUB_STEP_SUMMARY: '' }, stderr: 'pipe' });
+    const client = new Client({ name: 'rehearse-grid-test', version: '0.0.0' });
+    await client.connect(transport);
+    try {
+      const call = async (name: string, args: Record<string, unknown> = {}): Promise<{ isError: boolean; json: { data?: Record<string, unknown>; code?: string } }> => {
+        const res = (await client.callTool({ name, arguments: args })) as { isError?: boolean; content: { type: string; text?: string }[] };
+        return { isError: res.isError === true, json: JSON.parse(res.content.find((c) => c.type === 'text')?.text ?? '{}') as { data?: Record<string, unknown>; code?: string } };
+      };
+      const mcpStart = await call('app_start', { serve: join(ROOT, 'scenarios/app'), path: '/dialog.html', grid: grid.url });
+      assert.equal(mcpStart.isError, false, JSON.stringify(mcpStart.json));
+      assert.equal((mcpStart.json.data?.grid as { url?: string } | undefined)?.url, grid.url);
+      assert.equal(await gridSessions(grid.url), 1);
+      const mcpTap = await call('tap', { target: { role: 'button', name: 'Open dialog' } });
+      assert.equal(mcpTap.isError, false, JSON.stringify(mcpTap.json));
+      const dialog = await call('snap', { grep: 'Confirm' });
+      assert.match(String(dialog.json.data?.snapshot), /dialog "Confirm"/);
+      assert.equal((await call('app_stop')).isError, false);
+      assert.equal(await gridSessions(grid.url), 0, 'app_stop deleted the session');
+    } finally {
+      await client.close();
+    }
 
     // Ctrl-C mid-run: the run file is written (interrupted) and the session deleted.
     const p = perfAsync(['run', DIALOG, '--grid', grid.url, '--repeat', '30', '--warmup', '0', '--out', 'int']);

@@ -113,7 +113,8 @@ export function effectModule(dep: Deps) {
    * refuses it stops reports from that document, and the violation event is kept from the page.
    */
   function armReport(rec: ActionRecord, url: string): void {
-    if (state.reportsRefused || document.querySelector('meta[http-equiv="Content-Security-Policy" i]')) return;
+    // An element in a frame: its clicks and navigations are not this window's to watch.
+    if (winOf(rec.el) !== window || state.reportsRefused || document.querySelector('meta[http-equiv="Content-Security-Policy" i]')) return;
     guardReports(url);
     // A link or a form leaving the document: its settle describes the old one, and the command
     // (which fails as the document goes) tells the step. WebKit starts such a navigation after a
