@@ -78,7 +78,7 @@ export function gridLog(g: GridProcess): string {
 
 interface Status {
   ready: boolean;
-  nodes: { availability?: string; slots: { session: unknown }[] }[];
+  nodes: { uri?: string; availability?: string; slots: { session: unknown }[] }[];
 }
 
 export async function gridStatus(url: string): Promise<Status | undefined> {
@@ -90,10 +90,10 @@ export async function gridStatus(url: string): Promise<Status | undefined> {
   }
 }
 
-/** Sessions the Grid holds now, over every node (`upOnly`: the nodes it sees UP). */
-export async function gridSessions(url: string, opts: { upOnly?: boolean } = {}): Promise<number> {
+/** Sessions the Grid holds now, over every node (`upOnly`: the nodes it sees UP; `node`: that node's URL only). */
+export async function gridSessions(url: string, opts: { upOnly?: boolean; node?: string } = {}): Promise<number> {
   const s = await gridStatus(url);
-  const nodes = s?.nodes.filter((n) => !opts.upOnly || n.availability === undefined || n.availability === 'UP');
+  const nodes = s?.nodes.filter((n) => (!opts.upOnly || n.availability === undefined || n.availability === 'UP') && (opts.node === undefined || n.uri === opts.node));
   return nodes ? nodes.flatMap((n) => n.slots).filter((slot) => slot.session).length : -1;
 }
 
