@@ -356,7 +356,6 @@ async function connectWebDriver(state: WebDriverSessionState): Promise<{ driver:
   const client = WebDriverClient.attach(wd.endpoint, wd.sessionId, { ...(wd.browserName ? { browserName: wd.browserName } : {}), ...(wd.browserVersion ? { browserVersion: wd.browserVersion } : {}) });
   const driver = new WebDriverPageDriver(client, wd.userAgent);
   if (wd.pids[0] !== undefined) driver.serverPid = wd.pids[0];
-  await driver.startSettleReports();
   return { driver, state, close: () => driver.stopSettleReports() };
 }
 

@@ -75,8 +75,9 @@ export class WebDriverPageDriver implements HostPage {
   /** Capture and the runtime run at every document's start (BiDi preload scripts), as over CDP. */
   private atDocumentStart = false;
   private readonly crashHandlers = new Set<(reason: string) => void>();
-  /** Where the page reports a click's settle itself (WebKit browsers): see settle-reports.ts. */
+  /** Where the page reports a click's settle itself (WebKit): see settle-reports.ts. Started at the first single click. */
   private reports: SettleReports | undefined;
+  private reportsStarting: Promise<SettleReports | undefined> | undefined;
   private reportSeq = 0;
   /** The action the last gate call armed a report for: the settle that follows may take it. */
   private armedSeq: number | undefined;
@@ -178,21 +179,20 @@ export class WebDriverPageDriver implements HostPage {
   }
 
   /**
-   * Have the page report each single click's settle itself (WebKit only, where the settle command
-   * goes out beside the click and its answer waits for the page's rendering).
+   * Where the page reports a single click's settle (WebKit only, where the settle command goes out
+   * beside the click and its answer waits for the page's rendering); started once, when first needed.
    */
-  async startSettleReports(): Promise<void> {
-    if (this.reports || !this.runsCommandsAtOnce) return;
-    try {
-      this.reports = await SettleReports.start();
-    } catch {
-      // No loopback port to listen on: the settle command answers, as on any other engine.
-    }
+  private settleReports(): Promise<SettleReports | undefined> {
+    if (!this.runsCommandsAtOnce) return Promise.resolve(undefined);
+    // No loopback port to listen on: the settle command answers, as on any other engine.
+    this.reportsStarting ??= SettleReports.start().then((r) => (this.reports = r), () => undefined);
+    return this.reportsStarting;
   }
 
   async stopSettleReports(): Promise<void> {
-    const r = this.reports;
+    const r = await this.reportsStarting;
     this.reports = undefined;
+    this.reportsStarting = undefined;
     await r?.close();
   }
 
@@ -208,19 +208,20 @@ export class WebDriverPageDriver implements HostPage {
     let sent: readonly unknown[] = args;
     let arming: number | undefined;
     const gateOpts: unknown = sent[1];
-    if (method === 'gate' && this.reports && gateOpts && typeof gateOpts === 'object' && (gateOpts as { settleOnInput?: boolean }).settleOnInput) {
+    const settleOnInput = method === 'gate' && typeof gateOpts === 'object' && gateOpts !== null && (gateOpts as { settleOnInput?: boolean }).settleOnInput === true;
+    const reports = settleOnInput ? await this.settleReports() : this.reports;
+    if (settleOnInput && reports) {
       arming = ++this.reportSeq;
-      sent = [sent[0], { ...gateOpts, report: this.reports.url(arming) }];
+      sent = [sent[0], { ...(gateOpts as object), report: reports.url(arming) }];
     }
     // The settle names its action: answered by the report, it may still run after the next gate.
-    if (method === 'settle' && armed !== undefined && this.reports) sent = [sent[0], this.reports.url(armed)];
+    const racing = method === 'settle' && armed !== undefined && reports ? { reports, seq: armed } : undefined;
+    if (racing) sent = [sent[0], racing.reports.url(racing.seq)];
     for (let attempt = 0; ; attempt++) {
       let value: unknown;
       try {
         const callArgs = [RUNTIME_VERSION, method, sent];
-        value = await this.guard(
-          method === 'settle' && armed !== undefined && this.reports ? this.raceReport(this.reports, armed, body, callArgs, opts.timeoutMs) : this.client.execute<unknown>(body, callArgs, opts.timeoutMs),
-        );
+        value = await this.guard(racing ? this.raceReport(racing.reports, racing.seq, body, callArgs, opts.timeoutMs) : this.client.execute<unknown>(body, callArgs, opts.timeoutMs));
       } catch (e) {
         if (e instanceof WebDriverError && /unload|navigat|detached|no such frame/i.test(e.detail)) {
           throw new PerfError({ code: 'page_navigated', kind: 'failed', message: `the page navigated or reloaded while ${method} was running`, suggestion: 'wait for the navigation (wait_for) and run snap again', cause: e });

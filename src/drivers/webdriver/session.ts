@@ -54,34 +54,30 @@ export async function openWebDriverPage(o: WebDriverPageOptions): Promise<WebDri
   const endpoint = o.endpoint ?? server!.endpoint;
   let client: WebDriverClient | undefined;
   let bidi: BidiConnection | undefined;
-  let driver: WebDriverPageDriver | undefined;
   try {
     // tauri-driver rewrites alwaysMatch into the native driver's options: keep its request plain.
     client = await WebDriverClient.newSession(endpoint, capabilities(o), { bidi: o.kind !== 'tauri' });
     await client.setTimeouts({ script: SCRIPT_TIMEOUT_MS });
     const ua = await client.execute<string>('return navigator.userAgent;');
-    const page = new WebDriverPageDriver(client, ua);
-    driver = page;
-    page.serverPid = server?.pids[0] ?? o.serverPid;
-    await page.startSettleReports();
+    const driver = new WebDriverPageDriver(client, ua);
+    driver.serverPid = server?.pids[0] ?? o.serverPid;
     const ws = client.capabilities.webSocketUrl;
     if (typeof ws === 'string') {
       bidi = await BidiConnection.connect(ws);
-      await page.useBidi(bidi);
+      await driver.useBidi(bidi);
     }
     return {
-      driver: page,
+      driver,
       server,
       close: async () => {
         bidi?.close();
-        await page.stopSettleReports();
+        await driver.stopSettleReports();
         await client!.close();
         await server?.close();
       },
     };
   } catch (e) {
     bidi?.close();
-    await driver?.stopSettleReports();
     await client?.close();
     await server?.close();
     throw e;
