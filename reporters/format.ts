@@ -191,7 +191,7 @@ export function oneLine(s: string): string {
 // ─── compare rows ───────────────────────────────────────────────────────────────────────────────────
 
 const SEVERITY_RANK: Record<Severity, number> = { error: 0, warn: 1, info: 2, none: 3 };
-const VERDICT_RANK: Record<RowVerdict, number> = { regressed: 0, inconclusive: 1, improved: 2, changed: 3, unchanged: 4 };
+const VERDICT_RANK: Record<RowVerdict, number> = { missing: 0, regressed: 1, inconclusive: 2, improved: 3, changed: 4, unchanged: 5 };
 
 function magnitude(row: CompareRow): number {
   if (row.deltaPct !== null && Number.isFinite(row.deltaPct)) return Math.abs(row.deltaPct);
@@ -204,7 +204,8 @@ function magnitude(row: CompareRow): number {
  */
 export function changedRows(rows: readonly CompareRow[]): CompareRow[] {
   return rows
-    .filter((r) => r.verdict !== 'unchanged' && r.verdict !== 'changed')
+    // A secondary or shown metric only one run has (a renamed step, say) is in the JSON, not in the way.
+    .filter((r) => r.verdict !== 'unchanged' && r.verdict !== 'changed' && (r.verdict !== 'missing' || r.gated))
     .sort(
       (p, q) =>
         SEVERITY_RANK[p.severity] - SEVERITY_RANK[q.severity] ||
@@ -214,9 +215,12 @@ export function changedRows(rows: readonly CompareRow[]): CompareRow[] {
     );
 }
 
-export type RowStatus = 'error' | 'warn' | 'inconclusive' | 'info' | 'improved' | 'changed' | 'unchanged';
+export type RowStatus = 'missing' | 'error' | 'warn' | 'inconclusive' | 'info' | 'improved' | 'changed' | 'unchanged';
 
-/** error / warn / inconclusive / info (a regression of a secondary metric) / improved / changed (no better direction) / unchanged. */
+/**
+ * missing (a lost primary measurement: fails) / error / warn / inconclusive / info (a regression of a
+ * secondary metric) / improved / changed (no better direction) / unchanged.
+ */
 export function rowStatus(row: CompareRow): RowStatus {
   switch (row.verdict) {
     case 'improved':
@@ -224,6 +228,9 @@ export function rowStatus(row: CompareRow): RowStatus {
     case 'inconclusive':
     case 'changed':
       return row.verdict;
+    case 'missing':
+      // Excused (the driver cannot measure it) or not gated: said in the reason, not counted as a failure.
+      return row.severity === 'error' ? 'missing' : 'unchanged';
     case 'regressed':
       return row.severity === 'none' ? 'info' : row.severity;
   }
@@ -231,6 +238,7 @@ export function rowStatus(row: CompareRow): RowStatus {
 
 /** What a status cell says. */
 export const STATUS_WORD: Record<RowStatus, string> = {
+  missing: 'missing (not measured)',
   error: 'error',
   warn: 'warn',
   inconclusive: 'inconclusive',
@@ -242,12 +250,13 @@ export const STATUS_WORD: Record<RowStatus, string> = {
 
 /** "2 errors, 1 warning, 3 improved" — counts of the changed rows by status. */
 export function compareCounts(rows: readonly CompareRow[]): string {
-  const n = { error: 0, warn: 0, inconclusive: 0, info: 0, improved: 0, changed: 0 };
+  const n = { missing: 0, error: 0, warn: 0, inconclusive: 0, info: 0, improved: 0, changed: 0 };
   for (const r of rows) {
     const s = rowStatus(r);
     if (s !== 'unchanged') n[s]++;
   }
   const parts = [
+    n.missing ? `${n.missing} missing` : '',
     n.error ? `${n.error} error${n.error === 1 ? '' : 's'}` : '',
     n.warn ? `${n.warn} warning${n.warn === 1 ? '' : 's'}` : '',
     n.inconclusive ? `${n.inconclusive} inconclusive` : '',

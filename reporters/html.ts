@@ -385,7 +385,7 @@ function renderRun(run: RunFile, options?: RenderOptions): string {
 
 // ─── compare ────────────────────────────────────────────────────────────────────────────────────────
 
-const STATUS_CLASS = { error: 'fail', warn: 'warn', inconclusive: 'inconclusive', info: 'info', improved: 'pass', changed: 'neutral', unchanged: 'neutral' } as const;
+const STATUS_CLASS = { missing: 'fail', error: 'fail', warn: 'warn', inconclusive: 'inconclusive', info: 'info', improved: 'pass', changed: 'neutral', unchanged: 'neutral' } as const;
 
 function rowCard(charts: Charts, row: CompareRow, ctx: CompareContext): string {
   const status = rowStatus(row);

@@ -160,7 +160,9 @@ function renderCompare(result: CompareReport, ctx: CompareContext): string {
   const gated = sortMetrics(result.rows.filter((r) => r.gated).map((r) => r.metric)).flatMap((m) => byMetric.get(m) ?? []);
   const cases = gated.map((row): TestCase => {
     const tc: TestCase = { name: row.metric, classname, timeMs: 0 };
-    if (row.verdict === 'regressed' && row.severity === 'error') {
+    if (row.verdict === 'missing' && row.severity === 'error') {
+      tc.failure = { message: `${row.metric} not measured: ${row.reason}`, type: 'missing', details: row.reason };
+    } else if (row.verdict === 'regressed' && row.severity === 'error') {
       tc.failure = { message: `${row.metric} regressed: ${evidence(row, ctx)}`, type: 'regression', details: row.reason };
     } else if (row.verdict === 'regressed' && row.severity === 'warn') {
       tc.systemOut = `warn: ${row.metric} regressed: ${evidence(row, ctx)}\n${row.reason}`;

@@ -110,7 +110,7 @@ function renderRun(run: RunFile): string {
 // ─── compare ────────────────────────────────────────────────────────────────────────────────────────
 
 const VERDICT_HEAD = { pass: '✅ PASS', warn: '⚠️ WARN', fail: '❌ FAIL', inconclusive: '❔ INCONCLUSIVE' } as const;
-const STATUS_CELL = { error: '🔴 error', warn: '🟡 warn', inconclusive: '❔ inconclusive', info: '⚪ info (secondary)', improved: '🟢 improved', changed: 'changed (not judged)', unchanged: 'unchanged' } as const;
+const STATUS_CELL = { missing: '🔴 missing (not measured)', error: '🔴 error', warn: '🟡 warn', inconclusive: '❔ inconclusive', info: '⚪ info (secondary)', improved: '🟢 improved', changed: 'changed (not judged)', unchanged: 'unchanged' } as const;
 
 function unchangedLine(names: readonly string[], rows: readonly CompareRow[], stepLabels: readonly string[]): string {
   const byMetric = new Map(rows.map((r) => [r.metric, r]));

@@ -100,7 +100,7 @@ function renderCompare(result: CompareReport, ctx: CompareContext, options: Rend
       color,
     );
     const plain = (s: string): string => s;
-    const paintStatus: Record<RowStatus, (s: string) => string> = { error: p.red, warn: p.yellow, inconclusive: p.yellow, info: plain, improved: p.green, changed: plain, unchanged: plain };
+    const paintStatus: Record<RowStatus, (s: string) => string> = { missing: p.red, error: p.red, warn: p.yellow, inconclusive: p.yellow, info: plain, improved: p.green, changed: plain, unchanged: plain };
     for (const row of changed) {
       const status = rowStatus(row);
       const need = row.verdict === 'inconclusive' && row.needRepeats ? ` (≈${row.needRepeats} repeats)` : '';

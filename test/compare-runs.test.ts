@@ -442,3 +442,77 @@ test('abbaOrder: A B B A A B …; every arm runs each schedule slot once', () =>
   assert.deepEqual(againstLabels(), { baseline: 'baseline', candidate: 'candidate' });
   assert.deepEqual(againstLabels('pr'), { baseline: 'pr-baseline', candidate: 'pr-candidate' });
 });
+
+// ─── a lost measurement ─────────────────────────────────────────────────────────────────────────────
+
+/** A copy of `run` whose measured repeats lack `names` (and their per-frame forms): deleted, or null. */
+function withoutMetrics(run: RunFile, names: string[], how: 'deleted' | 'null'): RunFile {
+  const copy = JSON.parse(JSON.stringify(run)) as RunFile;
+  for (const r of copy.repeats) {
+    if (r.status !== 'measured') continue;
+    for (const name of names) {
+      for (const key of [name, `${name}.perFrame`]) {
+        if (!(key in r.report.metrics)) continue;
+        if (how === 'deleted') delete r.report.metrics[key];
+        else (r.report.metrics as Record<string, number | null>)[key] = null;
+      }
+    }
+  }
+  return copy;
+}
+
+test('a primary metric measured in one run and gone (or all null) in the other is a missing row and fails the compare', () => {
+  const a = makeRun({ metrics: typicalRun(61, 6) });
+  for (const how of ['deleted', 'null'] as const) {
+    const b = withoutMetrics(makeRun({ metrics: typicalRun(62, 6) }), ['counters.layouts'], how);
+    const c = compareRuns(a, b);
+    const r = row(c, 'counters.layouts.perFrame');
+    assert.deepEqual([r.verdict, r.severity, r.gated], ['missing', 'error', true], how);
+    assert.match(r.reason, /lost: the candidate has no value of this primary metric/);
+    assert.equal(c.verdict, 'fail', how);
+    assert.equal(compareExitCode(c), 1);
+    assert.match(c.gate.summary, /counters\.layouts\.perFrame missing/);
+    // The baseline losing it is as bad: nothing was compared.
+    const back = compareRuns(b, a);
+    assert.deepEqual([row(back, 'counters.layouts.perFrame').verdict, back.verdict], ['missing', 'fail'], how);
+  }
+});
+
+test('a primary metric the candidate\'s driver cannot produce is missing but excused: the row says why and the compare is not failed', () => {
+  const a = makeRun({ metrics: typicalRun(63, 6) });
+  const webkit = withoutMetrics(makeRun({ metrics: typicalRun(64, 6), env: { browser: { product: 'WebKit', userAgent: 'ua', headless: true, driver: 'webdriver', engine: 'webkit' } } }), ['counters.layouts', 'counters.styleRecalcs'], 'deleted');
+  const c = compareRuns(a, webkit);
+  const r = row(c, 'counters.layouts.perFrame');
+  assert.deepEqual([r.verdict, r.severity], ['missing', 'none']);
+  assert.match(r.reason, /not measured in the candidate: the webdriver-webkit driver does not produce it/);
+  assert.notEqual(c.verdict, 'fail');
+  // The same loss on a CDP run (which does produce it) fails.
+  const cdp = compareRuns(a, withoutMetrics(makeRun({ metrics: typicalRun(64, 6) }), ['counters.layouts'], 'deleted'));
+  assert.equal(cdp.verdict, 'fail');
+});
+
+test('a secondary metric only one run has is a missing row that does not fail', () => {
+  const a = makeRun({ metrics: typicalRun(65, 6) });
+  const b = withoutMetrics(makeRun({ metrics: typicalRun(66, 6) }), ['frames.frameMs.p90'], 'deleted');
+  const c = compareRuns(a, b);
+  assert.deepEqual([row(c, 'frames.frameMs.p90').verdict, row(c, 'frames.frameMs.p90').severity], ['missing', 'none']);
+  assert.equal(c.verdict, 'pass');
+});
+
+test('perf compare on a real run file whose candidate lost its primary metrics: exit 1, the rows say missing', () => {
+  const base = readRunFile(join(ROOT, 'baselines/list-scroll-desktop.json'));
+  const primaries = ['counters.layouts', 'counters.styleRecalcs', 'frames.overBudget', 'frames.dropped', 'longFrames.blockingMs', 'counters.threadCpuMs'];
+  const a = write('lost-a.json', base);
+  const b = write('lost-b.json', withoutMetrics(base, primaries, 'deleted'));
+  const r = perf(['compare', a, b]);
+  assert.equal(r.code, 1, r.stdout + r.stderr);
+  assert.match(r.stdout, /^FAIL/);
+  assert.match(r.stdout, /counters\.layouts(\.perFrame)? .*missing/);
+  assert.match(r.stderr, /regression: .*\(missing\)/);
+  const j = JSON.parse(perf(['compare', a, b, '--json']).stdout) as RunsComparison;
+  assert.ok(j.rows.filter((x) => x.verdict === 'missing' && x.severity === 'error').length >= 3, JSON.stringify(j.rows.map((x) => [x.metric, x.verdict])));
+  const md = perf(['compare', a, b, '--reporter', 'markdown']);
+  assert.match(md.stdout, /missing \(not measured\)/);
+  const junit = perf(['compare', a, b, '--reporter', 'junit']);
+  assert.match(junit.stdout, /<failure message="counters\.layouts[^"]* not measured/);
+});

@@ -69,8 +69,8 @@ export const compareCommand = defineCommand({
       process.stdout.write(renderComparison(comparison, a, b, reporter, reporter === 'table' && process.stdout.isTTY === true));
       if (reporter === 'markdown') appendToGithubStepSummary(renderComparison(comparison, a, b, 'markdown'));
       if (comparison.verdict === 'fail') {
-        const worst = comparison.rows.filter((r) => r.gated && r.verdict === 'regressed' && r.severity === 'error').map((r) => r.metric);
-        info(`perf: regression: ${worst.join(', ')} (${relative(process.cwd(), fileB) || fileB} vs ${relative(process.cwd(), fileA) || fileA})`);
+        const worst = comparison.rows.filter((r) => r.gated && (r.verdict === 'regressed' || r.verdict === 'missing') && r.severity === 'error');
+        info(`perf: regression: ${worst.map((r) => (r.verdict === 'missing' ? `${r.metric} (missing)` : r.metric)).join(', ')} (${relative(process.cwd(), fileB) || fileB} vs ${relative(process.cwd(), fileA) || fileA})`);
       }
     }
     if (comparison.verdict === 'inconclusive' && !f.json) noteInconclusive(`perf: inconclusive: ${comparison.gate.summary}`, f.strict === true);

@@ -164,7 +164,7 @@ export function judgeEntry(sc: Scenario, run: RunFile, runFile: string, baseline
 const VERDICT_WORD: Record<GateVerdict, string> = { pass: 'PASS', warn: 'WARN', fail: 'FAIL', inconclusive: 'INCONCLUSIVE' };
 
 function regressions(c: RunsComparison): CompareRow[] {
-  return c.rows.filter((r) => r.gated && r.verdict === 'regressed' && (r.severity === 'error' || r.severity === 'warn'));
+  return c.rows.filter((r) => r.gated && (r.verdict === 'regressed' || r.verdict === 'missing') && (r.severity === 'error' || r.severity === 'warn'));
 }
 
 // 3 metrics: enough to name the problem on one summary line; the detail table lists the rest.
@@ -182,7 +182,7 @@ export function entryDetail(e: GateEntry, cwd = process.cwd()): string {
       const host = c.host.same ? '' : '; baseline from another host: only the app\'s own work is gated';
       if (c.verdict === 'inconclusive') return `${c.gate.summary} (${n})${host}`;
       if (!regs.length) return `no significant regression (${c.rows.filter((r) => r.verdict === 'improved').length} improved; ${n})${host}`;
-      const shown = regs.slice(0, WORST_SHOWN).map((r) => `${r.metric} ${formatDelta(r)} (${r.severity})`);
+      const shown = regs.slice(0, WORST_SHOWN).map((r) => (r.verdict === 'missing' ? `${r.metric} missing (not measured)` : `${r.metric} ${formatDelta(r)} (${r.severity})`));
       return shown.join(', ') + (regs.length > WORST_SHOWN ? ` +${regs.length - WORST_SHOWN} more` : '') + ` (${n})${host}`;
     }
     case 'missing-baseline':

@@ -23,7 +23,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { PerfError } from '../errors.js';
 import type { RepeatRecord, RunFile, SequentialRecord } from './run-file.js';
 import { compareMetrics, DEFAULT_ALPHA, DEFAULT_SPENDING, type CompareOptions, type CompareResult, type Direction, type MetricRole, type MetricSamples, type Thresholds } from './compare.js';
-import { defaultPrimaryMetrics, floorOf, isTimingMetric, MIN_PAINTED_FOR_PER_FRAME, PER_FRAME_SUFFIX, resolveMetric, framesPainted, type ResolvedMetric } from './metrics.js';
+import { defaultPrimaryMetrics, floorOf, isTimingMetric, MIN_PAINTED_FOR_PER_FRAME, PER_FRAME_SUFFIX, resolveMetric, framesPainted, type DriverName, type ResolvedMetric } from './metrics.js';
 import { median } from './stats.js';
 
 /** The run-file schema this compare reads (run-file.ts); the type import keeps src/perf free of runtime deps on src/runner. */
@@ -347,6 +347,15 @@ export function metricSamples(
     const fromB = timing && timingGated ? repB.filter((x) => x.mode === 'timing') : repB;
     let role: MetricRole = r.def.gate === 'never' || r.def.better === 'none' ? 'shown' : primaryForms.has(metric) ? 'primary' : 'secondary';
     let note: string | undefined;
+    const lost = role === 'primary' ? lostIn(r, repA, repB) : undefined;
+    if (lost) {
+      // A primary metric one run measured and the other did not stays primary, whatever would demote it:
+      // the row is `missing`, and fails unless that run's driver cannot produce the metric.
+      const run = lost === 'a' ? a : b;
+      const unmeasurable = r.def.drivers.includes(driverOf(run.env)) ? undefined : `the ${driverOf(run.env)} driver does not produce it`;
+      samples.push({ metric, a: values(repA, metric), b: values(repB, metric), role, better: r.def.better, floor: floorOf(r), ...(unmeasurable ? { unmeasurable } : {}) });
+      continue;
+    }
     if (r.perFrame && !perFrameOk && role !== 'shown') {
       role = 'shown';
       note = perFrameWhy;
@@ -387,6 +396,29 @@ export function metricSamples(
     onlyA: [...namesA].filter((m) => !namesB.has(m)).sort(),
     onlyB: [...namesB].filter((m) => !namesA.has(m)).sort(),
   };
+}
+
+/**
+ * Which run lost a primary metric: it has no finite value of it (nor of its base count, for a per-frame
+ * form) in any measured repeat while the other run has some. Undefined when both or neither measured it.
+ */
+function lostIn(r: ResolvedMetric, repA: Measured[], repB: Measured[]): 'a' | 'b' | undefined {
+  const has = (reps: Measured[]): boolean => values(reps, r.name).length > 0 || values(reps, r.base).length > 0;
+  const inA = has(repA);
+  const inB = has(repB);
+  return inA === inB ? undefined : inA ? 'b' : 'a';
+}
+
+/** The driver a run was measured with, as the registry names drivers (metrics.ts `drivers`). */
+export function driverOf(env: RunFile['env'] | undefined): DriverName {
+  switch (env?.browser?.driver) {
+    case 'pty':
+      return 'pty';
+    case 'webdriver':
+      return env.browser.engine === 'webkit' ? 'webdriver-webkit' : 'webdriver-chromium';
+    case undefined:
+      return 'cdp';
+  }
 }
 
 /**
@@ -551,8 +583,8 @@ function gateSummary(r: CompareResult, look: number): string {
   switch (r.verdict) {
     case 'fail':
     case 'warn': {
-      const regs = primary.filter((x) => x.verdict === 'regressed');
-      return `${regs.map((x) => `${x.metric} ${x.severity}`).join(', ')}${lookNote}`;
+      const regs = primary.filter((x) => x.verdict === 'regressed' || (x.verdict === 'missing' && x.severity === 'error'));
+      return `${regs.map((x) => `${x.metric} ${x.verdict === 'missing' ? 'missing (not measured)' : x.severity}`).join(', ')}${lookNote}`;
     }
     case 'inconclusive': {
       const und = primary.filter((x) => x.verdict === 'inconclusive');

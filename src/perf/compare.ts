@@ -90,9 +90,16 @@ export interface MetricSamples {
   looks?: { a: number; b: number }[];
   /** Sample sizes the design reaches at its last look; default this look's (a fixed compare: t = 1). */
   maxN?: { a: number; b: number };
+  /**
+   * Why the run without samples of this metric could not have measured it (its driver does not produce
+   * it). A primary metric that one run measured and the other did not is otherwise a lost measurement,
+   * which fails the compare.
+   */
+  unmeasurable?: string;
 }
 
-export type RowVerdict = 'regressed' | 'improved' | 'unchanged' | 'inconclusive' | 'changed';
+/** `missing`: one run has samples of the metric and the other none: a lost measurement (DESIGN.md "Verdicts"). */
+export type RowVerdict = 'regressed' | 'improved' | 'unchanged' | 'inconclusive' | 'changed' | 'missing';
 export type Severity = 'error' | 'warn' | 'info' | 'none';
 export type Direction = 'worse' | 'better';
 
@@ -215,7 +222,7 @@ interface Interval {
 }
 
 const SEVERITY_RANK: Record<Severity, number> = { error: 0, warn: 1, info: 2, none: 3 };
-const VERDICT_RANK: Record<RowVerdict, number> = { regressed: 0, inconclusive: 1, improved: 2, changed: 3, unchanged: 4 };
+const VERDICT_RANK: Record<RowVerdict, number> = { missing: 0, regressed: 1, inconclusive: 2, improved: 3, changed: 4, unchanged: 5 };
 
 /** Judge every metric at this look; see the file header for the rule. */
 export function compareMetrics(samples: MetricSamples[], opts: CompareOptions): CompareResult {
@@ -281,7 +288,8 @@ export function compareMetrics(samples: MetricSamples[], opts: CompareOptions): 
     .map((k) => k.row);
 
   const primary = sorted.filter((r) => r.gated);
-  const errors = primary.filter((r) => r.verdict === 'regressed' && r.severity === 'error');
+  // A lost primary measurement fails like an error-level regression: a broken probe must never read as a pass.
+  const errors = primary.filter((r) => (r.verdict === 'regressed' || r.verdict === 'missing') && r.severity === 'error');
   const verdict: CompareVerdict = errors.length
     ? 'fail'
     : primary.some((r) => r.verdict === 'inconclusive')
@@ -433,9 +441,7 @@ function judge(x: Analysis, t: Thresholds, alpha: number, rejection: Direction |
     gated,
     role: s.role,
   };
-  if (!hl) {
-    return { ...common, deltaPct: null, scale: null, ci: null, pValue: null, pNeeded: null, verdict: 'unchanged', severity: 'none', decided: true, reason: 'no samples in one of the runs', shift: null };
-  }
+  if (!hl) return unjudgeable(s, common);
   const pct = (v: number): number => (100 * v) / x.scale;
   const deltaPct = pct(hl.shift);
   const ci = { lowPct: pct(hl.low), highPct: pct(hl.high), level: hl.level };
@@ -503,6 +509,22 @@ function judge(x: Analysis, t: Thresholds, alpha: number, rejection: Direction |
     severity: 'none',
     decided: futile,
     reason: `${futile ? 'within noise, below warn, and not an error-size change' : x.worsePct >= t.warnPct ? 'undecided (secondary)' : 'within noise'}: ${evidence}; ${why}${note}`,
+  };
+}
+
+/** A row with no samples in one run or in both: missing (a lost measurement), or nothing to judge. */
+function unjudgeable(s: MetricSamples, common: Pick<CompareRow, 'metric' | 'a' | 'b' | 'gated' | 'role'>): CompareRow {
+  const empty = { ...common, deltaPct: null, scale: null, ci: null, pValue: null, pNeeded: null, decided: true, shift: null };
+  if (!s.a.length && !s.b.length) return { ...empty, verdict: 'unchanged', severity: 'none', reason: 'no samples in either run' };
+  const lostIn = s.a.length ? 'candidate' : 'baseline';
+  const had = `the ${lostIn === 'candidate' ? 'baseline' : 'candidate'} measured it in ${Math.max(s.a.length, s.b.length)} repeat(s)`;
+  if (s.unmeasurable) return { ...empty, verdict: 'missing', severity: 'none', reason: `not measured in the ${lostIn}: ${s.unmeasurable}; ${had}` };
+  if (!common.gated) return { ...empty, verdict: 'missing', severity: 'none', reason: `no samples in the ${lostIn}; ${had} (not gated)` };
+  return {
+    ...empty,
+    verdict: 'missing',
+    severity: 'error',
+    reason: `lost: the ${lostIn} has no value of this primary metric (its key is gone or every value is null) while ${had}; a broken measurement is not a pass`,
   };
 }
 
