@@ -11,6 +11,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { splitCredentials } from '../src/url.js';
 
 /** Repo root (this file runs from dist/test); not from helpers.ts, which would make bench/scale.ts a test run. */
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -39,6 +40,8 @@ export interface GridProcess {
   log: string;
   /** SIGKILL to its whole process group (Java, chromedriver, Chromium); resolves when Java is gone. */
   stop(): Promise<void>;
+  /** SIGSTOP to its whole process group: a node that hangs (or a network that drops it) without closing a connection. */
+  freeze(): void;
 }
 
 // One Chromium slot per node unless asked: a parallel gate then puts each run on its own node.
@@ -56,8 +59,13 @@ function startJava(args: string[], url: string): GridProcess {
     url,
     child,
     log,
+    freeze() {
+      process.kill(-child.pid!, 'SIGSTOP');
+    },
     async stop() {
       try {
+        // A frozen group takes SIGKILL as it is; SIGCONT first only so its exit is reported at once.
+        process.kill(-child.pid!, 'SIGCONT');
         process.kill(-child.pid!, 'SIGKILL');
       } catch {
         /* gone */
@@ -81,9 +89,11 @@ interface Status {
   nodes: { uri?: string; availability?: string; slots: { session: unknown }[] }[];
 }
 
+/** /status of the Grid at `url` (credentials in it, as user:key@, go as Basic auth). */
 export async function gridStatus(url: string): Promise<Status | undefined> {
+  const { url: plain, headers } = splitCredentials(url);
   try {
-    const res = await fetch(`${url}/status`, { signal: AbortSignal.timeout(2000) });
+    const res = await fetch(`${plain}/status`, { headers, signal: AbortSignal.timeout(2000) });
     return ((await res.json()) as { value: Status }).value;
   } catch {
     return undefined;
@@ -109,10 +119,12 @@ export async function waitReady(url: string, nodes = 1, timeoutMs = 60_000): Pro
 }
 
 /** `java -jar … standalone`: router, distributor and one node in one process. */
-export async function startStandalone(opts: { maxSessions?: number } = {}): Promise<GridProcess> {
+export async function startStandalone(opts: { maxSessions?: number; auth?: { user: string; password: string } } = {}): Promise<GridProcess> {
   const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
-  const g = startJava(['standalone', '--port', String(port), '--host', '127.0.0.1', ...CHROME_DRIVER, `max-sessions=${opts.maxSessions ?? 1}`], url);
+  // With auth, the URL clients use carries the credentials (as a cloud Grid's does).
+  const url = `http://${opts.auth ? `${opts.auth.user}:${opts.auth.password}@` : ''}127.0.0.1:${port}`;
+  const auth = opts.auth ? ['--username', opts.auth.user, '--password', opts.auth.password] : [];
+  const g = startJava(['standalone', '--port', String(port), '--host', '127.0.0.1', ...auth, ...CHROME_DRIVER, `max-sessions=${opts.maxSessions ?? 1}`], url);
   try {
     await waitReady(url);
   } catch (e) {

@@ -33,13 +33,32 @@ function perf(args: string[], timeoutMs = 300_000): { code: number; stdout: stri
   return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
 }
 
-function perfAsync(args: string[]): { done: Promise<{ code: number | null; stdout: string; stderr: string }>; kill(sig: NodeJS.Signals): void } {
+/**
+ * `perf ARGS` in the background. `done` fails (and the process is killed) when it has not exited within
+ * `timeoutMs`: a hung harness fails its test, it never holds the suite. `stderrAt` tells when a line
+ * matching a pattern was first printed (ms since the epoch).
+ */
+function perfAsync(args: string[], timeoutMs = 300_000): { done: Promise<{ code: number | null; stdout: string; stderr: string }>; kill(sig: NodeJS.Signals): void; stderrAt(re: RegExp): number | undefined } {
   const child = spawn(process.execPath, [PERF, ...args], { cwd: work, env: { ...process.env, GITHUB_STEP_SUMMARY: '' } });
   let stdout = '';
   let stderr = '';
+  const lines: { at: number; text: string }[] = [];
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  return { done: new Promise((r) => child.once('exit', (code) => r({ code, stdout, stderr }))), kill: (sig) => child.kill(sig) };
+  child.stderr.on('data', (d: Buffer) => {
+    stderr += d.toString();
+    lines.push({ at: Date.now(), text: d.toString() });
+  });
+  const done = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`perf ${args.join(' ')} did not exit within ${timeoutMs} ms; stderr: ${stderr.slice(-1000)}`));
+    }, timeoutMs);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+  return { done, kill: (sig) => child.kill(sig), stderrAt: (re) => lines.find((l) => re.test(l.text))?.at };
 }
 
 async function until(what: string, check: () => Promise<boolean>, timeoutMs = 60_000): Promise<void> {
@@ -176,7 +195,7 @@ test('a Grid that is not there → exit 3 naming it, never a pass; --parallel wi
   assert.match(bad.stderr, /--grid must be a Selenium Grid URL/);
 });
 
-test('hub + two nodes: perf gate --parallel 2 gives the serial verdicts; a node killed mid-gate → exit 3 for its run, no session left', { skip }, async () => {
+test('hub + two nodes: perf gate --parallel 2 gives the serial verdicts; a node that hangs mid-gate (frozen: no connection closes) → exit 3 for its run, no session left', { skip, timeout: 600_000 }, async (t) => {
   const grid = await startHubAndNodes(2);
   try {
     const args = ['gate', LIST, '--variant', 'desktop', DIALOG, '--baselines', 'baselines', '--grid', grid.url, ...SMALL, '--var', 'jank=1', '--json'];
@@ -189,12 +208,17 @@ test('hub + two nodes: perf gate --parallel 2 gives the serial verdicts; a node 
     assert.deepEqual(v(serial.stdout), ['list-scroll-desktop:compared:fail', 'dialog:compared:pass']);
     assert.equal(await gridSessions(grid.url), 0);
 
-    // Kill one node while both run: the run on it ends with exit 3 (environment), not a pass.
+    // Freeze one node while both run (a hung node or a dropped network: its connections stay open and
+    // silent, the case a crash does not show): the run on it ends with exit 3 (environment), not a pass,
+    // found by the session watch rather than by each command's own 30 s deadline.
     const p = perfAsync(['gate', LIST, '--variant', 'desktop', DIALOG, '--baselines', 'baselines', '--grid', grid.url, '--repeat', '20', '--warmup', '0', '--fixed', '--parallel', '2', '--out', 'killed', '--json']);
     await until('two Grid sessions', async () => (await gridSessions(grid.url)) === 2, 120_000);
     await new Promise((r) => setTimeout(r, 2000));
-    await grid.nodes[0]!.stop();
+    grid.nodes[0]!.freeze();
+    const frozenAt = Date.now();
     const r = await p.done;
+    const reported = p.stderrAt(/Selenium Grid/);
+    t.diagnostic(`frozen node reported after ${reported ? ((reported - frozenAt) / 1000).toFixed(1) : '?'} s; gate exited after ${((Date.now() - frozenAt) / 1000).toFixed(1)} s`);
     assert.equal(r.code, 3, r.stdout + r.stderr);
     const runs = (JSON.parse(r.stdout) as { runs: { id: string; status: string; error?: { code: string; kind: string } }[] }).runs;
     const lost = runs.filter((x) => x.status === 'error');
@@ -204,6 +228,30 @@ test('hub + two nodes: perf gate --parallel 2 gives the serial verdicts; a node 
     // The killed node's slot may be listed (even as UP) until the hub's health check finds it gone;
     // the node left running holds nothing.
     await until('no session on the live node', async () => (await gridSessions(grid.url, { node: grid.nodes[1]!.url })) === 0, 30_000);
+  } finally {
+    await grid.stop();
+  }
+});
+
+test('a Grid that asks for credentials (user:key@ in the URL, as cloud Grids do): sent as Basic auth, shown as user:***@ everywhere', { skip, timeout: 300_000 }, async () => {
+  const KEY = 'k3y-9f2c41';
+  const grid = await startStandalone({ auth: { user: 'ada', password: KEY } });
+  try {
+    const shown = grid.url.replace(`ada:${KEY}@`, 'ada:***@');
+    const run = perf(['run', DIALOG, '--grid', grid.url, '--repeat', '1', '--warmup', '0', '--out', 'auth', '--json']);
+    assert.equal(run.code, 0, run.stderr.replaceAll(KEY, '<key>'));
+    const j = JSON.parse(run.stdout) as RunFile;
+    assert.equal(j.summary.measured + j.summary.refused, 1);
+    assert.equal(j.env.browser.endpoint, `selenium+${shown}`);
+    const file = readFileSync(join(work, 'auth/dialog-run.json'), 'utf8');
+    for (const text of [run.stdout, run.stderr, file]) assert.ok(!text.includes(KEY), 'the key is never shown');
+    assert.equal(await gridSessions(grid.url), 0, 'the session was deleted (with the credentials)');
+
+    // A wrong key: the Grid refuses, exit 3, and the message shows neither key.
+    const wrong = perf(['run', DIALOG, '--grid', grid.url.replace(KEY, 'wrong-key-77'), '--repeat', '1', '--warmup', '0', '--out', 'auth-wrong']);
+    assert.equal(wrong.code, 3, wrong.stderr);
+    assert.match(wrong.stderr, /Selenium Grid at http:\/\/ada:\*\*\*@127\.0\.0\.1:\d+/);
+    assert.ok(!wrong.stderr.includes('wrong-key-77') && !wrong.stderr.includes(KEY), wrong.stderr);
   } finally {
     await grid.stop();
   }

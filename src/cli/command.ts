@@ -1,4 +1,5 @@
 /** A CLI command is a defineCommand({...}) literal listed in src/cli/main.ts. */
+import { hideCredentials } from '../url.js';
 import type { FlagSpecs, FlagValues } from './args.js';
 
 export interface CommandDefinition {
@@ -18,13 +19,13 @@ export function defineCommand(def: CommandDefinition): CommandDefinition {
   return def;
 }
 
-/** Results go to stdout; --json prints exactly one JSON document there. */
+/** Results go to stdout; --json prints exactly one JSON document there. URL credentials are shown as user:***@. */
 export function printJson(value: unknown): void {
-  process.stdout.write(JSON.stringify(value, null, 2) + '\n');
+  process.stdout.write(hideCredentials(JSON.stringify(value, null, 2)) + '\n');
 }
 
 export function info(line: string): void {
-  process.stderr.write(line + '\n');
+  process.stderr.write(hideCredentials(line) + '\n');
 }
 
 export const ALLOW_OUTSIDE_FLAG = {

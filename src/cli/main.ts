@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { closest, exitCodeOf, isPerfError, PerfError, printable } from '../errors.js';
 import { stepNames } from '../steps/registry.js';
 import { installSignalHandlers } from '../session/processes.js';
+import { hideCredentials } from '../url.js';
 import { flagsHelp, parseFlags } from './args.js';
 import type { CommandDefinition } from './command.js';
 import { doctorCommand, logsCommand, restartCommand, startCommand, statusCommand, stopCommand } from './lifecycle.js';
@@ -102,17 +103,21 @@ export async function main(argv: string[]): Promise<number> {
 /** Print an error as one line (plus a hint), never a stack for a user mistake. */
 export function reportError(e: unknown): number {
   if (isPerfError(e)) {
-    process.stderr.write(`perf: ${printable(e.message)}\n`);
-    if (e.suggestion) process.stderr.write(`  hint: ${printable(e.suggestion)}\n`);
+    process.stderr.write(`perf: ${printable(hideCredentials(e.message))}\n`);
+    if (e.suggestion) process.stderr.write(`  hint: ${printable(hideCredentials(e.suggestion))}\n`);
     // One line of JSON, last, so `2>&1 | tail -n1` recovers it.
     if (e.salvage !== undefined) process.stderr.write(`${JSON.stringify(e.salvage)}\n`);
     return exitCodeOf(e.kind);
   }
   const err = e as Error;
-  process.stderr.write(`perf: internal error: ${printable(err?.message ?? String(e))}\n  hint: this is a bug in perf; set PERF_DEBUG=1 for the stack and report it\n`);
+  process.stderr.write(`perf: internal error: ${printable(hideCredentials(err?.message ?? String(e)))}\n  hint: this is a bug in perf; set PERF_DEBUG=1 for the stack and report it\n`);
   if (process.env.PERF_DEBUG) process.stderr.write(`${err?.stack ?? ''}\n`);
   return 1;
 }
+
+// 10 s after the command has finished: every close it does is bounded (5 s for a WebSocket's closing
+// handshake); a handle still open past that is a leak, and must not keep a CI job waiting.
+const LINGER_MS = 10_000;
 
 export async function cli(argv: string[]): Promise<void> {
   installSignalHandlers();
@@ -123,4 +128,8 @@ export async function cli(argv: string[]): Promise<void> {
     code = reportError(e);
   }
   process.exitCode = code;
+  setTimeout(() => {
+    if (process.env.PERF_DEBUG) process.stderr.write(`perf: still running ${LINGER_MS} ms after the command finished; exiting\n`);
+    process.exit(code);
+  }, LINGER_MS).unref();
 }

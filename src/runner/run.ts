@@ -26,6 +26,7 @@ import { startApp, type AppSpec, type RunningApp } from '../session/app.js';
 import { BrowserSession, type RestartMode } from '../session/browser-session.js';
 import { GRID_SCHEME, gridUrlOf } from '../session/grid.js';
 import { writeJsonAtomic } from '../session/state.js';
+import { hideCredentials } from '../url.js';
 import { hostInfo, toolVersion } from './env.js';
 import { sameNetwork } from '../steps/network.js';
 import type { BudgetResult, PerfReportRecord, RepeatMode, RepeatRecord, RepeatStepRecord, RunEnv, RunFile } from '../perf/run-file.js';
@@ -370,7 +371,7 @@ export async function describeEnv(session: BrowserSession, sc: Scenario, mode: R
   }
   if (session.chrome) env.browser.executablePath = session.chrome.executablePath;
   if (sc.browser.endpoint) env.browser.endpoint = sc.browser.endpoint;
-  if (session.options.grid) env.browser.endpoint = `${GRID_SCHEME}${session.options.grid}`;
+  if (session.options.grid) env.browser.endpoint = hideCredentials(`${GRID_SCHEME}${session.options.grid}`);
   return env;
 }
 

@@ -15,6 +15,12 @@ import { trackProcess } from '../session/processes.js';
 import { hostInfo, toolVersion } from './env.js';
 import type { RepeatBrowser, RepeatContext } from './repeat-browser.js';
 
+/** Tie a server's processes to the harness (the watchdog kills them if it dies); returns the untrack. */
+function track(server: WebDriverServer | undefined): () => void {
+  const untracks = (server?.pids ?? []).map((pid) => trackProcess(pid, { group: true }));
+  return () => untracks.forEach((u) => u());
+}
+
 // 30 s, as for a CDP navigation: a dev server may compile the page on first request.
 const NAVIGATION_TIMEOUT_MS = 30_000;
 
@@ -31,14 +37,22 @@ export class WebDriverRepeatBrowser implements RepeatBrowser {
     private readonly sc: Scenario,
     private readonly host: SessionHost,
     private readonly baseUrl: string,
-    private readonly server: WebDriverServer | undefined,
-    private readonly untrack: () => void,
+    private server: WebDriverServer | undefined,
+    private untrack: () => void,
   ) {}
 
   static async start(sc: Scenario, host: SessionHost, baseUrl: string): Promise<WebDriverRepeatBrowser> {
     const server = sc.browser.webdriver ? undefined : await startWebDriverServer(serverKind(sc), { cwd: sc.dir });
-    const untracks = (server?.pids ?? []).map((pid) => trackProcess(pid, { group: true }));
-    return new WebDriverRepeatBrowser(sc, host, baseUrl, server, () => untracks.forEach((u) => u()));
+    return new WebDriverRepeatBrowser(sc, host, baseUrl, server, track(server));
+  }
+
+  /** The server (or its browser) did not answer a new session: kill it and start another, once per repeat. */
+  private async restartServer(): Promise<{ endpoint: string; pid?: number }> {
+    await this.server?.close();
+    this.untrack();
+    this.server = await startWebDriverServer(serverKind(this.sc), { cwd: this.sc.dir });
+    this.untrack = track(this.server);
+    return { endpoint: this.server.endpoint, ...(this.server.pids[0] !== undefined ? { pid: this.server.pids[0] } : {}) };
   }
 
   async open(rc: RepeatContext, mark: (phase: 'restart') => void): Promise<void> {
@@ -49,7 +63,7 @@ export class WebDriverRepeatBrowser implements RepeatBrowser {
     this.page = await openWebDriverPage({
       kind: serverKind(this.sc),
       endpoint: this.sc.browser.webdriver ?? this.server!.endpoint,
-      ...(this.server ? { serverPid: this.server.pids[0] } : {}),
+      ...(this.server ? { serverPid: this.server.pids[0], restartServer: () => this.restartServer() } : {}),
       headless: this.sc.browser.headless,
       ...(this.sc.browser.engine === 'webkit' ? {} : { chromePath: chromeBinary() }),
       ...(desktop ? { desktop: { binary: desktop.binary, args: desktop.args.map((a) => a.replaceAll('${APP_URL}', rc.url)) } } : {}),

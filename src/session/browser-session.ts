@@ -8,6 +8,7 @@ import type { HostPage } from '../drivers/page-driver.js';
 import { PerfError } from '../errors.js';
 import { launchChrome, type ChromeProcess, type LaunchOptions } from './chrome.js';
 import { gridLostError, startGridChrome, type GridChrome } from './grid.js';
+import { hideCredentials } from '../url.js';
 
 /** How a repeat starts clean (scenario `browser.restart`, `--restart`). */
 export type RestartMode = 'reload' | 'context' | 'browser';
@@ -282,7 +283,7 @@ async function startBrowser(opts: BrowserSessionOptions): Promise<{ chrome: Chro
     } catch (e) {
       await chrome.close();
       // Whatever failed (the router refused, the node went away), it is the Grid's session: say so.
-      throw new PerfError({ code: 'grid_cdp_failed', kind: 'environment', message: `Selenium Grid at ${opts.grid}: could not connect over CDP to ${chrome.wsEndpoint}: ${(e as Error).message}`, cause: e });
+      throw new PerfError({ code: 'grid_cdp_failed', kind: 'environment', message: hideCredentials(`Selenium Grid at ${opts.grid}: could not connect over CDP to ${chrome.wsEndpoint}: ${(e as Error).message}`), cause: e });
     }
   }
   const chrome = await launchChrome(opts);
@@ -357,6 +358,9 @@ export async function restartBrowser(s: BrowserSession, open?: OpenSpec): Promis
   if (spare?.kind !== 'browser') await discardTaken(s.browser, spare);
   await s.browser.disconnect();
   await s.chrome.close({ discard: true });
+  // A Grid session lost (or not deletable) ends the run here: a new one would land on another node.
+  const lost = s.gridLost();
+  if (lost) throw lost;
   const { chrome, browser } = spare?.kind === 'browser' ? spare : await startBrowser({ ...s.options, userDataDir: undefined });
   try {
     const page = await newCleanPage(browser, spare?.kind === 'browser' ? { kind: 'context', id: spare.contextId } : undefined, open);

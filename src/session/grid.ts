@@ -11,6 +11,7 @@
  */
 import { WebDriverClient } from '../drivers/webdriver/client.js';
 import { PerfError } from '../errors.js';
+import { hideCredentials, withCredentialsOf } from '../url.js';
 import { BASE_FLAGS, chromeBinary, type ChromeProcess, type LaunchOptions } from './chrome.js';
 import { onShutdown, trackRemoteSession } from './processes.js';
 
@@ -25,12 +26,24 @@ export function gridUrlOf(endpoint: string | undefined): string | undefined {
 /** A --grid value as the Grid's base URL (`selenium+` accepted too); a usage error otherwise. */
 export function checkGridUrl(value: string, who: string): string {
   const url = gridUrlOf(value) ?? value.replace(/\/+$/, '');
-  if (!/^https?:\/\/[^/\s]+/.test(url)) {
-    throw new PerfError({ code: 'invalid_flag', message: `${who}: --grid must be a Selenium Grid URL such as http://127.0.0.1:4444, got "${value}"`, suggestion: 'start a Grid with `java -jar selenium-server-4.x.jar standalone` and pass its URL' });
+  let valid = /^https?:\/\/[^/\s]+/.test(url);
+  try {
+    new URL(url);
+  } catch {
+    valid = false;
+  }
+  if (!valid) {
+    throw new PerfError({ code: 'invalid_flag', message: `${who}: --grid must be a Selenium Grid URL such as http://127.0.0.1:4444, got "${hideCredentials(value)}"`, suggestion: 'start a Grid with `java -jar selenium-server-4.x.jar standalone` and pass its URL' });
   }
   return url;
 }
 
+// 30 s to delete a session: on a loaded node chromedriver takes seconds to quit Chromium, and a
+// session left behind holds its slot until the Grid's own timeout (300 s by default).
+const GRID_DELETE_TIMEOUT_MS = 30_000;
+// 5 s when the session was already lost: the Grid may still free its slot, but the run's exit (3) must
+// not wait on a node that stopped answering.
+const LOST_DELETE_TIMEOUT_MS = 5000;
 // 120 s: a Grid queues a request while every matching slot is busy; a parallel gate's sessions free
 // theirs within a run, so waiting longer than this means the Grid is stuck, not busy.
 const NEW_SESSION_TIMEOUT_MS = 120_000;
@@ -43,13 +56,44 @@ function isLoopback(url: string): boolean {
 
 function gridError(grid: string, what: string, cause: unknown): PerfError {
   const why = cause instanceof Error ? cause.message : String(cause);
+  const shown = hideCredentials(grid);
   return new PerfError({
     code: 'grid_session_failed',
     kind: 'environment',
-    message: `Selenium Grid at ${grid}: ${what}: ${why}`,
-    suggestion: `check the Grid (${grid}/status): is it up, with a free Chromium slot on a node that has chromedriver?`,
+    message: hideCredentials(`Selenium Grid at ${shown}: ${what}: ${why}`),
+    suggestion: `check the Grid (${shown}/status): is it up, with a free Chromium slot on a node that has chromedriver?`,
     cause,
   });
+}
+
+// Every 4 s the session is asked whether it still answers (a Grid node that died leaves its CDP
+// WebSocket through the hub open, and every command would wait out its own 30 s): two failed asks in
+// a row, each given 8 s, end the session, so a lost node is reported within 30 s of its death.
+const WATCH_INTERVAL_MS = 4000;
+const WATCH_TIMEOUT_MS = 8000;
+const WATCH_STRIKES = 2;
+
+/**
+ * Ask the Grid every WATCH_INTERVAL_MS whether the session still answers (GET …/timeouts: chromedriver
+ * answers it without touching the page, so a busy page is not taken for a dead node). Calls `lost` with
+ * why after WATCH_STRIKES failures in a row. Returns the function that stops watching.
+ */
+function watchSession(client: WebDriverClient, grid: string, lost: (why: string) => void): () => void {
+  let strikes = 0;
+  let busy = false;
+  const timer = setInterval(() => {
+    if (busy) return;
+    busy = true;
+    client
+      .getTimeouts(WATCH_TIMEOUT_MS)
+      .then(() => (strikes = 0))
+      .catch((e: unknown) => {
+        if (++strikes >= WATCH_STRIKES) lost(`the session no longer answers through ${hideCredentials(grid)}: ${(e as Error).message}`);
+      })
+      .finally(() => (busy = false));
+  }, WATCH_INTERVAL_MS);
+  timer.unref();
+  return () => clearInterval(timer);
 }
 
 export interface GridChrome extends ChromeProcess {
@@ -89,11 +133,22 @@ export async function startGridChrome(grid: string, opts: LaunchOptions = {}): P
   let endedFlag = false;
   let resolveEnded: (v: { code: number | null; signal: NodeJS.Signals | null }) => void = () => undefined;
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => (resolveEnded = r));
+  const markLost = (reason: string): void => {
+    if (closing || lostReason) return;
+    lostReason = `the Selenium Grid session ${client.sessionId} at ${hideCredentials(grid)} was lost (${reason})`;
+    stopWatch();
+    // Like a browser process that exited: the CDP connection fails its commands now, with this reason.
+    resolveEnded({ code: null, signal: null });
+  };
+  const stopWatch = watchSession(client, grid, markLost);
   const close = (): Promise<void> =>
     (closing ??= (async () => {
       offShutdown();
-      await client.close();
-      untrack();
+      stopWatch();
+      // A lost session's node is dead or frozen: ask briefly. One not deleted stays with the watchdog,
+      // which asks again (twice, 30 s each) once this process has exited, without holding it up.
+      if (await client.delete(lostReason ? LOST_DELETE_TIMEOUT_MS : GRID_DELETE_TIMEOUT_MS)) untrack();
+      else lostReason ??= `the Selenium Grid session ${client.sessionId} at ${hideCredentials(grid)} could not be deleted (no answer)`;
       endedFlag = true;
       resolveEnded({ code: 0, signal: null });
     })());
@@ -107,7 +162,8 @@ export async function startGridChrome(grid: string, opts: LaunchOptions = {}): P
     grid: { url: grid, sessionId: client.sessionId },
     pid: typeof caps['goog:processID'] === 'number' ? caps['goog:processID'] : 0,
     port: 0,
-    wsEndpoint: cdp,
+    // A cloud Grid's credentials go with the WebSocket too (as Basic auth); shown hidden everywhere.
+    wsEndpoint: withCredentialsOf(grid, cdp),
     userDataDir: chrome?.userDataDir ?? '',
     executablePath: binary ?? `${String(caps.browserName ?? 'chrome')} ${String(caps.browserVersion ?? '')} on Selenium Grid`.trim(),
     exited,
@@ -116,14 +172,11 @@ export async function startGridChrome(grid: string, opts: LaunchOptions = {}): P
     stderrTail: () => '',
     close: () => close(),
     lost: () => lostReason,
-    markLost(reason) {
-      if (closing || lostReason) return;
-      lostReason = `the Selenium Grid session ${client.sessionId} at ${grid} was lost (${reason})`;
-    },
+    markLost,
   };
 }
 
 /** The error that ends a run whose Grid session was lost (the node died, the Grid dropped it). */
 export function gridLostError(reason: string): PerfError {
-  return new PerfError({ code: 'grid_session_lost', kind: 'environment', message: reason, suggestion: 'check the Grid node (its log, /status): the run stopped rather than go on on another node' });
+  return new PerfError({ code: 'grid_session_lost', kind: 'environment', message: hideCredentials(reason), suggestion: 'check the Grid node (its log, /status): the run stopped rather than go on on another node' });
 }

@@ -44,13 +44,32 @@ function removeFolders(): void {
   }
 }
 
-// 5 s per DELETE: a Grid answers in well under a second; one that does not must not keep us alive.
-const REMOTE_DELETE_TIMEOUT_MS = 5000;
+// 30 s per DELETE: on a loaded node chromedriver takes seconds to quit Chromium; a session left
+// behind would hold its Grid slot for the Grid's own timeout (300 s by default). Tried twice.
+const REMOTE_DELETE_TIMEOUT_MS = 30_000;
+const REMOTE_DELETE_TRIES = 2;
+
+/** DELETE a session URL; credentials in it (a cloud Grid) go as Basic auth, as fetch refuses them in the URL. */
+async function deleteSession(url: string): Promise<void> {
+  const u = new URL(url);
+  const auth = u.username || u.password ? `Basic ${Buffer.from(`${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}`).toString('base64')}` : undefined;
+  u.username = '';
+  u.password = '';
+  for (let i = 0; i < REMOTE_DELETE_TRIES; i++) {
+    try {
+      const res = await fetch(u.href, { method: 'DELETE', headers: auth ? { authorization: auth } : {}, signal: AbortSignal.timeout(REMOTE_DELETE_TIMEOUT_MS) });
+      await res.arrayBuffer();
+      return;
+    } catch {
+      /* no answer: once more */
+    }
+  }
+}
 
 function done(): void {
   removeFolders();
   if (!remoteSessions.size) process.exit(0);
-  void Promise.allSettled([...remoteSessions].map((url) => fetch(url, { method: 'DELETE', signal: AbortSignal.timeout(REMOTE_DELETE_TIMEOUT_MS) }))).then(() => process.exit(0));
+  void Promise.allSettled([...remoteSessions].map(deleteSession)).then(() => process.exit(0));
 }
 
 let reaping = false;

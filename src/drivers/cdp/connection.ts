@@ -6,6 +6,7 @@
 import CDP from 'chrome-remote-interface';
 import type { ProtocolMapping } from 'devtools-protocol/types/protocol-mapping.js';
 import { PerfError } from '../../errors.js';
+import { hideCredentials } from '../../url.js';
 import { TargetClosedError } from '../errors.js';
 
 export type Commands = ProtocolMapping.Commands;
@@ -35,10 +36,20 @@ interface Pending {
 
 type Client = Awaited<ReturnType<typeof CDP>>;
 type Listener = (params: unknown) => void;
+/** chrome-remote-interface keeps its `ws` WebSocket here (not in its types): what a stalled close cuts off. */
+interface WithSocket {
+  _ws?: { terminate?: () => void };
+}
 
 // 30 s: longer than any sane single CDP command (a navigation waits separately), short enough that
 // a hung renderer is reported rather than waited on forever.
 const DEFAULT_COMMAND_TIMEOUT_MS = 30_000;
+// 30 s to open the WebSocket: a local Chrome answers in milliseconds, a Grid's router in a second; a
+// server that accepts the connection and never upgrades it must not hold the run.
+const CONNECT_TIMEOUT_MS = 30_000;
+// 5 s for the closing handshake: a peer that never answers our close frame (a Grid router whose node
+// died) is then cut off rather than waited on.
+const CLOSE_TIMEOUT_MS = 5000;
 // 300 ms: a killed process is reaped within a few ms of its socket closing; the wait only bounds
 // how late a failure is reported when the exit status never comes (an attached browser).
 const EXIT_STATUS_WAIT_MS = 300;
@@ -66,29 +77,39 @@ export class CdpConnection {
     void exited?.then((reason) => {
       if (this.closed) return;
       this.markClosed(reason);
-      void this.client.close().catch(() => undefined);
+      // The browser is gone: no closing handshake to wait for (ws would hold the process 30 s for one).
+      this.terminate();
     });
     // A detached or crashed target never answers its pending commands: fail them now.
     client.on('Target.detachedFromTarget', (p: { sessionId: string }) => this.failSession(p.sessionId, 'page closed'));
   }
 
   /** `exited`: resolves with how the browser process ended, when we launched it (see markClosed). */
-  static async connect(wsEndpoint: string, exited?: Promise<string>): Promise<CdpConnection> {
+  static async connect(wsEndpoint: string, exited?: Promise<string>, timeoutMs = CONNECT_TIMEOUT_MS): Promise<CdpConnection> {
+    let timer: NodeJS.Timeout | undefined;
+    // An empty protocol descriptor: we only use send() and raw events, so skip both the HTTP fetch
+    // of /json/protocol and building a wrapper object for every domain (tens of ms per connect).
+    const connecting = CDP({ target: wsEndpoint, protocol: { version: { major: '1', minor: '3' }, domains: [] } } as unknown as Parameters<typeof CDP>[0]);
     try {
-      // An empty protocol descriptor: we only use send() and raw events, so skip both the HTTP fetch
-      // of /json/protocol and building a wrapper object for every domain (tens of ms per connect).
-      const client = await CDP({ target: wsEndpoint, protocol: { version: { major: '1', minor: '3' }, domains: [] } } as unknown as Parameters<typeof CDP>[0]);
+      const late = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`no WebSocket connection within ${timeoutMs} ms`)), timeoutMs);
+      });
+      const client = await Promise.race([connecting, late]);
       // One listener per page session and event is normal for us, not a leak.
       (client as unknown as NodeJS.EventEmitter).setMaxListeners(0);
       return new CdpConnection(client, exited);
     } catch (cause) {
+      // A connection that opens after the deadline is closed, not leaked.
+      void connecting.then((c) => c.close()).catch(() => undefined);
       throw new PerfError({
         code: 'cdp_connect_failed',
         kind: 'environment',
-        message: `could not connect to Chrome at ${wsEndpoint}: ${(cause as Error).message}`,
+        message: hideCredentials(`could not connect to Chrome at ${wsEndpoint}: ${(cause as Error).message}`),
         suggestion: 'check that Chrome is running with --remote-debugging-port and the endpoint is current',
         cause,
       });
+    } finally {
+      clearTimeout(timer);
     }
   }
 
@@ -194,6 +215,15 @@ export class CdpConnection {
   async close(): Promise<void> {
     if (this.closed) return;
     this.markClosed('connection closed by the harness');
-    await this.client.close().catch(() => undefined);
+    let timer: NodeJS.Timeout | undefined;
+    const cutOff = new Promise<void>((resolve) => (timer = setTimeout(resolve, CLOSE_TIMEOUT_MS)));
+    await Promise.race([this.client.close().catch(() => undefined), cutOff]);
+    clearTimeout(timer);
+    // Past the handshake's deadline the socket is dropped: nothing keeps waiting on the peer.
+    this.terminate();
+  }
+
+  private terminate(): void {
+    (this.client as Client & WithSocket)._ws?.terminate?.();
   }
 }

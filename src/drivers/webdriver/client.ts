@@ -5,6 +5,7 @@
  * layer of retries and waits between us and the measurement.
  */
 import { PerfError } from '../../errors.js';
+import { hideCredentials, splitCredentials } from '../../url.js';
 import { TargetClosedError } from '../errors.js';
 
 /** W3C "no such window" and friends: the browser or its window went away. */
@@ -110,8 +111,21 @@ export class WebDriverClient {
   setTimeouts(t: { script?: number; pageLoad?: number; implicit?: number }): Promise<unknown> {
     return this.cmd('POST', '/timeouts', t, 'set timeouts');
   }
-  async close(): Promise<void> {
-    await request(this.endpoint, 'DELETE', `/session/${this.sessionId}`, undefined, 'delete session', 10_000).catch(() => undefined);
+  getTimeouts(timeoutMs?: number): Promise<unknown> {
+    return this.cmd('GET', '/timeouts', undefined, 'get timeouts', timeoutMs);
+  }
+  /** End the session (DELETE), waiting at most `timeoutMs` (default 10 s): a failure is not an error here. */
+  async close(timeoutMs = 10_000): Promise<void> {
+    await this.delete(timeoutMs);
+  }
+  /** End the session; whether it is gone now (deleted, or the server no longer knows it). */
+  async delete(timeoutMs: number): Promise<boolean> {
+    try {
+      await request(this.endpoint, 'DELETE', `/session/${this.sessionId}`, undefined, 'delete session', timeoutMs);
+      return true;
+    } catch (e) {
+      return e instanceof TargetClosedError && /invalid session id/.test(e.message);
+    }
   }
 }
 
@@ -125,26 +139,34 @@ export async function serverReady(endpoint: string): Promise<boolean> {
   }
 }
 
+/**
+ * One command. `endpoint` may carry credentials (a cloud Selenium Grid: https://user:key@host): they
+ * go as HTTP Basic auth, and every message shows the URL as user:***@. The deadline covers the answer's
+ * body too: a server that sends headers and then stalls is given up on as well.
+ */
 async function request(endpoint: string, method: string, path: string, body: unknown, name: string, timeoutMs = DEFAULT_COMMAND_TIMEOUT_MS): Promise<unknown> {
+  const { url, headers } = splitCredentials(endpoint);
+  const signal = AbortSignal.timeout(timeoutMs);
   let res: Response;
+  let text: string;
   try {
-    res = await fetch(`${endpoint}${path}`, {
+    res = await fetch(`${url}${path}`, {
       method,
-      headers: body === undefined ? {} : { 'content-type': 'application/json; charset=utf-8' },
+      headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json; charset=utf-8' }) },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      signal: AbortSignal.timeout(timeoutMs),
+      signal,
     });
+    text = await res.text();
   } catch (e) {
     const err = e as Error;
-    if (err.name === 'TimeoutError') throw new TargetClosedError(`${name}: no answer from the WebDriver server in ${timeoutMs} ms (browser hung or gone)`);
-    throw new TargetClosedError(`${name}: the WebDriver server at ${endpoint} is unreachable (${err.message})`);
+    if (err.name === 'TimeoutError' || signal.aborted) throw new TargetClosedError(`${name}: no answer from the WebDriver server in ${timeoutMs} ms (browser hung or gone)`);
+    throw new TargetClosedError(`${name}: the WebDriver server at ${hideCredentials(endpoint)} is unreachable (${hideCredentials(err.message)})`);
   }
-  const text = await res.text();
   let json: { value?: unknown };
   try {
     json = JSON.parse(text) as { value?: unknown };
   } catch {
-    throw new PerfError({ code: 'webdriver_protocol', kind: 'environment', message: `${name}: the WebDriver server answered HTTP ${res.status} with no JSON: ${text.slice(0, 200)}` });
+    throw new PerfError({ code: 'webdriver_protocol', kind: 'environment', message: `${name}: the WebDriver server answered HTTP ${res.status} with no JSON: ${hideCredentials(text.slice(0, 200))}` });
   }
   const value = json.value as { error?: string; message?: string } | null | undefined;
   // W3C WebDriver answers errors with a 4xx/5xx status; a 200 whose value has an `error` key is a

@@ -3,6 +3,7 @@
  * page driver; close() ends the session and stops what was started.
  */
 import { PerfError } from '../../errors.js';
+import { TargetClosedError } from '../errors.js';
 import { BidiConnection } from './bidi.js';
 import { WebDriverClient } from './client.js';
 import { WebDriverPageDriver } from './page-driver.js';
@@ -19,6 +20,13 @@ export interface WebDriverPageOptions {
   headless?: boolean;
   /** A desktop app instead of a browser (kinds webkit and tauri): its binary and arguments. */
   desktop?: { binary: string; args: string[] };
+  /**
+   * The server at `endpoint` is the caller's own: when it (or the browser it starts) does not answer the
+   * new session, this stops it and starts another, returning its endpoint, for the one retry.
+   */
+  restartServer?: () => Promise<{ endpoint: string; pid?: number }>;
+  /** How long the new session may take before the server counts as hung. Default 60 s. */
+  newSessionTimeoutMs?: number;
 }
 
 export interface WebDriverPage {
@@ -49,18 +57,49 @@ function capabilities(o: WebDriverPageOptions): Record<string, unknown> {
   }
 }
 
+/**
+ * Open a session and its page. A server this harness runs that does not answer the new session (it or
+ * its browser hung: seen on a loaded 2-core machine, 60 s without an answer) is killed and started once
+ * more, and the session asked for again, before the failure is reported.
+ */
 export async function openWebDriverPage(o: WebDriverPageOptions): Promise<WebDriverPage> {
-  const server = o.endpoint ? undefined : await startWebDriverServer(o.kind);
-  const endpoint = o.endpoint ?? server!.endpoint;
+  let server = o.endpoint ? undefined : await startWebDriverServer(o.kind);
+  const restart =
+    o.restartServer ??
+    (server
+      ? async (): Promise<{ endpoint: string; pid?: number }> => {
+          await server!.close();
+          server = await startWebDriverServer(o.kind);
+          return { endpoint: server.endpoint };
+        }
+      : undefined);
+  try {
+    return await openOn(o, o.endpoint ?? server!.endpoint, server, o.serverPid);
+  } catch (e) {
+    if (!(e instanceof TargetClosedError) || !restart) {
+      await server?.close();
+      throw e;
+    }
+    const again = await restart();
+    try {
+      return await openOn(o, again.endpoint, server, again.pid ?? o.serverPid);
+    } catch (again) {
+      await server?.close();
+      throw again;
+    }
+  }
+}
+
+async function openOn(o: WebDriverPageOptions, endpoint: string, server: WebDriverServer | undefined, serverPid: number | undefined): Promise<WebDriverPage> {
   let client: WebDriverClient | undefined;
   let bidi: BidiConnection | undefined;
   try {
     // tauri-driver rewrites alwaysMatch into the native driver's options: keep its request plain.
-    client = await WebDriverClient.newSession(endpoint, capabilities(o), { bidi: o.kind !== 'tauri' });
+    client = await WebDriverClient.newSession(endpoint, capabilities(o), { bidi: o.kind !== 'tauri', ...(o.newSessionTimeoutMs ? { timeoutMs: o.newSessionTimeoutMs } : {}) });
     await client.setTimeouts({ script: SCRIPT_TIMEOUT_MS });
     const ua = await client.execute<string>('return navigator.userAgent;');
     const driver = new WebDriverPageDriver(client, ua);
-    driver.serverPid = server?.pids[0] ?? o.serverPid;
+    driver.serverPid = server?.pids[0] ?? serverPid;
     const ws = client.capabilities.webSocketUrl;
     if (typeof ws === 'string') {
       bidi = await BidiConnection.connect(ws);
@@ -79,7 +118,6 @@ export async function openWebDriverPage(o: WebDriverPageOptions): Promise<WebDri
   } catch (e) {
     bidi?.close();
     await client?.close();
-    await server?.close();
     throw e;
   }
 }
