@@ -40,8 +40,11 @@ export interface TerminalDriver {
   readonly size: { cols: number; rows: number };
   /** The screen as text with refs on what can be acted on; `diff`: only the lines changed since the last snapshot; `within`: only a ref's cells (from the last snapshot). */
   snapshot(opts: { maxBytes?: number; grep?: string; diff?: boolean; within?: string }): Promise<TerminalSnapshot>;
-  /** The screen drawn as a terminal shows it (font, colours, cursor), as PNG bytes. */
-  screenshotPng(): Promise<Buffer>;
+  /**
+   * The screen drawn as a terminal shows it (font, colours, cursor), as PNG bytes. `hide` gets the
+   * screen's text (rows joined by line breaks, wrapped rows joined) and returns spans drawn as '*'.
+   */
+  screenshotPng(opts?: { hide?: (screenText: string) => readonly { from: number; to: number }[] }): Promise<Buffer>;
   /** The screen's lines (trailing spaces trimmed) and the cursor. */
   screen(): Promise<{ lines: string[]; cursor: { row: number; col: number; visible: boolean } }>;
   /** Strict: several matches are an error listing them; a ref is looked up in the last snapshot. */

@@ -184,7 +184,7 @@ export async function runScenario(sc: Scenario, opts: RunOptions): Promise<{ run
     let fallback: () => RunEnv;
     if (sc.app.terminal) {
       host = new SessionHost(undefined, undefined, cwd);
-      const t = new TerminalRepeatBrowser(sc.app.terminal, host);
+      const t = new TerminalRepeatBrowser(sc.app.terminal, host, sc.secrets);
       term = t;
       browser = t;
       describe = async () => t.env(sc, app);

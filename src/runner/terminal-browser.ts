@@ -6,6 +6,7 @@
 import type { SessionHost } from '../engine/host.js';
 import type { RunEnv } from '../perf/run-file.js';
 import type { Scenario, TerminalApp } from '../scenario/load.js';
+import { secretSpans } from '../scenario/redact.js';
 import type { RunningApp } from '../session/app.js';
 import { startTerminalApp, type RunningTerminal } from '../session/terminal-app.js';
 import { hostInfo, toolVersion } from './env.js';
@@ -17,6 +18,7 @@ export class TerminalRepeatBrowser implements RepeatBrowser {
   constructor(
     private readonly app: TerminalApp,
     private readonly host: SessionHost,
+    private readonly secrets: Scenario['secrets'] = [],
   ) {}
 
   async open(_rc: RepeatContext, mark: (phase: 'restart') => void): Promise<void> {
@@ -37,8 +39,10 @@ export class TerminalRepeatBrowser implements RepeatBrowser {
   }
 
   async screenshot(): Promise<Buffer | undefined> {
-    // The screen as the failed step left it (also after the program exited: the model keeps it).
-    return this.running?.driver.screenshotPng();
+    // The screen as the failed step left it (also after the program exited: the model keeps it), with
+    // every `${env.NAME}` value on it drawn as '*': the picture is kept beside the run file.
+    const secrets = this.secrets;
+    return this.running?.driver.screenshotPng(secrets.length ? { hide: (text) => secretSpans(text, secrets) } : {});
   }
 
   env(sc: Scenario, app: RunningApp): RunEnv {

@@ -197,7 +197,7 @@ export async function stopSession(stateDir = defaultStateDir()): Promise<{ stopp
   // A server given by URL is not ours to stop, but the session on it is: a killed daemon left it open.
   if (state.driver === 'webdriver' && state.webdriver.pids.length === 0) await WebDriverClient.attach(state.webdriver.endpoint, state.webdriver.sessionId).close();
   // The daemon deletes its Grid session as it stops; one killed outright may have left it.
-  if (state.driver === 'cdp' && state.grid) await WebDriverClient.attach(state.grid.url, state.grid.sessionId).close().catch(() => undefined);
+  if (state.driver === 'cdp' && state.grid) await WebDriverClient.attach(state.grid.url, state.grid.sessionId).close(30_000).catch(() => undefined);
   // The watchdog exits once what it tracked is gone; a stop returns only after it, so a start that
   // follows at once never races the old session's last process.
   if (state.watchdogPid) await terminate(state.watchdogPid, { group: false, graceMs: 2000 });

@@ -9,6 +9,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { readFileSync } from 'node:fs';
+import { signalMarked } from '../process-mark.js';
 
 interface Tracked {
   pid: number;
@@ -17,6 +18,8 @@ interface Tracked {
 }
 
 const tracked = new Map<number, Tracked>();
+/** Environment marks (`REHEARSE_RUN=<token>`) of terminal programs: their processes die with the harness. */
+const marks = new Set<string>();
 let watchdog: ChildProcess | undefined;
 let exitHookInstalled = false;
 const cleanups = new Set<() => Promise<void> | void>();
@@ -85,6 +88,8 @@ function installExitHook(): void {
   // 'exit' handlers must be synchronous: process.kill is, so everything tracked gets SIGKILL here.
   process.on('exit', () => {
     for (const t of tracked.values()) signal(t.pid, 'SIGKILL', t.group);
+    // One synchronous sweep; the watchdog sweeps again once our pipe closes.
+    for (const entry of marks) signalMarked(entry, 'SIGKILL');
   });
 }
 
@@ -115,6 +120,23 @@ export function trackRemoteSession(url: string): () => void {
   if (/[\r\n]/.test(url)) return () => undefined;
   watchdogSend(`+u ${url}`);
   return () => watchdogSend(`-u ${url}`);
+}
+
+/**
+ * A terminal program's environment mark (`NAME=value`, see src/process-mark.ts): if the harness ends
+ * without closing the program (a crash, SIGKILL), every process carrying it is killed, those that
+ * double-forked out of its session included (by the exit hook, and by the watchdog). Linux only.
+ * Returns a function that stops tracking it.
+ */
+export function trackEnvMark(entry: string): () => void {
+  // One line of the watchdog's protocol, and an exact NAME=value environ entry.
+  if (/[\r\n\0]/.test(entry) || !/^[^=]+=./.test(entry)) return () => undefined;
+  installExitHook();
+  marks.add(entry);
+  watchdogSend(`+e ${entry}`);
+  return () => {
+    if (marks.delete(entry)) watchdogSend(`-e ${entry}`);
+  };
 }
 
 export function untrackProcess(pid: number): void {

@@ -1,11 +1,12 @@
 /**
  * A terminal program started for a run's repeat or an agent's session: spawned in a pseudo-terminal
- * (src/drivers/pty), tracked so it dies with the harness, and handed out as the terminal contract.
+ * (src/drivers/pty), tracked (its process group and its environment mark) so it and every process it
+ * started die with the harness, and handed out as the terminal contract.
  */
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { PtyTerminalDriver } from '../drivers/pty/index.js';
 import type { TerminalDriver } from '../drivers/terminal-driver.js';
-import { trackProcess } from './processes.js';
+import { trackEnvMark, trackProcess } from './processes.js';
 
 // How long a starting program may take to draw its first screen and go quiet (a slow TUI, a cold disk).
 const START_QUIET_TIMEOUT_MS = 30_000;
@@ -62,12 +63,15 @@ function logOutput(driver: PtyTerminalDriver, file: string): () => void {
 /** Spawn the program and wait until its first screen has gone quiet. `logFile`: also append its raw output there (perf logs). */
 export async function startTerminalApp(spec: TerminalSpec, opts: { logFile?: string } = {}): Promise<RunningTerminal> {
   const driver = PtyTerminalDriver.spawn({ command: spec.command, ...(spec.args ? { args: spec.args } : {}), ...(spec.cols ? { cols: spec.cols } : {}), ...(spec.rows ? { rows: spec.rows } : {}), ...(spec.env ? { env: spec.env } : {}), ...(spec.cwd ? { cwd: spec.cwd } : {}) });
-  const untrack = trackProcess(driver.pty.pid, { group: true });
+  const untrackGroup = trackProcess(driver.pty.pid, { group: true });
+  // A descendant that double-forked out of the group still carries the mark: ended by it too.
+  const untrackMark = trackEnvMark(driver.pty.envMark);
   const endLog = opts.logFile !== undefined ? logOutput(driver, opts.logFile) : () => undefined;
   const close = async (): Promise<void> => {
     await driver.pty.close();
     endLog();
-    untrack();
+    untrackGroup();
+    untrackMark();
   };
   try {
     await driver.pty.waitFirstOutput(FIRST_OUTPUT_TIMEOUT_MS);

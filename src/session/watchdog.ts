@@ -3,13 +3,18 @@
  * "-PID" removes one; "+d PATH" / "-d PATH" add or remove a folder (a browser profile). When the
  * pipe closes (the harness exited or was killed, even with SIGKILL), everything still listed is
  * killed, then the folders are removed; "+u URL" / "-u URL": a remote browser session (Selenium Grid)
- * to end with an HTTP DELETE of URL. Kept dependency-free so it starts in a few ms.
+ * to end with an HTTP DELETE of URL; "+e NAME=VALUE" / "-e NAME=VALUE": a terminal program's
+ * environment mark, whose every process (double-forked and setsid'd ones included, found in
+ * /proc/PID/environ) is ended with the tracked ones. Kept dependency-free (node builtins and
+ * src/process-mark.ts) so it starts in a few ms.
  */
 import { rmSync } from 'node:fs';
+import { killMarked, markedPids, signalMarked } from '../process-mark.js';
 
 const tracked = new Map<number, boolean>();
 const folders = new Set<string>();
 const remoteSessions = new Set<string>();
+const marks = new Set<string>();
 let buffer = '';
 
 function kill(pid: number, group: boolean, sig: NodeJS.Signals): void {
@@ -44,6 +49,10 @@ function removeFolders(): void {
   }
 }
 
+// After the grace, marked processes are swept with SIGKILL for up to 2 s: any that forked meanwhile
+// are found by the next sweep, and a stop waiting on us (2 s, then SIGKILL) is not held much longer.
+const MARK_KILL_BUDGET_MS = 2000;
+
 // 30 s per DELETE: on a loaded node chromedriver takes seconds to quit Chromium; a session left
 // behind would hold its Grid slot for the Grid's own timeout (300 s by default). Tried twice.
 const REMOTE_DELETE_TIMEOUT_MS = 30_000;
@@ -77,16 +86,17 @@ function reap(): void {
   if (reaping) return;
   reaping = true;
   for (const [pid, group] of tracked) kill(pid, group, 'SIGTERM');
+  for (const entry of marks) signalMarked(entry, 'SIGTERM');
   // Exit as soon as everything tracked is gone (a stop waits for us), forcing what is left after
   // 1 s of grace for Chromium to exit cleanly; polled every 25 ms.
   const started = Date.now();
   const poll = (): void => {
     const left = [...tracked.keys()].filter(alive);
-    if (left.length === 0) return done();
+    if (left.length === 0 && [...marks].every((entry) => markedPids(entry).length === 0)) return done();
     if (Date.now() - started >= 1000) {
       for (const [pid, group] of tracked) kill(pid, group, 'SIGKILL');
       // A killed process is gone once the kernel reaps it: a moment, then its folders can go.
-      setTimeout(done, 100);
+      void Promise.all([...marks].map((entry) => killMarked(entry, MARK_KILL_BUDGET_MS))).then(() => setTimeout(done, 100));
       return;
     }
     setTimeout(poll, 25);
@@ -101,7 +111,11 @@ process.stdin.on('data', (chunk: string) => {
   while ((nl = buffer.indexOf('\n')) >= 0) {
     const line = buffer.slice(0, nl).trim();
     buffer = buffer.slice(nl + 1);
-    if (line.startsWith('+u ')) {
+    if (line.startsWith('+e ')) {
+      marks.add(line.slice(3));
+    } else if (line.startsWith('-e ')) {
+      marks.delete(line.slice(3));
+    } else if (line.startsWith('+u ')) {
       remoteSessions.add(line.slice(3));
     } else if (line.startsWith('-u ')) {
       remoteSessions.delete(line.slice(3));

@@ -36,6 +36,8 @@ export interface CellGrid {
   /** Per row, [column, cell] for each cell that starts a character. */
   cells: [number, Cell][][];
   cursor: { row: number; col: number; visible: boolean };
+  /** Per row, whether it continues the row above (the terminal wrapped a line too long for it). */
+  wrapped?: boolean[];
 }
 
 export function paletteRgb(index: number): number {
@@ -64,8 +66,10 @@ export function readCells(term: Terminal, cursorVisible: boolean): CellGrid {
   const buf = term.buffer.active;
   const cell = buf.getNullCell();
   const cells: [number, Cell][][] = [];
+  const wrapped: boolean[] = [];
   for (let r = 0; r < term.rows; r++) {
     const line = buf.getLine(buf.baseY + r);
+    wrapped.push(line?.isWrapped === true);
     const row: [number, Cell][] = [];
     for (let c = 0; c < term.cols; c++) {
       const got = line?.getCell(c, cell);
@@ -74,7 +78,45 @@ export function readCells(term: Terminal, cursorVisible: boolean): CellGrid {
     }
     cells.push(row);
   }
-  return { cols: term.cols, rows: term.rows, cells, cursor: { row: buf.cursorY, col: Math.min(buf.cursorX, term.cols - 1), visible: cursorVisible } };
+  const cursor = { row: buf.cursorY, col: Math.min(buf.cursorX, term.cols - 1), visible: cursorVisible };
+  return { cols: term.cols, rows: term.rows, cells, wrapped, cursor };
+}
+
+/**
+ * The grid with some characters drawn as '*' in their own style, one per cell: `hide` gets the screen
+ * as text (rows joined by line breaks; a row the terminal wrapped joins the next without one, so a
+ * value wrapped across rows is one run) and returns the spans of it to mask.
+ */
+export function maskCells(grid: CellGrid, hide: (text: string) => readonly { from: number; to: number }[]): CellGrid {
+  let text = '';
+  // For each UTF-16 unit of the text: [row, index of the cell in the row], or undefined for a line break.
+  const owner: ([number, number] | undefined)[] = [];
+  grid.cells.forEach((row, r) => {
+    if (r > 0 && !grid.wrapped?.[r]) {
+      text += '\n';
+      owner.push(undefined);
+    }
+    row.forEach(([, cell], k) => {
+      const chars = cell.chars === '' ? ' ' : cell.chars;
+      text += chars;
+      for (let i = 0; i < chars.length; i++) owner.push([r, k]);
+    });
+  });
+  const masked = new Set<string>();
+  for (const { from, to } of hide(text)) {
+    for (let i = from; i < to; i++) {
+      const o = owner[i];
+      if (o) masked.add(`${o[0]},${o[1]}`);
+    }
+  }
+  if (masked.size === 0) return grid;
+  // A wide character's two cells become two stars: the row keeps its layout.
+  const stars = (col: number, cell: Cell): [number, Cell][] =>
+    Array.from({ length: cell.width }, (_, i) => [col + i, { chars: '*', width: 1, style: cell.style }]);
+  const cells = grid.cells.map((row, r) =>
+    row.flatMap(([col, cell], k): [number, Cell][] => (masked.has(`${r},${k}`) ? stars(col, cell) : [[col, cell]])),
+  );
+  return { ...grid, cells };
 }
 
 class Canvas {

@@ -10,7 +10,7 @@ import type { Modifier, MouseButton } from '../keys.js';
 import { checkBeginOptions, sessionWithout, type PerfBeginOptions, type PerfMode, type PerfRecorder, type RawSession, type SessionMark } from '../measure.js';
 import type { TerminalActionTiming, TerminalDriver, TerminalResolved, TerminalSnapshot, TerminalTargetSpec } from '../terminal-driver.js';
 import { CastLog, programEnv, screenAsOutput } from './cast.js';
-import { renderCellsPng } from './render-png.js';
+import { maskCells, renderCellsPng } from './render-png.js';
 import { diffScreens, findRefs, nextRefNumber, renderSnapshot, resolveTarget, type RefMemory, type TerminalRef } from './snapshot.js';
 import type { Screen } from './screen.js';
 import { PtyTerminal, type PtySpawnOptions } from './terminal.js';
@@ -70,9 +70,10 @@ export class PtyTerminalDriver implements TerminalDriver {
     return { text: snap.text, bytes: snap.bytes, truncated: snap.truncated, refs };
   }
 
-  async screenshotPng(): Promise<Buffer> {
+  async screenshotPng(opts: { hide?: (screenText: string) => readonly { from: number; to: number }[] } = {}): Promise<Buffer> {
     await this.pty.flush();
-    return renderCellsPng(this.pty.cells());
+    const grid = this.pty.cells();
+    return renderCellsPng(opts.hide ? maskCells(grid, opts.hide) : grid);
   }
 
   async screen(): Promise<{ lines: string[]; cursor: { row: number; col: number; visible: boolean } }> {

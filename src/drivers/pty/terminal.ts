@@ -14,10 +14,11 @@ import { performance } from 'node:perf_hooks';
 import * as nodePty from '@lydell/node-pty';
 import xtermHeadless from '@xterm/headless';
 import { PerfError } from '../../errors.js';
+import { markedPids, newProcessMark } from '../../process-mark.js';
 import type { Modifier, MouseButton } from '../keys.js';
 import { encodeKey, encodeMouse, encodePaste, mouseUnsupported, typedKeys, type MouseEvent } from './keys.js';
 import { OutputLog, OutputMeter, type OutputCounters } from './meter.js';
-import { programTree, readUsage, resetPeakRss, sendSignal, stillRuns, type ProcessUsage } from './proc.js';
+import { programTree, readEntry, readUsage, resetPeakRss, sendSignal, stillRuns, type ProcEntry, type ProcessUsage } from './proc.js';
 import { readCells, type CellGrid } from './render-png.js';
 import { ModeTracker, readScreen, readScrollback, type Screen, type TerminalModes } from './screen.js';
 import { renderSnapshot, type Snapshot, type SnapshotOptions } from './snapshot.js';
@@ -128,6 +129,11 @@ export class PtyTerminal {
   readonly args: readonly string[];
   /** performance.now() when it was spawned. */
   readonly spawnedAtMs: number;
+  /**
+   * The `REHEARSE_RUN=<token>` entry in the program's environment: every process it starts inherits
+   * it, so close() (and the watchdog, via trackEnvMark) finds those that left its session too.
+   */
+  readonly envMark: string;
   /** Resolves when the program (the session leader) has exited and its last output is on the screen. */
   readonly exited: Promise<PtyExit>;
 
@@ -168,6 +174,10 @@ export class PtyTerminal {
       if (v === undefined) delete env[k];
       else env[k] = v;
     }
+    // Set last: a scenario's env cannot remove or replace the mark its processes are found by.
+    const mark = newProcessMark();
+    env[mark.name] = mark.value;
+    this.envMark = mark.entry;
     const file = findExecutable(opts.command, { cwd, ...(env.PATH !== undefined ? { envPath: env.PATH } : {}) });
     if (!file) {
       throw new PerfError({
@@ -534,7 +544,8 @@ export class PtyTerminal {
 
   /**
    * End the program and everything it started: SIGTERM (and SIGCONT, so a stopped job can act on
-   * it) to its group and every process of its tree, SIGKILL to whatever is left after `graceMs`.
+   * it) to its group, every process of its tree and every process carrying its environment mark (a
+   * double-forked or setsid'd descendant), SIGKILL to whatever is left after `graceMs`.
    * Resolves once none of them runs. Safe to call again or after the program exited by itself.
    */
   close(opts: { graceMs?: number } = {}): Promise<PtyExit> {
@@ -544,30 +555,31 @@ export class PtyTerminal {
 
   private async shutdown(graceMs: number): Promise<PtyExit> {
     const start = performance.now();
-    let alive = this.tree();
+    let tree = this.tree();
+    let marked = this.marked(tree);
+    // Not to the group once the leader is reaped and nothing of it is left: its pid and group may be
+    // someone else's by then. Marked processes (double-forked, setsid) are signalled by pid.
     const signalAll = (sig: NodeJS.Signals) => {
-      sendSignal(-this.pid, sig);
-      for (const e of alive) sendSignal(e.pid, sig);
+      if (tree.length || !this.exitInfo) sendSignal(-this.pid, sig);
+      for (const e of [...tree, ...marked]) sendSignal(e.pid, sig);
     };
-    // Not once the leader is reaped and nothing of it is left: its pid and group may be someone else's by then.
-    if (alive.length || !this.exitInfo) {
+    if (tree.length || marked.length || !this.exitInfo) {
       signalAll('SIGTERM');
       signalAll('SIGCONT');
     }
-    let killed = false;
     for (;;) {
-      alive = this.tree().filter((e) => stillRuns(e.pid, e.startTicks));
-      if (alive.length === 0 && this.exitInfo) break;
+      tree = this.tree().filter((e) => stillRuns(e.pid, e.startTicks));
+      marked = this.marked(tree);
+      if (tree.length === 0 && marked.length === 0 && this.exitInfo) break;
       const elapsed = performance.now() - start;
-      if (!killed && elapsed >= graceMs) {
-        signalAll('SIGKILL');
-        killed = true;
-      }
+      // Past the grace, every poll kills what it finds: a process forked since the last one included.
+      if (elapsed >= graceMs) signalAll('SIGKILL');
       if (elapsed >= graceMs + KILL_WAIT_MS) {
+        const left = [...tree, ...marked].map((e) => `${e.pid} (${e.state})`).join(', ') || `${this.pid} (no exit reported)`;
         throw new PerfError({
           code: 'terminal_close_failed',
           kind: 'environment',
-          message: `terminal program "${this.command}" did not end ${KILL_WAIT_MS} ms after SIGKILL: pids ${alive.map((e) => `${e.pid} (${e.state})`).join(', ') || `${this.pid} (no exit reported)`}`,
+          message: `terminal program "${this.command}" did not end ${KILL_WAIT_MS} ms after SIGKILL: pids ${left}`,
           suggestion: 'a process in uninterruptible sleep (state D) waits on a device or network file system; check it with ps',
         });
       }
@@ -582,6 +594,15 @@ export class PtyTerminal {
     const tree = programTree(this.pid, this.known);
     for (const e of tree) this.known.set(e.pid, e.startTicks);
     return tree;
+  }
+
+  /** Live processes outside the tree that carry the program's environment mark (they left its session). */
+  private marked(tree: readonly ProcEntry[]): ProcEntry[] {
+    const inTree = new Set(tree.map((e) => e.pid));
+    return markedPids(this.envMark)
+      .filter((pid) => !inTree.has(pid))
+      .map((pid) => readEntry(pid))
+      .filter((e): e is ProcEntry => e !== undefined && e.state !== 'Z' && e.state !== 'X');
   }
 
   private rawWrite(data: string | Buffer): void {
