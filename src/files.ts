@@ -1,8 +1,9 @@
 /**
  * Writing the files a user or an agent names (screenshots, traces, run files, reports) without being
  * steered elsewhere by a link planted in the way:
- * - `confinedPath` keeps a step's output inside the working folder after resolving symlinks in every
- *   existing component of the path (before and after creating the missing folders);
+ * - `insideWorkdir` keeps a path argument (a step's output, an MCP tool's file or folder) inside the
+ *   working folder after resolving symlinks in every existing component of the path; `confinedPath`
+ *   checks before and after creating the missing folders of a file to write;
  * - `writeFileNoFollow` opens the target with O_NOFOLLOW, so a symlink at the target is refused with a
  *   typed error instead of followed, and refuses to overwrite a file with other hard links;
  * - `writeFileAtomic` writes a fresh temporary file (O_EXCL | O_NOFOLLOW, so a planted temp name cannot
@@ -10,8 +11,10 @@
  * What remains is a race with someone swapping a folder of the path between the check and the open;
  * Node has no openat() to close it.
  */
-import { accessSync, closeSync, constants, fstatSync, ftruncateSync, mkdirSync, openSync, realpathSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
-import { realpath } from 'node:fs/promises';
+import {
+  accessSync, closeSync, constants, fchmodSync, fstatSync, ftruncateSync, mkdirSync, openSync,
+  realpathSync, renameSync, rmSync, statSync, writeSync,
+} from 'node:fs';
 import path from 'node:path';
 import { PerfError } from './errors.js';
 
@@ -23,22 +26,43 @@ function isOutside(root: string, p: string): boolean {
 }
 
 /**
+ * What a path argument names, which decides what is resolved before the check: a file to `write` (its
+ * folders; a link at the file itself is for the writer to refuse), a file to `read` (the whole path), or
+ * a `folder` (the whole path; the working folder itself counts as inside).
+ */
+export type PathUse = 'read' | 'write' | 'folder';
+
+/**
+ * `target` resolved against `cwd`, or a PerfError `path_outside_workdir` (usage) naming `who` when it lands
+ * outside the working folder: by `..`, an absolute path, or a symlink in a part of the path that exists.
+ * Creates nothing. Returns the path as written, resolved against `cwd` (a `write` path: its folder's real path).
+ */
+export function insideWorkdir(cwd: string, target: string, opts: { who: string; use: PathUse; suggestion?: string }): string {
+  const root = realpathSync(cwd);
+  const inside = (p: string): boolean => !isOutside(root, opts.use === 'folder' ? path.join(p, 'x') : p);
+  const refuse = (how: string): PerfError =>
+    new PerfError({
+      code: 'path_outside_workdir',
+      message: `${opts.who}: "${target}" ${how} the working folder ${root}`,
+      suggestion: opts.suggestion ?? 'give a relative path inside the working folder, e.g. "build/perf/out.json"',
+    });
+  const abs = path.resolve(root, target);
+  if (!inside(abs)) throw refuse('is outside');
+  const real = opts.use === 'write' ? path.join(realpathAsFar(path.dirname(abs)), path.basename(abs)) : realpathAsFar(abs);
+  if (!inside(real)) throw refuse('leads (through a symlink) outside');
+  return opts.use === 'write' ? real : path.resolve(cwd, target);
+}
+
+/**
  * `target` resolved inside `cwd` with its folders created, or a PerfError `path_outside_workdir`: by
  * `..`, an absolute path, or a symlinked folder that leads elsewhere. `who` names the step in messages.
  */
 export async function confinedPath(cwd: string, target: string, who: string): Promise<string> {
-  const root = await realpath(cwd);
-  const abs = path.resolve(root, target);
-  const refuse = (how: string): PerfError =>
-    new PerfError({ code: 'path_outside_workdir', message: `${who}: "${target}" ${how} the working folder ${root}`, suggestion: 'give a relative path inside the working folder, e.g. "build/perf/out.json"' });
-  if (isOutside(root, abs)) throw refuse('is outside');
   // Where the write really lands is decided by the nearest folder that exists: check it before creating anything.
-  const before = realpathAsFar(path.dirname(abs));
-  if (before !== root && isOutside(root, path.join(before, 'x'))) throw refuse('leads (through a symlink) outside');
-  ensureDir(path.dirname(abs), who);
-  const dir = await realpath(path.dirname(abs));
-  if (dir !== root && isOutside(root, path.join(dir, 'x'))) throw refuse('leads (through a symlink) outside');
-  return path.join(dir, path.basename(abs));
+  const file = insideWorkdir(cwd, target, { who, use: 'write' });
+  ensureDir(path.dirname(file), who);
+  // Again once the folders exist: one may have been swapped for a link meanwhile.
+  return insideWorkdir(cwd, target, { who, use: 'write' });
 }
 
 /** `p` with symlinks resolved as far as it exists (the rest, not yet created, appended as written). */
@@ -79,13 +103,17 @@ export function checkServeFolder(dir: string, projects: string[], opts: { allowO
 /**
  * Write `data` to `file`, never through a symlink at `file`. Without `overwrite` an existing file is
  * `file_exists`; with it, a file that has other hard links is refused too (writing would change them).
- * `shown` is the path as the user wrote it, for messages.
+ * `shown` is the path as the user wrote it, for messages; `mode` is set on a new or an existing file.
  */
-export function writeFileNoFollow(file: string, data: string | Uint8Array, opts: { overwrite: boolean; who: string; shown?: string }): void {
+export function writeFileNoFollow(
+  file: string,
+  data: string | Uint8Array,
+  opts: { overwrite: boolean; who: string; shown?: string; mode?: number },
+): void {
   const shown = opts.shown ?? file;
   let fd: number;
   try {
-    fd = openSync(file, O_WRONLY | O_CREAT | O_NOFOLLOW | (opts.overwrite ? 0 : O_EXCL), 0o644);
+    fd = openSync(file, O_WRONLY | O_CREAT | O_NOFOLLOW | (opts.overwrite ? 0 : O_EXCL), opts.mode ?? 0o644);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     if (code === 'EEXIST') throw new PerfError({ code: 'file_exists', message: `${opts.who}: ${shown} already exists`, suggestion: 'pass overwrite: true, or another path', cause: e });
@@ -96,6 +124,8 @@ export function writeFileNoFollow(file: string, data: string | Uint8Array, opts:
     const st = fstatSync(fd);
     if (!st.isFile()) throw new PerfError({ code: 'not_a_file', message: `${opts.who}: ${shown} is not a regular file`, suggestion: 'write to another path' });
     if (st.nlink > 1) throw new PerfError({ code: 'path_is_hardlink', message: `${opts.who}: ${shown} has ${st.nlink} hard links; refusing to overwrite what other paths share`, suggestion: 'remove it first, or write to another path' });
+    // An existing file keeps its mode through open(): set it before the data (a secret) goes in.
+    if (opts.mode !== undefined) fchmodSync(fd, opts.mode);
     ftruncateSync(fd, 0);
     writeAll(fd, data);
   } catch (e) {

@@ -10,7 +10,7 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -231,6 +231,10 @@ test('perf selftest: an A/A on this machine reports per gated metric the noise, 
 // ─── MCP ────────────────────────────────────────────────────────────────────────────────────────────
 
 test('MCP perf_run with against samples sequentially, sends progress per repeat and per look, replies with the comparison; perf_compare judges the files', async () => {
+  // MCP file arguments stay inside the working folder: the scenario and its app are copied into the project.
+  cpSync(join(ROOT, 'scenarios/list-scroll.yaml'), join(work, 'project/list-scroll.yaml'));
+  cpSync(join(ROOT, 'scenarios/app'), join(work, 'project/app'), { recursive: true });
+  const list = 'project/list-scroll.yaml';
   const transport = new StdioClientTransport({ command: process.execPath, args: [PERF, 'mcp'], cwd: work, env: { ...(process.env as Record<string, string>) }, stderr: 'pipe' });
   const client = new Client({ name: 'rehearse-gate-test', version: '0.0.0' });
   await client.connect(transport);
@@ -239,7 +243,7 @@ test('MCP perf_run with against samples sequentially, sends progress per repeat 
     assert.ok(tools.includes('perf_run') && tools.includes('perf_compare'));
     const progress: { progress: number; total?: number; message?: string }[] = [];
     const res = (await client.callTool(
-      { name: 'perf_run', arguments: { scenario: LIST, variant: 'desktop', repeat: 2, maxRepeat: 4, warmup: 0, against: LIST, vars: { jank: '1' }, baselineVars: { jank: '0' }, label: 'mcp', out: 'mcp' } },
+      { name: 'perf_run', arguments: { scenario: list, variant: 'desktop', repeat: 2, maxRepeat: 4, warmup: 0, against: list, vars: { jank: '1' }, baselineVars: { jank: '0' }, label: 'mcp', out: 'mcp' } },
       undefined,
       { onprogress: (p) => progress.push(p), timeout: 180_000, resetTimeoutOnProgress: true },
     )) as { isError?: boolean; content: { type: string; text: string }[] };

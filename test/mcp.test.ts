@@ -147,7 +147,7 @@ describe('without an app', () => {
     const r = await s.call('evaluate', { expression: '1' });
     assert.equal(r.isError, true);
     assert.equal(r.json.code, 'tool_denied');
-    assert.match(r.json.suggestion, /"allow": \["\*", "evaluate"\]/);
+    assert.match(r.json.suggestion, /--allow evaluate/);
   });
 
   test('bad arguments are refused naming the property, for lifecycle tools too', async () => {
@@ -651,7 +651,7 @@ describe('config and lifetime', () => {
     assert.equal(await waitGone(state.chrome.pid), true);
   });
 
-  test('--http: Streamable HTTP on 127.0.0.1; a foreign Origin is refused', async () => {
+  test('--http: Streamable HTTP on 127.0.0.1 with the token; a foreign Origin is refused', { timeout: 120_000 }, async () => {
     const cwd = tmpDir();
     const child = spawn(process.execPath, [PERF, 'mcp', '--http', '0'], { cwd, stdio: ['ignore', 'ignore', 'pipe'] });
     try {
@@ -664,8 +664,10 @@ describe('config and lifetime', () => {
         });
         child.once('exit', (code) => reject(new Error(`exited ${code}: ${err}`)));
       });
+      const token = fs.readFileSync(path.join(cwd, '.perf', 'mcp-token'), 'utf8');
       const client = new Client({ name: 'rehearse-test', version: '0.0.0' });
-      await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+      const authorization = `Bearer ${token}`;
+      await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization } } }));
       const names = (await client.listTools()).tools.map((t) => t.name);
       assert.ok(names.includes('app_start'));
       const st = (await client.callTool({ name: 'app_status', arguments: {} })) as { content: { text: string }[] };
@@ -673,7 +675,7 @@ describe('config and lifetime', () => {
       await client.close();
       const evil = await fetch(url, {
         method: 'POST',
-        headers: { origin: 'http://evil.example', 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        headers: { origin: 'http://evil.example', authorization, 'content-type': 'application/json', accept: 'application/json' },
         body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } }),
       });
       assert.equal(evil.status, 403);
@@ -687,11 +689,12 @@ test('--http sessions are capped (least recently used closed first) and expire w
   const cwd = fs.mkdtempSync(path.join(os.tmpdir(), 'rehearse-mcp-cap-'));
   const tools = allTools();
   const core = new McpCore({ manager: sessionManager, config: loadConfig({ cwd, knownTools: tools.map((t) => t.name) }).config, tools, cwd });
-  const http = await startMcpHttp(core, 0, { maxSessions: 4, idleMs: 400 });
+  const token = 'test-token';
+  const http = await startMcpHttp(core, 0, { auth: { token, where: 'the test' }, maxSessions: 4, idleMs: 400 });
   const initialize = async (): Promise<string> => {
     const r = await fetch(http.url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'loop', version: '1' } } }),
     });
     await r.text();
@@ -699,7 +702,10 @@ test('--http sessions are capped (least recently used closed first) and expire w
     return r.headers.get('mcp-session-id')!;
   };
   const ping = async (id: string): Promise<number> => {
-    const r = await fetch(http.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': id, 'mcp-protocol-version': '2025-06-18' }, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' }) });
+    const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+    const session = { 'mcp-session-id': id, 'mcp-protocol-version': '2025-06-18' };
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' });
+    const r = await fetch(http.url, { method: 'POST', headers: { ...headers, ...session }, body });
     await r.text();
     return r.status;
   };
@@ -727,15 +733,22 @@ describe('units', () => {
     assert.equal(globToRegExp('perf.x').test('perfax'), false);
   });
 
-  test('policy: evaluate denied by default, allowed by naming it or by an own deny list', () => {
-    assert.equal(isToolAllowed('evaluate', policyFrom(undefined)), false);
-    assert.equal(isToolAllowed('tap', policyFrom(undefined)), true);
+  test('policy: evaluate denied by default; a --config file may turn it on, a project file only with --allow', () => {
+    const cli = { fromCommandLine: true };
+    const project = { fromCommandLine: false };
+    assert.equal(isToolAllowed('evaluate', policyFrom(undefined, cli)), false);
+    assert.equal(isToolAllowed('tap', policyFrom(undefined, cli)), true);
     // evaluate is in the devtools cap, off by default: allowing it needs that cap too.
-    assert.equal(isToolAllowed('evaluate', policyFrom({ allow: ['*', 'evaluate'] })), false);
-    assert.equal(isToolAllowed('evaluate', policyFrom({ caps: ['devtools'], allow: ['*', 'evaluate'] })), true);
-    assert.equal(isToolAllowed('evaluate', policyFrom({ caps: ['devtools'], deny: [] })), true);
-    assert.equal(isToolAllowed('tap', policyFrom({ allow: ['snap'] })), false);
-    assert.equal(isToolAllowed('hover', policyFrom(undefined)), false, 'pointer-extra is off by default');
+    assert.equal(isToolAllowed('evaluate', policyFrom({ allow: ['*', 'evaluate'] }, cli)), false);
+    assert.equal(isToolAllowed('evaluate', policyFrom({ caps: ['devtools'], allow: ['*', 'evaluate'] }, cli)), true);
+    assert.equal(isToolAllowed('evaluate', policyFrom({ caps: ['devtools'], deny: [] }, cli)), true);
+    assert.equal(isToolAllowed('evaluate', policyFrom({ caps: ['devtools'], allow: ['*', 'evaluate'] }, project)), false);
+    assert.equal(isToolAllowed('evaluate', policyFrom({ caps: ['devtools'], deny: [] }, project)), false);
+    assert.equal(isToolAllowed('evaluate', policyFrom({ caps: ['devtools'] }, { ...project, lifted: ['eval*'] })), true);
+    const fileDenies = policyFrom({ caps: ['devtools'], deny: ['evaluate'] }, { ...project, lifted: ['evaluate'] });
+    assert.equal(isToolAllowed('evaluate', fileDenies), false, 'the file narrows');
+    assert.equal(isToolAllowed('tap', policyFrom({ allow: ['snap'] }, cli)), false);
+    assert.equal(isToolAllowed('hover', policyFrom(undefined, cli)), false, 'pointer-extra is off by default');
   });
 
   test('origin and host checks: local only', () => {

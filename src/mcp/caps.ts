@@ -63,7 +63,9 @@ export const viewportCap = defineCap({
 
 export const devtoolsCap = defineCap({
   name: 'devtools',
-  description: 'Console, exceptions, observe interactive elements, user-timing marks, the trace of the last measured window, evaluate (also needs tools.allow).',
+  description:
+    'Console, exceptions, observe interactive elements, user-timing marks, the trace of the last measured window, ' +
+    'evaluate (also needs --allow evaluate).',
   byDefault: false,
   tools: ['console', 'exceptions', 'observe', 'mark', 'perf_trace', 'evaluate'],
 });

@@ -13,6 +13,7 @@ import { bestErrors, compile, describeAjvError } from '../engine/validate.js';
 import type * as managerModule from '../session/manager.js';
 import type { StepHost } from '../steps/define.js';
 import { getStep } from '../steps/registry.js';
+import { insideWorkdir, type PathUse } from '../files.js';
 import { isToolAllowed, isToolInCaps, type McpConfig } from './config.js';
 import { capOf } from './caps.js';
 import { errorReply, type ToolReply } from './format.js';
@@ -34,7 +35,7 @@ export interface McpCoreOptions {
   cwd?: string;
   /** Session state folder; default <cwd>/.perf like `perf start`. */
   stateDir?: string;
-  /** `perf mcp --allow-outside`: app_start and run may serve folders outside cwd. */
+  /** `perf mcp --allow-outside`: tool arguments naming files and folders may lie outside cwd. */
   allowOutside?: boolean;
 }
 
@@ -79,11 +80,11 @@ export class McpCore {
     const cap = capOf(name);
     const capOff = cap !== undefined && !isToolInCaps(name, this.config.tools);
     const caps = cap && capOff ? [...this.config.tools.caps, cap.name] : this.config.tools.caps;
-    if (name === 'evaluate') {
+    if (this.config.tools.offByDefault.includes(name) && isToolAllowed(name, { ...this.config.tools, caps: caps, offByDefault: [] })) {
       return new PerfError({
         code: 'tool_denied',
-        message: `tool "evaluate" is off: it runs arbitrary code in the page${capOff ? ` (and its cap, devtools, is not enabled)` : ''}`,
-        suggestion: `to allow it, write { "tools": { "caps": ${JSON.stringify(caps)}, "allow": ["*", "evaluate"] } } to .perf/mcp.json (or pass --config FILE) and restart the MCP server`,
+        message: `tool "${name}" is off: it runs arbitrary code in the page${capOff ? ` (and its cap, ${cap.name}, is not enabled)` : ''}`,
+        suggestion: `restart the MCP server with --caps ${caps.join(',')} --allow ${name} (a project's .perf/mcp.json cannot turn it on)`,
       });
     }
     if (cap && capOff) {
@@ -97,6 +98,28 @@ export class McpCore {
       code: 'tool_denied',
       message: `tool "${name}" is denied by the MCP config ${where}`,
       suggestion: `to allow it, add "${name}" to tools.allow and remove any tools.deny pattern matching it in ${where}, then restart the MCP server`,
+    });
+  }
+
+  /**
+   * A tool argument naming a file or folder, resolved against the working folder: one outside it (after
+   * `..` and symlinks) is a usage error naming the argument (`who`, e.g. "perf_compare a"), unless the
+   * server runs with --allow-outside.
+   */
+  confine(who: string, target: string, use: PathUse): string {
+    if (this.allowOutside) return path.resolve(this.cwd, target);
+    const suggestion = 'give a path inside the working folder, or restart perf mcp with --allow-outside';
+    return insideWorkdir(this.cwd, target, { who, use, suggestion });
+  }
+
+  /** Refuse to start a program (app_start command / terminal / desktop, a scenario's) when the config turned that off. */
+  checkCommands(who: string, what: string): void {
+    const by = this.config.tools.commandsOffBy;
+    if (by === undefined) return;
+    throw new PerfError({
+      code: 'commands_denied',
+      message: `${who}: ${what} runs a program, and ${by} turned that off`,
+      suggestion: 'start the app yourself (perf start, or your dev server) and pass its url instead',
     });
   }
 

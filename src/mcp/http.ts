@@ -1,8 +1,8 @@
 /**
  * `perf mcp --http PORT`: the Streamable HTTP transport on 127.0.0.1 only. A browser tab on another
  * site must not drive the app (DNS rebinding, CSRF), so requests carrying a foreign Origin or Host
- * are refused. Each MCP client session gets its own SDK Server; all share one core (one queue, one
- * app).
+ * are refused; any other local process must not either, so every request carries the bearer token
+ * (token.ts). Each MCP client session gets its own SDK Server; all share one core (one queue, one app).
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
@@ -12,6 +12,7 @@ import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { PerfError } from '../errors.js';
 import type { McpCore } from './core.js';
 import { createMcpServer } from './protocol.js';
+import { bearerMatches } from './token.js';
 
 export const MCP_HTTP_PATH = '/mcp';
 // 4 MiB: the SDK's own default body bound; a tool call is a few KB, so this only stops abuse.
@@ -44,13 +45,15 @@ export interface McpHttpServer {
 }
 
 export interface McpHttpOptions {
+  /** The bearer token every request must carry, and where a client finds it (for the 401 message). */
+  auth: { token: string; where: string };
   /** Most live sessions; initializing one more closes the least recently used. */
   maxSessions?: number;
   /** A session unused this long is closed (its client must initialize again). */
   idleMs?: number;
 }
 
-export async function startMcpHttp(core: McpCore, port: number, opts: McpHttpOptions = {}): Promise<McpHttpServer> {
+export async function startMcpHttp(core: McpCore, port: number, opts: McpHttpOptions): Promise<McpHttpServer> {
   const maxSessions = opts.maxSessions ?? MAX_SESSIONS;
   const idleMs = opts.idleMs ?? IDLE_MS;
   const sessions = new Map<string, { transport: StreamableHTTPServerTransport; lastUsed: number }>();
@@ -68,6 +71,10 @@ export async function startMcpHttp(core: McpCore, port: number, opts: McpHttpOpt
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     if (!isAllowedOrigin(req.headers.origin) || !isAllowedHost(req.headers.host)) {
       return reject(res, 403, `forbidden: only local clients (no Origin, or http://127.0.0.1:* / http://localhost:*) may use this server`);
+    }
+    if (!bearerMatches(req.headers.authorization, opts.auth.token)) {
+      const message = `unauthorized: send the header "Authorization: Bearer <token>"; the token is in ${opts.auth.where}`;
+      return reject(res, 401, message, { 'www-authenticate': 'Bearer' });
     }
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     if (url.pathname !== MCP_HTTP_PATH) return reject(res, 404, `not found: the MCP endpoint is ${MCP_HTTP_PATH}`);
@@ -136,8 +143,8 @@ export async function startMcpHttp(core: McpCore, port: number, opts: McpHttpOpt
   };
 }
 
-function reject(res: ServerResponse, status: number, message: string): void {
-  res.writeHead(status, { 'content-type': 'application/json' });
+function reject(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { 'content-type': 'application/json', ...headers });
   res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
 }
 

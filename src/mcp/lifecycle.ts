@@ -3,10 +3,8 @@
  * `perf stop`, `perf status`, `perf logs`, `perf restart` and `perf doctor`.
  */
 import { START_OPTIONS } from '../session/state.js';
-import path from 'node:path';
 import { PerfError } from '../errors.js';
 import { okReply, type ToolReply } from './format.js';
-import { confinedPath } from '../files.js';
 import { defineTool, type McpCore, type SessionStateOf, type ToolDefinition } from './core.js';
 
 function summary(state: SessionStateOf): Record<string, unknown> {
@@ -55,6 +53,7 @@ export const appStart = defineTool({
   },
   readOnly: false,
   async run(core, args) {
+    for (const what of ['command', 'terminal', 'desktop'] as const) if (args[what] !== undefined) core.checkCommands('app_start', what);
     if (args.terminal !== undefined) return startTerminalTool(core, args.terminal, Object.keys(args).filter((k) => k !== 'terminal'));
     if (args.serve === undefined && args.url === undefined && args.command === undefined && args.desktop === undefined) {
       throw new PerfError({
@@ -159,7 +158,8 @@ export const doctor = defineTool({
   },
   readOnly: true,
   async run(core, args) {
-    const { value, durationMs } = await timed(() => core.manager.runDoctor({ outDir: path.resolve(core.cwd, args.outDir ?? 'build/perf') }));
+    const outDir = core.confine('doctor outDir', args.outDir ?? 'build/perf', 'folder');
+    const { value, durationMs } = await timed(() => core.manager.runDoctor({ outDir }));
     return okReply({ tool: 'doctor', status: 'ok', durationMs, data: { ok: value.ok, checks: value.checks } });
   },
 });
@@ -167,7 +167,7 @@ export const doctor = defineTool({
 /** app_start {terminal}: the program runs in this server's process; a running app of ours is replaced. */
 async function startTerminalTool(core: McpCore, t: { command: string; args?: string[]; cols?: number; rows?: number; cwd?: string }, others: string[]): Promise<ToolReply> {
   if (others.length) throw new PerfError({ code: 'invalid_arguments', message: `app_start: terminal is the whole app; drop ${others.join(', ')}` });
-  const cwd = t.cwd === undefined ? core.cwd : await confinedPath(core.cwd, t.cwd, 'app_start terminal.cwd');
+  const cwd = t.cwd === undefined ? core.cwd : core.confine('app_start terminal.cwd', t.cwd, 'folder');
   if (await core.ownsRunningSession()) {
     await core.dropConnection();
     await core.manager.stopSession(core.stateDir);

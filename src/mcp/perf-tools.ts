@@ -5,7 +5,6 @@
  * by default; `json: true` for the run summary and the full compare.
  */
 import { RUN_OPTIONS, SEQUENTIAL_OPTIONS } from '../runner/options.js';
-import path from 'node:path';
 import { PerfError } from '../errors.js';
 import { compareExitCode, compareRunFiles, type RunsComparison } from '../perf/compare-runs.js';
 import type { CompareRow } from '../perf/compare.js';
@@ -14,7 +13,7 @@ import type { LookEvent } from '../runner/sequential.js';
 import { runAndJudge } from '../runner/judge.js';
 import type { ProgressEvent } from '../runner/run.js';
 import type { RunFile } from '../perf/run-file.js';
-import { loadScenario } from '../scenario/load.js';
+import { loadScenario, type Scenario } from '../scenario/load.js';
 import { METRICS } from '../perf/metrics.js';
 import { okReply } from './format.js';
 import { defineTool, type ToolCallContext, type ToolDefinition } from './core.js';
@@ -66,8 +65,9 @@ function compareBrief(c: RunsComparison, full: boolean): Record<string, unknown>
   };
 }
 
-function resolveIn(cwd: string, p: string): string {
-  return path.resolve(cwd, p);
+/** A scenario whose app is a program (a shell command, a terminal program, a desktop binary), by name. */
+function programOf(sc: Scenario): string | undefined {
+  return sc.app.command !== undefined ? 'app.command' : sc.app.terminal ? 'app.terminal' : sc.app.desktop ? 'app.desktop' : undefined;
 }
 
 export const perfRunTool = defineTool({
@@ -93,10 +93,17 @@ export const perfRunTool = defineTool({
     const label = args.label;
     if (label !== undefined && !LABEL_RE.test(label)) throw new PerfError({ code: 'invalid_arguments', message: `perf_run: label "${label}" may only use a-z, 0-9, _ and -` });
     if (args.baselineVars !== undefined && args.against === undefined) throw new PerfError({ code: 'invalid_arguments', message: 'perf_run: baselineVars applies to the baseline arm of a compare', suggestion: 'add against, or drop baselineVars' });
-    const load = (file: string, baselineVars: Record<string, string> = {}) =>
-      loadScenario(resolveIn(core.cwd, file), { ...(args.variant !== undefined ? { variant: args.variant } : {}), vars: { ...args.vars, ...baselineVars }, cwd: core.cwd, allowOutside: core.allowOutside });
-    const candidate = load(args.scenario);
-    const outDir = resolveIn(core.cwd, args.out ?? 'build/perf');
+    const load = (arg: 'scenario' | 'against', file: string, baselineVars: Record<string, string> = {}): Scenario => {
+      const variant = args.variant !== undefined ? { variant: args.variant } : {};
+      const vars = { ...args.vars, ...baselineVars };
+      const where = core.confine(`perf_run ${arg}`, file, 'read');
+      const sc = loadScenario(where, { ...variant, vars, cwd: core.cwd, allowOutside: core.allowOutside });
+      const program = programOf(sc);
+      if (program !== undefined) core.checkCommands(`perf_run ${arg}`, `${file}: ${program}`);
+      return sc;
+    };
+    const outDir = core.confine('perf_run out', args.out ?? 'build/perf', 'folder');
+    const candidate = load('scenario', args.scenario);
     const common = {
       outDir,
       cwd: core.cwd,
@@ -110,7 +117,7 @@ export const perfRunTool = defineTool({
       const { run, path: file, exitCode } = await runAndJudge({ kind: 'run', scenario: candidate, options: { ...common, label: label ?? 'run', onProgress: runProgress(ctx) } });
       return okReply({ tool: 'perf_run', status: 'ok', exitCode, run: runBrief(run, file, full) });
     }
-    const baseline = load(args.against, args.baselineVars);
+    const baseline = load('against', args.against, args.baselineVars);
     const { res, comparison, exitCode } = await runAndJudge({
       kind: 'against',
       baseline,
@@ -199,7 +206,8 @@ export const perfCompareTool = defineTool({
   },
   readOnly: true,
   async run(core, args) {
-    const { comparison } = compareRunFiles(resolveIn(core.cwd, args.a), resolveIn(core.cwd, args.b), { force: args.force === true });
+    const [a, b] = [core.confine('perf_compare a', args.a, 'read'), core.confine('perf_compare b', args.b, 'read')];
+    const { comparison } = compareRunFiles(a, b, { force: args.force === true });
     return okReply({ tool: 'perf_compare', status: 'ok', ...compareBrief(comparison, args.json === true) });
   },
 });

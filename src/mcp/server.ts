@@ -1,8 +1,9 @@
 /**
  * `perf mcp [--http PORT] [--config FILE]`: the MCP front door. stdio by default (the client spawns
- * us); Streamable HTTP on 127.0.0.1 with --http. Starts without an app; stops the app it started
- * itself when it exits.
+ * us); Streamable HTTP on 127.0.0.1 with --http, behind a bearer token. Starts without an app; stops
+ * the app it started itself when it exits.
  */
+import path from 'node:path';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { closest, exitCodeOf, isPerfError, PerfError } from '../errors.js';
 import * as manager from '../session/manager.js';
@@ -11,6 +12,7 @@ import { CAPS, DEFAULT_CAPS } from './caps.js';
 import { loadConfig } from './config.js';
 import { McpCore, type SessionManager } from './core.js';
 import { startMcpHttp } from './http.js';
+import { newToken, removeTokenFile, writeTokenFile } from './token.js';
 import { createMcpServer } from './protocol.js';
 import { allTools } from './tools.js';
 
@@ -18,21 +20,30 @@ export { createMcpServer } from './protocol.js';
 export { McpCore } from './core.js';
 export { allTools } from './tools.js';
 
-export const MCP_USAGE = `Usage: perf mcp [--caps NAME,…] [--http PORT] [--config FILE] [--allow-outside]
+const MCP_SYNOPSIS =
+  'perf mcp [--caps NAME,…] [--allow NAME,…] [--no-commands] [--http PORT [--token-file FILE]] [--config FILE] [--allow-outside]';
+
+export const MCP_USAGE = `Usage: ${MCP_SYNOPSIS}
 
 Serve the rehearse steps as MCP tools (snap, tap, fill, …) plus app_start, app_stop, app_status,
 run and the perf tools, in groups (caps); ${DEFAULT_CAPS.join(' and ')} are on by default.
 
   --caps NAME,…   The groups of tools to offer ("all" for every tool); replaces tools.caps:
 ${CAPS.map((c) => `                  ${c.name.padEnd(17)}${c.byDefault ? '(default) ' : ''}${c.tools.join(', ')}`).join('\n')}
+  --allow NAME,…  Turn on tools that are off by default (globs): evaluate runs arbitrary JavaScript in
+                  the page, e.g. --caps core,perf,devtools --allow evaluate. .perf/mcp.json cannot.
+  --no-commands   app_start refuses command, terminal and desktop; perf_run a scenario that runs one.
   --http PORT     Streamable HTTP on http://127.0.0.1:PORT/mcp instead of stdio (0 = a free port).
-                  Only local clients: requests with a non-local Origin or Host are refused.
+                  Only local clients: requests with a non-local Origin or Host are refused. Every
+                  request needs "Authorization: Bearer TOKEN": a new token at each start, printed
+                  on stderr and written to .perf/mcp-token (mode 0600), removed on exit.
+  --token-file FILE  With --http: write the token there instead of .perf/mcp-token.
   --config FILE   Tool policy file (default .perf/mcp.json if present):
-                  { "tools": { "caps": ["core", "perf"], "allow": ["*"], "deny": ["evaluate"] } }
-                  allow / deny are globs with * and ?, applied on top of the caps.
-                  evaluate (devtools cap) is denied by default; allow it with
-                  "caps": ["core", "perf", "devtools"], "allow": ["*", "evaluate"].
-  --allow-outside app_start and run may serve a folder outside the working folder (/ included).
+                  { "tools": { "caps": ["core", "perf"], "allow": ["*"], "deny": ["app_*"], "commands": false } }
+                  allow / deny are globs with * and ?, applied on top of the caps. .perf/mcp.json may
+                  only narrow; a file given with --config may also turn on evaluate ("allow": ["*", "evaluate"]).
+  --allow-outside Tool arguments naming files and folders (app_start serve, perf_run out, perf_compare a, …)
+                  may lie outside the working folder (/ included).
 
 Register with Claude Code:  claude mcp add rehearse -- npx perf mcp
 `;
@@ -40,16 +51,21 @@ Register with Claude Code:  claude mcp add rehearse -- npx perf mcp
 export interface McpArgs {
   /** --caps, split on commas (checked when the config is loaded). */
   caps?: string[];
+  /** --allow, split on commas: globs of tools off by default to turn on. */
+  allow?: string[];
+  /** --no-commands. */
+  noCommands: boolean;
   httpPort?: number;
+  tokenFile?: string;
   config?: string;
   allowOutside: boolean;
   help: boolean;
 }
 
-const MCP_FLAGS = ['--caps', '--http', '--config', '--allow-outside', '--help'];
+const MCP_FLAGS = ['--caps', '--allow', '--no-commands', '--http', '--token-file', '--config', '--allow-outside', '--help'];
 
 export function parseMcpArgs(argv: readonly string[]): McpArgs {
-  const out: McpArgs = { help: false, allowOutside: false };
+  const out: McpArgs = { help: false, allowOutside: false, noCommands: false };
   const rest = argv[0] === 'mcp' ? argv.slice(1) : [...argv];
   for (let i = 0; i < rest.length; i++) {
     const tok = rest[i]!;
@@ -59,7 +75,7 @@ export function parseMcpArgs(argv: readonly string[]): McpArgs {
     const value = (): string => {
       const v = inline ?? rest[++i];
       if (v === undefined || (inline === undefined && v.startsWith('--'))) {
-        throw new PerfError({ code: 'invalid_flag', message: `perf mcp: ${flag} needs a value`, suggestion: MCP_USAGE.split('\n')[0] });
+        throw new PerfError({ code: 'invalid_flag', message: `perf mcp: ${flag} needs a value`, suggestion: MCP_SYNOPSIS });
       }
       return v;
     };
@@ -83,6 +99,15 @@ export function parseMcpArgs(argv: readonly string[]): McpArgs {
       case '--caps':
         out.caps = [...(out.caps ?? []), ...value().split(',')];
         break;
+      case '--allow':
+        out.allow = [...(out.allow ?? []), ...value().split(',').map((p) => p.trim()).filter(Boolean)];
+        break;
+      case '--no-commands':
+        out.noCommands = true;
+        break;
+      case '--token-file':
+        out.tokenFile = value();
+        break;
       case '--allow-outside':
         out.allowOutside = true;
         break;
@@ -91,11 +116,14 @@ export function parseMcpArgs(argv: readonly string[]): McpArgs {
         throw new PerfError({
           code: 'invalid_flag',
           message: `perf mcp: unknown ${flag.startsWith('-') ? 'flag' : 'argument'} "${tok}"${near.length ? `; did you mean ${near.join(' or ')}?` : ''}`,
-          suggestion: 'perf mcp [--caps NAME,…] [--http PORT] [--config FILE] [--allow-outside]',
+          suggestion: MCP_SYNOPSIS,
           candidates: near,
         });
       }
     }
+  }
+  if (out.tokenFile !== undefined && out.httpPort === undefined) {
+    throw new PerfError({ code: 'invalid_flag', message: 'perf mcp: --token-file applies to --http only', suggestion: 'add --http PORT' });
   }
   return out;
 }
@@ -112,7 +140,13 @@ export async function runMcp(argv: string[], deps: { manager?: SessionManager; c
       return 0;
     }
     const tools = allTools();
-    const { config, warnings } = loadConfig({ cwd, ...(args.config !== undefined ? { explicit: args.config } : {}), ...(args.caps ? { caps: args.caps } : {}), knownTools: tools.map((t) => t.name) });
+    const flags = {
+      ...(args.caps ? { caps: args.caps } : {}),
+      ...(args.allow ? { allow: args.allow } : {}),
+      ...(args.noCommands ? { commands: false } : {}),
+    };
+    const explicit = args.config !== undefined ? { explicit: args.config } : {};
+    const { config, warnings } = loadConfig({ cwd, ...explicit, flags, knownTools: tools.map((t) => t.name) });
     for (const w of warnings) process.stderr.write(`perf mcp: warning: ${w}\n`);
     core = new McpCore({ manager: deps.manager ?? manager, config, tools, cwd, allowOutside: args.allowOutside });
   } catch (e) {
@@ -124,18 +158,7 @@ export async function runMcp(argv: string[], deps: { manager?: SessionManager; c
   installSignalHandlers();
   onShutdown(() => core.shutdown());
 
-  if (args.httpPort !== undefined) {
-    let http;
-    try {
-      http = await startMcpHttp(core, args.httpPort);
-    } catch (e) {
-      return reportStartupError(e);
-    }
-    process.stderr.write(`perf mcp: listening on ${http.url}\n`);
-    onShutdown(() => http.close());
-    // Runs until SIGINT/SIGTERM, whose handler stops the owned app and exits the process.
-    return new Promise<number>(() => undefined);
-  }
+  if (args.httpPort !== undefined) return serveHttp(core, cwd, args.httpPort, args.tokenFile);
 
   const server = createMcpServer(core);
   const transport = new StdioServerTransport();
@@ -153,6 +176,33 @@ export async function runMcp(argv: string[], deps: { manager?: SessionManager; c
   });
   await server.connect(transport);
   return done;
+}
+
+/**
+ * HTTP mode: a fresh token in its file (mode 0600) before the port opens, printed once with the URL;
+ * the file is removed on a clean exit. Runs until SIGINT/SIGTERM, whose handler stops the owned app
+ * and exits the process.
+ */
+async function serveHttp(core: McpCore, cwd: string, port: number, tokenFile: string | undefined): Promise<number> {
+  const token = newToken();
+  let http;
+  let file: string;
+  try {
+    file = writeTokenFile(cwd, token, tokenFile);
+  } catch (e) {
+    return reportStartupError(e);
+  }
+  onShutdown(() => removeTokenFile(file, token));
+  const shown = path.relative(cwd, file).startsWith('..') ? file : path.relative(cwd, file);
+  try {
+    http = await startMcpHttp(core, port, { auth: { token, where: file } });
+  } catch (e) {
+    removeTokenFile(file, token);
+    return reportStartupError(e);
+  }
+  process.stderr.write(`perf mcp: listening on ${http.url}; send "Authorization: Bearer ${token}" (the token is also in ${shown})\n`);
+  onShutdown(() => http.close());
+  return new Promise<number>(() => undefined);
 }
 
 function reportStartupError(e: unknown): number {

@@ -1,5 +1,5 @@
 /**
- * `node dist/src/mcp/stdio-entry.js [--http PORT] [--config FILE]`: the MCP server without the CLI
+ * `node dist/src/mcp/stdio-entry.js [perf mcp flags]`: the MCP server without the CLI
  * dispatcher, for MCP clients configured with a plain node command and for tests.
  */
 import { runMcp } from './server.js';
