@@ -20,6 +20,36 @@ import { PerfError } from './errors.js';
 
 const { O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW, W_OK } = constants;
 
+/**
+ * What a variant name or a run label may hold: both become parts of file names (run files, baselines,
+ * reports), so a separator or `..` in one could place a file outside its folder. One definition for
+ * the scenario loader, the JSON Schemas, the CLI flags and MCP.
+ */
+export const NAME_PART = { pattern: '^[a-z0-9_-]+$', allowed: 'a-z, 0-9, _ and -' } as const;
+const NAME_PART_RE = new RegExp(NAME_PART.pattern);
+
+export function isNamePart(name: string): boolean {
+  return NAME_PART_RE.test(name);
+}
+
+/**
+ * `dir/fileName`, checked on the resolved path to lie directly in `dir`: a name built from a scenario
+ * name, a variant, a label or a shard id that would lead elsewhere is a PerfError `path_outside_folder`
+ * (usage) naming `who`, never a write somewhere else.
+ */
+export function fileInFolder(dir: string, fileName: string, who: string): string {
+  const folder = path.resolve(dir);
+  const file = path.resolve(folder, fileName);
+  if (path.dirname(file) !== folder || path.basename(file) !== fileName) {
+    throw new PerfError({
+      code: 'path_outside_folder',
+      message: `${who}: the file name "${fileName}" would not lie in ${folder}`,
+      suggestion: `scenario names may use letters, digits, _, . and -; variant names and labels ${NAME_PART.allowed}`,
+    });
+  }
+  return file;
+}
+
 function isOutside(root: string, p: string): boolean {
   const rel = path.relative(root, p);
   return rel === '' || rel.startsWith('..') || path.isAbsolute(rel);

@@ -6,7 +6,7 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { convertRecording, networkArgs, selectorTarget } from '../src/scenario/recorder.js';
@@ -22,15 +22,15 @@ cpSync(DEMO_DIR, join(work, 'app'), { recursive: true });
 const PERF = join(ROOT, 'bin/perf');
 const REC = join(ROOT, 'test/fixtures/recorder');
 
-function perf(args: string[]): { code: number; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [PERF, ...args], { cwd: work, encoding: 'utf8', timeout: 120_000 });
+function perf(args: string[], env: NodeJS.ProcessEnv = process.env): { code: number; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, [PERF, ...args], { cwd: work, encoding: 'utf8', timeout: 120_000, env });
   return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
 }
 
 /** perf without blocking this process (which serves the app the run opens). */
-function perfAsync(args: string[]): Promise<{ code: number; stderr: string }> {
+function perfAsync(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<{ code: number; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [PERF, ...args], { cwd: work, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, [PERF, ...args], { cwd: work, stdio: ['ignore', 'ignore', 'pipe'], env });
     let stderr = '';
     child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
     child.on('close', (code) => resolve({ code: code ?? -1, stderr }));
@@ -143,6 +143,70 @@ test('perf run recording.json converts it in memory and runs it', async () => {
     const run = JSON.parse(readFileSync(join(work, 'live', 'dialog-run.json'), 'utf8')) as { summary: { measured: number }; scenarioFile: string };
     assert.equal(run.summary.measured, 1);
     assert.match(run.scenarioFile, /dialog-live\.json$/);
+  } finally {
+    await demo.close();
+  }
+});
+
+/** A recording whose typed value, title and wait text hold ${env.SECRET}: data, never a read of the environment. */
+function secretRecording(origin: string): string {
+  const name = [['aria/Name[role="textbox"]'], ['#name']];
+  return JSON.stringify({
+    title: 'Leak ${env.SECRET}',
+    steps: [
+      { type: 'navigate', url: `${origin}/form.html` },
+      { type: 'change', value: '${env.SECRET}', selectors: name },
+      { type: 'click', selectors: [['#submit']], offsetX: 5, offsetY: 5 },
+      { type: 'waitForElement', selectors: [['text/"name":"${env.SECRET}"']] },
+    ],
+  });
+}
+
+/** Every file below `dir`, read as text. */
+function filesBelow(dir: string): { file: string; text: string }[] {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
+    .map((e) => join(e.parentPath, e.name))
+    .map((file) => ({ file, text: readFileSync(file, 'latin1') }));
+}
+
+test('a recording is data: ${env.SECRET} in it is imported as $${env.SECRET} and typed as written', { timeout: 300_000 }, async () => {
+  const secret = `hunter2-${process.pid}`;
+  const env = { ...process.env, SECRET: secret };
+  const rec = join(work, 'secret.json');
+  writeFileSync(rec, secretRecording('http://localhost:8080'));
+  const out = join(work, 'secret.yaml');
+  const imp = perf(['import', rec, '--serve', 'app', '--out', out], env);
+  assert.equal(imp.code, 0, imp.stderr);
+  const yaml = readFileSync(out, 'utf8');
+  assert.match(yaml, /fill: \{ target: \{ role: textbox, name: Name \}, text: "\$\$\{env\.SECRET\}" \}/);
+  assert.match(yaml, /wait_for: \{ text: '"name":"\$\$\{env\.SECRET\}"' \}/);
+  assert.match(yaml, /recording "Leak \$\$\{env\.SECRET\}"/);
+  assert.ok(!yaml.includes(secret) && !imp.stdout.includes(secret) && !imp.stderr.includes(secret));
+
+  // The recording itself, as perf run converts it: the field holds the literal text.
+  const sc = loadScenario(rec, { cwd: work, env });
+  assert.deepEqual(sc.secrets, [], 'nothing was read from the environment');
+  const typed = await outcome(sc, "document.querySelector('#name').value");
+  assert.ok(typed.statuses.every((st) => st === 'ok'), typed.statuses.join('\n'));
+  assert.equal(typed.result, '${env.SECRET}');
+
+  // perf run recording.json end to end: every step ok (the result shows the literal name), the secret nowhere.
+  const demo = await serveStatic({ root: DEMO_DIR });
+  try {
+    const live = join(work, 'secret-live.json');
+    writeFileSync(live, secretRecording(demo.url));
+    const dir = join(work, 'secret-out');
+    const r = await perfAsync(['run', live, '--repeat', '1', '--warmup', '0', '--out', dir, '--quiet'], env);
+    assert.equal(r.code, 0, r.stderr);
+    const files = filesBelow(dir);
+    const runFile = files.find((f) => f.file.endsWith('-run.json'));
+    assert.ok(runFile, files.map((f) => f.file).join(', '));
+    const run = JSON.parse(runFile.text) as { summary: { measured: number }; repeats: { steps: { status: string }[] }[] };
+    assert.equal(run.summary.measured, 1);
+    assert.deepEqual(run.repeats[0]!.steps.map((st) => st.status), ['ok', 'ok', 'ok']);
+    for (const f of files) assert.ok(!f.text.includes(secret), `${f.file} holds the secret`);
+    assert.ok(!r.stderr.includes(secret));
   } finally {
     await demo.close();
   }

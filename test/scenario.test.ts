@@ -90,6 +90,38 @@ test('vars and env interpolate; a whole-string var keeps its type; ${PORT} is le
   assert.equal(sc.app.command, 'serve --port ${PORT}');
 });
 
+test('$${ is a literal ${: not interpolated, no var or environment read, beside ordinary vars', () => {
+  const text = [
+    'app: { serve: ./app, path: "/form.html?q=$${env.HOME_TOWN}" }',
+    'vars: { who: Ada }',
+    'steps:',
+    '  - fill: { target: { label: Name }, text: "$${env.HOME_TOWN}" }',
+    '  - fill: { target: { label: Email }, text: "${who} typed $${who} and $${nope}" }',
+    '  - fill: { target: { label: Age }, text: "$${who}" }',
+    '',
+  ].join('\n');
+  const sc = loadScenario(write(text), { cwd: dir, env: { HOME_TOWN: 'London' } });
+  assert.equal(sc.steps[0]!.args.text, '${env.HOME_TOWN}');
+  assert.equal(sc.steps[1]!.args.text, 'Ada typed ${who} and ${nope}', 'an escaped unknown var is no error');
+  assert.equal(sc.steps[2]!.args.text, '${who}', 'a whole-string escape stays a string');
+  assert.equal(sc.app.path, '/form.html?q=${env.HOME_TOWN}');
+  assert.deepEqual(sc.secrets, [], 'nothing was read from the environment');
+});
+
+test('a variant name outside [a-z0-9_-] is refused at its key (line:col); a scenario name with / at its line', () => {
+  const text = 'app: { serve: ./app }\nvariants:\n  ok: {}\n  x/../../../outside: { repeat: 1 }\nsteps:\n  - tap: x\n';
+  const variant = loadError(text, { variant: 'ok' });
+  assert.equal(variant.code, 'scenario_invalid');
+  assert.match(variant.message, /s\d+\.yaml:4:3: variant name "x\/\.\.\/\.\.\/\.\.\/outside" may only use a-z, 0-9, _ and -/);
+  assert.match(variant.suggestion ?? '', /e\.g\. x-outside/);
+  for (const name of ['Phone', 'dark.mode']) {
+    const e = loadError(`app: { serve: ./app }\nvariants:\n  ${name}: {}\nsteps:\n  - tap: x\n`, { variant: name });
+    assert.match(e.message, new RegExp(`:3:3: variant name "${name.replace('.', '\\.')}" may only use`));
+  }
+  const named = loadError('name: ../../outside/x\napp: { serve: ./app }\nsteps:\n  - tap: x\n');
+  assert.match(named.message, /:1:7: name "\.\.\/\.\.\/outside\/x" may only use letters, digits, _, \. and -/);
+});
+
 test('--var overrides a declared var', () => {
   const sc = loadScenario(write('app: { serve: ./app, path: "/list.html?jank=${jank}" }\nvars: { jank: 0 }\nsteps:\n  - tap: x\n'), { cwd: dir, vars: { jank: '1' } });
   assert.equal(sc.app.path, '/list.html?jank=1');

@@ -209,6 +209,33 @@ test('a Host other than this server (DNS rebinding) is 403; 127.0.0.1 and localh
   }
 });
 
+test('--serve-host 0.0.0.0 answers loopback, the host name and its addresses with the port; another Host is 403', async () => {
+  const exposed = await serveStatic({ root, host: '0.0.0.0' });
+  try {
+    const port = exposed.port;
+    const local = `http://127.0.0.1:${port}`;
+    assert.equal(exposed.url, `http://${os.hostname()}:${port}`);
+    const name = os.hostname();
+    const others = [`evil.example:${port}`, 'evil.example', `${name}:${port + 1}`, `${name}.evil.example:${port}`, `[::2]:${port}`];
+    for (const host of others) {
+      const res = await raw(local, '/index.html', { host });
+      assert.equal(res.status, 403, `Host "${host}"`);
+      const loopback = `127.0.0.1:${port}, localhost:${port}, [::1]:${port}`;
+      assert.ok(res.body.startsWith(`Forbidden: Host "${host}" is not this server; accepted: ${loopback}, `), res.body);
+      assert.ok(res.body.includes(`${os.hostname().toLowerCase()}:${port}`), res.body);
+    }
+    const interfaces = Object.values(os.networkInterfaces()).flatMap((l) => l ?? []);
+    const addresses = interfaces.map((a) => (a.family === 'IPv6' ? `[${a.address}]` : a.address));
+    const names = ['127.0.0.1', 'localhost', '[::1]', os.hostname(), os.hostname().toUpperCase(), ...addresses];
+    for (const name of names) {
+      const res = await raw(local, '/index.html', { host: `${name}:${port}` });
+      assert.equal(res.status, 200, `Host "${name}:${port}": ${res.body}`);
+    }
+  } finally {
+    await exposed.close();
+  }
+});
+
 test('malformed percent-encoding is 400', async () => {
   const res = await raw(server.url, '/%E0%A4%A');
   assert.equal(res.status, 400);

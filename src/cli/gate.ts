@@ -6,7 +6,7 @@
  * `--update` (re)writes the baselines from this run instead of judging it.
  */
 import { existsSync, readdirSync } from 'node:fs';
-import { ensureDir, writeFileAtomic } from '../files.js';
+import { ensureDir, fileInFolder, writeFileAtomic } from '../files.js';
 import { dirname, join, relative } from 'node:path';
 import { exitCodeOf, isPerfError, PerfError, type PerfErrorKind } from '../errors.js';
 import { compareRuns, readRunFile, type RunsComparison } from '../perf/compare-runs.js';
@@ -21,7 +21,9 @@ import { mdCode, mdText } from '../../reporters/markdown.js';
 import type { FlagValues } from './args.js';
 import { ALLOW_OUTSIDE_FLAG, defineCommand, info, JSON_FLAG, printJson } from './command.js';
 import { noteInconclusive, renderComparison } from './compare.js';
-import { flagsOf, interruptible, lookPrinter, parseVars, progressPrinter, SEQUENTIAL_FLAGS, sequentialFlags } from './run-options.js';
+import {
+  checkNameFlag, flagsOf, interruptible, lookPrinter, parseVars, progressPrinter, SEQUENTIAL_FLAGS, sequentialFlags,
+} from './run-options.js';
 import { RUN_OPTIONS, SCALE_OPTIONS } from '../runner/options.js';
 import { parseShard, selectShard, shardFile, shardFileName, shardKey } from './shard.js';
 import { scaleFlags, SCALE_FLAGS } from './scale-options.js';
@@ -92,8 +94,9 @@ export function gateExitCode(entries: GateEntry[], strict = false): number {
   return 0;
 }
 
+/** `<dir>/<scenario>[-<variant>].json`, checked on the resolved path to lie in `dir` (--update writes it). */
 export function baselinePath(dir: string, sc: Pick<Scenario, 'name' | 'variant'>): string {
-  return join(dir, `${sc.name}${sc.variant ? `-${sc.variant}` : ''}.json`);
+  return fileInFolder(dir, `${sc.name}${sc.variant ? `-${sc.variant}` : ''}.json`, 'perf gate baseline');
 }
 
 /** Default scenario set: every *.yaml / *.yml in ./scenarios, sorted. */
@@ -387,9 +390,12 @@ export async function runGate(f: FlagValues, positionals: string[], cwd = proces
   const files = positionals.length ? positionals : defaultScenarioFiles(cwd);
   if (!files.length) throw new PerfError({ code: 'missing_argument', message: 'gate: no scenarios: none given and no scenarios/*.yaml here', suggestion: 'perf gate scenarios/list.yaml --baselines baselines/' });
   const variant = f.variant as string | undefined;
+  checkNameFlag('gate', 'variant', variant);
   const plan = planGate(files, { ...(variant !== undefined ? { variant } : {}), vars: parseVars(f.var as string[] | undefined), allowOutside: f.allowOutside === true });
   const scenarios = shard ? selectShard(plan, (sc) => shardKey(relative(cwd, sc.file) || sc.file, sc.variant), shard) : plan;
   const baselinesDir = (f.baselines as string | undefined) ?? 'baselines';
+  // Before any browser starts: a baseline that would lie outside its folder stops the gate (exit 2).
+  for (const sc of scenarios) baselinePath(baselinesDir, sc);
   const update = f.update === true;
   const outDir = (f.out as string | undefined) ?? 'build/perf';
   const quiet = f.quiet === true || f.json === true;
@@ -461,7 +467,7 @@ export async function runGate(f: FlagValues, positionals: string[], cwd = proces
   const entries = results.filter((e): e is GateEntry => e !== undefined);
 
   if (shard) {
-    const file = join(ensureDir(outDir, 'perf gate --shard'), shardFileName(shard));
+    const file = fileInFolder(ensureDir(outDir, 'perf gate --shard'), shardFileName(shard), 'perf gate --shard');
     writeJsonAtomic(file, shardFile(shard, plan, entries, seq.strict));
     if (!quiet) info(`perf gate: shard ${shard.index}/${shard.count} (${entries.length} of ${plan.length} runs) written to ${relative(cwd, file) || file}; \`perf merge\` joins the shards`);
   }

@@ -13,12 +13,20 @@ import { reportPathFor } from '../../reporters/define.js';
 import { info } from './command.js';
 import type { FlagSpecs, FlagValues } from './args.js';
 import type { LookEvent } from '../runner/sequential.js';
-import { writeFileAtomic } from '../files.js';
+import { isNamePart, NAME_PART, writeFileAtomic } from '../files.js';
 import { writeHtmlRunReport } from './html-report.js';
 import { SEQUENTIAL_OPTIONS } from '../runner/options.js';
 import type { JsonSchema } from '../schema-types.js';
 
-const LABEL_RE = /^[a-z0-9_-]+$/;
+/** --label and --variant become parts of file names: anything past NAME_PART is exit 2 naming the flag. */
+export function checkNameFlag(command: string, flag: 'label' | 'variant', value: string | undefined): void {
+  if (value === undefined || isNamePart(value)) return;
+  throw new PerfError({
+    code: 'invalid_flag',
+    message: `${command}: --${flag} "${value}" may only use ${NAME_PART.allowed} (it becomes part of file names)`,
+    suggestion: flag === 'label' ? 'e.g. --label baseline' : 'give one of the variants the scenario declares (perf validate lists them)',
+  });
+}
 
 /** --var a=1 --var b=x → { a: '1', b: 'x' } */
 export function parseVars(list: string[] | undefined): Record<string, string> {
@@ -33,7 +41,8 @@ export function parseVars(list: string[] | undefined): Record<string, string> {
 
 export function runFlags(f: FlagValues): { variant?: string; label: string; out: string; repeat?: number; warmup?: number; restart?: RestartMode; timing?: boolean; reporters: string[] } {
   const label = (f.label as string | undefined) ?? 'run';
-  if (!LABEL_RE.test(label)) throw new PerfError({ code: 'invalid_flag', message: `run: --label "${label}" may only use a-z, 0-9, _ and -`, suggestion: 'e.g. --label baseline' });
+  checkNameFlag('run', 'label', label);
+  checkNameFlag('run', 'variant', f.variant as string | undefined);
   const restart = f.restart as string | undefined;
   if (restart !== undefined && !(RESTART_MODES as readonly string[]).includes(restart)) {
     throw new PerfError({ code: 'invalid_flag', message: `run: --restart must be one of ${RESTART_MODES.join(', ')}, got "${restart}"` });

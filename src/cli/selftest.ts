@@ -13,7 +13,7 @@ import { MAD_NORMAL_CONSISTENCY, mad, median, normalQuantile, stddev } from '../
 import { loadScenario } from '../scenario/load.js';
 import { againstProgressPrinter } from './against.js';
 import { ALLOW_OUTSIDE_FLAG, defineCommand, info, JSON_FLAG, printJson } from './command.js';
-import { flagsOf, parseVars } from './run-options.js';
+import { checkNameFlag, flagsOf, parseVars } from './run-options.js';
 import { RUN_OPTIONS } from '../runner/options.js';
 import { runAgainst } from '../runner/against.js';
 import { onShutdown } from '../session/processes.js';
@@ -227,6 +227,7 @@ export const selftestCommand = defineCommand({
       const v = f[k] as number | undefined;
       if (v !== undefined && (!Number.isInteger(v) || v < min)) throw new PerfError({ code: 'invalid_flag', message: `selftest: --${k} must be a whole number >= ${min}, got ${v}` });
     }
+    checkNameFlag('selftest', 'variant', f.variant as string | undefined);
     const sc = loadScenario(positionals[0]!, { ...(f.variant !== undefined ? { variant: f.variant as string } : {}), vars: parseVars(f.var as string[] | undefined), allowOutside: f.allowOutside === true });
     const ctl = new AbortController();
     const off = onShutdown(() => ctl.abort());

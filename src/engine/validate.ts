@@ -4,6 +4,7 @@
  */
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { closest } from '../errors.js';
+import { NAME_PART } from '../files.js';
 
 // verbose: errors carry parentSchema, which describeAjvError reads to list the allowed properties.
 export const ajv = new Ajv({ allErrors: true, strict: false, allowUnionTypes: true, verbose: true });
@@ -49,6 +50,10 @@ export function describeAjvError(e: ErrorObject, root: string): { path: string; 
     case 'enum':
       return { path: at, message: `${where}: must be one of ${(e.params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}, got ${describeValue(e.data)}` };
     case 'pattern':
+      if (e.params.pattern === NAME_PART.pattern) {
+        const message = `${where}: ${describeValue(e.data)} may only use ${NAME_PART.allowed} (it becomes part of file names)`;
+        return { path: at, message };
+      }
       return { path: at, message: `${where}: ${describeValue(e.data)} does not match ${String(e.params.pattern)}` };
     default:
       return { path: at, message: `${where}: ${e.message ?? 'is invalid'}` };

@@ -5,6 +5,7 @@
  * by default; `json: true` for the run summary and the full compare.
  */
 import { RUN_OPTIONS, SEQUENTIAL_OPTIONS } from '../runner/options.js';
+import { NAME_PART } from '../files.js';
 import { PerfError } from '../errors.js';
 import { compareExitCode, compareRunFiles, type RunsComparison } from '../perf/compare-runs.js';
 import type { CompareRow } from '../perf/compare.js';
@@ -17,8 +18,6 @@ import { loadScenario, type Scenario } from '../scenario/load.js';
 import { METRICS } from '../perf/metrics.js';
 import { okReply } from './format.js';
 import { defineTool, type ToolCallContext, type ToolDefinition } from './core.js';
-
-const LABEL_RE = /^[a-z0-9_-]+$/;
 
 /** The metrics a one-glance reply shows: the registry's headline metrics; json: true gives them all. */
 const HEADLINE = METRICS.filter((d) => d.headline).map((d) => d.name);
@@ -77,7 +76,7 @@ export const perfRunTool = defineTool({
     type: 'object',
     properties: {
       scenario: { type: 'string', description: 'Scenario YAML file, relative to the working folder; the candidate with against.' },
-      variant: { type: 'string', description: 'Variant to run; required if the scenario declares variants.' },
+      variant: { type: 'string', pattern: NAME_PART.pattern, description: 'Variant to run; required if the scenario declares variants.' },
       ...RUN_OPTIONS,
       against: { type: 'string', description: 'Baseline scenario file: run interleaved with scenario and compare the two.' },
       ...SEQUENTIAL_OPTIONS,
@@ -90,8 +89,8 @@ export const perfRunTool = defineTool({
   },
   readOnly: false,
   async run(core, args, ctx) {
+    // label and variant were checked against NAME_PART by the inputSchema: they become parts of file names.
     const label = args.label;
-    if (label !== undefined && !LABEL_RE.test(label)) throw new PerfError({ code: 'invalid_arguments', message: `perf_run: label "${label}" may only use a-z, 0-9, _ and -` });
     if (args.baselineVars !== undefined && args.against === undefined) throw new PerfError({ code: 'invalid_arguments', message: 'perf_run: baselineVars applies to the baseline arm of a compare', suggestion: 'add against, or drop baselineVars' });
     const load = (arg: 'scenario' | 'against', file: string, baselineVars: Record<string, string> = {}): Scenario => {
       const variant = args.variant !== undefined ? { variant: args.variant } : {};

@@ -6,7 +6,7 @@
  * masquerading as a regression. Each arm gets its own run file, exactly as `perf run` writes it, plus
  * the interleaving record (`repeats[].sequence`, `repeats[].startedAt`, `against`).
  */
-import { join, relative } from 'node:path';
+import { relative } from 'node:path';
 import { SessionHost } from '../engine/host.js';
 import { PerfError } from '../errors.js';
 import type { Scenario } from '../scenario/load.js';
@@ -17,7 +17,7 @@ import { writeJsonAtomic } from '../session/state.js';
 import type { RepeatMode, RepeatRecord, RunEnv, RunFile } from '../perf/run-file.js';
 import { appSpec, withServeHost, buildRunFile, checkpoint, describeEnv, fallbackEnv, gridErrorOf, notSaved, repeatSchedule, repeatSlots, runFileName, runRepeat } from './run.js';
 import { redactSecrets } from '../scenario/redact.js';
-import { ensureDir } from '../files.js';
+import { ensureDir, fileInFolder } from '../files.js';
 
 export type Arm = 'baseline' | 'candidate';
 
@@ -95,6 +95,9 @@ export async function runAgainst(baseline: Scenario, candidate: Scenario, opts: 
   if (labels.baseline === labels.candidate && runFileName(baseline, '') === runFileName(candidate, '')) {
     throw new PerfError({ code: 'invalid_flag', message: `run --against: both arms would write ${runFileName(candidate, labels.candidate)}.json`, suggestion: 'give the arms different labels' });
   }
+  // Checked on the resolved paths before any browser starts: both run files stay in --out.
+  const fileOf = (sc: Scenario, label: string): string => fileInFolder(opts.outDir, `${runFileName(sc, label)}.json`, 'perf run --against');
+  const paths = { baseline: fileOf(baseline, labels.baseline), candidate: fileOf(candidate, labels.candidate) };
   // One schedule for both arms, from the candidate (the scenario named on the command line).
   const repeat = opts.repeat ?? candidate.repeat;
   const warmup = opts.warmup ?? candidate.warmup;
@@ -131,7 +134,7 @@ export async function runAgainst(baseline: Scenario, candidate: Scenario, opts: 
       const label = labels[arm];
       const base = runFileName(sc, label);
       const host = new SessionHost(session, app.baseUrl, cwd);
-      arms.push({ arm, sc, label, restart: restartOf(sc), base, path: join(opts.outDir, `${base}.json`), app, url: app.urlFor(sc.app.path), host, records: [], startedAt: new Date().toISOString() });
+      arms.push({ arm, sc, label, restart: restartOf(sc), base, path: paths[arm], app, url: app.urlFor(sc.app.path), host, records: [], startedAt: new Date().toISOString() });
     }
     const byArm = (arm: Arm): ArmState => arms.find((a) => a.arm === arm)!;
 

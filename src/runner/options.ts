@@ -4,13 +4,14 @@
  * flags from it (cli/run-options.ts), so a name, a type or a description is written in one place.
  */
 import type { JsonSchema } from '../schema-types.js';
+import { NAME_PART } from '../files.js';
 
 export const RUN_OPTIONS = {
   repeat: { type: 'integer', minimum: 1, maximum: 100, description: 'Measured repeats (overrides the scenario); in a compare, per arm before the first look.' },
   warmup: { type: 'integer', minimum: 0, maximum: 20, description: 'Discarded first repeats (overrides the scenario).' },
   timing: { type: 'boolean', description: 'Add uninstrumented repeats; ms metrics come from them.' },
   out: { type: 'string', description: 'Output folder for run files. Default build/perf.' },
-  label: { type: 'string', pattern: '^[a-z0-9_-]+$', description: 'Run label in file names. Default run.' },
+  label: { type: 'string', pattern: NAME_PART.pattern, description: `Run label in file names: ${NAME_PART.allowed}. Default run.` },
 } as const satisfies Record<string, JsonSchema>;
 
 /** How a compare samples (run --against, gate, perf_run with against). */

@@ -5,7 +5,7 @@
  * measured is written, atomically, even when the run is interrupted.
  */
 import { existsSync, readFileSync, renameSync, rmSync } from 'node:fs';
-import { ensureDir, writeFileAtomic } from '../files.js';
+import { ensureDir, fileInFolder, writeFileAtomic } from '../files.js';
 import { redactChunks, redactSecrets, redactText } from '../scenario/redact.js';
 import { join, relative } from 'node:path';
 import type { Page } from '../drivers/cdp/browser.js';
@@ -154,9 +154,10 @@ export async function runScenario(sc: Scenario, opts: RunOptions): Promise<{ run
   if (sc.browser.endpoint && !grid && mode === 'browser') {
     throw new PerfError({ code: 'restart_browser_attached', message: 'restart mode "browser" cannot be used with browser.endpoint (perf did not launch that Chrome)', suggestion: 'use --restart context' });
   }
-  ensureDir(opts.outDir, 'perf run');
   const base = runFileName(sc, opts.label);
-  const path = join(opts.outDir, `${base}.json`);
+  // Checked on the resolved path: the run file and its traces stay in --out whatever the names hold.
+  const path = fileInFolder(opts.outDir, `${base}.json`, 'perf run');
+  ensureDir(opts.outDir, 'perf run');
   const startedAt = new Date().toISOString();
   const schedule: { mode: RepeatMode; warmup: boolean }[] = [
     ...Array.from({ length: warmup }, () => ({ mode: 'attribution' as RepeatMode, warmup: true })),

@@ -6,7 +6,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { basename, dirname, extname, relative, resolve } from 'node:path';
 import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, visit, type Document } from 'yaml';
 import { closest, isPerfError, PerfError } from '../errors.js';
-import { checkServeFolder, findExecutable } from '../files.js';
+import { checkServeFolder, findExecutable, isNamePart, NAME_PART } from '../files.js';
 import { prepareArgs } from '../engine/run-step.js';
 import { getStep, stepNames } from '../steps/registry.js';
 import { resolveNetwork, type NetworkSetting } from '../steps/network.js';
@@ -14,7 +14,7 @@ import { recordingAsYaml } from './recorder.js';
 import { DRIVER_LACKS } from '../page/index.js';
 import type { RestartMode } from '../session/browser-session.js';
 import { bestErrors, compile, describeAjvError } from '../engine/validate.js';
-import { scenarioSchema } from './schema.js';
+import { scenarioSchema, SCENARIO_NAME_ALLOWED } from './schema.js';
 import { checkMetricName } from '../perf/metrics.js';
 
 export interface StepCall {
@@ -253,11 +253,15 @@ export function loadScenario(path: string, opts: LoadOptions = {}): Scenario {
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
     throw src.fail([], `a scenario is a mapping of keys (name, app, steps, …), got ${raw === null ? 'an empty file' : Array.isArray(raw) ? 'a list' : typeof raw}`);
   }
+  checkVariantNames(src, raw as Record<string, unknown>);
   const validate = compile(looseSchema);
   if (!validate(raw)) {
     const e = bestErrors(validate.errors ?? [])[0]!;
     const budget = /^\/budgets\/(\d+)$/.exec(e.instancePath);
     if (budget && e.keyword === 'pattern') parseBudget(src, ['budgets', Number(budget[1])], String(e.data));
+    if (e.instancePath === '/name' && e.keyword === 'pattern') {
+      throw src.fail(['name'], `name ${JSON.stringify(e.data)} may only use ${SCENARIO_NAME_ALLOWED}: it becomes part of file names`);
+    }
     const d = describeAjvError(e, '');
     const isKey = e.keyword === 'additionalProperties';
     const at = instancePathToPath(e.instancePath);
@@ -420,6 +424,17 @@ export function loadScenario(path: string, opts: LoadOptions = {}): Scenario {
   return scenario;
 }
 
+/** Variant names become parts of file names: one holding more than NAME_PART allows is refused at its key. */
+function checkVariantNames(src: Located, doc: Record<string, unknown>): void {
+  if (!isPlainObject(doc.variants)) return;
+  for (const name of Object.keys(doc.variants)) {
+    if (isNamePart(name)) continue;
+    const instead = name.toLowerCase().replace(/[^a-z0-9_-]+/g, '-').replace(/^-+|-+$/g, '') || 'variant';
+    const message = `variant name ${JSON.stringify(name)} may only use ${NAME_PART.allowed}: it becomes part of file names`;
+    throw src.fail(['variants', name], message, `rename it, e.g. ${instead}`, true);
+  }
+}
+
 function stripKeys(o: Record<string, unknown>, keys: string[]): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(o)) if (!keys.includes(k)) out[k] = v;
@@ -474,8 +489,9 @@ function unclosedBefore(text: string, end: number): { what: string; at: number }
   return { what: open.ch === '{' ? '"{"' : open.ch === '[' ? '"["' : 'quote', at: open.at };
 }
 
-// ${name} and ${env.NAME}; ${PORT} is left for the app command, filled at start.
-const VAR_RE = /\$\{([A-Za-z_][A-Za-z0-9_.]*)\}/g;
+// ${name} and ${env.NAME}; ${PORT} is left for the app command, filled at start. `$${` is a literal
+// `${` (as docker-compose's `$$`): how a recording's text, which is data, keeps its `${` uninterpolated.
+const VAR_RE = /\$\$\{|\$\{([A-Za-z_][A-Za-z0-9_.]*)\}/g;
 
 /** The environment, and the values read from it: they are written to run files as ${env.NAME}, never as themselves. */
 interface EnvReads {
@@ -490,7 +506,10 @@ function interpolate(src: Located, value: unknown, path: Path, vars: Record<stri
     // A string that is exactly one ${var} keeps the var's type (a number stays a number).
     const whole = /^\$\{([A-Za-z_][A-Za-z0-9_.]*)\}$/.exec(value);
     if (whole && !whole[1]!.startsWith('env.') && !RUNTIME_VARS.has(whole[1]!)) return lookup(src, path, whole[1]!, vars, env);
-    return value.replace(VAR_RE, (m, name: string) => (RUNTIME_VARS.has(name) ? m : String(lookup(src, path, name, vars, env))));
+    return value.replace(VAR_RE, (m, name: string | undefined) => {
+      if (name === undefined) return '${';
+      return RUNTIME_VARS.has(name) ? m : String(lookup(src, path, name, vars, env));
+    });
   }
   if (Array.isArray(value)) return value.map((v, i) => interpolate(src, v, [...path, i], vars, env));
   if (isPlainObject(value)) {

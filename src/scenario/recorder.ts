@@ -102,6 +102,19 @@ export function networkArgs(c: { download: number; upload: number; latency: numb
   return { latencyMs, downloadKbps: Math.round(downloadKbps * 1000) / 1000, uploadKbps: Math.round(uploadKbps * 1000) / 1000 };
 }
 
+/**
+ * A recording's text as the scenario holds it: every `${` written `$${`, which the loader reads back
+ * as a literal `${`. A recording is data: a `${env.NAME}` in it must be typed as written, never read
+ * from the environment of whoever runs it.
+ */
+function literal<T>(value: T): T {
+  // A function, not the string '$${': in a replacement string `$$` stands for one `$`.
+  if (typeof value === 'string') return value.replaceAll('${', () => '$${') as T;
+  if (Array.isArray(value)) return value.map(literal) as T;
+  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, literal(v)])) as T;
+  return value;
+}
+
 /** The scenario name from the recording's title: the characters a run file name may hold. */
 function slug(title: string): string {
   const s = title
@@ -127,7 +140,8 @@ export function convertRecording(json: unknown, shown: string, opts: ConvertOpti
   const unsupported: UnsupportedItem[] = [];
   const notes: string[] = [];
   const steps: Step[] = [];
-  const scenario: Record<string, unknown> = { name: slug(flow.title), description: `Imported from the Chrome DevTools Recorder recording "${flow.title}".` };
+  const description = literal(`Imported from the Chrome DevTools Recorder recording "${flow.title}".`);
+  const scenario: Record<string, unknown> = { name: slug(flow.title), description };
   let origin: string | undefined;
   // Scroll steps hold absolute positions (scrollTo); ours are deltas from where the last one left.
   const scrolled = new Map<string, { x: number; y: number }>();
@@ -159,8 +173,9 @@ export function convertRecording(json: unknown, shown: string, opts: ConvertOpti
         if (!opened) {
           opened = true;
           origin = url.origin;
-          const path = `${url.pathname}${url.search}${url.hash}`;
-          scenario.app = opts.serve !== undefined ? { serve: opts.serve, path } : { url: opts.url ?? url.origin, path };
+          const path = literal(`${url.pathname}${url.search}${url.hash}`);
+          // --serve (a folder) and --url are literal text too: the shell has already expanded what it would.
+          scenario.app = opts.serve !== undefined ? { serve: literal(opts.serve), path } : { url: literal(opts.url ?? url.origin), path };
         } else {
           steps.push({ navigate: { url: url.origin === origin ? `${url.pathname}${url.search}${url.hash}` : step.url } });
         }
@@ -264,8 +279,9 @@ export function convertRecording(json: unknown, shown: string, opts: ConvertOpti
   if (held.length) notes.push(`modifier ${held.join('+')} still held at the end of the recording: left out`);
   if (steps.length === 0 && opened) refuse('steps', 'nothing to measure after the first navigation', 'record at least one interaction after the page opens');
   // The order the examples are written in: what the app is, how the page is emulated, then the steps.
-  const { name, description, app, viewport, network } = scenario;
-  return { scenario: { name, description, app, ...(viewport ? { viewport } : {}), ...(network ? { network } : {}), steps }, unsupported, notes };
+  const { name, app, viewport, network } = scenario;
+  const ordered = { name, description, app, ...(viewport ? { viewport } : {}), ...(network ? { network } : {}), steps: literal(steps) };
+  return { scenario: ordered, unsupported, notes };
 }
 
 /** The refusal of a recording with unsupported steps: each with its JSON path and suggestion (exit 2). */

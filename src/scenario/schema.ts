@@ -6,6 +6,10 @@
 import { STEPS, longDescription, stepArgsSchema } from '../steps/registry.js';
 import type { JsonSchema } from '../steps/define.js';
 import { NETWORK_KEY } from '../steps/network.js';
+import { NAME_PART } from '../files.js';
+
+/** What a scenario's `name:` may hold (a file name part; a / or a space would not be). */
+export const SCENARIO_NAME_ALLOWED = 'letters, digits, _, . and -';
 
 const RESTART = { type: 'string', enum: ['reload', 'context', 'browser'], description: 'How each repeat starts clean: reload (same page, cache disabled, fresh navigation), context (new browser context: storage and cache gone; default), browser (kill and relaunch Chromium with a new profile).' } as const;
 
@@ -90,7 +94,7 @@ function overridableProperties(stepList: JsonSchema): Record<string, JsonSchema>
     timing: { type: 'boolean', description: 'Interleave timing-mode repeats (no profiler: their ms are what compare gates on), like --timing.' },
     vars: {
       type: 'object',
-      description: 'Variables: ${name} in any string value. ${env.NAME} reads the environment.',
+      description: 'Variables: ${name} in any string value. ${env.NAME} reads the environment. $${ is a literal ${ (nothing is read).',
       additionalProperties: { type: ['string', 'number', 'boolean'], description: 'Value of the variable.' },
     },
     setup: { ...stepList, description: 'Steps after each clean restart, not measured.' },
@@ -234,12 +238,20 @@ export function scenarioSchema(opts: { forEditors: boolean } = { forEditors: tru
     title: 'rehearse scenario',
     type: 'object',
     properties: {
-      name: { type: 'string', pattern: '^[A-Za-z0-9_.-]+$', description: 'Scenario name, used in run file names. Default: the file name without .yaml.' },
+      name: {
+        type: 'string',
+        pattern: '^[A-Za-z0-9_.-]+$',
+        description: `Scenario name, used in run file names (${SCENARIO_NAME_ALLOWED}). Default: the file name without .yaml.`,
+      },
       description: { type: 'string', description: 'What the scenario does.' },
       ...props,
       variants: {
         type: 'object',
-        description: 'Named variants; each deep-merges into the top level (objects key by key, lists and scalars replace). `--variant NAME` picks one (required when variants exist).',
+        description:
+          'Named variants; each deep-merges into the top level (objects key by key, lists and scalars replace). ' +
+          `\`--variant NAME\` picks one (required when variants exist). A name may use ${NAME_PART.allowed}: ` +
+          'it becomes part of file names.',
+        propertyNames: { pattern: NAME_PART.pattern, description: `A variant name: ${NAME_PART.allowed}.` },
         additionalProperties: { type: 'object', properties: props, additionalProperties: false, description: 'Overrides for this variant.' },
       },
     },

@@ -5,7 +5,7 @@
  * Bound to 127.0.0.1 only: it exposes a folder of the user's disk and must not be reachable from outside
  * (unless `host` asks otherwise: `--serve-host`, for Grid nodes on other machines).
  */
-import { hostname } from 'node:os';
+import { hostname, networkInterfaces } from 'node:os';
 import { createReadStream } from 'node:fs';
 import { realpath, stat } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -23,7 +23,8 @@ export interface StaticServerOptions {
   onRequest?: (line: string) => void;
   /**
    * Listen here instead of 127.0.0.1 (`--serve-host`, for Grid nodes on other machines): the folder is
-   * then exposed there, and any Host naming this port is answered (the nodes' name for this machine).
+   * then exposed there. Answered Hosts: loopback and this address with the port; for a wildcard
+   * (0.0.0.0, ::) also this machine's host name and each of its interface addresses (acceptedHosts).
    */
   host?: string;
 }
@@ -249,9 +250,41 @@ function listen(server: Server, port: number, host = HOST): Promise<number> {
   });
 }
 
+function isWildcard(host: string): boolean {
+  return host === '0.0.0.0' || host === '::';
+}
+
+/** An address as a Host header writes it: IPv6 in brackets, lowercase. */
+function hostName(address: string): string {
+  const name = address.toLowerCase();
+  return name.includes(':') ? `[${name}]` : name;
+}
+
+/**
+ * The host names (without the port) a request may name: loopback, the address listened on, and for a
+ * wildcard the machine's host name (the one urlHost gives Grid nodes) and every interface address,
+ * read once at start. The FQDN is left out: finding it takes a (reverse) DNS lookup, which can hang
+ * for seconds on a machine without network, and the URL the harness hands out uses hostname().
+ */
+function acceptedHosts(listenHost: string | undefined): string[] {
+  const names = new Set(['127.0.0.1', 'localhost', '[::1]']);
+  if (listenHost !== undefined && !isWildcard(listenHost)) names.add(hostName(listenHost));
+  if (listenHost !== undefined && isWildcard(listenHost)) {
+    names.add(hostName(hostname()));
+    for (const list of Object.values(networkInterfaces())) for (const a of list ?? []) names.add(hostName(a.address));
+  }
+  return [...names];
+}
+
+/** A Host header's name and port (80 when it names none, as a browser omits it then); undefined when malformed. */
+function parseHost(header: string): { name: string; port: number } | undefined {
+  const m = /^(\[[0-9a-f:.]+\]|[^:[\]]+)(?::(\d{1,5}))?$/.exec(header.toLowerCase());
+  return m ? { name: m[1]!, port: m[2] === undefined ? 80 : Number(m[2]) } : undefined;
+}
+
 /** How a browser elsewhere names this server: an any-address bind by this machine's name, an IPv6 address in brackets. */
 function urlHost(host: string): string {
-  if (host === '0.0.0.0' || host === '::') return hostname();
+  if (isWildcard(host)) return hostname();
   return host.includes(':') ? `[${host}]` : host;
 }
 
@@ -261,6 +294,7 @@ export async function serveStatic(options: StaticServerOptions): Promise<StaticS
   // Known once listening; no request is handled before that.
   let port = 0;
   let allowedHosts = new Set<string>();
+  let accepted = '';
   const exposed = options.host !== undefined && options.host !== HOST;
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
@@ -270,10 +304,10 @@ export async function serveStatic(options: StaticServerOptions): Promise<StaticS
       sendText(res, 405, `Method ${method} not allowed\n`, false, { Allow: 'GET, HEAD' });
       return;
     }
-    // DNS rebinding: a web page whose host name resolves to 127.0.0.1 would reach us with its own Host.
-    const asked = (req.headers.host ?? '').toLowerCase();
-    if (!allowedHosts.has(asked) && !(exposed && asked.endsWith(`:${port}`))) {
-      sendText(res, 403, `Forbidden: Host "${printable(req.headers.host ?? '')}" is not this server (${HOST}:${port})\n`, head);
+    // DNS rebinding: a web page whose host name resolves to this server would reach it with its own Host.
+    const asked = parseHost(req.headers.host ?? '');
+    if (!asked || asked.port !== port || !allowedHosts.has(asked.name)) {
+      sendText(res, 403, `Forbidden: Host "${printable(req.headers.host ?? '')}" is not this server; accepted: ${accepted}\n`, head);
       return;
     }
     const target = req.url ?? '/';
@@ -321,7 +355,8 @@ export async function serveStatic(options: StaticServerOptions): Promise<StaticS
   });
 
   port = await listen(server, options.port ?? 0, options.host);
-  allowedHosts = new Set([`${HOST}:${port}`, `localhost:${port}`]);
+  allowedHosts = new Set(acceptedHosts(options.host));
+  accepted = [...allowedHosts].map((h) => `${h}:${port}`).join(', ');
   let closing: Promise<void> | undefined;
   return {
     url: `http://${exposed ? urlHost(options.host!) : HOST}:${port}`,

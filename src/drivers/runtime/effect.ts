@@ -138,7 +138,9 @@ export function effectModule(dep: Deps) {
         (v) => {
           if (rec.leaving || exits.some((e) => !e.defaultPrevented)) return;
           try {
-            // A beacon: fire and forget, and not one of the requests apps wrap (fetch, XHR) to log.
+            // A beacon: fire and forget, and not one of the requests apps wrap (fetch, XHR) to log. A
+            // string goes as text/plain, a CORS-safelisted type: sent without a preflight, and the
+            // listener answers no CORS header (a Blob of application/json would need one).
             navigator.sendBeacon(url, JSON.stringify(v));
           } catch {
             // Refused outright: the settle command answers instead.

@@ -5,7 +5,7 @@
  * wait for it. Each report's path carries this channel's random token and the action's number.
  */
 import { randomBytes } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 
 // A settle is a few hundred bytes (its read-back text is cut in the page): anything larger is not ours.
 const MAX_REPORT_BYTES = 64 * 1024;
@@ -22,6 +22,8 @@ export class SettleReports {
   private readonly early = new Map<number, unknown>();
   /** Reports received: how a test sees that the page's own report was used. */
   received = 0;
+  /** Request body bytes read in all: how a test sees that an oversized upload was cut off, not read. */
+  bodyBytesRead = 0;
 
   private constructor(
     private readonly server: Server,
@@ -30,21 +32,36 @@ export class SettleReports {
 
   static async start(): Promise<SettleReports> {
     const token = randomBytes(12).toString('hex');
+    const path = new RegExp(`^/${token}/(\\d+)$`);
     let self: SettleReports | undefined;
     const server = createServer((req, res) => {
-      const m = new RegExp(`^/${token}/(\\d+)$`).exec(req.url ?? '');
-      let body = '';
+      const m = path.exec(req.url ?? '');
+      // No CORS header on any answer: the page's beacon is text/plain (a CORS-safelisted type), sent
+      // and delivered whatever the answer says, so no other origin is ever invited to read one.
+      if (!m || req.method !== 'POST') {
+        req.resume();
+        res.writeHead(404, { 'content-length': '0' }).end();
+        return;
+      }
+      if (Number(req.headers['content-length'] ?? 0) > MAX_REPORT_BYTES) {
+        refuseOversized(req, res);
+        return;
+      }
+      const chunks: Buffer[] = [];
       let size = 0;
       req.on('data', (d: Buffer) => {
+        if (size > MAX_REPORT_BYTES) return;
         size += d.length;
-        if (size <= MAX_REPORT_BYTES) body += d.toString();
+        if (self) self.bodyBytesRead += d.length;
+        if (size > MAX_REPORT_BYTES) refuseOversized(req, res);
+        else chunks.push(d);
       });
       req.on('end', () => {
-        res.writeHead(m && req.method === 'POST' ? 204 : 404, { 'access-control-allow-origin': '*' }).end();
-        if (!m || req.method !== 'POST' || size > MAX_REPORT_BYTES) return;
+        if (size > MAX_REPORT_BYTES) return;
+        res.writeHead(204).end();
         let value: unknown;
         try {
-          value = JSON.parse(body);
+          value = JSON.parse(Buffer.concat(chunks).toString('utf8'));
         } catch {
           return;
         }
@@ -98,6 +115,19 @@ export class SettleReports {
     this.server.closeAllConnections();
     return closed;
   }
+}
+
+/**
+ * An upload past MAX_REPORT_BYTES: answered 413 when the answer can still go out, the rest of the body
+ * left unread, and the connection closed once the answer is flushed (or at once, when it cannot be).
+ */
+function refuseOversized(req: IncomingMessage, res: ServerResponse): void {
+  req.pause();
+  if (res.headersSent) {
+    req.destroy();
+    return;
+  }
+  res.writeHead(413, { connection: 'close', 'content-length': '0' }).end(() => req.destroy());
 }
 
 /** The shape of a runtime settle (mutations, frames, detached): a stray request is not one. */
