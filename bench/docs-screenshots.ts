@@ -23,7 +23,7 @@ const HEIGHT = 1500;
 const RUN_HEIGHT = 2300;
 
 function perf(args: string[], cwd: string): void {
-  const r = spawnSync(process.execPath, [PERF, ...args], { cwd, stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, GITHUB_STEP_SUMMARY: '' } });
+  const r = spawnSync(process.execPath, [PERF, ...args], { timeout: 600_000, cwd, stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, GITHUB_STEP_SUMMARY: '' } });
   if (r.status !== 0 && r.status !== 1) throw new Error(`perf ${args.join(' ')} exited ${r.status}`);
 }
 

@@ -33,7 +33,7 @@ const GATE_ARGS = ['--repeat', '3', '--warmup', '0', '--fixed', '--quiet', '--js
 function gateOnce(grid: string, parallel: number, out: string): number {
   const scenarios = readdirSync(join(ROOT, 'scenarios')).filter((f) => f.endsWith('.yaml')).sort().map((f) => join(ROOT, 'scenarios', f));
   const t0 = performance.now();
-  const r = spawnSync(process.execPath, [PERF, 'gate', ...scenarios, '--baselines', join(ROOT, 'baselines'), '--grid', grid, '--parallel', String(parallel), '--out', out, ...GATE_ARGS], { encoding: 'utf8', env: { ...process.env, GITHUB_STEP_SUMMARY: '' } });
+  const r = spawnSync(process.execPath, [PERF, 'gate', ...scenarios, '--baselines', join(ROOT, 'baselines'), '--grid', grid, '--parallel', String(parallel), '--out', out, ...GATE_ARGS], { timeout: 600_000, encoding: 'utf8', env: { ...process.env, GITHUB_STEP_SUMMARY: '' } });
   const ms = performance.now() - t0;
   if (r.status !== 0 && r.status !== 1) throw new Error(`perf gate --parallel ${parallel} exited ${r.status}: ${r.stderr.slice(-1000)}`);
   return ms;

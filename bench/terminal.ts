@@ -69,7 +69,7 @@ function page(lines: string[]): { last: number; count: number } {
 const lineLabel = (n: number): string => `line ${String(n).padStart(6, '0')}`;
 
 async function main(): Promise<void> {
-  const version = execFileSync('tmux', ['-V'], { encoding: 'utf8' }).trim();
+  const version = execFileSync('tmux', ['-V'], { timeout: 120_000, encoding: 'utf8' }).trim();
   const dir = mkdtempSync(path.join(tmpdir(), 'rehearse-bench-terminal-'));
   const file = path.join(dir, 'numbered.txt');
   writeFileSync(file, Array.from({ length: FILE_LINES }, (_, i) => `${lineLabel(i + 1)}  the quick brown fox jumps over the lazy dog  0123456789 ~!@#$%^&*()`).join('\n') + '\n');
@@ -85,7 +85,7 @@ async function main(): Promise<void> {
   // Ctrl-C or a kill still ends the tmux server and the programs.
   const onSignal = (sig: NodeJS.Signals) => {
     try {
-      execFileSync('tmux', ['-L', SOCKET, 'kill-server'], { env: tmuxEnv(), stdio: 'ignore' });
+      execFileSync('tmux', ['-L', SOCKET, 'kill-server'], { timeout: 120_000, env: tmuxEnv(), stdio: 'ignore' });
     } catch {
       /* not started or already gone */
     }
@@ -270,7 +270,7 @@ async function main(): Promise<void> {
     // Nothing outlives the bench: the server's socket answers no more, no pane's program runs.
     let serverGone = false;
     try {
-      execFileSync('tmux', ['-L', SOCKET, 'ls'], { env: tmuxEnv(), stdio: 'ignore' });
+      execFileSync('tmux', ['-L', SOCKET, 'ls'], { timeout: 120_000, env: tmuxEnv(), stdio: 'ignore' });
     } catch {
       serverGone = true;
     }

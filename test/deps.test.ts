@@ -20,7 +20,7 @@ function cruise(files: Record<string, string>): { code: number; out: string } {
       mkdirSync(join(dir, path, '..'), { recursive: true });
       writeFileSync(join(dir, path), text);
     }
-    const r = spawnSync(CRUISE, ['src', '--config', CONFIG], { cwd: dir, encoding: 'utf8' });
+    const r = spawnSync(CRUISE, ['src', '--config', CONFIG], { timeout: 120_000, cwd: dir, encoding: 'utf8' });
     return { code: r.status ?? -1, out: r.stdout + r.stderr };
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -28,7 +28,7 @@ function cruise(files: Record<string, string>): { code: number; out: string } {
 }
 
 test('the layer rules pass on our own source', () => {
-  const r = spawnSync(CRUISE, ['src', 'reporters', '--config', CONFIG], { cwd: ROOT, encoding: 'utf8' });
+  const r = spawnSync(CRUISE, ['src', 'reporters', '--config', CONFIG], { timeout: 120_000, cwd: ROOT, encoding: 'utf8' });
   assert.equal(r.status, 0, r.stdout + r.stderr);
 });
 
@@ -80,7 +80,7 @@ test('the page runtime is typed: a misspelt method, wrong arguments or a result 
       ].join('\n'),
     );
     const tsc = join(ROOT, 'node_modules/.bin/tsc');
-    const r = spawnSync(tsc, ['--noEmit', '--strict', '--module', 'NodeNext', '--moduleResolution', 'NodeNext', '--target', 'ES2022', '--types', 'node', '--skipLibCheck', file], { cwd: ROOT, encoding: 'utf8' });
+    const r = spawnSync(tsc, ['--noEmit', '--strict', '--module', 'NodeNext', '--moduleResolution', 'NodeNext', '--target', 'ES2022', '--types', 'node', '--skipLibCheck', file], { timeout: 120_000, cwd: ROOT, encoding: 'utf8' });
     const errors = (r.stdout.match(/probe\.ts\(\d+,\d+\): error TS\d+/g) ?? []).map((e) => Number(/\((\d+),/.exec(e)![1]));
     assert.deepEqual(errors, [4, 5, 7], r.stdout);
   } finally {

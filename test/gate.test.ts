@@ -138,7 +138,7 @@ test('a baseline recorded on another CPU: unchanged code passes, jank still fail
   assert.match(jank.stdout, /FAIL {4}list-scroll-desktop .*counters\.layouts/);
 });
 
-test('the committed baselines on unchanged code: every scenario is compared, the app\'s own work never regresses, another host passes', () => {
+test('the committed baselines on unchanged code: every scenario is compared, the app\'s own work never regresses, another host passes', { timeout: 600_000 }, () => {
   const scenarios = readdirSync(join(ROOT, 'scenarios')).filter((f) => f.endsWith('.yaml')).map((f) => join(ROOT, 'scenarios', f));
   const r = perf(['gate', ...scenarios, '--baselines', join(ROOT, 'baselines'), '--out', 'committed', '--json'], {}, 600_000);
   assert.ok(r.code === 0 || r.code === 1, r.stderr);

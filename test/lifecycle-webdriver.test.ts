@@ -35,7 +35,7 @@ function workDir(): string {
 }
 after(() => {
   for (const d of dirs) {
-    spawnSync(process.execPath, [PERF, 'stop'], { cwd: d });
+    spawnSync(process.execPath, [PERF, 'stop'], { timeout: 120_000, cwd: d });
     fs.rmSync(d, { recursive: true, force: true });
   }
 });

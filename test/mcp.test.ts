@@ -488,7 +488,7 @@ describe('caps and the size of what an agent reads', () => {
   });
 
   test('an unknown cap is refused at start: exit 2 naming the known caps', () => {
-    const r = spawnSync(process.execPath, [PERF, 'mcp', '--caps', 'core,pointer-xtra'], { cwd: tmpDir(), encoding: 'utf8', input: '' });
+    const r = spawnSync(process.execPath, [PERF, 'mcp', '--caps', 'core,pointer-xtra'], { timeout: 120_000, cwd: tmpDir(), encoding: 'utf8', input: '' });
     assert.equal(r.status, 2);
     assert.match(r.stderr, /--caps: unknown cap "pointer-xtra"; did you mean "pointer-extra"\?/);
   });
@@ -615,7 +615,7 @@ describe('config and lifetime', () => {
   test('a bad config file: exit 2 and a clear message on stderr', () => {
     const cwd = tmpDir();
     fs.writeFileSync(path.join(cwd, 'bad.json'), '{ "tools": { "deny": "evaluate" } }');
-    const r = spawnSync(process.execPath, [PERF, 'mcp', '--config', 'bad.json'], { cwd, encoding: 'utf8', input: '' });
+    const r = spawnSync(process.execPath, [PERF, 'mcp', '--config', 'bad.json'], { timeout: 120_000, cwd, encoding: 'utf8', input: '' });
     assert.equal(r.status, 2);
     assert.match(r.stderr, /bad\.json: config\.tools\.deny: must be array/);
     assert.equal(r.stdout, '');
@@ -633,7 +633,7 @@ describe('config and lifetime', () => {
 
   test('a session started by `perf start` is used but left running on exit', async () => {
     const cwd = tmpDir();
-    const start = spawnSync(process.execPath, [PERF, 'start', '--serve', 'app', '--path', '/form.html'], { cwd, encoding: 'utf8' });
+    const start = spawnSync(process.execPath, [PERF, 'start', '--serve', 'app', '--path', '/form.html'], { timeout: 120_000, cwd, encoding: 'utf8' });
     assert.equal(start.status, 0, start.stderr);
     const state = JSON.parse(fs.readFileSync(path.join(cwd, '.perf', 'state.json'), 'utf8')) as { chrome: { pid: number } };
     try {
@@ -646,7 +646,7 @@ describe('config and lifetime', () => {
       await sleep(300);
       assert.equal(isAlive(state.chrome.pid), true);
     } finally {
-      spawnSync(process.execPath, [PERF, 'stop'], { cwd, encoding: 'utf8' });
+      spawnSync(process.execPath, [PERF, 'stop'], { timeout: 120_000, cwd, encoding: 'utf8' });
     }
     assert.equal(await waitGone(state.chrome.pid), true);
   });

@@ -69,7 +69,7 @@ test('the README\'s per-driver table (WebKit and Tauri over WebDriver) is the re
 });
 
 test('`perf metrics --json` prints the registry with direction, role and host dependence; `perf metrics` a table', () => {
-  const r = spawnSync(process.execPath, [join(ROOT, 'bin/perf'), 'metrics', '--json'], { cwd: ROOT, encoding: 'utf8' });
+  const r = spawnSync(process.execPath, [join(ROOT, 'bin/perf'), 'metrics', '--json'], { timeout: 120_000, cwd: ROOT, encoding: 'utf8' });
   assert.equal(r.status, 0, r.stderr);
   const j = JSON.parse(r.stdout) as { metrics: { name: string; better: string; gate: string; hostDependent: boolean; perFrameName: string | null; drivers: string[] }[]; maxPrimary: number; minPaintedForPerFrame: number };
   assert.equal(j.metrics.length, METRICS.length);
@@ -81,7 +81,7 @@ test('`perf metrics --json` prints the registry with direction, role and host de
   assert.deepEqual([painted.better, painted.gate], ['none', 'never']);
   assert.deepEqual(layouts.drivers, ['cdp']);
   assert.deepEqual(j.metrics.find((x) => x.name === 'frames.overBudget')!.drivers, ['cdp', 'webdriver-chromium', 'webdriver-webkit']);
-  const t = spawnSync(process.execPath, [join(ROOT, 'bin/perf'), 'metrics'], { cwd: ROOT, encoding: 'utf8' });
+  const t = spawnSync(process.execPath, [join(ROOT, 'bin/perf'), 'metrics'], { timeout: 120_000, cwd: ROOT, encoding: 'utf8' });
   assert.equal(t.status, 0);
   assert.match(t.stdout, /^metric +unit +better +gate/);
   assert.match(t.stdout, /\ncounters\.threadCpuMs \(\+\.perFrame\) +ms +lower +primary +host/);

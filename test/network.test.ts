@@ -122,7 +122,7 @@ steps:
 
 test('a bad profile name is exit 2 with file:line and the allowed values', () => {
   const file = scenarioFile(FORM('network: { profile: slow-5g }'));
-  const r = spawnSync(process.execPath, [PERF, 'run', file, '--out', join(work, 'out')], { cwd: work, encoding: 'utf8' });
+  const r = spawnSync(process.execPath, [PERF, 'run', file, '--out', join(work, 'out')], { timeout: 300_000, cwd: work, encoding: 'utf8' });
   assert.equal(r.status, 2, r.stderr);
   assert.match(r.stderr, /net\d+\.yaml:4:\d+: network\.profile: must be one of "none", "slow-3g", "fast-3g", "slow-4g", "fast-4g", "offline", got string "slow-5g"/);
   assert.doesNotMatch(r.stderr, /\n\s+at /, 'no stack trace');

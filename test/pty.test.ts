@@ -22,7 +22,7 @@ const TMP = mkdtempSync(path.join(tmpdir(), 'rehearse-pty-'));
 after(() => rmSync(TMP, { recursive: true, force: true }));
 
 function missing(cmd: string): string | false {
-  return spawnSync('sh', ['-c', `command -v ${cmd}`]).status === 0 ? false : `${cmd} is not installed (apt-get install ${cmd})`;
+  return spawnSync('sh', ['-c', `command -v ${cmd}`], { timeout: 120_000 }).status === 0 ? false : `${cmd} is not installed (apt-get install ${cmd})`;
 }
 
 /** A terminal closed when the test ends, whatever happens. */

@@ -310,7 +310,7 @@ test('killed outright (SIGKILL) after two repeats, the run file on disk holds th
 function fullDisk(t: { skip: (why: string) => void }, name: string): { out: string; release: () => void } | undefined {
   const disk = join(work, name);
   mkdirSync(disk);
-  if (spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', disk]).status !== 0) {
+  if (spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', disk], { timeout: 120_000 }).status !== 0) {
     t.skip('cannot mount a tmpfs here');
     return undefined;
   }
@@ -321,7 +321,7 @@ function fullDisk(t: { skip: (why: string) => void }, name: string): { out: stri
   } catch (e) {
     assert.equal((e as NodeJS.ErrnoException).code, 'ENOSPC');
   }
-  return { out, release: () => void spawnSync('umount', [disk]) };
+  return { out, release: () => void spawnSync('umount', [disk], { timeout: 120_000 }) };
 }
 
 /** The JSON line the CLI prints last on stderr when a run could not be saved. */

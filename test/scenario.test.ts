@@ -225,7 +225,7 @@ test('`perf validate`: an alias bomb is a scenario error at the first alias, exi
   const bomb = write('app: { serve: ./app }\nsteps:\n  - tap: x\nvars:\n  a: &a [x,x,x,x,x,x,x,x,x,x]\n  b: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a,*a]\n  c: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b,*b]\n  d: [*c,*c,*c,*c,*c,*c,*c,*c,*c,*c]\n');
   const escape = write('app: { serve: ./app }\nsteps:\n  - "\x1b]0;pwned\x07\x1b[31mtap": x\n');
   const good = write(OK);
-  const r = spawnSync(process.execPath, [join(ROOT, 'bin/perf'), 'validate', bomb, escape, good], { cwd: dir, encoding: 'utf8' });
+  const r = spawnSync(process.execPath, [join(ROOT, 'bin/perf'), 'validate', bomb, escape, good], { timeout: 120_000, cwd: dir, encoding: 'utf8' });
   assert.equal(r.status, 2);
   assert.match(r.stderr, /:6:\d+: invalid YAML: Excessive alias count/);
   assert.ok(r.stdout.includes(`ok  ${good}\n`), r.stdout);
@@ -273,14 +273,14 @@ test('scenario.schema.json at the repo root is in sync with the step registry', 
 test('every example scenario validates (all variants) through `perf validate`, exit 0', () => {
   const files = readdirSync(join(ROOT, 'scenarios')).filter((f) => f.endsWith('.yaml')).map((f) => `scenarios/${f}`);
   assert.ok(files.length >= 5);
-  const r = spawnSync(process.execPath, [join(ROOT, 'bin/perf'), 'validate', ...files], { cwd: ROOT, encoding: 'utf8' });
+  const r = spawnSync(process.execPath, [join(ROOT, 'bin/perf'), 'validate', ...files], { timeout: 120_000, cwd: ROOT, encoding: 'utf8' });
   assert.equal(r.status, 0, r.stderr);
   assert.equal(r.stdout.trim().split('\n').length, files.length);
 });
 
 test('`perf validate` of a broken file exits 2 with file:line:col and no stack', () => {
   const file = write('app: { serve: ./app }\nsteps:\n  - tapp: x\n');
-  const r = spawnSync(process.execPath, [join(ROOT, 'bin/perf'), 'validate', file], { cwd: ROOT, encoding: 'utf8' });
+  const r = spawnSync(process.execPath, [join(ROOT, 'bin/perf'), 'validate', file], { timeout: 120_000, cwd: ROOT, encoding: 'utf8' });
   assert.equal(r.status, 2);
   assert.match(r.stderr, /:3:5: unknown step "tapp"; did you mean "tap"/);
   assert.doesNotMatch(r.stderr, /\n\s+at /);

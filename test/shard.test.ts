@@ -66,7 +66,7 @@ let full: GateJson;
 let fullMd: string;
 let fullCode: number;
 
-test('the unsharded gate: pass, fail (jank) and a missing baseline', () => {
+test('the unsharded gate: pass, fail (jank) and a missing baseline', { timeout: 600_000 }, () => {
   const summary = join(work, 'full.md');
   const r = perf([...GATE, '--out', 'full', '--junit', 'full.xml', '--json'], { GITHUB_STEP_SUMMARY: summary });
   fullCode = r.code;
@@ -81,7 +81,7 @@ test('the unsharded gate: pass, fail (jank) and a missing baseline', () => {
   assert.equal(by.dialog!.status, 'compared');
 });
 
-test('shards 1/2 and 2/2, merged: the unsharded gate\'s runs, verdicts, exit code, summary rows and JUnit', () => {
+test('shards 1/2 and 2/2, merged: the unsharded gate\'s runs, verdicts, exit code, summary rows and JUnit', { timeout: 600_000 }, () => {
   const s1 = perf([...GATE, '--out', 'shard-1', '--shard', '1/2', '--json']);
   const s2 = perf([...GATE, '--out', 'shard-2', '--shard', '2/2', '--json']);
   const j1 = JSON.parse(s1.stdout) as GateJson;

@@ -19,7 +19,7 @@ import { lastSession, serializeCast } from '../src/perf/state.js';
 import { processesBelow, ROOT } from './helpers.js';
 
 const PERF = path.join(ROOT, 'bin/perf');
-const has = (bin: string): boolean => spawnSync('sh', ['-c', `command -v ${bin}`]).status === 0;
+const has = (bin: string): boolean => spawnSync('sh', ['-c', `command -v ${bin}`], { timeout: 120_000 }).status === 0;
 
 type Ok = Extract<StepResult, { status: 'ok' }>;
 type Failed = Extract<StepResult, { status: 'failed' }>;

@@ -24,7 +24,7 @@ import { decodePng } from '../src/drivers/png.js';
 import { paletteRgb, renderCellsPng } from '../src/drivers/pty/render-png.js';
 import { nameRefs, type TerminalRef } from '../src/drivers/pty/snapshot.js';
 
-const has = (bin: string): boolean => spawnSync('sh', ['-c', `command -v ${bin}`]).status === 0;
+const has = (bin: string): boolean => spawnSync('sh', ['-c', `command -v ${bin}`], { timeout: 120_000 }).status === 0;
 const missing = (bin: string): string | false => (has(bin) ? false : `${bin} not installed (apt-get install ${bin})`);
 
 function tempDir(): string {
