@@ -209,3 +209,22 @@ test('snapshot: full on an action embeds the whole page after it', async () => {
   assert.match(String(r.data!.snapshot), /^ {4}- checkbox "Subscribe to newsletter" \[checked\] \[focused\] \[ref=e\d+\]$/m);
   assert.match(String(r.data!.snapshot), /^- banner:/);
 });
+
+test('a settle whose input has not arrived answers pending and keeps observing; asked again once the input is in, it reads the change', async () => {
+  const { host, session } = await demo('/list.html');
+  const snap = String(ok(await runStep(host, 'snap', { interactiveOnly: true })).data!.snapshot);
+  const ref = /(e\d+) button Add item/.exec(snap)?.[1];
+  assert.ok(ref, snap.slice(0, 500));
+  const page = session.driver;
+  const g = await page.call('gate', [ref, { timeoutMs: 5000, begin: 'none', settleOnInput: true }], { awaitPromise: true, timeoutMs: 10_000 });
+  assert.equal(g.status, 'ok');
+  if (g.status !== 'ok') return;
+  // The input is late (here: not sent yet). Asked to wait 1 ms, the settle says so instead of reading the page as it was.
+  const early = await page.call('settle', [1, undefined, true], { awaitPromise: true, timeoutMs: 5000 });
+  assert.deepEqual([early.pending, early.mutations], [true, 0]);
+  await page.input.click(g.x, g.y);
+  const settled = await page.call('settle', [500], { awaitPromise: true, timeoutMs: 5000 });
+  assert.equal(settled.pending, undefined);
+  assert.ok(settled.mutations > 0, JSON.stringify(settled));
+  assert.equal(await text(session.page, 'count'), '2001 items');
+});

@@ -71,10 +71,11 @@ export function gateOptions(args: TargetArgs, extra: ActionabilityOptions = {}):
 const INPUT_ARRIVAL_MS = 500;
 
 /** Wait for the action to settle (a frame, two when the first still changed the DOM) and read back. */
-export async function settleAction(ctx: PageContext, opts: { inputInFlight?: boolean } = {}): Promise<RuntimeSettle & { navigated?: boolean }> {
+export async function settleAction(ctx: PageContext, opts: { inputInFlight?: boolean; pendingOk?: boolean } = {}): Promise<RuntimeSettle & { navigated?: boolean }> {
   let s: RuntimeSettle;
   try {
-    s = await ctx.page.call('settle', [opts.inputInFlight ? INPUT_ARRIVAL_MS : 0], { awaitPromise: true, timeoutMs: SETTLE_TIMEOUT_MS });
+    const args: [number, undefined, boolean] | [number] = opts.pendingOk ? [INPUT_ARRIVAL_MS, undefined, true] : [opts.inputInFlight ? INPUT_ARRIVAL_MS : 0];
+    s = await ctx.page.call('settle', args, { awaitPromise: true, timeoutMs: SETTLE_TIMEOUT_MS });
   } catch (e) {
     // The action navigated (a link, a form post): the old document is gone, which is its effect.
     if (isPerfError(e) && e.code === 'page_navigated') return { mutations: 1, noFrames: false, framesWaited: 0, detached: true, navigated: true };
@@ -138,10 +139,13 @@ export async function runAction(
     const d = await spec.dispatch({ x: g.x, y: g.y }, g.ref);
     if (d) {
       await d.pressed;
-      const settling = settleAction(ctx, { inputInFlight: true });
+      const settling = settleAction(ctx, { inputInFlight: true, pendingOk: true });
       settling.catch(() => undefined);
       await d.done;
       settle = await settling;
+      // The input had not reached the page in time (a loaded machine): the dispatch is acknowledged
+      // now, so the input is there or on its way; settle on it.
+      if (settle.pending) settle = await settleAction(ctx, { inputInFlight: true });
     } else settle = await settleAction(ctx);
   } catch (e) {
     await abortAction(ctx);

@@ -40,6 +40,8 @@ export interface RuntimeSettle {
   selected?: string[];
   checkedBefore?: CheckedState;
   textBefore?: string;
+  /** The action's input had not reached the page when the settle was asked to wait no longer for it (see settle). */
+  pending?: true;
 }
 
 export interface SnapshotOptions {
@@ -148,8 +150,13 @@ export interface RuntimeApi {
    * settle to as soon as it is known (see effect.ts armReport).
    */
   gate(ref: string, opts: { editable?: boolean; checkEnabled?: boolean; checkStable?: boolean; checkReceivesEvents?: boolean; timeoutMs: number; begin?: string; settleOnInput?: boolean; report?: string }): Promise<RuntimeGate>;
-  /** `report`: the URL the action's gate was given, naming the action this settle is for. */
-  settle(waitInputMs: number, report?: string): Promise<RuntimeSettle>;
+  /**
+   * `report`: the URL the action's gate was given, naming the action this settle is for. `pendingOk`:
+   * when the input has not arrived within `waitInputMs`, answer `{ pending: true }` at once and keep
+   * observing (the caller asks again once its dispatch is acknowledged) rather than settle on a page
+   * the input has not reached yet.
+   */
+  settle(waitInputMs: number, report?: string, pendingOk?: boolean): Promise<RuntimeSettle>;
   abortAction(): Ok<object>;
   snapshot(opts: SnapshotOptions): RuntimeSnapshot | { status: 'error'; resolve: RuntimeResolve };
   find(spec: Spec & { limit: number; qBase: number }): Ok<{ count: number; items: (FoundItem & { locator: unknown })[]; near: string[] }> | { status: 'invalid'; detail: string };

@@ -204,18 +204,24 @@ export function effectModule(dep: Deps) {
    * SETTLE_FRAMES_MAX. Then read back. No frame is waited for when the input already changed the
    * DOM and the page asked for none.
    */
-  async function settle(waitInputMs = 0, report?: string): ReturnType<RuntimeApi['settle']> {
+  async function settle(waitInputMs = 0, report?: string, pendingOk = false): ReturnType<RuntimeApi['settle']> {
     const rec = state.action;
     // `report`: the action this settle is for. A settle command whose action already reported
     // (answered, so still running when the next action began) must leave that next one alone.
-    if (!rec || (report !== undefined && rec.report !== report)) {
+    // null: no report named (an argument skipped over JSON arrives as null).
+    if (!rec || (report != null && rec.report !== report)) {
       // The action's report went first and its settle has ended it: the same result, once.
       const done = state.settled;
       state.settled = null;
       return done ?? { mutations: 0, noFrames: false, framesWaited: 0, detached: false };
     }
-    // Sent before the dispatch was acknowledged: first wait for the input to arrive.
-    if (waitInputMs > 0) await Promise.race([rec.inputSeen, sleep(waitInputMs)]);
+    // Sent before the dispatch was acknowledged: first wait for the input to arrive. On a loaded
+    // machine it may take longer than that: settling then would read the page as it was before the
+    // input, so the caller is told to ask again once the dispatch is acknowledged.
+    if (waitInputMs > 0) {
+      const seen = await Promise.race([rec.inputSeen.then(() => true), sleep(waitInputMs).then(() => false)]);
+      if (!seen && pendingOk && !rec.settling && state.action === rec) return { mutations: 0, noFrames: false, framesWaited: 0, detached: false, pending: true };
+    }
     const p = settleOf(rec);
     state.settled = null;
     return p;

@@ -216,7 +216,7 @@ export class WebDriverPageDriver implements HostPage {
     }
     // The settle names its action: answered by the report, it may still run after the next gate.
     const racing = method === 'settle' && armed !== undefined && reports ? { reports, seq: armed } : undefined;
-    if (racing) sent = [sent[0], racing.reports.url(racing.seq)];
+    if (racing) sent = [sent[0], racing.reports.url(racing.seq), ...sent.slice(2)];
     for (let attempt = 0; ; attempt++) {
       let value: unknown;
       try {
