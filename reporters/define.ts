@@ -48,11 +48,20 @@ export interface HtmlRunContext {
   source?: string;
   /** Every frame of a repeat's measured window, read from its trace: the median and the slowest repeat. */
   timelines?: FrameTimeline[];
-  /** Failed repeats' screenshots by repeat index: a data: URL when the file was found and small, else a link. */
-  screenshots?: Record<number, string>;
+  /** What became of each failed repeat's screenshot, by repeat index (src/cli/html-report.ts decides). */
+  screenshots?: Record<number, ScreenshotShown>;
   /** The traces saved beside the run file, as links relative to the report. */
   traces?: { which: 'median' | 'slowest'; repeat: number; href: string }[];
 }
+
+/**
+ * A failure screenshot: embedded when small, linked when large, and neither (with the reason, shown in
+ * the report) unless it is a regular PNG file inside the run file's folder.
+ */
+export type ScreenshotShown =
+  | { status: 'embedded'; dataUrl: string }
+  | { status: 'linked'; href: string }
+  | { status: 'not-shown'; why: string };
 
 export interface FrameTimeline {
   which: 'median' | 'slowest';

@@ -4,16 +4,21 @@
  * from disk: uPlot, the styles and the data are inlined, and a Content-Security-Policy forbids every
  * fetch, so a report can never call out (and a stray reference fails loudly instead of leaking).
  *
+ * Inert whatever the files held (a report is opened from a run folder someone sent): every
+ * interpolated value is escaped (e) or printed by num(), which prints only a finite number; the two
+ * inline scripts and styles run by their sha256 in the policy, never 'unsafe-inline', so markup that
+ * slipped through could still run nothing; chart data travels as JSON in a non-executed
+ * `type="application/json"` element, with `<` escaped so it cannot close that element.
+ *
  * Pure like every reporter: what the CLI found beside the run files (frame timelines from the traces,
- * screenshots, trace links) comes in through RenderOptions.html. Every string from a run file is
- * escaped (run files hold page text: error messages, labels, function names); chart data travels as
- * JSON in a non-executed script element, with `<` escaped so it cannot close that element.
+ * screenshots, trace links) comes in through RenderOptions.html.
  */
+import { createHash } from 'node:crypto';
 import type { CompareRow } from '../src/perf/compare.js';
 import { FRAME_BUDGET_MS } from '../src/perf/frames.js';
 import { defaultPrimaryMetrics, resolveMetric } from '../src/perf/metrics.js';
 import type { RepeatRecord, RunFile } from '../src/perf/run-file.js';
-import type { CompareContext, CompareReport, FrameTimeline, HtmlRunContext, RenderOptions } from './define.js';
+import type { CompareContext, CompareReport, FrameTimeline, HtmlRunContext, RenderOptions, ScreenshotShown } from './define.js';
 import { defineReporter } from './define.js';
 import {
   budgetValue,
@@ -24,6 +29,7 @@ import {
   failureWhere,
   formatCi,
   formatDelta,
+  formatNumber,
   formatRange,
   formatValue,
   rowStatus,
@@ -59,18 +65,31 @@ function safeHref(href: string): string | undefined {
 }
 
 const e = escapeHtml;
+/** A number for markup: only a finite number prints, anything else (a string slipped into a count) as a dash. */
+const num = formatNumber;
 
 // ─── charts (data for the inlined client script) ────────────────────────────────────────────────────
 
 type ChartSpec =
-  | { kind: 'strip'; unit: string; total: number; points: [number, number, 0 | 1][]; failed: number[]; refused: number[]; median: number | null; p25: number | null; p75: number | null }
+  | { kind: 'strip'; unit: string; points: [number, number, 0 | 1][]; median: number | null; p25: number | null; p75: number | null }
   | { kind: 'ab'; unit: string; a: number[]; b: number[]; aLabel: string; bLabel: string }
   | { kind: 'frames'; budgetMs: number; frames: [number, number, 0 | 1 | 2][] };
+
+/**
+ * The repeat slots every strip chart of a run shares: how many, and which failed or were refused. Once
+ * per page, not per chart: a run of many failed repeats and many metrics would repeat the list in each.
+ */
+interface RepeatSlots {
+  total: number;
+  bad: number[];
+}
+const NO_SLOTS: RepeatSlots = { total: 0, bad: [] };
 
 /** Collects chart specs while the HTML is written; each chart element names its spec by id. */
 class Charts {
   readonly specs: Record<string, ChartSpec> = {};
   private n = 0;
+  constructor(readonly slots?: RepeatSlots) {}
   add(spec: ChartSpec, label: string): string {
     const id = `c${this.n++}`;
     this.specs[id] = spec;
@@ -87,28 +106,56 @@ function unitLabel(metric: string): string {
   return m.perFrame ? `${m.def.unit} per frame` : m.def.unit;
 }
 
-/** The metric's value in each counted repeat: [repeat index, value, warmup?]. */
-function repeatValues(run: RunFile, metric: string): [number, number, 0 | 1][] {
-  const out: [number, number, 0 | 1][] = [];
-  for (const r of run.repeats) {
-    if (r.status !== 'measured') continue;
-    const v = r.report.metrics[metric];
-    if (typeof v === 'number' && Number.isFinite(v)) out.push([r.index, v, r.warmup ? 1 : 0]);
-  }
-  return out;
+/**
+ * A run's measured values by metric, read in one pass: every card takes its own from here, so a report
+ * costs the size of the run file, not its metrics times its repeats.
+ */
+interface RunValues {
+  /** [repeat index, value, warmup?] of each measured repeat. */
+  points: Map<string, [number, number, 0 | 1][]>;
+  /** Counted (non-warmup) measured values: all of them, and the timing-mode ones. */
+  counted: Map<string, number[]>;
+  countedTiming: Map<string, number[]>;
 }
 
-function stripChart(charts: Charts, run: RunFile, metric: string): string {
+function push<T>(m: Map<string, T[]>, key: string, value: T): void {
+  const list = m.get(key);
+  if (list) list.push(value);
+  else m.set(key, [value]);
+}
+
+function valuesOf(run: RunFile): RunValues {
+  const v: RunValues = { points: new Map(), counted: new Map(), countedTiming: new Map() };
+  for (const r of run.repeats) {
+    if (r.status !== 'measured') continue;
+    for (const [metric, value] of Object.entries(r.report.metrics)) {
+      if (typeof value !== 'number' || !Number.isFinite(value)) continue;
+      push(v.points, metric, [r.index, value, r.warmup ? 1 : 0]);
+      if (r.warmup) continue;
+      push(v.counted, metric, value);
+      if (r.mode === 'timing') push(v.countedTiming, metric, value);
+    }
+  }
+  return v;
+}
+
+function slotsOf(run: RunFile): RepeatSlots {
+  let total = 0;
+  const bad: number[] = [];
+  for (const r of run.repeats) {
+    total = Math.max(total, r.index + 1);
+    if (r.status !== 'measured') bad.push(r.index);
+  }
+  return { total, bad };
+}
+
+function stripChart(charts: Charts, run: RunFile, values: RunValues, metric: string): string {
   const s = run.summary.metrics[metric];
-  const total = Math.max(0, ...run.repeats.map((r) => r.index + 1));
   return charts.add(
     {
       kind: 'strip',
       unit: unitLabel(metric),
-      total,
-      points: repeatValues(run, metric),
-      failed: run.repeats.filter((r) => r.status === 'failed').map((r) => r.index),
-      refused: run.repeats.filter((r) => r.status === 'refused').map((r) => r.index),
+      points: values.points.get(metric) ?? [],
       median: s?.median ?? null,
       p25: s?.p25 ?? null,
       p75: s?.p75 ?? null,
@@ -121,12 +168,10 @@ function stripChart(charts: Charts, run: RunFile, metric: string): string {
  * The values a compare row was judged on: counted measured repeats, or their timing-mode subset when that
  * is what the row counted (milliseconds judged from timing repeats only).
  */
-function armValues(run: RunFile, metric: string, n: number): number[] {
-  const counted = run.repeats.filter((r): r is Extract<RepeatRecord, { status: 'measured' }> => r.status === 'measured' && !r.warmup);
-  const pick = (rs: typeof counted): number[] => rs.map((r) => r.report.metrics[metric]).filter((v): v is number => typeof v === 'number' && Number.isFinite(v));
-  const all = pick(counted);
+function armValues(values: RunValues, metric: string, n: number): number[] {
+  const all = values.counted.get(metric) ?? [];
   if (all.length === n) return all;
-  const timing = pick(counted.filter((r) => r.mode === 'timing'));
+  const timing = values.countedTiming.get(metric) ?? [];
   return timing.length === n ? timing : all;
 }
 
@@ -163,6 +208,28 @@ function cell(v: unknown): string {
   return `<code>${e(JSON.stringify(v))}</code>`;
 }
 
+/** A CSP source allowing exactly this inline element body (CSP3 hash-source). */
+function hashSource(body: string): string {
+  return `'sha256-${createHash('sha256').update(body, 'utf8').digest('base64')}'`;
+}
+
+/**
+ * No fetch of any kind (default-src 'none'), pictures only inlined, and only the report's own inline
+ * scripts and styles by hash: markup injected by a hostile string could run nothing. Styles go by hash
+ * too: uPlot sets its styles through the CSSOM (element.style), which a policy does not restrict.
+ */
+function contentSecurityPolicy(scripts: string[], styles: string[]): string {
+  return [
+    "default-src 'none'",
+    'img-src data:',
+    `style-src ${styles.map(hashSource).join(' ')}`,
+    `script-src ${scripts.map(hashSource).join(' ')}`,
+    "base-uri 'none'",
+    "form-action 'none'",
+  ].join('; ');
+}
+
+/** The page around `body`. Unescaped here: the policy (constants and base64 digests) and the inlined tool code. */
 function page(title: string, body: string, charts: Charts): string {
   const { js, css } = chartAssets();
   return `<!doctype html>
@@ -170,7 +237,7 @@ function page(title: string, body: string, charts: Charts): string {
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; img-src data:; style-src 'unsafe-inline'; script-src 'unsafe-inline'">
+<meta http-equiv="Content-Security-Policy" content="${contentSecurityPolicy([js, CLIENT], [css, STYLE])}">
 <title>${e(title)}</title>
 <link rel="icon" href="data:,">
 <style>${css}</style>
@@ -181,7 +248,7 @@ function page(title: string, body: string, charts: Charts): string {
 ${body}
 <p class="muted foot">rehearse HTML report · charts drawn with uPlot, inlined: this file needs no network.</p>
 </main>
-<script type="application/json" id="rehearse-data">${jsonInScript({ charts: charts.specs })}</script>
+<script type="application/json" id="rehearse-data">${jsonInScript({ charts: charts.specs, repeats: charts.slots ?? NO_SLOTS })}</script>
 <script>${js}</script>
 <script>${CLIENT}</script>
 </body>
@@ -237,12 +304,12 @@ function keyMetrics(run: RunFile, names: string[]): Set<string> {
   return new Set(names.filter((m) => primary.has(m) || m === 'durationMs' || /^steps\..*\.ms$/.test(m)));
 }
 
-function metricCard(charts: Charts, run: RunFile, metric: string): string {
+function metricCard(charts: Charts, run: RunFile, values: RunValues, metric: string): string {
   const s = run.summary.metrics[metric]!;
   return `<div class="card metric" data-metric="${e(metric)}">
 <h3>${e(metric)}</h3>
-<div class="facts">median <b>${e(formatValue(metric, s.median))}</b> · p25–p75 ${e(formatRange(metric, s.p25, s.p75))} · min–max ${e(formatRange(metric, s.min, s.max))} · n ${s.n}${unitLabel(metric) ? ` · <span class="muted">${e(unitLabel(metric))}</span>` : ''}</div>
-${stripChart(charts, run, metric)}
+<div class="facts">median <b>${e(formatValue(metric, s.median))}</b> · p25–p75 ${e(formatRange(metric, s.p25, s.p75))} · min–max ${e(formatRange(metric, s.min, s.max))} · n ${num(s.n)}${unitLabel(metric) ? ` · <span class="muted">${e(unitLabel(metric))}</span>` : ''}</div>
+${stripChart(charts, run, values, metric)}
 </div>`;
 }
 
@@ -274,19 +341,19 @@ function timelineSection(charts: Charts, run: RunFile, ctx: HtmlRunContext | und
   for (const which of ['median', 'slowest'] as const) {
     const r = picks[which]!;
     if (seen.has(r.index)) {
-      out.push(`<p class="muted">The slowest repeat is the median one (repeat ${r.index}).</p>`);
+      out.push(`<p class="muted">The slowest repeat is the median one (repeat ${num(r.index)}).</p>`);
       continue;
     }
     seen.add(r.index);
     const timeline = ctx?.timelines?.find((t) => t.repeat === r.index && t.frames.length > 0);
     const title = `${which} repeat ${r.index} · ${formatValue('durationMs', r.report.metrics.durationMs)} ms window · ${formatValue('frames.overBudget', r.report.metrics['frames.overBudget'])} frames over budget`;
     if (timeline) {
-      out.push(`<div class="card timeline"><h3>${e(title)}</h3>${framesChart(charts, timeline)}<p class="legend muted">each bar: one frame, as wide and as tall as it stayed on screen (orange: over budget) · red dots: dropped frames · red dashed line: the 16.7 ms budget${timeline.frames.length > MAX_TIMELINE_FRAMES ? ` · first ${MAX_TIMELINE_FRAMES} frames of ${timeline.frames.length}` : ''}</p></div>`);
+      out.push(`<div class="card timeline"><h3>${e(title)}</h3>${framesChart(charts, timeline)}<p class="legend muted">each bar: one frame, as wide and as tall as it stayed on screen (orange: over budget) · red dots: dropped frames · red dashed line: the 16.7 ms budget${timeline.frames.length > MAX_TIMELINE_FRAMES ? ` · first ${num(MAX_TIMELINE_FRAMES)} frames of ${num(timeline.frames.length)}` : ''}</p></div>`);
     } else {
       const worst = worstFramesOf(r);
       const spec: ChartSpec = { kind: 'frames', budgetMs: FRAME_BUDGET_MS, frames: worst.map((f): [number, number, 0] => [f.atMs, f.ms, 0]).sort((x, y) => x[0] - y[0]) };
       out.push(
-        `<div class="card timeline"><h3>${e(title)}</h3>${worst.length ? charts.add(spec, `the longest frames of repeat ${r.index}`) : ''}<p class="legend muted">No trace of this repeat was found beside the run file, so only the ${worst.length} longest frames the run file keeps per repeat are drawn (bars as wide and as tall as each frame stayed on screen; red dashed line: the 16.7 ms budget).</p></div>`,
+        `<div class="card timeline"><h3>${e(title)}</h3>${worst.length ? charts.add(spec, `the longest frames of repeat ${num(r.index)}`) : ''}<p class="legend muted">No trace of this repeat was found beside the run file, so only the ${num(worst.length)} longest frames the run file keeps per repeat are drawn (bars as wide and as tall as each frame stayed on screen; red dashed line: the 16.7 ms budget).</p></div>`,
       );
     }
   }
@@ -311,7 +378,7 @@ function insightsSection(run: RunFile): string {
     const detailRows = Array.isArray(i.rows) ? i.rows.filter(isRecord) : [];
     const keys = [...new Set(detailRows.flatMap((r) => Object.keys(r)))];
     out.push(
-      `<div class="card insight">${badge(sev === 'error' ? 'fail' : sev === 'warn' ? 'warn' : 'info', sev.toUpperCase())} <b>${cell(i.title)}</b> <code class="muted">${cell(i.id)}</code>${table(['', ''], rows)}${detailRows.length ? table(keys.map(e), detailRows.map((r) => keys.map((k) => cell(r[k])))) : ''}${typeof i.rowsTotal === 'number' ? `<p class="muted">first ${detailRows.length} of ${i.rowsTotal} rows</p>` : ''}</div>`,
+      `<div class="card insight">${badge(sev === 'error' ? 'fail' : sev === 'warn' ? 'warn' : 'info', sev.toUpperCase())} <b>${cell(i.title)}</b> <code class="muted">${cell(i.id)}</code>${table(['', ''], rows)}${detailRows.length ? table(keys.map(e), detailRows.map((r) => keys.map((k) => cell(r[k])))) : ''}${typeof i.rowsTotal === 'number' ? `<p class="muted">first ${num(detailRows.length)} of ${num(i.rowsTotal)} rows</p>` : ''}</div>`,
     );
   }
   return out.join('\n');
@@ -336,6 +403,28 @@ function budgetsSection(run: RunFile): string {
   )}`;
 }
 
+const NOT_LOOKED_FOR: ScreenshotShown = { status: 'not-shown', why: 'it was not looked for beside the run file' };
+
+/**
+ * A failed repeat's screenshot as the CLI found it (src/cli/html-report.ts): never the run file's own
+ * path, which may name anything; a screenshot nobody checked is not shown.
+ */
+function screenshotHtml(index: number, shot: ScreenshotShown = NOT_LOOKED_FOR): string {
+  switch (shot.status) {
+    case 'embedded': {
+      const src = safeHref(shot.dataUrl);
+      const alt = `screenshot of repeat ${num(index)} at the failure`;
+      return src?.startsWith('data:') ? `<img class="shot" alt="${e(alt)}" src="${e(src)}">` : '';
+    }
+    case 'linked': {
+      const href = safeHref(shot.href);
+      return href ? `<p><a href="${e(href)}">screenshot at the failure</a></p>` : '';
+    }
+    case 'not-shown':
+      return `<p class="muted">screenshot not shown: ${e(shot.why)}</p>`;
+  }
+}
+
 function failuresSection(run: RunFile, ctx: HtmlRunContext | undefined): string {
   const repeats = countedRepeats(run);
   const failed = repeats.filter((r): r is Extract<RepeatRecord, { status: 'failed' }> => r.status === 'failed');
@@ -344,20 +433,19 @@ function failuresSection(run: RunFile, ctx: HtmlRunContext | undefined): string 
   const out = ['<h2>Failed and refused repeats</h2>'];
   for (const r of failed) {
     const err = r.failure.error;
-    const shot = ctx?.screenshots?.[r.index] ?? r.failure.screenshot;
-    const href = shot === undefined ? undefined : safeHref(shot);
-    const img = href === undefined ? '' : href.startsWith('data:') ? `<img class="shot" alt="${e(`screenshot of repeat ${r.index} at the failure`)}" src="${e(href)}">` : `<p><a href="${e(href)}">screenshot at the failure</a></p>`;
+    const shot = r.failure.screenshot === undefined ? '' : screenshotHtml(r.index, ctx?.screenshots?.[r.index]);
     out.push(
-      `<div class="card failure" data-repeat="${r.index}">${badge('fail', 'FAILED')} <b>repeat ${r.index}</b> (${e(r.mode)}) at ${e(failureWhere(r))}<p><code>${e(err.code)}</code> ${e(err.message)}</p>${err.suggestion ? `<p class="muted">hint: ${e(err.suggestion)}</p>` : ''}${img}</div>`,
+      `<div class="card failure" data-repeat="${num(r.index)}">${badge('fail', 'FAILED')} <b>repeat ${num(r.index)}</b> (${e(r.mode)}) at ${e(failureWhere(r))}<p><code>${e(err.code)}</code> ${e(err.message)}</p>${err.suggestion ? `<p class="muted">hint: ${e(err.suggestion)}</p>` : ''}${shot}</div>`,
     );
   }
-  for (const r of refused) out.push(`<div class="card failure" data-repeat="${r.index}">${badge('warn', 'REFUSED')} <b>repeat ${r.index}</b> (${e(r.mode)}): ${e(r.reason)}</div>`);
+  for (const r of refused) out.push(`<div class="card failure" data-repeat="${num(r.index)}">${badge('warn', 'REFUSED')} <b>repeat ${num(r.index)}</b> (${e(r.mode)}): ${e(r.reason)}</div>`);
   return out.join('\n');
 }
 
 function renderRun(run: RunFile, options?: RenderOptions): string {
   const ctx = options?.html?.run;
-  const charts = new Charts();
+  const charts = new Charts(slotsOf(run));
+  const values = valuesOf(run);
   const status = runStatus(run);
   const names = sortMetrics(Object.keys(run.summary.metrics), stepLabelsOf(run));
   const key = keyMetrics(run, names);
@@ -370,8 +458,8 @@ function renderRun(run: RunFile, options?: RenderOptions): string {
     budgetsSection(run),
     '<h2>Metrics</h2>',
     names.length ? STRIP_LEGEND : '<p>No metrics: no repeat was measured.</p>',
-    keyNames.length ? `<div class="grid">${keyNames.map((m) => metricCard(charts, run, m)).join('\n')}</div>` : '',
-    rest.length ? `<details><summary>${rest.length} more metric${rest.length === 1 ? '' : 's'}</summary><div class="grid">${rest.map((m) => metricCard(charts, run, m)).join('\n')}</div></details>` : '',
+    keyNames.length ? `<div class="grid">${keyNames.map((m) => metricCard(charts, run, values, m)).join('\n')}</div>` : '',
+    rest.length ? `<details><summary>${num(rest.length)} more metric${rest.length === 1 ? '' : 's'}</summary><div class="grid">${rest.map((m) => metricCard(charts, run, values, m)).join('\n')}</div></details>` : '',
     timelineSection(charts, run, ctx),
     insightsSection(run),
     topFunctionsSection(run),
@@ -387,16 +475,16 @@ function renderRun(run: RunFile, options?: RenderOptions): string {
 
 const STATUS_CLASS = { missing: 'fail', error: 'fail', warn: 'warn', inconclusive: 'inconclusive', info: 'info', improved: 'pass', changed: 'neutral', unchanged: 'neutral' } as const;
 
-function rowCard(charts: Charts, row: CompareRow, ctx: CompareContext): string {
+function rowCard(charts: Charts, row: CompareRow, ctx: CompareContext, values: { a: RunValues; b: RunValues }): string {
   const status = rowStatus(row);
-  const a = armValues(ctx.a, row.metric, row.a.n);
-  const b = armValues(ctx.b, row.metric, row.b.n);
+  const a = armValues(values.a, row.metric, row.a.n);
+  const b = armValues(values.b, row.metric, row.b.n);
   const level = row.ci ? `${Math.floor(row.ci.level * 100)}% interval` : 'interval';
   const chart = a.length || b.length ? charts.add({ kind: 'ab', unit: unitLabel(row.metric), a, b, aLabel: `A ${ctx.a.label}`, bLabel: `B ${ctx.b.label}` }, `${row.metric}: baseline and candidate repeats side by side`) : '';
   return `<div class="card metric row-${e(status)}" data-metric="${e(row.metric)}">
 <h3>${e(row.metric)}</h3>
 <div>${badge(STATUS_CLASS[status], STATUS_WORD[status].toUpperCase())}${row.gated ? ' <span class="muted">primary</span>' : ` <span class="muted">${e(row.role)}</span>`}</div>
-<div class="facts">A ${e(formatValue(row.metric, row.a.median))} → B ${e(formatValue(row.metric, row.b.median))} · estimate <b>${e(formatDelta(row))}</b> · ${e(level)} ${e(formatCi(row))} · n ${row.a.n} vs ${row.b.n}${row.verdict === 'inconclusive' && row.needRepeats ? ` · ≈${row.needRepeats} repeats per arm would decide it` : ''}</div>
+<div class="facts">A ${e(formatValue(row.metric, row.a.median))} → B ${e(formatValue(row.metric, row.b.median))} · estimate <b>${e(formatDelta(row))}</b> · ${e(level)} ${e(formatCi(row))} · n ${num(row.a.n)} vs ${num(row.b.n)}${row.verdict === 'inconclusive' && row.needRepeats ? ` · ≈${num(row.needRepeats)} repeats per arm would decide it` : ''}</div>
 ${chart}
 <p class="reason muted">${e(row.reason)}</p>
 </div>`;
@@ -406,6 +494,7 @@ const AB_LEGEND = '<p class="legend muted"><span class="dot a"></span> A = basel
 
 function renderCompare(result: CompareReport, ctx: CompareContext, options?: RenderOptions): string {
   const charts = new Charts();
+  const values = { a: valuesOf(ctx.a), b: valuesOf(ctx.b) };
   const verdict = VERDICT_WORD[result.verdict];
   const primary = result.rows.filter((r) => r.gated);
   const rest = sortMetrics(result.rows.filter((r) => !r.gated).map((r) => r.metric), stepLabelsOf(ctx.a));
@@ -426,10 +515,10 @@ function renderCompare(result: CompareReport, ctx: CompareContext, options?: Ren
     '</header>',
     `<h2>Primary metrics <span class="muted">(decide the verdict)</span></h2>`,
     AB_LEGEND,
-    primary.length ? `<div class="grid">${primary.map((r) => rowCard(charts, r, ctx)).join('\n')}</div>` : '<p>No primary metric was judged.</p>',
+    primary.length ? `<div class="grid">${primary.map((r) => rowCard(charts, r, ctx, values)).join('\n')}</div>` : '<p>No primary metric was judged.</p>',
     notJudged.length ? `<p class="muted">Not judged here: ${notJudged.map((n) => `<code>${e(n.metric)}</code> (${e(n.why)})`).join(', ')}</p>` : '',
-    changedRest.length ? `<details><summary>${changedRest.length} other metric${changedRest.length === 1 ? '' : 's'} that moved (secondary or not judged)</summary><div class="grid">${changedRest.map((m) => rowCard(charts, byMetric.get(m)!, ctx)).join('\n')}</div></details>` : '',
-    unchangedRest.length ? `<details><summary>${unchangedRest.length} unchanged metric${unchangedRest.length === 1 ? '' : 's'}</summary><div class="grid">${unchangedRest.map((m) => rowCard(charts, byMetric.get(m)!, ctx)).join('\n')}</div></details>` : '',
+    changedRest.length ? `<details><summary>${num(changedRest.length)} other metric${changedRest.length === 1 ? '' : 's'} that moved (secondary or not judged)</summary><div class="grid">${changedRest.map((m) => rowCard(charts, byMetric.get(m)!, ctx, values)).join('\n')}</div></details>` : '',
+    unchangedRest.length ? `<details><summary>${num(unchangedRest.length)} unchanged metric${unchangedRest.length === 1 ? '' : 's'}</summary><div class="grid">${unchangedRest.map((m) => rowCard(charts, byMetric.get(m)!, ctx, values)).join('\n')}</div></details>` : '',
     '<h2>Runs</h2>',
     anyTraces ? `<p class="muted">${e(traceHelp(options?.html?.a, options?.html?.b))}</p>` : '',
     `<div class="grid">${side('A', ctx.a, options?.html?.a)}${side('B', ctx.b, options?.html?.b)}</div>`,
@@ -523,7 +612,8 @@ img.shot{display:block;max-width:100%;height:auto;border:1px solid var(--line);m
 const CLIENT = `
 (function () {
   'use strict';
-  var specs = JSON.parse(document.getElementById('rehearse-data').textContent).charts;
+  var data = JSON.parse(document.getElementById('rehearse-data').textContent);
+  var specs = data.charts, slots = data.repeats;
   var C = { a: '#2563eb', b: '#ea580c', warm: '#9ca3af', median: '#111827', band: 'rgba(37,99,235,0.13)', bad: '#dc2626', frame: '#2563eb' };
   var HEIGHT = 170;
   var made = [];
@@ -554,14 +644,14 @@ const CLIENT = `
   }
   function strip(el, s) {
     var xs = [], meas = [], warm = [], i;
-    for (i = 0; i < s.total; i++) { xs.push(i); meas.push(null); warm.push(null); }
+    for (i = 0; i < slots.total; i++) { xs.push(i); meas.push(null); warm.push(null); }
     s.points.forEach(function (p) { (p[2] === 1 ? warm : meas)[p[0]] = p[1]; });
     var hi = xs.map(function () { return s.p75; }), lo = xs.map(function () { return s.p25; }), md = xs.map(function () { return s.median; });
-    var bad = s.failed.concat(s.refused);
+    var bad = slots.bad;
     return {
       opts: {
         height: HEIGHT, legend: { show: false }, cursor: { show: false },
-        scales: { x: { time: false, range: [-0.5, Math.max(0.5, s.total - 0.5)] }, y: { range: range0 } },
+        scales: { x: { time: false, range: [-0.5, Math.max(0.5, slots.total - 0.5)] }, y: { range: range0 } },
         axes: [{ label: 'repeat', labelSize: 18, size: 28, incrs: [1, 2, 5, 10, 20, 50], values: function (u, vs) { return vs.map(function (v) { return Number.isInteger(v) ? String(v) : ''; }); } }, yAxis(s.unit)],
         series: [{}, { stroke: 'transparent', points: { show: false } }, { stroke: 'transparent', points: { show: false } },
           { stroke: C.median, width: 1.5, dash: [5, 4], points: { show: false } },

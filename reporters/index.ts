@@ -11,6 +11,7 @@ import { markdownReporter } from './markdown.js';
 import { tableReporter } from './table.js';
 
 export type { CompareContext, CompareReport, FrameTimeline, HtmlContext, HtmlRunContext, RenderOptions, Reporter } from './define.js';
+export type { ScreenshotShown } from './define.js';
 export { defineReporter, reportPathFor } from './define.js';
 export { appendToGithubStepSummary } from './markdown.js';
 

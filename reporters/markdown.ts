@@ -23,6 +23,7 @@ import {
   failureWhere,
   formatCi,
   formatDelta,
+  formatNumber,
   formatRange,
   formatValue,
   oneLine,
@@ -79,7 +80,7 @@ function renderRun(run: RunFile): string {
     for (const metric of names) {
       const s = run.summary.metrics[metric];
       if (!s) continue;
-      out.push(tableRow([mdCode(metric, true), formatValue(metric, s.median), formatRange(metric, s.p25, s.p75), formatRange(metric, s.min, s.max), String(s.n)]));
+      out.push(tableRow([mdCode(metric, true), formatValue(metric, s.median), formatRange(metric, s.p25, s.p75), formatRange(metric, s.min, s.max), formatNumber(s.n)]));
     }
   } else {
     out.push('_No metrics: no repeat was measured._');
@@ -96,13 +97,13 @@ function renderRun(run: RunFile): string {
   if (failed.length) {
     out.push('', '**Failed repeats**', '');
     for (const r of failed) {
-      out.push(`- repeat ${r.index} (${r.mode}) at ${mdText(failureWhere(r))}: ${mdCode(r.failure.error.code)} ${mdText(r.failure.error.message)}`);
+      out.push(`- repeat ${formatNumber(r.index)} (${mdText(r.mode)}) at ${mdText(failureWhere(r))}: ${mdCode(r.failure.error.code)} ${mdText(r.failure.error.message)}`);
     }
   }
   const refused = repeats.flatMap((r) => (r.status === 'refused' ? [r] : []));
   if (refused.length) {
     out.push('', '**Refused repeats**', '');
-    for (const r of refused) out.push(`- repeat ${r.index} (${r.mode}): ${mdText(r.reason)}`);
+    for (const r of refused) out.push(`- repeat ${formatNumber(r.index)} (${mdText(r.mode)}): ${mdText(r.reason)}`);
   }
   return out.join('\n') + '\n';
 }
@@ -139,7 +140,7 @@ function renderCompare(result: CompareReport, ctx: CompareContext): string {
           formatValue(row.metric, row.b.median),
           formatDelta(row),
           formatCi(row),
-          STATUS_CELL[rowStatus(row)] + (row.verdict === 'inconclusive' && row.needRepeats ? ` (≈${row.needRepeats} repeats)` : ''),
+          STATUS_CELL[rowStatus(row)] + (row.verdict === 'inconclusive' && row.needRepeats ? ` (≈${formatNumber(row.needRepeats)} repeats)` : ''),
         ]),
       );
     }

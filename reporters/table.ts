@@ -20,8 +20,10 @@ import {
   failureLine,
   formatCi,
   formatDelta,
+  formatNumber,
   formatRange,
   formatValue,
+  oneLine,
   refusedLine,
   rowStatus,
   runFacts,
@@ -53,7 +55,7 @@ function newTable(head: string[], colAligns: Table.HorizontalAlignment[], color:
 function renderRun(run: RunFile, options: RenderOptions = {}): string {
   const color = options.color ?? false;
   const p = painter(color);
-  const out: string[] = [p.bold(runTitle(run)), runFacts(run).join(' · ')];
+  const out: string[] = [p.bold(oneLine(runTitle(run))), oneLine(runFacts(run).join(' · '))];
 
   const names = sortMetrics(Object.keys(run.summary.metrics), stepLabelsOf(run));
   if (names.length) {
@@ -61,7 +63,7 @@ function renderRun(run: RunFile, options: RenderOptions = {}): string {
     for (const metric of names) {
       const s = run.summary.metrics[metric];
       if (!s) continue;
-      table.push([metric, formatValue(metric, s.median), `${formatRange(metric, s.p25, s.p75)} (${formatRange(metric, s.min, s.max)})`, s.n]);
+      table.push([oneLine(metric), formatValue(metric, s.median), `${formatRange(metric, s.p25, s.p75)} (${formatRange(metric, s.min, s.max)})`, formatNumber(s.n)]);
     }
     out.push(table.toString());
   } else {
@@ -72,7 +74,7 @@ function renderRun(run: RunFile, options: RenderOptions = {}): string {
     const failed = run.budgets.filter((b) => !b.pass).length;
     out.push(`Budgets: ${failed ? p.red(`${failed} of ${run.budgets.length} failed`) : `all ${run.budgets.length} passed`}`);
     for (const b of run.budgets) {
-      out.push(`  ${b.pass ? p.green('PASS') : p.red('FAIL')}  ${b.expr}  (${budgetValue(b.metric, b.value)})`);
+      out.push(`  ${b.pass ? p.green('PASS') : p.red('FAIL')}  ${oneLine(b.expr)}  (${budgetValue(b.metric, b.value)})`);
     }
   }
 
@@ -88,14 +90,14 @@ function renderCompare(result: CompareReport, ctx: CompareContext, options: Rend
   const color = options.color ?? false;
   const p = painter(color);
   const verdictWord = { pass: p.green('PASS'), warn: p.yellow('WARN'), fail: p.red('FAIL'), inconclusive: p.yellow('INCONCLUSIVE') }[result.verdict];
-  const out: string[] = [`${verdictWord}  ${compareTitle(ctx.a, ctx.b)} — ${compareCounts(result.rows)}`];
-  out.push(...compareNotes(result));
+  const out: string[] = [`${verdictWord}  ${oneLine(compareTitle(ctx.a, ctx.b))} — ${compareCounts(result.rows)}`];
+  out.push(...compareNotes(result).map(oneLine));
   if (result.frames) out.push(`painted frames: ${formatValue('frames.painted', result.frames.painted.a)} → ${formatValue('frames.painted', result.frames.painted.b)}`);
 
   const changed = changedRows(result.rows);
   if (changed.length) {
     const table = newTable(
-      ['metric', ctx.a.label, ctx.b.label, 'delta', ciLevelLabel(changed), 'status'],
+      ['metric', oneLine(ctx.a.label), oneLine(ctx.b.label), 'delta', ciLevelLabel(changed), 'status'],
       ['left', 'right', 'right', 'right', 'right', 'left'],
       color,
     );
@@ -103,9 +105,9 @@ function renderCompare(result: CompareReport, ctx: CompareContext, options: Rend
     const paintStatus: Record<RowStatus, (s: string) => string> = { missing: p.red, error: p.red, warn: p.yellow, inconclusive: p.yellow, info: plain, improved: p.green, changed: plain, unchanged: plain };
     for (const row of changed) {
       const status = rowStatus(row);
-      const need = row.verdict === 'inconclusive' && row.needRepeats ? ` (≈${row.needRepeats} repeats)` : '';
+      const need = row.verdict === 'inconclusive' && row.needRepeats ? ` (≈${formatNumber(row.needRepeats)} repeats)` : '';
       table.push([
-        row.metric,
+        oneLine(row.metric),
         formatValue(row.metric, row.a.median),
         formatValue(row.metric, row.b.median),
         formatDelta(row),
@@ -116,8 +118,8 @@ function renderCompare(result: CompareReport, ctx: CompareContext, options: Rend
     out.push(table.toString());
   }
   const moved = shownChangesLine(result.rows);
-  if (moved) out.push(moved);
-  if (result.unchanged.length) out.push(`unchanged (${result.unchanged.length}): ${sortMetrics(result.unchanged, stepLabelsOf(ctx.a)).join(', ')}`);
+  if (moved) out.push(oneLine(moved));
+  if (result.unchanged.length) out.push(`unchanged (${result.unchanged.length}): ${oneLine(sortMetrics(result.unchanged, stepLabelsOf(ctx.a)).join(', '))}`);
   return out.join('\n') + '\n';
 }
 

@@ -10,7 +10,9 @@ export type PerfErrorKind =
   /** Invalid usage or input: bad flags, bad scenario, unreadable run file. Exit 2. */
   | 'usage'
   /** Environment problem: no browser, app did not start, port taken. Exit 3. */
-  | 'environment';
+  | 'environment'
+  /** A bug in perf: an error no code path meant to throw. Exit 4, so CI never reads it as "regressed". */
+  | 'internal';
 
 export interface PerfErrorInit {
   /** Stable machine-readable code, snake_case, e.g. `chrome_not_found`. */
@@ -66,7 +68,7 @@ export class PerfError extends Error {
   }
 }
 
-export function exitCodeOf(kind: PerfErrorKind): 1 | 2 | 3 {
+export function exitCodeOf(kind: PerfErrorKind): 1 | 2 | 3 | 4 {
   switch (kind) {
     case 'failed':
       return 1;
@@ -74,8 +76,18 @@ export function exitCodeOf(kind: PerfErrorKind): 1 | 2 | 3 {
       return 2;
     case 'environment':
       return 3;
+    case 'internal':
+      return 4;
   }
 }
+
+export const PERF_ERROR_KINDS: readonly PerfErrorKind[] = ['failed', 'usage', 'environment', 'internal'];
+
+/** A kind read back from JSON (a step reply, a shard file); anything unknown is a bug in perf. */
+export function perfErrorKind(kind: unknown): PerfErrorKind {
+  return PERF_ERROR_KINDS.find((k) => k === kind) ?? 'internal';
+}
+
 
 export function isPerfError(e: unknown): e is PerfError {
   return e instanceof PerfError;

@@ -10,7 +10,8 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { compareExitCode, compareRuns, metricSamples, MAX_RUN_FILE_BYTES, readRunFile, tooDeepAt, type RunsComparison } from '../src/perf/compare-runs.js';
+import { compareExitCode, compareRuns, metricSamples, MAX_RUN_FILE_BYTES, readRunFile, type RunsComparison } from '../src/perf/compare-runs.js';
+import { tooDeepAt } from '../src/json-input.js';
 import type { RepeatMode, RepeatRecord, RunFile } from '../src/perf/run-file.js';
 import { abbaOrder, againstLabels } from '../src/runner/against.js';
 import { isPerfError } from '../src/errors.js';
@@ -342,12 +343,13 @@ test('a per-metric threshold on a count applies to its per-frame form; error-onl
 
 test('readRunFile: unreadable, invalid JSON, wrong schemaVersion and bad repeats are usage errors naming the file', () => {
   const cases: [string, string | object, RegExp, string][] = [
-    ['bad.json', '{ not json', /bad\.json: not a rehearse run file: invalid JSON/, 'run_file_invalid'],
+    // Never the file's own text (V8's message quotes it): where it stops being JSON.
+    ['bad.json', '{ not json', /bad\.json: not a rehearse run file: not JSON \(at byte 2\)$/, 'run_file_invalid'],
     ['v2.json', { ...makeRun({ metrics: [] }), schemaVersion: 2 }, /v2\.json: run file schemaVersion 2; this perf reads schemaVersion 1/, 'run_file_schema'],
-    ['norepeats.json', { ...makeRun({ metrics: [] }), repeats: 'x' }, /norepeats\.json: .*"repeats" must be an array/, 'run_file_invalid'],
-    ['badmode.json', { ...makeRun({ metrics: [{ a: 1 }] }), repeats: [{ index: 0, mode: 'fast', status: 'measured', report: { metrics: {} } }] }, /repeats\[0\]\.mode/, 'run_file_invalid'],
-    ['badseq.json', { ...makeRun({ metrics: [] }), sequential: { alpha: 0.05, spending: 'pocock', looks: [{ a: 5 }], max: { a: 20, b: 20, timingA: 0, timingB: 0 }, stopped: 'decided', storedBaseline: false } }, /badseq\.json: .*"sequential\.looks" must be an array of \{ a, b \} repeat counts/, 'run_file_invalid'],
-    ['badgate.json', { ...makeRun({ metrics: [] }), gate: { metrics: 'frames.dropped' } }, /"gate" must be \{ metrics: string\[\] \}/, 'run_file_invalid'],
+    ['norepeats.json', { ...makeRun({ metrics: [] }), repeats: 'x' }, /norepeats\.json: .*repeats must be a list, got a string/, 'run_file_invalid'],
+    ['badmode.json', { ...makeRun({ metrics: [{ a: 1 }] }), repeats: [{ index: 0, mode: 'fast', warmup: false, wallMs: 1, steps: [], status: 'measured', report: { metrics: {} } }] }, /repeats\[0\]\.mode must be one of "timing", "attribution", got a string/, 'run_file_invalid'],
+    ['badseq.json', { ...makeRun({ metrics: [] }), sequential: { alpha: 0.05, spending: 'pocock', looks: [{ a: 5 }], max: { a: 20, b: 20, timingA: 0, timingB: 0 }, stopped: 'decided', storedBaseline: false } }, /badseq\.json: .*sequential\.looks\[0\]\.b is missing/, 'run_file_invalid'],
+    ['badgate.json', { ...makeRun({ metrics: [] }), gate: { metrics: 'frames.dropped' } }, /gate\.metrics must be a list, got a string/, 'run_file_invalid'],
   ];
   for (const [name, content, re, code] of cases) {
     const file = write(name, content);

@@ -95,7 +95,7 @@ function markupOf(html: string): string {
 }
 
 test('run report: every name from the run file is escaped, the data cannot close its script element, and the file is small', () => {
-  const html = htmlReporter.renderRun(handMadeRun('a'), { html: { run: { screenshots: { 6: 'data:image/png;base64,iVBORw0KGgo=' } } } });
+  const html = htmlReporter.renderRun(handMadeRun('a'), { html: { run: { screenshots: { 6: { status: 'embedded', dataUrl: 'data:image/png;base64,iVBORw0KGgo=' } } } } });
   assert.ok(Buffer.byteLength(html) < MAX_REPORT_BYTES, `${Buffer.byteLength(html)} bytes`);
   assert.equal(html.match(/<script[\s>]/g)?.length, 3, 'exactly the data, uPlot and the client script');
   assert.equal(html.match(/<\/script>/g)?.length, 3);
@@ -148,10 +148,13 @@ test('htmlRunContext: a failure screenshot beside the run file is embedded, a mi
   // A 1×1 PNG: the CLI finds it by name beside the run file even though the run recorded another folder.
   writeFileSync(join(dir, 'demo-a-repeat6-failure.png'), Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64'));
   const ctx = htmlRunContext(run, join(dir, 'demo-a.json'), join(dir, 'demo-a.html'), work);
-  assert.match(ctx.screenshots?.[6] ?? '', /^data:image\/png;base64,iVBOR/);
+  const shot = ctx.screenshots?.[6];
+  assert.match(shot?.status === 'embedded' ? shot.dataUrl : '', /^data:image\/png;base64,iVBOR/);
   assert.equal(ctx.source, 'ctx/demo-a.json');
   rmSync(join(dir, 'demo-a-repeat6-failure.png'));
-  assert.equal(htmlRunContext(run, join(dir, 'demo-a.json'), join(dir, 'demo-a.html'), work).screenshots, undefined);
+  assert.deepEqual(htmlRunContext(run, join(dir, 'demo-a.json'), join(dir, 'demo-a.html'), work).screenshots, {
+    6: { status: 'not-shown', why: "elsewhere/demo-a-repeat6-failure.png was not found in the run file's folder" },
+  });
 });
 
 // ─── in the browser ─────────────────────────────────────────────────────────────────────────────────

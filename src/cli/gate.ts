@@ -90,7 +90,7 @@ export function gateExitCode(entries: GateEntry[], strict = false): number {
   if (statuses.some((o) => o.status === 'missing-baseline' || o.status === 'unmeasured')) return 1;
   if (statuses.some((o) => o.status === 'invalid-baseline')) return 2;
   const kinds = statuses.flatMap((o) => (o.status === 'error' ? [o.error.kind] : []));
-  for (const k of ['failed', 'usage', 'environment'] as PerfErrorKind[]) if (kinds.includes(k)) return exitCodeOf(k);
+  for (const k of ['failed', 'usage', 'environment', 'internal'] as PerfErrorKind[]) if (kinds.includes(k)) return exitCodeOf(k);
   return 0;
 }
 

@@ -49,7 +49,7 @@ function mainHelp(): string {
     '',
     steps.length ? `Step verbs (against the session of \`perf start\`): ${steps.join(', ')}` : '',
     '',
-    'Exit codes: 0 ok · 1 judged failed · 2 invalid usage or input · 3 environment problem',
+    'Exit codes: 0 ok · 1 judged failed · 2 invalid usage or input · 3 environment problem · 4 internal error (a bug in perf; report it)',
   ]
     .filter((l, i, a) => !(l === '' && a[i - 1] === ''))
     .join('\n');
@@ -100,7 +100,10 @@ export async function main(argv: string[]): Promise<number> {
   });
 }
 
-/** Print an error as one line (plus a hint), never a stack for a user mistake. */
+/**
+ * Print an error as one line (plus a hint), never a stack for a user mistake. Anything but a PerfError
+ * is a bug in perf: exit 4, which CI never mistakes for 1 (regressed).
+ */
 export function reportError(e: unknown): number {
   if (isPerfError(e)) {
     process.stderr.write(`perf: ${printable(hideCredentials(e.message))}\n`);
@@ -112,7 +115,7 @@ export function reportError(e: unknown): number {
   const err = e as Error;
   process.stderr.write(`perf: internal error: ${printable(hideCredentials(err?.message ?? String(e)))}\n  hint: this is a bug in perf; set PERF_DEBUG=1 for the stack and report it\n`);
   if (process.env.PERF_DEBUG) process.stderr.write(`${err?.stack ?? ''}\n`);
-  return 1;
+  return exitCodeOf('internal');
 }
 
 // 10 s after the command has finished: every close it does is bounded (5 s for a WebSocket's closing

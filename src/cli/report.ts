@@ -3,44 +3,38 @@
  * two run files (baseline, candidate) → the compare report `perf compare` would judge; one compare JSON
  * (`perf compare --json`) → its compare report, with the two run files it names.
  */
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { dirname, join, basename, relative } from 'node:path';
 import { PerfError } from '../errors.js';
-import { compareRunFiles, MAX_RUN_FILE_BYTES, readRunFile, validateRunFile, type RunsComparison } from '../perf/compare-runs.js';
+import { invalidJson, readJsonFile, type JsonFileKind } from '../json-input.js';
+import { compareRunFiles, readRunFile, RUN_FILE_KIND, validateComparison, validateRunFile } from '../perf/compare-runs.js';
+import type { RunsComparison } from '../perf/compare-runs.js';
 import type { RunFile } from '../perf/run-file.js';
 import { defineCommand, info, JSON_FLAG, printJson } from './command.js';
 import { compareReportPath, writeHtmlCompareReport, writeHtmlRunReport } from './html-report.js';
 
 type Input = { kind: 'run'; run: RunFile } | { kind: 'compare'; comparison: RunsComparison };
 
-/** A JSON file as a run file or a compare result; a usage error naming the file and what was expected otherwise. */
-function readInput(file: string): Input {
-  if (!existsSync(file)) throw new PerfError({ code: 'file_not_found', message: `report: ${file}: no such file`, suggestion: 'pass run files written by `perf run` (build/perf/<scenario>[-<variant>]-<label>.json)' });
-  if (statSync(file).isFile() && statSync(file).size <= MAX_RUN_FILE_BYTES) {
-    let data: unknown;
-    try {
-      data = JSON.parse(readFileSync(file, 'utf8'));
-    } catch {
-      data = undefined;
-    }
-    if (isComparison(data)) return { kind: 'compare', comparison: data };
-    if (typeof data === 'object' && data !== null && !('schemaVersion' in data) && !('repeats' in data)) {
-      throw new PerfError({
-        code: 'run_file_invalid',
-        message: `report: ${file}: not a rehearse run file nor a compare result: expected the JSON \`perf run\` writes (schemaVersion, scenario, repeats…) or \`perf compare --json\` prints (verdict, rows, baseline, candidate)`,
-        suggestion: 'pass run files written by `perf run` (build/perf/<scenario>[-<variant>]-<label>.json)',
-      });
-    }
-    if (data !== undefined) return { kind: 'run', run: validateRunFile(data, file) };
-  }
-  // Not JSON (or too large): readRunFile says which, naming the file.
-  return { kind: 'run', run: readRunFile(file) };
-}
+const REPORT_INPUT_KIND: JsonFileKind = { ...RUN_FILE_KIND, what: 'rehearse run file nor a compare result', prefix: 'report: ' };
 
-function isComparison(data: unknown): data is RunsComparison {
-  if (typeof data !== 'object' || data === null) return false;
-  const d = data as Record<string, unknown>;
-  return typeof d.verdict === 'string' && Array.isArray(d.rows) && typeof d.baseline === 'object' && typeof d.candidate === 'object' && d.schemaVersion === undefined;
+/**
+ * A JSON file as a run file or a compare result, validated against its schema before anything reads
+ * it; a usage error naming the file, the JSON path and what was expected otherwise.
+ */
+function readInput(file: string): Input {
+  if (!existsSync(file)) {
+    throw new PerfError({ code: 'file_not_found', message: `report: ${file}: no such file`, suggestion: RUN_FILE_KIND.suggestion });
+  }
+  const data = readJsonFile(file, REPORT_INPUT_KIND);
+  const has = (key: string): boolean => typeof data === 'object' && data !== null && !Array.isArray(data) && key in data;
+  if (has('schemaVersion') || has('repeats')) return { kind: 'run', run: validateRunFile(data, file) };
+  if (has('verdict') || has('rows')) return { kind: 'compare', comparison: validateComparison(data, file) };
+  throw invalidJson(
+    REPORT_INPUT_KIND,
+    file,
+    'expected the JSON `perf run` writes (schemaVersion, scenario, repeats…) '
+      + 'or `perf compare --json` prints (verdict, rows, baseline, candidate)',
+  );
 }
 
 /** The run file a compare JSON names, found as written or beside the compare file. */

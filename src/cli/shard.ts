@@ -9,11 +9,19 @@
  * gate names them), then dealt round-robin: the k-th (0-based) goes to shard k mod N + 1. It depends
  * only on the set of runs, never on timing, and shard sizes differ by at most one.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { PerfError, type ErrorInfo, type PerfErrorKind } from '../errors.js';
-import { MAX_RUN_FILE_BYTES } from '../perf/compare-runs.js';
+import { PerfError, perfErrorKind, type ErrorInfo } from '../errors.js';
+import { checkJson, list, nullable, readJsonFile, record, tagged, text, whole, type JsonFileKind, type Schema } from '../json-input.js';
+import { COMPARISON_SCHEMA, MAX_RUN_FILE_BYTES, type RunsComparison } from '../perf/compare-runs.js';
+import { ERROR_INFO_SCHEMA, MAX_NAME_CHARS, MAX_TEXT_CHARS, RUN_FILE_SCHEMA, type RunFile } from '../perf/run-file.js';
 import type { Scenario } from '../scenario/load.js';
+
+// 1,000 shards: past a few hundred CI jobs a gate is not one merge job's to join; the merge lists
+// every index it expects, so the bound keeps a forged count (1e9) from allocating a list that size.
+export const MAX_SHARDS = 1000;
+// 10,000 runs per gate: the examples have 7; a gate of thousands of scenario/variants is past any CI.
+const MAX_GATE_RUNS = 10_000;
 
 export interface ShardSpec {
   /** 1-based. */
@@ -28,6 +36,10 @@ export function parseShard(value: string): ShardSpec {
   const count = m ? Number(m[2]) : NaN;
   if (!m || !(count >= 1) || !(index >= 1) || index > count) {
     throw new PerfError({ code: 'invalid_flag', message: `gate: --shard must be I/N with 1 <= I <= N, got "${value}"`, suggestion: 'e.g. --shard 1/3 on the first of three CI jobs' });
+  }
+  if (count > MAX_SHARDS) {
+    const message = `gate: --shard ${value}: a gate splits into at most ${MAX_SHARDS} shards`;
+    throw new PerfError({ code: 'invalid_flag', message, suggestion: 'use fewer CI jobs' });
   }
   return { index, count };
 }
@@ -52,11 +64,25 @@ export function shardFileName(shard: ShardSpec): string {
 
 const SHARD_FILE_RE = /^gate-shard-(\d+)-of-(\d+)\.json$/;
 
-/**
- * A gate entry as JSON (gate.ts GateEntry): run files and comparisons as they are, an error as its
- * toJSON(). merge.ts revives it; kept loose here so this module needs nothing of gate.ts.
- */
-export type StoredEntry = Record<string, unknown> & { id: string; outcome: Record<string, unknown> & { status: string; error?: ErrorInfo } };
+/** A gate outcome as JSON (gate.ts GateOutcome): errors as their toJSON(). */
+export type StoredOutcome =
+  | { status: 'compared'; comparison: RunsComparison; baseline: RunFile }
+  | { status: 'missing-baseline' }
+  | { status: 'updated'; previous: RunsComparison | null }
+  | { status: 'unmeasured'; reason: string }
+  | { status: 'invalid-baseline' | 'error'; error: ErrorInfo };
+
+/** A gate entry as JSON (gate.ts GateEntry); merge.ts revives it. Kept apart so this module needs nothing of gate.ts. */
+export interface StoredEntry {
+  id: string;
+  scenario: string;
+  variant: string | null;
+  scenarioFile: string;
+  baselineFile: string;
+  runFile: string | null;
+  run: RunFile | null;
+  outcome: StoredOutcome;
+}
 
 export interface ShardFile {
   kind: typeof SHARD_FILE_KIND;
@@ -68,38 +94,88 @@ export interface ShardFile {
   entries: StoredEntry[];
 }
 
+const name = (description: string): Schema => text(description, MAX_NAME_CHARS);
+const shardNumber = (description: string): Schema => whole(description, 1, MAX_SHARDS);
+
+const status = (value: string): Schema => ({ const: value, description: `status ${value}` });
+
+const OUTCOME_SCHEMA = tagged('How the gate judged the run.', 'status', [
+  record('Compared with its baseline.', { status: status('compared'), comparison: COMPARISON_SCHEMA, baseline: RUN_FILE_SCHEMA }, [
+    'status',
+    'comparison',
+    'baseline',
+  ]),
+  record('No baseline.', { status: status('missing-baseline') }, ['status']),
+  record('Baseline written.', { status: status('updated'), previous: nullable(COMPARISON_SCHEMA, 'The old compare.') }, ['status', 'previous']),
+  record('Nothing measured.', { status: status('unmeasured'), reason: text('Why.', MAX_TEXT_CHARS) }, ['status', 'reason']),
+  record('An unusable baseline.', { status: status('invalid-baseline'), error: ERROR_INFO_SCHEMA }, ['status', 'error']),
+  record('The run could not be judged.', { status: status('error'), error: ERROR_INFO_SCHEMA }, ['status', 'error']),
+]);
+
+const STORED_ENTRY_SCHEMA = record(
+  'One run of the gate, as the shard judged it.',
+  {
+    id: name('<scenario>[-<variant>].'),
+    scenario: name('Scenario.'),
+    variant: nullable(name('Variant.'), 'Variant, or null.'),
+    scenarioFile: name('Scenario file.'),
+    baselineFile: name('Baseline file.'),
+    runFile: nullable(name('Run file.'), 'Run file, or null.'),
+    run: nullable(RUN_FILE_SCHEMA, 'The run, or null when it did not run.'),
+    outcome: OUTCOME_SCHEMA,
+  },
+  ['id', 'scenario', 'variant', 'scenarioFile', 'baselineFile', 'runFile', 'run', 'outcome'],
+);
+
+/** gate-shard-I-of-N.json, as `perf gate --shard I/N` writes it. */
+export const SHARD_FILE_SCHEMA = record(
+  'A gate shard.',
+  {
+    kind: { const: SHARD_FILE_KIND, description: 'What this file is.' },
+    schemaVersion: { const: 1, description: 'The shard file format version.' },
+    shard: record('Which shard.', { index: shardNumber('1-based, ≤ count.'), count: shardNumber('How many.') }, ['index', 'count']),
+    plan: list('Every run of the whole gate, by id, in its order.', name('A run id.'), MAX_GATE_RUNS),
+    strict: { type: 'boolean', description: 'The shard ran with --strict.' },
+    entries: list('The runs this shard judged.', STORED_ENTRY_SCHEMA, MAX_GATE_RUNS),
+  },
+  ['kind', 'schemaVersion', 'shard', 'plan', 'strict', 'entries'],
+);
+
 /** The shard file's content; `entries` are GateEntries, whose errors serialize through PerfError.toJSON. */
 export function shardFile(shard: ShardSpec, plan: readonly Pick<Scenario, 'name' | 'variant'>[], entries: readonly { id: string; outcome: { status: string } }[], strict: boolean): Record<string, unknown> {
   return { kind: SHARD_FILE_KIND, schemaVersion: 1, shard, plan: plan.map((sc) => `${sc.name}${sc.variant ? `-${sc.variant}` : ''}`), strict, entries };
 }
 
-const KINDS: readonly PerfErrorKind[] = ['failed', 'usage', 'environment'];
-
-/** A stored error back as the PerfError it was. */
-export function reviveError(info: ErrorInfo | undefined): PerfError {
-  const kind = KINDS.find((k) => k === info?.kind) ?? 'environment';
-  return new PerfError({ code: String(info?.code ?? 'error'), message: String(info?.message ?? 'unknown error'), kind, ...(info?.suggestion ? { suggestion: info.suggestion } : {}) });
+/** A stored error back as the PerfError it was; a kind this perf does not know is internal. */
+export function reviveError(info: ErrorInfo): PerfError {
+  const kind = perfErrorKind(info.kind);
+  return new PerfError({ code: info.code, message: info.message, kind, ...(info.suggestion ? { suggestion: info.suggestion } : {}) });
 }
 
-function bad(message: string, suggestion = 'pass the folder of every shard of one gate: perf merge shard-1/ shard-2/ …'): PerfError {
+const MERGE_SUGGESTION = 'pass the folder of every shard of one gate: perf merge shard-1/ shard-2/ …';
+
+function bad(message: string, suggestion = MERGE_SUGGESTION): PerfError {
   return new PerfError({ code: 'shard_invalid', kind: 'usage', message: `merge: ${message}`, suggestion });
 }
 
+const SHARD_KIND: JsonFileKind = {
+  what: 'shard file written by `perf gate --shard`',
+  noun: 'shard file',
+  prefix: 'merge: ',
+  invalidCode: 'shard_invalid',
+  unreadableCode: 'shard_invalid',
+  tooLargeCode: 'shard_invalid',
+  // A shard holds each of its runs twice (the run and its baseline), each bounded like a run file:
+  // four run files' worth bounds a wrong file without refusing a shard of many small runs.
+  maxBytes: 4 * MAX_RUN_FILE_BYTES,
+  suggestion: MERGE_SUGGESTION,
+};
+
+/** Read and validate one shard file: every field merge and the reporters read, before anything reads it. */
 function readShardFile(file: string): ShardFile {
-  let data: unknown;
-  try {
-    // A shard holds each of its runs twice (the run and its baseline), each bounded like a run file:
-    // four run files' worth bounds a wrong file without refusing a shard of many small runs.
-    if (statSync(file).size > 4 * MAX_RUN_FILE_BYTES) throw new Error(`larger than ${4 * MAX_RUN_FILE_BYTES / 2 ** 20} MiB`);
-    data = JSON.parse(readFileSync(file, 'utf8'));
-  } catch (e) {
-    throw bad(`${file}: not a readable shard file (${(e as Error).message})`);
-  }
-  const d = data as Partial<ShardFile> | null;
-  if (!d || d.kind !== SHARD_FILE_KIND || d.schemaVersion !== 1 || !d.shard || !Array.isArray(d.plan) || !Array.isArray(d.entries)) {
-    throw bad(`${file}: not a shard file written by \`perf gate --shard\``);
-  }
-  return d as ShardFile;
+  const s = checkJson<ShardFile>(SHARD_FILE_SCHEMA, readJsonFile(file, SHARD_KIND), file, SHARD_KIND);
+  if (s.shard.index > s.shard.count) throw bad(`${file}: shard.index ${s.shard.index} is past shard.count ${s.shard.count}`);
+  return s;
 }
 
 /** The shard files named: a file as is, a folder's gate-shard-*-of-*.json. A folder without one is an error naming it. */

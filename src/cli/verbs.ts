@@ -5,7 +5,7 @@
  */
 import { writeFileAtomic } from '../files.js';
 import path from 'node:path';
-import { closest, exitCodeOf, isPerfError, PerfError } from '../errors.js';
+import { closest, exitCodeOf, isPerfError, PerfError, perfErrorKind } from '../errors.js';
 import { SessionHost, connectedHost } from '../engine/host.js';
 import { prepareArgs, runStep, type StepResult } from '../engine/run-step.js';
 import { renderReply, stepResultJson, type ToolReply } from '../mcp/format.js';
@@ -264,20 +264,22 @@ export function verbHelp(step: string): string {
     '',
     'Nested values: --target.role button --target.name Submit, or JSON: --target \'{"text":"Add item"}\'. Booleans: --flag, --flag=false.',
     'Runs against the session of `perf start` and prints the same JSON as the MCP tool.',
-    'Exit codes: 0 ok · 1 step failed · 2 bad flags or arguments · 3 no session or environment problem',
+    'Exit codes: 0 ok · 1 step failed · 2 bad flags or arguments · 3 no session or environment problem'
+      + ' · 4 internal error (a bug in perf; report it)',
   );
   return lines.join('\n');
 }
 
 function report(step: string, e: unknown): number {
-  const info = isPerfError(e) ? e.toJSON() : { kind: 'failed', code: 'internal_error', message: (e as Error)?.message ?? String(e) };
+  const info = isPerfError(e) ? e.toJSON() : { kind: 'internal', code: 'internal_error', message: (e as Error)?.message ?? String(e) };
   process.stderr.write(`perf ${step}: ${info.message.replace(new RegExp(`^${step}: `), '')}\n`);
   if ('suggestion' in info && info.suggestion) process.stderr.write(`  hint: ${info.suggestion}\n`);
   return exitCodeFor(info.kind);
 }
 
+/** A kind perf does not know is a bug in perf: exit 4 (internal), never 1. */
 function exitCodeFor(kind: string): number {
-  return kind === 'usage' || kind === 'environment' || kind === 'failed' ? exitCodeOf(kind) : 1;
+  return exitCodeOf(perfErrorKind(kind));
 }
 
 function imageFileName(mimeType: string): string {

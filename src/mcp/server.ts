@@ -210,6 +210,7 @@ function reportStartupError(e: unknown): number {
     process.stderr.write(`perf mcp: ${e.message.replace(/^perf mcp: /, '')}\n${e.suggestion ? `  ${e.suggestion}\n` : ''}`);
     return exitCodeOf(e.kind);
   }
-  process.stderr.write(`perf mcp: ${(e as Error)?.message ?? String(e)}\n`);
-  return 1;
+  // Anything but a PerfError is a bug in perf: exit 4, never 1.
+  process.stderr.write(`perf mcp: internal error: ${(e as Error)?.message ?? String(e)}\n  this is a bug in perf; please report it\n`);
+  return exitCodeOf('internal');
 }

@@ -19,15 +19,14 @@
  * - Everything else with a direction is SECONDARY: judged in its own family, shown, never failing.
  * - Metrics without a better direction, undersized per-frame ratios and unknown names are SHOWN.
  */
-import { readFileSync, statSync } from 'node:fs';
 import { PerfError } from '../errors.js';
-import type { RepeatRecord, RunFile, SequentialRecord } from './run-file.js';
+import { checkJson, finite, invalidJson, jsonPath, list, map, nullable, readJsonFile, record, text, whole } from '../json-input.js';
+import type { JsonFileKind, Schema } from '../json-input.js';
+import { MAX_METRICS, MAX_NAME_CHARS, MAX_REPEATS, MAX_TEXT_CHARS, RUN_FILE_SCHEMA, RUN_FILE_SCHEMA_VERSION } from './run-file.js';
+import { SEQUENTIAL_FIELDS, SEQUENTIAL_REQUIRED, type RepeatRecord, type RunFile, type SequentialRecord } from './run-file.js';
 import { compareMetrics, DEFAULT_ALPHA, DEFAULT_SPENDING, type CompareOptions, type CompareResult, type Direction, type MetricRole, type MetricSamples, type Thresholds } from './compare.js';
 import { defaultPrimaryMetrics, floorOf, isTimingMetric, MIN_PAINTED_FOR_PER_FRAME, PER_FRAME_SUFFIX, resolveMetric, framesPainted, type DriverName, type ResolvedMetric } from './metrics.js';
 import { median } from './stats.js';
-
-/** The run-file schema this compare reads (run-file.ts); the type import keeps src/perf free of runtime deps on src/runner. */
-const RUN_FILE_SCHEMA_VERSION: RunFile['schemaVersion'] = 1;
 
 export interface RunIdentity {
   file: string | null;
@@ -91,131 +90,203 @@ export interface CompareRunsOptions {
 
 // ─── reading and validating ─────────────────────────────────────────────────────────────────────────
 
-function invalid(file: string, what: string, cause?: unknown): PerfError {
-  return new PerfError({
-    kind: 'usage',
-    code: 'run_file_invalid',
-    message: `${file}: not a rehearse run file: ${what}`,
-    suggestion: 'pass files written by `perf run` (build/perf/<scenario>[-<variant>]-<label>.json)',
-    ...(cause !== undefined ? { cause } : {}),
-  });
-}
-
 // 64 MiB: a repeat takes ~15 KB in a run file, so this is thousands of repeats; beyond it the file is
 // not one we wrote, and reading it whole would cost memory for nothing.
 export const MAX_RUN_FILE_BYTES = 64 * 2 ** 20;
-// 64 levels: a run file nests about 8 deep. V8's JSON.parse is superlinear in nesting (16 MiB of
-// "[" took 2.4 s here, 64 MiB 15 s), so depth is checked first, in one linear pass.
-const MAX_JSON_DEPTH = 64;
 
-/** Where `text` first nests deeper than `max` (strings skipped), or -1. */
-export function tooDeepAt(text: string, max: number): number {
-  let depth = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 0x22 /* " */) {
-      for (i++; i < text.length; i++) {
-        const d = text.charCodeAt(i);
-        if (d === 0x5c /* \ */) i++;
-        else if (d === 0x22) break;
-      }
-    } else if (c === 0x5b /* [ */ || c === 0x7b /* { */) {
-      if (++depth > max) return i;
-    } else if (c === 0x5d /* ] */ || c === 0x7d /* } */) {
-      depth--;
-    }
-  }
-  return -1;
-}
+export const RUN_FILE_KIND: JsonFileKind = {
+  what: 'rehearse run file',
+  noun: 'run file',
+  invalidCode: 'run_file_invalid',
+  unreadableCode: 'run_file_unreadable',
+  tooLargeCode: 'run_file_too_large',
+  maxBytes: MAX_RUN_FILE_BYTES,
+  suggestion: 'pass files written by `perf run` (build/perf/<scenario>[-<variant>]-<label>.json)',
+};
 
-/** Read and validate a run file; every problem is a usage error (exit 2) naming the file. */
+/** Read and validate a run file; every problem is a usage error (exit 2) naming the file, never quoting it. */
 export function readRunFile(file: string): RunFile {
-  let text: string;
-  try {
-    const st = statSync(file);
-    if (!st.isFile()) throw invalid(file, 'it is not a regular file');
-    if (st.size > MAX_RUN_FILE_BYTES) {
-      throw new PerfError({ kind: 'usage', code: 'run_file_too_large', message: `${file}: ${(st.size / 2 ** 20).toFixed(1)} MiB; a run file may be at most ${MAX_RUN_FILE_BYTES / 2 ** 20} MiB`, suggestion: 'check that this is a file written by `perf run`' });
-    }
-    text = readFileSync(file, 'utf8');
-  } catch (e) {
-    if (e instanceof PerfError) throw e;
-    const code = (e as NodeJS.ErrnoException).code;
-    throw new PerfError({
-      kind: 'usage',
-      code: 'run_file_unreadable',
-      message: `${file}: cannot read the run file${code === 'ENOENT' ? ': no such file' : `: ${(e as Error).message}`}`,
-      suggestion: 'check the path; `perf run` writes build/perf/<scenario>[-<variant>]-<label>.json',
-      cause: e,
-    });
-  }
-  const deep = tooDeepAt(text, MAX_JSON_DEPTH);
-  if (deep >= 0) throw invalid(file, `nested more than ${MAX_JSON_DEPTH} levels deep at byte ${deep}`);
-  let data: unknown;
-  try {
-    data = JSON.parse(text);
-  } catch (e) {
-    throw invalid(file, `invalid JSON (${(e as Error).message})`, e);
-  }
-  return validateRunFile(data, file);
+  return validateRunFile(readJsonFile(file, RUN_FILE_KIND), file);
 }
 
-const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-/** Structural check of what compare reads; throws PerfError usage naming the file and the field. */
+/** Check parsed JSON against RUN_FILE_SCHEMA; throws PerfError usage naming the file and the JSON path. */
 export function validateRunFile(data: unknown, file: string): RunFile {
-  if (!isObj(data)) throw invalid(file, 'the top level is not an object');
-  if (data.schemaVersion !== RUN_FILE_SCHEMA_VERSION) {
+  const version = typeof data === 'object' && data !== null && 'schemaVersion' in data ? data.schemaVersion : RUN_FILE_SCHEMA_VERSION;
+  if (version !== RUN_FILE_SCHEMA_VERSION) {
     throw new PerfError({
       kind: 'usage',
       code: 'run_file_schema',
-      message: `${file}: run file schemaVersion ${JSON.stringify(data.schemaVersion)}; this perf reads schemaVersion ${RUN_FILE_SCHEMA_VERSION}`,
+      message: `${file}: run file schemaVersion ${Number.isSafeInteger(version) ? String(version) : 'is not a whole number'}; `
+        + `this perf reads schemaVersion ${RUN_FILE_SCHEMA_VERSION}`,
       suggestion: 'rerun `perf run` (or `perf gate --update` for a baseline) with this version of perf',
     });
   }
-  if (typeof data.scenario !== 'string' || !data.scenario) throw invalid(file, '"scenario" must be a non-empty string');
-  if (data.variant !== null && data.variant !== undefined && typeof data.variant !== 'string') throw invalid(file, '"variant" must be a string or null');
-  if (typeof data.label !== 'string') throw invalid(file, '"label" must be a string');
-  if (!isObj(data.env)) throw invalid(file, '"env" must be an object');
-  if (!Array.isArray(data.repeats)) throw invalid(file, '"repeats" must be an array');
-  data.repeats.forEach((r: unknown, i: number) => {
-    const at = `repeats[${i}]`;
-    if (!isObj(r)) throw invalid(file, `${at} is not an object`);
-    if (r.mode !== 'timing' && r.mode !== 'attribution') throw invalid(file, `${at}.mode must be "timing" or "attribution"`);
-    if (r.status !== 'measured' && r.status !== 'refused' && r.status !== 'failed') throw invalid(file, `${at}.status must be measured, refused or failed`);
-    if (r.status === 'measured') {
-      if (!isObj(r.report) || !isObj(r.report.metrics)) throw invalid(file, `${at}.report.metrics must be an object`);
-      for (const [k, v] of Object.entries(r.report.metrics)) {
-        if (typeof v !== 'number' && v !== null) throw invalid(file, `${at}.report.metrics["${k}"] must be a number`);
-      }
-    }
-  });
-  if (data.thresholds !== undefined) {
-    const t = data.thresholds;
-    if (!isObj(t) || typeof t.warnPct !== 'number' || typeof t.errorPct !== 'number') throw invalid(file, '"thresholds" must be { warnPct, errorPct, metrics }');
-  }
-  if (data.gate !== undefined) {
-    const g = data.gate;
-    if (!isObj(g) || !Array.isArray(g.metrics) || !g.metrics.every((m) => typeof m === 'string')) throw invalid(file, '"gate" must be { metrics: string[] }');
-  }
-  if (data.sequential !== undefined) validateSequential(data.sequential, file);
-  return data as unknown as RunFile;
+  const run = checkJson<RunFile>(RUN_FILE_SCHEMA, data, file, RUN_FILE_KIND);
+  checkEventCounts(run, file);
+  return run;
 }
 
-/** The sequential record re-judges a compare on its boundaries: a malformed one would silently change the verdict. */
-function validateSequential(q: unknown, file: string): void {
-  const bad = (field: string, expected: string): PerfError => invalid(file, `"sequential.${field}" must be ${expected}`);
-  if (!isObj(q)) throw invalid(file, '"sequential" must be an object');
-  if (typeof q.alpha !== 'number' || !(q.alpha > 0 && q.alpha < 1)) throw bad('alpha', 'a number between 0 and 1');
-  if (q.spending !== 'pocock' && q.spending !== 'obrien-fleming') throw bad('spending', '"pocock" or "obrien-fleming"');
-  const count = (v: unknown): boolean => Number.isInteger(v) && (v as number) >= 0;
-  if (!Array.isArray(q.looks) || !q.looks.every((l) => isObj(l) && count(l.a) && count(l.b))) throw bad('looks', 'an array of { a, b } repeat counts');
-  const m = q.max;
-  if (!isObj(m) || !count(m.a) || !count(m.b) || !count(m.timingA) || !count(m.timingB)) throw bad('max', '{ a, b, timingA, timingB } repeat counts');
-  if (!['decided', 'max-repeat', 'budget', 'interrupted'].includes(String(q.stopped))) throw bad('stopped', 'decided, max-repeat, budget or interrupted');
-  if (typeof q.storedBaseline !== 'boolean') throw bad('storedBaseline', 'true or false');
-  if (q.rejected !== undefined && (!isObj(q.rejected) || !Object.values(q.rejected).every((d) => d === 'worse' || d === 'better'))) throw bad('rejected', 'a map of metric names to "worse" or "better"');
+/** A count of events (frames, long frames): compare tests it as a Poisson count, per repeat. */
+function isEventCount(r: ResolvedMetric): boolean {
+  return r.def.kind === 'count' && r.def.hostDependent && !r.perFrame;
 }
+
+/** What the schema cannot say per metric: counts of events are whole numbers ≥ 0. */
+function checkEventCounts(run: RunFile, file: string): void {
+  run.repeats.forEach((r, i) => {
+    const metrics = r.status === 'failed' ? undefined : r.report?.metrics;
+    for (const [name, v] of Object.entries(metrics ?? {})) {
+      const m = v === null ? undefined : resolveMetric(name);
+      if (!m || !isEventCount(m) || (Number.isSafeInteger(v) && v >= 0)) continue;
+      const path = jsonPath(`/repeats/${i}/report/metrics/${name.replace(/~/g, '~0').replace(/\//g, '~1')}`);
+      throw invalidJson(RUN_FILE_KIND, file, `${path} must be a whole number of ${m.def.unit}, at least 0`);
+    }
+  });
+}
+
+export const COMPARE_FILE_KIND: JsonFileKind = {
+  ...RUN_FILE_KIND,
+  what: 'compare result of `perf compare --json`',
+  noun: 'compare result',
+  invalidCode: 'compare_file_invalid',
+  suggestion: 'pass the JSON `perf compare A.json B.json --json` printed, or the two run files',
+};
+
+/** Check parsed JSON against COMPARISON_SCHEMA (a compare result read back from a file). */
+export function validateComparison(data: unknown, file: string, kind: JsonFileKind = COMPARE_FILE_KIND): RunsComparison {
+  return checkJson<RunsComparison>(COMPARISON_SCHEMA, data, file, kind);
+}
+
+// 20,000 rows: one per metric of either run (MAX_METRICS each).
+const MAX_ROWS = 2 * MAX_METRICS;
+const nameText = (description: string): Schema => text(description, MAX_NAME_CHARS);
+const proseText = (description: string): Schema => text(description, MAX_TEXT_CHARS);
+const repeatCount = (description: string): Schema => whole(description, 0, MAX_REPEATS);
+
+/** A number compare computed: JSON null where it came out NaN or infinite (values near the float limit). */
+const computed = (description: string): Schema => nullable(finite(description), `${description} Null when not a finite number.`);
+
+const ARM_SCHEMA = record(
+  'One arm of a row.',
+  { median: nullable(finite('Median.'), 'Median; null for an empty arm.'), n: repeatCount('Repeats counted.') },
+  ['median', 'n'],
+);
+
+const SCALE_SCHEMA = record(
+  'The scale.',
+  { kind: { enum: ['baseline', 'floor'], description: 'What the scale is.' }, value: computed('Its value.') },
+  ['kind', 'value'],
+);
+
+const CI_SCHEMA = record(
+  'The interval.',
+  {
+    lowPct: computed('Low, %.'),
+    highPct: computed('High, %.'),
+    level: nullable(finite('Achieved confidence.', { minimum: 0, maximum: 1 }), 'Achieved confidence, or null.'),
+  },
+  ['lowPct', 'highPct', 'level'],
+);
+
+/** A row of compareMetrics (compare.ts CompareRow), as JSON. */
+export const COMPARE_ROW_SCHEMA = record(
+  'One metric compared.',
+  {
+    metric: nameText('Metric name.'),
+    a: ARM_SCHEMA,
+    b: ARM_SCHEMA,
+    deltaPct: nullable(finite('%.'), 'Shift as % of the scale, or null.'),
+    scale: nullable(SCALE_SCHEMA, 'What deltaPct is a percentage of.'),
+    ci: nullable(CI_SCHEMA, 'The shift\'s interval.'),
+    pValue: nullable(finite('p.'), 'One-sided p in the worse direction.'),
+    pNeeded: nullable(finite('p.'), 'The level the p-value had to reach.'),
+    verdict: { enum: ['regressed', 'improved', 'unchanged', 'inconclusive', 'changed'], description: 'The row\'s verdict.' },
+    severity: { enum: ['error', 'warn', 'info', 'none'], description: 'Its severity.' },
+    gated: { type: 'boolean', description: 'A primary metric.' },
+    role: { enum: ['primary', 'secondary', 'shown'], description: 'Its role.' },
+    decided: { type: 'boolean', description: 'More repeats could not change it.' },
+    needRepeats: nullable(repeatCount('Repeats.'), 'Repeats per arm that would decide it.'),
+    reason: proseText('Why this verdict.'),
+    shift: nullable(finite('Shift.'), 'The shift in the metric\'s unit.'),
+  },
+  [
+    'metric', 'a', 'b', 'deltaPct', 'scale', 'ci', 'pValue', 'pNeeded',
+    'verdict', 'severity', 'gated', 'role', 'decided', 'reason', 'shift',
+  ],
+);
+
+const IDENTITY_SCHEMA = record(
+  'A run compared.',
+  {
+    file: nullable(nameText('Path.'), 'Its run file, or null.'),
+    scenario: nameText('Scenario.'),
+    variant: nullable(nameText('Variant.'), 'Variant, or null.'),
+    label: nameText('Label.'),
+    startedAt: nameText('When it began.'),
+    measured: repeatCount('Measured repeats.'),
+    refused: repeatCount('Refused repeats.'),
+    failed: repeatCount('Failed repeats.'),
+    timingRepeats: repeatCount('Timing-mode repeats.'),
+  },
+  ['file', 'scenario', 'variant', 'label', 'startedAt', 'measured', 'refused', 'failed', 'timingRepeats'],
+);
+
+const flag = (description: string): Schema => ({ type: 'boolean', description });
+const DIRECTION = { enum: ['worse', 'better'], description: 'The direction.' };
+const orNull = (description: string): Schema => nullable(finite(description), `${description} Or null.`);
+
+const THRESHOLDS_USED_SCHEMA = record(
+  'Thresholds used.',
+  {
+    warnPct: finite('Warn, %.'),
+    errorPct: finite('Error, %.'),
+    metrics: map('Overrides.', { type: 'object', description: 'One.' }, MAX_METRICS, MAX_NAME_CHARS),
+  },
+  ['warnPct', 'errorPct', 'metrics'],
+);
+
+const NOT_JUDGED_SCHEMA = record('One.', { metric: nameText('Metric.'), why: proseText('Why.') }, ['metric', 'why']);
+const SEQUENTIAL_NOTED_SCHEMA = record('How it sampled.', { ...SEQUENTIAL_FIELDS, note: proseText('In words.') }, SEQUENTIAL_REQUIRED);
+
+const GATE_SCHEMA = record(
+  'What decided the verdict.',
+  {
+    primary: list('Primary metrics judged.', nameText('A metric.'), MAX_ROWS),
+    notJudged: list('Primary metrics not judged.', NOT_JUDGED_SCHEMA, MAX_ROWS),
+    alpha: finite('False-alarm rate.', { minimum: 0, maximum: 1 }),
+    look: whole('Which look.', 1, MAX_REPEATS),
+    sequential: nullable(SEQUENTIAL_NOTED_SCHEMA, 'The design, or null.'),
+    summary: proseText('One line.'),
+  },
+  ['primary', 'notJudged', 'alpha', 'look', 'sequential', 'summary'],
+);
+
+const PAINTED_SCHEMA = record('Median per run.', { a: orNull('A.'), b: orNull('B.') }, ['a', 'b']);
+
+/** RunsComparison as `perf compare --json` prints it, and as `perf report` and `perf merge` read it back. */
+export const COMPARISON_SCHEMA = record(
+  'A compare result.',
+  {
+    verdict: { enum: ['pass', 'warn', 'fail', 'inconclusive'], description: 'The verdict.' },
+    thresholds: THRESHOLDS_USED_SCHEMA,
+    frames: record('Painted frames.', { painted: PAINTED_SCHEMA }, ['painted']),
+    rows: list('One row per metric.', COMPARE_ROW_SCHEMA, MAX_ROWS),
+    unchanged: list('Metrics unchanged.', nameText('A metric.'), MAX_ROWS),
+    timing: record('How ms were judged.', { gated: flag('ms gated.'), note: proseText('Why.') }, ['gated', 'note']),
+    warnings: list('Differences a reader must know about.', proseText('A warning.'), MAX_ROWS),
+    decided: flag('More repeats cannot change the verdict.'),
+    rejected: map('Rejections so far.', DIRECTION, MAX_ROWS, MAX_NAME_CHARS),
+    blind: proseText('Why the compare cannot detect its thresholds.'),
+    host: record('Whether both runs come from one kind of machine.', { same: flag('Same.'), note: proseText('What it means.') }, ['same']),
+    gate: GATE_SCHEMA,
+    baseline: IDENTITY_SCHEMA,
+    candidate: IDENTITY_SCHEMA,
+  },
+  [
+    'verdict', 'thresholds', 'frames', 'rows', 'unchanged', 'timing', 'warnings',
+    'decided', 'rejected', 'host', 'gate', 'baseline', 'candidate',
+  ],
+);
 
 // ─── samples ────────────────────────────────────────────────────────────────────────────────────────
 
@@ -466,6 +537,39 @@ function sequentialSizes(metric: string, timingOnly: boolean, recA: RepeatRecord
 
 // ─── compare ────────────────────────────────────────────────────────────────────────────────────────
 
+// 2,000 repeats per arm: the gate samples at most 200. Hodges–Lehmann sorts every pair of repeats
+// (4 million differences, 32 MB, at 2,000 × 2,000), so memory and time grow as the product.
+export const MAX_COMPARED_REPEATS = 2000;
+// 10^8 pairs over all metrics: about 10 s of sorting here; 50 metrics of 1,000 repeats per arm are 5·10^7.
+const MAX_COMPARED_PAIRS = 1e8;
+
+/** Runs too large to judge in bounded time and memory are a usage error, before any pair is formed. */
+function checkCompareSize(samples: readonly MetricSamples[], fileA: string, fileB: string): void {
+  let pairs = 0;
+  for (const s of samples) {
+    const most = Math.max(s.a.length, s.b.length);
+    if (most > MAX_COMPARED_REPEATS) {
+      throw new PerfError({
+        kind: 'usage',
+        code: 'runs_too_large',
+        message: `compare: ${s.a.length > s.b.length ? fileA : fileB} has ${most} measured repeats of ${s.metric}; `
+          + `compare judges at most ${MAX_COMPARED_REPEATS} per run`,
+        suggestion: 'compare runs of fewer repeats (perf gate samples at most 200)',
+      });
+    }
+    pairs += s.a.length * s.b.length;
+  }
+  if (pairs > MAX_COMPARED_PAIRS) {
+    throw new PerfError({
+      kind: 'usage',
+      code: 'runs_too_large',
+      message: `compare: ${fileA} and ${fileB} hold ${samples.length} metrics over so many repeats that judging them would take `
+        + `minutes (${pairs.toExponential(1)} pairs of repeats; at most ${MAX_COMPARED_PAIRS.toExponential(0)})`,
+      suggestion: 'compare runs of fewer repeats or fewer metrics',
+    });
+  }
+}
+
 /** Judge candidate `b` against baseline `a`. Throws PerfError usage for runs that cannot be compared. */
 export function compareRuns(a: RunFile, b: RunFile, opts: CompareRunsOptions = {}): RunsComparison {
   const fileA = opts.files?.a ?? `baseline (${a.label})`;
@@ -512,6 +616,7 @@ export function compareRuns(a: RunFile, b: RunFile, opts: CompareRunsOptions = {
 
   const sequential = opts.sequential ?? b.sequential;
   const { samples, context, onlyA, onlyB } = metricSamples(a, b, { ...(opts.primary ? { primary: opts.primary } : {}), sequential });
+  checkCompareSize(samples, fileA, fileB);
   if (onlyA.length) warnings.push(`only in the baseline: ${onlyA.join(', ')}`);
   if (onlyB.length) warnings.push(`only in the candidate: ${onlyB.join(', ')}`);
 

@@ -3,6 +3,7 @@
  * reporter renders. schemaVersion 1; fields are extended, never renamed.
  */
 import type { ErrorInfo as StepErrorInfo } from '../errors.js';
+import { finite, list, map, nullable, record, tagged, text, whole, type Schema } from '../json-input.js';
 import type { Summary } from './stats.js';
 
 export const RUN_FILE_SCHEMA_VERSION = 1;
@@ -139,3 +140,327 @@ export interface SequentialRecord {
   /** Metrics a look before the last one found significant, and in which direction: a crossing is final. */
   rejected?: Record<string, 'worse' | 'better'>;
 }
+
+// ─── the schema: what every reader (compare, reporters, merge) may rely on once a file passed it ────
+//
+// Declared beside the types it checks; `perf compare`, `perf report`, `perf merge` and MCP perf_compare
+// validate every run file against it before reading a field (src/json-input.ts). Extra fields pass:
+// run files are extended, never renamed. Bounds are far past what `perf run` writes and keep a crafted
+// file from costing more than its size.
+
+// 100,000 repeats: `perf run` has no cap, but 64 MiB holds ~4,000 repeats of a page run; a repeat
+// index past it is not one perf wrote, and the report draws one slot per index.
+export const MAX_REPEATS = 100_000;
+// 10,000 metrics: a run has ~50, plus one per measured step; a report lists each.
+export const MAX_METRICS = 10_000;
+// 4,096 characters (PATH_MAX on Linux): the longest name perf writes is a path; a scenario, label,
+// metric or step name longer than a path is not one a person wrote.
+export const MAX_NAME_CHARS = 4096;
+// 1 Mi characters: messages keep a page's own text (an exception, a refusal reason); a megabyte of
+// it is past reading, and still lets many of them fit the file's size cap.
+export const MAX_TEXT_CHARS = 2 ** 20;
+// 10,000 items: per-repeat lists perf writes hold tens (steps, warnings, worst frames, insight rows).
+const MAX_LIST_ITEMS = 10_000;
+
+const name = (description: string): Schema => text(description, MAX_NAME_CHARS);
+const prose = (description: string): Schema => text(description, MAX_TEXT_CHARS);
+const count = (description: string): Schema => whole(description, 0, MAX_REPEATS);
+const ms = (description: string): Schema => finite(description);
+const flag = (description: string): Schema => ({ type: 'boolean', description });
+const oneOf = (values: readonly unknown[], description: string): Schema => ({ enum: values, description });
+const tag = (value: string): Schema => ({ const: value, description: `status ${value}` });
+
+export const ERROR_INFO_SCHEMA = record(
+  'An error as data (PerfError.toJSON).',
+  {
+    kind: name('Which exit code the error had: failed 1, usage 2, environment 3, internal 4.'),
+    code: name('Stable snake_case code, e.g. target_not_found.'),
+    message: prose('What went wrong.'),
+    suggestion: prose('What to do next.'),
+    candidates: list('Close valid names, or the elements a target matched.', name('A candidate.'), MAX_LIST_ITEMS),
+  },
+  ['kind', 'code', 'message'],
+);
+
+const STEP_RECORD_SCHEMA = record(
+  'One step of a repeat.',
+  {
+    phase: oneOf(['setup', 'steps'], 'setup steps run before perf_begin, steps inside the measured window.'),
+    step: name('The step name, e.g. tap.'),
+    label: name('The step label (its metric is steps.<label>.ms).'),
+    status: oneOf(['ok', 'failed', 'skipped'], 'How the step ended.'),
+    durationMs: ms('How long the step took, ms.'),
+    error: ERROR_INFO_SCHEMA,
+    warnings: list('Warnings the step raised.', prose('A warning.'), MAX_LIST_ITEMS),
+  },
+  ['phase', 'step', 'label', 'status', 'durationMs'],
+);
+
+// Numbers a repeat's analysis computed: null where one came out NaN (a share of no time at all).
+const computed = (description: string): Schema => nullable(finite(description), `${description} Or null.`);
+const WORST_FRAME_SCHEMA = record(
+  'A frame.',
+  { atMs: computed('When it began, ms from perf_begin.'), ms: computed('How long it stayed on screen.') },
+  ['atMs', 'ms'],
+);
+const BLOCK_SCHEMA = record('A function.', {
+  name: prose('Its name.'),
+  url: prose('Where.'),
+  selfMs: computed('Self time.'),
+  share: computed('Share of self time.'),
+});
+
+const REPORT_SCHEMA = record(
+  'What perf_end produced for one repeat; fields other than these are kept as they are and shown as JSON.',
+  {
+    metrics: map('Metric names to values.', nullable(finite('A value.'), 'A value, or null.'), MAX_METRICS, MAX_NAME_CHARS),
+    coverage: map('Which metric sources were read.', name('read or missing.'), MAX_METRICS, MAX_NAME_CHARS),
+    summary: record('The repeat\'s summary: its worst frames and top functions are drawn.', {
+      // null where the driver has no frames (a terminal run).
+      frames: nullable(record('Frame statistics.', { worst: list('The longest frames.', WORST_FRAME_SCHEMA, MAX_LIST_ITEMS) }), 'Or null.'),
+      blocksBySelf: nullable(list('Functions by self time.', BLOCK_SCHEMA, MAX_LIST_ITEMS), 'Or null.'),
+    }),
+  },
+  ['metrics'],
+);
+
+const REPEAT_BASE = {
+  index: whole('Position of the repeat in the run, from 0.', 0, MAX_REPEATS - 1),
+  mode: oneOf(['timing', 'attribution'], 'timing: no profiler, its ms are gated; attribution: profiled.'),
+  warmup: flag('A warmup repeat, left out of the summary.'),
+  wallMs: ms('Wall time of the whole repeat, ms.'),
+  phasesMs: map('Where the wall time went, ms, by phase.', ms('ms.'), 16, 64),
+  steps: list('The repeat\'s steps.', STEP_RECORD_SCHEMA, MAX_LIST_ITEMS),
+  startedAt: name('When the repeat began (ISO time).'),
+  sequence: count('Position in the interleaved order of perf run --against.'),
+};
+const REPEAT_REQUIRED = ['index', 'mode', 'warmup', 'wallMs', 'steps', 'status'];
+
+const FAILURE_SCHEMA = record(
+  'Where and how the repeat failed.',
+  {
+    phase: oneOf(['restart', 'setup', 'steps', 'measure'], 'The phase that failed.'),
+    step: name('The step that failed.'),
+    label: name('Its label.'),
+    error: ERROR_INFO_SCHEMA,
+    screenshot: name('A screenshot at the failure, saved beside the run file.'),
+  },
+  ['phase', 'error'],
+);
+
+const REPEAT_SCHEMA = tagged('One repeat: measured, refused (nothing rendered) or failed.', 'status', [
+  record('A measured repeat.', { ...REPEAT_BASE, status: tag('measured'), report: REPORT_SCHEMA }, [...REPEAT_REQUIRED, 'report']),
+  record(
+    'A refused repeat.',
+    { ...REPEAT_BASE, status: tag('refused'), reason: prose('Why.'), report: REPORT_SCHEMA },
+    [...REPEAT_REQUIRED, 'reason'],
+  ),
+  record('A failed repeat.', { ...REPEAT_BASE, status: tag('failed'), failure: FAILURE_SCHEMA }, [...REPEAT_REQUIRED, 'failure']),
+]);
+
+const SUMMARY_STATS_SCHEMA = record(
+  'A metric over the counted measured repeats.',
+  {
+    median: finite('Median.'),
+    min: finite('Minimum.'),
+    max: finite('Maximum.'),
+    p25: finite('25th percentile.'),
+    p75: finite('75th percentile.'),
+    n: count('Repeats counted.'),
+  },
+  ['median', 'min', 'max', 'p25', 'p75', 'n'],
+);
+
+const percent = (description: string): Schema => finite(description, { minimum: 0 });
+const THRESHOLDS_SCHEMA = record(
+  'The scenario\'s thresholds, percent.',
+  {
+    warnPct: percent('Warn past this regression, %.'),
+    errorPct: percent('Fail past this regression, %.'),
+    metrics: map(
+      'Per-metric overrides.',
+      record('An override.', { warnPct: percent('Warn, %.'), errorPct: percent('Error, %.') }),
+      MAX_METRICS,
+      MAX_NAME_CHARS,
+    ),
+  },
+  ['warnPct', 'errorPct', 'metrics'],
+);
+
+const LOOK_SCHEMA = record('A look.', { a: count('Baseline repeats.'), b: count('Candidate repeats.') }, ['a', 'b']);
+const MAX_SCHEMA = record(
+  'The most repeats per arm the design allowed.',
+  {
+    a: count('Baseline.'),
+    b: count('Candidate.'),
+    timingA: count('Baseline, timing mode.'),
+    timingB: count('Candidate, timing mode.'),
+  },
+  ['a', 'b', 'timingA', 'timingB'],
+);
+
+export const SEQUENTIAL_FIELDS = {
+  alpha: { type: 'number', exclusiveMinimum: 0, exclusiveMaximum: 1, description: 'False-alarm rate over all looks and metrics.' },
+  spending: oneOf(['pocock', 'obrien-fleming'], 'The Lan–DeMets spending function.'),
+  // 1,000 looks: a look per repeat at the very most (the gate's maxRepeat is at most 200); each look
+  // adds a numerical integration to the boundaries (2 s at 1,000 here).
+  looks: list('Counted repeats per arm at each earlier look.', LOOK_SCHEMA, 1000),
+  max: MAX_SCHEMA,
+  stopped: oneOf(['decided', 'max-repeat', 'budget', 'interrupted'], 'Why sampling stopped.'),
+  storedBaseline: flag('Only the candidate was sampled, against a stored baseline.'),
+  rejected: map('Metrics an earlier look found significant.', oneOf(['worse', 'better'], 'The direction.'), MAX_METRICS, MAX_NAME_CHARS),
+};
+export const SEQUENTIAL_REQUIRED = ['alpha', 'spending', 'looks', 'max', 'stopped', 'storedBaseline'];
+const SEQUENTIAL_SCHEMA = record('How a sequential comparison sampled this run.', SEQUENTIAL_FIELDS, SEQUENTIAL_REQUIRED);
+
+const BROWSER_SCHEMA = record(
+  'The browser.',
+  {
+    product: name('Product and version.'),
+    userAgent: prose('Its user agent.'),
+    headless: flag('Headless.'),
+    executablePath: name('The binary.'),
+    endpoint: prose('The endpoint it was reached at.'),
+    driver: oneOf(['webdriver', 'pty'], 'The driver, when not cdp.'),
+    engine: oneOf(['chromium', 'webkit'], 'The engine, when not cdp.'),
+  },
+  ['product', 'userAgent', 'headless'],
+);
+
+const HOST_SCHEMA = record(
+  'The machine.',
+  {
+    platform: name('OS.'),
+    arch: name('CPU architecture.'),
+    cpuModel: name('CPU model.'),
+    cpus: count('Logical CPUs.'),
+    memoryBytes: finite('Memory, bytes.', { minimum: 0 }),
+    loadAverage: list('Load averages.', finite('A load average.'), 16),
+    node: name('Node version.'),
+    hostname: name('Host name.'),
+  },
+  ['platform', 'arch', 'cpuModel', 'cpus', 'memoryBytes', 'loadAverage', 'node', 'hostname'],
+);
+
+const VIEWPORT_SCHEMA = record(
+  'The viewport.',
+  {
+    width: finite('CSS px.', { minimum: 0 }),
+    height: finite('CSS px.', { minimum: 0 }),
+    dpr: finite('Device pixel ratio.', { minimum: 0 }),
+    mobile: flag('Mobile emulation.'),
+    touch: flag('Touch emulation.'),
+  },
+  ['width', 'height', 'dpr', 'mobile', 'touch'],
+);
+
+const NETWORK_SCHEMA = record(
+  'Network throttling.',
+  {
+    profile: name('Profile name.'),
+    offline: flag('No connection.'),
+    latencyMs: ms('Added latency.'),
+    downloadKbps: finite('Download, kbit/s.'),
+    uploadKbps: finite('Upload, kbit/s.'),
+    page: record('What the page saw.', { rttMs: ms('Round trip.'), downlinkKbps: finite('Downlink, kbit/s.') }),
+  },
+  ['profile', 'offline', 'latencyMs', 'downloadKbps', 'uploadKbps'],
+);
+
+const ENV_SCHEMA = record(
+  'Where and how the run was measured.',
+  {
+    tool: record('The tool.', { name: name('rehearse.'), version: name('Its version.') }, ['name', 'version']),
+    browser: BROWSER_SCHEMA,
+    host: HOST_SCHEMA,
+    restartMode: oneOf(['reload', 'context', 'browser'], 'How each repeat started clean.'),
+    viewport: VIEWPORT_SCHEMA,
+    cpuThrottle: finite('CPU slowdown factor.', { minimum: 0 }),
+    network: NETWORK_SCHEMA,
+    app: record(
+      'The app.',
+      { kind: oneOf(['serve', 'command', 'url', 'desktop', 'terminal'], 'How it was started.'), url: prose('Its URL.') },
+      ['kind', 'url'],
+    ),
+  },
+  ['tool', 'browser', 'host', 'restartMode', 'viewport', 'cpuThrottle', 'app'],
+);
+
+const TRACE_REF_SCHEMA = record('A saved trace.', { repeat: count('Its repeat index.'), path: name('Its file.') }, ['repeat', 'path']);
+
+const INSIGHT_SCHEMA = record('A ranked finding; its fields are shown as they are.', {
+  id: name('Insight id.'),
+  severity: name('error, warn or info.'),
+  title: prose('One line.'),
+  nextStep: prose('What to run next.'),
+  evidence: { type: 'object', maxProperties: 100, description: 'The numbers behind it.' },
+  rows: list('The first rows behind it.', { type: 'object', maxProperties: 100, description: 'A row.' }, MAX_LIST_ITEMS),
+  rowsTotal: count('How many rows there were.'),
+  estimatedSavingsMs: ms('What fixing it could save.'),
+});
+
+const SUMMARY_SCHEMA = record(
+  'The run\'s summary.',
+  {
+    repeats: count('All repeats.'),
+    measured: count('Measured.'),
+    refused: count('Refused.'),
+    failed: count('Failed.'),
+    warmup: count('Warmup.'),
+    metrics: map('Per metric over the counted measured repeats.', SUMMARY_STATS_SCHEMA, MAX_METRICS, MAX_NAME_CHARS),
+    timingOnly: flag('ms metrics summarised from timing-mode repeats only.'),
+  },
+  ['repeats', 'measured', 'refused', 'failed', 'warmup', 'metrics', 'timingOnly'],
+);
+
+const BUDGET_SCHEMA = record(
+  'A budget.',
+  {
+    expr: prose('As written.'),
+    metric: name('Its metric.'),
+    op: oneOf(['<', '<=', '>', '>='], 'Comparison.'),
+    limit: finite('The limit.'),
+    value: nullable(finite('The median.'), 'The run\'s median, or null.'),
+    pass: flag('Passed.'),
+  },
+  ['expr', 'metric', 'op', 'limit', 'value', 'pass'],
+);
+
+const AGAINST_SCHEMA = record(
+  'One arm of perf run --against.',
+  {
+    role: oneOf(['baseline', 'candidate'], 'Which arm.'),
+    other: name('The other arm\'s run file.'),
+    order: { const: 'ABBA', description: 'Interleaving.' },
+  },
+  ['role', 'other', 'order'],
+);
+
+export const RUN_FILE_SCHEMA = record(
+  'A run file (schemaVersion 1), as `perf run` writes it.',
+  {
+    schemaVersion: { const: RUN_FILE_SCHEMA_VERSION, description: 'The run file format version.' },
+    scenario: { ...name('Scenario name.'), minLength: 1 },
+    variant: nullable(name('Variant name.'), 'Variant name, or null.'),
+    label: name('Run label.'),
+    scenarioFile: name('Source file of the scenario.'),
+    startedAt: name('When the run began (ISO time).'),
+    finishedAt: name('When it ended (ISO time).'),
+    interrupted: flag('Ctrl-C stopped the run early.'),
+    complete: { const: false, description: 'false while the run is going on.' },
+    env: ENV_SCHEMA,
+    thresholds: THRESHOLDS_SCHEMA,
+    summary: SUMMARY_SCHEMA,
+    budgets: list('The scenario\'s budgets, judged.', BUDGET_SCHEMA, MAX_METRICS),
+    insights: list('Ranked findings of the median repeat.', INSIGHT_SCHEMA, MAX_LIST_ITEMS),
+    traces: record('Traces saved beside the run file.', { median: TRACE_REF_SCHEMA, slowest: TRACE_REF_SCHEMA }),
+    repeats: list('Every repeat, in order.', REPEAT_SCHEMA, MAX_REPEATS),
+    against: AGAINST_SCHEMA,
+    gate: record('The primary metrics.', { metrics: list('Metric names.', name('A metric.'), MAX_METRICS) }, ['metrics']),
+    sequential: SEQUENTIAL_SCHEMA,
+  },
+  [
+    'schemaVersion', 'scenario', 'variant', 'label', 'scenarioFile', 'startedAt', 'finishedAt',
+    'interrupted', 'env', 'thresholds', 'summary', 'budgets', 'insights', 'repeats',
+  ],
+);

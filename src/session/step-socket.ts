@@ -8,7 +8,7 @@ import { createConnection, createServer, type Server } from 'node:net';
 import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { isPerfError, PerfError, type ErrorInfo } from '../errors.js';
+import { isPerfError, PerfError, perfErrorKind, type ErrorInfo } from '../errors.js';
 
 export interface StepRequest {
   step: string;
@@ -47,7 +47,7 @@ export async function serveSteps(socketPath: string, run: (req: StepRequest) => 
         try {
           return { ok: true, result: await run(JSON.parse(line) as StepRequest) };
         } catch (e) {
-          return { ok: false, error: isPerfError(e) ? e.toJSON() : { kind: 'failed', code: 'internal_error', message: e instanceof Error ? e.message : String(e) } };
+          return { ok: false, error: isPerfError(e) ? e.toJSON() : { kind: 'internal', code: 'internal_error', message: e instanceof Error ? e.message : String(e) } };
         }
       };
       const reply = queue.then(answer);
@@ -83,7 +83,7 @@ export function sendStep(socketPath: string, req: StepRequest): Promise<unknown>
       }
       const reply = JSON.parse(line) as StepReply;
       if (reply.ok) resolve(reply.result);
-      else reject(new PerfError({ code: reply.error.code, kind: reply.error.kind === 'usage' || reply.error.kind === 'environment' ? reply.error.kind : 'failed', message: reply.error.message, ...(reply.error.suggestion ? { suggestion: reply.error.suggestion } : {}), ...(reply.error.candidates ? { candidates: reply.error.candidates } : {}) }));
+      else reject(new PerfError({ code: reply.error.code, kind: perfErrorKind(reply.error.kind), message: reply.error.message, ...(reply.error.suggestion ? { suggestion: reply.error.suggestion } : {}), ...(reply.error.candidates ? { candidates: reply.error.candidates } : {}) }));
     });
   });
 }
