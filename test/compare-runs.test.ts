@@ -517,4 +517,8 @@ test('perf compare on a real run file whose candidate lost its primary metrics: 
   assert.match(md.stdout, /missing \(not measured\)/);
   const junit = perf(['compare', a, b, '--reporter', 'junit']);
   assert.match(junit.stdout, /<failure message="counters\.layouts[^"]* not measured/);
+  // Its compare JSON is a valid input to perf report (the row verdict "missing" is in the schema).
+  const cmp = write('lost-compare.json', JSON.stringify(j));
+  const report = perf(['report', cmp, '--out', join(work, 'lost.html')]);
+  assert.equal(report.code, 0, report.stderr);
 });

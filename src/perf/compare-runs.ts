@@ -24,7 +24,7 @@ import { checkJson, finite, invalidJson, jsonPath, list, map, nullable, readJson
 import type { JsonFileKind, Schema } from '../json-input.js';
 import { MAX_METRICS, MAX_NAME_CHARS, MAX_REPEATS, MAX_TEXT_CHARS, RUN_FILE_SCHEMA, RUN_FILE_SCHEMA_VERSION } from './run-file.js';
 import { SEQUENTIAL_FIELDS, SEQUENTIAL_REQUIRED, type RepeatRecord, type RunFile, type SequentialRecord } from './run-file.js';
-import { compareMetrics, DEFAULT_ALPHA, DEFAULT_SPENDING, type CompareOptions, type CompareResult, type Direction, type MetricRole, type MetricSamples, type Thresholds } from './compare.js';
+import { compareMetrics, DEFAULT_ALPHA, DEFAULT_SPENDING, ROW_VERDICTS, SEVERITIES, type CompareOptions, type CompareResult, type Direction, type MetricRole, type MetricSamples, type Thresholds } from './compare.js';
 import { defaultPrimaryMetrics, floorOf, isTimingMetric, MIN_PAINTED_FOR_PER_FRAME, PER_FRAME_SUFFIX, resolveMetric, framesPainted, type DriverName, type ResolvedMetric } from './metrics.js';
 import { median } from './stats.js';
 
@@ -200,8 +200,8 @@ export const COMPARE_ROW_SCHEMA = record(
     ci: nullable(CI_SCHEMA, 'The shift\'s interval.'),
     pValue: nullable(finite('p.'), 'One-sided p in the worse direction.'),
     pNeeded: nullable(finite('p.'), 'The level the p-value had to reach.'),
-    verdict: { enum: ['regressed', 'improved', 'unchanged', 'inconclusive', 'changed'], description: 'The row\'s verdict.' },
-    severity: { enum: ['error', 'warn', 'info', 'none'], description: 'Its severity.' },
+    verdict: { enum: [...ROW_VERDICTS], description: 'The row\'s verdict.' },
+    severity: { enum: [...SEVERITIES], description: 'Its severity.' },
     gated: { type: 'boolean', description: 'A primary metric.' },
     role: { enum: ['primary', 'secondary', 'shown'], description: 'Its role.' },
     decided: { type: 'boolean', description: 'More repeats could not change it.' },

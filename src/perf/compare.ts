@@ -99,8 +99,10 @@ export interface MetricSamples {
 }
 
 /** `missing`: one run has samples of the metric and the other none: a lost measurement (DESIGN.md "Verdicts"). */
-export type RowVerdict = 'regressed' | 'improved' | 'unchanged' | 'inconclusive' | 'changed' | 'missing';
-export type Severity = 'error' | 'warn' | 'info' | 'none';
+export const ROW_VERDICTS = ['regressed', 'improved', 'unchanged', 'inconclusive', 'changed', 'missing'] as const;
+export type RowVerdict = (typeof ROW_VERDICTS)[number];
+export const SEVERITIES = ['error', 'warn', 'info', 'none'] as const;
+export type Severity = (typeof SEVERITIES)[number];
 export type Direction = 'worse' | 'better';
 
 export interface CompareRow {
