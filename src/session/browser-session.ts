@@ -356,11 +356,15 @@ export async function restartBrowser(s: BrowserSession, open?: OpenSpec): Promis
   }
   const spare = await s.takeSpare();
   if (spare?.kind !== 'browser') await discardTaken(s.browser, spare);
-  await s.browser.disconnect();
-  await s.chrome.close({ discard: true });
-  // A Grid session lost (or not deletable) ends the run here: a new one would land on another node.
+  // Read before disconnecting: our own disconnect is not a lost session.
   const lost = s.gridLost();
-  if (lost) throw lost;
+  const old = s.chrome;
+  await s.browser.disconnect();
+  await old.close({ discard: true });
+  // A Grid session lost, or one the Grid did not delete, ends the run here: a new session would land
+  // on another node, or wait for a slot the old one still holds.
+  const undeleted = isGrid(old) ? old.undeleted() : undefined;
+  if (lost ?? undeleted) throw lost ?? gridLostError(undeleted!);
   const { chrome, browser } = spare?.kind === 'browser' ? spare : await startBrowser({ ...s.options, userDataDir: undefined });
   try {
     const page = await newCleanPage(browser, spare?.kind === 'browser' ? { kind: 'context', id: spare.contextId } : undefined, open);

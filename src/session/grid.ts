@@ -102,6 +102,8 @@ export interface GridChrome extends ChromeProcess {
   lost(): string | undefined;
   /** The CDP connection dropped: the session is gone unless we were closing it. */
   markLost(reason: string): void;
+  /** Why close() could not delete the session (the Grid did not answer in time), once it could not. */
+  undeleted(): string | undefined;
 }
 
 /** Create a Chromium session on the Grid at `grid` and return it as a browser we own. */
@@ -130,6 +132,7 @@ export async function startGridChrome(grid: string, opts: LaunchOptions = {}): P
   const cdp = caps['se:cdp'];
   let closing: Promise<void> | undefined;
   let lostReason: string | undefined;
+  let undeleted: string | undefined;
   let endedFlag = false;
   let resolveEnded: (v: { code: number | null; signal: NodeJS.Signals | null }) => void = () => undefined;
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => (resolveEnded = r));
@@ -148,7 +151,7 @@ export async function startGridChrome(grid: string, opts: LaunchOptions = {}): P
       // A lost session's node is dead or frozen: ask briefly. One not deleted stays with the watchdog,
       // which asks again (twice, 30 s each) once this process has exited, without holding it up.
       if (await client.delete(lostReason ? LOST_DELETE_TIMEOUT_MS : GRID_DELETE_TIMEOUT_MS)) untrack();
-      else lostReason ??= `the Selenium Grid session ${client.sessionId} at ${hideCredentials(grid)} could not be deleted (no answer)`;
+      else undeleted = `the Selenium Grid session ${client.sessionId} at ${hideCredentials(grid)} could not be deleted (no answer)`;
       endedFlag = true;
       resolveEnded({ code: 0, signal: null });
     })());
@@ -172,6 +175,7 @@ export async function startGridChrome(grid: string, opts: LaunchOptions = {}): P
     stderrTail: () => '',
     close: () => close(),
     lost: () => lostReason,
+    undeleted: () => undeleted,
     markLost,
   };
 }
