@@ -230,12 +230,16 @@ describe('perf run over WebDriver', { skip: KINDS.find((k) => k.kind === 'webkit
       fs.cpSync(DEMO_DIR, path.join(dir, 'app'), { recursive: true });
       fs.writeFileSync(
         path.join(dir, 'scroll.yaml'),
-        'name: scroll-webkit\napp: { serve: ./app, path: /list.html }\nbrowser: { engine: webkit }\nviewport: { width: 1024, height: 700 }\nrepeat: 2\nwarmup: 0\nsetup:\n  - wait_for: { text: "2000 items" }\nsteps:\n  - scroll: { target: { role: list, name: Items }, dy: 3000, label: down }\n',
+        'name: scroll-webkit\napp: { serve: ./app, path: /list.html }\nbrowser: { engine: webkit }\nviewport: { width: 1024, height: 700 }\nrepeat: 2\nwarmup: 0\nsetup:\n  - wait_for: { text: "2000 items" }\nsteps:\n  - scroll: { target: { role: list, name: Items }, dy: 3000, label: down }\n  - scroll: { target: { role: list, name: Items }, dy: -3000, label: up }\n',
       );
       const sc = loadScenario(path.join(dir, 'scroll.yaml'), { cwd: dir });
       assert.equal(sc.browser.driver, 'webdriver');
       const { run } = await runScenario(sc, { label: 'run', outDir: path.join(dir, 'out'), cwd: dir });
-      assert.equal(run.summary.measured, 2, JSON.stringify(run.repeats.map((r) => r.status === 'failed' ? r.failure : r.status)));
+      // Each repeat ran in its own session; on a loaded machine WebKit may draw a repeat's scrolls in one
+      // frame, and the harness then refuses it (a window that drew nothing must not read as fast).
+      const outcomes = JSON.stringify(run.repeats.map((r) => (r.status === 'failed' ? r.failure : r.status === 'refused' ? r.reason : r.status)));
+      assert.equal(run.summary.measured + run.summary.refused, 2, outcomes);
+      assert.ok(run.summary.measured >= 1, outcomes);
       assert.equal(run.env.browser.driver, 'webdriver');
       assert.equal(run.env.browser.engine, 'webkit');
       assert.equal(run.env.restartMode, 'browser');
