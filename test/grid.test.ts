@@ -3,83 +3,24 @@
  * Debian's chromedriver): `perf run --grid` and `perf gate --grid` on a standalone server, a scenario
  * naming the Grid in `browser.endpoint` with browser restarts (a new session per repeat), no session
  * left on the Grid afterwards (also after Ctrl-C), and MCP `app_start {grid}` driving a Grid session
- * that `app_stop` deletes; a Grid that is not there is exit 3 naming it;
- * `--parallel` without a Grid is refused. Then a hub with two nodes: `perf gate --parallel 2` gives the
- * serial gate's verdicts, and a node killed mid-gate gives exit 3 for its run and no orphaned session.
- * Every Java process tree is killed at the end of its test.
+ * that `app_stop` deletes; a Grid that is not there is exit 3 naming it; `--parallel` without a Grid is
+ * refused. The hub with two nodes and the Grid with credentials are in grid-hub.test.ts (one file per
+ * few minutes of work: a test file has the suite's deadline too). Every Java process tree is killed at
+ * the end of its test.
  */
 import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { RunFile } from '../src/perf/run-file.js';
 import { ROOT } from './helpers.js';
-import { freePort, gridLog, gridSessions, javaAvailable, startHubAndNodes, startStandalone, type GridProcess } from './grid-server.js';
+import { freePort, gridLog, gridSessions, startStandalone, type GridProcess } from './grid-server.js';
+import { copyBaselinesFromAnotherCpu, DIALOG, LIST, PERF, perf, perfAsync, skip, SMALL, until, work } from './grid-cli.js';
 
-const work = mkdtempSync(join(tmpdir(), 'rehearse-grid-test-'));
 after(() => rmSync(work, { recursive: true, force: true }));
-const PERF = join(ROOT, 'bin/perf');
-const LIST = join(ROOT, 'scenarios/list-scroll.yaml');
-const DIALOG = join(ROOT, 'scenarios/dialog.yaml');
-const SMALL = ['--repeat', '3', '--warmup', '0', '--fixed'];
-const skip = javaAvailable() ? false : 'needs java and /usr/bin/chromedriver (.ci/run installs them)';
-
-function perf(args: string[], timeoutMs = 300_000): { code: number; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [PERF, ...args], { cwd: work, encoding: 'utf8', env: { ...process.env, GITHUB_STEP_SUMMARY: '' }, timeout: timeoutMs });
-  return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
-}
-
-/**
- * `perf ARGS` in the background. `done` fails (and the process is killed) when it has not exited within
- * `timeoutMs`: a hung harness fails its test, it never holds the suite. `stderrAt` tells when a line
- * matching a pattern was first printed (ms since the epoch).
- */
-function perfAsync(args: string[], timeoutMs = 300_000): { done: Promise<{ code: number | null; stdout: string; stderr: string }>; kill(sig: NodeJS.Signals): void; stderrAt(re: RegExp): number | undefined } {
-  const child = spawn(process.execPath, [PERF, ...args], { cwd: work, env: { ...process.env, GITHUB_STEP_SUMMARY: '' } });
-  let stdout = '';
-  let stderr = '';
-  const lines: { at: number; text: string }[] = [];
-  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-  child.stderr.on('data', (d: Buffer) => {
-    stderr += d.toString();
-    lines.push({ at: Date.now(), text: d.toString() });
-  });
-  const done = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`perf ${args.join(' ')} did not exit within ${timeoutMs} ms; stderr: ${stderr.slice(-1000)}`));
-    }, timeoutMs);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-  return { done, kill: (sig) => child.kill(sig), stderrAt: (re) => lines.find((l) => re.test(l.text))?.at };
-}
-
-async function until(what: string, check: () => Promise<boolean>, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
-
-before(() => {
-  // The committed baselines, as from another CPU: only the app's own work is gated, so verdicts do not
-  // depend on this machine's timing (or on which node ran).
-  mkdirSync(join(work, 'baselines'));
-  for (const f of readdirSync(join(ROOT, 'baselines'))) {
-    const run = JSON.parse(readFileSync(join(ROOT, 'baselines', f), 'utf8')) as RunFile;
-    run.env.host.cpuModel = 'Another CPU @ 3.1GHz';
-    writeFileSync(join(work, 'baselines', f), JSON.stringify(run));
-  }
-});
+before(copyBaselinesFromAnotherCpu);
 
 test('standalone Grid: perf run and perf gate through --grid; browser.endpoint selenium+URL with a session per browser restart; no session left, also after Ctrl-C', { skip, timeout: 600_000 }, async () => {
   let grid: GridProcess | undefined;
@@ -194,66 +135,4 @@ test('a Grid that is not there → exit 3 naming it, never a pass; --parallel wi
   const bad = perf(['gate', DIALOG, '--grid', 'localhost:4444']);
   assert.equal(bad.code, 2);
   assert.match(bad.stderr, /--grid must be a Selenium Grid URL/);
-});
-
-test('hub + two nodes: perf gate --parallel 2 gives the serial verdicts; a node that hangs mid-gate (frozen: no connection closes) → exit 3 for its run, no session left', { skip, timeout: 600_000 }, async (t) => {
-  const grid = await startHubAndNodes(2);
-  try {
-    const args = ['gate', LIST, '--variant', 'desktop', DIALOG, '--baselines', 'baselines', '--grid', grid.url, ...SMALL, '--var', 'jank=1', '--json'];
-    const serial = perf([...args, '--out', 'serial']);
-    const parallel = perf([...args, '--out', 'parallel', '--parallel', '2']);
-    assert.equal(parallel.code, serial.code, parallel.stderr);
-    const v = (out: string): string[] => (JSON.parse(out) as { runs: { id: string; status: string; verdict: string }[] }).runs.map((r) => `${r.id}:${r.status}:${r.verdict}`);
-    assert.deepEqual(v(parallel.stdout), v(serial.stdout));
-    // In the gate's order (arguments, then variants), whichever finished first.
-    assert.deepEqual(v(serial.stdout), ['list-scroll-desktop:compared:fail', 'dialog:compared:pass']);
-    assert.equal(await gridSessions(grid.url), 0);
-
-    // Freeze one node while both run (a hung node or a dropped network: its connections stay open and
-    // silent, the case a crash does not show): the run on it ends with exit 3 (environment), not a pass,
-    // found by the session watch rather than by each command's own 30 s deadline.
-    const p = perfAsync(['gate', LIST, '--variant', 'desktop', DIALOG, '--baselines', 'baselines', '--grid', grid.url, '--repeat', '20', '--warmup', '0', '--fixed', '--parallel', '2', '--out', 'killed', '--json']);
-    await until('two Grid sessions', async () => (await gridSessions(grid.url)) === 2, 120_000);
-    await new Promise((r) => setTimeout(r, 2000));
-    grid.nodes[0]!.freeze();
-    const frozenAt = Date.now();
-    const r = await p.done;
-    const reported = p.stderrAt(/Selenium Grid/);
-    t.diagnostic(`frozen node reported after ${reported ? ((reported - frozenAt) / 1000).toFixed(1) : '?'} s; gate exited after ${((Date.now() - frozenAt) / 1000).toFixed(1)} s`);
-    assert.equal(r.code, 3, r.stdout + r.stderr);
-    const runs = (JSON.parse(r.stdout) as { runs: { id: string; status: string; error?: { code: string; kind: string } }[] }).runs;
-    const lost = runs.filter((x) => x.status === 'error');
-    assert.equal(lost.length, 1, r.stdout);
-    assert.equal(lost[0]!.error!.kind, 'environment');
-    assert.match(lost[0]!.error!.code, /^grid_/);
-    // The killed node's slot may be listed (even as UP) until the hub's health check finds it gone;
-    // the node left running holds nothing.
-    await until('no session on the live node', async () => (await gridSessions(grid.url, { node: grid.nodes[1]!.url })) === 0, 30_000);
-  } finally {
-    await grid.stop();
-  }
-});
-
-test('a Grid that asks for credentials (user:key@ in the URL, as cloud Grids do): sent as Basic auth, shown as user:***@ everywhere', { skip, timeout: 300_000 }, async () => {
-  const KEY = 'k3y-9f2c41';
-  const grid = await startStandalone({ auth: { user: 'ada', password: KEY } });
-  try {
-    const shown = grid.url.replace(`ada:${KEY}@`, 'ada:***@');
-    const run = perf(['run', DIALOG, '--grid', grid.url, '--repeat', '1', '--warmup', '0', '--out', 'auth', '--json']);
-    assert.equal(run.code, 0, run.stderr.replaceAll(KEY, '<key>'));
-    const j = JSON.parse(run.stdout) as RunFile;
-    assert.equal(j.summary.measured + j.summary.refused, 1);
-    assert.equal(j.env.browser.endpoint, `selenium+${shown}`);
-    const file = readFileSync(join(work, 'auth/dialog-run.json'), 'utf8');
-    for (const text of [run.stdout, run.stderr, file]) assert.ok(!text.includes(KEY), 'the key is never shown');
-    assert.equal(await gridSessions(grid.url), 0, 'the session was deleted (with the credentials)');
-
-    // A wrong key: the Grid refuses, exit 3, and the message shows neither key.
-    const wrong = perf(['run', DIALOG, '--grid', grid.url.replace(KEY, 'wrong-key-77'), '--repeat', '1', '--warmup', '0', '--out', 'auth-wrong']);
-    assert.equal(wrong.code, 3, wrong.stderr);
-    assert.match(wrong.stderr, /Selenium Grid at http:\/\/ada:\*\*\*@127\.0\.0\.1:\d+/);
-    assert.ok(!wrong.stderr.includes('wrong-key-77') && !wrong.stderr.includes(KEY), wrong.stderr);
-  } finally {
-    await grid.stop();
-  }
 });
