@@ -6,6 +6,7 @@
  * Reporters are pure: data in, text out. Writing files, $GITHUB_STEP_SUMMARY and stdout belong to the
  * CLI, which is what keeps every reporter testable on hand-made objects without a browser.
  */
+import type { ComparisonFlame } from '../src/perf/attribution.js';
 import type { CompareResult } from '../src/perf/compare.js';
 import type { RunFile } from '../src/perf/run-file.js';
 
@@ -20,6 +21,7 @@ export type CompareReport = CompareResult & {
   timing?: { gated: boolean; note: string };
   host?: { same: boolean; note?: string };
   gate?: { summary: string; notJudged?: { metric: string; why: string }[]; sequential?: { note: string } | null };
+  attribution?: { flame: ComparisonFlame };
 };
 
 /** The two run files a compare judged: a = baseline, b = candidate. */

@@ -10,6 +10,9 @@
  * slipped through could still run nothing; chart data travels as JSON in a non-executed
  * `type="application/json"` element, with `<` escaped so it cannot close that element.
  *
+ * A compare row that carries attribution (issue 27) spans the grid: its chart, and beside it where the
+ * change is; the comparison's differential flame graph is inline SVG, no script (html-attribution.ts).
+ *
  * Pure like every reporter: what the CLI found beside the run files (frame timelines from the traces,
  * screenshots, trace links) comes in through RenderOptions.html.
  */
@@ -40,14 +43,13 @@ import {
   stepLabelsOf,
   VERDICT_WORD,
 } from './format.js';
+import { attributionBlock, flameSection } from './html-attribution.js';
 import { chartAssets } from './html-assets.js';
+import { escapeHtml, table } from './html-markup.js';
+
+export { escapeHtml };
 
 // ─── escaping ───────────────────────────────────────────────────────────────────────────────────────
-
-/** Text as HTML text or a quoted attribute value: the five characters that can change structure. */
-export function escapeHtml(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
-}
 
 /**
  * JSON inside <script type="application/json">: `<` as \u003c so no `</script>` or `<!--` can end or
@@ -188,12 +190,6 @@ const VERDICT_CLASS = { pass: 'pass', warn: 'warn', fail: 'fail', inconclusive: 
 
 function badge(cls: string, text: string): string {
   return `<span class="badge ${e(cls)}">${e(text)}</span>`;
-}
-
-function table(head: string[], rows: string[][], numeric: number[] = []): string {
-  const th = head.map((h, i) => `<th${numeric.includes(i) ? ' class="num"' : ''}>${h}</th>`).join('');
-  const body = rows.map((r) => `<tr>${r.map((c, i) => `<td${numeric.includes(i) ? ' class="num"' : ''}>${c}</td>`).join('')}</tr>`).join('\n');
-  return `<div class="scroll"><table><thead><tr>${th}</tr></thead><tbody>\n${body}\n</tbody></table></div>`;
 }
 
 function isRecord(v: unknown): v is Record<string, unknown> {
@@ -481,12 +477,20 @@ function rowCard(charts: Charts, row: CompareRow, ctx: CompareContext, values: {
   const b = armValues(values.b, row.metric, row.b.n);
   const level = row.ci ? `${Math.floor(row.ci.level * 100)}% interval` : 'interval';
   const chart = a.length || b.length ? charts.add({ kind: 'ab', unit: unitLabel(row.metric), a, b, aLabel: `A ${ctx.a.label}`, bLabel: `B ${ctx.b.label}` }, `${row.metric}: baseline and candidate repeats side by side`) : '';
-  return `<div class="card metric row-${e(status)}" data-metric="${e(row.metric)}">
-<h3>${e(row.metric)}</h3>
+  const main = `<h3>${e(row.metric)}</h3>
 <div>${badge(STATUS_CLASS[status], STATUS_WORD[status].toUpperCase())}${row.gated ? ' <span class="muted">primary</span>' : ` <span class="muted">${e(row.role)}</span>`}</div>
 <div class="facts">A ${e(formatValue(row.metric, row.a.median))} → B ${e(formatValue(row.metric, row.b.median))} · estimate <b>${e(formatDelta(row))}</b> · ${e(level)} ${e(formatCi(row))} · n ${num(row.a.n)} vs ${num(row.b.n)}${row.verdict === 'inconclusive' && row.needRepeats ? ` · ≈${num(row.needRepeats)} repeats per arm would decide it` : ''}</div>
 ${chart}
-<p class="reason muted">${e(row.reason)}</p>
+<p class="reason muted">${e(row.reason)}</p>`;
+  // A row with attribution takes the grid's whole width: its chart on the left, where the change is beside it.
+  if (row.attribution) {
+    return `<div class="card metric wide row-${e(status)}" data-metric="${e(row.metric)}"><div class="split"><div>
+${main}
+</div>
+${attributionBlock(row.attribution)}</div></div>`;
+  }
+  return `<div class="card metric row-${e(status)}" data-metric="${e(row.metric)}">
+${main}
 </div>`;
 }
 
@@ -517,6 +521,7 @@ function renderCompare(result: CompareReport, ctx: CompareContext, options?: Ren
     AB_LEGEND,
     primary.length ? `<div class="grid">${primary.map((r) => rowCard(charts, r, ctx, values)).join('\n')}</div>` : '<p>No primary metric was judged.</p>',
     notJudged.length ? `<p class="muted">Not judged here: ${notJudged.map((n) => `<code>${e(n.metric)}</code> (${e(n.why)})`).join(', ')}</p>` : '',
+    result.attribution ? flameSection(result.attribution.flame) : '',
     changedRest.length ? `<details><summary>${num(changedRest.length)} other metric${changedRest.length === 1 ? '' : 's'} that moved (secondary or not judged)</summary><div class="grid">${changedRest.map((m) => rowCard(charts, byMetric.get(m)!, ctx, values)).join('\n')}</div></details>` : '',
     unchangedRest.length ? `<details><summary>${num(unchangedRest.length)} unchanged metric${unchangedRest.length === 1 ? '' : 's'}</summary><div class="grid">${unchangedRest.map((m) => rowCard(charts, byMetric.get(m)!, ctx, values)).join('\n')}</div></details>` : '',
     '<h2>Runs</h2>',
@@ -606,6 +611,20 @@ img.shot{display:block;max-width:100%;height:auto;border:1px solid var(--line);m
 .notes{padding-left:1.2em}
 .foot{margin-top:2em;font-size:.8em}
 .uplot{max-width:100%}
+.card.wide{grid-column:1/-1}
+.split{display:grid;grid-template-columns:minmax(0,2fr) minmax(0,3fr);gap:14px}
+@media (max-width:760px){.split{grid-template-columns:minmax(0,1fr)}}
+.attribution h4{font-size:.9rem;margin:.7em 0 .2em}
+.attribution h4.attr-title{margin-top:0}
+.where{font-size:.85em}
+.missing{border-left:3px solid var(--warn);background:#fffbeb;padding:3px 8px}
+svg.flame{display:block;width:100%;height:auto;font:11px ui-monospace,SFMono-Regular,Menlo,monospace}
+svg.flame rect{stroke:#fff;stroke-width:.6}
+svg.flame g:hover rect{stroke:#111827;stroke-width:1}
+svg.flame text{fill:#111827;pointer-events:none}
+.sw{display:inline-block;width:12px;height:10px;border:1px solid #9ca3af;vertical-align:-1px}
+.sw.grew{background:rgb(255,90,90)}.sw.shrank{background:rgb(90,90,255)}.sw.same{background:rgb(221,221,221)}
+.flame-notes{font-size:.85em}
 `;
 
 /** The client: draws each .chart from its spec once it is visible (folded sections on first open), redraws on resize. */
