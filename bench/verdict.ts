@@ -11,7 +11,21 @@
  * `--aa N` instead runs N sequential A/As alone (the end-to-end check: no `fail`, no `improved` row)
  * and prints each one's verdict, rows and repeats.
  *
- * Run: npm run bench:verdict [-- ROUNDS] | npm run bench:verdict -- --aa 10
+ * Issue 27 (item 4 and its targets), on the demo's data grid (scenarios/grid-scroll.yaml, verdict-grid.ts and
+ * verdict-targets.ts):
+ * `--grid` reports side by side, for an A/A and an A/B with a +15 % CPU change, the repeats per arm and seconds
+ * to the verdict of our sequential default, fixed-10 and tachometer's auto-sample rule (tachometer-rule.ts),
+ * the designs rotating round by round; medians (p25–p75), verdicts, ratios ours/fixed and ours/tachometer.
+ * `--targets` measures the issue's targets on the grid page and prints each with its figure.
+ *
+ * Run: npm run bench:verdict [-- ROUNDS]                 list-scroll: sequential vs fixed-10 (issue 10)
+ *      npm run bench:verdict -- --aa 10                  10 sequential A/As on list-scroll
+ *      npm run bench:verdict -- --grid [--rounds 5]      grid-scroll: ours vs fixed-10 vs tachometer rule
+ *      npm run bench:verdict -- --targets                issue 27's targets on grid-scroll
+ * Options of --grid / --targets:
+ *      --quick                 smallest sizes (1 round, few repeats): a smoke run of the code paths, figures meaningless
+ *      --conditions 10%[,0%]   tachometer auto-sample conditions (default 10%, the scenario's warn threshold)
+ *      --tries N               A/A tries of --targets (default 10)
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -21,6 +35,8 @@ import { loadScenario } from '../src/scenario/load.js';
 import { againstToDecision } from '../src/runner/sequential.js';
 import type { RunsComparison } from '../src/perf/compare-runs.js';
 import { printTable, type Row } from './common.js';
+import { FULL_SIZES, gridTimeToVerdict, QUICK_SIZES } from './verdict-grid.js';
+import { FULL_TARGETS, gridTargets, QUICK_TARGETS } from './verdict-targets.js';
 
 const LIST = fileURLToPath(new URL('../../scenarios/list-scroll.yaml', import.meta.url));
 // The fixed design a user needs for a trustworthy answer without sequential sampling ("with 10 repeats it is caught").
@@ -86,10 +102,24 @@ async function aaOnly(n: number): Promise<void> {
   console.log(`\n${n} sequential A/As: ${counts.fail} fail, ${counts.improved} with an improved row`);
 }
 
+/** The value after `--flag`, or undefined. */
+function flag(name: string): string | undefined {
+  const i = process.argv.indexOf(name);
+  return i >= 0 ? process.argv[i + 1] : undefined;
+}
+
 async function main(): Promise<void> {
+  const quick = process.argv.includes('--quick');
+  const conditions = flag('--conditions')?.split(',');
   try {
     const aa = process.argv.indexOf('--aa');
-    if (aa >= 0) await aaOnly(Number(process.argv[aa + 1] ?? 10));
+    if (process.argv.includes('--grid')) {
+      const sizes = { ...(quick ? QUICK_SIZES : FULL_SIZES), ...(conditions ? { tachConditions: conditions } : {}) };
+      await gridTimeToVerdict(Number(flag('--rounds') ?? (quick ? 1 : 5)), sizes);
+    } else if (process.argv.includes('--targets')) {
+      const tries = flag('--tries');
+      await gridTargets({ ...(quick ? QUICK_TARGETS : FULL_TARGETS), ...(tries ? { aaTries: Number(tries) } : {}) });
+    } else if (aa >= 0) await aaOnly(Number(process.argv[aa + 1] ?? 10));
     else await timeToVerdict(Number(process.argv[2] ?? 5));
   } finally {
     rmSync(out, { recursive: true, force: true });

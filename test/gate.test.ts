@@ -143,7 +143,7 @@ test('the committed baselines on unchanged code: every scenario is compared, the
   const r = perf(['gate', ...scenarios, '--baselines', join(ROOT, 'baselines'), '--out', 'committed', '--json'], {}, 600_000);
   assert.ok(r.code === 0 || r.code === 1, r.stderr);
   const j = JSON.parse(r.stdout) as { runs: { id: string; status: string; verdict: string; compare?: RunsComparison }[] };
-  assert.equal(j.runs.length, 7);
+  assert.equal(j.runs.length, 8);
   for (const run of j.runs) {
     assert.equal(run.status, 'compared', `${run.id}: ${run.status}`);
     const c = run.compare!;
