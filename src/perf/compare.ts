@@ -31,6 +31,7 @@
 
 import { PerfError } from '../errors.js';
 import type { Better } from './metrics.js';
+import type { RowAttribution } from './attribution.js';
 import { sequentialBoundaries, type SpendingKind } from './sequential.js';
 import { hodgesLehmann, mannWhitneyU, median, normalQuantile, poissonRateTest, pooledSigma, zeroSpreadNullBound } from './stats.js';
 
@@ -133,6 +134,8 @@ export interface CompareRow {
   reason: string;
   /** Hodges–Lehmann shift b − a in the metric's own unit. */
   shift: number | null;
+  /** Where the change is (a regressed or inconclusive primary row of a run-file compare): functions, forced layouts, steps. */
+  attribution?: RowAttribution;
 }
 
 export interface CompareOptions {
