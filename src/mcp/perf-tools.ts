@@ -106,28 +106,23 @@ const REPLY_ENVELOPE_BYTES = 100;
  * The gated rows themselves, their verdicts and attribution always stay.
  */
 function fitChanged(brief: Record<string, unknown>, changed: Record<string, unknown>[], budget: number): void {
-  const size = (): number => Buffer.byteLength(JSON.stringify(brief));
-  const cuts: (() => boolean)[] = [];
-  for (let i = changed.length - 1; i >= 0; i--) if (!changed[i]!.gated) cuts.push(() => delete changed[i]!.reason);
-  cuts.push(() => {
-    let dropped = 0;
-    for (let i = changed.length - 1; i >= 0 && size() > budget; i--) {
-      if (changed[i]!.gated) continue;
-      changed.splice(i, 1);
-      dropped++;
-    }
-    if (dropped) brief.changedOmitted = `${dropped} row(s) that decide nothing left out to keep this reply under ${Math.round(budget / 1024)} KB; json: true lists every row`;
-    return true;
-  });
-  for (let i = changed.length - 1; i >= 0; i--) cuts.push(() => delete changed[i]!.reason);
-  for (const cut of cuts) {
-    if (size() <= budget) return;
-    cut();
+  const over = (): boolean => Buffer.byteLength(JSON.stringify(brief)) > budget;
+  const dropReasons = (which: (r: Record<string, unknown>) => boolean): void => {
+    for (let i = changed.length - 1; i >= 0 && over(); i--) if (which(changed[i]!)) delete changed[i]!.reason;
+  };
+  dropReasons((r) => !r.gated);
+  let dropped = 0;
+  for (let i = changed.length - 1; i >= 0 && over(); i--) {
+    if (changed[i]!.gated) continue;
+    changed.splice(i, 1);
+    dropped++;
   }
+  if (dropped) brief.changedOmitted = `${dropped} row(s) that decide nothing left out to keep this reply under ${Math.round(budget / 1024)} KB; json: true lists every row`;
+  dropReasons((r) => r.gated === true);
 }
 
 /** The changed rows only (worst first, as compareMetrics sorted them) unless full. Flame stacks never. */
-function compareBrief(c: RunsComparison, full: boolean, budget = COMPARE_REPLY_MAX_BYTES): Record<string, unknown> {
+export function compareBrief(c: RunsComparison, full: boolean, budget = COMPARE_REPLY_MAX_BYTES): Record<string, unknown> {
   const { byMetric, omitted } = attributionBriefs(c.rows);
   const withAttribution = (r: CompareRow, brief: Record<string, unknown>): Record<string, unknown> => {
     const a = byMetric.get(r.metric);

@@ -45,7 +45,10 @@ export interface AttributionLine {
   b: number;
   /** Hodges–Lehmann shift b − a, ms per repeat. */
   deltaMs: number;
-  /** Its interval (same level as the row's), ms; null when either side has fewer than 2 repeats. */
+  /**
+   * Its interval (same level as the row's), ms; null when either side has fewer than 2 repeats, or when
+   * the repeats are too few to reach that level at all (2 + 2 repeats: 67% at most).
+   */
   ci: { lowMs: number; highMs: number } | null;
   /** deltaMs as a share of the row's own shift when the row is in ms (0..1, may exceed 1); null otherwise. */
   share: number | null;
@@ -270,9 +273,13 @@ export function diffSteps(a: Readonly<Record<string, number[]>>, b: Readonly<Rec
   return out;
 }
 
+// Achieved levels are computed in floating point: 3 + 3 repeats reach exactly the 0.90 a row asks for.
+const LEVEL_SLACK = 1e-9;
+
 function line(kind: AttributionKind, name: string, url: string | null, a: number[], b: number[], level: number): AttributionLine {
   const hl = hodgesLehmann(a, b, level);
-  const ci = a.length >= 2 && b.length >= 2 ? { lowMs: round(hl.low), highMs: round(hl.high) } : null;
+  // An interval below the asked level (too few repeats: stats.ts returns [min, max]) would read as significant.
+  const ci = a.length >= 2 && b.length >= 2 && hl.level >= level - LEVEL_SLACK ? { lowMs: round(hl.low), highMs: round(hl.high) } : null;
   return { kind, name, url, a: round(median(a)), b: round(median(b)), deltaMs: round(hl.shift), ci, share: null };
 }
 
