@@ -336,8 +336,12 @@ export function signedMs(v: number): string {
 /** One attribution line as text: `burnCpu /jank.js:43:10  +96.2 ms/repeat (CI +90.1…+101, 71% of Δ)`. */
 export function attributionLineText(l: AttributionLine): string {
   const where = l.url !== null ? ` ${l.url}` : '';
-  const extras = [l.ci ? `CI ${signedMs(l.ci.lowMs)}…${signedMs(l.ci.highMs)}` : undefined, l.share !== null ? `${Math.round(l.share * 100)}% of Δ` : undefined].filter(Boolean);
-  return oneLine(`${KIND_WORDS[l.kind]}${l.name}${where}  ${signedMs(l.deltaMs)} ms/repeat${extras.length ? ` (${extras.join(', ')})` : ''}`);
+  const extras = [
+    ...(l.ci ? [`CI ${signedMs(l.ci.lowMs)}…${signedMs(l.ci.highMs)}`] : []),
+    ...(l.share !== null ? [`${Math.round(l.share * 100)}% of Δ`] : []),
+  ];
+  const tail = extras.length ? ` (${extras.join(', ')})` : '';
+  return oneLine(`${KIND_WORDS[l.kind]}${l.name}${where}  ${signedMs(l.deltaMs)} ms/repeat${tail}`);
 }
 
 /** The top lines of a row's attribution as text, then what is missing (if anything); [] without attribution. */

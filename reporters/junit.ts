@@ -14,7 +14,8 @@ import type { RepeatRecord, RunFile } from '../src/perf/run-file.js';
 import { defineReporter } from './define.js';
 import type { CompareContext, CompareReport } from './define.js';
 import { MAX_ATTRIBUTION_LINES } from '../src/perf/attribution.js';
-import { attributionTexts, budgetValue, countedRepeats, formatCi, formatDelta, formatValue, oneLine, runId, sortMetrics } from './format.js';
+import { attributionTexts, budgetValue, countedRepeats, formatCi, formatDelta, formatValue, oneLine, runId, sortMetrics }
+  from './format.js';
 
 // ─── XML ────────────────────────────────────────────────────────────────────────────────────────────
 
@@ -170,7 +171,8 @@ function renderCompare(result: CompareReport, ctx: CompareContext): string {
     if (row.verdict === 'missing' && row.severity === 'error') {
       tc.failure = { message: `${row.metric} not measured: ${row.reason}`, type: 'missing', details: row.reason };
     } else if (row.verdict === 'regressed' && row.severity === 'error') {
-      tc.failure = { message: `${row.metric} regressed: ${evidence(row, ctx)}${where(row)}`, type: 'regression', details: [row.reason, ...attributionTexts(row, MAX_ATTRIBUTION_LINES)].join('\n') };
+      const details = [row.reason, ...attributionTexts(row, MAX_ATTRIBUTION_LINES)].join('\n');
+      tc.failure = { message: `${row.metric} regressed: ${evidence(row, ctx)}${where(row)}`, type: 'regression', details };
     } else if (row.verdict === 'regressed' && row.severity === 'warn') {
       tc.systemOut = `warn: ${row.metric} regressed: ${evidence(row, ctx)}${where(row)}\n${row.reason}`;
     } else if (row.verdict === 'inconclusive') {

@@ -117,7 +117,10 @@ function fitChanged(brief: Record<string, unknown>, changed: Record<string, unkn
     changed.splice(i, 1);
     dropped++;
   }
-  if (dropped) brief.changedOmitted = `${dropped} row(s) that decide nothing left out to keep this reply under ${Math.round(budget / 1024)} KB; json: true lists every row`;
+  if (dropped) {
+    brief.changedOmitted = `${dropped} row(s) that decide nothing left out to keep this reply under ${Math.round(budget / 1024)} KB; `
+      + 'json: true lists every row';
+  }
   dropReasons((r) => r.gated === true);
 }
 
@@ -206,7 +209,8 @@ export const perfRunTool = defineTool({
     }
     const baseline = load('against', args.against, args.baselineVars);
     // The one-glance reply: two run briefs and the comparison within COMPARE_REPLY_MAX_BYTES together.
-    const budgetFor = (...briefs: Record<string, unknown>[]): number => COMPARE_REPLY_MAX_BYTES - Buffer.byteLength(JSON.stringify(briefs)) - REPLY_ENVELOPE_BYTES;
+    const budgetFor = (...briefs: Record<string, unknown>[]): number =>
+      COMPARE_REPLY_MAX_BYTES - Buffer.byteLength(JSON.stringify(briefs)) - REPLY_ENVELOPE_BYTES;
     const { res, comparison, exitCode } = await runAndJudge({
       kind: 'against',
       baseline,
@@ -220,13 +224,18 @@ export const perfRunTool = defineTool({
         ...(args.budgetS !== undefined ? { budgetMs: args.budgetS * 1000 } : {}),
       },
     });
-    const briefs = { baseline: runBrief(res.baseline.run, res.baseline.path, full), candidate: runBrief(res.candidate.run, res.candidate.path, full) };
+    const briefs = {
+      baseline: runBrief(res.baseline.run, res.baseline.path, full),
+      candidate: runBrief(res.candidate.run, res.candidate.path, full),
+    };
     return okReply({
       tool: 'perf_run',
       status: 'ok',
       exitCode,
       ...briefs,
-      compare: comparison ? compareBrief(comparison, full, budgetFor(briefs.baseline, briefs.candidate)) : { verdict: null, note: 'nothing to compare: a run has no measured repeat' },
+      compare: comparison
+        ? compareBrief(comparison, full, budgetFor(briefs.baseline, briefs.candidate))
+        : { verdict: null, note: 'nothing to compare: a run has no measured repeat' },
     });
   },
 });
@@ -297,7 +306,8 @@ export const perfCompareTool = defineTool({
   async run(core, args) {
     const [a, b] = [core.confine('perf_compare a', args.a, 'read'), core.confine('perf_compare b', args.b, 'read')];
     const { comparison } = compareRunFiles(a, b, { force: args.force === true });
-    return okReply({ tool: 'perf_compare', status: 'ok', ...compareBrief(comparison, args.json === true, COMPARE_REPLY_MAX_BYTES - REPLY_ENVELOPE_BYTES) });
+    const brief = compareBrief(comparison, args.json === true, COMPARE_REPLY_MAX_BYTES - REPLY_ENVELOPE_BYTES);
+    return okReply({ tool: 'perf_compare', status: 'ok', ...brief });
   },
 });
 

@@ -98,7 +98,9 @@ export function repeatAttribution(raw: RawSession): RepeatAttribution | undefine
   const offsetMs = clockOffsetMs(raw);
   const window = { startAt: raw.startedAt, endAt: raw.endedAt };
   // No trace clock: the profile's own window (it was started and stopped inside the session), as report.ts does.
-  const p = offsetMs !== undefined ? readProfile(raw.profile, offsetMs, window) : readProfile(raw.profile, 0, { startAt: -Infinity, endAt: Infinity });
+  const p = offsetMs !== undefined
+    ? readProfile(raw.profile, offsetMs, window)
+    : readProfile(raw.profile, 0, { startAt: -Infinity, endAt: Infinity });
   const layouts = raw.trace && offsetMs !== undefined ? layoutsFromTrace(raw.trace, window, offsetMs) : undefined;
   const tasks = raw.trace && offsetMs !== undefined ? longTasksFromTrace(raw.trace, window, offsetMs) : [];
   const functions = p.functions
@@ -127,12 +129,14 @@ function place(f: ProfileFunction): AttributedFunction {
  * the sample nearest the span (a forced layout: the script that read geometry); `heaviest`, the one with
  * the most self time inside it (a long task). Sorted by ms.
  */
-function chargeSpans(p: ProfileData, spans: readonly LayoutSpan[], how: 'nearest' | 'heaviest'): (AttributedFunction & { ms: number; count: number })[] {
+type Charged = AttributedFunction & { ms: number; count: number };
+
+function chargeSpans(p: ProfileData, spans: readonly LayoutSpan[], how: 'nearest' | 'heaviest'): Charged[] {
   const samples = p.samples.filter((s) => {
     const f = p.functions[s.fn];
     return f !== undefined && isPageWork(f) && !f.meta;
   });
-  const byKey = new Map<string, AttributedFunction & { ms: number; count: number }>();
+  const byKey = new Map<string, Charged>();
   for (const sp of spans) {
     const fn = how === 'nearest' ? nearestSample(samples, sp) : heaviestIn(samples, sp);
     // A forced layout with no script sample near it cannot be charged: left out rather than guessed.
@@ -198,7 +202,8 @@ function foldedStacks(profile: CpuProfile, p: ProfileData): RepeatAttribution['s
       const cf = byId.get(cur)?.callFrame;
       if (!cf || cf.functionName === '(root)') break;
       if (!cf.url && cf.scriptId === '0' && !cf.functionName.startsWith('(')) continue;
-      const f = { name: cf.functionName || '(anonymous)', url: cf.url, line: cf.lineNumber + 1, column: cf.columnNumber + 1, meta: !cf.url && cf.scriptId === '0' };
+      const meta = !cf.url && cf.scriptId === '0';
+      const f = { name: cf.functionName || '(anonymous)', url: cf.url, line: cf.lineNumber + 1, column: cf.columnNumber + 1, meta };
       chain.push(`${f.name} ${locationOf(f, true)}`);
     }
     const key = chain.reverse().join('\n');
@@ -248,7 +253,8 @@ export function diffPlaces(a: readonly RepeatAttribution[], b: readonly RepeatAt
   const add = (side: 'a' | 'b', i: number, kind: Kind, x: AttributedFunction, ms: number): void => {
     const key = `${kind}\u0000${x.name}\u0000${x.url}`;
     let s = series.get(key);
-    if (!s) series.set(key, (s = { kind, name: x.name, url: x.url, a: new Array<number>(a.length).fill(0), b: new Array<number>(b.length).fill(0) }));
+    const zeros = (n: number): number[] => new Array<number>(n).fill(0);
+    if (!s) series.set(key, (s = { kind, name: x.name, url: x.url, a: zeros(a.length), b: zeros(b.length) }));
     s[side][i]! += ms;
   };
   for (const [side, recs] of [['a', a], ['b', b]] as const) {
@@ -310,13 +316,19 @@ const EXPLAINED_FIRST_BY = new Map<M.MetricDefinition, AttributionKind>([
  * the functions run in it: it says where, a function says what) and the kind that explains the metric
  * first (forced layouts for a layout count); then by Δms. Share of the row's shift when it is in ms.
  */
-export function rowAttribution(row: AttributedRow, places: readonly AttributionLine[], steps: readonly AttributionLine[], sides: { a: AttributionSide; b: AttributionSide }): RowAttribution {
+export function rowAttribution(
+  row: AttributedRow,
+  places: readonly AttributionLine[],
+  steps: readonly AttributionLine[],
+  sides: { a: AttributionSide; b: AttributionSide },
+): RowAttribution {
   const r = M.resolveMetric(row.metric);
   const worse = r?.def.better === 'higher' ? -1 : 1;
   const inMs = r !== undefined && r.def.kind === 'ms' && !r.perFrame && row.shift !== null && Number.isFinite(row.shift) && row.shift !== 0;
   const first = r ? EXPLAINED_FIRST_BY.get(r.def) : undefined;
   const significant = (l: AttributionLine): boolean => l.ci !== null && (worse > 0 ? l.ci.lowMs > 0 : l.ci.highMs < 0);
-  const rank = (l: AttributionLine): number => (significant(l) ? 0 : 4) + (l.kind === 'step' ? 2 : 0) + (l.kind === first || l.kind === 'step' ? 0 : first ? 1 : 0);
+  const kindRank = (l: AttributionLine): number => (l.kind === 'step' ? 2 : l.kind === first || !first ? 0 : 1);
+  const rank = (l: AttributionLine): number => (significant(l) ? 0 : 4) + kindRank(l);
   const missing = [sides.a.missing, sides.b.missing].filter((m): m is string => m !== undefined);
   const lines = [...(missing.length ? [] : places), ...steps]
     .filter((l) => worse * l.deltaMs > 0)

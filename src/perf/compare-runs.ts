@@ -27,7 +27,8 @@ import { SEQUENTIAL_FIELDS, SEQUENTIAL_REQUIRED, type RepeatRecord, type RunFile
 import { compareMetrics, DEFAULT_ALPHA, DEFAULT_SPENDING, ROW_VERDICTS, SEVERITIES, type CompareOptions, type CompareResult, type Direction, type MetricRole, type MetricSamples, type Thresholds } from './compare.js';
 import { defaultPrimaryMetrics, floorOf, isTimingMetric, MIN_PAINTED_FOR_PER_FRAME, PER_FRAME_SUFFIX, resolveMetric, framesPainted, type DriverName, type ResolvedMetric } from './metrics.js';
 import { median } from './stats.js';
-import { comparisonFlame, diffPlaces, diffSteps, MAX_ATTRIBUTION_LINES, MAX_STACK_DEPTH, MAX_STACKS, rowAttribution, type AttributionLine, type AttributionSide, type ComparisonFlame } from './attribution.js';
+import { comparisonFlame, diffPlaces, diffSteps, MAX_ATTRIBUTION_LINES, MAX_STACK_DEPTH, MAX_STACKS, rowAttribution } from './attribution.js';
+import type { AttributionLine, AttributionSide, ComparisonFlame } from './attribution.js';
 
 export interface RunIdentity {
   file: string | null;
@@ -201,7 +202,10 @@ const ATTRIBUTION_LINE_SCHEMA = record(
     a: msPerRepeat('Median in the baseline,'),
     b: msPerRepeat('Median in the candidate,'),
     deltaMs: msPerRepeat('Hodges–Lehmann shift b − a,'),
-    ci: nullable(record('Its interval, at the row\'s level.', { lowMs: finite('Low, ms.'), highMs: finite('High, ms.') }, ['lowMs', 'highMs']), 'Null under 2 repeats a side.'),
+    ci: nullable(
+      record('Its interval, at the row\'s level.', { lowMs: finite('Low, ms.'), highMs: finite('High, ms.') }, ['lowMs', 'highMs']),
+      'Null under 2 repeats a side, or when they cannot reach the row\'s level.',
+    ),
     share: nullable(finite('Of the row\'s shift (0..1, may exceed 1).'), 'Null when the row is not in ms.'),
   },
   ['kind', 'name', 'url', 'a', 'b', 'deltaMs', 'ci', 'share'],
@@ -292,12 +296,17 @@ const GATE_SCHEMA = record(
 
 const PAINTED_SCHEMA = record('Median per run.', { a: orNull('A.'), b: orNull('B.') }, ['a', 'b']);
 
+const FLAME_STACK_SCHEMA = record(
+  'A stack.',
+  { frames: list('Frames root → leaf, "name path:line:col".', nameText('A frame.'), MAX_STACK_DEPTH), selfMs: finite('Self ms.') },
+  ['frames', 'selfMs'],
+);
 const FLAME_SIDE_SCHEMA = nullable(
   record(
     'The median attribution repeat of one run.',
     {
       repeat: whole('Its repeat index.', 0, MAX_REPEATS - 1),
-      stacks: list('Folded stacks, heaviest first.', record('A stack.', { frames: list('Frames root → leaf, "name path:line:col".', nameText('A frame.'), MAX_STACK_DEPTH), selfMs: finite('Self ms.') }, ['frames', 'selfMs']), MAX_STACKS),
+      stacks: list('Folded stacks, heaviest first.', FLAME_STACK_SCHEMA, MAX_STACKS),
     },
     ['repeat', 'stacks'],
   ),
@@ -322,7 +331,11 @@ export const COMPARISON_SCHEMA = record(
     gate: GATE_SCHEMA,
     baseline: IDENTITY_SCHEMA,
     candidate: IDENTITY_SCHEMA,
-    attribution: record('For a differential flame graph.', { flame: record('Each run\'s median repeat.', { a: FLAME_SIDE_SCHEMA, b: FLAME_SIDE_SCHEMA }, ['a', 'b']) }, ['flame']),
+    attribution: record(
+      'For a differential flame graph.',
+      { flame: record('Each run\'s median repeat.', { a: FLAME_SIDE_SCHEMA, b: FLAME_SIDE_SCHEMA }, ['a', 'b']) },
+      ['flame'],
+    ),
   },
   [
     'verdict', 'thresholds', 'frames', 'rows', 'unchanged', 'timing', 'warnings',
@@ -730,8 +743,10 @@ export function attributionSide(run: RunFile, which: 'baseline' | 'candidate'): 
   return {
     records,
     missing: profiled.length === 0
-      ? `no CPU profile in the ${which}: none of its attribution-mode repeats was measured; step windows only (perf run profiles every repeat without --timing, every other one with it)`
-      : `no CPU profile in the ${which}: its attribution repeats hold no attribution record (an older perf, or the profile was not read); step windows only; run it again with this perf`,
+      ? `no CPU profile in the ${which}: none of its attribution-mode repeats was measured; step windows only `
+        + '(perf run profiles every repeat without --timing, every other one with it)'
+      : `no CPU profile in the ${which}: its attribution repeats hold no attribution record (an older perf, or the profile `
+        + 'was not read); step windows only; run it again with this perf',
   };
 }
 
@@ -740,7 +755,13 @@ export function attributionSide(run: RunFile, which: 'baseline' | 'candidate'): 
  * flame stacks of the median attribution repeats. Places are diffed once; step lines per set of
  * repeats a row was judged on (timing-mode ones for ms when gated, else every measured one).
  */
-function attributeRows(a: RunFile, b: RunFile, rows: CompareResult['rows'], timingGated: boolean, level: number): { rows: CompareResult['rows']; flame: ComparisonFlame } {
+function attributeRows(
+  a: RunFile,
+  b: RunFile,
+  rows: CompareResult['rows'],
+  timingGated: boolean,
+  level: number,
+): { rows: CompareResult['rows']; flame: ComparisonFlame } {
   const sides = { a: attributionSide(a, 'baseline'), b: attributionSide(b, 'candidate') };
   const flame = comparisonFlame(sides.a, sides.b);
   const wanted = rows.filter((r) => r.gated && (r.verdict === 'regressed' || r.verdict === 'inconclusive'));

@@ -215,24 +215,41 @@ const BLOCK_SCHEMA = record('A function.', {
 
 // A function's name and "path:line:col" as a profile gives them: long minified names and data: URLs
 // exist, so text up to a path's length.
-const PLACE_FIELDS = { name: name('The function\'s name, or a VM bucket like (garbage collector).'), url: name('"path:line:col", or a bucket name.') };
+const PLACE_FIELDS = {
+  name: name('The function\'s name, or a VM bucket like (garbage collector).'),
+  url: name('"path:line:col", or a bucket name.'),
+};
 const ATTRIBUTION_SCHEMA = record(
   'Where the main thread went in this attribution repeat (the caps are perf\'s own; compare diffs these).',
   {
-    functions: list('Page functions by self ms over the measured window.', record('A function.', { ...PLACE_FIELDS, selfMs: ms('Self time, ms.') }, ['name', 'url', 'selfMs']), MAX_FUNCTIONS),
+    functions: list(
+      'Page functions by self ms over the measured window.',
+      record('A function.', { ...PLACE_FIELDS, selfMs: ms('Self time, ms.') }, ['name', 'url', 'selfMs']),
+      MAX_FUNCTIONS,
+    ),
     forced: list(
       'Forced layouts and style recalcs, charged to the function on top of the stack when they ran.',
-      record('A forcing function.', { ...PLACE_FIELDS, kind: oneOf(['layout', 'style'], 'What it forced.'), ms: ms('Their time, ms.'), count: count('How many.') }, ['name', 'url', 'kind', 'ms', 'count']),
+      record(
+        'A forcing function.',
+        { ...PLACE_FIELDS, kind: oneOf(['layout', 'style'], 'What it forced.'), ms: ms('Their time, ms.'), count: count('How many.') },
+        ['name', 'url', 'kind', 'ms', 'count'],
+      ),
       MAX_FORCED,
     ),
     longTasks: list(
       'Main-thread tasks over 50 ms, charged to the function with the most self time in each.',
-      record('A function.', { ...PLACE_FIELDS, ms: ms('The tasks\' time, ms.'), count: count('How many.') }, ['name', 'url', 'ms', 'count']),
+      record('A function.', { ...PLACE_FIELDS, ms: ms('The tasks\' time, ms.'), count: count('How many.') }, [
+        'name', 'url', 'ms', 'count',
+      ]),
       MAX_LONG_TASKS,
     ),
     stacks: list(
       'Folded stacks, heaviest first.',
-      record('A stack.', { frames: list('Frames root → leaf, each "name path:line:col".', name('A frame.'), MAX_STACK_DEPTH), selfMs: ms('Self ms of its leaf.') }, ['frames', 'selfMs']),
+      record(
+        'A stack.',
+        { frames: list('Frames root → leaf, each "name path:line:col".', name('A frame.'), MAX_STACK_DEPTH), selfMs: ms('Self ms of its leaf.') },
+        ['frames', 'selfMs'],
+      ),
       MAX_STACKS,
     ),
   },

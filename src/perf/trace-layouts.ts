@@ -37,7 +37,11 @@ function mainThreads(trace: TraceResult): Set<string> {
   return mains;
 }
 
-export function layoutsFromTrace(trace: TraceResult, window: { startAt: number; endAt: number }, offsetMs: number): TraceLayouts | undefined {
+export function layoutsFromTrace(
+  trace: TraceResult,
+  window: { startAt: number; endAt: number },
+  offsetMs: number,
+): TraceLayouts | undefined {
   const pids = pageRendererPids(trace);
   const mains = mainThreads(trace);
   if (mains.size === 0) return undefined;
@@ -57,7 +61,8 @@ export function layoutsFromTrace(trace: TraceResult, window: { startAt: number; 
   }
   scripts.sort((a, b) => a.start - b.start);
   const forcedLayouts = forcedIn(layouts, scripts, offsetMs);
-  const out: TraceLayouts = { layouts: layouts.length, layoutMs: 0, forced: forcedLayouts.length, forcedMs: 0, forcedSpans: forcedLayouts, forcedStyleSpans: forcedIn(styles, scripts, offsetMs) };
+  const forcedStyleSpans = forcedIn(styles, scripts, offsetMs);
+  const out: TraceLayouts = { layouts: layouts.length, layoutMs: 0, forced: forcedLayouts.length, forcedMs: 0, forcedSpans: forcedLayouts, forcedStyleSpans };
   for (const l of layouts) out.layoutMs += (l.dur ?? 0) / 1000;
   for (const f of forcedLayouts) out.forcedMs += f.ms;
   out.layoutMs = Math.round(out.layoutMs * 100) / 100;

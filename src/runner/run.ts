@@ -520,7 +520,8 @@ export async function runRepeatOn(browser: RepeatBrowser, host: SessionHost, sc:
   // Where the main thread went, for compare to name the cause of a change: in the run file only, not in
   // perf_end's reply (bounded to 6 KB).
   const attribution = rc.mode === 'attribution' && !report.refused ? repeatAttribution(raw) : undefined;
-  const record: PerfReportRecord = { ...report, insights: withRows(report.insights, closed.details), ...(attribution ? { attribution } : {}) };
+  const insights = withRows(report.insights, closed.details);
+  const record: PerfReportRecord = { ...report, insights, ...(attribution ? { attribution } : {}) };
   const wallMs = performance.now() - t0;
   if (report.refused) return { ...common, wallMs, status: 'refused', reason: report.reason ?? 'the page rendered nothing during the measured window', report: record };
   return { ...common, wallMs, status: 'measured', report: record };
