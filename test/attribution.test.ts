@@ -279,3 +279,14 @@ test('MCP: the attribution of many rows stays within 2 KB, the one-glance reply 
     }
   }
 });
+
+test('numbers past the float range leave no line and no null where a number belongs', () => {
+  const huge = 1.7e308;
+  const lines = diffSteps({ s: [huge, -huge, huge] }, { s: [-huge, huge, -huge] }, 0.9);
+  for (const l of lines) {
+    assert.ok([l.a, l.b, l.deltaMs].every(Number.isFinite));
+    assert.ok(l.ci === null || (Number.isFinite(l.ci.lowMs) && Number.isFinite(l.ci.highMs)));
+  }
+  const near = diffSteps({ s: [1e307, 1e307] }, { s: [1.5e307, 1.5e307] }, 0.9);
+  assert.ok(near.every((l) => l.ci === null || Number.isFinite(l.ci.highMs)));
+});

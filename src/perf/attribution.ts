@@ -264,7 +264,7 @@ export function diffPlaces(a: readonly RepeatAttribution[], b: readonly RepeatAt
       for (const f of r.longTasks) add(side, i, 'longTask', f, f.ms);
     });
   }
-  return [...series.values()].map((s) => line(s.kind, s.name, s.url, s.a, s.b, level));
+  return [...series.values()].flatMap((s) => line(s.kind, s.name, s.url, s.a, s.b, level));
 }
 
 /** Step lines: `steps.<label>.ms` per repeat in each run (the repeats the row was judged on). */
@@ -274,7 +274,7 @@ export function diffSteps(a: Readonly<Record<string, number[]>>, b: Readonly<Rec
     const xs = a[label]!;
     const ys = b[label];
     if (!ys || xs.length === 0 || ys.length === 0) continue;
-    out.push(line('step', label, null, xs, ys, level));
+    out.push(...line('step', label, null, xs, ys, level));
   }
   return out;
 }
@@ -282,11 +282,16 @@ export function diffSteps(a: Readonly<Record<string, number[]>>, b: Readonly<Rec
 // Achieved levels are computed in floating point: 3 + 3 repeats reach exactly the 0.90 a row asks for.
 const LEVEL_SLACK = 1e-9;
 
-function line(kind: AttributionKind, name: string, url: string | null, a: number[], b: number[], level: number): AttributionLine {
+/** The line of one place, or none when its numbers overflow (values near the float limit in a hand-made file). */
+function line(kind: AttributionKind, name: string, url: string | null, a: number[], b: number[], level: number): AttributionLine[] {
   const hl = hodgesLehmann(a, b, level);
+  // Rounded first: round() scales by 100, which overflows past 1.8e306.
+  const [medA, medB, shift, low, high] = [median(a), median(b), hl.shift, hl.low, hl.high].map((x) => round(x));
+  if (![medA, medB, shift].every(Number.isFinite)) return [];
   // An interval below the asked level (too few repeats: stats.ts returns [min, max]) would read as significant.
-  const ci = a.length >= 2 && b.length >= 2 && hl.level >= level - LEVEL_SLACK ? { lowMs: round(hl.low), highMs: round(hl.high) } : null;
-  return { kind, name, url, a: round(median(a)), b: round(median(b)), deltaMs: round(hl.shift), ci, share: null };
+  const reached = a.length >= 2 && b.length >= 2 && hl.level >= level - LEVEL_SLACK && Number.isFinite(low) && Number.isFinite(high);
+  const ci = reached ? { lowMs: low!, highMs: high! } : null;
+  return [{ kind, name, url, a: medA!, b: medB!, deltaMs: shift!, ci, share: null }];
 }
 
 /** What a compare row is, as far as attribution needs it. */
@@ -334,7 +339,7 @@ export function rowAttribution(
     .filter((l) => worse * l.deltaMs > 0)
     .sort((x, y) => rank(x) - rank(y) || worse * (y.deltaMs - x.deltaMs) || x.name.localeCompare(y.name))
     .slice(0, MAX_ATTRIBUTION_LINES)
-    .map((l) => ({ ...l, share: inMs ? round(l.deltaMs / row.shift!, 3) : null }));
+    .map((l) => ({ ...l, share: inMs && Number.isFinite(round(l.deltaMs / row.shift!, 3)) ? round(l.deltaMs / row.shift!, 3) : null }));
   return {
     lines,
     repeats: { a: sides.a.records.length, b: sides.b.records.length },
