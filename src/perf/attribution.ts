@@ -81,8 +81,8 @@ export const MAX_LONG_TASKS = 20;
 export const MAX_STACKS = 200;
 // 64 frames per stack: deeper stacks are recursion; their root end is cut (the leaf is what costs).
 export const MAX_STACK_DEPTH = 64;
-// 2 ms either side of a forced layout: a sampling interval or two (SAMPLING_INTERVAL_US is 100–200 µs),
-// wide enough to find a sample next to a layout shorter than one interval.
+// 2 ms either side of a forced layout: 20 sampling intervals (SAMPLING_INTERVAL_US, 100 µs), so a sample
+// is found next to a layout even on a loaded machine where the sampler runs late; a nearer one wins.
 const NEAREST_SAMPLE_SLACK_MS = 2;
 
 /** Long tasks with no page function sampled inside them (rendering, parsing, GC): charged to this bucket. */
@@ -124,13 +124,13 @@ function place(f: ProfileFunction): AttributedFunction {
   return { name: f.name, url: locationOf(f, true) };
 }
 
+type Charged = AttributedFunction & { ms: number; count: number };
+
 /**
  * Charge each span to a page function, summed by function: `nearest`, the one on top of the stack at
  * the sample nearest the span (a forced layout: the script that read geometry); `heaviest`, the one with
  * the most self time inside it (a long task). Sorted by ms.
  */
-type Charged = AttributedFunction & { ms: number; count: number };
-
 function chargeSpans(p: ProfileData, spans: readonly LayoutSpan[], how: 'nearest' | 'heaviest'): Charged[] {
   const samples = p.samples.filter((s) => {
     const f = p.functions[s.fn];
