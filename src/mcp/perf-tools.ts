@@ -118,7 +118,7 @@ function fitChanged(brief: Record<string, unknown>, changed: Record<string, unkn
     dropped++;
   }
   if (dropped) {
-    brief.changedOmitted = `${dropped} row(s) that decide nothing left out to keep this reply under ${Math.round(budget / 1024)} KB; `
+    brief.changedOmitted = `${dropped} row(s) that decide nothing left out to keep this reply under ${COMPARE_REPLY_MAX_BYTES / 1024} KB; `
       + 'json: true lists every row';
   }
   dropReasons((r) => r.gated === true);
