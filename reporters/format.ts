@@ -4,6 +4,7 @@
  */
 import type { CompareResult, CompareRow, RowVerdict, Severity } from '../src/perf/compare.js';
 import type { CompareReport } from './define.js';
+import type { AttributionKind, AttributionLine } from '../src/perf/attribution.js';
 import type { RepeatRecord, RunFile } from '../src/perf/run-file.js';
 import { resolveMetric, sortMetricNames } from '../src/perf/metrics.js';
 import { networkFact } from '../src/perf/compare-runs.js';
@@ -311,4 +312,44 @@ export function compareTitle(a: RunFile, b: RunFile): string {
   const subject = `${a.scenario}${a.variant ? ` (${a.variant})` : ''}`;
   const other = b.scenario !== a.scenario || b.variant !== a.variant ? ` vs ${b.scenario}${b.variant ? ` (${b.variant})` : ''}` : '';
   return `${subject}${other}: ${a.label} → ${b.label}`;
+}
+
+// ─── attribution ────────────────────────────────────────────────────────────────────────────────────
+
+/** Lines a text reporter shows under a row (the compare JSON keeps up to 8). */
+export const ATTRIBUTION_LINES_SHOWN = 3;
+
+const KIND_WORDS: Record<AttributionKind, string> = {
+  function: '',
+  forcedLayout: 'forced layout in ',
+  forcedStyle: 'forced style in ',
+  longTask: 'long tasks in ',
+  step: 'step ',
+};
+
+/** ms with a sign, to 0.1 under 100 and whole above: "+96.2", "+101", "-3.5". */
+export function signedMs(v: number): string {
+  const s = Math.abs(v) >= 100 ? v.toFixed(0) : v.toFixed(1);
+  return noNegativeZero(v > 0 ? `+${s}` : s);
+}
+
+/** One attribution line as text: `burnCpu /jank.js:43:10  +96.2 ms/repeat (CI +90.1…+101, 71% of Δ)`. */
+export function attributionLineText(l: AttributionLine): string {
+  const where = l.url !== null ? ` ${l.url}` : '';
+  const extras = [
+    ...(l.ci ? [`CI ${signedMs(l.ci.lowMs)}…${signedMs(l.ci.highMs)}`] : []),
+    ...(l.share !== null ? [`${Math.round(l.share * 100)}% of Δ`] : []),
+  ];
+  const tail = extras.length ? ` (${extras.join(', ')})` : '';
+  return oneLine(`${KIND_WORDS[l.kind]}${l.name}${where}  ${signedMs(l.deltaMs)} ms/repeat${tail}`);
+}
+
+/** The top lines of a row's attribution as text, then what is missing (if anything); [] without attribution. */
+export function attributionTexts(row: CompareRow, max = ATTRIBUTION_LINES_SHOWN): string[] {
+  const a = row.attribution;
+  if (!a) return [];
+  const out = a.lines.slice(0, max).map(attributionLineText);
+  if (a.missing) out.push(oneLine(`not named: ${a.missing}`));
+  else if (out.length === 0) out.push('no function, forced layout, long task or step grew beyond noise');
+  return out;
 }

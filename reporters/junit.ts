@@ -13,7 +13,9 @@ import type { CompareRow } from '../src/perf/compare.js';
 import type { RepeatRecord, RunFile } from '../src/perf/run-file.js';
 import { defineReporter } from './define.js';
 import type { CompareContext, CompareReport } from './define.js';
-import { budgetValue, countedRepeats, formatCi, formatDelta, formatValue, oneLine, runId, sortMetrics } from './format.js';
+import { MAX_ATTRIBUTION_LINES } from '../src/perf/attribution.js';
+import { attributionTexts, budgetValue, countedRepeats, formatCi, formatDelta, formatValue, oneLine, runId, sortMetrics }
+  from './format.js';
 
 // ─── XML ────────────────────────────────────────────────────────────────────────────────────────────
 
@@ -148,6 +150,12 @@ function renderRun(run: RunFile): string {
 
 // ─── compare ────────────────────────────────────────────────────────────────────────────────────────
 
+/** The row's top attribution lines, for a failure message: where the change is, not only that it is. */
+function where(row: CompareRow): string {
+  const lines = attributionTexts(row);
+  return lines.length ? `; where: ${lines.join('; ')}` : '';
+}
+
 function evidence(row: CompareRow, ctx: CompareContext): string {
   const ci = row.ci ? ` (${Math.floor(row.ci.level * 100)}% CI ${formatCi(row)})` : '';
   return `${formatValue(row.metric, row.a.median)} (${ctx.a.label}) → ${formatValue(row.metric, row.b.median)} (${ctx.b.label}), ${formatDelta(row)}${ci}`;
@@ -163,11 +171,12 @@ function renderCompare(result: CompareReport, ctx: CompareContext): string {
     if (row.verdict === 'missing' && row.severity === 'error') {
       tc.failure = { message: `${row.metric} not measured: ${row.reason}`, type: 'missing', details: row.reason };
     } else if (row.verdict === 'regressed' && row.severity === 'error') {
-      tc.failure = { message: `${row.metric} regressed: ${evidence(row, ctx)}`, type: 'regression', details: row.reason };
+      const details = [row.reason, ...attributionTexts(row, MAX_ATTRIBUTION_LINES)].join('\n');
+      tc.failure = { message: `${row.metric} regressed: ${evidence(row, ctx)}${where(row)}`, type: 'regression', details };
     } else if (row.verdict === 'regressed' && row.severity === 'warn') {
-      tc.systemOut = `warn: ${row.metric} regressed: ${evidence(row, ctx)}\n${row.reason}`;
+      tc.systemOut = `warn: ${row.metric} regressed: ${evidence(row, ctx)}${where(row)}\n${row.reason}`;
     } else if (row.verdict === 'inconclusive') {
-      tc.systemOut = `inconclusive: ${row.metric}: ${evidence(row, ctx)}\n${row.reason}`;
+      tc.systemOut = `inconclusive: ${row.metric}: ${evidence(row, ctx)}${where(row)}\n${row.reason}`;
     }
     return tc;
   });

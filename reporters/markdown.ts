@@ -12,6 +12,7 @@ import type { RunFile } from '../src/perf/run-file.js';
 import { defineReporter } from './define.js';
 import type { CompareContext, CompareReport } from './define.js';
 import {
+  attributionTexts,
   budgetValue,
   changedRows,
   ciLevelLabel,
@@ -143,6 +144,11 @@ function renderCompare(result: CompareReport, ctx: CompareContext): string {
           STATUS_CELL[rowStatus(row)] + (row.verdict === 'inconclusive' && row.needRepeats ? ` (≈${formatNumber(row.needRepeats)} repeats)` : ''),
         ]),
       );
+    }
+    const explained = changed.filter((r) => attributionTexts(r).length);
+    if (explained.length) out.push('', '**Where the change is**', '');
+    for (const row of explained) {
+      out.push(`- ${mdCode(row.metric)}`, ...attributionTexts(row).map((l) => `  - ${mdText(l)}`));
     }
   } else {
     out.push("No metric changed beyond the runs' own noise.");

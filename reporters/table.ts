@@ -7,6 +7,7 @@ import type { RunFile } from '../src/perf/run-file.js';
 import { defineReporter } from './define.js';
 import type { CompareContext, CompareReport, RenderOptions } from './define.js';
 import {
+  attributionTexts,
   budgetValue,
   changedRows,
   ciLevelLabel,
@@ -116,6 +117,11 @@ function renderCompare(result: CompareReport, ctx: CompareContext, options: Rend
       ]);
     }
     out.push(table.toString());
+    // Under the table, not in it: a cell would wrap a function's path:line:col past reading.
+    for (const row of changed) {
+      const lines = attributionTexts(row);
+      if (lines.length) out.push(`${oneLine(row.metric)}:`, ...lines.map((l) => `  ↳ ${l}`));
+    }
   }
   const moved = shownChangesLine(result.rows);
   if (moved) out.push(oneLine(moved));

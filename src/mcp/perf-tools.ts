@@ -9,6 +9,7 @@ import { NAME_PART } from '../files.js';
 import { PerfError } from '../errors.js';
 import { compareExitCode, compareRunFiles, type RunsComparison } from '../perf/compare-runs.js';
 import type { CompareRow } from '../perf/compare.js';
+import type { AttributionLine } from '../perf/attribution.js';
 import { againstLabels, type AgainstProgress } from '../runner/against.js';
 import type { LookEvent } from '../runner/sequential.js';
 import { runAndJudge } from '../runner/judge.js';
@@ -45,11 +46,98 @@ function rowBrief(r: CompareRow): Record<string, unknown> {
   return { metric: r.metric, a: r.a.median, b: r.b.median, deltaPct: r.deltaPct, ci: r.ci, verdict: r.verdict, severity: r.severity, gated: r.gated, ...(r.needRepeats !== undefined ? { needRepeats: r.needRepeats } : {}), reason: r.reason };
 }
 
-/** The changed rows only (worst first, as compareMetrics sorted them) unless full. */
-function compareBrief(c: RunsComparison, full: boolean): Record<string, unknown> {
-  if (full) return { ...c, exitCode: compareExitCode(c) };
-  const changed = c.rows.filter((r) => r.verdict !== 'unchanged');
+// Attribution in a reply: 2 KB for every row together (an agent's context pays for each byte; the
+// whole reply stays within 6 KB), 3 lines a row (what the CLI table shows), names cut at 80 characters
+// (a minified name or a data: URL says nothing more past that).
+export const MCP_ATTRIBUTION_MAX_BYTES = 2048;
+const MCP_ATTRIBUTION_LINES = 3;
+const MCP_NAME_CHARS = 80;
+
+/** One attribution line for an agent: short keys, ms per repeat, the interval as [low, high]. */
+function lineBrief(l: AttributionLine): Record<string, unknown> {
+  const cut = (t: string): string => (t.length > MCP_NAME_CHARS ? `${t.slice(0, MCP_NAME_CHARS - 1)}…` : t);
   return {
+    ...(l.kind === 'function' ? {} : { kind: l.kind }),
+    name: cut(l.name),
+    ...(l.url !== null ? { at: cut(l.url) } : {}),
+    dMs: l.deltaMs,
+    ...(l.ci ? { ci: [l.ci.lowMs, l.ci.highMs] } : {}),
+    ...(l.share !== null ? { share: l.share } : {}),
+  };
+}
+
+/**
+ * The rows' attribution within MCP_ATTRIBUTION_MAX_BYTES: top lines per row, fewer lines for the last
+ * rows when it does not fit, then none (counted in `attributionOmitted`). Flame stacks never go here.
+ */
+function attributionBriefs(rows: readonly CompareRow[]): { byMetric: Map<string, Record<string, unknown>>; omitted: number } {
+  const withA = rows.filter((r) => r.attribution);
+  const perRow = withA.map(() => MCP_ATTRIBUTION_LINES);
+  const build = (): Map<string, Record<string, unknown>> =>
+    new Map(withA.flatMap((r, i) => (perRow[i]! > 0 || r.attribution!.missing ? [[r.metric, {
+      top: r.attribution!.lines.slice(0, perRow[i]).map(lineBrief),
+      ...(r.attribution!.missing ? { missing: r.attribution!.missing.slice(0, 2 * MCP_NAME_CHARS) } : {}),
+    }]] : [])));
+  let out = build();
+  const size = (): number => Buffer.byteLength(JSON.stringify([...out.values()]));
+  for (let i = withA.length - 1; i >= 0 && size() > MCP_ATTRIBUTION_MAX_BYTES; i--) {
+    while (perRow[i]! > 0 && size() > MCP_ATTRIBUTION_MAX_BYTES) {
+      perRow[i]!--;
+      out = build();
+    }
+    if (size() > MCP_ATTRIBUTION_MAX_BYTES) {
+      withA.splice(i, 1);
+      perRow.splice(i, 1);
+      out = build();
+    }
+  }
+  return { byMetric: out, omitted: rows.filter((r) => r.attribution).length - out.size };
+}
+
+// 6 KB for a one-glance compare reply, as for perf_end's report (REPORT_MAX_BYTES): an agent reads it
+// whole every time. json: true is the full answer, asked for.
+export const COMPARE_REPLY_MAX_BYTES = 6 * 1024;
+// What the reply adds around the brief ({"tool":"perf_compare","status":"ok",…}, keys of perf_run's): well under 100 bytes.
+const REPLY_ENVELOPE_BYTES = 100;
+
+/**
+ * Keep a one-glance reply within `budget` bytes: the reasons of rows that decide nothing go first,
+ * then those rows (from the least changed, counted in `changedOmitted`), then the gated rows' reasons.
+ * The gated rows themselves, their verdicts and attribution always stay.
+ */
+function fitChanged(brief: Record<string, unknown>, changed: Record<string, unknown>[], budget: number): void {
+  const over = (): boolean => Buffer.byteLength(JSON.stringify(brief)) > budget;
+  const dropReasons = (which: (r: Record<string, unknown>) => boolean): void => {
+    for (let i = changed.length - 1; i >= 0 && over(); i--) if (which(changed[i]!)) delete changed[i]!.reason;
+  };
+  dropReasons((r) => !r.gated);
+  let dropped = 0;
+  for (let i = changed.length - 1; i >= 0 && over(); i--) {
+    if (changed[i]!.gated) continue;
+    changed.splice(i, 1);
+    dropped++;
+  }
+  if (dropped) {
+    brief.changedOmitted = `${dropped} row(s) that decide nothing left out to keep this reply under ${COMPARE_REPLY_MAX_BYTES / 1024} KB; `
+      + 'json: true lists every row';
+  }
+  dropReasons((r) => r.gated === true);
+}
+
+/** The changed rows only (worst first, as compareMetrics sorted them) unless full. Flame stacks never. */
+export function compareBrief(c: RunsComparison, full: boolean, budget = COMPARE_REPLY_MAX_BYTES): Record<string, unknown> {
+  const { byMetric, omitted } = attributionBriefs(c.rows);
+  const withAttribution = (r: CompareRow, brief: Record<string, unknown>): Record<string, unknown> => {
+    const a = byMetric.get(r.metric);
+    return a ? { ...brief, attribution: a } : brief;
+  };
+  const more = omitted ? { attributionOmitted: omitted } : {};
+  if (full) {
+    const { attribution: _flame, rows, ...rest } = c;
+    return { ...rest, rows: rows.map((r) => withAttribution(r, { ...r, attribution: undefined })), ...more, exitCode: compareExitCode(c) };
+  }
+  const changed = c.rows.filter((r) => r.verdict !== 'unchanged').map((r) => withAttribution(r, rowBrief(r)));
+  const brief = {
     verdict: c.verdict,
     exitCode: compareExitCode(c),
     gate: { summary: c.gate.summary, primary: c.gate.primary, look: c.gate.look, ...(c.gate.sequential ? { sequential: c.gate.sequential.note } : {}) },
@@ -57,11 +145,14 @@ function compareBrief(c: RunsComparison, full: boolean): Record<string, unknown>
     ...(c.blind ? { blind: c.blind } : {}),
     thresholds: c.thresholds,
     frames: c.frames,
-    changed: changed.map(rowBrief),
+    changed,
+    ...more,
     unchanged: c.unchanged.length,
     timing: c.timing,
     warnings: c.warnings,
   };
+  fitChanged(brief, changed, budget);
+  return brief;
 }
 
 /** A scenario whose app is a program (a shell command, a terminal program, a desktop binary), by name. */
@@ -117,6 +208,9 @@ export const perfRunTool = defineTool({
       return okReply({ tool: 'perf_run', status: 'ok', exitCode, run: runBrief(run, file, full) });
     }
     const baseline = load('against', args.against, args.baselineVars);
+    // The one-glance reply: two run briefs and the comparison within COMPARE_REPLY_MAX_BYTES together.
+    const budgetFor = (...briefs: Record<string, unknown>[]): number =>
+      COMPARE_REPLY_MAX_BYTES - Buffer.byteLength(JSON.stringify(briefs)) - REPLY_ENVELOPE_BYTES;
     const { res, comparison, exitCode } = await runAndJudge({
       kind: 'against',
       baseline,
@@ -130,13 +224,18 @@ export const perfRunTool = defineTool({
         ...(args.budgetS !== undefined ? { budgetMs: args.budgetS * 1000 } : {}),
       },
     });
+    const briefs = {
+      baseline: runBrief(res.baseline.run, res.baseline.path, full),
+      candidate: runBrief(res.candidate.run, res.candidate.path, full),
+    };
     return okReply({
       tool: 'perf_run',
       status: 'ok',
       exitCode,
-      baseline: runBrief(res.baseline.run, res.baseline.path, full),
-      candidate: runBrief(res.candidate.run, res.candidate.path, full),
-      compare: comparison ? compareBrief(comparison, full) : { verdict: null, note: 'nothing to compare: a run has no measured repeat' },
+      ...briefs,
+      compare: comparison
+        ? compareBrief(comparison, full, budgetFor(briefs.baseline, briefs.candidate))
+        : { verdict: null, note: 'nothing to compare: a run has no measured repeat' },
     });
   },
 });
@@ -207,7 +306,8 @@ export const perfCompareTool = defineTool({
   async run(core, args) {
     const [a, b] = [core.confine('perf_compare a', args.a, 'read'), core.confine('perf_compare b', args.b, 'read')];
     const { comparison } = compareRunFiles(a, b, { force: args.force === true });
-    return okReply({ tool: 'perf_compare', status: 'ok', ...compareBrief(comparison, args.json === true) });
+    const brief = compareBrief(comparison, args.json === true, COMPARE_REPLY_MAX_BYTES - REPLY_ENVELOPE_BYTES);
+    return okReply({ tool: 'perf_compare', status: 'ok', ...brief });
   },
 });
 

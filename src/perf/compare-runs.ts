@@ -27,6 +27,8 @@ import { SEQUENTIAL_FIELDS, SEQUENTIAL_REQUIRED, type RepeatRecord, type RunFile
 import { compareMetrics, DEFAULT_ALPHA, DEFAULT_SPENDING, ROW_VERDICTS, SEVERITIES, type CompareOptions, type CompareResult, type Direction, type MetricRole, type MetricSamples, type Thresholds } from './compare.js';
 import { defaultPrimaryMetrics, floorOf, isTimingMetric, MIN_PAINTED_FOR_PER_FRAME, PER_FRAME_SUFFIX, resolveMetric, framesPainted, type DriverName, type ResolvedMetric } from './metrics.js';
 import { median } from './stats.js';
+import { comparisonFlame, diffPlaces, diffSteps, MAX_ATTRIBUTION_LINES, MAX_STACK_DEPTH, MAX_STACKS, rowAttribution } from './attribution.js';
+import type { AttributionLine, AttributionSide, ComparisonFlame } from './attribution.js';
 
 export interface RunIdentity {
   file: string | null;
@@ -70,6 +72,8 @@ export interface RunsComparison extends CompareResult {
   warnings: string[];
   baseline: RunIdentity;
   candidate: RunIdentity;
+  /** The folded stacks of each run's median attribution repeat, for a differential flame graph (HTML report). */
+  attribution?: { flame: ComparisonFlame };
 }
 
 export interface CompareRunsOptions {
@@ -188,6 +192,34 @@ const CI_SCHEMA = record(
   ['lowPct', 'highPct', 'level'],
 );
 
+const msPerRepeat = (description: string): Schema => finite(`${description} ms per repeat.`);
+const ATTRIBUTION_LINE_SCHEMA = record(
+  'A place whose time per repeat changed.',
+  {
+    kind: { enum: ['function', 'forcedLayout', 'forcedStyle', 'longTask', 'step'], description: 'What kind of place.' },
+    name: nameText('A function\'s name, or a step\'s label.'),
+    url: nullable(nameText('"path:line:col".'), 'Where the function is; null for a step.'),
+    a: msPerRepeat('Median in the baseline,'),
+    b: msPerRepeat('Median in the candidate,'),
+    deltaMs: msPerRepeat('Hodges–Lehmann shift b − a,'),
+    ci: nullable(
+      record('Its interval, at the row\'s level.', { lowMs: finite('Low, ms.'), highMs: finite('High, ms.') }, ['lowMs', 'highMs']),
+      'Null under 2 repeats a side, or when they cannot reach the row\'s level.',
+    ),
+    share: nullable(finite('Of the row\'s shift (0..1, may exceed 1).'), 'Null when the row is not in ms.'),
+  },
+  ['kind', 'name', 'url', 'a', 'b', 'deltaMs', 'ci', 'share'],
+);
+const ROW_ATTRIBUTION_SCHEMA = record(
+  'Where the change is (regressed or inconclusive primary rows).',
+  {
+    lines: list('Ranked places and steps.', ATTRIBUTION_LINE_SCHEMA, MAX_ATTRIBUTION_LINES),
+    repeats: record('Attribution repeats read.', { a: repeatCount('Baseline.'), b: repeatCount('Candidate.') }, ['a', 'b']),
+    missing: proseText('Why nothing could be named, and how to get it.'),
+  },
+  ['lines', 'repeats'],
+);
+
 /** A row of compareMetrics (compare.ts CompareRow), as JSON. */
 export const COMPARE_ROW_SCHEMA = record(
   'One metric compared.',
@@ -208,6 +240,7 @@ export const COMPARE_ROW_SCHEMA = record(
     needRepeats: nullable(repeatCount('Repeats.'), 'Repeats per arm that would decide it.'),
     reason: proseText('Why this verdict.'),
     shift: nullable(finite('Shift.'), 'The shift in the metric\'s unit.'),
+    attribution: ROW_ATTRIBUTION_SCHEMA,
   },
   [
     'metric', 'a', 'b', 'deltaPct', 'scale', 'ci', 'pValue', 'pNeeded',
@@ -263,6 +296,23 @@ const GATE_SCHEMA = record(
 
 const PAINTED_SCHEMA = record('Median per run.', { a: orNull('A.'), b: orNull('B.') }, ['a', 'b']);
 
+const FLAME_STACK_SCHEMA = record(
+  'A stack.',
+  { frames: list('Frames root → leaf, "name path:line:col".', nameText('A frame.'), MAX_STACK_DEPTH), selfMs: finite('Self ms.') },
+  ['frames', 'selfMs'],
+);
+const FLAME_SIDE_SCHEMA = nullable(
+  record(
+    'The median attribution repeat of one run.',
+    {
+      repeat: whole('Its repeat index.', 0, MAX_REPEATS - 1),
+      stacks: list('Folded stacks, heaviest first.', FLAME_STACK_SCHEMA, MAX_STACKS),
+    },
+    ['repeat', 'stacks'],
+  ),
+  'Null when the run has no attribution record.',
+);
+
 /** RunsComparison as `perf compare --json` prints it, and as `perf report` and `perf merge` read it back. */
 export const COMPARISON_SCHEMA = record(
   'A compare result.',
@@ -281,6 +331,11 @@ export const COMPARISON_SCHEMA = record(
     gate: GATE_SCHEMA,
     baseline: IDENTITY_SCHEMA,
     candidate: IDENTITY_SCHEMA,
+    attribution: record(
+      'For a differential flame graph.',
+      { flame: record('Each run\'s median repeat.', { a: FLAME_SIDE_SCHEMA, b: FLAME_SIDE_SCHEMA }, ['a', 'b']) },
+      ['flame'],
+    ),
   },
   [
     'verdict', 'thresholds', 'frames', 'rows', 'unchanged', 'timing', 'warnings',
@@ -647,12 +702,13 @@ export function compareRuns(a: RunFile, b: RunFile, opts: CompareRunsOptions = {
         note: `baseline from another host (${hostKey(a.env)}; this run: ${hostKey(b.env)}): milliseconds and frame pacing are shown, not gated; the app's own work (layouts, style recalcs) is. To gate them too, record the baseline on this machine (perf gate --update) or compare interleaved (perf run --against)`,
       };
   const look = (sequential?.looks.length ?? 0) + 1;
+  const attributed = attributeRows(a, b, result.rows, context.timingGated, 1 - 2 * alpha);
   // DESIGN.md's compare JSON names its first keys in this order; what this version adds follows them.
   return {
     verdict: result.verdict,
     thresholds,
     frames: { painted: context.painted },
-    rows: result.rows,
+    rows: attributed.rows,
     unchanged: result.unchanged,
     timing,
     warnings,
@@ -670,7 +726,75 @@ export function compareRuns(a: RunFile, b: RunFile, opts: CompareRunsOptions = {
     },
     baseline: idA,
     candidate: idB,
+    attribution: { flame: attributed.flame },
   };
+}
+
+// ─── attribution ────────────────────────────────────────────────────────────────────────────────────
+
+/** The attribution records of a run's measured attribution repeats, or why it has none. */
+export function attributionSide(run: RunFile, which: 'baseline' | 'candidate'): AttributionSide {
+  const measured = measuredRepeats(counted(run));
+  const profiled = measured.filter((r) => r.mode === 'attribution');
+  const records = profiled.flatMap((r) => (r.report.attribution ? [{ repeat: r.index, attribution: r.report.attribution }] : []));
+  if (records.length) return { records };
+  const driver = run.env?.browser?.driver;
+  if (driver !== undefined) return { records, missing: `no CPU profile: the ${driver} driver records none; step windows only` };
+  return {
+    records,
+    missing: profiled.length === 0
+      ? `no CPU profile in the ${which}: none of its attribution-mode repeats was measured; step windows only `
+        + '(perf run profiles every repeat without --timing, every other one with it)'
+      : `no CPU profile in the ${which}: its attribution repeats hold no attribution record (an older perf, or the profile `
+        + 'was not read); step windows only; run it again with this perf',
+  };
+}
+
+/**
+ * Each regressed or inconclusive primary row with its attribution (where the change is), and the
+ * flame stacks of the median attribution repeats. Places are diffed once; step lines per set of
+ * repeats a row was judged on (timing-mode ones for ms when gated, else every measured one).
+ */
+function attributeRows(
+  a: RunFile,
+  b: RunFile,
+  rows: CompareResult['rows'],
+  timingGated: boolean,
+  level: number,
+): { rows: CompareResult['rows']; flame: ComparisonFlame } {
+  const sides = { a: attributionSide(a, 'baseline'), b: attributionSide(b, 'candidate') };
+  const flame = comparisonFlame(sides.a, sides.b);
+  const wanted = rows.filter((r) => r.gated && (r.verdict === 'regressed' || r.verdict === 'inconclusive'));
+  if (wanted.length === 0) return { rows, flame };
+  const places = diffPlaces(sides.a.records.map((r) => r.attribution), sides.b.records.map((r) => r.attribution), level);
+  const steps = new Map<boolean, AttributionLine[]>();
+  const stepsFor = (timing: boolean): AttributionLine[] => {
+    let got = steps.get(timing);
+    if (!got) steps.set(timing, (got = diffSteps(stepSeries(a, timing), stepSeries(b, timing), level)));
+    return got;
+  };
+  return {
+    rows: rows.map((row) => {
+      if (!wanted.includes(row)) return row;
+      const timing = isTimingMetric(row.metric) && timingGated;
+      return { ...row, attribution: rowAttribution(row, places, stepsFor(timing), sides) };
+    }),
+    flame,
+  };
+}
+
+/** `steps.<label>.ms` per measured repeat, by label: of the timing-mode repeats only when `timingOnly`. */
+function stepSeries(run: RunFile, timingOnly: boolean): Record<string, number[]> {
+  const out: Record<string, number[]> = {};
+  for (const r of measuredRepeats(counted(run))) {
+    if (timingOnly && r.mode !== 'timing') continue;
+    for (const [name, v] of Object.entries(r.report.metrics)) {
+      const label = resolveMetric(name)?.label;
+      if (label === undefined || typeof v !== 'number' || !Number.isFinite(v)) continue;
+      (out[label] ??= []).push(v);
+    }
+  }
+  return out;
 }
 
 function sequentialNote(seq: SequentialRecord, look: number, a: RunIdentity, b: RunIdentity): string {

@@ -4,7 +4,7 @@
  * closed session live in the host's typed state (perf/state.ts).
  */
 import { PerfError } from '../errors.js';
-import { checkBeginOptions, type PerfBeginOptions, type PerfRecorder } from '../drivers/measure.js';
+import { checkBeginOptions, type PerfBeginOptions, type PerfRecorder, type RawSession } from '../drivers/measure.js';
 import { buildReport, type PerfReport } from './report.js';
 import { beginSpans, openSession, setLastSession, setOpenSession, takeSpans, type ClosedSession, type PerfHost } from './state.js';
 
@@ -34,8 +34,11 @@ export async function beginMeasure(host: PerfHost, on: { begin(opts: PerfBeginOp
   return { sessionToken: recorder.token, ...(previous ? { replaced: previous.token } : {}) };
 }
 
-/** Close the open window and build its report; the closed session is kept for perf_insight and perf_trace. */
-export async function endMeasure(host: PerfHost): Promise<{ report: PerfReport; closed: ClosedSession }> {
+/**
+ * Close the open window and build its report; the closed session is kept for perf_insight and perf_trace.
+ * `raw` (the profile, the trace) is handed to the caller, not kept: perf run reads its attribution from it.
+ */
+export async function endMeasure(host: PerfHost): Promise<{ report: PerfReport; closed: ClosedSession; raw: RawSession }> {
   const recorder = openSession(host);
   if (!recorder) {
     throw new PerfError({ code: 'no_open_session', message: 'perf_end: no perf session is open on this page', suggestion: 'call perf_begin before the steps to measure' });
@@ -46,7 +49,7 @@ export async function endMeasure(host: PerfHost): Promise<{ report: PerfReport; 
   const { report, details } = buildReport(raw, spans);
   const closed: ClosedSession = { token: raw.token, report, details, trace: raw.trace, ...(raw.cast ? { cast: raw.cast } : {}), startedAt: raw.startedAt, endedAt: raw.endedAt };
   setLastSession(host, closed);
-  return { report, closed };
+  return { report, closed, raw };
 }
 
 /** `work`, or PerfError timeout after `ms` (the work itself is not stopped: the page may be hung). */

@@ -8,6 +8,8 @@ import { PERF_PROBE_URL, type CpuProfile, type CpuProfileNode } from '../drivers
 export interface Sample {
   at: number;
   fn: number;
+  /** The profile node on top of the stack (its callers are the stack: folded stacks read them). */
+  node: number;
   /** The time this sample stands for: the gap to the next sample, ms. */
   ms: number;
 }
@@ -17,6 +19,8 @@ export interface ProfileFunction {
   url: string;
   /** 1-based, as editors count. */
   line: number;
+  /** 1-based too: a minified script holds many functions on one line. */
+  column: number;
   /** A VM bucket rather than a script function: (program), (idle), (garbage collector), (root). */
   meta: boolean;
   /** The harness's own in-page probe. */
@@ -78,12 +82,12 @@ export function readProfile(profile: CpuProfile, offsetMs: number, window: { sta
     const cf = target.callFrame;
     const name = cf.functionName || (cf.url || cf.scriptId !== '0' ? '(anonymous)' : '(program)');
     const meta = name.startsWith('(') && !cf.url && cf.scriptId === '0';
-    const key = meta ? name : `${name}\u0000${cf.url}\u0000${cf.lineNumber}`;
+    const key = meta ? name : `${name}\u0000${cf.url}\u0000${cf.lineNumber}\u0000${cf.columnNumber}`;
     let idx = keyIndex.get(key);
     if (idx === undefined) {
       idx = functions.length;
       keyIndex.set(key, idx);
-      functions.push({ name, url: cf.url, line: cf.lineNumber + 1, meta, harness: cf.url === PERF_PROBE_URL });
+      functions.push({ name, url: cf.url, line: cf.lineNumber + 1, column: cf.columnNumber + 1, meta, harness: cf.url === PERF_PROBE_URL });
     }
     nodeFn.set(n.id, idx);
     return idx;
@@ -107,7 +111,7 @@ export function readProfile(profile: CpuProfile, offsetMs: number, window: { sta
     const ms = Math.max(0, next - times[i]!) / 1000;
     const at = times[i]! / 1000 + offsetMs;
     if (at < window.startAt || at > window.endAt) continue;
-    samples.push({ at, fn, ms });
+    samples.push({ at, fn, node: node.id, ms });
     selfMs[fn] = (selfMs[fn] ?? 0) + ms;
   }
   for (let i = 0; i < functions.length; i++) selfMs[i] ??= 0;
@@ -123,8 +127,11 @@ export function isPageWork(f: ProfileFunction): boolean {
   return !NOT_SCRIPT.has(f.name) && !f.harness;
 }
 
-/** "path:line" for a script function (origin dropped: it is the app's own), else the bucket name. */
-export function locationOf(f: ProfileFunction): string {
+/**
+ * "path:line" for a script function (origin dropped: it is the app's own), else the bucket name;
+ * "path:line:col" with `column` (attribution records: a minified line holds many functions).
+ */
+export function locationOf(f: Pick<ProfileFunction, 'url' | 'line' | 'column' | 'meta' | 'name'>, column = false): string {
   if (!f.url) return f.meta ? f.name : '(no url)';
   let path = f.url;
   try {
@@ -133,7 +140,7 @@ export function locationOf(f: ProfileFunction): string {
   } catch {
     /* not a URL: keep as is */
   }
-  return `${path}:${f.line}`;
+  return `${path}:${f.line}${column ? `:${f.column}` : ''}`;
 }
 
 /** Functions by self time, script work only (idle and (program) are not the page's functions). */

@@ -5,6 +5,7 @@
 import type { ErrorInfo as StepErrorInfo } from '../errors.js';
 import { finite, list, map, nullable, record, tagged, text, whole, type Schema } from '../json-input.js';
 import type { Summary } from './stats.js';
+import { MAX_FORCED, MAX_FUNCTIONS, MAX_LONG_TASKS, MAX_STACK_DEPTH, MAX_STACKS, type RepeatAttribution } from './attribution.js';
 
 export const RUN_FILE_SCHEMA_VERSION = 1;
 
@@ -54,6 +55,8 @@ export interface PerfReportRecord {
   metrics: Metrics;
   coverage?: Record<string, 'read' | 'missing'>;
   insights?: unknown[];
+  /** Where the main thread went (attribution-mode repeats with a CPU profile): what compare diffs. */
+  attribution?: RepeatAttribution;
   [k: string]: unknown;
 }
 
@@ -210,6 +213,49 @@ const BLOCK_SCHEMA = record('A function.', {
   share: computed('Share of self time.'),
 });
 
+// A function's name and "path:line:col" as a profile gives them: long minified names and data: URLs
+// exist, so text up to a path's length.
+const PLACE_FIELDS = {
+  name: name('The function\'s name, or a VM bucket like (garbage collector).'),
+  url: name('"path:line:col", or a bucket name.'),
+};
+const ATTRIBUTION_SCHEMA = record(
+  'Where the main thread went in this attribution repeat (the caps are perf\'s own; compare diffs these).',
+  {
+    functions: list(
+      'Page functions by self ms over the measured window.',
+      record('A function.', { ...PLACE_FIELDS, selfMs: ms('Self time, ms.') }, ['name', 'url', 'selfMs']),
+      MAX_FUNCTIONS,
+    ),
+    forced: list(
+      'Forced layouts and style recalcs, charged to the function on top of the stack when they ran.',
+      record(
+        'A forcing function.',
+        { ...PLACE_FIELDS, kind: oneOf(['layout', 'style'], 'What it forced.'), ms: ms('Their time, ms.'), count: count('How many.') },
+        ['name', 'url', 'kind', 'ms', 'count'],
+      ),
+      MAX_FORCED,
+    ),
+    longTasks: list(
+      'Main-thread tasks over 50 ms, charged to the function with the most self time in each.',
+      record('A function.', { ...PLACE_FIELDS, ms: ms('The tasks\' time, ms.'), count: count('How many.') }, [
+        'name', 'url', 'ms', 'count',
+      ]),
+      MAX_LONG_TASKS,
+    ),
+    stacks: list(
+      'Folded stacks, heaviest first.',
+      record(
+        'A stack.',
+        { frames: list('Frames root → leaf, each "name path:line:col".', name('A frame.'), MAX_STACK_DEPTH), selfMs: ms('Self ms of its leaf.') },
+        ['frames', 'selfMs'],
+      ),
+      MAX_STACKS,
+    ),
+  },
+  ['functions', 'forced', 'longTasks', 'stacks'],
+);
+
 const REPORT_SCHEMA = record(
   'What perf_end produced for one repeat; fields other than these are kept as they are and shown as JSON.',
   {
@@ -220,6 +266,7 @@ const REPORT_SCHEMA = record(
       frames: nullable(record('Frame statistics.', { worst: list('The longest frames.', WORST_FRAME_SCHEMA, MAX_LIST_ITEMS) }), 'Or null.'),
       blocksBySelf: nullable(list('Functions by self time.', BLOCK_SCHEMA, MAX_LIST_ITEMS), 'Or null.'),
     }),
+    attribution: ATTRIBUTION_SCHEMA,
   },
   ['metrics'],
 );

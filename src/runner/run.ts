@@ -19,6 +19,7 @@ import { PerfError } from '../errors.js';
 import { summarize, median } from '../perf/stats.js';
 import { isTimingMetric } from '../perf/metrics.js';
 import { BEGIN_TIMEOUT_MS, END_TIMEOUT_MS, beginMeasure, endMeasure, withinMs } from '../perf/measure.js';
+import { repeatAttribution } from '../perf/attribution.js';
 import { serializeCast, serializeTrace, type ClosedSession, type TerminalCast } from '../perf/state.js';
 import type { Budget, Scenario, StepCall } from '../scenario/load.js';
 import type { Insight } from '../perf/insights.js';
@@ -514,9 +515,13 @@ export async function runRepeatOn(browser: RepeatBrowser, host: SessionHost, sc:
   mark('end');
   browser.windowEnded(rc);
   if ('error' in end) return failed('measure', end.error);
-  const { report, closed } = end.ok;
+  const { report, closed, raw } = end.ok;
   if (rc.traceDir) saveRepeatTrace(closed, rc.traceDir, rc.index, sc.secrets);
-  const record: PerfReportRecord = { ...report, insights: withRows(report.insights, closed.details) };
+  // Where the main thread went, for compare to name the cause of a change: in the run file only, not in
+  // perf_end's reply (bounded to 6 KB).
+  const attribution = rc.mode === 'attribution' && !report.refused ? repeatAttribution(raw) : undefined;
+  const insights = withRows(report.insights, closed.details);
+  const record: PerfReportRecord = { ...report, insights, ...(attribution ? { attribution } : {}) };
   const wallMs = performance.now() - t0;
   if (report.refused) return { ...common, wallMs, status: 'refused', reason: report.reason ?? 'the page rendered nothing during the measured window', report: record };
   return { ...common, wallMs, status: 'measured', report: record };
