@@ -584,6 +584,7 @@ test('noise rule: with fewer than 3 baseline repeats the registry\'s default sta
   const c = compareRuns(gridRun(74, 2), gridRun(75, 2));
   assert.equal(c.gate.chosen?.by, 'registry');
   assert.match(c.gate.chosen?.note ?? '', /fewer than 3 baseline repeats of .*longFrames\.blockingMs.*: the registry's default stands/);
+  assert.match(c.gate.summary, /; fewer than 3 baseline repeats of .*: the registry's default stands for them$/);
   assert.equal(row(c, 'longFrames.blockingMs').gated, true);
   assert.equal(row(c, 'counters.scriptMs').gated, false);
 });

@@ -312,3 +312,13 @@ test('noise rule: the wording names the warn size, the CV and the repeats; fewer
   assert.equal(all.filter((x) => x.primary).length, MAX_PRIMARY);
   assert.match(all.at(-1)!.why, /not promoted: the family already has 8 primaries/);
 });
+
+test('noise rule: a constant baseline needs the fewest repeats a rank test can decide with (3 at α 5%); a warn threshold of 0% leaves the registry\'s default', () => {
+  const [constant] = chooseByNoise([{ metric: 'counters.layouts', baseline: [40, 40, 40, 40, 40], floor: 1, warnPct: 10, kind: 'default', reach: { a: 20, b: 20 } }], 0.05);
+  assert.deepEqual([constant!.primary, constant!.needRepeats, constant!.cvPct], [true, 3, 0]);
+  const [strict] = chooseByNoise([{ metric: 'counters.layouts', baseline: [40, 40, 40], floor: 1, warnPct: 10, kind: 'default', reach: { a: 20, b: 20 } }], 0.02);
+  assert.equal(strict!.needRepeats, 4, 'at α 2%: 1/C(6,3) = 1/20 is too much, 1/C(8,4) = 1/70 is not');
+  const [zero] = chooseByNoise([{ metric: 'frames.overBudget', baseline: [0, 3, 9, 1, 30], floor: 10, warnPct: 0, kind: 'default', reach: { a: 20, b: 20 } }], 0.05);
+  assert.deepEqual([zero!.primary, zero!.change], [true, 'none']);
+  assert.match(zero!.why, /warn threshold 0%: no change size to test the noise against/);
+});

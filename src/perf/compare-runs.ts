@@ -622,7 +622,9 @@ function choosePrimaries(
   }
   const gone = new Set(demoted.map((x) => x.metric));
   const metrics = [...family.wanted.filter((n) => !family.tentative.has(n) && !gone.has(n)), ...promoted.map((x) => x.metric)];
-  const few = choices.filter((c) => c.cvPct === null && !family.tentative.has(names.familyOf(c.metric))).map((c) => c.metric);
+  const tooFew = (s: MetricSamples): boolean =>
+    s.a.length < PRIMARY_BY_NOISE.minBaselineRepeats && !family.tentative.has(names.familyOf(s.metric));
+  const few = cands.filter(tooFew).map((s) => s.metric);
   const byNoise = choices.some((c) => c.cvPct !== null);
   const record: PrimaryChoiceRecord = { by: byNoise ? 'noise' : 'registry', look, metrics, demoted, promoted };
   const fewWords = few.length
@@ -877,9 +879,9 @@ function sequentialNote(seq: SequentialRecord, look: number, a: RunIdentity, b: 
 }
 
 /** One line: what decided the verdict, or what is undecided and what would decide it; then what the noise rule moved. */
-function gateSummary(r: CompareResult, look: number, chosen: PrimaryChoiceRecord): string {
-  const moved = chosen.demoted.length || chosen.promoted.length ? `; ${choiceWords(chosen)}` : '';
-  return decidedBy(r, look) + moved;
+function gateSummary(r: CompareResult, look: number, chosen: SampleContext['chosen']): string {
+  const moved = chosen.demoted.length || chosen.promoted.length ? choiceWords(chosen) : chosen.by === 'registry' ? chosen.note : '';
+  return decidedBy(r, look) + (moved ? `; ${moved}` : '');
 }
 
 function decidedBy(r: CompareResult, look: number): string {

@@ -20,7 +20,7 @@ import { MAX_PRIMARY, PRIMARY_BY_NOISE } from './metrics.js';
 import { mad, MAD_NORMAL_CONSISTENCY, median } from './stats.js';
 
 export interface NoiseCandidate {
-  /** The name as the primary family lists it (a base name, or an explicit `.perFrame` one). */
+  /** The metric, in the form that is judged (e.g. its `.perFrame` form). */
   metric: string;
   /** The baseline's repeats of the form that is judged (timing-mode ones for ms when both runs have them). */
   baseline: readonly number[];
@@ -67,6 +67,20 @@ function needWords(need: number | null): string {
   return need === null ? `needs more than ${MAX_NEED_REPEATS} repeats per arm` : `needs ~${need} repeat${need === 1 ? '' : 's'} per arm`;
 }
 
+/**
+ * The fewest repeats per arm at which the one-sided rank test can reach `alpha` at all: complete
+ * separation of n vs n has p = 1/C(2n, n) (Mann & Whitney 1947, Ann. Math. Statist. 18:50–60); 3 at 5%.
+ */
+function fewestRankRepeats(alpha: number): number {
+  let n = 1;
+  let ways = 2; // C(2, 1)
+  while (1 / ways > alpha) {
+    n++;
+    ways = (ways * (2 * n) * (2 * n - 1)) / (n * n);
+  }
+  return n;
+}
+
 /** Judge one candidate on its own; the cap on the family is applied after. */
 function judgeOne(c: NoiseCandidate, alpha: number): NoiseChoice {
   const isDefault = c.kind === 'default';
@@ -80,8 +94,13 @@ function judgeOne(c: NoiseCandidate, alpha: number): NoiseChoice {
       why: `fewer than ${PRIMARY_BY_NOISE.minBaselineRepeats} baseline repeats (${c.baseline.length}): the registry's default stands`,
     };
   }
+  if (!(c.warnPct > 0)) {
+    const why = `warn threshold ${c.warnPct}%: no change size to test the noise against; the registry's default stands`;
+    return { metric: c.metric, primary: isDefault, change: 'none', cvPct: null, needRepeats: null, why };
+  }
   const cvPct = robustCvPct(c.baseline, c.floor);
-  const raw = Math.ceil(repeatsToDetect(cvPct, c.warnPct, alpha));
+  // The normal-theory size can be 1 for a quiet metric (or 0 without spread), but no rank test decides there.
+  const raw = Math.max(fewestRankRepeats(alpha), cvPct === 0 ? 0 : Math.ceil(repeatsToDetect(cvPct, c.warnPct, alpha)));
   const needRepeats = raw > MAX_NEED_REPEATS ? null : raw;
   const reach = effectiveReach(c.reach);
   const reachWords = Math.round(reach);
