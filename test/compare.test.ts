@@ -322,3 +322,40 @@ test('noise rule: a constant baseline needs the fewest repeats a rank test can d
   assert.deepEqual([zero!.primary, zero!.change], [true, 'none']);
   assert.match(zero!.why, /warn threshold 0%: no change size to test the noise against/);
 });
+
+/**
+ * Issue 27's stored pair: two 5-repeat timing runs through `perf compare` (a fixed compare; the rule's
+ * reach is 4 × the baseline's repeats). The busy loop adds +43% script time (CV 8%), +14.5% CPU time
+ * (CV 10%) and +20% task time; long-frame blocking (CV 50%) does not move.
+ */
+function storedPair(busy: boolean, rule: boolean): SimMetric[] {
+  const promotable = (m: SimMetric): SimMetric => (rule ? { ...m, promote: true } : { ...m, role: 'secondary' });
+  return [
+    normalMetric('counters.threadCpuMs', 200, 0.1, busy ? 1.145 : 1, { floor: 10 }),
+    { ...lognormalMetric('longFrames.blockingMs', 300, 0.5), floor: 50 },
+    normalMetric('counters.layouts', 40, 0, 1, { floor: 1 }),
+    promotable(normalMetric('counters.scriptMs', 100, 0.08, busy ? 1.43 : 1, { floor: 10 })),
+    promotable(normalMetric('counters.taskMs', 250, 0.15, busy ? 1.2 : 1, { floor: 10 })),
+  ];
+}
+
+test('noise rule on a stored 5 vs 5 pair (issue 27): A/A false alarms ≤ 5%; the busy loop passes far less often than with the registry\'s family', (t) => {
+  const n = Math.min(2000, NOISE_SEQUENCES);
+  const verdicts = (busy: boolean, rule: boolean, seed: number): Record<string, number> => {
+    const rng = mulberry32(seed);
+    const v: Record<string, number> = {};
+    for (let i = 0; i < n; i++) {
+      const o = simulate(storedPair(busy, rule), { repeat: 5, maxRepeat: 20, fixed: true, noiseRule: rule }, rng);
+      v[o.result.verdict] = (v[o.result.verdict] ?? 0) + 1;
+    }
+    return v;
+  };
+  const aa = verdicts(false, true, 21);
+  const busyRule = verdicts(true, true, 22);
+  const busyRegistry = verdicts(true, false, 22);
+  t.diagnostic(`A/A with the rule: ${JSON.stringify(aa)}; busy with the rule: ${JSON.stringify(busyRule)}; busy, registry family: ${JSON.stringify(busyRegistry)}`);
+  assert.ok(rate(aa.fail, n) + rate(aa.warn, n) <= 0.05, JSON.stringify(aa));
+  assert.ok(rate(busyRule.pass, n) <= 0.1, `busy loop passed in ${(rate(busyRule.pass, n) * 100).toFixed(1)}%`);
+  assert.ok(rate(busyRule.fail, n) >= 0.7, `busy loop failed in ${(rate(busyRule.fail, n) * 100).toFixed(1)}%`);
+  assert.ok(rate(busyRule.pass, n) < rate(busyRegistry.pass, n), 'the rule passes a real change less often than the registry\'s family');
+});

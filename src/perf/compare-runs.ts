@@ -90,7 +90,7 @@ export interface CompareRunsOptions {
   alpha?: number;
   /** Replace the thresholds read from the candidate run file (e.g. the gate's loaded scenario). */
   thresholds?: ThresholdsUsed;
-  /** Replace the primary metrics read from the candidate run file. */
+  /** Replace the primary metrics read from the candidate run file; the noise rule then does not apply. */
   primary?: string[];
   /** The design of a sequential comparison in progress (else the candidate file's `sequential`, else a fixed compare). */
   sequential?: SequentialRecord;
