@@ -10,9 +10,10 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { compareExitCode, compareRuns, metricSamples, MAX_RUN_FILE_BYTES, readRunFile, type RunsComparison } from '../src/perf/compare-runs.js';
+import { compareExitCode, compareRuns, metricSamples, MAX_RUN_FILE_BYTES, readRunFile, validateComparison, validateRunFile, type RunsComparison } from '../src/perf/compare-runs.js';
 import { tooDeepAt } from '../src/json-input.js';
-import type { RepeatMode, RepeatRecord, RunFile } from '../src/perf/run-file.js';
+import type { RepeatMode, RepeatRecord, RunFile, SequentialRecord } from '../src/perf/run-file.js';
+import { SequentialJudge } from '../src/runner/sequential.js';
 import { abbaOrder, againstLabels } from '../src/runner/against.js';
 import { isPerfError } from '../src/errors.js';
 import { ROOT } from './helpers.js';
@@ -521,4 +522,108 @@ test('perf compare on a real run file whose candidate lost its primary metrics: 
   const cmp = write('lost-compare.json', JSON.stringify(j));
   const report = perf(['report', cmp, '--out', join(work, 'lost.html')]);
   assert.equal(report.code, 0, report.stderr);
+});
+
+// ─── primaries by noise (metrics.ts PRIMARY_BY_NOISE) ───────────────────────────────────────────────
+
+/**
+ * A data-grid scroll measured in timing mode (issue 27): layouts constant, CPU time quiet (CV 5%), script
+ * time very quiet (3%), task time noisy (30%), long-frame blocking very noisy (50%); 12 painted frames, so
+ * the absolute forms are the judged ones.
+ */
+function gridRun(seed: number, n: number, opts: { script?: number; cpu?: number } = {}): RunFile {
+  const rand = rng(seed);
+  const metrics = columns({
+    'frames.painted': Array.from({ length: n }, () => 12),
+    'counters.layouts': Array.from({ length: n }, () => 40),
+    'counters.threadCpuMs': noisy(rand, opts.cpu ?? 200, 0.05, n),
+    'counters.scriptMs': noisy(rand, opts.script ?? 100, 0.03, n),
+    'counters.taskMs': noisy(rand, 250, 0.3, n),
+    'longFrames.blockingMs': noisy(rand, 300, 0.5, n),
+  });
+  return makeRun({ metrics, modes: metrics.map(() => 'timing') });
+}
+
+test('noise rule: a CV-50% primary is demoted with the reason in its row, the gate block and the summary; quiet script time is promoted and decides', () => {
+  const a = gridRun(70, 5);
+  const b = gridRun(71, 5, { script: 143, cpu: 229 });
+  const c = compareRuns(a, b);
+  const blocking = row(c, 'longFrames.blockingMs');
+  assert.equal(blocking.role, 'secondary');
+  assert.match(blocking.reason, /too noisy here to judge ±10%: CV \d+% \(needs ~\d+ repeats per arm, at most 20 here\); secondary, its verdict is not news/);
+  assert.equal(c.gate.chosen?.by, 'noise');
+  assert.deepEqual(c.gate.chosen?.demoted.map((x) => x.metric), ['longFrames.blockingMs']);
+  assert.deepEqual(c.gate.chosen?.promoted.map((x) => x.metric), ['counters.scriptMs']);
+  assert.ok(c.gate.notJudged.some((x) => x.metric === 'longFrames.blockingMs' && /too noisy/.test(x.why)));
+  assert.ok(!c.gate.primary.includes('counters.taskMs'), 'a noisy promotable metric stays secondary');
+  const script = row(c, 'counters.scriptMs');
+  assert.equal(script.gated, true);
+  assert.match(script.reason, /quiet here: judges ±10% at CV/);
+  assert.deepEqual([script.verdict, script.severity], ['regressed', 'error']);
+  assert.equal(c.verdict, 'fail');
+  assert.match(c.gate.summary, /; demoted as too noisy to judge: longFrames\.blockingMs; promoted as quiet: counters\.scriptMs$/);
+  assert.deepEqual(c.gate.chosen?.metrics, ['frames.dropped', 'frames.overBudget', 'counters.layouts', 'counters.styleRecalcs', 'counters.threadCpuMs', 'terminal.latencyMs.p50', 'terminal.bytesOut', 'counters.scriptMs']);
+  // What `perf compare --json` prints is valid against the compare-file schema, the new gate fields too.
+  assert.equal(validateComparison(JSON.parse(JSON.stringify(c)), 'c.json').gate.chosen?.by, 'noise');
+});
+
+test('noise rule: the scenario\'s gate.metrics (or CompareRunsOptions.primary) override it: no demotion, no promotion', () => {
+  const a = gridRun(72, 5);
+  const b = { ...gridRun(73, 5, { script: 143 }), gate: { metrics: ['longFrames.blockingMs', 'counters.threadCpuMs'] } };
+  for (const c of [compareRuns(a, b), compareRuns(a, gridRun(73, 5, { script: 143 }), { primary: ['longFrames.blockingMs', 'counters.threadCpuMs'] })]) {
+    assert.deepEqual(c.gate.primary, ['counters.threadCpuMs', 'longFrames.blockingMs']);
+    assert.equal(c.gate.chosen?.by, 'scenario');
+    assert.deepEqual([c.gate.chosen?.demoted, c.gate.chosen?.promoted], [[], []]);
+    assert.doesNotMatch(row(c, 'longFrames.blockingMs').reason, /too noisy/);
+    assert.deepEqual([row(c, 'counters.scriptMs').gated, row(c, 'counters.scriptMs').severity], [false, 'info'], 'script time is secondary here: its +43% is info');
+    assert.notEqual(c.verdict, 'fail');
+  }
+});
+
+test('noise rule: with fewer than 3 baseline repeats the registry\'s default stands, and the gate says so', () => {
+  const c = compareRuns(gridRun(74, 2), gridRun(75, 2));
+  assert.equal(c.gate.chosen?.by, 'registry');
+  assert.match(c.gate.chosen?.note ?? '', /fewer than 3 baseline repeats of .*longFrames\.blockingMs.*: the registry's default stands/);
+  assert.match(c.gate.summary, /; fewer than 3 baseline repeats of .*: the registry's default stands for them$/);
+  assert.equal(row(c, 'longFrames.blockingMs').gated, true);
+  assert.equal(row(c, 'counters.scriptMs').gated, false);
+});
+
+test('noise rule: a sequential record\'s choice is reused at later looks and by `perf compare` of the saved files, whatever the data says now', () => {
+  const seq: SequentialRecord = {
+    alpha: 0.05,
+    spending: 'pocock',
+    looks: [{ a: 5, b: 5 }],
+    max: { a: 30, b: 30, timingA: 20, timingB: 20 },
+    stopped: 'max-repeat',
+    storedBaseline: false,
+    primaries: { by: 'noise', look: 1, metrics: ['counters.layouts', 'counters.threadCpuMs'], demoted: [{ metric: 'longFrames.blockingMs', why: 'too noisy here to judge ±10%: CV 61% (recorded)' }], promoted: [] },
+  };
+  const a = gridRun(76, 7);
+  const b = { ...gridRun(77, 7, { script: 143 }), sequential: seq };
+  const file = validateRunFile(JSON.parse(JSON.stringify(b)), 'b.json');
+  assert.deepEqual(file.sequential?.primaries, seq.primaries, 'the run-file schema keeps the recorded choice');
+  const c = compareRuns(a, file);
+  assert.deepEqual(c.gate.primary, ['counters.layouts', 'counters.threadCpuMs']);
+  assert.equal(row(c, 'counters.scriptMs').gated, false, 'not promoted: the recorded family did not have it');
+  assert.match(row(c, 'longFrames.blockingMs').reason, /too noisy here to judge ±10%: CV 61% \(recorded\)/);
+  assert.equal(c.gate.chosen?.look, 1);
+  assert.match(c.gate.chosen?.note ?? '', /chosen at look 1 and kept for every later look/);
+});
+
+test('noise rule: SequentialJudge fixes the family at its first look and records it; a noisier baseline at a later look does not move it', () => {
+  const judge = new SequentialJudge({ repeat: 5, maxRepeat: 20, timing: true, storedBaseline: false, compare: { force: true } });
+  judge.look(gridRun(78, 5), gridRun(79, 5));
+  const first = judge.record(gridRun(78, 5)).primaries;
+  assert.equal(first?.by, 'noise');
+  assert.deepEqual(first?.promoted.map((x) => x.metric), ['counters.scriptMs']);
+  // Script time now varies wildly in the baseline: the rule would not promote it, the recorded choice stands.
+  const wild = gridRun(78, 7);
+  wild.repeats.forEach((r, i) => {
+    if (r.status === 'measured') r.report.metrics['counters.scriptMs'] = i % 2 ? 40 : 160;
+  });
+  judge.look(wild, gridRun(79, 7));
+  assert.deepEqual(judge.record(wild).primaries, first);
+  assert.ok(judge.last?.gate.primary.includes('counters.scriptMs'));
+  assert.equal(judge.last?.gate.chosen?.look, 1);
 });

@@ -4,6 +4,7 @@
  * `repeat` per arm, +2 per arm per look up to `maxRepeat`, rejections carried, stop when decided).
  */
 import { compareMetrics, type CompareResult, type Direction, type MetricSamples } from '../src/perf/compare.js';
+import { chooseByNoise, type NoiseChoice } from '../src/perf/primaries.js';
 import assert from 'node:assert/strict';
 import type { Better } from '../src/perf/metrics.js';
 
@@ -49,6 +50,8 @@ export function poisson(rng: () => number, mean: number): number {
 export interface SimMetric {
   name: string;
   role?: 'primary' | 'secondary';
+  /** Under the noise rule: a secondary metric the rule may promote (metrics.ts `promote`). */
+  promote?: boolean;
   better?: Better;
   floor?: number;
   exact?: boolean;
@@ -67,12 +70,32 @@ export interface SimPlan {
   thresholds?: { warnPct: number; errorPct: number };
   /** Fixed compare at `repeat` (no looks). */
   fixed?: boolean;
+  /**
+   * Apply the noise rule (primaries.ts chooseByNoise) at the first look, on the baseline's repeats then,
+   * with maxRepeat as the reach, as compare-runs.ts does; the roles stay fixed for every later look.
+   */
+  noiseRule?: boolean;
 }
 
 export interface SimOutcome {
   result: CompareResult;
   looks: number;
   n: number;
+  /** What the noise rule chose at the first look, per candidate metric (noiseRule only). */
+  choices?: NoiseChoice[];
+}
+
+/** Roles fixed at the first look by the noise rule, from arm a's repeats then. */
+function noiseRoles(metrics: SimMetric[], data: { a: number[] }[], plan: SimPlan): { roles: ('primary' | 'secondary')[]; choices: NoiseChoice[] } {
+  const roles = metrics.map((m) => m.role ?? (m.promote ? 'secondary' : 'primary'));
+  const idx = metrics.flatMap((m, i) => ((m.role ?? 'primary') === 'primary' || m.promote ? [i] : []));
+  const warnPct = plan.thresholds?.warnPct ?? 10;
+  const choices = chooseByNoise(
+    idx.map((i) => ({ metric: metrics[i]!.name, baseline: [...data[i]!.a], floor: metrics[i]!.floor ?? 0, warnPct, kind: metrics[i]!.promote ? 'promotable' : 'default', reach: { a: plan.maxRepeat, b: plan.maxRepeat } })),
+    plan.alpha ?? 0.05,
+  );
+  idx.forEach((i, k) => (roles[i] = choices[k]!.primary ? 'primary' : 'secondary'));
+  return { roles, choices };
 }
 
 /** Normal noise around `mean` with coefficient of variation `cv`, scaled by `factor` in arm b. */
@@ -92,6 +115,8 @@ export function simulate(metrics: SimMetric[], plan: SimPlan, rng: () => number)
     }
   };
   grow(plan.repeat);
+  const chosen = plan.noiseRule ? noiseRoles(metrics, data, plan) : undefined;
+  const roleOf = (i: number): 'primary' | 'secondary' => chosen?.roles[i] ?? metrics[i]!.role ?? 'primary';
   const looks: { a: number; b: number }[] = [];
   let rejected: Record<string, Direction> = {};
   let n = plan.repeat;
@@ -100,7 +125,7 @@ export function simulate(metrics: SimMetric[], plan: SimPlan, rng: () => number)
       metric: m.name,
       a: [...data[i]!.a],
       b: [...data[i]!.b],
-      role: m.role ?? 'primary',
+      role: roleOf(i),
       better: m.better ?? 'lower',
       floor: m.floor ?? 0,
       ...(m.exact ? { exact: true } : {}),
@@ -109,7 +134,7 @@ export function simulate(metrics: SimMetric[], plan: SimPlan, rng: () => number)
     }));
     const result = compareMetrics(samples, { thresholds: plan.thresholds ?? { warnPct: 10, errorPct: 25 }, alpha: plan.alpha ?? 0.05, rejected });
     rejected = result.rejected;
-    if (plan.fixed || result.decided || n >= plan.maxRepeat) return { result, looks: looks.length + 1, n };
+    if (plan.fixed || result.decided || n >= plan.maxRepeat) return { result, looks: looks.length + 1, n, ...(chosen ? { choices: chosen.choices } : {}) };
     looks.push({ a: n, b: n });
     const add = Math.min(step, plan.maxRepeat - n);
     grow(add);

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { checkMetricName, defaultPrimaryMetrics, MAX_PRIMARY, METRICS, metricsByDriverMarkdown, metricsMarkdown, resolveMetric, sortMetricNames } from '../src/perf/metrics.js';
+import { checkMetricName, defaultPrimaryMetrics, MAX_PRIMARY, METRICS, metricsByDriverMarkdown, metricsMarkdown, primaryRuleMarkdown, resolveMetric, sortMetricNames } from '../src/perf/metrics.js';
 import type { RunFile } from '../src/perf/run-file.js';
 import { PerfError } from '../src/errors.js';
 import { ROOT } from './helpers.js';
@@ -85,4 +85,14 @@ test('`perf metrics --json` prints the registry with direction, role and host de
   assert.equal(t.status, 0);
   assert.match(t.stdout, /^metric +unit +better +gate/);
   assert.match(t.stdout, /\ncounters\.threadCpuMs \(\+\.perFrame\) +ms +lower +primary +host/);
+});
+
+test('the README\'s "primaries by noise" paragraph is the registry\'s rule, generated (paste primaryRuleMarkdown())', () => {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const m = /<!-- primary-rule:begin -->\n([\s\S]*?)\n<!-- primary-rule:end -->/.exec(readme);
+  assert.ok(m, 'README has the primary-rule:begin/end markers');
+  assert.equal(m[1], primaryRuleMarkdown());
+  assert.match(m[1]!, /`gate\.metrics` overrides the rule/);
+  assert.deepEqual(METRICS.filter((d) => d.promote).map((d) => d.name), ['counters.scriptMs', 'counters.taskMs']);
+  assert.ok(METRICS.filter((d) => d.promote).every((d) => d.gate === 'secondary' && d.better === 'lower'), 'a promotable metric is a secondary one with a direction');
 });

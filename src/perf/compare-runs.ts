@@ -5,7 +5,10 @@
  * `{ verdict, thresholds, frames: { painted: { a, b } }, rows, unchanged, timing: { gated, note }, warnings }`.
  *
  * Roles (metrics.ts declares each metric; nothing here reads a metric's name):
- * - PRIMARY, deciding the verdict: the scenario's `gate.metrics`, else the registry's primary metrics.
+ * - PRIMARY, deciding the verdict: the scenario's `gate.metrics`, else the registry's primary metrics as
+ *   the baseline's own noise allows (metrics.ts PRIMARY_BY_NOISE, primaries.ts): a default primary too
+ *   noisy to tell a warn-size change within maxRepeat is demoted to secondary, a promotable one quiet
+ *   enough is promoted. A sequential comparison fixes that choice at its first look and records it.
  *   A metric with a per-frame form is judged per frame only when both runs painted at least
  *   MIN_PAINTED_FOR_PER_FRAME frames; otherwise its absolute count is (a per-frame ratio over a handful of
  *   frames follows the machine's pacing, not the app), except counts of frames the machine paces
@@ -24,8 +27,12 @@ import { checkJson, finite, invalidJson, jsonPath, list, map, nullable, readJson
 import type { JsonFileKind, Schema } from '../json-input.js';
 import { MAX_METRICS, MAX_NAME_CHARS, MAX_REPEATS, MAX_TEXT_CHARS, RUN_FILE_SCHEMA, RUN_FILE_SCHEMA_VERSION } from './run-file.js';
 import { SEQUENTIAL_FIELDS, SEQUENTIAL_REQUIRED, type RepeatRecord, type RunFile, type SequentialRecord } from './run-file.js';
+import { PRIMARY_CHOICE_FIELDS, PRIMARY_CHOICE_REQUIRED, type PrimaryChoiceRecord } from './run-file.js';
+import { thresholdsFor } from './compare.js';
 import { compareMetrics, DEFAULT_ALPHA, DEFAULT_SPENDING, ROW_VERDICTS, SEVERITIES, type CompareOptions, type CompareResult, type Direction, type MetricRole, type MetricSamples, type Thresholds } from './compare.js';
+import { PRIMARY_BY_NOISE, promotableMetrics } from './metrics.js';
 import { defaultPrimaryMetrics, floorOf, isTimingMetric, MIN_PAINTED_FOR_PER_FRAME, PER_FRAME_SUFFIX, resolveMetric, framesPainted, type DriverName, type ResolvedMetric } from './metrics.js';
+import { chooseByNoise, type NoiseCandidate } from './primaries.js';
 import { median } from './stats.js';
 import { comparisonFlame, diffPlaces, diffSteps, MAX_ATTRIBUTION_LINES, MAX_STACK_DEPTH, MAX_STACKS, rowAttribution } from './attribution.js';
 import type { AttributionLine, AttributionSide, ComparisonFlame } from './attribution.js';
@@ -59,8 +66,13 @@ export interface RunsComparison extends CompareResult {
   /** Which metrics decided the verdict, how, and at which look. */
   gate: {
     primary: string[];
-    /** Primary metrics that could not be judged here, and why. */
+    /** Primary metrics that could not be judged here, and why (a default primary demoted as too noisy too). */
     notJudged: { metric: string; why: string }[];
+    /**
+     * How the primary family was chosen (scenario, registry default, or the noise rule on the baseline),
+     * at which look, what the rule demoted and promoted and why. Absent in compare files of older versions.
+     */
+    chosen?: PrimaryChoiceRecord & { note: string };
     alpha: number;
     look: number;
     /** A sequential comparison: how it sampled. */
@@ -82,7 +94,7 @@ export interface CompareRunsOptions {
   alpha?: number;
   /** Replace the thresholds read from the candidate run file (e.g. the gate's loaded scenario). */
   thresholds?: ThresholdsUsed;
-  /** Replace the primary metrics read from the candidate run file. */
+  /** Replace the primary metrics read from the candidate run file; the noise rule then does not apply. */
   primary?: string[];
   /** The design of a sequential comparison in progress (else the candidate file's `sequential`, else a fixed compare). */
   sequential?: SequentialRecord;
@@ -279,6 +291,11 @@ const THRESHOLDS_USED_SCHEMA = record(
 );
 
 const NOT_JUDGED_SCHEMA = record('One.', { metric: nameText('Metric.'), why: proseText('Why.') }, ['metric', 'why']);
+const CHOSEN_SCHEMA = record(
+  'How the primary family was chosen.',
+  { ...PRIMARY_CHOICE_FIELDS, note: proseText('In words.') },
+  [...PRIMARY_CHOICE_REQUIRED, 'note'],
+);
 const SEQUENTIAL_NOTED_SCHEMA = record('How it sampled.', { ...SEQUENTIAL_FIELDS, note: proseText('In words.') }, SEQUENTIAL_REQUIRED);
 
 const GATE_SCHEMA = record(
@@ -286,6 +303,7 @@ const GATE_SCHEMA = record(
   {
     primary: list('Primary metrics judged.', nameText('A metric.'), MAX_ROWS),
     notJudged: list('Primary metrics not judged.', NOT_JUDGED_SCHEMA, MAX_ROWS),
+    chosen: CHOSEN_SCHEMA,
     alpha: finite('False-alarm rate.', { minimum: 0, maximum: 1 }),
     look: whole('Which look.', 1, MAX_REPEATS),
     sequential: nullable(SEQUENTIAL_NOTED_SCHEMA, 'The design, or null.'),
@@ -420,6 +438,70 @@ export interface SampleContext {
   /** The primary forms actually judged. */
   primary: string[];
   notJudged: { metric: string; why: string }[];
+  /** How the primary family was chosen (see RunsComparison.gate.chosen). */
+  chosen: PrimaryChoiceRecord & { note: string };
+}
+
+/** What metricSamples needs to apply the noise rule; compareRuns passes what it resolved. */
+export interface SampleOptions {
+  /** The primary family, overriding the rule (CompareRunsOptions.primary; else the candidate's gate.metrics). */
+  primary?: string[];
+  sequential?: SequentialRecord | undefined;
+  /** Thresholds in use (warn-size is what the rule sizes); default the candidate file's. */
+  thresholds?: ThresholdsUsed;
+  /** The compare's α; default the sequential design's, else DEFAULT_ALPHA. */
+  alpha?: number;
+  /** Which look this is (the choice made now is recorded with it). */
+  look?: number;
+}
+
+/**
+ * The primary family as listed: the override, else the choice recorded at a sequential comparison's
+ * first look, else the registry's default plus the promotable metrics as tentative candidates.
+ */
+interface Family {
+  wanted: string[];
+  override?: string[];
+  recorded?: PrimaryChoiceRecord;
+  /** Promotable candidates: primary only if the noise rule promotes them. */
+  tentative: Set<string>;
+}
+
+function primaryFamily(b: RunFile, opts: SampleOptions): Family {
+  const override = opts.primary ?? b.gate?.metrics;
+  if (override) return { wanted: override, override, tentative: new Set() };
+  const recorded = opts.sequential?.primaries;
+  if (recorded) return { wanted: recorded.metrics, recorded, tentative: new Set() };
+  const promotable = promotableMetrics();
+  return { wanted: [...defaultPrimaryMetrics(), ...promotable], tentative: new Set(promotable) };
+}
+
+function paintedMedian(reps: Measured[]): number | null {
+  const v = values(reps, framesPainted.name);
+  return v.length ? median(v) : null;
+}
+
+/** The form of each family name judged here (per frame where enough frames were painted), and back. */
+function familyForms(wanted: readonly string[], perFrameOk: boolean): FamilyNames & { primaryForms: Map<string, string> } {
+  const formOf = (name: string): string | undefined => {
+    const r = resolveMetric(name);
+    if (!r) return undefined;
+    if (r.perFrame) return perFrameOk ? name : r.base;
+    return r.def.perFrame && perFrameOk ? name + PER_FRAME_SUFFIX : name;
+  };
+  const primaryForms = new Map<string, string>();
+  for (const name of wanted) {
+    const form = formOf(name);
+    if (form !== undefined) primaryForms.set(form, name);
+  }
+  return { formOf, familyOf: (metric) => primaryForms.get(metric) ?? metric, primaryForms };
+}
+
+/** The repeats per arm a metric's comparison can reach: the sequential design's, else reachFactor × the baseline's. */
+function reachOf(s: MetricSamples, timingOnly: boolean, seq: SequentialRecord | undefined): NoiseCandidate['reach'] {
+  if (seq) return timingOnly ? { a: seq.max.timingA, b: seq.max.timingB } : { a: seq.max.a, b: seq.max.b };
+  const n = PRIMARY_BY_NOISE.reachFactor * s.a.length;
+  return { a: n, b: n };
 }
 
 /**
@@ -429,7 +511,7 @@ export interface SampleContext {
 export function metricSamples(
   a: RunFile,
   b: RunFile,
-  opts: { primary?: string[]; sequential?: SequentialRecord | undefined } = {},
+  opts: SampleOptions = {},
 ): { samples: MetricSamples[]; context: SampleContext; onlyA: string[]; onlyB: string[] } {
   const recA = counted(a);
   const recB = counted(b);
@@ -437,25 +519,16 @@ export function metricSamples(
   const repB = measuredRepeats(recB);
   const timingGated = repA.some((r) => r.mode === 'timing') && repB.some((r) => r.mode === 'timing');
   const sameHost = hostKey(a.env) === hostKey(b.env);
-  const paintedMedian = (reps: Measured[]): number | null => {
-    const v = values(reps, framesPainted.name);
-    return v.length ? median(v) : null;
-  };
   const painted = { a: paintedMedian(repA), b: paintedMedian(repB) };
   const perFrameOk = (painted.a ?? 0) >= MIN_PAINTED_FOR_PER_FRAME && (painted.b ?? 0) >= MIN_PAINTED_FOR_PER_FRAME;
   const frameCountWhy = `fewer than ${MIN_PAINTED_FOR_PER_FRAME} painted frames (${painted.a ?? 0} and ${painted.b ?? 0}): a count of frames paced by the machine is too coarse to gate here; judged as secondary`;
   const perFrameWhy = `per-frame ratio not judged: fewer than ${MIN_PAINTED_FOR_PER_FRAME} painted frames (${painted.a ?? 0} and ${painted.b ?? 0}), so it follows the machine's frame pacing; the absolute count is judged instead`;
 
   // The primary family: per-frame forms where enough frames were painted, else the absolute counts.
-  const wanted = opts.primary ?? b.gate?.metrics ?? defaultPrimaryMetrics();
-  const primaryForms = new Set<string>();
-  for (const name of wanted) {
-    const r = resolveMetric(name);
-    if (!r) continue;
-    if (r.perFrame) primaryForms.add(perFrameOk ? name : r.base);
-    else primaryForms.add(r.def.perFrame && perFrameOk ? name + PER_FRAME_SUFFIX : name);
-  }
-
+  const family = primaryFamily(b, opts);
+  const { primaryForms, ...forms } = familyForms(family.wanted, perFrameOk);
+  // Promotable candidates are primary only if the noise rule says so, and never listed as not judged.
+  const tentative = (metric: string): boolean => family.tentative.has(primaryForms.get(metric) ?? '');
   const namesA = new Set(repA.flatMap((r) => Object.keys(r.report.metrics)));
   const namesB = new Set(repB.flatMap((r) => Object.keys(r.report.metrics)));
   const names = [...new Set([...namesA, ...namesB])].sort();
@@ -474,7 +547,9 @@ export function metricSamples(
     let role: MetricRole = r.def.gate === 'never' || r.def.better === 'none' ? 'shown' : primaryForms.has(metric) ? 'primary' : 'secondary';
     let note: string | undefined;
     const lost = role === 'primary' ? lostIn(r, repA, repB) : undefined;
-    if (lost) {
+    // A promotable candidate only one run has was never primary: judged as the secondary it is.
+    if (lost && tentative(metric)) role = 'secondary';
+    else if (lost) {
       // A primary metric one run measured and the other did not stays primary, whatever would demote it:
       // the row is `missing`, and fails unless that run's driver cannot produce the metric.
       const run = lost === 'a' ? a : b;
@@ -516,12 +591,132 @@ export function metricSamples(
     };
     samples.push(sample);
   }
+  const judged = { ...opts, b, timingGated, notJudged: notJudged.filter((x) => !tentative(x.metric)) };
+  const chosen = choosePrimaries(samples, family, forms, judged);
   return {
     samples,
-    context: { timingGated, sameHost, painted, primary: samples.filter((x) => x.role === 'primary').map((x) => x.metric), notJudged },
+    context: {
+      timingGated,
+      sameHost,
+      painted,
+      primary: samples.filter((x) => x.role === 'primary').map((x) => x.metric),
+      notJudged: judged.notJudged,
+      chosen,
+    },
     onlyA: [...namesA].filter((m) => !namesB.has(m)).sort(),
     onlyB: [...namesB].filter((m) => !namesA.has(m)).sort(),
   };
+}
+
+interface ChoiceContext extends SampleOptions {
+  b: RunFile;
+  timingGated: boolean;
+  notJudged: SampleContext['notJudged'];
+}
+
+/** Append a reason to a sample's note (the row's reason ends with it). */
+function addNote(s: MetricSamples, why: string): void {
+  s.note = s.note ? `${s.note}; ${why}` : why;
+}
+
+interface FamilyNames {
+  /** A judged form → its name in the family. */
+  familyOf: (m: string) => string;
+  /** A family name → the form judged here. */
+  formOf: (m: string) => string | undefined;
+}
+
+/**
+ * Settle the primary family in place (roles, the rows' notes, notJudged): the override as it is, the
+ * choice recorded at a sequential comparison's first look, else the noise rule on the baseline's samples.
+ * A demoted metric stays secondary, judged in that family under Holm, and its note says it is too noisy
+ * to judge, so a chance "improved" on it does not read as news.
+ */
+function choosePrimaries(
+  samples: MetricSamples[],
+  family: Family,
+  names: FamilyNames,
+  ctx: ChoiceContext,
+): PrimaryChoiceRecord & { note: string } {
+  const look = ctx.look ?? 1;
+  if (family.override) {
+    const note = 'the scenario\'s gate.metrics fix the primary family: the noise rule does not apply';
+    return { by: 'scenario', look, metrics: [...family.override], demoted: [], promoted: [], note };
+  }
+  if (family.recorded) return keepRecorded(samples, family.recorded, names.formOf, ctx.notJudged);
+  const alpha = ctx.alpha ?? ctx.sequential?.alpha ?? DEFAULT_ALPHA;
+  const thresholds = ctx.thresholds ?? normalizeThresholds(ctx.b.thresholds);
+  const perMetric = perMetricThresholds(thresholds.metrics, thresholds);
+  const levels = { warnPct: thresholds.warnPct, errorPct: thresholds.errorPct };
+  // A primary metric one run lost stays primary (a missing row): the rule sizes what both runs measured.
+  const cands = samples.filter((s) => s.role === 'primary' && s.a.length > 0 && s.b.length > 0);
+  const choices = chooseByNoise(
+    cands.map((s) => ({
+      metric: s.metric,
+      baseline: s.a,
+      floor: s.floor,
+      warnPct: thresholdsFor(s.metric, { thresholds: levels, perMetric }).warnPct,
+      kind: family.tentative.has(names.familyOf(s.metric)) ? 'promotable' : 'default',
+      reach: reachOf(s, ctx.timingGated && isTimingMetric(s.metric), ctx.sequential),
+    })),
+    alpha,
+  );
+  const demoted: PrimaryChoiceRecord['demoted'] = [];
+  const promoted: PrimaryChoiceRecord['promoted'] = [];
+  choices.forEach((c, i) => {
+    const s = cands[i]!;
+    s.role = c.primary ? 'primary' : 'secondary';
+    if (c.change === 'none') return;
+    (c.change === 'demoted' ? demoted : promoted).push({ metric: names.familyOf(s.metric), why: c.why });
+    if (c.change === 'demoted') ctx.notJudged.push({ metric: s.metric, why: c.why });
+    addNote(s, c.why);
+  });
+  // A promotable candidate the rule did not see (one run lost it) was never primary.
+  for (const s of samples) {
+    if (s.role === 'primary' && family.tentative.has(names.familyOf(s.metric)) && !cands.includes(s)) s.role = 'secondary';
+  }
+  const gone = new Set(demoted.map((x) => x.metric));
+  const metrics = [...family.wanted.filter((n) => !family.tentative.has(n) && !gone.has(n)), ...promoted.map((x) => x.metric)];
+  const tooFew = (s: MetricSamples): boolean =>
+    s.a.length < PRIMARY_BY_NOISE.minBaselineRepeats && !family.tentative.has(names.familyOf(s.metric));
+  const few = cands.filter(tooFew).map((s) => s.metric);
+  const byNoise = choices.some((c) => c.cvPct !== null);
+  const record: PrimaryChoiceRecord = { by: byNoise ? 'noise' : 'registry', look, metrics, demoted, promoted };
+  const fewWords = few.length
+    ? `fewer than ${PRIMARY_BY_NOISE.minBaselineRepeats} baseline repeats of ${few.join(', ')}: the registry's default stands for them`
+    : '';
+  const note = byNoise
+    ? [`chosen by the baseline's noise at look ${look}: ${choiceWords(record)}`, fewWords].filter(Boolean).join('; ')
+    : fewWords || 'no primary metric measured in both runs: the registry\'s default stands';
+  return { ...record, note };
+}
+
+/** Later looks, and a later compare of the saved files: the family recorded at the first look, with its reasons. */
+function keepRecorded(
+  samples: MetricSamples[],
+  rec: PrimaryChoiceRecord,
+  formOf: FamilyNames['formOf'],
+  notJudged: SampleContext['notJudged'],
+): PrimaryChoiceRecord & { note: string } {
+  const bySample = new Map(samples.map((s) => [s.metric, s]));
+  for (const [moved, demoted] of [[rec.demoted, true], [rec.promoted, false]] as const) {
+    for (const x of moved) {
+      const s = bySample.get(formOf(x.metric) ?? x.metric);
+      if (!s || s.role === 'shown') continue;
+      if (demoted && s.role === 'secondary') notJudged.push({ metric: s.metric, why: x.why });
+      addNote(s, x.why);
+    }
+  }
+  return { ...rec, note: `chosen at look ${rec.look} and kept for every later look: ${choiceWords(rec)}` };
+}
+
+/** "demoted as too noisy to judge: longFrames.blockingMs; promoted as quiet: counters.scriptMs", or that the registry's family stands. */
+function choiceWords(c: PrimaryChoiceRecord): string {
+  const parts = [
+    c.demoted.length ? `demoted as too noisy to judge: ${c.demoted.map((x) => x.metric).join(', ')}` : '',
+    c.promoted.length ? `promoted as quiet: ${c.promoted.map((x) => x.metric).join(', ')}` : '',
+  ].filter(Boolean);
+  return parts.length ? parts.join('; ') : 'the registry\'s primary family stands';
 }
 
 /**
@@ -670,7 +865,10 @@ export function compareRuns(a: RunFile, b: RunFile, opts: CompareRunsOptions = {
   }
 
   const sequential = opts.sequential ?? b.sequential;
-  const { samples, context, onlyA, onlyB } = metricSamples(a, b, { ...(opts.primary ? { primary: opts.primary } : {}), sequential });
+  const alpha = sequential?.alpha ?? opts.alpha ?? DEFAULT_ALPHA;
+  const look = (sequential?.looks.length ?? 0) + 1;
+  const sampleOpts: SampleOptions = { ...(opts.primary ? { primary: opts.primary } : {}), sequential, thresholds, alpha, look };
+  const { samples, context, onlyA, onlyB } = metricSamples(a, b, sampleOpts);
   checkCompareSize(samples, fileA, fileB);
   if (onlyA.length) warnings.push(`only in the baseline: ${onlyA.join(', ')}`);
   if (onlyB.length) warnings.push(`only in the candidate: ${onlyB.join(', ')}`);
@@ -685,7 +883,6 @@ export function compareRuns(a: RunFile, b: RunFile, opts: CompareRunsOptions = {
         ? 'no timing-mode repeats in either run: ms metrics are secondary (attribution mode instruments the page); run both with --timing (or timing: true) to gate on milliseconds'
         : `only the ${idA.timingRepeats ? 'baseline' : 'candidate'} has timing-mode repeats: ms metrics are secondary; run both with the same --timing setting`,
   };
-  const alpha = sequential?.alpha ?? opts.alpha ?? DEFAULT_ALPHA;
   const options: CompareOptions = {
     thresholds: { warnPct: thresholds.warnPct, errorPct: thresholds.errorPct },
     perMetric: perMetricThresholds(thresholds.metrics, thresholds),
@@ -701,7 +898,6 @@ export function compareRuns(a: RunFile, b: RunFile, opts: CompareRunsOptions = {
         same: false,
         note: `baseline from another host (${hostKey(a.env)}; this run: ${hostKey(b.env)}): milliseconds and frame pacing are shown, not gated; the app's own work (layouts, style recalcs) is. To gate them too, record the baseline on this machine (perf gate --update) or compare interleaved (perf run --against)`,
       };
-  const look = (sequential?.looks.length ?? 0) + 1;
   const attributed = attributeRows(a, b, result.rows, context.timingGated, 1 - 2 * alpha);
   // DESIGN.md's compare JSON names its first keys in this order; what this version adds follows them.
   return {
@@ -719,10 +915,11 @@ export function compareRuns(a: RunFile, b: RunFile, opts: CompareRunsOptions = {
     gate: {
       primary: context.primary,
       notJudged: context.notJudged,
+      chosen: context.chosen,
       alpha,
       look,
       sequential: sequential ? { ...sequential, note: sequentialNote(sequential, look, idA, idB) } : null,
-      summary: gateSummary(result, look),
+      summary: gateSummary(result, look, context.chosen),
     },
     baseline: idA,
     candidate: idB,
@@ -805,8 +1002,13 @@ function sequentialNote(seq: SequentialRecord, look: number, a: RunIdentity, b: 
   return `sequential: look ${look}, ${b.measured} candidate repeats, stopped because ${why}; α ${seq.alpha} spent over the looks (Lan–DeMets ${seq.spending}-type); ${how}`;
 }
 
-/** One line: what decided the verdict, or what is undecided and what would decide it. */
-function gateSummary(r: CompareResult, look: number): string {
+/** One line: what decided the verdict, or what is undecided and what would decide it; then what the noise rule moved. */
+function gateSummary(r: CompareResult, look: number, chosen: SampleContext['chosen']): string {
+  const moved = chosen.demoted.length || chosen.promoted.length ? choiceWords(chosen) : chosen.by === 'registry' ? chosen.note : '';
+  return decidedBy(r, look) + (moved ? `; ${moved}` : '');
+}
+
+function decidedBy(r: CompareResult, look: number): string {
   const primary = r.rows.filter((x) => x.gated);
   const lookNote = look > 1 ? ` at look ${look}` : '';
   switch (r.verdict) {
@@ -823,6 +1025,14 @@ function gateSummary(r: CompareResult, look: number): string {
     case 'pass':
       return primary.length ? `${primary.length} primary metric${primary.length === 1 ? '' : 's'} within thresholds${lookNote}` : 'no primary metric could be judged';
   }
+}
+
+/** The primary family a comparison chose, as a sequential record keeps it (without the note). */
+export function primaryChoiceOf(c: Pick<RunsComparison, 'gate'>): PrimaryChoiceRecord | undefined {
+  const x = c.gate.chosen;
+  if (!x) return undefined;
+  const copy = (moved: PrimaryChoiceRecord['demoted']): PrimaryChoiceRecord['demoted'] => moved.map((d) => ({ ...d }));
+  return { by: x.by, look: x.look, metrics: [...x.metrics], demoted: copy(x.demoted), promoted: copy(x.promoted) };
 }
 
 /** Read, validate and compare two run files (a = baseline, b = candidate). */

@@ -545,8 +545,7 @@ function needRepeats(x: Analysis, level: number, fixedBaseline: boolean): number
   const sigma = pooledSigma(x.s.a, x.s.b);
   const delta = Math.abs(x.hl.shift);
   if (!(sigma > 0) || !(delta > 0)) return null;
-  const z = normalQuantile(1 - Math.min(0.5, level)) + normalQuantile(NEED_POWER);
-  const n = (2 * z * z * sigma * sigma) / (delta * delta * MW_EFFICIENCY);
+  const n = repeatsToDetect(sigma, delta, level);
   let need = n;
   if (fixedBaseline) {
     const room = 2 / n - 1 / x.s.a.length;
@@ -556,6 +555,21 @@ function needRepeats(x: Analysis, level: number, fixedBaseline: boolean): number
   const rounded = Math.max(Math.ceil(need), x.s.b.length + 1);
   return rounded > MAX_NEED ? null : rounded;
 }
+
+/**
+ * Repeats per arm (unrounded) at which a shift `delta` over noise `sigma` (same unit, or both in % of one
+ * scale) is significant with NEED_POWER at one-sided `level`: Noether's (1987) normal-theory size divided
+ * by Mann–Whitney's efficiency 3/π, n = 2 (z_{1−level} + z_power)² σ² / (δ² · 3/π). needRepeats() sizes an
+ * observed shift with it; the noise rule (primaries.ts) sizes a warn-size one on the baseline's noise.
+ */
+export function repeatsToDetect(sigma: number, delta: number, level: number): number {
+  if (!(delta > 0)) return Infinity;
+  const z = normalQuantile(1 - Math.min(0.5, level)) + normalQuantile(NEED_POWER);
+  return (2 * z * z * sigma * sigma) / (delta * delta * MW_EFFICIENCY);
+}
+
+/** Past this many repeats per arm no practical run decides: needRepeats is null, the noise rule says "more than". */
+export const MAX_NEED_REPEATS = MAX_NEED;
 
 // ─── formatting for reason strings ──────────────────────────────────────────────────────────────────
 

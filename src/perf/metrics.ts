@@ -55,15 +55,22 @@ export interface MetricDefinition {
   headline: boolean;
   /** Drivers that produce it (test/webdriver.test.ts holds this against real runs). */
   drivers: readonly DriverName[];
+  /**
+   * A secondary metric the noise rule (PRIMARY_BY_NOISE) may make primary for one comparison, when the
+   * baseline's own spread lets it tell a warn-size change in at most half of maxRepeat: a direct
+   * measure of the app's own work that is too noisy to gate on every page but quiet on some.
+   */
+  promote: boolean;
   description: string;
 }
 
 // `drivers` has no default: a new metric states where it comes from, or the registry would claim it
 // for drivers that never produce it.
-type MetricInit = Omit<MetricDefinition, 'perFrame' | 'headline'> & Partial<Pick<MetricDefinition, 'perFrame' | 'headline'>>;
+type Defaulted = 'perFrame' | 'headline' | 'promote';
+type MetricInit = Omit<MetricDefinition, Defaulted> & Partial<Pick<MetricDefinition, Defaulted>>;
 
 export function defineMetric(init: MetricInit): MetricDefinition {
-  return { perFrame: false, headline: false, ...init };
+  return { perFrame: false, headline: false, promote: false, ...init };
 }
 
 export const PER_FRAME_SUFFIX = '.perFrame';
@@ -114,10 +121,15 @@ export const longFramesCount = defineMetric({ name: 'longFrames.count', unit: 'f
 export const longFramesBlockingMs = defineMetric({ name: 'longFrames.blockingMs', unit: 'ms', kind: 'ms', better: 'lower', gate: 'primary', hostDependent: true, perFrame: true, floor: 50, headline: true, drivers: CHROMIUM_PROBE, description: 'Main-thread time over 50 ms in each long animation frame, summed: how long input would have waited.' });
 export const layouts = defineMetric({ name: 'counters.layouts', unit: 'layouts', kind: 'count', better: 'lower', gate: 'primary', hostDependent: false, perFrame: true, floor: 1, headline: true, drivers: CDP_ONLY, description: 'Layouts the renderer ran (Performance.getMetrics LayoutCount): the app\'s own work.' });
 export const styleRecalcs = defineMetric({ name: 'counters.styleRecalcs', unit: 'recalcs', kind: 'count', better: 'lower', gate: 'primary', hostDependent: false, perFrame: true, floor: 1, headline: true, drivers: CDP_ONLY, description: 'Style recalculations (RecalcStyleCount): the app\'s own work.' });
-export const scriptMs = defineMetric({ name: 'counters.scriptMs', unit: 'ms', kind: 'ms', better: 'lower', gate: 'secondary', hostDependent: true, perFrame: true, floor: 10, drivers: CDP_ONLY, description: 'Wall time spent running script (ScriptDuration).' });
+// Promotable (PRIMARY_BY_NOISE): script time and task time are the main thread's own work, the first
+// place a busy handler or a heavier render shows (+43% on a data grid whose scroll handler gained 8 ms,
+// tight interval, while it stayed "info"); too noisy to gate everywhere (scriptMs 21–140% CV, taskMs 13–26%
+// on the demo, bench/noise.ts), so they decide only where the baseline shows them quiet. Layout and style
+// time are not: their counts (counters.layouts, counters.styleRecalcs) already gate that work, without noise.
+export const scriptMs = defineMetric({ name: 'counters.scriptMs', unit: 'ms', kind: 'ms', better: 'lower', gate: 'secondary', hostDependent: true, perFrame: true, floor: 10, promote: true, drivers: CDP_ONLY, description: 'Wall time spent running script (ScriptDuration).' });
 export const layoutMs = defineMetric({ name: 'counters.layoutMs', unit: 'ms', kind: 'ms', better: 'lower', gate: 'secondary', hostDependent: true, perFrame: true, floor: 10, drivers: CDP_ONLY, description: 'Wall time spent in layout (LayoutDuration).' });
 export const styleMs = defineMetric({ name: 'counters.styleMs', unit: 'ms', kind: 'ms', better: 'lower', gate: 'secondary', hostDependent: true, perFrame: true, floor: 10, drivers: CDP_ONLY, description: 'Wall time spent recalculating style (RecalcStyleDuration).' });
-export const taskMs = defineMetric({ name: 'counters.taskMs', unit: 'ms', kind: 'ms', better: 'lower', gate: 'secondary', hostDependent: true, perFrame: true, floor: 10, drivers: CDP_ONLY, description: 'Wall time of all main-thread tasks (TaskDuration).' });
+export const taskMs = defineMetric({ name: 'counters.taskMs', unit: 'ms', kind: 'ms', better: 'lower', gate: 'secondary', hostDependent: true, perFrame: true, floor: 10, promote: true, drivers: CDP_ONLY, description: 'Wall time of all main-thread tasks (TaskDuration).' });
 export const threadCpuMs = defineMetric({ name: 'counters.threadCpuMs', unit: 'ms', kind: 'ms', better: 'lower', gate: 'primary', hostDependent: true, perFrame: true, floor: 10, headline: true, drivers: CDP_ONLY, description: 'CPU time of the page\'s main thread (ThreadTime): its work without the time it waited for a core.' });
 export const processCpuMs = defineMetric({ name: 'counters.processCpuMs', unit: 'ms', kind: 'ms', better: 'lower', gate: 'secondary', hostDependent: true, perFrame: true, floor: 10, drivers: CDP_ONLY, description: 'CPU time of the renderer process, every thread (ProcessTime; 10 ms clock ticks).' });
 export const heapDeltaBytes = defineMetric({ name: 'counters.heapDeltaBytes', unit: 'bytes', kind: 'bytes', better: 'none', gate: 'never', hostDependent: false, floor: 1024 * 1024, drivers: CDP_ONLY, description: 'Change in used JS heap over the window: garbage collection timing dominates it, so it has no better direction.' });
@@ -186,6 +198,40 @@ export const METRICS: readonly MetricDefinition[] = [
  */
 /** At most this many primary metrics by default: each one dilutes the others' share of α. */
 export const MAX_PRIMARY = 8;
+
+/**
+ * The rule that fits the primary family to a comparison's own noise, declared once: compare-runs.ts and
+ * primaries.ts apply it, the README and `perf metrics` print its description.
+ */
+export const PRIMARY_BY_NOISE = {
+  name: 'primaries by noise',
+  description:
+    'A default primary metric whose baseline is too noisy to tell a warn-size change within maxRepeat repeats per arm is '
+    + 'demoted to secondary ("too noisy here to judge ±10%: CV 48% (needs ~300 repeats per arm…)"), and a promotable one '
+    + `(${METRICS.filter((d) => d.promote).map((d) => `\`${d.name}\``).join(', ')}) quiet enough to tell it within half of maxRepeat `
+    + `becomes primary, never past ${MAX_PRIMARY} primaries. Noise is the baseline's robust CV (1.4826 · MAD / median, against the `
+    + 'metric\'s floor when the median is below it), sized for the rank test at the compare\'s α with 80% power; a sequential '
+    + 'compare fixes the choice at its first look and records it, and below 3 baseline repeats the registry\'s default stands. '
+    + 'A scenario\'s `gate.metrics` overrides the rule: no demotion, no promotion.',
+  /** Below 3 baseline repeats a median absolute deviation is half the gap of two values, not a spread. */
+  minBaselineRepeats: 3,
+  /**
+   * A promoted metric must detect a warn-size change within this share of maxRepeat: the size is taken at
+   * the full α, while the gate tests it at its Holm share on a sequential boundary (α/8 on a Pocock-type
+   * boundary needs about twice the repeats), so half of maxRepeat is what it really needs at the end.
+   */
+  promoteShare: 0.5,
+  /**
+   * Without a sequential design (two stored runs), the reach is this many times the baseline's repeats:
+   * a scenario's default maxRepeat is 4 × repeat (scenario/load.ts), the repeats an inconclusive row can ask for.
+   */
+  reachFactor: 4,
+} as const;
+
+/** Metrics the noise rule may make primary (`promote: true`), base names. */
+export function promotableMetrics(): string[] {
+  return METRICS.filter((d) => d.promote && d.gate === 'secondary').map((d) => d.name);
+}
 
 // ─── lookup ─────────────────────────────────────────────────────────────────────────────────────────
 
@@ -291,9 +337,14 @@ export function metricTable(): (Omit<MetricDefinition, 'drivers'> & { drivers: D
 export function metricsMarkdown(): string {
   const rows = METRICS.map((d) => {
     const dir = d.better === 'none' ? 'none' : `${d.better}`;
-    return `| ${markdownName(d)} | ${d.unit} | ${dir} | ${d.gate} | ${d.hostDependent ? 'yes' : 'no'} | ${d.floor} | ${d.drivers.join(', ')} | ${d.description.replace(/\|/g, '\\|')} |`;
+    return `| ${markdownName(d)} | ${d.unit} | ${dir} | ${d.gate}${d.promote ? ' (promotable)' : ''} | ${d.hostDependent ? 'yes' : 'no'} | ${d.floor} | ${d.drivers.join(', ')} | ${d.description.replace(/\|/g, '\\|')} |`;
   });
   return ['| metric | unit | better | gate | host-dependent | floor | drivers | what it measures |', '|:--|:--|:--|:--|:--|--:|:--|:--|', ...rows].join('\n');
+}
+
+/** The README's paragraph on how the primary family follows the baseline's noise, generated from the rule's declaration. */
+export function primaryRuleMarkdown(): string {
+  return `**${PRIMARY_BY_NOISE.name[0]!.toUpperCase()}${PRIMARY_BY_NOISE.name.slice(1)}.** ${PRIMARY_BY_NOISE.description}`;
 }
 
 /** The README's per-driver table (Markdown): which metrics each driver produces, ✓ or —. */

@@ -142,6 +142,26 @@ export interface SequentialRecord {
   storedBaseline: boolean;
   /** Metrics a look before the last one found significant, and in which direction: a crossing is final. */
   rejected?: Record<string, 'worse' | 'better'>;
+  /**
+   * The primary family, fixed at the first look (metrics.ts PRIMARY_BY_NOISE on the baseline then) so
+   * that later looks and a later `perf compare` of these files judge the same family: the design does
+   * not move with the data.
+   */
+  primaries?: PrimaryChoiceRecord;
+}
+
+/** How a comparison's primary family was chosen, and what the noise rule changed. */
+export interface PrimaryChoiceRecord {
+  /** scenario: its gate.metrics (no rule); registry: the default family (too few baseline repeats); noise: the rule ran. */
+  by: 'scenario' | 'registry' | 'noise';
+  /** The look the choice was made at. */
+  look: number;
+  /** The family as listed (base names, or explicit `.perFrame` ones). */
+  metrics: string[];
+  /** Default primaries the baseline's noise demoted to secondary, and why. */
+  demoted: { metric: string; why: string }[];
+  /** Promotable metrics the baseline's noise made primary, and why. */
+  promoted: { metric: string; why: string }[];
 }
 
 // ─── the schema: what every reader (compare, reporters, merge) may rely on once a file passed it ────
@@ -346,6 +366,29 @@ const MAX_SCHEMA = record(
   ['a', 'b', 'timingA', 'timingB'],
 );
 
+const CHOSEN_METRIC_SCHEMA = record(
+  'A metric the rule moved.',
+  { metric: name('The metric.'), why: prose('Why, with its noise.') },
+  ['metric', 'why'],
+);
+/** PrimaryChoiceRecord's fields: a sequential record's `primaries`, and the compare JSON's `gate.chosen` with a note. */
+export const PRIMARY_CHOICE_FIELDS = {
+  by: oneOf(
+    ['scenario', 'registry', 'noise'],
+    'The scenario\'s gate.metrics, the registry\'s default (too few baseline repeats), or the noise rule.',
+  ),
+  look: whole('The look it was chosen at.', 1, MAX_REPEATS),
+  metrics: list('The primary family as listed (base names or explicit .perFrame ones).', name('A metric.'), MAX_METRICS),
+  demoted: list('Default primaries demoted to secondary as too noisy.', CHOSEN_METRIC_SCHEMA, MAX_METRICS),
+  promoted: list('Promotable metrics made primary as quiet.', CHOSEN_METRIC_SCHEMA, MAX_METRICS),
+};
+export const PRIMARY_CHOICE_REQUIRED = ['by', 'look', 'metrics', 'demoted', 'promoted'];
+const PRIMARY_CHOICE_SCHEMA = record(
+  'How the primary family was chosen, fixed at the first look.',
+  PRIMARY_CHOICE_FIELDS,
+  PRIMARY_CHOICE_REQUIRED,
+);
+
 export const SEQUENTIAL_FIELDS = {
   alpha: { type: 'number', exclusiveMinimum: 0, exclusiveMaximum: 1, description: 'False-alarm rate over all looks and metrics.' },
   spending: oneOf(['pocock', 'obrien-fleming'], 'The Lan–DeMets spending function.'),
@@ -356,6 +399,7 @@ export const SEQUENTIAL_FIELDS = {
   stopped: oneOf(['decided', 'max-repeat', 'budget', 'interrupted'], 'Why sampling stopped.'),
   storedBaseline: flag('Only the candidate was sampled, against a stored baseline.'),
   rejected: map('Metrics an earlier look found significant.', oneOf(['worse', 'better'], 'The direction.'), MAX_METRICS, MAX_NAME_CHARS),
+  primaries: PRIMARY_CHOICE_SCHEMA,
 };
 export const SEQUENTIAL_REQUIRED = ['alpha', 'spending', 'looks', 'max', 'stopped', 'storedBaseline'];
 const SEQUENTIAL_SCHEMA = record('How a sequential comparison sampled this run.', SEQUENTIAL_FIELDS, SEQUENTIAL_REQUIRED);

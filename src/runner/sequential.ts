@@ -6,7 +6,7 @@
  * This module owns the loop's decisions and its record; the runners own the browsers. `look()` is
  * called with the two runs as they stand and answers how many repeat units to add (0 = stop).
  */
-import { compareRuns, type CompareRunsOptions, type RunsComparison } from '../perf/compare-runs.js';
+import { compareRuns, primaryChoiceOf, type CompareRunsOptions, type RunsComparison } from '../perf/compare-runs.js';
 import type { Direction } from '../perf/compare.js';
 import { DEFAULT_ALPHA, DEFAULT_SPENDING } from '../perf/compare.js';
 import type { Scenario } from '../scenario/load.js';
@@ -58,6 +58,8 @@ function countedRecords(run: RunFile): number {
 export class SequentialJudge {
   private readonly looks: { a: number; b: number }[] = [];
   private rejected: Record<string, Direction> = {};
+  /** The primary family chosen at the first look (the noise rule on the baseline then): every later look keeps it. */
+  private primaries: SequentialRecord['primaries'];
   private units: number;
   private readonly started = Date.now();
   private lastLookAt = Date.now();
@@ -84,6 +86,7 @@ export class SequentialJudge {
       stopped,
       storedBaseline: this.plan.storedBaseline,
       ...(Object.keys(this.rejected).length ? { rejected: { ...this.rejected } } : {}),
+      ...(this.primaries ? { primaries: this.primaries } : {}),
     };
   }
 
@@ -98,6 +101,7 @@ export class SequentialJudge {
     this.lastLookAt = now;
     const comparison = compareRuns(a, b, { ...(this.plan.compare ?? {}), sequential: this.record(a) });
     this.rejected = comparison.rejected;
+    this.primaries ??= primaryChoiceOf(comparison);
     this.last = comparison;
     const n = { a: countedRecords(a), b: countedRecords(b) };
     const lookNo = this.looks.length + 1;
