@@ -24,9 +24,10 @@ import { checkJson, finite, invalidJson, jsonPath, list, map, nullable, readJson
 import type { JsonFileKind, Schema } from '../json-input.js';
 import { MAX_METRICS, MAX_NAME_CHARS, MAX_REPEATS, MAX_TEXT_CHARS, RUN_FILE_SCHEMA, RUN_FILE_SCHEMA_VERSION } from './run-file.js';
 import { SEQUENTIAL_FIELDS, SEQUENTIAL_REQUIRED, type RepeatRecord, type RunFile, type SequentialRecord } from './run-file.js';
-import { compareMetrics, DEFAULT_ALPHA, DEFAULT_SPENDING, ROW_VERDICTS, SEVERITIES, type CompareOptions, type CompareResult, type Direction, type MetricRole, type MetricSamples, type Thresholds } from './compare.js';
+import { compareMetrics, thresholdsFor, DEFAULT_ALPHA, DEFAULT_SPENDING, ROW_VERDICTS, SEVERITIES, type CompareOptions, type CompareResult, type Direction, type MetricRole, type MetricSamples, type Thresholds } from './compare.js';
 import { defaultPrimaryMetrics, floorOf, isTimingMetric, MIN_PAINTED_FOR_PER_FRAME, PER_FRAME_SUFFIX, resolveMetric, framesPainted, type DriverName, type ResolvedMetric } from './metrics.js';
 import { median } from './stats.js';
+import { busySummary, judgeHostBusy, type HostBusy } from './host-busy.js';
 
 export interface RunIdentity {
   file: string | null;
@@ -52,8 +53,11 @@ export interface RunsComparison extends CompareResult {
   thresholds: ThresholdsUsed;
   frames: { painted: { a: number | null; b: number | null } };
   timing: { gated: boolean; note: string };
-  /** Whether both runs come from one kind of machine; when not, what that means for the verdict. */
-  host: { same: boolean; note?: string };
+  /**
+   * Whether both runs come from one kind of machine; when not, what that means for the verdict. `busy`:
+   * primary differences that followed the host's speed, not the build (perf/host-busy.ts).
+   */
+  host: { same: boolean; note?: string; busy?: Omit<HostBusy, 'metrics'> };
   /** Which metrics decided the verdict, how, and at which look. */
   gate: {
     primary: string[];
@@ -277,7 +281,23 @@ export const COMPARISON_SCHEMA = record(
     decided: flag('More repeats cannot change the verdict.'),
     rejected: map('Rejections so far.', DIRECTION, MAX_ROWS, MAX_NAME_CHARS),
     blind: proseText('Why the compare cannot detect its thresholds.'),
-    host: record('Whether both runs come from one kind of machine.', { same: flag('Same.'), note: proseText('What it means.') }, ['same']),
+    host: record(
+      'Whether both runs come from one kind of machine, and whether it was busy.',
+      {
+        same: flag('Same.'),
+        note: proseText('What it means.'),
+        busy: record(
+          'Set when a primary difference followed the host\'s speed, not the build: those rows are inconclusive.',
+          {
+            repeats: repeatCount('Repeats whose calibration ran far below the pair\'s usual speed, both arms.'),
+            of: repeatCount('Counted measured repeats with a host record, both arms.'),
+            note: proseText('One line: how busy, and which metrics followed the host.'),
+          },
+          ['repeats', 'of', 'note'],
+        ),
+      },
+      ['same'],
+    ),
     gate: GATE_SCHEMA,
     baseline: IDENTITY_SCHEMA,
     candidate: IDENTITY_SCHEMA,
@@ -639,7 +659,11 @@ export function compareRuns(a: RunFile, b: RunFile, opts: CompareRunsOptions = {
     fixedBaseline: sequential?.storedBaseline ?? false,
     ...(opts.rejected ?? sequential?.rejected ? { rejected: opts.rejected ?? sequential?.rejected } : {}),
   };
-  const result = compareMetrics(samples, options);
+  const primary = opts.primary ? { primary: opts.primary } : {};
+  const { result, busy } = judgeHostBusy(a, b, compareMetrics(samples, options), {
+    rejudge: (qa, qb) => compareMetrics(metricSamples(qa, qb, primary).samples, { ...options, rejected: {} }),
+    warnPct: (metric) => thresholdsFor(metric, options).warnPct,
+  });
   const host = context.sameHost
     ? { same: true }
     : {
@@ -659,14 +683,14 @@ export function compareRuns(a: RunFile, b: RunFile, opts: CompareRunsOptions = {
     decided: result.decided,
     rejected: result.rejected,
     ...(result.blind !== undefined ? { blind: result.blind } : {}),
-    host,
+    host: busy ? { ...host, busy: { repeats: busy.repeats, of: busy.of, note: busy.note } } : host,
     gate: {
       primary: context.primary,
       notJudged: context.notJudged,
       alpha,
       look,
       sequential: sequential ? { ...sequential, note: sequentialNote(sequential, look, idA, idB) } : null,
-      summary: gateSummary(result, look),
+      summary: busy ? busySummary(busy, result, (r) => gateSummary(r, look)) : gateSummary(result, look),
     },
     baseline: idA,
     candidate: idB,
