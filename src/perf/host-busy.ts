@@ -2,13 +2,14 @@
  * A busy host is named, not blamed on the code (issue 27 item 3). Each repeat records the host's speed
  * just before its window (runner/host-speed.ts: a BenchmarkIndex-like calibration, after Lighthouse's
  * `computeBenchmarkIndex`). A repeat whose index is far below the run pair's usual ran on a busy host
- * (SLOW_HOST_FACTOR). A primary row that regressed (or improved) is then asked whether the difference
- * follows the host rather than the arm: the arm that looks worse holds the larger share of slow-host
- * repeats, and either judging the pair again without them does not find the same change, or the host's
- * own slowdown (the ratio of the arms' median index) accounts for all but a warn-size part of it. Such a row becomes
- * `inconclusive: host busy during N of M repeats`, and the verdict follows from the rows again (compare.ts
- * verdictOf), so a hog on the candidate's repeats can never fail a gate. A change the quiet repeats still
- * show stays a regression, judged on those repeats. Pure: run files and a re-judging function in, rows out.
+ * (SLOW_HOST_FACTOR). A primary row that regressed, improved, or stayed undecided past warn is asked
+ * whether the difference follows the host rather than the arm: the arm that looks worse holds the larger
+ * share of slow-host repeats, and either judging the pair again on its quiet repeats does not find the
+ * same change, or the host's own slowdown (the ratio of the arms' median index) accounts for all but a
+ * warn-size part of it. Such a row becomes `inconclusive: host busy during N of M repeats`, and the
+ * verdict follows from the rows again (compare.ts verdictOf), so a hog on the candidate's repeats cannot
+ * fail a gate. A change the quiet repeats still show, beyond the host's slowdown, stays a regression.
+ * Pure: run files and a re-judging function in, rows out.
  */
 import { verdictOf, type CompareResult, type CompareRow } from './compare.js';
 import type { RepeatRecord, RunFile } from './run-file.js';
@@ -87,8 +88,10 @@ export function judgeHostBusy(
   const of = [...repA, ...repB].filter((r) => r.host !== undefined).length;
   const share = (xs: boolean[]): number => (xs.length ? xs.filter(Boolean).length / xs.length : 0);
   // The arm that looks worse must be the one the host slowed more: otherwise the host cannot explain it.
+  // An inconclusive row is one whose estimate is past warn in the worse direction: named the same way.
+  const worse = (r: CompareRow): boolean => r.verdict === 'regressed' || r.verdict === 'inconclusive';
   const suspect = (r: CompareRow): boolean =>
-    r.gated && ((r.verdict === 'regressed' && share(slowB) > share(slowA)) || (r.verdict === 'improved' && share(slowA) > share(slowB)));
+    r.gated && ((worse(r) && share(slowB) > share(slowA)) || (r.verdict === 'improved' && share(slowA) > share(slowB)));
   if (n === 0 || !full.rows.some(suspect)) return { result: full };
   const quiet = judge.rejudge(quietOnly(a, isQuiet.slice(0, repA.length)), quietOnly(b, isQuiet.slice(repA.length)));
   const hostPct = hostShiftPct(repA, repB);
@@ -99,9 +102,10 @@ export function judgeHostBusy(
     const q = quiet.rows.find((x) => x.metric === r.metric);
     // What is left of the change once the host's own slowdown is taken out, for a metric that scales
     // as 1 / speed (CPU-bound work): a change the host alone could make is not the build's.
-    const host = r.verdict === 'regressed' ? hostPct : -hostPct;
+    const host = worse(r) ? hostPct : -hostPct;
     const beyondHost = r.deltaPct !== null && Math.abs(r.deltaPct) - host >= judge.warnPct(r.metric);
-    if (q && q.verdict === r.verdict && beyondHost) return confirmed(r, q, busyNote);
+    const quietSame = q !== undefined && (q.verdict === r.verdict || (r.verdict === 'inconclusive' && q.verdict === 'regressed'));
+    if (quietSame && beyondHost) return r.verdict === 'inconclusive' ? r : confirmed(r, q, busyNote);
     metrics.push(r.metric);
     return hostRow(r, q, busyNote, beyondHost ? undefined : host);
   });
@@ -142,7 +146,8 @@ function hostRow(r: CompareRow, q: CompareRow | undefined, busyNote: string, hos
     : !q || q.a.n === 0 || q.b.n === 0
       ? 'one arm has no quiet repeat left to judge'
       : `the quiet repeats alone find it ${q.verdict}${q.deltaPct === null ? '' : ` (${pct(q.deltaPct)})`}`;
-  const what = `${r.deltaPct === null ? '' : `${pct(r.deltaPct)} `}${r.verdict === 'regressed' ? 'regression' : 'improvement'}`;
+  const kind = r.verdict === 'regressed' ? 'regression' : r.verdict === 'improved' ? 'improvement' : 'change';
+  const what = `${r.deltaPct === null ? '' : `${pct(r.deltaPct)} `}${kind}`;
   return {
     ...r,
     verdict: 'inconclusive',

@@ -24,7 +24,7 @@ const UNIT_WORDS = 4096;
 // 150 units, ~3 ms per slice at full speed here: long enough that a host shared with a busy process is
 // preempted within most slices (1.5 ms slices slipped between preemptions: 49 units/ms quiet and with
 // two hogs alike), short enough that one preemption spoils one slice, not the median.
-const SLICE_UNITS = 150;
+const SLICE_UNITS = 600;
 // 5 slices (~15 ms): the median survives two spoiled slices.
 const SLICES = 5;
 // 45 ms: on a host so busy that three slices took this long, the median of those three already says so;
