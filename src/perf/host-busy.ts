@@ -16,11 +16,14 @@ import type { RepeatRecord, RunFile } from './run-file.js';
 import { median, quantile } from './stats.js';
 
 /**
- * 0.8: a repeat is slow-host below 0.8 × the pair's reference speed. Measured here (2 cores, shared with
- * other jobs; 40 calibrations each): median index 17.7 units/ms with the machine's own background load,
- * 7.4 with one more busy core (0.42×), 4.7 with two (0.27×); quiet repeats spread with a CV of 30–50 %
- * on this shared machine but their slow tail is what the reference quantile absorbs. In the simulations
- * (test/host-busy.test.ts) a 30–60 % slower host is always marked and ≤ 10 % of quiet repeats at a 10 % CV are.
+ * 0.8: a repeat is slow-host below 0.8 × the pair's reference speed. Measured here (2 cores shared with
+ * other sessions, load 8–9; 40 calibrations each, runner/host-speed.ts): median 102–103 units/ms with
+ * the machine's own load, 73–88 with one more busy core (0.71–0.86×), 54–55 with two (0.52×); in the
+ * end-to-end test 190 vs 34 with a hog per core. One busy core on two is a borderline slowdown; two are
+ * clearly below 0.8. The machine's own load swings too (p75 196 vs median 102), so marks also fall in
+ * both arms of an A/A: they decide nothing unless the worse arm holds more of them (see below). In the
+ * simulations (test/host-busy.test.ts) a 30–60 % slower host is marked in most repeats, < 3 % of quiet
+ * repeats at an 8 % calibration CV are.
  */
 export const SLOW_HOST_FACTOR = 0.8;
 /**
@@ -65,8 +68,8 @@ export function slowHostMarks(indices: readonly (number | undefined)[]): { slow:
 
 /** `run` with only the repeats marked quiet (same positions as counted(run)). */
 function quietOnly(run: RunFile, quiet: readonly boolean[]): RunFile {
-  const drop = new Set(counted(run).filter((_, i) => !quiet[i]));
-  return { ...run, repeats: run.repeats.filter((r) => !drop.has(r as Measured)) };
+  const drop = new Set<RepeatRecord>(counted(run).filter((_, i) => !quiet[i]));
+  return { ...run, repeats: run.repeats.filter((r) => !drop.has(r)) };
 }
 
 /**
@@ -111,7 +114,10 @@ export function judgeHostBusy(
   });
   if (!metrics.length && rows.every((r, i) => r === full.rows[i])) return { result: full };
   const unchanged = rows.filter((r) => r.verdict === 'unchanged').map((r) => r.metric);
-  const result: CompareResult = { ...full, rows, ...verdictOf(rows), unchanged };
+  // A rejection the host made is not carried to the next look as final: that look judges it afresh
+  // (dropping a rejection only makes the sequential test more conservative).
+  const rejected = Object.fromEntries(Object.entries(full.rejected).filter(([m]) => !metrics.includes(m)));
+  const result: CompareResult = { ...full, rows, ...verdictOf(rows), unchanged, rejected };
   if (!metrics.length) return { result };
   const whose = share(slowA) > share(slowB) ? 'mostly the baseline\'s' : 'mostly the candidate\'s';
   const note = `${busyNote} (calibration below ${SLOW_HOST_FACTOR} × the pair's usual speed, ${whose}): `
