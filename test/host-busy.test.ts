@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { compareRuns, validateComparison, validateRunFile, type RunsComparison } from '../src/perf/compare-runs.js';
 import { hostShiftPct, slowHostMarks, SLOW_HOST_FACTOR } from '../src/perf/host-busy.js';
+import { benchmarkIndex, cpuTicks, HostSampler, meanCpuMhz } from '../src/runner/host-speed.js';
 import type { RepeatRecord, RunFile } from '../src/perf/run-file.js';
 import { tableReporter } from '../reporters/table.js';
 import { markdownReporter } from '../reporters/markdown.js';
@@ -192,4 +193,18 @@ test('host records and host.busy pass the run-file and compare-file schemas; the
   for (const reporter of [tableReporter, markdownReporter]) {
     assert.match(reporter.renderCompare(c, { a, b }), /host busy during \d+ of 20 repeats \(calibration below 0\.8/, reporter.name);
   }
+});
+
+test('host record: /proc/stat steal and /proc/cpuinfo clock parsed, absent where missing; the sampler fills it', { timeout: 30_000 }, () => {
+  const stat = 'cpu  100 5 50 800 10 0 5 30 0 0\ncpu0 50 2 25 400 5 0 2 15 0 0\n';
+  assert.deepEqual(cpuTicks(() => stat), { steal: 30, total: 1000 });
+  assert.equal(cpuTicks(() => ''), undefined);
+  assert.equal(meanCpuMhz(() => 'processor\t: 0\ncpu MHz\t\t: 2000.000\nprocessor\t: 1\ncpu MHz\t\t: 3000.000\n'), 2500);
+  assert.equal(meanCpuMhz(() => 'processor\t: 0\nBogoMIPS\t: 50.00\n'), undefined);
+  assert.ok(benchmarkIndex() > 0);
+  const sampler = new HostSampler();
+  assert.equal(sampler.finish(), undefined, 'no record before the calibration');
+  sampler.calibrate();
+  const host = sampler.finish();
+  assert.ok(host && host.benchmarkIndex > 0 && host.stealPct >= 0 && host.stealPct <= 100 && host.loadAverage1 >= 0);
 });

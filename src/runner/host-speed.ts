@@ -18,12 +18,12 @@ import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import type { HostRecord } from '../perf/run-file.js';
 
-// 4,096 32-bit integers (16 KiB, inside any L1 cache): a unit is ~20 µs of ALU work here, independent of
+// 4,096 32-bit integers (16 KiB, inside any L1 cache): a unit is ~5 µs of ALU work here, independent of
 // memory bandwidth and with no allocation, so no garbage collection can land in a slice.
 const UNIT_WORDS = 4096;
-// 150 units, ~3 ms per slice at full speed here: long enough that a host shared with a busy process is
-// preempted within most slices (1.5 ms slices slipped between preemptions: 49 units/ms quiet and with
-// two hogs alike), short enough that one preemption spoils one slice, not the median.
+// 600 units, ~3 ms per slice at full speed here (~200 units/ms): long enough that a host shared with busy
+// processes is preempted within most slices (0.75 ms slices slipped between preemptions: 200 units/ms
+// with and without a hog per core), short enough that one preemption spoils one slice, not the median.
 const SLICE_UNITS = 600;
 // 5 slices (~15 ms): the median survives two spoiled slices.
 const SLICES = 5;
