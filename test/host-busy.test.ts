@@ -195,7 +195,7 @@ test('host records and host.busy pass the run-file and compare-file schemas; the
   }
 });
 
-test('host record: /proc/stat steal and /proc/cpuinfo clock parsed, absent where missing; the sampler fills it', { timeout: 30_000 }, () => {
+test('host record: /proc/stat steal and /proc/cpuinfo clock parsed, absent if missing; the sampler fills it', { timeout: 30_000 }, () => {
   const stat = 'cpu  100 5 50 800 10 0 5 30 0 0\ncpu0 50 2 25 400 5 0 2 15 0 0\n';
   assert.deepEqual(cpuTicks(() => stat), { steal: 30, total: 1000 });
   assert.equal(cpuTicks(() => ''), undefined);

@@ -24,7 +24,8 @@ import { checkJson, finite, invalidJson, jsonPath, list, map, nullable, readJson
 import type { JsonFileKind, Schema } from '../json-input.js';
 import { MAX_METRICS, MAX_NAME_CHARS, MAX_REPEATS, MAX_TEXT_CHARS, RUN_FILE_SCHEMA, RUN_FILE_SCHEMA_VERSION } from './run-file.js';
 import { SEQUENTIAL_FIELDS, SEQUENTIAL_REQUIRED, type RepeatRecord, type RunFile, type SequentialRecord } from './run-file.js';
-import { compareMetrics, thresholdsFor, DEFAULT_ALPHA, DEFAULT_SPENDING, ROW_VERDICTS, SEVERITIES, type CompareOptions, type CompareResult, type Direction, type MetricRole, type MetricSamples, type Thresholds } from './compare.js';
+import { thresholdsFor } from './compare.js';
+import { compareMetrics, DEFAULT_ALPHA, DEFAULT_SPENDING, ROW_VERDICTS, SEVERITIES, type CompareOptions, type CompareResult, type Direction, type MetricRole, type MetricSamples, type Thresholds } from './compare.js';
 import { defaultPrimaryMetrics, floorOf, isTimingMetric, MIN_PAINTED_FOR_PER_FRAME, PER_FRAME_SUFFIX, resolveMetric, framesPainted, type DriverName, type ResolvedMetric } from './metrics.js';
 import { median } from './stats.js';
 import { busySummary, judgeHostBusy, type HostBusy } from './host-busy.js';
