@@ -460,7 +460,9 @@ export async function runRepeatOn(browser: RepeatBrowser, host: SessionHost, sc:
   const failed = async (phase: 'restart' | 'setup' | 'steps' | 'measure', error: StepErrorInfo, step?: StepCall, label?: string): Promise<RepeatRecord> => {
     const screenshot = phase === 'restart' ? undefined : await failureScreenshot(browser, rc);
     const hostRecord = hostSampler.finish();
-    return { ...common, ...(hostRecord ? { host: hostRecord } : {}), wallMs: performance.now() - t0, status: 'failed', failure: { phase, ...(step ? { step: step.name } : {}), ...(label ? { label } : {}), error, ...(screenshot ? { screenshot } : {}) } };
+    const where = { phase, ...(step ? { step: step.name } : {}), ...(label ? { label } : {}) };
+    const failure = { ...where, error, ...(screenshot ? { screenshot } : {}) };
+    return { ...common, ...(hostRecord ? { host: hostRecord } : {}), wallMs: performance.now() - t0, status: 'failed', failure };
   };
 
   // 1. Clean restart, emulation, the app page.
@@ -527,7 +529,8 @@ export async function runRepeatOn(browser: RepeatBrowser, host: SessionHost, sc:
   const record: PerfReportRecord = { ...report, insights: withRows(report.insights, closed.details) };
   const wallMs = performance.now() - t0;
   const measured = { ...common, ...(hostRecord ? { host: hostRecord } : {}), wallMs };
-  if (report.refused) return { ...measured, status: 'refused', reason: report.reason ?? 'the page rendered nothing during the measured window', report: record };
+  const reason = report.reason ?? 'the page rendered nothing during the measured window';
+  if (report.refused) return { ...measured, status: 'refused', reason, report: record };
   return { ...measured, status: 'measured', report: record };
 }
 
