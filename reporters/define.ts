@@ -19,7 +19,7 @@ export type CompareReport = CompareResult & {
   thresholds?: { warnPct: number; errorPct: number; metrics?: Record<string, { warnPct?: number; errorPct?: number }> };
   frames?: { painted: { a: number | null; b: number | null } };
   timing?: { gated: boolean; note: string };
-  host?: { same: boolean; note?: string };
+  host?: { same: boolean; note?: string; busy?: { repeats: number; of: number; note: string } };
   gate?: { summary: string; notJudged?: { metric: string; why: string }[]; sequential?: { note: string } | null };
   attribution?: { flame: ComparisonFlame };
 };

@@ -288,6 +288,7 @@ export function compareNotes(result: CompareReport): string[] {
   if (result.blind) out.push(`cannot detect: ${result.blind}`);
   if (result.gate?.summary) out.push(`gate: ${result.gate.summary}`);
   if (result.host && !result.host.same && result.host.note) out.push(result.host.note);
+  if (result.host?.busy) out.push(result.host.busy.note);
   if (result.timing && !result.timing.gated) out.push(`timing: ${result.timing.note}`);
   if (result.gate?.sequential?.note) out.push(result.gate.sequential.note);
   return out;

@@ -36,6 +36,7 @@ import { chooseByNoise, type NoiseCandidate } from './primaries.js';
 import { median } from './stats.js';
 import { comparisonFlame, diffPlaces, diffSteps, MAX_ATTRIBUTION_LINES, MAX_STACK_DEPTH, MAX_STACKS, rowAttribution } from './attribution.js';
 import type { AttributionLine, AttributionSide, ComparisonFlame } from './attribution.js';
+import { busySummary, judgeHostBusy, type HostBusy } from './host-busy.js';
 
 export interface RunIdentity {
   file: string | null;
@@ -61,8 +62,11 @@ export interface RunsComparison extends CompareResult {
   thresholds: ThresholdsUsed;
   frames: { painted: { a: number | null; b: number | null } };
   timing: { gated: boolean; note: string };
-  /** Whether both runs come from one kind of machine; when not, what that means for the verdict. */
-  host: { same: boolean; note?: string };
+  /**
+   * Whether both runs come from one kind of machine; when not, what that means for the verdict. `busy`:
+   * primary differences that followed the host's speed, not the build (perf/host-busy.ts).
+   */
+  host: { same: boolean; note?: string; busy?: Omit<HostBusy, 'metrics'> };
   /** Which metrics decided the verdict, how, and at which look. */
   gate: {
     primary: string[];
@@ -345,7 +349,23 @@ export const COMPARISON_SCHEMA = record(
     decided: flag('More repeats cannot change the verdict.'),
     rejected: map('Rejections so far.', DIRECTION, MAX_ROWS, MAX_NAME_CHARS),
     blind: proseText('Why the compare cannot detect its thresholds.'),
-    host: record('Whether both runs come from one kind of machine.', { same: flag('Same.'), note: proseText('What it means.') }, ['same']),
+    host: record(
+      'Whether both runs come from one kind of machine, and whether it was busy.',
+      {
+        same: flag('Same.'),
+        note: proseText('What it means.'),
+        busy: record(
+          'Set when a primary difference followed the host\'s speed, not the build: those rows are inconclusive.',
+          {
+            repeats: repeatCount('Repeats whose calibration ran far below the pair\'s usual speed, both arms.'),
+            of: repeatCount('Counted measured repeats with a host record, both arms.'),
+            note: proseText('One line: how busy, and which metrics followed the host.'),
+          },
+          ['repeats', 'of', 'note'],
+        ),
+      },
+      ['same'],
+    ),
     gate: GATE_SCHEMA,
     baseline: IDENTITY_SCHEMA,
     candidate: IDENTITY_SCHEMA,
@@ -891,7 +911,12 @@ export function compareRuns(a: RunFile, b: RunFile, opts: CompareRunsOptions = {
     fixedBaseline: sequential?.storedBaseline ?? false,
     ...(opts.rejected ?? sequential?.rejected ? { rejected: opts.rejected ?? sequential?.rejected } : {}),
   };
-  const result = compareMetrics(samples, options);
+  // The quiet repeats are re-judged on the primaries this look chose, not on a choice remade from fewer repeats.
+  const chosen: SampleOptions = context.primary.length ? { ...sampleOpts, primary: context.primary } : sampleOpts;
+  const { result, busy } = judgeHostBusy(a, b, compareMetrics(samples, options), {
+    rejudge: (qa, qb) => compareMetrics(metricSamples(qa, qb, chosen).samples, { ...options, rejected: {} }),
+    warnPct: (metric) => thresholdsFor(metric, options).warnPct,
+  });
   const host = context.sameHost
     ? { same: true }
     : {
@@ -911,7 +936,7 @@ export function compareRuns(a: RunFile, b: RunFile, opts: CompareRunsOptions = {
     decided: result.decided,
     rejected: result.rejected,
     ...(result.blind !== undefined ? { blind: result.blind } : {}),
-    host,
+    host: busy ? { ...host, busy: { repeats: busy.repeats, of: busy.of, note: busy.note } } : host,
     gate: {
       primary: context.primary,
       notJudged: context.notJudged,
@@ -919,7 +944,7 @@ export function compareRuns(a: RunFile, b: RunFile, opts: CompareRunsOptions = {
       alpha,
       look,
       sequential: sequential ? { ...sequential, note: sequentialNote(sequential, look, idA, idB) } : null,
-      summary: gateSummary(result, look, context.chosen),
+      summary: busy ? busySummary(busy, result, (r) => gateSummary(r, look, context.chosen)) : gateSummary(result, look, context.chosen),
     },
     baseline: idA,
     candidate: idB,

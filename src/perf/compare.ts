@@ -292,18 +292,7 @@ export function compareMetrics(samples: MetricSamples[], opts: CompareOptions): 
     )
     .map((k) => k.row);
 
-  const primary = sorted.filter((r) => r.gated);
-  // A lost primary measurement fails like an error-level regression: a broken probe must never read as a pass.
-  const errors = primary.filter((r) => (r.verdict === 'regressed' || r.verdict === 'missing') && r.severity === 'error');
-  const verdict: CompareVerdict = errors.length
-    ? 'fail'
-    : primary.some((r) => r.verdict === 'inconclusive')
-      ? 'inconclusive'
-      : primary.some((r) => r.verdict === 'regressed')
-        ? 'warn'
-        : 'pass';
-  // A certain error (its whole interval past the error threshold) ends the sampling at once: nothing can undo it.
-  const decided = errors.some((r) => r.decided) || primary.every((r) => r.decided);
+  const { verdict, decided } = verdictOf(sorted);
   const judgeable = analyses.filter((x) => x.s.role === 'primary' && x.hl && !x.identical && x.s.better !== 'none');
   const blind =
     judgeable.length > 0 && judgeable.every((x) => x.minP > boundaryP(x.fractions, alpha / judgeable.length, spending))
@@ -317,6 +306,23 @@ export function compareMetrics(samples: MetricSamples[], opts: CompareOptions): 
     rejected,
     ...(blind ? { blind } : {}),
   };
+}
+
+/** The compare's verdict from its rows (the primary ones decide), and whether more repeats could change it. */
+export function verdictOf(rows: readonly CompareRow[]): Pick<CompareResult, 'verdict' | 'decided'> {
+  const primary = rows.filter((r) => r.gated);
+  // A lost primary measurement fails like an error-level regression: a broken probe must never read as a pass.
+  const errors = primary.filter((r) => (r.verdict === 'regressed' || r.verdict === 'missing') && r.severity === 'error');
+  const verdict: CompareVerdict = errors.length
+    ? 'fail'
+    : primary.some((r) => r.verdict === 'inconclusive')
+      ? 'inconclusive'
+      : primary.some((r) => r.verdict === 'regressed')
+        ? 'warn'
+        : 'pass';
+  // A certain error (its whole interval past the error threshold) ends the sampling at once: nothing can undo it.
+  const decided = errors.some((r) => r.decided) || primary.every((r) => r.decided);
+  return { verdict, decided };
 }
 
 function describeSizes(xs: Analysis[]): string {

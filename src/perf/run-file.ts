@@ -36,12 +36,29 @@ interface RepeatBase {
    * when the clean page was created straight at the app URL (context and browser restarts): `open`
    * then includes it.
    */
-  phasesMs?: { restart?: number; open?: number; setup?: number; begin?: number; steps?: number; end?: number };
+  phasesMs?: { restart?: number; open?: number; setup?: number; host?: number; begin?: number; steps?: number; end?: number };
   steps: RepeatStepRecord[];
+  /** How fast and how busy the host was around this repeat (runner/host-speed.ts); absent in older files. */
+  host?: HostRecord;
   /** When the repeat began (ISO time). Written by `perf run --against`, where two run files interleave. */
   startedAt?: string;
   /** Position in the interleaved order of a `perf run --against` run, shared by both of its run files. */
   sequence?: number;
+}
+
+/**
+ * The host around one repeat. Compare marks a repeat whose benchmarkIndex is far below the run pair's
+ * usual as run on a busy host (perf/host-busy.ts).
+ */
+export interface HostRecord {
+  /** Work units per ms of a fixed calibration loop run just before the measured window (median of short slices). */
+  benchmarkIndex: number;
+  /** The machine's 1-minute load average at the calibration (0 where the OS has none). */
+  loadAverage1: number;
+  /** Share of CPU time the hypervisor gave to other guests over the repeat, % (0 where not reported). */
+  stealPct: number;
+  /** Mean current clock of the CPUs at the calibration, MHz; absent where not reported. */
+  cpuMhz?: number;
 }
 
 export type RepeatRecord =
@@ -291,6 +308,24 @@ const REPORT_SCHEMA = record(
   ['metrics'],
 );
 
+const HOST_RECORD_SCHEMA = record(
+  'How fast and how busy the host was around this repeat (a calibration loop in the runner, and what the OS reports).',
+  {
+    benchmarkIndex: finite(
+      'Work units per ms of a fixed calibration loop run just before the measured window (median of short slices); '
+        + 'lower is a slower or busier host.',
+      { minimum: 0 },
+    ),
+    loadAverage1: finite('The machine\'s 1-minute load average at the calibration; 0 where the OS has none.', { minimum: 0 }),
+    stealPct: finite('CPU time the hypervisor gave to other guests over the repeat, % of all CPU time; 0 where not reported.', {
+      minimum: 0,
+      maximum: 100,
+    }),
+    cpuMhz: finite('Mean current CPU clock at the calibration, MHz (/proc/cpuinfo); absent where not reported.', { minimum: 0 }),
+  },
+  ['benchmarkIndex', 'loadAverage1', 'stealPct'],
+);
+
 const REPEAT_BASE = {
   index: whole('Position of the repeat in the run, from 0.', 0, MAX_REPEATS - 1),
   mode: oneOf(['timing', 'attribution'], 'timing: no profiler, its ms are gated; attribution: profiled.'),
@@ -300,6 +335,7 @@ const REPEAT_BASE = {
   steps: list('The repeat\'s steps.', STEP_RECORD_SCHEMA, MAX_LIST_ITEMS),
   startedAt: name('When the repeat began (ISO time).'),
   sequence: count('Position in the interleaved order of perf run --against.'),
+  host: HOST_RECORD_SCHEMA,
 };
 const REPEAT_REQUIRED = ['index', 'mode', 'warmup', 'wallMs', 'steps', 'status'];
 

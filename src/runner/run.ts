@@ -29,6 +29,7 @@ import { GRID_SCHEME, gridUrlOf } from '../session/grid.js';
 import { writeJsonAtomic } from '../session/state.js';
 import { hideCredentials } from '../url.js';
 import { hostInfo, toolVersion } from './env.js';
+import { HostSampler } from './host-speed.js';
 import { sameNetwork } from '../steps/network.js';
 import type { BudgetResult, PerfReportRecord, RepeatMode, RepeatRecord, RepeatStepRecord, RunEnv, RunFile } from '../perf/run-file.js';
 
@@ -447,6 +448,7 @@ export function runRepeat(session: BrowserSession, host: SessionHost, sc: Scenar
 
 export async function runRepeatOn(browser: RepeatBrowser, host: SessionHost, sc: Scenario, rc: RepeatContext): Promise<RepeatRecord> {
   const t0 = performance.now();
+  const hostSampler = new HostSampler();
   const steps: RepeatStepRecord[] = [];
   const phasesMs: NonNullable<RepeatRecord['phasesMs']> = {};
   let lap = t0;
@@ -458,7 +460,10 @@ export async function runRepeatOn(browser: RepeatBrowser, host: SessionHost, sc:
   const common = { index: rc.index, mode: rc.mode, warmup: rc.warmup, steps, phasesMs };
   const failed = async (phase: 'restart' | 'setup' | 'steps' | 'measure', error: StepErrorInfo, step?: StepCall, label?: string): Promise<RepeatRecord> => {
     const screenshot = phase === 'restart' ? undefined : await failureScreenshot(browser, rc);
-    return { ...common, wallMs: performance.now() - t0, status: 'failed', failure: { phase, ...(step ? { step: step.name } : {}), ...(label ? { label } : {}), error, ...(screenshot ? { screenshot } : {}) } };
+    const hostRecord = hostSampler.finish();
+    const where = { phase, ...(step ? { step: step.name } : {}), ...(label ? { label } : {}) };
+    const failure = { ...where, error, ...(screenshot ? { screenshot } : {}) };
+    return { ...common, ...(hostRecord ? { host: hostRecord } : {}), wallMs: performance.now() - t0, status: 'failed', failure };
   };
 
   // 1. Clean restart, emulation, the app page.
@@ -492,6 +497,10 @@ export async function runRepeatOn(browser: RepeatBrowser, host: SessionHost, sc:
   // 3. The measured window. Nothing of ours may run in the background during it.
   await browser.settle();
   mark('setup');
+  // Just before the window, after the settle: the host as the measured steps will find it. Its cost is
+  // its own phase (`host`), so what it adds to a repeat is on record.
+  hostSampler.calibrate();
+  mark('host');
   try {
     await withinMs('perf_begin', BEGIN_TIMEOUT_MS, (host.surface() === 'terminal' ? host.terminal() : host.page().then((page) => page.perf)).then((on) => beginMeasure(host, on, { mode: rc.mode, phases: false })));
   } catch (e) {
@@ -516,6 +525,7 @@ export async function runRepeatOn(browser: RepeatBrowser, host: SessionHost, sc:
   browser.windowEnded(rc);
   if ('error' in end) return failed('measure', end.error);
   const { report, closed, raw } = end.ok;
+  const hostRecord = hostSampler.finish();
   if (rc.traceDir) saveRepeatTrace(closed, rc.traceDir, rc.index, sc.secrets);
   // Where the main thread went, for compare to name the cause of a change: in the run file only, not in
   // perf_end's reply (bounded to 6 KB).
@@ -523,8 +533,10 @@ export async function runRepeatOn(browser: RepeatBrowser, host: SessionHost, sc:
   const insights = withRows(report.insights, closed.details);
   const record: PerfReportRecord = { ...report, insights, ...(attribution ? { attribution } : {}) };
   const wallMs = performance.now() - t0;
-  if (report.refused) return { ...common, wallMs, status: 'refused', reason: report.reason ?? 'the page rendered nothing during the measured window', report: record };
-  return { ...common, wallMs, status: 'measured', report: record };
+  const measured = { ...common, ...(hostRecord ? { host: hostRecord } : {}), wallMs };
+  const reason = report.reason ?? 'the page rendered nothing during the measured window';
+  if (report.refused) return { ...measured, status: 'refused', reason, report: record };
+  return { ...measured, status: 'measured', report: record };
 }
 
 /**

@@ -1,0 +1,173 @@
+/**
+ * A busy host is named, not blamed on the code (issue 27 item 3). Each repeat records the host's speed
+ * just before its window (runner/host-speed.ts: a BenchmarkIndex-like calibration, after Lighthouse's
+ * `computeBenchmarkIndex`). A repeat whose index is far below the run pair's usual ran on a busy host
+ * (SLOW_HOST_FACTOR). A primary row that regressed, improved, or stayed undecided past warn is asked
+ * whether the difference follows the host rather than the arm: the arm that looks worse holds the larger
+ * share of slow-host repeats, and either judging the pair again on its quiet repeats does not find the
+ * same change, or the host's own slowdown (the ratio of the arms' median index) accounts for all but a
+ * warn-size part of it. Such a row becomes `inconclusive: host busy during N of M repeats`, and the
+ * verdict follows from the rows again (compare.ts verdictOf), so a hog on the candidate's repeats cannot
+ * fail a gate. A change the quiet repeats still show, beyond the host's slowdown, stays a regression.
+ * Pure: run files and a re-judging function in, rows out.
+ */
+import { verdictOf, type CompareResult, type CompareRow } from './compare.js';
+import type { RepeatRecord, RunFile } from './run-file.js';
+import { median, quantile } from './stats.js';
+
+/**
+ * 0.8: a repeat is slow-host below 0.8 × the pair's reference speed. Measured here (2 cores shared with
+ * other sessions, load 8–9; 40 calibrations each, runner/host-speed.ts): median 102–103 units/ms with
+ * the machine's own load, 73–88 with one more busy core (0.71–0.86×), 54–55 with two (0.52×); in the
+ * end-to-end test 190 vs 34 with a hog per core. One busy core on two is a borderline slowdown; two are
+ * clearly below 0.8. The machine's own load swings too (p75 196 vs median 102), so marks also fall in
+ * both arms of an A/A: they decide nothing unless the worse arm holds more of them (see below). In the
+ * simulations (test/host-busy.test.ts) a 30–60 % slower host is marked in most repeats, < 3 % of quiet
+ * repeats at an 8 % calibration CV are.
+ */
+export const SLOW_HOST_FACTOR = 0.8;
+/**
+ * 0.9: only repeats at or above 0.9 × the reference are re-judged as quiet. The calibration has its own
+ * noise (8 % CV simulated; a 1.3× slower host then reads above 0.8 × the reference in ~40 % of its
+ * repeats): a busy repeat read high must not be the "quiet" evidence that confirms its own slowdown.
+ */
+export const QUIET_HOST_FACTOR = 0.9;
+/**
+ * The reference is the pair's 75th percentile, not its median: a busy host only ever slows a repeat, and
+ * when one arm ran busy throughout, the median falls between the two clusters and marks neither.
+ */
+export const REFERENCE_QUANTILE = 0.75;
+// 4 repeats with an index: fewer cannot tell a usual speed from an unusual one.
+const MIN_INDEXED = 4;
+
+export interface HostBusy {
+  /** Slow-host repeats, over both arms' counted measured repeats. */
+  repeats: number;
+  /** Counted measured repeats with a host record, over both arms. */
+  of: number;
+  /** The primary metrics whose difference followed the host. */
+  metrics: string[];
+  note: string;
+}
+
+type Measured = Extract<RepeatRecord, { status: 'measured' }>;
+const counted = (run: RunFile): Measured[] => run.repeats.filter((r): r is Measured => r.status === 'measured' && !r.warmup);
+
+/** Which of `indices` (undefined: no host record) ran on a host much slower than the rest's reference. */
+export function slowHostMarks(indices: readonly (number | undefined)[]): { slow: boolean[]; quiet: boolean[]; reference: number | null } {
+  const known = indices.filter((v): v is number => v !== undefined && Number.isFinite(v) && v > 0);
+  if (known.length < MIN_INDEXED) return { slow: indices.map(() => false), quiet: indices.map(() => true), reference: null };
+  const reference = quantile(known, REFERENCE_QUANTILE);
+  return {
+    slow: indices.map((v) => v !== undefined && v < SLOW_HOST_FACTOR * reference),
+    // A repeat without a record cannot be told apart: it is kept, as it was measured.
+    quiet: indices.map((v) => v === undefined || v >= QUIET_HOST_FACTOR * reference),
+    reference,
+  };
+}
+
+/** `run` with only the repeats marked quiet (same positions as counted(run)). */
+function quietOnly(run: RunFile, quiet: readonly boolean[]): RunFile {
+  const drop = new Set<RepeatRecord>(counted(run).filter((_, i) => !quiet[i]));
+  return { ...run, repeats: run.repeats.filter((r) => !drop.has(r)) };
+}
+
+/**
+ * Rows of `full` whose regression or improvement follows the host, rewritten; the verdict again from the
+ * rows. `rejudge` is the same comparison (roles, thresholds) on other run files, without sequential state.
+ */
+export function judgeHostBusy(
+  a: RunFile,
+  b: RunFile,
+  full: CompareResult,
+  judge: { rejudge: (a: RunFile, b: RunFile) => CompareResult; warnPct: (metric: string) => number },
+): { result: CompareResult; busy?: HostBusy } {
+  const repA = counted(a);
+  const repB = counted(b);
+  const { slow, quiet: isQuiet } = slowHostMarks([...repA, ...repB].map((r) => r.host?.benchmarkIndex));
+  const slowA = slow.slice(0, repA.length);
+  const slowB = slow.slice(repA.length);
+  const n = slow.filter(Boolean).length;
+  const of = [...repA, ...repB].filter((r) => r.host !== undefined).length;
+  const share = (xs: boolean[]): number => (xs.length ? xs.filter(Boolean).length / xs.length : 0);
+  // The arm that looks worse must be the one the host slowed more: otherwise the host cannot explain it.
+  // An inconclusive row is one whose estimate is past warn in the worse direction: named the same way.
+  const worse = (r: CompareRow): boolean => r.verdict === 'regressed' || r.verdict === 'inconclusive';
+  const suspect = (r: CompareRow): boolean =>
+    r.gated && ((worse(r) && share(slowB) > share(slowA)) || (r.verdict === 'improved' && share(slowA) > share(slowB)));
+  if (n === 0 || !full.rows.some(suspect)) return { result: full };
+  const quiet = judge.rejudge(quietOnly(a, isQuiet.slice(0, repA.length)), quietOnly(b, isQuiet.slice(repA.length)));
+  const hostPct = hostShiftPct(repA, repB);
+  const busyNote = `host busy during ${n} of ${of} repeats`;
+  const metrics: string[] = [];
+  const rows = full.rows.map((r) => {
+    if (!suspect(r)) return r;
+    const q = quiet.rows.find((x) => x.metric === r.metric);
+    // What is left of the change once the host's own slowdown is taken out, for a metric that scales
+    // as 1 / speed (CPU-bound work): a change the host alone could make is not the build's.
+    const host = worse(r) ? hostPct : -hostPct;
+    const beyondHost = r.deltaPct !== null && Math.abs(r.deltaPct) - host >= judge.warnPct(r.metric);
+    const quietSame = q !== undefined && (q.verdict === r.verdict || (r.verdict === 'inconclusive' && q.verdict === 'regressed'));
+    if (quietSame && beyondHost) return r.verdict === 'inconclusive' ? r : confirmed(r, q, busyNote);
+    metrics.push(r.metric);
+    return hostRow(r, q, busyNote, beyondHost ? undefined : host);
+  });
+  if (!metrics.length && rows.every((r, i) => r === full.rows[i])) return { result: full };
+  const unchanged = rows.filter((r) => r.verdict === 'unchanged').map((r) => r.metric);
+  // A rejection the host made is not carried to the next look as final: that look judges it afresh
+  // (dropping a rejection only makes the sequential test more conservative).
+  const rejected = Object.fromEntries(Object.entries(full.rejected).filter(([m]) => !metrics.includes(m)));
+  const result: CompareResult = { ...full, rows, ...verdictOf(rows), unchanged, rejected };
+  if (!metrics.length) return { result };
+  const whose = share(slowA) > share(slowB) ? 'mostly the baseline\'s' : 'mostly the candidate\'s';
+  const note = `${busyNote} (calibration below ${SLOW_HOST_FACTOR} × the pair's usual speed, ${whose}): `
+    + `${metrics.join(', ')} followed the host, not the build; rerun on a quieter machine`;
+  return { result, busy: { repeats: n, of, metrics, note } };
+}
+
+/**
+ * How much slower the candidate's host was than the baseline's, %: median index of a over that of b,
+ * minus 1 (negative when the baseline's host was the slower). 0 without indices in both arms.
+ */
+export function hostShiftPct(repA: readonly Measured[], repB: readonly Measured[]): number {
+  const idx = (reps: readonly Measured[]): number[] =>
+    reps.map((r) => r.host?.benchmarkIndex).filter((v): v is number => v !== undefined && v > 0);
+  const ia = idx(repA);
+  const ib = idx(repB);
+  return ia.length && ib.length ? 100 * (median(ia) / median(ib) - 1) : 0;
+}
+
+/** A change the quiet repeats confirm: the quiet judgement's severity when the host inflated it. */
+function confirmed(r: CompareRow, q: CompareRow, busyNote: string): CompareRow {
+  // A quiet judgement that demoted the metric (another role there) says nothing of its gate severity.
+  if (q.severity === r.severity || !q.gated) return r;
+  return { ...q, gated: r.gated, role: r.role, reason: `judged without the slow-host repeats (${busyNote}): ${q.reason}` };
+}
+
+/** The row of a change that followed the host: inconclusive, with what the quiet repeats showed. */
+function hostRow(r: CompareRow, q: CompareRow | undefined, busyNote: string, hostPct: number | undefined): CompareRow {
+  const pct = (v: number): string => `${v > 0 ? '+' : ''}${v.toFixed(0)}%`;
+  const quietSaid = hostPct !== undefined
+    ? `the host's own slowdown (${pct(hostPct)} by its calibration) accounts for all but a warn-size part of it`
+    : !q || q.a.n === 0 || q.b.n === 0
+      ? 'one arm has no quiet repeat left to judge'
+      : `the quiet repeats alone find it ${q.verdict}${q.deltaPct === null ? '' : ` (${pct(q.deltaPct)})`}`;
+  const kind = r.verdict === 'regressed' ? 'regression' : r.verdict === 'improved' ? 'improvement' : 'change';
+  const what = `${r.deltaPct === null ? '' : `${pct(r.deltaPct)} `}${kind}`;
+  return {
+    ...r,
+    verdict: 'inconclusive',
+    severity: 'none',
+    decided: false,
+    needRepeats: null,
+    reason: `${busyNote}: the ${what} follows the host's speed, not the build; ${quietSaid}. Was: ${r.reason}`,
+  };
+}
+
+/** The gate's one line when the host was busy: the host, then what the other rows decided (if anything). */
+export function busySummary(busy: HostBusy, result: CompareResult, summarize: (r: CompareResult) => string): string {
+  const rest = result.rows.filter((r) => !busy.metrics.includes(r.metric));
+  const decided = verdictOf(rest);
+  const line = `host busy during ${busy.repeats} of ${busy.of} repeats: ${busy.metrics.join(', ')} followed the host, not the build`;
+  return decided.verdict === 'pass' ? line : `${line}; ${summarize({ ...result, rows: rest, ...decided })}`;
+}

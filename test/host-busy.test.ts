@@ -1,0 +1,210 @@
+/**
+ * A busy host is named, not blamed on the code (perf/host-busy.ts), by property over seeded simulated run
+ * pairs: an A/A whose candidate repeats ran 30–60 % slower on a busy host never fails and names the host;
+ * a real +30 % change on a quiet host is still caught as often as without the rule; an A/A on a quiet host
+ * keeps the gate's false-alarm bound. Plus the schema of what is written.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { compareRuns, validateComparison, validateRunFile, type RunsComparison } from '../src/perf/compare-runs.js';
+import { hostShiftPct, slowHostMarks, SLOW_HOST_FACTOR } from '../src/perf/host-busy.js';
+import { benchmarkIndex, cpuTicks, HostSampler, meanCpuMhz } from '../src/runner/host-speed.js';
+import type { RepeatRecord, RunFile } from '../src/perf/run-file.js';
+import { tableReporter } from '../reporters/table.js';
+import { markdownReporter } from '../reporters/markdown.js';
+import { gaussian, mulberry32 } from './gate-sim.js';
+
+const ENV: RunFile['env'] = {
+  tool: { name: 'rehearse', version: '0.1.0' },
+  browser: { product: 'HeadlessChrome/140.0.0.0', userAgent: 'ua', headless: true },
+  host: {
+    platform: 'linux', arch: 'x64', cpuModel: 'Test CPU', cpus: 2, memoryBytes: 1, loadAverage: [0, 0, 0], node: 'v20', hostname: 'h',
+  },
+  restartMode: 'context',
+  viewport: { width: 1440, height: 900, dpr: 1, mobile: false, touch: false },
+  cpuThrottle: 1,
+  app: { kind: 'serve', url: 'http://127.0.0.1:1/list.html' },
+};
+
+interface SimRepeat {
+  metrics: Record<string, number>;
+  /** Undefined: a repeat without a host record (an older run file). */
+  index?: number;
+}
+
+function makeRun(label: string, repeats: SimRepeat[]): RunFile {
+  const records: RepeatRecord[] = repeats.map((r, i) => ({
+    index: i,
+    mode: 'timing',
+    warmup: false,
+    wallMs: 1000,
+    steps: [],
+    ...(r.index !== undefined ? { host: { benchmarkIndex: r.index, loadAverage1: 1, stealPct: 0 } } : {}),
+    status: 'measured',
+    report: { metrics: r.metrics },
+  }));
+  return {
+    schemaVersion: 1,
+    scenario: 'list-scroll',
+    variant: null,
+    label,
+    scenarioFile: 'scenarios/list-scroll.yaml',
+    startedAt: '2026-01-01T00:00:00.000Z',
+    finishedAt: '2026-01-01T00:01:00.000Z',
+    interrupted: false,
+    env: ENV,
+    thresholds: { warnPct: 10, errorPct: 25, metrics: {} },
+    summary: { repeats: records.length, measured: records.length, refused: 0, failed: 0, warmup: 0, metrics: {}, timingOnly: false },
+    budgets: [],
+    insights: [],
+    repeats: records,
+    gate: { metrics: ['counters.threadCpuMs'] },
+  };
+}
+
+// 50 units/ms: the calibration's full speed measured here; the scale does not matter to the rule.
+const FULL_SPEED = 50;
+
+interface Arm {
+  /** The build's own factor on the metric (1: unchanged). */
+  factor: number;
+  /** The host's speed for one repeat (1: quiet). */
+  speed: (rng: () => number) => number;
+}
+
+/**
+ * One arm's repeats: CPU time 200 ms × factor with 10 % noise (threadCpuMs' CV measured here, metrics.ts),
+ * divided by the host's speed to a power drawn per pair in 0.5…1.5 (a metric may follow the host less or
+ * more than in proportion); the calibration reads the speed with 8 % noise.
+ */
+function simArm(rng: () => number, arm: Arm, n: number, gamma: number): SimRepeat[] {
+  return Array.from({ length: n }, () => {
+    const speed = arm.speed(rng);
+    const cpu = (200 * arm.factor * (1 + 0.1 * gaussian(rng))) / speed ** gamma;
+    return { metrics: { 'counters.threadCpuMs': cpu, 'counters.layouts': 120 }, index: FULL_SPEED * speed * (1 + 0.08 * gaussian(rng)) };
+  });
+}
+
+const quietHost = (): number => 1;
+/** 30–60 % slower: every unit of work takes 1.3–1.6× as long. */
+const busyHost = (rng: () => number): number => 1 / (1.3 + 0.3 * rng());
+
+function simulate(seed: number, a: Arm, b: Arm, n = 10): { a: RunFile; b: RunFile } {
+  const rng = mulberry32(seed);
+  const gamma = 0.5 + rng();
+  return { a: makeRun('baseline', simArm(rng, a, n, gamma)), b: makeRun('candidate', simArm(rng, b, n, gamma)) };
+}
+
+function withoutHost(run: RunFile): RunFile {
+  return { ...run, repeats: run.repeats.map(({ host: _host, ...r }) => r) };
+}
+
+const SIMS = 2000;
+
+test('slow-host marks: below 0.8 × the pair\'s 75th percentile; none with fewer than 4 indices', { timeout: 10_000 }, () => {
+  assert.deepEqual(slowHostMarks([50, 49, 30]).slow, [false, false, false]);
+  const { slow, reference } = slowHostMarks([50, 52, 48, 51, 30, 29, 31, undefined]);
+  assert.equal(reference, 50.5);
+  assert.deepEqual(slow, [false, false, false, false, true, true, true, false]);
+  // Half the repeats busy throughout: the median would sit between the clusters (41.5 × 0.8 = 33 marks
+  // neither 35 nor 36); the 75th percentile keeps the quiet cluster as the reference.
+  assert.equal(slowHostMarks([50, 49, 51, 48, 35, 36, 34, 36]).slow.filter(Boolean).length, 4);
+  assert.ok(SLOW_HOST_FACTOR > 0 && SLOW_HOST_FACTOR < 1);
+});
+
+test('A/A with the candidate on a host 30–60 % slower: never fail, inconclusive naming the host', { timeout: 120_000 }, (t) => {
+  const verdicts: Record<string, number> = {};
+  let failedWithoutRule = 0;
+  for (let seed = 1; seed <= SIMS; seed++) {
+    const { a, b } = simulate(seed, { factor: 1, speed: quietHost }, { factor: 1, speed: busyHost });
+    const c = compareRuns(a, b);
+    verdicts[c.verdict] = (verdicts[c.verdict] ?? 0) + 1;
+    assert.notEqual(c.verdict, 'fail', `seed ${seed}: ${c.gate.summary}`);
+    if (c.verdict === 'inconclusive') {
+      assert.ok(c.host.busy, `seed ${seed}: inconclusive names the busy host`);
+      assert.match(c.gate.summary, /^host busy during \d+ of 20 repeats/);
+    }
+    if (compareRuns(withoutHost(a), withoutHost(b)).verdict === 'fail') failedWithoutRule++;
+  }
+  // Without host records the same pairs fail: the rule is what keeps them from it.
+  assert.ok(failedWithoutRule > SIMS / 2, `without host records ${failedWithoutRule} of ${SIMS} failed`);
+  t.diagnostic(`verdicts ${JSON.stringify(verdicts)}; without host records ${failedWithoutRule} of ${SIMS} failed`);
+  assert.ok((verdicts.inconclusive ?? 0) > SIMS * 0.9, JSON.stringify(verdicts));
+});
+
+test('a real +30 % change on a quiet host is still caught, as often as without the rule', { timeout: 120_000 }, (t) => {
+  let caught = 0;
+  let caughtWithoutRule = 0;
+  for (let seed = 1; seed <= SIMS; seed++) {
+    const { a, b } = simulate(10_000 + seed, { factor: 1, speed: quietHost }, { factor: 1.3, speed: quietHost });
+    // Caught: regressed, at warn or error (a +30 % estimate may land on either side of error's +25 %).
+    if (['fail', 'warn'].includes(compareRuns(a, b).verdict)) caught++;
+    if (['fail', 'warn'].includes(compareRuns(withoutHost(a), withoutHost(b)).verdict)) caughtWithoutRule++;
+  }
+  t.diagnostic(`caught ${caught} of ${SIMS}; without host records ${caughtWithoutRule}`);
+  assert.ok(caught >= caughtWithoutRule - SIMS * 0.01, `caught ${caught}, without the rule ${caughtWithoutRule}`);
+  assert.ok(caught >= SIMS * 0.95, `caught ${caught} of ${SIMS}`);
+});
+
+test('A/A on a quiet host: the false-alarm bound holds with the rule (≤ 5 %)', { timeout: 120_000 }, (t) => {
+  let alarms = 0;
+  for (let seed = 1; seed <= SIMS; seed++) {
+    const { a, b } = simulate(20_000 + seed, { factor: 1, speed: quietHost }, { factor: 1, speed: quietHost });
+    if (compareRuns(a, b).verdict === 'fail') alarms++;
+  }
+  t.diagnostic(`${alarms} false alarms of ${SIMS}`);
+  assert.ok(alarms <= SIMS * 0.05, `${alarms} false alarms of ${SIMS}`);
+});
+
+test('a busy baseline does not read as an improvement; a real change beyond the host stays a regression', { timeout: 60_000 }, (t) => {
+  for (let seed = 1; seed <= 200; seed++) {
+    const { a, b } = simulate(30_000 + seed, { factor: 1, speed: busyHost }, { factor: 1, speed: quietHost });
+    const c = compareRuns(a, b);
+    assert.ok(!c.rows.some((r) => r.gated && r.verdict === 'improved'), `seed ${seed}: ${c.gate.summary}`);
+  }
+  // Half the candidate's repeats busy, and a +60 % change: the quiet half still shows it, beyond the host.
+  const half = (r: () => number): number => (r() < 0.5 ? 1 : busyHost(r));
+  let kept = 0;
+  for (let seed = 1; seed <= 200; seed++) {
+    const { a, b } = simulate(40_000 + seed, { factor: 1, speed: quietHost }, { factor: 1.6, speed: half }, 12);
+    if (compareRuns(a, b).verdict === 'fail') kept++;
+  }
+  t.diagnostic(`+60 % with half the candidate busy: failed ${kept} of 200`);
+  assert.ok(kept >= 150, `a +60 % change with half the candidate's repeats busy failed ${kept} of 200 times`);
+});
+
+test('host records and host.busy pass the run-file and compare-file schemas; the table shows the note', { timeout: 10_000 }, () => {
+  const { a, b } = simulate(5, { factor: 1, speed: quietHost }, { factor: 1, speed: busyHost });
+  validateRunFile(JSON.parse(JSON.stringify(a)), 'a.json');
+  const bad = JSON.parse(JSON.stringify(a)) as { repeats: { host: { stealPct: number } }[] };
+  bad.repeats[0]!.host.stealPct = 101;
+  assert.throws(() => validateRunFile(bad, 'bad.json'), /stealPct|maximum|101|must be/);
+  const c: RunsComparison = compareRuns(a, b);
+  assert.equal(c.verdict, 'inconclusive');
+  assert.ok(c.host.busy);
+  assert.equal(c.host.busy.of, 20);
+  assert.ok(c.host.busy.repeats >= 8, `${c.host.busy.repeats} slow-host repeats`);
+  validateComparison(JSON.parse(JSON.stringify(c)), 'c.json');
+  const row = c.rows.find((r) => r.metric === 'counters.threadCpuMs')!;
+  assert.equal(row.verdict, 'inconclusive');
+  assert.match(row.reason, /^host busy during \d+ of 20 repeats: the \+\d+% regression follows the host's speed/);
+  const measured = (run: RunFile) => run.repeats.flatMap((r) => (r.status === 'measured' ? [r] : []));
+  assert.ok(hostShiftPct(measured(a), measured(b)) > 25);
+  for (const reporter of [tableReporter, markdownReporter]) {
+    assert.match(reporter.renderCompare(c, { a, b }), /host busy during \d+ of 20 repeats \(calibration below 0\.8/, reporter.name);
+  }
+});
+
+test('host record: /proc/stat steal and /proc/cpuinfo clock parsed, absent if missing; the sampler fills it', { timeout: 30_000 }, () => {
+  const stat = 'cpu  100 5 50 800 10 0 5 30 0 0\ncpu0 50 2 25 400 5 0 2 15 0 0\n';
+  assert.deepEqual(cpuTicks(() => stat), { steal: 30, total: 1000 });
+  assert.equal(cpuTicks(() => ''), undefined);
+  assert.equal(meanCpuMhz(() => 'processor\t: 0\ncpu MHz\t\t: 2000.000\nprocessor\t: 1\ncpu MHz\t\t: 3000.000\n'), 2500);
+  assert.equal(meanCpuMhz(() => 'processor\t: 0\nBogoMIPS\t: 50.00\n'), undefined);
+  assert.ok(benchmarkIndex() > 0);
+  const sampler = new HostSampler();
+  assert.equal(sampler.finish(), undefined, 'no record before the calibration');
+  sampler.calibrate();
+  const host = sampler.finish();
+  assert.ok(host && host.benchmarkIndex > 0 && host.stealPct >= 0 && host.stealPct <= 100 && host.loadAverage1 >= 0);
+});
