@@ -118,7 +118,7 @@ test('get_routes: without window.__routes the same-origin links are the routes',
   assert.equal(d.source, 'links');
   assert.deepEqual(
     d.routes.map((r: any) => r.path),
-    ['/list.html', '/form.html', '/dialog.html', '/routes.html', '/frames.html'],
+    ['/list.html', '/grid.html', '/form.html', '/dialog.html', '/routes.html', '/frames.html'],
   );
 });
 
