@@ -54,6 +54,11 @@ function startJava(args: string[], url: string): GridProcess {
   // TMPDIR inside our folder: chromedriver's profiles (left behind when a node is killed) go with it.
   const child = spawn('java', ['-jar', GRID_JAR, ...args], { detached: true, stdio: ['ignore', fd, fd], env: { ...process.env, TMPDIR: dir } });
   closeSync(fd);
+  // When this test process dies without stop() (the suite's deadline kills a whole test file), a guardian
+  // outside it kills the group: a frozen node would otherwise keep Java, chromedriver and Chromium for good.
+  const group = `-${child.pid!}`;
+  const guard = `while kill -0 ${process.pid} 2>/dev/null && kill -0 ${group} 2>/dev/null; do sleep 1; done; kill -CONT ${group}; kill -KILL ${group}`;
+  spawn('sh', ['-c', `${guard} 2>/dev/null`], { detached: true, stdio: 'ignore' }).unref();
   const exited = new Promise<void>((r) => child.once('exit', () => r()));
   return {
     url,
