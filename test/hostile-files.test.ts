@@ -14,8 +14,6 @@
 import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -28,6 +26,7 @@ import { BrowserSession } from '../src/session/browser-session.js';
 import { reportError } from '../src/cli/main.js';
 import { exitCodeOf } from '../src/errors.js';
 import { ROOT } from './helpers.js';
+import { watchPage, startBeacon, type Beacon } from './report-page.js';
 
 const work = mkdtempSync(join(tmpdir(), 'rehearse-hostile-'));
 after(() => rmSync(work, { recursive: true, force: true }));
@@ -68,15 +67,9 @@ before(() => {
 
 // ─── hostile but valid files ────────────────────────────────────────────────────────────────────────
 
-let beacon: { server: Server; port: number; hits: string[] };
+let beacon: Beacon;
 before(async () => {
-  const hits: string[] = [];
-  const server = createServer((req, res) => {
-    hits.push(req.url ?? '');
-    res.end('<title>PWNED</title>');
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  beacon = { server, port: (server.address() as AddressInfo).port, hits };
+  beacon = await startBeacon();
 });
 after(() => beacon?.server.close());
 
@@ -143,14 +136,7 @@ async function open(file: string): Promise<Opened> {
   session ??= await BrowserSession.open({ prewarm: 'none' });
   await session.restart('context');
   const page = session.page;
-  const requests: string[] = [];
-  const errors: string[] = [];
-  page.on('Network.requestWillBeSent', (p) => requests.push(p.request.url));
-  page.on('Runtime.exceptionThrown', (p) => errors.push(p.exceptionDetails.exception?.description ?? p.exceptionDetails.text));
-  page.on('Log.entryAdded', (p) => {
-    if (p.entry.level === 'error') errors.push(`${p.entry.source}: ${p.entry.text}`);
-  });
-  await Promise.all([page.send('Network.enable', {}), page.send('Runtime.enable'), page.send('Log.enable')]);
+  const { requests, errors } = await watchPage(page, { console: false });
   await page.navigate(pathToFileURL(file).href);
   // Load, two frames and a pause: an error handler, a refresh or a navigation would have started by then.
   let read = { title: '', text: '' };

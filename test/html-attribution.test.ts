@@ -7,8 +7,6 @@
  */
 import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,6 +19,7 @@ import { flameSection, flameSvg, MAX_FLAME_DEPTH, MAX_FLAME_RECTS, ms } from '..
 import type { CompareReport } from '../reporters/define.js';
 import { BrowserSession } from '../src/session/browser-session.js';
 import { ROOT } from './helpers.js';
+import { watchPage, startBeacon, type Beacon } from './report-page.js';
 
 const work = mkdtempSync(join(tmpdir(), 'rehearse-html-attr-'));
 after(() => rmSync(work, { recursive: true, force: true }));
@@ -177,15 +176,9 @@ test('flame graph with one side missing says so; with neither, nothing is drawn'
 
 // ─── in the browser ─────────────────────────────────────────────────────────────────────────────────
 
-let beacon: { server: Server; port: number; hits: string[] };
+let beacon: Beacon;
 before(async () => {
-  const hits: string[] = [];
-  const server = createServer((req, res) => {
-    hits.push(req.url ?? '');
-    res.end('<title>PWNED</title>');
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  beacon = { server, port: (server.address() as AddressInfo).port, hits };
+  beacon = await startBeacon();
 });
 after(() => beacon?.server.close());
 
@@ -203,17 +196,7 @@ test('in Chromium: the report with hostile names draws the flame graph and the r
   session ??= await BrowserSession.open({ prewarm: 'none' });
   await session.restart('context');
   const page = session.page;
-  const requests: string[] = [];
-  const errors: string[] = [];
-  page.on('Network.requestWillBeSent', (p) => requests.push(p.request.url));
-  page.on('Runtime.consoleAPICalled', (p) => {
-    if (p.type === 'error' || p.type === 'assert') errors.push(p.args.map((x) => String(x.value ?? x.description)).join(' '));
-  });
-  page.on('Runtime.exceptionThrown', (p) => errors.push(p.exceptionDetails.exception?.description ?? p.exceptionDetails.text));
-  page.on('Log.entryAdded', (p) => {
-    if (p.entry.level === 'error') errors.push(`${p.entry.source}: ${p.entry.text}`);
-  });
-  await Promise.all([page.send('Network.enable', {}), page.send('Runtime.enable'), page.send('Log.enable')]);
+  const { requests, errors } = await watchPage(page);
   await page.send('Emulation.setDeviceMetricsOverride', { width: 1000, height: 800, deviceScaleFactor: 1, mobile: false });
   await page.navigate(pathToFileURL(file).href);
   // Two frames and a pause: an error handler or a fetch would have started by then.

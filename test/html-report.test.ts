@@ -22,6 +22,7 @@ import { SessionHost } from '../src/engine/host.js';
 import { runStep } from '../src/engine/run-step.js';
 import { htmlRunContext } from '../src/cli/html-report.js';
 import { ROOT } from './helpers.js';
+import { watchPage } from './report-page.js';
 
 const work = mkdtempSync(join(tmpdir(), 'rehearse-html-'));
 after(() => rmSync(work, { recursive: true, force: true }));
@@ -176,17 +177,7 @@ async function openReport(file: string, metrics: string[], width = 1000): Promis
   session ??= await BrowserSession.open({ prewarm: 'none' });
   await session.restart('context');
   const page = session.page;
-  const requests: string[] = [];
-  const errors: string[] = [];
-  page.on('Network.requestWillBeSent', (p) => requests.push(p.request.url));
-  page.on('Runtime.consoleAPICalled', (p) => {
-    if (p.type === 'error' || p.type === 'assert') errors.push(p.args.map((a) => String(a.value ?? a.description)).join(' '));
-  });
-  page.on('Runtime.exceptionThrown', (p) => errors.push(p.exceptionDetails.exception?.description ?? p.exceptionDetails.text));
-  page.on('Log.entryAdded', (p) => {
-    if (p.entry.level === 'error') errors.push(`${p.entry.source}: ${p.entry.text}`);
-  });
-  await Promise.all([page.send('Network.enable', {}), page.send('Runtime.enable'), page.send('Log.enable')]);
+  const { requests, errors } = await watchPage(page);
   await page.send('Emulation.setDeviceMetricsOverride', { width, height: 800, deviceScaleFactor: 1, mobile: width < 500 });
   await page.navigate(pathToFileURL(file).href);
   await page.evaluate('new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))');
