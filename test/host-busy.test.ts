@@ -173,6 +173,25 @@ test('a busy baseline does not read as an improvement; a real change beyond the 
   assert.ok(kept >= 150, `a +60 % change with half the candidate's repeats busy failed ${kept} of 200 times`);
 });
 
+test('the app\'s own work never follows the host; a baseline without host records is not judged against the candidate\'s speeds', { timeout: 10_000 }, () => {
+  // The committed-baseline gate seen in CI: layouts 0 → 11 in every repeat while the candidate's host swung.
+  const reps = (layouts: number, indices: (number | undefined)[]): SimRepeat[] =>
+    indices.map((index) => ({ metrics: { 'counters.layouts': layouts, 'counters.threadCpuMs': 200 / ((index ?? FULL_SPEED) / FULL_SPEED) }, index }));
+  const swinging = [50, 20, 48, 22, 51, 19, 49, 21];
+  const withGate = (run: RunFile): RunFile => ({ ...run, gate: { metrics: ['counters.layouts', 'counters.threadCpuMs'] } });
+  const busyA = withGate(makeRun('a', reps(0, [50, 51, 49, 50, 50, 52, 49, 50])));
+  const busyB = withGate(makeRun('b', reps(11, swinging)));
+  const c = compareRuns(busyA, busyB);
+  const layouts = c.rows.find((r) => r.metric === 'counters.layouts')!;
+  assert.equal(layouts.verdict, 'regressed', layouts.reason);
+  assert.equal(c.verdict, 'fail');
+  assert.ok(!c.host.busy?.note.includes('counters.layouts'), c.host.busy?.note);
+  // A stored baseline from before the calibration: no speeds to set the candidate's against.
+  const old = withGate(makeRun('a', reps(0, new Array<undefined>(8).fill(undefined))));
+  const d = compareRuns(old, busyB);
+  assert.equal(d.host.busy, undefined, d.gate.summary);
+});
+
 test('host records and host.busy pass the run-file and compare-file schemas; the table shows the note', { timeout: 10_000 }, () => {
   const { a, b } = simulate(5, { factor: 1, speed: quietHost }, { factor: 1, speed: busyHost });
   validateRunFile(JSON.parse(JSON.stringify(a)), 'a.json');

@@ -916,6 +916,7 @@ export function compareRuns(a: RunFile, b: RunFile, opts: CompareRunsOptions = {
   const { result, busy } = judgeHostBusy(a, b, compareMetrics(samples, options), {
     rejudge: (qa, qb) => compareMetrics(metricSamples(qa, qb, chosen).samples, { ...options, rejected: {} }),
     warnPct: (metric) => thresholdsFor(metric, options).warnPct,
+    hostDependent: (metric) => resolveMetric(metric)?.def.hostDependent ?? true,
   });
   const host = context.sameHost
     ? { same: true }

@@ -39,6 +39,8 @@ export const QUIET_HOST_FACTOR = 0.9;
 export const REFERENCE_QUANTILE = 0.75;
 // 4 repeats with an index: fewer cannot tell a usual speed from an unusual one.
 const MIN_INDEXED = 4;
+// 2 per arm: the least that says which arm a slow host fell on.
+const MIN_INDEXED_PER_ARM = 2;
 
 export interface HostBusy {
   /** Slow-host repeats, over both arms' counted measured repeats. */
@@ -80,10 +82,19 @@ export function judgeHostBusy(
   a: RunFile,
   b: RunFile,
   full: CompareResult,
-  judge: { rejudge: (a: RunFile, b: RunFile) => CompareResult; warnPct: (metric: string) => number },
+  judge: {
+    rejudge: (a: RunFile, b: RunFile) => CompareResult;
+    warnPct: (metric: string) => number;
+    /** The registry's word: a host-independent metric (the app's own layouts, DOM nodes) cannot follow the host. */
+    hostDependent: (metric: string) => boolean;
+  },
 ): { result: CompareResult; busy?: HostBusy } {
   const repA = counted(a);
   const repB = counted(b);
+  // Speeds compare across arms only when both arms have them (a stored baseline from before the
+  // calibration has none: its candidate's own spread would otherwise read as a busy host).
+  const indexed = (reps: Measured[]): number => reps.filter((r) => r.host !== undefined).length;
+  if (indexed(repA) < MIN_INDEXED_PER_ARM || indexed(repB) < MIN_INDEXED_PER_ARM) return { result: full };
   const { slow, quiet: isQuiet } = slowHostMarks([...repA, ...repB].map((r) => r.host?.benchmarkIndex));
   const slowA = slow.slice(0, repA.length);
   const slowB = slow.slice(repA.length);
@@ -94,7 +105,7 @@ export function judgeHostBusy(
   // An inconclusive row is one whose estimate is past warn in the worse direction: named the same way.
   const worse = (r: CompareRow): boolean => r.verdict === 'regressed' || r.verdict === 'inconclusive';
   const suspect = (r: CompareRow): boolean =>
-    r.gated && ((worse(r) && share(slowB) > share(slowA)) || (r.verdict === 'improved' && share(slowA) > share(slowB)));
+    r.gated && judge.hostDependent(r.metric) && ((worse(r) && share(slowB) > share(slowA)) || (r.verdict === 'improved' && share(slowA) > share(slowB)));
   if (n === 0 || !full.rows.some(suspect)) return { result: full };
   const quiet = judge.rejudge(quietOnly(a, isQuiet.slice(0, repA.length)), quietOnly(b, isQuiet.slice(repA.length)));
   const hostPct = hostShiftPct(repA, repB);
