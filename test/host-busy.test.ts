@@ -190,6 +190,11 @@ test('the app\'s own work never follows the host; a baseline without host record
   const old = withGate(makeRun('a', reps(0, new Array<undefined>(8).fill(undefined))));
   const d = compareRuns(old, busyB);
   assert.equal(d.host.busy, undefined, d.gate.summary);
+  // Two stored 5-repeat runs with slow repeats in both and +250 % CPU: far past the host's slowdown, it stands.
+  const cpu = (ms: number, indices: number[]): SimRepeat[] =>
+    indices.map((index, i) => ({ metrics: { 'counters.layouts': 4, 'counters.threadCpuMs': (ms + i) * (index < 30 ? 1.4 : 1) }, index }));
+  const five = compareRuns(withGate(makeRun('a', cpu(200, [50, 20, 50, 21, 49]))), withGate(makeRun('b', cpu(700, [50, 19, 21, 50, 52]))));
+  assert.equal(five.verdict, 'fail', five.gate.summary);
 });
 
 test('host records and host.busy pass the run-file and compare-file schemas; the table shows the note', { timeout: 10_000 }, () => {

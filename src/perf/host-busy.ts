@@ -120,6 +120,9 @@ export function judgeHostBusy(
     const beyondHost = r.deltaPct !== null && Math.abs(r.deltaPct) - host >= judge.warnPct(r.metric);
     const quietSame = q !== undefined && (q.verdict === r.verdict || (r.verdict === 'inconclusive' && q.verdict === 'regressed'));
     if (quietSame && beyondHost) return r.verdict === 'inconclusive' ? r : confirmed(r, q, busyNote);
+    // Quiet repeats too few to decide (5 stored repeats less the slow ones) are not evidence that the host
+    // made the change: when they still show it past warn on their own, it stands as judged.
+    if (beyondHost && quietShowsIt(r, q, judge.warnPct(r.metric))) return r;
     metrics.push(r.metric);
     return hostRow(r, q, busyNote, beyondHost ? undefined : host);
   });
@@ -146,6 +149,16 @@ export function hostShiftPct(repA: readonly Measured[], repB: readonly Measured[
   const ia = idx(repA);
   const ib = idx(repB);
   return ia.length && ib.length ? 100 * (median(ia) / median(ib) - 1) : 0;
+}
+
+// 3 quiet repeats per arm: the fewest a one-sided rank test can decide at 5 % (p = 1/C(6,3) = 0.05).
+const MIN_QUIET_PER_ARM = 3;
+
+/** The quiet repeats are too few to decide, yet their own estimate shows the change, same sign, past warn. */
+function quietShowsIt(r: CompareRow, q: CompareRow | undefined, warnPct: number): boolean {
+  if (!q || q.verdict !== 'inconclusive' || q.a.n < MIN_QUIET_PER_ARM || q.b.n < MIN_QUIET_PER_ARM) return false;
+  if (q.deltaPct === null || r.deltaPct === null || Math.sign(q.deltaPct) !== Math.sign(r.deltaPct)) return false;
+  return Math.abs(q.deltaPct) >= warnPct;
 }
 
 /** A change the quiet repeats confirm: the quiet judgement's severity when the host inflated it. */
