@@ -98,6 +98,19 @@ export async function runAgainst(baseline: Scenario, candidate: Scenario, opts: 
   // Checked on the resolved paths before any browser starts: both run files stay in --out.
   const fileOf = (sc: Scenario, label: string): string => fileInFolder(opts.outDir, `${runFileName(sc, label)}.json`, 'perf run --against');
   const paths = { baseline: fileOf(baseline, labels.baseline), candidate: fileOf(candidate, labels.candidate) };
+  // Both arms share one Chromium over CDP: a scenario on another driver would be measured on the wrong
+  // browser without a word, so it is refused before anything starts.
+  for (const sc of [baseline, candidate]) {
+    const webdriver = sc.browser.driver === 'webdriver' ? 'WebDriver (WebKit, chromedriver or a desktop app)' : undefined;
+    const other = sc.app.terminal ? 'a terminal program' : webdriver;
+    if (other) {
+      throw new PerfError({
+        code: 'invalid_flag',
+        message: `run --against: ${sc.file} runs on ${other}, but --against runs both arms in one Chromium over CDP`,
+        suggestion: 'run each arm with `perf run --label …` and judge the two run files with `perf compare`, or gate against a stored baseline with `perf gate`',
+      });
+    }
+  }
   // One schedule for both arms, from the candidate (the scenario named on the command line).
   const repeat = opts.repeat ?? candidate.repeat;
   const warmup = opts.warmup ?? candidate.warmup;
