@@ -36,9 +36,12 @@ async function main(): Promise<void> {
     const pwCss = page.locator('#add-item');
 
     const r = {
-      tapRole: [] as number[], pwRole: [] as number[],
-      tapRef: [] as number[], pwCss: [] as number[],
-      snap: [] as number[], pwSnap: [] as number[],
+      tapRole: [] as number[],
+      pwRole: [] as number[],
+      tapRef: [] as number[],
+      pwCss: [] as number[],
+      snap: [] as number[],
+      pwSnap: [] as number[],
       snapInteractive: [] as number[],
     };
     let oursBytes = 0;
@@ -55,7 +58,9 @@ async function main(): Promise<void> {
       let aria = '';
       const tPwSnap = await timed(async () => (aria = await page.locator('body').ariaSnapshot()));
       let interactive = '';
-      const tInteractive = await timed(async () => (interactive = String(okData(await runStep(host, 'snap', { interactiveOnly: true })).snapshot)));
+      const tInteractive = await timed(
+        async () => (interactive = String(okData(await runStep(host, 'snap', { interactiveOnly: true })).snapshot)),
+      );
       if (!keep) continue;
       r.tapRole.push(tRole);
       r.pwRole.push(tPwRole);
@@ -68,7 +73,10 @@ async function main(): Promise<void> {
       oursInteractiveBytes = Buffer.byteLength(interactive);
       pwBytes = Buffer.byteLength(aria);
     }
-    const counts = [await session.page.evaluate<string>('document.getElementById("count").textContent'), await page.locator('#count').textContent()];
+    const counts = [
+      await session.page.evaluate<string>('document.getElementById("count").textContent'),
+      await page.locator('#count').textContent(),
+    ];
     if (counts[0] !== counts[1]) throw new Error(`the two pages diverged: ${counts.join(' vs ')}`);
 
     const rows: Row[] = [
@@ -80,14 +88,27 @@ async function main(): Promise<void> {
     printTable(`actions on ${url} (${counts[0]} at the end)`, rows);
     const ratio = (a: number, b: number): string => (a / b).toFixed(3);
     console.log('\nsnapshot bytes (last round)');
-    console.log(`${'snap (default)'.padEnd(28)} ${String(oursBytes).padStart(8)}  vs ariaSnapshot ${pwBytes}  ratio ${ratio(oursBytes, pwBytes)}  target <= 1.0x ${oursBytes <= pwBytes ? 'met' : 'NOT met'}`);
-    console.log(`${'snap interactiveOnly'.padEnd(28)} ${String(oursInteractiveBytes).padStart(8)}  vs ariaSnapshot ${pwBytes}  ratio ${ratio(oursInteractiveBytes, pwBytes)}  target <= 0.25x ${oursInteractiveBytes <= pwBytes * 0.25 ? 'met' : 'NOT met'}`);
-    console.log(`\nmedians: tap ${median(r.tapRole).toFixed(1)} ms vs ${median(r.pwRole).toFixed(1)} ms; snap ${median(r.snap).toFixed(1)} ms vs ${median(r.pwSnap).toFixed(1)} ms`);
+    console.log(
+      `${'snap (default)'.padEnd(28)} ${String(oursBytes).padStart(8)}  vs ariaSnapshot ${pwBytes}  ratio ${ratio(oursBytes, pwBytes)}  target <= 1.0x ${oursBytes <= pwBytes ? 'met' : 'NOT met'}`,
+    );
+    console.log(
+      `${'snap interactiveOnly'.padEnd(28)} ${String(oursInteractiveBytes).padStart(8)}  vs ariaSnapshot ${pwBytes}  ratio ${ratio(oursInteractiveBytes, pwBytes)}  target <= 0.25x ${oursInteractiveBytes <= pwBytes * 0.25 ? 'met' : 'NOT met'}`,
+    );
+    console.log(
+      `\nmedians: tap ${median(r.tapRole).toFixed(1)} ms vs ${median(r.pwRole).toFixed(1)} ms; snap ${median(r.snap).toFixed(1)} ms vs ${median(r.pwSnap).toFixed(1)} ms`,
+    );
 
     // Where a tap by ref spends its time: each phase of the action pipeline run on its own, in the
     // order runAction runs them (there the settle starts at the press, overlapping the rest of the
     // dispatch), against a raw CDP click (press + release, acknowledged) as the floor.
-    const phases = { resolve: [] as number[], gate: [] as number[], pressed: [] as number[], done: [] as number[], settle: [] as number[], rawClick: [] as number[] };
+    const phases = {
+      resolve: [] as number[],
+      gate: [] as number[],
+      pressed: [] as number[],
+      done: [] as number[],
+      settle: [] as number[],
+      rawClick: [] as number[],
+    };
     for (let i = 0; i < WARMUP_ROUNDS + ROUNDS; i++) {
       const driver = await host.page();
       const ctx = { page: driver, host, timeoutMs: 5000, deadline: Date.now() + 5000 };
@@ -103,10 +124,26 @@ async function main(): Promise<void> {
       const t4 = performance.now();
       await settleAction(ctx);
       const t5 = performance.now();
-      const tRaw = await timed(() => Promise.all([
-        session.page.send('Input.dispatchMouseEvent', { type: 'mousePressed', x: g.x, y: g.y, button: 'left', buttons: 1, clickCount: 1 }),
-        session.page.send('Input.dispatchMouseEvent', { type: 'mouseReleased', x: g.x, y: g.y, button: 'left', buttons: 0, clickCount: 1 }),
-      ]));
+      const tRaw = await timed(() =>
+        Promise.all([
+          session.page.send('Input.dispatchMouseEvent', {
+            type: 'mousePressed',
+            x: g.x,
+            y: g.y,
+            button: 'left',
+            buttons: 1,
+            clickCount: 1,
+          }),
+          session.page.send('Input.dispatchMouseEvent', {
+            type: 'mouseReleased',
+            x: g.x,
+            y: g.y,
+            button: 'left',
+            buttons: 0,
+            clickCount: 1,
+          }),
+        ]),
+      );
       if (i < WARMUP_ROUNDS) continue;
       phases.resolve.push(t1 - t0);
       phases.gate.push(t2 - t1);
@@ -117,7 +154,9 @@ async function main(): Promise<void> {
     }
     console.log('\ntap by ref, phase by phase (medians in ms)');
     for (const [k, v] of Object.entries(phases)) console.log(`  ${k.padEnd(10)} ${median(v).toFixed(1).padStart(6)}`);
-    console.log('  (resolve: find the ref\'s element; gate: scrolled into view, visible, stable over two frames, enabled, hit test, and the effect observation started; pressed: move + press acknowledged; done: release acknowledged (Chromium acks it after the frame that renders it); settle: a frame, two if the DOM changed, and the read-back; rawClick: press + release over CDP, no checks)');
+    console.log(
+      "  (resolve: find the ref's element; gate: scrolled into view, visible, stable over two frames, enabled, hit test, and the effect observation started; pressed: move + press acknowledged; done: release acknowledged (Chromium acks it after the frame that renders it); settle: a frame, two if the DOM changed, and the read-back; rawClick: press + release over CDP, no checks)",
+    );
   } finally {
     await pw.close();
     await session.close();

@@ -18,7 +18,15 @@ export function playwrightLaunchOptions(): { executablePath: string; args: strin
   const path = findChrome().path;
   return {
     executablePath: path === '/usr/bin/chromium' ? '/usr/lib/chromium/chromium' : path,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
     headless: true,
   };
 }
@@ -34,7 +42,9 @@ export interface Row {
 export function printTable(title: string, rows: Row[]): void {
   const fmt = (n: number): string => n.toFixed(1).padStart(8);
   console.log(`\n${title}`);
-  console.log(`${'measure'.padEnd(44)} ${'rehearse'.padStart(8)} ${'p25-p75'.padStart(13)}  ${'peer'.padStart(8)} ${'p25-p75'.padStart(13)}  ${'ratio'.padStart(6)}  target`);
+  console.log(
+    `${'measure'.padEnd(44)} ${'rehearse'.padStart(8)} ${'p25-p75'.padStart(13)}  ${'peer'.padStart(8)} ${'p25-p75'.padStart(13)}  ${'ratio'.padStart(6)}  target`,
+  );
   for (const r of rows) {
     const [a1, a3] = p25p75(r.ours);
     const ours = median(r.ours);

@@ -23,7 +23,12 @@ const HEIGHT = 1500;
 const RUN_HEIGHT = 2300;
 
 function perf(args: string[], cwd: string): void {
-  const r = spawnSync(process.execPath, [PERF, ...args], { timeout: 600_000, cwd, stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, GITHUB_STEP_SUMMARY: '' } });
+  const r = spawnSync(process.execPath, [PERF, ...args], {
+    timeout: 600_000,
+    cwd,
+    stdio: ['ignore', 'inherit', 'inherit'],
+    env: { ...process.env, GITHUB_STEP_SUMMARY: '' },
+  });
   if (r.status !== 0 && r.status !== 1) throw new Error(`perf ${args.join(' ')} exited ${r.status}`);
 }
 
@@ -33,7 +38,11 @@ async function shoot(session: BrowserSession, html: string, png: string, width =
   await page.navigate(pathToFileURL(resolve(html)).href);
   // Charts draw on load, synchronously; one frame later they are on screen.
   await page.evaluate('new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))');
-  const shot = await page.send('Page.captureScreenshot', { format: 'png', clip: { x: 0, y: 0, width, height, scale: 1 }, captureBeyondViewport: true });
+  const shot = await page.send('Page.captureScreenshot', {
+    format: 'png',
+    clip: { x: 0, y: 0, width, height, scale: 1 },
+    captureBeyondViewport: true,
+  });
   writeFileSync(png, Buffer.from(shot.data, 'base64'));
   process.stderr.write(`wrote ${png}\n`);
 }
@@ -49,12 +58,62 @@ async function main(argv: string[]): Promise<void> {
     try {
       const scenario = join(ROOT, 'scenarios/list-scroll.yaml');
       // Run from the scratch folder so the reports name their run files as a project would: build/perf/….
-      perf(['run', scenario, '--variant', 'desktop', '--against', scenario, '--var', 'jank=1', '--baseline-var', 'jank=0', '--repeat', '4', '--warmup', '1', '--fixed', '--reporter', 'html', '--quiet'], work);
+      perf(
+        [
+          'run',
+          scenario,
+          '--variant',
+          'desktop',
+          '--against',
+          scenario,
+          '--var',
+          'jank=1',
+          '--baseline-var',
+          'jank=0',
+          '--repeat',
+          '4',
+          '--warmup',
+          '1',
+          '--fixed',
+          '--reporter',
+          'html',
+          '--quiet',
+        ],
+        work,
+      );
       // The run report from a plain run of the janky build: `perf run` saves the traces its frame timeline
       // is read from (an interleaved --against run saves none).
-      perf(['run', scenario, '--variant', 'desktop', '--var', 'jank=1', '--repeat', '4', '--warmup', '1', '--label', 'jank', '--reporter', 'html', '--quiet'], work);
+      perf(
+        [
+          'run',
+          scenario,
+          '--variant',
+          'desktop',
+          '--var',
+          'jank=1',
+          '--repeat',
+          '4',
+          '--warmup',
+          '1',
+          '--label',
+          'jank',
+          '--reporter',
+          'html',
+          '--quiet',
+        ],
+        work,
+      );
       const out = join(work, 'build/perf');
-      perf(['report', join(out, 'list-scroll-desktop-baseline.json'), join(out, 'list-scroll-desktop-candidate.json'), '--out', join(out, 'compare.html')], work);
+      perf(
+        [
+          'report',
+          join(out, 'list-scroll-desktop-baseline.json'),
+          join(out, 'list-scroll-desktop-candidate.json'),
+          '--out',
+          join(out, 'compare.html'),
+        ],
+        work,
+      );
       const docs = join(ROOT, 'docs');
       mkdirSync(docs, { recursive: true });
       await shoot(session, join(out, 'list-scroll-desktop-jank.html'), join(docs, 'report-run.png'), WIDTH, RUN_HEIGHT);

@@ -26,12 +26,20 @@ interface Mcp {
 
 async function connect(command: string, args: string[], cwd: string): Promise<Mcp> {
   const client = new Client({ name: 'rehearse-bench', version: '0.0.0' });
-  await client.connect(new StdioClientTransport({ command, args, cwd, stderr: 'ignore', env: { ...(process.env as Record<string, string>) } }));
+  await client.connect(
+    new StdioClientTransport({ command, args, cwd, stderr: 'ignore', env: { ...(process.env as Record<string, string>) } }),
+  );
   return {
     client,
     async call(name, a = {}) {
       const r = (await client.callTool({ name, arguments: a })) as { isError?: boolean; content: { type: string; text?: string }[] };
-      return { text: r.content.filter((c) => c.type === 'text').map((c) => c.text ?? '').join('\n'), isError: r.isError === true };
+      return {
+        text: r.content
+          .filter((c) => c.type === 'text')
+          .map((c) => c.text ?? '')
+          .join('\n'),
+        isError: r.isError === true,
+      };
     },
     async listBytes() {
       const r = await client.listTools();
@@ -75,7 +83,13 @@ async function main(): Promise<void> {
   const pw = await connect(process.execPath, pwArgs, cwd);
   const pwAll = await connect(process.execPath, [...pwArgs, '--caps', PW_ALL_CAPS], cwd);
   const cdt = await connect(process.execPath, [CDT_MCP, '--headless', '--isolated', '--executablePath', chrome], cwd);
-  const [lo, loa, lp, lpa, lc] = await Promise.all([ours.listBytes(), oursAll.listBytes(), pw.listBytes(), pwAll.listBytes(), cdt.listBytes()]);
+  const [lo, loa, lp, lpa, lc] = await Promise.all([
+    ours.listBytes(),
+    oursAll.listBytes(),
+    pw.listBytes(),
+    pwAll.listBytes(),
+    cdt.listBytes(),
+  ]);
   lines.push('\ntools/list bytes (JSON, as the SDK client receives it); peer = Playwright MCP 0.0.83');
   lines.push(header);
   lines.push(row(`default: ${lo.count} tools vs ${lp.count}`, lo.bytes, lp.bytes, 1.0));
@@ -107,7 +121,8 @@ async function main(): Promise<void> {
     oursReplies.push(r.text.length);
   }
   await pw.call('browser_navigate', { url: `${appUrl}/form.html` });
-  const refOf = (snap: string, role: string, name: string): string | undefined => new RegExp(`${role} "${name}"[^\\n]*\\[ref=([a-z0-9]+)\\]`).exec(snap)?.[1];
+  const refOf = (snap: string, role: string, name: string): string | undefined =>
+    new RegExp(`${role} "${name}"[^\\n]*\\[ref=([a-z0-9]+)\\]`).exec(snap)?.[1];
   const pwSnap = pwSnapshot((await pw.call('browser_snapshot')).text);
   const pwActions: [string, Record<string, unknown>][] = [
     ['browser_type', { element: 'Name', ref: refOf(pwSnap, 'textbox', 'Name'), text: 'Ada' }],
@@ -123,10 +138,14 @@ async function main(): Promise<void> {
     const r = await pw.call(name, a);
     pwReplies.push(r.text.length);
   }
-  lines.push('\naction reply bytes, no snapshot asked (median of fill, type, press_key, select_option, 2 taps, scroll; Playwright MCP: its equivalents, which answer with the page\'s changes)');
+  lines.push(
+    "\naction reply bytes, no snapshot asked (median of fill, type, press_key, select_option, 2 taps, scroll; Playwright MCP: its equivalents, which answer with the page's changes)",
+  );
   lines.push(header);
   lines.push(row('median action reply', median(oursReplies), median(pwReplies)));
-  lines.push(`  rehearse ${oursReplies.join(' ')} | Playwright MCP ${pwReplies.join(' ')}   (target: rehearse <= 600 bytes: ${median(oursReplies) <= 600 ? 'met' : 'NOT met'})`);
+  lines.push(
+    `  rehearse ${oursReplies.join(' ')} | Playwright MCP ${pwReplies.join(' ')}   (target: rehearse <= 600 bytes: ${median(oursReplies) <= 600 ? 'met' : 'NOT met'})`,
+  );
 
   // 3. Snapshots.
   const pages = [
@@ -134,14 +153,16 @@ async function main(): Promise<void> {
     { name: 'demo form', path: '/form.html' },
     ...THIRD_PARTY_PAGES.map((p) => ({ name: p.name, path: p.path })),
   ];
-  lines.push('\nsnapshot bytes vs Playwright MCP browser_snapshot (ariaSnapshot mode ai); coverage = the actionable elements (links, buttons, fields, options…) Playwright MCP refs that our snapshot refs too');
+  lines.push(
+    '\nsnapshot bytes vs Playwright MCP browser_snapshot (ariaSnapshot mode ai); coverage = the actionable elements (links, buttons, fields, options…) Playwright MCP refs that our snapshot refs too',
+  );
   lines.push(header);
   for (const p of pages) {
     await app.call('navigate', { url: p.path });
     await app.call('wait_for_network_idle', {}).catch(() => undefined);
     const snap = await app.call('snap');
     const inter = await app.call('snap', { interactiveOnly: true });
-    const text = (r: { text: string }): string => ((JSON.parse(r.text) as { data: { snapshot?: string } }).data.snapshot ?? '');
+    const text = (r: { text: string }): string => (JSON.parse(r.text) as { data: { snapshot?: string } }).data.snapshot ?? '';
     await pw.call('browser_navigate', { url: `${appUrl}${p.path}` });
     await new Promise((r) => setTimeout(r, 500));
     const peer = pwSnapshot((await pw.call('browser_snapshot')).text);
@@ -156,7 +177,9 @@ async function main(): Promise<void> {
     const covered = peerRefd - refsMissing(peer, text(snap)).length;
     lines.push(row(`${p.name}: snap`, text(snap).length, peer.length, 0.6));
     lines.push(row(`${p.name}: snap interactiveOnly`, text(inter).length, peer.length, 0.25));
-    lines.push(`  coverage: ${covered} of ${peerRefd} actionable elements Playwright MCP refs (${peerRefd ? Math.round((100 * covered) / peerRefd) : 100}%)`);
+    lines.push(
+      `  coverage: ${covered} of ${peerRefd} actionable elements Playwright MCP refs (${peerRefd ? Math.round((100 * covered) / peerRefd) : 100}%)`,
+    );
   }
   await app.call('app_stop');
   await Promise.all([app.client.close(), pw.client.close()]);

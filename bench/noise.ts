@@ -51,7 +51,12 @@ function noise(xs: number[]): Noise | undefined {
   if (xs.length < 3) return undefined;
   const m = mean(xs);
   const med = median(xs);
-  return { cv: m === 0 ? 0 : stddev(xs) / Math.abs(m), robust: med === 0 ? 0 : (mad(xs) * MAD_NORMAL_CONSISTENCY) / Math.abs(med), median: med, n: xs.length };
+  return {
+    cv: m === 0 ? 0 : stddev(xs) / Math.abs(m),
+    robust: med === 0 ? 0 : (mad(xs) * MAD_NORMAL_CONSISTENCY) / Math.abs(med),
+    median: med,
+    n: xs.length,
+  };
 }
 
 async function measure(sc: { file: string; variant?: string }, tag: string): Promise<Map<string, Noise | undefined>> {
@@ -85,11 +90,15 @@ async function main(): Promise<void> {
         hog.kill('SIGKILL');
       }
       console.log(`\n${sc.label}: ${REPEATS} timing repeats per condition; CV = σ/mean, robust = 1.4826·MAD/median`);
-      console.log(`${'metric'.padEnd(32)} ${'median'.padStart(9)} ${'CV quiet'.padStart(9)} ${'robust'.padStart(8)}   ${'median'.padStart(9)} ${'CV busy'.padStart(9)} ${'robust'.padStart(8)}`);
+      console.log(
+        `${'metric'.padEnd(32)} ${'median'.padStart(9)} ${'CV quiet'.padStart(9)} ${'robust'.padStart(8)}   ${'median'.padStart(9)} ${'CV busy'.padStart(9)} ${'robust'.padStart(8)}`,
+      );
       for (const m of METRICS) {
         const q = quiet.get(m);
         const b = loaded.get(m);
-        console.log(`${m.padEnd(32)} ${(q ? q.median.toFixed(2) : '-').padStart(9)} ${pct(q?.cv).padStart(9)} ${pct(q?.robust).padStart(8)}   ${(b ? b.median.toFixed(2) : '-').padStart(9)} ${pct(b?.cv).padStart(9)} ${pct(b?.robust).padStart(8)}`);
+        console.log(
+          `${m.padEnd(32)} ${(q ? q.median.toFixed(2) : '-').padStart(9)} ${pct(q?.cv).padStart(9)} ${pct(q?.robust).padStart(8)}   ${(b ? b.median.toFixed(2) : '-').padStart(9)} ${pct(b?.cv).padStart(9)} ${pct(b?.robust).padStart(8)}`,
+        );
       }
     }
   } finally {

@@ -53,7 +53,10 @@ const INTERACTIONS: Interaction[] = [
 ];
 
 async function main(): Promise<void> {
-  const [session, demo] = await Promise.all([BrowserSession.open({}), serveStatic({ root: new URL('../../scenarios/app', import.meta.url).pathname })]);
+  const [session, demo] = await Promise.all([
+    BrowserSession.open({}),
+    serveStatic({ root: new URL('../../scenarios/app', import.meta.url).pathname }),
+  ]);
   try {
     for (const it of INTERACTIONS) {
       const wall: Record<Mode, number[]> = { none: [], timing: [], attribution: [] };
@@ -90,14 +93,18 @@ async function main(): Promise<void> {
       // The minimum is the least disturbed sample: on a shared machine it shows the cost better than a
       // median that the neighbours' load moves by tens of %.
       const baseMin = Math.min(...wall.none);
-      console.log(`${'mode'.padEnd(12)} ${'median'.padStart(8)} ${'p25-p75'.padStart(13)} ${'ratio'.padStart(7)} ${'min'.padStart(8)} ${'ratio'.padStart(7)}   perf_begin / perf_end median ms`);
+      console.log(
+        `${'mode'.padEnd(12)} ${'median'.padStart(8)} ${'p25-p75'.padStart(13)} ${'ratio'.padStart(7)} ${'min'.padStart(8)} ${'ratio'.padStart(7)}   perf_begin / perf_end median ms`,
+      );
       for (const mode of MODES) {
         const [a, b] = p25p75(wall[mode]);
         const ratio = median(wall[mode]) / base;
         const lo = Math.min(...wall[mode]);
         const target = mode === 'timing' ? (ratio <= 1.05 ? '  (target <= 1.05: met)' : '  (target <= 1.05: NOT met)') : '';
         const setup = mode === 'none' ? '' : `${median(beginMs[mode]).toFixed(0)} / ${median(endMs[mode]).toFixed(0)}`;
-        console.log(`${mode.padEnd(12)} ${median(wall[mode]).toFixed(1).padStart(8)} ${`${a.toFixed(0)}-${b.toFixed(0)}`.padStart(13)} ${ratio.toFixed(3).padStart(7)} ${lo.toFixed(1).padStart(8)} ${(lo / baseMin).toFixed(3).padStart(7)}   ${setup}${target}`);
+        console.log(
+          `${mode.padEnd(12)} ${median(wall[mode]).toFixed(1).padStart(8)} ${`${a.toFixed(0)}-${b.toFixed(0)}`.padStart(13)} ${ratio.toFixed(3).padStart(7)} ${lo.toFixed(1).padStart(8)} ${(lo / baseMin).toFixed(3).padStart(7)}   ${setup}${target}`,
+        );
       }
     }
   } finally {

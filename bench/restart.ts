@@ -35,7 +35,16 @@ async function main(): Promise<void> {
   await ours.page.navigate(url);
   await oursNoSpare.page.navigate(url);
 
-  const r = { ctx: [] as number[], ctxNoSpare: [] as number[], ctxNav: [] as number[], reload: [] as number[], browser: [] as number[], pwCtx: [] as number[], pwCtxNav: [] as number[], pwReload: [] as number[] };
+  const r = {
+    ctx: [] as number[],
+    ctxNoSpare: [] as number[],
+    ctxNav: [] as number[],
+    reload: [] as number[],
+    browser: [] as number[],
+    pwCtx: [] as number[],
+    pwCtxNav: [] as number[],
+    pwReload: [] as number[],
+  };
   for (let i = 0; i < ROUNDS; i++) {
     // rehearse, context mode (with the spare page prepared during the previous round's work)
     let t0 = performance.now();
@@ -78,15 +87,19 @@ async function main(): Promise<void> {
     await sleep(REPEAT_WORK_MS);
     const coldOurs = async (): Promise<void> => {
       let s: BrowserSession | undefined;
-      cold.oursPage.push(await time(async () => (s = await BrowserSession.open({ executablePath: pwOpts.executablePath, prewarm: 'none' }))));
+      cold.oursPage.push(
+        await time(async () => (s = await BrowserSession.open({ executablePath: pwOpts.executablePath, prewarm: 'none' }))),
+      );
       await s!.close();
     };
     const coldPw = async (): Promise<void> => {
       let b: Awaited<ReturnType<typeof chromium.launch>> | undefined;
-      cold.pw.push(await time(async () => {
-        b = await chromium.launch(pwOpts);
-        await b.newContext().then((c) => c.newPage());
-      }));
+      cold.pw.push(
+        await time(async () => {
+          b = await chromium.launch(pwOpts);
+          await b.newContext().then((c) => c.newPage());
+        }),
+      );
       await b!.close();
     };
     // Alternate who goes first: whatever the first launch leaves behind (a profile being removed, a
@@ -107,8 +120,18 @@ async function main(): Promise<void> {
   ];
   printTable('Clean restart per repeat — rehearse vs Playwright (newContext()+newPage(), page.goto)', rows);
   printTable('Cold start — rehearse vs Playwright', [
-    { what: 'cold launch to a clean page', ours: cold.oursPage, peer: cold.pw, peerName: 'Playwright chromium.launch()+newContext()+newPage()' },
-    { what: 'browser restart (kill, relaunch, new profile)', ours: r.browser, peer: cold.pw, peerName: 'Playwright chromium.launch()+newContext()+newPage()' },
+    {
+      what: 'cold launch to a clean page',
+      ours: cold.oursPage,
+      peer: cold.pw,
+      peerName: 'Playwright chromium.launch()+newContext()+newPage()',
+    },
+    {
+      what: 'browser restart (kill, relaunch, new profile)',
+      ours: r.browser,
+      peer: cold.pw,
+      peerName: 'Playwright chromium.launch()+newContext()+newPage()',
+    },
   ]);
   console.log(`\ncontext restart ratio: ${(median(r.ctx) / median(r.pwCtx)).toFixed(2)}x Playwright (target <= 0.6x)`);
 }

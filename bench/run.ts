@@ -43,7 +43,11 @@ async function pwMeasure(page: PwPage): Promise<() => Promise<void>> {
   const cdp = await page.context().newCDPSession(page);
   await cdp.send('Performance.enable');
   await Promise.all([
-    cdp.send('Tracing.start', { transferMode: 'ReturnAsStream', streamFormat: 'json', traceConfig: { recordMode: 'recordUntilFull', includedCategories: [...TRACE_CATEGORIES] } }),
+    cdp.send('Tracing.start', {
+      transferMode: 'ReturnAsStream',
+      streamFormat: 'json',
+      traceConfig: { recordMode: 'recordUntilFull', includedCategories: [...TRACE_CATEGORIES] },
+    }),
     cdp.send('Performance.getMetrics'),
   ]);
   return async () => {
@@ -58,7 +62,8 @@ async function pwMeasure(page: PwPage): Promise<() => Promise<void>> {
     }
     await cdp.send('IO.close', { handle });
     const events = (JSON.parse(text) as { traceEvents: { name: string }[] }).traceEvents;
-    if (!events.some((e) => e.name === 'BeginFrame' || e.name === 'DrawFrame' || e.name === 'PipelineReporter')) throw new Error('Playwright arm: the trace holds no frames');
+    if (!events.some((e) => e.name === 'BeginFrame' || e.name === 'DrawFrame' || e.name === 'PipelineReporter'))
+      throw new Error('Playwright arm: the trace holds no frames');
     await cdp.detach();
   };
 }
@@ -67,7 +72,12 @@ async function pwMeasure(page: PwPage): Promise<() => Promise<void>> {
  * The same repeat in Playwright: new context + page (with `fresh`, a whole new browser first, as
  * our browser restart does), viewport, open, wait for the list, scroll down and up.
  */
-async function playwright(browser: PwBrowser, url: string, measure = false, fresh = false): Promise<{ overhead: number[]; wall: number[] }> {
+async function playwright(
+  browser: PwBrowser,
+  url: string,
+  measure = false,
+  fresh = false,
+): Promise<{ overhead: number[]; wall: number[] }> {
   const overhead: number[] = [];
   const wall: number[] = [];
   let ctx: Awaited<ReturnType<PwBrowser['newContext']>> | undefined;
@@ -166,19 +176,56 @@ async function main(): Promise<void> {
   rmSync(out, { recursive: true, force: true });
 
   const rows: Row[] = [
-    { what: 'overhead per repeat, context mode', ours: acc.context.overhead, peer: acc.pw.overhead, peerName: 'Playwright (new context per repeat)', target: 0.6 },
-    { what: 'same, Playwright measuring as we do', ours: acc.context.overhead, peer: pwMeasuring.overhead, peerName: 'Playwright + CDP trace and counters around the steps' },
+    {
+      what: 'overhead per repeat, context mode',
+      ours: acc.context.overhead,
+      peer: acc.pw.overhead,
+      peerName: 'Playwright (new context per repeat)',
+      target: 0.6,
+    },
+    {
+      what: 'same, Playwright measuring as we do',
+      ours: acc.context.overhead,
+      peer: pwMeasuring.overhead,
+      peerName: 'Playwright + CDP trace and counters around the steps',
+    },
     { what: 'overhead per repeat, reload mode', ours: reload.overhead, peer: acc.pw.overhead, peerName: 'Playwright' },
-    { what: 'overhead per repeat, browser mode', ours: browserMode.overhead, peer: pwFresh.overhead, peerName: 'Playwright (new browser per repeat)', target: 1 },
-    { what: 'browser mode vs Playwright new context', ours: browserMode.overhead, peer: acc.pw.overhead, peerName: 'Playwright (new context per repeat)' },
+    {
+      what: 'overhead per repeat, browser mode',
+      ours: browserMode.overhead,
+      peer: pwFresh.overhead,
+      peerName: 'Playwright (new browser per repeat)',
+      target: 1,
+    },
+    {
+      what: 'browser mode vs Playwright new context',
+      ours: browserMode.overhead,
+      peer: acc.pw.overhead,
+      peerName: 'Playwright (new context per repeat)',
+    },
     { what: 'whole repeat wall time, context mode', ours: acc.context.wall, peer: acc.pw.wall, peerName: 'Playwright' },
-    { what: 'dialog example: overhead, context mode', ours: dialog.ours.overhead, peer: dialog.pw.overhead, peerName: 'Playwright', target: 0.6 },
+    {
+      what: 'dialog example: overhead, context mode',
+      ours: dialog.ours.overhead,
+      peer: dialog.pw.overhead,
+      peerName: 'Playwright',
+      target: 0.6,
+    },
     { what: 'dialog example: whole repeat wall time', ours: dialog.ours.wall, peer: dialog.pw.wall, peerName: 'Playwright' },
   ];
-  printTable(`perf run harness overhead (repeat wall time minus measured window), list-scroll desktop (a 2,000-row page whose own load is ~600 ms here) and dialog, ${REPEATS} repeats per block`, rows);
-  console.log(`\ncontext-mode overhead ratio: ${(median(acc.context.overhead) / median(acc.pw.overhead)).toFixed(2)}x Playwright (target <= 0.6x)`);
-  console.log(`context-mode overhead ratio against Playwright measuring the same window (trace + counters): ${(median(acc.context.overhead) / median(pwMeasuring.overhead)).toFixed(2)}x`);
-  console.log('note: our overhead includes restart, emulation read-back, navigation, setup, and perf_begin/perf_end (tracing start/stop and the report); plain Playwright measures nothing.');
+  printTable(
+    `perf run harness overhead (repeat wall time minus measured window), list-scroll desktop (a 2,000-row page whose own load is ~600 ms here) and dialog, ${REPEATS} repeats per block`,
+    rows,
+  );
+  console.log(
+    `\ncontext-mode overhead ratio: ${(median(acc.context.overhead) / median(acc.pw.overhead)).toFixed(2)}x Playwright (target <= 0.6x)`,
+  );
+  console.log(
+    `context-mode overhead ratio against Playwright measuring the same window (trace + counters): ${(median(acc.context.overhead) / median(pwMeasuring.overhead)).toFixed(2)}x`,
+  );
+  console.log(
+    'note: our overhead includes restart, emulation read-back, navigation, setup, and perf_begin/perf_end (tracing start/stop and the report); plain Playwright measures nothing.',
+  );
 }
 
 void main().then(

@@ -31,9 +31,29 @@ const SESSIONS = Number(process.argv[3] ?? 10);
 const GATE_ARGS = ['--repeat', '3', '--warmup', '0', '--fixed', '--quiet', '--json'];
 
 function gateOnce(grid: string, parallel: number, out: string): number {
-  const scenarios = readdirSync(join(ROOT, 'scenarios')).filter((f) => f.endsWith('.yaml')).sort().map((f) => join(ROOT, 'scenarios', f));
+  const scenarios = readdirSync(join(ROOT, 'scenarios'))
+    .filter((f) => f.endsWith('.yaml'))
+    .sort()
+    .map((f) => join(ROOT, 'scenarios', f));
   const t0 = performance.now();
-  const r = spawnSync(process.execPath, [PERF, 'gate', ...scenarios, '--baselines', join(ROOT, 'baselines'), '--grid', grid, '--parallel', String(parallel), '--out', out, ...GATE_ARGS], { timeout: 600_000, encoding: 'utf8', env: { ...process.env, GITHUB_STEP_SUMMARY: '' } });
+  const r = spawnSync(
+    process.execPath,
+    [
+      PERF,
+      'gate',
+      ...scenarios,
+      '--baselines',
+      join(ROOT, 'baselines'),
+      '--grid',
+      grid,
+      '--parallel',
+      String(parallel),
+      '--out',
+      out,
+      ...GATE_ARGS,
+    ],
+    { timeout: 600_000, encoding: 'utf8', env: { ...process.env, GITHUB_STEP_SUMMARY: '' } },
+  );
   const ms = performance.now() - t0;
   if (r.status !== 0 && r.status !== 1) throw new Error(`perf gate --parallel ${parallel} exited ${r.status}: ${r.stderr.slice(-1000)}`);
   return ms;
@@ -62,7 +82,9 @@ async function main(): Promise<void> {
     for (let i = 0; i < SESSIONS; i++) {
       for (const kind of i % 2 ? (['local', 'grid'] as const) : (['grid', 'local'] as const)) {
         let s: BrowserSession | undefined;
-        open[kind].push(await timed(async () => (s = await BrowserSession.open({ prewarm: 'none', ...(kind === 'grid' ? { grid: grid.url } : {}) }))));
+        open[kind].push(
+          await timed(async () => (s = await BrowserSession.open({ prewarm: 'none', ...(kind === 'grid' ? { grid: grid.url } : {}) }))),
+        );
         close[kind].push(await timed(() => s!.close()));
       }
     }
@@ -71,12 +93,16 @@ async function main(): Promise<void> {
       console.log(`\nperf gate over the example scenarios (every variant, 3 fixed repeats each) on a hub + 2 nodes, ${ROUNDS} round(s)`);
       console.log(`  serial        ${fmt(serial)}`);
       console.log(`  --parallel 2  ${fmt(parallel)}`);
-      console.log(`  ratio parallel/serial: ${(median(parallel) / median(serial)).toFixed(2)} (ideal on 2 machines: 0.50; here both nodes share 2 cores)`);
+      console.log(
+        `  ratio parallel/serial: ${(median(parallel) / median(serial)).toFixed(2)} (ideal on 2 machines: 0.50; here both nodes share 2 cores)`,
+      );
     }
     console.log(`\nper browser, ${SESSIONS} each (open = start + CDP connect + first page; close = end it)`);
     console.log(`  Grid session open   ${fmt(open.grid)}    close (DELETE) ${fmt(close.grid)}`);
     console.log(`  local launch open   ${fmt(open.local)}    close          ${fmt(close.local)}`);
-    console.log(`  ratio Grid/local: open ${(median(open.grid) / median(open.local)).toFixed(2)}, close ${(median(close.grid) / median(close.local)).toFixed(2)}; extra per browser: ${(median(open.grid) + median(close.grid) - median(open.local) - median(close.local)).toFixed(0)} ms`);
+    console.log(
+      `  ratio Grid/local: open ${(median(open.grid) / median(open.local)).toFixed(2)}, close ${(median(close.grid) / median(close.local)).toFixed(2)}; extra per browser: ${(median(open.grid) + median(close.grid) - median(open.local) - median(close.local)).toFixed(0)} ms`,
+    );
     console.log('  (a browser restart pays it per repeat; context restarts pay it once per run)');
   } finally {
     await grid.stop();

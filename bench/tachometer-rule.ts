@@ -93,10 +93,7 @@ export function horizonsResolved(d: Difference, horizons: readonly number[]): bo
 }
 
 export type TachometerOutcome =
-  | { kind: 'slower'; by: number }
-  | { kind: 'faster'; by: number }
-  | { kind: 'within'; of: number }
-  | { kind: 'unsure' };
+  { kind: 'slower'; by: number } | { kind: 'faster'; by: number } | { kind: 'within'; of: number } | { kind: 'unsure' };
 
 /**
  * What a reader concludes where sampling stopped: slower (or faster) by more than the largest horizon the

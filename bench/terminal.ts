@@ -50,14 +50,21 @@ const tmuxEnv = (): NodeJS.ProcessEnv => {
 const tmux = async (...args: string[]): Promise<string> => (await execFile('tmux', ['-L', SOCKET, ...args], { env: tmuxEnv() })).stdout;
 
 /** send-keys, then capture-pane back to back until `seen(screen)`: ms from send to seen, and the captures it took. */
-async function tmuxUntil(target: string, keys: string[], seen: (screen: string) => boolean): Promise<{ ms: number; sendMs: number; polls: number }> {
+async function tmuxUntil(
+  target: string,
+  keys: string[],
+  seen: (screen: string) => boolean,
+): Promise<{ ms: number; sendMs: number; polls: number }> {
   const t0 = performance.now();
   await tmux('send-keys', '-t', target, ...keys);
   const sendMs = performance.now() - t0;
   for (let polls = 1; ; polls++) {
     const screen = await tmux('capture-pane', '-p', '-t', target);
     if (seen(screen)) return { ms: performance.now() - t0, sendMs, polls };
-    if (performance.now() - t0 > WAIT_MS) throw new Error(`tmux ${target}: the screen did not change as expected within ${WAIT_MS} ms after send-keys ${keys.join(' ')}; it shows:\n${screen}`);
+    if (performance.now() - t0 > WAIT_MS)
+      throw new Error(
+        `tmux ${target}: the screen did not change as expected within ${WAIT_MS} ms after send-keys ${keys.join(' ')}; it shows:\n${screen}`,
+      );
   }
 }
 
@@ -72,7 +79,13 @@ async function main(): Promise<void> {
   const version = execFileSync('tmux', ['-V'], { timeout: 120_000, encoding: 'utf8' }).trim();
   const dir = mkdtempSync(path.join(tmpdir(), 'rehearse-bench-terminal-'));
   const file = path.join(dir, 'numbered.txt');
-  writeFileSync(file, Array.from({ length: FILE_LINES }, (_, i) => `${lineLabel(i + 1)}  the quick brown fox jumps over the lazy dog  0123456789 ~!@#$%^&*()`).join('\n') + '\n');
+  writeFileSync(
+    file,
+    Array.from(
+      { length: FILE_LINES },
+      (_, i) => `${lineLabel(i + 1)}  the quick brown fox jumps over the lazy dog  0123456789 ~!@#$%^&*()`,
+    ).join('\n') + '\n',
+  );
   // No status line (the pane is then the full 100x30), nothing else from a user config.
   const conf = path.join(dir, 'tmux.conf');
   writeFileSync(conf, 'set -g status off\n');
@@ -132,9 +145,20 @@ async function main(): Promise<void> {
     await tmuxUntil('less', [], (s) => s.includes(lineLabel(1)));
 
     const r = {
-      keyOurs: [] as number[], keyOursLatency: [] as number[], keyTmux: [] as number[], keyTmuxPolls: [] as number[], keyTmuxSend: [] as number[],
-      pageOurs: [] as number[], pageOursLatency: [] as number[], pageTmux: [] as number[], pageTmuxPolls: [] as number[], pageTmuxSend: [] as number[],
-      snapBashOurs: [] as number[], snapBashTmux: [] as number[], snapLessOurs: [] as number[], snapLessTmux: [] as number[],
+      keyOurs: [] as number[],
+      keyOursLatency: [] as number[],
+      keyTmux: [] as number[],
+      keyTmuxPolls: [] as number[],
+      keyTmuxSend: [] as number[],
+      pageOurs: [] as number[],
+      pageOursLatency: [] as number[],
+      pageTmux: [] as number[],
+      pageTmuxPolls: [] as number[],
+      pageTmuxSend: [] as number[],
+      snapBashOurs: [] as number[],
+      snapBashTmux: [] as number[],
+      snapLessOurs: [] as number[],
+      snapLessTmux: [] as number[],
     };
     let oursSnapBytes = 0;
     let tmuxCaptureBytes = 0;
@@ -199,7 +223,10 @@ async function main(): Promise<void> {
         const b = await peer();
         return [await ours(), b];
       };
-      const [ko, kt] = await pair(() => oursKey(ch), () => tmuxKey(ch));
+      const [ko, kt] = await pair(
+        () => oursKey(ch),
+        () => tmuxKey(ch),
+      );
       const [po, pt] = await pair(oursPage, tmuxPage);
       let snapBytes = 0;
       let captureBytes = 0;
@@ -208,8 +235,14 @@ async function main(): Promise<void> {
         () => timed(() => tmux('capture-pane', '-p', '-t', 'bash')),
       );
       const [slo, slt] = await pair(
-        () => timed(async () => { snapBytes = (await less.snapshot({})).bytes; }),
-        () => timed(async () => { captureBytes = Buffer.byteLength(await tmux('capture-pane', '-p', '-t', 'less')); }),
+        () =>
+          timed(async () => {
+            snapBytes = (await less.snapshot({})).bytes;
+          }),
+        () =>
+          timed(async () => {
+            captureBytes = Buffer.byteLength(await tmux('capture-pane', '-p', '-t', 'less'));
+          }),
       );
       if (!keep) continue;
       r.keyOurs.push(ko.ms);
@@ -237,13 +270,21 @@ async function main(): Promise<void> {
       { what: 'snapshot, bash prompt (vs capture-pane -p)', ours: r.snapBashOurs, peer: r.snapBashTmux, peerName, target: TARGET },
       { what: 'snapshot, less page (vs capture-pane -p)', ours: r.snapLessOurs, peer: r.snapLessTmux, peerName, target: TARGET },
     ];
-    const load = loadavg().map((l) => l.toFixed(2)).join(' ');
-    console.log(`terminal: ours = PtyTerminalDriver (node-pty + @xterm/headless, TERM=xterm-256color); peer = ${version} (TERM=${tmuxTerm}, socket -L ${SOCKET}, status off)`);
-    console.log(`programs: ${BASH.join(' ')} (PS1='$ ') and less on a ${FILE_LINES}-line file, ${COLS}x${ROWS} both sides; ${ROUNDS} rounds + ${WARMUP_ROUNDS} warmups, interleaved, first side alternating; load average ${load}`);
+    const load = loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ');
+    console.log(
+      `terminal: ours = PtyTerminalDriver (node-pty + @xterm/headless, TERM=xterm-256color); peer = ${version} (TERM=${tmuxTerm}, socket -L ${SOCKET}, status off)`,
+    );
+    console.log(
+      `programs: ${BASH.join(' ')} (PS1='$ ') and less on a ${FILE_LINES}-line file, ${COLS}x${ROWS} both sides; ${ROUNDS} rounds + ${WARMUP_ROUNDS} warmups, interleaved, first side alternating; load average ${load}`,
+    );
     printTable(`Terminal driving: rehearse vs tmux (ms)`, rows);
 
     console.log('\np90s and ratios');
-    console.log(`${'measure'.padEnd(44)} ${'ours p50'.padStart(9)} ${'ours p90'.padStart(9)} ${'tmux p50'.padStart(9)} ${'tmux p90'.padStart(9)} ${'p50 ratio'.padStart(9)} ${'p90 ratio'.padStart(9)}  target ${TARGET}x`);
+    console.log(
+      `${'measure'.padEnd(44)} ${'ours p50'.padStart(9)} ${'ours p90'.padStart(9)} ${'tmux p50'.padStart(9)} ${'tmux p90'.padStart(9)} ${'p50 ratio'.padStart(9)} ${'p90 ratio'.padStart(9)}  target ${TARGET}x`,
+    );
     for (const row of rows) {
       const ratio50 = median(row.ours) / median(row.peer!);
       const ratio90 = p90(row.ours) / p90(row.peer!);
@@ -253,7 +294,8 @@ async function main(): Promise<void> {
     }
 
     console.log('\ndetail');
-    const info = (what: string, xs: number[], unit = 'ms') => console.log(`${what.padEnd(60)} median ${median(xs).toFixed(2).padStart(7)} ${unit}, p90 ${p90(xs).toFixed(2).padStart(7)} ${unit}`);
+    const info = (what: string, xs: number[], unit = 'ms') =>
+      console.log(`${what.padEnd(60)} median ${median(xs).toFixed(2).padStart(7)} ${unit}, p90 ${p90(xs).toFixed(2).padStart(7)} ${unit}`);
     info('ours, bash keystroke: driver latencyMs (written -> last byte)', r.keyOursLatency);
     info('ours, less PageDown: driver latencyMs (written -> last byte)', r.pageOursLatency);
     info('tmux, bash keystroke: the send-keys call alone', r.keyTmuxSend);
@@ -287,7 +329,9 @@ async function main(): Promise<void> {
     const pids = [...tmuxPids, ...drivers.map((d) => d.pty.pid)];
     for (let waited = 0; waited < 2000 && pids.some(alive); waited += 20) await sleep(20);
     const left = pids.filter(alive);
-    console.log(`\ncleanup: tmux -L ${SOCKET} ls ${serverGone ? 'fails (server gone)' : 'STILL ANSWERS'}; programs still running: ${left.length ? left.join(', ') : 'none'}`);
+    console.log(
+      `\ncleanup: tmux -L ${SOCKET} ls ${serverGone ? 'fails (server gone)' : 'STILL ANSWERS'}; programs still running: ${left.length ? left.join(', ') : 'none'}`,
+    );
     if (!serverGone || left.length) process.exitCode = 1;
   }
 }

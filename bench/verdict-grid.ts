@@ -176,8 +176,14 @@ function printGridTable(results: Record<string, Record<Design, Outcome[]>>, roun
   for (const [what, by] of Object.entries(results)) {
     for (const d of DESIGNS) {
       const os = by[d];
-      const reps = spread(os.map((o) => o.repeats), 0).padStart(16);
-      const secs = spread(os.map((o) => o.ms / 1000), 1).padStart(22);
+      const reps = spread(
+        os.map((o) => o.repeats),
+        0,
+      ).padStart(16);
+      const secs = spread(
+        os.map((o) => o.ms / 1000),
+        1,
+      ).padStart(22);
       console.log(`${what.padEnd(26)} ${names[d].padEnd(30)} ${reps} ${secs}  ${tally(os.map((o) => o.verdict))}`);
     }
     const ratio = (d: Design, f: (o: Outcome) => number): string => (median(by.ours.map(f)) / median(by[d].map(f))).toFixed(2);
@@ -187,8 +193,9 @@ function printGridTable(results: Record<string, Record<Design, Outcome[]>>, roun
     console.log(`${what.padEnd(26)} ratios: ${vs('fixed')}; ${vs('tachometer')}`);
   }
   const cond = sizes.tachConditions.join(',');
-  const tach = `tachometer = its auto-sample rule on ${RULE_METRIC}: min ${sizes.tachMin}/arm, +${sizes.tachBatch}/arm `
-    + `until the 95% CI clears ${cond}, timeout ${sizes.tachTimeoutMs / 1000} s`;
+  const tach =
+    `tachometer = its auto-sample rule on ${RULE_METRIC}: min ${sizes.tachMin}/arm, +${sizes.tachBatch}/arm ` +
+    `until the 95% CI clears ${cond}, timeout ${sizes.tachTimeoutMs / 1000} s`;
   console.log(`(${tach}; repeats/arm = measured timing + attribution repeats of the candidate arm)`);
 }
 
@@ -196,7 +203,10 @@ export async function gridTimeToVerdict(rounds: number, sizes: Sizes): Promise<v
   const out = mkdtempSync(join(tmpdir(), 'rehearse-bench-grid-'));
   try {
     const results: Record<string, Record<Design, Outcome[]>> = {};
-    for (const [what, ab] of [['A/A (same page twice)', false], [`A/B (+${CPU_CHANGE_PCT}% CPU, cpu=${CPU_CHANGE_PCT})`, true]] as const) {
+    for (const [what, ab] of [
+      ['A/A (same page twice)', false],
+      [`A/B (+${CPU_CHANGE_PCT}% CPU, cpu=${CPU_CHANGE_PCT})`, true],
+    ] as const) {
       const by: Record<Design, Outcome[]> = { ours: [], fixed: [], tachometer: [] };
       for (let i = 0; i < rounds; i++) {
         // Rotate which design goes first each round: a slow spell of the machine is shared by all three.

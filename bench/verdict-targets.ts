@@ -63,7 +63,12 @@ const pct = (r: CompareRow | undefined): string => (r?.deltaPct == null ? 'n/a' 
 function notable(c: RunsComparison | undefined): string {
   if (!c) return 'no comparison';
   const rows = c.rows.filter((r) => r.role !== 'shown' && r.verdict !== 'unchanged');
-  return rows.length ? rows.slice(0, 6).map((r) => `${r.metric} ${pct(r)} ${r.verdict}`).join(', ') : 'all unchanged';
+  return rows.length
+    ? rows
+        .slice(0, 6)
+        .map((r) => `${r.metric} ${pct(r)} ${r.verdict}`)
+        .join(', ')
+    : 'all unchanged';
 }
 
 let serial = 0;
@@ -96,8 +101,10 @@ async function sequentialAb(vars: Record<string, string>, sizes: TargetSizes, ou
 async function busyTarget(sizes: TargetSizes, out: string): Promise<void> {
   const r = await sequentialAb({ busy: '8' }, sizes, out);
   const cpu = cpuRow(r.c);
-  console.log(`busy=8 A/B, sequential default --timing: ${r.c?.verdict ?? 'none'}, exit ${r.exitCode}, ${r.repeats} repeats/arm, `
-    + `${r.s.toFixed(0)} s`);
+  console.log(
+    `busy=8 A/B, sequential default --timing: ${r.c?.verdict ?? 'none'}, exit ${r.exitCode}, ${r.repeats} repeats/arm, ` +
+      `${r.s.toFixed(0)} s`,
+  );
   console.log(`  CPU row ${cpu?.metric ?? 'n/a'} ${pct(cpu)} ${cpu?.verdict ?? ''} (${cpu?.severity ?? ''}); rows: ${notable(r.c)}`);
   console.log(`  first attribution line of the CPU row: ${firstAttribution(cpu)}`);
   console.log(`  target: fail (exit 1) on a CPU metric, recomputeRowStats grid.js:line named first, <= 12 repeats/arm`);
@@ -107,8 +114,10 @@ async function layoutTarget(sizes: TargetSizes, out: string): Promise<void> {
   const r = await sequentialAb({ layout: '1' }, sizes, out);
   const regressed = r.c?.rows.filter((x) => x.verdict === 'regressed') ?? [];
   const row = regressed.find((x) => firstAttribution(x, 'forcedLayout').startsWith('[')) ?? regressed[0];
-  console.log(`layout=1 A/B, sequential default --timing: ${r.c?.verdict ?? 'none'}, exit ${r.exitCode}, ${r.repeats} repeats/arm; `
-    + `rows: ${notable(r.c)}`);
+  console.log(
+    `layout=1 A/B, sequential default --timing: ${r.c?.verdict ?? 'none'}, exit ${r.exitCode}, ${r.repeats} repeats/arm; ` +
+      `rows: ${notable(r.c)}`,
+  );
   console.log(`  first forcedLayout line of ${row?.metric ?? 'a regressed row'}: ${firstAttribution(row, 'forcedLayout')}`);
   console.log('  target: names measureRowHeights (the function that forces the layout)');
 }
@@ -142,8 +151,10 @@ async function aaTarget(sizes: TargetSizes, out: string): Promise<void> {
     console.log(`  A/A ${i + 1}/${sizes.aaTries}: ${r.c?.verdict ?? 'none'} after ${took} [${notable(r.c)}]`);
   }
   const pass = verdicts.filter((v) => v === 'pass').length;
-  console.log(`A/A x${sizes.aaTries}: ${pass} pass, ${verdicts.filter((v) => v === 'inconclusive').length} inconclusive, `
-    + `${verdicts.filter((v) => v === 'fail').length} fail; repeats/arm median ${median(repeats)}, max ${Math.max(...repeats)}`);
+  console.log(
+    `A/A x${sizes.aaTries}: ${pass} pass, ${verdicts.filter((v) => v === 'inconclusive').length} inconclusive, ` +
+      `${verdicts.filter((v) => v === 'fail').length} fail; repeats/arm median ${median(repeats)}, max ${Math.max(...repeats)}`,
+  );
   console.log('  target: pass in >= 9 of 10, <= 12 repeats/arm');
 }
 
@@ -181,9 +192,11 @@ async function compareTarget(sizes: TargetSizes, out: string): Promise<void> {
   const mcp = await mcpCompareBytes(out, a, b);
   // The CLI's compare JSON without the flame stacks: what a reply would carry if the MCP tool could not be called.
   const jsonBytes = Buffer.byteLength(JSON.stringify(last, (k, v: unknown) => (k === 'flame' ? undefined : v)));
-  console.log(`compare with attribution, two ${sizes.compareRepeat}-repeat --timing runs: `
-    + `compareRuns median ${median(times).toFixed(0)} ms `
-    + `over ${sizes.compareTimes} (verdict ${last?.verdict ?? 'none'})`);
+  console.log(
+    `compare with attribution, two ${sizes.compareRepeat}-repeat --timing runs: ` +
+      `compareRuns median ${median(times).toFixed(0)} ms ` +
+      `over ${sizes.compareTimes} (verdict ${last?.verdict ?? 'none'})`,
+  );
   const reply = mcp.ok ? `${mcp.bytes} bytes (attribution ${mcp.attributionBytes} bytes)` : 'failed';
   console.log(`  MCP perf_compare reply ${reply}; full compare JSON without flame stacks ${jsonBytes} bytes`);
   console.log('  target: compare <= 2 s; MCP reply <= 6 KB (attribution <= 2 KB)');

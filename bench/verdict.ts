@@ -63,7 +63,12 @@ async function once(jank: boolean, fixed: boolean): Promise<Outcome> {
     ...(fixed ? { fixed: true, repeat: FIXED_REPEAT } : {}),
   });
   const ms = performance.now() - t0;
-  return { ms, verdict: comparison?.verdict ?? 'none', repeats: res.candidate.run.repeats.filter((r) => !r.warmup).length, rows: notable(comparison) };
+  return {
+    ms,
+    verdict: comparison?.verdict ?? 'none',
+    repeats: res.candidate.run.repeats.filter((r) => !r.warmup).length,
+    rows: notable(comparison),
+  };
 }
 
 /** The rows a reader would notice: anything not unchanged among primary and secondary metrics. */
@@ -75,17 +80,29 @@ function notable(c: RunsComparison | undefined): string {
 
 async function timeToVerdict(rounds: number): Promise<void> {
   const rows: Row[] = [];
-  for (const [what, jank] of [['A/A (same build twice)', false], ['A/B (jank switch on)', true]] as const) {
+  for (const [what, jank] of [
+    ['A/A (same build twice)', false],
+    ['A/B (jank switch on)', true],
+  ] as const) {
     const seq: Outcome[] = [];
     const fix: Outcome[] = [];
     for (let i = 0; i < rounds; i++) {
       // Alternate which design goes first, so a slow spell of the machine is shared.
-      const pair = i % 2 === 0 ? [await once(jank, false), await once(jank, true)] : [await once(jank, true), await once(jank, false)].reverse();
+      const pair =
+        i % 2 === 0 ? [await once(jank, false), await once(jank, true)] : [await once(jank, true), await once(jank, false)].reverse();
       seq.push(pair[0]!);
       fix.push(pair[1]!);
-      console.log(`${what} round ${i + 1}: sequential ${(pair[0]!.ms / 1000).toFixed(1)} s ${pair[0]!.verdict} after ${pair[0]!.repeats} repeats/arm [${pair[0]!.rows}] | fixed-10 ${(pair[1]!.ms / 1000).toFixed(1)} s ${pair[1]!.verdict} [${pair[1]!.rows}]`);
+      console.log(
+        `${what} round ${i + 1}: sequential ${(pair[0]!.ms / 1000).toFixed(1)} s ${pair[0]!.verdict} after ${pair[0]!.repeats} repeats/arm [${pair[0]!.rows}] | fixed-10 ${(pair[1]!.ms / 1000).toFixed(1)} s ${pair[1]!.verdict} [${pair[1]!.rows}]`,
+      );
     }
-    rows.push({ what: `${what}: time to verdict`, ours: seq.map((o) => o.ms), peer: fix.map((o) => o.ms), peerName: `fixed ${FIXED_REPEAT} repeats per arm`, target: jank ? 1.0 : 0.6 });
+    rows.push({
+      what: `${what}: time to verdict`,
+      ours: seq.map((o) => o.ms),
+      peer: fix.map((o) => o.ms),
+      peerName: `fixed ${FIXED_REPEAT} repeats per arm`,
+      target: jank ? 1.0 : 0.6,
+    });
   }
   printTable('time to a verdict, sequential (default) vs fixed 10 repeats, list-scroll desktop', rows);
 }

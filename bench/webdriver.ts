@@ -44,21 +44,48 @@ async function main(): Promise<void> {
       try {
         const server = await startWebDriverServer(kind);
         started.push(server);
-        const ours = await openWebDriverPage({ kind, endpoint: server.endpoint, ...(kind === 'chromedriver' ? { chromePath: chrome } : {}) });
+        const ours = await openWebDriverPage({
+          kind,
+          endpoint: server.endpoint,
+          ...(kind === 'chromedriver' ? { chromePath: chrome } : {}),
+        });
         started.unshift(ours);
         // A server of its own for webdriverio: WebKitWebDriver runs one session at a time.
         const peerServer = await startWebDriverServer(kind);
         started.push(peerServer);
-        const caps = kind === 'webkit'
-          ? { browserName: 'MiniBrowser', 'webkitgtk:browserOptions': { binary: miniBrowserPath(), args: ['--automation'] }, 'wdio:enforceWebDriverClassic': true }
-          : { browserName: 'chrome', 'goog:chromeOptions': { binary: chrome, args: ['--headless', '--no-sandbox', '--disable-gpu', '--window-size=1024,768'] } };
+        const caps =
+          kind === 'webkit'
+            ? {
+                browserName: 'MiniBrowser',
+                'webkitgtk:browserOptions': { binary: miniBrowserPath(), args: ['--automation'] },
+                'wdio:enforceWebDriverClassic': true,
+              }
+            : {
+                browserName: 'chrome',
+                'goog:chromeOptions': { binary: chrome, args: ['--headless', '--no-sandbox', '--disable-gpu', '--window-size=1024,768'] },
+              };
         // One attempt, bounded: a session the server cannot open is reported, not waited on.
-        wdio = await remote({ hostname: '127.0.0.1', port: Number(new URL(peerServer.endpoint).port), path: '/', capabilities: caps as never, logLevel: 'silent', connectionRetryCount: 0, connectionRetryTimeout: 30_000 });
+        wdio = await remote({
+          hostname: '127.0.0.1',
+          port: Number(new URL(peerServer.endpoint).port),
+          path: '/',
+          capabilities: caps as never,
+          logLevel: 'silent',
+          connectionRetryCount: 0,
+          connectionRetryTimeout: 30_000,
+        });
         const host = new SessionHost({ driver: ours.driver }, app.url);
         await ours.driver.navigation.navigate(url, 30_000);
         await wdio.url(url);
         const ref = refOf(okData(await runStep(host, 'snap', {})).snapshot);
-        const r = { tap: [] as number[], wdio: [] as number[], wdioRead: [] as number[], cdpTap: [] as number[], snap: [] as number[], cdpSnap: [] as number[] };
+        const r = {
+          tap: [] as number[],
+          wdio: [] as number[],
+          wdioRead: [] as number[],
+          cdpTap: [] as number[],
+          snap: [] as number[],
+          cdpSnap: [] as number[],
+        };
         for (let i = 0; i < WARMUP_ROUNDS + ROUNDS; i++) {
           const keep = i >= WARMUP_ROUNDS;
           const tTap = await timed(async () => okData(await runStep(host, 'tap', { ref })));
@@ -87,7 +114,10 @@ async function main(): Promise<void> {
           { what: 'tap ref over WebDriver vs over CDP', ours: r.tap, peer: r.cdpTap, peerName: 'webdriverio' },
           { what: 'snap over WebDriver vs over CDP', ours: r.snap, peer: r.cdpSnap, peerName: 'webdriverio' },
         ];
-        printTable(`${engine} over WebDriver, ${url} (peer: webdriverio's $(css).click() on its own server of the same kind; the CDP rows compare us with ourselves over CDP in Chromium)`, rows);
+        printTable(
+          `${engine} over WebDriver, ${url} (peer: webdriverio's $(css).click() on its own server of the same kind; the CDP rows compare us with ourselves over CDP in Chromium)`,
+          rows,
+        );
       } catch (e) {
         console.log(`\n${kind}: not measured: ${(e as Error).message.split('\n')[0]}`);
       } finally {

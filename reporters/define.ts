@@ -61,9 +61,7 @@ export interface HtmlRunContext {
  * the report) unless it is a regular PNG file inside the run file's folder.
  */
 export type ScreenshotShown =
-  | { status: 'embedded'; dataUrl: string }
-  | { status: 'linked'; href: string }
-  | { status: 'not-shown'; why: string };
+  { status: 'embedded'; dataUrl: string } | { status: 'linked'; href: string } | { status: 'not-shown'; why: string };
 
 export interface FrameTimeline {
   which: 'median' | 'slowest';

@@ -196,8 +196,14 @@ const CONTROL_CHAR = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/g;
 export function oneLine(s: string): string {
   // Split and trim, not /\s*[\r\n]+\s*/: that regex retries every position of a long run of spaces
   // (quadratic: a message of 40,000 spaces took 2.5 s, a megabyte would take an hour).
-  const lines = s.replace(ANSI_SEQUENCE, '').replace(CONTROL_CHAR, '').split(/[\r\n]+/);
-  return lines.map((l) => l.trim()).filter(Boolean).join(' ');
+  const lines = s
+    .replace(ANSI_SEQUENCE, '')
+    .replace(CONTROL_CHAR, '')
+    .split(/[\r\n]+/);
+  return lines
+    .map((l) => l.trim())
+    .filter(Boolean)
+    .join(' ');
 }
 
 // ─── compare rows ───────────────────────────────────────────────────────────────────────────────────
@@ -215,16 +221,18 @@ function magnitude(row: CompareRow): number {
  * trusting the order, because a compare result may come back from a JSON file written by anything.
  */
 export function changedRows(rows: readonly CompareRow[]): CompareRow[] {
-  return rows
-    // A secondary or shown metric only one run has (a renamed step, say) is in the JSON, not in the way.
-    .filter((r) => r.verdict !== 'unchanged' && r.verdict !== 'changed' && (r.verdict !== 'missing' || r.gated))
-    .sort(
-      (p, q) =>
-        SEVERITY_RANK[p.severity] - SEVERITY_RANK[q.severity] ||
-        VERDICT_RANK[p.verdict] - VERDICT_RANK[q.verdict] ||
-        magnitude(q) - magnitude(p) ||
-        cmp(p.metric, q.metric),
-    );
+  return (
+    rows
+      // A secondary or shown metric only one run has (a renamed step, say) is in the JSON, not in the way.
+      .filter((r) => r.verdict !== 'unchanged' && r.verdict !== 'changed' && (r.verdict !== 'missing' || r.gated))
+      .sort(
+        (p, q) =>
+          SEVERITY_RANK[p.severity] - SEVERITY_RANK[q.severity] ||
+          VERDICT_RANK[p.verdict] - VERDICT_RANK[q.verdict] ||
+          magnitude(q) - magnitude(p) ||
+          cmp(p.metric, q.metric),
+      )
+  );
 }
 
 export type RowStatus = 'missing' | 'error' | 'warn' | 'inconclusive' | 'info' | 'improved' | 'changed' | 'unchanged';
@@ -280,7 +288,12 @@ export function compareCounts(rows: readonly CompareRow[]): string {
 }
 
 /** "PASS", "WARN", "FAIL", "INCONCLUSIVE". */
-export const VERDICT_WORD: Record<CompareResult['verdict'], string> = { pass: 'PASS', warn: 'WARN', fail: 'FAIL', inconclusive: 'INCONCLUSIVE' };
+export const VERDICT_WORD: Record<CompareResult['verdict'], string> = {
+  pass: 'PASS',
+  warn: 'WARN',
+  fail: 'FAIL',
+  inconclusive: 'INCONCLUSIVE',
+};
 
 /** The lines every compare rendering leads with, after its title: what decided, host and timing notes. */
 export function compareNotes(result: CompareReport): string[] {

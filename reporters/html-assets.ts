@@ -32,7 +32,7 @@ export function chartAssets(): ChartAssets {
       kind: 'environment',
       code: 'chart_library_missing',
       message: `the HTML report needs the uplot package, which could not be read: ${(e as Error).message}`,
-      suggestion: 'reinstall rehearse\'s dependencies (npm ci)',
+      suggestion: "reinstall rehearse's dependencies (npm ci)",
       cause: e,
     });
   }

@@ -313,7 +313,7 @@ export function flameSection(flame: ComparisonFlame): string {
   const head = `<h2>Differential flame graph <span class="muted">(median attribution repeats: ${repeats})</span></h2>`;
   const note = sideNote(flame);
   const drawing = flameSvg(flame);
-  if (!drawing) return `${head}<p class="missing">${e(note || 'The median repeats\' profiles hold no page function time to draw.')}</p>`;
+  if (!drawing) return `${head}<p class="missing">${e(note || "The median repeats' profiles hold no page function time to draw.")}</p>`;
   const intro = note ? `<p class="missing">${e(note)}</p>` : FLAME_LEGEND;
   return `${head}${intro}<div class="card flame-card">${drawing.svg}</div>${flameNotes(drawing)}`;
 }

@@ -56,7 +56,10 @@ export { escapeHtml };
  * bend the element; U+2028/2029 escaped for old parsers. NaN (an empty arm's median) becomes null.
  */
 export function jsonInScript(value: unknown): string {
-  return JSON.stringify(value).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+  return JSON.stringify(value)
+    .replace(/</g, '\\u003c')
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029');
 }
 
 /** A link target from the CLI (relative path or data: URL); anything else, e.g. `javascript:`, is dropped. */
@@ -180,8 +183,13 @@ function armValues(values: RunValues, metric: string, n: number): number[] {
 const STATE_CODE = { presented: 0, partial: 1, dropped: 2 } as const;
 
 function framesChart(charts: Charts, t: FrameTimeline): string {
-  const frames = t.frames.slice(0, MAX_TIMELINE_FRAMES).map((f): [number, number, 0 | 1 | 2] => [Math.round(f.atMs * 10) / 10, Math.round(f.ms * 100) / 100, STATE_CODE[f.state]]);
-  return charts.add({ kind: 'frames', budgetMs: FRAME_BUDGET_MS, frames }, `frame durations of repeat ${t.repeat} (${t.which}) against the 16.7 ms budget`);
+  const frames = t.frames
+    .slice(0, MAX_TIMELINE_FRAMES)
+    .map((f): [number, number, 0 | 1 | 2] => [Math.round(f.atMs * 10) / 10, Math.round(f.ms * 100) / 100, STATE_CODE[f.state]]);
+  return charts.add(
+    { kind: 'frames', budgetMs: FRAME_BUDGET_MS, frames },
+    `frame durations of repeat ${t.repeat} (${t.which}) against the 16.7 ms budget`,
+  );
 }
 
 // ─── shared pieces ──────────────────────────────────────────────────────────────────────────────────
@@ -259,21 +267,32 @@ function envTable(run: RunFile): string {
     ['scenario file', run.scenarioFile],
     ['started', `${run.startedAt} → ${run.finishedAt}`],
     ['tool', `${env.tool.name} ${env.tool.version}`],
-    ['browser', `${env.browser.product}${env.browser.headless ? ' (headless)' : ''}${env.browser.driver ? ` via ${env.browser.driver}` : ''}`],
+    [
+      'browser',
+      `${env.browser.product}${env.browser.headless ? ' (headless)' : ''}${env.browser.driver ? ` via ${env.browser.driver}` : ''}`,
+    ],
     ['app', `${env.app.kind}: ${env.app.url}`],
     ['restart', env.restartMode],
     ['viewport', `${v.width}×${v.height} @${v.dpr}x${v.mobile ? ' mobile' : ''}${v.touch ? ' touch' : ''}`],
     ['CPU throttle', `${env.cpuThrottle}×`],
-    ['host', `${env.host.cpuModel} · ${env.host.cpus} cores · ${(env.host.memoryBytes / 2 ** 30).toFixed(1)} GiB · ${env.host.platform}/${env.host.arch} · node ${env.host.node}`],
+    [
+      'host',
+      `${env.host.cpuModel} · ${env.host.cpus} cores · ${(env.host.memoryBytes / 2 ** 30).toFixed(1)} GiB · ${env.host.platform}/${env.host.arch} · node ${env.host.node}`,
+    ],
     ['load average', env.host.loadAverage.map((x) => x.toFixed(2)).join(' ')],
   ];
-  return table(['', ''], rows.map(([k, val]) => [e(k), e(val)]));
+  return table(
+    ['', ''],
+    rows.map(([k, val]) => [e(k), e(val)]),
+  );
 }
 
 function traceLinks(ctx: HtmlRunContext | undefined, who = ''): string {
   const links = (ctx?.traces ?? []).flatMap((t) => {
     const href = safeHref(t.href);
-    return href ? [`<li><a href="${e(href)}">${e(`${who}${t.which} repeat ${t.repeat}`)}</a> <span class="muted">(${e(t.href)})</span></li>`] : [];
+    return href
+      ? [`<li><a href="${e(href)}">${e(`${who}${t.which} repeat ${t.repeat}`)}</a> <span class="muted">(${e(t.href)})</span></li>`]
+      : [];
   });
   return links.length ? `<ul class="links">${links.join('')}</ul>` : '';
 }
@@ -281,7 +300,8 @@ function traceLinks(ctx: HtmlRunContext | undefined, who = ''): string {
 /** How to open what was saved: a terminal run keeps asciicast recordings, a page run Chrome traces. */
 function traceHelp(...sides: (HtmlRunContext | undefined)[]): string {
   const hrefs = sides.flatMap((c) => c?.traces ?? []).map((t) => t.href);
-  if (hrefs.length && hrefs.every((h) => h.endsWith('.cast'))) return 'Terminal recordings (asciicast v2, with the input) saved beside the run file: play one in a terminal with perf replay FILE, or with asciinema play FILE.';
+  if (hrefs.length && hrefs.every((h) => h.endsWith('.cast')))
+    return 'Terminal recordings (asciicast v2, with the input) saved beside the run file: play one in a terminal with perf replay FILE, or with asciinema play FILE.';
   return 'Chrome traces saved beside the run file: open in Perfetto (ui.perfetto.dev, "Open trace file") or DevTools (Performance panel, "Load profile").';
 }
 
@@ -309,14 +329,19 @@ ${stripChart(charts, run, values, metric)}
 </div>`;
 }
 
-const STRIP_LEGEND = '<p class="legend muted"><span class="dot"></span> measured repeat · <span class="dot hollow"></span> warmup (not counted) · <span class="x">✕</span> failed or refused repeat · dashed line: median · band: p25–p75</p>';
+const STRIP_LEGEND =
+  '<p class="legend muted"><span class="dot"></span> measured repeat · <span class="dot hollow"></span> warmup (not counted) · <span class="x">✕</span> failed or refused repeat · dashed line: median · band: p25–p75</p>';
 
-function medianAndSlowest(run: RunFile): { median?: Extract<RepeatRecord, { status: 'measured' }>; slowest?: Extract<RepeatRecord, { status: 'measured' }> } {
+function medianAndSlowest(run: RunFile): {
+  median?: Extract<RepeatRecord, { status: 'measured' }>;
+  slowest?: Extract<RepeatRecord, { status: 'measured' }>;
+} {
   const measured = run.repeats.filter((r): r is Extract<RepeatRecord, { status: 'measured' }> => r.status === 'measured' && !r.warmup);
   if (!measured.length) return {};
   // The same choice as the runner's saved traces (runner/run.ts keepTraces): by wall time of the window.
   const sorted = [...measured].sort((a, b) => (a.report.metrics.durationMs ?? 0) - (b.report.metrics.durationMs ?? 0));
-  const byIndex = (i: number | undefined): Extract<RepeatRecord, { status: 'measured' }> | undefined => (i === undefined ? undefined : measured.find((r) => r.index === i));
+  const byIndex = (i: number | undefined): Extract<RepeatRecord, { status: 'measured' }> | undefined =>
+    i === undefined ? undefined : measured.find((r) => r.index === i);
   return {
     median: byIndex(run.traces?.median?.repeat) ?? sorted[Math.floor((sorted.length - 1) / 2)],
     slowest: byIndex(run.traces?.slowest?.repeat) ?? sorted[sorted.length - 1],
@@ -326,7 +351,9 @@ function medianAndSlowest(run: RunFile): { median?: Extract<RepeatRecord, { stat
 function worstFramesOf(r: Extract<RepeatRecord, { status: 'measured' }>): { atMs: number; ms: number }[] {
   const summary = r.report.summary;
   const frames = isRecord(summary) && isRecord(summary.frames) ? summary.frames.worst : undefined;
-  return Array.isArray(frames) ? frames.filter((f): f is { atMs: number; ms: number } => isRecord(f) && typeof f.atMs === 'number' && typeof f.ms === 'number') : [];
+  return Array.isArray(frames)
+    ? frames.filter((f): f is { atMs: number; ms: number } => isRecord(f) && typeof f.atMs === 'number' && typeof f.ms === 'number')
+    : [];
 }
 
 function timelineSection(charts: Charts, run: RunFile, ctx: HtmlRunContext | undefined): string {
@@ -344,10 +371,16 @@ function timelineSection(charts: Charts, run: RunFile, ctx: HtmlRunContext | und
     const timeline = ctx?.timelines?.find((t) => t.repeat === r.index && t.frames.length > 0);
     const title = `${which} repeat ${r.index} · ${formatValue('durationMs', r.report.metrics.durationMs)} ms window · ${formatValue('frames.overBudget', r.report.metrics['frames.overBudget'])} frames over budget`;
     if (timeline) {
-      out.push(`<div class="card timeline"><h3>${e(title)}</h3>${framesChart(charts, timeline)}<p class="legend muted">each bar: one frame, as wide and as tall as it stayed on screen (orange: over budget) · red dots: dropped frames · red dashed line: the 16.7 ms budget${timeline.frames.length > MAX_TIMELINE_FRAMES ? ` · first ${num(MAX_TIMELINE_FRAMES)} frames of ${num(timeline.frames.length)}` : ''}</p></div>`);
+      out.push(
+        `<div class="card timeline"><h3>${e(title)}</h3>${framesChart(charts, timeline)}<p class="legend muted">each bar: one frame, as wide and as tall as it stayed on screen (orange: over budget) · red dots: dropped frames · red dashed line: the 16.7 ms budget${timeline.frames.length > MAX_TIMELINE_FRAMES ? ` · first ${num(MAX_TIMELINE_FRAMES)} frames of ${num(timeline.frames.length)}` : ''}</p></div>`,
+      );
     } else {
       const worst = worstFramesOf(r);
-      const spec: ChartSpec = { kind: 'frames', budgetMs: FRAME_BUDGET_MS, frames: worst.map((f): [number, number, 0] => [f.atMs, f.ms, 0]).sort((x, y) => x[0] - y[0]) };
+      const spec: ChartSpec = {
+        kind: 'frames',
+        budgetMs: FRAME_BUDGET_MS,
+        frames: worst.map((f): [number, number, 0] => [f.atMs, f.ms, 0]).sort((x, y) => x[0] - y[0]),
+      };
       out.push(
         `<div class="card timeline"><h3>${e(title)}</h3>${worst.length ? charts.add(spec, `the longest frames of repeat ${num(r.index)}`) : ''}<p class="legend muted">No trace of this repeat was found beside the run file, so only the ${num(worst.length)} longest frames the run file keeps per repeat are drawn (bars as wide and as tall as each frame stayed on screen; red dashed line: the 16.7 ms budget).</p></div>`,
       );
@@ -359,7 +392,10 @@ function timelineSection(charts: Charts, run: RunFile, ctx: HtmlRunContext | und
 function insightsSection(run: RunFile): string {
   const insights = run.insights.filter(isRecord);
   if (!insights.length) return '<h2>Insights</h2><p class="muted">No insight fired on the median repeat.</p>';
-  const out = ['<h2>Insights</h2>', '<p class="muted">Ranked findings of the median repeat (attribution mode), each with the first rows behind it (all of them: <code>perf_insight {id}</code> in a session).</p>'];
+  const out = [
+    '<h2>Insights</h2>',
+    '<p class="muted">Ranked findings of the median repeat (attribution mode), each with the first rows behind it (all of them: <code>perf_insight {id}</code> in a session).</p>',
+  ];
   for (const i of insights) {
     const sev = typeof i.severity === 'string' ? i.severity : 'info';
     const ev = isRecord(i.evidence) ? i.evidence : {};
@@ -374,7 +410,14 @@ function insightsSection(run: RunFile): string {
     const detailRows = Array.isArray(i.rows) ? i.rows.filter(isRecord) : [];
     const keys = [...new Set(detailRows.flatMap((r) => Object.keys(r)))];
     out.push(
-      `<div class="card insight">${badge(sev === 'error' ? 'fail' : sev === 'warn' ? 'warn' : 'info', sev.toUpperCase())} <b>${cell(i.title)}</b> <code class="muted">${cell(i.id)}</code>${table(['', ''], rows)}${detailRows.length ? table(keys.map(e), detailRows.map((r) => keys.map((k) => cell(r[k])))) : ''}${typeof i.rowsTotal === 'number' ? `<p class="muted">first ${num(detailRows.length)} of ${num(i.rowsTotal)} rows</p>` : ''}</div>`,
+      `<div class="card insight">${badge(sev === 'error' ? 'fail' : sev === 'warn' ? 'warn' : 'info', sev.toUpperCase())} <b>${cell(i.title)}</b> <code class="muted">${cell(i.id)}</code>${table(['', ''], rows)}${
+        detailRows.length
+          ? table(
+              keys.map(e),
+              detailRows.map((r) => keys.map((k) => cell(r[k]))),
+            )
+          : ''
+      }${typeof i.rowsTotal === 'number' ? `<p class="muted">first ${num(detailRows.length)} of ${num(i.rowsTotal)} rows</p>` : ''}</div>`,
     );
   }
   return out.join('\n');
@@ -382,7 +425,10 @@ function insightsSection(run: RunFile): string {
 
 function topFunctionsSection(run: RunFile): string {
   const { median } = medianAndSlowest(run);
-  const blocks = median && isRecord(median.report.summary) && Array.isArray(median.report.summary.blocksBySelf) ? median.report.summary.blocksBySelf.filter(isRecord) : [];
+  const blocks =
+    median && isRecord(median.report.summary) && Array.isArray(median.report.summary.blocksBySelf)
+      ? median.report.summary.blocksBySelf.filter(isRecord)
+      : [];
   if (!median || !blocks.length) return '';
   return `<h2>Top functions by self time</h2><p class="muted">CPU profile of the median repeat (${e(median.mode)} mode; attribution milliseconds are inflated by the profiler: use them to rank).</p>${table(
     ['function', 'where', 'self ms', 'share'],
@@ -395,7 +441,11 @@ function budgetsSection(run: RunFile): string {
   if (!run.budgets.length) return '';
   return `<h2>Budgets</h2>${table(
     ['', 'budget', 'value'],
-    run.budgets.map((b) => [b.pass ? badge('pass', 'PASS') : badge('fail', 'FAIL'), `<code>${e(b.expr)}</code>`, e(budgetValue(b.metric, b.value))]),
+    run.budgets.map((b) => [
+      b.pass ? badge('pass', 'PASS') : badge('fail', 'FAIL'),
+      `<code>${e(b.expr)}</code>`,
+      e(budgetValue(b.metric, b.value)),
+    ]),
   )}`;
 }
 
@@ -434,7 +484,10 @@ function failuresSection(run: RunFile, ctx: HtmlRunContext | undefined): string 
       `<div class="card failure" data-repeat="${num(r.index)}">${badge('fail', 'FAILED')} <b>repeat ${num(r.index)}</b> (${e(r.mode)}) at ${e(failureWhere(r))}<p><code>${e(err.code)}</code> ${e(err.message)}</p>${err.suggestion ? `<p class="muted">hint: ${e(err.suggestion)}</p>` : ''}${shot}</div>`,
     );
   }
-  for (const r of refused) out.push(`<div class="card failure" data-repeat="${num(r.index)}">${badge('warn', 'REFUSED')} <b>repeat ${num(r.index)}</b> (${e(r.mode)}): ${e(r.reason)}</div>`);
+  for (const r of refused)
+    out.push(
+      `<div class="card failure" data-repeat="${num(r.index)}">${badge('warn', 'REFUSED')} <b>repeat ${num(r.index)}</b> (${e(r.mode)}): ${e(r.reason)}</div>`,
+    );
   return out.join('\n');
 }
 
@@ -455,7 +508,9 @@ function renderRun(run: RunFile, options?: RenderOptions): string {
     '<h2>Metrics</h2>',
     names.length ? STRIP_LEGEND : '<p>No metrics: no repeat was measured.</p>',
     keyNames.length ? `<div class="grid">${keyNames.map((m) => metricCard(charts, run, values, m)).join('\n')}</div>` : '',
-    rest.length ? `<details><summary>${num(rest.length)} more metric${rest.length === 1 ? '' : 's'}</summary><div class="grid">${rest.map((m) => metricCard(charts, run, values, m)).join('\n')}</div></details>` : '',
+    rest.length
+      ? `<details><summary>${num(rest.length)} more metric${rest.length === 1 ? '' : 's'}</summary><div class="grid">${rest.map((m) => metricCard(charts, run, values, m)).join('\n')}</div></details>`
+      : '',
     timelineSection(charts, run, ctx),
     insightsSection(run),
     topFunctionsSection(run),
@@ -469,14 +524,29 @@ function renderRun(run: RunFile, options?: RenderOptions): string {
 
 // ─── compare ────────────────────────────────────────────────────────────────────────────────────────
 
-const STATUS_CLASS = { missing: 'fail', error: 'fail', warn: 'warn', inconclusive: 'inconclusive', info: 'info', improved: 'pass', changed: 'neutral', unchanged: 'neutral' } as const;
+const STATUS_CLASS = {
+  missing: 'fail',
+  error: 'fail',
+  warn: 'warn',
+  inconclusive: 'inconclusive',
+  info: 'info',
+  improved: 'pass',
+  changed: 'neutral',
+  unchanged: 'neutral',
+} as const;
 
 function rowCard(charts: Charts, row: CompareRow, ctx: CompareContext, values: { a: RunValues; b: RunValues }): string {
   const status = rowStatus(row);
   const a = armValues(values.a, row.metric, row.a.n);
   const b = armValues(values.b, row.metric, row.b.n);
   const level = row.ci ? `${Math.floor(row.ci.level * 100)}% interval` : 'interval';
-  const chart = a.length || b.length ? charts.add({ kind: 'ab', unit: unitLabel(row.metric), a, b, aLabel: `A ${ctx.a.label}`, bLabel: `B ${ctx.b.label}` }, `${row.metric}: baseline and candidate repeats side by side`) : '';
+  const chart =
+    a.length || b.length
+      ? charts.add(
+          { kind: 'ab', unit: unitLabel(row.metric), a, b, aLabel: `A ${ctx.a.label}`, bLabel: `B ${ctx.b.label}` },
+          `${row.metric}: baseline and candidate repeats side by side`,
+        )
+      : '';
   const main = `<h3>${e(row.metric)}</h3>
 <div>${badge(STATUS_CLASS[status], STATUS_WORD[status].toUpperCase())}${row.gated ? ' <span class="muted">primary</span>' : ` <span class="muted">${e(row.role)}</span>`}</div>
 <div class="facts">A ${e(formatValue(row.metric, row.a.median))} → B ${e(formatValue(row.metric, row.b.median))} · estimate <b>${e(formatDelta(row))}</b> · ${e(level)} ${e(formatCi(row))} · n ${num(row.a.n)} vs ${num(row.b.n)}${row.verdict === 'inconclusive' && row.needRepeats ? ` · ≈${num(row.needRepeats)} repeats per arm would decide it` : ''}</div>
@@ -494,18 +564,23 @@ ${main}
 </div>`;
 }
 
-const AB_LEGEND = '<p class="legend muted"><span class="dot a"></span> A = baseline repeats · <span class="dot b"></span> B = candidate repeats · short bars: medians</p>';
+const AB_LEGEND =
+  '<p class="legend muted"><span class="dot a"></span> A = baseline repeats · <span class="dot b"></span> B = candidate repeats · short bars: medians</p>';
 
 function renderCompare(result: CompareReport, ctx: CompareContext, options?: RenderOptions): string {
   const charts = new Charts();
   const values = { a: valuesOf(ctx.a), b: valuesOf(ctx.b) };
   const verdict = VERDICT_WORD[result.verdict];
   const primary = result.rows.filter((r) => r.gated);
-  const rest = sortMetrics(result.rows.filter((r) => !r.gated).map((r) => r.metric), stepLabelsOf(ctx.a));
+  const rest = sortMetrics(
+    result.rows.filter((r) => !r.gated).map((r) => r.metric),
+    stepLabelsOf(ctx.a),
+  );
   const byMetric = new Map(result.rows.map((r) => [r.metric, r]));
   const changedRest = rest.filter((m) => byMetric.get(m)!.verdict !== 'unchanged');
   const unchangedRest = rest.filter((m) => byMetric.get(m)!.verdict === 'unchanged');
-  const warnings = 'warnings' in result && Array.isArray(result.warnings) ? result.warnings.filter((w): w is string => typeof w === 'string') : [];
+  const warnings =
+    'warnings' in result && Array.isArray(result.warnings) ? result.warnings.filter((w): w is string => typeof w === 'string') : [];
   const notes = [...compareNotes(result), ...warnings.map((w) => `warning: ${w}`)];
   const notJudged = result.gate?.notJudged ?? [];
   const side = (who: 'A' | 'B', run: RunFile, c: HtmlRunContext | undefined): string =>
@@ -519,11 +594,19 @@ function renderCompare(result: CompareReport, ctx: CompareContext, options?: Ren
     '</header>',
     `<h2>Primary metrics <span class="muted">(decide the verdict)</span></h2>`,
     AB_LEGEND,
-    primary.length ? `<div class="grid">${primary.map((r) => rowCard(charts, r, ctx, values)).join('\n')}</div>` : '<p>No primary metric was judged.</p>',
-    notJudged.length ? `<p class="muted">Not judged here: ${notJudged.map((n) => `<code>${e(n.metric)}</code> (${e(n.why)})`).join(', ')}</p>` : '',
+    primary.length
+      ? `<div class="grid">${primary.map((r) => rowCard(charts, r, ctx, values)).join('\n')}</div>`
+      : '<p>No primary metric was judged.</p>',
+    notJudged.length
+      ? `<p class="muted">Not judged here: ${notJudged.map((n) => `<code>${e(n.metric)}</code> (${e(n.why)})`).join(', ')}</p>`
+      : '',
     result.attribution ? flameSection(result.attribution.flame) : '',
-    changedRest.length ? `<details><summary>${num(changedRest.length)} other metric${changedRest.length === 1 ? '' : 's'} that moved (secondary or not judged)</summary><div class="grid">${changedRest.map((m) => rowCard(charts, byMetric.get(m)!, ctx, values)).join('\n')}</div></details>` : '',
-    unchangedRest.length ? `<details><summary>${num(unchangedRest.length)} unchanged metric${unchangedRest.length === 1 ? '' : 's'}</summary><div class="grid">${unchangedRest.map((m) => rowCard(charts, byMetric.get(m)!, ctx, values)).join('\n')}</div></details>` : '',
+    changedRest.length
+      ? `<details><summary>${num(changedRest.length)} other metric${changedRest.length === 1 ? '' : 's'} that moved (secondary or not judged)</summary><div class="grid">${changedRest.map((m) => rowCard(charts, byMetric.get(m)!, ctx, values)).join('\n')}</div></details>`
+      : '',
+    unchangedRest.length
+      ? `<details><summary>${num(unchangedRest.length)} unchanged metric${unchangedRest.length === 1 ? '' : 's'}</summary><div class="grid">${unchangedRest.map((m) => rowCard(charts, byMetric.get(m)!, ctx, values)).join('\n')}</div></details>`
+      : '',
     '<h2>Runs</h2>',
     anyTraces ? `<p class="muted">${e(traceHelp(options?.html?.a, options?.html?.b))}</p>` : '',
     `<div class="grid">${side('A', ctx.a, options?.html?.a)}${side('B', ctx.b, options?.html?.b)}</div>`,
@@ -558,7 +641,11 @@ export function renderGateIndex(verdict: GateIndexRow['verdict'], headline: stri
       ['run', 'verdict', 'detail'],
       rows.map((r) => {
         const href = r.href !== undefined ? safeHref(r.href) : undefined;
-        return [href ? `<a href="${e(href)}"><code>${e(r.id)}</code></a>` : `<code>${e(r.id)}</code>`, badge(VERDICT_CLASS[r.verdict], r.word), e(r.detail)];
+        return [
+          href ? `<a href="${e(href)}"><code>${e(r.id)}</code></a>` : `<code>${e(r.id)}</code>`,
+          badge(VERDICT_CLASS[r.verdict], r.word),
+          e(r.detail),
+        ];
       }),
     ),
   ].join('\n');

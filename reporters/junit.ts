@@ -14,8 +14,17 @@ import type { RepeatRecord, RunFile } from '../src/perf/run-file.js';
 import { defineReporter } from './define.js';
 import type { CompareContext, CompareReport } from './define.js';
 import { MAX_ATTRIBUTION_LINES } from '../src/perf/attribution.js';
-import { attributionTexts, budgetValue, countedRepeats, formatCi, formatDelta, formatValue, oneLine, runId, sortMetrics }
-  from './format.js';
+import {
+  attributionTexts,
+  budgetValue,
+  countedRepeats,
+  formatCi,
+  formatDelta,
+  formatValue,
+  oneLine,
+  runId,
+  sortMetrics,
+} from './format.js';
 
 // ─── XML ────────────────────────────────────────────────────────────────────────────────────────────
 
@@ -33,7 +42,10 @@ const ENTITY: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;',
 
 /** Text content: the five predefined entities, invalid characters stripped. */
 export function xmlText(s: string): string {
-  return s.replace(ANSI_SEQUENCE, '').replace(INVALID_XML_CHAR, '').replace(/[&<>"']/g, (c) => ENTITY[c] ?? c);
+  return s
+    .replace(ANSI_SEQUENCE, '')
+    .replace(INVALID_XML_CHAR, '')
+    .replace(/[&<>"']/g, (c) => ENTITY[c] ?? c);
 }
 
 /**
@@ -67,7 +79,8 @@ interface TestCase {
 function testcaseXml(tc: TestCase): string {
   const open = `    <testcase${attrs({ name: tc.name, classname: tc.classname, time: seconds(tc.timeMs) })}`;
   const body: string[] = [];
-  if (tc.failure) body.push(`      <failure${attrs({ message: tc.failure.message, type: tc.failure.type })}>${xmlText(tc.failure.details)}</failure>`);
+  if (tc.failure)
+    body.push(`      <failure${attrs({ message: tc.failure.message, type: tc.failure.type })}>${xmlText(tc.failure.details)}</failure>`);
   if (tc.skipped) body.push(`      <skipped${attrs({ message: tc.skipped.message })}/>`);
   if (tc.systemOut) body.push(`      <system-out>${xmlText(tc.systemOut)}</system-out>`);
   return body.length ? `${open}>\n${body.join('\n')}\n    </testcase>` : `${open}/>`;
@@ -97,7 +110,9 @@ function repeatCase(r: RepeatRecord, classname: string): TestCase {
   const tc: TestCase = { name: `repeat ${r.index} (${r.mode})`, classname, timeMs: r.wallMs };
   // Optional steps that failed and step warnings do not fail a repeat, but whoever opens it should see them.
   const notes = r.steps.flatMap((s) => [
-    ...(s.status === 'skipped' && s.error ? [`optional step ${s.step} "${s.label}" skipped: ${s.error.code}: ${oneLine(s.error.message)}`] : []),
+    ...(s.status === 'skipped' && s.error
+      ? [`optional step ${s.step} "${s.label}" skipped: ${s.error.code}: ${oneLine(s.error.message)}`]
+      : []),
     ...(s.warnings ?? []).map((w) => `${s.step} "${s.label}": ${w}`),
   ]);
   if (notes.length) tc.systemOut = notes.join('\n');
@@ -127,7 +142,12 @@ function renderRun(run: RunFile): string {
   const cases = countedRepeats(run).map((r) => repeatCase(r, classname));
   for (const b of run.budgets) {
     const tc: TestCase = { name: `budget: ${b.expr}`, classname, timeMs: 0 };
-    if (!b.pass) tc.failure = { message: `${b.expr}: ${budgetValue(b.metric, b.value)}`, type: 'budget_failed', details: `budget ${b.expr} failed: ${budgetValue(b.metric, b.value)} (limit ${b.op} ${b.limit})` };
+    if (!b.pass)
+      tc.failure = {
+        message: `${b.expr}: ${budgetValue(b.metric, b.value)}`,
+        type: 'budget_failed',
+        details: `budget ${b.expr} failed: ${budgetValue(b.metric, b.value)} (limit ${b.op} ${b.limit})`,
+      };
     cases.push(tc);
   }
   const v = run.env.viewport;
@@ -184,7 +204,12 @@ function renderCompare(result: CompareReport, ctx: CompareContext): string {
     {
       name: `${runId(ctx.a)} compare ${ctx.a.label} → ${ctx.b.label}`,
       timestamp: ctx.b.startedAt,
-      properties: { verdict: result.verdict, baseline: ctx.a.label, candidate: ctx.b.label, ...(result.timing ? { timing: result.timing.note } : {}) },
+      properties: {
+        verdict: result.verdict,
+        baseline: ctx.a.label,
+        candidate: ctx.b.label,
+        ...(result.timing ? { timing: result.timing.note } : {}),
+      },
     },
     cases,
   );

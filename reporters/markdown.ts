@@ -81,7 +81,15 @@ function renderRun(run: RunFile): string {
     for (const metric of names) {
       const s = run.summary.metrics[metric];
       if (!s) continue;
-      out.push(tableRow([mdCode(metric, true), formatValue(metric, s.median), formatRange(metric, s.p25, s.p75), formatRange(metric, s.min, s.max), formatNumber(s.n)]));
+      out.push(
+        tableRow([
+          mdCode(metric, true),
+          formatValue(metric, s.median),
+          formatRange(metric, s.p25, s.p75),
+          formatRange(metric, s.min, s.max),
+          formatNumber(s.n),
+        ]),
+      );
     }
   } else {
     out.push('_No metrics: no repeat was measured._');
@@ -98,7 +106,9 @@ function renderRun(run: RunFile): string {
   if (failed.length) {
     out.push('', '**Failed repeats**', '');
     for (const r of failed) {
-      out.push(`- repeat ${formatNumber(r.index)} (${mdText(r.mode)}) at ${mdText(failureWhere(r))}: ${mdCode(r.failure.error.code)} ${mdText(r.failure.error.message)}`);
+      out.push(
+        `- repeat ${formatNumber(r.index)} (${mdText(r.mode)}) at ${mdText(failureWhere(r))}: ${mdCode(r.failure.error.code)} ${mdText(r.failure.error.message)}`,
+      );
     }
   }
   const refused = repeats.flatMap((r) => (r.status === 'refused' ? [r] : []));
@@ -112,7 +122,16 @@ function renderRun(run: RunFile): string {
 // ─── compare ────────────────────────────────────────────────────────────────────────────────────────
 
 const VERDICT_HEAD = { pass: '✅ PASS', warn: '⚠️ WARN', fail: '❌ FAIL', inconclusive: '❔ INCONCLUSIVE' } as const;
-const STATUS_CELL = { missing: '🔴 missing (not measured)', error: '🔴 error', warn: '🟡 warn', inconclusive: '❔ inconclusive', info: '⚪ info (secondary)', improved: '🟢 improved', changed: 'changed (not judged)', unchanged: 'unchanged' } as const;
+const STATUS_CELL = {
+  missing: '🔴 missing (not measured)',
+  error: '🔴 error',
+  warn: '🟡 warn',
+  inconclusive: '❔ inconclusive',
+  info: '⚪ info (secondary)',
+  improved: '🟢 improved',
+  changed: 'changed (not judged)',
+  unchanged: 'unchanged',
+} as const;
 
 function unchangedLine(names: readonly string[], rows: readonly CompareRow[], stepLabels: readonly string[]): string {
   const byMetric = new Map(rows.map((r) => [r.metric, r]));
@@ -125,14 +144,23 @@ function unchangedLine(names: readonly string[], rows: readonly CompareRow[], st
 }
 
 function renderCompare(result: CompareReport, ctx: CompareContext): string {
-  const out: string[] = [`### ${VERDICT_HEAD[result.verdict]} perf compare ${mdText(compareTitle(ctx.a, ctx.b))} — ${compareCounts(result.rows)}`, ''];
+  const out: string[] = [
+    `### ${VERDICT_HEAD[result.verdict]} perf compare ${mdText(compareTitle(ctx.a, ctx.b))} — ${compareCounts(result.rows)}`,
+    '',
+  ];
   for (const note of compareNotes(result)) out.push(`- ${mdText(note)}`);
-  if (result.frames) out.push(`- painted frames ${formatValue('frames.painted', result.frames.painted.a)} → ${formatValue('frames.painted', result.frames.painted.b)}`);
+  if (result.frames)
+    out.push(
+      `- painted frames ${formatValue('frames.painted', result.frames.painted.a)} → ${formatValue('frames.painted', result.frames.painted.b)}`,
+    );
   if (out.length > 2) out.push('');
 
   const changed = changedRows(result.rows);
   if (changed.length) {
-    out.push(tableRow(['metric', mdText(ctx.a.label), mdText(ctx.b.label), 'delta', ciLevelLabel(changed), 'severity']), '|:--|--:|--:|--:|--:|:--|');
+    out.push(
+      tableRow(['metric', mdText(ctx.a.label), mdText(ctx.b.label), 'delta', ciLevelLabel(changed), 'severity']),
+      '|:--|--:|--:|--:|--:|:--|',
+    );
     for (const row of changed) {
       out.push(
         tableRow([
@@ -141,7 +169,8 @@ function renderCompare(result: CompareReport, ctx: CompareContext): string {
           formatValue(row.metric, row.b.median),
           formatDelta(row),
           formatCi(row),
-          STATUS_CELL[rowStatus(row)] + (row.verdict === 'inconclusive' && row.needRepeats ? ` (≈${formatNumber(row.needRepeats)} repeats)` : ''),
+          STATUS_CELL[rowStatus(row)] +
+            (row.verdict === 'inconclusive' && row.needRepeats ? ` (≈${formatNumber(row.needRepeats)} repeats)` : ''),
         ]),
       );
     }

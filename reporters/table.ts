@@ -64,7 +64,12 @@ function renderRun(run: RunFile, options: RenderOptions = {}): string {
     for (const metric of names) {
       const s = run.summary.metrics[metric];
       if (!s) continue;
-      table.push([oneLine(metric), formatValue(metric, s.median), `${formatRange(metric, s.p25, s.p75)} (${formatRange(metric, s.min, s.max)})`, formatNumber(s.n)]);
+      table.push([
+        oneLine(metric),
+        formatValue(metric, s.median),
+        `${formatRange(metric, s.p25, s.p75)} (${formatRange(metric, s.min, s.max)})`,
+        formatNumber(s.n),
+      ]);
     }
     out.push(table.toString());
   } else {
@@ -90,10 +95,15 @@ function renderRun(run: RunFile, options: RenderOptions = {}): string {
 function renderCompare(result: CompareReport, ctx: CompareContext, options: RenderOptions = {}): string {
   const color = options.color ?? false;
   const p = painter(color);
-  const verdictWord = { pass: p.green('PASS'), warn: p.yellow('WARN'), fail: p.red('FAIL'), inconclusive: p.yellow('INCONCLUSIVE') }[result.verdict];
+  const verdictWord = { pass: p.green('PASS'), warn: p.yellow('WARN'), fail: p.red('FAIL'), inconclusive: p.yellow('INCONCLUSIVE') }[
+    result.verdict
+  ];
   const out: string[] = [`${verdictWord}  ${oneLine(compareTitle(ctx.a, ctx.b))} — ${compareCounts(result.rows)}`];
   out.push(...compareNotes(result).map(oneLine));
-  if (result.frames) out.push(`painted frames: ${formatValue('frames.painted', result.frames.painted.a)} → ${formatValue('frames.painted', result.frames.painted.b)}`);
+  if (result.frames)
+    out.push(
+      `painted frames: ${formatValue('frames.painted', result.frames.painted.a)} → ${formatValue('frames.painted', result.frames.painted.b)}`,
+    );
 
   const changed = changedRows(result.rows);
   if (changed.length) {
@@ -103,7 +113,16 @@ function renderCompare(result: CompareReport, ctx: CompareContext, options: Rend
       color,
     );
     const plain = (s: string): string => s;
-    const paintStatus: Record<RowStatus, (s: string) => string> = { missing: p.red, error: p.red, warn: p.yellow, inconclusive: p.yellow, info: plain, improved: p.green, changed: plain, unchanged: plain };
+    const paintStatus: Record<RowStatus, (s: string) => string> = {
+      missing: p.red,
+      error: p.red,
+      warn: p.yellow,
+      inconclusive: p.yellow,
+      info: plain,
+      improved: p.green,
+      changed: plain,
+      unchanged: plain,
+    };
     for (const row of changed) {
       const status = rowStatus(row);
       const need = row.verdict === 'inconclusive' && row.needRepeats ? ` (≈${formatNumber(row.needRepeats)} repeats)` : '';
@@ -125,7 +144,8 @@ function renderCompare(result: CompareReport, ctx: CompareContext, options: Rend
   }
   const moved = shownChangesLine(result.rows);
   if (moved) out.push(oneLine(moved));
-  if (result.unchanged.length) out.push(`unchanged (${result.unchanged.length}): ${oneLine(sortMetrics(result.unchanged, stepLabelsOf(ctx.a)).join(', '))}`);
+  if (result.unchanged.length)
+    out.push(`unchanged (${result.unchanged.length}): ${oneLine(sortMetrics(result.unchanged, stepLabelsOf(ctx.a)).join(', '))}`);
   return out.join('\n') + '\n';
 }
 

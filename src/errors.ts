@@ -88,7 +88,6 @@ export function perfErrorKind(kind: unknown): PerfErrorKind {
   return PERF_ERROR_KINDS.find((k) => k === kind) ?? 'internal';
 }
 
-
 export function isPerfError(e: unknown): e is PerfError {
   return e instanceof PerfError;
 }

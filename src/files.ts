@@ -12,8 +12,19 @@
  * Node has no openat() to close it.
  */
 import {
-  accessSync, closeSync, constants, fchmodSync, fstatSync, ftruncateSync, mkdirSync, openSync,
-  realpathSync, renameSync, rmSync, statSync, writeSync,
+  accessSync,
+  closeSync,
+  constants,
+  fchmodSync,
+  fstatSync,
+  ftruncateSync,
+  mkdirSync,
+  openSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeSync,
 } from 'node:fs';
 import path from 'node:path';
 import { PerfError } from './errors.js';
@@ -99,7 +110,7 @@ export async function confinedPath(cwd: string, target: string, who: string): Pr
 function realpathAsFar(p: string): string {
   const abs = path.resolve(p);
   const rest: string[] = [];
-  for (let dir = abs; ; ) {
+  for (let dir = abs; ;) {
     try {
       return path.join(realpathSync(dir), ...rest.reverse());
     } catch {
@@ -122,11 +133,17 @@ export function checkServeFolder(dir: string, projects: string[], opts: { allowO
   const real = realpathAsFar(dir);
   const roots = [...new Set(projects.map(realpathAsFar))];
   if (roots.some((r) => !isOutside(r, path.join(real, 'x')))) return;
-  const what = real === path.parse(real).root ? 'the file system root' : roots.some((r) => !isOutside(real, path.join(r, 'x'))) ? 'a parent of the project' : 'outside the project';
+  const what =
+    real === path.parse(real).root
+      ? 'the file system root'
+      : roots.some((r) => !isOutside(real, path.join(r, 'x')))
+        ? 'a parent of the project'
+        : 'outside the project';
   throw new PerfError({
     code: 'serve_outside_project',
     message: `${opts.shown}: ${real} is ${what} (${roots.join(', ')}); refusing to serve it`,
-    suggestion: 'serve the folder that holds the built app, inside the project (e.g. ./dist); pass --allow-outside if you mean to serve this folder',
+    suggestion:
+      'serve the folder that holds the built app, inside the project (e.g. ./dist); pass --allow-outside if you mean to serve this folder',
   });
 }
 
@@ -146,21 +163,53 @@ export function writeFileNoFollow(
     fd = openSync(file, O_WRONLY | O_CREAT | O_NOFOLLOW | (opts.overwrite ? 0 : O_EXCL), opts.mode ?? 0o644);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'EEXIST') throw new PerfError({ code: 'file_exists', message: `${opts.who}: ${shown} already exists`, suggestion: 'pass overwrite: true, or another path', cause: e });
-    if (code === 'ELOOP') throw new PerfError({ code: 'path_is_symlink', message: `${opts.who}: ${shown} is a symbolic link; refusing to write through it`, suggestion: 'remove the link, or write to another path', cause: e });
-    throw new PerfError({ code: 'write_failed', kind: 'environment', message: `${opts.who}: could not write ${shown}: ${describeWriteError(e as NodeJS.ErrnoException)}`, cause: e });
+    if (code === 'EEXIST')
+      throw new PerfError({
+        code: 'file_exists',
+        message: `${opts.who}: ${shown} already exists`,
+        suggestion: 'pass overwrite: true, or another path',
+        cause: e,
+      });
+    if (code === 'ELOOP')
+      throw new PerfError({
+        code: 'path_is_symlink',
+        message: `${opts.who}: ${shown} is a symbolic link; refusing to write through it`,
+        suggestion: 'remove the link, or write to another path',
+        cause: e,
+      });
+    throw new PerfError({
+      code: 'write_failed',
+      kind: 'environment',
+      message: `${opts.who}: could not write ${shown}: ${describeWriteError(e as NodeJS.ErrnoException)}`,
+      cause: e,
+    });
   }
   try {
     const st = fstatSync(fd);
-    if (!st.isFile()) throw new PerfError({ code: 'not_a_file', message: `${opts.who}: ${shown} is not a regular file`, suggestion: 'write to another path' });
-    if (st.nlink > 1) throw new PerfError({ code: 'path_is_hardlink', message: `${opts.who}: ${shown} has ${st.nlink} hard links; refusing to overwrite what other paths share`, suggestion: 'remove it first, or write to another path' });
+    if (!st.isFile())
+      throw new PerfError({
+        code: 'not_a_file',
+        message: `${opts.who}: ${shown} is not a regular file`,
+        suggestion: 'write to another path',
+      });
+    if (st.nlink > 1)
+      throw new PerfError({
+        code: 'path_is_hardlink',
+        message: `${opts.who}: ${shown} has ${st.nlink} hard links; refusing to overwrite what other paths share`,
+        suggestion: 'remove it first, or write to another path',
+      });
     // An existing file keeps its mode through open(): set it before the data (a secret) goes in.
     if (opts.mode !== undefined) fchmodSync(fd, opts.mode);
     ftruncateSync(fd, 0);
     writeAll(fd, data);
   } catch (e) {
     if (e instanceof PerfError) throw e;
-    throw new PerfError({ code: 'write_failed', kind: 'environment', message: `${opts.who}: could not write ${shown}: ${describeWriteError(e as NodeJS.ErrnoException)}`, cause: e });
+    throw new PerfError({
+      code: 'write_failed',
+      kind: 'environment',
+      message: `${opts.who}: could not write ${shown}: ${describeWriteError(e as NodeJS.ErrnoException)}`,
+      cause: e,
+    });
   } finally {
     closeSync(fd);
   }
@@ -185,13 +234,26 @@ export function writeFileAtomic(file: string, data: string | Uint8Array): void {
   } catch (e) {
     rmSync(tmp, { force: true });
     const err = e as NodeJS.ErrnoException;
-    throw new PerfError({ code: 'write_failed', kind: 'environment', message: `could not write ${file}: ${describeWriteError(err)}`, suggestion: 'free space on that disk or pass --out on another one', cause: e });
+    throw new PerfError({
+      code: 'write_failed',
+      kind: 'environment',
+      message: `could not write ${file}: ${describeWriteError(err)}`,
+      suggestion: 'free space on that disk or pass --out on another one',
+      cause: e,
+    });
   }
 }
 
 /** `no space left on device (ENOSPC)`: the reason in words with the code a user can search for. */
 export function describeWriteError(e: NodeJS.ErrnoException): string {
-  const words: Record<string, string> = { ENOSPC: 'no space left on device', EROFS: 'read-only file system', EDQUOT: 'disk quota exceeded', EACCES: 'permission denied', EFBIG: 'file too large', EIO: 'input/output error' };
+  const words: Record<string, string> = {
+    ENOSPC: 'no space left on device',
+    EROFS: 'read-only file system',
+    EDQUOT: 'disk quota exceeded',
+    EACCES: 'permission denied',
+    EFBIG: 'file too large',
+    EIO: 'input/output error',
+  };
   return e.code && words[e.code] ? `${words[e.code]} (${e.code})` : e.message;
 }
 
@@ -203,7 +265,13 @@ export function describeWriteError(e: NodeJS.ErrnoException): string {
 export function ensureDir(dir: string, who: string): string {
   const abs = path.resolve(dir);
   const refuse = (reason: string, cause?: unknown): PerfError =>
-    new PerfError({ code: 'out_unusable', kind: 'environment', message: `${who}: cannot use ${abs} as an output folder: ${reason}`, suggestion: 'pass a writable folder, e.g. --out build/perf', ...(cause ? { cause } : {}) });
+    new PerfError({
+      code: 'out_unusable',
+      kind: 'environment',
+      message: `${who}: cannot use ${abs} as an output folder: ${reason}`,
+      suggestion: 'pass a writable folder, e.g. --out build/perf',
+      ...(cause ? { cause } : {}),
+    });
   if (/^\/(proc|sys)(\/|$)/.test(abs)) throw refuse('it is inside a kernel file system (/proc, /sys)');
   const parts = abs.split(path.sep).filter(Boolean);
   let at: string = path.sep;
@@ -213,11 +281,13 @@ export function ensureDir(dir: string, who: string): string {
     try {
       isDir = statSync(at).isDirectory();
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw refuse(`${at}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, e);
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT')
+        throw refuse(`${at}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, e);
       try {
         mkdirSync(at);
       } catch (e2) {
-        if ((e2 as NodeJS.ErrnoException).code !== 'EEXIST') throw refuse(`cannot create ${at}: ${(e2 as NodeJS.ErrnoException).code ?? (e2 as Error).message}`, e2);
+        if ((e2 as NodeJS.ErrnoException).code !== 'EEXIST')
+          throw refuse(`cannot create ${at}: ${(e2 as NodeJS.ErrnoException).code ?? (e2 as Error).message}`, e2);
       }
       isDir = statSync(at).isDirectory();
     }
@@ -233,7 +303,7 @@ export function ensureDir(dir: string, who: string): string {
 
 function writeAll(fd: number, data: string | Uint8Array): void {
   const bytes = typeof data === 'string' ? Buffer.from(data) : data;
-  for (let off = 0; off < bytes.length; ) off += writeSync(fd, bytes, off, bytes.length - off);
+  for (let off = 0; off < bytes.length;) off += writeSync(fd, bytes, off, bytes.length - off);
 }
 
 /** An executable regular file (not a folder, not a dangling link). */

@@ -294,7 +294,10 @@ export function checkJson<T>(schema: Schema, data: unknown, file: string, kind: 
 
 /** A JSON path as a reader writes it: repeats[0].report.metrics["steps.0-tap.ms"]; long keys cut. */
 export function jsonPath(instancePath: string): string {
-  const parts = instancePath.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const parts = instancePath
+    .split('/')
+    .slice(1)
+    .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
   return parts
     .map((p, i) => {
       if (/^(0|[1-9][0-9]*)$/.test(p)) return `[${p}]`;
@@ -354,7 +357,9 @@ export function describeFileError(e: ErrorObject | undefined): string {
   const at = path || 'the top level';
   switch (e.keyword) {
     case 'type': {
-      const types = String(e.params.type).split(',').map((t) => TYPE_WORD[t] ?? t);
+      const types = String(e.params.type)
+        .split(',')
+        .map((t) => TYPE_WORD[t] ?? t);
       return `${at} must be ${types.join(' or ')}, got ${kindOf(e.data)}`;
     }
     case 'required':

@@ -13,7 +13,10 @@ export function joinUrl(baseUrl: string, pathOrUrl?: string): string {
  * Grid takes its access key in the URL, and that URL reaches error messages, run files and reports.
  */
 export function hideCredentials(text: string): string {
-  return text.replace(/\b([a-z][a-z0-9+.-]*:\/\/)([^\s/?#@:]*):([^\s/?#@]*)@/gi, (_m, scheme: string, user: string) => `${scheme}${user}:***@`);
+  return text.replace(
+    /\b([a-z][a-z0-9+.-]*:\/\/)([^\s/?#@:]*):([^\s/?#@]*)@/gi,
+    (_m, scheme: string, user: string) => `${scheme}${user}:***@`,
+  );
 }
 
 /**

@@ -9,7 +9,8 @@ import type { SessionHost } from '../src/engine/host.js';
 import { runStep } from '../src/engine/run-step.js';
 import { demo, failed, fixture, ok, type Ok } from './step-helpers.js';
 
-const text = (page: Page, id: string): Promise<string> => page.evaluate<string>(`document.getElementById(${JSON.stringify(id)}).textContent`);
+const text = (page: Page, id: string): Promise<string> =>
+  page.evaluate<string>(`document.getElementById(${JSON.stringify(id)}).textContent`);
 async function run(host: SessionHost, step: string, args: unknown): Promise<Ok> {
   return ok(await runStep(host, step, args));
 }
@@ -60,7 +61,9 @@ test('scroll uses the wheel and reports the offset before and after, clamped', a
   assert.deepEqual(r.effect?.scrollOffset, { changed: true, before: { x: 0, y: 0 }, after: { x: 0, y: 600 } });
   assert.equal(r.data!.method, 'wheel');
   assert.equal(await session.page.evaluate('document.getElementById("list").scrollTop'), 600);
-  const max = await session.page.evaluate<number>('(() => { const l = document.getElementById("list"); return l.scrollHeight - l.clientHeight; })()');
+  const max = await session.page.evaluate<number>(
+    '(() => { const l = document.getElementById("list"); return l.scrollHeight - l.clientHeight; })()',
+  );
   const end = await run(host, 'scroll', { direction: 'down', pixels: 1e7 });
   assert.match(String(end.data!.container), /^list "Items"/, 'the first scrollable element');
   assert.equal(end.data!.clamped, true);

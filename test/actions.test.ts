@@ -9,7 +9,8 @@ import type { SessionHost } from '../src/engine/host.js';
 import { runStep } from '../src/engine/run-step.js';
 import { demo, failed, fixture, ok, type Ok } from './step-helpers.js';
 
-const text = (page: Page, id: string): Promise<string> => page.evaluate<string>(`document.getElementById(${JSON.stringify(id)}).textContent`);
+const text = (page: Page, id: string): Promise<string> =>
+  page.evaluate<string>(`document.getElementById(${JSON.stringify(id)}).textContent`);
 const events = (page: Page): Promise<string[]> => page.evaluate<string[]>('window.__events.splice(0)');
 async function run(host: SessionHost, step: string, args: unknown): Promise<Ok> {
   return ok(await runStep(host, step, args));
@@ -41,9 +42,15 @@ test('dblclick, right_click and triple_click send the events a user would', asyn
   const { host, session } = await fixture('actions-events.html');
   await run(host, 'dblclick', { target: { role: 'button', name: 'Click me' } });
   const dbl = await events(session.page);
-  assert.deepEqual(dbl.filter((e) => /^(click|dblclick)/.test(e)), ['click:1:0:', 'click:2:0:', 'dblclick:2:0:']);
+  assert.deepEqual(
+    dbl.filter((e) => /^(click|dblclick)/.test(e)),
+    ['click:1:0:', 'click:2:0:', 'dblclick:2:0:'],
+  );
   await run(host, 'right_click', { target: { role: 'button', name: 'Click me' } });
-  assert.deepEqual((await events(session.page)).filter((e) => /^(mousedown|contextmenu|click)/.test(e)), ['mousedown:1:2:', 'contextmenu:0:2:']);
+  assert.deepEqual(
+    (await events(session.page)).filter((e) => /^(mousedown|contextmenu|click)/.test(e)),
+    ['mousedown:1:2:', 'contextmenu:0:2:'],
+  );
   await run(host, 'triple_click', { target: { text: 'The quick brown fox jumps over the lazy dog.' } });
   assert.equal(await session.page.evaluate('getSelection().toString().trim()'), 'The quick brown fox jumps over the lazy dog.');
   await run(host, 'tap', { target: { role: 'button', name: 'Click me' }, modifiers: ['control'] });
@@ -110,7 +117,14 @@ test('press_key with modifiers holds them and always releases them', async () =>
   await events(session.page);
   const r = await run(host, 'press_key', { key: 'k', modifiers: ['control', 'shift'] });
   assert.equal(r.data!.key, 'Control+Shift+k');
-  assert.deepEqual(await events(session.page), ['keydown:Control:C', 'keydown:Shift:CS', 'keydown:K:CS', 'keyup:K:CS', 'keyup:Shift:C', 'keyup:Control:']);
+  assert.deepEqual(await events(session.page), [
+    'keydown:Control:C',
+    'keydown:Shift:CS',
+    'keydown:K:CS',
+    'keyup:K:CS',
+    'keyup:Shift:C',
+    'keyup:Control:',
+  ]);
   const combo = await run(host, 'press_key', { key: 'Shift+Tab' });
   assert.equal(combo.data!.key, 'Shift+Tab');
   assert.deepEqual((await events(session.page)).at(-1), 'keyup:Shift:');
@@ -216,7 +230,10 @@ test('a settle whose input has not arrived answers pending and keeps observing; 
   const ref = /(e\d+) button Add item/.exec(snap)?.[1];
   assert.ok(ref, snap.slice(0, 500));
   const page = session.driver;
-  const g = await page.call('gate', [ref, { timeoutMs: 5000, begin: 'none', settleOnInput: true }], { awaitPromise: true, timeoutMs: 10_000 });
+  const g = await page.call('gate', [ref, { timeoutMs: 5000, begin: 'none', settleOnInput: true }], {
+    awaitPromise: true,
+    timeoutMs: 10_000,
+  });
   assert.equal(g.status, 'ok');
   if (g.status !== 'ok') return;
   // The input is late (here: not sent yet). Asked to wait 1 ms, the settle says so instead of reading the page as it was.

@@ -166,7 +166,10 @@ test('command that exits early is app_exited (environment) with its last output 
 
 test('command that never answers is app_start_timeout with a suggestion and leaves no process', async () => {
   const pidFile = path.join(tmp, 'silent.pid');
-  const file = script('silent.cjs', `require('node:fs').writeFileSync(${JSON.stringify(pidFile)}, String(process.pid));\nconsole.log('not listening');\nsetInterval(() => {}, 1000);\n`);
+  const file = script(
+    'silent.cjs',
+    `require('node:fs').writeFileSync(${JSON.stringify(pidFile)}, String(process.pid));\nconsole.log('not listening');\nsetInterval(() => {}, 1000);\n`,
+  );
   const startedAt = Date.now();
   await assert.rejects(startApp({ kind: 'command', command: `${node} ${file}`, startTimeoutMs: 800 }), (e: unknown) => {
     assert.ok(e instanceof PerfError);

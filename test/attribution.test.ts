@@ -31,7 +31,13 @@ import { mulberry32 as rng } from './gate-sim.js';
 test('a repeat record: self ms per function with path:line:col, forced layout and style charged to the forcing function, long tasks to the heaviest, folded stacks', () => {
   // Clock: trace µs ticks; epoch = ts / 1000 + 1_000_000 (the begin mark ties the two).
   const offset = 1_000_000;
-  const cf = (functionName: string, url = '', line = 0, col = 0, scriptId = url ? '7' : '0') => ({ functionName, scriptId, url, lineNumber: line, columnNumber: col });
+  const cf = (functionName: string, url = '', line = 0, col = 0, scriptId = url ? '7' : '0') => ({
+    functionName,
+    scriptId,
+    url,
+    lineNumber: line,
+    columnNumber: col,
+  });
   const profile: CpuProfile = {
     nodes: [
       { id: 1, callFrame: cf('(root)'), children: [2, 5, 6] },
@@ -49,7 +55,15 @@ test('a repeat record: self ms per function with path:line:col, forced layout an
     samples: [...Array(10).fill(5), ...Array(5).fill(3), ...Array(5).fill(7), ...Array(80).fill(4), ...Array(100).fill(5)],
     timeDeltas: Array(200).fill(1000),
   };
-  const X = (name: string, tsMs: number, durMs: number): TraceEvent => ({ name, cat: 'devtools.timeline', ph: 'X', ts: tsMs * 1000, dur: durMs * 1000, pid: 1, tid: 1 });
+  const X = (name: string, tsMs: number, durMs: number): TraceEvent => ({
+    name,
+    cat: 'devtools.timeline',
+    ph: 'X',
+    ts: tsMs * 1000,
+    dur: durMs * 1000,
+    pid: 1,
+    tid: 1,
+  });
   const events: TraceEvent[] = [
     { name: BEGIN_MARK, cat: 'blink.user_timing', ph: 'R', ts: 0, pid: 1, tid: 1 },
     { name: END_MARK, cat: 'blink.user_timing', ph: 'R', ts: 200_000, pid: 1, tid: 1 },
@@ -64,15 +78,51 @@ test('a repeat record: self ms per function with path:line:col, forced layout an
     X('RunTask', 120, 60),
   ];
   const raw = {
-    ...sessionWithout({ token: 't', mode: 'attribution', phases: false, startedAt: offset, endedAt: offset + 200, durationMs: 200, marks: [{ name: BEGIN_MARK, at: offset }], missing: {}, env: { browser: 'x', userAgent: 'x', headless: true, viewport: { width: 1, height: 1, dpr: 1, mobile: false }, cpuThrottle: 1, cpuThrottleSource: 'default', url: 'http://127.0.0.1:9/' } }),
+    ...sessionWithout({
+      token: 't',
+      mode: 'attribution',
+      phases: false,
+      startedAt: offset,
+      endedAt: offset + 200,
+      durationMs: 200,
+      marks: [{ name: BEGIN_MARK, at: offset }],
+      missing: {},
+      env: {
+        browser: 'x',
+        userAgent: 'x',
+        headless: true,
+        viewport: { width: 1, height: 1, dpr: 1, mobile: false },
+        cpuThrottle: 1,
+        cpuThrottleSource: 'default',
+        url: 'http://127.0.0.1:9/',
+      },
+    }),
     profile,
     trace: { events, dataLoss: false, rendererPid: 1, mainFrameId: 'f', bytes: 0 },
   };
   const a = repeatAttribution(raw);
   assert.ok(a);
-  assert.deepEqual(a.functions.map((f) => [f.name, f.url, f.selfMs]), [['spin', '/app.js:30:7', 80], ['thrash', '/app.js:20:5', 10]]);
-  assert.deepEqual(a.forced.map((f) => [f.kind, f.name, f.url, f.ms, f.count]), [['layout', 'thrash', '/app.js:20:5', 5, 2], ['style', 'thrash', '/app.js:20:5', 1, 1]]);
-  assert.deepEqual(a.longTasks.map((t) => [t.name, t.ms, t.count]), [['spin', 92, 1], [NO_SCRIPT, 60, 1]]);
+  assert.deepEqual(
+    a.functions.map((f) => [f.name, f.url, f.selfMs]),
+    [
+      ['spin', '/app.js:30:7', 80],
+      ['thrash', '/app.js:20:5', 10],
+    ],
+  );
+  assert.deepEqual(
+    a.forced.map((f) => [f.kind, f.name, f.url, f.ms, f.count]),
+    [
+      ['layout', 'thrash', '/app.js:20:5', 5, 2],
+      ['style', 'thrash', '/app.js:20:5', 1, 1],
+    ],
+  );
+  assert.deepEqual(
+    a.longTasks.map((t) => [t.name, t.ms, t.count]),
+    [
+      ['spin', 92, 1],
+      [NO_SCRIPT, 60, 1],
+    ],
+  );
   assert.deepEqual(a.stacks, [
     { frames: ['onScroll /app.js:10:3', 'spin /app.js:30:7'], selfMs: 80 },
     { frames: ['onScroll /app.js:10:3', 'thrash /app.js:20:5'], selfMs: 10 },
@@ -91,7 +141,12 @@ function records(seed: number, n: number, jank: boolean): RepeatAttribution[] {
     functions: [
       { ...at('render', 10), selfMs: 20 + 4 * rand() },
       { ...at('parse', 20), selfMs: 8 + 8 * rand() },
-      ...(jank ? [{ ...at('burnCpu', 43), selfMs: 94 + 4 * rand() }, { ...at('thrash', 33), selfMs: 30 + 2 * rand() }] : [{ ...at('shrinks', 50), selfMs: 40 }]),
+      ...(jank
+        ? [
+            { ...at('burnCpu', 43), selfMs: 94 + 4 * rand() },
+            { ...at('thrash', 33), selfMs: 30 + 2 * rand() },
+          ]
+        : [{ ...at('shrinks', 50), selfMs: 40 }]),
     ],
     forced: jank ? [{ ...at('thrash', 33), kind: 'layout' as const, ms: 25 + rand(), count: 11 }] : [],
     longTasks: [],
@@ -121,7 +176,10 @@ test('row attribution: the grown function first with its share of an ms row; the
   const layouts = rowAttribution({ metric: 'counters.layouts.perFrame', shift: 0.2 }, places, [], { a: side(a), b: side(b) });
   assert.equal(layouts.lines[0]!.kind, 'forcedLayout');
   assert.equal(layouts.lines[0]!.name, 'thrash');
-  assert.ok(layouts.lines.every((l) => l.share === null), 'no share of a count');
+  assert.ok(
+    layouts.lines.every((l) => l.share === null),
+    'no share of a count',
+  );
 });
 
 test('row attribution ranks lines whose interval excludes 0 first, places before steps, and keeps at most 8', () => {
@@ -146,8 +204,14 @@ test('row attribution ranks lines whose interval excludes 0 first, places before
   const steps = diffSteps({ down: [100, 101, 99, 100, 102] }, { down: [300, 298, 305, 301, 299] }, 0.9);
   const r = rowAttribution({ metric: 'durationMs', shift: 250 }, diffPlaces(a, b, 0.9), steps, { a: side(a), b: side(b) });
   assert.equal(r.lines.length, MAX_ATTRIBUTION_LINES);
-  assert.deepEqual(r.lines.map((l) => l.name), ['f9', 'f8', 'f7', 'f6', 'f5', 'f4', 'f3', 'f2']);
-  const all = rowAttribution({ metric: 'durationMs', shift: 250 }, diffPlaces(a.slice(0, 2), b.slice(0, 2), 0.9), steps, { a: side(a), b: side(b) });
+  assert.deepEqual(
+    r.lines.map((l) => l.name),
+    ['f9', 'f8', 'f7', 'f6', 'f5', 'f4', 'f3', 'f2'],
+  );
+  const all = rowAttribution({ metric: 'durationMs', shift: 250 }, diffPlaces(a.slice(0, 2), b.slice(0, 2), 0.9), steps, {
+    a: side(a),
+    b: side(b),
+  });
   // 2 + 2 repeats cannot reach a 90% interval (null): the step, judged on 5 + 5, excludes 0 and comes first.
   assert.ok(all.lines.every((l) => l.kind === 'step' || l.ci === null));
   assert.equal(all.lines[0]!.kind, 'step');
@@ -160,7 +224,16 @@ test('row attribution ranks lines whose interval excludes 0 first, places before
 const ENV: RunFile['env'] = {
   tool: { name: 'rehearse', version: '0.1.0' },
   browser: { product: 'HeadlessChrome/140.0.0.0', userAgent: 'ua', headless: true },
-  host: { platform: 'linux', arch: 'x64', cpuModel: 'Test CPU', cpus: 2, memoryBytes: 1, loadAverage: [0, 0, 0], node: 'v20', hostname: 'h' },
+  host: {
+    platform: 'linux',
+    arch: 'x64',
+    cpuModel: 'Test CPU',
+    cpus: 2,
+    memoryBytes: 1,
+    loadAverage: [0, 0, 0],
+    node: 'v20',
+    hostname: 'h',
+  },
   restartMode: 'context',
   viewport: { width: 1440, height: 900, dpr: 1, mobile: false, touch: false },
   cpuThrottle: 1,
@@ -168,7 +241,13 @@ const ENV: RunFile['env'] = {
 };
 
 /** A run of 6 measured attribution repeats: `layouts` layouts each, `down` ms in the step, and the records given. */
-function run(label: string, layouts: number, downMs: number, recs: RepeatAttribution[] | undefined, browser: Partial<RunFile['env']['browser']> = {}): RunFile {
+function run(
+  label: string,
+  layouts: number,
+  downMs: number,
+  recs: RepeatAttribution[] | undefined,
+  browser: Partial<RunFile['env']['browser']> = {},
+): RunFile {
   const rand = rng(label.length * 31 + layouts);
   const repeats: RepeatRecord[] = Array.from({ length: 6 }, (_, i) => ({
     index: i,
@@ -177,7 +256,10 @@ function run(label: string, layouts: number, downMs: number, recs: RepeatAttribu
     wallMs: 1000,
     steps: [],
     status: 'measured',
-    report: { metrics: { 'counters.layouts': layouts, 'frames.painted': 10, 'steps.down.ms': downMs * (0.98 + 0.04 * rand()) }, ...(recs ? { attribution: recs[i]! } : {}) },
+    report: {
+      metrics: { 'counters.layouts': layouts, 'frames.painted': 10, 'steps.down.ms': downMs * (0.98 + 0.04 * rand()) },
+      ...(recs ? { attribution: recs[i]! } : {}),
+    },
   }));
   return {
     schemaVersion: 1,
@@ -207,7 +289,10 @@ test('a regressed row of runs with records names the function; the compare JSON 
   assert.equal(layouts.attribution?.lines[0]?.name, 'thrash');
   assert.equal(layouts.attribution?.lines[0]?.kind, 'forcedLayout');
   assert.ok(layouts.attribution!.lines.some((l) => l.kind === 'step' && l.name === 'down'));
-  assert.ok(c.rows.filter((r) => !r.gated).every((r) => r.attribution === undefined), 'secondary rows carry none');
+  assert.ok(
+    c.rows.filter((r) => !r.gated).every((r) => r.attribution === undefined),
+    'secondary rows carry none',
+  );
   // The flame: the median attribution repeat of each run by summed self ms.
   assert.ok(c.attribution?.flame.a && c.attribution.flame.b);
   assert.ok(c.attribution.flame.a.repeat >= 0 && c.attribution.flame.a.repeat < 6);
@@ -217,7 +302,10 @@ test('a regressed row of runs with records names the function; the compare JSON 
 test('a run file whose record holds more stacks than perf keeps is rejected', () => {
   const recs = records(5, 6, true);
   recs[0]!.stacks = Array.from({ length: MAX_STACKS + 1 }, (_, i) => ({ frames: [`f${i} /a.js:1:1`], selfMs: 1 }));
-  assert.throws(() => validateRunFile(JSON.parse(JSON.stringify(run('b', 21, 220, recs))), 'b.json'), (e: unknown) => isPerfError(e) && /stacks/.test(e.message));
+  assert.throws(
+    () => validateRunFile(JSON.parse(JSON.stringify(run('b', 21, 220, recs))), 'b.json'),
+    (e: unknown) => isPerfError(e) && /stacks/.test(e.message),
+  );
 });
 
 test('a webdriver or pty run says what is missing and how to get it; the step lines still come', () => {
@@ -244,7 +332,16 @@ test('a webdriver or pty run says what is missing and how to get it; the step li
 // ─── text and MCP ───────────────────────────────────────────────────────────────────────────────────
 
 test('an attribution line as text: name, path:line:col, Δ per repeat, its interval and share', () => {
-  const text = attributionLineText({ kind: 'function', name: 'burnCpu', url: '/jank.js:43:10', a: 0, b: 96.2, deltaMs: 96.2, ci: { lowMs: 90.04, highMs: 101.3 }, share: 0.714 });
+  const text = attributionLineText({
+    kind: 'function',
+    name: 'burnCpu',
+    url: '/jank.js:43:10',
+    a: 0,
+    b: 96.2,
+    deltaMs: 96.2,
+    ci: { lowMs: 90.04, highMs: 101.3 },
+    share: 0.714,
+  });
   assert.equal(text, 'burnCpu /jank.js:43:10  +96.2 ms/repeat (CI +90.0…+101, 71% of Δ)');
   assert.equal(
     attributionLineText({ kind: 'forcedLayout', name: 'x\ny', url: '/a.js:1:1', a: 1, b: 3, deltaMs: 2, ci: null, share: null }),
@@ -260,8 +357,21 @@ test('MCP: the attribution of many rows stays within 2 KB, the one-glance reply 
   // 8 regressed primary rows with 8 lines each and long names, 20 changed secondary rows with long
   // reasons: far past both budgets before bounding.
   const long = 'x'.repeat(300);
-  const primary = Array.from({ length: 8 }, (_, i) => ({ ...row, metric: `steps.s${i}.ms`, reason: long, attribution: { ...row.attribution!, lines: Array(8).fill({ ...row.attribution!.lines[0]!, name: long }) } }));
-  const secondary = Array.from({ length: 20 }, (_, i) => ({ ...row, metric: `steps.t${i}.ms`, gated: false, role: 'secondary' as const, verdict: 'changed' as const, reason: long, attribution: undefined }));
+  const primary = Array.from({ length: 8 }, (_, i) => ({
+    ...row,
+    metric: `steps.s${i}.ms`,
+    reason: long,
+    attribution: { ...row.attribution!, lines: Array(8).fill({ ...row.attribution!.lines[0]!, name: long }) },
+  }));
+  const secondary = Array.from({ length: 20 }, (_, i) => ({
+    ...row,
+    metric: `steps.t${i}.ms`,
+    gated: false,
+    role: 'secondary' as const,
+    verdict: 'changed' as const,
+    reason: long,
+    attribution: undefined,
+  }));
   const many = { ...c, rows: [...primary, ...secondary] };
   for (const full of [false, true]) {
     const brief = compareBrief(many, full);

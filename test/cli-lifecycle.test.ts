@@ -40,7 +40,10 @@ test('start --serve opens the page in Chromium; status sees every pid alive; sto
   assert.equal(await page.evaluate<number>("document.querySelectorAll('[role=listitem]').length"), 2000);
   await browser.disconnect();
 
-  const st = JSON.parse(perf(['status', '--state-dir', stateDir, '--json']).stdout) as { running: boolean; alive: { daemon: boolean; chrome: boolean } };
+  const st = JSON.parse(perf(['status', '--state-dir', stateDir, '--json']).stdout) as {
+    running: boolean;
+    alive: { daemon: boolean; chrome: boolean };
+  };
   assert.deepEqual([st.running, st.alive.daemon, st.alive.chrome], [true, true, true]);
 
   assert.ok(state.watchdogPid && isAlive(state.watchdogPid), 'the session records its watchdog');
@@ -49,7 +52,10 @@ test('start --serve opens the page in Chromium; status sees every pid alive; sto
   // Stopped means stopped: every process of the session is gone the moment stop returns, no waiting.
   const left = [state.daemonPid, state.chrome.pid, state.watchdogPid].filter((pid) => isAlive(pid));
   assert.deepEqual(left, []);
-  assert.deepEqual((JSON.parse(stop.stdout) as { pids: number[] }).pids.sort(), [state.daemonPid, state.chrome.pid, state.watchdogPid].sort());
+  assert.deepEqual(
+    (JSON.parse(stop.stdout) as { pids: number[] }).pids.sort(),
+    [state.daemonPid, state.chrome.pid, state.watchdogPid].sort(),
+  );
   const after = JSON.parse(perf(['status', '--state-dir', stateDir, '--json']).stdout) as { running: boolean };
   assert.equal(after.running, false);
 });
@@ -63,7 +69,10 @@ test('start --command runs the app on ${PORT}, logs keep its output, restart rep
   assert.ok(s1.app.pid && isAlive(s1.app.pid));
 
   const logs = JSON.parse(perf(['logs', '--state-dir', stateDir, '--json']).stdout) as { app: string[] };
-  assert.ok(logs.app.some((l) => l === `app says hi on ${s1.app.port}`), logs.app.join('\n'));
+  assert.ok(
+    logs.app.some((l) => l === `app says hi on ${s1.app.port}`),
+    logs.app.join('\n'),
+  );
 
   const r2 = perf(['restart', '--state-dir', stateDir, '--json']);
   assert.equal(r2.code, 0, r2.stderr);
@@ -131,18 +140,24 @@ test('doctor passes here: every check ok, exit 0', () => {
   assert.match(report.checks[2]!.detail, /Chrome\/\d+/);
   // The WebDriver servers: reported found or not, never failing the doctor (only some scenarios need them).
   const servers = report.checks.filter((c) => c.optional);
-  assert.deepEqual(servers.map((c) => [c.name, c.ok]), [
-    ['chromedriver', findServerBinary('chromedriver') !== undefined],
-    ['WebKitWebDriver', findServerBinary('webkit') !== undefined],
-    ['tauri-driver', findServerBinary('tauri', ROOT) !== undefined],
-    ['display', true],
-  ]);
+  assert.deepEqual(
+    servers.map((c) => [c.name, c.ok]),
+    [
+      ['chromedriver', findServerBinary('chromedriver') !== undefined],
+      ['WebKitWebDriver', findServerBinary('webkit') !== undefined],
+      ['tauri-driver', findServerBinary('tauri', ROOT) !== undefined],
+      ['display', true],
+    ],
+  );
 });
 
 test('doctor names a missing WebDriver server with how to install it, and still passes', () => {
   const r = perf(['doctor', '--out', join(work, 'out')], { TAURI_DRIVER: '/nonexistent/tauri-driver' });
   assert.equal(r.code, 0, r.stdout + r.stderr);
-  assert.match(r.stdout, /^miss\s+tauri-driver\s+not found: needed for app\.desktop with driver tauri\n\s+fix: cargo install tauri-driver/m);
+  assert.match(
+    r.stdout,
+    /^miss\s+tauri-driver\s+not found: needed for app\.desktop with driver tauri\n\s+fix: cargo install tauri-driver/m,
+  );
 });
 
 test('doctor fails with exit 3 when CHROME_PATH points nowhere, and says how to fix it', () => {

@@ -90,7 +90,10 @@ describe('flags from the schema', () => {
   });
 
   test('a positional argument feeds the shorthand, flags merge over it', () => {
-    assert.deepEqual(parse('Add item', '--target.nth', '0', '--snapshot', 'diff'), { target: { text: 'Add item', nth: 0 }, snapshot: 'diff' });
+    assert.deepEqual(parse('Add item', '--target.nth', '0', '--snapshot', 'diff'), {
+      target: { text: 'Add item', nth: 0 },
+      snapshot: 'diff',
+    });
   });
 
   test('an unknown flag names the closest valid flag, nested ones too', () => {
@@ -184,16 +187,20 @@ describe('perf <step> against a perf start session', { skip: STEPS.length ? fals
     assert.match(snapshotOf(check.json), /2001 items/);
   });
 
-  test('fill --ref --text "a b" prints the effect read back; tap "TEXT" uses the shorthand', { ...needs('snap', 'fill', 'tap', 'navigate') }, () => {
-    assert.equal(perf(cwd, 'navigate', '/list.html').code, 0);
-    const ref = refOf(snapshotOf(perf(cwd, 'snap', '--interactive-only').json), 'textbox', 'Filter');
-    const fill = perf(cwd, 'fill', '--ref', ref, '--text', 'Item 19');
-    assert.equal(fill.code, 0, fill.stderr);
-    assert.equal(fill.json.effect.text.value, 'Item 19');
-    assert.equal(fill.json.effect.text.verified, true);
-    const tap = perf(cwd, 'tap', 'Add item');
-    assert.equal(tap.code, 0, tap.stderr);
-  });
+  test(
+    'fill --ref --text "a b" prints the effect read back; tap "TEXT" uses the shorthand',
+    { ...needs('snap', 'fill', 'tap', 'navigate') },
+    () => {
+      assert.equal(perf(cwd, 'navigate', '/list.html').code, 0);
+      const ref = refOf(snapshotOf(perf(cwd, 'snap', '--interactive-only').json), 'textbox', 'Filter');
+      const fill = perf(cwd, 'fill', '--ref', ref, '--text', 'Item 19');
+      assert.equal(fill.code, 0, fill.stderr);
+      assert.equal(fill.json.effect.text.value, 'Item 19');
+      assert.equal(fill.json.effect.text.verified, true);
+      const tap = perf(cwd, 'tap', 'Add item');
+      assert.equal(tap.code, 0, tap.stderr);
+    },
+  );
 
   test('a failed step exits 1 and prints the error JSON', { ...needs('tap') }, () => {
     const r = perf(cwd, 'tap', '--target.text', 'No such thing', '--timeout-ms', '300');

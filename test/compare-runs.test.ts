@@ -10,7 +10,16 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { compareExitCode, compareRuns, metricSamples, MAX_RUN_FILE_BYTES, readRunFile, validateComparison, validateRunFile, type RunsComparison } from '../src/perf/compare-runs.js';
+import {
+  compareExitCode,
+  compareRuns,
+  metricSamples,
+  MAX_RUN_FILE_BYTES,
+  readRunFile,
+  validateComparison,
+  validateRunFile,
+  type RunsComparison,
+} from '../src/perf/compare-runs.js';
 import { tooDeepAt } from '../src/json-input.js';
 import type { RepeatMode, RepeatRecord, RunFile, SequentialRecord } from '../src/perf/run-file.js';
 import { SequentialJudge } from '../src/runner/sequential.js';
@@ -27,7 +36,6 @@ function perf(args: string[]): { code: number; stdout: string; stderr: string } 
   const r = spawnSync(process.execPath, [PERF, ...args], { cwd: work, encoding: 'utf8', timeout: 60_000 });
   return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
 }
-
 
 /** n values around `center` with relative noise ±cv·√3 (uniform, CV = cv). */
 function noisy(rand: () => number, center: number, cv: number, n: number): number[] {
@@ -51,7 +59,16 @@ interface RunSpec {
 const ENV: RunFile['env'] = {
   tool: { name: 'rehearse', version: '0.1.0' },
   browser: { product: 'HeadlessChrome/140.0.0.0', userAgent: 'ua', headless: true },
-  host: { platform: 'linux', arch: 'x64', cpuModel: 'Test CPU', cpus: 2, memoryBytes: 1, loadAverage: [0, 0, 0], node: 'v20', hostname: 'h' },
+  host: {
+    platform: 'linux',
+    arch: 'x64',
+    cpuModel: 'Test CPU',
+    cpus: 2,
+    memoryBytes: 1,
+    loadAverage: [0, 0, 0],
+    node: 'v20',
+    hostname: 'h',
+  },
   restartMode: 'context',
   viewport: { width: 1440, height: 900, dpr: 1, mobile: false, touch: false },
   cpuThrottle: 1,
@@ -127,7 +144,9 @@ function row(c: RunsComparison, metric: string) {
 // ─── what is gated ──────────────────────────────────────────────────────────────────────────────────
 
 test('roles: per-frame counts and CPU are primary where enough frames were painted; bytes, denominators and scenario counts are shown', () => {
-  const run = makeRun({ metrics: typicalRun(40, 5).map((m) => ({ ...m, 'interactions.count': 3, 'interactions.count.perFrame': 0.06, 'layoutShift.score': 0 })) });
+  const run = makeRun({
+    metrics: typicalRun(40, 5).map((m) => ({ ...m, 'interactions.count': 3, 'interactions.count.perFrame': 0.06, 'layoutShift.score': 0 })),
+  });
   const { samples, context } = metricSamples(run, run);
   const role = (m: string): string | undefined => samples.find((s) => s.metric === m)?.role;
   assert.equal(role('counters.layouts.perFrame'), 'primary');
@@ -153,7 +172,7 @@ test('roles: below 30 painted frames the absolute count is primary and its per-f
   assert.match(s('counters.layouts.perFrame').note ?? '', /fewer than 30 painted frames/);
 });
 
-test('roles: a baseline from another host shows host-dependent metrics and still judges the app\'s own counts', () => {
+test("roles: a baseline from another host shows host-dependent metrics and still judges the app's own counts", () => {
   const a = makeRun({ metrics: typicalRun(42, 5), env: { host: { ...ENV.host, cpuModel: 'Other CPU' } } });
   const b = makeRun({ metrics: typicalRun(43, 5) });
   const { samples, context } = metricSamples(a, b);
@@ -167,8 +186,9 @@ test('roles: a baseline from another host shows host-dependent metrics and still
   assert.match(c.host.note ?? '', /perf gate --update.*perf run --against/);
 });
 
-test('roles: on another host, a count of the app\'s own work that varies within the baseline is paced by frames: shown, not gated; a constant one is gated', () => {
-  const few = (seed: number, recalcs: (i: number) => number) => typicalRun(seed, 5).map((m, i) => ({ ...m, 'frames.painted': 8, 'counters.layouts': 4, 'counters.styleRecalcs': recalcs(i) }));
+test("roles: on another host, a count of the app's own work that varies within the baseline is paced by frames: shown, not gated; a constant one is gated", () => {
+  const few = (seed: number, recalcs: (i: number) => number) =>
+    typicalRun(seed, 5).map((m, i) => ({ ...m, 'frames.painted': 8, 'counters.layouts': 4, 'counters.styleRecalcs': recalcs(i) }));
   const a = makeRun({ metrics: few(44, (i) => 23 + i), env: { host: { ...ENV.host, cpuModel: 'Other CPU' } } });
   const b = makeRun({ metrics: few(45, (i) => 30 + i) });
   const { samples, context } = metricSamples(a, b);
@@ -209,11 +229,17 @@ test('unchanged: two runs of the same distribution pass with every gated row unc
   const c = compareRuns(makeRun({ metrics: typicalRun(5, 10) }), makeRun({ metrics: typicalRun(6, 10) }));
   assert.equal(c.verdict, 'pass');
   assert.ok(c.unchanged.includes('counters.layouts.perFrame'));
-  assert.deepEqual(c.rows.filter((r) => r.gated && r.verdict !== 'unchanged'), []);
+  assert.deepEqual(
+    c.rows.filter((r) => r.gated && r.verdict !== 'unchanged'),
+    [],
+  );
 });
 
 test('noise explains it: +15% layouts per frame at CV 40% over 5 repeats is unchanged, "within noise"', () => {
-  const c = compareRuns(makeRun({ metrics: typicalRun(7, 5, { cv: 0.4 }) }), makeRun({ metrics: typicalRun(8, 5, { cv: 0.4, layoutsPerFrame: 1.15 }) }));
+  const c = compareRuns(
+    makeRun({ metrics: typicalRun(7, 5, { cv: 0.4 }) }),
+    makeRun({ metrics: typicalRun(8, 5, { cv: 0.4, layoutsPerFrame: 1.15 }) }),
+  );
   const r = row(c, 'counters.layouts.perFrame');
   assert.equal(r.verdict, 'unchanged');
   assert.match(r.reason, /within noise|too few repeats/);
@@ -222,7 +248,11 @@ test('noise explains it: +15% layouts per frame at CV 40% over 5 repeats is unch
 
 test('deterministic count: 0 → 11 layouts in every one of 3 repeats is an error although the per-frame form is noisy', () => {
   const mk = (layouts: number, painted: number[]): MetricsPerRepeat =>
-    columns({ 'frames.painted': painted, 'counters.layouts': painted.map(() => layouts), 'counters.layouts.perFrame': painted.map((p) => layouts / p) });
+    columns({
+      'frames.painted': painted,
+      'counters.layouts': painted.map(() => layouts),
+      'counters.layouts.perFrame': painted.map((p) => layouts / p),
+    });
   const c = compareRuns(makeRun({ metrics: mk(0, [6, 7, 6]) }), makeRun({ metrics: mk(11, [5, 7, 4]) }));
   assert.equal(c.verdict, 'fail');
   const raw = row(c, 'counters.layouts');
@@ -235,9 +265,16 @@ test('a raw count that varies between repeats is info only: its per-frame form c
   const mk = (seed: number): MetricsPerRepeat => {
     const rand = rng(seed);
     const painted = Array.from({ length: 10 }, () => 40 + Math.floor(rand() * 20));
-    return columns({ 'frames.painted': painted, 'counters.layouts': painted.map((p) => p * 2), 'counters.layouts.perFrame': painted.map(() => 2) });
+    return columns({
+      'frames.painted': painted,
+      'counters.layouts': painted.map((p) => p * 2),
+      'counters.layouts.perFrame': painted.map(() => 2),
+    });
   };
-  const c = compareRuns(makeRun({ metrics: mk(9) }), makeRun({ metrics: mk(10).map((m) => ({ ...m, 'counters.layouts': m['counters.layouts']! * 1.5 })) }));
+  const c = compareRuns(
+    makeRun({ metrics: mk(9) }),
+    makeRun({ metrics: mk(10).map((m) => ({ ...m, 'counters.layouts': m['counters.layouts']! * 1.5 })) }),
+  );
   assert.equal(row(c, 'counters.layouts').gated, false);
   assert.equal(row(c, 'counters.layouts.perFrame').verdict, 'unchanged');
   assert.equal(c.verdict, 'pass');
@@ -256,8 +293,21 @@ test('attribution-mode ms are info only: durationMs doubled without timing repea
   assert.match(c.timing.note, /--timing/);
 });
 
-test('timing-mode ms are judged and read from timing repeats only (attribution repeats\' ms ignored); secondary unless the scenario gates on them', () => {
-  const modes: RepeatMode[] = ['timing', 'attribution', 'timing', 'timing', 'attribution', 'timing', 'timing', 'attribution', 'timing', 'timing', 'attribution', 'timing'];
+test("timing-mode ms are judged and read from timing repeats only (attribution repeats' ms ignored); secondary unless the scenario gates on them", () => {
+  const modes: RepeatMode[] = [
+    'timing',
+    'attribution',
+    'timing',
+    'timing',
+    'attribution',
+    'timing',
+    'timing',
+    'attribution',
+    'timing',
+    'timing',
+    'attribution',
+    'timing',
+  ];
   const timingIdx = modes.flatMap((m, i) => (m === 'timing' ? [i] : []));
   const build = (seed: number, timingMs: number): MetricsPerRepeat =>
     typicalRun(seed, modes.length, { durationMs: timingMs }).map((m, i) => (modes[i] === 'attribution' ? { ...m, durationMs: 5000 } : m));
@@ -281,9 +331,34 @@ test('timing-mode ms are judged and read from timing repeats only (attribution r
 // ─── repeats, files, refusals ───────────────────────────────────────────────────────────────────────
 
 test('refused and failed repeats are left out (with a warning), warmups too', () => {
-  const refused: RepeatRecord = { index: 0, mode: 'attribution', warmup: false, wallMs: 1, steps: [], status: 'refused', reason: 'nothing rendered', report: { metrics: { 'counters.layouts.perFrame': 99 } } };
-  const warm: RepeatRecord = { index: 0, mode: 'attribution', warmup: true, wallMs: 1, steps: [], status: 'measured', report: { metrics: { 'counters.layouts.perFrame': 99 } } };
-  const failed: RepeatRecord = { index: 0, mode: 'attribution', warmup: false, wallMs: 1, steps: [], status: 'failed', failure: { phase: 'steps', error: { kind: 'failed', code: 'x', message: 'boom' } } };
+  const refused: RepeatRecord = {
+    index: 0,
+    mode: 'attribution',
+    warmup: false,
+    wallMs: 1,
+    steps: [],
+    status: 'refused',
+    reason: 'nothing rendered',
+    report: { metrics: { 'counters.layouts.perFrame': 99 } },
+  };
+  const warm: RepeatRecord = {
+    index: 0,
+    mode: 'attribution',
+    warmup: true,
+    wallMs: 1,
+    steps: [],
+    status: 'measured',
+    report: { metrics: { 'counters.layouts.perFrame': 99 } },
+  };
+  const failed: RepeatRecord = {
+    index: 0,
+    mode: 'attribution',
+    warmup: false,
+    wallMs: 1,
+    steps: [],
+    status: 'failed',
+    failure: { phase: 'steps', error: { kind: 'failed', code: 'x', message: 'boom' } },
+  };
   const a = makeRun({ metrics: typicalRun(15, 8) });
   const b = makeRun({ metrics: typicalRun(16, 8), extra: [refused, refused, warm, failed] });
   const c = compareRuns(a, b);
@@ -292,21 +367,39 @@ test('refused and failed repeats are left out (with a warning), warmups too', ()
   assert.equal(c.candidate.failed, 1);
   assert.equal(row(c, 'counters.layouts.perFrame').b.n, 8);
   assert.equal(row(c, 'counters.layouts.perFrame').verdict, 'unchanged');
-  assert.ok(c.warnings.some((w) => /2 refused and 1 failed/.test(w)), c.warnings.join('\n'));
+  assert.ok(
+    c.warnings.some((w) => /2 refused and 1 failed/.test(w)),
+    c.warnings.join('\n'),
+  );
 });
 
 test('a run with no measured repeat is refused (usage, names the file)', () => {
-  const failed: RepeatRecord = { index: 0, mode: 'attribution', warmup: false, wallMs: 1, steps: [], status: 'failed', failure: { phase: 'steps', error: { kind: 'failed', code: 'x', message: 'boom' } } };
+  const failed: RepeatRecord = {
+    index: 0,
+    mode: 'attribution',
+    warmup: false,
+    wallMs: 1,
+    steps: [],
+    status: 'failed',
+    failure: { phase: 'steps', error: { kind: 'failed', code: 'x', message: 'boom' } },
+  };
   assert.throws(
-    () => compareRuns(makeRun({ metrics: typicalRun(17, 3) }), makeRun({ metrics: [], extra: [failed, failed] }), { files: { a: 'a.json', b: 'b.json' } }),
-    (e: unknown) => isPerfError(e) && e.kind === 'usage' && e.code === 'run_file_unmeasured' && /^b\.json: no measured repeat/.test(e.message),
+    () =>
+      compareRuns(makeRun({ metrics: typicalRun(17, 3) }), makeRun({ metrics: [], extra: [failed, failed] }), {
+        files: { a: 'a.json', b: 'b.json' },
+      }),
+    (e: unknown) =>
+      isPerfError(e) && e.kind === 'usage' && e.code === 'run_file_unmeasured' && /^b\.json: no measured repeat/.test(e.message),
   );
 });
 
 test('runs of different scenarios or variants are refused; force compares them with a warning', () => {
   const a = makeRun({ metrics: typicalRun(18, 5) });
   const b = makeRun({ metrics: typicalRun(19, 5), variant: 'phone' });
-  assert.throws(() => compareRuns(a, b), (e: unknown) => isPerfError(e) && e.code === 'runs_not_comparable' && e.kind === 'usage' && /desktop.*phone/.test(e.message));
+  assert.throws(
+    () => compareRuns(a, b),
+    (e: unknown) => isPerfError(e) && e.code === 'runs_not_comparable' && e.kind === 'usage' && /desktop.*phone/.test(e.message),
+  );
   const forced = compareRuns(a, b, { force: true });
   assert.ok(forced.warnings.some((w) => w.startsWith('forced:') && w.includes('list-scroll (phone)')));
   assert.throws(() => compareRuns(a, makeRun({ metrics: typicalRun(20, 5), scenario: 'dialog', variant: null })), /different scenarios/);
@@ -325,7 +418,13 @@ test('env differences (browser version, CPU, throttling, viewport, restart mode)
     },
   });
   const w = compareRuns(a, b).warnings.join('\n');
-  for (const what of ['browser version differs: HeadlessChrome/140.0.0.0 (baseline) vs HeadlessChrome/141.0.0.0', 'host CPU differs', 'CPU throttling differs: 1 (baseline) vs 4', 'viewport differs: 1440×900@1 (baseline) vs 375×900@1', 'restart mode differs']) {
+  for (const what of [
+    'browser version differs: HeadlessChrome/140.0.0.0 (baseline) vs HeadlessChrome/141.0.0.0',
+    'host CPU differs',
+    'CPU throttling differs: 1 (baseline) vs 4',
+    'viewport differs: 1440×900@1 (baseline) vs 375×900@1',
+    'restart mode differs',
+  ]) {
     assert.ok(w.includes(what), `missing "${what}" in:\n${w}`);
   }
 });
@@ -346,27 +445,86 @@ test('readRunFile: unreadable, invalid JSON, wrong schemaVersion and bad repeats
   const cases: [string, string | object, RegExp, string][] = [
     // Never the file's own text (V8's message quotes it): where it stops being JSON.
     ['bad.json', '{ not json', /bad\.json: not a rehearse run file: not JSON \(at byte 2\)$/, 'run_file_invalid'],
-    ['v2.json', { ...makeRun({ metrics: [] }), schemaVersion: 2 }, /v2\.json: run file schemaVersion 2; this perf reads schemaVersion 1/, 'run_file_schema'],
-    ['norepeats.json', { ...makeRun({ metrics: [] }), repeats: 'x' }, /norepeats\.json: .*repeats must be a list, got a string/, 'run_file_invalid'],
-    ['badmode.json', { ...makeRun({ metrics: [{ a: 1 }] }), repeats: [{ index: 0, mode: 'fast', warmup: false, wallMs: 1, steps: [], status: 'measured', report: { metrics: {} } }] }, /repeats\[0\]\.mode must be one of "timing", "attribution", got a string/, 'run_file_invalid'],
-    ['badseq.json', { ...makeRun({ metrics: [] }), sequential: { alpha: 0.05, spending: 'pocock', looks: [{ a: 5 }], max: { a: 20, b: 20, timingA: 0, timingB: 0 }, stopped: 'decided', storedBaseline: false } }, /badseq\.json: .*sequential\.looks\[0\]\.b is missing/, 'run_file_invalid'],
-    ['badgate.json', { ...makeRun({ metrics: [] }), gate: { metrics: 'frames.dropped' } }, /gate\.metrics must be a list, got a string/, 'run_file_invalid'],
+    [
+      'v2.json',
+      { ...makeRun({ metrics: [] }), schemaVersion: 2 },
+      /v2\.json: run file schemaVersion 2; this perf reads schemaVersion 1/,
+      'run_file_schema',
+    ],
+    [
+      'norepeats.json',
+      { ...makeRun({ metrics: [] }), repeats: 'x' },
+      /norepeats\.json: .*repeats must be a list, got a string/,
+      'run_file_invalid',
+    ],
+    [
+      'badmode.json',
+      {
+        ...makeRun({ metrics: [{ a: 1 }] }),
+        repeats: [{ index: 0, mode: 'fast', warmup: false, wallMs: 1, steps: [], status: 'measured', report: { metrics: {} } }],
+      },
+      /repeats\[0\]\.mode must be one of "timing", "attribution", got a string/,
+      'run_file_invalid',
+    ],
+    [
+      'badseq.json',
+      {
+        ...makeRun({ metrics: [] }),
+        sequential: {
+          alpha: 0.05,
+          spending: 'pocock',
+          looks: [{ a: 5 }],
+          max: { a: 20, b: 20, timingA: 0, timingB: 0 },
+          stopped: 'decided',
+          storedBaseline: false,
+        },
+      },
+      /badseq\.json: .*sequential\.looks\[0\]\.b is missing/,
+      'run_file_invalid',
+    ],
+    [
+      'badgate.json',
+      { ...makeRun({ metrics: [] }), gate: { metrics: 'frames.dropped' } },
+      /gate\.metrics must be a list, got a string/,
+      'run_file_invalid',
+    ],
   ];
   for (const [name, content, re, code] of cases) {
     const file = write(name, content);
-    assert.throws(() => readRunFile(file), (e: unknown) => isPerfError(e) && e.kind === 'usage' && e.code === code && re.test(e.message), name);
+    assert.throws(
+      () => readRunFile(file),
+      (e: unknown) => isPerfError(e) && e.kind === 'usage' && e.code === code && re.test(e.message),
+      name,
+    );
   }
-  assert.throws(() => readRunFile(join(work, 'missing.json')), (e: unknown) => isPerfError(e) && e.code === 'run_file_unreadable' && /missing\.json: cannot read the run file: no such file/.test(e.message));
+  assert.throws(
+    () => readRunFile(join(work, 'missing.json')),
+    (e: unknown) =>
+      isPerfError(e) && e.code === 'run_file_unreadable' && /missing\.json: cannot read the run file: no such file/.test(e.message),
+  );
 });
 
 test('readRunFile: a file over 64 MiB, a deeply nested one and a non-file are refused before parsing, naming the limit', () => {
   const big = join(work, 'big.json');
   writeFileSync(big, '');
   truncateSync(big, MAX_RUN_FILE_BYTES + 1);
-  assert.throws(() => readRunFile(big), (e: unknown) => isPerfError(e) && e.kind === 'usage' && e.code === 'run_file_too_large' && /big\.json: 64\.0 MiB; a run file may be at most 64 MiB/.test(e.message));
+  assert.throws(
+    () => readRunFile(big),
+    (e: unknown) =>
+      isPerfError(e) &&
+      e.kind === 'usage' &&
+      e.code === 'run_file_too_large' &&
+      /big\.json: 64\.0 MiB; a run file may be at most 64 MiB/.test(e.message),
+  );
   const deep = write('deep.json', '['.repeat(4 * 2 ** 20));
-  assert.throws(() => readRunFile(deep), (e: unknown) => isPerfError(e) && e.code === 'run_file_invalid' && /nested more than 64 levels deep at byte 64/.test(e.message));
-  assert.throws(() => readRunFile(work), (e: unknown) => isPerfError(e) && e.code === 'run_file_invalid' && /not a regular file/.test(e.message));
+  assert.throws(
+    () => readRunFile(deep),
+    (e: unknown) => isPerfError(e) && e.code === 'run_file_invalid' && /nested more than 64 levels deep at byte 64/.test(e.message),
+  );
+  assert.throws(
+    () => readRunFile(work),
+    (e: unknown) => isPerfError(e) && e.code === 'run_file_invalid' && /not a regular file/.test(e.message),
+  );
 });
 
 test('tooDeepAt skips brackets inside strings, escaped quotes included', () => {
@@ -398,7 +556,10 @@ test('perf compare --json: the DESIGN.md shape', () => {
   assert.deepEqual(j.thresholds, { warnPct: 10, errorPct: 25, metrics: {} });
   assert.equal(typeof j.frames.painted.a, 'number');
   assert.equal(typeof j.timing.gated, 'boolean');
-  assert.deepEqual(Object.keys(j.rows[0]).filter((k) => ['metric', 'a', 'b', 'deltaPct', 'ci', 'verdict', 'severity'].includes(k)).length, 7);
+  assert.deepEqual(
+    Object.keys(j.rows[0]).filter((k) => ['metric', 'a', 'b', 'deltaPct', 'ci', 'verdict', 'severity'].includes(k)).length,
+    7,
+  );
   assert.ok(j.unchanged.includes('counters.layouts.perFrame'));
 });
 
@@ -411,7 +572,10 @@ test('perf compare --reporter markdown and junit render the regression', () => {
   assert.match(md.stdout, /\| `counters\.layouts\.perFrame` \|.*🔴 error/);
   const junit = perf(['compare', a, b, '--reporter', 'junit']);
   assert.equal(junit.code, 1);
-  assert.match(junit.stdout, /<testcase name="counters\.layouts\.perFrame"[^>]*>\s*<failure message="counters\.layouts\.perFrame regressed/);
+  assert.match(
+    junit.stdout,
+    /<testcase name="counters\.layouts\.perFrame"[^>]*>\s*<failure message="counters\.layouts\.perFrame regressed/,
+  );
 });
 
 test('perf compare: exit 2 for an unreadable file, a schema mismatch, different scenarios (unless --force), a bad reporter', () => {
@@ -439,9 +603,14 @@ test('perf compare: exit 2 for an unreadable file, a schema mismatch, different 
 // ─── --against ordering (pure part) ─────────────────────────────────────────────────────────────────
 
 test('abbaOrder: A B B A A B …; every arm runs each schedule slot once', () => {
-  const order = abbaOrder(5).map((x) => (x.arm === 'baseline' ? 'A' : 'B')).join('');
+  const order = abbaOrder(5)
+    .map((x) => (x.arm === 'baseline' ? 'A' : 'B'))
+    .join('');
   assert.equal(order, 'ABBAABBAAB');
-  assert.deepEqual(abbaOrder(3).map((x) => x.slot), [0, 0, 1, 1, 2, 2]);
+  assert.deepEqual(
+    abbaOrder(3).map((x) => x.slot),
+    [0, 0, 1, 1, 2, 2],
+  );
   assert.deepEqual(againstLabels(), { baseline: 'baseline', candidate: 'candidate' });
   assert.deepEqual(againstLabels('pr'), { baseline: 'pr-baseline', candidate: 'pr-candidate' });
 });
@@ -481,9 +650,16 @@ test('a primary metric measured in one run and gone (or all null) in the other i
   }
 });
 
-test('a primary metric the candidate\'s driver cannot produce is missing but excused: the row says why and the compare is not failed', () => {
+test("a primary metric the candidate's driver cannot produce is missing but excused: the row says why and the compare is not failed", () => {
   const a = makeRun({ metrics: typicalRun(63, 6) });
-  const webkit = withoutMetrics(makeRun({ metrics: typicalRun(64, 6), env: { browser: { product: 'WebKit', userAgent: 'ua', headless: true, driver: 'webdriver', engine: 'webkit' } } }), ['counters.layouts', 'counters.styleRecalcs'], 'deleted');
+  const webkit = withoutMetrics(
+    makeRun({
+      metrics: typicalRun(64, 6),
+      env: { browser: { product: 'WebKit', userAgent: 'ua', headless: true, driver: 'webdriver', engine: 'webkit' } },
+    }),
+    ['counters.layouts', 'counters.styleRecalcs'],
+    'deleted',
+  );
   const c = compareRuns(a, webkit);
   const r = row(c, 'counters.layouts.perFrame');
   assert.deepEqual([r.verdict, r.severity], ['missing', 'none']);
@@ -504,7 +680,14 @@ test('a secondary metric only one run has is a missing row that does not fail', 
 
 test('perf compare on a real run file whose candidate lost its primary metrics: exit 1, the rows say missing', () => {
   const base = readRunFile(join(ROOT, 'baselines/list-scroll-desktop.json'));
-  const primaries = ['counters.layouts', 'counters.styleRecalcs', 'frames.overBudget', 'frames.dropped', 'longFrames.blockingMs', 'counters.threadCpuMs'];
+  const primaries = [
+    'counters.layouts',
+    'counters.styleRecalcs',
+    'frames.overBudget',
+    'frames.dropped',
+    'longFrames.blockingMs',
+    'counters.threadCpuMs',
+  ];
   const a = write('lost-a.json', base);
   const b = write('lost-b.json', withoutMetrics(base, primaries, 'deleted'));
   const r = perf(['compare', a, b]);
@@ -513,7 +696,10 @@ test('perf compare on a real run file whose candidate lost its primary metrics: 
   assert.match(r.stdout, /counters\.layouts(\.perFrame)? .*missing/);
   assert.match(r.stderr, /regression: .*\(missing\)/);
   const j = JSON.parse(perf(['compare', a, b, '--json']).stdout) as RunsComparison;
-  assert.ok(j.rows.filter((x) => x.verdict === 'missing' && x.severity === 'error').length >= 3, JSON.stringify(j.rows.map((x) => [x.metric, x.verdict])));
+  assert.ok(
+    j.rows.filter((x) => x.verdict === 'missing' && x.severity === 'error').length >= 3,
+    JSON.stringify(j.rows.map((x) => [x.metric, x.verdict])),
+  );
   const md = perf(['compare', a, b, '--reporter', 'markdown']);
   assert.match(md.stdout, /missing \(not measured\)/);
   const junit = perf(['compare', a, b, '--reporter', 'junit']);
@@ -550,10 +736,19 @@ test('noise rule: a CV-50% primary is demoted with the reason in its row, the ga
   const c = compareRuns(a, b);
   const blocking = row(c, 'longFrames.blockingMs');
   assert.equal(blocking.role, 'secondary');
-  assert.match(blocking.reason, /too noisy here to judge ±10%: CV \d+% \(needs ~\d+ repeats per arm, at most 20 here\); secondary, its verdict is not news/);
+  assert.match(
+    blocking.reason,
+    /too noisy here to judge ±10%: CV \d+% \(needs ~\d+ repeats per arm, at most 20 here\); secondary, its verdict is not news/,
+  );
   assert.equal(c.gate.chosen?.by, 'noise');
-  assert.deepEqual(c.gate.chosen?.demoted.map((x) => x.metric), ['longFrames.blockingMs']);
-  assert.deepEqual(c.gate.chosen?.promoted.map((x) => x.metric), ['counters.scriptMs']);
+  assert.deepEqual(
+    c.gate.chosen?.demoted.map((x) => x.metric),
+    ['longFrames.blockingMs'],
+  );
+  assert.deepEqual(
+    c.gate.chosen?.promoted.map((x) => x.metric),
+    ['counters.scriptMs'],
+  );
   assert.ok(c.gate.notJudged.some((x) => x.metric === 'longFrames.blockingMs' && /too noisy/.test(x.why)));
   assert.ok(!c.gate.primary.includes('counters.taskMs'), 'a noisy promotable metric stays secondary');
   const script = row(c, 'counters.scriptMs');
@@ -562,25 +757,41 @@ test('noise rule: a CV-50% primary is demoted with the reason in its row, the ga
   assert.deepEqual([script.verdict, script.severity], ['regressed', 'error']);
   assert.equal(c.verdict, 'fail');
   assert.match(c.gate.summary, /; demoted as too noisy to judge: longFrames\.blockingMs; promoted as quiet: counters\.scriptMs$/);
-  assert.deepEqual(c.gate.chosen?.metrics, ['frames.dropped', 'frames.overBudget', 'counters.layouts', 'counters.styleRecalcs', 'counters.threadCpuMs', 'terminal.latencyMs.p50', 'terminal.bytesOut', 'counters.scriptMs']);
+  assert.deepEqual(c.gate.chosen?.metrics, [
+    'frames.dropped',
+    'frames.overBudget',
+    'counters.layouts',
+    'counters.styleRecalcs',
+    'counters.threadCpuMs',
+    'terminal.latencyMs.p50',
+    'terminal.bytesOut',
+    'counters.scriptMs',
+  ]);
   // What `perf compare --json` prints is valid against the compare-file schema, the new gate fields too.
   assert.equal(validateComparison(JSON.parse(JSON.stringify(c)), 'c.json').gate.chosen?.by, 'noise');
 });
 
-test('noise rule: the scenario\'s gate.metrics (or CompareRunsOptions.primary) override it: no demotion, no promotion', () => {
+test("noise rule: the scenario's gate.metrics (or CompareRunsOptions.primary) override it: no demotion, no promotion", () => {
   const a = gridRun(72, 5);
   const b = { ...gridRun(73, 5, { script: 143 }), gate: { metrics: ['longFrames.blockingMs', 'counters.threadCpuMs'] } };
-  for (const c of [compareRuns(a, b), compareRuns(a, gridRun(73, 5, { script: 143 }), { primary: ['longFrames.blockingMs', 'counters.threadCpuMs'] })]) {
+  for (const c of [
+    compareRuns(a, b),
+    compareRuns(a, gridRun(73, 5, { script: 143 }), { primary: ['longFrames.blockingMs', 'counters.threadCpuMs'] }),
+  ]) {
     assert.deepEqual(c.gate.primary, ['counters.threadCpuMs', 'longFrames.blockingMs']);
     assert.equal(c.gate.chosen?.by, 'scenario');
     assert.deepEqual([c.gate.chosen?.demoted, c.gate.chosen?.promoted], [[], []]);
     assert.doesNotMatch(row(c, 'longFrames.blockingMs').reason, /too noisy/);
-    assert.deepEqual([row(c, 'counters.scriptMs').gated, row(c, 'counters.scriptMs').severity], [false, 'info'], 'script time is secondary here: its +43% is info');
+    assert.deepEqual(
+      [row(c, 'counters.scriptMs').gated, row(c, 'counters.scriptMs').severity],
+      [false, 'info'],
+      'script time is secondary here: its +43% is info',
+    );
     assert.notEqual(c.verdict, 'fail');
   }
 });
 
-test('noise rule: with fewer than 3 baseline repeats the registry\'s default stands, and the gate says so', () => {
+test("noise rule: with fewer than 3 baseline repeats the registry's default stands, and the gate says so", () => {
   const c = compareRuns(gridRun(74, 2), gridRun(75, 2));
   assert.equal(c.gate.chosen?.by, 'registry');
   assert.match(c.gate.chosen?.note ?? '', /fewer than 3 baseline repeats of .*longFrames\.blockingMs.*: the registry's default stands/);
@@ -589,7 +800,7 @@ test('noise rule: with fewer than 3 baseline repeats the registry\'s default sta
   assert.equal(row(c, 'counters.scriptMs').gated, false);
 });
 
-test('noise rule: a sequential record\'s choice is reused at later looks and by `perf compare` of the saved files, whatever the data says now', () => {
+test("noise rule: a sequential record's choice is reused at later looks and by `perf compare` of the saved files, whatever the data says now", () => {
   const seq: SequentialRecord = {
     alpha: 0.05,
     spending: 'pocock',
@@ -597,7 +808,13 @@ test('noise rule: a sequential record\'s choice is reused at later looks and by 
     max: { a: 30, b: 30, timingA: 20, timingB: 20 },
     stopped: 'max-repeat',
     storedBaseline: false,
-    primaries: { by: 'noise', look: 1, metrics: ['counters.layouts', 'counters.threadCpuMs'], demoted: [{ metric: 'longFrames.blockingMs', why: 'too noisy here to judge ±10%: CV 61% (recorded)' }], promoted: [] },
+    primaries: {
+      by: 'noise',
+      look: 1,
+      metrics: ['counters.layouts', 'counters.threadCpuMs'],
+      demoted: [{ metric: 'longFrames.blockingMs', why: 'too noisy here to judge ±10%: CV 61% (recorded)' }],
+      promoted: [],
+    },
   };
   const a = gridRun(76, 7);
   const b = { ...gridRun(77, 7, { script: 143 }), sequential: seq };
@@ -616,7 +833,10 @@ test('noise rule: SequentialJudge fixes the family at its first look and records
   judge.look(gridRun(78, 5), gridRun(79, 5));
   const first = judge.record(gridRun(78, 5)).primaries;
   assert.equal(first?.by, 'noise');
-  assert.deepEqual(first?.promoted.map((x) => x.metric), ['counters.scriptMs']);
+  assert.deepEqual(
+    first?.promoted.map((x) => x.metric),
+    ['counters.scriptMs'],
+  );
   // Script time now varies wildly in the baseline: the rule would not promote it, the recorded choice stands.
   const wild = gridRun(78, 7);
   wild.repeats.forEach((r, i) => {

@@ -62,7 +62,12 @@ function aaFamily(): SimMetric[] {
   ];
 }
 
-function run(n: number, seed: number, metrics: () => SimMetric[], plan: SimPlan = PLAN): { verdicts: Record<string, number>; looks: number[]; rows: Map<string, CompareRow>[] } {
+function run(
+  n: number,
+  seed: number,
+  metrics: () => SimMetric[],
+  plan: SimPlan = PLAN,
+): { verdicts: Record<string, number>; looks: number[]; rows: Map<string, CompareRow>[] } {
   const rng = mulberry32(seed);
   const verdicts: Record<string, number> = {};
   const looks: number[] = [];
@@ -93,7 +98,10 @@ test('A/A: a sequence ends at the first look ≥ 80% of the time (futility), at 
 });
 
 test('+30% at CV 5% is caught as an error ≥ 95% of the time by the last look; +25% (exactly the error threshold) is caught as a regression ≥ 95%', (t) => {
-  for (const [factor, seed] of [[1.3, 3], [1.25, 4]] as const) {
+  for (const [factor, seed] of [
+    [1.3, 3],
+    [1.25, 4],
+  ] as const) {
     const r = run(SEQUENCES, seed, () => [normalMetric('counters.threadCpuMs', 30, 0.05, factor, { floor: 10 }), ...aaFamily().slice(1)]);
     const error = r.rows.filter((m) => m.get('counters.threadCpuMs')!.severity === 'error').length / SEQUENCES;
     const caught = r.rows.filter((m) => m.get('counters.threadCpuMs')!.verdict === 'regressed').length / SEQUENCES;
@@ -104,7 +112,10 @@ test('+30% at CV 5% is caught as an error ≥ 95% of the time by the last look; 
 });
 
 test('+30% at CV 20% is caught by the last look: flagged (regressed, or inconclusive past warn) ≥ 90%, regressed ≥ 80%', (t) => {
-  const r = run(SEQUENCES, 5, () => [lognormalMetric('longFrames.blockingMs', 120, 0.2, 1.3), ...aaFamily().filter((m) => m.name !== 'longFrames.blockingMs')]);
+  const r = run(SEQUENCES, 5, () => [
+    lognormalMetric('longFrames.blockingMs', 120, 0.2, 1.3),
+    ...aaFamily().filter((m) => m.name !== 'longFrames.blockingMs'),
+  ]);
   const verdicts = r.rows.map((m) => m.get('longFrames.blockingMs')!.verdict);
   const regressed = verdicts.filter((v) => v === 'regressed').length / SEQUENCES;
   const flagged = verdicts.filter((v) => v === 'regressed' || v === 'inconclusive').length / SEQUENCES;
@@ -125,10 +136,19 @@ test('better: higher — a metric that falls 30% regressed; one that rises 30% n
   assert.ok(fixed.rows.filter((m) => m.get('throughput')!.verdict === 'improved').length / 1000 >= 0.95);
 });
 
-test('zero spread: +1 frame over budget in every repeat (a machine-paced event) is not an error; +1 layout in every repeat (the app\'s own work) is', () => {
-  const constant = (name: string, a: number, b: number, extra: Partial<SimMetric>): SimMetric => ({ name, floor: 1, ...extra, draw: (_rng, arm) => (arm === 'a' ? a : b) });
+test("zero spread: +1 frame over budget in every repeat (a machine-paced event) is not an error; +1 layout in every repeat (the app's own work) is", () => {
+  const constant = (name: string, a: number, b: number, extra: Partial<SimMetric>): SimMetric => ({
+    name,
+    floor: 1,
+    ...extra,
+    draw: (_rng, arm) => (arm === 'a' ? a : b),
+  });
   for (const n of [5, 10, 20]) {
-    const events = simulate([constant('frames.overBudget', 2, 3, { events: true, floor: 5 })], { repeat: n, maxRepeat: 20, fixed: true }, mulberry32(8));
+    const events = simulate(
+      [constant('frames.overBudget', 2, 3, { events: true, floor: 5 })],
+      { repeat: n, maxRepeat: 20, fixed: true },
+      mulberry32(8),
+    );
     assert.notEqual(events.result.rows[0]!.severity, 'error', `n=${n}: ${events.result.rows[0]!.reason}`);
   }
   const layouts = simulate([constant('counters.layouts', 4, 5, { exact: true })], PLAN, mulberry32(9));
@@ -141,7 +161,15 @@ test('zero spread: +1 frame over budget in every repeat (a machine-paced event) 
 
 // ─── single compares ────────────────────────────────────────────────────────────────────────────────
 
-const sample = (metric: string, a: number[], b: number[], extra: Partial<MetricSamples> = {}): MetricSamples => ({ metric, a, b, role: 'primary', better: 'lower', floor: 0, ...extra });
+const sample = (metric: string, a: number[], b: number[], extra: Partial<MetricSamples> = {}): MetricSamples => ({
+  metric,
+  a,
+  b,
+  role: 'primary',
+  better: 'lower',
+  floor: 0,
+  ...extra,
+});
 const T = { thresholds: { warnPct: 10, errorPct: 25 } };
 
 test('severity follows the estimate: +17% whose interval reaches +30% is a warn, and the reason says how large it could be', () => {
@@ -188,7 +216,10 @@ test('the floor: 0 → 3 ms of blocking is +6% of the 50 ms floor, not +∞', ()
 });
 
 test('a compare that cannot detect anything says so up front (3 vs 3 repeats)', () => {
-  const r = compareMetrics([sample('counters.threadCpuMs', [10, 11, 12], [20, 21, 22]), sample('interactions.latencyMs.p90', [30, 31, 32], [30, 33, 31])], T);
+  const r = compareMetrics(
+    [sample('counters.threadCpuMs', [10, 11, 12], [20, 21, 22]), sample('interactions.latencyMs.p90', [30, 31, 32], [30, 33, 31])],
+    T,
+  );
   assert.match(r.blind ?? '', /3 vs 3 repeats/);
 });
 
@@ -202,9 +233,18 @@ test('rejections carry over looks: a metric rejected at an earlier look stays re
 });
 
 test('invalid options throw usage errors', () => {
-  assert.throws(() => compareMetrics([], { thresholds: { warnPct: 30, errorPct: 10 } }), (e) => isPerfError(e) && e.code === 'bad_thresholds');
-  assert.throws(() => compareMetrics([], { ...T, alpha: 0.7 }), (e) => isPerfError(e) && e.code === 'bad_alpha');
-  assert.throws(() => compareMetrics([sample('x', [1], [1]), sample('x', [1], [1])], T), (e) => isPerfError(e) && e.code === 'duplicate_metric');
+  assert.throws(
+    () => compareMetrics([], { thresholds: { warnPct: 30, errorPct: 10 } }),
+    (e) => isPerfError(e) && e.code === 'bad_thresholds',
+  );
+  assert.throws(
+    () => compareMetrics([], { ...T, alpha: 0.7 }),
+    (e) => isPerfError(e) && e.code === 'bad_alpha',
+  );
+  assert.throws(
+    () => compareMetrics([sample('x', [1], [1]), sample('x', [1], [1])], T),
+    (e) => isPerfError(e) && e.code === 'duplicate_metric',
+  );
 });
 
 // ─── the noise rule: primaries chosen by the baseline's own noise (metrics.ts PRIMARY_BY_NOISE) ─────
@@ -260,14 +300,19 @@ test('noise rule, A/A: false alarms stay ≤ 5% over all looks with the family c
   const noisyNews = share(r.outs, (o) => ['improved', 'regressed'].includes(rowOf(o, 'longFrames.blockingMs').verdict));
   const primaries = Math.max(...r.outs.map((o) => o.result.rows.filter((x) => x.gated).length));
   t.diagnostic(`false alarms ${(alarms * 100).toFixed(2)}% of ${NOISE_SEQUENCES}: ${JSON.stringify(r.verdicts)}`);
-  t.diagnostic(`demoted: blocking (CV 50%) ${(demoted * 100).toFixed(1)}%, CV-15% default ${(midDemoted * 100).toFixed(1)}%; promoted: script (CV 5%) ${(promoted * 100).toFixed(1)}%, task (CV 8%) ${(taskPromoted * 100).toFixed(1)}%`);
+  t.diagnostic(
+    `demoted: blocking (CV 50%) ${(demoted * 100).toFixed(1)}%, CV-15% default ${(midDemoted * 100).toFixed(1)}%; promoted: script (CV 5%) ${(promoted * 100).toFixed(1)}%, task (CV 8%) ${(taskPromoted * 100).toFixed(1)}%`,
+  );
   t.diagnostic(`blocking improved or regressed (secondary) in ${(noisyNews * 100).toFixed(2)}%; at most ${primaries} primaries`);
   assert.ok(alarms <= 0.05, `false alarms ${(alarms * 100).toFixed(2)}% (${JSON.stringify(r.verdicts)})`);
   // Five baseline repeats estimate a CV loosely (a MAD of five values is the second smallest of four
   // deviations): measured, the CV-50% metric is demoted ~90% and the CV-5% one promoted ~95% of the time.
   assert.ok(demoted >= 0.85, `CV-50% metric demoted in ${(demoted * 100).toFixed(1)}%`);
   assert.ok(promoted >= 0.9, `CV-5% promotable promoted in ${(promoted * 100).toFixed(1)}%`);
-  assert.ok(midDemoted > 0.05 && midDemoted < 0.95, `the borderline default is chosen by the data: demoted in ${(midDemoted * 100).toFixed(1)}%`);
+  assert.ok(
+    midDemoted > 0.05 && midDemoted < 0.95,
+    `the borderline default is chosen by the data: demoted in ${(midDemoted * 100).toFixed(1)}%`,
+  );
   assert.ok(noisyNews <= 0.05, `a demoted metric reads as changed in ${(noisyNews * 100).toFixed(2)}%`);
   assert.ok(r.outs.every((o) => rowOf(o, 'longFrames.blockingMs').gated === false || choiceOf(o, 'longFrames.blockingMs').primary));
   assert.ok(primaries <= MAX_PRIMARY, `${primaries} primaries`);
@@ -279,8 +324,14 @@ test('noise rule, power: +15% on a quiet promotable metric (CV 5%) is promoted �
   const decided = share(r.outs, (o) => rowOf(o, 'counters.scriptMs').gated && rowOf(o, 'counters.scriptMs').verdict === 'regressed');
   const flagged = share(r.outs, (o) => o.result.verdict === 'warn' || o.result.verdict === 'fail');
   const demoted = share(r.outs, (o) => choiceOf(o, 'longFrames.blockingMs').change === 'demoted');
-  const withoutRule = simulate(mixedFamily(1.15).map((m) => ({ ...m, role: m.promote ? 'secondary' : m.role ?? 'primary' })), PLAN, mulberry32(13));
-  t.diagnostic(`+15% script: promoted ${(promoted * 100).toFixed(1)}%, regressed as primary ${(decided * 100).toFixed(1)}%, compare warn/fail ${(flagged * 100).toFixed(1)}%; blocking demoted ${(demoted * 100).toFixed(1)}%`);
+  const withoutRule = simulate(
+    mixedFamily(1.15).map((m) => ({ ...m, role: m.promote ? 'secondary' : (m.role ?? 'primary') })),
+    PLAN,
+    mulberry32(13),
+  );
+  t.diagnostic(
+    `+15% script: promoted ${(promoted * 100).toFixed(1)}%, regressed as primary ${(decided * 100).toFixed(1)}%, compare warn/fail ${(flagged * 100).toFixed(1)}%; blocking demoted ${(demoted * 100).toFixed(1)}%`,
+  );
   // Decided < promoted: at the first look the estimate of a +15% change falls below warn ~7% of the
   // time (its spread at CV 5% over 5 repeats), and the gate's futility rule then stops as unchanged.
   assert.ok(promoted >= 0.9, `promoted in ${(promoted * 100).toFixed(1)}%`);
@@ -295,30 +346,61 @@ test('noise rule, power: +15% on a quiet promotable metric (CV 5%) is promoted �
 test('noise rule: the wording names the warn size, the CV and the repeats; fewer than 3 baseline repeats keep the default; at most MAX_PRIMARY primaries', () => {
   const rand = mulberry32(14);
   const noisy = Array.from({ length: 10 }, () => 120 * Math.exp(0.47 * gaussian(rand)));
-  const [c] = chooseByNoise([{ metric: 'longFrames.blockingMs', baseline: noisy, floor: 50, warnPct: 10, kind: 'default', reach: { a: 20, b: 20 } }], 0.05);
+  const [c] = chooseByNoise(
+    [{ metric: 'longFrames.blockingMs', baseline: noisy, floor: 50, warnPct: 10, kind: 'default', reach: { a: 20, b: 20 } }],
+    0.05,
+  );
   assert.equal(c!.change, 'demoted');
   assert.equal(c!.primary, false);
-  assert.match(c!.why, /^too noisy here to judge ±10%: CV \d+% \(needs (~\d+|more than 1000) repeats per arm, at most 20 here\); secondary, its verdict is not news$/);
+  assert.match(
+    c!.why,
+    /^too noisy here to judge ±10%: CV \d+% \(needs (~\d+|more than 1000) repeats per arm, at most 20 here\); secondary, its verdict is not news$/,
+  );
   const quiet = [40, 41, 39, 40.5, 39.5];
-  const [p] = chooseByNoise([{ metric: 'counters.scriptMs', baseline: quiet, floor: 10, warnPct: 10, kind: 'promotable', reach: { a: 20, b: 20 } }], 0.05);
+  const [p] = chooseByNoise(
+    [{ metric: 'counters.scriptMs', baseline: quiet, floor: 10, warnPct: 10, kind: 'promotable', reach: { a: 20, b: 20 } }],
+    0.05,
+  );
   assert.equal(p!.change, 'promoted');
   assert.match(p!.why, /^quiet here: judges ±10% at CV [\d.]+% \(needs ~\d+ repeats? per arm, within half of 20\); primary$/);
-  const [few] = chooseByNoise([{ metric: 'longFrames.blockingMs', baseline: [10, 300], floor: 50, warnPct: 10, kind: 'default', reach: { a: 20, b: 20 } }], 0.05);
+  const [few] = chooseByNoise(
+    [{ metric: 'longFrames.blockingMs', baseline: [10, 300], floor: 50, warnPct: 10, kind: 'default', reach: { a: 20, b: 20 } }],
+    0.05,
+  );
   assert.equal(few!.primary, true);
   assert.match(few!.why, /fewer than 3 baseline repeats \(2\): the registry's default stands/);
   assert.equal(robustCvPct([0, 0, 0, 10, 0], 50), 0, 'a median below the floor: the floor is the scale');
-  const eight = Array.from({ length: MAX_PRIMARY }, (_, i) => ({ metric: `d${i}`, baseline: quiet, floor: 10, warnPct: 10, kind: 'default' as const, reach: { a: 20, b: 20 } }));
-  const all = chooseByNoise([...eight, { metric: 'counters.scriptMs', baseline: quiet, floor: 10, warnPct: 10, kind: 'promotable', reach: { a: 20, b: 20 } }], 0.05);
+  const eight = Array.from({ length: MAX_PRIMARY }, (_, i) => ({
+    metric: `d${i}`,
+    baseline: quiet,
+    floor: 10,
+    warnPct: 10,
+    kind: 'default' as const,
+    reach: { a: 20, b: 20 },
+  }));
+  const all = chooseByNoise(
+    [...eight, { metric: 'counters.scriptMs', baseline: quiet, floor: 10, warnPct: 10, kind: 'promotable', reach: { a: 20, b: 20 } }],
+    0.05,
+  );
   assert.equal(all.filter((x) => x.primary).length, MAX_PRIMARY);
   assert.match(all.at(-1)!.why, /not promoted: the family already has 8 primaries/);
 });
 
-test('noise rule: a constant baseline needs the fewest repeats a rank test can decide with (3 at α 5%); a warn threshold of 0% leaves the registry\'s default', () => {
-  const [constant] = chooseByNoise([{ metric: 'counters.layouts', baseline: [40, 40, 40, 40, 40], floor: 1, warnPct: 10, kind: 'default', reach: { a: 20, b: 20 } }], 0.05);
+test("noise rule: a constant baseline needs the fewest repeats a rank test can decide with (3 at α 5%); a warn threshold of 0% leaves the registry's default", () => {
+  const [constant] = chooseByNoise(
+    [{ metric: 'counters.layouts', baseline: [40, 40, 40, 40, 40], floor: 1, warnPct: 10, kind: 'default', reach: { a: 20, b: 20 } }],
+    0.05,
+  );
   assert.deepEqual([constant!.primary, constant!.needRepeats, constant!.cvPct], [true, 3, 0]);
-  const [strict] = chooseByNoise([{ metric: 'counters.layouts', baseline: [40, 40, 40], floor: 1, warnPct: 10, kind: 'default', reach: { a: 20, b: 20 } }], 0.02);
+  const [strict] = chooseByNoise(
+    [{ metric: 'counters.layouts', baseline: [40, 40, 40], floor: 1, warnPct: 10, kind: 'default', reach: { a: 20, b: 20 } }],
+    0.02,
+  );
   assert.equal(strict!.needRepeats, 4, 'at α 2%: 1/C(6,3) = 1/20 is too much, 1/C(8,4) = 1/70 is not');
-  const [zero] = chooseByNoise([{ metric: 'frames.overBudget', baseline: [0, 3, 9, 1, 30], floor: 10, warnPct: 0, kind: 'default', reach: { a: 20, b: 20 } }], 0.05);
+  const [zero] = chooseByNoise(
+    [{ metric: 'frames.overBudget', baseline: [0, 3, 9, 1, 30], floor: 10, warnPct: 0, kind: 'default', reach: { a: 20, b: 20 } }],
+    0.05,
+  );
   assert.deepEqual([zero!.primary, zero!.change], [true, 'none']);
   assert.match(zero!.why, /warn threshold 0%: no change size to test the noise against/);
 });
@@ -339,7 +421,7 @@ function storedPair(busy: boolean, rule: boolean): SimMetric[] {
   ];
 }
 
-test('noise rule on a stored 5 vs 5 pair (issue 27): A/A false alarms ≤ 5%; the busy loop passes far less often than with the registry\'s family', (t) => {
+test("noise rule on a stored 5 vs 5 pair (issue 27): A/A false alarms ≤ 5%; the busy loop passes far less often than with the registry's family", (t) => {
   const n = Math.min(2000, NOISE_SEQUENCES);
   const verdicts = (busy: boolean, rule: boolean, seed: number): Record<string, number> => {
     const rng = mulberry32(seed);
@@ -353,9 +435,11 @@ test('noise rule on a stored 5 vs 5 pair (issue 27): A/A false alarms ≤ 5%; th
   const aa = verdicts(false, true, 21);
   const busyRule = verdicts(true, true, 22);
   const busyRegistry = verdicts(true, false, 22);
-  t.diagnostic(`A/A with the rule: ${JSON.stringify(aa)}; busy with the rule: ${JSON.stringify(busyRule)}; busy, registry family: ${JSON.stringify(busyRegistry)}`);
+  t.diagnostic(
+    `A/A with the rule: ${JSON.stringify(aa)}; busy with the rule: ${JSON.stringify(busyRule)}; busy, registry family: ${JSON.stringify(busyRegistry)}`,
+  );
   assert.ok(rate(aa.fail, n) + rate(aa.warn, n) <= 0.05, JSON.stringify(aa));
   assert.ok(rate(busyRule.pass, n) <= 0.1, `busy loop passed in ${(rate(busyRule.pass, n) * 100).toFixed(1)}%`);
   assert.ok(rate(busyRule.fail, n) >= 0.7, `busy loop failed in ${(rate(busyRule.fail, n) * 100).toFixed(1)}%`);
-  assert.ok(rate(busyRule.pass, n) < rate(busyRegistry.pass, n), 'the rule passes a real change less often than the registry\'s family');
+  assert.ok(rate(busyRule.pass, n) < rate(busyRegistry.pass, n), "the rule passes a real change less often than the registry's family");
 });

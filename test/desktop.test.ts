@@ -23,7 +23,9 @@ import { ok } from './step-helpers.js';
 
 const MINI = miniBrowserPath();
 const NO_WEBKIT = findServerBinary('webkit') && MINI ? false : 'WebKitWebDriver not installed (apt-get install webkit2gtk-driver xvfb)';
-const NO_TAURI = NO_WEBKIT || (findServerBinary('tauri') ? false : 'tauri-driver not installed (npm ci installs @crabnebula/tauri-driver-linux-x64-gnu on Linux x64)');
+const NO_TAURI =
+  NO_WEBKIT ||
+  (findServerBinary('tauri') ? false : 'tauri-driver not installed (npm ci installs @crabnebula/tauri-driver-linux-x64-gnu on Linux x64)');
 const APP_DIR = path.join(FIXTURES_DIR, 'tauri-app');
 
 function tempDir(prefix: string): string {
@@ -58,14 +60,14 @@ describe('tauri_invoke through tauri-driver', { skip: NO_TAURI }, () => {
     ok(await runStep(host, 'wait_for', { text: 'Hello, Grace!' }));
   });
 
-  test('a rejected command fails the step with the app\'s message', async () => {
+  test("a rejected command fails the step with the app's message", async () => {
     const r = await runStep(host, 'tauri_invoke', { command: 'nope' });
     assert.equal(r.status, 'failed');
     assert.equal(r.status === 'failed' && r.error.code, 'tauri_invoke_failed', JSON.stringify(r));
     assert.match(r.status === 'failed' ? r.error.message : '', /command nope not found/);
   });
 
-  test('a page without Tauri\'s IPC answers tauri_missing', async () => {
+  test("a page without Tauri's IPC answers tauri_missing", async () => {
     const demo = await serveStatic({ root: DEMO_DIR });
     try {
       ok(await runStep(host, 'navigate', { url: `${demo.url}/form.html` }));
@@ -118,8 +120,17 @@ describe('perf run on a desktop app', { skip: NO_TAURI }, () => {
     const dir = tempDir('rehearse-desktop-bad-');
     try {
       fs.mkdirSync(path.join(dir, 'app'));
-      fs.writeFileSync(path.join(dir, 'bad.yaml'), 'name: bad\napp: { serve: ./app }\nsteps:\n  - snap: {}\n  - tauri_invoke: { command: greet }\n');
-      assert.throws(() => loadScenario(path.join(dir, 'bad.yaml'), { cwd: dir }), (e: unknown) => isPerfError(e) && e.kind === 'usage' && /bad\.yaml:5:\d+: tauri_invoke calls a desktop app's IPC: it needs app.desktop/.test(e.message));
+      fs.writeFileSync(
+        path.join(dir, 'bad.yaml'),
+        'name: bad\napp: { serve: ./app }\nsteps:\n  - snap: {}\n  - tauri_invoke: { command: greet }\n',
+      );
+      assert.throws(
+        () => loadScenario(path.join(dir, 'bad.yaml'), { cwd: dir }),
+        (e: unknown) =>
+          isPerfError(e) &&
+          e.kind === 'usage' &&
+          /bad\.yaml:5:\d+: tauri_invoke calls a desktop app's IPC: it needs app.desktop/.test(e.message),
+      );
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
@@ -129,7 +140,13 @@ describe('perf run on a desktop app', { skip: NO_TAURI }, () => {
     const dir = tempDir('rehearse-desktop-bad-');
     try {
       fs.writeFileSync(path.join(dir, 'bad.yaml'), 'name: bad\napp:\n  desktop: { binary: ./target/release/app }\nsteps:\n  - snap: {}\n');
-      assert.throws(() => loadScenario(path.join(dir, 'bad.yaml'), { cwd: dir }), (e: unknown) => isPerfError(e) && e.kind === 'usage' && /bad\.yaml:3:\d+: app\.desktop\.binary \.\/target\/release\/app .* is not an executable file/.test(e.message));
+      assert.throws(
+        () => loadScenario(path.join(dir, 'bad.yaml'), { cwd: dir }),
+        (e: unknown) =>
+          isPerfError(e) &&
+          e.kind === 'usage' &&
+          /bad\.yaml:3:\d+: app\.desktop\.binary \.\/target\/release\/app .* is not an executable file/.test(e.message),
+      );
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
@@ -161,7 +178,10 @@ describe('a browser crash mid-run', { skip: NO_WEBKIT }, () => {
         },
       });
       assert.equal(killed.length, 1, 'one MiniBrowser was running in repeat 1');
-      assert.deepEqual(run.repeats.map((r) => r.status), ['measured', 'failed', 'measured']);
+      assert.deepEqual(
+        run.repeats.map((r) => r.status),
+        ['measured', 'failed', 'measured'],
+      );
       const failed = run.repeats[1]!;
       assert.equal(failed.status === 'failed' && failed.failure.phase, 'steps');
       assert.equal(failed.status === 'failed' && failed.failure.label, 'hold');

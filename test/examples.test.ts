@@ -21,14 +21,22 @@ function variantsOf(file: string): (string | undefined)[] {
   }
 }
 
-const files = readdirSync(join(ROOT, 'scenarios')).filter((f) => f.endsWith('.yaml')).sort();
+const files = readdirSync(join(ROOT, 'scenarios'))
+  .filter((f) => f.endsWith('.yaml'))
+  .sort();
 for (const f of files) {
   const file = join(ROOT, 'scenarios', f);
   for (const variant of variantsOf(file)) {
     test(`example ${f}${variant ? ` --variant ${variant}` : ''} runs: 2 repeats measured, every step ok`, async () => {
       const sc = loadScenario(file, variant ? { variant } : {});
       const { run } = await runScenario(sc, { label: 'test', outDir: out, repeat: 2, warmup: 0 });
-      const failures = run.repeats.flatMap((r) => (r.status === 'failed' ? [`${r.failure.label ?? r.failure.phase}: ${r.failure.error.message}`] : r.status === 'refused' ? [`refused: ${r.reason}`] : []));
+      const failures = run.repeats.flatMap((r) =>
+        r.status === 'failed'
+          ? [`${r.failure.label ?? r.failure.phase}: ${r.failure.error.message}`]
+          : r.status === 'refused'
+            ? [`refused: ${r.reason}`]
+            : [],
+      );
       assert.deepEqual(failures, []);
       // A scenario with `timing: true` adds an attribution repeat after every other timing one.
       assert.equal(run.summary.measured, repeatSchedule(2, sc.timing).length);

@@ -86,12 +86,23 @@ export interface SimOutcome {
 }
 
 /** Roles fixed at the first look by the noise rule, from arm a's repeats then. */
-function noiseRoles(metrics: SimMetric[], data: { a: number[] }[], plan: SimPlan): { roles: ('primary' | 'secondary')[]; choices: NoiseChoice[] } {
+function noiseRoles(
+  metrics: SimMetric[],
+  data: { a: number[] }[],
+  plan: SimPlan,
+): { roles: ('primary' | 'secondary')[]; choices: NoiseChoice[] } {
   const roles = metrics.map((m) => m.role ?? (m.promote ? 'secondary' : 'primary'));
   const idx = metrics.flatMap((m, i) => ((m.role ?? 'primary') === 'primary' || m.promote ? [i] : []));
   const warnPct = plan.thresholds?.warnPct ?? 10;
   const choices = chooseByNoise(
-    idx.map((i) => ({ metric: metrics[i]!.name, baseline: [...data[i]!.a], floor: metrics[i]!.floor ?? 0, warnPct, kind: metrics[i]!.promote ? 'promotable' : 'default', reach: { a: plan.maxRepeat, b: plan.maxRepeat } })),
+    idx.map((i) => ({
+      metric: metrics[i]!.name,
+      baseline: [...data[i]!.a],
+      floor: metrics[i]!.floor ?? 0,
+      warnPct,
+      kind: metrics[i]!.promote ? 'promotable' : 'default',
+      reach: { a: plan.maxRepeat, b: plan.maxRepeat },
+    })),
     plan.alpha ?? 0.05,
   );
   idx.forEach((i, k) => (roles[i] = choices[k]!.primary ? 'primary' : 'secondary'));
@@ -129,12 +140,19 @@ export function simulate(metrics: SimMetric[], plan: SimPlan, rng: () => number)
       better: m.better ?? 'lower',
       floor: m.floor ?? 0,
       ...(m.exact ? { exact: true } : {}),
-      ...(m.events ? { events: { a: data[i]!.a, b: data[i]!.b, exposureA: data[i]!.a.map(() => 1), exposureB: data[i]!.b.map(() => 1) } } : {}),
+      ...(m.events
+        ? { events: { a: data[i]!.a, b: data[i]!.b, exposureA: data[i]!.a.map(() => 1), exposureB: data[i]!.b.map(() => 1) } }
+        : {}),
       ...(plan.fixed ? {} : { looks: looks.map((l) => ({ ...l })), maxN: { a: plan.maxRepeat, b: plan.maxRepeat } }),
     }));
-    const result = compareMetrics(samples, { thresholds: plan.thresholds ?? { warnPct: 10, errorPct: 25 }, alpha: plan.alpha ?? 0.05, rejected });
+    const result = compareMetrics(samples, {
+      thresholds: plan.thresholds ?? { warnPct: 10, errorPct: 25 },
+      alpha: plan.alpha ?? 0.05,
+      rejected,
+    });
     rejected = result.rejected;
-    if (plan.fixed || result.decided || n >= plan.maxRepeat) return { result, looks: looks.length + 1, n, ...(chosen ? { choices: chosen.choices } : {}) };
+    if (plan.fixed || result.decided || n >= plan.maxRepeat)
+      return { result, looks: looks.length + 1, n, ...(chosen ? { choices: chosen.choices } : {}) };
     looks.push({ a: n, b: n });
     const add = Math.min(step, plan.maxRepeat - n);
     grow(add);

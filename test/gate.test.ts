@@ -29,7 +29,12 @@ const LIST = join(ROOT, 'scenarios/list-scroll.yaml');
 const SMALL = ['--repeat', '3', '--warmup', '0'];
 
 function perf(args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 180_000): { code: number; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [PERF, ...args], { cwd: work, encoding: 'utf8', env: { ...process.env, GITHUB_STEP_SUMMARY: '', ...env }, timeout: timeoutMs });
+  const r = spawnSync(process.execPath, [PERF, ...args], {
+    cwd: work,
+    encoding: 'utf8',
+    env: { ...process.env, GITHUB_STEP_SUMMARY: '', ...env },
+    timeout: timeoutMs,
+  });
   return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -38,7 +43,22 @@ const readRun = (file: string): RunFile => JSON.parse(readFileSync(join(work, fi
 // ─── perf run --against ─────────────────────────────────────────────────────────────────────────────
 
 test('--against --fixed A/A: same build twice → no error verdict; both run files record the A B B A order', () => {
-  const r = perf(['run', LIST, '--variant', 'desktop', '--against', LIST, '--repeat', '4', '--warmup', '0', '--fixed', '--out', 'aa', '--json']);
+  const r = perf([
+    'run',
+    LIST,
+    '--variant',
+    'desktop',
+    '--against',
+    LIST,
+    '--repeat',
+    '4',
+    '--warmup',
+    '0',
+    '--fixed',
+    '--out',
+    'aa',
+    '--json',
+  ]);
   assert.equal(r.code, 0, r.stderr);
   const j = JSON.parse(r.stdout);
   assert.notEqual(j.compare.verdict, 'fail');
@@ -49,17 +69,44 @@ test('--against --fixed A/A: same build twice → no error verdict; both run fil
   const b = readRun('aa/list-scroll-desktop-candidate.json');
   assert.deepEqual(a.against, { role: 'baseline', other: 'list-scroll-desktop-candidate.json', order: 'ABBA' });
   assert.equal(b.against?.role, 'candidate');
-  const all = [...a.repeats.map((r) => ({ arm: 'A', ...r })), ...b.repeats.map((r) => ({ arm: 'B', ...r }))].sort((x, y) => x.sequence! - y.sequence!);
-  assert.deepEqual(all.map((r) => r.sequence), [0, 1, 2, 3, 4, 5, 6, 7]);
+  const all = [...a.repeats.map((r) => ({ arm: 'A', ...r })), ...b.repeats.map((r) => ({ arm: 'B', ...r }))].sort(
+    (x, y) => x.sequence! - y.sequence!,
+  );
+  assert.deepEqual(
+    all.map((r) => r.sequence),
+    [0, 1, 2, 3, 4, 5, 6, 7],
+  );
   assert.equal(all.map((r) => r.arm).join(''), 'ABBAABBA');
   // Wall-clock start times agree with the recorded order.
   const starts = all.map((r) => Date.parse(r.startedAt!));
-  assert.deepEqual(starts, [...starts].sort((x, y) => x - y));
-  assert.deepEqual(a.repeats.map((r) => r.status), ['measured', 'measured', 'measured', 'measured']);
+  assert.deepEqual(
+    starts,
+    [...starts].sort((x, y) => x - y),
+  );
+  assert.deepEqual(
+    a.repeats.map((r) => r.status),
+    ['measured', 'measured', 'measured', 'measured'],
+  );
 });
 
 test('--against A/B with the jank switch on the candidate → exit 1 naming the regressed metric', () => {
-  const r = perf(['run', LIST, '--variant', 'desktop', '--against', LIST, '--var', 'jank=1', '--baseline-var', 'jank=0', ...SMALL, '--out', 'ab', '--label', 'pr']);
+  const r = perf([
+    'run',
+    LIST,
+    '--variant',
+    'desktop',
+    '--against',
+    LIST,
+    '--var',
+    'jank=1',
+    '--baseline-var',
+    'jank=0',
+    ...SMALL,
+    '--out',
+    'ab',
+    '--label',
+    'pr',
+  ]);
   assert.equal(r.code, 1, r.stderr);
   assert.match(r.stdout, /^FAIL {2}list-scroll \(desktop\): pr-baseline → pr-candidate/);
   assert.match(r.stdout, /│ counters\.layouts +│ +0 │ +11 │ +\+1100% │ +\+1100…\+1100% │ error/);
@@ -68,7 +115,10 @@ test('--against A/B with the jank switch on the candidate → exit 1 naming the 
   assert.match(readRun('ab/list-scroll-desktop-pr-baseline.json').env.app.url, /jank=0$/);
   // The rows behind each insight travel in the run file, at most ten (the HTML report shows them).
   const fired = cand.insights as { id: string; rows?: unknown[] }[];
-  assert.ok(fired.some((i) => (i.rows?.length ?? 0) > 0) && fired.every((i) => (i.rows?.length ?? 0) <= 10), JSON.stringify(fired.map((i) => [i.id, i.rows?.length])));
+  assert.ok(
+    fired.some((i) => (i.rows?.length ?? 0) > 0) && fired.every((i) => (i.rows?.length ?? 0) <= 10),
+    JSON.stringify(fired.map((i) => [i.id, i.rows?.length])),
+  );
   // The same two files through perf compare: the same verdict.
   const c = perf(['compare', 'ab/list-scroll-desktop-pr-baseline.json', 'ab/list-scroll-desktop-pr-candidate.json', '--json']);
   assert.equal(c.code, 1);
@@ -82,11 +132,16 @@ test('--against A/B with the jank switch on the candidate → exit 1 naming the 
 
 test('gate without baselines: every variant runs, each "missing baseline", exit 1; Markdown summary and JUnit written', () => {
   const summary = join(work, 'step-summary.md');
-  const r = perf(['gate', LIST, '--baselines', 'baselines', '--repeat', '1', '--warmup', '0', '--junit', 'reports/gate.xml', '--json'], { GITHUB_STEP_SUMMARY: summary });
+  const r = perf(['gate', LIST, '--baselines', 'baselines', '--repeat', '1', '--warmup', '0', '--junit', 'reports/gate.xml', '--json'], {
+    GITHUB_STEP_SUMMARY: summary,
+  });
   assert.equal(r.code, 1, r.stderr);
   const j = JSON.parse(r.stdout);
   assert.equal(j.verdict, 'fail');
-  assert.deepEqual(j.runs.map((x: { id: string; status: string }) => `${x.id}:${x.status}`), ['list-scroll-desktop:missing-baseline', 'list-scroll-phone:missing-baseline', 'list-scroll-slow-4g:missing-baseline']);
+  assert.deepEqual(
+    j.runs.map((x: { id: string; status: string }) => `${x.id}:${x.status}`),
+    ['list-scroll-desktop:missing-baseline', 'list-scroll-phone:missing-baseline', 'list-scroll-slow-4g:missing-baseline'],
+  );
   const md = readFileSync(summary, 'utf8');
   assert.match(md, /^### ❌ perf gate: FAIL — 3 runs: 3 missing baseline/);
   assert.match(md, /\| `list-scroll-phone` \| ❌ MISSING \| missing baseline baselines\/list-scroll-phone\.json/);
@@ -111,14 +166,17 @@ test('gate --update writes the baseline; the next gate passes against it; jank t
   assert.match(same.stdout, /^perf gate: PASS — 1 run: 1 passed/);
 
   const summary = join(work, 'jank-summary.md');
-  const jank = perf(['gate', LIST, '--variant', 'desktop', '--baselines', 'baselines', ...SMALL, '--var', 'jank=1', '--junit', 'reports/jank.xml'], { GITHUB_STEP_SUMMARY: summary });
+  const jank = perf(
+    ['gate', LIST, '--variant', 'desktop', '--baselines', 'baselines', ...SMALL, '--var', 'jank=1', '--junit', 'reports/jank.xml'],
+    { GITHUB_STEP_SUMMARY: summary },
+  );
   assert.equal(jank.code, 1, jank.stderr);
   assert.match(jank.stdout, /^perf gate: FAIL — 1 run: 1 failed\n {2}FAIL {4}list-scroll-desktop .*counters\.layouts \+1100% \(error\)/);
   assert.match(readFileSync(summary, 'utf8'), /### ❌ FAIL perf compare list-scroll \(desktop\): baseline → gate/);
   assert.match(readFileSync(join(work, 'reports/jank.xml'), 'utf8'), /<testcase name="counters\.layouts"[^>]*>\s*<failure/);
 });
 
-test('a baseline recorded on another CPU: unchanged code passes, jank still fails on the app\'s own work (counts), ms are shown not gated', () => {
+test("a baseline recorded on another CPU: unchanged code passes, jank still fails on the app's own work (counts), ms are shown not gated", () => {
   const base = readRun('baselines/list-scroll-desktop.json');
   base.env.host.cpuModel = 'Another CPU @ 3.1GHz';
   mkdirSync(join(work, 'other'), { recursive: true });
@@ -130,38 +188,66 @@ test('a baseline recorded on another CPU: unchanged code passes, jank still fail
   const cmp = j.runs[0].compare;
   assert.equal(cmp.host.same, false);
   assert.match(cmp.host.note, /another host/);
-  assert.ok(!cmp.gate.primary.includes('counters.threadCpuMs') && !cmp.gate.primary.includes('counters.threadCpuMs.perFrame'), cmp.gate.primary.join(', '));
-  assert.ok(cmp.gate.primary.some((m: string) => m.startsWith('counters.layouts')), cmp.gate.primary.join(', '));
+  assert.ok(
+    !cmp.gate.primary.includes('counters.threadCpuMs') && !cmp.gate.primary.includes('counters.threadCpuMs.perFrame'),
+    cmp.gate.primary.join(', '),
+  );
+  assert.ok(
+    cmp.gate.primary.some((m: string) => m.startsWith('counters.layouts')),
+    cmp.gate.primary.join(', '),
+  );
 
   const jank = perf(['gate', LIST, '--variant', 'desktop', '--baselines', 'other', ...SMALL, '--var', 'jank=1']);
   assert.equal(jank.code, 1, jank.stdout + jank.stderr);
   assert.match(jank.stdout, /FAIL {4}list-scroll-desktop .*counters\.layouts/);
 });
 
-test('the committed baselines on unchanged code: every scenario is compared, the app\'s own work never regresses, another host passes', { timeout: 600_000 }, () => {
-  const scenarios = readdirSync(join(ROOT, 'scenarios')).filter((f) => f.endsWith('.yaml')).map((f) => join(ROOT, 'scenarios', f));
-  const r = perf(['gate', ...scenarios, '--baselines', join(ROOT, 'baselines'), '--out', 'committed', '--json'], {}, 600_000);
-  assert.ok(r.code === 0 || r.code === 1, r.stderr);
-  const j = JSON.parse(r.stdout) as { runs: { id: string; status: string; verdict: string; compare?: RunsComparison }[] };
-  assert.equal(j.runs.length, 8);
-  for (const run of j.runs) {
-    assert.equal(run.status, 'compared', `${run.id}: ${run.status}`);
-    const c = run.compare!;
-    // Counts of the app's own work that are the same in every baseline repeat do not depend on the
-    // machine: unchanged code never regresses them. (One that varies, like dialog's style recalcs during
-    // a CSS transition, is work per drawn frame: gated on the recording host only, a timing.)
-    const baseline = JSON.parse(readFileSync(join(ROOT, 'baselines', `${run.id}.json`), 'utf8')) as RunFile;
-    const constant = (m: string): boolean => new Set(baseline.repeats.flatMap((x) => (x.status === 'measured' && !x.warmup ? [x.report.metrics[m]] : []))).size === 1;
-    const own = c.rows.filter((x) => /^counters\.(layouts|styleRecalcs)$/.test(x.metric) && constant(x.metric) && x.verdict === 'regressed');
-    assert.deepEqual(own.map((x) => x.metric), [], run.id);
-    // On another host only those are gated, so the verdict is a pass; on the recording host CPU time and
-    // frame pacing are gated too, and their verdict is a timing we do not assert on.
-    if (!c.host.same) assert.equal(c.verdict, 'pass', `${run.id}: ${c.gate.summary}`);
-  }
-});
+test(
+  "the committed baselines on unchanged code: every scenario is compared, the app's own work never regresses, another host passes",
+  { timeout: 600_000 },
+  () => {
+    const scenarios = readdirSync(join(ROOT, 'scenarios'))
+      .filter((f) => f.endsWith('.yaml'))
+      .map((f) => join(ROOT, 'scenarios', f));
+    const r = perf(['gate', ...scenarios, '--baselines', join(ROOT, 'baselines'), '--out', 'committed', '--json'], {}, 600_000);
+    assert.ok(r.code === 0 || r.code === 1, r.stderr);
+    const j = JSON.parse(r.stdout) as { runs: { id: string; status: string; verdict: string; compare?: RunsComparison }[] };
+    assert.equal(j.runs.length, 8);
+    for (const run of j.runs) {
+      assert.equal(run.status, 'compared', `${run.id}: ${run.status}`);
+      const c = run.compare!;
+      // Counts of the app's own work that are the same in every baseline repeat do not depend on the
+      // machine: unchanged code never regresses them. (One that varies, like dialog's style recalcs during
+      // a CSS transition, is work per drawn frame: gated on the recording host only, a timing.)
+      const baseline = JSON.parse(readFileSync(join(ROOT, 'baselines', `${run.id}.json`), 'utf8')) as RunFile;
+      const constant = (m: string): boolean =>
+        new Set(baseline.repeats.flatMap((x) => (x.status === 'measured' && !x.warmup ? [x.report.metrics[m]] : []))).size === 1;
+      const own = c.rows.filter(
+        (x) => /^counters\.(layouts|styleRecalcs)$/.test(x.metric) && constant(x.metric) && x.verdict === 'regressed',
+      );
+      assert.deepEqual(
+        own.map((x) => x.metric),
+        [],
+        run.id,
+      );
+      // On another host only those are gated, so the verdict is a pass; on the recording host CPU time and
+      // frame pacing are gated too, and their verdict is a timing we do not assert on.
+      if (!c.host.same) assert.equal(c.verdict, 'pass', `${run.id}: ${c.gate.summary}`);
+    }
+  },
+);
 
 test('gate exit codes: a regression or a missing baseline is 1 before an unusable baseline (2) or an environment problem (3)', () => {
-  const entry = (outcome: GateEntry['outcome']): GateEntry => ({ id: 'x', scenario: 'x', variant: null, scenarioFile: 'x.yaml', baselineFile: 'b/x.json', runFile: null, run: null, outcome });
+  const entry = (outcome: GateEntry['outcome']): GateEntry => ({
+    id: 'x',
+    scenario: 'x',
+    variant: null,
+    scenarioFile: 'x.yaml',
+    baselineFile: 'b/x.json',
+    runFile: null,
+    run: null,
+    outcome,
+  });
   const env = entry({ status: 'error', error: new PerfError({ code: 'app_failed', kind: 'environment', message: 'app did not start' }) });
   const bad = entry({ status: 'invalid-baseline', error: new PerfError({ code: 'run_file_schema', message: 'b/x.json: schema' }) });
   assert.equal(gateExitCode([env]), 3);
@@ -185,16 +271,47 @@ test('selftest: detectable shift shrinks with repeats and is infinite where the 
 test('selftest analysis: a noisy ms metric is blind at 10% thresholds, a deterministic count catches any change, an A/A regression is a false alarm', () => {
   const run = (label: string, rows: Record<string, number>[]): RunFile =>
     ({
-      schemaVersion: 1, scenario: 's', variant: null, label, scenarioFile: 's.yaml', startedAt: '', finishedAt: '', interrupted: false,
-      env: { browser: { product: 'c' }, host: { cpuModel: 'x', cpus: 2 }, viewport: { width: 1, height: 1, dpr: 1, mobile: false, touch: false }, cpuThrottle: 1, restartMode: 'context' },
+      schemaVersion: 1,
+      scenario: 's',
+      variant: null,
+      label,
+      scenarioFile: 's.yaml',
+      startedAt: '',
+      finishedAt: '',
+      interrupted: false,
+      env: {
+        browser: { product: 'c' },
+        host: { cpuModel: 'x', cpus: 2 },
+        viewport: { width: 1, height: 1, dpr: 1, mobile: false, touch: false },
+        cpuThrottle: 1,
+        restartMode: 'context',
+      },
       thresholds: { warnPct: 10, errorPct: 25, metrics: {} },
       summary: { repeats: rows.length, measured: rows.length, refused: 0, failed: 0, warmup: 0, metrics: {}, timingOnly: false },
-      budgets: [], insights: [],
-      repeats: rows.map((metrics, index) => ({ index, mode: 'timing', warmup: false, wallMs: 1, steps: [], status: 'measured', report: { metrics } })),
+      budgets: [],
+      insights: [],
+      repeats: rows.map((metrics, index) => ({
+        index,
+        mode: 'timing',
+        warmup: false,
+        wallMs: 1,
+        steps: [],
+        status: 'measured',
+        report: { metrics },
+      })),
     }) as unknown as RunFile;
   const noisy = [100, 160, 80, 130, 70, 120, 95, 150, 60, 110];
   const mk = (label: string, shift: number, layouts: number): RunFile =>
-    run(label, noisy.map((d, i) => ({ durationMs: d * shift, 'frames.painted': 40, 'counters.layouts': layouts, 'counters.layouts.perFrame': layouts / 40, 'counters.styleRecalcs.perFrame': 1 + (i % 2) * 0.01 })));
+    run(
+      label,
+      noisy.map((d, i) => ({
+        durationMs: d * shift,
+        'frames.painted': 40,
+        'counters.layouts': layouts,
+        'counters.layouts.perFrame': layouts / 40,
+        'counters.styleRecalcs.perFrame': 1 + (i % 2) * 0.01,
+      })),
+    );
   // durationMs is secondary by default: made primary here, as a scenario's gate.metrics can.
   const primary = { primary: ['durationMs', 'counters.layouts', 'counters.styleRecalcs'] };
   const a = mk('a', 1, 20);
@@ -235,7 +352,13 @@ test('MCP perf_run with against samples sequentially, sends progress per repeat 
   cpSync(join(ROOT, 'scenarios/list-scroll.yaml'), join(work, 'project/list-scroll.yaml'));
   cpSync(join(ROOT, 'scenarios/app'), join(work, 'project/app'), { recursive: true });
   const list = 'project/list-scroll.yaml';
-  const transport = new StdioClientTransport({ command: process.execPath, args: [PERF, 'mcp'], cwd: work, env: { ...(process.env as Record<string, string>) }, stderr: 'pipe' });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [PERF, 'mcp'],
+    cwd: work,
+    env: { ...(process.env as Record<string, string>) },
+    stderr: 'pipe',
+  });
   const client = new Client({ name: 'rehearse-gate-test', version: '0.0.0' });
   await client.connect(transport);
   try {
@@ -243,7 +366,21 @@ test('MCP perf_run with against samples sequentially, sends progress per repeat 
     assert.ok(tools.includes('perf_run') && tools.includes('perf_compare'));
     const progress: { progress: number; total?: number; message?: string }[] = [];
     const res = (await client.callTool(
-      { name: 'perf_run', arguments: { scenario: list, variant: 'desktop', repeat: 2, maxRepeat: 4, warmup: 0, against: list, vars: { jank: '1' }, baselineVars: { jank: '0' }, label: 'mcp', out: 'mcp' } },
+      {
+        name: 'perf_run',
+        arguments: {
+          scenario: list,
+          variant: 'desktop',
+          repeat: 2,
+          maxRepeat: 4,
+          warmup: 0,
+          against: list,
+          vars: { jank: '1' },
+          baselineVars: { jank: '0' },
+          label: 'mcp',
+          out: 'mcp',
+        },
+      },
       undefined,
       { onprogress: (p) => progress.push(p), timeout: 180_000, resetTimeoutOnProgress: true },
     )) as { isError?: boolean; content: { type: string; text: string }[] };
@@ -257,7 +394,10 @@ test('MCP perf_run with against samples sequentially, sends progress per repeat 
     assert.ok(n === 4, `sampled to maxRepeat: ${n}`);
     // One notification at the start, one per repeat of either arm, one per look; MCP needs progress to increase.
     const values = progress.map((p) => p.progress);
-    assert.deepEqual(values, [...values].sort((x, y) => x - y));
+    assert.deepEqual(
+      values,
+      [...values].sort((x, y) => x - y),
+    );
     assert.equal(new Set(values).size, values.length);
     assert.match(progress[1]!.message ?? '', /^baseline repeat 1 measured/);
     const looks = progress.filter((p) => /^look \d/.test(p.message ?? ''));
@@ -265,13 +405,19 @@ test('MCP perf_run with against samples sequentially, sends progress per repeat 
     assert.match(looks[0]!.message!, /^look 1 \(2 vs 2\): /);
     assert.equal(progress.filter((p) => / repeat \d+ /.test(p.message ?? '')).length, 8);
 
-    const cmp = (await client.callTool({ name: 'perf_compare', arguments: { a: 'ab/list-scroll-desktop-pr-baseline.json', b: 'ab/list-scroll-desktop-pr-candidate.json' } })) as { isError?: boolean; content: { text: string }[] };
+    const cmp = (await client.callTool({
+      name: 'perf_compare',
+      arguments: { a: 'ab/list-scroll-desktop-pr-baseline.json', b: 'ab/list-scroll-desktop-pr-candidate.json' },
+    })) as { isError?: boolean; content: { text: string }[] };
     assert.notEqual(cmp.isError, true, cmp.content[0]?.text);
     const c = JSON.parse(cmp.content[0]!.text);
     assert.equal(c.verdict, 'fail');
     assert.equal(c.exitCode, 1);
     assert.ok(c.changed.some((r: { metric: string; severity: string }) => r.metric === 'counters.layouts' && r.severity === 'error'));
-    const bad = (await client.callTool({ name: 'perf_compare', arguments: { a: 'nope.json', b: 'ab/list-scroll-desktop-pr-candidate.json' } })) as { isError?: boolean; content: { text: string }[] };
+    const bad = (await client.callTool({
+      name: 'perf_compare',
+      arguments: { a: 'nope.json', b: 'ab/list-scroll-desktop-pr-candidate.json' },
+    })) as { isError?: boolean; content: { text: string }[] };
     assert.equal(bad.isError, true);
     assert.match(bad.content[0]!.text, /run_file_unreadable/);
   } finally {

@@ -18,7 +18,12 @@ export const SMALL = ['--repeat', '3', '--warmup', '0', '--fixed'];
 export const skip = javaAvailable() ? false : 'needs java and /usr/bin/chromedriver (.ci/run installs them)';
 
 export function perf(args: string[], timeoutMs = 300_000): { code: number; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [PERF, ...args], { cwd: work, encoding: 'utf8', env: { ...process.env, GITHUB_STEP_SUMMARY: '' }, timeout: timeoutMs });
+  const r = spawnSync(process.execPath, [PERF, ...args], {
+    cwd: work,
+    encoding: 'utf8',
+    env: { ...process.env, GITHUB_STEP_SUMMARY: '' },
+    timeout: timeoutMs,
+  });
   return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -27,7 +32,14 @@ export function perf(args: string[], timeoutMs = 300_000): { code: number; stdou
  * `timeoutMs`: a hung harness fails its test, it never holds the suite. `stderrAt` tells when a line
  * matching a pattern was first printed (ms since the epoch).
  */
-export function perfAsync(args: string[], timeoutMs = 300_000): { done: Promise<{ code: number | null; stdout: string; stderr: string }>; kill(sig: NodeJS.Signals): void; stderrAt(re: RegExp): number | undefined } {
+export function perfAsync(
+  args: string[],
+  timeoutMs = 300_000,
+): {
+  done: Promise<{ code: number | null; stdout: string; stderr: string }>;
+  kill(sig: NodeJS.Signals): void;
+  stderrAt(re: RegExp): number | undefined;
+} {
   const child = spawn(process.execPath, [PERF, ...args], { cwd: work, env: { ...process.env, GITHUB_STEP_SUMMARY: '' } });
   let stdout = '';
   let stderr = '';

@@ -15,64 +15,122 @@ import { copyBaselinesFromAnotherCpu, DIALOG, LIST, perf, perfAsync, skip, SMALL
 after(() => rmSync(work, { recursive: true, force: true }));
 before(copyBaselinesFromAnotherCpu);
 
-test('hub + two nodes: perf gate --parallel 2 gives the serial verdicts; a node that hangs mid-gate (frozen: no connection closes) → exit 3 for its run, no session left', { skip, timeout: 600_000 }, async (t) => {
-  const grid = await startHubAndNodes(2);
-  try {
-    const args = ['gate', LIST, '--variant', 'desktop', DIALOG, '--baselines', 'baselines', '--grid', grid.url, ...SMALL, '--var', 'jank=1', '--json'];
-    const serial = perf([...args, '--out', 'serial']);
-    const parallel = perf([...args, '--out', 'parallel', '--parallel', '2']);
-    assert.equal(parallel.code, serial.code, parallel.stderr);
-    const v = (out: string): string[] => (JSON.parse(out) as { runs: { id: string; status: string; verdict: string }[] }).runs.map((r) => `${r.id}:${r.status}:${r.verdict}`);
-    assert.deepEqual(v(parallel.stdout), v(serial.stdout));
-    // In the gate's order (arguments, then variants), whichever finished first.
-    assert.deepEqual(v(serial.stdout), ['list-scroll-desktop:compared:fail', 'dialog:compared:pass']);
-    assert.equal(await gridSessions(grid.url), 0);
+test(
+  'hub + two nodes: perf gate --parallel 2 gives the serial verdicts; a node that hangs mid-gate (frozen: no connection closes) → exit 3 for its run, no session left',
+  { skip, timeout: 600_000 },
+  async (t) => {
+    const grid = await startHubAndNodes(2);
+    try {
+      const args = [
+        'gate',
+        LIST,
+        '--variant',
+        'desktop',
+        DIALOG,
+        '--baselines',
+        'baselines',
+        '--grid',
+        grid.url,
+        ...SMALL,
+        '--var',
+        'jank=1',
+        '--json',
+      ];
+      const serial = perf([...args, '--out', 'serial']);
+      const parallel = perf([...args, '--out', 'parallel', '--parallel', '2']);
+      assert.equal(parallel.code, serial.code, parallel.stderr);
+      const v = (out: string): string[] =>
+        (JSON.parse(out) as { runs: { id: string; status: string; verdict: string }[] }).runs.map(
+          (r) => `${r.id}:${r.status}:${r.verdict}`,
+        );
+      assert.deepEqual(v(parallel.stdout), v(serial.stdout));
+      // In the gate's order (arguments, then variants), whichever finished first.
+      assert.deepEqual(v(serial.stdout), ['list-scroll-desktop:compared:fail', 'dialog:compared:pass']);
+      assert.equal(await gridSessions(grid.url), 0);
 
-    // Freeze one node while both run (a hung node or a dropped network: its connections stay open and
-    // silent, the case a crash does not show): the run on it ends with exit 3 (environment), not a pass,
-    // found by the session watch rather than by each command's own 30 s deadline.
-    const p = perfAsync(['gate', LIST, '--variant', 'desktop', DIALOG, '--baselines', 'baselines', '--grid', grid.url, '--repeat', '20', '--warmup', '0', '--fixed', '--parallel', '2', '--out', 'killed', '--json']);
-    await until('two Grid sessions', async () => (await gridSessions(grid.url)) === 2, 120_000);
-    await new Promise((r) => setTimeout(r, 2000));
-    grid.nodes[0]!.freeze();
-    const frozenAt = Date.now();
-    const r = await p.done;
-    const reported = p.stderrAt(/Selenium Grid/);
-    t.diagnostic(`frozen node reported after ${reported ? ((reported - frozenAt) / 1000).toFixed(1) : '?'} s; gate exited after ${((Date.now() - frozenAt) / 1000).toFixed(1)} s`);
-    assert.equal(r.code, 3, r.stdout + r.stderr);
-    const runs = (JSON.parse(r.stdout) as { runs: { id: string; status: string; error?: { code: string; kind: string } }[] }).runs;
-    const lost = runs.filter((x) => x.status === 'error');
-    assert.equal(lost.length, 1, r.stdout);
-    assert.equal(lost[0]!.error!.kind, 'environment');
-    assert.match(lost[0]!.error!.code, /^grid_/);
-    // The killed node's slot may be listed (even as UP) until the hub's health check finds it gone;
-    // the node left running holds nothing.
-    await until('no session on the live node', async () => (await gridSessions(grid.url, { node: grid.nodes[1]!.url })) === 0, 30_000);
-  } finally {
-    await grid.stop();
-  }
-});
+      // Freeze one node while both run (a hung node or a dropped network: its connections stay open and
+      // silent, the case a crash does not show): the run on it ends with exit 3 (environment), not a pass,
+      // found by the session watch rather than by each command's own 30 s deadline.
+      const p = perfAsync([
+        'gate',
+        LIST,
+        '--variant',
+        'desktop',
+        DIALOG,
+        '--baselines',
+        'baselines',
+        '--grid',
+        grid.url,
+        '--repeat',
+        '20',
+        '--warmup',
+        '0',
+        '--fixed',
+        '--parallel',
+        '2',
+        '--out',
+        'killed',
+        '--json',
+      ]);
+      await until('two Grid sessions', async () => (await gridSessions(grid.url)) === 2, 120_000);
+      await new Promise((r) => setTimeout(r, 2000));
+      grid.nodes[0]!.freeze();
+      const frozenAt = Date.now();
+      const r = await p.done;
+      const reported = p.stderrAt(/Selenium Grid/);
+      t.diagnostic(
+        `frozen node reported after ${reported ? ((reported - frozenAt) / 1000).toFixed(1) : '?'} s; gate exited after ${((Date.now() - frozenAt) / 1000).toFixed(1)} s`,
+      );
+      assert.equal(r.code, 3, r.stdout + r.stderr);
+      const runs = (JSON.parse(r.stdout) as { runs: { id: string; status: string; error?: { code: string; kind: string } }[] }).runs;
+      const lost = runs.filter((x) => x.status === 'error');
+      assert.equal(lost.length, 1, r.stdout);
+      assert.equal(lost[0]!.error!.kind, 'environment');
+      assert.match(lost[0]!.error!.code, /^grid_/);
+      // The killed node's slot may be listed (even as UP) until the hub's health check finds it gone;
+      // the node left running holds nothing.
+      await until('no session on the live node', async () => (await gridSessions(grid.url, { node: grid.nodes[1]!.url })) === 0, 30_000);
+    } finally {
+      await grid.stop();
+    }
+  },
+);
 
-test('a Grid that asks for credentials (user:key@ in the URL, as cloud Grids do): sent as Basic auth, shown as user:***@ everywhere', { skip, timeout: 300_000 }, async () => {
-  const KEY = 'k3y-9f2c41';
-  const grid = await startStandalone({ auth: { user: 'ada', password: KEY } });
-  try {
-    const shown = grid.url.replace(`ada:${KEY}@`, 'ada:***@');
-    const run = perf(['run', DIALOG, '--grid', grid.url, '--repeat', '1', '--warmup', '0', '--out', 'auth', '--json']);
-    assert.equal(run.code, 0, run.stderr.replaceAll(KEY, '<key>'));
-    const j = JSON.parse(run.stdout) as RunFile;
-    assert.equal(j.summary.measured + j.summary.refused, 1);
-    assert.equal(j.env.browser.endpoint, `selenium+${shown}`);
-    const file = readFileSync(join(work, 'auth/dialog-run.json'), 'utf8');
-    for (const text of [run.stdout, run.stderr, file]) assert.ok(!text.includes(KEY), 'the key is never shown');
-    assert.equal(await gridSessions(grid.url), 0, 'the session was deleted (with the credentials)');
+test(
+  'a Grid that asks for credentials (user:key@ in the URL, as cloud Grids do): sent as Basic auth, shown as user:***@ everywhere',
+  { skip, timeout: 300_000 },
+  async () => {
+    const KEY = 'k3y-9f2c41';
+    const grid = await startStandalone({ auth: { user: 'ada', password: KEY } });
+    try {
+      const shown = grid.url.replace(`ada:${KEY}@`, 'ada:***@');
+      const run = perf(['run', DIALOG, '--grid', grid.url, '--repeat', '1', '--warmup', '0', '--out', 'auth', '--json']);
+      assert.equal(run.code, 0, run.stderr.replaceAll(KEY, '<key>'));
+      const j = JSON.parse(run.stdout) as RunFile;
+      assert.equal(j.summary.measured + j.summary.refused, 1);
+      assert.equal(j.env.browser.endpoint, `selenium+${shown}`);
+      const file = readFileSync(join(work, 'auth/dialog-run.json'), 'utf8');
+      for (const text of [run.stdout, run.stderr, file]) assert.ok(!text.includes(KEY), 'the key is never shown');
+      assert.equal(await gridSessions(grid.url), 0, 'the session was deleted (with the credentials)');
 
-    // A wrong key: the Grid refuses, exit 3, and the message shows neither key.
-    const wrong = perf(['run', DIALOG, '--grid', grid.url.replace(KEY, 'wrong-key-77'), '--repeat', '1', '--warmup', '0', '--out', 'auth-wrong']);
-    assert.equal(wrong.code, 3, wrong.stderr);
-    assert.match(wrong.stderr, /Selenium Grid at http:\/\/ada:\*\*\*@127\.0\.0\.1:\d+/);
-    assert.ok(!wrong.stderr.includes('wrong-key-77') && !wrong.stderr.includes(KEY), wrong.stderr);
-  } finally {
-    await grid.stop();
-  }
-});
+      // A wrong key: the Grid refuses, exit 3, and the message shows neither key.
+      const wrong = perf([
+        'run',
+        DIALOG,
+        '--grid',
+        grid.url.replace(KEY, 'wrong-key-77'),
+        '--repeat',
+        '1',
+        '--warmup',
+        '0',
+        '--out',
+        'auth-wrong',
+      ]);
+      assert.equal(wrong.code, 3, wrong.stderr);
+      assert.match(wrong.stderr, /Selenium Grid at http:\/\/ada:\*\*\*@127\.0\.0\.1:\d+/);
+      assert.ok(!wrong.stderr.includes('wrong-key-77') && !wrong.stderr.includes(KEY), wrong.stderr);
+    } finally {
+      await grid.stop();
+    }
+  },
+);

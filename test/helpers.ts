@@ -33,7 +33,11 @@ after(async () => {
  */
 export function sharedBrowser(): Promise<{ session: BrowserSession; demo: StaticServer; fixtures: StaticServer }> {
   shared ??= (async () => {
-    const [session, demo, fixtures] = await Promise.all([BrowserSession.open({}), serveStatic({ root: DEMO_DIR }), serveStatic({ root: FIXTURES_DIR })]);
+    const [session, demo, fixtures] = await Promise.all([
+      BrowserSession.open({}),
+      serveStatic({ root: DEMO_DIR }),
+      serveStatic({ root: FIXTURES_DIR }),
+    ]);
     return { session, demo, fixtures };
   })();
   return shared;

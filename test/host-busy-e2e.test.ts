@@ -43,7 +43,7 @@ function hogsDuringCandidate(): { onProgress: (e: AgainstProgress) => void; stop
 
 const counted = (repeats: RepeatRecord[]): RepeatRecord[] => repeats.filter((r) => !r.warmup && r.status === 'measured');
 
-const NAME = 'A/A --against with a CPU hog per core during the candidate\'s repeats only: never fail; inconclusive names the busy host';
+const NAME = "A/A --against with a CPU hog per core during the candidate's repeats only: never fail; inconclusive names the busy host";
 test(NAME, { timeout: 600_000 }, async (t) => {
   const work = mkdtempSync(join(tmpdir(), 'rehearse-host-busy-'));
   const hogs = hogsDuringCandidate();
@@ -82,9 +82,11 @@ test(NAME, { timeout: 600_000 }, async (t) => {
   const cost = (reps: RepeatRecord[]): number => median(reps.map((r) => r.phasesMs!.host!));
   const wall = (reps: RepeatRecord[]): number => median(reps.map((r) => r.wallMs));
   const [qa, qb] = [res.baseline.run.repeats, res.candidate.run.repeats];
-  t.diagnostic(`median benchmarkIndex quiet ${idx(qa).toFixed(1)}, busy ${idx(qb).toFixed(1)} units/ms; `
-    + `calibration cost median ${cost(qa).toFixed(1)} / ${cost(qb).toFixed(1)} ms `
-    + `of ${wall(qa).toFixed(0)} / ${wall(qb).toFixed(0)} ms per repeat`);
+  t.diagnostic(
+    `median benchmarkIndex quiet ${idx(qa).toFixed(1)}, busy ${idx(qb).toFixed(1)} units/ms; ` +
+      `calibration cost median ${cost(qa).toFixed(1)} / ${cost(qb).toFixed(1)} ms ` +
+      `of ${wall(qa).toFixed(0)} / ${wall(qb).toFixed(0)} ms per repeat`,
+  );
   const both = [...res.baseline.run.repeats.map((r) => ['q', r] as const), ...res.candidate.run.repeats.map((r) => ['b', r] as const)];
   const seq = both.sort((x, y) => (x[1].sequence ?? 0) - (y[1].sequence ?? 0));
   t.diagnostic(`index by sequence: ${seq.map(([arm, r]) => `${arm}${r.host!.benchmarkIndex.toFixed(0)}`).join(' ')}`);

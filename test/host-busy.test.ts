@@ -18,7 +18,14 @@ const ENV: RunFile['env'] = {
   tool: { name: 'rehearse', version: '0.1.0' },
   browser: { product: 'HeadlessChrome/140.0.0.0', userAgent: 'ua', headless: true },
   host: {
-    platform: 'linux', arch: 'x64', cpuModel: 'Test CPU', cpus: 2, memoryBytes: 1, loadAverage: [0, 0, 0], node: 'v20', hostname: 'h',
+    platform: 'linux',
+    arch: 'x64',
+    cpuModel: 'Test CPU',
+    cpus: 2,
+    memoryBytes: 1,
+    loadAverage: [0, 0, 0],
+    node: 'v20',
+    hostname: 'h',
   },
   restartMode: 'context',
   viewport: { width: 1440, height: 900, dpr: 1, mobile: false, touch: false },
@@ -101,7 +108,7 @@ function withoutHost(run: RunFile): RunFile {
 
 const SIMS = 2000;
 
-test('slow-host marks: below 0.8 × the pair\'s 75th percentile; none with fewer than 4 indices', { timeout: 10_000 }, () => {
+test("slow-host marks: below 0.8 × the pair's 75th percentile; none with fewer than 4 indices", { timeout: 10_000 }, () => {
   assert.deepEqual(slowHostMarks([50, 49, 30]).slow, [false, false, false]);
   const { slow, reference } = slowHostMarks([50, 52, 48, 51, 30, 29, 31, undefined]);
   assert.equal(reference, 50.5);
@@ -173,29 +180,39 @@ test('a busy baseline does not read as an improvement; a real change beyond the 
   assert.ok(kept >= 150, `a +60 % change with half the candidate's repeats busy failed ${kept} of 200 times`);
 });
 
-test('the app\'s own work never follows the host; a baseline without host records is not judged against the candidate\'s speeds', { timeout: 10_000 }, () => {
-  // The committed-baseline gate seen in CI: layouts 0 → 11 in every repeat while the candidate's host swung.
-  const reps = (layouts: number, indices: (number | undefined)[]): SimRepeat[] =>
-    indices.map((index) => ({ metrics: { 'counters.layouts': layouts, 'counters.threadCpuMs': 200 / ((index ?? FULL_SPEED) / FULL_SPEED) }, index }));
-  const swinging = [50, 20, 48, 22, 51, 19, 49, 21];
-  const withGate = (run: RunFile): RunFile => ({ ...run, gate: { metrics: ['counters.layouts', 'counters.threadCpuMs'] } });
-  const busyA = withGate(makeRun('a', reps(0, [50, 51, 49, 50, 50, 52, 49, 50])));
-  const busyB = withGate(makeRun('b', reps(11, swinging)));
-  const c = compareRuns(busyA, busyB);
-  const layouts = c.rows.find((r) => r.metric === 'counters.layouts')!;
-  assert.equal(layouts.verdict, 'regressed', layouts.reason);
-  assert.equal(c.verdict, 'fail');
-  assert.ok(!c.host.busy?.note.includes('counters.layouts'), c.host.busy?.note);
-  // A stored baseline from before the calibration: no speeds to set the candidate's against.
-  const old = withGate(makeRun('a', reps(0, new Array<undefined>(8).fill(undefined))));
-  const d = compareRuns(old, busyB);
-  assert.equal(d.host.busy, undefined, d.gate.summary);
-  // Two stored 5-repeat runs with slow repeats in both and +250 % CPU: far past the host's slowdown, it stands.
-  const cpu = (ms: number, indices: number[]): SimRepeat[] =>
-    indices.map((index, i) => ({ metrics: { 'counters.layouts': 4, 'counters.threadCpuMs': (ms + i) * (index < 30 ? 1.4 : 1) }, index }));
-  const five = compareRuns(withGate(makeRun('a', cpu(200, [50, 20, 50, 21, 49]))), withGate(makeRun('b', cpu(700, [50, 19, 21, 50, 52]))));
-  assert.equal(five.verdict, 'fail', five.gate.summary);
-});
+test(
+  "the app's own work never follows the host; a baseline without host records is not judged against the candidate's speeds",
+  { timeout: 10_000 },
+  () => {
+    // The committed-baseline gate seen in CI: layouts 0 → 11 in every repeat while the candidate's host swung.
+    const reps = (layouts: number, indices: (number | undefined)[]): SimRepeat[] =>
+      indices.map((index) => ({
+        metrics: { 'counters.layouts': layouts, 'counters.threadCpuMs': 200 / ((index ?? FULL_SPEED) / FULL_SPEED) },
+        index,
+      }));
+    const swinging = [50, 20, 48, 22, 51, 19, 49, 21];
+    const withGate = (run: RunFile): RunFile => ({ ...run, gate: { metrics: ['counters.layouts', 'counters.threadCpuMs'] } });
+    const busyA = withGate(makeRun('a', reps(0, [50, 51, 49, 50, 50, 52, 49, 50])));
+    const busyB = withGate(makeRun('b', reps(11, swinging)));
+    const c = compareRuns(busyA, busyB);
+    const layouts = c.rows.find((r) => r.metric === 'counters.layouts')!;
+    assert.equal(layouts.verdict, 'regressed', layouts.reason);
+    assert.equal(c.verdict, 'fail');
+    assert.ok(!c.host.busy?.note.includes('counters.layouts'), c.host.busy?.note);
+    // A stored baseline from before the calibration: no speeds to set the candidate's against.
+    const old = withGate(makeRun('a', reps(0, new Array<undefined>(8).fill(undefined))));
+    const d = compareRuns(old, busyB);
+    assert.equal(d.host.busy, undefined, d.gate.summary);
+    // Two stored 5-repeat runs with slow repeats in both and +250 % CPU: far past the host's slowdown, it stands.
+    const cpu = (ms: number, indices: number[]): SimRepeat[] =>
+      indices.map((index, i) => ({ metrics: { 'counters.layouts': 4, 'counters.threadCpuMs': (ms + i) * (index < 30 ? 1.4 : 1) }, index }));
+    const five = compareRuns(
+      withGate(makeRun('a', cpu(200, [50, 20, 50, 21, 49]))),
+      withGate(makeRun('b', cpu(700, [50, 19, 21, 50, 52]))),
+    );
+    assert.equal(five.verdict, 'fail', five.gate.summary);
+  },
+);
 
 test('host records and host.busy pass the run-file and compare-file schemas; the table shows the note', { timeout: 10_000 }, () => {
   const { a, b } = simulate(5, { factor: 1, speed: quietHost }, { factor: 1, speed: busyHost });
@@ -221,10 +238,22 @@ test('host records and host.busy pass the run-file and compare-file schemas; the
 
 test('host record: /proc/stat steal and /proc/cpuinfo clock parsed, absent if missing; the sampler fills it', { timeout: 30_000 }, () => {
   const stat = 'cpu  100 5 50 800 10 0 5 30 0 0\ncpu0 50 2 25 400 5 0 2 15 0 0\n';
-  assert.deepEqual(cpuTicks(() => stat), { steal: 30, total: 1000 });
-  assert.equal(cpuTicks(() => ''), undefined);
-  assert.equal(meanCpuMhz(() => 'processor\t: 0\ncpu MHz\t\t: 2000.000\nprocessor\t: 1\ncpu MHz\t\t: 3000.000\n'), 2500);
-  assert.equal(meanCpuMhz(() => 'processor\t: 0\nBogoMIPS\t: 50.00\n'), undefined);
+  assert.deepEqual(
+    cpuTicks(() => stat),
+    { steal: 30, total: 1000 },
+  );
+  assert.equal(
+    cpuTicks(() => ''),
+    undefined,
+  );
+  assert.equal(
+    meanCpuMhz(() => 'processor\t: 0\ncpu MHz\t\t: 2000.000\nprocessor\t: 1\ncpu MHz\t\t: 3000.000\n'),
+    2500,
+  );
+  assert.equal(
+    meanCpuMhz(() => 'processor\t: 0\nBogoMIPS\t: 50.00\n'),
+    undefined,
+  );
   assert.ok(benchmarkIndex() > 0);
   const sampler = new HostSampler();
   assert.equal(sampler.finish(), undefined, 'no record before the calibration');

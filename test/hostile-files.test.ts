@@ -327,7 +327,11 @@ test('perf merge: shard count 1e9 or -1, an index past it, a malformed compariso
 
 test('a file that is not JSON: the byte where it stops being JSON, never its text (CLI and MCP)', { timeout: 120_000 }, async () => {
   writeFileSync(join(work, 'passwd'), `root:x:0:0:${SECRET}:/root:/bin/bash\n`);
-  for (const args of [['compare', 'passwd', 'runs/dialog-a.json'], ['report', 'passwd'], ['merge', 'passwd']]) {
+  for (const args of [
+    ['compare', 'passwd', 'runs/dialog-a.json'],
+    ['report', 'passwd'],
+    ['merge', 'passwd'],
+  ]) {
     const r = perf(args);
     assert.equal(r.code, 2, r.stderr);
     assert.match(r.stderr, /passwd: not a .*: not JSON \(at byte 0\)/);

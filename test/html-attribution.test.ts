@@ -96,8 +96,9 @@ test('row attribution: both runs side by side, every kind, the missing note; hos
     assert.ok(markup.includes(heading), heading);
   }
   // Baseline | candidate | Δ with its interval | share, for the busy function.
-  const busyRow = '<td class="num">0.01</td><td class="num">8.1</td>'
-    + '<td class="num"><b>+8.1</b><br><span class="muted">+6.9…+9.4</span></td><td class="num">92%</td>';
+  const busyRow =
+    '<td class="num">0.01</td><td class="num">8.1</td>' +
+    '<td class="num"><b>+8.1</b><br><span class="muted">+6.9…+9.4</span></td><td class="num">92%</td>';
   assert.ok(markup.includes(busyRow));
   assert.match(markup, /<span class="muted">-0\.40…\+0\.70<\/span>/, 'a negative interval bound keeps its sign');
   assert.ok(markup.includes(`<p class="missing">Not named: the webdriver driver records no CPU profile ${escapeHtml(EVIL)}</p>`));
@@ -150,8 +151,9 @@ test('flame graph caps: at most MAX_FLAME_RECTS frames, the widest kept; narrow 
   assert.equal(drawing.svg.match(/<title>f\d+\n/g)?.length, 800, 'parents before children: every f stays');
   assert.doesNotMatch(drawing.svg, /fill="rgb\(255,|fill="rgb\(\d+,\d+,255\)"/, 'the same stacks on both sides: all grey');
   const section = flameSection({ a: { repeat: 0, stacks }, b: { repeat: 0, stacks } });
-  const notes = '1500 frames drawn; 564 frames narrower than half a pixel not drawn; 101 more not drawn past the first 1500; '
-    + '2 stacks deeper than 64 frames cut there.';
+  const notes =
+    '1500 frames drawn; 564 frames narrower than half a pixel not drawn; 101 more not drawn past the first 1500; ' +
+    '2 stacks deeper than 64 frames cut there.';
   assert.ok(section.includes(notes), section.slice(-400));
   process.stderr.write(`# capped flame graph: ${(Buffer.byteLength(drawing.svg) / 1024).toFixed(0)} KB for ${drawing.drawn} frames\n`);
   assert.ok(Buffer.byteLength(drawing.svg) < 400 * 1024, `${Buffer.byteLength(drawing.svg)} bytes`);
@@ -210,12 +212,16 @@ test('in Chromium: the report with hostile names draws the flame graph and the r
     text: document.body.innerText,
   })`);
   assert.deepEqual(beacon.hits, [], 'the payload called the beacon');
-  assert.deepEqual(requests.filter((u) => !/^(file|data):/.test(u)), [], 'no request left the page');
+  assert.deepEqual(
+    requests.filter((u) => !/^(file|data):/.test(u)),
+    [],
+    'no request left the page',
+  );
   assert.deepEqual(errors, [], 'no console error (a refused inline handler would mean markup got through)');
   assert.notEqual(read.title, 'PWNED');
   assert.equal(read.rects, 6, 'the flame graph is drawn, every frame');
   assert.ok(read.flameWidth > 500, `the flame graph takes the card's width: ${read.flameWidth} px`);
-  assert.equal(read.titles, 1, 'the hostile name is the busy frame\'s tooltip, as text');
+  assert.equal(read.titles, 1, "the hostile name is the busy frame's tooltip, as text");
   assert.equal(read.charts, 2, 'each attributed row still draws its chart');
   assert.ok(read.text.includes('Not named: the webdriver driver records no CPU profile <img src=x'), 'the missing note shows, as text');
 

@@ -31,7 +31,12 @@ const PERF = join(ROOT, 'bin/perf');
 const MAX_REPORT_BYTES = 500 * 1024;
 
 function perf(args: string[]): { code: number; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [PERF, ...args], { cwd: work, encoding: 'utf8', env: { ...process.env, GITHUB_STEP_SUMMARY: '' }, timeout: 180_000 });
+  const r = spawnSync(process.execPath, [PERF, ...args], {
+    cwd: work,
+    encoding: 'utf8',
+    env: { ...process.env, GITHUB_STEP_SUMMARY: '' },
+    timeout: 180_000,
+  });
   return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -54,7 +59,13 @@ function handMadeRun(label: string, shift = 1): RunFile {
     wallMs: 900,
     steps: [{ phase: 'steps', step: 'tap', label: EVIL, status: 'ok', durationMs: 50 }],
     status: 'measured',
-    report: { metrics: Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, v[index % v.length]!])), summary: { frames: { worst: [{ atMs: 12, ms: 33.3 }] }, blocksBySelf: [{ name: `fn${EVIL}`, url: '/app.js:1', selfMs: 3.2, share: 0.4 }] } },
+    report: {
+      metrics: Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, v[index % v.length]!])),
+      summary: {
+        frames: { worst: [{ atMs: 12, ms: 33.3 }] },
+        blocksBySelf: [{ name: `fn${EVIL}`, url: '/app.js:1', selfMs: 3.2, share: 0.4 }],
+      },
+    },
   });
   return {
     schemaVersion: 1,
@@ -68,16 +79,41 @@ function handMadeRun(label: string, shift = 1): RunFile {
     env: {
       tool: { name: 'rehearse', version: '0.1.0' },
       browser: { product: 'Chrome/131', userAgent: 'ua', headless: true },
-      host: { platform: 'linux', arch: 'x64', cpuModel: 'cpu', cpus: 2, memoryBytes: 8e9, loadAverage: [0, 0, 0], node: 'v20', hostname: 'h' },
+      host: {
+        platform: 'linux',
+        arch: 'x64',
+        cpuModel: 'cpu',
+        cpus: 2,
+        memoryBytes: 8e9,
+        loadAverage: [0, 0, 0],
+        node: 'v20',
+        hostname: 'h',
+      },
       restartMode: 'context',
       viewport: { width: 1280, height: 800, dpr: 1, mobile: false, touch: false },
       cpuThrottle: 1,
       app: { kind: 'serve', url: 'http://127.0.0.1:1/' },
     },
     thresholds: { warnPct: 10, errorPct: 25, metrics: {} },
-    summary: { repeats: 7, measured: 5, refused: 0, failed: 1, warmup: 1, metrics: Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, summarize(v)])), timingOnly: false },
+    summary: {
+      repeats: 7,
+      measured: 5,
+      refused: 0,
+      failed: 1,
+      warmup: 1,
+      metrics: Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, summarize(v)])),
+      timingOnly: false,
+    },
     budgets: [{ expr: `${EVIL_STEP} < 10`, metric: EVIL_STEP, op: '<', limit: 10, value: 50, pass: false }],
-    insights: [{ id: 'blockSelfMs', severity: 'warn', title: `fn${EVIL} holds 40%`, evidence: { metric: 'x', value: 1, perFrame: null, threshold: 0.3 }, nextStep: `perf_insight ${EVIL}` }],
+    insights: [
+      {
+        id: 'blockSelfMs',
+        severity: 'warn',
+        title: `fn${EVIL} holds 40%`,
+        evidence: { metric: 'x', value: 1, perFrame: null, threshold: 0.3 },
+        nextStep: `perf_insight ${EVIL}`,
+      },
+    ],
     repeats: [
       measured(0, true),
       measured(1),
@@ -85,18 +121,36 @@ function handMadeRun(label: string, shift = 1): RunFile {
       measured(3),
       measured(4),
       measured(5),
-      { index: 6, mode: 'timing', warmup: false, wallMs: 100, steps: [], status: 'failed', failure: { phase: 'steps', step: 'tap', label: EVIL, error: { kind: 'usage', code: 'target_not_found', message: `no <img src=x onerror=alert(2)> here`, suggestion: EVIL }, screenshot: 'javascript:alert(3)' } },
+      {
+        index: 6,
+        mode: 'timing',
+        warmup: false,
+        wallMs: 100,
+        steps: [],
+        status: 'failed',
+        failure: {
+          phase: 'steps',
+          step: 'tap',
+          label: EVIL,
+          error: { kind: 'usage', code: 'target_not_found', message: `no <img src=x onerror=alert(2)> here`, suggestion: EVIL },
+          screenshot: 'javascript:alert(3)',
+        },
+      },
     ],
   };
 }
 
 /** Text outside the three script elements the report is made of (data, uPlot, client). */
 function markupOf(html: string): string {
-  return html.replace(/<script type="application\/json" id="rehearse-data">[\s\S]*?<\/script>/, '').replace(/<script>[\s\S]*?<\/script>/g, '');
+  return html
+    .replace(/<script type="application\/json" id="rehearse-data">[\s\S]*?<\/script>/, '')
+    .replace(/<script>[\s\S]*?<\/script>/g, '');
 }
 
 test('run report: every name from the run file is escaped, the data cannot close its script element, and the file is small', () => {
-  const html = htmlReporter.renderRun(handMadeRun('a'), { html: { run: { screenshots: { 6: { status: 'embedded', dataUrl: 'data:image/png;base64,iVBORw0KGgo=' } } } } });
+  const html = htmlReporter.renderRun(handMadeRun('a'), {
+    html: { run: { screenshots: { 6: { status: 'embedded', dataUrl: 'data:image/png;base64,iVBORw0KGgo=' } } } },
+  });
   assert.ok(Buffer.byteLength(html) < MAX_REPORT_BYTES, `${Buffer.byteLength(html)} bytes`);
   assert.equal(html.match(/<script[\s>]/g)?.length, 3, 'exactly the data, uPlot and the client script');
   assert.equal(html.match(/<\/script>/g)?.length, 3);
@@ -119,10 +173,14 @@ test('run report: every name from the run file is escaped, the data cannot close
 
 test('run report: terminal recordings are offered to perf replay, Chrome traces to Perfetto or DevTools', () => {
   const run = handMadeRun('a');
-  const cast = markupOf(htmlReporter.renderRun(run, { html: { run: { traces: [{ which: 'median', repeat: 2, href: 'r/a-median.cast' }] } } }));
+  const cast = markupOf(
+    htmlReporter.renderRun(run, { html: { run: { traces: [{ which: 'median', repeat: 2, href: 'r/a-median.cast' }] } } }),
+  );
   assert.match(cast, /perf replay FILE/);
   assert.doesNotMatch(cast, /Perfetto/);
-  const trace = markupOf(htmlReporter.renderRun(run, { html: { run: { traces: [{ which: 'median', repeat: 2, href: 'r/a-median.trace.json' }] } } }));
+  const trace = markupOf(
+    htmlReporter.renderRun(run, { html: { run: { traces: [{ which: 'median', repeat: 2, href: 'r/a-median.trace.json' }] } } }),
+  );
   assert.match(trace, /Perfetto/);
   assert.match(trace, /href="r\/a-median\.trace\.json"/);
 });
@@ -147,7 +205,10 @@ test('htmlRunContext: a failure screenshot beside the run file is embedded, a mi
   const failed = run.repeats.find((r) => r.status === 'failed')!;
   if (failed.status === 'failed') failed.failure.screenshot = 'elsewhere/demo-a-repeat6-failure.png';
   // A 1×1 PNG: the CLI finds it by name beside the run file even though the run recorded another folder.
-  writeFileSync(join(dir, 'demo-a-repeat6-failure.png'), Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64'));
+  writeFileSync(
+    join(dir, 'demo-a-repeat6-failure.png'),
+    Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64'),
+  );
   const ctx = htmlRunContext(run, join(dir, 'demo-a.json'), join(dir, 'demo-a.html'), work);
   const shot = ctx.screenshots?.[6];
   assert.match(shot?.status === 'embedded' ? shot.dataUrl : '', /^data:image\/png;base64,iVBOR/);
@@ -212,8 +273,10 @@ test('real runs of the dialog demo: run, compare and `perf report` HTML open off
   for (const f of [runReport, compareReport]) assert.ok(statSync(f).size < MAX_REPORT_BYTES, `${f}: ${statSync(f).size} bytes`);
   const runHtml = readFileSync(runReport, 'utf8');
   assert.match(runHtml, /each bar: one frame/, 'the timeline is read from the trace saved beside the run file');
-  assert.match(runHtml, /<a href="dialog-b-median\.trace\.json">/, 'a link to the median repeat\'s trace, relative to the report');
-  process.stderr.write(`# report sizes: run ${(statSync(runReport).size / 1024).toFixed(0)} KB, compare ${(statSync(compareReport).size / 1024).toFixed(0)} KB\n`);
+  assert.match(runHtml, /<a href="dialog-b-median\.trace\.json">/, "a link to the median repeat's trace, relative to the report");
+  process.stderr.write(
+    `# report sizes: run ${(statSync(runReport).size / 1024).toFixed(0)} KB, compare ${(statSync(compareReport).size / 1024).toFixed(0)} KB\n`,
+  );
 
   const run = JSON.parse(readFileSync(join(work, 'out/dialog-b.json'), 'utf8')) as RunFile;
   const primary = ['counters.layouts', 'counters.styleRecalcs', 'durationMs'].filter((m) => run.summary.metrics[m]);
@@ -231,7 +294,10 @@ test('real runs of the dialog demo: run, compare and `perf report` HTML open off
   const gated = comparison.rows.filter((row) => row.gated).map((row) => row.metric);
   assert.ok(gated.length > 0, 'the dialog compare judges some primary metric');
   const c = await openReport(compareReport, gated);
-  assert.ok(c.snapshot.includes({ pass: 'PASS', warn: 'WARN', fail: 'FAIL', inconclusive: 'INCONCLUSIVE' }[comparison.verdict]), `verdict ${comparison.verdict} in:\n${c.snapshot.slice(0, 600)}`);
+  assert.ok(
+    c.snapshot.includes({ pass: 'PASS', warn: 'WARN', fail: 'FAIL', inconclusive: 'INCONCLUSIVE' }[comparison.verdict]),
+    `verdict ${comparison.verdict} in:\n${c.snapshot.slice(0, 600)}`,
+  );
   for (const m of gated) {
     assert.ok(c.snapshot.includes(m), `${m} in the snapshot`);
     assert.equal(c.charts[m], 1, `${m} has its chart`);
@@ -248,16 +314,36 @@ test('real runs of the dialog demo: run, compare and `perf report` HTML open off
 });
 
 test('perf gate --reporter html: one compare report per run beside its run file, verdict first; other reporters are refused', () => {
-  const r = perf(['gate', join(ROOT, 'scenarios/dialog.yaml'), '--baselines', join(ROOT, 'baselines'), '--repeat', '3', '--warmup', '0', '--fixed', '--reporter', 'html', '--out', 'gate']);
+  const r = perf([
+    'gate',
+    join(ROOT, 'scenarios/dialog.yaml'),
+    '--baselines',
+    join(ROOT, 'baselines'),
+    '--repeat',
+    '3',
+    '--warmup',
+    '0',
+    '--fixed',
+    '--reporter',
+    'html',
+    '--out',
+    'gate',
+  ]);
   assert.ok(r.code === 0 || r.code === 1, r.stderr);
   assert.match(r.stderr, /reports: gate\/gate\.html, gate\/dialog-gate\.html/);
   const html = readFileSync(join(work, 'gate/dialog-gate.html'), 'utf8');
-  assert.match(html, /<h1><span class="badge verdict (pass|warn|fail|inconclusive)">(PASS|WARN|FAIL|INCONCLUSIVE)<\/span> dialog: baseline → gate<\/h1>/);
+  assert.match(
+    html,
+    /<h1><span class="badge verdict (pass|warn|fail|inconclusive)">(PASS|WARN|FAIL|INCONCLUSIVE)<\/span> dialog: baseline → gate<\/h1>/,
+  );
   assert.ok(html.indexOf('<h1>') < html.indexOf('Primary metrics'));
   assert.ok(Buffer.byteLength(html) < MAX_REPORT_BYTES);
   // The whole gate on one page, linking each run's report.
   const index = readFileSync(join(work, 'gate/gate.html'), 'utf8');
-  assert.match(index, /<h1><span class="badge verdict (pass|warn|fail|inconclusive)">(PASS|WARN|FAIL|INCONCLUSIVE)<\/span> perf gate<\/h1>/);
+  assert.match(
+    index,
+    /<h1><span class="badge verdict (pass|warn|fail|inconclusive)">(PASS|WARN|FAIL|INCONCLUSIVE)<\/span> perf gate<\/h1>/,
+  );
   assert.match(index, /<a href="dialog-gate\.html"><code>dialog<\/code><\/a>/);
   const junit = perf(['gate', join(ROOT, 'scenarios/dialog.yaml'), '--reporter', 'junit']);
   assert.equal(junit.code, 2, junit.stderr);

@@ -20,9 +20,12 @@ import { DEMO_DIR, FIXTURES_DIR, refOf, ROOT } from './helpers.js';
 
 const PERF = path.join(ROOT, 'bin', 'perf');
 const MINI = miniBrowserPath();
-const NO_WEBKIT = findServerBinary('webkit') && MINI ? false : 'WebKitWebDriver or the MiniBrowser not installed (apt-get install webkit2gtk-driver xvfb)';
+const NO_WEBKIT =
+  findServerBinary('webkit') && MINI ? false : 'WebKitWebDriver or the MiniBrowser not installed (apt-get install webkit2gtk-driver xvfb)';
 const NO_CHROMEDRIVER = findServerBinary('chromedriver') ? false : 'chromedriver not installed (apt-get install chromium-driver)';
-const NO_TAURI = NO_WEBKIT || (findServerBinary('tauri') ? false : 'tauri-driver not installed (npm ci installs @crabnebula/tauri-driver-linux-x64-gnu on Linux x64)');
+const NO_TAURI =
+  NO_WEBKIT ||
+  (findServerBinary('tauri') ? false : 'tauri-driver not installed (npm ci installs @crabnebula/tauri-driver-linux-x64-gnu on Linux x64)');
 
 const dirs: string[] = [];
 /** A working folder holding the demo app and the desktop fixture, as a project holds its app. */
@@ -80,7 +83,10 @@ function sessionProcesses(state: WebDriverSessionState): number[] {
     for (let p: number | undefined = pid; p !== undefined && p > 1; p = procs.get(p)?.ppid) if (roots.has(p)) return true;
     return false;
   };
-  return [...procs].filter(([pid, p]) => roots.has(p.pgid) || under(pid)).map(([pid]) => pid).filter((pid) => isAlive(pid));
+  return [...procs]
+    .filter(([pid, p]) => roots.has(p.pgid) || under(pid))
+    .map(([pid]) => pid)
+    .filter((pid) => isAlive(pid));
 }
 
 async function allGone(pids: number[], timeoutMs = 8000): Promise<number[]> {
@@ -162,7 +168,13 @@ describe('perf start --engine webkit', { skip: NO_WEBKIT }, () => {
 describe('app_start over MCP with engine webkit', { skip: NO_WEBKIT }, () => {
   test('app_start {serve, path, engine: webkit}, snap, tap by ref, app_status, app_stop: nothing left', async () => {
     const cwd = workDir();
-    const transport = new StdioClientTransport({ command: process.execPath, args: [PERF, 'mcp'], cwd, env: { ...(process.env as Record<string, string>) }, stderr: 'pipe' });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [PERF, 'mcp'],
+      cwd,
+      env: { ...(process.env as Record<string, string>) },
+      stderr: 'pipe',
+    });
     const client = new Client({ name: 'rehearse-test', version: '0.0.0' });
     await client.connect(transport);
     const call = async (name: string, args: Record<string, unknown> = {}): Promise<{ isError: boolean; json: any }> => {
@@ -185,7 +197,10 @@ describe('app_start over MCP with engine webkit', { skip: NO_WEBKIT }, () => {
       assert.match(after.json.data.snapshot, /checkbox "Subscribe to newsletter" \[checked\]/);
 
       const st = await call('app_status');
-      assert.deepEqual([st.json.data.running, st.json.data.session.driver, st.json.data.session.engine, st.json.data.ownedByThisServer], [true, 'webdriver', 'webkit', true]);
+      assert.deepEqual(
+        [st.json.data.running, st.json.data.session.driver, st.json.data.session.engine, st.json.data.ownedByThisServer],
+        [true, 'webdriver', 'webkit', true],
+      );
 
       const processes = sessionProcesses(state);
       const stop = await call('app_stop');
@@ -204,10 +219,16 @@ describe('app_start over MCP with engine webkit', { skip: NO_WEBKIT }, () => {
     const client = new Client({ name: 'rehearse-test', version: '0.0.0' });
     await client.connect(transport);
     try {
-      const bad = (await client.callTool({ name: 'app_start', arguments: { serve: 'app', engine: 'webkit', driver: 'cdp' } })) as { isError?: boolean; content: { text?: string }[] };
+      const bad = (await client.callTool({ name: 'app_start', arguments: { serve: 'app', engine: 'webkit', driver: 'cdp' } })) as {
+        isError?: boolean;
+        content: { text?: string }[];
+      };
       assert.equal(bad.isError, true);
       assert.match(bad.content[0]!.text!, /--engine webkit is driven over WebDriver, not --driver cdp/);
-      const keys = (await client.callTool({ name: 'app_start', arguments: { desktop: { binary: MINI!, arg: ['x'] } } })) as { isError?: boolean; content: { text?: string }[] };
+      const keys = (await client.callTool({ name: 'app_start', arguments: { desktop: { binary: MINI!, arg: ['x'] } } })) as {
+        isError?: boolean;
+        content: { text?: string }[];
+      };
       assert.equal(keys.isError, true);
       assert.match(keys.content[0]!.text!, /unknown: arg/);
       assert.equal(fs.existsSync(path.join(cwd, '.perf', 'state.json')), false);

@@ -37,7 +37,15 @@ before(async () => {
   const bin = findChrome().path;
   pw = await chromium.launch({
     executablePath: bin === '/usr/bin/chromium' ? '/usr/lib/chromium/chromium' : bin,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
     headless: true,
   });
 });
@@ -55,7 +63,7 @@ const PAGES = [
   { name: THIRD_PARTY_PAGES[1].name, path: THIRD_PARTY_PAGES[1].path, ready: 'The HTML Presentation Framework' },
 ];
 
-describe('snapshots against Playwright\'s AI snapshot', () => {
+describe("snapshots against Playwright's AI snapshot", () => {
   for (const p of PAGES) {
     test(`${p.name}: snap <= ${SNAP_MAX_RATIO}x, interactiveOnly <= ${INTERACTIVE_MAX_RATIO}x, and a ref on every actionable element Playwright refs`, async () => {
       const page = await pw.newPage({ viewport: { width: 1280, height: 800 } });
@@ -73,7 +81,10 @@ describe('snapshots against Playwright\'s AI snapshot', () => {
       const inter = String(ok(await runStep(host, 'snap', { interactiveOnly: true })).data!.snapshot);
       assert.ok(snap.length <= SNAP_MAX_RATIO * peer.length, `snap ${snap.length} bytes vs Playwright ${peer.length}`);
       console.log(`${p.name}: snap ${snap.length}, interactiveOnly ${inter.length}, Playwright ${peer.length} bytes`);
-      assert.ok(inter.length <= INTERACTIVE_MAX_RATIO * peer.length, `interactiveOnly ${inter.length} bytes vs Playwright ${peer.length}:\n${inter}`);
+      assert.ok(
+        inter.length <= INTERACTIVE_MAX_RATIO * peer.length,
+        `interactiveOnly ${inter.length} bytes vs Playwright ${peer.length}:\n${inter}`,
+      );
       assert.deepEqual(refsMissing(peer, snap), [], `actionable elements Playwright refs that our snap does not:\n${snap.slice(0, 3000)}`);
     });
   }
@@ -94,7 +105,16 @@ test(`an action's reply without a snapshot is at most ${ACTION_REPLY_MAX_BYTES} 
   for (const [name, args] of calls) {
     const r = ok(await runStep(host, name, args));
     // What the MCP reply carries (format.ts stepResultJson): step, status, durationMs, data, effect, warnings.
-    sizes.push(JSON.stringify({ step: r.step, status: r.status, durationMs: Math.round(r.durationMs * 10) / 10, data: r.data, effect: r.effect, warnings: r.warnings }).length);
+    sizes.push(
+      JSON.stringify({
+        step: r.step,
+        status: r.status,
+        durationMs: Math.round(r.durationMs * 10) / 10,
+        data: r.data,
+        effect: r.effect,
+        warnings: r.warnings,
+      }).length,
+    );
   }
   const median = [...sizes].sort((a, b) => a - b)[Math.floor(sizes.length / 2)]!;
   assert.ok(median <= ACTION_REPLY_MAX_BYTES, `median reply ${median} bytes: ${sizes.join(' ')}`);

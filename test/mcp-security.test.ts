@@ -213,7 +213,7 @@ describe('a project file narrows, never widens', () => {
     const s = await stdioServer(cwd);
     try {
       const tries: Record<string, unknown>[] = [
-        { command: 'node -e "require(\'fs\').writeFileSync(\'ran-command\', \'\')"', url: 'http://127.0.0.1:${PORT}' },
+        { command: "node -e \"require('fs').writeFileSync('ran-command', '')\"", url: 'http://127.0.0.1:${PORT}' },
         { terminal: { command: 'sh', args: ['-c', ': > ran-terminal'] } },
         { desktop: { binary: '/bin/true' } },
       ];
@@ -227,7 +227,11 @@ describe('a project file narrows, never widens', () => {
       const run = await s.call('perf_run', { scenario: 'cmd.yaml', repeat: 1, warmup: 0 });
       assert.equal(run.json.code, 'commands_denied', run.text);
       assert.match(run.json.message, /^perf_run scenario: cmd\.yaml: app\.command runs a program/);
-      assert.deepEqual(fs.readdirSync(cwd).filter((f) => f.startsWith('ran-')), [], 'no program ran');
+      assert.deepEqual(
+        fs.readdirSync(cwd).filter((f) => f.startsWith('ran-')),
+        [],
+        'no program ran',
+      );
     } finally {
       await s.close();
     }
@@ -287,7 +291,10 @@ describe('file arguments stay inside the working folder', () => {
       const r = await s.call('perf_compare', { a: '/etc/passwd', b: '/etc/passwd' });
       assert.equal(r.isError, true);
       assert.notEqual(r.json.code, 'path_outside_workdir', r.text);
-      const lines = fs.readFileSync('/etc/passwd', 'utf8').split('\n').filter((l) => l.trim() !== '');
+      const lines = fs
+        .readFileSync('/etc/passwd', 'utf8')
+        .split('\n')
+        .filter((l) => l.trim() !== '');
       for (const line of lines) assert.equal(r.text.includes(line), false, `the error quotes "${line}"`);
     } finally {
       await s.close();

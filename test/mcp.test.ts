@@ -72,7 +72,10 @@ async function startServer(opts: { args?: string[]; cwd?: string } = {}): Promis
     cwd,
     stderr: () => stderr,
     async call(name, args = {}) {
-      const res = (await client.callTool({ name, arguments: args })) as { isError?: boolean; content: { type: string; text?: string; data?: string; mimeType?: string }[] };
+      const res = (await client.callTool({ name, arguments: args })) as {
+        isError?: boolean;
+        content: { type: string; text?: string; data?: string; mimeType?: string }[];
+      };
       const text = res.content.find((c) => c.type === 'text')?.text ?? '';
       let json: unknown;
       try {
@@ -119,7 +122,8 @@ describe('without an app', () => {
   test('--caps all lists every step with its MCP schema, the lifecycle tools and run; evaluate absent by default', async () => {
     const { tools } = await s.client.listTools();
     const names = tools.map((t) => t.name);
-    for (const lifecycle of ['app_start', 'app_stop', 'app_status', 'app_logs', 'app_restart', 'doctor', 'run']) assert.ok(names.includes(lifecycle), lifecycle);
+    for (const lifecycle of ['app_start', 'app_stop', 'app_status', 'app_logs', 'app_restart', 'doctor', 'run'])
+      assert.ok(names.includes(lifecycle), lifecycle);
     for (const def of STEPS) {
       if (def.name === 'evaluate') continue;
       const tool = tools.find((t) => t.name === def.name);
@@ -133,15 +137,19 @@ describe('without an app', () => {
     assert.equal(tools.find((t) => t.name === 'app_start')?.annotations?.readOnlyHint, false);
   });
 
-  test('a page tool answers an isError "no app: call app_start"', { skip: STEPS.some((d) => d.needsPage !== false && d.name !== 'evaluate') ? false : 'no page step registered yet' }, async () => {
-    const step = has('snap') ? 'snap' : STEPS.find((d) => d.needsPage !== false && d.name !== 'evaluate')!.name;
-    const r = await s.call(step, {});
-    assert.equal(r.isError, true);
-    assert.equal(r.json.kind, 'environment');
-    assert.equal(r.json.code, 'no_app');
-    assert.match(r.json.message, /no app: call app_start/);
-    assert.equal(r.text.includes('    at '), false, 'no stack trace');
-  });
+  test(
+    'a page tool answers an isError "no app: call app_start"',
+    { skip: STEPS.some((d) => d.needsPage !== false && d.name !== 'evaluate') ? false : 'no page step registered yet' },
+    async () => {
+      const step = has('snap') ? 'snap' : STEPS.find((d) => d.needsPage !== false && d.name !== 'evaluate')!.name;
+      const r = await s.call(step, {});
+      assert.equal(r.isError, true);
+      assert.equal(r.json.kind, 'environment');
+      assert.equal(r.json.code, 'no_app');
+      assert.match(r.json.message, /no app: call app_start/);
+      assert.equal(r.text.includes('    at '), false, 'no stack trace');
+    },
+  );
 
   test('calling evaluate (denied by default) says how to allow it', { ...needs('evaluate') }, async () => {
     const r = await s.call('evaluate', { expression: '1' });
@@ -246,7 +254,9 @@ describe('with the demo app (app_start serve)', () => {
   });
 
   test('tap by the string shorthand target text in a run line', { ...needs('tap', 'navigate', 'snap') }, async () => {
-    const r = await s.call('run', { steps: [{ navigate: { url: '/list.html' } }, { tap: 'Add item' }, { tap: 'Add item' }, { snap: { grep: 'items$' } }] });
+    const r = await s.call('run', {
+      steps: [{ navigate: { url: '/list.html' } }, { tap: 'Add item' }, { tap: 'Add item' }, { snap: { grep: 'items$' } }],
+    });
     assert.equal(r.isError, false, r.text);
     assert.match(JSON.stringify(r.json.results[3]), /2002 items/);
   });
@@ -286,32 +296,40 @@ describe('with the demo app (app_start serve)', () => {
     assert.match(snapText(snap), /Profile/);
   });
 
-  test('ten steps in one run, a q ref minted by find used later in the batch', { ...needs('navigate', 'find', 'fill', 'tap', 'set_checkbox', 'select_option', 'wait_for', 'expect') }, async () => {
-    const r = await s.call('run', {
-      steps: [
-        { navigate: { url: '/form.html' } },
-        { find: { label: 'Name' } },
-        { fill: { ref: 'q1', text: 'Ada' } },
-        { fill: { target: { label: 'Email' }, text: 'ada@example.com' } },
-        { fill: { target: { label: 'Age' }, text: '36' } },
-        { set_checkbox: { target: { label: 'Subscribe to newsletter' }, value: true } },
-        { select_option: { target: { label: 'Country' }, option: 'France' } },
-        { tap: { target: { role: 'button', name: 'Submit' } } },
-        { wait_for: { text: 'Form submitted' } },
-        { expect: { target: { testId: 'result' }, textContains: '"country":"fr"' } },
-      ],
-    });
-    assert.equal(r.isError, false, r.text);
-    assert.equal(r.json.ran, 10);
-    assert.equal(r.json.results.length, 10);
-    assert.ok(r.json.results.every((x: { status: string }) => x.status === 'ok'));
-    const ref = r.json.results[1].data;
-    assert.match(JSON.stringify(ref), /q\d+/);
-    assert.equal(r.json.results[2].effect.text.value, 'Ada');
-  });
+  test(
+    'ten steps in one run, a q ref minted by find used later in the batch',
+    { ...needs('navigate', 'find', 'fill', 'tap', 'set_checkbox', 'select_option', 'wait_for', 'expect') },
+    async () => {
+      const r = await s.call('run', {
+        steps: [
+          { navigate: { url: '/form.html' } },
+          { find: { label: 'Name' } },
+          { fill: { ref: 'q1', text: 'Ada' } },
+          { fill: { target: { label: 'Email' }, text: 'ada@example.com' } },
+          { fill: { target: { label: 'Age' }, text: '36' } },
+          { set_checkbox: { target: { label: 'Subscribe to newsletter' }, value: true } },
+          { select_option: { target: { label: 'Country' }, option: 'France' } },
+          { tap: { target: { role: 'button', name: 'Submit' } } },
+          { wait_for: { text: 'Form submitted' } },
+          { expect: { target: { testId: 'result' }, textContains: '"country":"fr"' } },
+        ],
+      });
+      assert.equal(r.isError, false, r.text);
+      assert.equal(r.json.ran, 10);
+      assert.equal(r.json.results.length, 10);
+      assert.ok(r.json.results.every((x: { status: string }) => x.status === 'ok'));
+      const ref = r.json.results[1].data;
+      assert.match(JSON.stringify(ref), /q\d+/);
+      assert.equal(r.json.results[2].effect.text.value, 'Ada');
+    },
+  );
 
   test('run stops at the first failure unless continue', { ...needs('navigate', 'tap') }, async () => {
-    const lines = [{ navigate: { url: '/dialog.html' } }, { tap: { target: { text: 'No such button' }, timeoutMs: 300 } }, { navigate: { url: '/list.html' } }];
+    const lines = [
+      { navigate: { url: '/dialog.html' } },
+      { tap: { target: { text: 'No such button' }, timeoutMs: 300 } },
+      { navigate: { url: '/list.html' } },
+    ];
     const stopped = await s.call('run', { steps: lines });
     assert.equal(stopped.isError, true);
     assert.match(stopped.json.message, /^steps\[1\] tap failed: .*stopped; 1 later step/);
@@ -332,20 +350,24 @@ describe('with the demo app (app_start serve)', () => {
     assert.equal(r.text.includes(r.images[0]!.data.slice(0, 100)), false, 'base64 not repeated in the text');
   });
 
-  test('a stale ref is relocated when safe (reresolved) and refused on another route', { ...needs('snap', 'tap', 'navigate', 'reload') }, async () => {
-    await s.call('navigate', { url: '/list.html' });
-    const ref = refOf(snapText(await s.call('snap', { interactiveOnly: true })), 'button', 'Add item');
-    await s.call('reload', {});
-    const relocated = await s.call('tap', { ref });
-    assert.equal(relocated.isError, false, relocated.text);
-    assert.deepEqual(relocated.json.reresolved, [ref]);
-    await s.call('navigate', { url: '/form.html' });
-    const submit = refOf(snapText(await s.call('snap', { interactiveOnly: true })), 'button', 'Submit');
-    await s.call('navigate', { url: '/index.html' });
-    const refused = await s.call('tap', { ref: submit, timeoutMs: 500 });
-    assert.equal(refused.isError, true);
-    assert.match(`${refused.json.message} ${refused.json.suggestion ?? ''}`, /snap/);
-  });
+  test(
+    'a stale ref is relocated when safe (reresolved) and refused on another route',
+    { ...needs('snap', 'tap', 'navigate', 'reload') },
+    async () => {
+      await s.call('navigate', { url: '/list.html' });
+      const ref = refOf(snapText(await s.call('snap', { interactiveOnly: true })), 'button', 'Add item');
+      await s.call('reload', {});
+      const relocated = await s.call('tap', { ref });
+      assert.equal(relocated.isError, false, relocated.text);
+      assert.deepEqual(relocated.json.reresolved, [ref]);
+      await s.call('navigate', { url: '/form.html' });
+      const submit = refOf(snapText(await s.call('snap', { interactiveOnly: true })), 'button', 'Submit');
+      await s.call('navigate', { url: '/index.html' });
+      const refused = await s.call('tap', { ref: submit, timeoutMs: 500 });
+      assert.equal(refused.isError, true);
+      assert.match(`${refused.json.message} ${refused.json.suggestion ?? ''}`, /snap/);
+    },
+  );
 
   test('actionability: a disabled button fails "enabled"', { ...needs('tap', 'navigate') }, async () => {
     await s.call('navigate', { url: '/form.html' });
@@ -377,25 +399,33 @@ describe('with the demo app (app_start serve)', () => {
     assert.match(r.json.message, /is not actionable: receives events/, r.text);
   });
 
-  test('snap diff answers only the changed lines with a (K of N lines changed) footer', { ...needs('snap', 'tap', 'navigate') }, async () => {
-    await s.call('navigate', { url: '/list.html' });
-    await s.call('snap', {});
-    await s.call('tap', { target: { role: 'button', name: 'Add item' } });
-    const diff = snapText(await s.call('snap', { diff: true }));
-    assert.match(diff, /^\+.*2001 items/m);
-    assert.match(diff, /^-.*2000 items/m);
-    assert.match(diff, /\(\d+ of \d+ lines changed\)/);
-  });
+  test(
+    'snap diff answers only the changed lines with a (K of N lines changed) footer',
+    { ...needs('snap', 'tap', 'navigate') },
+    async () => {
+      await s.call('navigate', { url: '/list.html' });
+      await s.call('snap', {});
+      await s.call('tap', { target: { role: 'button', name: 'Add item' } });
+      const diff = snapText(await s.call('snap', { diff: true }));
+      assert.match(diff, /^\+.*2001 items/m);
+      assert.match(diff, /^-.*2000 items/m);
+      assert.match(diff, /\(\d+ of \d+ lines changed\)/);
+    },
+  );
 
-  test('act and see what changed in one call: run with snapshot diff answers the changed lines after its last step', { ...needs('snap', 'tap', 'navigate') }, async () => {
-    await s.call('navigate', { url: '/list.html' });
-    await s.call('snap', {});
-    const r = await s.call('run', { steps: [{ tap: { target: { role: 'button', name: 'Add item' } } }], snapshot: 'diff' });
-    assert.equal(r.isError, false, r.text);
-    assert.equal(r.json.results.length, 1);
-    assert.match(r.json.snapshot, /^\+.*2001 items/m);
-    assert.match(r.json.snapshot, /^-.*2000 items/m);
-  });
+  test(
+    'act and see what changed in one call: run with snapshot diff answers the changed lines after its last step',
+    { ...needs('snap', 'tap', 'navigate') },
+    async () => {
+      await s.call('navigate', { url: '/list.html' });
+      await s.call('snap', {});
+      const r = await s.call('run', { steps: [{ tap: { target: { role: 'button', name: 'Add item' } } }], snapshot: 'diff' });
+      assert.equal(r.isError, false, r.text);
+      assert.equal(r.json.results.length, 1);
+      assert.match(r.json.snapshot, /^\+.*2001 items/m);
+      assert.match(r.json.snapshot, /^-.*2000 items/m);
+    },
+  );
 
   test('app_stop stops Chromium; page tools then answer no app', async () => {
     const r = await s.call('app_stop');
@@ -436,7 +466,9 @@ describe('caps and the size of what an agent reads', () => {
     const s = await startServer();
     try {
       const { bytes, names } = await listBytes(s);
-      const want = CAPS.filter((c) => DEFAULT_CAPS.includes(c.name)).flatMap((c) => c.tools).filter((n) => n !== 'evaluate');
+      const want = CAPS.filter((c) => DEFAULT_CAPS.includes(c.name))
+        .flatMap((c) => c.tools)
+        .filter((n) => n !== 'evaluate');
       assert.deepEqual([...names].sort(), [...want].sort());
       assert.ok(bytes <= DEFAULT_LIST_MAX_BYTES, `default tools/list is ${bytes} bytes`);
     } finally {
@@ -488,7 +520,12 @@ describe('caps and the size of what an agent reads', () => {
   });
 
   test('an unknown cap is refused at start: exit 2 naming the known caps', () => {
-    const r = spawnSync(process.execPath, [PERF, 'mcp', '--caps', 'core,pointer-xtra'], { timeout: 120_000, cwd: tmpDir(), encoding: 'utf8', input: '' });
+    const r = spawnSync(process.execPath, [PERF, 'mcp', '--caps', 'core,pointer-xtra'], {
+      timeout: 120_000,
+      cwd: tmpDir(),
+      encoding: 'utf8',
+      input: '',
+    });
     assert.equal(r.status, 2);
     assert.match(r.stderr, /--caps: unknown cap "pointer-xtra"; did you mean "pointer-extra"\?/);
   });
@@ -570,7 +607,9 @@ describe('caps and the size of what an agent reads', () => {
       assert.equal(sig.isError, true);
       assert.match(sig.text, /signal acts on a terminal program; this app is a web page/);
       await ok('app_stop');
-      const missing = allTools().map((t) => t.name).filter((n) => !called.has(n));
+      const missing = allTools()
+        .map((t) => t.name)
+        .filter((n) => !called.has(n));
       assert.deepEqual(missing, []);
     } finally {
       await s.close();
@@ -585,7 +624,10 @@ describe('config and lifetime', () => {
     const s = await startServer({ cwd, args: ['--config', 'policy.json'] });
     try {
       const names = (await s.client.listTools()).tools.map((t) => t.name);
-      assert.equal(names.some((n) => n.startsWith('app_')), false);
+      assert.equal(
+        names.some((n) => n.startsWith('app_')),
+        false,
+      );
       assert.equal(names.includes('doctor'), false);
       assert.ok(names.includes('run'));
       // deny given without evaluate: evaluate is allowed.
@@ -602,7 +644,10 @@ describe('config and lifetime', () => {
   test('.perf/mcp.json in the working folder is read without --config', async () => {
     const cwd = tmpDir();
     fs.mkdirSync(path.join(cwd, '.perf'));
-    fs.writeFileSync(path.join(cwd, '.perf', 'mcp.json'), JSON.stringify({ tools: { caps: ['core', 'lifecycle-extra'], allow: ['app_*'] } }));
+    fs.writeFileSync(
+      path.join(cwd, '.perf', 'mcp.json'),
+      JSON.stringify({ tools: { caps: ['core', 'lifecycle-extra'], allow: ['app_*'] } }),
+    );
     const s = await startServer({ cwd });
     try {
       const names = (await s.client.listTools()).tools.map((t) => t.name).sort();
@@ -633,7 +678,11 @@ describe('config and lifetime', () => {
 
   test('a session started by `perf start` is used but left running on exit', async () => {
     const cwd = tmpDir();
-    const start = spawnSync(process.execPath, [PERF, 'start', '--serve', 'app', '--path', '/form.html'], { timeout: 120_000, cwd, encoding: 'utf8' });
+    const start = spawnSync(process.execPath, [PERF, 'start', '--serve', 'app', '--path', '/form.html'], {
+      timeout: 120_000,
+      cwd,
+      encoding: 'utf8',
+    });
     assert.equal(start.status, 0, start.stderr);
     const state = JSON.parse(fs.readFileSync(path.join(cwd, '.perf', 'state.json'), 'utf8')) as { chrome: { pid: number } };
     try {
@@ -676,7 +725,12 @@ describe('config and lifetime', () => {
       const evil = await fetch(url, {
         method: 'POST',
         headers: { origin: 'http://evil.example', authorization, 'content-type': 'application/json', accept: 'application/json' },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } }),
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+        }),
       });
       assert.equal(evil.status, 403);
     } finally {
@@ -688,14 +742,24 @@ describe('config and lifetime', () => {
 test('--http sessions are capped (least recently used closed first) and expire when idle', async () => {
   const cwd = fs.mkdtempSync(path.join(os.tmpdir(), 'rehearse-mcp-cap-'));
   const tools = allTools();
-  const core = new McpCore({ manager: sessionManager, config: loadConfig({ cwd, knownTools: tools.map((t) => t.name) }).config, tools, cwd });
+  const core = new McpCore({
+    manager: sessionManager,
+    config: loadConfig({ cwd, knownTools: tools.map((t) => t.name) }).config,
+    tools,
+    cwd,
+  });
   const token = 'test-token';
   const http = await startMcpHttp(core, 0, { auth: { token, where: 'the test' }, maxSessions: 4, idleMs: 400 });
   const initialize = async (): Promise<string> => {
     const r = await fetch(http.url, {
       method: 'POST',
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'loop', version: '1' } } }),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'loop', version: '1' } },
+      }),
     });
     await r.text();
     assert.equal(r.status, 200);

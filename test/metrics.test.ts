@@ -8,7 +8,17 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { checkMetricName, defaultPrimaryMetrics, MAX_PRIMARY, METRICS, metricsByDriverMarkdown, metricsMarkdown, primaryRuleMarkdown, resolveMetric, sortMetricNames } from '../src/perf/metrics.js';
+import {
+  checkMetricName,
+  defaultPrimaryMetrics,
+  MAX_PRIMARY,
+  METRICS,
+  metricsByDriverMarkdown,
+  metricsMarkdown,
+  primaryRuleMarkdown,
+  resolveMetric,
+  sortMetricNames,
+} from '../src/perf/metrics.js';
 import type { RunFile } from '../src/perf/run-file.js';
 import { PerfError } from '../src/errors.js';
 import { ROOT } from './helpers.js';
@@ -21,15 +31,21 @@ test('every metric in the committed baselines (real Chromium reports of every bu
   const seenOverCdp = new Set<string>();
   for (const f of baselineFiles) {
     const run = JSON.parse(readFileSync(join(ROOT, 'baselines', f), 'utf8')) as RunFile;
-    for (const r of run.repeats) if (r.status === 'measured') for (const k of Object.keys(r.report.metrics)) (run.env.browser.driver ? seen : seenOverCdp).add(k);
+    for (const r of run.repeats)
+      if (r.status === 'measured') for (const k of Object.keys(r.report.metrics)) (run.env.browser.driver ? seen : seenOverCdp).add(k);
   }
   for (const k of seenOverCdp) seen.add(k);
   const unknown = [...seen].filter((k) => !resolveMetric(k));
   assert.deepEqual(unknown, []);
-  assert.deepEqual([...seenOverCdp].filter((k) => !resolveMetric(k)!.def.drivers.includes('cdp')), []);
+  assert.deepEqual(
+    [...seenOverCdp].filter((k) => !resolveMetric(k)!.def.drivers.includes('cdp')),
+    [],
+  );
   // And the registry is not padded with names nothing produces (steps.<label>.ms is a pattern). The
   // baselines are CDP runs: other drivers' metrics are checked by their own runs (webdriver, terminal tests).
-  const unproduced = METRICS.filter((d) => d.drivers.includes('cdp') && !d.name.includes('<') && ![...seen].some((k) => k === d.name || k === `${d.name}.perFrame`)).map((d) => d.name);
+  const unproduced = METRICS.filter(
+    (d) => d.drivers.includes('cdp') && !d.name.includes('<') && ![...seen].some((k) => k === d.name || k === `${d.name}.perFrame`),
+  ).map((d) => d.name);
   assert.ok(unproduced.length <= 2, `declared but never produced by the bundled scenarios: ${unproduced.join(', ')}`);
 });
 
@@ -46,37 +62,55 @@ test('the default primary family is at most 8 metrics, each with a better direct
 });
 
 test('checkMetricName: a typo is a PerfError with the closest names as candidates; steps.<label>.ms needs the label', () => {
-  assert.throws(() => checkMetricName('frames.overbudget.perFrame'), (e: unknown) => e instanceof PerfError && e.code === 'unknown_metric' && e.candidates!.includes('frames.overBudget.perFrame'));
+  assert.throws(
+    () => checkMetricName('frames.overbudget.perFrame'),
+    (e: unknown) => e instanceof PerfError && e.code === 'unknown_metric' && e.candidates!.includes('frames.overBudget.perFrame'),
+  );
   assert.equal(checkMetricName('steps.open.ms', ['open']).label, 'open');
   assert.throws(() => checkMetricName('steps.open.ms', ['close']), /no measured step is labelled "open"; labels: close/);
-  assert.deepEqual(sortMetricNames(['zzz', 'counters.layouts.perFrame', 'durationMs', 'counters.layouts']), ['durationMs', 'counters.layouts', 'counters.layouts.perFrame', 'zzz']);
+  assert.deepEqual(sortMetricNames(['zzz', 'counters.layouts.perFrame', 'durationMs', 'counters.layouts']), [
+    'durationMs',
+    'counters.layouts',
+    'counters.layouts.perFrame',
+    'zzz',
+  ]);
 });
 
-test('the README metric table is the registry\'s, generated (edit src/perf/metrics.ts, then paste metricsMarkdown())', () => {
+test("the README metric table is the registry's, generated (edit src/perf/metrics.ts, then paste metricsMarkdown())", () => {
   const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
   const m = /<!-- metrics:begin -->\n([\s\S]*?)\n<!-- metrics:end -->/.exec(readme);
   assert.ok(m, 'README has the metrics:begin/end markers');
   assert.equal(m[1], metricsMarkdown());
 });
 
-test('the README\'s per-driver table (WebKit and Tauri over WebDriver) is the registry\'s, generated (paste metricsByDriverMarkdown())', () => {
+test("the README's per-driver table (WebKit and Tauri over WebDriver) is the registry's, generated (paste metricsByDriverMarkdown())", () => {
   const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
   const m = /<!-- metrics-by-driver:start -->\n([\s\S]*?)\n<!-- metrics-by-driver:end -->/.exec(readme);
   assert.ok(m, 'README has the metrics-by-driver:start/end markers');
   assert.equal(m[1], metricsByDriverMarkdown());
-  const webdriverSection = readme.slice(readme.indexOf('## WebKit and Tauri over WebDriver'), readme.indexOf('\n## ', readme.indexOf('## WebKit and Tauri over WebDriver') + 1));
+  const webdriverSection = readme.slice(
+    readme.indexOf('## WebKit and Tauri over WebDriver'),
+    readme.indexOf('\n## ', readme.indexOf('## WebKit and Tauri over WebDriver') + 1),
+  );
   assert.ok(webdriverSection.includes('<!-- metrics-by-driver:start -->'), 'the table is in the "WebKit and Tauri over WebDriver" section');
 });
 
 test('`perf metrics --json` prints the registry with direction, role and host dependence; `perf metrics` a table', () => {
   const r = spawnSync(process.execPath, [join(ROOT, 'bin/perf'), 'metrics', '--json'], { timeout: 120_000, cwd: ROOT, encoding: 'utf8' });
   assert.equal(r.status, 0, r.stderr);
-  const j = JSON.parse(r.stdout) as { metrics: { name: string; better: string; gate: string; hostDependent: boolean; perFrameName: string | null; drivers: string[] }[]; maxPrimary: number; minPaintedForPerFrame: number };
+  const j = JSON.parse(r.stdout) as {
+    metrics: { name: string; better: string; gate: string; hostDependent: boolean; perFrameName: string | null; drivers: string[] }[];
+    maxPrimary: number;
+    minPaintedForPerFrame: number;
+  };
   assert.equal(j.metrics.length, METRICS.length);
   assert.equal(j.maxPrimary, MAX_PRIMARY);
   assert.equal(j.minPaintedForPerFrame, 30);
   const layouts = j.metrics.find((x) => x.name === 'counters.layouts')!;
-  assert.deepEqual([layouts.better, layouts.gate, layouts.hostDependent, layouts.perFrameName], ['lower', 'primary', false, 'counters.layouts.perFrame']);
+  assert.deepEqual(
+    [layouts.better, layouts.gate, layouts.hostDependent, layouts.perFrameName],
+    ['lower', 'primary', false, 'counters.layouts.perFrame'],
+  );
   const painted = j.metrics.find((x) => x.name === 'frames.painted')!;
   assert.deepEqual([painted.better, painted.gate], ['none', 'never']);
   assert.deepEqual(layouts.drivers, ['cdp']);
@@ -93,6 +127,12 @@ test('the README\'s "primaries by noise" paragraph is the registry\'s rule, gene
   assert.ok(m, 'README has the primary-rule:begin/end markers');
   assert.equal(m[1], primaryRuleMarkdown());
   assert.match(m[1]!, /`gate\.metrics` overrides the rule/);
-  assert.deepEqual(METRICS.filter((d) => d.promote).map((d) => d.name), ['counters.scriptMs', 'counters.taskMs']);
-  assert.ok(METRICS.filter((d) => d.promote).every((d) => d.gate === 'secondary' && d.better === 'lower'), 'a promotable metric is a secondary one with a direction');
+  assert.deepEqual(
+    METRICS.filter((d) => d.promote).map((d) => d.name),
+    ['counters.scriptMs', 'counters.taskMs'],
+  );
+  assert.ok(
+    METRICS.filter((d) => d.promote).every((d) => d.gate === 'secondary' && d.better === 'lower'),
+    'a promotable metric is a secondary one with a direction',
+  );
 });

@@ -101,7 +101,10 @@ test('paths built from names are checked resolved: a baseline or run file leavin
   assert.equal(baselinePath(dir, { name: 'list', variant: 'phone' }), join(dir, 'list-phone.json'));
   // A scenario name from a file name may hold dots: still a file in the folder.
   assert.equal(baselinePath(dir, { name: '..', variant: null }), join(dir, '...json'));
-  for (const sc of [{ name: 'list', variant: '../../outside' }, { name: '../outside', variant: null }]) {
+  for (const sc of [
+    { name: 'list', variant: '../../outside' },
+    { name: '../outside', variant: null },
+  ]) {
     const outside = (e: unknown): boolean => e instanceof PerfError && e.code === 'path_outside_folder' && e.kind === 'usage';
     assert.throws(() => baselinePath(dir, sc), outside);
   }

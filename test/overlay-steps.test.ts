@@ -71,13 +71,13 @@ test('dismiss_modals: a modal with no way out is reported as remaining, with a w
 test('reset_overlays: Escape at page level closes the custom modal, then the focused opener is blurred', async () => {
   const { host, js } = await open('/dialog.html');
   await js("document.getElementById('open-custom-modal').focus(); document.getElementById('open-custom-modal').click()");
-  assert.equal(await js("document.activeElement.id"), 'close-custom-modal');
+  assert.equal(await js('document.activeElement.id'), 'close-custom-modal');
   const r = await run(host, 'reset_overlays', {});
   assert.equal(r.data?.escapePressed, true);
   assert.deepEqual(r.data?.dismissed, [{ role: 'dialog', name: 'Custom modal', how: 'Escape (page level)' }]);
   assert.deepEqual(r.data?.blurred, { role: 'button', name: 'Open custom modal' });
   assert.equal(r.data?.remaining, 0);
-  assert.equal(await js("document.activeElement === document.body"), true);
+  assert.equal(await js('document.activeElement === document.body'), true);
   assert.equal(await js("document.getElementById('custom-backdrop').hidden"), true);
 });
 

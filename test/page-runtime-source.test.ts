@@ -21,19 +21,52 @@ import { operationsModule } from '../src/drivers/runtime/operations.js';
 import { expectModule } from '../src/drivers/runtime/expect.js';
 
 // In dependency order, as main.ts joins them.
-const MODULES: ((...args: never[]) => unknown)[] = [helpersModule, rolesModule, visibilityModule, refsModule, targetsModule, effectModule, actionabilityModule, snapshotModule, queriesModule, operationsModule, expectModule];
+const MODULES: ((...args: never[]) => unknown)[] = [
+  helpersModule,
+  rolesModule,
+  visibilityModule,
+  refsModule,
+  targetsModule,
+  effectModule,
+  actionabilityModule,
+  snapshotModule,
+  queriesModule,
+  operationsModule,
+  expectModule,
+];
 
 // The globals of a page the runtime may use; any other free name would be a ReferenceError there.
-const PAGE_GLOBALS = ['Event', 'MessageChannel', 'MutationObserver', 'clearTimeout', 'document', 'innerHeight', 'innerWidth', 'location', 'navigator', 'performance', 'setTimeout', 'window'];
+const PAGE_GLOBALS = [
+  'Event',
+  'MessageChannel',
+  'MutationObserver',
+  'clearTimeout',
+  'document',
+  'innerHeight',
+  'innerWidth',
+  'location',
+  'navigator',
+  'performance',
+  'setTimeout',
+  'window',
+];
 
 /** Names `source` uses without declaring them, beyond the ES2022 built-ins (the type checker's "Cannot find name"). */
 function freeNames(source: string): string[] {
   const file = '/virtual/page-runtime.js';
-  const options: ts.CompilerOptions = { allowJs: true, checkJs: true, noEmit: true, target: ts.ScriptTarget.ES2022, lib: ['lib.es2022.d.ts'], types: [] };
+  const options: ts.CompilerOptions = {
+    allowJs: true,
+    checkJs: true,
+    noEmit: true,
+    target: ts.ScriptTarget.ES2022,
+    lib: ['lib.es2022.d.ts'],
+    types: [],
+  };
   const host = ts.createCompilerHost(options);
   const getSourceFile = host.getSourceFile.bind(host);
   const fileExists = host.fileExists.bind(host);
-  host.getSourceFile = (name, lang, ...rest) => (name === file ? ts.createSourceFile(file, source, lang) : getSourceFile(name, lang, ...rest));
+  host.getSourceFile = (name, lang, ...rest) =>
+    name === file ? ts.createSourceFile(file, source, lang) : getSourceFile(name, lang, ...rest);
   host.fileExists = (name) => name === file || fileExists(name);
   const program = ts.createProgram([file], options, host);
   const names = new Set<string>();
@@ -55,7 +88,8 @@ interface InstalledRuntime {
   call(method: string, args: unknown[]): unknown;
 }
 /** A runtime call's result as the driver receives it: by value (JSON), not an object of the page's realm. */
-const call = (rt: InstalledRuntime, method: string, args: unknown[]): { status: string; [k: string]: unknown } => JSON.parse(JSON.stringify(rt.call(method, args)));
+const call = (rt: InstalledRuntime, method: string, args: unknown[]): { status: string; [k: string]: unknown } =>
+  JSON.parse(JSON.stringify(rt.call(method, args)));
 
 test('every module serialises to a standalone function, and the injected program holds them in dependency order', () => {
   let at = -1;

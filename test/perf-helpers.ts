@@ -12,7 +12,11 @@ export async function ok(host: StepHost, name: string, args: unknown = {}): Prom
   return (r as Ok).data ?? {};
 }
 
-export async function failed(host: StepHost, name: string, args: unknown = {}): Promise<{ kind: string; code: string; message: string; suggestion?: string; candidates?: string[] }> {
+export async function failed(
+  host: StepHost,
+  name: string,
+  args: unknown = {},
+): Promise<{ kind: string; code: string; message: string; suggestion?: string; candidates?: string[] }> {
   const r = await runStep(host, name, args);
   assert.equal(r.status, 'failed', `${name} should have failed, got ${JSON.stringify(r).slice(0, 300)}`);
   return (r as Extract<StepResult, { status: 'failed' }>).error;
@@ -25,7 +29,9 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
  * across many frames (one `scroll` step of 3000 px lands in a single frame).
  */
 export async function wheelList(page: Page, ticks = 30, dy = 100): Promise<void> {
-  const c = await page.evaluate<{ x: number; y: number }>(`(() => { const r = document.getElementById('list').getBoundingClientRect(); return { x: r.x + r.width / 2, y: r.y + Math.min(r.height, innerHeight - r.y) / 2 }; })()`);
+  const c = await page.evaluate<{ x: number; y: number }>(
+    `(() => { const r = document.getElementById('list').getBoundingClientRect(); return { x: r.x + r.width / 2, y: r.y + Math.min(r.height, innerHeight - r.y) / 2 }; })()`,
+  );
   for (let i = 0; i < ticks; i++) {
     await page.send('Input.dispatchMouseEvent', { type: 'mouseWheel', x: c.x, y: c.y, deltaX: 0, deltaY: dy });
     // One wheel per 60 Hz frame, like a real wheel or trackpad.

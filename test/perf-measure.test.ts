@@ -18,7 +18,8 @@ async function measureScroll(query: string, mode: 'attribution' | 'timing'): Pro
   return ok(host, 'perf_end');
 }
 
-const insight = (report: Record<string, any>, id: string): Record<string, any> | undefined => report.insights.find((i: { id: string }) => i.id === id);
+const insight = (report: Record<string, any>, id: string): Record<string, any> | undefined =>
+  report.insights.find((i: { id: string }) => i.id === id);
 
 // Measured once, on then off, shared by the two tests below (each is a few seconds of scrolling).
 // Level 4 (48 ms of busy loop per scroll frame): every janky frame passes the 50 ms long-frame line;
@@ -34,9 +35,15 @@ test('jank on: layouts per frame and over-budget frames rise, and the insights n
   assert.ok(r.metrics['counters.layouts.perFrame'] > 2, `layouts per frame ${r.metrics['counters.layouts.perFrame']}`);
   assert.ok(r.metrics['frames.overBudget'] >= 3, `over budget ${r.metrics['frames.overBudget']}`);
   assert.ok(r.metrics['frames.overBudget.perFrame'] >= 0.1, `over budget per frame ${r.metrics['frames.overBudget.perFrame']}`);
-  assert.ok(r.metrics['frames.overBudget.perFrame'] > 2 * off.metrics['frames.overBudget.perFrame'], `on ${r.metrics['frames.overBudget.perFrame']} vs off ${off.metrics['frames.overBudget.perFrame']}`);
+  assert.ok(
+    r.metrics['frames.overBudget.perFrame'] > 2 * off.metrics['frames.overBudget.perFrame'],
+    `on ${r.metrics['frames.overBudget.perFrame']} vs off ${off.metrics['frames.overBudget.perFrame']}`,
+  );
   assert.ok(r.metrics['longFrames.count'] >= 1);
-  const top2 = r.summary.blocksBySelf.slice(0, 2).map((b: { name: string }) => b.name).sort();
+  const top2 = r.summary.blocksBySelf
+    .slice(0, 2)
+    .map((b: { name: string }) => b.name)
+    .sort();
   assert.deepEqual(top2, ['burnCpu', 'forceLayoutThrash']);
   assert.match(r.summary.blocksBySelf[0].url, /^\/jank\.js:\d+$/);
   const block = insight(r, 'blockSelfMs');
@@ -67,14 +74,39 @@ test('timing mode: every contract metric, no CPU profile', async () => {
   assert.equal(r.mode, 'timing');
   assert.match(r.sessionToken, /^ps-[0-9a-f]{8}$/);
   for (const m of [
-    'durationMs', 'frames.count', 'frames.painted', 'frames.dropped', 'frames.overBudget', 'frames.frameMs.p50', 'frames.frameMs.p90', 'frames.frameMs.p99', 'frames.frameMs.worst',
-    'interactions.count', 'longFrames.count', 'longFrames.blockingMs', 'counters.layouts', 'counters.styleRecalcs', 'counters.scriptMs', 'counters.layoutMs', 'counters.taskMs',
-    'counters.heapDeltaBytes', 'counters.domNodesDelta', 'layoutShift.score', 'counters.layouts.perFrame', 'counters.styleRecalcs.perFrame', 'longFrames.count.perFrame',
-    'interactions.count.perFrame', 'frames.overBudget.perFrame', 'frames.dropped.perFrame',
+    'durationMs',
+    'frames.count',
+    'frames.painted',
+    'frames.dropped',
+    'frames.overBudget',
+    'frames.frameMs.p50',
+    'frames.frameMs.p90',
+    'frames.frameMs.p99',
+    'frames.frameMs.worst',
+    'interactions.count',
+    'longFrames.count',
+    'longFrames.blockingMs',
+    'counters.layouts',
+    'counters.styleRecalcs',
+    'counters.scriptMs',
+    'counters.layoutMs',
+    'counters.taskMs',
+    'counters.heapDeltaBytes',
+    'counters.domNodesDelta',
+    'layoutShift.score',
+    'counters.layouts.perFrame',
+    'counters.styleRecalcs.perFrame',
+    'longFrames.count.perFrame',
+    'interactions.count.perFrame',
+    'frames.overBudget.perFrame',
+    'frames.dropped.perFrame',
   ]) {
     assert.equal(typeof r.metrics[m], 'number', `metric ${m} missing`);
   }
-  assert.equal(r.metrics['counters.layouts.perFrame'], Math.round((r.metrics['counters.layouts'] / r.metrics['frames.painted']) * 1e4) / 1e4);
+  assert.equal(
+    r.metrics['counters.layouts.perFrame'],
+    Math.round((r.metrics['counters.layouts'] / r.metrics['frames.painted']) * 1e4) / 1e4,
+  );
   assert.equal(r.coverage.profile, undefined);
   assert.deepEqual(r.summary.blocksBySelf, []);
   assert.equal(r.env.samplingIntervalUs, undefined);

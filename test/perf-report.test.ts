@@ -20,7 +20,15 @@ const VSYNC_US = 16_667;
 type State = 'STATE_PRESENTED_ALL' | 'STATE_PRESENTED_PARTIAL' | 'STATE_DROPPED' | 'STATE_NO_UPDATE_DESIRED';
 
 function reporter(seq: number, state: State, extra: Record<string, unknown> = {}): TraceEvent {
-  return { name: 'PipelineReporter', cat: 'cc', ph: 'b', pid: PID, tid: 2, ts: seq * VSYNC_US, args: { frame_reporter: { state, frame_sequence: seq, layer_tree_host_id: 1, ...extra } } };
+  return {
+    name: 'PipelineReporter',
+    cat: 'cc',
+    ph: 'b',
+    pid: PID,
+    tid: 2,
+    ts: seq * VSYNC_US,
+    args: { frame_reporter: { state, frame_sequence: seq, layer_tree_host_id: 1, ...extra } },
+  };
 }
 const all = { startAt: -Infinity, endAt: Infinity };
 
@@ -50,7 +58,11 @@ test('frames: a painted frame lasts until the next painted one across dropped vs
 });
 
 test('frames: a partial frame whose missing update affects smoothness is over budget; one that does not is not', () => {
-  const events = [reporter(1, 'STATE_PRESENTED_PARTIAL', { affects_smoothness: true }), reporter(2, 'STATE_PRESENTED_PARTIAL'), reporter(3, 'STATE_PRESENTED_ALL')];
+  const events = [
+    reporter(1, 'STATE_PRESENTED_PARTIAL', { affects_smoothness: true }),
+    reporter(2, 'STATE_PRESENTED_PARTIAL'),
+    reporter(3, 'STATE_PRESENTED_ALL'),
+  ];
   const f = parseTraceFrames(events, new Set([PID]), all, 0)!;
   assert.equal(f.partial, 2);
   assert.equal(f.overBudget, 1);
@@ -59,7 +71,12 @@ test('frames: a partial frame whose missing update affects smoothness is over bu
 
 test('frames: only the page renderer and the window count; a renderer with no vsync reads as zero frames', () => {
   const other = { ...reporter(2, 'STATE_PRESENTED_ALL'), pid: 99 };
-  const f = parseTraceFrames([reporter(1, 'STATE_PRESENTED_ALL'), other, reporter(50, 'STATE_PRESENTED_ALL')], new Set([PID]), { startAt: 0, endAt: 100 }, 0)!;
+  const f = parseTraceFrames(
+    [reporter(1, 'STATE_PRESENTED_ALL'), other, reporter(50, 'STATE_PRESENTED_ALL')],
+    new Set([PID]),
+    { startAt: 0, endAt: 100 },
+    0,
+  )!;
   assert.equal(f.painted, 1);
   const none = parseTraceFrames([other], new Set([PID]), all, 0)!;
   assert.deepEqual([none.painted, none.slots, none.count], [0, 0, 0]);
@@ -67,7 +84,10 @@ test('frames: only the page renderer and the window count; a renderer with no vs
 });
 
 test('counter deltas: a per-document counter that restarts after a navigation is summed, gauges are end minus start', () => {
-  const cp = (at: number, layouts: number, heap: number) => ({ at, values: { LayoutCount: layouts, ScriptDuration: at / 1000, JSHeapUsedSize: heap, Nodes: 10 } });
+  const cp = (at: number, layouts: number, heap: number) => ({
+    at,
+    values: { LayoutCount: layouts, ScriptDuration: at / 1000, JSHeapUsedSize: heap, Nodes: 10 },
+  });
   // 5 layouts before the navigation (10 → 15), 3 in the new document (counted from 0).
   const d = counterDeltas([cp(0, 10, 1000), cp(100, 15, 4000), cp(200, 3, 1500)])!;
   assert.equal(d.LayoutCount, 8);
@@ -91,7 +111,13 @@ test('step attribution: inside a step wins, then the nearest edge, then the last
 });
 
 function profile(): Protocol.Profiler.Profile {
-  const cf = (functionName: string, url = '', scriptId = '0', lineNumber = 0) => ({ functionName, url, scriptId, lineNumber, columnNumber: 0 });
+  const cf = (functionName: string, url = '', scriptId = '0', lineNumber = 0) => ({
+    functionName,
+    url,
+    scriptId,
+    lineNumber,
+    columnNumber: 0,
+  });
   return {
     nodes: [
       { id: 1, callFrame: cf('(root)'), children: [2, 5, 6] },
@@ -135,10 +161,33 @@ test('phases: exclusive main-thread time, a layout forced inside a script counts
 
 function rawSession(over: Partial<RawSession> = {}): RawSession {
   return {
-    token: 'ps-12345678', mode: 'timing', phases: false, startedAt: 1000, endedAt: 2000, durationMs: 1000,
-    checkpoints: [], messages: [], docFrames: [], interactionCount: null, support: { event: true, loaf: true, shift: true }, probeMissing: undefined,
-    trace: undefined, profile: undefined, samplingIntervalUs: undefined, marks: [], navigations: 0, missing: {},
-    env: { browser: 'Chrome/1', userAgent: 'HeadlessChrome', headless: true, viewport: { width: 800, height: 600, dpr: 1, mobile: false }, cpuThrottle: 1, cpuThrottleSource: 'default', url: 'http://x/' },
+    token: 'ps-12345678',
+    mode: 'timing',
+    phases: false,
+    startedAt: 1000,
+    endedAt: 2000,
+    durationMs: 1000,
+    checkpoints: [],
+    messages: [],
+    docFrames: [],
+    interactionCount: null,
+    support: { event: true, loaf: true, shift: true },
+    probeMissing: undefined,
+    trace: undefined,
+    profile: undefined,
+    samplingIntervalUs: undefined,
+    marks: [],
+    navigations: 0,
+    missing: {},
+    env: {
+      browser: 'Chrome/1',
+      userAgent: 'HeadlessChrome',
+      headless: true,
+      viewport: { width: 800, height: 600, dpr: 1, mobile: false },
+      cpuThrottle: 1,
+      cpuThrottleSource: 'default',
+      url: 'http://x/',
+    },
     ...over,
   };
 }
@@ -167,14 +216,24 @@ test('report without a trace: the rAF counter is the frame source; missing sourc
 });
 
 test('insights: at most 6, errors before warnings, then by estimated savings; each rule is a defineInsight literal', () => {
-  assert.deepEqual(INSIGHTS.map((r) => r.id), ['framesOverBudget', 'framesDropped', 'blockSelfMs', 'forcedLayout', 'longInteraction', 'sourcesMissing']);
-  const frames = Array.from({ length: 20 }, (_, i) => ({ startAt: i * 50, durationMs: i < 10 ? 50 : 16.67, state: 'presented' as const, ...(i < 10 ? { overBudget: true } : {}) }));
+  assert.deepEqual(
+    INSIGHTS.map((r) => r.id),
+    ['framesOverBudget', 'framesDropped', 'blockSelfMs', 'forcedLayout', 'longInteraction', 'sourcesMissing'],
+  );
+  const frames = Array.from({ length: 20 }, (_, i) => ({
+    startAt: i * 50,
+    durationMs: i < 10 ? 50 : 16.67,
+    state: 'presented' as const,
+    ...(i < 10 ? { overBudget: true } : {}),
+  }));
   const a: Analysis = {
     raw: rawSession(),
     metrics: { 'counters.layouts': 120 },
     frames: { source: 'trace', frames, count: 24, painted: 20, dropped: 4, partial: 0, overBudget: 10, vsyncMs: 16.67, slots: 24 },
     painted: 20,
-    interactions: [{ id: 1, type: 'click', target: 'button', step: 's', atMs: 1, latencyMs: 250, inputDelayMs: 1, processingMs: 240, presentationMs: 9 }],
+    interactions: [
+      { id: 1, type: 'click', target: 'button', step: 's', atMs: 1, latencyMs: 250, inputDelayMs: 1, processingMs: 240, presentationMs: 9 },
+    ],
     longFrames: [],
     profile: undefined,
     blocksBySelf: [],
@@ -184,13 +243,16 @@ test('insights: at most 6, errors before warnings, then by estimated savings; ea
     frameOf: () => -1,
   };
   const { insights, details } = runInsights(a);
-  assert.deepEqual(insights.map((i) => [i.id, i.severity]), [
-    ['framesOverBudget', 'error'],
-    ['forcedLayout', 'error'],
-    ['framesDropped', 'warn'],
-    ['longInteraction', 'warn'],
-    ['sourcesMissing', 'info'],
-  ]);
+  assert.deepEqual(
+    insights.map((i) => [i.id, i.severity]),
+    [
+      ['framesOverBudget', 'error'],
+      ['forcedLayout', 'error'],
+      ['framesDropped', 'warn'],
+      ['longInteraction', 'warn'],
+      ['sourcesMissing', 'info'],
+    ],
+  );
   // Within a severity by savings: 10 frames × (50 − 16.7) ms beats no forced-layout estimate; 4 dropped
   // vsyncs (66.7 ms) beat an interaction 50 ms over 200.
   assert.equal(insights[0]!.estimatedSavingsMs, 333);
@@ -201,8 +263,17 @@ test('insights: at most 6, errors before warnings, then by estimated savings; ea
 });
 
 test('report bound: long ranked lists are cut to stay within 6 KB, each cut counted in omitted', () => {
-  const spans = Array.from({ length: 200 }, (_, i) => ({ step: 'tap', label: `a rather long step label number ${i}`, startedAt: 1000 + i, durationMs: 1, status: 'ok' as const }));
-  const raw = rawSession({ docFrames: [{ count: 30, firstAt: 1000, lastAt: 1500, intervalsMs: new Array(29).fill(16.7) }], missing: { trace: 'none' } });
+  const spans = Array.from({ length: 200 }, (_, i) => ({
+    step: 'tap',
+    label: `a rather long step label number ${i}`,
+    startedAt: 1000 + i,
+    durationMs: 1,
+    status: 'ok' as const,
+  }));
+  const raw = rawSession({
+    docFrames: [{ count: 30, firstAt: 1000, lastAt: 1500, intervalsMs: new Array(29).fill(16.7) }],
+    missing: { trace: 'none' },
+  });
   const { report } = buildReport(raw, spans);
   const json = JSON.stringify(report);
   // Every step keeps its metric (metrics are never cut); the ranked step list is.

@@ -69,7 +69,10 @@ test('perf_trace writes Chrome Trace Event JSON that parses and covers the measu
   const d = await ok(host, 'perf_trace', { out: 'traces/jank.json' });
   assert.equal(d.path, path.join(tmp, 'traces/jank.json'));
   assert.equal(d.dataLoss, false);
-  const json = JSON.parse(fs.readFileSync(d.path, 'utf8')) as { traceEvents: { name: string; ts: number; ph: string; cat: string }[]; metadata: Record<string, unknown> };
+  const json = JSON.parse(fs.readFileSync(d.path, 'utf8')) as {
+    traceEvents: { name: string; ts: number; ph: string; cat: string }[];
+    metadata: Record<string, unknown>;
+  };
   assert.equal(json.traceEvents.length, d.events);
   assert.equal(json.metadata.sessionToken, report.sessionToken);
   const begin = json.traceEvents.find((e) => e.name === 'rehearse:perf_begin');
@@ -115,7 +118,10 @@ test('perf_trace never writes through a symlink at its target, even with overwri
 test('mark appears in the report at its time in the session', async () => {
   const { report } = await shared;
   const marks = report.summary.marks as { name: string; atMs: number }[];
-  assert.deepEqual(marks.map((m) => m.name), ['scroll-start']);
+  assert.deepEqual(
+    marks.map((m) => m.name),
+    ['scroll-start'],
+  );
   assert.ok(marks[0]!.atMs >= 0 && marks[0]!.atMs < report.metrics.durationMs);
   // A mark is a marker, not measured work.
   assert.equal(report.metrics['steps.mark.ms'], undefined);
@@ -168,7 +174,10 @@ test('clicks are interactions attributed to their steps, with their breakdown; a
   assert.match(li.title, /step slow click/);
   assert.match(li.title, /mostly processing/);
   const d = await ok(host, 'perf_insight', { id: 'longInteraction' });
-  assert.deepEqual(d.rows.map((row: { step: string }) => row.step), ['slow click']);
+  assert.deepEqual(
+    d.rows.map((row: { step: string }) => row.step),
+    ['slow click'],
+  );
 });
 
 test('a navigation inside the measured steps: the new document is measured too', async () => {
@@ -183,7 +192,10 @@ test('a navigation inside the measured steps: the new document is measured too',
   assert.ok(r.summary.navigations >= 1);
   assert.match(r.env.url, /form\.html$/);
   // The click on the new document was seen by the probe the navigation re-installed.
-  assert.ok(r.interactions.some((i: { step: string }) => i.step === 'toggle'), JSON.stringify(r.interactions));
+  assert.ok(
+    r.interactions.some((i: { step: string }) => i.step === 'toggle'),
+    JSON.stringify(r.interactions),
+  );
   // Loading form.html laid it out and styled it: counted across the document change.
   assert.ok(r.metrics['counters.layouts'] >= 1);
   assert.ok(r.metrics['counters.styleRecalcs'] >= 1);

@@ -198,7 +198,11 @@ test('evaluate: an endless loop is stopped at timeoutMs and the page stays usabl
   const e = await failed(host, 'evaluate', { expression: 'while (true) {}', timeoutMs: 500 });
   assert.equal(e.code, 'timeout');
   assert.match(e.message, /still running after 500 ms/);
-  assert.equal((await ok(host, 'evaluate', { expression: 'await new Promise((r) => setTimeout(() => r(document.title), 700))', timeoutMs: 3000 })).value, 'Delayed text');
+  assert.equal(
+    (await ok(host, 'evaluate', { expression: 'await new Promise((r) => setTimeout(() => r(document.title), 700))', timeoutMs: 3000 }))
+      .value,
+    'Delayed text',
+  );
 });
 
 // ---- screenshot ----
@@ -246,7 +250,9 @@ test('screenshot: rect without ref or target is a usage error rect_without_ref',
 test('screenshot: an element target clips to its box; rect is relative to it', async (t) => {
   const host = await fixture('steps-delayed.html');
   const page = await host.page();
-  const box = await page.evaluate<{ width: number; height: number }>("(() => { const r = document.querySelector('h1').getBoundingClientRect(); return { width: r.width, height: r.height }; })()");
+  const box = await page.evaluate<{ width: number; height: number }>(
+    "(() => { const r = document.querySelector('h1').getBoundingClientRect(); return { width: r.width, height: r.height }; })()",
+  );
   const r = await runStep(host, 'screenshot', { target: { css: 'h1' } });
   if (r.status === 'failed' && r.error.code === 'not_implemented') return t.skip('elementBox (src/engine/targets.ts) not implemented yet');
   assert.equal(r.status, 'ok');
@@ -359,7 +365,11 @@ test('wait_for_network_idle: requests seen through the Network domain count too 
     const host = await fixture('steps-network.html');
     await ok(host, 'wait_for_network_idle', { idleMs: 0 });
     // An <img> is not fetch/XHR: only the Network domain sees it.
-    await (await host.page()).evaluate(`(() => { const i = new Image(); i.src = ${JSON.stringify(`${slow.url}/slow?ms=10000&img=1`)}; document.body.append(i); })()`);
+    await (
+      await host.page()
+    ).evaluate(
+      `(() => { const i = new Image(); i.src = ${JSON.stringify(`${slow.url}/slow?ms=10000&img=1`)}; document.body.append(i); })()`,
+    );
     const busy = await ok(host, 'wait_for_network_idle', { idleMs: 100, timeoutMs: 600 });
     assert.equal(busy.idle, false);
     assert.deepEqual(busy.inFlight, [`${slow.url}/slow?ms=10000&img=1`]);

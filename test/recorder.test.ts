@@ -91,14 +91,32 @@ test('steps: a keyDown+keyUp pair is one press_key, modifiers held make a combo,
   ]);
   assert.deepEqual(networkArgs({ download: -1, upload: -1, latency: 0 }), { profile: 'none' });
   assert.deepEqual(networkArgs({ download: 0, upload: 0, latency: 0 }), { profile: 'offline' });
-  assert.deepEqual(networkArgs({ download: (9 * 1000 * 1000) / 8 * 0.9, upload: (1.5 * 1000 * 1000) / 8 * 0.9, latency: 60 * 2.75 }), { profile: 'fast-4g' });
+  assert.deepEqual(networkArgs({ download: ((9 * 1000 * 1000) / 8) * 0.9, upload: ((1.5 * 1000 * 1000) / 8) * 0.9, latency: 60 * 2.75 }), {
+    profile: 'fast-4g',
+  });
 });
 
 /** Each recording, its hand-written twin, and what the page holds at the end (the result both must reach). */
 const TWINS = [
-  { recording: 'form-fill.json', twin: 'form-submit.yaml', probe: "document.querySelector('[data-testid=result]').textContent", want: /"name":"Ada".*"country":"jp"/ },
-  { recording: 'list-filter.json', twin: 'filter-typing.yaml', probe: "[document.querySelector('[data-testid=count]').textContent, document.querySelector('#filter').value].join(' | ')", want: /^2000 items \| $/ },
-  { recording: 'dialog.json', twin: 'dialog.yaml', probe: "[document.querySelector('[data-testid=dialog-result]').textContent, document.querySelector('#confirm-dialog').open, document.body.textContent.includes('Saved')].join(' | ')", want: /^Dialog closed: ok \| false \| true$/ },
+  {
+    recording: 'form-fill.json',
+    twin: 'form-submit.yaml',
+    probe: "document.querySelector('[data-testid=result]').textContent",
+    want: /"name":"Ada".*"country":"jp"/,
+  },
+  {
+    recording: 'list-filter.json',
+    twin: 'filter-typing.yaml',
+    probe: "[document.querySelector('[data-testid=count]').textContent, document.querySelector('#filter').value].join(' | ')",
+    want: /^2000 items \| $/,
+  },
+  {
+    recording: 'dialog.json',
+    twin: 'dialog.yaml',
+    probe:
+      "[document.querySelector('[data-testid=dialog-result]').textContent, document.querySelector('#confirm-dialog').open, document.body.textContent.includes('Saved')].join(' | ')",
+    want: /^Dialog closed: ok \| false \| true$/,
+  },
 ];
 
 /** Run a scenario's setup and steps on a fresh page of the demo app: every step's status, and the probe's answer. */
@@ -118,18 +136,30 @@ for (const { recording, twin, probe, want } of TWINS) {
     const out = join(work, recording.replace('.json', '.yaml'));
     const imp = perf(['import', join(REC, recording), '--serve', 'app', '--out', out]);
     assert.equal(imp.code, 0, imp.stderr);
-    assert.match(readFileSync(out, 'utf8'), new RegExp(`^# Imported by perf import from the Chrome DevTools Recorder recording .*${recording.replace('.', '\\.')}`));
+    assert.match(
+      readFileSync(out, 'utf8'),
+      new RegExp(`^# Imported by perf import from the Chrome DevTools Recorder recording .*${recording.replace('.', '\\.')}`),
+    );
     const imported = loadScenario(out, { cwd: work });
     const [mine, theirs] = [await outcome(imported, probe), await outcome(loadScenario(join(ROOT, 'scenarios', twin)), probe)];
-    assert.ok(mine.statuses.every((s) => s === 'ok'), mine.statuses.join('\n'));
-    assert.ok(theirs.statuses.every((s) => s === 'ok'), theirs.statuses.join('\n'));
+    assert.ok(
+      mine.statuses.every((s) => s === 'ok'),
+      mine.statuses.join('\n'),
+    );
+    assert.ok(
+      theirs.statuses.every((s) => s === 'ok'),
+      theirs.statuses.join('\n'),
+    );
     assert.equal(mine.result, theirs.result);
     assert.match(mine.result, want);
     // And as a scenario: one measured repeat, every step ok.
     const { run } = await runScenario({ ...imported, repeat: 1, warmup: 0 }, { label: 'imported', outDir: join(work, 'out'), cwd: work });
     const r = run.repeats[0]!;
     assert.equal(r.status, 'measured', JSON.stringify(r.status === 'failed' ? r.failure : r.status));
-    assert.deepEqual(r.steps.map((s) => s.status), imported.steps.map(() => 'ok'));
+    assert.deepEqual(
+      r.steps.map((s) => s.status),
+      imported.steps.map(() => 'ok'),
+    );
   });
 }
 
@@ -140,7 +170,10 @@ test('perf run recording.json converts it in memory and runs it', async () => {
     writeFileSync(rec, readFileSync(join(REC, 'dialog.json'), 'utf8').replaceAll('http://localhost:8080', demo.url));
     const r = await perfAsync(['run', rec, '--repeat', '1', '--warmup', '0', '--out', join(work, 'live'), '--quiet']);
     assert.equal(r.code, 0, r.stderr);
-    const run = JSON.parse(readFileSync(join(work, 'live', 'dialog-run.json'), 'utf8')) as { summary: { measured: number }; scenarioFile: string };
+    const run = JSON.parse(readFileSync(join(work, 'live', 'dialog-run.json'), 'utf8')) as {
+      summary: { measured: number };
+      scenarioFile: string;
+    };
     assert.equal(run.summary.measured, 1);
     assert.match(run.scenarioFile, /dialog-live\.json$/);
   } finally {
@@ -188,7 +221,10 @@ test('a recording is data: ${env.SECRET} in it is imported as $${env.SECRET} and
   const sc = loadScenario(rec, { cwd: work, env });
   assert.deepEqual(sc.secrets, [], 'nothing was read from the environment');
   const typed = await outcome(sc, "document.querySelector('#name').value");
-  assert.ok(typed.statuses.every((st) => st === 'ok'), typed.statuses.join('\n'));
+  assert.ok(
+    typed.statuses.every((st) => st === 'ok'),
+    typed.statuses.join('\n'),
+  );
   assert.equal(typed.result, '${env.SECRET}');
 
   // perf run recording.json end to end: every step ok (the result shows the literal name), the secret nowhere.
@@ -204,7 +240,10 @@ test('a recording is data: ${env.SECRET} in it is imported as $${env.SECRET} and
     assert.ok(runFile, files.map((f) => f.file).join(', '));
     const run = JSON.parse(runFile.text) as { summary: { measured: number }; repeats: { steps: { status: string }[] }[] };
     assert.equal(run.summary.measured, 1);
-    assert.deepEqual(run.repeats[0]!.steps.map((st) => st.status), ['ok', 'ok', 'ok']);
+    assert.deepEqual(
+      run.repeats[0]!.steps.map((st) => st.status),
+      ['ok', 'ok', 'ok'],
+    );
     for (const f of files) assert.ok(!f.text.includes(secret), `${f.file} holds the secret`);
     assert.ok(!r.stderr.includes(secret));
   } finally {
@@ -231,7 +270,10 @@ test('a recording with unsupported steps: exit 2 listing each JSON path; --skip-
   assert.equal(skipped.code, 0, skipped.stderr);
   assert.equal(skipped.stderr.match(/warning: skipped steps\[\d\]/g)?.length, 3);
   const sc = loadScenario(out, { cwd: work });
-  assert.deepEqual(sc.steps.map((s) => s.name), ['fill', 'tap']);
+  assert.deepEqual(
+    sc.steps.map((s) => s.name),
+    ['fill', 'tap'],
+  );
 });
 
 test('a .json that is not a recording is exit 2 saying so', () => {

@@ -16,7 +16,7 @@ test('a stream cut anywhere redacts as the whole text does, keeping one chunk pe
   };
   for (let trial = 0; trial < 2000; trial++) {
     const chunks: string[] = [];
-    for (let at = 0; at < text.length; ) {
+    for (let at = 0; at < text.length;) {
       const len = 1 + rand(6);
       chunks.push(text.slice(at, at + len));
       at += len;
@@ -93,7 +93,7 @@ test('random escapes and erased characters inside a secret, cut into random chun
   for (let trial = 0; trial < 500; trial++) {
     const text = 'pw: ' + [...secret].map((c) => noise[rand(noise.length)] + c).join('') + ' ok';
     const chunks: string[] = [];
-    for (let at = 0; at < text.length; ) {
+    for (let at = 0; at < text.length;) {
       const len = 1 + rand(5);
       chunks.push(text.slice(at, at + len));
       at += len;

@@ -131,7 +131,10 @@ function sequential(run: RunFile, rand: Rand): void {
   run.sequential = {
     alpha: 0.05,
     spending: 'obrien-fleming',
-    looks: [{ a: 0, b: 0 }, { a: 99_999, b: 3 }],
+    looks: [
+      { a: 0, b: 0 },
+      { a: 99_999, b: 3 },
+    ],
     max: { a: 0, b: 99_999, timingA: 0, timingB: 0 },
     stopped: 'budget',
     storedBaseline: rand() < 0.5,

@@ -70,7 +70,16 @@ function makeRun(label = 'run'): RunFile {
     env: {
       tool: { name: 'rehearse', version: '0.1.0' },
       browser: { product: 'Chrome/131', userAgent: 'ua', headless: true },
-      host: { platform: 'linux', arch: 'x64', cpuModel: 'cpu', cpus: 8, memoryBytes: 16e9, loadAverage: [0, 0, 0], node: 'v20', hostname: 'h' },
+      host: {
+        platform: 'linux',
+        arch: 'x64',
+        cpuModel: 'cpu',
+        cpus: 8,
+        memoryBytes: 16e9,
+        loadAverage: [0, 0, 0],
+        node: 'v20',
+        hostname: 'h',
+      },
       restartMode: 'context',
       viewport: { width: 1440, height: 900, dpr: 1, mobile: false, touch: false },
       cpuThrottle: 4,
@@ -167,7 +176,7 @@ const ENTITY_REF = /&(?:amp|lt|gt|quot|apos|#[0-9]+|#x[0-9a-fA-F]+);/y;
 
 function decodeEntities(s: string, where: string): string {
   let out = '';
-  for (let i = 0; i < s.length; ) {
+  for (let i = 0; i < s.length;) {
     if (s[i] === '&') {
       ENTITY_REF.lastIndex = i;
       const m = ENTITY_REF.exec(s);
@@ -262,10 +271,27 @@ test('table: header facts, every metric row with its median, in reading order', 
   assert.match(out, /counters\.layouts\.perFrame\s*│\s*2\.50\b/);
   assert.match(out, /counters\.heapDeltaBytes\s*│\s*1\.50 MB/);
   assert.match(out, /interactions\.latencyMs\.p90\s*│\s*86\.5\b/);
-  const order = ['durationMs', 'frames.count', 'frames.painted', 'interactions.latencyMs.p90', 'counters.layouts ', 'counters.layouts.perFrame', 'counters.heapDeltaBytes', 'steps.scroll.ms', 'steps.add.ms'];
+  const order = [
+    'durationMs',
+    'frames.count',
+    'frames.painted',
+    'interactions.latencyMs.p90',
+    'counters.layouts ',
+    'counters.layouts.perFrame',
+    'counters.heapDeltaBytes',
+    'steps.scroll.ms',
+    'steps.add.ms',
+  ];
   const positions = order.map((m) => out.indexOf(`│ ${m}`));
-  assert.ok(positions.every((p) => p >= 0), `all rows present: ${positions}`);
-  assert.deepEqual([...positions].sort((x, y) => x - y), positions, 'rows in reading order, steps in run order');
+  assert.ok(
+    positions.every((p) => p >= 0),
+    `all rows present: ${positions}`,
+  );
+  assert.deepEqual(
+    [...positions].sort((x, y) => x - y),
+    positions,
+    'rows in reading order, steps in run order',
+  );
   assert.match(out, /PASS {2}interactions\.latencyMs\.p90 < 100 {2}\(median 86\.5\)/);
   assert.match(out, /FAIL {2}counters\.layouts\.perFrame <= 2 {2}\(median 2\.50\)/);
   assert.match(out, /repeat 5 \(timing\) failed at steps › tap "add": target_not_found: no element <button>/);
@@ -275,17 +301,33 @@ test('table: header facts, every metric row with its median, in reading order', 
 });
 
 test('metric order and number formats follow the units in the names', () => {
-  assert.deepEqual(sortMetrics(['steps.b.ms', 'counters.layouts.perFrame', 'zzz', 'frames.dropped', 'counters.layouts', 'durationMs', 'longFrames.count', 'interactions.count', 'frames.count'], ['b']), [
-    'durationMs',
-    'frames.count',
-    'frames.dropped',
-    'interactions.count',
-    'longFrames.count',
-    'counters.layouts',
-    'counters.layouts.perFrame',
-    'steps.b.ms',
-    'zzz',
-  ]);
+  assert.deepEqual(
+    sortMetrics(
+      [
+        'steps.b.ms',
+        'counters.layouts.perFrame',
+        'zzz',
+        'frames.dropped',
+        'counters.layouts',
+        'durationMs',
+        'longFrames.count',
+        'interactions.count',
+        'frames.count',
+      ],
+      ['b'],
+    ),
+    [
+      'durationMs',
+      'frames.count',
+      'frames.dropped',
+      'interactions.count',
+      'longFrames.count',
+      'counters.layouts',
+      'counters.layouts.perFrame',
+      'steps.b.ms',
+      'zzz',
+    ],
+  );
   assert.equal(formatValue('durationMs', 12.345), '12.3');
   assert.equal(formatValue('frames.frameMs.p90', 16.66), '16.7');
   assert.equal(formatValue('steps.add.ms', 50), '50.0');
@@ -362,7 +404,16 @@ test('junit run: well-formed, counts repeats (no warmup), failures, skipped, bud
   assert.equal(cases.length, 8);
   assert.deepEqual(
     cases.map((c) => c.attrs.name),
-    ['repeat 1 (timing)', 'repeat 2 (timing)', 'repeat 3 (timing)', 'repeat 4 (timing)', 'repeat 5 (timing)', 'repeat 6 (timing)', 'budget: interactions.latencyMs.p90 < 100', 'budget: counters.layouts.perFrame <= 2'],
+    [
+      'repeat 1 (timing)',
+      'repeat 2 (timing)',
+      'repeat 3 (timing)',
+      'repeat 4 (timing)',
+      'repeat 5 (timing)',
+      'repeat 6 (timing)',
+      'budget: interactions.latencyMs.p90 < 100',
+      'budget: counters.layouts.perFrame <= 2',
+    ],
   );
   assert.ok(cases.every((c) => c.attrs.classname === 'rehearse.list'));
   assert.equal(cases[0]!.attrs.time, '1.235');
@@ -416,7 +467,10 @@ test('markdown compare: verdict first, 3 regressions worst first, unchanged coll
   assert.match(rows[1]!, /^\| `durationMs` \| 10\.0 \| 13\.5 \| \+35\.0% \| .* \| 🔴 error \|$/);
   assert.match(rows[2]!, /^\| `frames\.frameMs\.p90` \| 18\.0 \| 20\.7 \| \+15\.0% \| .* \| 🟡 warn \|$/);
   // The one-sided test at α 5% shows the matching two-sided 90% interval.
-  assert.ok(lines.some((l) => /^\| metric \| main \| pr \| delta \| 9\d% CI \| severity \|/.test(l)), md);
+  assert.ok(
+    lines.some((l) => /^\| metric \| main \| pr \| delta \| 9\d% CI \| severity \|/.test(l)),
+    md,
+  );
   assert.ok(lines.includes('<details><summary>27 unchanged metrics</summary>'));
   assert.ok(lines.includes('</details>'));
   const unchanged = lines.find((l) => l.startsWith('`frames.count`'));
@@ -426,7 +480,10 @@ test('markdown compare: verdict first, 3 regressions worst first, unchanged coll
 });
 
 test('markdown compare: a pass with nothing changed says so', () => {
-  const result = compareMetrics([{ metric: 'durationMs', a: wobble(10), b: wobble(10).reverse(), role: 'primary', better: 'lower', floor: 0 }], { thresholds: DEFAULT_THRESHOLDS });
+  const result = compareMetrics(
+    [{ metric: 'durationMs', a: wobble(10), b: wobble(10).reverse(), role: 'primary', better: 'lower', floor: 0 }],
+    { thresholds: DEFAULT_THRESHOLDS },
+  );
   const md = markdownReporter.renderCompare(result, { a: makeRun('main'), b: makeRun('pr') });
   assert.match(md, /^### ✅ PASS perf compare .* — no significant change\n/);
   assert.match(md, /No metric changed beyond the runs' own noise\./);
@@ -483,10 +540,19 @@ test('getReporter: every listed reporter by name; unknown names the closest', ()
       return true;
     },
   );
-  assert.throws(() => getReporter('pdf'), (e: unknown) => isPerfError(e) && e.code === 'unknown_reporter' && !/did you mean/.test(e.message));
+  assert.throws(
+    () => getReporter('pdf'),
+    (e: unknown) => isPerfError(e) && e.code === 'unknown_reporter' && !/did you mean/.test(e.message),
+  );
 });
 
 test('reportPathFor: written beside the run file, never over it', () => {
   const paths = REPORTERS.map((r) => reportPathFor('build/perf/list-desktop-run.json', r));
-  assert.deepEqual(paths, ['build/perf/list-desktop-run.txt', 'build/perf/list-desktop-run.summary.json', 'build/perf/list-desktop-run.md', 'build/perf/list-desktop-run.junit.xml', 'build/perf/list-desktop-run.html']);
+  assert.deepEqual(paths, [
+    'build/perf/list-desktop-run.txt',
+    'build/perf/list-desktop-run.summary.json',
+    'build/perf/list-desktop-run.md',
+    'build/perf/list-desktop-run.junit.xml',
+    'build/perf/list-desktop-run.html',
+  ]);
 });

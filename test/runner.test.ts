@@ -1,7 +1,18 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync, existsSync } from 'node:fs';
+import {
+  cpSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+  existsSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Browser } from '../src/drivers/cdp/browser.js';
@@ -41,7 +52,12 @@ async function runUntil(file: string, out: string, until: RegExp): Promise<{ chi
 }
 
 function perf(args: string[], env: NodeJS.ProcessEnv = {}): { code: number; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [PERF, ...args], { cwd: work, encoding: 'utf8', env: { ...process.env, ...env }, timeout: 180_000 });
+  const r = spawnSync(process.execPath, [PERF, ...args], {
+    cwd: work,
+    encoding: 'utf8',
+    env: { ...process.env, ...env },
+    timeout: 180_000,
+  });
   return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -60,7 +76,10 @@ for (const mode of ['context', 'browser'] as const) {
   test(`restart ${mode}: every repeat starts with empty storage (each sees its first visit)`, async () => {
     const sc = loadScenario(scenarioFile(ISOLATION(mode)));
     const { run } = await runScenario(sc, { label: 'run', outDir: join(work, 'out') });
-    assert.deepEqual(run.repeats.map((r) => r.status), ['measured', 'measured']);
+    assert.deepEqual(
+      run.repeats.map((r) => r.status),
+      ['measured', 'measured'],
+    );
     assert.equal(run.env.restartMode, mode);
   });
 }
@@ -90,7 +109,10 @@ ${PAINT}`);
   process.env.FAIL_ON = '3';
   try {
     const { run } = await runScenario(sc, { label: 'run', outDir: join(work, 'out') });
-    assert.deepEqual(run.repeats.map((r) => r.status), ['measured', 'failed', 'measured']);
+    assert.deepEqual(
+      run.repeats.map((r) => r.status),
+      ['measured', 'failed', 'measured'],
+    );
     const f = run.repeats[1]!;
     assert.ok(f.status === 'failed');
     assert.equal(f.failure.phase, 'steps');
@@ -109,7 +131,8 @@ ${PAINT}`);
 test('a renderer killed mid-run fails that repeat; the next repeat is measured on a new page', async () => {
   const chrome = await launchChrome({});
   try {
-    const sc = loadScenario(scenarioFile(`
+    const sc = loadScenario(
+      scenarioFile(`
 name: crash
 app: { serve: FIXTURE }
 browser: { endpoint: "http://127.0.0.1:${chrome.port}" }
@@ -118,7 +141,8 @@ warmup: 0
 steps:
   - evaluate: { expression: "new Promise((r) => setTimeout(r, 1500))" }
   - tap: Go
-`));
+`),
+    );
     const killer = await Browser.connect(chrome.wsEndpoint);
     let killed = false;
     const { run } = await runScenario(sc, {
@@ -140,7 +164,10 @@ steps:
     });
     await killer.disconnect();
     assert.equal(killed, true);
-    assert.deepEqual(run.repeats.map((r) => r.status), ['measured', 'failed', 'measured']);
+    assert.deepEqual(
+      run.repeats.map((r) => r.status),
+      ['measured', 'failed', 'measured'],
+    );
     const f = run.repeats[1]!;
     assert.ok(f.status === 'failed');
     assert.match(f.failure.error.message, /crash|closed|renderer/i);
@@ -150,9 +177,14 @@ steps:
 });
 
 test('a start page answering HTTP 404 fails each repeat at restart with the status, instead of measuring the error page', async () => {
-  const sc = loadScenario(scenarioFile(`name: http404\napp: { serve: FIXTURE, path: /no-such-page.html }\nrepeat: 2\nwarmup: 0\nsteps:\n  - tap: Go\n`));
+  const sc = loadScenario(
+    scenarioFile(`name: http404\napp: { serve: FIXTURE, path: /no-such-page.html }\nrepeat: 2\nwarmup: 0\nsteps:\n  - tap: Go\n`),
+  );
   const { run } = await runScenario(sc, { label: 'run', outDir: join(work, 'http404') });
-  assert.deepEqual(run.repeats.map((r) => r.status), ['failed', 'failed']);
+  assert.deepEqual(
+    run.repeats.map((r) => r.status),
+    ['failed', 'failed'],
+  );
   const r = run.repeats[0]!;
   assert.ok(r.status === 'failed');
   assert.deepEqual([r.failure.phase, r.failure.error.code], ['restart', 'app_http_error']);
@@ -160,7 +192,11 @@ test('a start page answering HTTP 404 fails each repeat at restart with the stat
 });
 
 test('a wait_for in setup that times out fails the repeat (phase setup, wait_timeout): a page that never reached its state is not measured', async () => {
-  const sc = loadScenario(scenarioFile(`name: setupwait\napp: { serve: FIXTURE }\nrepeat: 1\nwarmup: 0\nsetup:\n  - wait_for: { text: "never shown", timeoutMs: 300 }\nsteps:\n  - tap: Go\n`));
+  const sc = loadScenario(
+    scenarioFile(
+      `name: setupwait\napp: { serve: FIXTURE }\nrepeat: 1\nwarmup: 0\nsetup:\n  - wait_for: { text: "never shown", timeoutMs: 300 }\nsteps:\n  - tap: Go\n`,
+    ),
+  );
   const { run } = await runScenario(sc, { label: 'run', outDir: join(work, 'setupwait') });
   const r = run.repeats[0]!;
   assert.equal(r.status, 'failed');
@@ -175,7 +211,10 @@ test('the run file is written atomically: no temp file is left, and a failed wri
   circular.self = circular;
   assert.throws(() => writeJsonAtomic(file, circular));
   assert.deepEqual(JSON.parse(readFileSync(file, 'utf8')), { v: 1 });
-  assert.deepEqual(readdirSync(work).filter((f) => f.startsWith('atomic')), ['atomic.json']);
+  assert.deepEqual(
+    readdirSync(work).filter((f) => f.startsWith('atomic')),
+    ['atomic.json'],
+  );
 });
 
 test('perf run replaces a symlink planted at its run file or report path instead of writing through it', () => {
@@ -197,7 +236,9 @@ test('perf run replaces a symlink planted at its run file or report path instead
 
 test('values read through ${env.NAME} are written as ${env.NAME}: not in the run file, its metric names, reports or traces', () => {
   const token = 'rh-Secret-7f3a91';
-  const file = scenarioFile(`name: secret\napp: { serve: FIXTURE, path: "/?token=\${env.RH_TOKEN}" }\nrepeat: 1\nwarmup: 0\nsteps:\n  - tap: { target: { text: Go }, label: "go-\${env.RH_TOKEN}" }\n${PAINT}`);
+  const file = scenarioFile(
+    `name: secret\napp: { serve: FIXTURE, path: "/?token=\${env.RH_TOKEN}" }\nrepeat: 1\nwarmup: 0\nsteps:\n  - tap: { target: { text: Go }, label: "go-\${env.RH_TOKEN}" }\n${PAINT}`,
+  );
   const out = join(work, 'secret');
   const r = perf(['run', file, '--out', out, '--reporter', 'junit,markdown', '--quiet'], { RH_TOKEN: token });
   assert.equal(r.code, 0, r.stderr);
@@ -230,7 +271,9 @@ test('an unusable --out is exit 3 before any browser starts: under /proc (no end
 });
 
 test('perf run: exit 0, a run file with the contract fields, --json prints it minus repeats plus its path', () => {
-  const file = scenarioFile(`name: ok\napp: { serve: FIXTURE }\nrepeat: 2\nwarmup: 1\nsteps:\n  - tap: Go\n${PAINT}budgets:\n  - "durationMs < 60000"\n`);
+  const file = scenarioFile(
+    `name: ok\napp: { serve: FIXTURE }\nrepeat: 2\nwarmup: 1\nsteps:\n  - tap: Go\n${PAINT}budgets:\n  - "durationMs < 60000"\n`,
+  );
   const r = perf(['run', file, '--json', '--out', join(work, 'cli'), '--label', 'base', '--reporter', 'junit,markdown']);
   assert.equal(r.code, 0, r.stderr);
   const out = JSON.parse(r.stdout) as RunFile & { path: string; reports: string[] };
@@ -246,9 +289,18 @@ test('perf run: exit 0, a run file with the contract fields, --json prints it mi
   assert.match(run.env.browser.product, /Chrome\/\d+/);
   assert.ok(run.env.host.cpus >= 1 && run.env.tool.version);
   assert.deepEqual(run.env.viewport, { width: 1280, height: 800, dpr: 1, mobile: false, touch: false });
-  assert.deepEqual(run.budgets.map((b) => b.pass), [true]);
-  assert.deepEqual(out.reports.map((p) => p.slice(p.lastIndexOf('/') + 1)), ['ok-base.junit.xml', 'ok-base.md']);
-  assert.deepEqual(readdirSync(join(work, 'cli')).filter((f) => f.endsWith('.tmp')), []);
+  assert.deepEqual(
+    run.budgets.map((b) => b.pass),
+    [true],
+  );
+  assert.deepEqual(
+    out.reports.map((p) => p.slice(p.lastIndexOf('/') + 1)),
+    ['ok-base.junit.xml', 'ok-base.md'],
+  );
+  assert.deepEqual(
+    readdirSync(join(work, 'cli')).filter((f) => f.endsWith('.tmp')),
+    [],
+  );
   // The Chrome traces of the median and slowest repeats sit beside the run file and parse.
   for (const which of ['median', 'slowest'] as const) {
     const t = run.traces?.[which];
@@ -261,14 +313,18 @@ test('perf run: exit 0, a run file with the contract fields, --json prints it mi
 });
 
 test('perf run: a failed budget exits 1 and names the budget', () => {
-  const file = scenarioFile(`name: over\napp: { serve: FIXTURE }\nrepeat: 1\nwarmup: 0\nsteps:\n  - tap: Go\n${PAINT}budgets:\n  - "durationMs < 0.001"\n`);
+  const file = scenarioFile(
+    `name: over\napp: { serve: FIXTURE }\nrepeat: 1\nwarmup: 0\nsteps:\n  - tap: Go\n${PAINT}budgets:\n  - "durationMs < 0.001"\n`,
+  );
   const r = perf(['run', file, '--out', join(work, 'cli')]);
   assert.equal(r.code, 1);
   assert.match(r.stdout, /FAIL\s+durationMs < 0\.001/);
 });
 
 test('perf run: every repeat failing exits 1', () => {
-  const file = scenarioFile('name: allfail\napp: { serve: FIXTURE }\nrepeat: 2\nwarmup: 0\nsteps:\n  - tap: { target: { text: "No such button" }, timeoutMs: 500 }\n');
+  const file = scenarioFile(
+    'name: allfail\napp: { serve: FIXTURE }\nrepeat: 2\nwarmup: 0\nsteps:\n  - tap: { target: { text: "No such button" }, timeoutMs: 500 }\n',
+  );
   const r = perf(['run', file, '--out', join(work, 'cli'), '--quiet']);
   assert.equal(r.code, 1);
 });
@@ -294,9 +350,15 @@ test('killed outright (SIGKILL) after two repeats, the run file on disk holds th
   const run = JSON.parse(readFileSync(path, 'utf8')) as RunFile;
   assert.equal(run.complete, false);
   assert.ok(run.repeats.length >= 2 && run.repeats.length < 30, String(run.repeats.length));
-  assert.deepEqual(run.repeats.map((r) => r.status), run.repeats.map(() => 'measured'));
+  assert.deepEqual(
+    run.repeats.map((r) => r.status),
+    run.repeats.map(() => 'measured'),
+  );
   assert.equal(run.summary.measured, run.repeats.length);
-  assert.deepEqual(readdirSync(join(work, 'killed')).filter((f) => f.endsWith('.tmp')), []);
+  assert.deepEqual(
+    readdirSync(join(work, 'killed')).filter((f) => f.endsWith('.tmp')),
+    [],
+  );
   const c = perf(['compare', path, path, '--json']);
   assert.equal(c.code, 0, c.stderr);
   assert.ok((JSON.parse(c.stdout) as { warnings: string[] }).warnings.some((w) => /did not finish \(killed after \d+ repeat/.test(w)));
@@ -341,7 +403,10 @@ test('the disk fills up mid-run: exit 3 naming ENOSPC, the run stops at once, wh
     assert.match(r.stderr, /stopped after 1 of 5 repeats/);
     const salvaged = salvagedFrom(r.stderr) as RunFile;
     assert.equal(salvaged.scenario, 'full');
-    assert.deepEqual(salvaged.repeats.map((x) => x.status), ['measured']);
+    assert.deepEqual(
+      salvaged.repeats.map((x) => x.status),
+      ['measured'],
+    );
     assert.ok((salvaged.repeats[0] as Extract<RunFile['repeats'][number], { status: 'measured' }>).report.metrics.durationMs! > 0);
     assert.deepEqual(readdirSync(disk.out), []);
   } finally {
@@ -359,7 +424,10 @@ test('the disk fills up during --against: exit 3, the compare stops at once, bot
     assert.match(r.stderr, /no space left on device \(ENOSPC\)/);
     assert.match(r.stderr, /the compare stopped after 1 repeat\./);
     const salvaged = salvagedFrom(r.stderr) as { baseline: RunFile; candidate: RunFile };
-    assert.deepEqual(salvaged.baseline.repeats.map((x) => x.status), ['measured']);
+    assert.deepEqual(
+      salvaged.baseline.repeats.map((x) => x.status),
+      ['measured'],
+    );
     assert.deepEqual(salvaged.candidate.repeats, []);
     assert.deepEqual(readdirSync(disk.out), []);
   } finally {
@@ -376,5 +444,8 @@ test('Ctrl-C writes what was measured so far, marked interrupted, exit 130', asy
   const run = JSON.parse(readFileSync(join(work, 'int', 'long-run.json'), 'utf8')) as RunFile;
   assert.equal(run.interrupted, true);
   assert.ok(run.summary.measured >= 2 && run.summary.measured < 30, String(run.summary.measured));
-  assert.deepEqual(run.repeats.filter((r) => r.status !== 'measured').map((r) => (r.status === 'failed' ? r.failure.error.message : r.status)), []);
+  assert.deepEqual(
+    run.repeats.filter((r) => r.status !== 'measured').map((r) => (r.status === 'failed' ? r.failure.error.message : r.status)),
+    [],
+  );
 });

@@ -79,12 +79,19 @@ test('an unknown var names its line and the declared vars', () => {
 });
 
 test('an unset environment variable is a load-time error', () => {
-  const e = loadError('app: { serve: ./app }\nsteps:\n  - fill: { target: { label: F }, text: "${env.REHEARSE_UNSET_VAR}" }\n', { env: {} });
+  const e = loadError('app: { serve: ./app }\nsteps:\n  - fill: { target: { label: F }, text: "${env.REHEARSE_UNSET_VAR}" }\n', {
+    env: {},
+  });
   assert.match(e.message, /:3:\d+: \$\{env\.REHEARSE_UNSET_VAR\}: environment variable REHEARSE_UNSET_VAR is not set/);
 });
 
 test('vars and env interpolate; a whole-string var keeps its type; ${PORT} is left for the app', () => {
-  const sc = loadScenario(write('app: { command: "serve --port ${PORT}", url: "http://127.0.0.1:${PORT}" }\nvars: { px: 3000, who: Ada }\nsteps:\n  - scroll: { dy: "${px}" }\n  - fill: { target: { label: Name }, text: "${who} from ${env.HOME_TOWN}" }\n'), { cwd: dir, env: { HOME_TOWN: 'London' } });
+  const sc = loadScenario(
+    write(
+      'app: { command: "serve --port ${PORT}", url: "http://127.0.0.1:${PORT}" }\nvars: { px: 3000, who: Ada }\nsteps:\n  - scroll: { dy: "${px}" }\n  - fill: { target: { label: Name }, text: "${who} from ${env.HOME_TOWN}" }\n',
+    ),
+    { cwd: dir, env: { HOME_TOWN: 'London' } },
+  );
   assert.equal(sc.steps[0]!.args.dy, 3000);
   assert.equal(sc.steps[1]!.args.text, 'Ada from London');
   assert.equal(sc.app.command, 'serve --port ${PORT}');
@@ -123,11 +130,15 @@ test('a variant name outside [a-z0-9_-] is refused at its key (line:col); a scen
 });
 
 test('--var overrides a declared var', () => {
-  const sc = loadScenario(write('app: { serve: ./app, path: "/list.html?jank=${jank}" }\nvars: { jank: 0 }\nsteps:\n  - tap: x\n'), { cwd: dir, vars: { jank: '1' } });
+  const sc = loadScenario(write('app: { serve: ./app, path: "/list.html?jank=${jank}" }\nvars: { jank: 0 }\nsteps:\n  - tap: x\n'), {
+    cwd: dir,
+    vars: { jank: '1' },
+  });
   assert.equal(sc.app.path, '/list.html?jank=1');
 });
 
-const VARIANTS = 'app: { serve: ./app }\nviewport: { width: 1280, height: 800, dpr: 1 }\nvariants:\n  phone: { viewport: { width: 375, dpr: 3, mobile: true }, cpuThrottle: 4 }\n  desktop: { viewport: { width: 1440 } }\nsteps:\n  - tap: x\n';
+const VARIANTS =
+  'app: { serve: ./app }\nviewport: { width: 1280, height: 800, dpr: 1 }\nvariants:\n  phone: { viewport: { width: 375, dpr: 3, mobile: true }, cpuThrottle: 4 }\n  desktop: { viewport: { width: 1440 } }\nsteps:\n  - tap: x\n';
 
 test('a variant deep-merges: objects key by key, scalars replace', () => {
   const sc = loadScenario(write(VARIANTS), { cwd: dir, variant: 'phone' });
@@ -170,7 +181,12 @@ test('an unknown metric in a budget, a threshold or gate.metrics names its line 
 });
 
 test('gate.metrics replaces the primary family; steps.<label>.ms needs a measured step with that label', () => {
-  const sc = loadScenario(write('app: { serve: ./app }\nsteps:\n  - tap: { target: { text: x }, label: open }\ngate:\n  metrics: [counters.threadCpuMs.perFrame, steps.open.ms]\n'), { cwd: dir });
+  const sc = loadScenario(
+    write(
+      'app: { serve: ./app }\nsteps:\n  - tap: { target: { text: x }, label: open }\ngate:\n  metrics: [counters.threadCpuMs.perFrame, steps.open.ms]\n',
+    ),
+    { cwd: dir },
+  );
   assert.deepEqual(sc.gate, { metrics: ['counters.threadCpuMs.perFrame', 'steps.open.ms'] });
   const e = loadError('app: { serve: ./app }\nsteps:\n  - tap: { target: { text: x }, label: open }\ngate:\n  metrics: [steps.close.ms]\n');
   assert.match(e.message, /unknown metric "steps\.close\.ms" \(no measured step is labelled "close"; labels: open\)/);
@@ -222,10 +238,16 @@ test('a map of 50,000 keys parses in linear time (the duplicate check is one pas
 });
 
 test('`perf validate`: an alias bomb is a scenario error at the first alias, exit 2, and the other files are still checked; control bytes are never echoed raw', () => {
-  const bomb = write('app: { serve: ./app }\nsteps:\n  - tap: x\nvars:\n  a: &a [x,x,x,x,x,x,x,x,x,x]\n  b: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a,*a]\n  c: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b,*b]\n  d: [*c,*c,*c,*c,*c,*c,*c,*c,*c,*c]\n');
+  const bomb = write(
+    'app: { serve: ./app }\nsteps:\n  - tap: x\nvars:\n  a: &a [x,x,x,x,x,x,x,x,x,x]\n  b: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a,*a]\n  c: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b,*b]\n  d: [*c,*c,*c,*c,*c,*c,*c,*c,*c,*c]\n',
+  );
   const escape = write('app: { serve: ./app }\nsteps:\n  - "\x1b]0;pwned\x07\x1b[31mtap": x\n');
   const good = write(OK);
-  const r = spawnSync(process.execPath, [join(ROOT, 'bin/perf'), 'validate', bomb, escape, good], { timeout: 120_000, cwd: dir, encoding: 'utf8' });
+  const r = spawnSync(process.execPath, [join(ROOT, 'bin/perf'), 'validate', bomb, escape, good], {
+    timeout: 120_000,
+    cwd: dir,
+    encoding: 'utf8',
+  });
   assert.equal(r.status, 2);
   assert.match(r.stderr, /:6:\d+: invalid YAML: Excessive alias count/);
   assert.ok(r.stdout.includes(`ok  ${good}\n`), r.stdout);
@@ -244,11 +266,16 @@ test('a step item with two keys says to split it', () => {
 });
 
 test('thresholds parse "10%" and per-metric overrides', () => {
-  const sc = loadScenario(write('app: { serve: ./app }\nsteps:\n  - tap: x\nthresholds: { warn: 5%, error: "30 %", metrics: { "frames.overBudget": { error: 5% } } }\n'), { cwd: dir });
+  const sc = loadScenario(
+    write(
+      'app: { serve: ./app }\nsteps:\n  - tap: x\nthresholds: { warn: 5%, error: "30 %", metrics: { "frames.overBudget": { error: 5% } } }\n',
+    ),
+    { cwd: dir },
+  );
   assert.deepEqual(sc.thresholds, { warnPct: 5, errorPct: 30, metrics: { 'frames.overBudget': { errorPct: 5 } } });
 });
 
-test('scenario.schema.json: under 100 KB, each shared piece defined once, the examples valid, and an unknown argument reported at its step by an editor\'s validator', () => {
+test("scenario.schema.json: under 100 KB, each shared piece defined once, the examples valid, and an unknown argument reported at its step by an editor's validator", () => {
   const text = readFileSync(join(ROOT, 'scenario.schema.json'), 'utf8');
   assert.ok(text.length < 100 * 1024, `${text.length} bytes`);
   const schema = JSON.parse(text) as { definitions: Record<string, unknown> };
@@ -257,7 +284,11 @@ test('scenario.schema.json: under 100 KB, each shared piece defined once, the ex
   assert.ok(schema.definitions.target && schema.definitions.step);
   const validate = new Ajv({ strict: false }).compile(schema);
   for (const f of readdirSync(join(ROOT, 'scenarios')).filter((n) => n.endsWith('.yaml'))) {
-    assert.equal(validate(parseYaml(readFileSync(join(ROOT, 'scenarios', f), 'utf8'))), true, `${f}: ${JSON.stringify(validate.errors?.[0])}`);
+    assert.equal(
+      validate(parseYaml(readFileSync(join(ROOT, 'scenarios', f), 'utf8'))),
+      true,
+      `${f}: ${JSON.stringify(validate.errors?.[0])}`,
+    );
   }
   assert.equal(validate({ app: { serve: './app' }, steps: ['snap', { tap: 'Go' }, { tap: { target: { text: 'x' }, bogus: 1 } }] }), false);
   const first = validate.errors![0]!;
@@ -267,11 +298,17 @@ test('scenario.schema.json: under 100 KB, each shared piece defined once, the ex
 
 test('scenario.schema.json at the repo root is in sync with the step registry', () => {
   const committed = JSON.parse(readFileSync(join(ROOT, 'scenario.schema.json'), 'utf8')) as unknown;
-  assert.deepEqual(committed, JSON.parse(JSON.stringify(scenarioSchema({ forEditors: true }))), 'run `./bin/perf schema > scenario.schema.json`');
+  assert.deepEqual(
+    committed,
+    JSON.parse(JSON.stringify(scenarioSchema({ forEditors: true }))),
+    'run `./bin/perf schema > scenario.schema.json`',
+  );
 });
 
 test('every example scenario validates (all variants) through `perf validate`, exit 0', () => {
-  const files = readdirSync(join(ROOT, 'scenarios')).filter((f) => f.endsWith('.yaml')).map((f) => `scenarios/${f}`);
+  const files = readdirSync(join(ROOT, 'scenarios'))
+    .filter((f) => f.endsWith('.yaml'))
+    .map((f) => `scenarios/${f}`);
   assert.ok(files.length >= 5);
   const r = spawnSync(process.execPath, [join(ROOT, 'bin/perf'), 'validate', ...files], { timeout: 120_000, cwd: ROOT, encoding: 'utf8' });
   assert.equal(r.status, 0, r.stderr);

@@ -16,7 +16,6 @@ import { normalQuantile } from '../src/perf/stats.js';
 import { isPerfError } from '../src/errors.js';
 import { close, mulberry32, normals as gaussian } from './gate-sim.js';
 
-
 const zs = (b: LookBoundary[]): number[] => b.map((x) => x.z);
 const equalLooks = (k: number): number[] => Array.from({ length: k }, (_, i) => (i + 1) / k);
 
@@ -257,8 +256,14 @@ test('bad designs throw PerfError bad_sequential_design', () => {
       `alpha=${alpha} fractions=${JSON.stringify(fractions)} kind=${kind}`,
     );
   }
-  assert.throws(() => alphaSpent('pocock', 1.5, 0.5), (e: unknown) => isPerfError(e) && e.code === 'bad_sequential_design');
-  assert.throws(() => alphaSpent('pocock', 0.05, NaN), (e: unknown) => isPerfError(e) && e.code === 'bad_sequential_design');
+  assert.throws(
+    () => alphaSpent('pocock', 1.5, 0.5),
+    (e: unknown) => isPerfError(e) && e.code === 'bad_sequential_design',
+  );
+  assert.throws(
+    () => alphaSpent('pocock', 0.05, NaN),
+    (e: unknown) => isPerfError(e) && e.code === 'bad_sequential_design',
+  );
 });
 
 test('memoized results cannot be corrupted by the caller', () => {

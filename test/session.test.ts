@@ -35,8 +35,14 @@ test('a context restart starts the page only: no browser UI targets (omnibox pop
   await session.settle();
   const { targetInfos } = await session.browser.conn.send('Target.getTargets', {});
   const inContext = targetInfos.filter((t) => t.browserContextId === page.browserContextId);
-  assert.deepEqual(inContext.map((t) => t.type), ['page']);
-  assert.deepEqual(targetInfos.filter((t) => t.type === 'browser_ui').map((t) => t.url), []);
+  assert.deepEqual(
+    inContext.map((t) => t.type),
+    ['page'],
+  );
+  assert.deepEqual(
+    targetInfos.filter((t) => t.type === 'browser_ui').map((t) => t.url),
+    [],
+  );
 });
 
 test('restartOpen: the new page sees what prepare set before its first document ran', async () => {
@@ -59,10 +65,14 @@ test('restartOpen: a document that commits while set-up is unanswered is not han
     await p.send('Page.addScriptToEvaluateOnNewDocument', { source: 'window.__preparedAt = document.readyState' });
   };
   const page = await session.restartOpen('context', { url: `${demo.url}/list.html`, prepare });
-  assert.deepEqual(await page.evaluate('[window.__preparedAt, document.readyState, location.pathname]'), ['loading', 'complete', '/list.html']);
+  assert.deepEqual(await page.evaluate('[window.__preparedAt, document.readyState, location.pathname]'), [
+    'loading',
+    'complete',
+    '/list.html',
+  ]);
 });
 
-test('restartOpen: an unreachable app is a navigation_failed error with Chrome\'s reason', async () => {
+test("restartOpen: an unreachable app is a navigation_failed error with Chrome's reason", async () => {
   const { session } = await sharedBrowser();
   await assert.rejects(
     session.restartOpen('context', { url: 'http://127.0.0.1:9/', prepare: async () => undefined }),
@@ -71,7 +81,9 @@ test('restartOpen: an unreachable app is a navigation_failed error with Chrome\'
   assert.equal(await (await session.restart('context')).evaluate<number>('6 * 7'), 42);
 });
 
-async function writeStorageThenRestart(mode: 'reload' | 'context' | 'browser'): Promise<{ storage: string | null; windowFlag: unknown; title: string }> {
+async function writeStorageThenRestart(
+  mode: 'reload' | 'context' | 'browser',
+): Promise<{ storage: string | null; windowFlag: unknown; title: string }> {
   const { session, demo } = await sharedBrowser();
   await session.restart('context');
   await session.page.navigate(`${demo.url}/list.html`);
@@ -121,7 +133,10 @@ test('endpoint: attaches to a running Chrome by http:// and ws://, and leaves it
 });
 
 test('endpoint: nothing listening is an environment error naming the URL', async () => {
-  await assert.rejects(BrowserSession.open({ endpoint: 'http://127.0.0.1:9' }), (e: PerfError) => e.code === 'endpoint_unreachable' && e.kind === 'environment' && /127\.0\.0\.1:9/.test(e.message));
+  await assert.rejects(
+    BrowserSession.open({ endpoint: 'http://127.0.0.1:9' }),
+    (e: PerfError) => e.code === 'endpoint_unreachable' && e.kind === 'environment' && /127\.0\.0\.1:9/.test(e.message),
+  );
 });
 
 test('a Chrome that dies is detected: the pending call fails fast and restart relaunches', async () => {
@@ -159,7 +174,9 @@ for (const where of ['navigate', 'restartOpen'] as const) {
     const hang = await hangingServer();
     const s = await BrowserSession.open({});
     try {
-      const waiting = (where === 'navigate' ? s.page.navigate(hang.url) : s.restartOpen('context', { url: hang.url, prepare: async () => undefined })).then(
+      const waiting = (
+        where === 'navigate' ? s.page.navigate(hang.url) : s.restartOpen('context', { url: hang.url, prepare: async () => undefined })
+      ).then(
         () => 'loaded',
         (e: Error) => e,
       );
@@ -203,7 +220,7 @@ test('prewarm browser: a browser restart takes the spare (a new Chrome with its 
   assert.equal(await waitGone(pids[pids.length - 1]!), true);
   // Profiles of replaced browsers are removed in the background: give that a moment.
   const left = (): string[] => profiles.filter((p) => existsSync(p));
-  for (const end = Date.now() + 5000; left().length > 0 && Date.now() < end; ) await sleep(50);
+  for (const end = Date.now() + 5000; left().length > 0 && Date.now() < end;) await sleep(50);
   assert.deepEqual(left(), []);
 });
 
@@ -218,16 +235,26 @@ test('a renderer that crashes is detected and the next restart gives a working p
 });
 
 test('findChrome: CHROME_PATH that does not exist is an error, not a fallback', () => {
-  assert.throws(() => findChrome({ CHROME_PATH: '/nope/chrome', PATH: process.env.PATH }), (e: PerfError) => e.code === 'chrome_path_invalid' && e.kind === 'environment');
+  assert.throws(
+    () => findChrome({ CHROME_PATH: '/nope/chrome', PATH: process.env.PATH }),
+    (e: PerfError) => e.code === 'chrome_path_invalid' && e.kind === 'environment',
+  );
 });
 
 test('findChrome: none on PATH gives the install command', () => {
-  assert.throws(() => findChrome({ PATH: '/nonexistent' }), (e: PerfError) => e.code === 'chrome_not_found' && /apt-get install -y chromium/.test(e.suggestion ?? '') && /brew/.test(e.suggestion ?? ''));
+  assert.throws(
+    () => findChrome({ PATH: '/nonexistent' }),
+    (e: PerfError) =>
+      e.code === 'chrome_not_found' && /apt-get install -y chromium/.test(e.suggestion ?? '') && /brew/.test(e.suggestion ?? ''),
+  );
 });
 
 for (const how of ['exit', 'SIGINT', 'SIGTERM', 'SIGKILL', 'throw'] as const) {
   test(`no orphan: Chrome ends when the harness ${how === 'exit' || how === 'throw' ? how + 's' : 'gets ' + how}`, async () => {
-    const child = spawn(process.execPath, [`${FIXTURES_DIR}/orphan-child.mjs`, how === 'exit' || how === 'throw' ? how : 'wait'], { stdio: ['ignore', 'pipe', 'ignore'], cwd: ROOT });
+    const child = spawn(process.execPath, [`${FIXTURES_DIR}/orphan-child.mjs`, how === 'exit' || how === 'throw' ? how : 'wait'], {
+      stdio: ['ignore', 'pipe', 'ignore'],
+      cwd: ROOT,
+    });
     const [line] = (await once(child.stdout!, 'data')) as [Buffer];
     const { chromePid } = JSON.parse(line.toString()) as { chromePid: number };
     assert.equal(isAlive(chromePid), true);
@@ -237,10 +264,14 @@ for (const how of ['exit', 'SIGINT', 'SIGTERM', 'SIGKILL', 'throw'] as const) {
   });
 }
 
-test('harness killed outright (SIGKILL): Chrome dies and nothing new is left in the temp folder (profile, Chromium\'s own temp folders)', async () => {
+test("harness killed outright (SIGKILL): Chrome dies and nothing new is left in the temp folder (profile, Chromium's own temp folders)", async () => {
   const tmp = mkdtempSync(join(tmpdir(), 'rehearse-killtest-'));
   try {
-    const child = spawn(process.execPath, [`${FIXTURES_DIR}/orphan-child.mjs`, 'wait'], { stdio: ['ignore', 'pipe', 'ignore'], cwd: ROOT, env: { ...process.env, TMPDIR: tmp } });
+    const child = spawn(process.execPath, [`${FIXTURES_DIR}/orphan-child.mjs`, 'wait'], {
+      stdio: ['ignore', 'pipe', 'ignore'],
+      cwd: ROOT,
+      env: { ...process.env, TMPDIR: tmp },
+    });
     const [line] = (await once(child.stdout!, 'data')) as [Buffer];
     const { chromePid } = JSON.parse(line.toString()) as { chromePid: number };
     // The harness did use this temp folder, and Chromium put its own temp folder inside the profile.

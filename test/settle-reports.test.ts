@@ -69,7 +69,11 @@ test('a settle sent as the page sends it (text/plain) is taken: 204, no CORS hea
 
 test('another path, another method or a preflight: 404, no CORS header', { timeout: 60_000 }, async () => {
   const wrong = reports.url(1).replace(/\/[0-9a-f]{24}\//, '/000000000000000000000000/');
-  for (const [url, method] of [[wrong, 'POST'], [reports.url(1), 'GET'], [reports.url(1), 'OPTIONS']] as const) {
+  for (const [url, method] of [
+    [wrong, 'POST'],
+    [reports.url(1), 'GET'],
+    [reports.url(1), 'OPTIONS'],
+  ] as const) {
     const a = await post(url, { body: Buffer.alloc(0), method });
     assert.equal(a.status, 404, `${method} ${url}`);
     assert.equal(a.headers?.['access-control-allow-origin'], undefined);

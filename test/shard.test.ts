@@ -25,7 +25,12 @@ const SCENARIOS = ['dialog.yaml', 'list-scroll.yaml', 'routes.yaml'].map((f) => 
 const GATE = ['gate', ...SCENARIOS, '--baselines', 'baselines', '--repeat', '3', '--warmup', '0', '--fixed', '--var', 'jank=1'];
 
 function perf(args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 300_000): { code: number; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [PERF, ...args], { cwd: work, encoding: 'utf8', env: { ...process.env, GITHUB_STEP_SUMMARY: '', ...env }, timeout: timeoutMs });
+  const r = spawnSync(process.execPath, [PERF, ...args], {
+    cwd: work,
+    encoding: 'utf8',
+    env: { ...process.env, GITHUB_STEP_SUMMARY: '', ...env },
+    timeout: timeoutMs,
+  });
   return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -42,7 +47,11 @@ before(() => {
 type GateJson = { verdict: string; exitCode: number; runs: { id: string; status: string; verdict: string }[] };
 const verdicts = (j: GateJson): string[] => j.runs.map((r) => `${r.id}:${r.status}:${r.verdict}`);
 /** The summary's table rows without their detail (which quotes measured numbers). */
-const mdRows = (md: string): string[] => md.split('\n').filter((l) => l.startsWith('| `')).map((l) => l.split(' | ').slice(0, 2).join(' | '));
+const mdRows = (md: string): string[] =>
+  md
+    .split('\n')
+    .filter((l) => l.startsWith('| `'))
+    .map((l) => l.split(' | ').slice(0, 2).join(' | '));
 
 test('--shard parsing and the deal: round-robin over the sorted runs, every run in exactly one shard', () => {
   assert.deepEqual(parseShard('2/3'), { index: 2, count: 3 });
@@ -51,7 +60,10 @@ test('--shard parsing and the deal: round-robin over the sorted runs, every run 
   const shards = [1, 2, 3].map((index) => selectShard(items, (x) => x, { index, count: 3 }));
   // Each shard keeps the gate's own order.
   assert.deepEqual(shards, [['a', 'd'], ['e', 'b'], ['c']]);
-  assert.deepEqual(selectShard(items, (x) => x, { index: 1, count: 1 }), items);
+  assert.deepEqual(
+    selectShard(items, (x) => x, { index: 1, count: 1 }),
+    items,
+  );
 });
 
 test('a bad --shard value → exit 2 naming the flag, before any browser starts', () => {
@@ -74,14 +86,18 @@ test('the unsharded gate: pass, fail (jank) and a missing baseline', { timeout: 
   full = JSON.parse(r.stdout) as GateJson;
   fullMd = readFileSync(summary, 'utf8');
   // Every scenario and variant given.
-  assert.deepEqual(full.runs.map((x) => x.id).sort(), ['dialog', 'list-scroll-desktop', 'list-scroll-phone', 'list-scroll-slow-4g', 'routes'], verdicts(full).join(', '));
+  assert.deepEqual(
+    full.runs.map((x) => x.id).sort(),
+    ['dialog', 'list-scroll-desktop', 'list-scroll-phone', 'list-scroll-slow-4g', 'routes'],
+    verdicts(full).join(', '),
+  );
   const by = Object.fromEntries(full.runs.map((x) => [x.id, x]));
   assert.equal(by['list-scroll-desktop']!.verdict, 'fail');
   assert.equal(by.routes!.status, 'missing-baseline');
   assert.equal(by.dialog!.status, 'compared');
 });
 
-test('shards 1/2 and 2/2, merged: the unsharded gate\'s runs, verdicts, exit code, summary rows and JUnit', { timeout: 600_000 }, () => {
+test("shards 1/2 and 2/2, merged: the unsharded gate's runs, verdicts, exit code, summary rows and JUnit", { timeout: 600_000 }, () => {
   const s1 = perf([...GATE, '--out', 'shard-1', '--shard', '1/2', '--json']);
   const s2 = perf([...GATE, '--out', 'shard-2', '--shard', '2/2', '--json']);
   const j1 = JSON.parse(s1.stdout) as GateJson;
@@ -103,7 +119,10 @@ test('shards 1/2 and 2/2, merged: the unsharded gate\'s runs, verdicts, exit cod
   const md = readFileSync(summary, 'utf8');
   assert.equal(md.split('\n')[0], fullMd.split('\n')[0], 'the same headline');
   assert.deepEqual(mdRows(md), mdRows(fullMd));
-  const suites = (xml: string): string[] => [...xml.matchAll(/<testsuite name="([^"]*)" tests="(\d+)" failures="(\d+)"/g)].map((x) => `${x[1]!.replace(/ → gate$/, '')}:${x[2]}:${x[3]}`);
+  const suites = (xml: string): string[] =>
+    [...xml.matchAll(/<testsuite name="([^"]*)" tests="(\d+)" failures="(\d+)"/g)].map(
+      (x) => `${x[1]!.replace(/ → gate$/, '')}:${x[2]}:${x[3]}`,
+    );
   assert.deepEqual(suites(readFileSync(join(work, 'merged.xml'), 'utf8')), suites(readFileSync(join(work, 'full.xml'), 'utf8')));
 
   // Text, as a person reads it: the same first line as the gate's.
@@ -121,7 +140,11 @@ test('shards 1/2 and 2/2, merged: the unsharded gate\'s runs, verdicts, exit cod
   const reports = readdirSync(join(work, 'merged-html')).filter((f) => f.endsWith('.html'));
   assert.ok(reports.includes('list-scroll-desktop-gate.html'), reports.join(', '));
   assert.match(readFileSync(join(work, 'merged-html/list-scroll-desktop-gate.html'), 'utf8'), /counters\.layouts/);
-  assert.match(readFileSync(join(work, 'merged-html/gate.html'), 'utf8'), /<a href="list-scroll-desktop-gate\.html">/, 'the merged gate on one page');
+  assert.match(
+    readFileSync(join(work, 'merged-html/gate.html'), 'utf8'),
+    /<a href="list-scroll-desktop-gate\.html">/,
+    'the merged gate on one page',
+  );
 });
 
 test('merge refuses a missing shard, a duplicated one, shards of different gates: exit 2 naming it', () => {
@@ -133,7 +156,10 @@ test('merge refuses a missing shard, a duplicated one, shards of different gates
   assert.equal(twice.code, 2);
   assert.match(twice.stderr, /merge: shard 1\/2 given twice: shard-1\/gate-shard-1-of-2\.json and shard-1\/gate-shard-1-of-2\.json/);
 
-  const shard2 = JSON.parse(readFileSync(join(work, 'shard-2/gate-shard-2-of-2.json'), 'utf8')) as { shard: { index: number; count: number }; plan: string[] };
+  const shard2 = JSON.parse(readFileSync(join(work, 'shard-2/gate-shard-2-of-2.json'), 'utf8')) as {
+    shard: { index: number; count: number };
+    plan: string[];
+  };
   mkdirSync(join(work, 'of3'));
   writeFileSync(join(work, 'of3/gate-shard-2-of-3.json'), JSON.stringify({ ...shard2, shard: { index: 2, count: 3 } }));
   const counts = perf(['merge', 'shard-1', 'of3']);
@@ -141,7 +167,10 @@ test('merge refuses a missing shard, a duplicated one, shards of different gates
   assert.match(counts.stderr, /of3\/gate-shard-2-of-3\.json is shard 2\/3, but shard-1\/gate-shard-1-of-2\.json is of 2 shards/);
 
   mkdirSync(join(work, 'other'));
-  writeFileSync(join(work, 'other/gate-shard-2-of-2.json'), JSON.stringify({ ...shard2, plan: shard2.plan.filter((id) => id !== 'dialog') }));
+  writeFileSync(
+    join(work, 'other/gate-shard-2-of-2.json'),
+    JSON.stringify({ ...shard2, plan: shard2.plan.filter((id) => id !== 'dialog') }),
+  );
   const other = perf(['merge', 'shard-1', 'other']);
   assert.equal(other.code, 2);
   assert.match(other.stderr, /other\/gate-shard-2-of-2\.json \(shard 2\/2\) ran a different scenario set/);

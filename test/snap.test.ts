@@ -67,7 +67,10 @@ test('the 2,000-row list is summarised: rows in view plus one line for the offsc
   assert.ok(rows.length >= 5 && rows.length <= 30, `${rows.length} rows in view`);
   assert.match(rows[0]!, /^ {4}- listitem: Item 1 #0001 · beta · updated 8 min ago 40 KB$/);
   const more = 2000 - rows.length;
-  assert.match(s.snapshot, new RegExp(`^ {4}- … ${more} more listitems offscreen \\("Item ${rows.length + 1}" … "Item 2000"\\); scroll or grep to see them$`, 'm'));
+  assert.match(
+    s.snapshot,
+    new RegExp(`^ {4}- … ${more} more listitems offscreen \\("Item ${rows.length + 1}" … "Item 2000"\\); scroll or grep to see them$`, 'm'),
+  );
   assert.equal(s.truncated, false);
   assert.ok(s.bytes < 2500, `${s.bytes} bytes`);
 });
@@ -107,7 +110,10 @@ test('grep keeps matches with their ancestors; an invalid regex is matched liter
   const out = lines(s.snapshot);
   assert.equal(out[0], '- main:');
   assert.match(out[1]!, /^ {2}- list "Items" \[scrollable\] \[ref=e\d+\]:$/);
-  assert.deepEqual(out.slice(2).map((l) => /^ {4}- listitem \[offscreen\]: (Item \d+) #/.exec(l)?.[1]), ['Item 1990', 'Item 1991', 'Item 1992', 'Item 1993', 'Item 1994', 'Item 1995', 'Item 1996', 'Item 1997', 'Item 1998', 'Item 1999']);
+  assert.deepEqual(
+    out.slice(2).map((l) => /^ {4}- listitem \[offscreen\]: (Item \d+) #/.exec(l)?.[1]),
+    ['Item 1990', 'Item 1991', 'Item 1992', 'Item 1993', 'Item 1994', 'Item 1995', 'Item 1996', 'Item 1997', 'Item 1998', 'Item 1999'],
+  );
   assert.equal(s.grepLiteral, undefined);
   const lit = await snap(host, { grep: 'Item 19(' });
   assert.equal(lit.grepLiteral, true);
@@ -119,11 +125,17 @@ test('grep keeps matches with their ancestors; an invalid regex is matched liter
 test('depth and within narrow the tree', async () => {
   const { host } = await demo('/form.html');
   const top = await snap(host, { depth: 0 });
-  assert.deepEqual(lines(top.snapshot).map((l) => l.replace(/\(\+\d+ below\)/, '(+N below)')), ['- banner (+N below)', '- main (+N below)', '- status "Notifications"']);
+  assert.deepEqual(
+    lines(top.snapshot).map((l) => l.replace(/\(\+\d+ below\)/, '(+N below)')),
+    ['- banner (+N below)', '- main (+N below)', '- status "Notifications"'],
+  );
   const full = (await snap(host)).snapshot;
   const group = /radiogroup "Plan" \[ref=(e\d+)\]/.exec(full)![1]!;
   const within = await snap(host, { within: group });
-  assert.deepEqual(lines(within.snapshot).map((l) => l.replace(/ \[ref=e\d+\]/, '')), ['- radiogroup "Plan":', '  - radio "Free" [checked]', '  - radio "Pro"', '  - radio "Team"']);
+  assert.deepEqual(
+    lines(within.snapshot).map((l) => l.replace(/ \[ref=e\d+\]/, '')),
+    ['- radiogroup "Plan":', '  - radio "Free" [checked]', '  - radio "Pro"', '  - radio "Team"'],
+  );
 });
 
 test('the snapshot is bounded, with a final line saying what was left out and how to narrow', async () => {
@@ -154,7 +166,10 @@ test('diff shows only the changed lines as -/+ with a footer', async () => {
   assert.ok(out.includes('+  - status: 2001 items'), d.snapshot);
   assert.ok(out.includes('@@ in main'), d.snapshot);
   assert.match(out.at(-1)!, new RegExp(`^\\(${d.diff!.added + d.diff!.removed} of ${d.diff!.total} lines changed\\)$`));
-  assert.ok(out.every((l) => /^[-+@(]/.test(l)), 'only changed lines, hunk headers and the footer');
+  assert.ok(
+    out.every((l) => /^[-+@(]/.test(l)),
+    'only changed lines, hunk headers and the footer',
+  );
   const none = await snap(host, { diff: true });
   assert.equal(none.snapshot, `(0 of ${d.diff!.total} lines changed)`);
 });

@@ -30,7 +30,6 @@ import {
 import { isPerfError } from '../src/errors.js';
 import { close, mulberry32, normals as gaussian } from './gate-sim.js';
 
-
 test('quantile type 7 matches R quantile() / numpy.percentile defaults', () => {
   const x = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
   // R: quantile(1:10, c(.1, .25, .5, .75, .9)) → 1.9 3.25 5.5 7.75 9.1
@@ -74,7 +73,10 @@ test('bad input throws a PerfError, never returns NaN silently', () => {
   for (const f of [() => median([]), () => summarize([]), () => mean([1, NaN]), () => quantile([1], 1.5)]) {
     assert.throws(f, (e: unknown) => isPerfError(e) && e.kind === 'usage');
   }
-  assert.throws(() => holmAdjust([0.5, 2]), (e: unknown) => isPerfError(e));
+  assert.throws(
+    () => holmAdjust([0.5, 2]),
+    (e: unknown) => isPerfError(e),
+  );
 });
 
 test('normal distribution helpers', () => {
@@ -200,7 +202,9 @@ test('Hodges–Lehmann 95 % interval covers the true shift ~95 % of the time', (
     levelSum += h.level;
   }
   const rate = covered / trials;
-  console.log(`HL 95% CI coverage, 10 vs 10, normal noise: ${(rate * 100).toFixed(2)}% (nominal achieved level ${((levelSum / trials) * 100).toFixed(2)}%)`);
+  console.log(
+    `HL 95% CI coverage, 10 vs 10, normal noise: ${(rate * 100).toFixed(2)}% (nominal achieved level ${((levelSum / trials) * 100).toFixed(2)}%)`,
+  );
   assert.ok(rate >= 0.92 && rate <= 0.985, `coverage ${rate}`);
 });
 
@@ -225,7 +229,9 @@ test('Holm adjustment: known values and family-wise error ≤ α over 5 independ
     if (holmAdjust(ps).some((p) => p < 0.05)) anyHolm++;
     if (ps.some((p) => p < 0.05)) anyRaw++;
   }
-  console.log(`FWER over 5 null metrics, 10 vs 10: Holm ${((anyHolm / trials) * 100).toFixed(2)}%, unadjusted ${((anyRaw / trials) * 100).toFixed(2)}%`);
+  console.log(
+    `FWER over 5 null metrics, 10 vs 10: Holm ${((anyHolm / trials) * 100).toFixed(2)}%, unadjusted ${((anyRaw / trials) * 100).toFixed(2)}%`,
+  );
   assert.ok(anyHolm / trials <= 0.05);
 });
 
@@ -240,7 +246,12 @@ test('zero-spread bound is an upper bound on the chance of "each arm constant, a
     const w = Array.from({ length: k }, () => rand() ** 3);
     const total = w.reduce((s, v) => s + v, 0);
     const pmf = w.map((v) => v / total);
-    for (const [n1, n2] of [[3, 3], [3, 5], [4, 4], [2, 6]] as const) {
+    for (const [n1, n2] of [
+      [3, 3],
+      [3, 5],
+      [4, 4],
+      [2, 6],
+    ] as const) {
       let prob = 0;
       pmf.forEach((pv, i) => pmf.forEach((pw, j) => (prob += i === j ? 0 : pv ** n1 * pw ** n2)));
       assert.ok(prob <= zeroSpreadNullBound(n1, n2) + 1e-12, `${prob} > bound for ${n1},${n2}`);

@@ -11,7 +11,15 @@ import { gaussian, mulberry32 } from './gate-sim.js';
 
 test('t975 matches Student t tables (two-sided 95 %) within 0.1 %', { timeout: 10_000 }, () => {
   const table: [number, number][] = [
-    [1, 12.706], [4, 2.776], [6, 2.447], [9, 2.262], [10, 2.228], [20, 2.086], [30, 2.042], [60, 2.0], [120, 1.98],
+    [1, 12.706],
+    [4, 2.776],
+    [6, 2.447],
+    [9, 2.262],
+    [10, 2.228],
+    [20, 2.086],
+    [30, 2.042],
+    [60, 2.0],
+    [120, 1.98],
   ];
   for (const [df, t] of table) assert.ok(Math.abs(t975(df) - t) / t < 0.001, `df ${df}: ${t975(df)} vs ${t}`);
 });

@@ -60,7 +60,9 @@ test('a missing target waits until the deadline, then suggests near names', asyn
 
 test('a target that appears later is found while waiting', async () => {
   const { host, session } = await demo('/list.html');
-  await session.page.evaluate(`setTimeout(() => { const b = document.createElement('button'); b.textContent = 'Late button'; b.onclick = () => b.textContent = 'Late clicked'; document.querySelector('main').prepend(b); }, 150)`);
+  await session.page.evaluate(
+    `setTimeout(() => { const b = document.createElement('button'); b.textContent = 'Late button'; b.onclick = () => b.textContent = 'Late clicked'; document.querySelector('main').prepend(b); }, 150)`,
+  );
   ok(await runStep(host, 'tap', { target: { text: 'Late button' }, timeoutMs: 2000 }));
   assert.equal(await session.page.evaluate('document.querySelector("main > button").textContent'), 'Late clicked');
 });
@@ -113,7 +115,7 @@ test('refs minted through one connection work from a second connection to the sa
 test('q handles from find re-resolve on every use (they survive a re-render)', async () => {
   const { host, session } = await fixture('actions-rerender.html');
   const f = ok(await runStep(host, 'find', { role: 'button', name: 'Save' }));
-  const m = (f.data as { count: number; matches: { ref: string; role: string }[] });
+  const m = f.data as { count: number; matches: { ref: string; role: string }[] };
   assert.equal(m.count, 1);
   assert.match(m.matches[0]!.ref, /^q\d+$/);
   await session.page.evaluate('rerender(false)');
@@ -127,9 +129,23 @@ test('find counts matches, observe lists interactive candidates with q refs', as
   const f = ok(await runStep(host, 'find', { contains: 'item 19', limit: 3 }));
   const fd = f.data as { count: number; matches: { ref: string; name: string; text: string }[] };
   assert.equal(fd.count, 111);
-  assert.deepEqual(fd.matches.map((m) => m.text), ['Item 19', 'Item 190', 'Item 191']);
+  assert.deepEqual(
+    fd.matches.map((m) => m.text),
+    ['Item 19', 'Item 190', 'Item 191'],
+  );
   const o = ok(await runStep(host, 'observe', {}));
-  const od = o.data as { total: number; elements: { ref: string; role: string; label: string; isEnabled: boolean; inViewport: boolean; occluded: boolean; bounds: { width: number } }[] };
+  const od = o.data as {
+    total: number;
+    elements: {
+      ref: string;
+      role: string;
+      label: string;
+      isEnabled: boolean;
+      inViewport: boolean;
+      occluded: boolean;
+      bounds: { width: number };
+    }[];
+  };
   const add = od.elements.find((e) => e.label === 'Add item');
   assert.ok(add, JSON.stringify(od));
   assert.equal(add.role, 'button');
@@ -147,7 +163,10 @@ test('actionability: a click under the custom modal fails the receives-events ch
   ok(await runStep(host, 'tap', { target: { role: 'button', name: 'Open custom modal' } }));
   const r = failed(await runStep(host, 'tap', { target: { role: 'button', name: 'Show toast' }, timeoutMs: 600 }));
   assert.equal(r.error.code, 'not_actionable');
-  assert.match(r.error.message, /^ref=e\d+ is not actionable: receives events: div#custom-backdrop\.backdrop \(in dialog "Custom modal"\) would receive the click at \(\d+, \d+\) instead$/);
+  assert.match(
+    r.error.message,
+    /^ref=e\d+ is not actionable: receives events: div#custom-backdrop\.backdrop \(in dialog "Custom modal"\) would receive the click at \(\d+, \d+\) instead$/,
+  );
   assert.equal(await session.page.evaluate('document.querySelectorAll(".toast").length'), 0, 'nothing was clicked');
 });
 
@@ -165,7 +184,10 @@ test('actionability: disabled, zero size and hidden each name their check', asyn
 test('actionability: a moving target fails stable; checkStable false clicks it at its live centre', async () => {
   const { host, session } = await demo('/dialog.html');
   const r = failed(await runStep(host, 'tap', { target: { role: 'button', name: 'Moving target' }, timeoutMs: 600 }));
-  assert.match(r.error.message, /is not actionable: stable: element is moving: its box changed from \(.+\) to \(.+\) between two animation frames$/);
+  assert.match(
+    r.error.message,
+    /is not actionable: stable: element is moving: its box changed from \(.+\) to \(.+\) between two animation frames$/,
+  );
   assert.equal(await session.page.evaluate('document.getElementById("click-log").textContent'), 'No clicks yet.');
   ok(await runStep(host, 'tap', { target: { role: 'button', name: 'Moving target' }, checkStable: false }));
   assert.equal(await session.page.evaluate('document.getElementById("click-log").textContent'), 'Clicked: Moving target (1 total)');
@@ -185,7 +207,9 @@ test('resolveTarget finds an element in a shadow root; elementBox matches the pa
   assert.equal(el.name, 'Shadow button');
   // The ref denotes the button inside the shadow root: its box is that button's box.
   const box = await page.call('box', [el.ref, false]);
-  const want = await page.evaluate<{ x: number; y: number }>(`(() => { const r = document.querySelector('shadow-panel').shadowRoot.getElementById('shadow-button').getBoundingClientRect(); return { x: r.x, y: r.y }; })()`);
+  const want = await page.evaluate<{ x: number; y: number }>(
+    `(() => { const r = document.querySelector('shadow-panel').shadowRoot.getElementById('shadow-button').getBoundingClientRect(); return { x: r.x, y: r.y }; })()`,
+  );
   assert.ok(box.status === 'ok');
   assert.deepEqual({ x: Math.round(box.rect.x), y: Math.round(box.rect.y) }, { x: Math.round(want.x), y: Math.round(want.y) });
   const inFrame = await elementBox(ctxFor(host, page), { target: { label: 'Inside frame' } });
@@ -194,17 +218,24 @@ test('resolveTarget finds an element in a shadow root; elementBox matches the pa
     const r = f.contentDocument.getElementById('inside-frame').getBoundingClientRect();
     return { x: fr.left + f.clientLeft + parseFloat(cs.paddingLeft) + r.left, y: fr.top + f.clientTop + parseFloat(cs.paddingTop) + r.top, width: r.width, height: r.height };
   })()`);
-  for (const k of ['x', 'y', 'width', 'height'] as const) assert.ok(Math.abs(inFrame[k] - expected[k]) < 0.5, `${k}: ${inFrame[k]} vs ${expected[k]}`);
+  for (const k of ['x', 'y', 'width', 'height'] as const)
+    assert.ok(Math.abs(inFrame[k] - expected[k]) < 0.5, `${k}: ${inFrame[k]} vs ${expected[k]}`);
 });
 
 test('elements in an open shadow root and a same-origin iframe can be acted on', async () => {
   const { host, session } = await demo('/frames.html');
   const tap = ok(await runStep(host, 'tap', { target: { role: 'button', name: 'Shadow button' } }));
   assert.deepEqual(tap.effect?.treeChanged, { changed: true });
-  assert.equal(await session.page.evaluate(`document.getElementById('shadow-host').shadowRoot.getElementById('shadow-output').textContent`), 'Shadow clicks: 1');
+  assert.equal(
+    await session.page.evaluate(`document.getElementById('shadow-host').shadowRoot.getElementById('shadow-output').textContent`),
+    'Shadow clicks: 1',
+  );
   const fill = ok(await runStep(host, 'type', { target: { label: 'Inside frame' }, text: 'hello' }));
   assert.deepEqual(fill.effect?.text, { verified: true, value: 'hello', expected: 'hello' });
-  assert.equal(await session.page.evaluate(`document.getElementById('child-frame').contentDocument.getElementById('frame-echo').textContent`), 'You typed: hello');
+  assert.equal(
+    await session.page.evaluate(`document.getElementById('child-frame').contentDocument.getElementById('frame-echo').textContent`),
+    'You typed: hello',
+  );
 });
 
 test('exactly one of ref / target is required', async () => {
@@ -221,10 +252,15 @@ test('exactly one of ref / target is required', async () => {
 test('a hidden background page is brought to front before acting, with a warning', async () => {
   const { demo } = await sharedBrowser();
   const { session } = await fresh(`${demo.url}/dialog.html`);
-  const { targetId } = await session.browser.conn.send('Target.createTarget', { url: `${demo.url}/list.html`, background: true, browserContextId: session.page.browserContextId });
+  const { targetId } = await session.browser.conn.send('Target.createTarget', {
+    url: `${demo.url}/list.html`,
+    background: true,
+    browserContextId: session.page.browserContextId,
+  });
   const page = await session.browser.attach(targetId);
   try {
-    for (let i = 0; i < 100 && (await page.evaluate('document.body?.dataset.ready')) !== 'true'; i++) await new Promise((r) => setTimeout(r, 20));
+    for (let i = 0; i < 100 && (await page.evaluate('document.body?.dataset.ready')) !== 'true'; i++)
+      await new Promise((r) => setTimeout(r, 20));
     assert.equal(await page.evaluate('document.visibilityState'), 'hidden');
     const host = new SessionHost({ driver: cdpPageDriver(page) }, demo.url);
     const r = ok(await runStep(host, 'tap', { target: { role: 'button', name: 'Add item' } }));

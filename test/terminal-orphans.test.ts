@@ -124,7 +124,7 @@ test('a perf start daemon killed outright: its watchdog ends them all', { skip: 
   }
 });
 
-test('perf run ends each repeat\'s program with its setsid and double-forked children', { skip: linuxOnly, timeout: 120_000 }, async () => {
+test("perf run ends each repeat's program with its setsid and double-forked children", { skip: linuxOnly, timeout: 120_000 }, async () => {
   const f = fixture();
   const markFile = `${f.pidFile}.mark`;
   const mark = (): string | undefined => (fs.existsSync(markFile) ? fs.readFileSync(markFile, 'utf8').trim() : undefined);

@@ -63,8 +63,16 @@ test('perf run keeps a recording with no character of a secret echoed between es
     const file = path.join(dir, 'out', 'echoed-run-median.cast');
     const text = fs.readFileSync(file, 'utf8');
     assert.ok(!text.includes(SECRET), 'not as one run of text');
-    const events = text.trim().split('\n').slice(1).map((l) => JSON.parse(l) as [number, string, string]);
-    const stream = (code: string): string => events.filter((e) => e[1] === code).map((e) => e[2]).join('');
+    const events = text
+      .trim()
+      .split('\n')
+      .slice(1)
+      .map((l) => JSON.parse(l) as [number, string, string]);
+    const stream = (code: string): string =>
+      events
+        .filter((e) => e[1] === code)
+        .map((e) => e[2])
+        .join('');
     const output = stream('o');
     // The prompt drew it six ways: each key after a cursor move, then four redraws.
     assert.ok(output.includes('\x1b[1;9H'), 'the fixture echoes each key after a cursor move');

@@ -62,7 +62,10 @@ test('perf start --terminal: step verbs from other processes page through less, 
   assert.equal(status.running, true);
   assert.equal(status.alive.terminal, true);
   const logs = json<{ app: string[] }>(perf(['logs', '--json']));
-  assert.ok(logs.app.some((l) => l.includes('line 12')), 'the program output is in perf logs');
+  assert.ok(
+    logs.app.some((l) => l.includes('line 12')),
+    'the program output is in perf logs',
+  );
 
   const stopped = json<{ stopped: boolean }>(perf(['stop', '--json']));
   assert.equal(stopped.stopped, true);
@@ -103,7 +106,13 @@ test('the program exiting leaves its session: status says so, a step names the e
 });
 
 test('an MCP server that did not start the terminal session drives it through the session', async () => {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [PERF, 'mcp'], cwd: work, env: { ...(process.env as Record<string, string>) }, stderr: 'pipe' });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [PERF, 'mcp'],
+    cwd: work,
+    env: { ...(process.env as Record<string, string>) },
+    stderr: 'pipe',
+  });
   const client = new Client({ name: 'rehearse-terminal-session-test', version: '0.0.0' });
   await client.connect(transport);
   try {
@@ -124,5 +133,9 @@ test('an MCP server that did not start the terminal session drives it through th
   } finally {
     await client.close();
   }
-  assert.equal(isAlive(json<{ state: TerminalSessionState }>(perf(['status', '--json'])).state.terminal.pid), true, 'the MCP server leaves a session it did not start running');
+  assert.equal(
+    isAlive(json<{ state: TerminalSessionState }>(perf(['status', '--json'])).state.terminal.pid),
+    true,
+    'the MCP server leaves a session it did not start running',
+  );
 });

@@ -37,42 +37,62 @@ async function run(dir: string, yaml: string, opts: { onProgress?: Parameters<ty
   return runScenario(sc, { label: 'run', outDir: path.join(dir, 'out'), cwd: dir, ...opts });
 }
 
-const failures = (r: { repeats: { status: string }[] }): string => JSON.stringify(r.repeats.map((x) => ('failure' in x ? x.failure : x.status)));
+const failures = (r: { repeats: { status: string }[] }): string =>
+  JSON.stringify(r.repeats.map((x) => ('failure' in x ? x.failure : x.status)));
 
-test('vim: insert text and save, in a fresh vim each repeat; the file holds it once per repeat and the run has terminal metrics', { skip: missing('vim') }, async () => {
-  const dir = tempDir();
-  try {
-    const { run: r } = await run(
-      dir,
-      [
-        'name: vim-insert',
-        'app:',
-        '  terminal: { command: vim, args: ["-u", "NONE", "-N", "-n", "note.txt"], cols: 80, rows: 24 }',
-        'repeat: 2',
-        'warmup: 0',
-        'steps:',
-        '  - press_key: i',
-        '  - type: { text: "hello from rehearse", label: typing }',
-        '  - press_key: Escape',
-        '  - type: { text: ":wq\\n", label: save }',
-        '',
-      ].join('\n'),
-    );
-    assert.equal(r.summary.measured, 2, failures(r));
-    assert.equal(fs.readFileSync(path.join(dir, 'note.txt'), 'utf8'), 'hello from rehearsehello from rehearse\n');
-    assert.equal(r.env.browser.driver, 'pty');
-    for (const m of ['terminal.latencyMs.p50', 'terminal.latencyMs.worst', 'terminal.bytesOut', 'frames.count', 'process.maxRssBytes', 'steps.typing.ms']) {
-      assert.ok(r.summary.metrics[m]!.median > 0, `${m}: ${JSON.stringify(r.summary.metrics[m])}`);
+test(
+  'vim: insert text and save, in a fresh vim each repeat; the file holds it once per repeat and the run has terminal metrics',
+  { skip: missing('vim') },
+  async () => {
+    const dir = tempDir();
+    try {
+      const { run: r } = await run(
+        dir,
+        [
+          'name: vim-insert',
+          'app:',
+          '  terminal: { command: vim, args: ["-u", "NONE", "-N", "-n", "note.txt"], cols: 80, rows: 24 }',
+          'repeat: 2',
+          'warmup: 0',
+          'steps:',
+          '  - press_key: i',
+          '  - type: { text: "hello from rehearse", label: typing }',
+          '  - press_key: Escape',
+          '  - type: { text: ":wq\\n", label: save }',
+          '',
+        ].join('\n'),
+      );
+      assert.equal(r.summary.measured, 2, failures(r));
+      assert.equal(fs.readFileSync(path.join(dir, 'note.txt'), 'utf8'), 'hello from rehearsehello from rehearse\n');
+      assert.equal(r.env.browser.driver, 'pty');
+      for (const m of [
+        'terminal.latencyMs.p50',
+        'terminal.latencyMs.worst',
+        'terminal.bytesOut',
+        'frames.count',
+        'process.maxRssBytes',
+        'steps.typing.ms',
+      ]) {
+        assert.ok(r.summary.metrics[m]!.median > 0, `${m}: ${JSON.stringify(r.summary.metrics[m])}`);
+      }
+      // The registry says what a terminal run produces, both ways.
+      const produced = Object.keys(r.summary.metrics).filter((k) => !k.startsWith('steps.'));
+      assert.deepEqual(
+        produced.filter((k) => !resolveMetric(k)?.def.drivers.includes('pty')),
+        [],
+      );
+      const declared = METRICS.filter((d) => d.drivers.includes('pty') && !d.name.includes('<')).flatMap((d) =>
+        d.perFrame ? [d.name, d.name + PER_FRAME_SUFFIX] : [d.name],
+      );
+      assert.deepEqual(
+        declared.filter((k) => !produced.includes(k)),
+        [],
+      );
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
     }
-    // The registry says what a terminal run produces, both ways.
-    const produced = Object.keys(r.summary.metrics).filter((k) => !k.startsWith('steps.'));
-    assert.deepEqual(produced.filter((k) => !resolveMetric(k)?.def.drivers.includes('pty')), []);
-    const declared = METRICS.filter((d) => d.drivers.includes('pty') && !d.name.includes('<')).flatMap((d) => (d.perFrame ? [d.name, d.name + PER_FRAME_SUFFIX] : [d.name]));
-    assert.deepEqual(declared.filter((k) => !produced.includes(k)), []);
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
-});
+  },
+);
 
 test('less: paging down a 10,000-line file, measured over repeats', { skip: missing('less') }, async () => {
   const dir = tempDir();
@@ -135,7 +155,10 @@ test('dialog: a menu item chosen by tapping it', { skip: missing('dialog') }, as
 test('a Node readline prompt answered with fill', async () => {
   const dir = tempDir();
   try {
-    fs.writeFileSync(path.join(dir, 'ask.js'), "require('readline').createInterface({ input: process.stdin, output: process.stdout }).question('Name? ', (n) => { console.log(`Hello, ${n}!`); setTimeout(() => {}, 60000); });\n");
+    fs.writeFileSync(
+      path.join(dir, 'ask.js'),
+      "require('readline').createInterface({ input: process.stdin, output: process.stdout }).question('Name? ', (n) => { console.log(`Hello, ${n}!`); setTimeout(() => {}, 60000); });\n",
+    );
     const { run: r } = await run(
       dir,
       [
@@ -166,7 +189,10 @@ test('perf run keeps the median and slowest repeats as recordings, secrets typed
   const dir = tempDir();
   process.env.REHEARSE_TEST_SECRET = 'hunter2-Pa55';
   try {
-    fs.writeFileSync(path.join(dir, 'ask.js'), "require('readline').createInterface({ input: process.stdin, output: process.stdout }).question('Password? ', (n) => { console.log(`got ${n.length} chars`); setTimeout(() => {}, 60000); });\n");
+    fs.writeFileSync(
+      path.join(dir, 'ask.js'),
+      "require('readline').createInterface({ input: process.stdin, output: process.stdout }).question('Password? ', (n) => { console.log(`got ${n.length} chars`); setTimeout(() => {}, 60000); });\n",
+    );
     const { run: r } = await run(
       dir,
       [
@@ -189,7 +215,12 @@ test('perf run keeps the median and slowest repeats as recordings, secrets typed
     assert.ok(median?.endsWith('secret-prompt-run-median.cast'), String(median));
     const cast = fs.readFileSync(median!, 'utf8');
     assert.doesNotMatch(cast, /hunter2|Pa55/);
-    const inputs = cast.split('\n').slice(1).filter(Boolean).map((l) => JSON.parse(l) as [number, string, string]).filter((e) => e[1] === 'i');
+    const inputs = cast
+      .split('\n')
+      .slice(1)
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as [number, string, string])
+      .filter((e) => e[1] === 'i');
     assert.ok(inputs.length >= 12, 'typed key by key');
     assert.match(inputs.map((e) => e[2]).join(''), /^\$\{env\.REHEARSE_TEST_SECRET\}\r?$/);
     assert.match(cast, /"o","\$\{env\.REHEARSE_TEST_SECRET\}/, 'the echo too');
@@ -197,7 +228,16 @@ test('perf run keeps the median and slowest repeats as recordings, secrets typed
 
     const { run: bad } = await run(
       dir,
-      ['name: never', 'app:', `  terminal: { command: ${JSON.stringify(process.execPath)}, args: [ask.js] }`, 'repeat: 1', 'warmup: 0', 'steps:', '  - wait_for: { text: "never shown", timeoutMs: 300 }', ''].join('\n'),
+      [
+        'name: never',
+        'app:',
+        `  terminal: { command: ${JSON.stringify(process.execPath)}, args: [ask.js] }`,
+        'repeat: 1',
+        'warmup: 0',
+        'steps:',
+        '  - wait_for: { text: "never shown", timeoutMs: 300 }',
+        '',
+      ].join('\n'),
     );
     const failed = bad.repeats[0]!;
     assert.equal(failed.status, 'failed');
@@ -216,7 +256,17 @@ test('a program that ignores SIGTERM is gone after its repeat, with what it star
     const marker = `rehearse-stubborn-${process.pid}`;
     const { run: r } = await run(
       dir,
-      ['name: stubborn', 'app:', `  terminal: { command: bash, args: ["-c", "trap '' TERM; read x; echo got:$x; exec -a ${marker} sleep 1000"] }`, 'repeat: 1', 'warmup: 0', 'steps:', '  - type: { text: "go\\n" }', '  - wait_for: "got:go"', ''].join('\n'),
+      [
+        'name: stubborn',
+        'app:',
+        `  terminal: { command: bash, args: ["-c", "trap '' TERM; read x; echo got:$x; exec -a ${marker} sleep 1000"] }`,
+        'repeat: 1',
+        'warmup: 0',
+        'steps:',
+        '  - type: { text: "go\\n" }',
+        '  - wait_for: "got:go"',
+        '',
+      ].join('\n'),
     );
     assert.equal(r.summary.measured, 1, failures(r));
     assert.deepEqual(processesBelow({ cmdline: marker }), []);
@@ -257,7 +307,10 @@ test('a program killed mid-repeat fails that repeat only; the run goes on', asyn
       },
     );
     assert.equal(killed.length, 1, 'the program of repeat 1 was killed');
-    assert.deepEqual(r.repeats.map((x) => x.status), ['measured', 'failed', 'measured']);
+    assert.deepEqual(
+      r.repeats.map((x) => x.status),
+      ['measured', 'failed', 'measured'],
+    );
     assert.equal(r.summary.measured, 2);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
@@ -267,47 +320,74 @@ test('a program killed mid-repeat fails that repeat only; the run goes on', asyn
 test('a step that acts on a web page is refused for a terminal program when the scenario loads, naming the line', () => {
   const dir = tempDir();
   try {
-    fs.writeFileSync(path.join(dir, 'bad.yaml'), 'name: bad\napp:\n  terminal: { command: bash }\nsteps:\n  - snap: {}\n  - navigate: /x\n');
-    assert.throws(() => loadScenario(path.join(dir, 'bad.yaml'), { cwd: dir }), (e: unknown) => isPerfError(e) && e.kind === 'usage' && /bad\.yaml:6:\d+: navigate acts on a web page: it is not available for a terminal program/.test(e.message));
+    fs.writeFileSync(
+      path.join(dir, 'bad.yaml'),
+      'name: bad\napp:\n  terminal: { command: bash }\nsteps:\n  - snap: {}\n  - navigate: /x\n',
+    );
+    assert.throws(
+      () => loadScenario(path.join(dir, 'bad.yaml'), { cwd: dir }),
+      (e: unknown) =>
+        isPerfError(e) &&
+        e.kind === 'usage' &&
+        /bad\.yaml:6:\d+: navigate acts on a web page: it is not available for a terminal program/.test(e.message),
+    );
     fs.writeFileSync(path.join(dir, 'web.yaml'), 'name: web\napp: { url: "http://127.0.0.1:1" }\nsteps:\n  - signal: INT\n');
-    assert.throws(() => loadScenario(path.join(dir, 'web.yaml'), { cwd: dir }), (e: unknown) => isPerfError(e) && /web\.yaml:4:\d+: signal acts on a terminal program: it needs app\.terminal/.test(e.message));
-    fs.writeFileSync(path.join(dir, 'vp.yaml'), 'name: vp\napp:\n  terminal: { command: bash }\nviewport: { width: 10, height: 10 }\nsteps:\n  - snap: {}\n');
-    assert.throws(() => loadScenario(path.join(dir, 'vp.yaml'), { cwd: dir }), (e: unknown) => isPerfError(e) && /vp\.yaml:4:\d+: viewport is for web apps/.test(e.message));
+    assert.throws(
+      () => loadScenario(path.join(dir, 'web.yaml'), { cwd: dir }),
+      (e: unknown) => isPerfError(e) && /web\.yaml:4:\d+: signal acts on a terminal program: it needs app\.terminal/.test(e.message),
+    );
+    fs.writeFileSync(
+      path.join(dir, 'vp.yaml'),
+      'name: vp\napp:\n  terminal: { command: bash }\nviewport: { width: 10, height: 10 }\nsteps:\n  - snap: {}\n',
+    );
+    assert.throws(
+      () => loadScenario(path.join(dir, 'vp.yaml'), { cwd: dir }),
+      (e: unknown) => isPerfError(e) && /vp\.yaml:4:\d+: viewport is for web apps/.test(e.message),
+    );
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });
 
-test('resize_viewport gives a terminal program new columns and rows (SIGWINCH); scroll sends wheel notches to one that reports the mouse', { skip: missing('less') }, async () => {
-  const dir = tempDir();
-  try {
-    fs.writeFileSync(path.join(dir, 'big.txt'), Array.from({ length: 500 }, (_, i) => `line ${i + 1}`).join('\n') + '\n');
-    const { run: r } = await run(
-      dir,
-      [
-        'name: resize-scroll',
-        'app:',
-        '  terminal: { command: less, args: ["--mouse", big.txt], cols: 80, rows: 24 }',
-        'repeat: 1',
-        'warmup: 0',
-        'setup:',
-        '  - wait_for: "line 23"',
-        'steps:',
-        '  - scroll: { direction: down, label: wheel }',
-        '  - expect: { textContains: "line 26" }',
-        '  - resize_viewport: { width: 60, height: 40 }',
-        '  - wait_for: "line 40"',
-        '',
-      ].join('\n'),
-    );
-    assert.equal(r.summary.measured, 1, failures(r));
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
-});
+test(
+  'resize_viewport gives a terminal program new columns and rows (SIGWINCH); scroll sends wheel notches to one that reports the mouse',
+  { skip: missing('less') },
+  async () => {
+    const dir = tempDir();
+    try {
+      fs.writeFileSync(path.join(dir, 'big.txt'), Array.from({ length: 500 }, (_, i) => `line ${i + 1}`).join('\n') + '\n');
+      const { run: r } = await run(
+        dir,
+        [
+          'name: resize-scroll',
+          'app:',
+          '  terminal: { command: less, args: ["--mouse", big.txt], cols: 80, rows: 24 }',
+          'repeat: 1',
+          'warmup: 0',
+          'setup:',
+          '  - wait_for: "line 23"',
+          'steps:',
+          '  - scroll: { direction: down, label: wheel }',
+          '  - expect: { textContains: "line 26" }',
+          '  - resize_viewport: { width: 60, height: 40 }',
+          '  - wait_for: "line 40"',
+          '',
+        ].join('\n'),
+      );
+      assert.equal(r.summary.measured, 1, failures(r));
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  },
+);
 
 test('snap within a ref shows only its cells', { skip: missing('dialog') }, async () => {
-  const running = await startTerminalApp({ command: 'dialog', args: ['--menu', 'Pick', '12', '40', '3', 'a', 'Apple', 'b', 'Banana', 'c', 'Cherry'], cols: 80, rows: 24 });
+  const running = await startTerminalApp({
+    command: 'dialog',
+    args: ['--menu', 'Pick', '12', '40', '3', 'a', 'Apple', 'b', 'Banana', 'c', 'Cherry'],
+    cols: 80,
+    rows: 24,
+  });
   try {
     const host = new SessionHost({ terminal: running.driver }, undefined, os.tmpdir());
     const first = await runStep(host, 'snap', {});
@@ -327,33 +407,47 @@ test('snap within a ref shows only its cells', { skip: missing('dialog') }, asyn
   }
 });
 
-test('refs survive a redraw: a menu that scrolls keeps the refs of the items still shown, and names the new one anew', { skip: missing('dialog') }, async () => {
-  const items = ['a', 'Apple', 'b', 'Banana', 'c', 'Cherry', 'd', 'Date', 'e', 'Elder'];
-  const running = await startTerminalApp({ command: 'dialog', args: ['--menu', 'Pick', '10', '40', '3', ...items], cols: 80, rows: 24 });
-  try {
-    const host = new SessionHost({ terminal: running.driver }, undefined, os.tmpdir());
-    const refsOf = async (): Promise<Map<string, string>> => {
-      const r = await runStep(host, 'snap', {});
-      assert.equal(r.status, 'ok');
-      const text = String(r.status === 'ok' ? r.data!.snapshot : '');
-      return new Map([...text.matchAll(/\[ref=(t\d+)\] (?:item|button) "([^"]+)"/g)].map((m) => [m[2]!.replace(/^\w\s+/, ''), m[1]!]));
-    };
-    assert.equal((await runStep(host, 'wait_for', { text: 'Cherry' })).status, 'ok');
-    const before = await refsOf();
-    assert.deepEqual([...before.keys()].sort(), ['Apple', 'Banana', 'Cancel', 'Cherry', 'OK']);
-    for (let i = 0; i < 3; i++) assert.equal((await runStep(host, 'press_key', { key: 'ArrowDown' })).status, 'ok');
-    const after = await refsOf();
-    assert.deepEqual([...after.keys()].sort(), ['Banana', 'Cancel', 'Cherry', 'Date', 'OK'], 'the list scrolled by one');
-    for (const label of ['Banana', 'Cherry', 'OK', 'Cancel']) assert.equal(after.get(label), before.get(label), label);
-    assert.ok(![...before.values()].includes(after.get('Date')!), `Date is new: ${after.get('Date')}`);
-  } finally {
-    await running.close();
-  }
-});
+test(
+  'refs survive a redraw: a menu that scrolls keeps the refs of the items still shown, and names the new one anew',
+  { skip: missing('dialog') },
+  async () => {
+    const items = ['a', 'Apple', 'b', 'Banana', 'c', 'Cherry', 'd', 'Date', 'e', 'Elder'];
+    const running = await startTerminalApp({ command: 'dialog', args: ['--menu', 'Pick', '10', '40', '3', ...items], cols: 80, rows: 24 });
+    try {
+      const host = new SessionHost({ terminal: running.driver }, undefined, os.tmpdir());
+      const refsOf = async (): Promise<Map<string, string>> => {
+        const r = await runStep(host, 'snap', {});
+        assert.equal(r.status, 'ok');
+        const text = String(r.status === 'ok' ? r.data!.snapshot : '');
+        return new Map([...text.matchAll(/\[ref=(t\d+)\] (?:item|button) "([^"]+)"/g)].map((m) => [m[2]!.replace(/^\w\s+/, ''), m[1]!]));
+      };
+      assert.equal((await runStep(host, 'wait_for', { text: 'Cherry' })).status, 'ok');
+      const before = await refsOf();
+      assert.deepEqual([...before.keys()].sort(), ['Apple', 'Banana', 'Cancel', 'Cherry', 'OK']);
+      for (let i = 0; i < 3; i++) assert.equal((await runStep(host, 'press_key', { key: 'ArrowDown' })).status, 'ok');
+      const after = await refsOf();
+      assert.deepEqual([...after.keys()].sort(), ['Banana', 'Cancel', 'Cherry', 'Date', 'OK'], 'the list scrolled by one');
+      for (const label of ['Banana', 'Cherry', 'OK', 'Cancel']) assert.equal(after.get(label), before.get(label), label);
+      assert.ok(![...before.values()].includes(after.get('Date')!), `Date is new: ${after.get('Date')}`);
+    } finally {
+      await running.close();
+    }
+  },
+);
 
 test('ref names: kept where the same thing stands, kept when a unique thing moved, never reused for something new', () => {
-  const ref = (name: string, kind: TerminalRef['kind'], label: string, row: number, col: number): TerminalRef => ({ ref: name, kind, label, rect: { row, col, width: 4, height: 1 }, selected: false, cursor: false });
-  const memory = { refs: [ref('t1', 'button', 'OK', 5, 2), ref('t2', 'button', 'Cancel', 5, 10), ref('t3', 'item', 'Gone', 2, 2)], next: 4 };
+  const ref = (name: string, kind: TerminalRef['kind'], label: string, row: number, col: number): TerminalRef => ({
+    ref: name,
+    kind,
+    label,
+    rect: { row, col, width: 4, height: 1 },
+    selected: false,
+    cursor: false,
+  });
+  const memory = {
+    refs: [ref('t1', 'button', 'OK', 5, 2), ref('t2', 'button', 'Cancel', 5, 10), ref('t3', 'item', 'Gone', 2, 2)],
+    next: 4,
+  };
   const names = nameRefs(
     [
       { kind: 'item', label: 'New', row: 2, col: 2 },
@@ -363,54 +457,100 @@ test('ref names: kept where the same thing stands, kept when a unique thing move
     memory,
   );
   assert.deepEqual(names, ['t4', 't1', 't2']);
-  assert.deepEqual(nameRefs([{ kind: 'item', label: 'x', row: 0, col: 0 }, { kind: 'item', label: 'y', row: 1, col: 0 }], undefined), ['t1', 't2']);
+  assert.deepEqual(
+    nameRefs(
+      [
+        { kind: 'item', label: 'x', row: 0, col: 0 },
+        { kind: 'item', label: 'y', row: 1, col: 0 },
+      ],
+      undefined,
+    ),
+    ['t1', 't2'],
+  );
 });
 
-test('screenshot draws a terminal as a PNG: 8x16 px cells, its colours, and the text where the screen has it', { skip: missing('dialog') }, async () => {
-  const running = await startTerminalApp({ command: 'dialog', args: ['--menu', 'Pick', '12', '40', '3', 'a', 'Apple', 'b', 'Banana', 'c', 'Cherry'], cols: 80, rows: 24 });
-  const dir = tempDir();
-  try {
-    const host = new SessionHost({ terminal: running.driver }, undefined, dir);
-    const shot = await runStep(host, 'screenshot', { path: 'menu.png' });
-    assert.equal(shot.status, 'ok', JSON.stringify(shot));
-    assert.ok(shot.status === 'ok' && shot.image?.mimeType === 'image/png');
-    const png = fs.readFileSync(path.join(dir, 'menu.png'));
-    const img = decodePng(png)!;
-    assert.deepEqual([img.width, img.height], [80 * 8, 24 * 16]);
-    const rgbAt = (x: number, y: number): string => [...img.pixels.subarray((y * img.width + x) * img.bpp, (y * img.width + x) * img.bpp + 3)].map((v) => v.toString(16).padStart(2, '0')).join('');
-    const { lines } = await running.driver.screen();
-    const row = lines.findIndex((l) => l.includes('Banana'));
-    const col = lines[row]!.indexOf('Banana');
-    // dialog's box is grey (palette 7) with black text; the screen around it is blue (palette 4).
-    assert.equal(rgbAt(0, 0), '0000ee', 'the backdrop');
-    const cell = new Set<string>();
-    for (let y = 0; y < 16; y++) for (let x = 0; x < 8; x++) cell.add(rgbAt(col * 8 + x, row * 16 + y));
-    assert.deepEqual([...cell].sort(), ['000000', 'e5e5e5'], 'the B of Banana: black ink on the grey box');
-    const text = await runStep(host, 'screenshot', {});
-    assert.ok(text.status === 'ok' && text.data!.format === 'text' && String(text.data!.text).includes('Banana'), 'with no format, the text');
-    const jpeg = await runStep(host, 'screenshot', { format: 'jpeg' });
-    assert.equal(jpeg.status, 'failed');
-  } finally {
-    await running.close();
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
-});
+test(
+  'screenshot draws a terminal as a PNG: 8x16 px cells, its colours, and the text where the screen has it',
+  { skip: missing('dialog') },
+  async () => {
+    const running = await startTerminalApp({
+      command: 'dialog',
+      args: ['--menu', 'Pick', '12', '40', '3', 'a', 'Apple', 'b', 'Banana', 'c', 'Cherry'],
+      cols: 80,
+      rows: 24,
+    });
+    const dir = tempDir();
+    try {
+      const host = new SessionHost({ terminal: running.driver }, undefined, dir);
+      const shot = await runStep(host, 'screenshot', { path: 'menu.png' });
+      assert.equal(shot.status, 'ok', JSON.stringify(shot));
+      assert.ok(shot.status === 'ok' && shot.image?.mimeType === 'image/png');
+      const png = fs.readFileSync(path.join(dir, 'menu.png'));
+      const img = decodePng(png)!;
+      assert.deepEqual([img.width, img.height], [80 * 8, 24 * 16]);
+      const rgbAt = (x: number, y: number): string =>
+        [...img.pixels.subarray((y * img.width + x) * img.bpp, (y * img.width + x) * img.bpp + 3)]
+          .map((v) => v.toString(16).padStart(2, '0'))
+          .join('');
+      const { lines } = await running.driver.screen();
+      const row = lines.findIndex((l) => l.includes('Banana'));
+      const col = lines[row]!.indexOf('Banana');
+      // dialog's box is grey (palette 7) with black text; the screen around it is blue (palette 4).
+      assert.equal(rgbAt(0, 0), '0000ee', 'the backdrop');
+      const cell = new Set<string>();
+      for (let y = 0; y < 16; y++) for (let x = 0; x < 8; x++) cell.add(rgbAt(col * 8 + x, row * 16 + y));
+      assert.deepEqual([...cell].sort(), ['000000', 'e5e5e5'], 'the B of Banana: black ink on the grey box');
+      const text = await runStep(host, 'screenshot', {});
+      assert.ok(
+        text.status === 'ok' && text.data!.format === 'text' && String(text.data!.text).includes('Banana'),
+        'with no format, the text',
+      );
+      const jpeg = await runStep(host, 'screenshot', { format: 'jpeg' });
+      assert.equal(jpeg.status, 'failed');
+    } finally {
+      await running.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  },
+);
 
 test('the PNG renderer: a glyph in its colour, reverse video, a box-drawing line across the cell', () => {
-  const plain = { fg: 'default', bg: 'default', bold: false, dim: false, italic: false, underline: false, inverse: false, invisible: false, strikethrough: false } as const;
+  const plain = {
+    fg: 'default',
+    bg: 'default',
+    bold: false,
+    dim: false,
+    italic: false,
+    underline: false,
+    inverse: false,
+    invisible: false,
+    strikethrough: false,
+  } as const;
   const png = renderCellsPng({
     cols: 3,
     rows: 1,
-    cells: [[[0, { chars: 'A', width: 1, style: { ...plain, fg: 1 } }], [1, { chars: ' ', width: 1, style: { ...plain, inverse: true } }], [2, { chars: '─', width: 1, style: plain }]]],
+    cells: [
+      [
+        [0, { chars: 'A', width: 1, style: { ...plain, fg: 1 } }],
+        [1, { chars: ' ', width: 1, style: { ...plain, inverse: true } }],
+        [2, { chars: '─', width: 1, style: plain }],
+      ],
+    ],
     cursor: { row: 0, col: 0, visible: false },
   });
   const img = decodePng(png)!;
   assert.deepEqual([img.width, img.height], [24, 16]);
   const at = (x: number, y: number): number => img.pixels.readUIntBE((y * img.width + x) * 3, 3);
   // Terminus's A: its crossbar is row 7, pixels 1-6 of the cell.
-  assert.deepEqual([0, 1, 6, 7].map((x) => at(x, 7)), [0x000000, 0xcd0000, 0xcd0000, 0x000000]);
+  assert.deepEqual(
+    [0, 1, 6, 7].map((x) => at(x, 7)),
+    [0x000000, 0xcd0000, 0xcd0000, 0x000000],
+  );
   assert.equal(at(8, 0), 0xe5e5e5, 'reverse video: the default foreground as background');
-  assert.deepEqual([16, 19, 23].map((x) => at(x, 7)), [0xe5e5e5, 0xe5e5e5, 0xe5e5e5]);
+  assert.deepEqual(
+    [16, 19, 23].map((x) => at(x, 7)),
+    [0xe5e5e5, 0xe5e5e5, 0xe5e5e5],
+  );
   assert.equal(at(19, 3), 0x000000, 'only the line row');
   assert.equal(paletteRgb(196), 0xff0000);
   assert.equal(paletteRgb(244), 0x808080);
@@ -418,11 +558,22 @@ test('the PNG renderer: a glyph in its colour, reverse video, a box-drawing line
 
 test('MCP: app_start {terminal} serves the same tools on a terminal program; page-only tools say why; app_stop ends it', async () => {
   const dir = tempDir();
-  fs.writeFileSync(path.join(dir, 'ask.js'), "require('readline').createInterface({ input: process.stdin, output: process.stdout }).question('Name? ', (n) => { console.log(`Hello, ${n}!`); setTimeout(() => {}, 60000); });\n");
-  const transport = new StdioClientTransport({ command: process.execPath, args: [path.join(ROOT, 'bin', 'perf'), 'mcp', '--caps', 'all'], cwd: dir, stderr: 'pipe' });
+  fs.writeFileSync(
+    path.join(dir, 'ask.js'),
+    "require('readline').createInterface({ input: process.stdin, output: process.stdout }).question('Name? ', (n) => { console.log(`Hello, ${n}!`); setTimeout(() => {}, 60000); });\n",
+  );
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [path.join(ROOT, 'bin', 'perf'), 'mcp', '--caps', 'all'],
+    cwd: dir,
+    stderr: 'pipe',
+  });
   const client = new Client({ name: 'rehearse-test', version: '0.0.0' });
   await client.connect(transport);
-  const call = async (name: string, args: Record<string, unknown> = {}): Promise<{ isError: boolean; text: string; json: Record<string, any> }> => {
+  const call = async (
+    name: string,
+    args: Record<string, unknown> = {},
+  ): Promise<{ isError: boolean; text: string; json: Record<string, any> }> => {
     const res = (await client.callTool({ name, arguments: args })) as { isError?: boolean; content: { type: string; text?: string }[] };
     const text = res.content.find((c) => c.type === 'text')?.text ?? '';
     return { isError: res.isError === true, text, json: JSON.parse(text) as Record<string, any> };

@@ -12,7 +12,16 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
-const SWAGGER_FILES = ['index.html', 'index.css', 'swagger-ui.css', 'swagger-ui-bundle.js', 'swagger-ui-standalone-preset.js', 'favicon-16x16.png', 'favicon-32x32.png', 'LICENSE'];
+const SWAGGER_FILES = [
+  'index.html',
+  'index.css',
+  'swagger-ui.css',
+  'swagger-ui-bundle.js',
+  'swagger-ui-standalone-preset.js',
+  'favicon-16x16.png',
+  'favicon-32x32.png',
+  'LICENSE',
+];
 
 /** The pages, relative to the folder buildThirdPartySite filled. */
 export const THIRD_PARTY_PAGES = [
@@ -35,7 +44,9 @@ export function buildThirdPartySite(dir: string): void {
   const pkg = path.join(ROOT, 'node_modules', 'reveal.js');
   fs.mkdirSync(reveal, { recursive: true });
   // Remote images (static.slid.es) are dropped: no network here, and a hanging fetch would hold the load event.
-  const demo = fs.readFileSync(path.join(pkg, 'demo.html'), 'utf8').replace(/(src|data-background-image|data-background-video|data-background-iframe)="https?:\/\/[^"]*"/g, '$1=""');
+  const demo = fs
+    .readFileSync(path.join(pkg, 'demo.html'), 'utf8')
+    .replace(/(src|data-background-image|data-background-video|data-background-iframe)="https?:\/\/[^"]*"/g, '$1=""');
   fs.writeFileSync(path.join(reveal, 'demo.html'), demo);
   fs.cpSync(path.join(pkg, 'dist'), path.join(reveal, 'dist'), { recursive: true });
   fs.copyFileSync(path.join(pkg, 'LICENSE'), path.join(reveal, 'LICENSE'));
@@ -43,7 +54,25 @@ export function buildThirdPartySite(dir: string): void {
 
 // Roles a user acts on: Playwright's AI snapshot refs every node (generic containers too); the
 // coverage of refs counts these.
-const ACTIONABLE = new Set(['link', 'button', 'textbox', 'searchbox', 'spinbutton', 'checkbox', 'radio', 'switch', 'combobox', 'listbox', 'option', 'slider', 'tab', 'menuitem', 'menuitemcheckbox', 'menuitemradio', 'treeitem']);
+const ACTIONABLE = new Set([
+  'link',
+  'button',
+  'textbox',
+  'searchbox',
+  'spinbutton',
+  'checkbox',
+  'radio',
+  'switch',
+  'combobox',
+  'listbox',
+  'option',
+  'slider',
+  'tab',
+  'menuitem',
+  'menuitemcheckbox',
+  'menuitemradio',
+  'treeitem',
+]);
 
 /** `role "name"` of the actionable elements a snapshot (ours or Playwright's) gives a ref to; names without whitespace, as the two join inline text differently. */
 export function actionableRefs(snapshot: string): string[] {

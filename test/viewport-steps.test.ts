@@ -85,8 +85,13 @@ test('device_profile: pixel-8 sends a Chrome mobile user agent with the running 
   const d = await ok(host, 'device_profile', { name: 'pixel-8' });
   assert.equal(d.verified, true);
   const version = /Chrome\/([\d.]+)/.exec(page.emulation.browserUserAgent())?.[1];
-  assert.equal(d.userAgent, `Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/${version} Mobile Safari/537.36`);
-  const hints = await page.evaluate<{ mobile: boolean; platform: string }>('({ mobile: navigator.userAgentData.mobile, platform: navigator.userAgentData.platform })');
+  assert.equal(
+    d.userAgent,
+    `Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/${version} Mobile Safari/537.36`,
+  );
+  const hints = await page.evaluate<{ mobile: boolean; platform: string }>(
+    '({ mobile: navigator.userAgentData.mobile, platform: navigator.userAgentData.platform })',
+  );
   assert.deepEqual(hints, { mobile: true, platform: 'Android' });
   assert.equal((await page.evaluate<Seen>(SEEN)).dpr, 2.625);
 });
@@ -98,7 +103,10 @@ test('device_profile: list works with no app running; applying a preset then say
     d.devices.map((x: any) => x.name),
     ['iphone-x', 'iphone-13', 'iphone-15-pro', 'pixel-5', 'pixel-8', 'ipad-pro-12.9', 'desktop-1440', 'desktop-1920'],
   );
-  assert.deepEqual(DEVICE_NAMES, d.devices.map((x: any) => x.name));
+  assert.deepEqual(
+    DEVICE_NAMES,
+    d.devices.map((x: any) => x.name),
+  );
   assert.equal(d.devices.find((x: any) => x.name === 'desktop-1920').width, DEVICES['desktop-1920'].width);
   assert.equal((await failed(host, 'device_profile', { name: 'pixel-5' })).code, 'no_app');
 });

@@ -41,8 +41,15 @@ function refTable(snapshot: string): Record<string, string> {
 }
 
 const KINDS: { kind: WebDriverServerKind; missing: string | false }[] = [
-  { kind: 'chromedriver', missing: findServerBinary('chromedriver') ? false : 'chromedriver not installed (apt-get install chromium-driver)' },
-  { kind: 'webkit', missing: findServerBinary('webkit') && miniBrowserPath() ? false : 'WebKitWebDriver not installed (apt-get install webkit2gtk-driver xvfb)' },
+  {
+    kind: 'chromedriver',
+    missing: findServerBinary('chromedriver') ? false : 'chromedriver not installed (apt-get install chromium-driver)',
+  },
+  {
+    kind: 'webkit',
+    missing:
+      findServerBinary('webkit') && miniBrowserPath() ? false : 'WebKitWebDriver not installed (apt-get install webkit2gtk-driver xvfb)',
+  },
 ];
 
 for (const { kind, missing } of KINDS) {
@@ -71,11 +78,28 @@ for (const { kind, missing } of KINDS) {
 
     test('fill, type, set_checkbox, select_option and tap read their effect back from the page', async () => {
       ok(await runStep(host, 'navigate', { url: '/form.html' }));
-      assert.deepEqual(ok(await runStep(host, 'fill', { target: { label: 'Name' }, text: 'Ada' })).effect?.text, { verified: true, value: 'Ada', expected: 'Ada' });
-      assert.equal(ok(await runStep(host, 'type', { target: { label: 'Email' }, text: 'ada@example.com' })).effect?.text?.value, 'ada@example.com');
-      assert.deepEqual(ok(await runStep(host, 'set_checkbox', { target: { label: 'Subscribe to newsletter' }, value: true })).effect?.checked, { verified: true, before: false, after: true });
-      assert.deepEqual(ok(await runStep(host, 'select_option', { target: { label: 'Country' }, option: 'France' })).effect?.selected, { verified: true, value: 'France' });
-      assert.deepEqual(ok(await runStep(host, 'tap', { target: { label: 'Pro' } })).effect?.checked, { verified: true, before: false, after: true });
+      assert.deepEqual(ok(await runStep(host, 'fill', { target: { label: 'Name' }, text: 'Ada' })).effect?.text, {
+        verified: true,
+        value: 'Ada',
+        expected: 'Ada',
+      });
+      assert.equal(
+        ok(await runStep(host, 'type', { target: { label: 'Email' }, text: 'ada@example.com' })).effect?.text?.value,
+        'ada@example.com',
+      );
+      assert.deepEqual(
+        ok(await runStep(host, 'set_checkbox', { target: { label: 'Subscribe to newsletter' }, value: true })).effect?.checked,
+        { verified: true, before: false, after: true },
+      );
+      assert.deepEqual(ok(await runStep(host, 'select_option', { target: { label: 'Country' }, option: 'France' })).effect?.selected, {
+        verified: true,
+        value: 'France',
+      });
+      assert.deepEqual(ok(await runStep(host, 'tap', { target: { label: 'Pro' } })).effect?.checked, {
+        verified: true,
+        before: false,
+        after: true,
+      });
       ok(await runStep(host, 'expect', { target: { label: 'Email' }, value: 'ada@example.com' }));
     });
 
@@ -92,7 +116,12 @@ for (const { kind, missing } of KINDS) {
       ok(await runStep(host, 'perf_begin', { mode: 'timing' }));
       ok(await runStep(host, 'scroll', { direction: 'down', pixels: 600 }));
       ok(await runStep(host, 'tap', { target: { role: 'button', name: 'Add item' } }));
-      const report = ok(await runStep(host, 'perf_end', {})).data as { refused: boolean; metrics: Record<string, number>; coverage: Record<string, string>; missingReasons: Record<string, string> };
+      const report = ok(await runStep(host, 'perf_end', {})).data as {
+        refused: boolean;
+        metrics: Record<string, number>;
+        coverage: Record<string, string>;
+        missingReasons: Record<string, string>;
+      };
       assert.equal(report.refused, false, JSON.stringify(report).slice(0, 500));
       assert.ok(report.metrics['frames.count']! > 0, JSON.stringify(report.metrics));
       assert.equal(report.coverage.trace, 'missing');
@@ -110,7 +139,9 @@ for (const { kind, missing } of KINDS) {
       ok(await runStep(host, 'navigate', { url: '/form.html' }));
       // A short viewport: Submit is below the fold.
       ok(await runStep(host, 'resize_viewport', { width: 800, height: 400 }));
-      const box = await page.driver.evaluate<{ w: number; h: number; top: number; dpr: number }>("(() => { const b = [...document.querySelectorAll('button')].find((e) => e.textContent.trim() === 'Submit'); const r = b.getBoundingClientRect(); return { w: r.width, h: r.height, top: r.top, dpr: devicePixelRatio }; })()");
+      const box = await page.driver.evaluate<{ w: number; h: number; top: number; dpr: number }>(
+        "(() => { const b = [...document.querySelectorAll('button')].find((e) => e.textContent.trim() === 'Submit'); const r = b.getBoundingClientRect(); return { w: r.width, h: r.height, top: r.top, dpr: devicePixelRatio }; })()",
+      );
       assert.ok(box.top > 400, `Submit is out of view (top ${box.top})`);
       const shot = ok(await runStep(host, 'screenshot', { target: { role: 'button', name: 'Submit' } }));
       const png = Buffer.from(shot.image!.base64, 'base64');
@@ -125,14 +156,25 @@ for (const { kind, missing } of KINDS) {
         // The error is thrown from a timer: let it fire before reading.
         ok(await runStep(host, 'evaluate', { expression: 'new Promise((r) => setTimeout(() => r(1), 50))' }));
         const c = ok(await runStep(host, 'console', { level: 'warn' })).data as { messages: { level: string; text: string }[] };
-        assert.deepEqual(c.messages.map((e) => [e.level, e.text]).filter(([, t]) => t!.startsWith('clicked')), [['warn', 'clicked: low fuel']]);
+        assert.deepEqual(
+          c.messages.map((e) => [e.level, e.text]).filter(([, t]) => t!.startsWith('clicked')),
+          [['warn', 'clicked: low fuel']],
+        );
         const x = ok(await runStep(host, 'exceptions', {})).data as { exceptions: { kind: string; message: string }[] };
         assert.match(x.exceptions[0]?.message ?? '', /RangeError: boom after click/);
         // chromedriver offers BiDi: capture runs at document start and sees what the page logged while it loaded.
         assert.equal(page.driver.capturesFromDocumentStart, kind === 'chromedriver');
         const all = ok(await runStep(host, 'console', {})).data as { messages: { text: string }[] };
-        assert.equal(all.messages.some((m) => m.text === 'first log'), kind === 'chromedriver', JSON.stringify(all.messages));
-        assert.equal(x.exceptions.some((e) => /boom in timeout/.test(e.message)), kind === 'chromedriver', JSON.stringify(x.exceptions));
+        assert.equal(
+          all.messages.some((m) => m.text === 'first log'),
+          kind === 'chromedriver',
+          JSON.stringify(all.messages),
+        );
+        assert.equal(
+          x.exceptions.some((e) => /boom in timeout/.test(e.message)),
+          kind === 'chromedriver',
+          JSON.stringify(x.exceptions),
+        );
       } finally {
         await fixtures.close();
       }
@@ -149,7 +191,7 @@ describe('webdriver: a tap on WebKit is answered by the page itself', { skip: KI
   });
   after(() => page?.close());
 
-  test('the page reports the tap\'s settle: the effect is the one read back, and the report was used', async () => {
+  test("the page reports the tap's settle: the effect is the one read back, and the report was used", async () => {
     ok(await runStep(host, 'navigate', { url: '/list.html' }));
     const count = (): Promise<string> => page.driver.evaluate<string>('document.getElementById("count").textContent');
     const before = await count();
@@ -170,7 +212,9 @@ describe('webdriver: a tap on WebKit is answered by the page itself', { skip: KI
   test('a link tapped leaves the page: no report of the old document, the next page is there', async () => {
     ok(await runStep(host, 'navigate', { url: '/index.html' }));
     // The link also changes the DOM as it is clicked: the settle is then known before the next page arrives.
-    await page.driver.evaluate(`document.querySelector('a[href="form.html"]').addEventListener('click', (e) => e.currentTarget.classList.add('visited'))`);
+    await page.driver.evaluate(
+      `document.querySelector('a[href="form.html"]').addEventListener('click', (e) => e.currentTarget.classList.add('visited'))`,
+    );
     const reports = page.driver.settleReportsReceived;
     ok(await runStep(host, 'tap', { target: { role: 'link', name: 'Form' } }));
     ok(await runStep(host, 'wait_for', { text: 'Subscribe to newsletter' }));
@@ -179,8 +223,11 @@ describe('webdriver: a tap on WebKit is answered by the page itself', { skip: KI
   });
 
   test('under a CSP that refuses the report the tap still reads its effect, and the page never sees the violation', async () => {
-    const html = '<h1>CSP</h1><button id="b">Add</button><ul id="l"></ul><script>window.violations = 0; document.addEventListener("securitypolicyviolation", () => window.violations++); document.getElementById("b").onclick = () => document.getElementById("l").append(document.createElement("li"));</script>';
-    const strict = http.createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html', 'content-security-policy': "connect-src 'self'" }).end(html));
+    const html =
+      '<h1>CSP</h1><button id="b">Add</button><ul id="l"></ul><script>window.violations = 0; document.addEventListener("securitypolicyviolation", () => window.violations++); document.getElementById("b").onclick = () => document.getElementById("l").append(document.createElement("li"));</script>';
+    const strict = http.createServer((_req, res) =>
+      res.writeHead(200, { 'content-type': 'text/html', 'content-security-policy': "connect-src 'self'" }).end(html),
+    );
     await new Promise<void>((r) => strict.listen(0, '127.0.0.1', () => r()));
     try {
       ok(await runStep(host, 'navigate', { url: `http://127.0.0.1:${(strict.address() as { port: number }).port}/` }));
@@ -201,7 +248,10 @@ describe('webdriver: a tap on WebKit is answered by the page itself', { skip: KI
 
 describe('the example scenarios over WebDriver', () => {
   // The examples unchanged but for the browser key: what a user switching engines writes.
-  for (const [kind, browser] of [['webkit', '{ engine: webkit }'], ['chromedriver', '{ driver: webdriver }']] as const) {
+  for (const [kind, browser] of [
+    ['webkit', '{ engine: webkit }'],
+    ['chromedriver', '{ driver: webdriver }'],
+  ] as const) {
     for (const example of ['form-submit', 'dialog']) {
       test(`${example} passes on ${kind}`, { skip: KINDS.find((k) => k.kind === kind)!.missing }, async () => {
         const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rehearse-wd-example-'));
@@ -237,7 +287,9 @@ describe('perf run over WebDriver', { skip: KINDS.find((k) => k.kind === 'webkit
       const { run } = await runScenario(sc, { label: 'run', outDir: path.join(dir, 'out'), cwd: dir });
       // Each repeat ran in its own session; on a loaded machine WebKit may draw a repeat's scrolls in one
       // frame, and the harness then refuses it (a window that drew nothing must not read as fast).
-      const outcomes = JSON.stringify(run.repeats.map((r) => (r.status === 'failed' ? r.failure : r.status === 'refused' ? r.reason : r.status)));
+      const outcomes = JSON.stringify(
+        run.repeats.map((r) => (r.status === 'failed' ? r.failure : r.status === 'refused' ? r.reason : r.status)),
+      );
       assert.equal(run.summary.measured + run.summary.refused, 2, outcomes);
       assert.ok(run.summary.measured >= 1, outcomes);
       assert.equal(run.env.browser.driver, 'webdriver');
@@ -254,8 +306,19 @@ describe('perf run over WebDriver', { skip: KINDS.find((k) => k.kind === 'webkit
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rehearse-wd-bad-'));
     try {
       fs.mkdirSync(path.join(dir, 'app'));
-      fs.writeFileSync(path.join(dir, 'bad.yaml'), 'name: bad\napp: { serve: ./app }\nbrowser: { engine: webkit }\nsteps:\n  - snap: {}\n  - wait_for_network_idle: {}\n');
-      assert.throws(() => loadScenario(path.join(dir, 'bad.yaml'), { cwd: dir }), (e: unknown) => isPerfError(e) && e.kind === 'usage' && /bad\.yaml:6:\d+: wait_for_network_idle is not available on the webdriver driver: WebDriver classic reports no network requests/.test(e.message));
+      fs.writeFileSync(
+        path.join(dir, 'bad.yaml'),
+        'name: bad\napp: { serve: ./app }\nbrowser: { engine: webkit }\nsteps:\n  - snap: {}\n  - wait_for_network_idle: {}\n',
+      );
+      assert.throws(
+        () => loadScenario(path.join(dir, 'bad.yaml'), { cwd: dir }),
+        (e: unknown) =>
+          isPerfError(e) &&
+          e.kind === 'usage' &&
+          /bad\.yaml:6:\d+: wait_for_network_idle is not available on the webdriver driver: WebDriver classic reports no network requests/.test(
+            e.message,
+          ),
+      );
       // The same step on the cdp driver loads.
       fs.writeFileSync(path.join(dir, 'ok.yaml'), 'name: ok\napp: { serve: ./app }\nsteps:\n  - wait_for_network_idle: {}\n');
       assert.equal(loadScenario(path.join(dir, 'ok.yaml'), { cwd: dir }).steps[0]!.name, 'wait_for_network_idle');
@@ -268,8 +331,14 @@ describe('perf run over WebDriver', { skip: KINDS.find((k) => k.kind === 'webkit
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rehearse-wd-bad-'));
     try {
       fs.mkdirSync(path.join(dir, 'app'));
-      fs.writeFileSync(path.join(dir, 'bad.yaml'), 'name: bad\napp: { serve: ./app }\nbrowser: { engine: webkit }\ncpuThrottle: 4\nsteps:\n  - snap: {}\n');
-      assert.throws(() => loadScenario(path.join(dir, 'bad.yaml'), { cwd: dir }), (e: unknown) => isPerfError(e) && e.kind === 'usage' && /bad\.yaml:4:\d+: cpuThrottle needs the cdp driver/.test(e.message));
+      fs.writeFileSync(
+        path.join(dir, 'bad.yaml'),
+        'name: bad\napp: { serve: ./app }\nbrowser: { engine: webkit }\ncpuThrottle: 4\nsteps:\n  - snap: {}\n',
+      );
+      assert.throws(
+        () => loadScenario(path.join(dir, 'bad.yaml'), { cwd: dir }),
+        (e: unknown) => isPerfError(e) && e.kind === 'usage' && /bad\.yaml:4:\d+: cpuThrottle needs the cdp driver/.test(e.message),
+      );
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
@@ -284,59 +353,90 @@ describe('the metric registry says which metrics a WebDriver run produces', () =
     { driver: 'webdriver-chromium', browser: '{ driver: webdriver }', missing: KINDS.find((k) => k.kind === 'chromedriver')!.missing },
   ];
   for (const { driver, browser, missing } of ENGINES) {
-    test(`${driver}: the run file holds exactly the metrics declared for it; coverage names the sources it lacks`, { skip: missing }, async () => {
-      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rehearse-wd-metrics-'));
-      try {
-        fs.cpSync(DEMO_DIR, path.join(dir, 'app'), { recursive: true });
-        // A scroll for frames and one tap for an interaction: every source the probe has gets exercised.
-        fs.writeFileSync(
-          path.join(dir, 'probe.yaml'),
-          `name: registry-${driver}\napp: { serve: ./app, path: /list.html }\nbrowser: ${browser}\nviewport: { width: 1024, height: 700 }\nrepeat: 1\nwarmup: 0\nsetup:\n  - wait_for: { text: "2000 items" }\nsteps:\n  - scroll: { target: { role: list, name: Items }, dy: 1500, label: down }\n  - tap: { target: { role: button, name: Add item }, label: add }\n`,
-        );
-        const { run } = await runScenario(loadScenario(path.join(dir, 'probe.yaml'), { cwd: dir }), { label: 'run', outDir: path.join(dir, 'out'), cwd: dir });
-        assert.equal(run.summary.measured, 1, JSON.stringify(run.repeats.map((r) => (r.status === 'failed' ? r.failure : r.status))));
-        const produced = Object.keys(run.summary.metrics).sort();
-        assert.deepEqual(produced.filter((k) => !resolveMetric(k)?.def.drivers.includes(driver)), [], `produced over ${driver} but not declared for it`);
-        const declared = METRICS.filter((d) => d.drivers.includes(driver)).flatMap((d) =>
-          d.name.includes('<') ? ['steps.down.ms', 'steps.add.ms'] : d.perFrame ? [d.name, d.name + PER_FRAME_SUFFIX] : [d.name],
-        );
-        assert.deepEqual(declared.filter((k) => !produced.includes(k)), [], `declared for ${driver} but not produced`);
+    test(
+      `${driver}: the run file holds exactly the metrics declared for it; coverage names the sources it lacks`,
+      { skip: missing },
+      async () => {
+        const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rehearse-wd-metrics-'));
+        try {
+          fs.cpSync(DEMO_DIR, path.join(dir, 'app'), { recursive: true });
+          // A scroll for frames and one tap for an interaction: every source the probe has gets exercised.
+          fs.writeFileSync(
+            path.join(dir, 'probe.yaml'),
+            `name: registry-${driver}\napp: { serve: ./app, path: /list.html }\nbrowser: ${browser}\nviewport: { width: 1024, height: 700 }\nrepeat: 1\nwarmup: 0\nsetup:\n  - wait_for: { text: "2000 items" }\nsteps:\n  - scroll: { target: { role: list, name: Items }, dy: 1500, label: down }\n  - tap: { target: { role: button, name: Add item }, label: add }\n`,
+          );
+          const { run } = await runScenario(loadScenario(path.join(dir, 'probe.yaml'), { cwd: dir }), {
+            label: 'run',
+            outDir: path.join(dir, 'out'),
+            cwd: dir,
+          });
+          assert.equal(run.summary.measured, 1, JSON.stringify(run.repeats.map((r) => (r.status === 'failed' ? r.failure : r.status))));
+          const produced = Object.keys(run.summary.metrics).sort();
+          assert.deepEqual(
+            produced.filter((k) => !resolveMetric(k)?.def.drivers.includes(driver)),
+            [],
+            `produced over ${driver} but not declared for it`,
+          );
+          const declared = METRICS.filter((d) => d.drivers.includes(driver)).flatMap((d) =>
+            d.name.includes('<') ? ['steps.down.ms', 'steps.add.ms'] : d.perFrame ? [d.name, d.name + PER_FRAME_SUFFIX] : [d.name],
+          );
+          assert.deepEqual(
+            declared.filter((k) => !produced.includes(k)),
+            [],
+            `declared for ${driver} but not produced`,
+          );
 
-        // Every metric family a driver lacks is named after its coverage source (counters.*, interactions.*…).
-        const repeat = run.repeats[0]!;
-        assert.equal(repeat.status, 'measured');
-        const coverage = repeat.status === 'measured' ? repeat.report.coverage! : {};
-        // A terminal's own metrics (terminal.*) are no source a browser lacks.
-        for (const d of METRICS.filter((m) => !m.drivers.includes(driver) && m.drivers.some((x) => x !== 'pty'))) assert.equal(coverage[d.name.split('.')[0]!], 'missing', `${d.name}: coverage ${JSON.stringify(coverage)}`);
-        assert.equal(coverage.liveness, 'read');
+          // Every metric family a driver lacks is named after its coverage source (counters.*, interactions.*…).
+          const repeat = run.repeats[0]!;
+          assert.equal(repeat.status, 'measured');
+          const coverage = repeat.status === 'measured' ? repeat.report.coverage! : {};
+          // A terminal's own metrics (terminal.*) are no source a browser lacks.
+          for (const d of METRICS.filter((m) => !m.drivers.includes(driver) && m.drivers.some((x) => x !== 'pty')))
+            assert.equal(coverage[d.name.split('.')[0]!], 'missing', `${d.name}: coverage ${JSON.stringify(coverage)}`);
+          assert.equal(coverage.liveness, 'read');
 
-        const median = (k: string): number | undefined => run.summary.metrics[k]?.median;
-        assert.ok(median('frames.painted')! > 1);
-        // requestAnimationFrame cannot see a partial frame: none is written rather than a made-up 0.
-        assert.equal(run.summary.metrics['frames.partial'], undefined);
-        if (driver === 'webdriver-chromium') assert.equal(median('interactions.count'), 1, 'the one tap');
-        // The web content process, read from /proc: a browser page holds tens of MB, and scrolling costs CPU.
-        assert.ok(median('process.maxRssBytes')! > 20 * 1024 * 1024, `process.maxRssBytes ${median('process.maxRssBytes')}`);
-        assert.ok(median('process.cpuMs')! > 0, `process.cpuMs ${median('process.cpuMs')}`);
-        assert.equal(coverage.process, 'read');
-      } finally {
-        fs.rmSync(dir, { recursive: true, force: true });
-      }
-    });
+          const median = (k: string): number | undefined => run.summary.metrics[k]?.median;
+          assert.ok(median('frames.painted')! > 1);
+          // requestAnimationFrame cannot see a partial frame: none is written rather than a made-up 0.
+          assert.equal(run.summary.metrics['frames.partial'], undefined);
+          if (driver === 'webdriver-chromium') assert.equal(median('interactions.count'), 1, 'the one tap');
+          // The web content process, read from /proc: a browser page holds tens of MB, and scrolling costs CPU.
+          assert.ok(median('process.maxRssBytes')! > 20 * 1024 * 1024, `process.maxRssBytes ${median('process.maxRssBytes')}`);
+          assert.ok(median('process.cpuMs')! > 0, `process.cpuMs ${median('process.cpuMs')}`);
+          assert.equal(coverage.process, 'read');
+        } finally {
+          fs.rmSync(dir, { recursive: true, force: true });
+        }
+      },
+    );
   }
 });
 
 test('CPU between two /proc readings: a process in both counts its difference, a new one all it used, a gone one nothing', () => {
-  const before = [{ pid: 1, cpuMs: 100, maxRssBytes: 0 }, { pid: 2, cpuMs: 50, maxRssBytes: 0 }];
-  const after = [{ pid: 1, cpuMs: 130, maxRssBytes: 0 }, { pid: 3, cpuMs: 20, maxRssBytes: 0 }];
+  const before = [
+    { pid: 1, cpuMs: 100, maxRssBytes: 0 },
+    { pid: 2, cpuMs: 50, maxRssBytes: 0 },
+  ];
+  const after = [
+    { pid: 1, cpuMs: 130, maxRssBytes: 0 },
+    { pid: 3, cpuMs: 20, maxRssBytes: 0 },
+  ];
   assert.equal(cpuBetween(before, after), 50);
 });
 
 test('cropPng undoes every PNG row filter and cuts the rectangle asked for', () => {
   // A 3x2 RGBA image: row 0 written with Sub (filter 1), row 1 with Up (filter 2).
   const px = [
-    [[10, 20, 30, 255], [40, 50, 60, 255], [70, 80, 90, 255]],
-    [[11, 21, 31, 255], [41, 51, 61, 255], [71, 81, 91, 255]],
+    [
+      [10, 20, 30, 255],
+      [40, 50, 60, 255],
+      [70, 80, 90, 255],
+    ],
+    [
+      [11, 21, 31, 255],
+      [41, 51, 61, 255],
+      [71, 81, 91, 255],
+    ],
   ];
   const row0 = [1, ...px[0]!.flatMap((p, i) => p.map((v, k) => (v - (i > 0 ? px[0]![i - 1]![k]! : 0)) & 0xff))];
   const row1 = [2, ...px[1]!.flatMap((p, i) => p.map((v, k) => (v - px[0]![i]![k]!) & 0xff))];
@@ -353,7 +453,12 @@ test('cropPng undoes every PNG row filter and cuts the rectangle asked for', () 
     crc.writeUInt32BE(zlib.crc32(Buffer.concat([head.subarray(4), data])), 0);
     return Buffer.concat([head, data, crc]);
   };
-  const png = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), chunk('IDAT', zlib.deflateSync(Buffer.from([...row0, ...row1]))), chunk('IEND', Buffer.alloc(0))]);
+  const png = Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', ihdr),
+    chunk('IDAT', zlib.deflateSync(Buffer.from([...row0, ...row1]))),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
   const cut = cropPng(png, { x: 1, y: 0, width: 2, height: 2 })!;
   assert.deepEqual(pngSize(cut), { width: 2, height: 2 });
   // The cut is written unfiltered: each row is a 0 and its pixels.

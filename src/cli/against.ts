@@ -42,7 +42,9 @@ export function againstProgressPrinter(quiet: boolean): (e: AgainstProgress) => 
       case 'repeat-end': {
         const r = e.record;
         const what = describeRepeat(r);
-        info(`[${e.sequence + 1}/${e.total}] ${e.arm.padEnd(9)} repeat ${r.index + 1}${r.warmup ? ' (warmup)' : ''} ${r.mode}: ${what} · ${((Date.now() - t0) / 1000).toFixed(0)}s`);
+        info(
+          `[${e.sequence + 1}/${e.total}] ${e.arm.padEnd(9)} repeat ${r.index + 1}${r.warmup ? ' (warmup)' : ''} ${r.mode}: ${what} · ${((Date.now() - t0) / 1000).toFixed(0)}s`,
+        );
         break;
       }
     }
@@ -55,7 +57,14 @@ export function againstProgressPrinter(quiet: boolean): (e: AgainstProgress) => 
  * (the baseline's points at the other build), so a differing scenario name is expected, not refused; it
  * is still listed among the warnings.
  */
-export function executeAgainst(baseline: Scenario, candidate: Scenario, flags: AgainstFlags, seq: SequentialFlags, quiet: boolean, scale: ScaleFlags = {}): Promise<{ res: AgainstResult; comparison: RunsComparison | undefined; exitCode: 0 | 1 }> {
+export function executeAgainst(
+  baseline: Scenario,
+  candidate: Scenario,
+  flags: AgainstFlags,
+  seq: SequentialFlags,
+  quiet: boolean,
+  scale: ScaleFlags = {},
+): Promise<{ res: AgainstResult; comparison: RunsComparison | undefined; exitCode: 0 | 1 }> {
   return interruptible((signal) =>
     runAndJudge({
       kind: 'against',
@@ -79,7 +88,14 @@ export function executeAgainst(baseline: Scenario, candidate: Scenario, flags: A
 }
 
 /** Load the pair: --var applies to both arms, --baseline-var (after it) to the baseline only. */
-export function loadAgainstPair(candidateFile: string, baselineFile: string, variant: string | undefined, vars: Record<string, string>, baselineVars: Record<string, string>, allowOutside = false): { baseline: Scenario; candidate: Scenario } {
+export function loadAgainstPair(
+  candidateFile: string,
+  baselineFile: string,
+  variant: string | undefined,
+  vars: Record<string, string>,
+  baselineVars: Record<string, string>,
+  allowOutside = false,
+): { baseline: Scenario; candidate: Scenario } {
   const v = { ...(variant !== undefined ? { variant } : {}), allowOutside };
   const candidate = loadScenario(candidateFile, { ...v, vars });
   const baseline = loadScenario(baselineFile, { ...v, vars: { ...vars, ...baselineVars } });
@@ -87,24 +103,51 @@ export function loadAgainstPair(candidateFile: string, baselineFile: string, var
 }
 
 /** `perf run X.yaml --against Y.yaml`, after perf run parsed its flags. */
-export async function runAgainstCommand(f: FlagValues, candidateFile: string, flags: AgainstFlags, vars: Record<string, string>, baselineVars: Record<string, string>, writeReporters: (run: RunFile, path: string, names: string[]) => string[], scale: ScaleFlags = {}): Promise<number> {
+export async function runAgainstCommand(
+  f: FlagValues,
+  candidateFile: string,
+  flags: AgainstFlags,
+  vars: Record<string, string>,
+  baselineVars: Record<string, string>,
+  writeReporters: (run: RunFile, path: string, names: string[]) => string[],
+  scale: ScaleFlags = {},
+): Promise<number> {
   const baselineFile = f.against as string;
   const { baseline, candidate } = loadAgainstPair(candidateFile, baselineFile, flags.variant, vars, baselineVars, f.allowOutside === true);
   const quiet = f.quiet === true || f.json === true;
   const seq = sequentialFlags(f, 'run');
   const { res, comparison, exitCode } = await executeAgainst(baseline, candidate, flags, seq, quiet, scale);
-  const written = [...writeReporters(res.baseline.run, res.baseline.path, flags.reporters), ...writeReporters(res.candidate.run, res.candidate.path, flags.reporters)];
+  const written = [
+    ...writeReporters(res.baseline.run, res.baseline.path, flags.reporters),
+    ...writeReporters(res.candidate.run, res.candidate.path, flags.reporters),
+  ];
   if (comparison && flags.reporters.includes('html')) {
-    written.push(writeHtmlCompareReport(comparison, { run: res.baseline.run, file: res.baseline.path }, { run: res.candidate.run, file: res.candidate.path }, compareReportPath(res.candidate.path)));
+    written.push(
+      writeHtmlCompareReport(
+        comparison,
+        { run: res.baseline.run, file: res.baseline.path },
+        { run: res.candidate.run, file: res.candidate.path },
+        compareReportPath(res.candidate.path),
+      ),
+    );
   }
   const rel = (p: string): string => relative(process.cwd(), p) || p;
-  if (comparison && flags.reporters.includes('markdown')) appendToGithubStepSummary(renderComparison(comparison, res.baseline.run, res.candidate.run, 'markdown'));
+  if (comparison && flags.reporters.includes('markdown'))
+    appendToGithubStepSummary(renderComparison(comparison, res.baseline.run, res.candidate.run, 'markdown'));
   if (f.json) {
     const strip = ({ repeats: _omit, ...rest }: RunFile): Omit<RunFile, 'repeats'> => rest;
-    printJson({ baseline: { path: res.baseline.path, ...strip(res.baseline.run) }, candidate: { path: res.candidate.path, ...strip(res.candidate.run) }, compare: comparison ?? null, reports: written });
+    printJson({
+      baseline: { path: res.baseline.path, ...strip(res.baseline.run) },
+      candidate: { path: res.candidate.path, ...strip(res.candidate.run) },
+      compare: comparison ?? null,
+      reports: written,
+    });
   } else if (!f.quiet) {
-    if (comparison) process.stdout.write(renderComparison(comparison, res.baseline.run, res.candidate.run, 'table', process.stdout.isTTY === true));
-    info(`run files: ${rel(res.baseline.path)} (baseline), ${rel(res.candidate.path)} (candidate)${written.length ? `; reports: ${written.map(rel).join(', ')}` : ''}`);
+    if (comparison)
+      process.stdout.write(renderComparison(comparison, res.baseline.run, res.candidate.run, 'table', process.stdout.isTTY === true));
+    info(
+      `run files: ${rel(res.baseline.path)} (baseline), ${rel(res.candidate.path)} (candidate)${written.length ? `; reports: ${written.map(rel).join(', ')}` : ''}`,
+    );
   }
   if (!comparison) {
     const empty = [res.baseline, res.candidate].filter((x) => x.run.summary.measured === 0).map((x) => rel(x.path));

@@ -53,7 +53,10 @@ export function parseFlags(argv: readonly string[], specs: FlagSpecs, command: s
     }
     const key = byFlag.get(name);
     if (!key) {
-      const near = closest(name, [...byFlag.keys()].filter((k) => k.length > 1));
+      const near = closest(
+        name,
+        [...byFlag.keys()].filter((k) => k.length > 1),
+      );
       throw new PerfError({
         code: 'unknown_flag',
         message: `${command}: unknown flag --${name}${near.length ? `; did you mean ${near.map((n) => `--${n}`).join(' or ')}?` : ''}`,
@@ -72,7 +75,10 @@ export function parseFlags(argv: readonly string[], specs: FlagSpecs, command: s
     if (inline === undefined) {
       const next = argv[i + 1];
       if (next === undefined || (next.startsWith('--') && next.length > 2)) {
-        throw new PerfError({ code: 'missing_flag_value', message: `${command}: --${name} needs a value${spec.value ? ` (${spec.value})` : ''}` });
+        throw new PerfError({
+          code: 'missing_flag_value',
+          message: `${command}: --${name} needs a value${spec.value ? ` (${spec.value})` : ''}`,
+        });
       }
       inline = next;
       i++;

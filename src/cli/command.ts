@@ -29,6 +29,11 @@ export function info(line: string): void {
 }
 
 export const ALLOW_OUTSIDE_FLAG = {
-  allowOutside: { type: 'boolean', description: 'Let `serve` name a folder outside the project (the scenario\'s folder and the working folder), even / or a parent of it.' },
+  allowOutside: {
+    type: 'boolean',
+    description: "Let `serve` name a folder outside the project (the scenario's folder and the working folder), even / or a parent of it.",
+  },
 } as const satisfies FlagSpecs;
-export const JSON_FLAG = { json: { type: 'boolean', description: 'Print one JSON document on stdout instead of text.' } } as const satisfies FlagSpecs;
+export const JSON_FLAG = {
+  json: { type: 'boolean', description: 'Print one JSON document on stdout instead of text.' },
+} as const satisfies FlagSpecs;

@@ -28,15 +28,19 @@ export const compareCommand = defineCommand({
   summary: 'Judge a candidate run file against a baseline: noise-aware deltas, exit 1 on an error-level regression',
   usage: 'compare BASELINE.json CANDIDATE.json [--json] [--reporter table|markdown|junit|html [--out FILE.html]] [--force] [--strict]',
   details: [
-    'The primary metrics (perf metrics; a scenario\'s gate.metrics) decide: a regression needs a significant',
+    "The primary metrics (perf metrics; a scenario's gate.metrics) decide: a regression needs a significant",
     'change (one-sided rank test, Holm over the primary family, sequential boundaries when the runs were',
     'sampled to a decision) whose estimate is past warn (+10%) or error (+25%); thresholds from the',
-    'candidate\'s scenario. A change past warn the samples cannot decide is inconclusive.',
+    "candidate's scenario. A change past warn the samples cannot decide is inconclusive.",
     'Exit 1 on an error-level regression (and on inconclusive with --strict); 2 for unreadable, invalid or',
     'unmeasured files, or runs of different scenarios/variants (unless --force).',
   ].join('\n'),
   flags: {
-    reporter: { type: 'string', value: 'NAME', description: `Output format on stdout: ${COMPARE_REPORTERS.join(', ')}. Default table. html writes a file instead (--out, default <candidate>.compare.html) and prints the table.` },
+    reporter: {
+      type: 'string',
+      value: 'NAME',
+      description: `Output format on stdout: ${COMPARE_REPORTERS.join(', ')}. Default table. html writes a file instead (--out, default <candidate>.compare.html) and prints the table.`,
+    },
     out: { type: 'string', value: 'FILE.html', description: 'With --reporter html: where to write the report.' },
     force: { type: 'boolean', description: 'Compare runs of different scenarios or variants anyway (a warning instead of exit 2).' },
     strict: { type: 'boolean', description: 'Exit 1 when the verdict is inconclusive (default: exit 0 and say so).' },
@@ -51,16 +55,29 @@ export const compareCommand = defineCommand({
       });
     }
     const html = f.reporter === 'html';
-    if (f.out !== undefined && !html) throw new PerfError({ code: 'invalid_flag', message: 'compare: --out names the file of --reporter html', suggestion: 'perf compare A.json B.json --reporter html --out report.html' });
+    if (f.out !== undefined && !html)
+      throw new PerfError({
+        code: 'invalid_flag',
+        message: 'compare: --out names the file of --reporter html',
+        suggestion: 'perf compare A.json B.json --reporter html --out report.html',
+      });
     const reporter = html ? 'table' : ((f.reporter as string | undefined) ?? 'table');
     if (!(COMPARE_REPORTERS as readonly string[]).includes(reporter)) {
       getReporter(reporter); // an unknown name: the registry's error with "did you mean"
-      throw new PerfError({ code: 'invalid_flag', message: `compare: --reporter ${reporter} does not render a compare to stdout; use ${COMPARE_REPORTERS.join(', ')} or --json` });
+      throw new PerfError({
+        code: 'invalid_flag',
+        message: `compare: --reporter ${reporter} does not render a compare to stdout; use ${COMPARE_REPORTERS.join(', ')} or --json`,
+      });
     }
     const [fileA, fileB] = positionals as [string, string];
     const { comparison, a, b } = compareRunFiles(fileA, fileB, { force: f.force === true });
     if (html) {
-      const written = writeHtmlCompareReport(comparison, { run: a, file: fileA }, { run: b, file: fileB }, (f.out as string | undefined) ?? compareReportPath(fileB));
+      const written = writeHtmlCompareReport(
+        comparison,
+        { run: a, file: fileA },
+        { run: b, file: fileB },
+        (f.out as string | undefined) ?? compareReportPath(fileB),
+      );
       if (!f.json) info(`report: ${relative(process.cwd(), written) || written}`);
     }
     if (f.json) {
@@ -69,11 +86,16 @@ export const compareCommand = defineCommand({
       process.stdout.write(renderComparison(comparison, a, b, reporter, reporter === 'table' && process.stdout.isTTY === true));
       if (reporter === 'markdown') appendToGithubStepSummary(renderComparison(comparison, a, b, 'markdown'));
       if (comparison.verdict === 'fail') {
-        const worst = comparison.rows.filter((r) => r.gated && (r.verdict === 'regressed' || r.verdict === 'missing') && r.severity === 'error');
-        info(`perf: regression: ${worst.map((r) => (r.verdict === 'missing' ? `${r.metric} (missing)` : r.metric)).join(', ')} (${relative(process.cwd(), fileB) || fileB} vs ${relative(process.cwd(), fileA) || fileA})`);
+        const worst = comparison.rows.filter(
+          (r) => r.gated && (r.verdict === 'regressed' || r.verdict === 'missing') && r.severity === 'error',
+        );
+        info(
+          `perf: regression: ${worst.map((r) => (r.verdict === 'missing' ? `${r.metric} (missing)` : r.metric)).join(', ')} (${relative(process.cwd(), fileB) || fileB} vs ${relative(process.cwd(), fileA) || fileA})`,
+        );
       }
     }
-    if (comparison.verdict === 'inconclusive' && !f.json) noteInconclusive(`perf: inconclusive: ${comparison.gate.summary}`, f.strict === true);
+    if (comparison.verdict === 'inconclusive' && !f.json)
+      noteInconclusive(`perf: inconclusive: ${comparison.gate.summary}`, f.strict === true);
     return compareExitCode(comparison, f.strict === true);
   },
 });

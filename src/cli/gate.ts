@@ -22,7 +22,14 @@ import type { FlagValues } from './args.js';
 import { ALLOW_OUTSIDE_FLAG, defineCommand, info, JSON_FLAG, printJson } from './command.js';
 import { noteInconclusive, renderComparison } from './compare.js';
 import {
-  checkNameFlag, flagsOf, interruptible, lookPrinter, parseVars, progressPrinter, SEQUENTIAL_FLAGS, sequentialFlags,
+  checkNameFlag,
+  flagsOf,
+  interruptible,
+  lookPrinter,
+  parseVars,
+  progressPrinter,
+  SEQUENTIAL_FLAGS,
+  sequentialFlags,
 } from './run-options.js';
 import { RUN_OPTIONS, SCALE_OPTIONS } from '../runner/options.js';
 import { parseShard, selectShard, shardFile, shardFileName, shardKey } from './shard.js';
@@ -126,25 +133,40 @@ export function planGate(files: string[], opts: { variant?: string; vars?: Recor
       if (!isPerfError(e) || e.code !== 'variant_required') throw e;
       variants = opts.variant !== undefined ? [opts.variant] : (e.candidates ?? []);
     }
-    for (const v of variants) out.push(loadScenario(file, { ...(v !== undefined ? { variant: v } : {}), vars, allowOutside: opts.allowOutside === true }));
+    for (const v of variants)
+      out.push(loadScenario(file, { ...(v !== undefined ? { variant: v } : {}), vars, allowOutside: opts.allowOutside === true }));
   }
   return out;
 }
 
 /** Judge one fresh run against its baseline file (or write the baseline with update). */
-export function judgeEntry(sc: Scenario, run: RunFile, runFile: string, baselinesDir: string, update: boolean, cwd = process.cwd(), decided?: RunsComparison): GateEntry {
+export function judgeEntry(
+  sc: Scenario,
+  run: RunFile,
+  runFile: string,
+  baselinesDir: string,
+  update: boolean,
+  cwd = process.cwd(),
+  decided?: RunsComparison,
+): GateEntry {
   const baselineFile = baselinePath(baselinesDir, sc);
   const id = `${sc.name}${sc.variant ? `-${sc.variant}` : ''}`;
   const base = { id, scenario: sc.name, variant: sc.variant, scenarioFile: relative(cwd, sc.file) || sc.file, baselineFile, runFile, run };
   if (run.summary.measured === 0) {
-    return { ...base, outcome: { status: 'unmeasured', reason: `no measured repeat (${run.summary.refused} refused, ${run.summary.failed} failed)` } };
+    return {
+      ...base,
+      outcome: { status: 'unmeasured', reason: `no measured repeat (${run.summary.refused} refused, ${run.summary.failed} failed)` },
+    };
   }
   let previous: { comparison: RunsComparison; baseline: RunFile } | undefined;
   let previousError: PerfError | undefined;
   if (existsSync(baselineFile)) {
     try {
       const baseline = readRunFile(baselineFile);
-      previous = { baseline, comparison: decided && !update ? decided : compareRuns(baseline, run, { files: { a: baselineFile, b: runFile } }) };
+      previous = {
+        baseline,
+        comparison: decided && !update ? decided : compareRuns(baseline, run, { files: { a: baselineFile, b: runFile } }),
+      };
     } catch (e) {
       if (!isPerfError(e)) throw e;
       previousError = e;
@@ -167,7 +189,9 @@ export function judgeEntry(sc: Scenario, run: RunFile, runFile: string, baseline
 const VERDICT_WORD: Record<GateVerdict, string> = { pass: 'PASS', warn: 'WARN', fail: 'FAIL', inconclusive: 'INCONCLUSIVE' };
 
 function regressions(c: RunsComparison): CompareRow[] {
-  return c.rows.filter((r) => r.gated && (r.verdict === 'regressed' || r.verdict === 'missing') && (r.severity === 'error' || r.severity === 'warn'));
+  return c.rows.filter(
+    (r) => r.gated && (r.verdict === 'regressed' || r.verdict === 'missing') && (r.severity === 'error' || r.severity === 'warn'),
+  );
 }
 
 // 3 metrics: enough to name the problem on one summary line; the detail table lists the rest.
@@ -182,10 +206,12 @@ export function entryDetail(e: GateEntry, cwd = process.cwd()): string {
       const c = o.comparison;
       const regs = regressions(c);
       const n = `${c.candidate.measured} repeats${c.gate.sequential ? `, look ${c.gate.look}` : ''}`;
-      const host = c.host.same ? '' : '; baseline from another host: only the app\'s own work is gated';
+      const host = c.host.same ? '' : "; baseline from another host: only the app's own work is gated";
       if (c.verdict === 'inconclusive') return `${c.gate.summary} (${n})${host}`;
       if (!regs.length) return `no significant regression (${c.rows.filter((r) => r.verdict === 'improved').length} improved; ${n})${host}`;
-      const shown = regs.slice(0, WORST_SHOWN).map((r) => (r.verdict === 'missing' ? `${r.metric} missing (not measured)` : `${r.metric} ${formatDelta(r)} (${r.severity})`));
+      const shown = regs
+        .slice(0, WORST_SHOWN)
+        .map((r) => (r.verdict === 'missing' ? `${r.metric} missing (not measured)` : `${r.metric} ${formatDelta(r)} (${r.severity})`));
       return shown.join(', ') + (regs.length > WORST_SHOWN ? ` +${regs.length - WORST_SHOWN} more` : '') + ` (${n})${host}`;
     }
     case 'missing-baseline':
@@ -250,13 +276,26 @@ export function renderGateText(entries: GateEntry[], color = false): string {
   return out.join('\n') + '\n';
 }
 
-const MD_ICON: Record<string, string> = { PASS: '✅', WARN: '⚠️', FAIL: '❌', INCONCLUSIVE: '❔', MISSING: '❌', ERROR: '❌', UPDATED: '📝' };
+const MD_ICON: Record<string, string> = {
+  PASS: '✅',
+  WARN: '⚠️',
+  FAIL: '❌',
+  INCONCLUSIVE: '❔',
+  MISSING: '❌',
+  ERROR: '❌',
+  UPDATED: '📝',
+};
 
 /** The Markdown for $GITHUB_STEP_SUMMARY / a PR: verdict, one table row per run, then the details of the runs that warned or failed. */
 export function renderGateMarkdown(entries: GateEntry[]): string {
   const verdict = gateVerdict(entries);
   const icon = { pass: '✅', warn: '⚠️', fail: '❌', inconclusive: '❔' }[verdict];
-  const out = [`### ${icon} perf gate: ${VERDICT_WORD[verdict]} — ${mdText(headline(entries))}`, '', '| run | verdict | detail |', '|:--|:--|:--|'];
+  const out = [
+    `### ${icon} perf gate: ${VERDICT_WORD[verdict]} — ${mdText(headline(entries))}`,
+    '',
+    '| run | verdict | detail |',
+    '|:--|:--|:--|',
+  ];
   for (const e of entries) {
     const w = statusWord(e);
     out.push(`| ${mdCode(e.id, true)} | ${MD_ICON[w] ?? ''} ${w} | ${mdText(entryDetail(e)).replace(/\|/g, '\\|')} |`);
@@ -291,9 +330,12 @@ export function renderGateJunit(entries: GateEntry[]): string {
     const kase = ok
       ? `    <testcase name="baseline" classname="${xmlAttr(`rehearse.${e.scenario}.gate`)}" time="0.000">\n      <system-out>${xmlText(detail)}</system-out>\n    </testcase>`
       : `    <testcase name="baseline" classname="${xmlAttr(`rehearse.${e.scenario}.gate`)}" time="0.000">\n      <failure message="${xmlAttr(detail)}" type="${xmlAttr(o.status)}">${xmlText(detail)}</failure>\n    </testcase>`;
-    suites.push(`  <testsuite name="${xmlAttr(`${e.id} gate`)}" tests="1" failures="${ok ? 0 : 1}" errors="0" skipped="0" time="0.000">\n${kase}\n  </testsuite>`);
+    suites.push(
+      `  <testsuite name="${xmlAttr(`${e.id} gate`)}" tests="1" failures="${ok ? 0 : 1}" errors="0" skipped="0" time="0.000">\n${kase}\n  </testsuite>`,
+    );
   }
-  const count = (attr: string): number => suites.reduce((sum, s) => sum + Number(s.match(new RegExp(`^ {2}<testsuite[^>]* ${attr}="(\\d+)"`))?.[1] ?? 0), 0);
+  const count = (attr: string): number =>
+    suites.reduce((sum, s) => sum + Number(s.match(new RegExp(`^ {2}<testsuite[^>]* ${attr}="(\\d+)"`))?.[1] ?? 0), 0);
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
     `<testsuites name="rehearse gate" tests="${count('tests')}" failures="${count('failures')}" errors="0" skipped="${count('skipped')}">`,
@@ -331,15 +373,17 @@ export function gateJson(entries: GateEntry[]): Record<string, unknown> {
 
 export const gateCommand = defineCommand({
   name: 'gate',
-  summary: 'CI gate: run scenarios, compare each with its baseline in baselines/, exit 1 on an error-level regression or a missing baseline',
-  usage: 'gate [SCENARIO.yaml…] [--baselines DIR] [--variant V] [--junit FILE] [--update] [--repeat N] [--out DIR] [--shard I/N] [--grid URL [--parallel N]]',
+  summary:
+    'CI gate: run scenarios, compare each with its baseline in baselines/, exit 1 on an error-level regression or a missing baseline',
+  usage:
+    'gate [SCENARIO.yaml…] [--baselines DIR] [--variant V] [--junit FILE] [--update] [--repeat N] [--out DIR] [--shard I/N] [--grid URL [--parallel N]]',
   details: [
     'Default scenarios: scenarios/*.yaml, every variant. Baseline of each: <baselines>/<scenario>[-<variant>].json.',
-    'A missing baseline fails the gate (never a silent pass); --update (re)writes the baselines from this run, with 2 × the scenario\'s repeat unless --repeat is given.',
+    "A missing baseline fails the gate (never a silent pass); --update (re)writes the baselines from this run, with 2 × the scenario's repeat unless --repeat is given.",
     '--timing defaults to how the baseline was recorded (its timing repeats), else the scenario.',
     'Prints one summary; appends it as Markdown to $GITHUB_STEP_SUMMARY when set; --junit FILE writes JUnit XML.',
     '--shard I/N runs the I-th of N shares (runs sorted by scenario file and variant, dealt round-robin) and writes <out>/gate-shard-I-of-N.json; `perf merge` joins the N into the one summary.',
-    '--grid URL runs each browser as a Selenium Grid session (CDP through se:cdp); --parallel N runs up to N scenario/variants at once, each in its own session (refused without a Grid: one machine\'s shared CPU spoils the timings).',
+    "--grid URL runs each browser as a Selenium Grid session (CDP through se:cdp); --parallel N runs up to N scenario/variants at once, each in its own session (refused without a Grid: one machine's shared CPU spoils the timings).",
   ].join('\n'),
   flags: {
     baselines: { type: 'string', value: 'DIR', description: 'Folder of baseline run files. Default baselines' },
@@ -353,7 +397,12 @@ export const gateCommand = defineCommand({
     shard: { ...flagsOf(SCALE_OPTIONS, 'shard').shard!, value: 'I/N' },
     ...SCALE_FLAGS,
     parallel: { ...flagsOf(SCALE_OPTIONS, 'parallel').parallel!, value: 'N' },
-    reporter: { type: 'list', value: 'html', description: 'html: also write one HTML report per run beside its run file in --out (<id>-gate.html: the compare with its baseline, or the run report when there is none).' },
+    reporter: {
+      type: 'list',
+      value: 'html',
+      description:
+        'html: also write one HTML report per run beside its run file in --out (<id>-gate.html: the compare with its baseline, or the run report when there is none).',
+    },
     quiet: { type: 'boolean', description: 'No progress lines.' },
     ...JSON_FLAG,
   },
@@ -380,18 +429,31 @@ function readBaseline(file: string): RunFile | undefined {
 }
 
 export async function runGate(f: FlagValues, positionals: string[], cwd = process.cwd()): Promise<number> {
-  for (const [k, min] of [['repeat', 1], ['warmup', 0]] as const) {
+  for (const [k, min] of [
+    ['repeat', 1],
+    ['warmup', 0],
+  ] as const) {
     const v = f[k] as number | undefined;
-    if (v !== undefined && (!Number.isInteger(v) || v < min)) throw new PerfError({ code: 'invalid_flag', message: `gate: --${k} must be a whole number >= ${min}, got ${v}` });
+    if (v !== undefined && (!Number.isInteger(v) || v < min))
+      throw new PerfError({ code: 'invalid_flag', message: `gate: --${k} must be a whole number >= ${min}, got ${v}` });
   }
   const html = gateReporters(f.reporter as string[] | undefined);
   // Checked before anything is loaded or started: a bad share is a usage error, exit 2.
   const shard = typeof f.shard === 'string' ? parseShard(f.shard) : undefined;
   const files = positionals.length ? positionals : defaultScenarioFiles(cwd);
-  if (!files.length) throw new PerfError({ code: 'missing_argument', message: 'gate: no scenarios: none given and no scenarios/*.yaml here', suggestion: 'perf gate scenarios/list.yaml --baselines baselines/' });
+  if (!files.length)
+    throw new PerfError({
+      code: 'missing_argument',
+      message: 'gate: no scenarios: none given and no scenarios/*.yaml here',
+      suggestion: 'perf gate scenarios/list.yaml --baselines baselines/',
+    });
   const variant = f.variant as string | undefined;
   checkNameFlag('gate', 'variant', variant);
-  const plan = planGate(files, { ...(variant !== undefined ? { variant } : {}), vars: parseVars(f.var as string[] | undefined), allowOutside: f.allowOutside === true });
+  const plan = planGate(files, {
+    ...(variant !== undefined ? { variant } : {}),
+    vars: parseVars(f.var as string[] | undefined),
+    allowOutside: f.allowOutside === true,
+  });
   const scenarios = shard ? selectShard(plan, (sc) => shardKey(relative(cwd, sc.file) || sc.file, sc.variant), shard) : plan;
   const baselinesDir = (f.baselines as string | undefined) ?? 'baselines';
   // Before any browser starts: a baseline that would lie outside its folder stops the gate (exit 2).
@@ -403,19 +465,23 @@ export async function runGate(f: FlagValues, positionals: string[], cwd = proces
   const seq = sequentialFlags(f, 'gate');
   const scale = scaleFlags(f, 'gate');
   const parallel = (f.parallel as number | undefined) ?? 1;
-  if (!Number.isInteger(parallel) || parallel < 1) throw new PerfError({ code: 'invalid_flag', message: `gate: --parallel must be a whole number >= 1, got ${parallel}` });
+  if (!Number.isInteger(parallel) || parallel < 1)
+    throw new PerfError({ code: 'invalid_flag', message: `gate: --parallel must be a whole number >= 1, got ${parallel}` });
   if (parallel > 1 && scale.grid === undefined && !scenarios.every((sc) => gridUrlOf(sc.browser.endpoint) !== undefined)) {
     throw new PerfError({
       code: 'invalid_flag',
       message: `gate: --parallel ${parallel} needs a Selenium Grid (--grid URL): runs in parallel on this one machine would share its CPU, which spoils the timings they are judged on`,
-      suggestion: 'add --grid http://HOST:4444 (each run then gets its own Grid session, on its own node), or split the gate across CI machines with --shard I/N',
+      suggestion:
+        'add --grid http://HOST:4444 (each run then gets its own Grid session, on its own node), or split the gate across CI machines with --shard I/N',
     });
   }
   const runOne = async (sc: Scenario): Promise<GateEntry | 'interrupted'> => {
     try {
       const baselineFile = baselinePath(baselinesDir, sc);
       const baseline = readBaseline(baselineFile);
-      const timing = (f.timing as boolean | undefined) ?? (baseline?.repeats.some((r) => r.mode === 'timing' && r.status === 'measured') ? true : undefined);
+      const timing =
+        (f.timing as boolean | undefined) ??
+        (baseline?.repeats.some((r) => r.mode === 'timing' && r.status === 'measured') ? true : undefined);
       // A baseline is recorded once and compared many times, and a stored baseline cannot grow: twice
       // the minimum gives candidate-only sampling room to decide.
       const repeat = (f.repeat as number | undefined) ?? (update ? sc.repeat * BASELINE_REPEAT_FACTOR : undefined);
@@ -443,7 +509,16 @@ export async function runGate(f: FlagValues, positionals: string[], cwd = proces
       if (!isPerfError(e)) throw e;
       const id = `${sc.name}${sc.variant ? `-${sc.variant}` : ''}`;
       info(`perf: ${id}: ${e.message}`);
-      return { id, scenario: sc.name, variant: sc.variant, scenarioFile: relative(cwd, sc.file) || sc.file, baselineFile: baselinePath(baselinesDir, sc), runFile: null, run: null, outcome: { status: 'error', error: e } };
+      return {
+        id,
+        scenario: sc.name,
+        variant: sc.variant,
+        scenarioFile: relative(cwd, sc.file) || sc.file,
+        baselineFile: baselinePath(baselinesDir, sc),
+        runFile: null,
+        run: null,
+        outcome: { status: 'error', error: e },
+      };
     }
   };
   // Up to `parallel` runs at once, each in its own browser (a Grid session), taken in the gate's order;
@@ -469,13 +544,21 @@ export async function runGate(f: FlagValues, positionals: string[], cwd = proces
   if (shard) {
     const file = fileInFolder(ensureDir(outDir, 'perf gate --shard'), shardFileName(shard), 'perf gate --shard');
     writeJsonAtomic(file, shardFile(shard, plan, entries, seq.strict));
-    if (!quiet) info(`perf gate: shard ${shard.index}/${shard.count} (${entries.length} of ${plan.length} runs) written to ${relative(cwd, file) || file}; \`perf merge\` joins the shards`);
+    if (!quiet)
+      info(
+        `perf gate: shard ${shard.index}/${shard.count} (${entries.length} of ${plan.length} runs) written to ${relative(cwd, file) || file}; \`perf merge\` joins the shards`,
+      );
   }
   if (html) {
     const written = writeGateHtml(entries);
     if (!quiet && written.length) info(`perf gate: reports: ${written.map((w) => relative(cwd, w) || w).join(', ')}`);
   }
-  return reportGate(entries, { json: f.json === true, ...(typeof f.junit === 'string' ? { junit: f.junit } : {}), strict: seq.strict, command: 'perf gate' });
+  return reportGate(entries, {
+    json: f.json === true,
+    ...(typeof f.junit === 'string' ? { junit: f.junit } : {}),
+    strict: seq.strict,
+    command: 'perf gate',
+  });
 }
 
 /** The gate's summary (stdout, $GITHUB_STEP_SUMMARY, --junit) and its exit code: one gate's or merged shards'. */
@@ -497,7 +580,11 @@ function gateReporters(names: string[] | undefined): boolean {
   for (const name of names ?? []) {
     if (name !== 'html') {
       getReporter(name); // an unknown name: the registry's error with "did you mean"
-      throw new PerfError({ code: 'invalid_flag', message: `gate: --reporter ${name}: the gate writes html reports only; its summary is Markdown ($GITHUB_STEP_SUMMARY) and JUnit (--junit FILE)`, suggestion: 'perf gate --reporter html' });
+      throw new PerfError({
+        code: 'invalid_flag',
+        message: `gate: --reporter ${name}: the gate writes html reports only; its summary is Markdown ($GITHUB_STEP_SUMMARY) and JUnit (--junit FILE)`,
+        suggestion: 'perf gate --reporter html',
+      });
     }
   }
   return (names ?? []).length > 0;
@@ -514,7 +601,15 @@ export function writeGateHtml(entries: readonly GateEntry[], indexDir?: string):
   for (const e of entries) {
     if (!e.run || !e.runFile) continue;
     const out = reportPathFor(e.runFile, getReporter('html'));
-    if (e.outcome.status === 'compared') written.push(writeHtmlCompareReport(e.outcome.comparison, { run: e.outcome.baseline, file: e.baselineFile }, { run: e.run, file: e.runFile }, out));
+    if (e.outcome.status === 'compared')
+      written.push(
+        writeHtmlCompareReport(
+          e.outcome.comparison,
+          { run: e.outcome.baseline, file: e.baselineFile },
+          { run: e.run, file: e.runFile },
+          out,
+        ),
+      );
     else written.push(writeHtmlRunReport(e.run, e.runFile, out));
     reports.set(e, out);
   }
@@ -522,7 +617,13 @@ export function writeGateHtml(entries: readonly GateEntry[], indexDir?: string):
   const dir = indexDir ?? [...reports.values()].map((p) => dirname(p))[0];
   if (dir !== undefined && entries.length > 0) {
     const index = join(dir, 'gate.html');
-    const rows = entries.map((e) => ({ id: e.id, verdict: entryVerdict(e), word: statusWord(e), detail: entryDetail(e), ...(reports.has(e) ? { href: relative(dir, reports.get(e)!) } : {}) }));
+    const rows = entries.map((e) => ({
+      id: e.id,
+      verdict: entryVerdict(e),
+      word: statusWord(e),
+      detail: entryDetail(e),
+      ...(reports.has(e) ? { href: relative(dir, reports.get(e)!) } : {}),
+    }));
     writeFileAtomic(index, renderGateIndex(gateVerdict([...entries]), headline([...entries]), rows));
     written.unshift(index);
   }

@@ -39,7 +39,7 @@ function openInside(p: string, folder: string): Beside {
   } catch {
     return { status: 'refused', why: 'is in a folder that cannot be resolved' };
   }
-  if (!isInside(folder, parent)) return { status: 'refused', why: 'is outside the run file\'s folder' };
+  if (!isInside(folder, parent)) return { status: 'refused', why: "is outside the run file's folder" };
   let fd: number;
   try {
     // O_NOFOLLOW: a symlink (to /proc/self/environ, a secrets file) is refused, not followed;
@@ -68,7 +68,7 @@ function openBeside(named: string, runFile: string): Beside {
   try {
     folder = realpathSync(dirname(runFile));
   } catch {
-    return { status: 'refused', why: 'was not looked for: the run file\'s folder cannot be resolved' };
+    return { status: 'refused', why: "was not looked for: the run file's folder cannot be resolved" };
   }
   let refused: Beside | undefined;
   for (const candidate of [join(dirname(runFile), basename(named)), named]) {
@@ -77,7 +77,7 @@ function openBeside(named: string, runFile: string): Beside {
     if (opened.status === 'opened') return opened;
     refused ??= opened;
   }
-  return refused ?? { status: 'refused', why: 'was not found in the run file\'s folder' };
+  return refused ?? { status: 'refused', why: "was not found in the run file's folder" };
 }
 
 /** `sizeBytes` from the start of `fd`. */
@@ -182,9 +182,18 @@ export function compareReportPath(candidateFile: string): string {
 }
 
 /** Render and write the compare (or gate) report of baseline `a` against candidate `b`; returns the path. */
-export function writeHtmlCompareReport(result: CompareReport, a: { run: RunFile; file: string }, b: { run: RunFile; file: string }, out = compareReportPath(b.file)): string {
+export function writeHtmlCompareReport(
+  result: CompareReport,
+  a: { run: RunFile; file: string },
+  b: { run: RunFile; file: string },
+  out = compareReportPath(b.file),
+): string {
   ensureDir(dirname(out), 'the HTML report');
-  const html = htmlReporter.renderCompare(result, { a: a.run, b: b.run }, { html: { a: htmlRunContext(a.run, a.file, out), b: htmlRunContext(b.run, b.file, out) } });
+  const html = htmlReporter.renderCompare(
+    result,
+    { a: a.run, b: b.run },
+    { html: { a: htmlRunContext(a.run, a.file, out), b: htmlRunContext(b.run, b.file, out) } },
+  );
   writeFileAtomic(out, html);
   return out;
 }

@@ -2,11 +2,22 @@
 import { PerfError } from '../errors.js';
 import { START_OPTIONS } from '../session/state.js';
 import { flagsOf } from './run-options.js';
-import { restartSession, runDoctor, sessionLogs, sessionStatus, startSession, stopSession, type AnySessionState, type StartOptions } from '../session/manager.js';
+import {
+  restartSession,
+  runDoctor,
+  sessionLogs,
+  sessionStatus,
+  startSession,
+  stopSession,
+  type AnySessionState,
+  type StartOptions,
+} from '../session/manager.js';
 import { ALLOW_OUTSIDE_FLAG, defineCommand, info, JSON_FLAG, printJson } from './command.js';
 import type { FlagValues } from './args.js';
 
-const STATE_DIR_FLAG = { stateDir: { type: 'string', value: 'DIR', description: 'Folder of the session state file. Default ./.perf' } } as const;
+const STATE_DIR_FLAG = {
+  stateDir: { type: 'string', value: 'DIR', description: 'Folder of the session state file. Default ./.perf' },
+} as const;
 
 function describeState(s: AnySessionState): string {
   if (s.driver === 'pty') {
@@ -70,19 +81,40 @@ export function terminalCommand(line: string): { command: string; args: string[]
       word = (word ?? '') + c;
     }
   }
-  if (quote) throw new PerfError({ code: 'invalid_flag', message: `--terminal: unclosed ${quote} in "${line}"`, suggestion: 'close the quote, e.g. --terminal "vim \'my notes.txt\'"' });
+  if (quote)
+    throw new PerfError({
+      code: 'invalid_flag',
+      message: `--terminal: unclosed ${quote} in "${line}"`,
+      suggestion: 'close the quote, e.g. --terminal "vim \'my notes.txt\'"',
+    });
   if (word !== undefined) words.push(word);
-  if (words.length === 0) throw new PerfError({ code: 'invalid_flag', message: '--terminal needs the program to run', suggestion: 'e.g. perf start --terminal "less README.md"' });
+  if (words.length === 0)
+    throw new PerfError({
+      code: 'invalid_flag',
+      message: '--terminal needs the program to run',
+      suggestion: 'e.g. perf start --terminal "less README.md"',
+    });
   return { command: words[0]!, args: words.slice(1) };
 }
 
 /** The terminal program of `perf start --terminal`, from its flags. */
 function terminalOptions(f: FlagValues): Pick<StartOptions, 'terminal'> {
   if (f.terminal === undefined) {
-    if (f.cols !== undefined || f.rows !== undefined) throw new PerfError({ code: 'invalid_flag', message: `start: --${f.cols !== undefined ? 'cols' : 'rows'} sizes a terminal program: it needs --terminal CMD`, suggestion: 'e.g. perf start --terminal "htop" --cols 120 --rows 40' });
+    if (f.cols !== undefined || f.rows !== undefined)
+      throw new PerfError({
+        code: 'invalid_flag',
+        message: `start: --${f.cols !== undefined ? 'cols' : 'rows'} sizes a terminal program: it needs --terminal CMD`,
+        suggestion: 'e.g. perf start --terminal "htop" --cols 120 --rows 40',
+      });
     return {};
   }
-  return { terminal: { ...terminalCommand(f.terminal as string), ...(f.cols !== undefined ? { cols: f.cols as number } : {}), ...(f.rows !== undefined ? { rows: f.rows as number } : {}) } };
+  return {
+    terminal: {
+      ...terminalCommand(f.terminal as string),
+      ...(f.cols !== undefined ? { cols: f.cols as number } : {}),
+      ...(f.rows !== undefined ? { rows: f.rows as number } : {}),
+    },
+  };
 }
 
 /** The browser and desktop options of `perf start`, read from its flags. */
@@ -90,7 +122,11 @@ function driverOptions(f: FlagValues): Pick<StartOptions, 'driver' | 'engine' | 
   const args = f.desktopArg as string[] | undefined;
   const desktopDriver = f.desktopDriver as string | undefined;
   if (f.desktop === undefined && (args !== undefined || desktopDriver !== undefined)) {
-    throw new PerfError({ code: 'invalid_flag', message: `start: ${args !== undefined ? '--desktop-arg' : '--desktop-driver'} needs --desktop BIN (the app it is for)`, suggestion: 'e.g. perf start --desktop ./src-tauri/target/debug/my-app --desktop-driver tauri' });
+    throw new PerfError({
+      code: 'invalid_flag',
+      message: `start: ${args !== undefined ? '--desktop-arg' : '--desktop-driver'} needs --desktop BIN (the app it is for)`,
+      suggestion: 'e.g. perf start --desktop ./src-tauri/target/debug/my-app --desktop-driver tauri',
+    });
   }
   return {
     // The values are checked where the MCP app_start's are, in the session manager.
@@ -98,14 +134,24 @@ function driverOptions(f: FlagValues): Pick<StartOptions, 'driver' | 'engine' | 
     ...(f.engine !== undefined ? { engine: f.engine as 'chromium' | 'webkit' } : {}),
     ...(f.webdriver !== undefined ? { webdriver: f.webdriver as string } : {}),
     ...(f.grid !== undefined ? { grid: f.grid as string } : {}),
-    ...(f.desktop !== undefined ? { desktop: { binary: f.desktop as string, ...(args ? { args } : {}), ...(desktopDriver ? { driver: desktopDriver as 'tauri' | 'webkit' } : {}) } } : {}),
+    ...(f.desktop !== undefined
+      ? {
+          desktop: {
+            binary: f.desktop as string,
+            ...(args ? { args } : {}),
+            ...(desktopDriver ? { driver: desktopDriver as 'tauri' | 'webkit' } : {}),
+          },
+        }
+      : {}),
   };
 }
 
 export const startCommand = defineCommand({
   name: 'start',
-  summary: 'Start the app (if needed) and a browser (Chromium, or WebKit over WebDriver), a desktop app or a terminal program, and keep them running for step verbs and MCP',
-  usage: 'start (--serve DIR | --url URL | --command CMD [--url URL] | --desktop BIN | --terminal CMD [--cols N] [--rows N]) [--path /P] [--headed] [--spa] [--engine chromium|webkit] [--driver cdp|webdriver] [--webdriver URL] [--grid URL]',
+  summary:
+    'Start the app (if needed) and a browser (Chromium, or WebKit over WebDriver), a desktop app or a terminal program, and keep them running for step verbs and MCP',
+  usage:
+    'start (--serve DIR | --url URL | --command CMD [--url URL] | --desktop BIN | --terminal CMD [--cols N] [--rows N]) [--path /P] [--headed] [--spa] [--engine chromium|webkit] [--driver cdp|webdriver] [--webdriver URL] [--grid URL]',
   details:
     'Examples:\n  perf start --serve scenarios/app --path /list.html\n  perf start --command "npm run preview -- --port ${PORT}"\n  perf start --url http://127.0.0.1:5173\n  perf start --serve scenarios/app --engine webkit\n  perf start --desktop ./src-tauri/target/debug/my-app --desktop-driver tauri\n  perf start --terminal "vim notes.txt" --cols 100 --rows 30',
   flags: {
@@ -113,14 +159,44 @@ export const startCommand = defineCommand({
     headed: { type: 'boolean', description: 'Show the browser window instead of running headless.' },
     ...flagsOf(START_OPTIONS, 'spa'),
     // The schema's descriptions are terse (every agent reads app_start's); help adds the flag's context.
-    engine: { type: 'string', value: 'chromium|webkit', description: `Browser engine: ${START_OPTIONS.engine.description} Default chromium.` },
-    driver: { type: 'string', value: 'cdp|webdriver', description: `Browser protocol (webdriver: chromedriver for Chromium). ${START_OPTIONS.driver.description}` },
+    engine: {
+      type: 'string',
+      value: 'chromium|webkit',
+      description: `Browser engine: ${START_OPTIONS.engine.description} Default chromium.`,
+    },
+    driver: {
+      type: 'string',
+      value: 'cdp|webdriver',
+      description: `Browser protocol (webdriver: chromedriver for Chromium). ${START_OPTIONS.driver.description}`,
+    },
     webdriver: { type: 'string', value: 'URL', description: `${START_OPTIONS.webdriver.description} Default: start one.` },
-    grid: { type: 'string', value: 'URL', description: 'A Selenium Grid 4 (http://HOST:4444): Chromium runs there as a Grid session, driven over CDP through its se:cdp endpoint; the session is deleted on stop. The app must be reachable from the node (app.serve binds 127.0.0.1: a node on this machine).' },
-    desktop: { type: 'string', value: 'BIN', description: `${DESKTOP.description} BIN: its executable (a path from the working folder, or a name on PATH).` },
-    desktopArg: { type: 'multi', value: 'ARG', description: `An argument of the --desktop app; ${DESKTOP.properties.args.description} Repeatable; --desktop-arg=-x for one starting with -.` },
-    desktopDriver: { type: 'string', value: 'tauri|webkit', description: `The --desktop app's server: tauri-driver or WebKitWebDriver. ${DESKTOP.properties.driver.description}` },
-    terminal: { type: 'string', value: 'CMD', description: 'A terminal program instead of a page, run in a pseudo-terminal kept by the session (plain words run the program directly; shell syntax runs under sh -c).' },
+    grid: {
+      type: 'string',
+      value: 'URL',
+      description:
+        'A Selenium Grid 4 (http://HOST:4444): Chromium runs there as a Grid session, driven over CDP through its se:cdp endpoint; the session is deleted on stop. The app must be reachable from the node (app.serve binds 127.0.0.1: a node on this machine).',
+    },
+    desktop: {
+      type: 'string',
+      value: 'BIN',
+      description: `${DESKTOP.description} BIN: its executable (a path from the working folder, or a name on PATH).`,
+    },
+    desktopArg: {
+      type: 'multi',
+      value: 'ARG',
+      description: `An argument of the --desktop app; ${DESKTOP.properties.args.description} Repeatable; --desktop-arg=-x for one starting with -.`,
+    },
+    desktopDriver: {
+      type: 'string',
+      value: 'tauri|webkit',
+      description: `The --desktop app's server: tauri-driver or WebKitWebDriver. ${DESKTOP.properties.driver.description}`,
+    },
+    terminal: {
+      type: 'string',
+      value: 'CMD',
+      description:
+        'A terminal program instead of a page, run in a pseudo-terminal kept by the session (plain words run the program directly; shell syntax runs under sh -c).',
+    },
     cols: { type: 'number', value: 'N', description: 'With --terminal: its width in columns. Default 100.' },
     rows: { type: 'number', value: 'N', description: 'With --terminal: its height in rows. Default 30.' },
     ...ALLOW_OUTSIDE_FLAG,
@@ -172,9 +248,17 @@ export const statusCommand = defineCommand({
       process.stdout.write('no session (start one with `perf start --serve DIR`)\n');
     } else {
       const yes = (b: boolean | null | undefined): string => (b === null || b === undefined ? 'n/a' : b ? 'alive' : 'DEAD');
-      const browser = st.state.driver === 'webdriver' ? `, webdriver server ${yes(st.alive.webdriver)}, browser ${yes(st.alive.browser)}, app ${yes(st.alive.app)}` : st.state.driver === 'pty' ? `, program ${yes(st.alive.terminal)}` : `, chrome ${yes(st.alive.chrome)}, app ${yes(st.alive.app)}`;
-      const exited = st.state.driver === 'pty' && st.alive.terminal === false ? '\nthe program has exited: `perf restart` starts it again' : '';
-      process.stdout.write(`${st.running ? 'running' : 'NOT running'} for ${Math.round((st.uptimeMs ?? 0) / 1000)} s\n${describeState(st.state)}\nprocesses: session ${yes(st.alive.daemon)}${browser}${exited}\n`);
+      const browser =
+        st.state.driver === 'webdriver'
+          ? `, webdriver server ${yes(st.alive.webdriver)}, browser ${yes(st.alive.browser)}, app ${yes(st.alive.app)}`
+          : st.state.driver === 'pty'
+            ? `, program ${yes(st.alive.terminal)}`
+            : `, chrome ${yes(st.alive.chrome)}, app ${yes(st.alive.app)}`;
+      const exited =
+        st.state.driver === 'pty' && st.alive.terminal === false ? '\nthe program has exited: `perf restart` starts it again' : '';
+      process.stdout.write(
+        `${st.running ? 'running' : 'NOT running'} for ${Math.round((st.uptimeMs ?? 0) / 1000)} s\n${describeState(st.state)}\nprocesses: session ${yes(st.alive.daemon)}${browser}${exited}\n`,
+      );
     }
     // Status is a question, not a judgement: a stopped session is a normal answer.
     return 0;
@@ -190,8 +274,13 @@ export const logsCommand = defineCommand({
     const logs = sessionLogs((f.stateDir as string | undefined) ?? undefined, (f.lines as number | undefined) ?? 100);
     if (f.json) printJson(logs);
     else {
-      const section = (name: string, lines: string[] | undefined): string => (lines ? `== ${name} ==\n${lines.join('\n') || '(no output)'}\n` : '');
-      process.stdout.write(section(logs.chrome || logs.webdriver ? 'app' : 'program', logs.app) + section('chrome', logs.chrome) + section('webdriver', logs.webdriver));
+      const section = (name: string, lines: string[] | undefined): string =>
+        lines ? `== ${name} ==\n${lines.join('\n') || '(no output)'}\n` : '';
+      process.stdout.write(
+        section(logs.chrome || logs.webdriver ? 'app' : 'program', logs.app) +
+          section('chrome', logs.chrome) +
+          section('webdriver', logs.webdriver),
+      );
     }
     return 0;
   },
@@ -212,7 +301,8 @@ export const restartCommand = defineCommand({
 
 export const doctorCommand = defineCommand({
   name: 'doctor',
-  summary: 'Check Node, Chromium (found, launchable, version), a free loopback port, a writable out folder, and which WebDriver servers are installed',
+  summary:
+    'Check Node, Chromium (found, launchable, version), a free loopback port, a writable out folder, and which WebDriver servers are installed',
   usage: 'doctor [--out DIR]',
   flags: { out: { type: 'string', value: 'DIR', description: 'Out folder to check. Default build/perf' }, ...JSON_FLAG },
   async run(f) {
@@ -228,4 +318,3 @@ export const doctorCommand = defineCommand({
     return report.ok ? 0 : 3;
   },
 });
-

@@ -21,7 +21,25 @@ import { importCommand } from './import.js';
 import { reportCommand } from './report.js';
 
 /** Every command, in the order `perf --help` lists them. Step verbs are added from the registry. */
-export const COMMANDS: readonly CommandDefinition[] = [runCommand, compareCommand, gateCommand, mergeCommand, selftestCommand, metricsCommand, replayCommand, importCommand, reportCommand, validateCommand, schemaCommand, startCommand, stopCommand, statusCommand, logsCommand, restartCommand, doctorCommand];
+export const COMMANDS: readonly CommandDefinition[] = [
+  runCommand,
+  compareCommand,
+  gateCommand,
+  mergeCommand,
+  selftestCommand,
+  metricsCommand,
+  replayCommand,
+  importCommand,
+  reportCommand,
+  validateCommand,
+  schemaCommand,
+  startCommand,
+  stopCommand,
+  statusCommand,
+  logsCommand,
+  restartCommand,
+  doctorCommand,
+];
 
 // Served by other modules with their own flag handling.
 const EXTERNAL = ['mcp'] as const;
@@ -56,7 +74,16 @@ function mainHelp(): string {
 }
 
 function commandHelp(c: CommandDefinition): string {
-  return [`perf ${c.usage}`, '', c.summary + '.', ...(c.details ? ['', c.details] : []), '', 'Flags:', flagsHelp(c.flags), '  -h, --help   Show this help.'].join('\n');
+  return [
+    `perf ${c.usage}`,
+    '',
+    c.summary + '.',
+    ...(c.details ? ['', c.details] : []),
+    '',
+    'Flags:',
+    flagsHelp(c.flags),
+    '  -h, --help   Show this help.',
+  ].join('\n');
 }
 
 export async function main(argv: string[]): Promise<number> {
@@ -84,7 +111,10 @@ export async function main(argv: string[]): Promise<number> {
     return runMcp(rest);
   }
   if (stepNames().includes(name)) {
-    const verbs = (await import(new URL('./verbs.js', import.meta.url).href)) as { runVerb(step: string, argv: string[]): Promise<number>; verbHelp(step: string): string };
+    const verbs = (await import(new URL('./verbs.js', import.meta.url).href)) as {
+      runVerb(step: string, argv: string[]): Promise<number>;
+      verbHelp(step: string): string;
+    };
     if (rest.includes('--help') || rest.includes('-h')) {
       process.stdout.write(verbs.verbHelp(name) + '\n');
       return 0;
@@ -113,7 +143,9 @@ export function reportError(e: unknown): number {
     return exitCodeOf(e.kind);
   }
   const err = e as Error;
-  process.stderr.write(`perf: internal error: ${printable(hideCredentials(err?.message ?? String(e)))}\n  hint: this is a bug in perf; set PERF_DEBUG=1 for the stack and report it\n`);
+  process.stderr.write(
+    `perf: internal error: ${printable(hideCredentials(err?.message ?? String(e)))}\n  hint: this is a bug in perf; set PERF_DEBUG=1 for the stack and report it\n`,
+  );
   if (process.env.PERF_DEBUG) process.stderr.write(`${err?.stack ?? ''}\n`);
   return exitCodeOf('internal');
 }

@@ -41,17 +41,32 @@ export const mergeCommand = defineCommand({
   ].join('\n'),
   flags: {
     junit: { type: 'string', value: 'FILE', description: 'Write the merged gate as JUnit XML to FILE.' },
-    reporter: { type: 'list', value: 'html', description: 'html: also write one HTML report per run into --out (<id>-gate.html: the compare with its baseline, or the run report when there is none).' },
+    reporter: {
+      type: 'list',
+      value: 'html',
+      description:
+        'html: also write one HTML report per run into --out (<id>-gate.html: the compare with its baseline, or the run report when there is none).',
+    },
     out: { type: 'string', value: 'DIR', description: 'Folder for the --reporter html reports. Default build/perf.' },
     strict: { type: 'boolean', description: 'Exit 1 when the verdict is inconclusive (also when any shard ran with --strict).' },
     quiet: { type: 'boolean', description: 'No line naming the shards merged.' },
     ...JSON_FLAG,
   },
   async run(f, positionals) {
-    if (!positionals.length) throw new PerfError({ code: 'missing_argument', message: 'merge: no shard folders given', suggestion: 'perf merge shard-1/ shard-2/ shard-3/' });
+    if (!positionals.length)
+      throw new PerfError({
+        code: 'missing_argument',
+        message: 'merge: no shard folders given',
+        suggestion: 'perf merge shard-1/ shard-2/ shard-3/',
+      });
     const reporters = (f.reporter as string[] | undefined) ?? [];
     for (const name of reporters) {
-      if (name !== 'html') throw new PerfError({ code: 'invalid_flag', message: `merge: --reporter ${name}: the merge writes html reports only; its summary is Markdown ($GITHUB_STEP_SUMMARY) and JUnit (--junit FILE)`, suggestion: 'perf merge shard-*/ --reporter html' });
+      if (name !== 'html')
+        throw new PerfError({
+          code: 'invalid_flag',
+          message: `merge: --reporter ${name}: the merge writes html reports only; its summary is Markdown ($GITHUB_STEP_SUMMARY) and JUnit (--junit FILE)`,
+          suggestion: 'perf merge shard-*/ --reporter html',
+        });
     }
     const files = findShardFiles(positionals);
     const merged = mergeShards(files);
@@ -64,6 +79,11 @@ export const mergeCommand = defineCommand({
       const written = writeGateHtml(entries.map((e) => (e.runFile ? { ...e, runFile: join(out, basename(e.runFile)) } : e)));
       if (!quiet && written.length) info(`perf merge: reports: ${written.map((w) => relative(process.cwd(), w) || w).join(', ')}`);
     }
-    return reportGate(entries, { json: f.json === true, ...(typeof f.junit === 'string' ? { junit: f.junit } : {}), strict: f.strict === true || merged.strict, command: 'perf merge' });
+    return reportGate(entries, {
+      json: f.json === true,
+      ...(typeof f.junit === 'string' ? { junit: f.junit } : {}),
+      strict: f.strict === true || merged.strict,
+      command: 'perf merge',
+    });
   },
 });

@@ -12,7 +12,7 @@ export const metricsCommand = defineCommand({
     `A count with a ${PER_FRAME_SUFFIX} form is judged per painted frame only where both runs painted ≥ ${MIN_PAINTED_FOR_PER_FRAME} frames; with fewer, the absolute count of the app's own work is judged, and host-dependent frame counts are secondary.`,
     'host-dependent metrics are not gated against a baseline recorded on another host (CPU model, cores, browser build).',
     'floor: below it, a relative change is taken against the floor instead of the baseline median.',
-    'drivers: cdp = Chromium over the DevTools protocol; webdriver-chromium = Chromium through chromedriver; webdriver-webkit = WebKitGTK through WebKitWebDriver. A run\'s coverage names each source its driver lacks.',
+    "drivers: cdp = Chromium over the DevTools protocol; webdriver-chromium = Chromium through chromedriver; webdriver-webkit = WebKitGTK through WebKitWebDriver. A run's coverage names each source its driver lacks.",
   ].join('\n'),
   flags: { ...JSON_FLAG },
   async run(f) {
@@ -21,10 +21,22 @@ export const metricsCommand = defineCommand({
       printJson({ metrics: metricTable(), minPaintedForPerFrame: MIN_PAINTED_FOR_PER_FRAME, maxPrimary: MAX_PRIMARY, primaryRule: rule });
       return 0;
     }
-    const rows = METRICS.map((d) => [d.name + (d.perFrame ? ` (+${PER_FRAME_SUFFIX})` : ''), d.unit, d.better, d.gate + (d.promote ? ' (promotable)' : ''), d.hostDependent ? 'host' : 'app', String(d.floor), d.drivers.join(',')]);
+    const rows = METRICS.map((d) => [
+      d.name + (d.perFrame ? ` (+${PER_FRAME_SUFFIX})` : ''),
+      d.unit,
+      d.better,
+      d.gate + (d.promote ? ' (promotable)' : ''),
+      d.hostDependent ? 'host' : 'app',
+      String(d.floor),
+      d.drivers.join(','),
+    ]);
     const head = ['metric', 'unit', 'better', 'gate', 'depends on', 'floor', 'drivers'];
     const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-    const line = (cells: string[]): string => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
+    const line = (cells: string[]): string =>
+      cells
+        .map((c, i) => c.padEnd(widths[i]!))
+        .join('  ')
+        .trimEnd();
     process.stdout.write([line(head), ...rows.map(line)].join('\n') + '\n');
     return 0;
   },

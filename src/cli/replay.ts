@@ -60,7 +60,8 @@ export function parseCast(text: string, shown: string): ParsedCast {
     new PerfError({
       code: 'invalid_cast',
       message: `replay: ${shown}:${line}: ${what}`,
-      suggestion: 'perf replay plays asciicast v2 files: a JSON header line {"version": 2, "width", "height"}, then one [seconds, "o", "text"] array per line (perf_trace on a terminal writes them)',
+      suggestion:
+        'perf replay plays asciicast v2 files: a JSON header line {"version": 2, "width", "height"}, then one [seconds, "o", "text"] array per line (perf_trace on a terminal writes them)',
     });
   const lines = text.replace(/^\uFEFF/, '').split('\n');
   const parseLine = (i: number): unknown => {
@@ -74,11 +75,17 @@ export function parseCast(text: string, shown: string): ParsedCast {
   const header = parseLine(0);
   if (!isRecord(header)) throw bad(1, `the header is not a JSON object: ${excerpt(lines[0]!)}`);
   if (header.version !== 2) {
-    throw bad(1, header.version === undefined ? 'the header has no version (want 2)' : `asciicast version ${JSON.stringify(header.version)}; perf replay reads version 2`);
+    throw bad(
+      1,
+      header.version === undefined
+        ? 'the header has no version (want 2)'
+        : `asciicast version ${JSON.stringify(header.version)}; perf replay reads version 2`,
+    );
   }
   const size = (key: 'width' | 'height'): number => {
     const v = header[key];
-    if (typeof v !== 'number' || !Number.isInteger(v) || v < 1) throw bad(1, `the header's ${key} is ${JSON.stringify(v)}, not a whole number of cells`);
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < 1)
+      throw bad(1, `the header's ${key} is ${JSON.stringify(v)}, not a whole number of cells`);
     return v;
   };
   const width = size('width');
@@ -86,7 +93,8 @@ export function parseCast(text: string, shown: string): ParsedCast {
   const optionalSeconds = (key: 'idle_time_limit' | 'duration'): number | undefined => {
     const v = header[key];
     if (v === undefined || v === null) return undefined;
-    if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) throw bad(1, `the header's ${key} is ${JSON.stringify(v)}, not a number of seconds`);
+    if (typeof v !== 'number' || !Number.isFinite(v) || v < 0)
+      throw bad(1, `the header's ${key} is ${JSON.stringify(v)}, not a number of seconds`);
     return v;
   };
   const idleTimeLimitS = optionalSeconds('idle_time_limit');
@@ -98,10 +106,21 @@ export function parseCast(text: string, shown: string): ParsedCast {
     if (lines[i]!.trim() === '') continue;
     const e = parseLine(i);
     const [atS, code, data] = Array.isArray(e) && e.length === 3 ? (e as unknown[]) : [];
-    if (typeof atS !== 'number' || !Number.isFinite(atS) || atS < 0 || typeof code !== 'string' || code === '' || typeof data !== 'string') {
+    if (
+      typeof atS !== 'number' ||
+      !Number.isFinite(atS) ||
+      atS < 0 ||
+      typeof code !== 'string' ||
+      code === '' ||
+      typeof data !== 'string'
+    ) {
       throw bad(i + 1, `an event is [seconds, "o" | "i" | "m" | "r", "text"], got ${excerpt(lines[i]!)}`);
     }
-    if (atS < previousS) throw bad(i + 1, `the event at ${atS} s comes before the previous one at ${previousS} s: times count from the start of the recording`);
+    if (atS < previousS)
+      throw bad(
+        i + 1,
+        `the event at ${atS} s comes before the previous one at ${previousS} s: times count from the start of the recording`,
+      );
     previousS = atS;
     events.push({ atS, code, data });
   }
@@ -163,7 +182,11 @@ function positiveNumber(value: unknown, flag: string, fallback: number, allowZer
   if (value === undefined) return fallback;
   const n = value as number;
   if (!(n > 0 || (allowZero && n === 0))) {
-    throw new PerfError({ code: 'invalid_flag', message: `replay: --${flag} takes a number ${allowZero ? '≥ 0' : '> 0'}, got ${n}`, suggestion: flag === 'speed' ? 'e.g. --speed 2 plays twice as fast' : 'e.g. --max-idle-s 1 shortens every pause to at most a second' });
+    throw new PerfError({
+      code: 'invalid_flag',
+      message: `replay: --${flag} takes a number ${allowZero ? '≥ 0' : '> 0'}, got ${n}`,
+      suggestion: flag === 'speed' ? 'e.g. --speed 2 plays twice as fast' : 'e.g. --max-idle-s 1 shortens every pause to at most a second',
+    });
   }
   return n;
 }
@@ -173,9 +196,9 @@ export const replayCommand = defineCommand({
   summary: 'Play a terminal recording (asciicast v2, as perf_trace writes on a terminal) back in this terminal',
   usage: 'replay FILE.cast [--speed N] [--max-idle-s S] [--json]',
   details: [
-    'Writes the recording\'s output to stdout with its timing: the first event repaints the screen as it was when',
+    "Writes the recording's output to stdout with its timing: the first event repaints the screen as it was when",
     'the measured window opened, the rest is what the program wrote. Input events are not replayed (their echo is in',
-    'the output). Pauses longer than --max-idle-s are shortened to it (default: the file\'s idle_time_limit, else 2 s),',
+    "the output). Pauses longer than --max-idle-s are shortened to it (default: the file's idle_time_limit, else 2 s),",
     'then every time is divided by --speed. Modes the program left on (mouse reports, alternate screen, hidden',
     'cursor) are switched off at the end, and on Ctrl-C.',
     '--json prints a summary instead of playing: events, durationS, bytes of output, the playing time.',
@@ -183,12 +206,20 @@ export const replayCommand = defineCommand({
   ].join('\n'),
   flags: {
     speed: { type: 'number', value: 'N', description: 'Play N times as fast (default 1).' },
-    maxIdleS: { type: 'number', value: 'S', description: 'Shorten every pause to at most S seconds (default the file\'s idle_time_limit, else 2).' },
+    maxIdleS: {
+      type: 'number',
+      value: 'S',
+      description: "Shorten every pause to at most S seconds (default the file's idle_time_limit, else 2).",
+    },
     ...JSON_FLAG,
   },
   async run(f, positionals) {
     if (positionals.length !== 1) {
-      throw new PerfError({ code: 'missing_argument', message: `replay: expected one recording file, got ${positionals.length}`, suggestion: 'perf replay ps-1a2b3c4d.cast (perf_trace on a terminal program writes it)' });
+      throw new PerfError({
+        code: 'missing_argument',
+        message: `replay: expected one recording file, got ${positionals.length}`,
+        suggestion: 'perf replay ps-1a2b3c4d.cast (perf_trace on a terminal program writes it)',
+      });
     }
     const file = positionals[0]!;
     const speed = positiveNumber(f.speed, 'speed', 1, false);
@@ -196,7 +227,11 @@ export const replayCommand = defineCommand({
     try {
       text = readFileSync(file, 'utf8');
     } catch (e) {
-      throw new PerfError({ code: 'unreadable_file', message: `replay: cannot read ${file}: ${e instanceof Error ? e.message : String(e)}`, suggestion: 'give the path of a .cast file' });
+      throw new PerfError({
+        code: 'unreadable_file',
+        message: `replay: cannot read ${file}: ${e instanceof Error ? e.message : String(e)}`,
+        suggestion: 'give the path of a .cast file',
+      });
     }
     const cast = parseCast(text, file);
     const maxIdleS = positiveNumber(f.maxIdleS, 'max-idle-s', cast.idleTimeLimitS ?? DEFAULT_MAX_IDLE_S, true);
@@ -220,7 +255,9 @@ export const replayCommand = defineCommand({
     }
     const out = process.stdout;
     if (out.isTTY && (out.columns < cast.width || out.rows < cast.height)) {
-      info(`perf: recorded on ${cast.width}x${cast.height}, this terminal is ${out.columns}x${out.rows}: lines will wrap; enlarge it for a faithful replay`);
+      info(
+        `perf: recorded on ${cast.width}x${cast.height}, this terminal is ${out.columns}x${out.rows}: lines will wrap; enlarge it for a faithful replay`,
+      );
     }
     if (cast.cut !== undefined) info('perf: this recording was cut at its size cap: it ends early');
     await play(timeline, out);

@@ -32,8 +32,8 @@ function readInput(file: string): Input {
   throw invalidJson(
     REPORT_INPUT_KIND,
     file,
-    'expected the JSON `perf run` writes (schemaVersion, scenario, repeats…) '
-      + 'or `perf compare --json` prints (verdict, rows, baseline, candidate)',
+    'expected the JSON `perf run` writes (schemaVersion, scenario, repeats…) ' +
+      'or `perf compare --json` prints (verdict, rows, baseline, candidate)',
   );
 }
 
@@ -75,13 +75,20 @@ export const reportCommand = defineCommand({
       });
     }
     const out = f.out as string | undefined;
-    if (out !== undefined && !/\.html?$/i.test(out)) throw new PerfError({ code: 'invalid_flag', message: `report: --out ${out}: expected a file name ending in .html` });
+    if (out !== undefined && !/\.html?$/i.test(out))
+      throw new PerfError({ code: 'invalid_flag', message: `report: --out ${out}: expected a file name ending in .html` });
     let written: string;
     let kind: 'run' | 'compare';
     let verdict: string | undefined;
     if (positionals.length === 2) {
       const [fileA, fileB] = positionals as [string, string];
-      for (const file of positionals) if (!existsSync(file)) throw new PerfError({ code: 'file_not_found', message: `report: ${file}: no such file`, suggestion: 'pass run files written by `perf run`' });
+      for (const file of positionals)
+        if (!existsSync(file))
+          throw new PerfError({
+            code: 'file_not_found',
+            message: `report: ${file}: no such file`,
+            suggestion: 'pass run files written by `perf run`',
+          });
       const { comparison, a, b } = compareRunFiles(fileA, fileB, { force: f.force === true });
       written = writeHtmlCompareReport(comparison, { run: a, file: fileA }, { run: b, file: fileB }, out ?? compareReportPath(fileB));
       kind = 'compare';

@@ -33,13 +33,23 @@ export function parseVars(list: string[] | undefined): Record<string, string> {
   const out: Record<string, string> = {};
   for (const item of list ?? []) {
     const eq = item.indexOf('=');
-    if (eq <= 0) throw new PerfError({ code: 'invalid_flag', message: `--var "${item}": expected NAME=VALUE`, suggestion: 'e.g. --var jank=1' });
+    if (eq <= 0)
+      throw new PerfError({ code: 'invalid_flag', message: `--var "${item}": expected NAME=VALUE`, suggestion: 'e.g. --var jank=1' });
     out[item.slice(0, eq)] = item.slice(eq + 1);
   }
   return out;
 }
 
-export function runFlags(f: FlagValues): { variant?: string; label: string; out: string; repeat?: number; warmup?: number; restart?: RestartMode; timing?: boolean; reporters: string[] } {
+export function runFlags(f: FlagValues): {
+  variant?: string;
+  label: string;
+  out: string;
+  repeat?: number;
+  warmup?: number;
+  restart?: RestartMode;
+  timing?: boolean;
+  reporters: string[];
+} {
   const label = (f.label as string | undefined) ?? 'run';
   checkNameFlag('run', 'label', label);
   checkNameFlag('run', 'variant', f.variant as string | undefined);
@@ -47,9 +57,13 @@ export function runFlags(f: FlagValues): { variant?: string; label: string; out:
   if (restart !== undefined && !(RESTART_MODES as readonly string[]).includes(restart)) {
     throw new PerfError({ code: 'invalid_flag', message: `run: --restart must be one of ${RESTART_MODES.join(', ')}, got "${restart}"` });
   }
-  for (const [k, min] of [['repeat', 1], ['warmup', 0]] as const) {
+  for (const [k, min] of [
+    ['repeat', 1],
+    ['warmup', 0],
+  ] as const) {
     const v = f[k] as number | undefined;
-    if (v !== undefined && (!Number.isInteger(v) || v < min)) throw new PerfError({ code: 'invalid_flag', message: `run: --${k} must be a whole number >= ${min}, got ${v}` });
+    if (v !== undefined && (!Number.isInteger(v) || v < min))
+      throw new PerfError({ code: 'invalid_flag', message: `run: --${k} must be a whole number >= ${min}, got ${v}` });
   }
   const reporters = (f.reporter as string[] | undefined) ?? [];
   for (const r of reporters) getReporter(r);
@@ -66,7 +80,16 @@ export function runFlags(f: FlagValues): { variant?: string; label: string; out:
 }
 
 /** Value placeholders shown in help for the run options that take one. */
-const PLACEHOLDERS: Record<string, string> = { out: 'DIR', label: 'L', maxRepeat: 'N', budgetS: 'S', serve: 'DIR', url: 'URL', command: 'CMD', path: '/P' };
+const PLACEHOLDERS: Record<string, string> = {
+  out: 'DIR',
+  label: 'L',
+  maxRepeat: 'N',
+  budgetS: 'S',
+  serve: 'DIR',
+  url: 'URL',
+  command: 'CMD',
+  path: '/P',
+};
 
 /**
  * CLI flags for run options declared once as JSON Schema (runner/options.ts): the same names,
@@ -98,13 +121,24 @@ export interface SequentialFlags {
 /** Read and check SEQUENTIAL_FLAGS. */
 export function sequentialFlags(f: FlagValues, command: string): SequentialFlags {
   const max = f.maxRepeat as number | undefined;
-  if (max !== undefined && (!Number.isInteger(max) || max < 1)) throw new PerfError({ code: 'invalid_flag', message: `${command}: --max-repeat must be a whole number >= 1, got ${max}` });
+  if (max !== undefined && (!Number.isInteger(max) || max < 1))
+    throw new PerfError({ code: 'invalid_flag', message: `${command}: --max-repeat must be a whole number >= 1, got ${max}` });
   const budget = f.budgetS as number | undefined;
-  if (budget !== undefined && !(budget > 0)) throw new PerfError({ code: 'invalid_flag', message: `${command}: --budget-s must be a number of seconds > 0, got ${budget}` });
+  if (budget !== undefined && !(budget > 0))
+    throw new PerfError({ code: 'invalid_flag', message: `${command}: --budget-s must be a number of seconds > 0, got ${budget}` });
   if (f.fixed === true && (max !== undefined || budget !== undefined)) {
-    throw new PerfError({ code: 'invalid_flag', message: `${command}: --fixed runs exactly --repeat repeats; --max-repeat and --budget-s apply to sequential sampling only`, suggestion: 'drop --fixed, or drop --max-repeat / --budget-s' });
+    throw new PerfError({
+      code: 'invalid_flag',
+      message: `${command}: --fixed runs exactly --repeat repeats; --max-repeat and --budget-s apply to sequential sampling only`,
+      suggestion: 'drop --fixed, or drop --max-repeat / --budget-s',
+    });
   }
-  return { fixed: f.fixed === true, ...(max !== undefined ? { maxRepeat: max } : {}), ...(budget !== undefined ? { budgetMs: budget * 1000 } : {}), strict: f.strict === true };
+  return {
+    fixed: f.fixed === true,
+    ...(max !== undefined ? { maxRepeat: max } : {}),
+    ...(budget !== undefined ? { budgetMs: budget * 1000 } : {}),
+    strict: f.strict === true,
+  };
 }
 
 /** One line per look on stderr: the look, the sizes, and why sampling goes on or stops. */
@@ -112,7 +146,9 @@ export function lookPrinter(quiet: boolean, name: string): (e: LookEvent) => voi
   if (quiet) return () => undefined;
   return (e) => {
     const tty = process.stderr.isTTY === true;
-    info(`${tty ? '\r\x1b[2K' : ''}${name}: look ${e.look} (${e.n.a} vs ${e.n.b} repeats): ${e.comparison.verdict}${e.adding ? ', undecided' : ''} — ${e.why}`);
+    info(
+      `${tty ? '\r\x1b[2K' : ''}${name}: look ${e.look} (${e.n.a} vs ${e.n.b} repeats): ${e.comparison.verdict}${e.adding ? ', undecided' : ''} — ${e.why}`,
+    );
   };
 }
 
@@ -125,7 +161,7 @@ export function progressPrinter(quiet: boolean): (e: ProgressEvent) => void {
   let done = 0;
   let name = '';
   const elapsed = (): string => `${((Date.now() - t0) / 1000).toFixed(1)}s`;
-  const eta = (): string => (done === 0 ? '?' : `${Math.max(0, ((Date.now() - t0) / done) * (total - done) / 1000).toFixed(0)}s`);
+  const eta = (): string => (done === 0 ? '?' : `${Math.max(0, (((Date.now() - t0) / done) * (total - done)) / 1000).toFixed(0)}s`);
   const line = (s: string): void => {
     if (tty) process.stderr.write(`\r\x1b[2K${s.slice(0, (process.stderr.columns ?? 100) - 1)}`);
   };
@@ -186,7 +222,12 @@ export async function interruptible<T>(start: (signal: AbortSignal) => Promise<T
 }
 
 /** The run options a command's flags override (only those given). */
-export function runOverrides(flags: { repeat?: number; warmup?: number; restart?: RestartMode; timing?: boolean }): { repeat?: number; warmup?: number; restart?: RestartMode; timing?: boolean } {
+export function runOverrides(flags: { repeat?: number; warmup?: number; restart?: RestartMode; timing?: boolean }): {
+  repeat?: number;
+  warmup?: number;
+  restart?: RestartMode;
+  timing?: boolean;
+} {
   return {
     ...(flags.repeat !== undefined ? { repeat: flags.repeat } : {}),
     ...(flags.warmup !== undefined ? { warmup: flags.warmup } : {}),
@@ -206,4 +247,3 @@ export function describeRepeat(r: RepeatRecord): string {
       return `FAILED at ${r.failure.phase}${r.failure.label ? ` ${r.failure.label}` : ''}: ${r.failure.error.message}`;
   }
 }
-

@@ -10,48 +10,111 @@ import { ALLOW_OUTSIDE_FLAG, defineCommand, info, JSON_FLAG, printJson } from '.
 import { runAgainstCommand } from './against.js';
 import { RUN_OPTIONS } from '../runner/options.js';
 import { scaleFlags, SCALE_FLAGS, type ScaleFlags } from './scale-options.js';
-import { flagsOf, interruptible, parseVars, progressPrinter, runFlags, runOverrides, SEQUENTIAL_FLAGS, writeReporters } from './run-options.js';
+import {
+  flagsOf,
+  interruptible,
+  parseVars,
+  progressPrinter,
+  runFlags,
+  runOverrides,
+  SEQUENTIAL_FLAGS,
+  writeReporters,
+} from './run-options.js';
 
-export function executeRun(sc: Scenario, flags: ReturnType<typeof runFlags>, quiet: boolean, scale: ScaleFlags = {}): Promise<{ run: RunFile; path: string; exitCode: 0 | 1 }> {
-  return interruptible((signal) => runAndJudge({ kind: 'run', scenario: sc, options: { label: flags.label, outDir: flags.out, ...runOverrides(flags), ...scale, signal, onProgress: progressPrinter(quiet) } }));
+export function executeRun(
+  sc: Scenario,
+  flags: ReturnType<typeof runFlags>,
+  quiet: boolean,
+  scale: ScaleFlags = {},
+): Promise<{ run: RunFile; path: string; exitCode: 0 | 1 }> {
+  return interruptible((signal) =>
+    runAndJudge({
+      kind: 'run',
+      scenario: sc,
+      options: { label: flags.label, outDir: flags.out, ...runOverrides(flags), ...scale, signal, onProgress: progressPrinter(quiet) },
+    }),
+  );
 }
 
 export const runCommand = defineCommand({
   name: 'run',
   summary: 'Run a scenario many times from clean restarts and write a run file with medians and budgets',
-  usage: 'run SCENARIO.yaml [--variant NAME] [--repeat N] [--label L] [--out DIR] [--reporter table|json|markdown|junit|html] [--against BASELINE.yaml [--fixed | --max-repeat N] [--budget-s S] [--strict]]',
-  details: 'The run file goes to <out>/<scenario>[-<variant>]-<label>.json; reporter files beside it.\nExit 1 when a budget fails, every repeat failed or was refused, or nothing was measured.',
+  usage:
+    'run SCENARIO.yaml [--variant NAME] [--repeat N] [--label L] [--out DIR] [--reporter table|json|markdown|junit|html] [--against BASELINE.yaml [--fixed | --max-repeat N] [--budget-s S] [--strict]]',
+  details:
+    'The run file goes to <out>/<scenario>[-<variant>]-<label>.json; reporter files beside it.\nExit 1 when a budget fails, every repeat failed or was refused, or nothing was measured.',
   flags: {
     variant: { type: 'string', value: 'NAME', description: 'Variant to run (required when the scenario declares variants).' },
     ...flagsOf(RUN_OPTIONS, 'label', 'out', 'repeat', 'warmup'),
-    restart: { type: 'string', value: 'MODE', description: 'Clean restart per repeat: reload | context | browser (overrides browser.restart).' },
+    restart: {
+      type: 'string',
+      value: 'MODE',
+      description: 'Clean restart per repeat: reload | context | browser (overrides browser.restart).',
+    },
     ...flagsOf(RUN_OPTIONS, 'timing'),
     ...SCALE_FLAGS,
     var: { type: 'multi', value: 'NAME=VALUE', description: 'Set a scenario var (overrides vars:), e.g. --var jank=1. Repeatable.' },
-    against: { type: 'string', value: 'BASELINE.yaml', description: 'Also run this scenario (the baseline build) in the same rounds, A B B A; write one run file each (labels baseline/candidate, or <label>-baseline/-candidate) and print the comparison. Exit 1 on an error-level regression.' },
-    baselineVar: { type: 'multi', value: 'NAME=VALUE', description: 'With --against: a var for the baseline arm only (after --var), e.g. --var jank=1 --baseline-var jank=0.' },
+    against: {
+      type: 'string',
+      value: 'BASELINE.yaml',
+      description:
+        'Also run this scenario (the baseline build) in the same rounds, A B B A; write one run file each (labels baseline/candidate, or <label>-baseline/-candidate) and print the comparison. Exit 1 on an error-level regression.',
+    },
+    baselineVar: {
+      type: 'multi',
+      value: 'NAME=VALUE',
+      description: 'With --against: a var for the baseline arm only (after --var), e.g. --var jank=1 --baseline-var jank=0.',
+    },
     ...SEQUENTIAL_FLAGS,
-    reporter: { type: 'list', value: 'NAME', description: `Also write a report beside the run file: ${REPORTERS.map((r) => r.name).join(', ')} (repeatable or comma-separated).` },
+    reporter: {
+      type: 'list',
+      value: 'NAME',
+      description: `Also write a report beside the run file: ${REPORTERS.map((r) => r.name).join(', ')} (repeatable or comma-separated).`,
+    },
     quiet: { type: 'boolean', description: 'No progress lines and no summary table.' },
     ...ALLOW_OUTSIDE_FLAG,
     ...JSON_FLAG,
   },
   async run(f, positionals) {
     if (positionals.length !== 1) {
-      throw new PerfError({ code: 'missing_argument', message: positionals.length === 0 ? 'run: which scenario? e.g. perf run scenarios/list.yaml' : `run: one scenario at a time, got ${positionals.length}`, suggestion: 'perf run SCENARIO.yaml' });
+      throw new PerfError({
+        code: 'missing_argument',
+        message:
+          positionals.length === 0
+            ? 'run: which scenario? e.g. perf run scenarios/list.yaml'
+            : `run: one scenario at a time, got ${positionals.length}`,
+        suggestion: 'perf run SCENARIO.yaml',
+      });
     }
     const flags = runFlags(f);
     if (f.against === undefined) {
       for (const k of Object.keys(SEQUENTIAL_FLAGS)) {
-        if (f[k] !== undefined) throw new PerfError({ code: 'invalid_flag', message: `run: --${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} applies to a compare: use it with --against`, suggestion: 'perf run X.yaml --against BASE.yaml' });
+        if (f[k] !== undefined)
+          throw new PerfError({
+            code: 'invalid_flag',
+            message: `run: --${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} applies to a compare: use it with --against`,
+            suggestion: 'perf run X.yaml --against BASE.yaml',
+          });
       }
     }
     const scale = scaleFlags(f, 'run');
     if (f.against !== undefined) {
       // Both arms in one browser: with --grid, one Grid session, so baseline and candidate share a node.
-      return runAgainstCommand(f, positionals[0]!, { ...flags, label: f.label as string | undefined }, parseVars(f.var as string[] | undefined), parseVars(f.baselineVar as string[] | undefined), writeReporters, scale);
+      return runAgainstCommand(
+        f,
+        positionals[0]!,
+        { ...flags, label: f.label as string | undefined },
+        parseVars(f.var as string[] | undefined),
+        parseVars(f.baselineVar as string[] | undefined),
+        writeReporters,
+        scale,
+      );
     }
-    const sc = loadScenario(positionals[0]!, { ...(flags.variant !== undefined ? { variant: flags.variant } : {}), vars: parseVars(f.var as string[] | undefined), allowOutside: f.allowOutside === true });
+    const sc = loadScenario(positionals[0]!, {
+      ...(flags.variant !== undefined ? { variant: flags.variant } : {}),
+      vars: parseVars(f.var as string[] | undefined),
+      allowOutside: f.allowOutside === true,
+    });
     const { run, path, exitCode } = await executeRun(sc, flags, f.quiet === true || f.json === true, scale);
     const written = writeReporters(run, path, flags.reporters);
     const md = flags.reporters.includes('markdown') ? getReporter('markdown') : undefined;
@@ -61,7 +124,9 @@ export const runCommand = defineCommand({
       printJson({ ...rest, path, reports: written });
     } else if (!f.quiet) {
       process.stdout.write(getReporter('table').renderRun(run, { color: process.stdout.isTTY === true }) + '\n');
-      info(`run file: ${relative(process.cwd(), path) || path}${written.length ? `; reports: ${written.map((w) => relative(process.cwd(), w)).join(', ')}` : ''}`);
+      info(
+        `run file: ${relative(process.cwd(), path) || path}${written.length ? `; reports: ${written.map((w) => relative(process.cwd(), w)).join(', ')}` : ''}`,
+      );
     }
     if (run.interrupted) {
       info('interrupted: the run file holds the repeats measured so far');
@@ -77,7 +142,12 @@ export const validateCommand = defineCommand({
   usage: 'validate SCENARIO.yaml [SCENARIO.yaml…]',
   flags: { ...ALLOW_OUTSIDE_FLAG, ...JSON_FLAG },
   async run(f, positionals) {
-    if (positionals.length === 0) throw new PerfError({ code: 'missing_argument', message: 'validate: which scenario files?', suggestion: 'perf validate scenarios/*.yaml' });
+    if (positionals.length === 0)
+      throw new PerfError({
+        code: 'missing_argument',
+        message: 'validate: which scenario files?',
+        suggestion: 'perf validate scenarios/*.yaml',
+      });
     const results: { file: string; ok: boolean; variants: string[]; error?: string }[] = [];
     for (const file of positionals) {
       let variants: string[] = [];
@@ -97,7 +167,11 @@ export const validateCommand = defineCommand({
       }
     }
     if (f.json) printJson({ ok: results.every((r) => r.ok), files: results });
-    else for (const r of results) (r.ok ? (s: string) => process.stdout.write(s + '\n') : info)(r.ok ? `ok  ${r.file}${r.variants.length ? ` (variants: ${r.variants.join(', ')})` : ''}` : `perf: ${printable(r.error ?? '')}`);
+    else
+      for (const r of results)
+        (r.ok ? (s: string) => process.stdout.write(s + '\n') : info)(
+          r.ok ? `ok  ${r.file}${r.variants.length ? ` (variants: ${r.variants.join(', ')})` : ''}` : `perf: ${printable(r.error ?? '')}`,
+        );
     return results.every((r) => r.ok) ? 0 : 2;
   },
 });
@@ -112,4 +186,3 @@ export const schemaCommand = defineCommand({
     return 0;
   },
 });
-

@@ -21,8 +21,14 @@ export function scaleFlags(f: FlagValues, command: string): ScaleFlags {
   const grid = typeof f.grid === 'string' ? checkGridUrl(f.grid, command) : undefined;
   const serveHost = f.serveHost as string | undefined;
   if (serveHost !== undefined) {
-    if (!/^[A-Za-z0-9.:-]+$/.test(serveHost)) throw new PerfError({ code: 'invalid_flag', message: `${command}: --serve-host must be an address or host name, got "${serveHost}"`, suggestion: 'e.g. --serve-host 0.0.0.0, or this machine\'s address on the Grid\'s network' });
-    if (serveHost !== '127.0.0.1') info(`perf ${command}: app.serve listens on ${serveHost}: the served folder is exposed there (--serve-host), not on 127.0.0.1 only`);
+    if (!/^[A-Za-z0-9.:-]+$/.test(serveHost))
+      throw new PerfError({
+        code: 'invalid_flag',
+        message: `${command}: --serve-host must be an address or host name, got "${serveHost}"`,
+        suggestion: "e.g. --serve-host 0.0.0.0, or this machine's address on the Grid's network",
+      });
+    if (serveHost !== '127.0.0.1')
+      info(`perf ${command}: app.serve listens on ${serveHost}: the served folder is exposed there (--serve-host), not on 127.0.0.1 only`);
   }
   return { ...(grid !== undefined ? { grid } : {}), ...(serveHost !== undefined ? { serveHost } : {}) };
 }

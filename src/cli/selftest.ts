@@ -94,7 +94,11 @@ function repeatsFor(limit: number, sigma: number, alpha: number, family: number,
 }
 
 /** The noise and thresholds analysis of an A/A pair. Pure: run files in, verdicts out. */
-export function analyseSelftest(comparison: RunsComparison, samples: MetricSamples[], alpha = DEFAULT_ALPHA): Omit<SelftestResult, 'files' | 'scenario' | 'variant'> {
+export function analyseSelftest(
+  comparison: RunsComparison,
+  samples: MetricSamples[],
+  alpha = DEFAULT_ALPHA,
+): Omit<SelftestResult, 'files' | 'scenario' | 'variant'> {
   const gated = samples.filter((s) => s.role === 'primary' && s.a.length > 0 && s.b.length > 0);
   const constant = (s: MetricSamples): boolean => [...s.a, ...s.b].every((v) => v === s.a[0]);
   const family = gated.filter((s) => !constant(s)).length;
@@ -105,9 +109,13 @@ export function analyseSelftest(comparison: RunsComparison, samples: MetricSampl
     const med = median(all);
     const n = Math.min(s.a.length, s.b.length);
     // Within-run noise only: the A/A shift between the runs is reported separately (aa).
-    const robust = (xs: number[]): number => (xs.length < 2 ? 0 : mad(xs, MAD_NORMAL_CONSISTENCY) || (xs.every((v) => v === xs[0]) ? 0 : stddev(xs)));
+    const robust = (xs: number[]): number =>
+      xs.length < 2 ? 0 : mad(xs, MAD_NORMAL_CONSISTENCY) || (xs.every((v) => v === xs[0]) ? 0 : stddev(xs));
     const sigma = Math.sqrt((robust(s.a) ** 2 + robust(s.b) ** 2) / 2);
-    const t = thresholdsFor(s.metric, { thresholds: { warnPct: comparison.thresholds.warnPct, errorPct: comparison.thresholds.errorPct }, perMetric });
+    const t = thresholdsFor(s.metric, {
+      thresholds: { warnPct: comparison.thresholds.warnPct, errorPct: comparison.thresholds.errorPct },
+      perMetric,
+    });
     // compare.ts's scale: the median, or the metric's floor when the median is below it.
     const scale: 'median' | 'floor' = Math.abs(med) >= s.floor && med !== 0 ? 'median' : 'floor';
     const unit = scale === 'median' ? Math.abs(med) : s.floor > 0 ? s.floor : 1;
@@ -165,7 +173,10 @@ export function analyseSelftest(comparison: RunsComparison, samples: MetricSampl
         (Number.isFinite(need) ? ` For warnings there too, use --repeat ${need}.` : ''),
     );
   }
-  if (!recommendation.length) recommendation.push(`The thresholds in use are safe here: every gated metric's detectable shift at ${n} repeats per run is below its warn threshold, and the A/A compare raised nothing.`);
+  if (!recommendation.length)
+    recommendation.push(
+      `The thresholds in use are safe here: every gated metric's detectable shift at ${n} repeats per run is below its warn threshold, and the A/A compare raised nothing.`,
+    );
   if (!comparison.timing.gated) recommendation.push(`Milliseconds are not gated (${comparison.timing.note}).`);
 
   return {
@@ -198,13 +209,27 @@ export function renderSelftest(r: SelftestResult): string {
     m.safety,
   ]);
   const widths = cols.map((c, i) => Math.max(c.length, ...rows.map((row) => row[i]!.length)));
-  const line = (cells: string[]): string => '  ' + cells.map((c, i) => (i === 0 || i === cells.length - 1 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ').trimEnd();
-  return [head, line(cols), ...rows.map(line), '', ...r.recommendation.map((s) => `• ${s}`), '', `run files: ${r.files.a}, ${r.files.b}`, ''].join('\n');
+  const line = (cells: string[]): string =>
+    '  ' +
+    cells
+      .map((c, i) => (i === 0 || i === cells.length - 1 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!)))
+      .join('  ')
+      .trimEnd();
+  return [
+    head,
+    line(cols),
+    ...rows.map(line),
+    '',
+    ...r.recommendation.map((s) => `• ${s}`),
+    '',
+    `run files: ${r.files.a}, ${r.files.b}`,
+    '',
+  ].join('\n');
 }
 
 export const selftestCommand = defineCommand({
   name: 'selftest',
-  summary: 'A/A run on this machine: the noise per metric and whether the gate\'s thresholds are safe here',
+  summary: "A/A run on this machine: the noise per metric and whether the gate's thresholds are safe here",
   usage: 'selftest SCENARIO.yaml [--variant NAME] [--repeat N] [--warmup N] [--timing] [--out DIR]',
   details: [
     'Runs the scenario twice, interleaved A B B A, and compares the two runs as the gate would. Prints per gated',
@@ -222,13 +247,25 @@ export const selftestCommand = defineCommand({
     ...JSON_FLAG,
   },
   async run(f, positionals) {
-    if (positionals.length !== 1) throw new PerfError({ code: 'missing_argument', message: 'selftest: which scenario? e.g. perf selftest scenarios/list-scroll.yaml --variant desktop' });
-    for (const [k, min] of [['repeat', 3], ['warmup', 0]] as const) {
+    if (positionals.length !== 1)
+      throw new PerfError({
+        code: 'missing_argument',
+        message: 'selftest: which scenario? e.g. perf selftest scenarios/list-scroll.yaml --variant desktop',
+      });
+    for (const [k, min] of [
+      ['repeat', 3],
+      ['warmup', 0],
+    ] as const) {
       const v = f[k] as number | undefined;
-      if (v !== undefined && (!Number.isInteger(v) || v < min)) throw new PerfError({ code: 'invalid_flag', message: `selftest: --${k} must be a whole number >= ${min}, got ${v}` });
+      if (v !== undefined && (!Number.isInteger(v) || v < min))
+        throw new PerfError({ code: 'invalid_flag', message: `selftest: --${k} must be a whole number >= ${min}, got ${v}` });
     }
     checkNameFlag('selftest', 'variant', f.variant as string | undefined);
-    const sc = loadScenario(positionals[0]!, { ...(f.variant !== undefined ? { variant: f.variant as string } : {}), vars: parseVars(f.var as string[] | undefined), allowOutside: f.allowOutside === true });
+    const sc = loadScenario(positionals[0]!, {
+      ...(f.variant !== undefined ? { variant: f.variant as string } : {}),
+      vars: parseVars(f.var as string[] | undefined),
+      allowOutside: f.allowOutside === true,
+    });
     const ctl = new AbortController();
     const off = onShutdown(() => ctl.abort());
     let res;

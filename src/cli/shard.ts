@@ -35,7 +35,11 @@ export function parseShard(value: string): ShardSpec {
   const index = m ? Number(m[1]) : NaN;
   const count = m ? Number(m[2]) : NaN;
   if (!m || !(count >= 1) || !(index >= 1) || index > count) {
-    throw new PerfError({ code: 'invalid_flag', message: `gate: --shard must be I/N with 1 <= I <= N, got "${value}"`, suggestion: 'e.g. --shard 1/3 on the first of three CI jobs' });
+    throw new PerfError({
+      code: 'invalid_flag',
+      message: `gate: --shard must be I/N with 1 <= I <= N, got "${value}"`,
+      suggestion: 'e.g. --shard 1/3 on the first of three CI jobs',
+    });
   }
   if (count > MAX_SHARDS) {
     const message = `gate: --shard ${value}: a gate splits into at most ${MAX_SHARDS} shards`;
@@ -106,7 +110,10 @@ const OUTCOME_SCHEMA = tagged('How the gate judged the run.', 'status', [
     'baseline',
   ]),
   record('No baseline.', { status: status('missing-baseline') }, ['status']),
-  record('Baseline written.', { status: status('updated'), previous: nullable(COMPARISON_SCHEMA, 'The old compare.') }, ['status', 'previous']),
+  record('Baseline written.', { status: status('updated'), previous: nullable(COMPARISON_SCHEMA, 'The old compare.') }, [
+    'status',
+    'previous',
+  ]),
   record('Nothing measured.', { status: status('unmeasured'), reason: text('Why.', MAX_TEXT_CHARS) }, ['status', 'reason']),
   record('An unusable baseline.', { status: status('invalid-baseline'), error: ERROR_INFO_SCHEMA }, ['status', 'error']),
   record('The run could not be judged.', { status: status('error'), error: ERROR_INFO_SCHEMA }, ['status', 'error']),
@@ -142,8 +149,20 @@ export const SHARD_FILE_SCHEMA = record(
 );
 
 /** The shard file's content; `entries` are GateEntries, whose errors serialize through PerfError.toJSON. */
-export function shardFile(shard: ShardSpec, plan: readonly Pick<Scenario, 'name' | 'variant'>[], entries: readonly { id: string; outcome: { status: string } }[], strict: boolean): Record<string, unknown> {
-  return { kind: SHARD_FILE_KIND, schemaVersion: 1, shard, plan: plan.map((sc) => `${sc.name}${sc.variant ? `-${sc.variant}` : ''}`), strict, entries };
+export function shardFile(
+  shard: ShardSpec,
+  plan: readonly Pick<Scenario, 'name' | 'variant'>[],
+  entries: readonly { id: string; outcome: { status: string } }[],
+  strict: boolean,
+): Record<string, unknown> {
+  return {
+    kind: SHARD_FILE_KIND,
+    schemaVersion: 1,
+    shard,
+    plan: plan.map((sc) => `${sc.name}${sc.variant ? `-${sc.variant}` : ''}`),
+    strict,
+    entries,
+  };
 }
 
 /** A stored error back as the PerfError it was; a kind this perf does not know is internal. */
@@ -192,8 +211,14 @@ export function findShardFiles(paths: readonly string[]): string[] {
       out.push(p);
       continue;
     }
-    const found = readdirSync(p).filter((n) => SHARD_FILE_RE.test(n)).sort();
-    if (!found.length) throw bad(`${p}: no gate-shard-I-of-N.json in this folder`, 'perf gate --shard I/N writes it into its --out folder (default build/perf)');
+    const found = readdirSync(p)
+      .filter((n) => SHARD_FILE_RE.test(n))
+      .sort();
+    if (!found.length)
+      throw bad(
+        `${p}: no gate-shard-I-of-N.json in this folder`,
+        'perf gate --shard I/N writes it into its --out folder (default build/perf)',
+      );
     out.push(...found.map((n) => join(p, n)));
   }
   return out;
@@ -211,14 +236,22 @@ export function mergeShards(files: readonly string[]): { entries: StoredEntry[];
   const planKey = JSON.stringify([...first.s.plan].sort());
   const byIndex = new Map<number, string>();
   for (const { file, s } of shards) {
-    if (s.shard.count !== n) throw bad(`${file} is shard ${s.shard.index}/${s.shard.count}, but ${first.file} is of ${n} shards: shards of different gates`);
-    if (JSON.stringify([...s.plan].sort()) !== planKey) throw bad(`${file} (shard ${s.shard.index}/${n}) ran a different scenario set than ${first.file}: shards of different gates`);
+    if (s.shard.count !== n)
+      throw bad(`${file} is shard ${s.shard.index}/${s.shard.count}, but ${first.file} is of ${n} shards: shards of different gates`);
+    if (JSON.stringify([...s.plan].sort()) !== planKey)
+      throw bad(`${file} (shard ${s.shard.index}/${n}) ran a different scenario set than ${first.file}: shards of different gates`);
     const other = byIndex.get(s.shard.index);
     if (other !== undefined) throw bad(`shard ${s.shard.index}/${n} given twice: ${other} and ${file}`);
     byIndex.set(s.shard.index, file);
   }
   const missing = Array.from({ length: n }, (_, i) => i + 1).filter((i) => !byIndex.has(i));
-  if (missing.length) throw bad(`shard${missing.length > 1 ? 's' : ''} ${missing.map((i) => `${i}/${n}`).join(', ')} missing (given: ${[...byIndex.entries()].sort((a, b) => a[0] - b[0]).map(([i, f]) => `${i}/${n} ${basename(f)}`).join(', ')})`);
+  if (missing.length)
+    throw bad(
+      `shard${missing.length > 1 ? 's' : ''} ${missing.map((i) => `${i}/${n}`).join(', ')} missing (given: ${[...byIndex.entries()]
+        .sort((a, b) => a[0] - b[0])
+        .map(([i, f]) => `${i}/${n} ${basename(f)}`)
+        .join(', ')})`,
+    );
   const order = new Map(first.s.plan.map((id, i) => [id, i]));
   const seen = new Map<string, string>();
   const entries: StoredEntry[] = [];

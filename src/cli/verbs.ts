@@ -92,7 +92,10 @@ function deepMerge(base: Record<string, unknown>, over: Record<string, unknown>)
   const out: Record<string, unknown> = { ...base };
   for (const [k, v] of Object.entries(over)) {
     const b = out[k];
-    out[k] = b && v && typeof b === 'object' && typeof v === 'object' && !Array.isArray(b) && !Array.isArray(v) ? deepMerge(b as Record<string, unknown>, v as Record<string, unknown>) : v;
+    out[k] =
+      b && v && typeof b === 'object' && typeof v === 'object' && !Array.isArray(b) && !Array.isArray(v)
+        ? deepMerge(b as Record<string, unknown>, v as Record<string, unknown>)
+        : v;
   }
   return out;
 }
@@ -196,10 +199,14 @@ export function parseVerbArgs(def: StepDefinition<any>, argv: readonly string[])
 
   let args = flags;
   if (positionals.length > 1) {
-    throw usageError(def.name, `takes at most one positional argument, got ${positionals.length}: ${positionals.map((p) => JSON.stringify(p)).join(' ')}`);
+    throw usageError(
+      def.name,
+      `takes at most one positional argument, got ${positionals.length}: ${positionals.map((p) => JSON.stringify(p)).join(' ')}`,
+    );
   }
   if (positionals.length === 1) {
-    if (!def.shorthand) throw usageError(def.name, `takes no positional argument (got ${JSON.stringify(positionals[0])}); pass flags instead`);
+    if (!def.shorthand)
+      throw usageError(def.name, `takes no positional argument (got ${JSON.stringify(positionals[0])}); pass flags instead`);
     args = deepMerge(def.shorthand(positionals[0]!), flags);
   }
   // The step resolves its own path against the session's folder; a user typing a relative path at a
@@ -230,11 +237,17 @@ function helpRows(schema: JsonSchema, prefix: string, required: readonly string[
     const flag = `--${prefix}${camelToKebab(key)}`;
     const types = typesOf(prop);
     const onlyBoolean = types.size === 1 && types.has('boolean');
-    rows.push({ left: onlyBoolean ? flag : `${flag} ${typeLabel(prop)}`, right: `${prop.description ?? ''}${required.includes(key) ? ' (required)' : ''}` });
+    rows.push({
+      left: onlyBoolean ? flag : `${flag} ${typeLabel(prop)}`,
+      right: `${prop.description ?? ''}${required.includes(key) ? ' (required)' : ''}`,
+    });
     // One level of dotted children (--target.role …): deeper values are easier to give as JSON.
     if (depth === 0 && types.has('object')) {
       const childSchema = prop.properties ? prop : [...(prop.anyOf ?? []), ...(prop.oneOf ?? [])].find((b) => b.properties);
-      if (childSchema) rows.push(...helpRows(childSchema, `${prefix}${camelToKebab(key)}.`, (childSchema.required as string[] | undefined) ?? [], depth + 1));
+      if (childSchema)
+        rows.push(
+          ...helpRows(childSchema, `${prefix}${camelToKebab(key)}.`, (childSchema.required as string[] | undefined) ?? [], depth + 1),
+        );
     }
   }
   return rows;
@@ -255,7 +268,9 @@ export function verbHelp(step: string): string {
     longDescription(def),
     '',
     'Arguments:',
-    ...rows.map((r) => (r.left.length + 2 > width ? `  ${r.left}\n  ${''.padEnd(width)}${r.right}` : `  ${r.left.padEnd(width)}${r.right}`)),
+    ...rows.map((r) =>
+      r.left.length + 2 > width ? `  ${r.left}\n  ${''.padEnd(width)}${r.right}` : `  ${r.left.padEnd(width)}${r.right}`,
+    ),
   ];
   if (def.shorthand) {
     lines.push('', `  TEXT  A positional argument is shorthand: perf ${def.name} "TEXT" = ${JSON.stringify(def.shorthand('TEXT'))}.`);
@@ -264,8 +279,8 @@ export function verbHelp(step: string): string {
     '',
     'Nested values: --target.role button --target.name Submit, or JSON: --target \'{"text":"Add item"}\'. Booleans: --flag, --flag=false.',
     'Runs against the session of `perf start` and prints the same JSON as the MCP tool.',
-    'Exit codes: 0 ok · 1 step failed · 2 bad flags or arguments · 3 no session or environment problem'
-      + ' · 4 internal error (a bug in perf; report it)',
+    'Exit codes: 0 ok · 1 step failed · 2 bad flags or arguments · 3 no session or environment problem' +
+      ' · 4 internal error (a bug in perf; report it)',
   );
   return lines.join('\n');
 }
@@ -344,7 +359,16 @@ export async function runVerb(step: string, argv: string[], opts: { stateDir?: s
     if (def.needsPage === false) {
       host = new SessionHost(undefined, undefined, process.cwd());
     } else if (isPerfError(e) && e.code === 'no_session') {
-      return report(step, new PerfError({ code: 'no_session', kind: 'environment', message: 'no session: nothing to act on', suggestion: 'start one with `perf start --serve DIR` (or --url URL), then run this again', cause: e }));
+      return report(
+        step,
+        new PerfError({
+          code: 'no_session',
+          kind: 'environment',
+          message: 'no session: nothing to act on',
+          suggestion: 'start one with `perf start --serve DIR` (or --url URL), then run this again',
+          cause: e,
+        }),
+      );
     } else {
       return report(step, e);
     }
@@ -363,14 +387,19 @@ function finish(step: string, result: StepResult, imagePath: string | undefined)
   try {
     printResult(result, imagePath);
   } catch (e) {
-    return report(step, new PerfError({ code: 'write_failed', kind: 'environment', message: `could not write the image: ${(e as Error).message}`, cause: e }));
+    return report(
+      step,
+      new PerfError({ code: 'write_failed', kind: 'environment', message: `could not write the image: ${(e as Error).message}`, cause: e }),
+    );
   }
   switch (result.status) {
     case 'ok':
     case 'skipped':
       return 0;
     case 'failed':
-      process.stderr.write(`perf ${step}: ${result.error.message}\n${result.error.suggestion ? `  hint: ${result.error.suggestion}\n` : ''}`);
+      process.stderr.write(
+        `perf ${step}: ${result.error.message}\n${result.error.suggestion ? `  hint: ${result.error.suggestion}\n` : ''}`,
+      );
       return exitCodeFor(result.error.kind);
   }
 }

@@ -97,7 +97,8 @@ const DIGIT_SHIFTED = ')!@#$%^&*(';
 
 /** The key for one printable character, or undefined when it has no key on a US layout (insertText then). */
 export function charKey(ch: string): (KeyDefinition & { shift: boolean }) | undefined {
-  if (/^[a-z]$/.test(ch)) return { key: ch, code: `Key${ch.toUpperCase()}`, keyCode: ch.toUpperCase().charCodeAt(0), text: ch, shift: false };
+  if (/^[a-z]$/.test(ch))
+    return { key: ch, code: `Key${ch.toUpperCase()}`, keyCode: ch.toUpperCase().charCodeAt(0), text: ch, shift: false };
   if (/^[A-Z]$/.test(ch)) return { key: ch, code: `Key${ch}`, keyCode: ch.charCodeAt(0), text: ch, shift: true };
   if (/^[0-9]$/.test(ch)) return { key: ch, code: `Digit${ch}`, keyCode: ch.charCodeAt(0), text: ch, shift: false };
   const di = DIGIT_SHIFTED.indexOf(ch);
@@ -132,7 +133,9 @@ export function keyDefinition(name: string): KeyDefinition {
     code: 'unknown_key',
     message: `unknown key "${name}"`,
     suggestion: `use a single character or one of: ${Object.keys(NAMED).join(', ')}; combine modifiers with "+" (Control+a)`,
-    candidates: Object.keys(NAMED).filter((k) => k.toLowerCase().startsWith(name.slice(0, 2).toLowerCase())).slice(0, 5),
+    candidates: Object.keys(NAMED)
+      .filter((k) => k.toLowerCase().startsWith(name.slice(0, 2).toLowerCase()))
+      .slice(0, 5),
   });
 }
 
@@ -150,7 +153,11 @@ export function parseKeyCombo(combo: string): { key: string; modifiers: Modifier
 function toModifier(s: string): Modifier {
   const n = (ALIASES[s.toLowerCase()] ?? s).toLowerCase();
   if (n === 'control' || n === 'shift' || n === 'alt' || n === 'meta') return n;
-  throw new PerfError({ code: 'unknown_modifier', message: `unknown modifier "${s}"`, suggestion: 'modifiers are control, shift, alt, meta' });
+  throw new PerfError({
+    code: 'unknown_modifier',
+    message: `unknown modifier "${s}"`,
+    suggestion: 'modifiers are control, shift, alt, meta',
+  });
 }
 
 /** A named key's definition (Control, Shift…): one of the table's own names. */
@@ -163,7 +170,19 @@ export function namedKey(name: string): KeyDefinition {
  * windows (close, quit, new window, tab search) and would act on the browser, not the page; tab
  * search even crashed Chromium later in our tests. Refused rather than sent.
  */
-const BROWSER_SHORTCUTS = new Set(['control+w', 'control+q', 'control+n', 'control+t', 'control+shift+w', 'control+shift+q', 'control+shift+n', 'control+shift+t', 'control+shift+a', 'control+f4', 'alt+f4']);
+const BROWSER_SHORTCUTS = new Set([
+  'control+w',
+  'control+q',
+  'control+n',
+  'control+t',
+  'control+shift+w',
+  'control+shift+q',
+  'control+shift+n',
+  'control+shift+t',
+  'control+shift+a',
+  'control+f4',
+  'alt+f4',
+]);
 
 export function assertNotBrowserShortcut(key: string, modifiers: readonly Modifier[]): void {
   const mods = (['control', 'alt', 'shift', 'meta'] as const).filter((m) => modifiers.includes(m));
@@ -179,4 +198,3 @@ export function assertNotBrowserShortcut(key: string, modifiers: readonly Modifi
 
 // A drag must cross the 4-5 px thresholds drag libraries use before they start; five steps at least.
 export const MIN_DRAG_STEPS = 5;
-

@@ -20,7 +20,8 @@ export interface SessionMark {
   at: number;
 }
 
-export type SourceName = 'frames' | 'liveness' | 'interactions' | 'longFrames' | 'counters' | 'layoutShift' | 'profile' | 'trace' | 'process' | 'terminal';
+export type SourceName =
+  'frames' | 'liveness' | 'interactions' | 'longFrames' | 'counters' | 'layoutShift' | 'profile' | 'trace' | 'process' | 'terminal';
 
 /** Why a source is missing (kept out of the flat coverage map, which only says read / missing). */
 export type MissingReasons = Partial<Record<SourceName, string>>;
@@ -84,8 +85,23 @@ export interface RawSession {
  * A session from a recorder without Chromium's own sources (WebDriver, a terminal): no trace, CPU
  * profile, Performance counters or navigation events; what it did read is given over these.
  */
-export function sessionWithout(read: Pick<RawSession, 'token' | 'mode' | 'phases' | 'startedAt' | 'endedAt' | 'durationMs' | 'marks' | 'missing' | 'env'> & Partial<RawSession>): RawSession {
-  return { checkpoints: [], messages: [], docFrames: [], interactionCount: null, support: undefined, probeMissing: undefined, trace: undefined, profile: undefined, samplingIntervalUs: undefined, navigations: 0, ...read };
+export function sessionWithout(
+  read: Pick<RawSession, 'token' | 'mode' | 'phases' | 'startedAt' | 'endedAt' | 'durationMs' | 'marks' | 'missing' | 'env'> &
+    Partial<RawSession>,
+): RawSession {
+  return {
+    checkpoints: [],
+    messages: [],
+    docFrames: [],
+    interactionCount: null,
+    support: undefined,
+    probeMissing: undefined,
+    trace: undefined,
+    profile: undefined,
+    samplingIntervalUs: undefined,
+    navigations: 0,
+    ...read,
+  };
 }
 
 export interface SessionEnv {
@@ -111,8 +127,26 @@ export const PERF_PROBE_URL = 'rehearse-perf-probe.js';
 
 /** Raw entries as they come from the page; times are epoch ms (timeOrigin + startTime). */
 export type ProbeMessage = { token: string; doc: string } & (
-  | { kind: 'interaction'; id: number; name: string; target: string; startAt: number; durationMs: number; inputDelayMs: number; processingMs: number; presentationMs: number }
-  | { kind: 'loaf'; startAt: number; durationMs: number; blockingMs: number; renderStartAt: number; styleAndLayoutStartAt: number; scripts: ProbeScript[] }
+  | {
+      kind: 'interaction';
+      id: number;
+      name: string;
+      target: string;
+      startAt: number;
+      durationMs: number;
+      inputDelayMs: number;
+      processingMs: number;
+      presentationMs: number;
+    }
+  | {
+      kind: 'loaf';
+      startAt: number;
+      durationMs: number;
+      blockingMs: number;
+      renderStartAt: number;
+      styleAndLayoutStartAt: number;
+      scripts: ProbeScript[];
+    }
   | { kind: 'shift'; startAt: number; value: number }
   /** A document's totals, sent on pagehide (and returned by the final flush for the current one). */
   | { kind: 'docEnd'; frames: ProbeFrames | null; interactionCount: number | null }
@@ -209,7 +243,8 @@ export function checkBeginOptions(opts: PerfBeginOptions): void {
   if (opts.phases && opts.mode === 'timing') {
     throw new PerfError({
       code: 'phases_need_attribution',
-      message: 'perf_begin: phases (layout/paint detail) needs mode attribution; timing mode keeps its milliseconds comparable by recording nothing extra',
+      message:
+        'perf_begin: phases (layout/paint detail) needs mode attribution; timing mode keeps its milliseconds comparable by recording nothing extra',
       suggestion: 'use perf_begin { mode: attribution, phases: true }, or drop phases',
     });
   }

@@ -21,7 +21,7 @@ export const DRIVER_LACKS: Record<'cdp' | 'webdriver', Partial<Record<PageFeatur
   webdriver: {
     network: 'WebDriver classic reports no network requests',
     userAgent: 'WebDriver cannot override the user agent',
-    networkEmulation: 'WebDriver cannot throttle the network (that is Chromium\'s Network.emulateNetworkConditions, over CDP)',
+    networkEmulation: "WebDriver cannot throttle the network (that is Chromium's Network.emulateNetworkConditions, over CDP)",
     trace: 'WebDriver records no Chromium trace',
   },
 };
@@ -32,7 +32,11 @@ export interface PageDriver {
   /** Hear when the page goes away; returns the unsubscribe. */
   onCrash(fn: (reason: string) => void): () => void;
   /** Call a method of the in-page runtime (src/drivers/runtime), installing it first when the document has none. */
-  call<M extends RuntimeMethod>(method: M, args: Parameters<RuntimeApi[M]>, opts?: RuntimeCallOptions): Promise<Awaited<ReturnType<RuntimeApi[M]>>>;
+  call<M extends RuntimeMethod>(
+    method: M,
+    args: Parameters<RuntimeApi[M]>,
+    opts?: RuntimeCallOptions,
+  ): Promise<Awaited<ReturnType<RuntimeApi[M]>>>;
   /** Evaluate a harness-written expression (a promise is awaited) and return its JSON value; PerfError evaluate_failed when it throws. */
   evaluate<T>(expression: string, opts?: { timeoutMs?: number }): Promise<T>;
   /** Evaluate a user's expression as a console would (top-level await), stopped at the deadline; evaluate_failed / timeout as PerfError. */
@@ -287,4 +291,3 @@ export type EvaluateOutcome =
   /** A DOM node, a function or a symbol: no JSON form. */
   | { kind: 'opaque'; type: string; description?: string }
   | { kind: 'undefined' };
-

@@ -45,7 +45,7 @@ export function decodePng(png: Buffer): { width: number; height: number; bpp: 3 
   let height = 0;
   let colorType = -1;
   const idat: Buffer[] = [];
-  for (let at = 8; at < png.length; ) {
+  for (let at = 8; at < png.length;) {
     const len = png.readUInt32BE(at);
     const type = png.toString('ascii', at + 4, at + 8);
     const data = png.subarray(at + 8, at + 8 + len);

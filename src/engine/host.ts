@@ -40,13 +40,20 @@ export class SessionHost implements StepHost {
 
   async terminal(): Promise<TerminalDriver> {
     const source = this.live();
-    if (!('terminal' in source)) throw new PerfError({ code: 'unsupported_on_driver', message: 'this app is a web page, not a terminal program' });
+    if (!('terminal' in source))
+      throw new PerfError({ code: 'unsupported_on_driver', message: 'this app is a web page, not a terminal program' });
     const t = source.terminal;
     if (t !== this.lastTerminal) {
       this.lastTerminal = t;
       this.state.clear();
     }
-    if (t.crashReason) throw new PerfError({ code: 'page_crashed', kind: 'environment', message: t.crashReason, suggestion: 'restart the app (app_restart / perf restart)' });
+    if (t.crashReason)
+      throw new PerfError({
+        code: 'page_crashed',
+        kind: 'environment',
+        message: t.crashReason,
+        suggestion: 'restart the app (app_restart / perf restart)',
+      });
     return t;
   }
 
@@ -64,7 +71,8 @@ export class SessionHost implements StepHost {
 
   async page(): Promise<HostPage> {
     const source = this.live();
-    if (!('driver' in source)) throw new PerfError({ code: 'unsupported_on_driver', message: 'this app is a terminal program, not a web page' });
+    if (!('driver' in source))
+      throw new PerfError({ code: 'unsupported_on_driver', message: 'this app is a terminal program, not a web page' });
     const page = source.driver;
     if (page !== this.lastPage) {
       // A new page (restart): per-page state such as the last snapshot belongs to the old one.
@@ -72,7 +80,12 @@ export class SessionHost implements StepHost {
       this.state.clear();
     }
     if (page.crashReason) {
-      throw new PerfError({ code: 'page_crashed', kind: 'environment', message: page.crashReason, suggestion: 'restart the app (app_restart / perf restart)' });
+      throw new PerfError({
+        code: 'page_crashed',
+        kind: 'environment',
+        message: page.crashReason,
+        suggestion: 'restart the app (app_restart / perf restart)',
+      });
     }
     await page.installScripts();
     return page;

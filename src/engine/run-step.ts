@@ -55,7 +55,13 @@ export function prepareArgs(name: string, raw: unknown): { def: StepDefinition<a
 
 export function toErrorInfo(e: unknown): StepErrorInfo {
   if (isPerfError(e)) return e.toJSON();
-  if (e instanceof TargetClosedError) return { kind: 'environment', code: 'target_closed', message: e.message, suggestion: 'the page or browser went away; restart the app (app_restart / perf restart)' };
+  if (e instanceof TargetClosedError)
+    return {
+      kind: 'environment',
+      code: 'target_closed',
+      message: e.message,
+      suggestion: 'the page or browser went away; restart the app (app_restart / perf restart)',
+    };
   const err = e as Error;
   return { kind: 'internal', code: 'internal_error', message: err?.message ?? String(e) };
 }
@@ -89,20 +95,34 @@ export async function runStep(host: StepHost, name: string, raw: unknown, opts: 
       // From when the step's timer starts: getting the page (installing page scripts) counts too.
       const deadline = Date.now() + timeoutMs;
       if (host.surface?.() === 'terminal') {
-        if (!def.terminal) throw new PerfError({ code: 'unsupported_on_driver', message: `${name} acts on a web page; this app is a terminal program`, suggestion: 'on a terminal: snap, type, fill, press_key, tap, dblclick, hover, scroll, wait_for, expect, resize_viewport, console, screenshot, signal, perf_begin/perf_end' });
+        if (!def.terminal)
+          throw new PerfError({
+            code: 'unsupported_on_driver',
+            message: `${name} acts on a web page; this app is a terminal program`,
+            suggestion:
+              'on a terminal: snap, type, fill, press_key, tap, dblclick, hover, scroll, wait_for, expect, resize_viewport, console, screenshot, signal, perf_begin/perf_end',
+          });
         const terminal = await host.terminal!();
         return def.terminal({ host, terminal, timeoutMs, deadline, label, signal }, args as never);
       }
-      if (def.terminalOnly) throw new PerfError({ code: 'unsupported_on_driver', message: `${name} acts on a terminal program; this app is a web page` });
+      if (def.terminalOnly)
+        throw new PerfError({ code: 'unsupported_on_driver', message: `${name} acts on a terminal program; this app is a web page` });
       if (def.needsPage !== false) {
         const page = await host.page();
         return def.run({ host, page, timeoutMs, deadline, label, signal }, args as never);
       }
       // A step that may run without an app (device_profile list): the page is looked up only if the
       // step touches it, and then fails with the host's own error (no_app).
-      const page = await host.page().then((p) => ({ p }), (e: unknown) => ({ e }));
+      const page = await host.page().then(
+        (p) => ({ p }),
+        (e: unknown) => ({ e }),
+      );
       const ctx = {
-        host, timeoutMs, deadline, label, signal,
+        host,
+        timeoutMs,
+        deadline,
+        label,
+        signal,
         get page(): PageDriver {
           if ('e' in page) throw page.e;
           return page.p;
@@ -121,7 +141,12 @@ export async function runStep(host: StepHost, name: string, raw: unknown, opts: 
   }
 }
 
-async function withTimeout<T>(name: string, timeoutMs: number, outer: AbortSignal | undefined, fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
+async function withTimeout<T>(
+  name: string,
+  timeoutMs: number,
+  outer: AbortSignal | undefined,
+  fn: (signal: AbortSignal) => Promise<T>,
+): Promise<T> {
   const ctl = new AbortController();
   let timer: NodeJS.Timeout | undefined;
   let rejectInterrupted: ((e: PerfError) => void) | undefined;
@@ -141,7 +166,14 @@ async function withTimeout<T>(name: string, timeoutMs: number, outer: AbortSigna
         // on a loaded 2-core machine, where 250 ms did not.
         timer = setTimeout(() => {
           ctl.abort();
-          reject(new PerfError({ code: 'timeout', kind: 'failed', message: `${name}: did not finish within ${timeoutMs} ms`, suggestion: 'raise timeoutMs, or check what the page is waiting for' }));
+          reject(
+            new PerfError({
+              code: 'timeout',
+              kind: 'failed',
+              message: `${name}: did not finish within ${timeoutMs} ms`,
+              suggestion: 'raise timeoutMs, or check what the page is waiting for',
+            }),
+          );
         }, timeoutMs + STEP_TIMEOUT_GRACE_MS);
       }),
     ]);

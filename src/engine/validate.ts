@@ -48,7 +48,10 @@ export function describeAjvError(e: ErrorObject, root: string): { path: string; 
     case 'type':
       return { path: at, message: `${where}: must be ${String(e.params.type)}, got ${describeValue(e.data)}` };
     case 'enum':
-      return { path: at, message: `${where}: must be one of ${(e.params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}, got ${describeValue(e.data)}` };
+      return {
+        path: at,
+        message: `${where}: must be one of ${(e.params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}, got ${describeValue(e.data)}`,
+      };
     case 'pattern':
       if (e.params.pattern === NAME_PART.pattern) {
         const message = `${where}: ${describeValue(e.data)} may only use ${NAME_PART.allowed} (it becomes part of file names)`;
@@ -73,7 +76,17 @@ function describeValue(v: unknown): string {
  */
 export function bestErrors(errors: ErrorObject[]): ErrorObject[] {
   const rank = (e: ErrorObject): number =>
-    e.keyword === 'additionalProperties' ? 0 : e.keyword === 'required' ? 1 : e.keyword === 'enum' || e.keyword === 'type' || e.keyword === 'pattern' ? 2 : e.keyword === 'anyOf' || e.keyword === 'oneOf' ? 4 : 3;
+    e.keyword === 'additionalProperties'
+      ? 0
+      : e.keyword === 'required'
+        ? 1
+        : e.keyword === 'enum' || e.keyword === 'type' || e.keyword === 'pattern'
+          ? 2
+          : e.keyword === 'anyOf' || e.keyword === 'oneOf'
+            ? 4
+            : 3;
   const deepest = Math.max(...errors.map((e) => e.instancePath.length));
-  return [...errors].sort((a, b) => rank(a) - rank(b) || (b.instancePath.length - a.instancePath.length) || (a.instancePath.length === deepest ? -1 : 1));
+  return [...errors].sort(
+    (a, b) => rank(a) - rank(b) || b.instancePath.length - a.instancePath.length || (a.instancePath.length === deepest ? -1 : 1),
+  );
 }

@@ -21,9 +21,25 @@ export function defineCap(def: CapDefinition): CapDefinition {
 
 export const coreCap = defineCap({
   name: 'core',
-  description: 'Drive an app: snapshot, find, tap, fill, keys, select, wait and expect, navigate, screenshot, several steps in one call, start and stop the app.',
+  description:
+    'Drive an app: snapshot, find, tap, fill, keys, select, wait and expect, navigate, screenshot, several steps in one call, start and stop the app.',
   byDefault: true,
-  tools: ['snap', 'find', 'tap', 'fill', 'press_key', 'select_option', 'wait_for', 'expect', 'navigate', 'screenshot', 'run', 'app_start', 'app_stop', 'app_status'],
+  tools: [
+    'snap',
+    'find',
+    'tap',
+    'fill',
+    'press_key',
+    'select_option',
+    'wait_for',
+    'expect',
+    'navigate',
+    'screenshot',
+    'run',
+    'app_start',
+    'app_stop',
+    'app_status',
+  ],
 });
 
 export const perfCap = defineCap({
@@ -72,7 +88,7 @@ export const devtoolsCap = defineCap({
 
 export const lifecycleExtraCap = defineCap({
   name: 'lifecycle-extra',
-  description: "Restart the app, read its logs, check the machine (doctor).",
+  description: 'Restart the app, read its logs, check the machine (doctor).',
   byDefault: false,
   tools: ['app_restart', 'app_logs', 'doctor'],
 });
@@ -91,7 +107,18 @@ export const terminalCap = defineCap({
   tools: ['signal'],
 });
 
-export const CAPS: readonly CapDefinition[] = [coreCap, perfCap, pointerExtraCap, formsExtraCap, navigationExtraCap, viewportCap, devtoolsCap, lifecycleExtraCap, desktopCap, terminalCap];
+export const CAPS: readonly CapDefinition[] = [
+  coreCap,
+  perfCap,
+  pointerExtraCap,
+  formsExtraCap,
+  navigationExtraCap,
+  viewportCap,
+  devtoolsCap,
+  lifecycleExtraCap,
+  desktopCap,
+  terminalCap,
+];
 
 /** Every cap: `--caps all`. */
 export const ALL_CAPS = 'all';

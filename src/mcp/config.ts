@@ -41,7 +41,11 @@ const CONFIG_SCHEMA = {
       type: 'object',
       description: 'Which tools are listed and callable.',
       properties: {
-        caps: { type: 'array', items: { type: 'string', enum: [...CAPS.map((c) => c.name), ALL_CAPS] }, description: `Groups of tools to offer (perf mcp --caps overrides). Default ${JSON.stringify(DEFAULT_CAPS)}; "all" for every tool.` },
+        caps: {
+          type: 'array',
+          items: { type: 'string', enum: [...CAPS.map((c) => c.name), ALL_CAPS] },
+          description: `Groups of tools to offer (perf mcp --caps overrides). Default ${JSON.stringify(DEFAULT_CAPS)}; "all" for every tool.`,
+        },
         allow: {
           type: 'array',
           items: { type: 'string' },
@@ -77,7 +81,10 @@ export interface PolicyTrust {
 
 /** `*` any run of characters, `?` one character; everything else literal; whole-name match. */
 export function globToRegExp(glob: string): RegExp {
-  const body = glob.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
+  const body = glob
+    .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+    .replace(/\*/g, '.*')
+    .replace(/\?/g, '.');
   return new RegExp(`^${body}$`);
 }
 

@@ -136,7 +136,10 @@ export class McpCore {
   private async dispatch(name: string, raw: unknown, ctx: ToolCallContext): Promise<ToolReply> {
     const tool = this.byName.get(name);
     if (!tool) {
-      const near = closest(name, this.listed().map((t) => t.name));
+      const near = closest(
+        name,
+        this.listed().map((t) => t.name),
+      );
       return errorReply(
         new PerfError({
           code: 'unknown_tool',
@@ -151,7 +154,13 @@ export class McpCore {
     const validate = compile(tool.inputSchema);
     if (!validate(args)) {
       const first = bestErrors(validate.errors ?? [])[0]!;
-      return errorReply(new PerfError({ code: 'invalid_arguments', message: describeAjvError(first, name).message, suggestion: `see the inputSchema of ${name}` }));
+      return errorReply(
+        new PerfError({
+          code: 'invalid_arguments',
+          message: describeAjvError(first, name).message,
+          suggestion: `see the inputSchema of ${name}`,
+        }),
+      );
     }
     try {
       return await tool.run(this, args as never, ctx);
@@ -302,7 +311,13 @@ class TerminalSessionHost implements StepHost {
   }
   async run(name: string, args: unknown, validated: boolean): Promise<StepResult> {
     const result = await this.manager.runSessionStep(this.stateDir, { step: name, args, cwd: this.cwd, validated });
-    if (result === undefined) throw new PerfError({ code: 'session_gone', kind: 'environment', message: 'the terminal session ended', suggestion: 'app_start again' });
+    if (result === undefined)
+      throw new PerfError({
+        code: 'session_gone',
+        kind: 'environment',
+        message: 'the terminal session ended',
+        suggestion: 'app_start again',
+      });
     return result as StepResult;
   }
 }
@@ -312,7 +327,8 @@ function noApp(cause: unknown): PerfError {
     code: 'no_app',
     kind: 'environment',
     message: 'no app: call app_start first',
-    suggestion: 'app_start {"serve": "./dist"} serves a folder, {"url": "http://127.0.0.1:5173"} opens a running app; or run `perf start` in a terminal',
+    suggestion:
+      'app_start {"serve": "./dist"} serves a folder, {"url": "http://127.0.0.1:5173"} opens a running app; or run `perf start` in a terminal',
     cause,
   });
 }

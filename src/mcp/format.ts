@@ -123,7 +123,10 @@ export function renderReply(reply: ToolReply, opts: { capBytes?: number; pretty?
   }
   if (Buffer.byteLength(text) > budget) {
     const tail = `\n…[response cut at ${Math.round(cap / 1024)} KiB: the rest was left out and this text is not complete JSON; ${NARROW_HINT}]`;
-    text = Buffer.from(text).subarray(0, Math.max(0, budget - Buffer.byteLength(tail))).toString('utf8') + tail;
+    text =
+      Buffer.from(text)
+        .subarray(0, Math.max(0, budget - Buffer.byteLength(tail)))
+        .toString('utf8') + tail;
     truncated = true;
   }
   return { isError: reply.kind === 'error', text, images, truncated };

@@ -62,10 +62,13 @@ export async function startMcpHttp(core: McpCore, port: number, opts: McpHttpOpt
     sessions.delete(id);
     void s?.transport.close().catch(() => undefined);
   };
-  const sweep = setInterval(() => {
-    const now = Date.now();
-    for (const [id, s] of sessions) if (now - s.lastUsed > idleMs) closeSession(id);
-  }, Math.max(10, Math.min(60_000, idleMs / 2)));
+  const sweep = setInterval(
+    () => {
+      const now = Date.now();
+      for (const [id, s] of sessions) if (now - s.lastUsed > idleMs) closeSession(id);
+    },
+    Math.max(10, Math.min(60_000, idleMs / 2)),
+  );
   sweep.unref();
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {

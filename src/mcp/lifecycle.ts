@@ -10,12 +10,31 @@ import { defineTool, type McpCore, type SessionStateOf, type ToolDefinition } fr
 function summary(state: SessionStateOf): Record<string, unknown> {
   if (state.driver === 'pty') {
     const t = state.terminal;
-    return { driver: 'pty', terminal: { command: t.command, args: t.args, pid: t.pid, cols: t.cols, rows: t.rows }, startedAt: state.startedAt, stateDir: state.stateDir };
+    return {
+      driver: 'pty',
+      terminal: { command: t.command, args: t.args, pid: t.pid, cols: t.cols, rows: t.rows },
+      startedAt: state.startedAt,
+      stateDir: state.stateDir,
+    };
   }
   const browser =
     state.driver === 'webdriver'
-      ? { driver: 'webdriver', engine: state.engine, webdriver: { kind: state.webdriver.kind, endpoint: state.webdriver.endpoint, pids: state.webdriver.pids, browser: `${state.webdriver.browserName ?? state.engine} ${state.webdriver.browserVersion ?? ''}`.trim() } }
-      : { driver: 'cdp', engine: 'chromium', chrome: { pid: state.chrome.pid, port: state.chrome.port, headless: state.chrome.headless, version: state.chrome.version }, ...(state.grid ? { grid: state.grid } : {}) };
+      ? {
+          driver: 'webdriver',
+          engine: state.engine,
+          webdriver: {
+            kind: state.webdriver.kind,
+            endpoint: state.webdriver.endpoint,
+            pids: state.webdriver.pids,
+            browser: `${state.webdriver.browserName ?? state.engine} ${state.webdriver.browserVersion ?? ''}`.trim(),
+          },
+        }
+      : {
+          driver: 'cdp',
+          engine: 'chromium',
+          chrome: { pid: state.chrome.pid, port: state.chrome.port, headless: state.chrome.headless, version: state.chrome.version },
+          ...(state.grid ? { grid: state.grid } : {}),
+        };
   return {
     appUrl: state.appUrl,
     pageUrl: state.pageUrl,
@@ -44,7 +63,13 @@ export const appStart = defineTool({
       terminal: {
         type: 'object',
         description: 'A terminal program instead.',
-        properties: { command: { type: 'string' }, args: { type: 'array', items: { type: 'string' } }, cols: { type: 'integer', minimum: 2 }, rows: { type: 'integer', minimum: 2 }, cwd: { type: 'string' } },
+        properties: {
+          command: { type: 'string' },
+          args: { type: 'array', items: { type: 'string' } },
+          cols: { type: 'integer', minimum: 2 },
+          rows: { type: 'integer', minimum: 2 },
+          cwd: { type: 'string' },
+        },
         required: ['command'],
         additionalProperties: false,
       },
@@ -54,7 +79,12 @@ export const appStart = defineTool({
   readOnly: false,
   async run(core, args) {
     for (const what of ['command', 'terminal', 'desktop'] as const) if (args[what] !== undefined) core.checkCommands('app_start', what);
-    if (args.terminal !== undefined) return startTerminalTool(core, args.terminal, Object.keys(args).filter((k) => k !== 'terminal'));
+    if (args.terminal !== undefined)
+      return startTerminalTool(
+        core,
+        args.terminal,
+        Object.keys(args).filter((k) => k !== 'terminal'),
+      );
     if (args.serve === undefined && args.url === undefined && args.command === undefined && args.desktop === undefined) {
       throw new PerfError({
         code: 'invalid_arguments',
@@ -64,7 +94,9 @@ export const appStart = defineTool({
     }
     await core.stopTerminal();
     await core.dropConnection();
-    const { value: state, durationMs } = await timed(() => core.manager.startSession({ ...args, cwd: core.cwd, stateDir: core.stateDir, allowOutside: core.allowOutside }));
+    const { value: state, durationMs } = await timed(() =>
+      core.manager.startSession({ ...args, cwd: core.cwd, stateDir: core.stateDir, allowOutside: core.allowOutside }),
+    );
     await core.sessionStarted(state);
     return okReply({ tool: 'app_start', status: 'ok', durationMs, data: summary(state) });
   },
@@ -93,7 +125,22 @@ export const appStatus = defineTool({
     if (core.terminal) {
       const t = core.terminal.running;
       const crashed = t.driver.crashReason;
-      return okReply({ tool: 'app_status', status: 'ok', data: { running: !crashed, terminal: { command: t.spec.command, args: t.spec.args ?? [], pid: t.pid, ...t.driver.size, ...(crashed ? { exited: crashed } : {}) }, uptimeMs: Date.now() - t.startedAt, ownedByThisServer: true } });
+      return okReply({
+        tool: 'app_status',
+        status: 'ok',
+        data: {
+          running: !crashed,
+          terminal: {
+            command: t.spec.command,
+            args: t.spec.args ?? [],
+            pid: t.pid,
+            ...t.driver.size,
+            ...(crashed ? { exited: crashed } : {}),
+          },
+          uptimeMs: Date.now() - t.startedAt,
+          ownedByThisServer: true,
+        },
+      });
     }
     const { value, durationMs } = await timed(() => core.manager.sessionStatus(core.stateDir));
     return okReply({
@@ -125,7 +172,11 @@ export const appLogs = defineTool({
   readOnly: true,
   async run(core, args) {
     const logs = core.manager.sessionLogs(core.stateDir, args.lines ?? DEFAULT_LOG_LINES);
-    return okReply({ tool: 'app_logs', status: 'ok', data: { app: logs.app, ...(logs.chrome ? { chrome: logs.chrome } : {}), ...(logs.webdriver ? { webdriver: logs.webdriver } : {}) } });
+    return okReply({
+      tool: 'app_logs',
+      status: 'ok',
+      data: { app: logs.app, ...(logs.chrome ? { chrome: logs.chrome } : {}), ...(logs.webdriver ? { webdriver: logs.webdriver } : {}) },
+    });
   },
 });
 
@@ -138,7 +189,12 @@ export const appRestart = defineTool({
     if (core.terminal) {
       // A terminal program restarts as it was started: a fresh process, old refs void.
       const { value: running, durationMs } = await timed(() => core.startTerminal(core.terminal!.running.spec));
-      return okReply({ tool: 'app_restart', status: 'ok', durationMs, data: { terminal: { command: running.spec.command, args: running.spec.args ?? [], pid: running.pid, ...running.driver.size } } });
+      return okReply({
+        tool: 'app_restart',
+        status: 'ok',
+        durationMs,
+        data: { terminal: { command: running.spec.command, args: running.spec.args ?? [], pid: running.pid, ...running.driver.size } },
+      });
     }
     const wasOwned = await core.ownsRunningSession();
     await core.dropConnection();
@@ -165,8 +221,13 @@ export const doctor = defineTool({
 });
 
 /** app_start {terminal}: the program runs in this server's process; a running app of ours is replaced. */
-async function startTerminalTool(core: McpCore, t: { command: string; args?: string[]; cols?: number; rows?: number; cwd?: string }, others: string[]): Promise<ToolReply> {
-  if (others.length) throw new PerfError({ code: 'invalid_arguments', message: `app_start: terminal is the whole app; drop ${others.join(', ')}` });
+async function startTerminalTool(
+  core: McpCore,
+  t: { command: string; args?: string[]; cols?: number; rows?: number; cwd?: string },
+  others: string[],
+): Promise<ToolReply> {
+  if (others.length)
+    throw new PerfError({ code: 'invalid_arguments', message: `app_start: terminal is the whole app; drop ${others.join(', ')}` });
   const cwd = t.cwd === undefined ? core.cwd : core.confine('app_start terminal.cwd', t.cwd, 'folder');
   if (await core.ownsRunningSession()) {
     await core.dropConnection();
@@ -174,7 +235,12 @@ async function startTerminalTool(core: McpCore, t: { command: string; args?: str
     await core.sessionStopped();
   }
   const { value: running, durationMs } = await timed(() => core.startTerminal({ ...t, cwd }));
-  return okReply({ tool: 'app_start', status: 'ok', durationMs, data: { terminal: { command: t.command, args: t.args ?? [], pid: running.pid, ...running.driver.size } } });
+  return okReply({
+    tool: 'app_start',
+    status: 'ok',
+    durationMs,
+    data: { terminal: { command: t.command, args: t.args ?? [], pid: running.pid, ...running.driver.size } },
+  });
 }
 
 export const LIFECYCLE_TOOLS: readonly ToolDefinition<any>[] = [appStart, appStop, appStatus, appLogs, appRestart, doctor];

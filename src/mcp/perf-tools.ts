@@ -27,8 +27,16 @@ function runBrief(run: RunFile, file: string, full: boolean): Record<string, unk
   const s = run.summary;
   const metrics = full
     ? s.metrics
-    : Object.fromEntries(HEADLINE.flatMap((m) => (s.metrics[m] ? [[m, { median: s.metrics[m]!.median, p25: s.metrics[m]!.p25, p75: s.metrics[m]!.p75 }]] : [])));
-  const failures = run.repeats.flatMap((r) => (r.status === 'failed' ? [{ index: r.index, phase: r.failure.phase, step: r.failure.step, error: `${r.failure.error.code}: ${r.failure.error.message}` }] : []));
+    : Object.fromEntries(
+        HEADLINE.flatMap((m) =>
+          s.metrics[m] ? [[m, { median: s.metrics[m]!.median, p25: s.metrics[m]!.p25, p75: s.metrics[m]!.p75 }]] : [],
+        ),
+      );
+  const failures = run.repeats.flatMap((r) =>
+    r.status === 'failed'
+      ? [{ index: r.index, phase: r.failure.phase, step: r.failure.step, error: `${r.failure.error.code}: ${r.failure.error.message}` }]
+      : [],
+  );
   return {
     path: file,
     scenario: run.scenario,
@@ -43,7 +51,18 @@ function runBrief(run: RunFile, file: string, full: boolean): Record<string, unk
 }
 
 function rowBrief(r: CompareRow): Record<string, unknown> {
-  return { metric: r.metric, a: r.a.median, b: r.b.median, deltaPct: r.deltaPct, ci: r.ci, verdict: r.verdict, severity: r.severity, gated: r.gated, ...(r.needRepeats !== undefined ? { needRepeats: r.needRepeats } : {}), reason: r.reason };
+  return {
+    metric: r.metric,
+    a: r.a.median,
+    b: r.b.median,
+    deltaPct: r.deltaPct,
+    ci: r.ci,
+    verdict: r.verdict,
+    severity: r.severity,
+    gated: r.gated,
+    ...(r.needRepeats !== undefined ? { needRepeats: r.needRepeats } : {}),
+    reason: r.reason,
+  };
 }
 
 // Attribution in a reply: 2 KB for every row together (an agent's context pays for each byte; the
@@ -74,10 +93,21 @@ function attributionBriefs(rows: readonly CompareRow[]): { byMetric: Map<string,
   const withA = rows.filter((r) => r.attribution);
   const perRow = withA.map(() => MCP_ATTRIBUTION_LINES);
   const build = (): Map<string, Record<string, unknown>> =>
-    new Map(withA.flatMap((r, i) => (perRow[i]! > 0 || r.attribution!.missing ? [[r.metric, {
-      top: r.attribution!.lines.slice(0, perRow[i]).map(lineBrief),
-      ...(r.attribution!.missing ? { missing: r.attribution!.missing.slice(0, 2 * MCP_NAME_CHARS) } : {}),
-    }]] : [])));
+    new Map(
+      withA.flatMap((r, i) =>
+        perRow[i]! > 0 || r.attribution!.missing
+          ? [
+              [
+                r.metric,
+                {
+                  top: r.attribution!.lines.slice(0, perRow[i]).map(lineBrief),
+                  ...(r.attribution!.missing ? { missing: r.attribution!.missing.slice(0, 2 * MCP_NAME_CHARS) } : {}),
+                },
+              ],
+            ]
+          : [],
+      ),
+    );
   let out = build();
   const size = (): number => Buffer.byteLength(JSON.stringify([...out.values()]));
   for (let i = withA.length - 1; i >= 0 && size() > MCP_ATTRIBUTION_MAX_BYTES; i--) {
@@ -118,8 +148,9 @@ function fitChanged(brief: Record<string, unknown>, changed: Record<string, unkn
     dropped++;
   }
   if (dropped) {
-    brief.changedOmitted = `${dropped} row(s) that decide nothing left out to keep this reply under ${COMPARE_REPLY_MAX_BYTES / 1024} KB; `
-      + 'json: true lists every row';
+    brief.changedOmitted =
+      `${dropped} row(s) that decide nothing left out to keep this reply under ${COMPARE_REPLY_MAX_BYTES / 1024} KB; ` +
+      'json: true lists every row';
   }
   dropReasons((r) => r.gated === true);
 }
@@ -140,7 +171,12 @@ export function compareBrief(c: RunsComparison, full: boolean, budget = COMPARE_
   const brief = {
     verdict: c.verdict,
     exitCode: compareExitCode(c),
-    gate: { summary: c.gate.summary, primary: c.gate.primary, look: c.gate.look, ...(c.gate.sequential ? { sequential: c.gate.sequential.note } : {}) },
+    gate: {
+      summary: c.gate.summary,
+      primary: c.gate.primary,
+      look: c.gate.look,
+      ...(c.gate.sequential ? { sequential: c.gate.sequential.note } : {}),
+    },
     ...(c.host.same ? {} : { host: c.host.note }),
     ...(c.blind ? { blind: c.blind } : {}),
     thresholds: c.thresholds,
@@ -162,7 +198,8 @@ function programOf(sc: Scenario): string | undefined {
 
 export const perfRunTool = defineTool({
   name: 'perf_run',
-  description: 'Run a YAML scenario from clean restarts and write a run file (medians, budgets). With against, a baseline runs interleaved (A B B A) until decided and the reply holds the comparison.',
+  description:
+    'Run a YAML scenario from clean restarts and write a run file (medians, budgets). With against, a baseline runs interleaved (A B B A) until decided and the reply holds the comparison.',
   inputSchema: {
     type: 'object',
     properties: {
@@ -172,7 +209,11 @@ export const perfRunTool = defineTool({
       against: { type: 'string', description: 'Baseline scenario file: run interleaved with scenario and compare the two.' },
       ...SEQUENTIAL_OPTIONS,
       vars: { type: 'object', additionalProperties: { type: 'string' }, description: 'Scenario vars for both arms, e.g. {"jank": "1"}.' },
-      baselineVars: { type: 'object', additionalProperties: { type: 'string' }, description: 'With against: vars for the baseline arm only, over vars.' },
+      baselineVars: {
+        type: 'object',
+        additionalProperties: { type: 'string' },
+        description: 'With against: vars for the baseline arm only, over vars.',
+      },
       json: { type: 'boolean', description: 'Reply with every metric and compare row. Default false: headline metrics, changed rows.' },
     },
     required: ['scenario'],
@@ -182,7 +223,12 @@ export const perfRunTool = defineTool({
   async run(core, args, ctx) {
     // label and variant were checked against NAME_PART by the inputSchema: they become parts of file names.
     const label = args.label;
-    if (args.baselineVars !== undefined && args.against === undefined) throw new PerfError({ code: 'invalid_arguments', message: 'perf_run: baselineVars applies to the baseline arm of a compare', suggestion: 'add against, or drop baselineVars' });
+    if (args.baselineVars !== undefined && args.against === undefined)
+      throw new PerfError({
+        code: 'invalid_arguments',
+        message: 'perf_run: baselineVars applies to the baseline arm of a compare',
+        suggestion: 'add against, or drop baselineVars',
+      });
     const load = (arg: 'scenario' | 'against', file: string, baselineVars: Record<string, string> = {}): Scenario => {
       const variant = args.variant !== undefined ? { variant: args.variant } : {};
       const vars = { ...args.vars, ...baselineVars };
@@ -204,7 +250,15 @@ export const perfRunTool = defineTool({
     };
     const full = args.json === true;
     if (args.against === undefined) {
-      const { run, path: file, exitCode } = await runAndJudge({ kind: 'run', scenario: candidate, options: { ...common, label: label ?? 'run', onProgress: runProgress(ctx) } });
+      const {
+        run,
+        path: file,
+        exitCode,
+      } = await runAndJudge({
+        kind: 'run',
+        scenario: candidate,
+        options: { ...common, label: label ?? 'run', onProgress: runProgress(ctx) },
+      });
       return okReply({ tool: 'perf_run', status: 'ok', exitCode, run: runBrief(run, file, full) });
     }
     const baseline = load('against', args.against, args.baselineVars);
@@ -284,7 +338,12 @@ function againstProgress(ctx: ToolCallContext): { onProgress?: (e: AgainstProgre
           break;
       }
     },
-    onLook: (e) => send(done + 0.5, e.adding ? total + 2 * e.adding : total, `look ${e.look} (${e.n.a} vs ${e.n.b}): ${e.comparison.verdict} — ${e.why}`),
+    onLook: (e) =>
+      send(
+        done + 0.5,
+        e.adding ? total + 2 * e.adding : total,
+        `look ${e.look} (${e.n.a} vs ${e.n.b}): ${e.comparison.verdict} — ${e.why}`,
+      ),
   };
 }
 

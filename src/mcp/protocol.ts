@@ -32,14 +32,12 @@ export function createMcpServer(core: McpCore): Server {
   const server = new Server({ name: SERVER_NAME, version: packageVersion() }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
 
   server.setRequestHandler(ListToolsRequestSchema, () => ({
-    tools: core.listed().map(
-      (t): Tool => ({
-        name: t.name,
-        description: t.description,
-        inputSchema: t.inputSchema as Tool['inputSchema'],
-        annotations: { readOnlyHint: t.readOnly },
-      }),
-    ),
+    tools: core.listed().map((t): Tool => ({
+      name: t.name,
+      description: t.description,
+      inputSchema: t.inputSchema as Tool['inputSchema'],
+      annotations: { readOnlyHint: t.readOnly },
+    })),
   }));
 
   server.setRequestHandler(CallToolRequestSchema, async (req, extra): Promise<CallToolResult> => {
@@ -49,12 +47,25 @@ export function createMcpServer(core: McpCore): Server {
         ? undefined
         : (value: number, total?: number, message?: string): void => {
             // Best effort: a client that went away must not fail the tool call itself.
-            extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: value, ...(total !== undefined ? { total } : {}), ...(message ? { message } : {}) } }).catch(() => undefined);
+            extra
+              .sendNotification({
+                method: 'notifications/progress',
+                params: {
+                  progressToken: token,
+                  progress: value,
+                  ...(total !== undefined ? { total } : {}),
+                  ...(message ? { message } : {}),
+                },
+              })
+              .catch(() => undefined);
           };
     const reply = await core.call(req.params.name, req.params.arguments ?? {}, { signal: extra.signal, ...(progress ? { progress } : {}) });
     const rendered = renderReply(reply);
     return {
-      content: [{ type: 'text', text: rendered.text }, ...rendered.images.map((img) => ({ type: 'image' as const, data: img.base64, mimeType: img.mimeType }))],
+      content: [
+        { type: 'text', text: rendered.text },
+        ...rendered.images.map((img) => ({ type: 'image' as const, data: img.base64, mimeType: img.mimeType })),
+      ],
       ...(rendered.isError ? { isError: true } : {}),
     };
   });

@@ -100,7 +100,13 @@ export function parseMcpArgs(argv: readonly string[]): McpArgs {
         out.caps = [...(out.caps ?? []), ...value().split(',')];
         break;
       case '--allow':
-        out.allow = [...(out.allow ?? []), ...value().split(',').map((p) => p.trim()).filter(Boolean)];
+        out.allow = [
+          ...(out.allow ?? []),
+          ...value()
+            .split(',')
+            .map((p) => p.trim())
+            .filter(Boolean),
+        ];
         break;
       case '--no-commands':
         out.noCommands = true;
@@ -154,7 +160,9 @@ export async function runMcp(argv: string[], deps: { manager?: SessionManager; c
   }
 
   // A long-running server must survive a stray rejection in a page callback: log it, keep serving.
-  process.on('unhandledRejection', (reason) => process.stderr.write(`perf mcp: unhandled rejection: ${String((reason as Error)?.message ?? reason)}\n`));
+  process.on('unhandledRejection', (reason) =>
+    process.stderr.write(`perf mcp: unhandled rejection: ${String((reason as Error)?.message ?? reason)}\n`),
+  );
   installSignalHandlers();
   onShutdown(() => core.shutdown());
 

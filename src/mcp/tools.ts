@@ -59,7 +59,14 @@ export const runTool = defineTool({
         lines.push({ name, args: prepareArgs(name, raw).args });
       } catch (e) {
         if (!isPerfError(e)) throw e;
-        throw new PerfError({ code: e.code, kind: e.kind, message: `steps[${i}]: ${e.message}`, suggestion: e.suggestion, candidates: e.candidates, cause: e });
+        throw new PerfError({
+          code: e.code,
+          kind: e.kind,
+          message: `steps[${i}]: ${e.message}`,
+          suggestion: e.suggestion,
+          candidates: e.candidates,
+          cause: e,
+        });
       }
     }
     const host = await core.host().catch((e: unknown) => {
@@ -82,14 +89,23 @@ export const runTool = defineTool({
     const json = results.map(stepResultJson);
     const counts = { ran: results.length, of: lines.length, failed: results.filter((r) => r.status === 'failed').length };
     // Act and see what changed in one call: the page after the last step, on success or failure.
-    const after = args.snapshot && args.snapshot !== 'none' && host ? await core.runStepCall('snap', args.snapshot === 'diff' ? { diff: true } : {}, host) : undefined;
+    const after =
+      args.snapshot && args.snapshot !== 'none' && host
+        ? await core.runStepCall('snap', args.snapshot === 'diff' ? { diff: true } : {}, host)
+        : undefined;
     const snapshot = after?.status === 'ok' ? { snapshot: after.data?.snapshot } : after ? { snapshotError: after.error.message } : {};
     if (firstFailure) {
       const { index, result } = firstFailure;
       const stopped = args.continue ? '' : ` (stopped; ${lines.length - results.length} later step(s) not run)`;
       return {
         kind: 'error',
-        error: { ...result.error, message: `steps[${index}] ${result.step} failed: ${result.error.message}${stopped}`, ...counts, results: json, ...snapshot },
+        error: {
+          ...result.error,
+          message: `steps[${index}] ${result.step} failed: ${result.error.message}${stopped}`,
+          ...counts,
+          results: json,
+          ...snapshot,
+        },
         images,
       };
     }

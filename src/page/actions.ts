@@ -19,7 +19,6 @@ export interface Effect {
   treeChanged?: { changed: boolean };
 }
 
-
 /** Gate switches shared by the pointer and text actions (JSON Schema fragments). */
 export const GATE_ARGS = {
   checkStable: { type: 'boolean', description: 'Default true: wait until it stops moving.' },
@@ -71,14 +70,20 @@ export function gateOptions(args: TargetArgs, extra: ActionabilityOptions = {}):
 const INPUT_ARRIVAL_MS = 500;
 
 /** Wait for the action to settle (a frame, two when the first still changed the DOM) and read back. */
-export async function settleAction(ctx: PageContext, opts: { inputInFlight?: boolean; pendingOk?: boolean } = {}): Promise<RuntimeSettle & { navigated?: boolean }> {
+export async function settleAction(
+  ctx: PageContext,
+  opts: { inputInFlight?: boolean; pendingOk?: boolean } = {},
+): Promise<RuntimeSettle & { navigated?: boolean }> {
   let s: RuntimeSettle;
   try {
-    const args: [number, undefined, boolean] | [number] = opts.pendingOk ? [INPUT_ARRIVAL_MS, undefined, true] : [opts.inputInFlight ? INPUT_ARRIVAL_MS : 0];
+    const args: [number, undefined, boolean] | [number] = opts.pendingOk
+      ? [INPUT_ARRIVAL_MS, undefined, true]
+      : [opts.inputInFlight ? INPUT_ARRIVAL_MS : 0];
     s = await ctx.page.call('settle', args, { awaitPromise: true, timeoutMs: SETTLE_TIMEOUT_MS });
   } catch (e) {
     // The action navigated (a link, a form post): the old document is gone, which is its effect.
-    if (isPerfError(e) && e.code === 'page_navigated') return { mutations: 1, noFrames: false, framesWaited: 0, detached: true, navigated: true };
+    if (isPerfError(e) && e.code === 'page_navigated')
+      return { mutations: 1, noFrames: false, framesWaited: 0, detached: true, navigated: true };
     throw e;
   }
   if (s.noFrames) await noFramesWarning(ctx);
@@ -100,7 +105,11 @@ export function watchNavigation(ctx: PageContext): { finish(): Promise<{ navigat
         if (requested === undefined || watch.sameDocument) return undefined;
         const deadline = ctx.deadline - Math.min(100, ctx.timeoutMs / 5);
         while (!watch.loaded && Date.now() < deadline && !page.crashReason) await new Promise((r) => setTimeout(r, NAV_POLL_MS));
-        if (!watch.loaded) addWarning(ctx, `the action started a navigation to ${requested} that had not loaded when the step's time ran out; wait_for what the next page shows`);
+        if (!watch.loaded)
+          addWarning(
+            ctx,
+            `the action started a navigation to ${requested} that had not loaded when the step's time ran out; wait_for what the next page shows`,
+          );
         return { navigated: true, url: requested, loaded: watch.loaded };
       } finally {
         watch.stop();
@@ -154,7 +163,15 @@ export async function runAction(
   }
   const navigation = await nav.finish();
   if (navigation) settle = { ...settle!, mutations: Math.max(1, settle!.mutations), navigated: true };
-  return { ref: g.ref, role: r.role, name: r.name, reresolved: r.reresolved || g.reresolved, point: { x: g.x, y: g.y }, settle: settle!, ...(navigation ? { navigation } : {}) };
+  return {
+    ref: g.ref,
+    role: r.role,
+    name: r.name,
+    reresolved: r.reresolved || g.reresolved,
+    point: { x: g.x, y: g.y },
+    settle: settle!,
+    ...(navigation ? { navigation } : {}),
+  };
 }
 
 export function treeEffect(s: RuntimeSettle): Effect {
@@ -167,10 +184,15 @@ export function checkedEffect(before: CheckedState, after: CheckedState, verifie
 
 export function asModifiers(list: readonly string[] | undefined): Modifier[] {
   return (list ?? []).map((m) => {
-    if (!(MODIFIERS as readonly string[]).includes(m)) throw new PerfError({ code: 'invalid_arguments', message: `unknown modifier "${m}"`, suggestion: 'modifiers are control, shift, alt, meta' });
+    if (!(MODIFIERS as readonly string[]).includes(m))
+      throw new PerfError({
+        code: 'invalid_arguments',
+        message: `unknown modifier "${m}"`,
+        suggestion: 'modifiers are control, shift, alt, meta',
+      });
     return m as Modifier;
   });
 }
 
-export const isCheckable = (role: string): boolean => role === 'checkbox' || role === 'radio' || role === 'switch' || role === 'menuitemcheckbox' || role === 'menuitemradio';
-
+export const isCheckable = (role: string): boolean =>
+  role === 'checkbox' || role === 'radio' || role === 'switch' || role === 'menuitemcheckbox' || role === 'menuitemradio';

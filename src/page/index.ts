@@ -3,9 +3,23 @@
  * navigation, capture, measurement, the in-page runtime) and what is built on it here (targets and
  * refs, the action pipeline and its effect, snapshots). Steps import this and nothing below it.
  */
-export type { CommitKind, HostPage, NetworkConditions, PageDriver, PageFeature, ViewportReadBack, ViewportSpec } from '../drivers/page-driver.js';
+export type {
+  CommitKind,
+  HostPage,
+  NetworkConditions,
+  PageDriver,
+  PageFeature,
+  ViewportReadBack,
+  ViewportSpec,
+} from '../drivers/page-driver.js';
 export { DRIVER_LACKS } from '../drivers/page-driver.js';
-export type { TerminalActionTiming, TerminalDriver, TerminalResolved, TerminalSnapshot, TerminalTargetSpec } from '../drivers/terminal-driver.js';
+export type {
+  TerminalActionTiming,
+  TerminalDriver,
+  TerminalResolved,
+  TerminalSnapshot,
+  TerminalTargetSpec,
+} from '../drivers/terminal-driver.js';
 export { CONSOLE_LEVELS } from '../drivers/page-driver.js';
 export { MIN_DRAG_STEPS, assertNotBrowserShortcut, keyDefinition, parseKeyCombo } from '../drivers/keys.js';
 export type { AriaOption, AriaOptions, Stale } from '../drivers/runtime/api.js';

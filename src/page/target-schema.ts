@@ -36,7 +36,8 @@ export const TARGET_BRIEF = 'Instead of ref: found live by these fields (role wi
 
 export const TARGET_SCHEMA = {
   type: 'object',
-  description: 'Which element: resolved on the live page when the step runs. Strict: several matches are an error listing them, unless nth is given.',
+  description:
+    'Which element: resolved on the live page when the step runs. Strict: several matches are an error listing them, unless nth is given.',
   properties: {
     ...TARGET_FIELDS,
     ...CELL_FIELDS,

@@ -52,7 +52,12 @@ export function targetsState(ctx: { host: PageContext['host'] }): TargetsState {
 }
 
 /** Remember what refs denote (from a snapshot's ref table or a resolve). */
-export function rememberRefs(ctx: { host: PageContext['host'] }, refs: Record<string, [string, string]>, route: string, docId: string): void {
+export function rememberRefs(
+  ctx: { host: PageContext['host'] },
+  refs: Record<string, [string, string]>,
+  route: string,
+  docId: string,
+): void {
   const s = targetsState(ctx);
   for (const [ref, [role, name]] of Object.entries(refs)) s.refs.set(ref, { role, name, route, docId });
 }
@@ -74,13 +79,24 @@ const callTimeout = (ms: number): number => ms + 2000;
 /** Exactly one of ref / target, as every target step requires. */
 export function locatorOf(step: string, args: { ref?: string; target?: TargetSpec }): Locator {
   if (args.ref !== undefined && args.target !== undefined) {
-    throw new PerfError({ code: 'invalid_arguments', message: `${step}: give either ref or target, not both`, suggestion: 'a ref (e5 from snap, q2 from find) already names one element' });
+    throw new PerfError({
+      code: 'invalid_arguments',
+      message: `${step}: give either ref or target, not both`,
+      suggestion: 'a ref (e5 from snap, q2 from find) already names one element',
+    });
   }
   if (args.ref === undefined && args.target === undefined) {
-    throw new PerfError({ code: 'invalid_arguments', message: `${step}: missing the element: give ref (e5 from snap, q2 from find) or target ({ text | role+name | label | testId | css … })`, suggestion: `e.g. ${step}: { target: { role: button, name: Save } }` });
+    throw new PerfError({
+      code: 'invalid_arguments',
+      message: `${step}: missing the element: give ref (e5 from snap, q2 from find) or target ({ text | role+name | label | testId | css … })`,
+      suggestion: `e.g. ${step}: { target: { role: button, name: Save } }`,
+    });
   }
   if (args.target && Object.keys(args.target).filter((k) => k !== 'within' && k !== 'nth').length === 0) {
-    throw new PerfError({ code: 'invalid_arguments', message: `${step}: target needs at least one of text, contains, label, role, name, testId, css` });
+    throw new PerfError({
+      code: 'invalid_arguments',
+      message: `${step}: target needs at least one of text, contains, label, role, name, testId, css`,
+    });
   }
   return args.ref !== undefined ? { ref: args.ref } : { target: args.target! };
 }
@@ -130,7 +146,10 @@ export async function resolveTarget(ctx: PageContext, locator: Locator): Promise
     const ok = checkResolve(ctx, locator, r);
     if (ok.hidden && (await bringToFront(ctx))) {
       // A background or hidden page produces no frames: the gate and the settle would stall.
-      addWarning(ctx, 'the page was hidden (a background tab or a minimised window) and produced no frames: it was brought to front with focus emulation');
+      addWarning(
+        ctx,
+        'the page was hidden (a background tab or a minimised window) and produced no frames: it was brought to front with focus emulation',
+      );
     }
     targetsState(ctx).refs.set(ok.ref, { role: ok.role, name: ok.name, route: ok.route, docId: ok.docId });
     return { r: ok };
@@ -146,7 +165,9 @@ function checkResolve(ctx: PageContext, locator: Locator, r: RuntimeResolve): Ok
         code: 'target_not_found',
         kind: 'failed',
         message: `${r.detail} (waited ${ctx.timeoutMs} ms)`,
-        suggestion: r.near.length ? `did you mean ${r.near.join(' or ')}? run snap to see the page` : 'run snap (or find) to see what the page holds; raise timeoutMs if it appears later',
+        suggestion: r.near.length
+          ? `did you mean ${r.near.join(' or ')}? run snap to see the page`
+          : 'run snap (or find) to see what the page holds; raise timeoutMs if it appears later',
         ...(r.near.length ? { candidates: r.near } : {}),
       });
     case 'ambiguous':
@@ -159,7 +180,12 @@ function checkResolve(ctx: PageContext, locator: Locator, r: RuntimeResolve): Ok
       });
     case 'stale':
     case 'unknown_ref':
-      throw new PerfError({ code: 'stale_ref', kind: 'usage', message: r.detail, suggestion: 'run snap again and use a ref from the new snapshot' });
+      throw new PerfError({
+        code: 'stale_ref',
+        kind: 'usage',
+        message: r.detail,
+        suggestion: 'run snap again and use a ref from the new snapshot',
+      });
     case 'invalid':
       throw new PerfError({ code: 'invalid_target', kind: 'usage', message: `${describeLocator(locator)}: ${r.detail}` });
   }
@@ -171,7 +197,12 @@ export async function elementBox(ctx: PageContext, locator: Locator): Promise<{ 
   const b = await ctx.page.call('box', [r.ref, true]);
   if (b.status !== 'ok') throw new PerfError({ code: 'stale_ref', kind: 'usage', message: b.detail, suggestion: 'run snap again' });
   if (b.rect.width === 0 || b.rect.height === 0) {
-    throw new PerfError({ code: 'empty_box', kind: 'failed', message: `ref=${r.ref} (${r.role}${r.name ? ` "${r.name}"` : ''}) has an empty box (${Math.round(b.rect.width)}×${Math.round(b.rect.height)})`, suggestion: 'pick a rendered element; snap shows what is visible' });
+    throw new PerfError({
+      code: 'empty_box',
+      kind: 'failed',
+      message: `ref=${r.ref} (${r.role}${r.name ? ` "${r.name}"` : ''}) has an empty box (${Math.round(b.rect.width)}×${Math.round(b.rect.height)})`,
+      suggestion: 'pick a rendered element; snap shows what is visible',
+    });
   }
   return b.rect;
 }
@@ -201,7 +232,10 @@ export async function gateElement(ctx: PageContext, el: { ref: string }, opts: A
   let reresolved = false;
   for (let attempt = 0; ; attempt++) {
     const wait = remaining(ctx);
-    const g = await ctx.page.call('gate', [ref, { ...opts, timeoutMs: wait, ...(begin ? { begin } : {}) }], { awaitPromise: true, timeoutMs: callTimeout(wait) });
+    const g = await ctx.page.call('gate', [ref, { ...opts, timeoutMs: wait, ...(begin ? { begin } : {}) }], {
+      awaitPromise: true,
+      timeoutMs: callTimeout(wait),
+    });
     if (g.status === 'ok') {
       if (g.noFrames) await noFramesWarning(ctx);
       return { x: g.x, y: g.y, ref, reresolved };
@@ -228,12 +262,19 @@ export async function gateElement(ctx: PageContext, el: { ref: string }, opts: A
 export async function noFramesWarning(ctx: PageContext): Promise<void> {
   const tried = await bringToFront(ctx);
   if (tried) {
-    const alive = await ctx.page.call('framesAlive', [100], { awaitPromise: true, timeoutMs: callTimeout(100) }).catch(() => ({ framed: false, visibilityState: 'unknown' }));
+    const alive = await ctx.page
+      .call('framesAlive', [100], { awaitPromise: true, timeoutMs: callTimeout(100) })
+      .catch(() => ({ framed: false, visibilityState: 'unknown' }));
     if (alive.framed) {
-      addWarning(ctx, 'the page produced no animation frames (hidden or in the background); it was brought to front with focus emulation, later steps will see frames');
+      addWarning(
+        ctx,
+        'the page produced no animation frames (hidden or in the background); it was brought to front with focus emulation, later steps will see frames',
+      );
       return;
     }
   }
-  addWarning(ctx, 'the page produces no animation frames (document hidden, minimised or in a background tab): stability and settle checks ran without frames; run headless or keep the window in front');
+  addWarning(
+    ctx,
+    'the page produces no animation frames (document hidden, minimised or in a background tab): stability and settle checks ran without frames; run headless or keep the window in front',
+  );
 }
-

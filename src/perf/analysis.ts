@@ -65,7 +65,14 @@ export function rankLoafScripts(longFrames: readonly LongFrame[]): LoafScriptRan
   for (const lf of longFrames) {
     for (const s of lf.scripts) {
       const key = `${s.function}\u0000${s.sourceURL}`;
-      const r = m.get(key) ?? { function: s.function || '(anonymous)', url: shortUrl(s.sourceURL), invoker: s.invoker, count: 0, durationMs: 0, forcedLayoutMs: 0 };
+      const r = m.get(key) ?? {
+        function: s.function || '(anonymous)',
+        url: shortUrl(s.sourceURL),
+        invoker: s.invoker,
+        count: 0,
+        durationMs: 0,
+        forcedLayoutMs: 0,
+      };
       r.count++;
       r.durationMs = round(r.durationMs + s.durationMs, 1);
       r.forcedLayoutMs = round(r.forcedLayoutMs + s.forcedLayoutMs, 1);

@@ -98,9 +98,10 @@ export function repeatAttribution(raw: RawSession): RepeatAttribution | undefine
   const offsetMs = clockOffsetMs(raw);
   const window = { startAt: raw.startedAt, endAt: raw.endedAt };
   // No trace clock: the profile's own window (it was started and stopped inside the session), as report.ts does.
-  const p = offsetMs !== undefined
-    ? readProfile(raw.profile, offsetMs, window)
-    : readProfile(raw.profile, 0, { startAt: -Infinity, endAt: Infinity });
+  const p =
+    offsetMs !== undefined
+      ? readProfile(raw.profile, offsetMs, window)
+      : readProfile(raw.profile, 0, { startAt: -Infinity, endAt: Infinity });
   const layouts = raw.trace && offsetMs !== undefined ? layoutsFromTrace(raw.trace, window, offsetMs) : undefined;
   const tasks = raw.trace && offsetMs !== undefined ? longTasksFromTrace(raw.trace, window, offsetMs) : [];
   const functions = p.functions
@@ -257,7 +258,10 @@ export function diffPlaces(a: readonly RepeatAttribution[], b: readonly RepeatAt
     if (!s) series.set(key, (s = { kind, name: x.name, url: x.url, a: zeros(a.length), b: zeros(b.length) }));
     s[side][i]! += ms;
   };
-  for (const [side, recs] of [['a', a], ['b', b]] as const) {
+  for (const [side, recs] of [
+    ['a', a],
+    ['b', b],
+  ] as const) {
     recs.forEach((r, i) => {
       for (const f of r.functions) add(side, i, 'function', f, f.selfMs);
       for (const f of r.forced) add(side, i, f.kind === 'layout' ? 'forcedLayout' : 'forcedStyle', f, f.ms);

@@ -29,12 +29,42 @@ import { MAX_METRICS, MAX_NAME_CHARS, MAX_REPEATS, MAX_TEXT_CHARS, RUN_FILE_SCHE
 import { SEQUENTIAL_FIELDS, SEQUENTIAL_REQUIRED, type RepeatRecord, type RunFile, type SequentialRecord } from './run-file.js';
 import { PRIMARY_CHOICE_FIELDS, PRIMARY_CHOICE_REQUIRED, type PrimaryChoiceRecord } from './run-file.js';
 import { thresholdsFor } from './compare.js';
-import { compareMetrics, DEFAULT_ALPHA, DEFAULT_SPENDING, ROW_VERDICTS, SEVERITIES, type CompareOptions, type CompareResult, type Direction, type MetricRole, type MetricSamples, type Thresholds } from './compare.js';
+import {
+  compareMetrics,
+  DEFAULT_ALPHA,
+  DEFAULT_SPENDING,
+  ROW_VERDICTS,
+  SEVERITIES,
+  type CompareOptions,
+  type CompareResult,
+  type Direction,
+  type MetricRole,
+  type MetricSamples,
+  type Thresholds,
+} from './compare.js';
 import { PRIMARY_BY_NOISE, promotableMetrics } from './metrics.js';
-import { defaultPrimaryMetrics, floorOf, isTimingMetric, MIN_PAINTED_FOR_PER_FRAME, PER_FRAME_SUFFIX, resolveMetric, framesPainted, type DriverName, type ResolvedMetric } from './metrics.js';
+import {
+  defaultPrimaryMetrics,
+  floorOf,
+  isTimingMetric,
+  MIN_PAINTED_FOR_PER_FRAME,
+  PER_FRAME_SUFFIX,
+  resolveMetric,
+  framesPainted,
+  type DriverName,
+  type ResolvedMetric,
+} from './metrics.js';
 import { chooseByNoise, type NoiseCandidate } from './primaries.js';
 import { median } from './stats.js';
-import { comparisonFlame, diffPlaces, diffSteps, MAX_ATTRIBUTION_LINES, MAX_STACK_DEPTH, MAX_STACKS, rowAttribution } from './attribution.js';
+import {
+  comparisonFlame,
+  diffPlaces,
+  diffSteps,
+  MAX_ATTRIBUTION_LINES,
+  MAX_STACK_DEPTH,
+  MAX_STACKS,
+  rowAttribution,
+} from './attribution.js';
 import type { AttributionLine, AttributionSide, ComparisonFlame } from './attribution.js';
 import { busySummary, judgeHostBusy, type HostBusy } from './host-busy.js';
 
@@ -136,8 +166,9 @@ export function validateRunFile(data: unknown, file: string): RunFile {
     throw new PerfError({
       kind: 'usage',
       code: 'run_file_schema',
-      message: `${file}: run file schemaVersion ${Number.isSafeInteger(version) ? String(version) : 'is not a whole number'}; `
-        + `this perf reads schemaVersion ${RUN_FILE_SCHEMA_VERSION}`,
+      message:
+        `${file}: run file schemaVersion ${Number.isSafeInteger(version) ? String(version) : 'is not a whole number'}; ` +
+        `this perf reads schemaVersion ${RUN_FILE_SCHEMA_VERSION}`,
       suggestion: 'rerun `perf run` (or `perf gate --update` for a baseline) with this version of perf',
     });
   }
@@ -213,16 +244,16 @@ const ATTRIBUTION_LINE_SCHEMA = record(
   'A place whose time per repeat changed.',
   {
     kind: { enum: ['function', 'forcedLayout', 'forcedStyle', 'longTask', 'step'], description: 'What kind of place.' },
-    name: nameText('A function\'s name, or a step\'s label.'),
+    name: nameText("A function's name, or a step's label."),
     url: nullable(nameText('"path:line:col".'), 'Where the function is; null for a step.'),
     a: msPerRepeat('Median in the baseline,'),
     b: msPerRepeat('Median in the candidate,'),
     deltaMs: msPerRepeat('Hodges–Lehmann shift b − a,'),
     ci: nullable(
-      record('Its interval, at the row\'s level.', { lowMs: finite('Low, ms.'), highMs: finite('High, ms.') }, ['lowMs', 'highMs']),
-      'Null under 2 repeats a side, or when they cannot reach the row\'s level.',
+      record("Its interval, at the row's level.", { lowMs: finite('Low, ms.'), highMs: finite('High, ms.') }, ['lowMs', 'highMs']),
+      "Null under 2 repeats a side, or when they cannot reach the row's level.",
     ),
-    share: nullable(finite('Of the row\'s shift (0..1, may exceed 1).'), 'Null when the row is not in ms.'),
+    share: nullable(finite("Of the row's shift (0..1, may exceed 1)."), 'Null when the row is not in ms.'),
   },
   ['kind', 'name', 'url', 'a', 'b', 'deltaMs', 'ci', 'share'],
 );
@@ -245,22 +276,35 @@ export const COMPARE_ROW_SCHEMA = record(
     b: ARM_SCHEMA,
     deltaPct: nullable(finite('%.'), 'Shift as % of the scale, or null.'),
     scale: nullable(SCALE_SCHEMA, 'What deltaPct is a percentage of.'),
-    ci: nullable(CI_SCHEMA, 'The shift\'s interval.'),
+    ci: nullable(CI_SCHEMA, "The shift's interval."),
     pValue: nullable(finite('p.'), 'One-sided p in the worse direction.'),
     pNeeded: nullable(finite('p.'), 'The level the p-value had to reach.'),
-    verdict: { enum: [...ROW_VERDICTS], description: 'The row\'s verdict.' },
+    verdict: { enum: [...ROW_VERDICTS], description: "The row's verdict." },
     severity: { enum: [...SEVERITIES], description: 'Its severity.' },
     gated: { type: 'boolean', description: 'A primary metric.' },
     role: { enum: ['primary', 'secondary', 'shown'], description: 'Its role.' },
     decided: { type: 'boolean', description: 'More repeats could not change it.' },
     needRepeats: nullable(repeatCount('Repeats.'), 'Repeats per arm that would decide it.'),
     reason: proseText('Why this verdict.'),
-    shift: nullable(finite('Shift.'), 'The shift in the metric\'s unit.'),
+    shift: nullable(finite('Shift.'), "The shift in the metric's unit."),
     attribution: ROW_ATTRIBUTION_SCHEMA,
   },
   [
-    'metric', 'a', 'b', 'deltaPct', 'scale', 'ci', 'pValue', 'pNeeded',
-    'verdict', 'severity', 'gated', 'role', 'decided', 'reason', 'shift',
+    'metric',
+    'a',
+    'b',
+    'deltaPct',
+    'scale',
+    'ci',
+    'pValue',
+    'pNeeded',
+    'verdict',
+    'severity',
+    'gated',
+    'role',
+    'decided',
+    'reason',
+    'shift',
   ],
 );
 
@@ -295,11 +339,10 @@ const THRESHOLDS_USED_SCHEMA = record(
 );
 
 const NOT_JUDGED_SCHEMA = record('One.', { metric: nameText('Metric.'), why: proseText('Why.') }, ['metric', 'why']);
-const CHOSEN_SCHEMA = record(
-  'How the primary family was chosen.',
-  { ...PRIMARY_CHOICE_FIELDS, note: proseText('In words.') },
-  [...PRIMARY_CHOICE_REQUIRED, 'note'],
-);
+const CHOSEN_SCHEMA = record('How the primary family was chosen.', { ...PRIMARY_CHOICE_FIELDS, note: proseText('In words.') }, [
+  ...PRIMARY_CHOICE_REQUIRED,
+  'note',
+]);
 const SEQUENTIAL_NOTED_SCHEMA = record('How it sampled.', { ...SEQUENTIAL_FIELDS, note: proseText('In words.') }, SEQUENTIAL_REQUIRED);
 
 const GATE_SCHEMA = record(
@@ -355,9 +398,9 @@ export const COMPARISON_SCHEMA = record(
         same: flag('Same.'),
         note: proseText('What it means.'),
         busy: record(
-          'Set when a primary difference followed the host\'s speed, not the build: those rows are inconclusive.',
+          "Set when a primary difference followed the host's speed, not the build: those rows are inconclusive.",
           {
-            repeats: repeatCount('Repeats whose calibration ran far below the pair\'s usual speed, both arms.'),
+            repeats: repeatCount("Repeats whose calibration ran far below the pair's usual speed, both arms."),
             of: repeatCount('Counted measured repeats with a host record, both arms.'),
             note: proseText('One line: how busy, and which metrics followed the host.'),
           },
@@ -371,13 +414,24 @@ export const COMPARISON_SCHEMA = record(
     candidate: IDENTITY_SCHEMA,
     attribution: record(
       'For a differential flame graph.',
-      { flame: record('Each run\'s median repeat.', { a: FLAME_SIDE_SCHEMA, b: FLAME_SIDE_SCHEMA }, ['a', 'b']) },
+      { flame: record("Each run's median repeat.", { a: FLAME_SIDE_SCHEMA, b: FLAME_SIDE_SCHEMA }, ['a', 'b']) },
       ['flame'],
     ),
   },
   [
-    'verdict', 'thresholds', 'frames', 'rows', 'unchanged', 'timing', 'warnings',
-    'decided', 'rejected', 'host', 'gate', 'baseline', 'candidate',
+    'verdict',
+    'thresholds',
+    'frames',
+    'rows',
+    'unchanged',
+    'timing',
+    'warnings',
+    'decided',
+    'rejected',
+    'host',
+    'gate',
+    'baseline',
+    'candidate',
   ],
 );
 
@@ -428,7 +482,10 @@ export function runName(run: Pick<RunFile, 'scenario' | 'variant'>): string {
  * under the default warn 10 % means "error from +5 %", so warn becomes 5 % as well rather than the
  * scenario being rejected for warn > error.
  */
-export function perMetricThresholds(metrics: ThresholdsUsed['metrics'], defaults: Thresholds = { warnPct: 10, errorPct: 25 }): Record<string, Partial<Thresholds>> {
+export function perMetricThresholds(
+  metrics: ThresholdsUsed['metrics'],
+  defaults: Thresholds = { warnPct: 10, errorPct: 25 },
+): Record<string, Partial<Thresholds>> {
   const out: Record<string, Partial<Thresholds>> = {};
   for (const [k, v] of Object.entries(metrics)) {
     const t: Partial<Thresholds> = { ...v };
@@ -558,7 +615,15 @@ export function metricSamples(
   for (const metric of names) {
     const r = resolveMetric(metric);
     if (!r) {
-      samples.push({ metric, a: values(repA, metric), b: values(repB, metric), role: 'shown', better: 'none', floor: 0, note: 'not a metric this version declares' });
+      samples.push({
+        metric,
+        a: values(repA, metric),
+        b: values(repB, metric),
+        role: 'shown',
+        better: 'none',
+        floor: 0,
+        note: 'not a metric this version declares',
+      });
       continue;
     }
     const timing = isTimingMetric(metric);
@@ -574,14 +639,24 @@ export function metricSamples(
       // the row is `missing`, and fails unless that run's driver cannot produce the metric.
       const run = lost === 'a' ? a : b;
       const unmeasurable = r.def.drivers.includes(driverOf(run.env)) ? undefined : `the ${driverOf(run.env)} driver does not produce it`;
-      samples.push({ metric, a: values(repA, metric), b: values(repB, metric), role, better: r.def.better, floor: floorOf(r), ...(unmeasurable ? { unmeasurable } : {}) });
+      samples.push({
+        metric,
+        a: values(repA, metric),
+        b: values(repB, metric),
+        role,
+        better: r.def.better,
+        floor: floorOf(r),
+        ...(unmeasurable ? { unmeasurable } : {}),
+      });
       continue;
     }
     if (r.perFrame && !perFrameOk && role !== 'shown') {
       role = 'shown';
       note = perFrameWhy;
     } else if (role !== 'shown' && !sameHost && (r.def.hostDependent || pacedCount(r, repA))) {
-      const why = r.def.hostDependent ? hostWhy : `${hostWhy}, and this count varies from repeat to repeat in the baseline: work done per frame, so it follows how many frames the machine draws`;
+      const why = r.def.hostDependent
+        ? hostWhy
+        : `${hostWhy}, and this count varies from repeat to repeat in the baseline: work done per frame, so it follows how many frames the machine draws`;
       if (role === 'primary') notJudged.push({ metric, why });
       role = 'shown';
       note = why;
@@ -660,7 +735,7 @@ function choosePrimaries(
 ): PrimaryChoiceRecord & { note: string } {
   const look = ctx.look ?? 1;
   if (family.override) {
-    const note = 'the scenario\'s gate.metrics fix the primary family: the noise rule does not apply';
+    const note = "the scenario's gate.metrics fix the primary family: the noise rule does not apply";
     return { by: 'scenario', look, metrics: [...family.override], demoted: [], promoted: [], note };
   }
   if (family.recorded) return keepRecorded(samples, family.recorded, names.formOf, ctx.notJudged);
@@ -707,7 +782,7 @@ function choosePrimaries(
     : '';
   const note = byNoise
     ? [`chosen by the baseline's noise at look ${look}: ${choiceWords(record)}`, fewWords].filter(Boolean).join('; ')
-    : fewWords || 'no primary metric measured in both runs: the registry\'s default stands';
+    : fewWords || "no primary metric measured in both runs: the registry's default stands";
   return { ...record, note };
 }
 
@@ -719,7 +794,10 @@ function keepRecorded(
   notJudged: SampleContext['notJudged'],
 ): PrimaryChoiceRecord & { note: string } {
   const bySample = new Map(samples.map((s) => [s.metric, s]));
-  for (const [moved, demoted] of [[rec.demoted, true], [rec.promoted, false]] as const) {
+  for (const [moved, demoted] of [
+    [rec.demoted, true],
+    [rec.promoted, false],
+  ] as const) {
     for (const x of moved) {
       const s = bySample.get(formOf(x.metric) ?? x.metric);
       if (!s || s.role === 'shown') continue;
@@ -736,7 +814,7 @@ function choiceWords(c: PrimaryChoiceRecord): string {
     c.demoted.length ? `demoted as too noisy to judge: ${c.demoted.map((x) => x.metric).join(', ')}` : '',
     c.promoted.length ? `promoted as quiet: ${c.promoted.map((x) => x.metric).join(', ')}` : '',
   ].filter(Boolean);
-  return parts.length ? parts.join('; ') : 'the registry\'s primary family stands';
+  return parts.length ? parts.join('; ') : "the registry's primary family stands";
 }
 
 /**
@@ -796,10 +874,19 @@ function eventCounts(r: ResolvedMetric, fromA: Measured[], fromB: Measured[]): N
 }
 
 /** The sample sizes of a metric at the earlier looks of a sequential comparison, and at its last possible look. */
-function sequentialSizes(metric: string, timingOnly: boolean, recA: RepeatRecord[], recB: RepeatRecord[], seq: SequentialRecord | undefined): Pick<MetricSamples, 'looks' | 'maxN'> {
+function sequentialSizes(
+  metric: string,
+  timingOnly: boolean,
+  recA: RepeatRecord[],
+  recB: RepeatRecord[],
+  seq: SequentialRecord | undefined,
+): Pick<MetricSamples, 'looks' | 'maxN'> {
   if (!seq) return {};
   const n = (records: RepeatRecord[], upTo: number): number =>
-    values(measuredRepeats(records.slice(0, upTo)).filter((r) => !timingOnly || r.mode === 'timing'), metric).length;
+    values(
+      measuredRepeats(records.slice(0, upTo)).filter((r) => !timingOnly || r.mode === 'timing'),
+      metric,
+    ).length;
   const looks = seq.looks.map((l) => ({ a: n(recA, l.a), b: n(recB, l.b) }));
   const maxN = timingOnly ? { a: seq.max.timingA, b: seq.max.timingB } : { a: seq.max.a, b: seq.max.b };
   return { looks, maxN };
@@ -822,8 +909,9 @@ function checkCompareSize(samples: readonly MetricSamples[], fileA: string, file
       throw new PerfError({
         kind: 'usage',
         code: 'runs_too_large',
-        message: `compare: ${s.a.length > s.b.length ? fileA : fileB} has ${most} measured repeats of ${s.metric}; `
-          + `compare judges at most ${MAX_COMPARED_REPEATS} per run`,
+        message:
+          `compare: ${s.a.length > s.b.length ? fileA : fileB} has ${most} measured repeats of ${s.metric}; ` +
+          `compare judges at most ${MAX_COMPARED_REPEATS} per run`,
         suggestion: 'compare runs of fewer repeats (perf gate samples at most 200)',
       });
     }
@@ -833,8 +921,9 @@ function checkCompareSize(samples: readonly MetricSamples[], fileA: string, file
     throw new PerfError({
       kind: 'usage',
       code: 'runs_too_large',
-      message: `compare: ${fileA} and ${fileB} hold ${samples.length} metrics over so many repeats that judging them would take `
-        + `minutes (${pairs.toExponential(1)} pairs of repeats; at most ${MAX_COMPARED_PAIRS.toExponential(0)})`,
+      message:
+        `compare: ${fileA} and ${fileB} hold ${samples.length} metrics over so many repeats that judging them would take ` +
+        `minutes (${pairs.toExponential(1)} pairs of repeats; at most ${MAX_COMPARED_PAIRS.toExponential(0)})`,
       suggestion: 'compare runs of fewer repeats or fewer metrics',
     });
   }
@@ -859,7 +948,10 @@ export function compareRuns(a: RunFile, b: RunFile, opts: CompareRunsOptions = {
     warnings.push(`forced: ${what}`);
   }
 
-  for (const [run, file] of [[a, fileA], [b, fileB]] as const) {
+  for (const [run, file] of [
+    [a, fileA],
+    [b, fileB],
+  ] as const) {
     if (measuredRepeats(counted(run)).length === 0) {
       const all = counted(run);
       throw new PerfError({
@@ -872,16 +964,30 @@ export function compareRuns(a: RunFile, b: RunFile, opts: CompareRunsOptions = {
   }
 
   warnings.push(...envWarnings(a, b));
-  for (const [run, file] of [[a, fileA], [b, fileB]] as const) {
+  for (const [run, file] of [
+    [a, fileA],
+    [b, fileB],
+  ] as const) {
     const id = identity(run, undefined);
-    if (id.refused || id.failed) warnings.push(`${file}: ${id.refused} refused and ${id.failed} failed repeat(s) left out; ${id.measured} measured repeat(s) compared`);
+    if (id.refused || id.failed)
+      warnings.push(
+        `${file}: ${id.refused} refused and ${id.failed} failed repeat(s) left out; ${id.measured} measured repeat(s) compared`,
+      );
     if (run.interrupted) warnings.push(`${file}: the run was interrupted; partial results`);
-    if (run.complete === false) warnings.push(`${file}: the run did not finish (killed after ${run.repeats.length} repeat(s)); judged on what it holds`);
+    if (run.complete === false)
+      warnings.push(`${file}: the run did not finish (killed after ${run.repeats.length} repeat(s)); judged on what it holds`);
   }
 
   const thresholds = opts.thresholds ?? normalizeThresholds(b.thresholds);
-  if (!opts.thresholds && a.thresholds && b.thresholds && JSON.stringify(normalizeThresholds(a.thresholds)) !== JSON.stringify(thresholds)) {
-    warnings.push(`the runs were made with different thresholds; using the candidate's (warn +${thresholds.warnPct}%, error +${thresholds.errorPct}%)`);
+  if (
+    !opts.thresholds &&
+    a.thresholds &&
+    b.thresholds &&
+    JSON.stringify(normalizeThresholds(a.thresholds)) !== JSON.stringify(thresholds)
+  ) {
+    warnings.push(
+      `the runs were made with different thresholds; using the candidate's (warn +${thresholds.warnPct}%, error +${thresholds.errorPct}%)`,
+    );
   }
 
   const sequential = opts.sequential ?? b.sequential;
@@ -909,7 +1015,7 @@ export function compareRuns(a: RunFile, b: RunFile, opts: CompareRunsOptions = {
     alpha,
     spending: sequential?.spending ?? DEFAULT_SPENDING,
     fixedBaseline: sequential?.storedBaseline ?? false,
-    ...(opts.rejected ?? sequential?.rejected ? { rejected: opts.rejected ?? sequential?.rejected } : {}),
+    ...((opts.rejected ?? sequential?.rejected) ? { rejected: opts.rejected ?? sequential?.rejected } : {}),
   };
   // The quiet repeats are re-judged on the primaries this look chose, not on a choice remade from fewer repeats.
   const chosen: SampleOptions = context.primary.length ? { ...sampleOpts, primary: context.primary } : sampleOpts;
@@ -965,11 +1071,12 @@ export function attributionSide(run: RunFile, which: 'baseline' | 'candidate'): 
   if (driver !== undefined) return { records, missing: `no CPU profile: the ${driver} driver records none; step windows only` };
   return {
     records,
-    missing: profiled.length === 0
-      ? `no CPU profile in the ${which}: none of its attribution-mode repeats was measured; step windows only `
-        + '(perf run profiles every repeat without --timing, every other one with it)'
-      : `no CPU profile in the ${which}: its attribution repeats hold no attribution record (an older perf, or the profile `
-        + 'was not read); step windows only; run it again with this perf',
+    missing:
+      profiled.length === 0
+        ? `no CPU profile in the ${which}: none of its attribution-mode repeats was measured; step windows only ` +
+          '(perf run profiles every repeat without --timing, every other one with it)'
+        : `no CPU profile in the ${which}: its attribution repeats hold no attribution record (an older perf, or the profile ` +
+          'was not read); step windows only; run it again with this perf',
   };
 }
 
@@ -989,7 +1096,11 @@ function attributeRows(
   const flame = comparisonFlame(sides.a, sides.b);
   const wanted = rows.filter((r) => r.gated && (r.verdict === 'regressed' || r.verdict === 'inconclusive'));
   if (wanted.length === 0) return { rows, flame };
-  const places = diffPlaces(sides.a.records.map((r) => r.attribution), sides.b.records.map((r) => r.attribution), level);
+  const places = diffPlaces(
+    sides.a.records.map((r) => r.attribution),
+    sides.b.records.map((r) => r.attribution),
+    level,
+  );
   const steps = new Map<boolean, AttributionLine[]>();
   const stepsFor = (timing: boolean): AttributionLine[] => {
     let got = steps.get(timing);
@@ -1021,7 +1132,12 @@ function stepSeries(run: RunFile, timingOnly: boolean): Record<string, number[]>
 }
 
 function sequentialNote(seq: SequentialRecord, look: number, a: RunIdentity, b: RunIdentity): string {
-  const why = { decided: 'the verdict was decided (an error-level regression confirmed, or every primary metric settled)', 'max-repeat': 'maxRepeat reached', budget: 'the time budget ran out', interrupted: 'interrupted' }[seq.stopped];
+  const why = {
+    decided: 'the verdict was decided (an error-level regression confirmed, or every primary metric settled)',
+    'max-repeat': 'maxRepeat reached',
+    budget: 'the time budget ran out',
+    interrupted: 'interrupted',
+  }[seq.stopped];
   const how = seq.storedBaseline
     ? `the candidate was sampled against a stored baseline of ${a.measured} repeats: slow drift between the two recordings (another day, another load) is not cancelled as in interleaved A B B A (perf run --against)`
     : 'both arms interleaved A B B A, so slow drift of the machine cancels';
@@ -1049,7 +1165,9 @@ function decidedBy(r: CompareResult, look: number): string {
       return `undecided${lookNote}: ${und.map((x) => x.metric).join(', ')} past warn but within noise; ${Number.isFinite(need) ? `about ${need} repeats per run would decide` : 'more repeats than practical would be needed'}`;
     }
     case 'pass':
-      return primary.length ? `${primary.length} primary metric${primary.length === 1 ? '' : 's'} within thresholds${lookNote}` : 'no primary metric could be judged';
+      return primary.length
+        ? `${primary.length} primary metric${primary.length === 1 ? '' : 's'} within thresholds${lookNote}`
+        : 'no primary metric could be judged';
   }
 }
 
@@ -1062,7 +1180,11 @@ export function primaryChoiceOf(c: Pick<RunsComparison, 'gate'>): PrimaryChoiceR
 }
 
 /** Read, validate and compare two run files (a = baseline, b = candidate). */
-export function compareRunFiles(fileA: string, fileB: string, opts: Omit<CompareRunsOptions, 'files'> = {}): { comparison: RunsComparison; a: RunFile; b: RunFile } {
+export function compareRunFiles(
+  fileA: string,
+  fileB: string,
+  opts: Omit<CompareRunsOptions, 'files'> = {},
+): { comparison: RunsComparison; a: RunFile; b: RunFile } {
   const a = readRunFile(fileA);
   const b = readRunFile(fileB);
   return { comparison: compareRuns(a, b, { ...opts, files: { a: fileA, b: fileB } }), a, b };
@@ -1098,12 +1220,22 @@ export function envWarnings(a: RunFile, b: RunFile): string[] {
   };
   diff('browser version', ea?.browser?.product, eb?.browser?.product);
   diff('browser headless mode', ea?.browser?.headless, eb?.browser?.headless);
-  diff('host CPU', ea?.host ? `${ea.host.cpuModel} ×${ea.host.cpus}` : undefined, eb?.host ? `${eb.host.cpuModel} ×${eb.host.cpus}` : undefined);
-  diff('host platform', ea?.host ? `${ea.host.platform}/${ea.host.arch}` : undefined, eb?.host ? `${eb.host.platform}/${eb.host.arch}` : undefined);
+  diff(
+    'host CPU',
+    ea?.host ? `${ea.host.cpuModel} ×${ea.host.cpus}` : undefined,
+    eb?.host ? `${eb.host.cpuModel} ×${eb.host.cpus}` : undefined,
+  );
+  diff(
+    'host platform',
+    ea?.host ? `${ea.host.platform}/${ea.host.arch}` : undefined,
+    eb?.host ? `${eb.host.platform}/${eb.host.arch}` : undefined,
+  );
   diff('CPU throttling', ea?.cpuThrottle, eb?.cpuThrottle);
   diff('network throttling', ea && networkFact(ea.network), eb && networkFact(eb.network));
   const vp = (e: RunFile['env'] | undefined): string | undefined =>
-    e?.viewport ? `${e.viewport.width}×${e.viewport.height}@${e.viewport.dpr}${e.viewport.mobile ? ' mobile' : ''}${e.viewport.touch ? ' touch' : ''}` : undefined;
+    e?.viewport
+      ? `${e.viewport.width}×${e.viewport.height}@${e.viewport.dpr}${e.viewport.mobile ? ' mobile' : ''}${e.viewport.touch ? ' touch' : ''}`
+      : undefined;
   diff('viewport', vp(ea), vp(eb));
   diff('restart mode', ea?.restartMode, eb?.restartMode);
   return out;

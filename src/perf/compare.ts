@@ -280,7 +280,9 @@ export function compareMetrics(samples: MetricSamples[], opts: CompareOptions): 
     }
   }
 
-  const rows = analyses.map((x) => judge(x, thresholds.get(x)!, alpha, rejected[x.s.metric], needed.get(x) ?? null, spending, opts.fixedBaseline === true));
+  const rows = analyses.map((x) =>
+    judge(x, thresholds.get(x)!, alpha, rejected[x.s.metric], needed.get(x) ?? null, spending, opts.fixedBaseline === true),
+  );
   const sorted = rows
     .map((row) => ({ row, magnitude: magnitudeOf(row) }))
     .sort(
@@ -373,7 +375,24 @@ function analyse(s: MetricSamples, alpha: number): Analysis {
   // The floor: a shift is judged against max(|baseline|, floor); with neither, against one unit.
   const scaleKind: Analysis['scaleKind'] = absA >= s.floor && absA > 0 ? 'baseline' : 'floor';
   const scale = scaleKind === 'baseline' ? absA : s.floor > 0 ? s.floor : 1;
-  const base: Analysis = { s, medA, medB, scale, scaleKind, hl: null, pWorse: 1, pBetter: 1, pTwoSided: 1, minP: 1, identical: false, pNote: '', fractions: fractionsOf(s), worsePct: 0, worseHighPct: 0, worseLowPct: 0 };
+  const base: Analysis = {
+    s,
+    medA,
+    medB,
+    scale,
+    scaleKind,
+    hl: null,
+    pWorse: 1,
+    pBetter: 1,
+    pTwoSided: 1,
+    minP: 1,
+    identical: false,
+    pNote: '',
+    fractions: fractionsOf(s),
+    worsePct: 0,
+    worseHighPct: 0,
+    worseLowPct: 0,
+  };
   if (!s.a.length || !s.b.length) return base;
   const mw = mannWhitneyU(s.a, s.b);
   // Events: the Poisson model's interval (the rank interval of a few small integers is all ties and
@@ -402,7 +421,8 @@ function analyse(s: MetricSamples, alpha: number): Analysis {
     const pr = poissonRateTest(sum(s.events.a), sum(s.events.exposureA), sum(s.events.b), sum(s.events.exposureB));
     const prWorse = sign > 0 ? pr.pGreater : pr.pLess;
     const prBetter = sign > 0 ? pr.pLess : pr.pGreater;
-    if (prWorse > pWorse || prBetter > pBetter) notes.push(`as Poisson events ${fmtNum(sum(s.events.a))} → ${fmtNum(sum(s.events.b))}: p ${fmtP(Math.min(prWorse, prBetter))}`);
+    if (prWorse > pWorse || prBetter > pBetter)
+      notes.push(`as Poisson events ${fmtNum(sum(s.events.a))} → ${fmtNum(sum(s.events.b))}: p ${fmtP(Math.min(prWorse, prBetter))}`);
     // Both tests must agree: the larger p is still a valid p-value.
     pWorse = Math.max(pWorse, prWorse);
     pBetter = Math.max(pBetter, prBetter);
@@ -442,7 +462,15 @@ function poissonShift(e: NonNullable<MetricSamples['events']>, level: number): I
   return { shift, low: shift - z * se, high: shift + z * se, level };
 }
 
-function judge(x: Analysis, t: Thresholds, alpha: number, rejection: Direction | undefined, pNeeded: number | null, spending: SpendingKind, fixedBaseline: boolean): CompareRow {
+function judge(
+  x: Analysis,
+  t: Thresholds,
+  alpha: number,
+  rejection: Direction | undefined,
+  pNeeded: number | null,
+  spending: SpendingKind,
+  fixedBaseline: boolean,
+): CompareRow {
   const { s, medA, medB, hl } = x;
   const gated = s.role === 'primary';
   const common = {
@@ -461,13 +489,30 @@ function judge(x: Analysis, t: Thresholds, alpha: number, rejection: Direction |
   const row = { ...common, deltaPct, scale: { kind: x.scaleKind, value: x.scale }, ci, shift: hl.shift };
   const note = s.note ? `; ${s.note}` : '';
 
-  if (x.identical) return { ...row, pValue: 1, pNeeded, verdict: 'unchanged', severity: 'none', decided: true, reason: `identical in every repeat of both runs${note}` };
+  if (x.identical)
+    return {
+      ...row,
+      pValue: 1,
+      pNeeded,
+      verdict: 'unchanged',
+      severity: 'none',
+      decided: true,
+      reason: `identical in every repeat of both runs${note}`,
+    };
 
   // Shown only: the delta and a plain two-sided test, no verdict on it.
   if (s.role === 'shown' || s.better === 'none') {
     const changed = x.pTwoSided <= 2 * alpha && Math.abs(deltaPct) >= t.warnPct;
     const why = s.better === 'none' ? 'no better direction: shown, not judged' : `not judged${note || ''}`;
-    return { ...row, pValue: x.pTwoSided, pNeeded: null, verdict: changed ? 'changed' : 'unchanged', severity: 'none', decided: true, reason: `${changed ? 'changed' : 'no clear change'} ${evidence}; ${why.replace(/^; /, '')}` };
+    return {
+      ...row,
+      pValue: x.pTwoSided,
+      pNeeded: null,
+      verdict: changed ? 'changed' : 'unchanged',
+      severity: 'none',
+      decided: true,
+      reason: `${changed ? 'changed' : 'no clear change'} ${evidence}; ${why.replace(/^; /, '')}`,
+    };
   }
 
   const sideNote = x.pNote ? `; ${x.pNote}` : '';
@@ -501,7 +546,13 @@ function judge(x: Analysis, t: Thresholds, alpha: number, rejection: Direction |
   // what the estimate-based severity calls unchanged anyway.
   const futile = x.worsePct < t.warnPct && far < t.errorPct;
   if (rejection === 'worse') {
-    return { ...base, verdict: 'unchanged', severity: 'none', decided: futile, reason: `a real change but smaller than warn ${warnShown}%: ${evidence}; ${why}${note}` };
+    return {
+      ...base,
+      verdict: 'unchanged',
+      severity: 'none',
+      decided: futile,
+      reason: `a real change but smaller than warn ${warnShown}%: ${evidence}; ${why}${note}`,
+    };
   }
   if (x.worsePct >= t.warnPct && gated) {
     const need = needRepeats(x, pNeeded ?? alpha, fixedBaseline);
@@ -529,7 +580,8 @@ function unjudgeable(s: MetricSamples, common: Pick<CompareRow, 'metric' | 'a' |
   if (!s.a.length && !s.b.length) return { ...empty, verdict: 'unchanged', severity: 'none', reason: 'no samples in either run' };
   const lostIn = s.a.length ? 'candidate' : 'baseline';
   const had = `the ${lostIn === 'candidate' ? 'baseline' : 'candidate'} measured it in ${Math.max(s.a.length, s.b.length)} repeat(s)`;
-  if (s.unmeasurable) return { ...empty, verdict: 'missing', severity: 'none', reason: `not measured in the ${lostIn}: ${s.unmeasurable}; ${had}` };
+  if (s.unmeasurable)
+    return { ...empty, verdict: 'missing', severity: 'none', reason: `not measured in the ${lostIn}: ${s.unmeasurable}; ${had}` };
   if (!common.gated) return { ...empty, verdict: 'missing', severity: 'none', reason: `no samples in the ${lostIn}; ${had} (not gated)` };
   return {
     ...empty,

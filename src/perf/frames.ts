@@ -65,7 +65,17 @@ export function framesFromRaf(docs: readonly ProbeFrames[]): FrameStats | undefi
     }
   }
   for (const f of frames) if (isOverBudget(f.durationMs)) f.overBudget = true;
-  return { source: 'raf', frames, count: count + dropped, painted: count, dropped, partial: 0, overBudget: frames.filter((f) => f.overBudget).length, vsyncMs: FRAME_BUDGET_MS, slots: count };
+  return {
+    source: 'raf',
+    frames,
+    count: count + dropped,
+    painted: count,
+    dropped,
+    partial: 0,
+    overBudget: frames.filter((f) => f.overBudget).length,
+    vsyncMs: FRAME_BUDGET_MS,
+    slots: count,
+  };
 }
 
 /**
@@ -110,13 +120,19 @@ interface Slot {
  * dropped. Over budget: painted frames that stayed longer than the budget, and partial frames whose
  * missing main-thread update affects smoothness (the page's work overran the frame).
  */
-export function parseTraceFrames(events: readonly TraceEvent[], pids: ReadonlySet<number>, window: { startAt: number; endAt: number }, offsetMs: number): FrameStats | undefined {
+export function parseTraceFrames(
+  events: readonly TraceEvent[],
+  pids: ReadonlySet<number>,
+  window: { startAt: number; endAt: number },
+  offsetMs: number,
+): FrameStats | undefined {
   // Without the page's renderer we cannot tell its frames from another page's.
   if (pids.size === 0) return undefined;
   const byTree = new Map<number, Map<number, Slot>>();
   for (const e of events) {
     if (e.name !== 'PipelineReporter' || e.ph !== 'b' || !pids.has(e.pid)) continue;
-    const r = (e.args?.frame_reporter ?? e.args?.chrome_frame_reporter) as { state?: string; frame_sequence?: number; layer_tree_host_id?: number; affects_smoothness?: boolean } | undefined;
+    const r = (e.args?.frame_reporter ?? e.args?.chrome_frame_reporter) as
+      { state?: string; frame_sequence?: number; layer_tree_host_id?: number; affects_smoothness?: boolean } | undefined;
     const state = r?.state ? STATE_OF[r.state] : undefined;
     if (!r || !state || r.frame_sequence === undefined) continue;
     const at = e.ts / 1000 + offsetMs;
@@ -136,7 +152,8 @@ export function parseTraceFrames(events: readonly TraceEvent[], pids: ReadonlySe
   let slots: Slot[] | undefined;
   for (const m of byTree.values()) if (!slots || m.size > slots.length) slots = [...m.values()];
   // A renderer that got no vsync at all (frozen, hidden, background): zero frames, read.
-  if (!slots || slots.length === 0) return { source: 'trace', frames: [], count: 0, painted: 0, dropped: 0, partial: 0, overBudget: 0, vsyncMs: FRAME_BUDGET_MS, slots: 0 };
+  if (!slots || slots.length === 0)
+    return { source: 'trace', frames: [], count: 0, painted: 0, dropped: 0, partial: 0, overBudget: 0, vsyncMs: FRAME_BUDGET_MS, slots: 0 };
   slots.sort((a, b) => a.seq - b.seq);
   const vsyncMs = vsyncOf(slots);
   const frames: FrameRecord[] = [];

@@ -105,7 +105,9 @@ export function judgeHostBusy(
   // An inconclusive row is one whose estimate is past warn in the worse direction: named the same way.
   const worse = (r: CompareRow): boolean => r.verdict === 'regressed' || r.verdict === 'inconclusive';
   const suspect = (r: CompareRow): boolean =>
-    r.gated && judge.hostDependent(r.metric) && ((worse(r) && share(slowB) > share(slowA)) || (r.verdict === 'improved' && share(slowA) > share(slowB)));
+    r.gated &&
+    judge.hostDependent(r.metric) &&
+    ((worse(r) && share(slowB) > share(slowA)) || (r.verdict === 'improved' && share(slowA) > share(slowB)));
   if (n === 0 || !full.rows.some(suspect)) return { result: full };
   const quiet = judge.rejudge(quietOnly(a, isQuiet.slice(0, repA.length)), quietOnly(b, isQuiet.slice(repA.length)));
   const hostPct = hostShiftPct(repA, repB);
@@ -133,9 +135,10 @@ export function judgeHostBusy(
   const rejected = Object.fromEntries(Object.entries(full.rejected).filter(([m]) => !metrics.includes(m)));
   const result: CompareResult = { ...full, rows, ...verdictOf(rows), unchanged, rejected };
   if (!metrics.length) return { result };
-  const whose = share(slowA) > share(slowB) ? 'mostly the baseline\'s' : 'mostly the candidate\'s';
-  const note = `${busyNote} (calibration below ${SLOW_HOST_FACTOR} × the pair's usual speed, ${whose}): `
-    + `${metrics.join(', ')} followed the host, not the build; rerun on a quieter machine`;
+  const whose = share(slowA) > share(slowB) ? "mostly the baseline's" : "mostly the candidate's";
+  const note =
+    `${busyNote} (calibration below ${SLOW_HOST_FACTOR} × the pair's usual speed, ${whose}): ` +
+    `${metrics.join(', ')} followed the host, not the build; rerun on a quieter machine`;
   return { result, busy: { repeats: n, of, metrics, note } };
 }
 
@@ -171,11 +174,12 @@ function confirmed(r: CompareRow, q: CompareRow, busyNote: string): CompareRow {
 /** The row of a change that followed the host: inconclusive, with what the quiet repeats showed. */
 function hostRow(r: CompareRow, q: CompareRow | undefined, busyNote: string, hostPct: number | undefined): CompareRow {
   const pct = (v: number): string => `${v > 0 ? '+' : ''}${v.toFixed(0)}%`;
-  const quietSaid = hostPct !== undefined
-    ? `the host's own slowdown (${pct(hostPct)} by its calibration) accounts for all but a warn-size part of it`
-    : !q || q.a.n === 0 || q.b.n === 0
-      ? 'one arm has no quiet repeat left to judge'
-      : `the quiet repeats alone find it ${q.verdict}${q.deltaPct === null ? '' : ` (${pct(q.deltaPct)})`}`;
+  const quietSaid =
+    hostPct !== undefined
+      ? `the host's own slowdown (${pct(hostPct)} by its calibration) accounts for all but a warn-size part of it`
+      : !q || q.a.n === 0 || q.b.n === 0
+        ? 'one arm has no quiet repeat left to judge'
+        : `the quiet repeats alone find it ${q.verdict}${q.deltaPct === null ? '' : ` (${pct(q.deltaPct)})`}`;
   const kind = r.verdict === 'regressed' ? 'regression' : r.verdict === 'improved' ? 'improvement' : 'change';
   const what = `${r.deltaPct === null ? '' : `${pct(r.deltaPct)} `}${kind}`;
   return {

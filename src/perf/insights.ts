@@ -112,7 +112,9 @@ export const framesOverBudget = defineInsight({
       title: `${f.overBudget} of ${f.painted} painted frames over the ${FRAME_BUDGET_MS} ms budget${top ? `; most self time in ${top.name} (${top.url})` : ''}`,
       evidence: { metric: 'frames.overBudget', value: f.overBudget, perFrame: round(perFrame, 3), threshold: OVER_BUDGET_WARN_PER_FRAME },
       estimatedSavingsMs: round(savings, 1),
-      nextStep: a.profile ? "perf_insight { id: 'framesOverBudget' } lists the worst frames and the functions that ran in them" : "measure again with perf_begin { mode: 'attribution' } to see which functions ran in the late frames",
+      nextStep: a.profile
+        ? "perf_insight { id: 'framesOverBudget' } lists the worst frames and the functions that ran in them"
+        : "measure again with perf_begin { mode: 'attribution' } to see which functions ran in the late frames",
       rows: worst.map((x) => ({ atMs: at(a, x.startAt), ms: x.durationMs, state: x.state, blocks: blocksOfFrame(a, x) })),
     };
   },
@@ -147,7 +149,12 @@ export const framesDropped = defineInsight({
     return {
       severity: perFrame >= DROPPED_ERROR_PER_FRAME ? 'error' : 'warn',
       title: `${f.dropped} of ${f.count} frames dropped (longest stall ${runs[0]?.ms ?? 0} ms)`,
-      evidence: { metric: 'frames.dropped', value: f.dropped, perFrame: round(f.dropped / a.painted, 3), threshold: DROPPED_WARN_PER_FRAME },
+      evidence: {
+        metric: 'frames.dropped',
+        value: f.dropped,
+        perFrame: round(f.dropped / a.painted, 3),
+        threshold: DROPPED_WARN_PER_FRAME,
+      },
       estimatedSavingsMs: round(f.dropped * f.vsyncMs, 1),
       nextStep: "perf_insight { id: 'framesDropped' } lists the stalls by time; perf_trace { out: 'trace.json' } to see them in Perfetto",
       rows: runs.slice(0, DETAIL_ROWS),
@@ -181,7 +188,13 @@ export const blockSelfMs = defineInsight({
       if (fr >= 0) byFrame.set(fr, (byFrame.get(fr) ?? 0) + s.ms);
     }
     const frames = a.frames?.frames ?? [];
-    const rows: Record<string, unknown>[] = heavy.map((b) => ({ function: b.name, url: b.url, selfMs: b.selfMs, share: b.share, msPerFrame: round(b.selfMs / a.painted) }));
+    const rows: Record<string, unknown>[] = heavy.map((b) => ({
+      function: b.name,
+      url: b.url,
+      selfMs: b.selfMs,
+      share: b.share,
+      msPerFrame: round(b.selfMs / a.painted),
+    }));
     for (const [fr, ms] of [...byFrame.entries()].sort((x, y) => y[1] - x[1]).slice(0, DETAIL_ROWS)) {
       const f = frames[fr]!;
       rows.push({ frameAtMs: at(a, f.startAt), frameMs: f.durationMs, state: f.state, function: top.name, selfMs: round(ms) });
@@ -227,7 +240,12 @@ function forcingFunctions(p: ProfileData, spans: readonly LayoutSpan[]): { name:
   });
   return [...ms.entries()]
     .sort((x, y) => y[1] - x[1])
-    .map(([fn, v]) => ({ name: p.functions[fn]!.name, url: locationOf(p.functions[fn]!), ms: round(v), layouts: count.get(fn)?.size ?? 0 }));
+    .map(([fn, v]) => ({
+      name: p.functions[fn]!.name,
+      url: locationOf(p.functions[fn]!),
+      ms: round(v),
+      layouts: count.get(fn)?.size ?? 0,
+    }));
 }
 
 export const forcedLayout = defineInsight({
@@ -244,11 +262,20 @@ export const forcedLayout = defineInsight({
       const fns = forcingFunctions(a.profile, a.layouts.forcedSpans);
       const first = fns[0];
       if (first) culprit = `${first.name} (${first.url})`;
-      for (const f of fns.slice(0, DETAIL_ROWS)) rows.push({ source: 'profile', function: f.name, url: f.url, forcedLayoutMs: f.ms, layouts: f.layouts });
+      for (const f of fns.slice(0, DETAIL_ROWS))
+        rows.push({ source: 'profile', function: f.name, url: f.url, forcedLayoutMs: f.ms, layouts: f.layouts });
     }
     const loafForcers = rankLoafScripts(a.longFrames).filter((s) => s.forcedLayoutMs > 0);
     if (!culprit && loafForcers[0]) culprit = `${loafForcers[0].function} (${loafForcers[0].url}, the script entry point)`;
-    for (const s of loafForcers.slice(0, DETAIL_ROWS)) rows.push({ source: 'longAnimationFrame', function: s.function, url: s.url, invoker: s.invoker, forcedLayoutMs: s.forcedLayoutMs, frames: s.count });
+    for (const s of loafForcers.slice(0, DETAIL_ROWS))
+      rows.push({
+        source: 'longAnimationFrame',
+        function: s.function,
+        url: s.url,
+        invoker: s.invoker,
+        forcedLayoutMs: s.forcedLayoutMs,
+        frames: s.count,
+      });
     const forced = a.layouts ? `${a.layouts.forced} of ${a.layouts.layouts} layouts forced from script` : undefined;
     return {
       severity: perFrame > LAYOUTS_ERROR_PER_FRAME ? 'error' : 'warn',
@@ -276,7 +303,13 @@ export const longInteraction = defineInsight({
     const slow = a.interactions.filter((i) => i.latencyMs > INTERACTION_WARN_MS).sort((x, y) => y.latencyMs - x.latencyMs);
     const worst = slow[0];
     if (!worst) return undefined;
-    const part = ([['input delay', worst.inputDelayMs], ['processing', worst.processingMs], ['presentation', worst.presentationMs]] as const).reduce((m, x) => (x[1] > m[1] ? x : m));
+    const part = (
+      [
+        ['input delay', worst.inputDelayMs],
+        ['processing', worst.processingMs],
+        ['presentation', worst.presentationMs],
+      ] as const
+    ).reduce((m, x) => (x[1] > m[1] ? x : m));
     return {
       severity: worst.latencyMs > INTERACTION_ERROR_MS ? 'error' : 'warn',
       title: `${worst.type} on ${worst.target || 'the page'}${worst.step ? ` (step ${worst.step})` : ''} took ${worst.latencyMs} ms to the next paint, mostly ${part[0]} (${part[1]} ms)`,
@@ -297,7 +330,9 @@ export const sourcesMissing = defineInsight({
   id: 'sourcesMissing',
   description: 'a measurement source could not be read: the report is partial',
   evaluate(a) {
-    const missing = Object.entries(a.coverage).filter(([, v]) => v === 'missing').map(([k]) => k);
+    const missing = Object.entries(a.coverage)
+      .filter(([, v]) => v === 'missing')
+      .map(([k]) => k);
     if (missing.length === 0) return undefined;
     // Without frames the per-frame metrics have no meaning: that is worth more than a note.
     const severe = missing.includes('frames') || missing.includes('liveness');
@@ -312,7 +347,14 @@ export const sourcesMissing = defineInsight({
 });
 
 /** Every built-in rule. */
-export const INSIGHTS: readonly InsightRule[] = [framesOverBudget, framesDropped, blockSelfMs, forcedLayout, longInteraction, sourcesMissing];
+export const INSIGHTS: readonly InsightRule[] = [
+  framesOverBudget,
+  framesDropped,
+  blockSelfMs,
+  forcedLayout,
+  longInteraction,
+  sourcesMissing,
+];
 
 export function runInsights(a: Analysis): { insights: Insight[]; details: Map<string, InsightDetail>; omitted: number } {
   const found: (Insight & { rows: Record<string, unknown>[]; note?: string })[] = [];

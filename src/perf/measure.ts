@@ -20,7 +20,11 @@ export interface Began {
 }
 
 /** Open a measured window; one still open is discarded first. A refused begin leaves an open session as it was. */
-export async function beginMeasure(host: PerfHost, on: { begin(opts: PerfBeginOptions): Promise<PerfRecorder> }, opts: PerfBeginOptions): Promise<Began> {
+export async function beginMeasure(
+  host: PerfHost,
+  on: { begin(opts: PerfBeginOptions): Promise<PerfRecorder> },
+  opts: PerfBeginOptions,
+): Promise<Began> {
   checkBeginOptions(opts);
   const previous = openSession(host);
   if (previous) {
@@ -41,13 +45,25 @@ export async function beginMeasure(host: PerfHost, on: { begin(opts: PerfBeginOp
 export async function endMeasure(host: PerfHost): Promise<{ report: PerfReport; closed: ClosedSession; raw: RawSession }> {
   const recorder = openSession(host);
   if (!recorder) {
-    throw new PerfError({ code: 'no_open_session', message: 'perf_end: no perf session is open on this page', suggestion: 'call perf_begin before the steps to measure' });
+    throw new PerfError({
+      code: 'no_open_session',
+      message: 'perf_end: no perf session is open on this page',
+      suggestion: 'call perf_begin before the steps to measure',
+    });
   }
   const spans = takeSpans(host);
   setOpenSession(host, undefined);
   const raw = await recorder.end();
   const { report, details } = buildReport(raw, spans);
-  const closed: ClosedSession = { token: raw.token, report, details, trace: raw.trace, ...(raw.cast ? { cast: raw.cast } : {}), startedAt: raw.startedAt, endedAt: raw.endedAt };
+  const closed: ClosedSession = {
+    token: raw.token,
+    report,
+    details,
+    trace: raw.trace,
+    ...(raw.cast ? { cast: raw.cast } : {}),
+    startedAt: raw.startedAt,
+    endedAt: raw.endedAt,
+  };
   setLastSession(host, closed);
   return { report, closed, raw };
 }
@@ -59,7 +75,18 @@ export async function withinMs<T>(what: string, ms: number, work: Promise<T>): P
     return await Promise.race([
       work,
       new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new PerfError({ code: 'timeout', kind: 'failed', message: `${what}: did not finish within ${ms} ms`, suggestion: 'check what the page is doing (a hung renderer?)' })), ms);
+        timer = setTimeout(
+          () =>
+            reject(
+              new PerfError({
+                code: 'timeout',
+                kind: 'failed',
+                message: `${what}: did not finish within ${ms} ms`,
+                suggestion: 'check what the page is doing (a hung renderer?)',
+              }),
+            ),
+          ms,
+        );
       }),
     ]);
   } finally {

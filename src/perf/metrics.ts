@@ -103,51 +103,420 @@ const BROWSERS: readonly DriverName[] = ['cdp', 'webdriver-chromium', 'webdriver
 const CHROMIUM_PROBE: readonly DriverName[] = ['cdp', 'webdriver-chromium'];
 const CDP_ONLY: readonly DriverName[] = ['cdp'];
 
-export const durationMs = defineMetric({ name: 'durationMs', unit: 'ms', kind: 'ms', better: 'lower', gate: 'secondary', hostDependent: true, floor: 50, headline: true, drivers: EVERY_DRIVER, description: 'Wall time of the measured window, from perf_begin to perf_end.' });
-export const framesCount = defineMetric({ name: 'frames.count', unit: 'frames', kind: 'count', better: 'none', gate: 'never', hostDependent: true, floor: 1, drivers: EVERY_DRIVER, description: 'Frames the compositor began in the window (painted, partial or dropped); on a terminal, its screen updates (bursts of output).' });
-export const framesPainted = defineMetric({ name: 'frames.painted', unit: 'frames', kind: 'count', better: 'none', gate: 'never', hostDependent: true, floor: 1, headline: true, drivers: BROWSERS, description: 'Frames presented with new content: the divisor of every .perFrame metric. Falls when steps get faster, so it has no better direction.' });
-export const framesDropped = defineMetric({ name: 'frames.dropped', unit: 'frames', kind: 'count', better: 'lower', gate: 'primary', hostDependent: true, perFrame: true, floor: 10, drivers: BROWSERS, description: 'Frames the compositor began but never presented.' });
-export const framesPartial = defineMetric({ name: 'frames.partial', unit: 'frames', kind: 'count', better: 'lower', gate: 'secondary', hostDependent: true, perFrame: true, floor: 10, drivers: CDP_ONLY, description: 'Frames presented without all the main thread\'s update (the compositor went ahead); only the trace shows one.' });
-export const framesOverBudget = defineMetric({ name: 'frames.overBudget', unit: 'frames', kind: 'count', better: 'lower', gate: 'primary', hostDependent: true, perFrame: true, floor: 10, headline: true, drivers: BROWSERS, description: 'Presented frames that took longer than one vsync (16.7 ms at 60 Hz).' });
-export const frameMsP50 = defineMetric({ name: 'frames.frameMs.p50', unit: 'ms', kind: 'ms', better: 'lower', gate: 'secondary', hostDependent: true, floor: FRAME_MS, drivers: BROWSERS, description: 'Median presented frame duration.' });
-export const frameMsP90 = defineMetric({ name: 'frames.frameMs.p90', unit: 'ms', kind: 'ms', better: 'lower', gate: 'secondary', hostDependent: true, floor: FRAME_MS, headline: true, drivers: BROWSERS, description: '90th percentile presented frame duration.' });
-export const frameMsP99 = defineMetric({ name: 'frames.frameMs.p99', unit: 'ms', kind: 'ms', better: 'lower', gate: 'secondary', hostDependent: true, floor: FRAME_MS, drivers: BROWSERS, description: '99th percentile presented frame duration.' });
-export const frameMsWorst = defineMetric({ name: 'frames.frameMs.worst', unit: 'ms', kind: 'ms', better: 'lower', gate: 'secondary', hostDependent: true, floor: FRAME_MS, drivers: BROWSERS, description: 'Longest presented frame.' });
-export const interactionsCount = defineMetric({ name: 'interactions.count', unit: 'interactions', kind: 'count', better: 'none', gate: 'never', hostDependent: false, perFrame: true, floor: 1, drivers: CHROMIUM_PROBE, description: 'Discrete interactions (taps, key presses) in the window: set by the scenario, not by the app.' });
-export const latencyP50 = defineMetric({ name: 'interactions.latencyMs.p50', unit: 'ms', kind: 'ms', better: 'lower', gate: 'secondary', hostDependent: true, floor: 16, drivers: CHROMIUM_PROBE, description: 'Median interaction latency (Event Timing: input to next paint). Fast interactions count as 16 ms, Event Timing\'s floor.' });
-export const latencyP90 = defineMetric({ name: 'interactions.latencyMs.p90', unit: 'ms', kind: 'ms', better: 'lower', gate: 'secondary', hostDependent: true, floor: 16, headline: true, drivers: CHROMIUM_PROBE, description: '90th percentile interaction latency (Event Timing: input to next paint).' });
-export const latencyWorst = defineMetric({ name: 'interactions.latencyMs.worst', unit: 'ms', kind: 'ms', better: 'lower', gate: 'secondary', hostDependent: true, floor: 16, drivers: CHROMIUM_PROBE, description: 'Slowest interaction (INP-like for the window).' });
-export const longFramesCount = defineMetric({ name: 'longFrames.count', unit: 'frames', kind: 'count', better: 'lower', gate: 'secondary', hostDependent: true, perFrame: true, floor: 2, drivers: CHROMIUM_PROBE, description: 'Long animation frames (over 50 ms of main-thread work before the frame).' });
-export const longFramesBlockingMs = defineMetric({ name: 'longFrames.blockingMs', unit: 'ms', kind: 'ms', better: 'lower', gate: 'primary', hostDependent: true, perFrame: true, floor: 50, headline: true, drivers: CHROMIUM_PROBE, description: 'Main-thread time over 50 ms in each long animation frame, summed: how long input would have waited.' });
-export const layouts = defineMetric({ name: 'counters.layouts', unit: 'layouts', kind: 'count', better: 'lower', gate: 'primary', hostDependent: false, perFrame: true, floor: 1, headline: true, drivers: CDP_ONLY, description: 'Layouts the renderer ran (Performance.getMetrics LayoutCount): the app\'s own work.' });
-export const styleRecalcs = defineMetric({ name: 'counters.styleRecalcs', unit: 'recalcs', kind: 'count', better: 'lower', gate: 'primary', hostDependent: false, perFrame: true, floor: 1, headline: true, drivers: CDP_ONLY, description: 'Style recalculations (RecalcStyleCount): the app\'s own work.' });
+export const durationMs = defineMetric({
+  name: 'durationMs',
+  unit: 'ms',
+  kind: 'ms',
+  better: 'lower',
+  gate: 'secondary',
+  hostDependent: true,
+  floor: 50,
+  headline: true,
+  drivers: EVERY_DRIVER,
+  description: 'Wall time of the measured window, from perf_begin to perf_end.',
+});
+export const framesCount = defineMetric({
+  name: 'frames.count',
+  unit: 'frames',
+  kind: 'count',
+  better: 'none',
+  gate: 'never',
+  hostDependent: true,
+  floor: 1,
+  drivers: EVERY_DRIVER,
+  description:
+    'Frames the compositor began in the window (painted, partial or dropped); on a terminal, its screen updates (bursts of output).',
+});
+export const framesPainted = defineMetric({
+  name: 'frames.painted',
+  unit: 'frames',
+  kind: 'count',
+  better: 'none',
+  gate: 'never',
+  hostDependent: true,
+  floor: 1,
+  headline: true,
+  drivers: BROWSERS,
+  description:
+    'Frames presented with new content: the divisor of every .perFrame metric. Falls when steps get faster, so it has no better direction.',
+});
+export const framesDropped = defineMetric({
+  name: 'frames.dropped',
+  unit: 'frames',
+  kind: 'count',
+  better: 'lower',
+  gate: 'primary',
+  hostDependent: true,
+  perFrame: true,
+  floor: 10,
+  drivers: BROWSERS,
+  description: 'Frames the compositor began but never presented.',
+});
+export const framesPartial = defineMetric({
+  name: 'frames.partial',
+  unit: 'frames',
+  kind: 'count',
+  better: 'lower',
+  gate: 'secondary',
+  hostDependent: true,
+  perFrame: true,
+  floor: 10,
+  drivers: CDP_ONLY,
+  description: "Frames presented without all the main thread's update (the compositor went ahead); only the trace shows one.",
+});
+export const framesOverBudget = defineMetric({
+  name: 'frames.overBudget',
+  unit: 'frames',
+  kind: 'count',
+  better: 'lower',
+  gate: 'primary',
+  hostDependent: true,
+  perFrame: true,
+  floor: 10,
+  headline: true,
+  drivers: BROWSERS,
+  description: 'Presented frames that took longer than one vsync (16.7 ms at 60 Hz).',
+});
+export const frameMsP50 = defineMetric({
+  name: 'frames.frameMs.p50',
+  unit: 'ms',
+  kind: 'ms',
+  better: 'lower',
+  gate: 'secondary',
+  hostDependent: true,
+  floor: FRAME_MS,
+  drivers: BROWSERS,
+  description: 'Median presented frame duration.',
+});
+export const frameMsP90 = defineMetric({
+  name: 'frames.frameMs.p90',
+  unit: 'ms',
+  kind: 'ms',
+  better: 'lower',
+  gate: 'secondary',
+  hostDependent: true,
+  floor: FRAME_MS,
+  headline: true,
+  drivers: BROWSERS,
+  description: '90th percentile presented frame duration.',
+});
+export const frameMsP99 = defineMetric({
+  name: 'frames.frameMs.p99',
+  unit: 'ms',
+  kind: 'ms',
+  better: 'lower',
+  gate: 'secondary',
+  hostDependent: true,
+  floor: FRAME_MS,
+  drivers: BROWSERS,
+  description: '99th percentile presented frame duration.',
+});
+export const frameMsWorst = defineMetric({
+  name: 'frames.frameMs.worst',
+  unit: 'ms',
+  kind: 'ms',
+  better: 'lower',
+  gate: 'secondary',
+  hostDependent: true,
+  floor: FRAME_MS,
+  drivers: BROWSERS,
+  description: 'Longest presented frame.',
+});
+export const interactionsCount = defineMetric({
+  name: 'interactions.count',
+  unit: 'interactions',
+  kind: 'count',
+  better: 'none',
+  gate: 'never',
+  hostDependent: false,
+  perFrame: true,
+  floor: 1,
+  drivers: CHROMIUM_PROBE,
+  description: 'Discrete interactions (taps, key presses) in the window: set by the scenario, not by the app.',
+});
+export const latencyP50 = defineMetric({
+  name: 'interactions.latencyMs.p50',
+  unit: 'ms',
+  kind: 'ms',
+  better: 'lower',
+  gate: 'secondary',
+  hostDependent: true,
+  floor: 16,
+  drivers: CHROMIUM_PROBE,
+  description: "Median interaction latency (Event Timing: input to next paint). Fast interactions count as 16 ms, Event Timing's floor.",
+});
+export const latencyP90 = defineMetric({
+  name: 'interactions.latencyMs.p90',
+  unit: 'ms',
+  kind: 'ms',
+  better: 'lower',
+  gate: 'secondary',
+  hostDependent: true,
+  floor: 16,
+  headline: true,
+  drivers: CHROMIUM_PROBE,
+  description: '90th percentile interaction latency (Event Timing: input to next paint).',
+});
+export const latencyWorst = defineMetric({
+  name: 'interactions.latencyMs.worst',
+  unit: 'ms',
+  kind: 'ms',
+  better: 'lower',
+  gate: 'secondary',
+  hostDependent: true,
+  floor: 16,
+  drivers: CHROMIUM_PROBE,
+  description: 'Slowest interaction (INP-like for the window).',
+});
+export const longFramesCount = defineMetric({
+  name: 'longFrames.count',
+  unit: 'frames',
+  kind: 'count',
+  better: 'lower',
+  gate: 'secondary',
+  hostDependent: true,
+  perFrame: true,
+  floor: 2,
+  drivers: CHROMIUM_PROBE,
+  description: 'Long animation frames (over 50 ms of main-thread work before the frame).',
+});
+export const longFramesBlockingMs = defineMetric({
+  name: 'longFrames.blockingMs',
+  unit: 'ms',
+  kind: 'ms',
+  better: 'lower',
+  gate: 'primary',
+  hostDependent: true,
+  perFrame: true,
+  floor: 50,
+  headline: true,
+  drivers: CHROMIUM_PROBE,
+  description: 'Main-thread time over 50 ms in each long animation frame, summed: how long input would have waited.',
+});
+export const layouts = defineMetric({
+  name: 'counters.layouts',
+  unit: 'layouts',
+  kind: 'count',
+  better: 'lower',
+  gate: 'primary',
+  hostDependent: false,
+  perFrame: true,
+  floor: 1,
+  headline: true,
+  drivers: CDP_ONLY,
+  description: "Layouts the renderer ran (Performance.getMetrics LayoutCount): the app's own work.",
+});
+export const styleRecalcs = defineMetric({
+  name: 'counters.styleRecalcs',
+  unit: 'recalcs',
+  kind: 'count',
+  better: 'lower',
+  gate: 'primary',
+  hostDependent: false,
+  perFrame: true,
+  floor: 1,
+  headline: true,
+  drivers: CDP_ONLY,
+  description: "Style recalculations (RecalcStyleCount): the app's own work.",
+});
 // Promotable (PRIMARY_BY_NOISE): script time and task time are the main thread's own work, the first
 // place a busy handler or a heavier render shows (+43% on a data grid whose scroll handler gained 8 ms,
 // tight interval, while it stayed "info"); too noisy to gate everywhere (scriptMs 21–140% CV, taskMs 13–26%
 // on the demo, bench/noise.ts), so they decide only where the baseline shows them quiet. Layout and style
 // time are not: their counts (counters.layouts, counters.styleRecalcs) already gate that work, without noise.
-export const scriptMs = defineMetric({ name: 'counters.scriptMs', unit: 'ms', kind: 'ms', better: 'lower', gate: 'secondary', hostDependent: true, perFrame: true, floor: 10, promote: true, drivers: CDP_ONLY, description: 'Wall time spent running script (ScriptDuration).' });
-export const layoutMs = defineMetric({ name: 'counters.layoutMs', unit: 'ms', kind: 'ms', better: 'lower', gate: 'secondary', hostDependent: true, perFrame: true, floor: 10, drivers: CDP_ONLY, description: 'Wall time spent in layout (LayoutDuration).' });
-export const styleMs = defineMetric({ name: 'counters.styleMs', unit: 'ms', kind: 'ms', better: 'lower', gate: 'secondary', hostDependent: true, perFrame: true, floor: 10, drivers: CDP_ONLY, description: 'Wall time spent recalculating style (RecalcStyleDuration).' });
-export const taskMs = defineMetric({ name: 'counters.taskMs', unit: 'ms', kind: 'ms', better: 'lower', gate: 'secondary', hostDependent: true, perFrame: true, floor: 10, promote: true, drivers: CDP_ONLY, description: 'Wall time of all main-thread tasks (TaskDuration).' });
-export const threadCpuMs = defineMetric({ name: 'counters.threadCpuMs', unit: 'ms', kind: 'ms', better: 'lower', gate: 'primary', hostDependent: true, perFrame: true, floor: 10, headline: true, drivers: CDP_ONLY, description: 'CPU time of the page\'s main thread (ThreadTime): its work without the time it waited for a core.' });
-export const processCpuMs = defineMetric({ name: 'counters.processCpuMs', unit: 'ms', kind: 'ms', better: 'lower', gate: 'secondary', hostDependent: true, perFrame: true, floor: 10, drivers: CDP_ONLY, description: 'CPU time of the renderer process, every thread (ProcessTime; 10 ms clock ticks).' });
-export const heapDeltaBytes = defineMetric({ name: 'counters.heapDeltaBytes', unit: 'bytes', kind: 'bytes', better: 'none', gate: 'never', hostDependent: false, floor: 1024 * 1024, drivers: CDP_ONLY, description: 'Change in used JS heap over the window: garbage collection timing dominates it, so it has no better direction.' });
-export const domNodesDelta = defineMetric({ name: 'counters.domNodesDelta', unit: 'nodes', kind: 'count', better: 'lower', gate: 'secondary', hostDependent: false, floor: 10, drivers: CDP_ONLY, description: 'Change in live DOM nodes over the window (growth that stays may be a leak).' });
-export const layoutShiftScore = defineMetric({ name: 'layoutShift.score', unit: 'score', kind: 'score', better: 'lower', gate: 'secondary', hostDependent: false, floor: 0.1, drivers: CHROMIUM_PROBE, description: 'Layout shift score over the window (Layout Instability API, CLS-style sum).' });
+export const scriptMs = defineMetric({
+  name: 'counters.scriptMs',
+  unit: 'ms',
+  kind: 'ms',
+  better: 'lower',
+  gate: 'secondary',
+  hostDependent: true,
+  perFrame: true,
+  floor: 10,
+  promote: true,
+  drivers: CDP_ONLY,
+  description: 'Wall time spent running script (ScriptDuration).',
+});
+export const layoutMs = defineMetric({
+  name: 'counters.layoutMs',
+  unit: 'ms',
+  kind: 'ms',
+  better: 'lower',
+  gate: 'secondary',
+  hostDependent: true,
+  perFrame: true,
+  floor: 10,
+  drivers: CDP_ONLY,
+  description: 'Wall time spent in layout (LayoutDuration).',
+});
+export const styleMs = defineMetric({
+  name: 'counters.styleMs',
+  unit: 'ms',
+  kind: 'ms',
+  better: 'lower',
+  gate: 'secondary',
+  hostDependent: true,
+  perFrame: true,
+  floor: 10,
+  drivers: CDP_ONLY,
+  description: 'Wall time spent recalculating style (RecalcStyleDuration).',
+});
+export const taskMs = defineMetric({
+  name: 'counters.taskMs',
+  unit: 'ms',
+  kind: 'ms',
+  better: 'lower',
+  gate: 'secondary',
+  hostDependent: true,
+  perFrame: true,
+  floor: 10,
+  promote: true,
+  drivers: CDP_ONLY,
+  description: 'Wall time of all main-thread tasks (TaskDuration).',
+});
+export const threadCpuMs = defineMetric({
+  name: 'counters.threadCpuMs',
+  unit: 'ms',
+  kind: 'ms',
+  better: 'lower',
+  gate: 'primary',
+  hostDependent: true,
+  perFrame: true,
+  floor: 10,
+  headline: true,
+  drivers: CDP_ONLY,
+  description: "CPU time of the page's main thread (ThreadTime): its work without the time it waited for a core.",
+});
+export const processCpuMs = defineMetric({
+  name: 'counters.processCpuMs',
+  unit: 'ms',
+  kind: 'ms',
+  better: 'lower',
+  gate: 'secondary',
+  hostDependent: true,
+  perFrame: true,
+  floor: 10,
+  drivers: CDP_ONLY,
+  description: 'CPU time of the renderer process, every thread (ProcessTime; 10 ms clock ticks).',
+});
+export const heapDeltaBytes = defineMetric({
+  name: 'counters.heapDeltaBytes',
+  unit: 'bytes',
+  kind: 'bytes',
+  better: 'none',
+  gate: 'never',
+  hostDependent: false,
+  floor: 1024 * 1024,
+  drivers: CDP_ONLY,
+  description: 'Change in used JS heap over the window: garbage collection timing dominates it, so it has no better direction.',
+});
+export const domNodesDelta = defineMetric({
+  name: 'counters.domNodesDelta',
+  unit: 'nodes',
+  kind: 'count',
+  better: 'lower',
+  gate: 'secondary',
+  hostDependent: false,
+  floor: 10,
+  drivers: CDP_ONLY,
+  description: 'Change in live DOM nodes over the window (growth that stays may be a leak).',
+});
+export const layoutShiftScore = defineMetric({
+  name: 'layoutShift.score',
+  unit: 'score',
+  kind: 'score',
+  better: 'lower',
+  gate: 'secondary',
+  hostDependent: false,
+  floor: 0.1,
+  drivers: CHROMIUM_PROBE,
+  description: 'Layout shift score over the window (Layout Instability API, CLS-style sum).',
+});
 const LOCAL_PROCESS: readonly DriverName[] = ['webdriver-chromium', 'webdriver-webkit', 'pty'];
 const PTY: readonly DriverName[] = ['pty'];
 // Over CDP the renderer's CPU is counters.processCpuMs; /proc is read where there are no counters.
-export const webProcessCpuMs = defineMetric({ name: 'process.cpuMs', unit: 'ms', kind: 'ms', better: 'lower', gate: 'secondary', hostDependent: true, perFrame: true, floor: 10, drivers: LOCAL_PROCESS, description: 'CPU time over the window, from /proc (10 ms clock ticks): a browser\'s web content processes (a WebDriver server this harness started), or a terminal program\'s process tree.' });
+export const webProcessCpuMs = defineMetric({
+  name: 'process.cpuMs',
+  unit: 'ms',
+  kind: 'ms',
+  better: 'lower',
+  gate: 'secondary',
+  hostDependent: true,
+  perFrame: true,
+  floor: 10,
+  drivers: LOCAL_PROCESS,
+  description:
+    "CPU time over the window, from /proc (10 ms clock ticks): a browser's web content processes (a WebDriver server this harness started), or a terminal program's process tree.",
+});
 // 4 MiB: below it, a change in peak memory is allocator and GC timing, not the app.
-export const webProcessMaxRssBytes = defineMetric({ name: 'process.maxRssBytes', unit: 'bytes', kind: 'bytes', better: 'lower', gate: 'secondary', hostDependent: false, floor: 4 * 1024 * 1024, drivers: LOCAL_PROCESS, description: 'Peak resident memory (VmHWM from /proc): of the largest web content process, or of a terminal program\'s tree.' });
+export const webProcessMaxRssBytes = defineMetric({
+  name: 'process.maxRssBytes',
+  unit: 'bytes',
+  kind: 'bytes',
+  better: 'lower',
+  gate: 'secondary',
+  hostDependent: false,
+  floor: 4 * 1024 * 1024,
+  drivers: LOCAL_PROCESS,
+  description: "Peak resident memory (VmHWM from /proc): of the largest web content process, or of a terminal program's tree.",
+});
 // A keystroke's echo on a local terminal takes well under a millisecond: 1 ms is below what anyone sees.
-export const terminalLatencyP50 = defineMetric({ name: 'terminal.latencyMs.p50', unit: 'ms', kind: 'ms', better: 'lower', gate: 'primary', hostDependent: true, floor: 1, drivers: PTY, description: 'Median input latency of a terminal program: input written to the last byte of its response (the screen settled).' });
-export const terminalLatencyP90 = defineMetric({ name: 'terminal.latencyMs.p90', unit: 'ms', kind: 'ms', better: 'lower', gate: 'secondary', hostDependent: true, floor: 1, drivers: PTY, description: '90th percentile input latency of a terminal program.' });
-export const terminalLatencyWorst = defineMetric({ name: 'terminal.latencyMs.worst', unit: 'ms', kind: 'ms', better: 'lower', gate: 'secondary', hostDependent: true, floor: 1, drivers: PTY, description: 'Slowest input of the window on a terminal program.' });
+export const terminalLatencyP50 = defineMetric({
+  name: 'terminal.latencyMs.p50',
+  unit: 'ms',
+  kind: 'ms',
+  better: 'lower',
+  gate: 'primary',
+  hostDependent: true,
+  floor: 1,
+  drivers: PTY,
+  description: 'Median input latency of a terminal program: input written to the last byte of its response (the screen settled).',
+});
+export const terminalLatencyP90 = defineMetric({
+  name: 'terminal.latencyMs.p90',
+  unit: 'ms',
+  kind: 'ms',
+  better: 'lower',
+  gate: 'secondary',
+  hostDependent: true,
+  floor: 1,
+  drivers: PTY,
+  description: '90th percentile input latency of a terminal program.',
+});
+export const terminalLatencyWorst = defineMetric({
+  name: 'terminal.latencyMs.worst',
+  unit: 'ms',
+  kind: 'ms',
+  better: 'lower',
+  gate: 'secondary',
+  hostDependent: true,
+  floor: 1,
+  drivers: PTY,
+  description: 'Slowest input of the window on a terminal program.',
+});
 // 1 KiB: below it a change is a status line redrawn, not the program doing more.
-export const terminalBytesOut = defineMetric({ name: 'terminal.bytesOut', unit: 'bytes', kind: 'bytes', better: 'lower', gate: 'primary', hostDependent: false, floor: 1024, drivers: PTY, description: 'Bytes the terminal program wrote in the window: what it redraws (the app\'s own work).' });
-export const stepMs = defineMetric({ name: 'steps.<label>.ms', unit: 'ms', kind: 'ms', better: 'lower', gate: 'secondary', hostDependent: true, floor: FRAME_MS, drivers: EVERY_DRIVER, description: 'Wall time of one measured step (a label used twice sums).' });
+export const terminalBytesOut = defineMetric({
+  name: 'terminal.bytesOut',
+  unit: 'bytes',
+  kind: 'bytes',
+  better: 'lower',
+  gate: 'primary',
+  hostDependent: false,
+  floor: 1024,
+  drivers: PTY,
+  description: "Bytes the terminal program wrote in the window: what it redraws (the app's own work).",
+});
+export const stepMs = defineMetric({
+  name: 'steps.<label>.ms',
+  unit: 'ms',
+  kind: 'ms',
+  better: 'lower',
+  gate: 'secondary',
+  hostDependent: true,
+  floor: FRAME_MS,
+  drivers: EVERY_DRIVER,
+  description: 'Wall time of one measured step (a label used twice sums).',
+});
 
 /** Every metric, in the order a reader scans them (reports, tables, docs). */
 export const METRICS: readonly MetricDefinition[] = [
@@ -206,13 +575,15 @@ export const MAX_PRIMARY = 8;
 export const PRIMARY_BY_NOISE = {
   name: 'primaries by noise',
   description:
-    'A default primary metric whose baseline is too noisy to tell a warn-size change within maxRepeat repeats per arm is '
-    + 'demoted to secondary ("too noisy here to judge ±10%: CV 48% (needs ~300 repeats per arm…)"), and a promotable one '
-    + `(${METRICS.filter((d) => d.promote).map((d) => `\`${d.name}\``).join(', ')}) quiet enough to tell it within half of maxRepeat `
-    + `becomes primary, never past ${MAX_PRIMARY} primaries. Noise is the baseline's robust CV (1.4826 · MAD / median, against the `
-    + 'metric\'s floor when the median is below it), sized for the rank test at the compare\'s α with 80% power; a sequential '
-    + 'compare fixes the choice at its first look and records it, and below 3 baseline repeats the registry\'s default stands. '
-    + 'A scenario\'s `gate.metrics` overrides the rule: no demotion, no promotion.',
+    'A default primary metric whose baseline is too noisy to tell a warn-size change within maxRepeat repeats per arm is ' +
+    'demoted to secondary ("too noisy here to judge ±10%: CV 48% (needs ~300 repeats per arm…)"), and a promotable one ' +
+    `(${METRICS.filter((d) => d.promote)
+      .map((d) => `\`${d.name}\``)
+      .join(', ')}) quiet enough to tell it within half of maxRepeat ` +
+    `becomes primary, never past ${MAX_PRIMARY} primaries. Noise is the baseline's robust CV (1.4826 · MAD / median, against the ` +
+    "metric's floor when the median is below it), sized for the rank test at the compare's α with 80% power; a sequential " +
+    "compare fixes the choice at its first look and records it, and below 3 baseline repeats the registry's default stands. " +
+    "A scenario's `gate.metrics` overrides the rule: no demotion, no promotion.",
   /** Below 3 baseline repeats a median absolute deviation is half the gap of two values, not a spread. */
   minBaselineRepeats: 3,
   /**
@@ -339,7 +710,11 @@ export function metricsMarkdown(): string {
     const dir = d.better === 'none' ? 'none' : `${d.better}`;
     return `| ${markdownName(d)} | ${d.unit} | ${dir} | ${d.gate}${d.promote ? ' (promotable)' : ''} | ${d.hostDependent ? 'yes' : 'no'} | ${d.floor} | ${d.drivers.join(', ')} | ${d.description.replace(/\|/g, '\\|')} |`;
   });
-  return ['| metric | unit | better | gate | host-dependent | floor | drivers | what it measures |', '|:--|:--|:--|:--|:--|--:|:--|:--|', ...rows].join('\n');
+  return [
+    '| metric | unit | better | gate | host-dependent | floor | drivers | what it measures |',
+    '|:--|:--|:--|:--|:--|--:|:--|:--|',
+    ...rows,
+  ].join('\n');
 }
 
 /** The README's paragraph on how the primary family follows the baseline's noise, generated from the rule's declaration. */

@@ -105,8 +105,14 @@ function judgeOne(c: NoiseCandidate, alpha: number): NoiseChoice {
   const reach = effectiveReach(c.reach);
   const reachWords = Math.round(reach);
   const noise = `CV ${pct(cvPct)} (${needWords(needRepeats)}`;
-  const choice = (primary: boolean, change: NoiseChoice['change'], why: string): NoiseChoice =>
-    ({ metric: c.metric, primary, change, cvPct, needRepeats, why });
+  const choice = (primary: boolean, change: NoiseChoice['change'], why: string): NoiseChoice => ({
+    metric: c.metric,
+    primary,
+    change,
+    cvPct,
+    needRepeats,
+    why,
+  });
   const size = `±${c.warnPct}%`;
   if (isDefault) {
     const within = `${noise}, at most ${reachWords} here)`;

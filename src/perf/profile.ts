@@ -67,7 +67,8 @@ export function readProfile(profile: CpuProfile, offsetMs: number, window: { sta
     byId.set(node.id, node);
     for (const c of node.children ?? []) parent.set(c, node.id);
   }
-  const isNative = (n: CpuProfileNode): boolean => !n.callFrame.url && n.callFrame.scriptId === '0' && !n.callFrame.functionName.startsWith('(');
+  const isNative = (n: CpuProfileNode): boolean =>
+    !n.callFrame.url && n.callFrame.scriptId === '0' && !n.callFrame.functionName.startsWith('(');
   const nodeFn = new Map<number, number>();
   const fnOf = (n: CpuProfileNode): number => {
     const cached = nodeFn.get(n.id);
@@ -173,7 +174,13 @@ export function blocksByCount(p: ProfileData, frameOf: (at: number) => number): 
   for (const [fn, frames] of seen) {
     const f = p.functions[fn]!;
     const ms = p.selfMs[fn] ?? 0;
-    out.push({ name: f.name, url: locationOf(f), selfMs: round(ms), share: round(p.busyMs > 0 ? ms / p.busyMs : 0, 3), frames: frames.size });
+    out.push({
+      name: f.name,
+      url: locationOf(f),
+      selfMs: round(ms),
+      share: round(p.busyMs > 0 ? ms / p.busyMs : 0, 3),
+      frames: frames.size,
+    });
   }
   return out.sort((a, b) => (b.frames ?? 0) - (a.frames ?? 0) || b.selfMs - a.selfMs);
 }

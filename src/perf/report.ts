@@ -2,7 +2,17 @@
  * A closed session's raw data → the bounded report perf_end returns (and perf run stores per repeat):
  * flat metrics, coverage, env, summary, counters, interactions, ranked insights, `omitted`.
  */
-import { BEGIN_MARK, END_MARK, PERF_PROBE_URL, type Checkpoint, type PerfMode, type ProbeMessage, type RawSession, type SessionEnv, type SourceName } from '../drivers/measure.js';
+import {
+  BEGIN_MARK,
+  END_MARK,
+  PERF_PROBE_URL,
+  type Checkpoint,
+  type PerfMode,
+  type ProbeMessage,
+  type RawSession,
+  type SessionEnv,
+  type SourceName,
+} from '../drivers/measure.js';
 import { quantile } from './stats.js';
 import { FRAME_BUDGET_MS, framesFromRaf, framesFromTrace, type FrameRecord, type FrameStats } from './frames.js';
 import { blocksByCount, blocksBySelf, readProfile, round, type Block, type ProfileData } from './profile.js';
@@ -92,7 +102,18 @@ export function buildReport(raw: RawSession, spans: readonly StepSpan[]): { repo
 
   // The process source is one only a driver that tried it (WebDriver) reports: CDP has its counters.
   const triedProcess = raw.process !== undefined || missing.process !== undefined;
-  const sources: SourceName[] = ['frames', 'liveness', 'interactions', 'longFrames', 'counters', 'layoutShift', 'trace', ...(raw.mode === 'attribution' ? (['profile'] as const) : []), ...(triedProcess ? (['process'] as const) : []), ...(raw.terminal ? (['terminal'] as const) : [])];
+  const sources: SourceName[] = [
+    'frames',
+    'liveness',
+    'interactions',
+    'longFrames',
+    'counters',
+    'layoutShift',
+    'trace',
+    ...(raw.mode === 'attribution' ? (['profile'] as const) : []),
+    ...(triedProcess ? (['process'] as const) : []),
+    ...(raw.terminal ? (['terminal'] as const) : []),
+  ];
   const coverage: Coverage = {};
   const missingReasons: Partial<Record<SourceName, string>> = {};
   for (const s of sources) {
@@ -123,7 +144,13 @@ export function buildReport(raw: RawSession, spans: readonly StepSpan[]): { repo
       coverage,
       missingReasons,
       env,
-      summary: { durationMs, budgetMs: FRAME_BUDGET_MS, livenessFrames: framesSeen ?? null, frameSource: frames?.source ?? null, vsyncs: frames?.slots ?? null },
+      summary: {
+        durationMs,
+        budgetMs: FRAME_BUDGET_MS,
+        livenessFrames: framesSeen ?? null,
+        frameSource: frames?.source ?? null,
+        vsyncs: frames?.slots ?? null,
+      },
       counters: {},
       interactions: [],
       insights: [],
@@ -209,7 +236,10 @@ export function buildReport(raw: RawSession, spans: readonly StepSpan[]): { repo
   const longFrames = loafsOf(raw.messages, raw.startedAt);
   if (coverage.longFrames === 'read') {
     put(M.longFramesCount, longFrames.length);
-    put(M.longFramesBlockingMs, longFrames.reduce((s, l) => s + l.blockingMs, 0));
+    put(
+      M.longFramesBlockingMs,
+      longFrames.reduce((s, l) => s + l.blockingMs, 0),
+    );
   }
 
   // Counters.
@@ -235,7 +265,11 @@ export function buildReport(raw: RawSession, spans: readonly StepSpan[]): { repo
 
   // Layout shift.
   if (coverage.layoutShift === 'read') {
-    put(M.layoutShiftScore, raw.messages.reduce((s, m) => s + (m.kind === 'shift' ? m.value : 0), 0), 4);
+    put(
+      M.layoutShiftScore,
+      raw.messages.reduce((s, m) => s + (m.kind === 'shift' ? m.value : 0), 0),
+      4,
+    );
   }
 
   // Steps.
@@ -265,7 +299,20 @@ export function buildReport(raw: RawSession, spans: readonly StepSpan[]): { repo
 
   const layouts = raw.trace && offsetMs !== undefined ? layoutsFromTrace(raw.trace, window, offsetMs) : undefined;
 
-  const analysis: Analysis = { raw, metrics, frames, painted, interactions, longFrames, profile, blocksBySelf: bySelf, layouts, coverage, missingReasons, frameOf };
+  const analysis: Analysis = {
+    raw,
+    metrics,
+    frames,
+    painted,
+    interactions,
+    longFrames,
+    profile,
+    blocksBySelf: bySelf,
+    layouts,
+    coverage,
+    missingReasons,
+    frameOf,
+  };
   const { insights, details, omitted: insightsOmitted } = runInsights(analysis);
 
   const worstFrames = [...presented]
@@ -295,27 +342,42 @@ export function buildReport(raw: RawSession, spans: readonly StepSpan[]): { repo
           partial: frames.partial,
           overBudget: frames.overBudget,
           vsyncMs: frames.vsyncMs,
-          frameMs: frameMs.length ? { p50: metrics['frames.frameMs.p50'], p90: metrics['frames.frameMs.p90'], p99: metrics['frames.frameMs.p99'], worst: metrics['frames.frameMs.worst'] } : null,
+          frameMs: frameMs.length
+            ? {
+                p50: metrics['frames.frameMs.p50'],
+                p90: metrics['frames.frameMs.p90'],
+                p99: metrics['frames.frameMs.p99'],
+                worst: metrics['frames.frameMs.worst'],
+              }
+            : null,
           worst: worstFrames,
         }
       : null,
     livenessFrames: liveness ?? null,
     blocksBySelf: bySelf.slice(0, TOP_BLOCKS),
     blocksByCount: byCount.slice(0, TOP_BLOCKS),
-    longFrames: { count: longFrames.length, blockingMs: round(longFrames.reduce((s, l) => s + l.blockingMs, 0)), scripts: loafScripts.slice(0, TOP_LOAF_SCRIPTS) },
+    longFrames: {
+      count: longFrames.length,
+      blockingMs: round(longFrames.reduce((s, l) => s + l.blockingMs, 0)),
+      scripts: loafScripts.slice(0, TOP_LOAF_SCRIPTS),
+    },
     layoutShift: metrics['layoutShift.score'] ?? null,
     steps: stepRows.slice(0, TOP_STEPS),
-    marks: raw.marks.filter((m) => m.name !== BEGIN_MARK && m.name !== END_MARK).map((m) => ({ name: m.name, atMs: round(m.at - raw.startedAt, 1) })),
+    marks: raw.marks
+      .filter((m) => m.name !== BEGIN_MARK && m.name !== END_MARK)
+      .map((m) => ({ name: m.name, atMs: round(m.at - raw.startedAt, 1) })),
     navigations: raw.navigations,
     trace: raw.trace ? { events: raw.trace.events.length, bytes: raw.trace.bytes, dataLoss: raw.trace.dataLoss } : null,
   };
   if (raw.phases && raw.trace && offsetMs !== undefined) {
     const phases = phasesFromTrace(raw.trace, window, offsetMs);
-    if (phases) summary.phases = { ...phases, perFrame: Object.fromEntries(Object.entries(phases).map(([k, v]) => [k, round(v / painted, 3)])) };
+    if (phases)
+      summary.phases = { ...phases, perFrame: Object.fromEntries(Object.entries(phases).map(([k, v]) => [k, round(v / painted, 3)])) };
   }
   const warnings: string[] = [];
   if (raw.trace?.dataLoss) warnings.push('the trace buffer overflowed: some trace events were lost (frames may be undercounted)');
-  if (raw.mode === 'attribution') warnings.push('attribution mode: the CPU profiler inflates milliseconds; use them to rank, compare timing-mode milliseconds');
+  if (raw.mode === 'attribution')
+    warnings.push('attribution mode: the CPU profiler inflates milliseconds; use them to rank, compare timing-mode milliseconds');
   const report: PerfReport = {
     sessionToken: raw.token,
     refused: false,
@@ -326,7 +388,10 @@ export function buildReport(raw: RawSession, spans: readonly StepSpan[]): { repo
     env,
     summary,
     counters,
-    interactions: interactions.slice().sort((a, b) => b.latencyMs - a.latencyMs).slice(0, TOP_INTERACTIONS),
+    interactions: interactions
+      .slice()
+      .sort((a, b) => b.latencyMs - a.latencyMs)
+      .slice(0, TOP_INTERACTIONS),
     insights,
     omitted,
     ...(warnings.length ? { warnings } : {}),
@@ -337,7 +402,9 @@ export function buildReport(raw: RawSession, spans: readonly StepSpan[]): { repo
 
 function whyNothing(frames: FrameStats | undefined): string {
   if (frames?.source !== 'trace') return 'a hidden, frozen or background page runs no animation frames';
-  return frames.slots <= 1 ? 'no vsync reached it: a hidden, frozen or background page' : `${frames.slots} vsyncs reached it but nothing changed on screen`;
+  return frames.slots <= 1
+    ? 'no vsync reached it: a hidden, frozen or background page'
+    : `${frames.slots} vsyncs reached it but nothing changed on screen`;
 }
 
 /**
@@ -410,7 +477,15 @@ function loafsOf(messages: readonly ProbeMessage[], startedAt: number): LongFram
       durationMs: round(m.durationMs, 1),
       blockingMs: round(m.blockingMs, 1),
       // The harness's own probe is not the page's work.
-      scripts: m.scripts.filter((s) => s.sourceURL !== PERF_PROBE_URL).map((s) => ({ sourceURL: s.sourceURL, function: s.sourceFunctionName, invoker: s.invoker, durationMs: round(s.durationMs, 1), forcedLayoutMs: round(s.forcedStyleAndLayoutMs, 1) })),
+      scripts: m.scripts
+        .filter((s) => s.sourceURL !== PERF_PROBE_URL)
+        .map((s) => ({
+          sourceURL: s.sourceURL,
+          function: s.sourceFunctionName,
+          invoker: s.invoker,
+          durationMs: round(s.durationMs, 1),
+          forcedLayoutMs: round(s.forcedStyleAndLayoutMs, 1),
+        })),
     });
   }
   return out;
@@ -445,7 +520,16 @@ function bound(report: PerfReport): void {
 }
 
 // Cumulative Performance.getMetrics counters (summed across documents) and gauges (last minus first).
-const COUNTER_METRICS = ['LayoutCount', 'RecalcStyleCount', 'LayoutDuration', 'RecalcStyleDuration', 'ScriptDuration', 'TaskDuration', 'ThreadTime', 'ProcessTime'] as const;
+const COUNTER_METRICS = [
+  'LayoutCount',
+  'RecalcStyleCount',
+  'LayoutDuration',
+  'RecalcStyleDuration',
+  'ScriptDuration',
+  'TaskDuration',
+  'ThreadTime',
+  'ProcessTime',
+] as const;
 const GAUGE_METRICS = ['JSHeapUsedSize', 'Nodes'] as const;
 
 /** Counter deltas over the checkpoints: a value that went down restarted with a new document. */

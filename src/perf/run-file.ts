@@ -65,7 +65,16 @@ export type RepeatRecord =
   | (RepeatBase & { status: 'measured'; report: PerfReportRecord })
   /** The page rendered nothing in the window: no metrics, left out of the medians. */
   | (RepeatBase & { status: 'refused'; reason: string; report?: PerfReportRecord })
-  | (RepeatBase & { status: 'failed'; failure: { phase: 'restart' | 'setup' | 'steps' | 'measure'; step?: string; label?: string; error: StepErrorInfo; screenshot?: string } });
+  | (RepeatBase & {
+      status: 'failed';
+      failure: {
+        phase: 'restart' | 'setup' | 'steps' | 'measure';
+        step?: string;
+        label?: string;
+        error: StepErrorInfo;
+        screenshot?: string;
+      };
+    });
 
 /** What perf_end produced for one repeat, as kept in the run file. */
 export interface PerfReportRecord {
@@ -89,14 +98,46 @@ export interface BudgetResult {
 
 export interface RunEnv {
   tool: { name: 'rehearse'; version: string };
-  browser: { product: string; userAgent: string; headless: boolean; executablePath?: string; endpoint?: string; /** Set when not the default cdp: the driver and engine of the run. */ driver?: 'webdriver' | 'pty'; engine?: 'chromium' | 'webkit' };
-  host: { platform: string; arch: string; cpuModel: string; cpus: number; memoryBytes: number; loadAverage: number[]; node: string; hostname: string };
+  browser: {
+    product: string;
+    userAgent: string;
+    headless: boolean;
+    executablePath?: string;
+    endpoint?: string;
+    /** Set when not the default cdp: the driver and engine of the run. */ driver?: 'webdriver' | 'pty';
+    engine?: 'chromium' | 'webkit';
+  };
+  host: {
+    platform: string;
+    arch: string;
+    cpuModel: string;
+    cpus: number;
+    memoryBytes: number;
+    loadAverage: number[];
+    node: string;
+    hostname: string;
+  };
   restartMode: 'reload' | 'context' | 'browser';
   viewport: { width: number; height: number; dpr: number; mobile: boolean; touch: boolean };
   cpuThrottle: number;
   /** The scenario's network throttling, acknowledged by the page's target at every clean restart (Chromium has no getter); absent when not throttled. */
-  network?: { profile: string; offline: boolean; latencyMs: number; downloadKbps: number; uploadKbps: number; /** What the page's navigator.connection reports (Chromium feeds it the emulated values, rounded). */ page?: { rttMs: number; downlinkKbps: number } };
-  app: { kind: 'serve' | 'command' | 'url' | 'desktop' | 'terminal'; url: string; /** app.terminal: the program run. */ terminal?: { command: string; args: string[] }; /** app.desktop: the binary, and the driver that started it. */ desktop?: { binary: string; driver: 'tauri' | 'webkit' } };
+  network?: {
+    profile: string;
+    offline: boolean;
+    latencyMs: number;
+    downloadKbps: number;
+    uploadKbps: number;
+    /** What the page's navigator.connection reports (Chromium feeds it the emulated values, rounded). */ page?: {
+      rttMs: number;
+      downlinkKbps: number;
+    };
+  };
+  app: {
+    kind: 'serve' | 'command' | 'url' | 'desktop' | 'terminal';
+    url: string;
+    /** app.terminal: the program run. */ terminal?: { command: string; args: string[] };
+    /** app.desktop: the binary, and the driver that started it. */ desktop?: { binary: string; driver: 'tauri' | 'webkit' };
+  };
 }
 
 export interface RunFile {
@@ -253,11 +294,11 @@ const BLOCK_SCHEMA = record('A function.', {
 // A function's name and "path:line:col" as a profile gives them: long minified names and data: URLs
 // exist, so text up to a path's length.
 const PLACE_FIELDS = {
-  name: name('The function\'s name, or a VM bucket like (garbage collector).'),
+  name: name("The function's name, or a VM bucket like (garbage collector)."),
   url: name('"path:line:col", or a bucket name.'),
 };
 const ATTRIBUTION_SCHEMA = record(
-  'Where the main thread went in this attribution repeat (the caps are perf\'s own; compare diffs these).',
+  "Where the main thread went in this attribution repeat (the caps are perf's own; compare diffs these).",
   {
     functions: list(
       'Page functions by self ms over the measured window.',
@@ -275,16 +316,17 @@ const ATTRIBUTION_SCHEMA = record(
     ),
     longTasks: list(
       'Main-thread tasks over 50 ms, charged to the function with the most self time in each.',
-      record('A function.', { ...PLACE_FIELDS, ms: ms('The tasks\' time, ms.'), count: count('How many.') }, [
-        'name', 'url', 'ms', 'count',
-      ]),
+      record('A function.', { ...PLACE_FIELDS, ms: ms("The tasks' time, ms."), count: count('How many.') }, ['name', 'url', 'ms', 'count']),
       MAX_LONG_TASKS,
     ),
     stacks: list(
       'Folded stacks, heaviest first.',
       record(
         'A stack.',
-        { frames: list('Frames root → leaf, each "name path:line:col".', name('A frame.'), MAX_STACK_DEPTH), selfMs: ms('Self ms of its leaf.') },
+        {
+          frames: list('Frames root → leaf, each "name path:line:col".', name('A frame.'), MAX_STACK_DEPTH),
+          selfMs: ms('Self ms of its leaf.'),
+        },
         ['frames', 'selfMs'],
       ),
       MAX_STACKS,
@@ -298,7 +340,7 @@ const REPORT_SCHEMA = record(
   {
     metrics: map('Metric names to values.', nullable(finite('A value.'), 'A value, or null.'), MAX_METRICS, MAX_NAME_CHARS),
     coverage: map('Which metric sources were read.', name('read or missing.'), MAX_METRICS, MAX_NAME_CHARS),
-    summary: record('The repeat\'s summary: its worst frames and top functions are drawn.', {
+    summary: record("The repeat's summary: its worst frames and top functions are drawn.", {
       // null where the driver has no frames (a terminal run).
       frames: nullable(record('Frame statistics.', { worst: list('The longest frames.', WORST_FRAME_SCHEMA, MAX_LIST_ITEMS) }), 'Or null.'),
       blocksBySelf: nullable(list('Functions by self time.', BLOCK_SCHEMA, MAX_LIST_ITEMS), 'Or null.'),
@@ -312,11 +354,11 @@ const HOST_RECORD_SCHEMA = record(
   'How fast and how busy the host was around this repeat (a calibration loop in the runner, and what the OS reports).',
   {
     benchmarkIndex: finite(
-      'Work units per ms of a fixed calibration loop run just before the measured window (median of short slices); '
-        + 'lower is a slower or busier host.',
+      'Work units per ms of a fixed calibration loop run just before the measured window (median of short slices); ' +
+        'lower is a slower or busier host.',
       { minimum: 0 },
     ),
-    loadAverage1: finite('The machine\'s 1-minute load average at the calibration; 0 where the OS has none.', { minimum: 0 }),
+    loadAverage1: finite("The machine's 1-minute load average at the calibration; 0 where the OS has none.", { minimum: 0 }),
     stealPct: finite('CPU time the hypervisor gave to other guests over the repeat, % of all CPU time; 0 where not reported.', {
       minimum: 0,
       maximum: 100,
@@ -332,7 +374,7 @@ const REPEAT_BASE = {
   warmup: flag('A warmup repeat, left out of the summary.'),
   wallMs: ms('Wall time of the whole repeat, ms.'),
   phasesMs: map('Where the wall time went, ms, by phase.', ms('ms.'), 16, 64),
-  steps: list('The repeat\'s steps.', STEP_RECORD_SCHEMA, MAX_LIST_ITEMS),
+  steps: list("The repeat's steps.", STEP_RECORD_SCHEMA, MAX_LIST_ITEMS),
   startedAt: name('When the repeat began (ISO time).'),
   sequence: count('Position in the interleaved order of perf run --against.'),
   host: HOST_RECORD_SCHEMA,
@@ -353,11 +395,10 @@ const FAILURE_SCHEMA = record(
 
 const REPEAT_SCHEMA = tagged('One repeat: measured, refused (nothing rendered) or failed.', 'status', [
   record('A measured repeat.', { ...REPEAT_BASE, status: tag('measured'), report: REPORT_SCHEMA }, [...REPEAT_REQUIRED, 'report']),
-  record(
-    'A refused repeat.',
-    { ...REPEAT_BASE, status: tag('refused'), reason: prose('Why.'), report: REPORT_SCHEMA },
-    [...REPEAT_REQUIRED, 'reason'],
-  ),
+  record('A refused repeat.', { ...REPEAT_BASE, status: tag('refused'), reason: prose('Why.'), report: REPORT_SCHEMA }, [
+    ...REPEAT_REQUIRED,
+    'reason',
+  ]),
   record('A failed repeat.', { ...REPEAT_BASE, status: tag('failed'), failure: FAILURE_SCHEMA }, [...REPEAT_REQUIRED, 'failure']),
 ]);
 
@@ -376,7 +417,7 @@ const SUMMARY_STATS_SCHEMA = record(
 
 const percent = (description: string): Schema => finite(description, { minimum: 0 });
 const THRESHOLDS_SCHEMA = record(
-  'The scenario\'s thresholds, percent.',
+  "The scenario's thresholds, percent.",
   {
     warnPct: percent('Warn past this regression, %.'),
     errorPct: percent('Fail past this regression, %.'),
@@ -402,16 +443,15 @@ const MAX_SCHEMA = record(
   ['a', 'b', 'timingA', 'timingB'],
 );
 
-const CHOSEN_METRIC_SCHEMA = record(
-  'A metric the rule moved.',
-  { metric: name('The metric.'), why: prose('Why, with its noise.') },
-  ['metric', 'why'],
-);
+const CHOSEN_METRIC_SCHEMA = record('A metric the rule moved.', { metric: name('The metric.'), why: prose('Why, with its noise.') }, [
+  'metric',
+  'why',
+]);
 /** PrimaryChoiceRecord's fields: a sequential record's `primaries`, and the compare JSON's `gate.chosen` with a note. */
 export const PRIMARY_CHOICE_FIELDS = {
   by: oneOf(
     ['scenario', 'registry', 'noise'],
-    'The scenario\'s gate.metrics, the registry\'s default (too few baseline repeats), or the noise rule.',
+    "The scenario's gate.metrics, the registry's default (too few baseline repeats), or the noise rule.",
   ),
   look: whole('The look it was chosen at.', 1, MAX_REPEATS),
   metrics: list('The primary family as listed (base names or explicit .perFrame ones).', name('A metric.'), MAX_METRICS),
@@ -527,7 +567,7 @@ const INSIGHT_SCHEMA = record('A ranked finding; its fields are shown as they ar
 });
 
 const SUMMARY_SCHEMA = record(
-  'The run\'s summary.',
+  "The run's summary.",
   {
     repeats: count('All repeats.'),
     measured: count('Measured.'),
@@ -547,7 +587,7 @@ const BUDGET_SCHEMA = record(
     metric: name('Its metric.'),
     op: oneOf(['<', '<=', '>', '>='], 'Comparison.'),
     limit: finite('The limit.'),
-    value: nullable(finite('The median.'), 'The run\'s median, or null.'),
+    value: nullable(finite('The median.'), "The run's median, or null."),
     pass: flag('Passed.'),
   },
   ['expr', 'metric', 'op', 'limit', 'value', 'pass'],
@@ -557,7 +597,7 @@ const AGAINST_SCHEMA = record(
   'One arm of perf run --against.',
   {
     role: oneOf(['baseline', 'candidate'], 'Which arm.'),
-    other: name('The other arm\'s run file.'),
+    other: name("The other arm's run file."),
     order: { const: 'ABBA', description: 'Interleaving.' },
   },
   ['role', 'other', 'order'],
@@ -578,7 +618,7 @@ export const RUN_FILE_SCHEMA = record(
     env: ENV_SCHEMA,
     thresholds: THRESHOLDS_SCHEMA,
     summary: SUMMARY_SCHEMA,
-    budgets: list('The scenario\'s budgets, judged.', BUDGET_SCHEMA, MAX_METRICS),
+    budgets: list("The scenario's budgets, judged.", BUDGET_SCHEMA, MAX_METRICS),
     insights: list('Ranked findings of the median repeat.', INSIGHT_SCHEMA, MAX_LIST_ITEMS),
     traces: record('Traces saved beside the run file.', { median: TRACE_REF_SCHEMA, slowest: TRACE_REF_SCHEMA }),
     repeats: list('Every repeat, in order.', REPEAT_SCHEMA, MAX_REPEATS),
@@ -587,7 +627,19 @@ export const RUN_FILE_SCHEMA = record(
     sequential: SEQUENTIAL_SCHEMA,
   },
   [
-    'schemaVersion', 'scenario', 'variant', 'label', 'scenarioFile', 'startedAt', 'finishedAt',
-    'interrupted', 'env', 'thresholds', 'summary', 'budgets', 'insights', 'repeats',
+    'schemaVersion',
+    'scenario',
+    'variant',
+    'label',
+    'scenarioFile',
+    'startedAt',
+    'finishedAt',
+    'interrupted',
+    'env',
+    'thresholds',
+    'summary',
+    'budgets',
+    'insights',
+    'repeats',
   ],
 );

@@ -73,7 +73,9 @@ export function lastSession(host: PerfHost, step: string, token: string | undefi
     throw new PerfError({
       code: 'no_closed_session',
       message: `${step}: no perf session has been closed on this page yet${open ? ` (session ${open.token} is still open)` : ''}`,
-      suggestion: open ? 'call perf_end first, then read its insights' : 'run perf_begin, the steps to measure, then perf_end; then call this again',
+      suggestion: open
+        ? 'call perf_end first, then read its insights'
+        : 'run perf_begin, the steps to measure, then perf_end; then call this again',
     });
   }
   if (token !== undefined && token !== last.token) {

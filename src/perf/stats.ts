@@ -390,7 +390,15 @@ export function mannWhitneyU(a: readonly number[], b: readonly number[]): MannWh
     const total = cum[cum.length - 1]!;
     const lower = cum[u]! / total; // P(U ≤ u)
     const upper = (u === 0 ? total : total - cum[u - 1]!) / total; // P(U ≥ u)
-    return { u, pValue: twoSided(lower, upper), pGreater: upper, pLess: lower, minAttainableP: twoSided(cum[0]! / total, 1), minAttainableOneSidedP: cum[0]! / total, method: 'exact' };
+    return {
+      u,
+      pValue: twoSided(lower, upper),
+      pGreater: upper,
+      pLess: lower,
+      minAttainableP: twoSided(cum[0]! / total, 1),
+      minAttainableOneSidedP: cum[0]! / total,
+      method: 'exact',
+    };
   }
 
   if (n1 * n2 <= EXACT_TIES_MAX_PAIRS) {
@@ -441,7 +449,15 @@ export function mannWhitneyU(a: readonly number[], b: readonly number[]): MannWh
   }
   const minP = Math.min(pAt((lowest2 - offset2) / 2), pAt((highest2 - offset2) / 2));
   const minOne = Math.min(lowerAt((lowest2 - offset2) / 2), upperAt((highest2 - offset2) / 2));
-  return { u, pValue: pAt(u), pGreater: Math.min(1, upperAt(u)), pLess: Math.min(1, lowerAt(u)), minAttainableP: minP, minAttainableOneSidedP: minOne, method: 'normal' };
+  return {
+    u,
+    pValue: pAt(u),
+    pGreater: Math.min(1, upperAt(u)),
+    pLess: Math.min(1, lowerAt(u)),
+    minAttainableP: minP,
+    minAttainableOneSidedP: minOne,
+    method: 'normal',
+  };
 }
 
 // ─── Hodges–Lehmann shift ───────────────────────────────────────────────────────────────────────────
@@ -561,7 +577,10 @@ export function holmAdjust(pValues: readonly number[]): number[] {
 
 /** log Γ(x) for x > 0: Lanczos approximation, g = 7, n = 9 (Numerical Recipes 3rd ed. §6.1; |ε| < 2e-10). */
 function logGamma(x: number): number {
-  const c = [0.99999999999980993, 676.5203681218851, -1259.1392167224028, 771.32342877765313, -176.61502916214059, 12.507343278686905, -0.13857109526572012, 9.9843695780195716e-6, 1.5056327351493116e-7];
+  const c = [
+    0.99999999999980993, 676.5203681218851, -1259.1392167224028, 771.32342877765313, -176.61502916214059, 12.507343278686905,
+    -0.13857109526572012, 9.9843695780195716e-6, 1.5056327351493116e-7,
+  ];
   if (x < 0.5) return Math.log(Math.PI / Math.sin(Math.PI * x)) - logGamma(1 - x);
   const xx = x - 1;
   let a = c[0]!;
@@ -609,7 +628,8 @@ export interface PoissonRateResult {
  */
 export function poissonRateTest(sumA: number, exposureA: number, sumB: number, exposureB: number): PoissonRateResult {
   for (const v of [sumA, exposureA, sumB, exposureB]) {
-    if (!Number.isFinite(v) || v < 0) throw new PerfError({ code: 'bad_count', message: `poissonRateTest: counts and exposures must be finite and ≥ 0, got ${v}` });
+    if (!Number.isFinite(v) || v < 0)
+      throw new PerfError({ code: 'bad_count', message: `poissonRateTest: counts and exposures must be finite and ≥ 0, got ${v}` });
   }
   if (exposureA <= 0 || exposureB <= 0) return { pGreater: 1, pLess: 1 };
   const a = Math.round(sumA);

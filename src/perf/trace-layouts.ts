@@ -24,7 +24,17 @@ export interface TraceLayouts {
 }
 
 /** Main-thread events that run page script: a Layout nested in one of them was forced by it. */
-const SCRIPT_EVENTS = new Set(['FunctionCall', 'FireAnimationFrame', 'EventDispatch', 'TimerFire', 'EvaluateScript', 'v8.callFunction', 'RunMicrotasks', 'FireIdleCallback', 'v8.run']);
+const SCRIPT_EVENTS = new Set([
+  'FunctionCall',
+  'FireAnimationFrame',
+  'EventDispatch',
+  'TimerFire',
+  'EvaluateScript',
+  'v8.callFunction',
+  'RunMicrotasks',
+  'FireIdleCallback',
+  'v8.run',
+]);
 /** Style recalculation, by the names Chromium has used (RecalculateStyles before M107, UpdateLayoutTree since). */
 const STYLE_EVENTS = new Set(['UpdateLayoutTree', 'RecalculateStyles']);
 /** A main-thread task, by the names Chromium has used (RunTask since M81). */
@@ -33,7 +43,8 @@ const TASK_EVENTS = new Set(['RunTask', 'ThreadControllerImpl::RunTask']);
 /** The page's main threads ("pid:tid"): the ones that ran our marks. */
 function mainThreads(trace: TraceResult): Set<string> {
   const mains = new Set<string>();
-  for (const e of trace.events) if (e.cat === 'blink.user_timing' && (e.name === BEGIN_MARK || e.name === END_MARK)) mains.add(`${e.pid}:${e.tid}`);
+  for (const e of trace.events)
+    if (e.cat === 'blink.user_timing' && (e.name === BEGIN_MARK || e.name === END_MARK)) mains.add(`${e.pid}:${e.tid}`);
   return mains;
 }
 
@@ -62,7 +73,14 @@ export function layoutsFromTrace(
   scripts.sort((a, b) => a.start - b.start);
   const forcedLayouts = forcedIn(layouts, scripts, offsetMs);
   const forcedStyleSpans = forcedIn(styles, scripts, offsetMs);
-  const out: TraceLayouts = { layouts: layouts.length, layoutMs: 0, forced: forcedLayouts.length, forcedMs: 0, forcedSpans: forcedLayouts, forcedStyleSpans };
+  const out: TraceLayouts = {
+    layouts: layouts.length,
+    layoutMs: 0,
+    forced: forcedLayouts.length,
+    forcedMs: 0,
+    forcedSpans: forcedLayouts,
+    forcedStyleSpans,
+  };
   for (const l of layouts) out.layoutMs += (l.dur ?? 0) / 1000;
   for (const f of forcedLayouts) out.forcedMs += f.ms;
   out.layoutMs = Math.round(out.layoutMs * 100) / 100;
@@ -123,14 +141,36 @@ export interface Phases {
 }
 
 const PHASE_OF: Record<string, keyof Phases> = {
-  FunctionCall: 'scriptMs', EvaluateScript: 'scriptMs', TimerFire: 'scriptMs', FireAnimationFrame: 'scriptMs', EventDispatch: 'scriptMs',
-  RunMicrotasks: 'scriptMs', FireIdleCallback: 'scriptMs', 'v8.compile': 'scriptMs', 'v8.compileModule': 'scriptMs', 'v8.evaluateModule': 'scriptMs',
-  'v8.callFunction': 'scriptMs', 'v8.run': 'scriptMs', 'V8.Execute': 'scriptMs',
-  UpdateLayoutTree: 'styleMs', RecalculateStyles: 'styleMs', ParseAuthorStyleSheet: 'styleMs',
-  Layout: 'layoutMs', ComputeIntersections: 'layoutMs',
-  PrePaint: 'paintMs', Paint: 'paintMs', PaintImage: 'paintMs', Layerize: 'paintMs', UpdateLayerTree: 'paintMs', 'Decode Image': 'paintMs', CompositeLayers: 'paintMs',
-  Commit: 'commitMs', 'ProxyMain::BeginMainFrame::commit': 'commitMs',
-  MajorGC: 'gcMs', MinorGC: 'gcMs', BlinkGC: 'gcMs',
+  FunctionCall: 'scriptMs',
+  EvaluateScript: 'scriptMs',
+  TimerFire: 'scriptMs',
+  FireAnimationFrame: 'scriptMs',
+  EventDispatch: 'scriptMs',
+  RunMicrotasks: 'scriptMs',
+  FireIdleCallback: 'scriptMs',
+  'v8.compile': 'scriptMs',
+  'v8.compileModule': 'scriptMs',
+  'v8.evaluateModule': 'scriptMs',
+  'v8.callFunction': 'scriptMs',
+  'v8.run': 'scriptMs',
+  'V8.Execute': 'scriptMs',
+  UpdateLayoutTree: 'styleMs',
+  RecalculateStyles: 'styleMs',
+  ParseAuthorStyleSheet: 'styleMs',
+  Layout: 'layoutMs',
+  ComputeIntersections: 'layoutMs',
+  PrePaint: 'paintMs',
+  Paint: 'paintMs',
+  PaintImage: 'paintMs',
+  Layerize: 'paintMs',
+  UpdateLayerTree: 'paintMs',
+  'Decode Image': 'paintMs',
+  CompositeLayers: 'paintMs',
+  Commit: 'commitMs',
+  'ProxyMain::BeginMainFrame::commit': 'commitMs',
+  MajorGC: 'gcMs',
+  MinorGC: 'gcMs',
+  BlinkGC: 'gcMs',
 };
 
 /** Exclusive main-thread ms per phase inside the window (the `phases` detail of attribution mode). */

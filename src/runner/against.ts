@@ -15,7 +15,20 @@ import { gridUrlOf } from '../session/grid.js';
 import { BrowserSession, type RestartMode } from '../session/browser-session.js';
 import { writeJsonAtomic } from '../session/state.js';
 import type { RepeatMode, RepeatRecord, RunEnv, RunFile } from '../perf/run-file.js';
-import { appSpec, withServeHost, buildRunFile, checkpoint, describeEnv, fallbackEnv, gridErrorOf, notSaved, repeatSchedule, repeatSlots, runFileName, runRepeat } from './run.js';
+import {
+  appSpec,
+  withServeHost,
+  buildRunFile,
+  checkpoint,
+  describeEnv,
+  fallbackEnv,
+  gridErrorOf,
+  notSaved,
+  repeatSchedule,
+  repeatSlots,
+  runFileName,
+  runRepeat,
+} from './run.js';
 import { redactSecrets } from '../scenario/redact.js';
 import { ensureDir, fileInFolder } from '../files.js';
 
@@ -93,7 +106,11 @@ export async function runAgainst(baseline: Scenario, candidate: Scenario, opts: 
   const cwd = opts.cwd ?? process.cwd();
   const labels = opts.labels ?? againstLabels();
   if (labels.baseline === labels.candidate && runFileName(baseline, '') === runFileName(candidate, '')) {
-    throw new PerfError({ code: 'invalid_flag', message: `run --against: both arms would write ${runFileName(candidate, labels.candidate)}.json`, suggestion: 'give the arms different labels' });
+    throw new PerfError({
+      code: 'invalid_flag',
+      message: `run --against: both arms would write ${runFileName(candidate, labels.candidate)}.json`,
+      suggestion: 'give the arms different labels',
+    });
   }
   // Checked on the resolved paths before any browser starts: both run files stay in --out.
   const fileOf = (sc: Scenario, label: string): string => fileInFolder(opts.outDir, `${runFileName(sc, label)}.json`, 'perf run --against');
@@ -107,7 +124,8 @@ export async function runAgainst(baseline: Scenario, candidate: Scenario, opts: 
       throw new PerfError({
         code: 'invalid_flag',
         message: `run --against: ${sc.file} runs on ${other}, but --against runs both arms in one Chromium over CDP`,
-        suggestion: 'run each arm with `perf run --label …` and judge the two run files with `perf compare`, or gate against a stored baseline with `perf gate`',
+        suggestion:
+          'run each arm with `perf run --label …` and judge the two run files with `perf compare`, or gate against a stored baseline with `perf gate`',
       });
     }
   }
@@ -125,7 +143,11 @@ export async function runAgainst(baseline: Scenario, candidate: Scenario, opts: 
   const grid = opts.grid ?? gridUrlOf(endpoint);
   for (const sc of [baseline, candidate]) {
     if (endpoint && !grid && restartOf(sc) === 'browser') {
-      throw new PerfError({ code: 'restart_browser_attached', message: 'restart mode "browser" cannot be used with browser.endpoint (perf did not launch that Chrome)', suggestion: 'use --restart context' });
+      throw new PerfError({
+        code: 'restart_browser_attached',
+        message: 'restart mode "browser" cannot be used with browser.endpoint (perf did not launch that Chrome)',
+        suggestion: 'use --restart context',
+      });
     }
   }
   ensureDir(opts.outDir, 'perf run --against');
@@ -142,12 +164,27 @@ export async function runAgainst(baseline: Scenario, candidate: Scenario, opts: 
       prewarm: restartOf(baseline) === 'context' || restartOf(candidate) === 'context' ? 'context' : 'none',
       ...(grid ? { grid } : endpoint ? { endpoint } : {}),
     });
-    for (const [arm, sc] of [['baseline', baseline], ['candidate', candidate]] as const) {
+    for (const [arm, sc] of [
+      ['baseline', baseline],
+      ['candidate', candidate],
+    ] as const) {
       const app = await startApp(withServeHost(appSpec(sc), opts.serveHost));
       const label = labels[arm];
       const base = runFileName(sc, label);
       const host = new SessionHost(session, app.baseUrl, cwd);
-      arms.push({ arm, sc, label, restart: restartOf(sc), base, path: paths[arm], app, url: app.urlFor(sc.app.path), host, records: [], startedAt: new Date().toISOString() });
+      arms.push({
+        arm,
+        sc,
+        label,
+        restart: restartOf(sc),
+        base,
+        path: paths[arm],
+        app,
+        url: app.urlFor(sc.app.path),
+        host,
+        records: [],
+        startedAt: new Date().toISOString(),
+      });
     }
     const byArm = (arm: Arm): ArmState => arms.find((a) => a.arm === arm)!;
 
@@ -160,7 +197,15 @@ export async function runAgainst(baseline: Scenario, candidate: Scenario, opts: 
         // Both arms finished the scheduled rounds: ask whether to sample more (a sequential compare).
         if (interrupted || !opts.extend) break;
         for (const a of arms) a.env ??= fallbackEnv(session, a.sc, a.restart, a.app, a.url);
-        const snapshot = (arm: Arm): RunFile => assemble(byArm(arm), { cwd, finishedAt: new Date().toISOString(), interrupted: false, env: byArm(arm).env!, other: '', partial: true });
+        const snapshot = (arm: Arm): RunFile =>
+          assemble(byArm(arm), {
+            cwd,
+            finishedAt: new Date().toISOString(),
+            interrupted: false,
+            env: byArm(arm).env!,
+            other: '',
+            partial: true,
+          });
         const more = await opts.extend(snapshot('baseline'), snapshot('candidate'));
         if (!(more > 0) || opts.signal?.aborted) break;
         schedule.push(...repeatSlots(units, units + more, timing).map((m) => ({ mode: m, warmup: false })));
@@ -201,7 +246,19 @@ export async function runAgainst(baseline: Scenario, candidate: Scenario, opts: 
       if (!a.env && record.status !== 'failed') a.env = await describeEnv(session, a.sc, a.restart, a.app, a.url).catch(() => undefined);
       const kept: RepeatRecord = { ...record, startedAt, sequence: seq };
       a.records.push(kept);
-      if (a.env) unsaved = checkpoint(a.path, assemble(a, { cwd, finishedAt: new Date().toISOString(), interrupted, env: a.env, other: relative(opts.outDir, arms.find((x) => x !== a)!.path), partial: true }), a.sc.secrets);
+      if (a.env)
+        unsaved = checkpoint(
+          a.path,
+          assemble(a, {
+            cwd,
+            finishedAt: new Date().toISOString(),
+            interrupted,
+            env: a.env,
+            other: relative(opts.outDir, arms.find((x) => x !== a)!.path),
+            partial: true,
+          }),
+          a.sc.secrets,
+        );
       opts.onProgress?.({ kind: 'repeat-end', sequence: seq, total: order.length, arm, record: kept });
       if (opts.signal?.aborted) interrupted = true;
       // A full disk: every later repeat would be measured for nothing (as perf run).
@@ -218,22 +275,43 @@ export async function runAgainst(baseline: Scenario, candidate: Scenario, opts: 
   const out = {} as AgainstResult;
   for (const a of arms) {
     const other: Arm = a.arm === 'baseline' ? 'candidate' : 'baseline';
-    out[a.arm] = { run: redactSecrets(assemble(a, { cwd, finishedAt, interrupted, env: a.env!, other: relative(opts.outDir, files[other]) || files[other] }), a.sc.secrets), path: a.path };
+    out[a.arm] = {
+      run: redactSecrets(
+        assemble(a, { cwd, finishedAt, interrupted, env: a.env!, other: relative(opts.outDir, files[other]) || files[other] }),
+        a.sc.secrets,
+      ),
+      path: a.path,
+    };
   }
   try {
     if (unsaved) throw unsaved;
     for (const a of arms) writeJsonAtomic(a.path, out[a.arm].run);
   } catch (e) {
     const done = arms.reduce((n, a) => n + a.records.length, 0);
-    throw notSaved(e, unsaved ? `the compare stopped after ${done} repeat${done === 1 ? '' : 's'}` : undefined, { baseline: out.baseline.run, candidate: out.candidate.run });
+    throw notSaved(e, unsaved ? `the compare stopped after ${done} repeat${done === 1 ? '' : 's'}` : undefined, {
+      baseline: out.baseline.run,
+      candidate: out.candidate.run,
+    });
   }
   return out;
 }
 
 /** The run file of one arm: what `perf run` writes, plus `against`. */
-function assemble(a: ArmState, p: { cwd: string; finishedAt: string; interrupted: boolean; env: RunEnv; other: string; partial?: boolean }): RunFile {
+function assemble(
+  a: ArmState,
+  p: { cwd: string; finishedAt: string; interrupted: boolean; env: RunEnv; other: string; partial?: boolean },
+): RunFile {
   return {
-    ...buildRunFile(a.sc, { label: a.label, cwd: p.cwd, startedAt: a.startedAt, finishedAt: p.finishedAt, interrupted: p.interrupted, env: p.env, records: a.records, finished: p.partial !== true }),
+    ...buildRunFile(a.sc, {
+      label: a.label,
+      cwd: p.cwd,
+      startedAt: a.startedAt,
+      finishedAt: p.finishedAt,
+      interrupted: p.interrupted,
+      env: p.env,
+      records: a.records,
+      finished: p.partial !== true,
+    }),
     against: { role: a.arm, other: p.other, order: 'ABBA' },
   };
 }

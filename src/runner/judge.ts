@@ -13,7 +13,13 @@ import { againstToDecision, type DecisionOptions } from './sequential.js';
 
 export type JudgeRequest =
   | { kind: 'run'; scenario: Scenario; options: RunOptions }
-  | { kind: 'against'; baseline: Scenario; candidate: Scenario; options: AgainstOptions & DecisionOptions; /** An inconclusive verdict fails too. */ strict?: boolean };
+  | {
+      kind: 'against';
+      baseline: Scenario;
+      candidate: Scenario;
+      options: AgainstOptions & DecisionOptions;
+      /** An inconclusive verdict fails too. */ strict?: boolean;
+    };
 
 export type Judged =
   | { kind: 'run'; run: RunFile; path: string; exitCode: 0 | 1 }

@@ -90,7 +90,14 @@ export function repeatSchedule(repeat: number, timing: boolean): RepeatMode[] {
 
 export function appSpec(sc: Scenario): AppSpec {
   if (sc.app.serve !== undefined) return { kind: 'serve', dir: sc.app.serve, ...(sc.app.spa ? { spa: true } : {}) };
-  if (sc.app.command !== undefined) return { kind: 'command', command: sc.app.command, cwd: sc.app.cwd, ...(sc.app.url ? { url: sc.app.url } : {}), ...(sc.app.startTimeoutMs !== undefined ? { startTimeoutMs: sc.app.startTimeoutMs } : {}) };
+  if (sc.app.command !== undefined)
+    return {
+      kind: 'command',
+      command: sc.app.command,
+      cwd: sc.app.cwd,
+      ...(sc.app.url ? { url: sc.app.url } : {}),
+      ...(sc.app.startTimeoutMs !== undefined ? { startTimeoutMs: sc.app.startTimeoutMs } : {}),
+    };
   if (sc.app.url !== undefined) return { kind: 'url', url: sc.app.url };
   return { kind: sc.app.terminal ? 'terminal' : 'desktop' };
 }
@@ -113,7 +120,11 @@ async function readBackViewport(page: Page, touchAsked: boolean): Promise<RunEnv
  * conditions (rounded, rtt to 25 ms, downlink to 25 kbit/s; the CDP driver tells every document). Absent where the API is.
  */
 async function readBackNetwork(page: Page): Promise<{ page?: { rttMs: number; downlinkKbps: number } }> {
-  const r = await page.evaluate<{ rtt: number; downlink: number } | null>('navigator.connection ? { rtt: navigator.connection.rtt, downlink: navigator.connection.downlink } : null').catch(() => null);
+  const r = await page
+    .evaluate<{ rtt: number; downlink: number } | null>(
+      'navigator.connection ? { rtt: navigator.connection.rtt, downlink: navigator.connection.downlink } : null',
+    )
+    .catch(() => null);
   return r ? { page: { rttMs: r.rtt, downlinkKbps: Math.round(r.downlink * 1000) } } : {};
 }
 
@@ -154,7 +165,11 @@ export async function runScenario(sc: Scenario, opts: RunOptions): Promise<{ run
   const timing = opts.timing ?? sc.timing;
   const grid = opts.grid ?? gridUrlOf(sc.browser.endpoint);
   if (sc.browser.endpoint && !grid && mode === 'browser') {
-    throw new PerfError({ code: 'restart_browser_attached', message: 'restart mode "browser" cannot be used with browser.endpoint (perf did not launch that Chrome)', suggestion: 'use --restart context' });
+    throw new PerfError({
+      code: 'restart_browser_attached',
+      message: 'restart mode "browser" cannot be used with browser.endpoint (perf did not launch that Chrome)',
+      suggestion: 'use --restart context',
+    });
   }
   const base = runFileName(sc, opts.label);
   // Checked on the resolved path: the run file and its traces stay in --out whatever the names hold.
@@ -173,7 +188,17 @@ export async function runScenario(sc: Scenario, opts: RunOptions): Promise<{ run
   // Set when a checkpoint could not be written (a full disk): the run stops there, as every later
   // repeat would be measured for nothing.
   let unsaved: PerfError | undefined;
-  const assemble = (finished: boolean): RunFile => buildRunFile(sc, { label: opts.label, cwd, startedAt, finishedAt: new Date().toISOString(), interrupted, env: env!, records, finished });
+  const assemble = (finished: boolean): RunFile =>
+    buildRunFile(sc, {
+      label: opts.label,
+      cwd,
+      startedAt,
+      finishedAt: new Date().toISOString(),
+      interrupted,
+      env: env!,
+      records,
+      finished,
+    });
 
   const app: RunningApp = await startApp(withServeHost(appSpec(sc), opts.serveHost));
   let session: BrowserSession | undefined;
@@ -232,7 +257,20 @@ export async function runScenario(sc: Scenario, opts: RunOptions): Promise<{ run
       }
       const { mode: repeatMode, warmup: isWarmup } = schedule[i]!;
       opts.onProgress?.({ kind: 'repeat-start', index: i, total: schedule.length, warmup: isWarmup, mode: repeatMode });
-      const record = await runRepeatOn(browser, host, sc, { index: i, mode: repeatMode, warmup: isWarmup, restart: mode, url, outDir: opts.outDir, base, first: i === 0, last: i === schedule.length - 1 && !opts.extend, ...(opts.signal ? { signal: opts.signal } : {}), ...(isWarmup ? {} : { traceDir }), onStep: (phase, label) => opts.onProgress?.({ kind: 'step', index: i, phase, label }) });
+      const record = await runRepeatOn(browser, host, sc, {
+        index: i,
+        mode: repeatMode,
+        warmup: isWarmup,
+        restart: mode,
+        url,
+        outDir: opts.outDir,
+        base,
+        first: i === 0,
+        last: i === schedule.length - 1 && !opts.extend,
+        ...(opts.signal ? { signal: opts.signal } : {}),
+        ...(isWarmup ? {} : { traceDir }),
+        onStep: (phase, label) => opts.onProgress?.({ kind: 'step', index: i, phase, label }),
+      });
       if (opts.signal?.aborted && record.status !== 'measured') {
         // Cut short by Ctrl-C: a half repeat is not a failure of the app; keep only what completed.
         interrupted = true;
@@ -298,7 +336,19 @@ function dropTraces(dir: string): undefined {
  * A run file from its repeats, as `perf run` and each arm of `--against` write it. `finished: false`
  * for a snapshot taken while the run goes on (no insights: they are read off the median repeat).
  */
-export function buildRunFile(sc: Scenario, p: { label: string; cwd: string; startedAt: string; finishedAt: string; interrupted: boolean; env: RunEnv; records: RepeatRecord[]; finished: boolean }): RunFile {
+export function buildRunFile(
+  sc: Scenario,
+  p: {
+    label: string;
+    cwd: string;
+    startedAt: string;
+    finishedAt: string;
+    interrupted: boolean;
+    env: RunEnv;
+    records: RepeatRecord[];
+    finished: boolean;
+  },
+): RunFile {
   const { metrics, timingOnly } = summarizeRepeats(p.records);
   const counted = p.records.filter((r) => !r.warmup);
   return {
@@ -338,7 +388,9 @@ export function checkpoint(path: string, run: RunFile, secrets: Scenario['secret
     writeJsonAtomic(path, redactSecrets({ ...head, complete: false as const, repeats }, secrets));
     return undefined;
   } catch (e) {
-    return e instanceof PerfError ? e : new PerfError({ code: 'write_failed', kind: 'environment', message: `could not write ${path}: ${String(e)}`, cause: e });
+    return e instanceof PerfError
+      ? e
+      : new PerfError({ code: 'write_failed', kind: 'environment', message: `could not write ${path}: ${String(e)}`, cause: e });
   }
 }
 
@@ -346,14 +398,20 @@ export function medianRepeatInsights(records: RepeatRecord[]): unknown[] {
   const measured = records.filter((r): r is Extract<RepeatRecord, { status: 'measured' }> => r.status === 'measured' && !r.warmup);
   if (measured.length === 0) return [];
   const d = median(measured.map((r) => r.report.metrics.durationMs ?? 0));
-  const pick = measured.reduce((best, r) => (Math.abs((r.report.metrics.durationMs ?? 0) - d) < Math.abs((best.report.metrics.durationMs ?? 0) - d) ? r : best));
+  const pick = measured.reduce((best, r) =>
+    Math.abs((r.report.metrics.durationMs ?? 0) - d) < Math.abs((best.report.metrics.durationMs ?? 0) - d) ? r : best,
+  );
   return (pick.report.insights as unknown[] | undefined) ?? [];
 }
 
 export function fallbackEnv(session: BrowserSession | undefined, sc: Scenario, mode: RestartMode, app: RunningApp, url: string): RunEnv {
   return {
     tool: { name: 'rehearse', version: toolVersion() },
-    browser: { product: session?.browser.version.product ?? 'unknown', userAgent: session?.browser.version.userAgent ?? 'unknown', headless: sc.browser.headless },
+    browser: {
+      product: session?.browser.version.product ?? 'unknown',
+      userAgent: session?.browser.version.userAgent ?? 'unknown',
+      headless: sc.browser.headless,
+    },
     host: hostInfo(),
     restartMode: mode,
     viewport: sc.viewport,
@@ -370,7 +428,14 @@ export async function describeEnv(session: BrowserSession, sc: Scenario, mode: R
     // What the page reads back is added while no network step has changed them since.
     const { profile, offline, latencyMs, downloadKbps, uploadKbps } = sc.network;
     const same = sameNetwork(cdpPageDriver(session.page).emulation.network?.current(), { offline, latencyMs, downloadKbps, uploadKbps });
-    env.network = { profile, offline, latencyMs, downloadKbps, uploadKbps, ...(same && !offline ? await readBackNetwork(session.page) : {}) };
+    env.network = {
+      profile,
+      offline,
+      latencyMs,
+      downloadKbps,
+      uploadKbps,
+      ...(same && !offline ? await readBackNetwork(session.page) : {}),
+    };
   }
   if (session.chrome) env.browser.executablePath = session.chrome.executablePath;
   if (sc.browser.endpoint) env.browser.endpoint = sc.browser.endpoint;
@@ -389,8 +454,6 @@ export function gridErrorOf(record: RepeatRecord): PerfError | undefined {
   const e = record.failure.error;
   return new PerfError({ code: e.code, kind: 'environment', message: e.message, ...(e.suggestion ? { suggestion: e.suggestion } : {}) });
 }
-
-
 
 /** The CDP browser: restarts by reload, context or browser within one BrowserSession. */
 export function cdpRepeatBrowser(session: BrowserSession, host: SessionHost, sc: Scenario): RepeatBrowser {
@@ -458,7 +521,12 @@ export async function runRepeatOn(browser: RepeatBrowser, host: SessionHost, sc:
     lap = now;
   };
   const common = { index: rc.index, mode: rc.mode, warmup: rc.warmup, steps, phasesMs };
-  const failed = async (phase: 'restart' | 'setup' | 'steps' | 'measure', error: StepErrorInfo, step?: StepCall, label?: string): Promise<RepeatRecord> => {
+  const failed = async (
+    phase: 'restart' | 'setup' | 'steps' | 'measure',
+    error: StepErrorInfo,
+    step?: StepCall,
+    label?: string,
+  ): Promise<RepeatRecord> => {
     const screenshot = phase === 'restart' ? undefined : await failureScreenshot(browser, rc);
     const hostRecord = hostSampler.finish();
     const where = { phase, ...(step ? { step: step.name } : {}), ...(label ? { label } : {}) };
@@ -471,9 +539,17 @@ export async function runRepeatOn(browser: RepeatBrowser, host: SessionHost, sc:
     await browser.open(rc, mark);
     // An app answering its start page with an error page is not the app under test: say so instead
     // of measuring the error page (Navigation Timing's responseStatus, Chromium 109+; 0 when unknown).
-    const status = host.surface() === 'terminal' ? 0 : await (await host.page()).evaluate<number>("performance.getEntriesByType('navigation')[0]?.responseStatus ?? 0").catch(() => 0);
+    const status =
+      host.surface() === 'terminal'
+        ? 0
+        : await (await host.page()).evaluate<number>("performance.getEntriesByType('navigation')[0]?.responseStatus ?? 0").catch(() => 0);
     if (status >= 400) {
-      throw new PerfError({ code: 'app_http_error', kind: 'failed', message: `the app answered HTTP ${status} for ${rc.url}`, suggestion: 'check app.path, and the app\'s output (perf logs, or the run\'s stderr)' });
+      throw new PerfError({
+        code: 'app_http_error',
+        kind: 'failed',
+        message: `the app answered HTTP ${status} for ${rc.url}`,
+        suggestion: "check app.path, and the app's output (perf logs, or the run's stderr)",
+      });
     }
     mark('open');
   } catch (e) {
@@ -483,7 +559,15 @@ export async function runRepeatOn(browser: RepeatBrowser, host: SessionHost, sc:
   const run = async (phase: 'setup' | 'steps', call: StepCall, i: number): Promise<StepResult> => {
     rc.onStep(phase, String(call.args.label ?? `${i}-${call.name}`));
     const r = await runStep(host, call.name, call.args, { index: i, validated: true, ...(rc.signal ? { signal: rc.signal } : {}) });
-    steps.push({ phase, step: r.step, label: r.label, status: r.status, durationMs: r.durationMs, ...(r.status !== 'ok' ? { error: r.error } : {}), ...(r.status === 'ok' && r.warnings?.length ? { warnings: r.warnings } : {}) });
+    steps.push({
+      phase,
+      step: r.step,
+      label: r.label,
+      status: r.status,
+      durationMs: r.durationMs,
+      ...(r.status !== 'ok' ? { error: r.error } : {}),
+      ...(r.status === 'ok' && r.warnings?.length ? { warnings: r.warnings } : {}),
+    });
     return r;
   };
 
@@ -502,7 +586,13 @@ export async function runRepeatOn(browser: RepeatBrowser, host: SessionHost, sc:
   hostSampler.calibrate();
   mark('host');
   try {
-    await withinMs('perf_begin', BEGIN_TIMEOUT_MS, (host.surface() === 'terminal' ? host.terminal() : host.page().then((page) => page.perf)).then((on) => beginMeasure(host, on, { mode: rc.mode, phases: false })));
+    await withinMs(
+      'perf_begin',
+      BEGIN_TIMEOUT_MS,
+      (host.surface() === 'terminal' ? host.terminal() : host.page().then((page) => page.perf)).then((on) =>
+        beginMeasure(host, on, { mode: rc.mode, phases: false }),
+      ),
+    );
   } catch (e) {
     return failed('measure', toErrorInfo(e));
   }
@@ -559,10 +649,15 @@ function saveRepeatTrace(closed: ClosedSession, dir: string, index: number, secr
 const INSIGHT_ROWS_MAX = 10;
 
 /** Each insight with the first rows behind it, so a report shows them without a session. */
-function withRows(insights: readonly Insight[], details: ClosedSession['details']): (Insight & { rows?: Record<string, unknown>[]; rowsTotal?: number })[] {
+function withRows(
+  insights: readonly Insight[],
+  details: ClosedSession['details'],
+): (Insight & { rows?: Record<string, unknown>[]; rowsTotal?: number })[] {
   return insights.map((i) => {
     const rows = details.get(i.id)?.rows ?? [];
-    return rows.length ? { ...i, rows: rows.slice(0, INSIGHT_ROWS_MAX), ...(rows.length > INSIGHT_ROWS_MAX ? { rowsTotal: rows.length } : {}) } : i;
+    return rows.length
+      ? { ...i, rows: rows.slice(0, INSIGHT_ROWS_MAX), ...(rows.length > INSIGHT_ROWS_MAX ? { rowsTotal: rows.length } : {}) }
+      : i;
   });
 }
 
@@ -572,7 +667,10 @@ function redactCast(cast: TerminalCast, secrets: Scenario['secrets']): TerminalC
   const events = cast.events.map((e) => [...e] as typeof e);
   for (const code of ['i', 'o'] as const) {
     const mine = events.filter((e) => e[1] === code);
-    redactChunks(mine.map((e) => e[2]), secrets).forEach((text, i) => {
+    redactChunks(
+      mine.map((e) => e[2]),
+      secrets,
+    ).forEach((text, i) => {
       mine[i]![2] = text;
     });
   }

@@ -77,7 +77,12 @@ export class SequentialJudge {
   /** The design as it stands; `looks` are the looks before the current state. */
   record(a: RunFile, stopped: SequentialRecord['stopped'] = this.stopped): SequentialRecord {
     const max = maxSizes(this.plan);
-    const baseline = this.plan.storedBaseline ? { a: a.repeats.filter((r) => !r.warmup && r.status === 'measured').length, timingA: a.repeats.filter((r) => !r.warmup && r.status === 'measured' && r.mode === 'timing').length } : { a: max.all, timingA: max.timing };
+    const baseline = this.plan.storedBaseline
+      ? {
+          a: a.repeats.filter((r) => !r.warmup && r.status === 'measured').length,
+          timingA: a.repeats.filter((r) => !r.warmup && r.status === 'measured' && r.mode === 'timing').length,
+        }
+      : { a: max.all, timingA: max.timing };
     return {
       alpha: this.plan.alpha ?? DEFAULT_ALPHA,
       spending: DEFAULT_SPENDING,
@@ -136,7 +141,12 @@ export class SequentialJudge {
 export function undecided(c: RunsComparison): string {
   const open = c.rows.filter((r) => r.gated && !r.decided);
   if (!open.length) return 'nothing undecided';
-  const shown = open.slice(0, 3).map((r) => `${r.metric} ${r.deltaPct === null ? 'n/a' : `${r.deltaPct > 0 ? '+' : ''}${r.deltaPct.toFixed(Math.abs(r.deltaPct) >= 10 ? 0 : 1)}%`}`);
+  const shown = open
+    .slice(0, 3)
+    .map(
+      (r) =>
+        `${r.metric} ${r.deltaPct === null ? 'n/a' : `${r.deltaPct > 0 ? '+' : ''}${r.deltaPct.toFixed(Math.abs(r.deltaPct) >= 10 ? 0 : 1)}%`}`,
+    );
   const n = Math.min(...open.map((r) => Math.min(r.a.n, r.b.n)));
   return `${shown.join(', ')}${open.length > 3 ? ` +${open.length - 3} more` : ''} undecided at n=${n}`;
 }
@@ -165,7 +175,11 @@ function stamp(file: { run: RunFile; path: string }, record: SequentialRecord): 
  * decision unless `fixed`. Returns the runs and the final comparison (undefined when an arm measured
  * nothing).
  */
-export async function againstToDecision(baseline: Scenario, candidate: Scenario, opts: AgainstOptions & DecisionOptions): Promise<{ res: AgainstResult; comparison: RunsComparison | undefined }> {
+export async function againstToDecision(
+  baseline: Scenario,
+  candidate: Scenario,
+  opts: AgainstOptions & DecisionOptions,
+): Promise<{ res: AgainstResult; comparison: RunsComparison | undefined }> {
   const repeat = opts.repeat ?? candidate.repeat;
   const compareOpts = { force: true, ...(opts.compare ?? {}) };
   if (opts.fixed) {
@@ -173,7 +187,15 @@ export async function againstToDecision(baseline: Scenario, candidate: Scenario,
     return { res, comparison: finalCompare(res.baseline, res.candidate, compareOpts) };
   }
   const judge = new SequentialJudge(
-    { repeat, maxRepeat: Math.max(repeat, opts.maxRepeat ?? candidate.maxRepeat), timing: opts.timing ?? candidate.timing, storedBaseline: false, compare: compareOpts, ...(opts.budgetMs !== undefined ? { budgetMs: opts.budgetMs } : {}), ...(opts.alpha !== undefined ? { alpha: opts.alpha } : {}) },
+    {
+      repeat,
+      maxRepeat: Math.max(repeat, opts.maxRepeat ?? candidate.maxRepeat),
+      timing: opts.timing ?? candidate.timing,
+      storedBaseline: false,
+      compare: compareOpts,
+      ...(opts.budgetMs !== undefined ? { budgetMs: opts.budgetMs } : {}),
+      ...(opts.alpha !== undefined ? { alpha: opts.alpha } : {}),
+    },
     opts.onLook,
   );
   const res = await runAgainst(baseline, candidate, {
@@ -192,7 +214,11 @@ export async function againstToDecision(baseline: Scenario, candidate: Scenario,
  * cannot grow). Returns the run and the final comparison; none when the candidate measured nothing or
  * the baseline is unreadable (the caller reports that).
  */
-export async function runToDecision(sc: Scenario, baseline: RunFile | undefined, opts: RunOptions & DecisionOptions): Promise<{ run: RunFile; path: string; comparison: RunsComparison | undefined }> {
+export async function runToDecision(
+  sc: Scenario,
+  baseline: RunFile | undefined,
+  opts: RunOptions & DecisionOptions,
+): Promise<{ run: RunFile; path: string; comparison: RunsComparison | undefined }> {
   const repeat = opts.repeat ?? sc.repeat;
   const compareOpts = opts.compare ?? {};
   if (opts.fixed || !baseline) {
@@ -200,10 +226,21 @@ export async function runToDecision(sc: Scenario, baseline: RunFile | undefined,
     return { ...out, comparison: baseline ? finalCompare({ run: baseline, path: '' }, out, compareOpts) : undefined };
   }
   const judge = new SequentialJudge(
-    { repeat, maxRepeat: Math.max(repeat, opts.maxRepeat ?? sc.maxRepeat), timing: opts.timing ?? sc.timing, storedBaseline: true, compare: compareOpts, ...(opts.budgetMs !== undefined ? { budgetMs: opts.budgetMs } : {}), ...(opts.alpha !== undefined ? { alpha: opts.alpha } : {}) },
+    {
+      repeat,
+      maxRepeat: Math.max(repeat, opts.maxRepeat ?? sc.maxRepeat),
+      timing: opts.timing ?? sc.timing,
+      storedBaseline: true,
+      compare: compareOpts,
+      ...(opts.budgetMs !== undefined ? { budgetMs: opts.budgetMs } : {}),
+      ...(opts.alpha !== undefined ? { alpha: opts.alpha } : {}),
+    },
     opts.onLook,
   );
-  const out = await runScenario(sc, { ...opts, extend: (b) => (measuredAny(b) ? judge.look(baseline, b, opts.signal?.aborted === true) : 0) });
+  const out = await runScenario(sc, {
+    ...opts,
+    extend: (b) => (measuredAny(b) ? judge.look(baseline, b, opts.signal?.aborted === true) : 0),
+  });
   if (!measuredAny(out.run)) return { ...out, comparison: undefined };
   stamp(out, judge.record(baseline, out.run.interrupted ? 'interrupted' : judge.stopped));
   return { ...out, comparison: finalCompare({ run: baseline, path: '' }, out, compareOpts) };
@@ -213,7 +250,14 @@ function measuredAny(run: RunFile): boolean {
   return run.repeats.some((r) => !r.warmup && r.status === 'measured');
 }
 
-function finalCompare(a: { run: RunFile; path: string }, b: { run: RunFile; path: string }, opts: SequentialPlan['compare'] & object): RunsComparison | undefined {
+function finalCompare(
+  a: { run: RunFile; path: string },
+  b: { run: RunFile; path: string },
+  opts: SequentialPlan['compare'] & object,
+): RunsComparison | undefined {
   if (!measuredAny(a.run) || !measuredAny(b.run)) return undefined;
-  return compareRuns(a.run, b.run, { ...opts, files: { ...(opts.files ?? {}), ...(a.path ? { a: a.path } : {}), ...(b.path ? { b: b.path } : {}) } });
+  return compareRuns(a.run, b.run, {
+    ...opts,
+    files: { ...(opts.files ?? {}), ...(a.path ? { a: a.path } : {}), ...(b.path ? { b: b.path } : {}) },
+  });
 }

@@ -34,7 +34,16 @@ async function main(): Promise<void> {
     const t = options.terminal!;
     const cwd = options.cwd ?? process.cwd();
     const logFile = join(stateDir, 'terminal.log');
-    running = await startTerminalApp({ command: t.command, ...(t.args ? { args: t.args } : {}), ...(t.cols ? { cols: t.cols } : {}), ...(t.rows ? { rows: t.rows } : {}), cwd: resolve(cwd, t.cwd ?? '.') }, { logFile });
+    running = await startTerminalApp(
+      {
+        command: t.command,
+        ...(t.args ? { args: t.args } : {}),
+        ...(t.cols ? { cols: t.cols } : {}),
+        ...(t.rows ? { rows: t.rows } : {}),
+        cwd: resolve(cwd, t.cwd ?? '.'),
+      },
+      { logFile },
+    );
     const host = new SessionHost({ terminal: running.driver }, undefined, cwd);
     server = await serveSteps(socket, async (req: StepRequest) => {
       host.cwd = req.cwd;

@@ -71,7 +71,11 @@ export class WebDriverRepeatBrowser implements RepeatBrowser {
     this.host.rebind({ driver: this.page.driver }, this.baseUrl);
     mark('restart');
     await this.page.driver.emulateEnvironment({ viewport: this.sc.viewport, cpuThrottle: this.sc.cpuThrottle });
-    if (desktop) await desktopLoaded(this.page.driver, rc.url, { timeoutMs: NAVIGATION_TIMEOUT_MS, suggestion: 'check that the app starts its window, or give app.url and ${APP_URL} in app.desktop.args' });
+    if (desktop)
+      await desktopLoaded(this.page.driver, rc.url, {
+        timeoutMs: NAVIGATION_TIMEOUT_MS,
+        suggestion: 'check that the app starts its window, or give app.url and ${APP_URL} in app.desktop.args',
+      });
     else await this.page.driver.navigation.navigate(rc.url, NAVIGATION_TIMEOUT_MS);
     await this.host.page();
   }
@@ -104,7 +108,11 @@ export class WebDriverRepeatBrowser implements RepeatBrowser {
       restartMode: 'browser',
       viewport: sc.viewport,
       cpuThrottle: sc.cpuThrottle,
-      app: { kind: app.kind, url, ...(sc.app.desktop ? { desktop: { binary: sc.app.desktop.binary, driver: sc.app.desktop.driver } } : {}) },
+      app: {
+        kind: app.kind,
+        url,
+        ...(sc.app.desktop ? { desktop: { binary: sc.app.desktop.binary, driver: sc.app.desktop.driver } } : {}),
+      },
     };
   }
 

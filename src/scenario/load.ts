@@ -56,8 +56,25 @@ export interface Scenario {
   description?: string;
   variant: string | null;
   variants: string[];
-  app: { serve?: string; command?: string; url?: string; path: string; spa: boolean; cwd: string; startTimeoutMs?: number; desktop?: DesktopApp; terminal?: TerminalApp };
-  browser: { restart: RestartMode; endpoint?: string; headless: boolean; driver: 'cdp' | 'webdriver'; engine: 'chromium' | 'webkit'; webdriver?: string };
+  app: {
+    serve?: string;
+    command?: string;
+    url?: string;
+    path: string;
+    spa: boolean;
+    cwd: string;
+    startTimeoutMs?: number;
+    desktop?: DesktopApp;
+    terminal?: TerminalApp;
+  };
+  browser: {
+    restart: RestartMode;
+    endpoint?: string;
+    headless: boolean;
+    driver: 'cdp' | 'webdriver';
+    engine: 'chromium' | 'webkit';
+    webdriver?: string;
+  };
   viewport: { width: number; height: number; dpr: number; mobile: boolean; touch: boolean };
   cpuThrottle: number;
   /** Network throttling applied at every clean restart; undefined: none. */
@@ -221,12 +238,21 @@ export function loadScenario(path: string, opts: LoadOptions = {}): Scenario {
   try {
     const { size } = statSync(abs);
     if (size > MAX_SCENARIO_BYTES) {
-      throw new PerfError({ code: 'scenario_too_large', message: `${shown}: ${(size / 2 ** 20).toFixed(1)} MiB; a scenario may be at most ${MAX_SCENARIO_BYTES / 2 ** 20} MiB`, suggestion: 'split it, or check that this is the file you meant' });
+      throw new PerfError({
+        code: 'scenario_too_large',
+        message: `${shown}: ${(size / 2 ** 20).toFixed(1)} MiB; a scenario may be at most ${MAX_SCENARIO_BYTES / 2 ** 20} MiB`,
+        suggestion: 'split it, or check that this is the file you meant',
+      });
     }
     text = readFileSync(abs, 'utf8');
   } catch (cause) {
     if (isPerfError(cause)) throw cause;
-    throw new PerfError({ code: 'scenario_unreadable', message: `cannot read scenario ${shown}: ${(cause as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (cause as Error).message}`, suggestion: 'check the path', cause });
+    throw new PerfError({
+      code: 'scenario_unreadable',
+      message: `cannot read scenario ${shown}: ${(cause as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (cause as Error).message}`,
+      suggestion: 'check the path',
+      cause,
+    });
   }
   // A .json scenario is a DevTools Recorder recording: converted here, then loaded as its YAML would be.
   if (extname(abs).toLowerCase() === '.json') text = recordingAsYaml(text, shown);
@@ -238,20 +264,37 @@ export function loadScenario(path: string, opts: LoadOptions = {}): Scenario {
     const opened = /flow|quote|missing/i.test(parseError.message) ? unclosedBefore(text, parseError.pos[0]) : undefined;
     const at = opened ? src.lineCounter.linePos(opened.at) : undefined;
     const where = opened && at ? `; the ${opened.what} opened at ${shown}:${at.line}:${at.col} is not closed` : '';
-    throw new PerfError({ code: 'scenario_invalid', message: `${shown}:${line}:${col}: invalid YAML: ${parseError.message.split('\n')[0]}${where}`, suggestion: 'check indentation and quoting at that line' });
+    throw new PerfError({
+      code: 'scenario_invalid',
+      message: `${shown}:${line}:${col}: invalid YAML: ${parseError.message.split('\n')[0]}${where}`,
+      suggestion: 'check indentation and quoting at that line',
+    });
   }
   const dup = src.firstDuplicateKey();
-  if (dup) throw new PerfError({ code: 'scenario_invalid', message: `${shown}:${dup.line}:${dup.col}: invalid YAML: duplicate key "${dup.key}"`, suggestion: 'each key may appear once in a mapping' });
+  if (dup)
+    throw new PerfError({
+      code: 'scenario_invalid',
+      message: `${shown}:${dup.line}:${dup.col}: invalid YAML: duplicate key "${dup.key}"`,
+      suggestion: 'each key may appear once in a mapping',
+    });
   let raw: unknown;
   try {
     raw = src.doc.toJS();
   } catch (cause) {
     // yaml refuses aliases that expand past its maxAliasCount (a "billion laughs" document).
     const { line, col } = src.firstAlias();
-    throw new PerfError({ code: 'scenario_invalid', message: `${shown}:${line}:${col}: invalid YAML: ${(cause as Error).message}`, suggestion: 'aliases (*name) may not expand into huge documents; write the values out', cause });
+    throw new PerfError({
+      code: 'scenario_invalid',
+      message: `${shown}:${line}:${col}: invalid YAML: ${(cause as Error).message}`,
+      suggestion: 'aliases (*name) may not expand into huge documents; write the values out',
+      cause,
+    });
   }
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
-    throw src.fail([], `a scenario is a mapping of keys (name, app, steps, …), got ${raw === null ? 'an empty file' : Array.isArray(raw) ? 'a list' : typeof raw}`);
+    throw src.fail(
+      [],
+      `a scenario is a mapping of keys (name, app, steps, …), got ${raw === null ? 'an empty file' : Array.isArray(raw) ? 'a list' : typeof raw}`,
+    );
   }
   checkVariantNames(src, raw as Record<string, unknown>);
   const validate = compile(looseSchema);
@@ -270,7 +313,12 @@ export function loadScenario(path: string, opts: LoadOptions = {}): Scenario {
   }
   const doc = raw as Record<string, any>;
   for (const [list, path] of stepLists(doc)) {
-    if (list.length > MAX_STEPS) throw src.fail([...path, MAX_STEPS], `${path.join('.')} has ${list.length} steps; a list may have at most ${MAX_STEPS}`, 'split the flow into several scenarios');
+    if (list.length > MAX_STEPS)
+      throw src.fail(
+        [...path, MAX_STEPS],
+        `${path.join('.')} has ${list.length} steps; a list may have at most ${MAX_STEPS}`,
+        'split the flow into several scenarios',
+      );
   }
 
   // Variants: required when declared, refused when none.
@@ -278,7 +326,11 @@ export function loadScenario(path: string, opts: LoadOptions = {}): Scenario {
   let variant: string | null = null;
   if (opts.variant !== undefined) {
     if (variantNames.length === 0) {
-      throw new PerfError({ code: 'variant_unknown', message: `${shown}: --variant ${opts.variant} given, but the scenario declares no variants`, suggestion: 'drop --variant' });
+      throw new PerfError({
+        code: 'variant_unknown',
+        message: `${shown}: --variant ${opts.variant} given, but the scenario declares no variants`,
+        suggestion: 'drop --variant',
+      });
     }
     if (!variantNames.includes(opts.variant)) {
       const near = closest(opts.variant, variantNames);
@@ -291,11 +343,20 @@ export function loadScenario(path: string, opts: LoadOptions = {}): Scenario {
     }
     variant = opts.variant;
   } else if (variantNames.length > 0) {
-    throw new PerfError({ code: 'variant_required', message: `${shown}: declares variants (${variantNames.join(', ')}); pick one with --variant NAME`, suggestion: `e.g. --variant ${variantNames[0]}`, candidates: variantNames });
+    throw new PerfError({
+      code: 'variant_required',
+      message: `${shown}: declares variants (${variantNames.join(', ')}); pick one with --variant NAME`,
+      suggestion: `e.g. --variant ${variantNames[0]}`,
+      candidates: variantNames,
+    });
   }
 
   const overrides = variant ? (doc.variants[variant] as Record<string, unknown>) : {};
-  const vars: Record<string, string | number | boolean> = { ...(doc.vars ?? {}), ...((overrides.vars as object | undefined) ?? {}), ...(opts.vars ?? {}) };
+  const vars: Record<string, string | number | boolean> = {
+    ...(doc.vars ?? {}),
+    ...((overrides.vars as object | undefined) ?? {}),
+    ...(opts.vars ?? {}),
+  };
   const env: EnvReads = { from: opts.env ?? process.env, used: new Map() };
   // Interpolate each part where it was written, so an unknown var is reported at its own line.
   const top = interpolate(src, stripKeys(doc, ['variants']), [], vars, env) as Record<string, any>;
@@ -306,19 +367,40 @@ export function loadScenario(path: string, opts: LoadOptions = {}): Scenario {
   const dir = dirname(abs);
   const app = merged.app as Record<string, any>;
   const sources = ['serve', 'command', 'url'].filter((k) => app[k] !== undefined);
-  if (app.serve !== undefined && app.command !== undefined) throw src.fail(['app'], 'app takes one of serve, command or url, got serve and command');
-  if (app.serve !== undefined && app.url !== undefined) throw src.fail(['app'], 'app takes one of serve, command or url, got serve and url');
-  if (app.terminal !== undefined && (sources.length > 0 || app.desktop !== undefined)) throw src.fail(['app', 'terminal'], 'app.terminal is the whole app: it takes no serve, command, url or desktop beside it');
-  if (sources.length === 0 && app.desktop === undefined && app.terminal === undefined) throw src.fail(['app'], 'app needs one of serve (a folder), command (a shell command), url (a running app), desktop (an app binary) or terminal (a terminal program)');
+  if (app.serve !== undefined && app.command !== undefined)
+    throw src.fail(['app'], 'app takes one of serve, command or url, got serve and command');
+  if (app.serve !== undefined && app.url !== undefined)
+    throw src.fail(['app'], 'app takes one of serve, command or url, got serve and url');
+  if (app.terminal !== undefined && (sources.length > 0 || app.desktop !== undefined))
+    throw src.fail(['app', 'terminal'], 'app.terminal is the whole app: it takes no serve, command, url or desktop beside it');
+  if (sources.length === 0 && app.desktop === undefined && app.terminal === undefined)
+    throw src.fail(
+      ['app'],
+      'app needs one of serve (a folder), command (a shell command), url (a running app), desktop (an app binary) or terminal (a terminal program)',
+    );
   const terminal = app.terminal === undefined ? undefined : parseTerminal(app.terminal as Record<string, unknown>, dir);
-  const desktop = app.desktop === undefined ? undefined : parseDesktop(src, app.desktop as Record<string, unknown>, variant && (over.app as Record<string, unknown> | undefined)?.desktop !== undefined ? ['variants', variant, 'app', 'desktop'] : ['app', 'desktop'], dir);
-  if (app.path !== undefined && !String(app.path).startsWith('/')) throw src.fail(['app', 'path'], `app.path must start with "/", got "${String(app.path)}"`);
+  const desktop =
+    app.desktop === undefined
+      ? undefined
+      : parseDesktop(
+          src,
+          app.desktop as Record<string, unknown>,
+          variant && (over.app as Record<string, unknown> | undefined)?.desktop !== undefined
+            ? ['variants', variant, 'app', 'desktop']
+            : ['app', 'desktop'],
+          dir,
+        );
+  if (app.path !== undefined && !String(app.path).startsWith('/'))
+    throw src.fail(['app', 'path'], `app.path must start with "/", got "${String(app.path)}"`);
   if (app.serve !== undefined) {
     try {
       checkServeFolder(resolve(dir, String(app.serve)), [dir, cwd], { allowOutside: opts.allowOutside === true, shown: 'app.serve' });
     } catch (e) {
       if (!isPerfError(e)) throw e;
-      const at: Path = variant && (over.app as Record<string, unknown> | undefined)?.serve !== undefined ? ['variants', variant, 'app', 'serve'] : ['app', 'serve'];
+      const at: Path =
+        variant && (over.app as Record<string, unknown> | undefined)?.serve !== undefined
+          ? ['variants', variant, 'app', 'serve']
+          : ['app', 'serve'];
       throw src.fail(at, e.message, e.suggestion);
     }
   }
@@ -326,12 +408,19 @@ export function loadScenario(path: string, opts: LoadOptions = {}): Scenario {
   const browser = (merged.browser ?? {}) as Record<string, any>;
   const vp = { ...DEFAULTS.viewport, ...((merged.viewport as object | undefined) ?? {}) };
   // A desktop app is WebKitGTK driven over WebDriver (Tauri's engine on Linux).
-  if (desktop && browser.engine === 'chromium') throw src.fail(['browser', 'engine'], 'app.desktop runs on WebKitGTK (Tauri\'s engine on Linux): engine must be webkit', 'drop browser.engine');
-  if (desktop && browser.driver === 'cdp') throw src.fail(['browser', 'driver'], 'app.desktop is driven over WebDriver, not cdp', 'drop browser.driver');
+  if (desktop && browser.engine === 'chromium')
+    throw src.fail(
+      ['browser', 'engine'],
+      "app.desktop runs on WebKitGTK (Tauri's engine on Linux): engine must be webkit",
+      'drop browser.engine',
+    );
+  if (desktop && browser.driver === 'cdp')
+    throw src.fail(['browser', 'driver'], 'app.desktop is driven over WebDriver, not cdp', 'drop browser.driver');
   if (terminal) {
     // A terminal has no browser: what only a browser can honour is refused, not ignored.
     for (const key of ['browser', 'viewport', 'cpuThrottle', 'network'] as const) {
-      if (merged[key] !== undefined) throw src.fail([key], `${key} is for web apps; a terminal program's screen is app.terminal.cols and rows`, `drop ${key}`);
+      if (merged[key] !== undefined)
+        throw src.fail([key], `${key} is for web apps; a terminal program's screen is app.terminal.cols and rows`, `drop ${key}`);
     }
   }
   const engine = (browser.engine as 'chromium' | 'webkit' | undefined) ?? (desktop ? 'webkit' : 'chromium');
@@ -341,12 +430,32 @@ export function loadScenario(path: string, opts: LoadOptions = {}): Scenario {
     return list.map((item, i) => {
       const call = parseStep(src, [...listOrigin(key), i], item);
       const def = getStep(call.name);
-      if (terminal && !def.terminal) throw src.fail([...listOrigin(key), i, call.name], `${call.name} acts on a web page: it is not available for a terminal program (app.terminal)`, 'on a terminal: snap, type, fill, press_key, tap, dblclick, hover, scroll, wait_for, expect, resize_viewport, console, screenshot, signal, perf_begin, perf_end');
-      if (!terminal && def.terminalOnly) throw src.fail([...listOrigin(key), i, call.name], `${call.name} acts on a terminal program: it needs app.terminal`, 'drop the step');
-      if (def.desktopOnly && !desktop) throw src.fail([...listOrigin(key), i, call.name], `${call.name} calls a desktop app's IPC: it needs app.desktop (a Tauri app), and this scenario drives a web page`, 'add app.desktop, or drop the step');
+      if (terminal && !def.terminal)
+        throw src.fail(
+          [...listOrigin(key), i, call.name],
+          `${call.name} acts on a web page: it is not available for a terminal program (app.terminal)`,
+          'on a terminal: snap, type, fill, press_key, tap, dblclick, hover, scroll, wait_for, expect, resize_viewport, console, screenshot, signal, perf_begin, perf_end',
+        );
+      if (!terminal && def.terminalOnly)
+        throw src.fail(
+          [...listOrigin(key), i, call.name],
+          `${call.name} acts on a terminal program: it needs app.terminal`,
+          'drop the step',
+        );
+      if (def.desktopOnly && !desktop)
+        throw src.fail(
+          [...listOrigin(key), i, call.name],
+          `${call.name} calls a desktop app's IPC: it needs app.desktop (a Tauri app), and this scenario drives a web page`,
+          'add app.desktop, or drop the step',
+        );
       for (const need of terminal ? [] : (def.needs ?? [])) {
         const why = DRIVER_LACKS[driver][need];
-        if (why) throw src.fail([...listOrigin(key), i, call.name], `${call.name} is not available on the ${driver} driver: ${why}`, driver === 'cdp' ? undefined : 'drop the step, or run this scenario on the cdp driver (Chromium)');
+        if (why)
+          throw src.fail(
+            [...listOrigin(key), i, call.name],
+            `${call.name} is not available on the ${driver} driver: ${why}`,
+            driver === 'cdp' ? undefined : 'drop the step, or run this scenario on the cdp driver (Chromium)',
+          );
       }
       return call;
     });
@@ -361,20 +470,46 @@ export function loadScenario(path: string, opts: LoadOptions = {}): Scenario {
   const networkAt: Path = variant && over.network !== undefined ? ['variants', variant, 'network'] : ['network'];
   let network: ReturnType<typeof resolveNetwork>;
   try {
-    network = merged.network === undefined ? undefined : resolveNetwork((over.network ?? top.network) as Parameters<typeof resolveNetwork>[0]);
+    network =
+      merged.network === undefined ? undefined : resolveNetwork((over.network ?? top.network) as Parameters<typeof resolveNetwork>[0]);
   } catch (e) {
     if (isPerfError(e)) throw src.fail(networkAt, e.message, e.suggestion);
     throw e;
   }
-  if (engine === 'webkit' && driver === 'cdp') throw src.fail(['browser', 'driver'], 'engine webkit is driven over WebDriver, not cdp', 'drop browser.driver, or set it to webdriver');
+  if (engine === 'webkit' && driver === 'cdp')
+    throw src.fail(['browser', 'driver'], 'engine webkit is driven over WebDriver, not cdp', 'drop browser.driver, or set it to webdriver');
   if (driver === 'webdriver') {
     // What the WebDriver driver cannot honour is refused here, before any browser starts.
-    if (browser.endpoint !== undefined) throw src.fail(['browser', 'endpoint'], 'browser.endpoint attaches to a Chrome over CDP; with driver webdriver give browser.webdriver (a WebDriver server URL)');
-    if (browser.restart !== undefined && browser.restart !== 'browser') throw src.fail(['browser', 'restart'], `over WebDriver every repeat is a new browser session: restart must be browser, got ${String(browser.restart)}`, 'drop browser.restart');
+    if (browser.endpoint !== undefined)
+      throw src.fail(
+        ['browser', 'endpoint'],
+        'browser.endpoint attaches to a Chrome over CDP; with driver webdriver give browser.webdriver (a WebDriver server URL)',
+      );
+    if (browser.restart !== undefined && browser.restart !== 'browser')
+      throw src.fail(
+        ['browser', 'restart'],
+        `over WebDriver every repeat is a new browser session: restart must be browser, got ${String(browser.restart)}`,
+        'drop browser.restart',
+      );
     const noNetwork = DRIVER_LACKS.webdriver.networkEmulation;
-    if (network && noNetwork) throw src.fail(networkAt, `network is not available on the webdriver driver: ${noNetwork}`, 'drop network, or use browser.driver: cdp (Chromium)');
-    if (merged.cpuThrottle !== undefined && merged.cpuThrottle !== 1) throw src.fail(['cpuThrottle'], 'cpuThrottle needs the cdp driver (WebDriver cannot throttle the CPU)', 'drop cpuThrottle, or use browser.driver: cdp');
-    if (vp.mobile || vp.touch || vp.dpr !== 1) throw src.fail(['viewport'], 'over WebDriver the viewport is the window size only: mobile, touch and dpr other than 1 need the cdp driver', 'drop them, or use browser.driver: cdp');
+    if (network && noNetwork)
+      throw src.fail(
+        networkAt,
+        `network is not available on the webdriver driver: ${noNetwork}`,
+        'drop network, or use browser.driver: cdp (Chromium)',
+      );
+    if (merged.cpuThrottle !== undefined && merged.cpuThrottle !== 1)
+      throw src.fail(
+        ['cpuThrottle'],
+        'cpuThrottle needs the cdp driver (WebDriver cannot throttle the CPU)',
+        'drop cpuThrottle, or use browser.driver: cdp',
+      );
+    if (vp.mobile || vp.touch || vp.dpr !== 1)
+      throw src.fail(
+        ['viewport'],
+        'over WebDriver the viewport is the window size only: mobile, touch and dpr other than 1 need the cdp driver',
+        'drop them, or use browser.driver: cdp',
+      );
   }
   const repeat = (merged.repeat as number | undefined) ?? DEFAULTS.repeat;
   const warmup = (merged.warmup as number | undefined) ?? DEFAULTS.warmup;
@@ -429,7 +564,11 @@ function checkVariantNames(src: Located, doc: Record<string, unknown>): void {
   if (!isPlainObject(doc.variants)) return;
   for (const name of Object.keys(doc.variants)) {
     if (isNamePart(name)) continue;
-    const instead = name.toLowerCase().replace(/[^a-z0-9_-]+/g, '-').replace(/^-+|-+$/g, '') || 'variant';
+    const instead =
+      name
+        .toLowerCase()
+        .replace(/[^a-z0-9_-]+/g, '-')
+        .replace(/^-+|-+$/g, '') || 'variant';
     const message = `variant name ${JSON.stringify(name)} may only use ${NAME_PART.allowed}: it becomes part of file names`;
     throw src.fail(['variants', name], message, `rename it, e.g. ${instead}`, true);
   }
@@ -515,23 +654,37 @@ function interpolate(src: Located, value: unknown, path: Path, vars: Record<stri
   if (isPlainObject(value)) {
     const out: Record<string, unknown> = {};
     // vars values themselves are not interpolated (no recursion surprises).
-    for (const [k, v] of Object.entries(value)) out[k] = path.length === 0 && k === 'vars' ? v : interpolate(src, v, [...path, k], vars, env);
+    for (const [k, v] of Object.entries(value))
+      out[k] = path.length === 0 && k === 'vars' ? v : interpolate(src, v, [...path, k], vars, env);
     return out;
   }
   return value;
 }
 
-function lookup(src: Located, path: Path, name: string, vars: Record<string, string | number | boolean>, env: EnvReads): string | number | boolean {
+function lookup(
+  src: Located,
+  path: Path,
+  name: string,
+  vars: Record<string, string | number | boolean>,
+  env: EnvReads,
+): string | number | boolean {
   if (name.startsWith('env.')) {
     const key = name.slice(4);
     const v = env.from[key];
-    if (v === undefined) throw src.fail(path, `\${${name}}: environment variable ${key} is not set`, `set ${key}, or use a var with a default under vars:`);
+    if (v === undefined)
+      throw src.fail(path, `\${${name}}: environment variable ${key} is not set`, `set ${key}, or use a var with a default under vars:`);
     if (v !== '') env.used.set(key, v);
     return v;
   }
   if (!(name in vars)) {
     const near = closest(name, Object.keys(vars));
-    throw src.fail(path, `unknown var \${${name}}${near.length ? `; did you mean \${${near[0]}}?` : ''}; vars are: ${Object.keys(vars).join(', ') || '(none)'}`, 'declare it under vars:, or use ${env.NAME} for the environment', false, near);
+    throw src.fail(
+      path,
+      `unknown var \${${name}}${near.length ? `; did you mean \${${near[0]}}?` : ''}; vars are: ${Object.keys(vars).join(', ') || '(none)'}`,
+      'declare it under vars:, or use ${env.NAME} for the environment',
+      false,
+      near,
+    );
   }
   return vars[name]!;
 }
@@ -553,9 +706,17 @@ function parseDesktop(src: Located, d: Record<string, unknown>, at: Path, dir: s
   const given = String(d.binary);
   const binary = findExecutable(given, { cwd: dir });
   if (!binary) {
-    throw src.fail([...at, 'binary'], `app.desktop.binary ${given} ${given.includes('/') ? `(${resolve(dir, given)}) is not an executable file` : 'is not on PATH'}`, 'build the app first (e.g. npm run tauri build -- --debug), and give the path to its executable');
+    throw src.fail(
+      [...at, 'binary'],
+      `app.desktop.binary ${given} ${given.includes('/') ? `(${resolve(dir, given)}) is not an executable file` : 'is not on PATH'}`,
+      'build the app first (e.g. npm run tauri build -- --debug), and give the path to its executable',
+    );
   }
-  return { binary, args: ((d.args as string[] | undefined) ?? []).map(String), driver: (d.driver as 'tauri' | 'webkit' | undefined) ?? 'tauri' };
+  return {
+    binary,
+    args: ((d.args as string[] | undefined) ?? []).map(String),
+    driver: (d.driver as 'tauri' | 'webkit' | undefined) ?? 'tauri',
+  };
 }
 
 function parseStep(src: Located, path: Path, item: unknown): StepCall {
@@ -570,11 +731,23 @@ function parseStep(src: Located, path: Path, item: unknown): StepCall {
     args = item[name] ?? {};
   } else {
     const keys = isPlainObject(item) ? Object.keys(item) : [];
-    throw src.fail(path, keys.length > 1 ? `a step is one key (the step name), got ${keys.length}: ${keys.join(', ')}` : 'a step is `- <step name>: <arguments>`', keys.length > 1 ? 'put each step in its own list item, or indent the arguments under the step name' : undefined);
+    throw src.fail(
+      path,
+      keys.length > 1
+        ? `a step is one key (the step name), got ${keys.length}: ${keys.join(', ')}`
+        : 'a step is `- <step name>: <arguments>`',
+      keys.length > 1 ? 'put each step in its own list item, or indent the arguments under the step name' : undefined,
+    );
   }
   if (!stepNames().includes(name)) {
     const near = closest(name, stepNames());
-    throw src.fail([...path, name], `unknown step "${name}"${near.length ? `; did you mean ${near.map((n) => `"${n}"`).join(' or ')}?` : ''}`, `steps are: ${stepNames().join(', ')}`, true, near);
+    throw src.fail(
+      [...path, name],
+      `unknown step "${name}"${near.length ? `; did you mean ${near.map((n) => `"${n}"`).join(' or ')}?` : ''}`,
+      `steps are: ${stepNames().join(', ')}`,
+      true,
+      near,
+    );
   }
   try {
     const prepared = prepareArgs(name, args);
@@ -593,9 +766,16 @@ function parseThresholds(src: Located, t: Record<string, any> | undefined, stepL
   const metrics: Record<string, { warnPct?: number; errorPct?: number }> = {};
   for (const [m, v] of Object.entries((t?.metrics as Record<string, Record<string, unknown>> | undefined) ?? {})) {
     checkMetricAt(src, ['thresholds', 'metrics', m], m, stepLabels, true);
-    metrics[m] = { ...(v.warn !== undefined ? { warnPct: parsePct(v.warn) } : {}), ...(v.error !== undefined ? { errorPct: parsePct(v.error) } : {}) };
+    metrics[m] = {
+      ...(v.warn !== undefined ? { warnPct: parsePct(v.warn) } : {}),
+      ...(v.error !== undefined ? { errorPct: parsePct(v.error) } : {}),
+    };
   }
-  return { warnPct: t?.warn !== undefined ? parsePct(t.warn) : DEFAULTS.warnPct, errorPct: t?.error !== undefined ? parsePct(t.error) : DEFAULTS.errorPct, metrics };
+  return {
+    warnPct: t?.warn !== undefined ? parsePct(t.warn) : DEFAULTS.warnPct,
+    errorPct: t?.error !== undefined ? parsePct(t.error) : DEFAULTS.errorPct,
+    metrics,
+  };
 }
 
 const BUDGET_RE = /^\s*([A-Za-z0-9_.\-]+)\s*(<=|>=|<|>)\s*(-?[0-9]+(?:\.[0-9]+)?)\s*$/;
@@ -608,7 +788,12 @@ export function parseBudgetExpr(expr: string): Budget | undefined {
 
 function parseBudget(src: Located, path: Path, expr: string, stepLabels: string[] = []): Budget {
   const b = parseBudgetExpr(expr);
-  if (!b) throw src.fail(path, `malformed budget "${expr}": expected "<metric> <op> <number>" with op one of < <= > >=`, 'e.g. "interactions.latencyMs.p90 < 100"');
+  if (!b)
+    throw src.fail(
+      path,
+      `malformed budget "${expr}": expected "<metric> <op> <number>" with op one of < <= > >=`,
+      'e.g. "interactions.latencyMs.p90 < 100"',
+    );
   checkMetricAt(src, path, b.metric, stepLabels);
   return b;
 }

@@ -41,7 +41,8 @@ const KBPS_PER_BYTE_PER_S = 8 / 1000;
 const PRESET_TOLERANCE = 0.01;
 // Keys held around another key: a keyDown of one of these starts a combo rather than a press.
 const MODIFIER_KEYS = new Set(['Shift', 'Control', 'Alt', 'Meta']);
-const XPATH_SUGGESTION = 'turn on the CSS or ARIA selector types in the Recorder settings and record again, or write the step by hand with a target (role and name, label, text, testId, css)';
+const XPATH_SUGGESTION =
+  'turn on the CSS or ARIA selector types in the Recorder settings and record again, or write the step by hand with a target (role and name, label, text, testId, css)';
 
 /**
  * A Recorder selector in our target grammar, or undefined when it has none (xpath, a path through
@@ -82,7 +83,13 @@ function firstTarget(selectors: (string | string[])[], formControl = false): Tar
 
 /** A `change` on a <select> is a select_option: told by a CSS alternative naming the tag, or the combobox/listbox role. */
 function isSelect(selectors: (string | string[])[]): boolean {
-  return selectors.flat().some((s) => /^aria\/.*\[role="(combobox|listbox)"\]$/.test(s) || (!/^(aria|text|xpath)\//.test(s) && /(^|[\s>+~(,]|pierce\/)select(?=$|[#.[:\s>+~,)])/i.test(s)));
+  return selectors
+    .flat()
+    .some(
+      (s) =>
+        /^aria\/.*\[role="(combobox|listbox)"\]$/.test(s) ||
+        (!/^(aria|text|xpath)\//.test(s) && /(^|[\s>+~(,]|pierce\/)select(?=$|[#.[:\s>+~,)])/i.test(s)),
+    );
 }
 
 /** A network step's arguments for DevTools' numbers (bytes/s, ms): a preset when they match one. */
@@ -153,18 +160,31 @@ export function convertRecording(json: unknown, shown: string, opts: ConvertOpti
   const refuse = (path: string, what: string, suggestion: string): void => void unsupported.push({ path, what, suggestion });
   const targetOf = (step: Schema.StepWithSelectors, at: string, formControl = false): Target | undefined => {
     const t = firstTarget(step.selectors, formControl);
-    if (!t) refuse(`${at}.selectors`, `${step.type} with only selectors our targets cannot express (${step.selectors.flat().slice(0, 3).join(', ')})`, XPATH_SUGGESTION);
+    if (!t)
+      refuse(
+        `${at}.selectors`,
+        `${step.type} with only selectors our targets cannot express (${step.selectors.flat().slice(0, 3).join(', ')})`,
+        XPATH_SUGGESTION,
+      );
     return t;
   };
 
   flow.steps.forEach((step, i) => {
     const at = `steps[${i}]`;
     if ('target' in step && step.target !== undefined && step.target !== 'main') {
-      refuse(at, `${step.type} in another tab or window (target "${step.target}")`, 'record the flow in one tab; a scenario drives one page');
+      refuse(
+        at,
+        `${step.type} in another tab or window (target "${step.target}")`,
+        'record the flow in one tab; a scenario drives one page',
+      );
       return;
     }
     if ('frame' in step && step.frame && step.frame.length > 0) {
-      refuse(at, `${step.type} inside an iframe (frame ${JSON.stringify(step.frame)})`, 'targets resolve in the top document: write the step by hand, or drive the framed page on its own');
+      refuse(
+        at,
+        `${step.type} inside an iframe (frame ${JSON.stringify(step.frame)})`,
+        'targets resolve in the top document: write the step by hand, or drive the framed page on its own',
+      );
       return;
     }
     switch (step.type) {
@@ -182,7 +202,13 @@ export function convertRecording(json: unknown, shown: string, opts: ConvertOpti
         return;
       }
       case 'setViewport': {
-        const viewport = { width: step.width, height: step.height, dpr: step.deviceScaleFactor, mobile: step.isMobile, touch: step.hasTouch };
+        const viewport = {
+          width: step.width,
+          height: step.height,
+          dpr: step.deviceScaleFactor,
+          mobile: step.isMobile,
+          touch: step.hasTouch,
+        };
         if (!opened) scenario.viewport = viewport;
         else steps.push({ resize_viewport: viewport });
         return;
@@ -199,7 +225,8 @@ export function convertRecording(json: unknown, shown: string, opts: ConvertOpti
       case 'hover': {
         const target = targetOf(step, at);
         if (!target) return;
-        const name = step.type === 'hover' ? 'hover' : step.type === 'doubleClick' ? 'dblclick' : step.button === 'secondary' ? 'right_click' : 'tap';
+        const name =
+          step.type === 'hover' ? 'hover' : step.type === 'doubleClick' ? 'dblclick' : step.button === 'secondary' ? 'right_click' : 'tap';
         steps.push({ [name]: { target } });
         return;
       }
@@ -251,7 +278,11 @@ export function convertRecording(json: unknown, shown: string, opts: ConvertOpti
           return;
         }
         if (step.count !== undefined && (step.operator ?? '==') !== '==') {
-          refuse(at, `waitForElement with count ${step.operator} ${step.count}`, 'write an expect step by hand with count (an exact number)');
+          refuse(
+            at,
+            `waitForElement with count ${step.operator} ${step.count}`,
+            'write an expect step by hand with count (an exact number)',
+          );
           return;
         }
         const target = targetOf(step, at);
@@ -263,10 +294,14 @@ export function convertRecording(json: unknown, shown: string, opts: ConvertOpti
         return;
       }
       case 'waitForExpression':
-        refuse(at, 'waitForExpression (a JavaScript condition)', 'replace it with wait_for (text) or expect (a target\'s text, value, visibility); evaluate runs an expression once but does not wait');
+        refuse(
+          at,
+          'waitForExpression (a JavaScript condition)',
+          "replace it with wait_for (text) or expect (a target's text, value, visibility); evaluate runs an expression once but does not wait",
+        );
         return;
       case 'customStep':
-        refuse(at, `customStep "${step.name}"`, 'write the equivalent steps by hand (perf <step> --help lists each step\'s arguments)');
+        refuse(at, `customStep "${step.name}"`, "write the equivalent steps by hand (perf <step> --help lists each step's arguments)");
         return;
       case 'close':
         notes.push(`${at}: close left out: every repeat ends its page itself`);
@@ -275,9 +310,15 @@ export function convertRecording(json: unknown, shown: string, opts: ConvertOpti
         refuse(at, `step type ${(step as { type: string }).type}`, 'write the equivalent step by hand');
     }
   });
-  if (!opened) refuse('steps', 'no navigate step: the recording never opens a page', 'record from a page load (the Recorder adds the navigate step when recording starts)');
+  if (!opened)
+    refuse(
+      'steps',
+      'no navigate step: the recording never opens a page',
+      'record from a page load (the Recorder adds the navigate step when recording starts)',
+    );
   if (held.length) notes.push(`modifier ${held.join('+')} still held at the end of the recording: left out`);
-  if (steps.length === 0 && opened) refuse('steps', 'nothing to measure after the first navigation', 'record at least one interaction after the page opens');
+  if (steps.length === 0 && opened)
+    refuse('steps', 'nothing to measure after the first navigation', 'record at least one interaction after the page opens');
   // The order the examples are written in: what the app is, how the page is emulated, then the steps.
   const { name, app, viewport, network } = scenario;
   const ordered = { name, description, app, ...(viewport ? { viewport } : {}), ...(network ? { network } : {}), steps: literal(steps) };
@@ -298,7 +339,8 @@ export function scenarioYaml(scenario: Record<string, unknown>, source: string, 
   const doc = new Document(scenario);
   // One line per step (`- tap: { target: { role: button, name: Submit } }`), as the examples are written.
   const list = doc.get('steps', true);
-  if (isSeq(list)) for (const item of list.items) if (isMap(item)) for (const pair of item.items) if (isMap(pair.value)) pair.value.flow = true;
+  if (isSeq(list))
+    for (const item of list.items) if (isMap(item)) for (const pair of item.items) if (isMap(pair.value)) pair.value.flow = true;
   for (const key of ['app', 'viewport', 'network']) {
     const node = doc.get(key, true);
     if (isMap(node)) node.flow = true;
@@ -320,9 +362,18 @@ export function recordingAsYaml(text: string, shown: string): string {
   try {
     json = JSON.parse(text);
   } catch (e) {
-    throw new PerfError({ code: 'recording_invalid', message: `${shown}: not JSON: ${e instanceof Error ? e.message : String(e)}`, suggestion: 'a .json scenario is a Chrome DevTools Recorder recording (Export as a JSON file); scenarios of our own are YAML' });
+    throw new PerfError({
+      code: 'recording_invalid',
+      message: `${shown}: not JSON: ${e instanceof Error ? e.message : String(e)}`,
+      suggestion: 'a .json scenario is a Chrome DevTools Recorder recording (Export as a JSON file); scenarios of our own are YAML',
+    });
   }
   const { scenario, unsupported } = convertRecording(json, shown);
-  if (unsupported.length) throw unsupportedError(shown, unsupported, `perf import ${shown} --skip-unsupported --out scenario.yaml writes a scenario without them, to edit and run`);
+  if (unsupported.length)
+    throw unsupportedError(
+      shown,
+      unsupported,
+      `perf import ${shown} --skip-unsupported --out scenario.yaml writes a scenario without them, to edit and run`,
+    );
   return scenarioYaml(scenario, shown);
 }

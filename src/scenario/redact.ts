@@ -13,7 +13,10 @@ function patterns(secrets: Secrets): { re: RegExp; name: string }[] {
   // Longest first: a value that contains another is replaced whole.
   return [...secrets]
     .sort((a, b) => b.value.length - a.value.length)
-    .map(({ name, value }) => ({ name, re: new RegExp(`(?<![A-Za-z0-9])${value.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![A-Za-z0-9])`, 'g') }));
+    .map(({ name, value }) => ({
+      name,
+      re: new RegExp(`(?<![A-Za-z0-9])${value.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![A-Za-z0-9])`, 'g'),
+    }));
 }
 
 function replaceAll(text: string, ps: { re: RegExp; name: string }[]): string {
@@ -82,7 +85,7 @@ function viewOf(whole: string, mode: BackspaceMode): View {
     else if (mode === 'overwrite') skip += count;
     pendingGap = true;
   };
-  for (let i = 0; i < whole.length; ) {
+  for (let i = 0; i < whole.length;) {
     const c = whole.charCodeAt(i);
     if (c === 0x1b) {
       ESCAPE_SEQUENCE.lastIndex = i;
@@ -100,8 +103,7 @@ function viewOf(whole: string, mode: BackspaceMode): View {
       // A line break or a tab moves the cursor too.
       if (c >= 0x09 && c <= 0x0d) skip = 0;
       pendingGap = true;
-    }
-    else if (skip > 0) skip--;
+    } else if (skip > 0) skip--;
     else {
       codes[n] = c;
       at[n] = i;
@@ -124,7 +126,7 @@ const isWordChar = (ch: string | undefined): boolean => ch !== undefined && /[A-
 function matchesIn(view: View, value: string): number[][] {
   const out: number[][] = [];
   const { text, gap } = view;
-  for (let from = text.indexOf(value); from >= 0; ) {
+  for (let from = text.indexOf(value); from >= 0;) {
     const to = from + value.length;
     const startOk = from === 0 || gap[from] === 1 || !isWordChar(text[from - 1]);
     const endOk = to === text.length || gap[to] === 1 || !isWordChar(text[to]);

@@ -11,7 +11,12 @@ import { NAME_PART } from '../files.js';
 /** What a scenario's `name:` may hold (a file name part; a / or a space would not be). */
 export const SCENARIO_NAME_ALLOWED = 'letters, digits, _, . and -';
 
-const RESTART = { type: 'string', enum: ['reload', 'context', 'browser'], description: 'How each repeat starts clean: reload (same page, cache disabled, fresh navigation), context (new browser context: storage and cache gone; default), browser (kill and relaunch Chromium with a new profile).' } as const;
+const RESTART = {
+  type: 'string',
+  enum: ['reload', 'context', 'browser'],
+  description:
+    'How each repeat starts clean: reload (same page, cache disabled, fresh navigation), context (new browser context: storage and cache gone; default), browser (kill and relaunch Chromium with a new profile).',
+} as const;
 
 const PCT = {
   anyOf: [
@@ -25,35 +30,57 @@ function overridableProperties(stepList: JsonSchema): Record<string, JsonSchema>
   return {
     app: {
       type: 'object',
-      description: 'The app under test: one of serve, command, url (command may add url), desktop (which may add one of them as its ${APP_URL}), or terminal.',
+      description:
+        'The app under test: one of serve, command, url (command may add url), desktop (which may add one of them as its ${APP_URL}), or terminal.',
       properties: {
         serve: { type: 'string', description: 'Static folder served on a free 127.0.0.1 port (relative to the scenario file).' },
-        command: { type: 'string', description: 'Shell command that starts the app; ${PORT} is a free port (also in $PORT). Runs in the scenario folder.' },
+        command: {
+          type: 'string',
+          description: 'Shell command that starts the app; ${PORT} is a free port (also in $PORT). Runs in the scenario folder.',
+        },
         url: { type: 'string', description: 'URL of an app already running, or with command the URL it answers on (may use ${PORT}).' },
         path: { type: 'string', description: 'Page opened at every clean restart, e.g. /list.html. Default /.' },
         spa: { type: 'boolean', description: 'With serve: unknown extension-less paths get index.html.' },
         startTimeoutMs: { type: 'number', minimum: 0, description: 'How long a command app may take to answer, ms. Default 30000.' },
         terminal: {
           type: 'object',
-          description: 'A terminal program in a pseudo-terminal (TERM=xterm-256color), started anew every repeat; its whole process group is ended after.',
+          description:
+            'A terminal program in a pseudo-terminal (TERM=xterm-256color), started anew every repeat; its whole process group is ended after.',
           properties: {
-            command: { type: 'string', minLength: 1, description: 'The program (a name on PATH, or a path relative to the scenario file).' },
+            command: {
+              type: 'string',
+              minLength: 1,
+              description: 'The program (a name on PATH, or a path relative to the scenario file).',
+            },
             args: { type: 'array', items: { type: 'string' }, description: 'Its arguments.' },
             cols: { type: 'integer', minimum: 2, maximum: 1000, description: 'Screen width in columns. Default 100.' },
             rows: { type: 'integer', minimum: 2, maximum: 1000, description: 'Screen height in rows. Default 30.' },
-            env: { type: 'object', additionalProperties: { type: 'string' }, description: 'Environment variables over the harness\'s own.' },
-            cwd: { type: 'string', description: 'Working folder, relative to the scenario file. Default the scenario\'s folder.' },
+            env: { type: 'object', additionalProperties: { type: 'string' }, description: "Environment variables over the harness's own." },
+            cwd: { type: 'string', description: "Working folder, relative to the scenario file. Default the scenario's folder." },
           },
           required: ['command'],
           additionalProperties: false,
         },
         desktop: {
           type: 'object',
-          description: 'A desktop app driven over WebDriver (WebKitGTK on Linux): a Tauri app through tauri-driver, or any WebKitGTK app through WebKitWebDriver. Every repeat starts it anew.',
+          description:
+            'A desktop app driven over WebDriver (WebKitGTK on Linux): a Tauri app through tauri-driver, or any WebKitGTK app through WebKitWebDriver. Every repeat starts it anew.',
           properties: {
-            binary: { type: 'string', minLength: 1, description: 'The app executable (relative to the scenario file, or a name on PATH), e.g. ./src-tauri/target/release/app.' },
-            args: { type: 'array', items: { type: 'string' }, description: 'Arguments for the app; ${APP_URL} is the URL of serve, command or url when one is also given.' },
-            driver: { type: 'string', enum: ['tauri', 'webkit'], description: 'tauri (default): through tauri-driver; webkit: WebKitWebDriver drives the binary directly.' },
+            binary: {
+              type: 'string',
+              minLength: 1,
+              description: 'The app executable (relative to the scenario file, or a name on PATH), e.g. ./src-tauri/target/release/app.',
+            },
+            args: {
+              type: 'array',
+              items: { type: 'string' },
+              description: 'Arguments for the app; ${APP_URL} is the URL of serve, command or url when one is also given.',
+            },
+            driver: {
+              type: 'string',
+              enum: ['tauri', 'webkit'],
+              description: 'tauri (default): through tauri-driver; webkit: WebKitWebDriver drives the binary directly.',
+            },
           },
           required: ['binary'],
           additionalProperties: false,
@@ -66,11 +93,28 @@ function overridableProperties(stepList: JsonSchema): Record<string, JsonSchema>
       description: 'Browser settings.',
       properties: {
         restart: RESTART,
-        endpoint: { type: 'string', description: 'Use an existing Chrome (ws://… or http://127.0.0.1:PORT) instead of launching one; or selenium+http://HOST:4444: a Selenium Grid 4, each browser a new Grid session for Chromium driven over CDP through its se:cdp (deleted at the end; a browser restart is a new session). --grid URL overrides it.' },
+        endpoint: {
+          type: 'string',
+          description:
+            'Use an existing Chrome (ws://… or http://127.0.0.1:PORT) instead of launching one; or selenium+http://HOST:4444: a Selenium Grid 4, each browser a new Grid session for Chromium driven over CDP through its se:cdp (deleted at the end; a browser restart is a new session). --grid URL overrides it.',
+        },
         headless: { type: 'boolean', description: 'Run headless (default true).' },
-        driver: { type: 'string', enum: ['cdp', 'webdriver'], description: 'How the browser is driven: cdp (default; Chromium) or webdriver (W3C WebDriver: chromedriver, or WebKitWebDriver with engine webkit). Over webdriver every repeat is a new browser session.' },
-        engine: { type: 'string', enum: ['chromium', 'webkit'], description: 'The browser engine: chromium (default) or webkit (the WebKitGTK MiniBrowser through WebKitWebDriver; implies driver webdriver).' },
-        webdriver: { type: 'string', description: 'With driver webdriver: a running WebDriver server (http://127.0.0.1:4444) instead of starting one.' },
+        driver: {
+          type: 'string',
+          enum: ['cdp', 'webdriver'],
+          description:
+            'How the browser is driven: cdp (default; Chromium) or webdriver (W3C WebDriver: chromedriver, or WebKitWebDriver with engine webkit). Over webdriver every repeat is a new browser session.',
+        },
+        engine: {
+          type: 'string',
+          enum: ['chromium', 'webkit'],
+          description:
+            'The browser engine: chromium (default) or webkit (the WebKitGTK MiniBrowser through WebKitWebDriver; implies driver webdriver).',
+        },
+        webdriver: {
+          type: 'string',
+          description: 'With driver webdriver: a running WebDriver server (http://127.0.0.1:4444) instead of starting one.',
+        },
       },
       additionalProperties: false,
     },
@@ -87,11 +131,26 @@ function overridableProperties(stepList: JsonSchema): Record<string, JsonSchema>
       additionalProperties: false,
     },
     cpuThrottle: { type: 'number', minimum: 1, description: 'CPU slowdown factor (CDP Emulation.setCPUThrottlingRate). Default 1.' },
-    network: { ...NETWORK_KEY, description: 'Network throttling applied at every clean restart, before the app opens (CDP Network.emulateNetworkConditions; cdp driver only): a profile, or latencyMs with downloadKbps and uploadKbps. Default none.' },
-    repeat: { type: 'integer', minimum: 1, description: 'Measured repeats; in a sequential compare (perf gate, --against) the first look. Default 5.' },
-    maxRepeat: { type: 'integer', minimum: 1, description: 'Most repeats per run a sequential compare may sample before it stops undecided. Default 4 × repeat.' },
+    network: {
+      ...NETWORK_KEY,
+      description:
+        'Network throttling applied at every clean restart, before the app opens (CDP Network.emulateNetworkConditions; cdp driver only): a profile, or latencyMs with downloadKbps and uploadKbps. Default none.',
+    },
+    repeat: {
+      type: 'integer',
+      minimum: 1,
+      description: 'Measured repeats; in a sequential compare (perf gate, --against) the first look. Default 5.',
+    },
+    maxRepeat: {
+      type: 'integer',
+      minimum: 1,
+      description: 'Most repeats per run a sequential compare may sample before it stops undecided. Default 4 × repeat.',
+    },
     warmup: { type: 'integer', minimum: 0, description: 'Repeats run first and discarded. Default 1.' },
-    timing: { type: 'boolean', description: 'Interleave timing-mode repeats (no profiler: their ms are what compare gates on), like --timing.' },
+    timing: {
+      type: 'boolean',
+      description: 'Interleave timing-mode repeats (no profiler: their ms are what compare gates on), like --timing.',
+    },
     vars: {
       type: 'object',
       description: 'Variables: ${name} in any string value. ${env.NAME} reads the environment. $${ is a literal ${ (nothing is read).',
@@ -125,8 +184,13 @@ function overridableProperties(stepList: JsonSchema): Record<string, JsonSchema>
         metrics: {
           type: 'array',
           minItems: 1,
-          items: { type: 'string', description: 'A metric name (perf metrics lists them); a count with a per-frame form is judged per frame only where both runs paint enough frames.' },
-          description: 'The primary family, replacing the registry\'s (perf metrics, gate: primary). Every other metric is shown and judged as secondary, never failing the gate.',
+          items: {
+            type: 'string',
+            description:
+              'A metric name (perf metrics lists them); a count with a per-frame form is judged per frame only where both runs paint enough frames.',
+          },
+          description:
+            "The primary family, replacing the registry's (perf metrics, gate: primary). Every other metric is shown and judged as secondary, never failing the gate.",
         },
       },
       additionalProperties: false,
@@ -134,7 +198,11 @@ function overridableProperties(stepList: JsonSchema): Record<string, JsonSchema>
     budgets: {
       type: 'array',
       description: 'Absolute limits judged on the run medians: "<metric> <op> <number>", op one of < <= > >=.',
-      items: { type: 'string', pattern: '^\\s*[A-Za-z0-9_.\\-]+\\s*(<=|>=|<|>)\\s*-?[0-9]+(\\.[0-9]+)?\\s*$', description: 'e.g. "interactions.latencyMs.p90 < 100".' },
+      items: {
+        type: 'string',
+        pattern: '^\\s*[A-Za-z0-9_.\\-]+\\s*(<=|>=|<|>)\\s*-?[0-9]+(\\.[0-9]+)?\\s*$',
+        description: 'e.g. "interactions.latencyMs.p90 < 100".',
+      },
     },
   };
 }
@@ -158,7 +226,12 @@ function editorStep(): JsonSchema {
         STEPS.map((def) => {
           const args = { ...stepArgsSchema(def), description: longDescription(def) };
           // Arguments first: their errors are the useful ones when neither form matches.
-          return [def.name, def.shorthand ? { anyOf: [args, { type: 'string', description: 'Shorthand: the target text.' }], description: longDescription(def) } : args];
+          return [
+            def.name,
+            def.shorthand
+              ? { anyOf: [args, { type: 'string', description: 'Shorthand: the target text.' }], description: longDescription(def) }
+              : args,
+          ];
         }),
       ),
       additionalProperties: false,
@@ -171,7 +244,20 @@ const MIN_HOISTED_BYTES = 100;
 /** Keywords whose value is a map of name → schema (the map itself is not a schema). */
 const SCHEMA_MAPS = new Set(['properties', 'definitions', 'patternProperties']);
 /** Keywords whose value is a schema, or (items, anyOf…) a list of schemas. */
-const SCHEMA_VALUES = new Set(['items', 'additionalProperties', 'additionalItems', 'not', 'if', 'then', 'else', 'contains', 'propertyNames', 'anyOf', 'oneOf', 'allOf']);
+const SCHEMA_VALUES = new Set([
+  'items',
+  'additionalProperties',
+  'additionalItems',
+  'not',
+  'if',
+  'then',
+  'else',
+  'contains',
+  'propertyNames',
+  'anyOf',
+  'oneOf',
+  'allOf',
+]);
 
 /**
  * Rebuild a schema, calling `fn` on every sub-schema (never on the root, a map such as `properties`,
@@ -185,7 +271,8 @@ function mapSubschemas(schema: unknown, fn: (sub: Record<string, unknown>, name:
   const inner = (node: Record<string, unknown>, name: string): unknown =>
     Object.fromEntries(
       Object.entries(node).map(([k, v]) => {
-        if (SCHEMA_MAPS.has(k) && v && typeof v === 'object') return [k, Object.fromEntries(Object.entries(v).map(([n, s]) => [n, sub(s, n)]))];
+        if (SCHEMA_MAPS.has(k) && v && typeof v === 'object')
+          return [k, Object.fromEntries(Object.entries(v).map(([n, s]) => [n, sub(s, n)]))];
         if (SCHEMA_VALUES.has(k)) return [k, Array.isArray(v) ? v.map((s) => sub(s, name)) : sub(v, name)];
         return [k, v];
       }),
@@ -229,7 +316,9 @@ export function hoistRepeats(root: JsonSchema): JsonSchema {
  * itself, for errors that name the step.
  */
 export function scenarioSchema(opts: { forEditors: boolean } = { forEditors: true }): JsonSchema {
-  const stepItem: JsonSchema = opts.forEditors ? { $ref: '#/definitions/step' } : { type: ['object', 'string'], description: 'A step: `- <name>: <args>` or `- <name>`.' };
+  const stepItem: JsonSchema = opts.forEditors
+    ? { $ref: '#/definitions/step' }
+    : { type: ['object', 'string'], description: 'A step: `- <name>: <args>` or `- <name>`.' };
   const stepList: JsonSchema = { type: 'array', items: stepItem };
   const props = overridableProperties(stepList);
   const schema: JsonSchema = {
@@ -252,7 +341,12 @@ export function scenarioSchema(opts: { forEditors: boolean } = { forEditors: tru
           `\`--variant NAME\` picks one (required when variants exist). A name may use ${NAME_PART.allowed}: ` +
           'it becomes part of file names.',
         propertyNames: { pattern: NAME_PART.pattern, description: `A variant name: ${NAME_PART.allowed}.` },
-        additionalProperties: { type: 'object', properties: props, additionalProperties: false, description: 'Overrides for this variant.' },
+        additionalProperties: {
+          type: 'object',
+          properties: props,
+          additionalProperties: false,
+          description: 'Overrides for this variant.',
+        },
       },
     },
     required: ['app', 'steps'],

@@ -160,10 +160,13 @@ function probe(url: string, timeoutMs: number): Promise<Probe> {
       req.destroy();
     });
     // A hard timer rather than the socket idle timeout, which does not cover DNS or a slow connect.
-    const timer = setTimeout(() => {
-      done({ status: 'no_answer', reason: `no answer within ${timeoutMs} ms` });
-      req.destroy();
-    }, Math.max(1, timeoutMs));
+    const timer = setTimeout(
+      () => {
+        done({ status: 'no_answer', reason: `no answer within ${timeoutMs} ms` });
+        req.destroy();
+      },
+      Math.max(1, timeoutMs),
+    );
     req.on('error', (e) => done({ status: 'no_answer', reason: (e as NodeJS.ErrnoException).code ?? e.message }));
     req.end();
   });
@@ -269,7 +272,10 @@ function tailFile(file: string, fromByte: number, max: number): string[] {
     const length = Math.max(0, size - start);
     const buf = Buffer.alloc(length);
     readSync(fd, buf, 0, length, start);
-    const lines = buf.toString('utf8').split('\n').map((l) => l.replace(/\r$/, ''));
+    const lines = buf
+      .toString('utf8')
+      .split('\n')
+      .map((l) => l.replace(/\r$/, ''));
     if (lines[lines.length - 1] === '') lines.pop();
     // A cut at the 1 MiB boundary leaves a partial first line; drop it rather than show half a line.
     if (start > fromByte) lines.shift();
@@ -289,7 +295,12 @@ function describeExit(exit: AppExit): string {
 
 async function startCommand(spec: Extract<AppSpec, { kind: 'command' }>): Promise<RunningApp> {
   if (!spec.command.trim()) {
-    throw new PerfError({ code: 'invalid_app_command', kind: 'usage', message: 'app command is empty', suggestion: 'give the command that starts the app, e.g. "npm run preview -- --port ${PORT}"' });
+    throw new PerfError({
+      code: 'invalid_app_command',
+      kind: 'usage',
+      message: 'app command is empty',
+      suggestion: 'give the command that starts the app, e.g. "npm run preview -- --port ${PORT}"',
+    });
   }
   const cwd = path.resolve(spec.cwd ?? process.cwd());
   let cwdIsDir = false;

@@ -46,7 +46,10 @@ interface SpareBrowser {
   contextId: string;
 }
 
-type Spare = { kind: 'page'; page: Promise<Page | undefined> } | { kind: 'context'; id: Promise<string | undefined> } | { kind: 'browser'; started: Promise<SpareBrowser | undefined> };
+type Spare =
+  | { kind: 'page'; page: Promise<Page | undefined> }
+  | { kind: 'context'; id: Promise<string | undefined> }
+  | { kind: 'browser'; started: Promise<SpareBrowser | undefined> };
 
 /** What a restart gets from the spare, once it is ready: a clean page, an empty browser context, or a whole browser. */
 type Taken = { kind: 'page'; page: Page } | { kind: 'context'; id: string } | ({ kind: 'browser' } & SpareBrowser);
@@ -283,7 +286,14 @@ async function startBrowser(opts: BrowserSessionOptions): Promise<{ chrome: Chro
     } catch (e) {
       await chrome.close();
       // Whatever failed (the router refused, the node went away), it is the Grid's session: say so.
-      throw new PerfError({ code: 'grid_cdp_failed', kind: 'environment', message: hideCredentials(`Selenium Grid at ${opts.grid}: could not connect over CDP to ${chrome.wsEndpoint}: ${(e as Error).message}`), cause: e });
+      throw new PerfError({
+        code: 'grid_cdp_failed',
+        kind: 'environment',
+        message: hideCredentials(
+          `Selenium Grid at ${opts.grid}: could not connect over CDP to ${chrome.wsEndpoint}: ${(e as Error).message}`,
+        ),
+        cause: e,
+      });
     }
   }
   const chrome = await launchChrome(opts);
@@ -332,7 +342,9 @@ async function newCleanPage(browser: Browser, spare: Taken | undefined, open: Op
     case undefined:
       return open ? browser.openPage(open) : browser.newPage({ isolated: true });
     case 'context':
-      return open ? browser.openPage({ ...open, browserContextId: spare.id }) : browser.newPage({ isolated: true, browserContextId: spare.id });
+      return open
+        ? browser.openPage({ ...open, browserContextId: spare.id })
+        : browser.newPage({ isolated: true, browserContextId: spare.id });
     case 'browser':
       // Never handed here: restartContext discards it, restartBrowser takes its parts.
       throw new Error('a spare browser reached newCleanPage');

@@ -15,17 +15,13 @@ export const INSTALL_HINT =
   'install Chromium: Debian/Ubuntu `sudo apt-get install -y chromium` (Ubuntu: chromium-browser), macOS `brew install --cask chromium`; or set CHROME_PATH to a Chrome/Chromium binary';
 
 const CANDIDATE_NAMES = ['chromium', 'chromium-browser', 'google-chrome', 'google-chrome-stable'];
-const MAC_APPS = [
-  '/Applications/Chromium.app/Contents/MacOS/Chromium',
-  '/Applications/Google Chrome.app/Contents/MacOS/Google Chrome',
-];
+const MAC_APPS = ['/Applications/Chromium.app/Contents/MacOS/Chromium', '/Applications/Google Chrome.app/Contents/MacOS/Google Chrome'];
 
 export interface ChromeLocation {
   path: string;
   /** Where the path came from, for `perf doctor`. */
   source: 'CHROME_PATH' | 'PATH' | 'macOS application';
 }
-
 
 /**
  * CHROME_PATH first (an explicit path that does not exist is an error, never a silent fallback),
@@ -178,7 +174,12 @@ export async function launchChrome(opts: LaunchOptions = {}): Promise<ChromeProc
   });
   const pid = child.pid;
   if (pid === undefined) {
-    throw new PerfError({ code: 'chrome_launch_failed', kind: 'environment', message: `could not start ${executablePath}`, suggestion: INSTALL_HINT });
+    throw new PerfError({
+      code: 'chrome_launch_failed',
+      kind: 'environment',
+      message: `could not start ${executablePath}`,
+      suggestion: INSTALL_HINT,
+    });
   }
   const untrack = opts.track === false ? () => undefined : trackProcess(pid, { group: true });
   if (opts.track === false) child.unref();
@@ -258,7 +259,9 @@ export async function launchChrome(opts: LaunchOptions = {}): Promise<ChromeProc
         if (!exitedFlag) await terminate(pid, { group: true, graceMs: closeOpts.discard ? 0 : 1500 });
         if (!ownProfile) return;
         // Still tracked until removed: if the harness dies meanwhile, its watchdog finishes the job.
-        const removed = rm(userDataDir, { recursive: true, force: true, maxRetries: 3, retryDelay: 50 }).catch(() => removeProfile(userDataDir)).then(untrackFolder);
+        const removed = rm(userDataDir, { recursive: true, force: true, maxRetries: 3, retryDelay: 50 })
+          .catch(() => removeProfile(userDataDir))
+          .then(untrackFolder);
         if (!closeOpts.discard) await removed;
       })()),
   };

@@ -5,7 +5,9 @@
 import { isPerfError } from '../errors.js';
 import { statePath, writeJsonAtomic, type AnySessionState } from './state.js';
 
-export type DaemonMessage = { kind: 'ready'; state: AnySessionState } | { kind: 'error'; error: { code: string; kind: string; message: string; suggestion?: string } };
+export type DaemonMessage =
+  | { kind: 'ready'; state: AnySessionState }
+  | { kind: 'error'; error: { code: string; kind: string; message: string; suggestion?: string } };
 
 /** Write the state file, then say ready and let go of the parent (which exits). */
 export function daemonReady(stateDir: string, state: AnySessionState): void {

@@ -19,7 +19,14 @@ import { startApp, type AppSpec, type RunningApp } from './app.js';
 import { chromeBinary, launchChrome, type ChromeProcess } from './chrome.js';
 import { installSignalHandlers, isAlive, onShutdown, trackProcess, watchdogPid } from './processes.js';
 import { daemonFailed, daemonReady } from './daemon-ipc.js';
-import { clearStateIfOwnedBy, sessionDriver, type AnySessionState, type SessionStartOptions, type SessionState, type WebDriverSessionState } from './state.js';
+import {
+  clearStateIfOwnedBy,
+  sessionDriver,
+  type AnySessionState,
+  type SessionStartOptions,
+  type SessionState,
+  type WebDriverSessionState,
+} from './state.js';
 
 export interface DaemonRequest {
   stateDir: string;
@@ -39,20 +46,32 @@ const SERVER_CHECK_MS = 1000;
 function appSpecOf(o: SessionStartOptions, stateDir: string): AppSpec {
   const cwd = o.cwd ?? process.cwd();
   if (o.serve !== undefined) return { kind: 'serve', dir: resolve(cwd, o.serve), ...(o.spa ? { spa: true } : {}) };
-  if (o.command !== undefined) return { kind: 'command', command: o.command, cwd, logFile: join(stateDir, 'app.log'), ...(o.url ? { url: o.url } : {}) };
+  if (o.command !== undefined)
+    return { kind: 'command', command: o.command, cwd, logFile: join(stateDir, 'app.log'), ...(o.url ? { url: o.url } : {}) };
   if (o.url !== undefined) return { kind: 'url', url: o.url };
   return { kind: 'desktop' };
 }
 
 /** The fields every state file holds, once the browser side is up (the watchdog runs by then). */
-function baseState(stateDir: string, options: SessionStartOptions, app: RunningApp, path: string, pageUrl: string): Omit<SessionState, 'driver' | 'chrome' | 'targetId'> {
+function baseState(
+  stateDir: string,
+  options: SessionStartOptions,
+  app: RunningApp,
+  path: string,
+  pageUrl: string,
+): Omit<SessionState, 'driver' | 'chrome' | 'targetId'> {
   return {
     version: 1,
     startedAt: new Date().toISOString(),
     appUrl: app.baseUrl,
     pageUrl,
     path,
-    app: { kind: app.kind, ...(app.pid ? { pid: app.pid } : {}), ...(app.port ? { port: app.port } : {}), ...(app.logFile ? { logFile: app.logFile } : {}) },
+    app: {
+      kind: app.kind,
+      ...(app.pid ? { pid: app.pid } : {}),
+      ...(app.port ? { port: app.port } : {}),
+      ...(app.logFile ? { logFile: app.logFile } : {}),
+    },
     daemonPid: process.pid,
     ...(watchdogPid() !== undefined ? { watchdogPid: watchdogPid()! } : {}),
     stateDir,
@@ -96,7 +115,14 @@ async function main(): Promise<void> {
       state = {
         ...baseState(stateDir, options, app, path, pageUrl),
         driver: 'cdp',
-        chrome: { pid: chrome.pid, wsEndpoint: chrome.wsEndpoint, port: chrome.port, headless: options.headless !== false, version: browser.version.product, executablePath: chrome.executablePath },
+        chrome: {
+          pid: chrome.pid,
+          wsEndpoint: chrome.wsEndpoint,
+          port: chrome.port,
+          headless: options.headless !== false,
+          version: browser.version.product,
+          executablePath: chrome.executablePath,
+        },
         targetId: page.targetId,
         ...(grid ? { grid: grid.grid } : {}),
       };
@@ -124,10 +150,16 @@ async function main(): Promise<void> {
         ...(server ? { serverPid: server.pids[0] } : {}),
         headless: options.headless !== false,
         ...(how.kind === 'chromedriver' ? { chromePath: chromeBinary() } : {}),
-        ...(desktop ? { desktop: { binary: desktop.binary, args: (desktop.args ?? []).map((a) => a.replaceAll('${APP_URL}', pageUrl)) } } : {}),
+        ...(desktop
+          ? { desktop: { binary: desktop.binary, args: (desktop.args ?? []).map((a) => a.replaceAll('${APP_URL}', pageUrl)) } }
+          : {}),
       });
       const driver = wdPage.driver;
-      if (desktop) await desktopLoaded(driver, pageUrl, { timeoutMs: NAVIGATION_TIMEOUT_MS, suggestion: 'check that the app starts its window, or give --url (or --serve) and ${APP_URL} in --desktop-arg' });
+      if (desktop)
+        await desktopLoaded(driver, pageUrl, {
+          timeoutMs: NAVIGATION_TIMEOUT_MS,
+          suggestion: 'check that the app starts its window, or give --url (or --serve) and ${APP_URL} in --desktop-arg',
+        });
       else await driver.navigation.navigate(pageUrl, NAVIGATION_TIMEOUT_MS);
       const wd: WebDriverSessionState['webdriver'] = {
         endpoint: driver.client.endpoint,

@@ -33,7 +33,11 @@ export function checkGridUrl(value: string, who: string): string {
     valid = false;
   }
   if (!valid) {
-    throw new PerfError({ code: 'invalid_flag', message: `${who}: --grid must be a Selenium Grid URL such as http://127.0.0.1:4444, got "${hideCredentials(value)}"`, suggestion: 'start a Grid with `java -jar selenium-server-4.x.jar standalone` and pass its URL' });
+    throw new PerfError({
+      code: 'invalid_flag',
+      message: `${who}: --grid must be a Selenium Grid URL such as http://127.0.0.1:4444, got "${hideCredentials(value)}"`,
+      suggestion: 'start a Grid with `java -jar selenium-server-4.x.jar standalone` and pass its URL',
+    });
   }
   return url;
 }
@@ -110,7 +114,12 @@ export interface GridChrome extends ChromeProcess {
 export async function startGridChrome(grid: string, opts: LaunchOptions = {}): Promise<GridChrome> {
   const size = opts.windowSize ?? { width: 1280, height: 800 };
   // No profile or debugging port flags: chromedriver picks both, and removes the profile itself.
-  const args = [...(opts.headless === false ? [] : ['--headless']), ...BASE_FLAGS, `--window-size=${size.width},${size.height}`, ...(opts.extraArgs ?? [])];
+  const args = [
+    ...(opts.headless === false ? [] : ['--headless']),
+    ...BASE_FLAGS,
+    `--window-size=${size.width},${size.height}`,
+    ...(opts.extraArgs ?? []),
+  ];
   let binary: string | undefined;
   if (isLoopback(grid)) {
     try {
@@ -122,7 +131,11 @@ export async function startGridChrome(grid: string, opts: LaunchOptions = {}): P
   const chromeOptions = { args, ...(binary ? { binary } : {}) };
   let client: WebDriverClient;
   try {
-    client = await WebDriverClient.newSession(grid, { browserName: 'chrome', 'goog:chromeOptions': chromeOptions }, { timeoutMs: NEW_SESSION_TIMEOUT_MS });
+    client = await WebDriverClient.newSession(
+      grid,
+      { browserName: 'chrome', 'goog:chromeOptions': chromeOptions },
+      { timeoutMs: NEW_SESSION_TIMEOUT_MS },
+    );
   } catch (e) {
     throw gridError(grid, 'could not create a Chromium session', e);
   }
@@ -158,7 +171,11 @@ export async function startGridChrome(grid: string, opts: LaunchOptions = {}): P
   const offShutdown = onShutdown(close);
   if (typeof cdp !== 'string' || !/^wss?:\/\//.test(cdp)) {
     await close();
-    throw gridError(grid, 'the session has no se:cdp endpoint', new Error('Selenium Grid 4 with a Chromium node gives one; is this a Grid 4, and the browser Chromium?'));
+    throw gridError(
+      grid,
+      'the session has no se:cdp endpoint',
+      new Error('Selenium Grid 4 with a Chromium node gives one; is this a Grid 4, and the browser Chromium?'),
+    );
   }
   const chrome = caps.chrome as { userDataDir?: string } | undefined;
   return {
@@ -182,5 +199,10 @@ export async function startGridChrome(grid: string, opts: LaunchOptions = {}): P
 
 /** The error that ends a run whose Grid session was lost (the node died, the Grid dropped it). */
 export function gridLostError(reason: string): PerfError {
-  return new PerfError({ code: 'grid_session_lost', kind: 'environment', message: hideCredentials(reason), suggestion: 'check the Grid node (its log, /status): the run stopped rather than go on on another node' });
+  return new PerfError({
+    code: 'grid_session_lost',
+    kind: 'environment',
+    message: hideCredentials(reason),
+    suggestion: 'check the Grid node (its log, /status): the run stopped rather than go on on another node',
+  });
 }

@@ -20,7 +20,18 @@ import type { DaemonMessage, DaemonRequest } from './daemon.js';
 import { checkAppUrl } from './app.js';
 import { chromeVersion, findChrome, launchChrome } from './chrome.js';
 import { isAlive, signal, terminate } from './processes.js';
-import { clearState, defaultStateDir, readState, sessionDriver, START_OPTIONS, type AnySessionState, type SessionStartOptions, type SessionState, type TerminalSessionState, type WebDriverSessionState } from './state.js';
+import {
+  clearState,
+  defaultStateDir,
+  readState,
+  sessionDriver,
+  START_OPTIONS,
+  type AnySessionState,
+  type SessionStartOptions,
+  type SessionState,
+  type TerminalSessionState,
+  type WebDriverSessionState,
+} from './state.js';
 import { checkServeFolder, ensureDir, findExecutable } from '../files.js';
 import { sendStep, type StepRequest } from './step-socket.js';
 import { checkGridUrl } from './grid.js';
@@ -36,13 +47,24 @@ const START_TIMEOUT_MS = 60_000;
 /** A terminal program is the whole app: no page, browser or desktop options beside it. */
 function validateTerminalStart(o: StartOptions): void {
   const t = o.terminal!;
-  const others = (['serve', 'url', 'command', 'path', 'spa', 'driver', 'engine', 'webdriver', 'desktop'] as const).filter((k) => o[k] !== undefined);
+  const others = (['serve', 'url', 'command', 'path', 'spa', 'driver', 'engine', 'webdriver', 'desktop'] as const).filter(
+    (k) => o[k] !== undefined,
+  );
   if (others.length) {
-    throw new PerfError({ code: 'invalid_flag', message: `--terminal is the whole app (a program in a pseudo-terminal): drop ${others.map((k) => `--${k}`).join(', ')}`, suggestion: 'e.g. perf start --terminal "vim notes.txt"' });
+    throw new PerfError({
+      code: 'invalid_flag',
+      message: `--terminal is the whole app (a program in a pseudo-terminal): drop ${others.map((k) => `--${k}`).join(', ')}`,
+      suggestion: 'e.g. perf start --terminal "vim notes.txt"',
+    });
   }
-  if (typeof t.command !== 'string' || t.command.trim() === '') refuse('--terminal needs the program to run', 'e.g. perf start --terminal "less README.md"');
-  for (const [flag, n] of [['--cols', t.cols], ['--rows', t.rows]] as const) {
-    if (n !== undefined && !(Number.isInteger(n) && n >= 2 && n <= 1000)) refuse(`${flag} must be a whole number from 2 to 1000, got ${n}`, `e.g. ${flag} ${flag === '--cols' ? 100 : 30}`);
+  if (typeof t.command !== 'string' || t.command.trim() === '')
+    refuse('--terminal needs the program to run', 'e.g. perf start --terminal "less README.md"');
+  for (const [flag, n] of [
+    ['--cols', t.cols],
+    ['--rows', t.rows],
+  ] as const) {
+    if (n !== undefined && !(Number.isInteger(n) && n >= 2 && n <= 1000))
+      refuse(`${flag} must be a whole number from 2 to 1000, got ${n}`, `e.g. ${flag} ${flag === '--cols' ? 100 : 30}`);
   }
 }
 
@@ -52,39 +74,72 @@ function refuse(message: string, suggestion: string): never {
 
 function validateStart(o: StartOptions): void {
   if (o.terminal !== undefined) return validateTerminalStart(o);
-  const sources = [o.serve !== undefined && '--serve', o.url !== undefined && o.command === undefined && '--url', o.command !== undefined && '--command'].filter(Boolean);
+  const sources = [
+    o.serve !== undefined && '--serve',
+    o.url !== undefined && o.command === undefined && '--url',
+    o.command !== undefined && '--command',
+  ].filter(Boolean);
   if (sources.length > 1 || (sources.length === 0 && o.desktop === undefined)) {
     throw new PerfError({
       code: 'start_needs_one_app',
-      message: sources.length === 0 ? 'perf start needs an app: --serve DIR, --url URL, or --command CMD [--url URL]; or a desktop app, --desktop BIN; or a terminal program, --terminal CMD' : `perf start takes one app source, got ${sources.join(' and ')}`,
+      message:
+        sources.length === 0
+          ? 'perf start needs an app: --serve DIR, --url URL, or --command CMD [--url URL]; or a desktop app, --desktop BIN; or a terminal program, --terminal CMD'
+          : `perf start takes one app source, got ${sources.join(' and ')}`,
       suggestion: 'e.g. `perf start --serve scenarios/app --path /list.html`',
     });
   }
   if (o.url !== undefined) checkAppUrl(o.url);
   if (o.path !== undefined && !o.path.startsWith('/')) {
-    throw new PerfError({ code: 'invalid_path', message: `--path must start with "/", got "${o.path}"`, suggestion: `use --path /${o.path}` });
+    throw new PerfError({
+      code: 'invalid_path',
+      message: `--path must start with "/", got "${o.path}"`,
+      suggestion: `use --path /${o.path}`,
+    });
   }
   if (o.path !== undefined && sources.length === 0) {
-    throw new PerfError({ code: 'invalid_flag', message: '--path opens a page of the app URL, and a desktop app alone has none (it loads its own page)', suggestion: 'drop --path, or give the app URL beside it (--serve, --url or --command)' });
+    throw new PerfError({
+      code: 'invalid_flag',
+      message: '--path opens a page of the app URL, and a desktop app alone has none (it loads its own page)',
+      suggestion: 'drop --path, or give the app URL beside it (--serve, --url or --command)',
+    });
   }
   oneOf('--driver', o.driver, ['cdp', 'webdriver']);
   oneOf('--engine', o.engine, ['chromium', 'webkit']);
   if (o.grid !== undefined) {
-    const other = o.desktop !== undefined ? '--desktop' : o.engine === 'webkit' ? '--engine webkit' : o.driver === 'webdriver' ? '--driver webdriver' : o.webdriver !== undefined ? '--webdriver' : undefined;
-    if (other) refuse(`--grid runs Chromium on a Selenium Grid over CDP: drop ${other}`, 'e.g. perf start --serve dist --grid http://127.0.0.1:4444');
+    const other =
+      o.desktop !== undefined
+        ? '--desktop'
+        : o.engine === 'webkit'
+          ? '--engine webkit'
+          : o.driver === 'webdriver'
+            ? '--driver webdriver'
+            : o.webdriver !== undefined
+              ? '--webdriver'
+              : undefined;
+    if (other)
+      refuse(
+        `--grid runs Chromium on a Selenium Grid over CDP: drop ${other}`,
+        'e.g. perf start --serve dist --grid http://127.0.0.1:4444',
+      );
     o.grid = checkGridUrl(o.grid, 'start');
   }
   // The same refusals as the scenario loader's for browser.driver / engine and app.desktop.
   if (o.desktop !== undefined) {
     // Checked here rather than by additionalProperties in the schema: app_start's schema is read by every agent, this costs them nothing.
     const unknown = Object.keys(o.desktop).filter((k) => !(k in START_OPTIONS.desktop.properties));
-    if (unknown.length) refuse(`desktop takes ${Object.keys(START_OPTIONS.desktop.properties).join(', ')}; unknown: ${unknown.join(', ')}`, 'e.g. {"binary": "./app", "args": ["${APP_URL}"], "driver": "tauri"}');
-    if (!o.desktop.binary) refuse('--desktop needs the app\'s executable', 'e.g. --desktop ./src-tauri/target/debug/my-app');
+    if (unknown.length)
+      refuse(
+        `desktop takes ${Object.keys(START_OPTIONS.desktop.properties).join(', ')}; unknown: ${unknown.join(', ')}`,
+        'e.g. {"binary": "./app", "args": ["${APP_URL}"], "driver": "tauri"}',
+      );
+    if (!o.desktop.binary) refuse("--desktop needs the app's executable", 'e.g. --desktop ./src-tauri/target/debug/my-app');
     oneOf('--desktop-driver', o.desktop.driver, ['tauri', 'webkit']);
     if (o.engine === 'chromium') refuse("--desktop runs on WebKitGTK (Tauri's engine on Linux): --engine must be webkit", 'drop --engine');
     if (o.driver === 'cdp') refuse('--desktop is driven over WebDriver, not --driver cdp', 'drop --driver');
   }
-  if (o.engine === 'webkit' && o.driver === 'cdp') refuse('--engine webkit is driven over WebDriver, not --driver cdp', 'drop --driver, or set it to webdriver');
+  if (o.engine === 'webkit' && o.driver === 'cdp')
+    refuse('--engine webkit is driven over WebDriver, not --driver cdp', 'drop --driver, or set it to webdriver');
   if (o.webdriver !== undefined) {
     if (o.driver === 'cdp') refuse('--webdriver names a WebDriver server: it needs --driver webdriver, not cdp', 'drop --driver');
     let u: URL | undefined;
@@ -93,13 +148,18 @@ function validateStart(o: StartOptions): void {
     } catch {
       u = undefined;
     }
-    if (!u || (u.protocol !== 'http:' && u.protocol !== 'https:')) refuse(`--webdriver must be the http:// URL of a WebDriver server, got "${o.webdriver}"`, 'e.g. --webdriver http://127.0.0.1:4444');
+    if (!u || (u.protocol !== 'http:' && u.protocol !== 'https:'))
+      refuse(`--webdriver must be the http:// URL of a WebDriver server, got "${o.webdriver}"`, 'e.g. --webdriver http://127.0.0.1:4444');
   }
 }
 
 function oneOf(flag: string, value: string | undefined, allowed: readonly string[]): void {
   if (value !== undefined && !allowed.includes(value)) {
-    throw new PerfError({ code: 'invalid_flag', message: `${flag} must be ${allowed.join(' or ')}, got "${value}"`, suggestion: `e.g. ${flag} ${allowed[allowed.length - 1]}` });
+    throw new PerfError({
+      code: 'invalid_flag',
+      message: `${flag} must be ${allowed.join(' or ')}, got "${value}"`,
+      suggestion: `e.g. ${flag} ${allowed[allowed.length - 1]}`,
+    });
   }
 }
 
@@ -127,10 +187,20 @@ function checkBrowserInstalled(o: SessionStartOptions): void {
   if (o.webdriver !== undefined) return;
   if (!findServerBinary(d.kind, o.cwd)) {
     const { bin, install, needs } = SERVER_BINARIES[d.kind];
-    throw new PerfError({ code: 'webdriver_missing', kind: 'environment', message: `${bin} is not installed (needed for ${needs})`, suggestion: `install it: ${install}` });
+    throw new PerfError({
+      code: 'webdriver_missing',
+      kind: 'environment',
+      message: `${bin} is not installed (needed for ${needs})`,
+      suggestion: `install it: ${install}`,
+    });
   }
   if (d.kind === 'webkit' && o.desktop === undefined && !miniBrowserPath()) {
-    throw new PerfError({ code: 'webdriver_missing', kind: 'environment', message: 'the WebKitGTK MiniBrowser is not installed (needed for --engine webkit)', suggestion: 'install it: apt-get install webkit2gtk-driver' });
+    throw new PerfError({
+      code: 'webdriver_missing',
+      kind: 'environment',
+      message: 'the WebKitGTK MiniBrowser is not installed (needed for --engine webkit)',
+      suggestion: 'install it: apt-get install webkit2gtk-driver',
+    });
   }
   if (d.kind === 'chromedriver') findChrome();
 }
@@ -140,13 +210,22 @@ export async function startSession(opts: StartOptions): Promise<AnySessionState>
   validateStart(opts);
   const cwd = opts.cwd ?? process.cwd();
   const stateDir = opts.stateDir ?? defaultStateDir(cwd);
-  const options: SessionStartOptions = { ...opts, cwd, ...(opts.desktop ? { desktop: { ...opts.desktop, binary: resolveDesktopBinary(opts.desktop.binary, cwd) } } : {}) };
+  const options: SessionStartOptions = {
+    ...opts,
+    cwd,
+    ...(opts.desktop ? { desktop: { ...opts.desktop, binary: resolveDesktopBinary(opts.desktop.binary, cwd) } } : {}),
+  };
   delete (options as StartOptions).stateDir;
   // Fail here, in the user's terminal, on a bad folder or missing Chrome rather than in the daemon.
   if (opts.serve !== undefined && !existsSync(resolve(cwd, opts.serve))) {
-    throw new PerfError({ code: 'serve_root_missing', message: `--serve ${opts.serve}: no such folder (${resolve(cwd, opts.serve)})`, suggestion: 'pass the folder that holds your built app' });
+    throw new PerfError({
+      code: 'serve_root_missing',
+      message: `--serve ${opts.serve}: no such folder (${resolve(cwd, opts.serve)})`,
+      suggestion: 'pass the folder that holds your built app',
+    });
   }
-  if (opts.serve !== undefined) checkServeFolder(resolve(cwd, opts.serve), [cwd], { allowOutside: opts.allowOutside === true, shown: `serve ${opts.serve}` });
+  if (opts.serve !== undefined)
+    checkServeFolder(resolve(cwd, opts.serve), [cwd], { allowOutside: opts.allowOutside === true, shown: `serve ${opts.serve}` });
   if (opts.terminal === undefined) checkBrowserInstalled(options);
   if (readState(stateDir)) await stopSession(stateDir);
   ensureDir(stateDir, 'perf start');
@@ -158,7 +237,14 @@ export async function startSession(opts: StartOptions): Promise<AnySessionState>
   const msg = await new Promise<DaemonMessage>((resolveMsg, reject) => {
     const timer = setTimeout(() => {
       signal(child.pid!, 'SIGTERM');
-      reject(new PerfError({ code: 'session_start_timeout', kind: 'environment', message: `the session did not start within ${START_TIMEOUT_MS / 1000} s`, suggestion: 'see `perf logs`, and `perf doctor`' }));
+      reject(
+        new PerfError({
+          code: 'session_start_timeout',
+          kind: 'environment',
+          message: `the session did not start within ${START_TIMEOUT_MS / 1000} s`,
+          suggestion: 'see `perf logs`, and `perf doctor`',
+        }),
+      );
     }, START_TIMEOUT_MS);
     child.once('message', (m) => {
       clearTimeout(timer);
@@ -166,7 +252,14 @@ export async function startSession(opts: StartOptions): Promise<AnySessionState>
     });
     child.once('exit', (code) => {
       clearTimeout(timer);
-      reject(new PerfError({ code: 'session_start_failed', kind: 'environment', message: `the session process exited (code ${code}) before it was ready`, suggestion: 'see `perf logs`, and `perf doctor`' }));
+      reject(
+        new PerfError({
+          code: 'session_start_failed',
+          kind: 'environment',
+          message: `the session process exited (code ${code}) before it was ready`,
+          suggestion: 'see `perf logs`, and `perf doctor`',
+        }),
+      );
     });
   });
   child.disconnect?.();
@@ -174,7 +267,12 @@ export async function startSession(opts: StartOptions): Promise<AnySessionState>
     case 'ready':
       return msg.state;
     case 'error':
-      throw new PerfError({ code: msg.error.code, kind: msg.error.kind === 'usage' ? 'usage' : 'environment', message: msg.error.message, ...(msg.error.suggestion ? { suggestion: msg.error.suggestion } : {}) });
+      throw new PerfError({
+        code: msg.error.code,
+        kind: msg.error.kind === 'usage' ? 'usage' : 'environment',
+        message: msg.error.message,
+        ...(msg.error.suggestion ? { suggestion: msg.error.suggestion } : {}),
+      });
   }
 }
 
@@ -195,9 +293,13 @@ export async function stopSession(stateDir = defaultStateDir()): Promise<{ stopp
   // Belt and braces: whatever the daemon did not manage to stop (it may have been killed).
   await Promise.all(owned.map((pid) => terminate(pid, { group: true, graceMs: 1000 })));
   // A server given by URL is not ours to stop, but the session on it is: a killed daemon left it open.
-  if (state.driver === 'webdriver' && state.webdriver.pids.length === 0) await WebDriverClient.attach(state.webdriver.endpoint, state.webdriver.sessionId).close();
+  if (state.driver === 'webdriver' && state.webdriver.pids.length === 0)
+    await WebDriverClient.attach(state.webdriver.endpoint, state.webdriver.sessionId).close();
   // The daemon deletes its Grid session as it stops; one killed outright may have left it.
-  if (state.driver === 'cdp' && state.grid) await WebDriverClient.attach(state.grid.url, state.grid.sessionId).close(30_000).catch(() => undefined);
+  if (state.driver === 'cdp' && state.grid)
+    await WebDriverClient.attach(state.grid.url, state.grid.sessionId)
+      .close(30_000)
+      .catch(() => undefined);
   // The watchdog exits once what it tracked is gone; a stop returns only after it, so a start that
   // follows at once never races the old session's last process.
   if (state.watchdogPid) await terminate(state.watchdogPid, { group: false, graceMs: 2000 });
@@ -239,7 +341,9 @@ async function webDriverProblem(state: WebDriverSessionState): Promise<string | 
   return undefined;
 }
 
-export async function sessionStatus(stateDir = defaultStateDir()): Promise<{ running: boolean; state?: AnySessionState; alive: SessionAlive; uptimeMs?: number }> {
+export async function sessionStatus(
+  stateDir = defaultStateDir(),
+): Promise<{ running: boolean; state?: AnySessionState; alive: SessionAlive; uptimeMs?: number }> {
   const state = readState(stateDir);
   if (!state) return { running: false, alive: { daemon: false, chrome: false, app: null } };
   const app = state.app.pid ? isAlive(state.app.pid) : null;
@@ -249,7 +353,12 @@ export async function sessionStatus(stateDir = defaultStateDir()): Promise<{ run
   if (state.driver === 'webdriver') {
     const server = state.webdriver.pids.length ? state.webdriver.pids.every((pid) => isAlive(pid)) : null;
     const browser = daemon && server !== false && (await webDriverProblem(state)) === undefined;
-    return { running: daemon && server !== false && browser && app !== false, state, alive: { daemon, webdriver: server, browser, app }, uptimeMs };
+    return {
+      running: daemon && server !== false && browser && app !== false,
+      state,
+      alive: { daemon, webdriver: server, browser, app },
+      uptimeMs,
+    };
   }
   const chrome = state.grid ? daemon && (await gridSessionAnswers(state.grid)) : isAlive(state.chrome.pid);
   return { running: daemon && chrome && app !== false, state, alive: { daemon, chrome, app }, uptimeMs };
@@ -288,7 +397,10 @@ export function webDriverLogPath(stateDir: string): string {
 export function sessionLogs(stateDir = defaultStateDir(), lines = 100): { app: string[]; chrome?: string[]; webdriver?: string[] } {
   const state = readState(stateDir);
   const app = tailFile(state?.app.logFile ?? join(stateDir, 'app.log'), lines);
-  const webdriver = tailFile(state?.driver === 'webdriver' ? state.webdriver.logFile : state ? undefined : webDriverLogPath(stateDir), lines);
+  const webdriver = tailFile(
+    state?.driver === 'webdriver' ? state.webdriver.logFile : state ? undefined : webDriverLogPath(stateDir),
+    lines,
+  );
   if (state?.driver === 'webdriver') return { app, webdriver };
   if (state?.driver === 'pty') return { app };
   return { app, chrome: tailFile(join(stateDir, 'chrome.log'), lines), ...(webdriver.length ? { webdriver } : {}) };
@@ -310,16 +422,30 @@ function noSession(stateDir: string): PerfError {
 }
 
 /** Attach to the running session's page; step verbs and MCP tools run against it. */
-export async function connectSession(stateDir = defaultStateDir()): Promise<{ driver: HostPage; state: AnySessionState; close(): Promise<void> }> {
+export async function connectSession(
+  stateDir = defaultStateDir(),
+): Promise<{ driver: HostPage; state: AnySessionState; close(): Promise<void> }> {
   const state = readState(stateDir);
   if (!state) throw noSession(stateDir);
   if (state.driver === 'webdriver') return connectWebDriver(state);
   if (state.driver === 'pty') {
-    throw new PerfError({ code: 'terminal_session', kind: 'environment', message: `the session runs a terminal program (${state.terminal.command}): its steps run in the session (runSessionStep), not on a page`, suggestion: 'send steps with `perf <step>` or an MCP tool' });
+    throw new PerfError({
+      code: 'terminal_session',
+      kind: 'environment',
+      message: `the session runs a terminal program (${state.terminal.command}): its steps run in the session (runSessionStep), not on a page`,
+      suggestion: 'send steps with `perf <step>` or an MCP tool',
+    });
   }
   if (state.grid ? !(await gridSessionAnswers(state.grid)) : !isAlive(state.chrome.pid)) {
-    const what = state.grid ? `Grid session ${state.grid.sessionId} at ${state.grid.url} does not answer` : `Chrome (pid ${state.chrome.pid}) is not running`;
-    throw new PerfError({ code: 'session_dead', kind: 'environment', message: `the session's ${what}`, suggestion: 'run `perf restart` (or MCP app_restart)' });
+    const what = state.grid
+      ? `Grid session ${state.grid.sessionId} at ${state.grid.url} does not answer`
+      : `Chrome (pid ${state.chrome.pid}) is not running`;
+    throw new PerfError({
+      code: 'session_dead',
+      kind: 'environment',
+      message: `the session's ${what}`,
+      suggestion: 'run `perf restart` (or MCP app_restart)',
+    });
   }
   const browser = await Browser.connect(state.chrome.wsEndpoint);
   let page: Page;
@@ -338,7 +464,12 @@ export async function runSessionStep(stateDir: string, req: StepRequest): Promis
   const state = readState(stateDir);
   if (state?.driver !== 'pty') return undefined;
   if (!isAlive(state.daemonPid)) {
-    throw new PerfError({ code: 'session_dead', kind: 'environment', message: `the terminal session's daemon (pid ${state.daemonPid}) is not running`, suggestion: 'run `perf restart` (or `perf start --terminal CMD`)' });
+    throw new PerfError({
+      code: 'session_dead',
+      kind: 'environment',
+      message: `the terminal session's daemon (pid ${state.daemonPid}) is not running`,
+      suggestion: 'run `perf restart` (or `perf start --terminal CMD`)',
+    });
   }
   return sendStep(state.terminal.socket, req);
 }
@@ -347,13 +478,23 @@ export async function runSessionStep(stateDir: string, req: StepRequest): Promis
  * A page driver on the daemon's own WebDriver session, by its id: no new session (a new one would be
  * a new browser, or the desktop app started again). close() leaves the session open.
  */
-async function connectWebDriver(state: WebDriverSessionState): Promise<{ driver: HostPage; state: AnySessionState; close(): Promise<void> }> {
+async function connectWebDriver(
+  state: WebDriverSessionState,
+): Promise<{ driver: HostPage; state: AnySessionState; close(): Promise<void> }> {
   const wd = state.webdriver;
   const problem = await webDriverProblem(state);
   if (problem !== undefined) {
-    throw new PerfError({ code: 'session_gone', kind: 'environment', message: `the session's ${state.engine} (WebDriver session ${wd.sessionId}) is gone: ${problem}`, suggestion: 'run `perf restart` (or MCP app_restart)' });
+    throw new PerfError({
+      code: 'session_gone',
+      kind: 'environment',
+      message: `the session's ${state.engine} (WebDriver session ${wd.sessionId}) is gone: ${problem}`,
+      suggestion: 'run `perf restart` (or MCP app_restart)',
+    });
   }
-  const client = WebDriverClient.attach(wd.endpoint, wd.sessionId, { ...(wd.browserName ? { browserName: wd.browserName } : {}), ...(wd.browserVersion ? { browserVersion: wd.browserVersion } : {}) });
+  const client = WebDriverClient.attach(wd.endpoint, wd.sessionId, {
+    ...(wd.browserName ? { browserName: wd.browserName } : {}),
+    ...(wd.browserVersion ? { browserVersion: wd.browserVersion } : {}),
+  });
   const driver = new WebDriverPageDriver(client, wd.userAgent);
   if (wd.pids[0] !== undefined) driver.serverPid = wd.pids[0];
   return { driver, state, close: () => driver.stopSettleReports() };
@@ -374,20 +515,43 @@ function webDriverChecks(cwd: string): DoctorCheck[] {
   const found = (kind: WebDriverServerKind, what: string, extra?: () => string | undefined): void => {
     const bin = findServerBinary(kind, cwd);
     const more = bin ? extra?.() : undefined;
-    checks.push({ name: SERVER_BINARIES[kind].bin, ok: !!bin, optional: true, detail: bin ? `${bin}${more ? ` (${more})` : ''}: ${what}` : `not found: needed for ${SERVER_BINARIES[kind].needs}`, ...(bin ? {} : { fix: SERVER_BINARIES[kind].install }) });
+    checks.push({
+      name: SERVER_BINARIES[kind].bin,
+      ok: !!bin,
+      optional: true,
+      detail: bin ? `${bin}${more ? ` (${more})` : ''}: ${what}` : `not found: needed for ${SERVER_BINARIES[kind].needs}`,
+      ...(bin ? {} : { fix: SERVER_BINARIES[kind].install }),
+    });
   };
   found('chromedriver', 'Chromium over WebDriver', () => firstLine(`${findServerBinary('chromedriver', cwd)}`, ['--version']));
-  found('webkit', 'WebKit and desktop apps', () => (miniBrowserPath() ? `MiniBrowser ${miniBrowserPath()}` : 'no MiniBrowser: engine webkit needs it'));
+  found('webkit', 'WebKit and desktop apps', () =>
+    miniBrowserPath() ? `MiniBrowser ${miniBrowserPath()}` : 'no MiniBrowser: engine webkit needs it',
+  );
   found('tauri', 'Tauri desktop apps');
   const xvfb = (process.env.PATH ?? '').split(':').some((d) => d && existsSync(`${d}/Xvfb`));
-  checks.push({ name: 'display', ok: !!process.env.DISPLAY || xvfb, optional: true, detail: process.env.DISPLAY ? `DISPLAY=${process.env.DISPLAY}` : xvfb ? 'no DISPLAY: WebKit runs under an Xvfb started for it' : 'no DISPLAY and no Xvfb: WebKit and desktop apps cannot open a window', ...(process.env.DISPLAY || xvfb ? {} : { fix: 'apt-get install xvfb' }) });
+  checks.push({
+    name: 'display',
+    ok: !!process.env.DISPLAY || xvfb,
+    optional: true,
+    detail: process.env.DISPLAY
+      ? `DISPLAY=${process.env.DISPLAY}`
+      : xvfb
+        ? 'no DISPLAY: WebKit runs under an Xvfb started for it'
+        : 'no DISPLAY and no Xvfb: WebKit and desktop apps cannot open a window',
+    ...(process.env.DISPLAY || xvfb ? {} : { fix: 'apt-get install xvfb' }),
+  });
   return checks;
 }
 
 function firstLine(bin: string, args: string[]): string | undefined {
   try {
     // 5 s: a version query answers at once; a hung binary must not stall the doctor.
-    return execFileSync(bin, args, { encoding: 'utf8', timeout: 5000, stdio: ['ignore', 'pipe', 'ignore'] }).split('\n')[0]?.split(' (')[0]?.trim() || undefined;
+    return (
+      execFileSync(bin, args, { encoding: 'utf8', timeout: 5000, stdio: ['ignore', 'pipe', 'ignore'] })
+        .split('\n')[0]
+        ?.split(' (')[0]
+        ?.trim() || undefined
+    );
   } catch {
     return undefined;
   }
@@ -397,7 +561,12 @@ function firstLine(bin: string, args: string[]): string | undefined {
 export async function runDoctor(opts: { outDir?: string } = {}): Promise<{ ok: boolean; checks: DoctorCheck[] }> {
   const checks: DoctorCheck[] = [];
   const major = Number(process.versions.node.split('.')[0]);
-  checks.push({ name: 'node', ok: major >= 20, detail: `Node ${process.versions.node}`, ...(major >= 20 ? {} : { fix: 'install Node.js 20 or newer' }) });
+  checks.push({
+    name: 'node',
+    ok: major >= 20,
+    detail: `Node ${process.versions.node}`,
+    ...(major >= 20 ? {} : { fix: 'install Node.js 20 or newer' }),
+  });
 
   let chromePath: string | undefined;
   try {
@@ -416,12 +585,21 @@ export async function runDoctor(opts: { outDir?: string } = {}): Promise<{ ok: b
         const browser = await Browser.connect(chrome.wsEndpoint);
         const product = browser.version.product;
         await browser.disconnect();
-        checks.push({ name: 'chromium launches', ok: true, detail: `${product} headless, DevTools on 127.0.0.1:${chrome.port}, ${Math.round(performance.now() - t0)} ms (${safeVersion(chromePath)})` });
+        checks.push({
+          name: 'chromium launches',
+          ok: true,
+          detail: `${product} headless, DevTools on 127.0.0.1:${chrome.port}, ${Math.round(performance.now() - t0)} ms (${safeVersion(chromePath)})`,
+        });
       } finally {
         await chrome.close();
       }
     } catch (e) {
-      checks.push({ name: 'chromium launches', ok: false, detail: (e as Error).message, fix: 'check the binary runs: `chromium --headless --no-sandbox --dump-dom about:blank`' });
+      checks.push({
+        name: 'chromium launches',
+        ok: false,
+        detail: (e as Error).message,
+        fix: 'check the binary runs: `chromium --headless --no-sandbox --dump-dom about:blank`',
+      });
     }
   } else {
     checks.push({ name: 'chromium launches', ok: false, detail: 'skipped: no Chromium found' });
@@ -438,7 +616,12 @@ export async function runDoctor(opts: { outDir?: string } = {}): Promise<{ ok: b
     });
     checks.push({ name: 'loopback port', ok: true, detail: `127.0.0.1:${port} is free` });
   } catch (e) {
-    checks.push({ name: 'loopback port', ok: false, detail: `cannot bind 127.0.0.1: ${(e as Error).message}`, fix: 'check the loopback interface and firewall' });
+    checks.push({
+      name: 'loopback port',
+      ok: false,
+      detail: `cannot bind 127.0.0.1: ${(e as Error).message}`,
+      fix: 'check the loopback interface and firewall',
+    });
   }
 
   const outDir = resolve(opts.outDir ?? 'build/perf');
@@ -462,4 +645,3 @@ function safeVersion(path: string): string {
     return 'version unknown';
   }
 }
-

@@ -105,7 +105,9 @@ export type AnySessionState = SessionState | WebDriverSessionState | TerminalSes
  * How a session's page is driven, from its options, as the scenario loader decides it for a run:
  * a desktop app is WebKitGTK, WebKit and a WebDriver URL mean WebDriver; else Chromium over CDP.
  */
-export function sessionDriver(o: SessionStartOptions): { driver: 'cdp'; engine: 'chromium' } | { driver: 'webdriver'; engine: 'chromium' | 'webkit'; kind: WebDriverServerKind } {
+export function sessionDriver(
+  o: SessionStartOptions,
+): { driver: 'cdp'; engine: 'chromium' } | { driver: 'webdriver'; engine: 'chromium' | 'webkit'; kind: WebDriverServerKind } {
   const engine = o.engine ?? (o.desktop ? 'webkit' : 'chromium');
   const driver = o.driver ?? (engine === 'webkit' || o.webdriver !== undefined ? 'webdriver' : 'cdp');
   if (driver === 'cdp') return { driver, engine: 'chromium' };

@@ -47,7 +47,12 @@ export async function serveSteps(socketPath: string, run: (req: StepRequest) => 
         try {
           return { ok: true, result: await run(JSON.parse(line) as StepRequest) };
         } catch (e) {
-          return { ok: false, error: isPerfError(e) ? e.toJSON() : { kind: 'internal', code: 'internal_error', message: e instanceof Error ? e.message : String(e) } };
+          return {
+            ok: false,
+            error: isPerfError(e)
+              ? e.toJSON()
+              : { kind: 'internal', code: 'internal_error', message: e instanceof Error ? e.message : String(e) },
+          };
         }
       };
       const reply = queue.then(answer);
@@ -73,17 +78,41 @@ export function sendStep(socketPath: string, req: StepRequest): Promise<unknown>
       buf += chunk;
     });
     conn.on('error', (e) =>
-      reject(new PerfError({ code: 'session_gone', kind: 'environment', message: `the terminal session does not answer on ${socketPath}: ${e.message}`, suggestion: 'run `perf status`, then `perf restart` (or `perf start --terminal CMD`)', cause: e })),
+      reject(
+        new PerfError({
+          code: 'session_gone',
+          kind: 'environment',
+          message: `the terminal session does not answer on ${socketPath}: ${e.message}`,
+          suggestion: 'run `perf status`, then `perf restart` (or `perf start --terminal CMD`)',
+          cause: e,
+        }),
+      ),
     );
     conn.on('close', () => {
       const line = buf.split('\n')[0] ?? '';
       if (line === '') {
-        reject(new PerfError({ code: 'session_gone', kind: 'environment', message: 'the terminal session closed the connection without an answer (its daemon ended?)', suggestion: 'run `perf status`, then `perf restart`' }));
+        reject(
+          new PerfError({
+            code: 'session_gone',
+            kind: 'environment',
+            message: 'the terminal session closed the connection without an answer (its daemon ended?)',
+            suggestion: 'run `perf status`, then `perf restart`',
+          }),
+        );
         return;
       }
       const reply = JSON.parse(line) as StepReply;
       if (reply.ok) resolve(reply.result);
-      else reject(new PerfError({ code: reply.error.code, kind: perfErrorKind(reply.error.kind), message: reply.error.message, ...(reply.error.suggestion ? { suggestion: reply.error.suggestion } : {}), ...(reply.error.candidates ? { candidates: reply.error.candidates } : {}) }));
+      else
+        reject(
+          new PerfError({
+            code: reply.error.code,
+            kind: perfErrorKind(reply.error.kind),
+            message: reply.error.message,
+            ...(reply.error.suggestion ? { suggestion: reply.error.suggestion } : {}),
+            ...(reply.error.candidates ? { candidates: reply.error.candidates } : {}),
+          }),
+        );
     });
   });
 }

@@ -62,7 +62,14 @@ function logOutput(driver: PtyTerminalDriver, file: string): () => void {
 
 /** Spawn the program and wait until its first screen has gone quiet. `logFile`: also append its raw output there (perf logs). */
 export async function startTerminalApp(spec: TerminalSpec, opts: { logFile?: string } = {}): Promise<RunningTerminal> {
-  const driver = PtyTerminalDriver.spawn({ command: spec.command, ...(spec.args ? { args: spec.args } : {}), ...(spec.cols ? { cols: spec.cols } : {}), ...(spec.rows ? { rows: spec.rows } : {}), ...(spec.env ? { env: spec.env } : {}), ...(spec.cwd ? { cwd: spec.cwd } : {}) });
+  const driver = PtyTerminalDriver.spawn({
+    command: spec.command,
+    ...(spec.args ? { args: spec.args } : {}),
+    ...(spec.cols ? { cols: spec.cols } : {}),
+    ...(spec.rows ? { rows: spec.rows } : {}),
+    ...(spec.env ? { env: spec.env } : {}),
+    ...(spec.cwd ? { cwd: spec.cwd } : {}),
+  });
   const untrackGroup = trackProcess(driver.pty.pid, { group: true });
   // A descendant that double-forked out of the group still carries the mark: ended by it too.
   const untrackMark = trackEnvMark(driver.pty.envMark);

@@ -61,12 +61,19 @@ const REMOTE_DELETE_TRIES = 2;
 /** DELETE a session URL; credentials in it (a cloud Grid) go as Basic auth, as fetch refuses them in the URL. */
 async function deleteSession(url: string): Promise<void> {
   const u = new URL(url);
-  const auth = u.username || u.password ? `Basic ${Buffer.from(`${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}`).toString('base64')}` : undefined;
+  const auth =
+    u.username || u.password
+      ? `Basic ${Buffer.from(`${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}`).toString('base64')}`
+      : undefined;
   u.username = '';
   u.password = '';
   for (let i = 0; i < REMOTE_DELETE_TRIES; i++) {
     try {
-      const res = await fetch(u.href, { method: 'DELETE', headers: auth ? { authorization: auth } : {}, signal: AbortSignal.timeout(REMOTE_DELETE_TIMEOUT_MS) });
+      const res = await fetch(u.href, {
+        method: 'DELETE',
+        headers: auth ? { authorization: auth } : {},
+        signal: AbortSignal.timeout(REMOTE_DELETE_TIMEOUT_MS),
+      });
       await res.arrayBuffer();
       return;
     } catch {

@@ -29,7 +29,11 @@ import {
 import type { StepContext, StepOutput } from './define.js';
 
 /** Assemble the step output: data, effect, reresolved, warnings and the optional snapshot. */
-export async function actionOutput(ctx: StepContext, args: { snapshot?: 'full' | 'diff' | 'none' }, out: { data: Record<string, unknown>; effect?: Effect; reresolved?: string | false }): Promise<StepOutput> {
+export async function actionOutput(
+  ctx: StepContext,
+  args: { snapshot?: 'full' | 'diff' | 'none' },
+  out: { data: Record<string, unknown>; effect?: Effect; reresolved?: string | false },
+): Promise<StepOutput> {
   const snapshot = await snapshotAfter(ctx, args.snapshot);
   const warnings = takeWarnings(ctx);
   return {
@@ -79,7 +83,13 @@ export async function runPointer(
     data: {
       element: describeEl(run),
       at: { x: Math.round(run.point.x), y: Math.round(run.point.y) },
-      ...(run.navigation ? { navigated: run.navigation.url } : run.settle.navigated ? { navigated: true } : run.settle.detached ? { detached: true } : {}),
+      ...(run.navigation
+        ? { navigated: run.navigation.url }
+        : run.settle.navigated
+          ? { navigated: true }
+          : run.settle.detached
+            ? { detached: true }
+            : {}),
     },
     effect,
     reresolved: run.reresolved && run.ref,
@@ -95,7 +105,12 @@ function staleError(s: Stale): PerfError {
  * (type: key by key after a click, like a user; fill: one insertText edit), fire `change` when
  * the value changed, settle, and read back what the field holds.
  */
-export async function runTextEdit(ctx: StepContext, step: string, args: TargetArgs & { text?: string }, mode: 'type' | 'fill' | 'clear'): Promise<StepOutput> {
+export async function runTextEdit(
+  ctx: StepContext,
+  step: string,
+  args: TargetArgs & { text?: string },
+  mode: 'type' | 'fill' | 'clear',
+): Promise<StepOutput> {
   const page = ctx.page;
   const locator = locatorOf(step, args);
   const text = mode === 'clear' ? '' : (args.text ?? '');

@@ -11,9 +11,9 @@ const ARGS = {
 
 export const blur = defineStep({
   name: 'blur',
-  description: 'Take focus away from an element, or from whatever has focus. Returns hadFocus and the effect (validation messages often appear on blur).',
-  details:
-    'Fires blur/focusout and, for an edited field, change. The effect holds treeChanged.',
+  description:
+    'Take focus away from an element, or from whatever has focus. Returns hadFocus and the effect (validation messages often appear on blur).',
+  details: 'Fires blur/focusout and, for an edited field, change. The effect holds treeChanged.',
   args: ARGS,
   readOnly: false,
   actsOnTarget: true,
@@ -31,6 +31,10 @@ export const blur = defineStep({
     const b = await ctx.page.call('blur', [ref]);
     if (b.status !== 'ok') throw new PerfError({ code: 'stale_ref', kind: 'usage', message: b.detail, suggestion: 'run snap again' });
     const settle = await settleAction(ctx);
-    return actionOutput(ctx, args, { data: { hadFocus: b.hadFocus, ...(b.blurred ? { blurred: b.blurred } : {}) }, effect: treeEffect(settle), reresolved });
+    return actionOutput(ctx, args, {
+      data: { hadFocus: b.hadFocus, ...(b.blurred ? { blurred: b.blurred } : {}) },
+      effect: treeEffect(settle),
+      reresolved,
+    });
   },
 });

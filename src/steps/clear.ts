@@ -11,8 +11,7 @@ const ARGS = {
 export const clear = defineStep({
   name: 'clear',
   description: 'Empty a text field as a user would (select all, Delete, input and change events). The effect reads back the value.',
-  details:
-    'text.verified is true when the field is empty.',
+  details: 'text.verified is true when the field is empty.',
   args: ARGS,
   readOnly: false,
   actsOnTarget: true,

@@ -12,8 +12,7 @@ const DEFAULT_LIMIT = 50;
 export const consoleStep = defineStep({
   name: 'console',
   description: "The page's console messages since the document loaded, newest first: {level, text, time, url}.",
-  details:
-    'Filter by level and since; at most limit (default 50). The page keeps the last 500.',
+  details: 'Filter by level and since; at most limit (default 50). The page keeps the last 500.',
   args: {
     type: 'object',
     properties: {
@@ -37,7 +36,13 @@ export const consoleStep = defineStep({
         matched: read.matched,
         ...(read.dropped > 0 ? { dropped: read.dropped } : {}),
       },
-      ...(read.captured ? {} : { warnings: ['console capture is not active in this document (it loaded before the harness attached); reload to capture from the start'] }),
+      ...(read.captured
+        ? {}
+        : {
+            warnings: [
+              'console capture is not active in this document (it loaded before the harness attached); reload to capture from the start',
+            ],
+          }),
     };
   },
 });

@@ -123,4 +123,3 @@ export const SNAPSHOT_ARG = {
   enum: ['full', 'diff', 'none'],
   description: 'The page after it: full, or diff (changed lines only).',
 } as const;
-

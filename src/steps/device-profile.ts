@@ -10,8 +10,7 @@ import { readViewportSettled, readViewportUntil, viewportAnswer } from './resize
 export const deviceProfile = defineStep({
   name: 'device_profile',
   description: 'Emulate a device preset (viewport, touch, user agent), read back; list shows them, reset clears.',
-  details:
-    `A preset also sets the pixel ratio and mobile layout. Presets: ${DEVICE_NAMES.join(', ')}. list needs no app. reset clears all viewport, touch and user-agent emulation: back to the browser's own.`,
+  details: `A preset also sets the pixel ratio and mobile layout. Presets: ${DEVICE_NAMES.join(', ')}. list needs no app. reset clears all viewport, touch and user-agent emulation: back to the browser's own.`,
   args: {
     type: 'object',
     properties: {
@@ -50,7 +49,11 @@ export const deviceProfile = defineStep({
     const preset = getDevice(args.name!);
     if (!preset) {
       // ajv refuses unknown names first; this guards callers that skip validation.
-      throw new PerfError({ code: 'unknown_device', message: `device_profile: unknown preset "${args.name}"`, candidates: closest(args.name!, DEVICE_NAMES) });
+      throw new PerfError({
+        code: 'unknown_device',
+        message: `device_profile: unknown preset "${args.name}"`,
+        candidates: closest(args.name!, DEVICE_NAMES),
+      });
     }
     await applyDevice(page, preset);
     const seen = await readViewportSettled(page, preset);

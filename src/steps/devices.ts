@@ -26,30 +26,69 @@ export interface DevicePreset {
 
 export const DEVICES = {
   'iphone-x': {
-    width: 375, height: 635, screenWidth: 375, screenHeight: 812, dpr: 3, mobile: true, touch: true,
-    userAgent: 'Mozilla/5.0 (iPhone; CPU iPhone OS 11_0 like Mac OS X) AppleWebKit/604.1.38 (KHTML, like Gecko) Version/11.0 Mobile/15A372 Safari/604.1',
+    width: 375,
+    height: 635,
+    screenWidth: 375,
+    screenHeight: 812,
+    dpr: 3,
+    mobile: true,
+    touch: true,
+    userAgent:
+      'Mozilla/5.0 (iPhone; CPU iPhone OS 11_0 like Mac OS X) AppleWebKit/604.1.38 (KHTML, like Gecko) Version/11.0 Mobile/15A372 Safari/604.1',
   },
   'iphone-13': {
-    width: 390, height: 664, screenWidth: 390, screenHeight: 844, dpr: 3, mobile: true, touch: true,
-    userAgent: 'Mozilla/5.0 (iPhone; CPU iPhone OS 15_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/15.0 Mobile/15E148 Safari/604.1',
+    width: 390,
+    height: 664,
+    screenWidth: 390,
+    screenHeight: 844,
+    dpr: 3,
+    mobile: true,
+    touch: true,
+    userAgent:
+      'Mozilla/5.0 (iPhone; CPU iPhone OS 15_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/15.0 Mobile/15E148 Safari/604.1',
   },
   'iphone-15-pro': {
-    width: 393, height: 659, screenWidth: 393, screenHeight: 852, dpr: 3, mobile: true, touch: true,
-    userAgent: 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1',
+    width: 393,
+    height: 659,
+    screenWidth: 393,
+    screenHeight: 852,
+    dpr: 3,
+    mobile: true,
+    touch: true,
+    userAgent:
+      'Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1',
   },
   'pixel-5': {
-    width: 393, height: 727, screenWidth: 393, screenHeight: 851, dpr: 2.75, mobile: true, touch: true,
+    width: 393,
+    height: 727,
+    screenWidth: 393,
+    screenHeight: 851,
+    dpr: 2.75,
+    mobile: true,
+    touch: true,
     userAgent: 'Mozilla/5.0 (Linux; Android 11; Pixel 5) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/{chrome} Mobile Safari/537.36',
     platform: { name: 'Android', version: '11', model: 'Pixel 5' },
   },
   'pixel-8': {
-    width: 412, height: 839, screenWidth: 412, screenHeight: 915, dpr: 2.625, mobile: true, touch: true,
+    width: 412,
+    height: 839,
+    screenWidth: 412,
+    screenHeight: 915,
+    dpr: 2.625,
+    mobile: true,
+    touch: true,
     userAgent: 'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/{chrome} Mobile Safari/537.36',
     platform: { name: 'Android', version: '14', model: 'Pixel 8' },
   },
   'ipad-pro-12.9': {
     // iPadOS Safari asks for desktop sites by default, so its UA is the Mac one (touch still on).
-    width: 1024, height: 1292, screenWidth: 1024, screenHeight: 1366, dpr: 2, mobile: true, touch: true,
+    width: 1024,
+    height: 1292,
+    screenWidth: 1024,
+    screenHeight: 1366,
+    dpr: 2,
+    mobile: true,
+    touch: true,
     userAgent: 'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Safari/605.1.15',
   },
   'desktop-1440': { width: 1440, height: 900, screenWidth: 1440, screenHeight: 900, dpr: 1, mobile: false, touch: false },
@@ -75,6 +114,10 @@ export function presetUserAgent(page: PageDriver, preset: DevicePreset): string 
 export async function applyDevice(page: PageDriver, preset: DevicePreset): Promise<void> {
   await Promise.all([
     page.emulation.applyViewport(preset),
-    page.emulation.setUserAgent({ userAgent: presetUserAgent(page, preset), mobile: preset.mobile, ...(preset.platform ? { platform: preset.platform } : {}) }),
+    page.emulation.setUserAgent({
+      userAgent: presetUserAgent(page, preset),
+      mobile: preset.mobile,
+      ...(preset.platform ? { platform: preset.platform } : {}),
+    }),
   ]);
 }

@@ -31,7 +31,8 @@ export interface Dismissed {
   how: string;
 }
 
-type ModalOp = 'scan' | 'isOpen' | 'markTried' | 'close' | 'focusInside' | 'closeButton' | 'clickFallback' | 'hidePopovers' | 'blur' | 'resetTried';
+type ModalOp =
+  'scan' | 'isOpen' | 'markTried' | 'close' | 'focusInside' | 'closeButton' | 'clickFallback' | 'hidePopovers' | 'blur' | 'resetTried';
 
 /**
  * Page-side helper, serialised with toString(): elements stay in a registry in the page between calls
@@ -61,7 +62,9 @@ function modalRuntime(op: ModalOp, index: number, buttonPatterns: string[]): unk
         .trim();
       if (text) return text;
     }
-    return clean(el.querySelector('h1,h2,h3,h4,h5,h6,[role=heading]')?.textContent ?? (el instanceof HTMLElement ? el.innerText.slice(0, 40) : ''));
+    return clean(
+      el.querySelector('h1,h2,h3,h4,h5,h6,[role=heading]')?.textContent ?? (el instanceof HTMLElement ? el.innerText.slice(0, 40) : ''),
+    );
   };
   const isOpen = (el: Element): boolean => (el instanceof HTMLDialogElement ? el.open : el.isConnected && visible(el));
   const all = (root: Document | ShadowRoot, out: Element[]): Element[] => {
@@ -71,14 +74,18 @@ function modalRuntime(op: ModalOp, index: number, buttonPatterns: string[]): unk
     }
     return out;
   };
-  const buttonName = (b: Element): string => clean(b.getAttribute('aria-label') || (b as HTMLElement).innerText || b.getAttribute('title') || (b as HTMLInputElement).value);
+  const buttonName = (b: Element): string =>
+    clean(b.getAttribute('aria-label') || (b as HTMLElement).innerText || b.getAttribute('title') || (b as HTMLInputElement).value);
 
   switch (op) {
     case 'scan': {
       const found: Element[] = [];
       for (const el of all(document, [])) {
         const role = el.getAttribute('role');
-        const candidate = el instanceof HTMLDialogElement ? el.open : (el.getAttribute('aria-modal') === 'true' || role === 'dialog' || role === 'alertdialog') && visible(el);
+        const candidate =
+          el instanceof HTMLDialogElement
+            ? el.open
+            : (el.getAttribute('aria-modal') === 'true' || role === 'dialog' || role === 'alertdialog') && visible(el);
         if (candidate) found.push(el);
       }
       // A dialog inside another one closes with its container: handle the outermost only.
@@ -123,7 +130,9 @@ function modalRuntime(op: ModalOp, index: number, buttonPatterns: string[]): unk
       let active: Element | null = document.activeElement;
       while (active?.shadowRoot?.activeElement) active = active.shadowRoot.activeElement;
       if (active && el.contains(active)) return true;
-      const focusable = el.querySelector<HTMLElement>('button:not([disabled]),[href],input:not([disabled]),select,textarea,[tabindex]:not([tabindex="-1"])');
+      const focusable = el.querySelector<HTMLElement>(
+        'button:not([disabled]),[href],input:not([disabled]),select,textarea,[tabindex]:not([tabindex="-1"])',
+      );
       (focusable ?? (el as HTMLElement)).focus?.();
       return true;
     }
@@ -131,7 +140,9 @@ function modalRuntime(op: ModalOp, index: number, buttonPatterns: string[]): unk
       // The best close control inside the modal, by preference order of the pattern's alternatives.
       const el = reg.list[index];
       if (!el) return null;
-      const buttons = [...el.querySelectorAll('button,[role=button],input[type=button],input[type=submit],input[type=reset]')].filter(visible);
+      const buttons = [...el.querySelectorAll('button,[role=button],input[type=button],input[type=submit],input[type=reset]')].filter(
+        visible,
+      );
       for (const alt of buttonPatterns) {
         const re = new RegExp(alt, 'i');
         const b = buttons.find((x) => re.test(buttonName(x)));
@@ -175,7 +186,16 @@ function modalRuntime(op: ModalOp, index: number, buttonPatterns: string[]): unk
  * Close-button names in order of preference: leaving without side effects (close, ×, dismiss, cancel)
  * before accepting (got it, OK). Word boundaries keep "ok" from matching "Book" or "Look".
  */
-const CLOSE_BUTTON_PATTERNS = ['\\bclose\\b', '^\\s*[×✕✖x]\\s*$', '[×✕✖]', '\\bdismiss\\b', '\\bcancel\\b', '\\bgot it\\b', '\\bok\\b', '\\bokay\\b'];
+const CLOSE_BUTTON_PATTERNS = [
+  '\\bclose\\b',
+  '^\\s*[×✕✖x]\\s*$',
+  '[×✕✖]',
+  '\\bdismiss\\b',
+  '\\bcancel\\b',
+  '\\bgot it\\b',
+  '\\bok\\b',
+  '\\bokay\\b',
+];
 
 export async function modalOp<T>(page: PageDriver, op: ModalOp, index = -1): Promise<T> {
   return page.evaluate<T>(`(${modalRuntime.toString()})(${JSON.stringify(op)}, ${index}, ${JSON.stringify(CLOSE_BUTTON_PATTERNS)})`);
@@ -205,7 +225,11 @@ async function closeOne(page: PageDriver, m: ModalInfo, deadline: number): Promi
   await modalOp(page, 'focusInside', m.index);
   await pressEscape(page);
   if (await waitClosed(page, m.index, deadline)) return 'Escape';
-  const button = await modalOp<{ button: number; name: string; x: number; y: number; hittable: boolean } | null>(page, 'closeButton', m.index);
+  const button = await modalOp<{ button: number; name: string; x: number; y: number; hittable: boolean } | null>(
+    page,
+    'closeButton',
+    m.index,
+  );
   if (!button) return undefined;
   // A real click when nothing covers the button; otherwise the DOM click() still runs its handler.
   if (button.hittable) await page.input.click(button.x, button.y);
@@ -243,17 +267,27 @@ export async function dismissOpenModals(page: PageDriver, deadline: number): Pro
 /** The step answer shared by dismiss_modals and reset_overlays. */
 export function dismissAnswer(r: DismissResult, extra: Record<string, unknown> = {}, changed = r.dismissed.length > 0): StepOutput {
   return {
-    data: { ...extra, dismissed: r.dismissed, remaining: r.remaining.length, ...(r.remaining.length ? { remainingModals: r.remaining } : {}) },
+    data: {
+      ...extra,
+      dismissed: r.dismissed,
+      remaining: r.remaining.length,
+      ...(r.remaining.length ? { remainingModals: r.remaining } : {}),
+    },
     effect: { treeChanged: { changed } },
     ...(r.remaining.length
-      ? { warnings: [`${r.remaining.length} modal(s) still open: ${r.remaining.map((m) => `${m.role} "${m.name}"`).join(', ')}; close them with tap on their own button`] }
+      ? {
+          warnings: [
+            `${r.remaining.length} modal(s) still open: ${r.remaining.map((m) => `${m.role} "${m.name}"`).join(', ')}; close them with tap on their own button`,
+          ],
+        }
       : {}),
   };
 }
 
 export const dismissModals = defineStep({
   name: 'dismiss_modals',
-  description: 'Close open modals (<dialog>, aria-modal, role=dialog/alertdialog) as a user would, and verify: returns {dismissed: [{role, name, how}], remaining}.',
+  description:
+    'Close open modals (<dialog>, aria-modal, role=dialog/alertdialog) as a user would, and verify: returns {dismissed: [{role, name, how}], remaining}.',
   details:
     '<dialog> elements get dialog.close(); visible ARIA modals get Escape, then a click on their close/cancel/dismiss/OK button. remaining counts those still open. Cookie banners are out of scope.',
   args: { type: 'object', properties: {} } as const,

@@ -1,4 +1,17 @@
-import { MIN_DRAG_STEPS, GATE_ARGS, MODIFIERS_ARG, abortAction, asModifiers, describeEl, gateOptions, settleAction, treeEffect, gateElement, locatorOf, resolveTarget } from '../page/index.js';
+import {
+  MIN_DRAG_STEPS,
+  GATE_ARGS,
+  MODIFIERS_ARG,
+  abortAction,
+  asModifiers,
+  describeEl,
+  gateOptions,
+  settleAction,
+  treeEffect,
+  gateElement,
+  locatorOf,
+  resolveTarget,
+} from '../page/index.js';
 import { actionOutput } from './act.js';
 import { PerfError } from '../errors.js';
 import { REF_SCHEMA, TARGET_ARGS, TARGET_SCHEMA, defineStep } from './define.js';
@@ -11,7 +24,12 @@ const ARGS = {
     toTarget: { ...TARGET_SCHEMA, description: 'Drop on the element this target finds, at its centre.' },
     dx: { type: 'number', description: 'Or drop this many CSS px right (negative: left).' },
     dy: { type: 'number', description: 'Or drop this many CSS px down (negative: up).' },
-    steps: { type: 'integer', minimum: MIN_DRAG_STEPS, maximum: 200, description: `Mouse moves between press and release (default 10, at least ${MIN_DRAG_STEPS}).` },
+    steps: {
+      type: 'integer',
+      minimum: MIN_DRAG_STEPS,
+      maximum: 200,
+      description: `Mouse moves between press and release (default 10, at least ${MIN_DRAG_STEPS}).`,
+    },
     modifiers: MODIFIERS_ARG,
     ...GATE_ARGS,
   },
@@ -30,14 +48,24 @@ export const drag = defineStep({
     const byElement = args.toRef !== undefined || args.toTarget !== undefined;
     const byOffset = args.dx !== undefined || args.dy !== undefined;
     if (byElement === byOffset) {
-      throw new PerfError({ code: 'invalid_arguments', message: 'drag: give the end either as toRef / toTarget or as dx / dy', suggestion: 'e.g. drag: { ref: e4, toRef: e9 } or drag: { ref: e4, dy: 120 }' });
+      throw new PerfError({
+        code: 'invalid_arguments',
+        message: 'drag: give the end either as toRef / toTarget or as dx / dy',
+        suggestion: 'e.g. drag: { ref: e4, toRef: e9 } or drag: { ref: e4, dy: 120 }',
+      });
     }
     const page = ctx.page;
     const modifiers = asModifiers(args.modifiers);
     const { r } = await resolveTarget(ctx, locatorOf('drag', args));
     let endRef: string | undefined;
     if (byElement) {
-      const end = await resolveTarget(ctx, locatorOf('drag', { ...(args.toRef !== undefined ? { ref: args.toRef } : {}), ...(args.toTarget !== undefined ? { target: args.toTarget } : {}) }));
+      const end = await resolveTarget(
+        ctx,
+        locatorOf('drag', {
+          ...(args.toRef !== undefined ? { ref: args.toRef } : {}),
+          ...(args.toTarget !== undefined ? { target: args.toTarget } : {}),
+        }),
+      );
       endRef = end.r.ref;
       // The drop target is scrolled into view first, so that the start stays in view afterwards.
       await gateElement(ctx, end.r, { checkEnabled: false, checkReceivesEvents: false, checkStable: args.checkStable !== false });
@@ -56,7 +84,10 @@ export const drag = defineStep({
     }
     let html5 = false;
     try {
-      ({ html5 } = await page.input.drag({ x: g.x, y: g.y }, to, { ...(args.steps !== undefined ? { steps: args.steps } : {}), modifiers }));
+      ({ html5 } = await page.input.drag({ x: g.x, y: g.y }, to, {
+        ...(args.steps !== undefined ? { steps: args.steps } : {}),
+        modifiers,
+      }));
     } catch (e) {
       await abortAction(ctx);
       throw e;

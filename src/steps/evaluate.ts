@@ -9,9 +9,9 @@ export const MAX_VALUE_CHARS = 256 * 1024;
 
 export const evaluate = defineStep({
   name: 'evaluate',
-  description: 'Evaluate a JavaScript expression in the page (await allowed) and return {value} as JSON; a thrown exception fails with evaluate_failed.',
-  details:
-    'A returned promise is awaited. Values that are not JSON (DOM nodes, functions) come back as their type and description.',
+  description:
+    'Evaluate a JavaScript expression in the page (await allowed) and return {value} as JSON; a thrown exception fails with evaluate_failed.',
+  details: 'A returned promise is awaited. Values that are not JSON (DOM nodes, functions) come back as their type and description.',
   args: {
     type: 'object',
     properties: {
@@ -32,7 +32,13 @@ export const evaluate = defineStep({
       case 'value': {
         const json = JSON.stringify(out.value) ?? 'null';
         if (json.length > MAX_VALUE_CHARS) {
-          return { data: { value: json.slice(0, MAX_VALUE_CHARS), type: out.type, truncated: `the JSON value is ${json.length} characters; only the first ${MAX_VALUE_CHARS} are returned (as a string)` } };
+          return {
+            data: {
+              value: json.slice(0, MAX_VALUE_CHARS),
+              type: out.type,
+              truncated: `the JSON value is ${json.length} characters; only the first ${MAX_VALUE_CHARS} are returned (as a string)`,
+            },
+          };
         }
         return { data: { value: out.value, type: out.type } };
       }

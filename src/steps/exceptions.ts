@@ -9,9 +9,9 @@ const DEFAULT_LIMIT = 20;
 
 export const exceptions = defineStep({
   name: 'exceptions',
-  description: "The page's uncaught errors and unhandled rejections since the document loaded, newest first: {kind, message, stack, time, url}.",
-  details:
-    'stack holds the first 5 lines. since filters by time; clear empties the buffer after reading.',
+  description:
+    "The page's uncaught errors and unhandled rejections since the document loaded, newest first: {kind, message, stack, time, url}.",
+  details: 'stack holds the first 5 lines. since filters by time; clear empties the buffer after reading.',
   args: {
     type: 'object',
     properties: {
@@ -36,7 +36,13 @@ export const exceptions = defineStep({
         ...(read.dropped > 0 ? { dropped: read.dropped } : {}),
         ...(args.clear ? { cleared: read.cleared } : {}),
       },
-      ...(read.captured ? {} : { warnings: ['exception capture is not active in this document (it loaded before the harness attached); reload to capture from the start'] }),
+      ...(read.captured
+        ? {}
+        : {
+            warnings: [
+              'exception capture is not active in this document (it loaded before the harness attached); reload to capture from the start',
+            ],
+          }),
     };
   },
 });

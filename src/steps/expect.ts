@@ -18,7 +18,10 @@ const ARGS = {
     url: { type: 'string', description: 'Page URL equals this: a full URL, or a path (with query) on this origin.' },
     cursor: scenarioOnly({
       type: 'object',
-      properties: { row: { type: 'integer', minimum: 0, description: 'Row from 0.' }, col: { type: 'integer', minimum: 0, description: 'Column from 0.' } },
+      properties: {
+        row: { type: 'integer', minimum: 0, description: 'Row from 0.' },
+        col: { type: 'integer', minimum: 0, description: 'Column from 0.' },
+      },
       required: ['row', 'col'],
       additionalProperties: false,
       description: 'Terminal only: the cursor is at this cell.',
@@ -39,12 +42,22 @@ export const expect = defineStep({
   shorthand: (text) => ({ target: { text }, visible: true }),
   terminal: (ctx, args) => terminalExpect(ctx, args),
   async run(ctx, args) {
-    if (args.cursor !== undefined) throw new PerfError({ code: 'invalid_arguments', message: 'expect: cursor is for terminal programs (app.terminal)', suggestion: 'on a page, check focus with a target' });
+    if (args.cursor !== undefined)
+      throw new PerfError({
+        code: 'invalid_arguments',
+        message: 'expect: cursor is for terminal programs (app.terminal)',
+        suggestion: 'on a page, check focus with a target',
+      });
     const given = ASSERTIONS.filter((k) => args[k] !== undefined);
-    if (given.length === 0) throw new PerfError({ code: 'invalid_arguments', message: `expect: give at least one assertion: ${ASSERTIONS.join(', ')}` });
+    if (given.length === 0)
+      throw new PerfError({ code: 'invalid_arguments', message: `expect: give at least one assertion: ${ASSERTIONS.join(', ')}` });
     const hasLocator = args.ref !== undefined || args.target !== undefined;
     const needsLocator = given.filter((k) => k !== 'url');
-    if (needsLocator.length && !hasLocator) throw new PerfError({ code: 'invalid_arguments', message: `expect: ${needsLocator.join(', ')} need ref or target (the element to check)` });
+    if (needsLocator.length && !hasLocator)
+      throw new PerfError({
+        code: 'invalid_arguments',
+        message: `expect: ${needsLocator.join(', ')} need ref or target (the element to check)`,
+      });
     const spec: Record<string, unknown> = {};
     for (const k of given) spec[k] = args[k];
     if (hasLocator) spec.locator = locatorOf('expect', args);
@@ -53,7 +66,10 @@ export const expect = defineStep({
     const r = await ctx.page.call('expect', [spec, wait], { awaitPromise: true, timeoutMs: wait + 2000 });
     if (r.invalid) throw new PerfError({ code: 'invalid_target', kind: 'usage', message: `expect: ${r.invalid}` });
     if (!r.pass) {
-      const parts = r.failures.map((f) => `${f.check}: expected ${JSON.stringify(f.expected)}, got ${typeof f.actual === 'string' && /^(no element|element|visible:)/.test(f.actual) ? f.actual : JSON.stringify(f.actual)}`);
+      const parts = r.failures.map(
+        (f) =>
+          `${f.check}: expected ${JSON.stringify(f.expected)}, got ${typeof f.actual === 'string' && /^(no element|element|visible:)/.test(f.actual) ? f.actual : JSON.stringify(f.actual)}`,
+      );
       throw new PerfError({
         code: 'expect_failed',
         kind: 'failed',

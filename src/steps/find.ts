@@ -24,11 +24,12 @@ export const find = defineStep({
   async run(ctx, args) {
     const { limit, ...target } = args;
     if (Object.keys(target).filter((k) => k !== 'within' && k !== 'nth').length === 0) {
-      throw new PerfError({ code: 'invalid_arguments', message: 'find: give at least one of text, contains, label, role, name, testId, css' });
+      throw new PerfError({
+        code: 'invalid_arguments',
+        message: 'find: give at least one of text, contains, label, role, name, testId, css',
+      });
     }
-    const r = await ctx.page.call('find', [
-      { ...target, limit: limit ?? DEFAULT_LIMIT, qBase: nextQueryBase(ctx) },
-    ]);
+    const r = await ctx.page.call('find', [{ ...target, limit: limit ?? DEFAULT_LIMIT, qBase: nextQueryBase(ctx) }]);
     if (r.status !== 'ok') throw new PerfError({ code: 'invalid_target', message: `find: ${r.detail}` });
     rememberQueries(ctx, r.items);
     return {

@@ -11,9 +11,9 @@ const ARGS = {
 
 export const focus = defineStep({
   name: 'focus',
-  description: 'Move keyboard focus to an element without clicking; fails if it cannot take focus. Returns focused (read back) and the effect.',
-  details:
-    'Fires focus/focusin. The effect holds treeChanged.',
+  description:
+    'Move keyboard focus to an element without clicking; fails if it cannot take focus. Returns focused (read back) and the effect.',
+  details: 'Fires focus/focusin. The effect holds treeChanged.',
   args: ARGS,
   readOnly: false,
   actsOnTarget: true,
@@ -25,9 +25,18 @@ export const focus = defineStep({
     if (f.status !== 'ok' || !f.focused) {
       await abortAction(ctx);
       if (f.status !== 'ok') throw new PerfError({ code: 'stale_ref', kind: 'usage', message: f.detail, suggestion: 'run snap again' });
-      throw new PerfError({ code: 'not_focusable', kind: 'failed', message: `${describeEl(r)} cannot take focus (not a control, no tabindex, or disabled)`, suggestion: 'focus a control inside it, or tap it' });
+      throw new PerfError({
+        code: 'not_focusable',
+        kind: 'failed',
+        message: `${describeEl(r)} cannot take focus (not a control, no tabindex, or disabled)`,
+        suggestion: 'focus a control inside it, or tap it',
+      });
     }
     const settle = await settleAction(ctx);
-    return actionOutput(ctx, args, { data: { element: describeEl(r), focused: true, alreadyFocused: f.was }, effect: treeEffect(settle), reresolved: r.reresolved && r.ref });
+    return actionOutput(ctx, args, {
+      data: { element: describeEl(r), focused: true, alreadyFocused: f.was },
+      effect: treeEffect(settle),
+      reresolved: r.reresolved && r.ref,
+    });
   },
 });

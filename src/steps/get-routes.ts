@@ -67,7 +67,12 @@ function collectRoutes(limit: number, textCap: number): Collected {
     if (explicitPath !== undefined) {
       const url = new URL(explicitPath, location.href);
       const link = links.find((l) => l.path === pathOf(url));
-      add({ path: pathOf(url), source: 'app', ...(name && name !== explicitPath ? { name } : {}), ...(link?.text ? { text: link.text } : {}) });
+      add({
+        path: pathOf(url),
+        source: 'app',
+        ...(name && name !== explicitPath ? { name } : {}),
+        ...(link?.text ? { text: link.text } : {}),
+      });
       continue;
     }
     if (!name) continue;
@@ -76,7 +81,10 @@ function collectRoutes(limit: number, textCap: number): Collected {
       (l) =>
         l.el.dataset.route === name ||
         [...l.url.searchParams.values()].includes(name) ||
-        l.url.pathname.split('/').pop()?.replace(/\.html?$/, '') === name ||
+        l.url.pathname
+          .split('/')
+          .pop()
+          ?.replace(/\.html?$/, '') === name ||
         l.url.hash === `#/${name}` ||
         l.url.hash === `#${name}`,
     );
@@ -88,13 +96,17 @@ function collectRoutes(limit: number, textCap: number): Collected {
 
 export const getRoutes = defineStep({
   name: 'get_routes',
-  description: "List the app's routes (window.__routes if exposed) and the same-origin links on the page, with their text; each path can be given to navigate.",
-  details:
-    'App routes are each paired with the link that opens it; the list is deduplicated.',
+  description:
+    "List the app's routes (window.__routes if exposed) and the same-origin links on the page, with their text; each path can be given to navigate.",
+  details: 'App routes are each paired with the link that opens it; the list is deduplicated.',
   args: {
     type: 'object',
     properties: {
-      limit: { type: 'integer', minimum: 1, description: `Most routes (app routes first, then links in page order). Default ${DEFAULT_LIMIT}.` },
+      limit: {
+        type: 'integer',
+        minimum: 1,
+        description: `Most routes (app routes first, then links in page order). Default ${DEFAULT_LIMIT}.`,
+      },
     },
   } as const,
   readOnly: true,
@@ -106,7 +118,9 @@ export const getRoutes = defineStep({
       data: {
         routes: found.routes,
         source,
-        ...(found.total > found.routes.length ? { truncated: `${found.total - found.routes.length} more routes not listed; raise limit to see them` } : {}),
+        ...(found.total > found.routes.length
+          ? { truncated: `${found.total - found.routes.length} more routes not listed; raise limit to see them` }
+          : {}),
       },
     };
   },

@@ -11,8 +11,7 @@ const ARGS = {
 export const hover = defineStep({
   name: 'hover',
   description: 'Move the mouse over an element (menus, tooltips); returns the effect.',
-  details:
-    'Fires mouseover/mouseenter/pointermove. Checks visible, stable and not covered (not enabled). The effect holds treeChanged.',
+  details: 'Fires mouseover/mouseenter/pointermove. Checks visible, stable and not covered (not enabled). The effect holds treeChanged.',
   args: ARGS,
   readOnly: false,
   actsOnTarget: true,

@@ -8,8 +8,7 @@ import { defineStep } from './define.js';
 export const mark = defineStep({
   name: 'mark',
   description: 'Place a performance.mark in the page; inside a perf session it shows in the report and the trace.',
-  details:
-    'In the report: summary.marks, in ms since perf_begin; in the trace: blink.user_timing.',
+  details: 'In the report: summary.marks, in ms since perf_begin; in the trace: blink.user_timing.',
   args: {
     type: 'object',
     properties: {
@@ -25,6 +24,12 @@ export const mark = defineStep({
     const at = await ctx.page.perf.mark(args.name);
     const session = openSession(ctx.host);
     session?.addMark({ name: args.name, at });
-    return { data: { name: args.name, atMs: session ? Math.round((at - session.startedAt) * 10) / 10 : null, sessionToken: session?.token ?? null } };
+    return {
+      data: {
+        name: args.name,
+        atMs: session ? Math.round((at - session.startedAt) * 10) / 10 : null,
+        sessionToken: session?.token ?? null,
+      },
+    };
   },
 });

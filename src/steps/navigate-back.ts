@@ -20,7 +20,9 @@ const FRAME_WAIT_CAP_MS = 100;
 export async function settleAfterCommit(page: PageDriver, kind: CommitKind, deadline: number): Promise<void> {
   if (kind === 'same-document') {
     await page
-      .evaluate(`new Promise((r) => { const t = setTimeout(r, ${FRAME_WAIT_CAP_MS}); requestAnimationFrame(() => requestAnimationFrame(() => { clearTimeout(t); r(); })); })`)
+      .evaluate(
+        `new Promise((r) => { const t = setTimeout(r, ${FRAME_WAIT_CAP_MS}); requestAnimationFrame(() => requestAnimationFrame(() => { clearTimeout(t); r(); })); })`,
+      )
       .catch(() => undefined);
     return;
   }
@@ -28,7 +30,12 @@ export async function settleAfterCommit(page: PageDriver, kind: CommitKind, dead
     const state = await page.evaluate<string>('document.readyState').catch(() => 'loading');
     if (state === 'complete') return;
     if (Date.now() >= deadline) {
-      throw new PerfError({ code: 'timeout', kind: 'failed', message: `the previous page did not finish loading (readyState "${state}")`, suggestion: 'raise timeoutMs' });
+      throw new PerfError({
+        code: 'timeout',
+        kind: 'failed',
+        message: `the previous page did not finish loading (readyState "${state}")`,
+        suggestion: 'raise timeoutMs',
+      });
     }
     await new Promise((r) => setTimeout(r, POLL_MS));
   }
@@ -36,9 +43,9 @@ export async function settleAfterCommit(page: PageDriver, kind: CommitKind, dead
 
 export const navigateBack = defineStep({
   name: 'navigate_back',
-  description: 'Go one entry back in the session history (the Back button). Returns the url read back; fails with no_history at the first entry.',
-  details:
-    'Works for a pushState route or a previous page.',
+  description:
+    'Go one entry back in the session history (the Back button). Returns the url read back; fails with no_history at the first entry.',
+  details: 'Works for a pushState route or a previous page.',
   args: { type: 'object', properties: {} } as const,
   readOnly: false,
   defaultTimeoutMs: NAVIGATION_TIMEOUT_MS,

@@ -46,7 +46,11 @@ export function resolveNavigationUrl(input: string, appUrl: string | undefined, 
   }
   const base = appUrl?.replace(/\/+$/, '');
   const currentUrl = current && /^https?:/i.test(current) ? current : undefined;
-  if ((trimmed.startsWith('?') || trimmed.startsWith('#')) && currentUrl && (!base || new URL(currentUrl).origin === new URL(base).origin)) {
+  if (
+    (trimmed.startsWith('?') || trimmed.startsWith('#')) &&
+    currentUrl &&
+    (!base || new URL(currentUrl).origin === new URL(base).origin)
+  ) {
     return new URL(trimmed, currentUrl).href;
   }
   if (base) return joinUrl(base, trimmed);

@@ -34,13 +34,21 @@ export const NETWORK_ARGS = {
   type: 'object',
   properties: {
     profile: { type: 'string', enum: NETWORK_CHOICES, description: 'DevTools preset.' },
-    latencyMs: scenarioOnly({ type: 'number', minimum: 0, description: 'Instead of profile (with downloadKbps and uploadKbps): latency added to every request, ms.' } as const),
+    latencyMs: scenarioOnly({
+      type: 'number',
+      minimum: 0,
+      description: 'Instead of profile (with downloadKbps and uploadKbps): latency added to every request, ms.',
+    } as const),
     downloadKbps: scenarioOnly({ type: 'number', exclusiveMinimum: 0, description: 'Download throughput, kbit/s (1000 bits).' } as const),
     uploadKbps: scenarioOnly({ type: 'number', exclusiveMinimum: 0, description: 'Upload throughput, kbit/s (1000 bits).' } as const),
   },
   // The three numbers come together; a profile beside them is refused by resolveNetwork (a schema
   // `not` would only say "must NOT be valid").
-  dependencies: { latencyMs: ['downloadKbps', 'uploadKbps'], downloadKbps: ['latencyMs', 'uploadKbps'], uploadKbps: ['latencyMs', 'downloadKbps'] },
+  dependencies: {
+    latencyMs: ['downloadKbps', 'uploadKbps'],
+    downloadKbps: ['latencyMs', 'uploadKbps'],
+    uploadKbps: ['latencyMs', 'downloadKbps'],
+  },
 } as const;
 /** The scenario key: the same fields. */
 export const NETWORK_KEY = { ...NETWORK_ARGS, additionalProperties: false } as const;
@@ -56,7 +64,11 @@ export function resolveNetwork(spec: FromSchema<typeof NETWORK_ARGS>): NetworkSe
   if (spec.profile === 'none' && !custom) return undefined;
   if (spec.profile !== undefined && spec.profile !== 'none' && !custom) return { profile: spec.profile, ...NETWORK_PROFILES[spec.profile] };
   if (spec.latencyMs === undefined || spec.downloadKbps === undefined || spec.uploadKbps === undefined || spec.profile !== undefined) {
-    throw new PerfError({ code: 'invalid_arguments', message: 'network: give a profile, or all of latencyMs, downloadKbps and uploadKbps (not both)', suggestion: `profiles: ${NETWORK_CHOICES.join(', ')}` });
+    throw new PerfError({
+      code: 'invalid_arguments',
+      message: 'network: give a profile, or all of latencyMs, downloadKbps and uploadKbps (not both)',
+      suggestion: `profiles: ${NETWORK_CHOICES.join(', ')}`,
+    });
   }
   return { profile: 'custom', offline: false, latencyMs: spec.latencyMs, downloadKbps: spec.downloadKbps, uploadKbps: spec.uploadKbps };
 }
@@ -72,7 +84,9 @@ export const network = defineStep({
   description: 'Throttle the network: a preset, offline, or none.',
   details: `Presets (latency ms, down/up kbit/s, from Chrome DevTools): ${NETWORK_PROFILE_NAMES.filter((n) => n !== 'offline')
     .map((n) => `${n} ${NETWORK_PROFILES[n].latencyMs} ms ${NETWORK_PROFILES[n].downloadKbps}/${NETWORK_PROFILES[n].uploadKbps}`)
-    .join(', ')}. Applies to the requests that start after it, until the next network step or clean restart (which applies the scenario's network key). CDP driver only.`,
+    .join(
+      ', ',
+    )}. Applies to the requests that start after it, until the next network step or clean restart (which applies the scenario's network key). CDP driver only.`,
   args: NETWORK_ARGS,
   needs: ['networkEmulation'],
   readOnly: false,
@@ -80,13 +94,22 @@ export const network = defineStep({
   async run(ctx, args) {
     const emulation = ctx.page.emulation.network;
     if (!emulation) {
-      throw new PerfError({ code: 'unsupported_on_driver', message: 'network: this driver cannot throttle the network', suggestion: 'run this on the cdp driver (Chromium)' });
+      throw new PerfError({
+        code: 'unsupported_on_driver',
+        message: 'network: this driver cannot throttle the network',
+        suggestion: 'run this on the cdp driver (Chromium)',
+      });
     }
     const want = resolveNetwork(args);
     await emulation.apply(want);
     // Chromium has no getter: what the page's target acknowledged is the read-back.
     const seen = emulation.current();
-    const verified = sameNetwork(seen, want && { offline: want.offline, latencyMs: want.latencyMs, downloadKbps: want.downloadKbps, uploadKbps: want.uploadKbps });
-    return { data: { profile: want?.profile ?? 'none', ...(seen ?? { offline: false, latencyMs: 0, downloadKbps: 0, uploadKbps: 0 }), verified } };
+    const verified = sameNetwork(
+      seen,
+      want && { offline: want.offline, latencyMs: want.latencyMs, downloadKbps: want.downloadKbps, uploadKbps: want.uploadKbps },
+    );
+    return {
+      data: { profile: want?.profile ?? 'none', ...(seen ?? { offline: false, latencyMs: 0, downloadKbps: 0, uploadKbps: 0 }), verified },
+    };
   },
 });

@@ -17,18 +17,28 @@ const DEFAULT_LIMIT = 100;
 
 export const observe = defineStep({
   name: 'observe',
-  description: 'List the interactive elements of the page or a container to act on: q<N> ref, role, label, value, bounds, isEnabled, inViewport, occluded.',
-  details:
-    'A q<N> ref re-resolves on every use. occluded: something covers its centre.',
+  description:
+    'List the interactive elements of the page or a container to act on: q<N> ref, role, label, value, bounds, isEnabled, inViewport, occluded.',
+  details: 'A q<N> ref re-resolves on every use. occluded: something covers its centre.',
   args: ARGS,
   readOnly: true,
   async run(ctx, args) {
     const r = await ctx.page.call('observe', [
-      { ...(args.within ? { within: args.within } : {}), ...(args.role ? { role: args.role } : {}), limit: args.limit ?? DEFAULT_LIMIT, qBase: nextQueryBase(ctx) },
+      {
+        ...(args.within ? { within: args.within } : {}),
+        ...(args.role ? { role: args.role } : {}),
+        limit: args.limit ?? DEFAULT_LIMIT,
+        qBase: nextQueryBase(ctx),
+      },
     ]);
     if (r.status !== 'ok') {
       const res = r.resolve;
-      throw new PerfError({ code: 'stale_ref', kind: 'usage', message: `observe: within ${args.within}: ${'detail' in res ? res.detail : res.status}`, suggestion: 'run snap again for current refs' });
+      throw new PerfError({
+        code: 'stale_ref',
+        kind: 'usage',
+        message: `observe: within ${args.within}: ${'detail' in res ? res.detail : res.status}`,
+        suggestion: 'run snap again for current refs',
+      });
     }
     rememberQueries(ctx, r.items);
     return { data: { total: r.total, elements: r.items.map(({ locator: _l, ...item }) => item) } };

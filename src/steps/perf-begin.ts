@@ -7,7 +7,8 @@ import { defineStep, type StepOutput } from './define.js';
 
 export const perfBegin = defineStep({
   name: 'perf_begin',
-  description: 'Open a measured window (frames, interactions, long frames, counters, layout shift; a CPU profile in attribution mode) until perf_end.',
+  description:
+    'Open a measured window (frames, interactions, long frames, counters, layout shift; a CPU profile in attribution mode) until perf_end.',
   details:
     'Frames come from the Chromium trace and an in-page frame counter, interactions from Event Timing; long animation frames, Performance counters and layout shift too. Attribution mode (default) adds a sampling CPU profile. A perf_begin while a session is open restarts it. Returns {sessionToken, mode}.',
   args: {
@@ -24,7 +25,8 @@ export const perfBegin = defineStep({
   } as const,
   readOnly: true,
   defaultTimeoutMs: BEGIN_TIMEOUT_MS,
-  terminal: async (ctx, args) => began(await beginMeasure(ctx.host, ctx.terminal, { mode: args.mode ?? 'attribution', phases: args.phases ?? false }), args),
+  terminal: async (ctx, args) =>
+    began(await beginMeasure(ctx.host, ctx.terminal, { mode: args.mode ?? 'attribution', phases: args.phases ?? false }), args),
   async run(ctx, args) {
     return began(await beginMeasure(ctx.host, ctx.page.perf, { mode: args.mode ?? 'attribution', phases: args.phases ?? false }), args);
   },
@@ -32,7 +34,12 @@ export const perfBegin = defineStep({
 
 function began(b: Began, args: { mode?: 'attribution' | 'timing'; phases?: boolean }): StepOutput {
   return {
-    data: { sessionToken: b.sessionToken, mode: args.mode ?? 'attribution', phases: args.phases ?? false, ...(b.replaced ? { replaced: b.replaced } : {}) },
+    data: {
+      sessionToken: b.sessionToken,
+      mode: args.mode ?? 'attribution',
+      phases: args.phases ?? false,
+      ...(b.replaced ? { replaced: b.replaced } : {}),
+    },
     ...(b.replaced ? { warnings: [`session ${b.replaced} was still open: it was discarded and a new one started`] } : {}),
   };
 }

@@ -9,7 +9,8 @@ import { defineStep } from './define.js';
 
 export const perfInsight = defineStep({
   name: 'perf_insight',
-  description: "The rows behind one insight of the last closed perf session's report, e.g. the worst frames and the functions that ran in them.",
+  description:
+    "The rows behind one insight of the last closed perf session's report, e.g. the worst frames and the functions that ran in them.",
   details:
     'For framesOverBudget the worst frames and the functions that ran in them, for blockSelfMs the frames where the function weighed most, for forcedLayout the functions that forced layouts, for longInteraction each slow interaction broken down into input delay, processing and presentation. Returns {token, id, title, rows, note?}.',
   args: {
@@ -44,15 +45,29 @@ export const perfInsight = defineStep({
           candidates: fired,
         });
       }
-      const near = closest(args.id, INSIGHTS.map((r) => r.id));
+      const near = closest(
+        args.id,
+        INSIGHTS.map((r) => r.id),
+      );
       throw new PerfError({
         code: 'unknown_insight',
         message: `perf_insight: unknown insight id "${args.id}"${near.length ? `; did you mean ${near.map((n) => `"${n}"`).join(' or ')}?` : ''}`,
-        suggestion: fired.length ? `session ${last.token} has: ${fired.join(', ')}` : `insight ids are: ${INSIGHTS.map((r) => r.id).join(', ')}`,
+        suggestion: fired.length
+          ? `session ${last.token} has: ${fired.join(', ')}`
+          : `insight ids are: ${INSIGHTS.map((r) => r.id).join(', ')}`,
         candidates: near.length ? near : fired,
       });
     }
     const insight = last.report.insights.find((i) => i.id === args.id);
-    return { data: { token: last.token, id: detail.id, title: detail.title, ...(insight ? { severity: insight.severity, evidence: insight.evidence } : {}), rows: detail.rows, ...(detail.note ? { note: detail.note } : {}) } };
+    return {
+      data: {
+        token: last.token,
+        id: detail.id,
+        title: detail.title,
+        ...(insight ? { severity: insight.severity, evidence: insight.evidence } : {}),
+        rows: detail.rows,
+        ...(detail.note ? { note: detail.note } : {}),
+      },
+    };
   },
 });

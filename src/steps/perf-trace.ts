@@ -20,13 +20,18 @@ async function writeInside(host: StepHost, out: string, body: string, overwrite:
 
 export const perfTrace = defineStep({
   name: 'perf_trace',
-  description: "Write the last closed perf session's Chromium trace as JSON to out, for ui.perfetto.dev or DevTools; on a terminal, an asciicast v2 recording (perf replay FILE). Returns {path, events, bytes, dataLoss}.",
+  description:
+    "Write the last closed perf session's Chromium trace as JSON to out, for ui.perfetto.dev or DevTools; on a terminal, an asciicast v2 recording (perf replay FILE). Returns {path, events, bytes, dataLoss}.",
   details:
     'Chrome Trace Event JSON ({traceEvents: [...]}), openable in ui.perfetto.dev or the DevTools Performance panel; on a terminal program, the window as asciicast v2 (the screen when it opened, then every output and input with its time; `perf replay FILE` or `asciinema play` plays it). out is a path inside the working folder, <sessionToken>.json (.cast on a terminal) by default. Refuses to replace an existing file unless overwrite is true. Also returns token; dataLoss true means the trace buffer overflowed and events were lost; on a terminal, cut says where the recording stopped at its byte cap.',
   args: {
     type: 'object',
     properties: {
-      out: { type: 'string', minLength: 1, description: 'File to write, relative to (and inside) the working folder. Default <token>.json (.cast on a terminal).' },
+      out: {
+        type: 'string',
+        minLength: 1,
+        description: 'File to write, relative to (and inside) the working folder. Default <token>.json (.cast on a terminal).',
+      },
       token: { type: 'string', description: 'sessionToken from perf_end; only the last closed session. Default: that one.' },
       overwrite: { type: 'boolean', description: 'Replace an existing file. Default false: error.' },
     },
@@ -51,7 +56,13 @@ export const perfTrace = defineStep({
     const cut = last.cast.cut;
     return {
       data: { path: file, events: last.cast.events.length, bytes: Buffer.byteLength(body), token: last.token, ...(cut ? { cut } : {}) },
-      ...(cut ? { warnings: [`the recording reached its ${Math.round(cut.maxBytes / 1024 / 1024)} MB cap at ${cut.atS} s: the ${cut.droppedEvents} events after were left out`] } : {}),
+      ...(cut
+        ? {
+            warnings: [
+              `the recording reached its ${Math.round(cut.maxBytes / 1024 / 1024)} MB cap at ${cut.atS} s: the ${cut.droppedEvents} events after were left out`,
+            ],
+          }
+        : {}),
     };
   },
   async run(ctx, args) {
@@ -67,7 +78,13 @@ export const perfTrace = defineStep({
     const body = serializeTrace(last, last.trace);
     const file = await writeInside(ctx.host, args.out ?? `${last.token}.json`, body, args.overwrite);
     return {
-      data: { path: file, events: last.trace.events.length, bytes: Buffer.byteLength(body), dataLoss: last.trace.dataLoss, token: last.token },
+      data: {
+        path: file,
+        events: last.trace.events.length,
+        bytes: Buffer.byteLength(body),
+        dataLoss: last.trace.dataLoss,
+        token: last.token,
+      },
       ...(last.trace.dataLoss ? { warnings: ['the trace buffer overflowed during the session: some events were lost'] } : {}),
     };
   },

@@ -1,4 +1,17 @@
-import { assertNotBrowserShortcut, keyDefinition, parseKeyCombo, MODIFIERS_ARG, abortAction, asModifiers, describeEl, settleAction, treeEffect, watchNavigation, locatorOf, resolveTarget } from '../page/index.js';
+import {
+  assertNotBrowserShortcut,
+  keyDefinition,
+  parseKeyCombo,
+  MODIFIERS_ARG,
+  abortAction,
+  asModifiers,
+  describeEl,
+  settleAction,
+  treeEffect,
+  watchNavigation,
+  locatorOf,
+  resolveTarget,
+} from '../page/index.js';
 import { actionOutput } from './act.js';
 import { PerfError } from '../errors.js';
 import { TARGET_ARGS, defineStep } from './define.js';
@@ -19,8 +32,7 @@ const ARGS = {
 export const pressKey = defineStep({
   name: 'press_key',
   description: 'Press a key or combination (Control+a) on the focused element, or on ref/target after focusing it.',
-  details:
-    'Modifiers are always released, even if delivery fails. The value is given for a field; the effect holds treeChanged.',
+  details: 'Modifiers are always released, even if delivery fails. The value is given for a field; the effect holds treeChanged.',
   args: ARGS,
   readOnly: false,
   actsOnTarget: true,
@@ -38,7 +50,13 @@ export const pressKey = defineStep({
       if (r.reresolved) reresolved = r.ref;
       const f = await ctx.page.call('focus', [r.ref]);
       if (f.status !== 'ok') throw new PerfError({ code: 'stale_ref', kind: 'usage', message: f.detail, suggestion: 'run snap again' });
-      if (!f.focused) throw new PerfError({ code: 'not_focusable', kind: 'failed', message: `${describeEl(r)} cannot take focus, so it cannot receive keys`, suggestion: 'press the key on a control (or without ref/target on the focused element)' });
+      if (!f.focused)
+        throw new PerfError({
+          code: 'not_focusable',
+          kind: 'failed',
+          message: `${describeEl(r)} cannot take focus, so it cannot receive keys`,
+          suggestion: 'press the key on a control (or without ref/target on the focused element)',
+        });
     }
     await ctx.page.call('beginActive', []);
     const nav = watchNavigation(ctx);
@@ -53,7 +71,11 @@ export const pressKey = defineStep({
     const navigation = await nav.finish();
     const key = [...modifiers.map((m) => m[0]!.toUpperCase() + m.slice(1)), combo.key].join('+');
     if (navigation || settle.navigated) {
-      return actionOutput(ctx, args, { data: { key, navigated: navigation?.url ?? true }, effect: { treeChanged: { changed: true } }, reresolved });
+      return actionOutput(ctx, args, {
+        data: { key, navigated: navigation?.url ?? true },
+        effect: { treeChanged: { changed: true } },
+        reresolved,
+      });
     }
     const active = await ctx.page.call('activeInfo', []);
     return actionOutput(ctx, args, {

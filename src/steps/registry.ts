@@ -4,7 +4,17 @@
  */
 import { closest, PerfError } from '../errors.js';
 import { SCENARIO_ONLY_FIELDS } from '../page/target-schema.js';
-import { COMMON_ARGS, DEFAULT_STEP_TIMEOUT_MS, SCENARIO_ONLY_ARGS, SNAPSHOT_ARG, TARGET_ARGS, TARGET_BRIEF, TARGET_SCHEMA, type JsonSchema, type StepDefinition } from './define.js';
+import {
+  COMMON_ARGS,
+  DEFAULT_STEP_TIMEOUT_MS,
+  SCENARIO_ONLY_ARGS,
+  SNAPSHOT_ARG,
+  TARGET_ARGS,
+  TARGET_BRIEF,
+  TARGET_SCHEMA,
+  type JsonSchema,
+  type StepDefinition,
+} from './define.js';
 import { blur } from './blur.js';
 import { clear } from './clear.js';
 import { dblclick } from './dblclick.js';
@@ -184,7 +194,13 @@ export function mcpArgsSchema(def: StepDefinition<any>): JsonSchema {
       else if (v === (TARGET_SCHEMA.properties as Record<string, JsonSchema>)[k]) props[k] = undescribed(v);
       else props[k] = v.description === undefined ? undescribed(v) : { ...undescribed(v), description: v.description };
     }
-    s = { ...withoutScenarioOnlyBranches(rest, Object.keys(properties).filter((k) => !(k in props))), properties: props };
+    s = {
+      ...withoutScenarioOnlyBranches(
+        rest,
+        Object.keys(properties).filter((k) => !(k in props)),
+      ),
+      properties: props,
+    };
     mcpSchemas.set(def.name, s);
   }
   return s;
@@ -208,8 +224,13 @@ function withoutScenarioOnlyBranches(s: JsonSchema, dropped: string[]): JsonSche
     const kept = branches.filter((b) => !((b.required as string[] | undefined) ?? []).some((r) => dropped.includes(r)));
     if (kept.length === branches.length) continue;
     const { [k]: _all, ...rest } = out;
-    const only = kept.length === 1 && Object.keys(kept[0]!).every((key) => key === 'required') ? (kept[0]!.required as string[]) : undefined;
-    out = only ? { ...rest, required: [...new Set([...((rest.required as string[] | undefined) ?? []), ...only])] } : kept.length ? { ...rest, [k]: kept } : rest;
+    const only =
+      kept.length === 1 && Object.keys(kept[0]!).every((key) => key === 'required') ? (kept[0]!.required as string[]) : undefined;
+    out = only
+      ? { ...rest, required: [...new Set([...((rest.required as string[] | undefined) ?? []), ...only])] }
+      : kept.length
+        ? { ...rest, [k]: kept }
+        : rest;
   }
   return out;
 }
@@ -224,7 +245,12 @@ function undescribed(s: JsonSchema): JsonSchema {
   for (const [k, v] of Object.entries(s)) {
     if (k === 'description') continue;
     // A terminal cell (row, col) is for scenario files: an agent acts on a terminal by its refs.
-    if (k === 'properties' && v && typeof v === 'object') out[k] = Object.fromEntries(Object.entries(v).filter(([, ps]) => !SCENARIO_ONLY_FIELDS.has(ps as object)).map(([p, ps]) => [p, undescribed(ps as JsonSchema)]));
+    if (k === 'properties' && v && typeof v === 'object')
+      out[k] = Object.fromEntries(
+        Object.entries(v)
+          .filter(([, ps]) => !SCENARIO_ONLY_FIELDS.has(ps as object))
+          .map(([p, ps]) => [p, undescribed(ps as JsonSchema)]),
+      );
     else if ((k === 'anyOf' || k === 'oneOf') && Array.isArray(v)) out[k] = v.map((x) => undescribed(x as JsonSchema));
     else if (k === 'items' && v && typeof v === 'object') out[k] = undescribed(v as JsonSchema);
     else out[k] = v;
@@ -234,7 +260,12 @@ function undescribed(s: JsonSchema): JsonSchema {
   if (props && out.additionalProperties === false && Object.values(props).filter(plain).length >= COMPACT_MIN_STRING_FIELDS) {
     const { properties: _p, additionalProperties: _a, ...rest } = out;
     const other = Object.fromEntries(Object.entries(props).filter(([, p]) => !plain(p)));
-    return { ...rest, propertyNames: { enum: Object.keys(props) }, ...(Object.keys(other).length ? { properties: other } : {}), additionalProperties: { type: 'string' } };
+    return {
+      ...rest,
+      propertyNames: { enum: Object.keys(props) },
+      ...(Object.keys(other).length ? { properties: other } : {}),
+      additionalProperties: { type: 'string' },
+    };
   }
   return out;
 }

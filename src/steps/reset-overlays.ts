@@ -8,7 +8,8 @@ import { dismissAnswer, dismissOpenModals, modalOp, pressEscape, type Dismissed,
 
 export const resetOverlays = defineStep({
   name: 'reset_overlays',
-  description: 'Reset transient UI: press Escape, hide popovers, close modals (like dismiss_modals), blur the focused element. Returns what it did and the modals left.',
+  description:
+    'Reset transient UI: press Escape, hide popovers, close modals (like dismiss_modals), blur the focused element. Returns what it did and the modals left.',
   details:
     'Escape is pressed once at page level; modals are closed with dialog.close(), Escape, or their close/cancel/OK button. How many modals remain open is read back.',
   args: { type: 'object', properties: {} } as const,
@@ -22,11 +23,17 @@ export const resetOverlays = defineStep({
     const afterEscape = await modalOp<ModalInfo[]>(page, 'scan');
     const key = (m: ModalInfo): string => `${m.role}\u0000${m.name}`;
     const stillOpen = new Set(afterEscape.map(key));
-    const closedByEscape: Dismissed[] = before.filter((m) => !stillOpen.has(key(m))).map((m) => ({ role: m.role, name: m.name, how: 'Escape (page level)' }));
+    const closedByEscape: Dismissed[] = before
+      .filter((m) => !stillOpen.has(key(m)))
+      .map((m) => ({ role: m.role, name: m.name, how: 'Escape (page level)' }));
     const popovers = await modalOp<{ role: string; name: string }[]>(page, 'hidePopovers');
     const modals = await dismissOpenModals(page, ctx.deadline);
     const blurred = await modalOp<{ role: string; name: string } | null>(page, 'blur');
     const dismissed = [...closedByEscape, ...popovers.map((p) => ({ ...p, how: 'hidePopover()' })), ...modals.dismissed];
-    return dismissAnswer({ dismissed, remaining: modals.remaining }, { escapePressed: true, blurred }, dismissed.length > 0 || blurred !== null);
+    return dismissAnswer(
+      { dismissed, remaining: modals.remaining },
+      { escapePressed: true, blurred },
+      dismissed.length > 0 || blurred !== null,
+    );
   },
 });

@@ -31,7 +31,9 @@ export function viewportAnswer(want: ViewportSpec, seen: ViewportReadBack): { da
   if (!verified) {
     warnings.push(
       `the page reports ${seen.width}×${seen.height} @${seen.dpr}x${seen.touch ? ' touch' : ''}, not ${want.width}×${want.height} @${want.dpr}x${want.touch ? ' touch' : ''}` +
-        (want.mobile && seen.width !== want.width ? ' (in mobile mode a page without <meta name="viewport" content="width=device-width"> lays out at 980 px)' : ''),
+        (want.mobile && seen.width !== want.width
+          ? ' (in mobile mode a page without <meta name="viewport" content="width=device-width"> lays out at 980 px)'
+          : ''),
     );
   }
   return {
@@ -69,10 +71,22 @@ export const resizeViewport = defineStep({
     // A terminal's viewport is its grid: width and height are columns and rows.
     await ctx.terminal.resize(args.width, args.height);
     const { lines } = await ctx.terminal.screen();
-    return { data: { cols: ctx.terminal.size.cols, rows: ctx.terminal.size.rows, verified: ctx.terminal.size.cols === args.width && ctx.terminal.size.rows === args.height && lines.length === args.height } };
+    return {
+      data: {
+        cols: ctx.terminal.size.cols,
+        rows: ctx.terminal.size.rows,
+        verified: ctx.terminal.size.cols === args.width && ctx.terminal.size.rows === args.height && lines.length === args.height,
+      },
+    };
   },
   async run(ctx, args) {
-    const want: ViewportSpec = { width: args.width, height: args.height, dpr: args.dpr ?? 1, mobile: args.mobile ?? false, touch: args.touch ?? false };
+    const want: ViewportSpec = {
+      width: args.width,
+      height: args.height,
+      dpr: args.dpr ?? 1,
+      mobile: args.mobile ?? false,
+      touch: args.touch ?? false,
+    };
     await ctx.page.emulation.applyViewport(want);
     const seen = await readViewportSettled(ctx.page, want);
     return viewportAnswer(want, seen);

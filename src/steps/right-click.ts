@@ -10,8 +10,7 @@ const ARGS = {
 export const rightClick = defineStep({
   name: 'right_click',
   description: 'Right-click (contextmenu) an element, after the actionability checks; returns the effect.',
-  details:
-    'The gate first scrolls it into view. The effect holds treeChanged, and checked for checkboxes/switches.',
+  details: 'The gate first scrolls it into view. The effect holds treeChanged, and checked for checkboxes/switches.',
   args: ARGS,
   readOnly: false,
   actsOnTarget: true,

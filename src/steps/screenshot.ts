@@ -85,11 +85,18 @@ export const screenshot = defineStep({
       });
     }
     if (args.fullPage && hasElement) {
-      throw new PerfError({ code: 'invalid_arguments', message: 'screenshot: fullPage captures the whole page; it cannot be combined with ref or target' });
+      throw new PerfError({
+        code: 'invalid_arguments',
+        message: 'screenshot: fullPage captures the whole page; it cannot be combined with ref or target',
+      });
     }
     const format = args.format ?? (args.path && /\.jpe?g$/i.test(args.path) ? 'jpeg' : 'png');
     if (args.quality !== undefined && format !== 'jpeg') {
-      throw new PerfError({ code: 'quality_needs_jpeg', message: 'screenshot: quality applies to JPEG only', suggestion: 'add format: jpeg, or drop quality' });
+      throw new PerfError({
+        code: 'quality_needs_jpeg',
+        message: 'screenshot: quality applies to JPEG only',
+        suggestion: 'add format: jpeg, or drop quality',
+      });
     }
     // Check the destination before capturing, so a refused path costs nothing.
     const file = args.path !== undefined ? await confinedPath(ctx.host.cwd, args.path, 'screenshot') : undefined;
@@ -104,16 +111,26 @@ export const screenshot = defineStep({
       const r = args.rect ?? { x: 0, y: 0, width: box.width, height: box.height };
       clip = { x: box.x + r.x + scrollX, y: box.y + r.y + scrollY, width: r.width, height: r.height };
       if (clip.width <= 0 || clip.height <= 0) {
-        throw new PerfError({ code: 'empty_clip', kind: 'failed', message: `screenshot: the element box is ${box.width}×${box.height}; nothing to capture`, suggestion: 'pick a visible element, or give rect' });
+        throw new PerfError({
+          code: 'empty_clip',
+          kind: 'failed',
+          message: `screenshot: the element box is ${box.width}×${box.height}; nothing to capture`,
+          suggestion: 'pick a visible element, or give rect',
+        });
       }
     } else if (args.fullPage) {
       const { contentWidth, contentHeight } = await page.capture.geometry();
       const height = Math.min(Math.ceil(contentHeight), MAX_CAPTURE_PX);
-      if (contentHeight > MAX_CAPTURE_PX) warnings.push(`the page is ${Math.ceil(contentHeight)} px tall; captured the first ${MAX_CAPTURE_PX} px`);
+      if (contentHeight > MAX_CAPTURE_PX)
+        warnings.push(`the page is ${Math.ceil(contentHeight)} px tall; captured the first ${MAX_CAPTURE_PX} px`);
       clip = { x: 0, y: 0, width: Math.min(Math.ceil(contentWidth), MAX_CAPTURE_PX), height };
     }
 
-    const bytes = await page.capture.screenshot({ format, ...(format === 'jpeg' ? { quality: args.quality ?? 80 } : {}), ...(clip ? { clip } : {}) });
+    const bytes = await page.capture.screenshot({
+      format,
+      ...(format === 'jpeg' ? { quality: args.quality ?? 80 } : {}),
+      ...(clip ? { clip } : {}),
+    });
     const size = imageSize(bytes);
     if (file) writeFileNoFollow(file, bytes, { overwrite: args.overwrite === true, who: 'screenshot', shown: args.path });
     return {

@@ -26,7 +26,8 @@ const PAGE_FRACTION = 0.8;
 
 export const scroll = defineStep({
   name: 'scroll',
-  description: 'Scroll with wheel events (direction+pixels or dx/dy) in the container of ref/target or the page, or intoView; reads back the offset.',
+  description:
+    'Scroll with wheel events (direction+pixels or dx/dy) in the container of ref/target or the page, or intoView; reads back the offset.',
   details:
     'With ref/target it scrolls that element or its nearest scrollable ancestor; without, the first scrollable element of the page (else the document). Wheel events at the container run scroll handlers and frames as for a user. Clamped to the scroll range. intoView scrolls the element into view instead. The effect: scrollOffset {changed, before, after}.',
   args: ARGS,
@@ -39,8 +40,13 @@ export const scroll = defineStep({
     const hasLocator = args.ref !== undefined || args.target !== undefined;
     const amounts = args.direction !== undefined || args.dx !== undefined || args.dy !== undefined;
     if (args.intoView) {
-      if (!hasLocator) throw new PerfError({ code: 'invalid_arguments', message: 'scroll: intoView needs ref or target (the element to bring into view)' });
-      if (amounts) throw new PerfError({ code: 'invalid_arguments', message: 'scroll: give intoView or an amount (direction / dx / dy), not both' });
+      if (!hasLocator)
+        throw new PerfError({
+          code: 'invalid_arguments',
+          message: 'scroll: intoView needs ref or target (the element to bring into view)',
+        });
+      if (amounts)
+        throw new PerfError({ code: 'invalid_arguments', message: 'scroll: give intoView or an amount (direction / dx / dy), not both' });
       const { r } = await resolveTarget(ctx, locatorOf('scroll', args));
       await page.call('begin', [r.ref, 'none']);
       const v = await page.call('scrollIntoView', [r.ref]);
@@ -56,9 +62,16 @@ export const scroll = defineStep({
         reresolved: r.reresolved && r.ref,
       });
     }
-    if (!amounts) throw new PerfError({ code: 'invalid_arguments', message: 'scroll: give direction (+ pixels), dx / dy, or intoView with a ref/target', suggestion: 'e.g. scroll: { direction: down } or scroll: { target: { role: list }, dy: 600 }' });
-    if (args.direction !== undefined && (args.dx !== undefined || args.dy !== undefined)) throw new PerfError({ code: 'invalid_arguments', message: 'scroll: give direction (+ pixels) or dx / dy, not both' });
-    if (args.pixels !== undefined && args.direction === undefined) throw new PerfError({ code: 'invalid_arguments', message: 'scroll: pixels goes with direction' });
+    if (!amounts)
+      throw new PerfError({
+        code: 'invalid_arguments',
+        message: 'scroll: give direction (+ pixels), dx / dy, or intoView with a ref/target',
+        suggestion: 'e.g. scroll: { direction: down } or scroll: { target: { role: list }, dy: 600 }',
+      });
+    if (args.direction !== undefined && (args.dx !== undefined || args.dy !== undefined))
+      throw new PerfError({ code: 'invalid_arguments', message: 'scroll: give direction (+ pixels) or dx / dy, not both' });
+    if (args.pixels !== undefined && args.direction === undefined)
+      throw new PerfError({ code: 'invalid_arguments', message: 'scroll: pixels goes with direction' });
     let ref: string | null = null;
     let reresolved: string | false = false;
     if (hasLocator) {
@@ -66,7 +79,10 @@ export const scroll = defineStep({
       ref = r.ref;
       if (r.reresolved) reresolved = r.ref;
     }
-    const horizontal = args.direction === 'left' || args.direction === 'right' || (args.direction === undefined && (args.dx ?? 0) !== 0 && (args.dy ?? 0) === 0);
+    const horizontal =
+      args.direction === 'left' ||
+      args.direction === 'right' ||
+      (args.direction === undefined && (args.dx ?? 0) !== 0 && (args.dy ?? 0) === 0);
     const c = await page.call('scrollContainer', [ref, horizontal ? 'x' : 'y']);
     if (c.status !== 'ok') throw new PerfError({ code: 'stale_ref', kind: 'usage', message: c.detail, suggestion: 'run snap again' });
     let dx = args.dx ?? 0;
@@ -80,7 +96,11 @@ export const scroll = defineStep({
     const goal = { x: clamp(c.x + dx, 0, c.maxX), y: clamp(c.y + dy, 0, c.maxY) };
     const data: Record<string, unknown> = { container: c.describe };
     if (goal.x === c.x && goal.y === c.y) {
-      return actionOutput(ctx, args, { data: { ...data, atLimit: true, method: 'none' }, effect: { scrollOffset: { changed: false, before, after: before } }, reresolved });
+      return actionOutput(ctx, args, {
+        data: { ...data, atLimit: true, method: 'none' },
+        effect: { scrollOffset: { changed: false, before, after: before } },
+        reresolved,
+      });
     }
     await page.call('begin', [c.ref, 'none']);
     let now = before;

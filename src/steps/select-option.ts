@@ -1,4 +1,18 @@
-import { type AriaOption, type AriaOptions as Aria, type Stale, GATE_ARGS, abortAction, describeEl, gateOptions, settleAction, treeEffect, gateElement, locatorOf, remaining, resolveTarget } from '../page/index.js';
+import {
+  type AriaOption,
+  type AriaOptions as Aria,
+  type Stale,
+  GATE_ARGS,
+  abortAction,
+  describeEl,
+  gateOptions,
+  settleAction,
+  treeEffect,
+  gateElement,
+  locatorOf,
+  remaining,
+  resolveTarget,
+} from '../page/index.js';
 import { actionOutput } from './act.js';
 import { PerfError } from '../errors.js';
 import { TARGET_ARGS, defineStep, type StepContext } from './define.js';
@@ -10,7 +24,12 @@ const ARGS = {
     option: {
       anyOf: [
         { type: 'string', description: 'One option.' },
-        { type: 'array', items: { type: 'string', description: 'An option.' }, minItems: 1, description: 'Several options (multi-select).' },
+        {
+          type: 'array',
+          items: { type: 'string', description: 'An option.' },
+          minItems: 1,
+          description: 'Several options (multi-select).',
+        },
       ],
       description: 'Option(s) to select: by visible label, then value, then label ignoring case.',
     },
@@ -19,7 +38,6 @@ const ARGS = {
   required: ['option'],
   additionalProperties: false,
 } as const;
-
 
 const stale = (s: Stale): PerfError => new PerfError({ code: 'stale_ref', kind: 'usage', message: s.detail, suggestion: 'run snap again' });
 
@@ -42,9 +60,9 @@ async function ariaOptionsWhenOpen(ctx: StepContext, ref: string): Promise<Extra
 
 export const selectOption = defineStep({
   name: 'select_option',
-  description: 'Select option(s) in a native <select> or an ARIA listbox/combobox, as a user would. The effect selected {verified, value} is read back.',
-  details:
-    'A <select> is set with input and change events; a listbox or combobox is opened and the option clicked.',
+  description:
+    'Select option(s) in a native <select> or an ARIA listbox/combobox, as a user would. The effect selected {verified, value} is read back.',
+  details: 'A <select> is set with input and change events; a listbox or combobox is opened and the option clicked.',
   args: ARGS,
   readOnly: false,
   actsOnTarget: true,
@@ -61,16 +79,31 @@ export const selectOption = defineStep({
         if (n.status !== 'ok') {
           await abortAction(ctx);
           if (n.status === 'stale') throw stale(n);
-          if (n.status === 'missing') throw new PerfError({ code: 'option_not_found', kind: 'failed', message: `${describeEl(r)} has no option ${n.missing.map((m) => JSON.stringify(m)).join(', ')}; options: ${n.available.join(', ')}`, candidates: n.available.slice(0, 20) });
-          if (n.status === 'single') throw new PerfError({ code: 'invalid_arguments', message: `${describeEl(r)} takes one option, got ${wanted.length}` });
-          if (n.status === 'disabled_option') throw new PerfError({ code: 'not_actionable', kind: 'failed', message: `ref=${g.ref} is not actionable: enabled: option "${n.option}" is disabled` });
+          if (n.status === 'missing')
+            throw new PerfError({
+              code: 'option_not_found',
+              kind: 'failed',
+              message: `${describeEl(r)} has no option ${n.missing.map((m) => JSON.stringify(m)).join(', ')}; options: ${n.available.join(', ')}`,
+              candidates: n.available.slice(0, 20),
+            });
+          if (n.status === 'single')
+            throw new PerfError({ code: 'invalid_arguments', message: `${describeEl(r)} takes one option, got ${wanted.length}` });
+          if (n.status === 'disabled_option')
+            throw new PerfError({
+              code: 'not_actionable',
+              kind: 'failed',
+              message: `ref=${g.ref} is not actionable: enabled: option "${n.option}" is disabled`,
+            });
           throw new PerfError({ code: 'internal_error', message: `unexpected select result ${n.status}` });
         }
         const settle = await settleAction(ctx);
         const value = settle.selected ?? [];
         return actionOutput(ctx, args, {
           data: { element: describeEl(r), selected: n.labels.map((label, i) => ({ label, value: n.values[i] })) },
-          effect: { selected: { verified: sameSet(value, n.labels), value: value.length === 1 ? value[0]! : value }, ...treeEffect(settle) },
+          effect: {
+            selected: { verified: sameSet(value, n.labels), value: value.length === 1 ? value[0]! : value },
+            ...treeEffect(settle),
+          },
           reresolved: r.reresolved && r.ref,
         });
       }
@@ -90,17 +123,30 @@ export const selectOption = defineStep({
         await page.input.click(g.x, g.y);
         a = await ariaOptionsWhenOpen(ctx, r.ref);
       }
-      if (a.options.length === 0) throw new PerfError({ code: 'option_not_found', kind: 'failed', message: `${describeEl(r)} shows no options${r.role === 'combobox' ? ' (it did not open a listbox)' : ''}`, suggestion: 'tap it to open it and snap to see its options' });
+      if (a.options.length === 0)
+        throw new PerfError({
+          code: 'option_not_found',
+          kind: 'failed',
+          message: `${describeEl(r)} shows no options${r.role === 'combobox' ? ' (it did not open a listbox)' : ''}`,
+          suggestion: 'tap it to open it and snap to see its options',
+        });
       options = a.options;
       multi = a.multi === true;
       if (r.role === 'listbox' && a.listbox) containerRef = a.listbox;
     }
     const picks = wanted.map((w) => {
       const o = r.role === 'option' ? options[0] : pick(options, w);
-      if (!o) throw new PerfError({ code: 'option_not_found', kind: 'failed', message: `${describeEl(r)} has no option ${JSON.stringify(w)}; options: ${options.map((x) => JSON.stringify(x.name)).join(', ')}`, candidates: options.map((x) => x.name).slice(0, 20) });
+      if (!o)
+        throw new PerfError({
+          code: 'option_not_found',
+          kind: 'failed',
+          message: `${describeEl(r)} has no option ${JSON.stringify(w)}; options: ${options.map((x) => JSON.stringify(x.name)).join(', ')}`,
+          candidates: options.map((x) => x.name).slice(0, 20),
+        });
       return o;
     });
-    if (picks.length > 1 && !multi) throw new PerfError({ code: 'invalid_arguments', message: `${describeEl(r)} is single-select; got ${picks.length} options` });
+    if (picks.length > 1 && !multi)
+      throw new PerfError({ code: 'invalid_arguments', message: `${describeEl(r)} is single-select; got ${picks.length} options` });
     let started = false;
     try {
       for (const [i, o] of picks.entries()) {
@@ -121,7 +167,10 @@ export const selectOption = defineStep({
     const names = picks.map((p) => p.name);
     return actionOutput(ctx, args, {
       data: { element: describeEl(r), selected: names.map((label) => ({ label })) },
-      effect: { selected: { verified: names.every((n) => value.includes(n)), value: value.length === 1 ? value[0]! : value }, ...treeEffect(settle) },
+      effect: {
+        selected: { verified: names.every((n) => value.includes(n)), value: value.length === 1 ? value[0]! : value },
+        ...treeEffect(settle),
+      },
       reresolved: r.reresolved && r.ref,
     });
   },

@@ -1,4 +1,16 @@
-import { GATE_ARGS, abortAction, checkedEffect, describeEl, gateOptions, settleAction, treeEffect, gateElement, locatorOf, resolveTarget, type GateResult } from '../page/index.js';
+import {
+  GATE_ARGS,
+  abortAction,
+  checkedEffect,
+  describeEl,
+  gateOptions,
+  settleAction,
+  treeEffect,
+  gateElement,
+  locatorOf,
+  resolveTarget,
+  type GateResult,
+} from '../page/index.js';
 import { actionOutput } from './act.js';
 import { PerfError, isPerfError } from '../errors.js';
 import { TARGET_ARGS, defineStep } from './define.js';
@@ -7,13 +19,16 @@ const ARGS = {
   type: 'object',
   properties: {
     ...TARGET_ARGS,
-    value: { type: ['boolean', 'string'], enum: [true, false, 'true', 'false'], description: 'Wanted state: true (checked/on) or false; "true"/"false" accepted.' },
+    value: {
+      type: ['boolean', 'string'],
+      enum: [true, false, 'true', 'false'],
+      description: 'Wanted state: true (checked/on) or false; "true"/"false" accepted.',
+    },
     ...GATE_ARGS,
   },
   required: ['value'],
   additionalProperties: false,
 } as const;
-
 
 export const setCheckbox = defineStep({
   name: 'set_checkbox',
@@ -30,14 +45,28 @@ export const setCheckbox = defineStep({
     const s = await page.call('checkState', [r.ref]);
     if (s.status !== 'ok') throw new PerfError({ code: 'stale_ref', kind: 'usage', message: s.detail, suggestion: 'run snap again' });
     if (!s.checkable) {
-      throw new PerfError({ code: 'not_checkable', kind: 'usage', message: `${describeEl(r)} is a ${s.role}, not a checkbox, radio or switch`, suggestion: s.role === 'combobox' || s.role === 'listbox' ? 'use select_option' : 'use tap for other controls' });
+      throw new PerfError({
+        code: 'not_checkable',
+        kind: 'usage',
+        message: `${describeEl(r)} is a ${s.role}, not a checkbox, radio or switch`,
+        suggestion: s.role === 'combobox' || s.role === 'listbox' ? 'use select_option' : 'use tap for other controls',
+      });
     }
     const reresolved = r.reresolved && r.ref;
     if (s.checked === want) {
-      return actionOutput(ctx, args, { data: { element: describeEl(r), previousValue: s.checked, toggled: false }, effect: { checked: checkedEffect(s.checked, s.checked, true) }, reresolved });
+      return actionOutput(ctx, args, {
+        data: { element: describeEl(r), previousValue: s.checked, toggled: false },
+        effect: { checked: checkedEffect(s.checked, s.checked, true) },
+        reresolved,
+      });
     }
     if (!want && (s.role === 'radio' || s.role === 'menuitemradio')) {
-      throw new PerfError({ code: 'cannot_uncheck_radio', kind: 'usage', message: `${describeEl(r)} is a checked radio: a user cannot uncheck it, only check another option of its group`, suggestion: 'set_checkbox another radio of the group to true' });
+      throw new PerfError({
+        code: 'cannot_uncheck_radio',
+        kind: 'usage',
+        message: `${describeEl(r)} is a checked radio: a user cannot uncheck it, only check another option of its group`,
+        suggestion: 'set_checkbox another radio of the group to true',
+      });
     }
     let g: GateResult;
     let via: string | undefined;

@@ -10,14 +10,19 @@ const ARGS = {
     interactiveOnly: { type: 'boolean', description: 'Only what you can act on: "eN role name" lines.' },
     grep: { type: 'string', description: 'Case-insensitive regex on names, values and text; keeps matches and ancestors.' },
     diff: { type: 'boolean', description: 'Only the lines changed since the last whole snapshot of this page.' },
-    maxBytes: { type: 'integer', minimum: 512, description: `Cap on the text in bytes (default ${DEFAULT_SNAPSHOT_BYTES}); the last line says what was cut.` },
+    maxBytes: {
+      type: 'integer',
+      minimum: 512,
+      description: `Cap on the text in bytes (default ${DEFAULT_SNAPSHOT_BYTES}); the last line says what was cut.`,
+    },
   },
   additionalProperties: false,
 } as const;
 
 export const snap = defineStep({
   name: 'snap',
-  description: 'The page as text, one line per node (role, name, states), with [ref=eN] on each element you can act on; refs stay valid on this page.',
+  description:
+    'The page as text, one line per node (role, name, states), with [ref=eN] on each element you can act on; refs stay valid on this page.',
   details:
     'YAML-like. States: [checked] [disabled] [expanded] [selected] [focused] [offscreen] [occluded]; fields show typeable: true and value: "…". Generic wrappers are collapsed; long offscreen lists are summarised. Open shadow roots and same-origin iframes are included. Bounded (~16 KB by default).',
   args: ARGS,

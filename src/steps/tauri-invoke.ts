@@ -25,7 +25,8 @@ function invokeSource(command: string, args: Record<string, unknown>): string {
 export const tauriInvoke = defineStep({
   name: 'tauri_invoke',
   description: "Call a Tauri app's command over its IPC; returns {value}.",
-  details: 'Desktop apps only (app.desktop). Like invoke(command, args) in @tauri-apps/api; a rejected command fails with tauri_invoke_failed and its message.',
+  details:
+    'Desktop apps only (app.desktop). Like invoke(command, args) in @tauri-apps/api; a rejected command fails with tauri_invoke_failed and its message.',
   args: {
     type: 'object',
     properties: {
@@ -38,15 +39,32 @@ export const tauriInvoke = defineStep({
   desktopOnly: true,
   shorthand: (command) => ({ command }),
   async run(ctx, args) {
-    const out = await ctx.page.evaluate<InvokeOutcome>(invokeSource(args.command, (args.args ?? {}) as Record<string, unknown>), { timeoutMs: ctx.timeoutMs });
+    const out = await ctx.page.evaluate<InvokeOutcome>(invokeSource(args.command, (args.args ?? {}) as Record<string, unknown>), {
+      timeoutMs: ctx.timeoutMs,
+    });
     switch (out.kind) {
       case 'missing':
-        throw new PerfError({ code: 'tauri_missing', kind: 'failed', message: "this page has no Tauri IPC (window.__TAURI_INTERNALS__.invoke): it is not a Tauri app's window", suggestion: 'tauri_invoke drives a Tauri app: start it with app.desktop, driver tauri' });
+        throw new PerfError({
+          code: 'tauri_missing',
+          kind: 'failed',
+          message: "this page has no Tauri IPC (window.__TAURI_INTERNALS__.invoke): it is not a Tauri app's window",
+          suggestion: 'tauri_invoke drives a Tauri app: start it with app.desktop, driver tauri',
+        });
       case 'rejected':
-        throw new PerfError({ code: 'tauri_invoke_failed', kind: 'failed', message: `command ${args.command} failed: ${out.error.slice(0, 500)}` });
+        throw new PerfError({
+          code: 'tauri_invoke_failed',
+          kind: 'failed',
+          message: `command ${args.command} failed: ${out.error.slice(0, 500)}`,
+        });
       case 'value': {
         const json = JSON.stringify(out.value) ?? 'null';
-        if (json.length > MAX_VALUE_CHARS) return { data: { value: json.slice(0, MAX_VALUE_CHARS), truncated: `the JSON value is ${json.length} characters; only the first ${MAX_VALUE_CHARS} are returned (as a string)` } };
+        if (json.length > MAX_VALUE_CHARS)
+          return {
+            data: {
+              value: json.slice(0, MAX_VALUE_CHARS),
+              truncated: `the JSON value is ${json.length} characters; only the first ${MAX_VALUE_CHARS} are returned (as a string)`,
+            },
+          };
         return { data: { value: out.value } };
       }
     }

@@ -12,7 +12,8 @@ const POLL_MS = 50;
 
 export const waitFor = defineStep({
   name: 'wait_for',
-  description: 'Wait until a text is visible (text) and/or no longer visible (textGone). A timeout is a failure (wait_timeout) naming the unmet condition.',
+  description:
+    'Wait until a text is visible (text) and/or no longer visible (textGone). A timeout is a failure (wait_timeout) naming the unmet condition.',
   details:
     "Polls the page's visible text, including open shadow roots and same-origin iframes. A timeout fails in a scenario (setup or steps) as in MCP: a setup that never reached its state must not be measured.",
   args: {
@@ -20,21 +21,37 @@ export const waitFor = defineStep({
     properties: {
       text: { type: 'string', minLength: 1, description: 'Wait until this is visible (case-sensitive substring, whitespace collapsed).' },
       textGone: { type: 'string', minLength: 1, description: 'Wait until this is no longer visible (case-sensitive substring).' },
-      idleMs: scenarioOnly({ type: 'integer', minimum: 1, maximum: 60_000, description: 'Terminal only: until the program wrote nothing for this long, ms (after text/textGone when given).' } as const),
+      idleMs: scenarioOnly({
+        type: 'integer',
+        minimum: 1,
+        maximum: 60_000,
+        description: 'Terminal only: until the program wrote nothing for this long, ms (after text/textGone when given).',
+      } as const),
     },
   } as const,
   readOnly: true,
   shorthand: (text) => ({ text }),
   terminal: (ctx, args) => terminalWaitFor(ctx, args),
   async run(ctx, args) {
-    if (args.idleMs !== undefined) throw new PerfError({ code: 'invalid_arguments', message: 'wait_for: idleMs is for terminal programs (app.terminal); a page has no output stream', suggestion: 'use text, textGone, or wait_for_network_idle' });
+    if (args.idleMs !== undefined)
+      throw new PerfError({
+        code: 'invalid_arguments',
+        message: 'wait_for: idleMs is for terminal programs (app.terminal); a page has no output stream',
+        suggestion: 'use text, textGone, or wait_for_network_idle',
+      });
     if (args.text === undefined && args.textGone === undefined) {
-      throw new PerfError({ code: 'invalid_arguments', message: 'wait_for: give text, textGone or both', suggestion: 'e.g. wait_for: { text: "Saved" }' });
+      throw new PerfError({
+        code: 'invalid_arguments',
+        message: 'wait_for: give text, textGone or both',
+        suggestion: 'e.g. wait_for: { text: "Saved" }',
+      });
     }
     const started = Date.now();
     for (;;) {
       // A navigation in progress destroys the execution context: that check counts as "not yet".
-      const check = await ctx.page.call('visibleText', [args.text ?? null, args.textGone ?? null], { timeoutMs: Math.max(POLL_MS, ctx.deadline - Date.now()) }).catch(() => undefined);
+      const check = await ctx.page
+        .call('visibleText', [args.text ?? null, args.textGone ?? null], { timeoutMs: Math.max(POLL_MS, ctx.deadline - Date.now()) })
+        .catch(() => undefined);
       const waitedMs = Date.now() - started;
       if (check && check.hasText && !check.hasGone) return { data: { matched: true, waitedMs } };
       if (Date.now() + POLL_MS > ctx.deadline || ctx.signal.aborted) {

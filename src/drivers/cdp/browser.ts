@@ -49,7 +49,8 @@ export async function resolveEndpoint(endpoint: string, timeoutMs = 5000): Promi
       code: 'endpoint_unreachable',
       kind: 'environment',
       message: `no Chrome answers at ${url.href}: ${(cause as Error).message}`,
-      suggestion: 'start Chrome with --remote-debugging-port=PORT --remote-debugging-address=127.0.0.1, or drop `endpoint` to let perf launch one',
+      suggestion:
+        'start Chrome with --remote-debugging-port=PORT --remote-debugging-address=127.0.0.1, or drop `endpoint` to let perf launch one',
       cause,
     });
   }
@@ -138,13 +139,27 @@ export class Browser {
    * Create a page target in `browserContextId` and resolve with its auto-attached session (paused
    * until released); `created` settles when Chrome answers createTarget. The caller deletes the claim.
    */
-  private async createClaimed(url: string, browserContextId: string, timeoutMs: number): Promise<{ info: EventParams<'Target.attachedToTarget'>; created: Promise<unknown> }> {
+  private async createClaimed(
+    url: string,
+    browserContextId: string,
+    timeoutMs: number,
+  ): Promise<{ info: EventParams<'Target.attachedToTarget'>; created: Promise<unknown> }> {
     const attached = new Promise<EventParams<'Target.attachedToTarget'>>((resolve) => this.claims.set(browserContextId, resolve));
     const created = this.conn.send('Target.createTarget', { url, browserContextId });
     created.catch(() => undefined);
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new PerfError({ code: 'timeout', kind: 'environment', message: `the new page for ${url} was not attached within ${timeoutMs} ms` })), timeoutMs);
+      timer = setTimeout(
+        () =>
+          reject(
+            new PerfError({
+              code: 'timeout',
+              kind: 'environment',
+              message: `the new page for ${url} was not attached within ${timeoutMs} ms`,
+            }),
+          ),
+        timeoutMs,
+      );
     });
     const info = await Promise.race([attached, created.then(() => attached), late]).finally(() => clearTimeout(timer));
     return { info, created };
@@ -239,14 +254,17 @@ export class Browser {
     this.autoAttach ??= (async () => {
       this.conn.onBrowserEvent('Target.attachedToTarget', (p) => {
         if (this.attaching.has(p.targetInfo.targetId)) return;
-        const claim = p.targetInfo.type === 'page' && p.targetInfo.browserContextId ? this.claims.get(p.targetInfo.browserContextId) : undefined;
+        const claim =
+          p.targetInfo.type === 'page' && p.targetInfo.browserContextId ? this.claims.get(p.targetInfo.browserContextId) : undefined;
         if (claim) {
           this.claims.delete(p.targetInfo.browserContextId!);
           claim(p);
           return;
         }
         const release = p.waitingForDebugger ? this.conn.send('Runtime.runIfWaitingForDebugger', {}, p.sessionId) : Promise.resolve();
-        void release.catch(() => undefined).then(() => this.conn.send('Target.detachFromTarget', { sessionId: p.sessionId }).catch(() => undefined));
+        void release
+          .catch(() => undefined)
+          .then(() => this.conn.send('Target.detachFromTarget', { sessionId: p.sessionId }).catch(() => undefined));
       });
       await this.conn.send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: true, flatten: true });
     })();
@@ -256,12 +274,16 @@ export class Browser {
   /** Pages (type "page") currently open, for attaching to an existing one. */
   async pageTargets(): Promise<{ targetId: string; url: string; browserContextId?: string }[]> {
     const { targetInfos } = await this.conn.send('Target.getTargets', {});
-    return targetInfos.filter((t) => t.type === 'page').map((t) => ({ targetId: t.targetId, url: t.url, ...(t.browserContextId ? { browserContextId: t.browserContextId } : {}) }));
+    return targetInfos
+      .filter((t) => t.type === 'page')
+      .map((t) => ({ targetId: t.targetId, url: t.url, ...(t.browserContextId ? { browserContextId: t.browserContextId } : {}) }));
   }
 
   async attach(targetId: string, ownedContextId?: string): Promise<Page> {
     this.attaching.add(targetId);
-    const { sessionId } = await this.conn.send('Target.attachToTarget', { targetId, flatten: true }).finally(() => this.attaching.delete(targetId));
+    const { sessionId } = await this.conn
+      .send('Target.attachToTarget', { targetId, flatten: true })
+      .finally(() => this.attaching.delete(targetId));
     const page = new Page(this, targetId, sessionId, ownedContextId);
     await page.init();
     return page;
@@ -306,7 +328,11 @@ export class Page {
       this.browser.onDisconnect((reason) => this.markCrashed(reason)),
     );
     // In parallel: each is one round trip; sequentially they would add up on every restart.
-    await Promise.all([this.send('Page.enable'), this.send('Inspector.enable'), ...(opts.resume ? [this.send('Runtime.runIfWaitingForDebugger')] : [])]);
+    await Promise.all([
+      this.send('Page.enable'),
+      this.send('Inspector.enable'),
+      ...(opts.resume ? [this.send('Runtime.runIfWaitingForDebugger')] : []),
+    ]);
   }
 
   private markCrashed(reason: string): void {
@@ -358,7 +384,11 @@ export class Page {
   }
 
   /** Emulation this page's target acknowledged through send() (Chromium cannot be asked for it). */
-  readonly emulation: { cpuThrottlingRate?: number; deviceMetricsOverride?: boolean; network?: { offline: boolean; latency: number; downloadThroughput: number; uploadThroughput: number } | undefined } = {};
+  readonly emulation: {
+    cpuThrottlingRate?: number;
+    deviceMetricsOverride?: boolean;
+    network?: { offline: boolean; latency: number; downloadThroughput: number; uploadThroughput: number } | undefined;
+  } = {};
 
   on<E extends EventName>(event: E, handler: (params: EventParams<E>) => void): () => void {
     return this.browser.conn.on(event, handler, this.sessionId);

@@ -13,7 +13,9 @@ export type Commands = ProtocolMapping.Commands;
 export type Events = ProtocolMapping.Events;
 export type CommandName = keyof Commands;
 export type EventName = keyof Events;
-export type ParamsOf<M extends CommandName> = Commands[M]['paramsType'] extends [] ? Record<string, never> | undefined : Commands[M]['paramsType'][0];
+export type ParamsOf<M extends CommandName> = Commands[M]['paramsType'] extends []
+  ? Record<string, never> | undefined
+  : Commands[M]['paramsType'][0];
 export type ResultOf<M extends CommandName> = Commands[M]['returnType'];
 export type EventParams<E extends EventName> = Events[E] extends [infer P] ? P : undefined;
 
@@ -27,7 +29,6 @@ export class ProtocolError extends Error {
     this.name = 'ProtocolError';
   }
 }
-
 
 interface Pending {
   method: string;
@@ -69,7 +70,9 @@ export class CdpConnection {
     // status, so what failed says how the browser died rather than only that the socket closed.
     client.on('disconnect', () => {
       const plain = 'the connection to the browser closed (it exited or crashed)';
-      this.lost ??= exited ? Promise.race([exited, new Promise<string>((r) => setTimeout(() => r(plain), EXIT_STATUS_WAIT_MS).unref())]) : Promise.resolve(plain);
+      this.lost ??= exited
+        ? Promise.race([exited, new Promise<string>((r) => setTimeout(() => r(plain), EXIT_STATUS_WAIT_MS).unref())])
+        : Promise.resolve(plain);
       void this.lost.then((reason) => this.markClosed(reason));
     });
     // A browser process that exits while its socket lingers (a child still holding it) is gone all
@@ -89,7 +92,9 @@ export class CdpConnection {
     let timer: NodeJS.Timeout | undefined;
     // An empty protocol descriptor: we only use send() and raw events, so skip both the HTTP fetch
     // of /json/protocol and building a wrapper object for every domain (tens of ms per connect).
-    const connecting = CDP({ target: wsEndpoint, protocol: { version: { major: '1', minor: '3' }, domains: [] } } as unknown as Parameters<typeof CDP>[0]);
+    const connecting = CDP({ target: wsEndpoint, protocol: { version: { major: '1', minor: '3' }, domains: [] } } as unknown as Parameters<
+      typeof CDP
+    >[0]);
     try {
       const late = new Promise<never>((_, reject) => {
         timer = setTimeout(() => reject(new Error(`no WebSocket connection within ${timeoutMs} ms`)), timeoutMs);
@@ -146,7 +151,12 @@ export class CdpConnection {
     return this.pendingBySession.get(sessionId ?? '')?.size ?? 0;
   }
 
-  send<M extends CommandName>(method: M, params?: ParamsOf<M>, sessionId?: string, timeoutMs = DEFAULT_COMMAND_TIMEOUT_MS): Promise<ResultOf<M>> {
+  send<M extends CommandName>(
+    method: M,
+    params?: ParamsOf<M>,
+    sessionId?: string,
+    timeoutMs = DEFAULT_COMMAND_TIMEOUT_MS,
+  ): Promise<ResultOf<M>> {
     const gone = this.whyGone();
     if (gone) return gone.then((reason) => Promise.reject(new TargetClosedError(`${method}: ${reason}`)));
     const key = sessionId ?? '';
@@ -186,12 +196,9 @@ export class CdpConnection {
         }
       };
       // chrome-remote-interface's untyped send(method, params, sessionId, callback).
-      (this.client as unknown as { send: (m: string, p: unknown, s: string | undefined, cb: (e: unknown, r: unknown) => void) => void }).send(
-        method,
-        params ?? {},
-        sessionId,
-        cb,
-      );
+      (
+        this.client as unknown as { send: (m: string, p: unknown, s: string | undefined, cb: (e: unknown, r: unknown) => void) => void }
+      ).send(method, params ?? {}, sessionId, cb);
     });
   }
 

@@ -48,7 +48,12 @@ const BYTES_PER_KBIT = 1000 / 8;
  */
 export async function applyNetwork(page: Page, c: NetworkConditions | undefined): Promise<void> {
   const params = c
-    ? { offline: c.offline, latency: c.latencyMs, downloadThroughput: c.downloadKbps > 0 ? c.downloadKbps * BYTES_PER_KBIT : -1, uploadThroughput: c.uploadKbps > 0 ? c.uploadKbps * BYTES_PER_KBIT : -1 }
+    ? {
+        offline: c.offline,
+        latency: c.latencyMs,
+        downloadThroughput: c.downloadKbps > 0 ? c.downloadKbps * BYTES_PER_KBIT : -1,
+        uploadThroughput: c.uploadKbps > 0 ? c.uploadKbps * BYTES_PER_KBIT : -1,
+      }
     : { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: -1 };
   await page.send('Network.emulateNetworkConditions', params);
   await tellDocument(page, params);
@@ -69,7 +74,10 @@ const toldOnNavigation = new WeakSet<Page>();
  * derive it from Network.emulateNetworkConditions, and keep it for the current document only. Older
  * builds lack the command (the conditions told the page there).
  */
-async function tellDocument(page: Page, params: { offline: boolean; latency: number; downloadThroughput: number; uploadThroughput: number }): Promise<void> {
+async function tellDocument(
+  page: Page,
+  params: { offline: boolean; latency: number; downloadThroughput: number; uploadThroughput: number },
+): Promise<void> {
   await page.send('Network.overrideNetworkState', params).catch((e: Error) => {
     if (!/wasn't found|not found/i.test(e.message)) throw e;
   });
@@ -79,5 +87,10 @@ async function tellDocument(page: Page, params: { offline: boolean; latency: num
 export function currentNetwork(page: Page): NetworkConditions | undefined {
   const c = page.emulation.network;
   if (!c) return undefined;
-  return { offline: c.offline, latencyMs: c.latency, downloadKbps: c.downloadThroughput > 0 ? c.downloadThroughput / BYTES_PER_KBIT : 0, uploadKbps: c.uploadThroughput > 0 ? c.uploadThroughput / BYTES_PER_KBIT : 0 };
+  return {
+    offline: c.offline,
+    latencyMs: c.latency,
+    downloadKbps: c.downloadThroughput > 0 ? c.downloadThroughput / BYTES_PER_KBIT : 0,
+    uploadKbps: c.uploadThroughput > 0 ? c.uploadThroughput / BYTES_PER_KBIT : 0,
+  };
 }

@@ -20,7 +20,13 @@ function throwIfException(d: Protocol.Runtime.ExceptionDetails | undefined): voi
     code: 'evaluate_failed',
     kind: 'failed',
     message: `evaluate: the expression threw: ${lines[0]}`,
-    suggestion: lines.length > 1 ? lines.slice(1, 4).map((l) => l.trim()).join(' | ') : 'check the expression in the DevTools console',
+    suggestion:
+      lines.length > 1
+        ? lines
+            .slice(1, 4)
+            .map((l) => l.trim())
+            .join(' | ')
+        : 'check the expression in the DevTools console',
   });
 }
 
@@ -28,7 +34,11 @@ function throwIfException(d: Protocol.Runtime.ExceptionDetails | undefined): voi
  * Evaluate `expression`; PerfError `evaluate_failed` when it throws, `timeout` when it still ran at
  * `deadline` (epoch ms; `timeoutMs` is named in the message).
  */
-export async function evaluateExpression(page: Page, expression: string, opts: { deadline: number; timeoutMs: number }): Promise<EvaluateOutcome> {
+export async function evaluateExpression(
+  page: Page,
+  expression: string,
+  opts: { deadline: number; timeoutMs: number },
+): Promise<EvaluateOutcome> {
   try {
     const res = await page
       .send('Runtime.evaluate', {
@@ -49,7 +59,9 @@ export async function evaluateExpression(page: Page, expression: string, opts: {
         throw new PerfError({
           code: ranOut ? 'timeout' : 'evaluate_failed',
           kind: 'failed',
-          message: ranOut ? `evaluate: the expression was still running after ${opts.timeoutMs} ms and was stopped` : `evaluate: ${e.message}`,
+          message: ranOut
+            ? `evaluate: the expression was still running after ${opts.timeoutMs} ms and was stopped`
+            : `evaluate: ${e.message}`,
           suggestion: ranOut ? 'raise timeoutMs, or look for an endless loop' : 'check the expression in the DevTools console',
           cause: e,
         });
@@ -61,11 +73,16 @@ export async function evaluateExpression(page: Page, expression: string, opts: {
       throwIfException(settled.exceptionDetails);
       r = settled.result;
     }
-    if (r.subtype === 'node' || r.type === 'function' || r.type === 'symbol') return { kind: 'opaque', type: r.subtype ?? r.type, ...(r.description ? { description: r.description } : {}) };
+    if (r.subtype === 'node' || r.type === 'function' || r.type === 'symbol')
+      return { kind: 'opaque', type: r.subtype ?? r.type, ...(r.description ? { description: r.description } : {}) };
     if (r.type === 'undefined') return { kind: 'undefined' };
     let value: unknown = r.unserializableValue ?? r.value;
     if (r.objectId) {
-      const byValue = await page.send('Runtime.callFunctionOn', { functionDeclaration: 'function () { return this; }', objectId: r.objectId, returnByValue: true });
+      const byValue = await page.send('Runtime.callFunctionOn', {
+        functionDeclaration: 'function () { return this; }',
+        objectId: r.objectId,
+        returnByValue: true,
+      });
       throwIfException(byValue.exceptionDetails);
       value = byValue.result.value;
     }

@@ -5,13 +5,28 @@
  */
 import type { Page } from './browser.js';
 import type { ClickOptions } from '../page-driver.js';
-import { MIN_DRAG_STEPS, assertNotBrowserShortcut, charKey, keyDefinition, namedKey, shifted, type KeyDefinition, type Modifier, type MouseButton } from '../keys.js';
+import {
+  MIN_DRAG_STEPS,
+  assertNotBrowserShortcut,
+  charKey,
+  keyDefinition,
+  namedKey,
+  shifted,
+  type KeyDefinition,
+  type Modifier,
+  type MouseButton,
+} from '../keys.js';
 
 /** CDP's modifier bit field. */
 const MODIFIER_BIT: Record<Modifier, number> = { alt: 1, control: 2, meta: 4, shift: 8 };
 const BUTTON_BIT: Record<MouseButton, number> = { left: 1, right: 2, middle: 4 };
 
-const MODIFIER_KEY: Record<Modifier, KeyDefinition> = { control: namedKey('Control'), shift: namedKey('Shift'), alt: namedKey('Alt'), meta: namedKey('Meta') };
+const MODIFIER_KEY: Record<Modifier, KeyDefinition> = {
+  control: namedKey('Control'),
+  shift: namedKey('Shift'),
+  alt: namedKey('Alt'),
+  meta: namedKey('Meta'),
+};
 
 /**
  * Run `fn` with `modifiers` held down (keyDown each, in order), and release every one that was
@@ -27,14 +42,30 @@ export async function withModifiers<T>(page: Page, modifiers: readonly Modifier[
       held.push(m);
       mask |= MODIFIER_BIT[m];
       const k = MODIFIER_KEY[m];
-      await page.send('Input.dispatchKeyEvent', { type: 'rawKeyDown', key: k.key, code: k.code, windowsVirtualKeyCode: k.keyCode, location: k.location, modifiers: mask });
+      await page.send('Input.dispatchKeyEvent', {
+        type: 'rawKeyDown',
+        key: k.key,
+        code: k.code,
+        windowsVirtualKeyCode: k.keyCode,
+        location: k.location,
+        modifiers: mask,
+      });
     }
     return await fn(mask);
   } finally {
     for (const m of [...held].reverse()) {
       mask &= ~MODIFIER_BIT[m];
       const k = MODIFIER_KEY[m];
-      await page.send('Input.dispatchKeyEvent', { type: 'keyUp', key: k.key, code: k.code, windowsVirtualKeyCode: k.keyCode, location: k.location, modifiers: mask }).catch(() => undefined);
+      await page
+        .send('Input.dispatchKeyEvent', {
+          type: 'keyUp',
+          key: k.key,
+          code: k.code,
+          windowsVirtualKeyCode: k.keyCode,
+          location: k.location,
+          modifiers: mask,
+        })
+        .catch(() => undefined);
     }
   }
 }
@@ -46,8 +77,20 @@ export async function pressKeyRaw(page: Page, def: KeyDefinition, mask: number, 
   const key = (mask & MODIFIER_BIT.shift) !== 0 && def.key.length === 1 ? shifted(def.key) : def.key;
   let text = def.text === undefined ? undefined : def.key.length === 1 ? key : def.text;
   if (commandHeld) text = undefined;
-  const base = { key, code: def.code, windowsVirtualKeyCode: def.keyCode, nativeVirtualKeyCode: def.keyCode, modifiers: mask, ...(def.location ? { location: def.location } : {}) };
-  const down = page.send('Input.dispatchKeyEvent', { type: text ? 'keyDown' : 'rawKeyDown', ...base, ...(text ? { text, unmodifiedText: def.text } : {}), ...(opts.commands ? { commands: opts.commands } : {}) });
+  const base = {
+    key,
+    code: def.code,
+    windowsVirtualKeyCode: def.keyCode,
+    nativeVirtualKeyCode: def.keyCode,
+    modifiers: mask,
+    ...(def.location ? { location: def.location } : {}),
+  };
+  const down = page.send('Input.dispatchKeyEvent', {
+    type: text ? 'keyDown' : 'rawKeyDown',
+    ...base,
+    ...(text ? { text, unmodifiedText: def.text } : {}),
+    ...(opts.commands ? { commands: opts.commands } : {}),
+  });
   const up = page.send('Input.dispatchKeyEvent', { type: 'keyUp', ...base });
   // Both sent at once: CDP delivers them in order; awaiting each would add a round trip per key.
   await Promise.all([down, up]);
@@ -111,10 +154,21 @@ export async function click(page: Page, x: number, y: number, opts: ClickOptions
   const count = opts.clickCount ?? 1;
   await withModifiers(page, opts.modifiers ?? [], async (modifiers) => {
     const sends: Promise<unknown>[] = [];
-    if (!samePoint(page, x, y)) sends.push(page.send('Input.dispatchMouseEvent', { type: 'mouseMoved', x, y, modifiers, button: 'none', buttons: 0 }));
+    if (!samePoint(page, x, y))
+      sends.push(page.send('Input.dispatchMouseEvent', { type: 'mouseMoved', x, y, modifiers, button: 'none', buttons: 0 }));
     pointerAt.set(page, { x, y });
     for (let i = 1; i <= count; i++) {
-      sends.push(page.send('Input.dispatchMouseEvent', { type: 'mousePressed', x, y, button, buttons: BUTTON_BIT[button], clickCount: i, modifiers }));
+      sends.push(
+        page.send('Input.dispatchMouseEvent', {
+          type: 'mousePressed',
+          x,
+          y,
+          button,
+          buttons: BUTTON_BIT[button],
+          clickCount: i,
+          modifiers,
+        }),
+      );
       sends.push(page.send('Input.dispatchMouseEvent', { type: 'mouseReleased', x, y, button, buttons: 0, clickCount: i, modifiers }));
     }
     // Pipelined: CDP keeps their order, and the renderer handles each before acking the next.
@@ -127,7 +181,12 @@ export async function click(page: Page, x: number, y: number, opts: ClickOptions
  * renderer took the last mousedown, `done` when every event was acknowledged (Chromium acks the
  * mouseup only after the frame that renders it). Lets the caller overlap its own wait with that.
  */
-export function clickOverlapped(page: Page, x: number, y: number, opts: ClickOptions = {}): { pressed: Promise<void>; done: Promise<void> } {
+export function clickOverlapped(
+  page: Page,
+  x: number,
+  y: number,
+  opts: ClickOptions = {},
+): { pressed: Promise<void>; done: Promise<void> } {
   let pressedResolve!: () => void;
   let pressedReject!: (e: unknown) => void;
   const pressed = new Promise<void>((res, rej) => {
@@ -138,11 +197,20 @@ export function clickOverlapped(page: Page, x: number, y: number, opts: ClickOpt
   const count = opts.clickCount ?? 1;
   const done = withModifiers(page, opts.modifiers ?? [], async (modifiers) => {
     const sends: Promise<unknown>[] = [];
-    if (!samePoint(page, x, y)) sends.push(page.send('Input.dispatchMouseEvent', { type: 'mouseMoved', x, y, modifiers, button: 'none', buttons: 0 }));
+    if (!samePoint(page, x, y))
+      sends.push(page.send('Input.dispatchMouseEvent', { type: 'mouseMoved', x, y, modifiers, button: 'none', buttons: 0 }));
     pointerAt.set(page, { x, y });
     let lastPress: Promise<unknown> = Promise.resolve();
     for (let i = 1; i <= count; i++) {
-      lastPress = page.send('Input.dispatchMouseEvent', { type: 'mousePressed', x, y, button, buttons: BUTTON_BIT[button], clickCount: i, modifiers });
+      lastPress = page.send('Input.dispatchMouseEvent', {
+        type: 'mousePressed',
+        x,
+        y,
+        button,
+        buttons: BUTTON_BIT[button],
+        clickCount: i,
+        modifiers,
+      });
       sends.push(lastPress);
       sends.push(page.send('Input.dispatchMouseEvent', { type: 'mouseReleased', x, y, button, buttons: 0, clickCount: i, modifiers }));
     }
@@ -163,7 +231,12 @@ export async function hover(page: Page, x: number, y: number): Promise<void> {
  * (draggable=true) is intercepted and replayed as drag events, which a headless Chromium otherwise
  * never starts from synthetic mouse input.
  */
-export async function drag(page: Page, from: { x: number; y: number }, to: { x: number; y: number }, opts: { steps?: number; modifiers?: readonly Modifier[] } = {}): Promise<{ html5: boolean }> {
+export async function drag(
+  page: Page,
+  from: { x: number; y: number },
+  to: { x: number; y: number },
+  opts: { steps?: number; modifiers?: readonly Modifier[] } = {},
+): Promise<{ html5: boolean }> {
   // Ten moves by default: smooth enough for libraries that track velocity, still a few ms.
   const steps = Math.max(MIN_DRAG_STEPS, opts.steps ?? 10);
   pointerAt.set(page, to);
@@ -176,7 +249,15 @@ export async function drag(page: Page, from: { x: number; y: number }, to: { x: 
   try {
     return await withModifiers(page, opts.modifiers ?? [], async (modifiers) => {
       await page.send('Input.dispatchMouseEvent', { type: 'mouseMoved', x: from.x, y: from.y, modifiers, button: 'none', buttons: 0 });
-      await page.send('Input.dispatchMouseEvent', { type: 'mousePressed', x: from.x, y: from.y, button: 'left', buttons: 1, clickCount: 1, modifiers });
+      await page.send('Input.dispatchMouseEvent', {
+        type: 'mousePressed',
+        x: from.x,
+        y: from.y,
+        button: 'left',
+        buttons: 1,
+        clickCount: 1,
+        modifiers,
+      });
       pressed = true;
       for (let i = 1; i <= steps; i++) {
         const x = from.x + ((to.x - from.x) * i) / steps;
@@ -190,13 +271,24 @@ export async function drag(page: Page, from: { x: number; y: number }, to: { x: 
         await page.send('Input.dispatchDragEvent', { type: 'dragOver', x: to.x, y: to.y, data: d, modifiers });
         await page.send('Input.dispatchDragEvent', { type: 'drop', x: to.x, y: to.y, data: d, modifiers });
       }
-      await page.send('Input.dispatchMouseEvent', { type: 'mouseReleased', x: to.x, y: to.y, button: 'left', buttons: 0, clickCount: 1, modifiers });
+      await page.send('Input.dispatchMouseEvent', {
+        type: 'mouseReleased',
+        x: to.x,
+        y: to.y,
+        button: 'left',
+        buttons: 0,
+        clickCount: 1,
+        modifiers,
+      });
       pressed = false;
       return { html5: dragData !== undefined };
     });
   } finally {
     // A button left down would turn every later move into a drag.
-    if (pressed) await page.send('Input.dispatchMouseEvent', { type: 'mouseReleased', x: to.x, y: to.y, button: 'left', buttons: 0, clickCount: 1 }).catch(() => undefined);
+    if (pressed)
+      await page
+        .send('Input.dispatchMouseEvent', { type: 'mouseReleased', x: to.x, y: to.y, button: 'left', buttons: 0, clickCount: 1 })
+        .catch(() => undefined);
     off();
     await page.send('Input.setInterceptDrags', { enabled: false }).catch(() => undefined);
   }

@@ -33,7 +33,8 @@ function waitForMainFrameCommit(page: Page, mainFrameId: string, timeoutMs: numb
       fn();
     };
     const timer = setTimeout(
-      () => finish(() => reject(new PerfError({ code: 'timeout', kind: 'failed', message: `no navigation happened within ${timeoutMs} ms` }))),
+      () =>
+        finish(() => reject(new PerfError({ code: 'timeout', kind: 'failed', message: `no navigation happened within ${timeoutMs} ms` }))),
       timeoutMs,
     );
     offs.push(

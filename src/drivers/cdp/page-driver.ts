@@ -13,7 +13,18 @@ import { pendingPageRequests, readConsole, readExceptions } from './page-capture
 import { callRuntime } from './page-runtime.js';
 import { markInPage, PerfSession } from './perf-session.js';
 import { captureScreenshot, pageGeometry } from './screenshot.js';
-import type { HostPage, NetworkConditions, PageCapture, PageEmulation, PageInput, PageNavigation, PagePerf, RuntimeCallOptions, UserAgentSpec, ViewportSpec } from '../page-driver.js';
+import type {
+  HostPage,
+  NetworkConditions,
+  PageCapture,
+  PageEmulation,
+  PageInput,
+  PageNavigation,
+  PagePerf,
+  RuntimeCallOptions,
+  UserAgentSpec,
+  ViewportSpec,
+} from '../page-driver.js';
 import type { RuntimeApi, RuntimeMethod } from '../runtime/api.js';
 
 class CdpPageDriver implements HostPage {
@@ -72,7 +83,11 @@ class CdpPageDriver implements HostPage {
     return this.page.onCrash(fn);
   }
 
-  call<M extends RuntimeMethod>(method: M, args: Parameters<RuntimeApi[M]>, opts?: RuntimeCallOptions): Promise<Awaited<ReturnType<RuntimeApi[M]>>> {
+  call<M extends RuntimeMethod>(
+    method: M,
+    args: Parameters<RuntimeApi[M]>,
+    opts?: RuntimeCallOptions,
+  ): Promise<Awaited<ReturnType<RuntimeApi[M]>>> {
     return callRuntime(this.page, method, args, opts);
   }
 
@@ -121,7 +136,10 @@ async function setUserAgent(page: Page, ua: UserAgentSpec): Promise<void> {
     ...(ua.platform && major
       ? {
           userAgentMetadata: {
-            brands: [{ brand: 'Chromium', version: major }, { brand: 'Not_A Brand', version: '24' }],
+            brands: [
+              { brand: 'Chromium', version: major },
+              { brand: 'Not_A Brand', version: '24' },
+            ],
             platform: ua.platform.name,
             platformVersion: ua.platform.version,
             architecture: '',

@@ -35,14 +35,24 @@ function navigatedError(method: string, cause: unknown): PerfError {
  * Call a runtime method in the page and return its JSON result. Installs the runtime when the
  * document has none yet (a fresh document of a connection that never installed it).
  */
-export async function callRuntime<M extends RuntimeMethod>(page: Page, method: M, args: Parameters<RuntimeApi[M]>, opts: { awaitPromise?: boolean; timeoutMs?: number } = {}): Promise<Awaited<ReturnType<RuntimeApi[M]>>> {
+export async function callRuntime<M extends RuntimeMethod>(
+  page: Page,
+  method: M,
+  args: Parameters<RuntimeApi[M]>,
+  opts: { awaitPromise?: boolean; timeoutMs?: number } = {},
+): Promise<Awaited<ReturnType<RuntimeApi[M]>>> {
   const expression = `(() => { const r = ${RUNTIME_EXPR}; return r && r.version === ${JSON.stringify(RUNTIME_VERSION)} ? r.call(${JSON.stringify(method)}, ${JSON.stringify(args)}) : ${JSON.stringify(MISSING)}; })()`;
   for (let attempt = 0; ; attempt++) {
     let res;
     try {
-      res = await page.send('Runtime.evaluate', { expression, returnByValue: true, awaitPromise: opts.awaitPromise ?? false }, opts.timeoutMs);
+      res = await page.send(
+        'Runtime.evaluate',
+        { expression, returnByValue: true, awaitPromise: opts.awaitPromise ?? false },
+        opts.timeoutMs,
+      );
     } catch (e) {
-      if (e instanceof ProtocolError && /context was destroyed|navigated|Cannot find context/i.test(e.message)) throw navigatedError(method, e);
+      if (e instanceof ProtocolError && /context was destroyed|navigated|Cannot find context/i.test(e.message))
+        throw navigatedError(method, e);
       throw e;
     }
     if (res.exceptionDetails) {
@@ -53,12 +63,22 @@ export async function callRuntime<M extends RuntimeMethod>(page: Page, method: M
     }
     const value = res.result.value as unknown;
     if (value === MISSING) {
-      if (attempt > 0) throw new PerfError({ code: 'runtime_missing', kind: 'environment', message: 'could not install the page runtime in this document', suggestion: 'the page may block script evaluation (CSP does not apply to CDP; check for a crashed renderer)' });
+      if (attempt > 0)
+        throw new PerfError({
+          code: 'runtime_missing',
+          kind: 'environment',
+          message: 'could not install the page runtime in this document',
+          suggestion: 'the page may block script evaluation (CSP does not apply to CDP; check for a crashed renderer)',
+        });
       await installRuntime(page);
       continue;
     }
     if (value && typeof value === 'object' && (value as { status?: string }).status === 'runtime_error') {
-      throw new PerfError({ code: 'runtime_error', kind: 'failed', message: `page runtime ${method} failed: ${String((value as { detail?: string }).detail).split('\n')[0]}` });
+      throw new PerfError({
+        code: 'runtime_error',
+        kind: 'failed',
+        message: `page runtime ${method} failed: ${String((value as { detail?: string }).detail).split('\n')[0]}`,
+      });
     }
     return value as Awaited<ReturnType<RuntimeApi[M]>>;
   }
@@ -69,7 +89,9 @@ export async function callRuntime<M extends RuntimeMethod>(page: Page, method: M
  * (CDP runs a session's commands in order), it costs no extra round trip.
  */
 export function lastResolvedObjectId(page: Page, objectGroup: string): Promise<string | undefined> {
-  return page.send('Runtime.evaluate', { expression: `${RUNTIME_EXPR}?.state.lastResolved`, returnByValue: false, objectGroup }).then((r) => r.result.objectId);
+  return page
+    .send('Runtime.evaluate', { expression: `${RUNTIME_EXPR}?.state.lastResolved`, returnByValue: false, objectGroup })
+    .then((r) => r.result.objectId);
 }
 
 export async function releaseObjects(page: Page, objectGroup: string): Promise<void> {

@@ -10,9 +10,31 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Page } from './browser.js';
-import { markSource, PERF_BINDING, perfProbeFlushSource, perfProbeSource, perfProbeStopSource, type ProbeFlush, ProbeReadings } from '../runtime/perf-probe.js';
+import {
+  markSource,
+  PERF_BINDING,
+  perfProbeFlushSource,
+  perfProbeSource,
+  perfProbeStopSource,
+  type ProbeFlush,
+  ProbeReadings,
+} from '../runtime/perf-probe.js';
 import { TraceRecorder } from './trace.js';
-import { BEGIN_MARK, END_MARK, type Checkpoint, type CpuProfile, type MissingReasons, checkBeginOptions, type PerfBeginOptions, type PerfMode, type PerfRecorder, type ProbeSupport, type RawSession, type SessionEnv, type SessionMark } from '../measure.js';
+import {
+  BEGIN_MARK,
+  END_MARK,
+  type Checkpoint,
+  type CpuProfile,
+  type MissingReasons,
+  checkBeginOptions,
+  type PerfBeginOptions,
+  type PerfMode,
+  type PerfRecorder,
+  type ProbeSupport,
+  type RawSession,
+  type SessionEnv,
+  type SessionMark,
+} from '../measure.js';
 
 // 100 µs: a 16.7 ms frame gets ~160 samples, enough to rank the functions inside one frame, while
 // V8's sampler stays at a few % of CPU (the default 1 ms would give ~16 samples per frame: too coarse).
@@ -237,7 +259,18 @@ export class PerfSession implements PerfRecorder {
       marks: this.marks,
       navigations: this.navigations,
       missing: this.missing,
-      env: env.status === 'fulfilled' ? env.value : { browser: 'unknown', userAgent: '', headless: true, viewport: { width: 0, height: 0, dpr: 1, mobile: false }, cpuThrottle: page.emulation.cpuThrottlingRate ?? 1, cpuThrottleSource: page.emulation.cpuThrottlingRate === undefined ? 'default' : 'acknowledged', url: '' },
+      env:
+        env.status === 'fulfilled'
+          ? env.value
+          : {
+              browser: 'unknown',
+              userAgent: '',
+              headless: true,
+              viewport: { width: 0, height: 0, dpr: 1, mobile: false },
+              cpuThrottle: page.emulation.cpuThrottlingRate ?? 1,
+              cpuThrottleSource: page.emulation.cpuThrottlingRate === undefined ? 'default' : 'acknowledged',
+              url: '',
+            },
     };
   }
 

@@ -22,5 +22,10 @@ export async function captureScreenshot(page: Page, opts: CaptureOptions): Promi
 /** The document's size and the visual viewport's scroll offset, in CSS pixels. */
 export async function pageGeometry(page: Page): Promise<{ contentWidth: number; contentHeight: number; scrollX: number; scrollY: number }> {
   const { cssContentSize, cssVisualViewport } = await page.send('Page.getLayoutMetrics');
-  return { contentWidth: cssContentSize.width, contentHeight: cssContentSize.height, scrollX: cssVisualViewport.pageX, scrollY: cssVisualViewport.pageY };
+  return {
+    contentWidth: cssContentSize.width,
+    contentHeight: cssContentSize.height,
+    scrollX: cssVisualViewport.pageX,
+    scrollY: cssVisualViewport.pageY,
+  };
 }

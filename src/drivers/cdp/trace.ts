@@ -19,7 +19,13 @@ export const TRACE_CATEGORIES = [
   'latencyInfo',
 ] as const;
 /** Added with `phases`: paint and layer detail, and layout/style invalidation reasons. */
-export const PHASE_CATEGORIES = ['disabled-by-default-devtools.timeline', 'disabled-by-default-devtools.timeline.layers', 'disabled-by-default-devtools.timeline.invalidationTracking', 'blink', 'cc'] as const;
+export const PHASE_CATEGORIES = [
+  'disabled-by-default-devtools.timeline',
+  'disabled-by-default-devtools.timeline.layers',
+  'disabled-by-default-devtools.timeline.invalidationTracking',
+  'blink',
+  'cc',
+] as const;
 
 // 64 MB of trace buffer: a minute of lean categories uses a few MB; phases can use tens.
 const TRACE_BUFFER_KB = 64 * 1024;
@@ -90,7 +96,12 @@ export class TraceRecorder {
     try {
       parsed = JSON.parse(json);
     } catch (cause) {
-      throw new PerfError({ code: 'trace_unparsable', kind: 'environment', message: `the trace Chromium returned is not JSON (${bytes} bytes)`, cause });
+      throw new PerfError({
+        code: 'trace_unparsable',
+        kind: 'environment',
+        message: `the trace Chromium returned is not JSON (${bytes} bytes)`,
+        cause,
+      });
     }
     const events = (Array.isArray(parsed) ? parsed : ((parsed as { traceEvents?: unknown }).traceEvents ?? [])) as TraceEvent[];
     return { events, dataLoss, bytes, mainFrameId: this.mainFrameId, rendererPid: rendererPidOf(events, this.mainFrameId) };
@@ -113,7 +124,8 @@ export function rendererPidOf(events: readonly TraceEvent[], frameId: string): n
   }
   // A renderer that navigated (or committed after start) announces itself with FrameCommittedInBrowser.
   for (const e of events) {
-    if (e.name === 'FrameCommittedInBrowser' && e.args?.data?.frame === frameId && e.args.data.processId) return e.args.data.processId as number;
+    if (e.name === 'FrameCommittedInBrowser' && e.args?.data?.frame === frameId && e.args.data.processId)
+      return e.args.data.processId as number;
   }
   return undefined;
 }

@@ -30,18 +30,40 @@ const SS3 = '\x1bO';
 /** Final byte of the cursor keys that follow DECCKM: CSI x normally, SS3 x in application mode. */
 const CURSOR_FINAL: Record<string, string> = { ArrowUp: 'A', ArrowDown: 'B', ArrowRight: 'C', ArrowLeft: 'D', Home: 'H', End: 'F' };
 /** The numbered editing keys, sent as `CSI n ~`. */
-const TILDE_NUMBER: Record<string, number> = { Insert: 2, Delete: 3, PageUp: 5, PageDown: 6, F5: 15, F6: 17, F7: 18, F8: 19, F9: 20, F10: 21, F11: 23, F12: 24 };
+const TILDE_NUMBER: Record<string, number> = {
+  Insert: 2,
+  Delete: 3,
+  PageUp: 5,
+  PageDown: 6,
+  F5: 15,
+  F6: 17,
+  F7: 18,
+  F8: 19,
+  F9: 20,
+  F10: 21,
+  F11: 23,
+  F12: 24,
+};
 /** F1–F4 are SS3 P…S unmodified, `CSI 1 ; m P…S` with a modifier. */
 const PF_FINAL: Record<string, string> = { F1: 'P', F2: 'Q', F3: 'R', F4: 'S' };
 /** Control with these characters gives the C0 codes that have no letter (xterm's table). */
 const CONTROL_PUNCTUATION: Record<string, string> = {
-  ' ': '\x00', '@': '\x00', '2': '\x00',
-  '[': '\x1b', '3': '\x1b',
-  '\\': '\x1c', '4': '\x1c',
-  ']': '\x1d', '5': '\x1d',
-  '^': '\x1e', '6': '\x1e',
-  '_': '\x1f', '-': '\x1f', '7': '\x1f',
-  '?': '\x7f', '8': '\x7f',
+  ' ': '\x00',
+  '@': '\x00',
+  '2': '\x00',
+  '[': '\x1b',
+  '3': '\x1b',
+  '\\': '\x1c',
+  '4': '\x1c',
+  ']': '\x1d',
+  '5': '\x1d',
+  '^': '\x1e',
+  '6': '\x1e',
+  _: '\x1f',
+  '-': '\x1f',
+  '7': '\x1f',
+  '?': '\x7f',
+  '8': '\x7f',
 };
 /** Keys that produce no bytes on a terminal: a program never sees a lone modifier. */
 const SILENT = new Set(['Shift', 'Control', 'Alt', 'Meta', 'ContextMenu']);
@@ -55,7 +77,11 @@ function modifierParam(mods: ReadonlySet<Modifier>): number {
  * The bytes for one key press. `key` is a shared key name or alias ("Enter", "esc", "ArrowDown",
  * "F5", "a") or a combo ("Control+c", "Shift+Tab") when `modifiers` is not given.
  */
-export function encodeKey(key: string, modifiers: readonly Modifier[] | undefined, modes: Pick<InputModes, 'applicationCursorKeys'>): string {
+export function encodeKey(
+  key: string,
+  modifiers: readonly Modifier[] | undefined,
+  modes: Pick<InputModes, 'applicationCursorKeys'>,
+): string {
   let name = key;
   let modList: readonly Modifier[] = modifiers ?? [];
   if (modifiers === undefined && key.length > 1 && key.includes('+')) {
@@ -157,7 +183,11 @@ const X10_MAX_COORD = 223;
 const UTF8_MAX_COORD = 2015;
 
 /** Why a mouse event cannot be sent, as a PerfError the caller throws. */
-export function mouseUnsupported(modes: Pick<InputModes, 'mouseTracking'>, what: string, suggestion = 'use keys instead: press_key Tab / ArrowDown / ArrowUp to move, Enter to choose'): PerfError | undefined {
+export function mouseUnsupported(
+  modes: Pick<InputModes, 'mouseTracking'>,
+  what: string,
+  suggestion = 'use keys instead: press_key Tab / ArrowDown / ArrowUp to move, Enter to choose',
+): PerfError | undefined {
   if (modes.mouseTracking === 'none') {
     return new PerfError({
       code: 'mouse_not_supported',
@@ -181,7 +211,8 @@ export function encodeMouse(ev: MouseEvent, modes: Pick<InputModes, 'mouseTracki
   if (ev.action === 'move' && tracking !== 'any' && !(tracking === 'drag' && ev.button !== undefined)) return undefined;
   const mods = new Set(ev.modifiers ?? []);
   // X10 mode reports no modifiers (xterm's ctlseqs: "the modifiers are not reported").
-  const modBits = tracking === 'x10' ? 0 : (mods.has('shift') ? 4 : 0) + (mods.has('alt') || mods.has('meta') ? 8 : 0) + (mods.has('control') ? 16 : 0);
+  const modBits =
+    tracking === 'x10' ? 0 : (mods.has('shift') ? 4 : 0) + (mods.has('alt') || mods.has('meta') ? 8 : 0) + (mods.has('control') ? 16 : 0);
   let code: number;
   switch (ev.action) {
     case 'press':

@@ -19,7 +19,10 @@ const BASELINE = 12;
 const DEFAULT_FG = 0xe5e5e5;
 const DEFAULT_BG = 0x000000;
 // xterm's 16 base colours (its XTerm-col.ad defaults), then the 6×6×6 cube and 24 greys computed.
-const BASE16 = [0x000000, 0xcd0000, 0x00cd00, 0xcdcd00, 0x0000ee, 0xcd00cd, 0x00cdcd, 0xe5e5e5, 0x7f7f7f, 0xff0000, 0x00ff00, 0xffff00, 0x5c5cff, 0xff00ff, 0x00ffff, 0xffffff];
+const BASE16 = [
+  0x000000, 0xcd0000, 0x00cd00, 0xcdcd00, 0x0000ee, 0xcd00cd, 0x00cdcd, 0xe5e5e5, 0x7f7f7f, 0xff0000, 0x00ff00, 0xffff00, 0x5c5cff,
+  0xff00ff, 0x00ffff, 0xffffff,
+];
 const CUBE_LEVELS = [0, 95, 135, 175, 215, 255];
 
 export interface Cell {
@@ -218,7 +221,8 @@ function drawBlock(cv: Canvas, x: number, y: number, cp: number, fg: number, bg:
   else if (cp >= 0x2591 && cp <= 0x2593) {
     // Light, medium and dark shade: 1, 2 or 3 pixels of every 4 in fg.
     const on = cp - 0x2590;
-    for (let yy = 0; yy < CELL_H; yy++) for (let xx = 0; xx < CELL_W; xx++) cv.set(x + xx, y + yy, ((xx % 2) + 2 * (yy % 2) + (yy % 4 >= 2 ? 1 : 0)) % 4 < on ? fg : bg);
+    for (let yy = 0; yy < CELL_H; yy++)
+      for (let xx = 0; xx < CELL_W; xx++) cv.set(x + xx, y + yy, ((xx % 2) + 2 * (yy % 2) + (yy % 4 >= 2 ? 1 : 0)) % 4 < on ? fg : bg);
   } else if (cp === 0x2594) cv.fill(x, y, CELL_W, eighthH, fg);
   else if (cp === 0x2595) cv.fill(x + CELL_W - eighthW, y, eighthW, CELL_H, fg);
   else if (cp >= 0x2596 && cp <= 0x259f) {
@@ -237,7 +241,16 @@ function drawBlock(cv: Canvas, x: number, y: number, cp: number, fg: number, bg:
 /** Braille U+2800–U+28FF: dots 1–3 and 7 down the left, 4–6 and 8 down the right (Unicode's bit order). */
 function drawBraille(cv: Canvas, x: number, y: number, cp: number, fg: number): void {
   const bits = cp - 0x2800;
-  const dots: [number, number][] = [[0, 0], [0, 1], [0, 2], [1, 0], [1, 1], [1, 2], [0, 3], [1, 3]];
+  const dots: [number, number][] = [
+    [0, 0],
+    [0, 1],
+    [0, 2],
+    [1, 0],
+    [1, 1],
+    [1, 2],
+    [0, 3],
+    [1, 3],
+  ];
   dots.forEach(([dx, dy], i) => {
     if (bits & (1 << i)) cv.fill(x + 1 + dx * 4, y + 1 + dy * 4, 2, 2, fg);
   });

@@ -193,18 +193,20 @@ export class ModeTracker {
   title = '';
 
   constructor(term: Terminal) {
-    const set = (on: boolean) => (params: (number | number[])[]): boolean => {
-      for (const p of params) {
-        const n = typeof p === 'number' ? p : p[0];
-        if (n === 25) this.cursorVisible = on;
-        // xterm itself parses only SGR (1006, and 1016 in pixels, which we send as cells); 1005 and
-        // 1015 are tracked so a program that asks for them still gets what it can decode.
-        else if (n === 1006 || n === 1016) this.mouseEncoding = on ? 'sgr' : 'default';
-        else if (n === 1015) this.mouseEncoding = on ? 'urxvt' : 'default';
-        else if (n === 1005) this.mouseEncoding = on ? 'utf8' : 'default';
-      }
-      return false;
-    };
+    const set =
+      (on: boolean) =>
+      (params: (number | number[])[]): boolean => {
+        for (const p of params) {
+          const n = typeof p === 'number' ? p : p[0];
+          if (n === 25) this.cursorVisible = on;
+          // xterm itself parses only SGR (1006, and 1016 in pixels, which we send as cells); 1005 and
+          // 1015 are tracked so a program that asks for them still gets what it can decode.
+          else if (n === 1006 || n === 1016) this.mouseEncoding = on ? 'sgr' : 'default';
+          else if (n === 1015) this.mouseEncoding = on ? 'urxvt' : 'default';
+          else if (n === 1005) this.mouseEncoding = on ? 'utf8' : 'default';
+        }
+        return false;
+      };
     const reset = (): boolean => {
       this.cursorVisible = true;
       this.mouseEncoding = 'default';

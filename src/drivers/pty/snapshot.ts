@@ -199,7 +199,7 @@ function findHighlights(screen: Screen, grid: Grid): Span[] {
   for (let r = 0; r < screen.rows; r++) {
     const spans: Span[] = [];
     const row = grid.bg[r]!;
-    for (let c = 0; c < screen.cols; ) {
+    for (let c = 0; c < screen.cols;) {
       let e = c + 1;
       while (e < screen.cols && row[e] === row[c]) e++;
       const span = { row: r, col: c, end: e };
@@ -209,7 +209,13 @@ function findHighlights(screen: Screen, grid: Grid): Span[] {
     // Join runs a short blank gap apart.
     for (const s of spans) {
       const prev = out[out.length - 1];
-      if (prev && prev.row === r && s.col - prev.end <= HIGHLIGHT_JOIN_GAP_CELLS && textOf(grid, { row: r, col: prev.end, end: s.col }).trim() === '') prev.end = s.end;
+      if (
+        prev &&
+        prev.row === r &&
+        s.col - prev.end <= HIGHLIGHT_JOIN_GAP_CELLS &&
+        textOf(grid, { row: r, col: prev.end, end: s.col }).trim() === ''
+      )
+        prev.end = s.end;
       else out.push({ ...s });
     }
   }
@@ -390,13 +396,18 @@ export function findRefs(screen: Screen, memory?: RefMemory): TerminalRef[] {
   const buttons = findButtons(screen, grid, highlights);
   const items = findItems(screen, grid, highlights).filter((i) => !buttons.some((b) => overlaps(b.span, i.span)));
   const claimed = [...buttons, ...items];
-  const selections: Candidate[] = highlights.filter((h) => !claimed.some((c) => overlaps(c.span, h))).map((h) => ({ kind: 'selection', label: textOf(grid, h).trim(), span: h, selected: true }));
+  const selections: Candidate[] = highlights
+    .filter((h) => !claimed.some((c) => overlaps(c.span, h)))
+    .map((h) => ({ kind: 'selection', label: textOf(grid, h).trim(), span: h, selected: true }));
   const all = [...claimed, ...selections];
   const field = findField(screen, grid, all);
   if (field) all.push(field);
   all.sort((a, b) => a.span.row - b.span.row || a.span.col - b.span.col);
   const cursorAt: Span = { row: screen.cursor.row, col: screen.cursor.col, end: screen.cursor.col + 1 };
-  const names = nameRefs(all.map((c) => ({ kind: c.kind, label: c.label, row: c.span.row, col: c.span.col })), memory);
+  const names = nameRefs(
+    all.map((c) => ({ kind: c.kind, label: c.label, row: c.span.row, col: c.span.col })),
+    memory,
+  );
   return all.map((c, i) => ({
     ref: names[i]!,
     kind: c.kind,
@@ -427,7 +438,12 @@ function utf8Bytes(s: string): number {
 
 function header(screen: Screen, refs: TerminalRef[], modes: SnapshotOptions['modes']): string[] {
   const parts = [`terminal ${screen.cols}x${screen.rows}`, screen.alternate ? 'alternate screen' : 'normal screen'];
-  if (modes) parts.push(modes.mouseTracking === 'none' ? 'no mouse (use keys)' : `mouse ${modes.mouseTracking}${modes.mouseEncoding === 'default' ? '' : `/${modes.mouseEncoding}`}`);
+  if (modes)
+    parts.push(
+      modes.mouseTracking === 'none'
+        ? 'no mouse (use keys)'
+        : `mouse ${modes.mouseTracking}${modes.mouseEncoding === 'default' ? '' : `/${modes.mouseEncoding}`}`,
+    );
   if (screen.title) parts.push(`title ${JSON.stringify(screen.title)}`);
   parts.push('rows and cols count from 0');
   const c = screen.cursor;
@@ -479,7 +495,9 @@ export function renderSnapshot(screen: Screen, opts: SnapshotOptions = {}): Snap
   const rowTo = w ? Math.min(screen.rows, w.row + w.height) : screen.rows;
   const colFrom = w ? Math.max(0, w.col) : 0;
   const colTo = w ? Math.min(screen.cols, w.col + w.width) : screen.cols;
-  const shownRefs = refs.filter((r) => r.rect.row >= rowFrom && r.rect.row < rowTo && r.rect.col < colTo && r.rect.col + r.rect.width > colFrom);
+  const shownRefs = refs.filter(
+    (r) => r.rect.row >= rowFrom && r.rect.row < rowTo && r.rect.col < colTo && r.rect.col + r.rect.width > colFrom,
+  );
   const numWidth = String(screen.rows - 1).length;
   const body: string[] = [];
   let blankFrom = -1;
@@ -535,12 +553,15 @@ export function diffScreens(before: Screen, after: Screen, opts: { maxBytes?: nu
     }
   }
   const head: string[] = [];
-  if (before.cols !== after.cols || before.rows !== after.rows) head.push(`size ${before.cols}x${before.rows} → ${after.cols}x${after.rows}`);
+  if (before.cols !== after.cols || before.rows !== after.rows)
+    head.push(`size ${before.cols}x${before.rows} → ${after.cols}x${after.rows}`);
   if (before.alternate !== after.alternate) head.push(after.alternate ? 'entered the alternate screen' : 'left the alternate screen');
   const bc = before.cursor;
   const ac = after.cursor;
   if (bc.row !== ac.row || bc.col !== ac.col || bc.visible !== ac.visible) {
-    head.push(`cursor row ${bc.row} col ${bc.col}${bc.visible ? '' : ' (hidden)'} → row ${ac.row} col ${ac.col}${ac.visible ? '' : ' (hidden)'}`);
+    head.push(
+      `cursor row ${bc.row} col ${bc.col}${bc.visible ? '' : ' (hidden)'} → row ${ac.row} col ${ac.col}${ac.visible ? '' : ' (hidden)'}`,
+    );
   }
   head.push(changed.length ? `${changed.length} of ${after.rows} rows changed` : 'no row changed');
   const b = bound(head, body, opts.maxBytes ?? DEFAULT_SNAPSHOT_BYTES, 'take a whole snap instead');
@@ -611,7 +632,12 @@ export function resolveTarget(screen: Screen, refs: readonly TerminalRef[], targ
   if ('row' in target) {
     const { row, col } = target;
     if (!Number.isInteger(row) || !Number.isInteger(col) || row < 0 || col < 0 || row >= screen.rows || col >= screen.cols) {
-      throw new PerfError({ code: 'invalid_target', kind: 'usage', message: `cell row ${row} col ${col} is off the ${screen.cols}x${screen.rows} screen`, suggestion: `rows count 0–${screen.rows - 1}, cols 0–${screen.cols - 1}` });
+      throw new PerfError({
+        code: 'invalid_target',
+        kind: 'usage',
+        message: `cell row ${row} col ${col} is off the ${screen.cols}x${screen.rows} screen`,
+        suggestion: `rows count 0–${screen.rows - 1}, cols 0–${screen.cols - 1}`,
+      });
     }
     const r = refs.find((x) => x.rect.row === row && col >= x.rect.col && col < x.rect.col + x.rect.width);
     return { row, col, rect: { row, col, width: 1, height: 1 }, ...(r ? { ref: r } : {}), label: sliceCols(screen, row, col, col + 1) };
@@ -624,7 +650,9 @@ export function resolveTarget(screen: Screen, refs: readonly TerminalRef[], targ
   else hits = occurrences(screen, needle, exact, !exact).map(fromSpan);
   if (hits.length === 1) return hits[0]!;
   if (hits.length > 1) {
-    const list = hits.map((h) => (h.ref && h.ref.label === h.label ? short(h.ref) : `row ${h.rect.row} col ${h.rect.col} ${JSON.stringify(h.label)}`));
+    const list = hits.map((h) =>
+      h.ref && h.ref.label === h.label ? short(h.ref) : `row ${h.rect.row} col ${h.rect.col} ${JSON.stringify(h.label)}`,
+    );
     throw new PerfError({
       code: 'ambiguous_target',
       kind: 'usage',
@@ -633,12 +661,17 @@ export function resolveTarget(screen: Screen, refs: readonly TerminalRef[], targ
       candidates: list.slice(0, ERROR_CANDIDATES),
     });
   }
-  const near = closest(needle, refs.map((r) => r.label));
+  const near = closest(
+    needle,
+    refs.map((r) => r.label),
+  );
   throw new PerfError({
     code: 'target_not_found',
     kind: 'failed',
     message: `${describeTarget(target)} is not on the screen`,
-    suggestion: near.length ? `did you mean ${near.map((n) => JSON.stringify(n)).join(' or ')}? run snap to see the screen` : 'run snap to see the screen; wait_for the text if it comes later',
+    suggestion: near.length
+      ? `did you mean ${near.map((n) => JSON.stringify(n)).join(' or ')}? run snap to see the screen`
+      : 'run snap to see the screen; wait_for the text if it comes later',
     ...(near.length ? { candidates: near } : {}),
   });
 }

@@ -7,7 +7,15 @@ import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { PerfError } from '../../errors.js';
 import type { Modifier, MouseButton } from '../keys.js';
-import { checkBeginOptions, sessionWithout, type PerfBeginOptions, type PerfMode, type PerfRecorder, type RawSession, type SessionMark } from '../measure.js';
+import {
+  checkBeginOptions,
+  sessionWithout,
+  type PerfBeginOptions,
+  type PerfMode,
+  type PerfRecorder,
+  type RawSession,
+  type SessionMark,
+} from '../measure.js';
 import type { TerminalActionTiming, TerminalDriver, TerminalResolved, TerminalSnapshot, TerminalTargetSpec } from '../terminal-driver.js';
 import { CastLog, programEnv, screenAsOutput } from './cast.js';
 import { maskCells, renderCellsPng } from './render-png.js';
@@ -52,12 +60,23 @@ export class PtyTerminalDriver implements TerminalDriver {
     if (opts.within !== undefined) {
       // A part of the screen: its refs are not the whole screen's, so the last snapshot's stay.
       const rect = this.lastRefs.find((r) => r.ref === opts.within)?.rect;
-      if (!rect) throw new PerfError({ code: 'stale_ref', kind: 'failed', message: `snap: no ref ${opts.within} in the last snapshot of this screen`, suggestion: 'take a whole snap first, then use one of its refs' });
+      if (!rect)
+        throw new PerfError({
+          code: 'stale_ref',
+          kind: 'failed',
+          message: `snap: no ref ${opts.within} in the last snapshot of this screen`,
+          suggestion: 'take a whole snap first, then use one of its refs',
+        });
       const part = renderSnapshot(screen, { within: rect, ...(opts.maxBytes ? { maxBytes: opts.maxBytes } : {}), modes: this.pty.modes() });
       return { text: part.text, bytes: part.bytes, truncated: part.truncated, refs: [] };
     }
     // Rendered from the screen just read: reading it again would cost as much as the rendering.
-    const snap = renderSnapshot(screen, { ...(opts.maxBytes ? { maxBytes: opts.maxBytes } : {}), ...(opts.grep ? { grep: opts.grep } : {}), modes: this.pty.modes(), memory: this.refMemory() });
+    const snap = renderSnapshot(screen, {
+      ...(opts.maxBytes ? { maxBytes: opts.maxBytes } : {}),
+      ...(opts.grep ? { grep: opts.grep } : {}),
+      modes: this.pty.modes(),
+      memory: this.refMemory(),
+    });
     const previous = this.lastScreen;
     this.lastScreen = screen;
     this.lastRefs = snap.refs;
@@ -125,7 +144,11 @@ export class PtyTerminalDriver implements TerminalDriver {
 
   async waitFor(opts: { text?: string; textGone?: string; idleMs?: number; timeoutMs: number }): Promise<void> {
     if (opts.text !== undefined || opts.textGone !== undefined) {
-      await this.pty.waitFor({ ...(opts.text !== undefined ? { text: opts.text } : {}), ...(opts.textGone !== undefined ? { textGone: opts.textGone } : {}), timeoutMs: opts.timeoutMs });
+      await this.pty.waitFor({
+        ...(opts.text !== undefined ? { text: opts.text } : {}),
+        ...(opts.textGone !== undefined ? { textGone: opts.textGone } : {}),
+        timeoutMs: opts.timeoutMs,
+      });
     }
     if (opts.idleMs !== undefined) await this.pty.waitIdle({ idleMs: opts.idleMs, timeoutMs: opts.timeoutMs });
   }
@@ -225,17 +248,27 @@ class TerminalRecorder implements PerfRecorder {
         env: this.cast.env,
         ...(this.cast.log.cut ? { cut: { ...this.cast.log.cut } } : {}),
       },
-      ...(usage && this.before.cpuMs !== undefined ? { process: { cpuMs: Math.max(0, usage.cpuMs - this.before.cpuMs), maxRssBytes: usage.maxRssBytes } } : {}),
+      ...(usage && this.before.cpuMs !== undefined
+        ? { process: { cpuMs: Math.max(0, usage.cpuMs - this.before.cpuMs), maxRssBytes: usage.maxRssBytes } }
+        : {}),
       missing: {
         trace: `${na} Chromium trace`,
         counters: `${na} Performance counters`,
         interactions: `${na} Event Timing: see terminal.latencyMs`,
         longFrames: `${na} Long Animation Frames`,
         layoutShift: `${na} layout shifts`,
-        ...(usage ? {} : { process: 'the program\'s processes could not be read from /proc' }),
+        ...(usage ? {} : { process: "the program's processes could not be read from /proc" }),
         ...(this.opts.mode === 'attribution' ? { profile: `${na} CPU profile` } : {}),
       },
-      env: { browser: 'terminal', userAgent: '', headless: true, viewport: { width: this.driver.size.cols, height: this.driver.size.rows, dpr: 1, mobile: false }, cpuThrottle: 1, cpuThrottleSource: 'default', url: '' },
+      env: {
+        browser: 'terminal',
+        userAgent: '',
+        headless: true,
+        viewport: { width: this.driver.size.cols, height: this.driver.size.rows, dpr: 1, mobile: false },
+        cpuThrottle: 1,
+        cpuThrottleSource: 'default',
+        url: '',
+      },
     });
   }
 

@@ -118,7 +118,11 @@ function checkSize(cols: number, rows: number): void {
   // 1000 is far past any real screen and keeps a typo (100000) from allocating a huge buffer.
   const ok = (n: number) => Number.isInteger(n) && n >= 2 && n <= 1000;
   if (!ok(cols) || !ok(rows)) {
-    throw new PerfError({ code: 'invalid_arguments', message: `terminal size ${cols}x${rows} is not whole cells between 2 and 1000`, suggestion: 'use e.g. cols: 100, rows: 30' });
+    throw new PerfError({
+      code: 'invalid_arguments',
+      message: `terminal size ${cols}x${rows} is not whole cells between 2 and 1000`,
+      suggestion: 'use e.g. cols: 100, rows: 30',
+    });
   }
 }
 
@@ -165,7 +169,12 @@ export class PtyTerminal {
       cwdIsDir = false;
     }
     if (!cwdIsDir) {
-      throw new PerfError({ code: 'terminal_cwd_not_found', kind: 'environment', message: `terminal cwd ${cwd} is not a folder`, suggestion: 'set app.terminal.cwd to an existing folder (relative to the scenario)' });
+      throw new PerfError({
+        code: 'terminal_cwd_not_found',
+        kind: 'environment',
+        message: `terminal cwd ${cwd} is not a folder`,
+        suggestion: 'set app.terminal.cwd to an existing folder (relative to the scenario)',
+      });
     }
     const env: Record<string, string> = {};
     for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !FOREIGN_ENV.includes(k)) env[k] = v;
@@ -199,7 +208,13 @@ export class PtyTerminal {
     try {
       this.pty = nodePty.spawn(file, [...this.args], { name: env.TERM, cols, rows, cwd, env });
     } catch (e) {
-      throw new PerfError({ code: 'terminal_spawn_failed', kind: 'environment', message: `could not start "${opts.command}" in a pseudo-terminal: ${e instanceof Error ? e.message : String(e)}`, suggestion: 'check that the machine has free ptys (ls /dev/pts) and the process limit is not reached', cause: e });
+      throw new PerfError({
+        code: 'terminal_spawn_failed',
+        kind: 'environment',
+        message: `could not start "${opts.command}" in a pseudo-terminal: ${e instanceof Error ? e.message : String(e)}`,
+        suggestion: 'check that the machine has free ptys (ls /dev/pts) and the process limit is not reached',
+        cause: e,
+      });
     }
     this.pid = this.pty.pid;
     this.spawnedAtMs = performance.now();
@@ -345,7 +360,10 @@ export class PtyTerminal {
     const modes = this.modes();
     const unsupported = mouseUnsupported(modes, 'click');
     if (unsupported) throw unsupported;
-    const base = { row, col, button: opts.button ?? 'left', ...(opts.modifiers ? { modifiers: opts.modifiers } : {}) } satisfies Omit<MouseEvent, 'action'>;
+    const base = { row, col, button: opts.button ?? 'left', ...(opts.modifiers ? { modifiers: opts.modifiers } : {}) } satisfies Omit<
+      MouseEvent,
+      'action'
+    >;
     for (let i = 0; i < (opts.clickCount ?? 1); i++) {
       this.sendMouse({ ...base, action: 'press' }, modes);
       this.sendMouse({ ...base, action: 'release' }, modes);
@@ -371,7 +389,11 @@ export class PtyTerminal {
   scroll(row: number, col: number, notches: number): void {
     this.checkCell(row, col);
     if (!Number.isInteger(notches) || notches === 0) {
-      throw new PerfError({ code: 'invalid_arguments', message: `scroll by ${notches} notches: give a whole number, positive down, negative up`, suggestion: 'e.g. 3 scrolls down three wheel notches' });
+      throw new PerfError({
+        code: 'invalid_arguments',
+        message: `scroll by ${notches} notches: give a whole number, positive down, negative up`,
+        suggestion: 'e.g. 3 scrolls down three wheel notches',
+      });
     }
     const modes = this.modes();
     const unsupported = mouseUnsupported(modes, 'scroll', 'use keys instead: press_key PageDown / PageUp / ArrowDown to scroll');
@@ -393,7 +415,11 @@ export class PtyTerminal {
   signal(name: string): void {
     const sig = (name.toUpperCase().startsWith('SIG') ? name.toUpperCase() : `SIG${name.toUpperCase()}`) as NodeJS.Signals;
     if (!(sig in osConstants.signals)) {
-      throw new PerfError({ code: 'unknown_signal', message: `unknown signal "${name}"`, suggestion: 'use a POSIX name: INT, TERM, HUP, TSTP, CONT, USR1, WINCH, KILL' });
+      throw new PerfError({
+        code: 'unknown_signal',
+        message: `unknown signal "${name}"`,
+        suggestion: 'use a POSIX name: INT, TERM, HUP, TSTP, CONT, USR1, WINCH, KILL',
+      });
     }
     this.assertRunning('signal');
     if (!sendSignal(-this.pid, sig)) sendSignal(this.pid, sig);
@@ -456,7 +482,9 @@ export class PtyTerminal {
     // Lines are stored trimmed; a needle ending in spaces ("Name? ") still matches at a line's end.
     const has = (s: Screen, t: string | RegExp) => s.lines.some((l) => (typeof t === 'string' ? l.padEnd(s.cols).includes(t) : t.test(l)));
     const met = (s: Screen): boolean =>
-      (opts.text === undefined || has(s, opts.text)) && (opts.textGone === undefined || !has(s, opts.textGone)) && (opts.predicate === undefined || opts.predicate(s));
+      (opts.text === undefined || has(s, opts.text)) &&
+      (opts.textGone === undefined || !has(s, opts.textGone)) &&
+      (opts.predicate === undefined || opts.predicate(s));
     await this.flush();
     let screen = this.screen();
     if (met(screen)) return screen;
@@ -475,15 +503,39 @@ export class PtyTerminal {
         screen = this.screen();
         if (met(screen)) finish();
       };
-      const what = [opts.text !== undefined ? `text ${String(opts.text)}` : '', opts.textGone !== undefined ? `textGone ${String(opts.textGone)}` : '', opts.predicate ? 'the predicate' : ''].filter(Boolean).join(' and ');
-      const excerpt = () => screen.lines.filter((l) => l.trim()).slice(-5).map((l) => l.trim().slice(0, 80)).join(' | ');
+      const what = [
+        opts.text !== undefined ? `text ${String(opts.text)}` : '',
+        opts.textGone !== undefined ? `textGone ${String(opts.textGone)}` : '',
+        opts.predicate ? 'the predicate' : '',
+      ]
+        .filter(Boolean)
+        .join(' and ');
+      const excerpt = () =>
+        screen.lines
+          .filter((l) => l.trim())
+          .slice(-5)
+          .map((l) => l.trim().slice(0, 80))
+          .join(' | ');
       const timer = setTimeout(() => {
         check();
-        finish(new PerfError({ code: 'timeout', kind: 'failed', message: `the screen did not show ${what} within ${timeoutMs} ms; it ends with: ${excerpt()}`, suggestion: 'snap to see the screen; raise timeoutMs if the program is slow' }));
+        finish(
+          new PerfError({
+            code: 'timeout',
+            kind: 'failed',
+            message: `the screen did not show ${what} within ${timeoutMs} ms; it ends with: ${excerpt()}`,
+            suggestion: 'snap to see the screen; raise timeoutMs if the program is slow',
+          }),
+        );
       }, timeoutMs);
       const unExit = this.onExit((exit) => {
         check();
-        finish(new PerfError({ code: 'terminal_exited', kind: 'failed', message: `the program exited (${exit.signal ?? `code ${exit.code}`}) before the screen showed ${what}; it ends with: ${excerpt()}` }));
+        finish(
+          new PerfError({
+            code: 'terminal_exited',
+            kind: 'failed',
+            message: `the program exited (${exit.signal ?? `code ${exit.code}`}) before the screen showed ${what}; it ends with: ${excerpt()}`,
+          }),
+        );
       });
       this.parsedListeners.add(check);
     });
@@ -495,7 +547,10 @@ export class PtyTerminal {
    * itself is not counted; the future `terminal.latencyMs` metric. Start it on a quiet screen
    * (waitIdle): output still arriving from an earlier action would count as this one's response.
    */
-  async timeAction(action: () => void | Promise<void>, opts: { quietMs?: number; noOutputMs?: number; timeoutMs?: number } = {}): Promise<ActionTiming> {
+  async timeAction(
+    action: () => void | Promise<void>,
+    opts: { quietMs?: number; noOutputMs?: number; timeoutMs?: number } = {},
+  ): Promise<ActionTiming> {
     const quietMs = opts.quietMs ?? SETTLE_QUIET_MS;
     const noOutputMs = opts.noOutputMs ?? NO_OUTPUT_MS;
     const timeoutMs = opts.timeoutMs ?? DEFAULT_WAIT_MS;
@@ -620,7 +675,11 @@ export class PtyTerminal {
 
   private checkCell(row: number, col: number): void {
     if (!Number.isInteger(row) || !Number.isInteger(col) || row < 0 || col < 0 || row >= this.rows || col >= this.cols) {
-      throw new PerfError({ code: 'invalid_target', message: `cell row ${row} col ${col} is off the ${this.cols}x${this.rows} screen`, suggestion: `rows count 0–${this.rows - 1}, cols 0–${this.cols - 1}` });
+      throw new PerfError({
+        code: 'invalid_target',
+        message: `cell row ${row} col ${col} is off the ${this.cols}x${this.rows} screen`,
+        suggestion: `rows count 0–${this.rows - 1}, cols 0–${this.cols - 1}`,
+      });
     }
   }
 

@@ -9,13 +9,39 @@ import type { effectModule } from './effect.js';
 import type { RefEntry, State } from './types.js';
 import type { GateCheck, Rect, RuntimeApi, RuntimeGate } from './api.js';
 
-type Deps = ReturnType<typeof helpersModule> & ReturnType<typeof rolesModule> & ReturnType<typeof visibilityModule> & ReturnType<typeof effectModule> & { state: State };
+type Deps = ReturnType<typeof helpersModule> &
+  ReturnType<typeof rolesModule> &
+  ReturnType<typeof visibilityModule> &
+  ReturnType<typeof effectModule> & { state: State };
 
 export function actionabilityModule(dep: Deps) {
-  const { NO_FRAME_MS, POLL_MS, TEXT_INPUT_TYPES, beginAction, boxKey, composedParent, connected, containsComposed, describe, frameElementOf, hitTarget, inputType, isEl, nextFrame, rendered, roleOf, sleep, styleOf, topRect, visibleRect, winOf, state } = dep;
+  const {
+    NO_FRAME_MS,
+    POLL_MS,
+    TEXT_INPUT_TYPES,
+    beginAction,
+    boxKey,
+    composedParent,
+    connected,
+    containsComposed,
+    describe,
+    frameElementOf,
+    hitTarget,
+    inputType,
+    isEl,
+    nextFrame,
+    rendered,
+    roleOf,
+    sleep,
+    styleOf,
+    topRect,
+    visibleRect,
+    winOf,
+    state,
+  } = dep;
 
   function animating(el: Element): boolean {
-    for (let d: Document | null = el.ownerDocument; d; ) {
+    for (let d: Document | null = el.ownerDocument; d;) {
       const doc = d as Partial<Pick<Document, 'getAnimations'>>;
       const anims = doc.getAnimations ? doc.getAnimations() : [];
       for (const a of anims) {
@@ -37,7 +63,8 @@ export function actionabilityModule(dep: Deps) {
       /* not a form control */
     }
     for (let n: Node | null = el; n; n = composedParent(n)) {
-      if (isEl(n) && n.getAttribute('aria-disabled') === 'true') return n === el ? 'element has aria-disabled="true"' : `ancestor ${describe(n)} has aria-disabled="true"`;
+      if (isEl(n) && n.getAttribute('aria-disabled') === 'true')
+        return n === el ? 'element has aria-disabled="true"' : `ancestor ${describe(n)} has aria-disabled="true"`;
     }
     return null;
   }
@@ -54,7 +81,8 @@ export function actionabilityModule(dep: Deps) {
   function invisibleReason(el: Element): string {
     if (!connected(el)) return 'element is not attached to the page';
     const cs = styleOf(el);
-    if (!rendered(el, false)) return cs.display === 'none' ? 'element is display:none' : 'element (or an ancestor) is not rendered (display:none)';
+    if (!rendered(el, false))
+      return cs.display === 'none' ? 'element is display:none' : 'element (or an ancestor) is not rendered (display:none)';
     if (cs.visibility !== 'visible') return `element has visibility:${cs.visibility}`;
     const r = el.getBoundingClientRect();
     return `element has an empty box (${Math.round(r.width)}×${Math.round(r.height)})`;
@@ -109,7 +137,9 @@ export function actionabilityModule(dep: Deps) {
     }
   }
 
-  type Check = { status: 'ok'; x: number; y: number; noFrames: boolean; scrolled: boolean } | { status: 'failed'; check: GateCheck; detail: string; noFrames: boolean; scrolled: boolean };
+  type Check =
+    | { status: 'ok'; x: number; y: number; noFrames: boolean; scrolled: boolean }
+    | { status: 'failed'; check: GateCheck; detail: string; noFrames: boolean; scrolled: boolean };
   async function checkOnce(el: Element, entry: RefEntry, opts: GateOpts): Promise<Check> {
     let noFrames = false;
     let scrolled = false;
@@ -164,7 +194,10 @@ export function actionabilityModule(dep: Deps) {
       const h = hitTarget(el, p.x, p.y);
       if (!h.ok) {
         const owner = h.hit ? dialogOf(h.hit) : null;
-        return fail('receives events', `${describe(h.hit)}${owner && owner !== h.hit ? ` (in ${describe(owner)})` : ''} would receive the click at (${Math.round(p.x)}, ${Math.round(p.y)}) instead`);
+        return fail(
+          'receives events',
+          `${describe(h.hit)}${owner && owner !== h.hit ? ` (in ${describe(owner)})` : ''} would receive the click at (${Math.round(p.x)}, ${Math.round(p.y)}) instead`,
+        );
       }
     }
     return { status: 'ok', x: p.x, y: p.y, noFrames, scrolled };

@@ -127,7 +127,8 @@ export interface AriaOption {
   name: string;
   selected: boolean;
 }
-export type AriaOptions = { status: 'ok'; role: string; listbox: string | null; multi?: boolean; options: AriaOption[]; expanded: string | null } | Stale;
+export type AriaOptions =
+  { status: 'ok'; role: string; listbox: string | null; multi?: boolean; options: AriaOption[]; expanded: string | null } | Stale;
 export type CheckState = { status: 'ok'; role: string; checkable: boolean; checked: CheckedState } | Stale;
 /** A target or ref as the runtime resolves it (engine/targets.ts builds it). */
 export type RuntimeLocator = { ref?: string; target?: object };
@@ -149,7 +150,19 @@ export interface RuntimeApi {
    * at the input (a single click); the driver may then give `report`, a URL the page sends the
    * settle to as soon as it is known (see effect.ts armReport).
    */
-  gate(ref: string, opts: { editable?: boolean; checkEnabled?: boolean; checkStable?: boolean; checkReceivesEvents?: boolean; timeoutMs: number; begin?: string; settleOnInput?: boolean; report?: string }): Promise<RuntimeGate>;
+  gate(
+    ref: string,
+    opts: {
+      editable?: boolean;
+      checkEnabled?: boolean;
+      checkStable?: boolean;
+      checkReceivesEvents?: boolean;
+      timeoutMs: number;
+      begin?: string;
+      settleOnInput?: boolean;
+      report?: string;
+    },
+  ): Promise<RuntimeGate>;
   /**
    * `report`: the URL the action's gate was given, naming the action this settle is for. `pendingOk`:
    * when the input has not arrived within `waitInputMs`, answer `{ pending: true }` at once and keep
@@ -159,8 +172,15 @@ export interface RuntimeApi {
   settle(waitInputMs: number, report?: string, pendingOk?: boolean): Promise<RuntimeSettle>;
   abortAction(): Ok<object>;
   snapshot(opts: SnapshotOptions): RuntimeSnapshot | { status: 'error'; resolve: RuntimeResolve };
-  find(spec: Spec & { limit: number; qBase: number }): Ok<{ count: number; items: (FoundItem & { locator: unknown })[]; near: string[] }> | { status: 'invalid'; detail: string };
-  observe(spec: { within?: string; role?: string; limit: number; qBase: number }): Ok<{ total: number; items: (ObservedItem & { locator: unknown })[] }> | { status: 'error'; resolve: RuntimeResolve };
+  find(
+    spec: Spec & { limit: number; qBase: number },
+  ): Ok<{ count: number; items: (FoundItem & { locator: unknown })[]; near: string[] }> | { status: 'invalid'; detail: string };
+  observe(spec: {
+    within?: string;
+    role?: string;
+    limit: number;
+    qBase: number;
+  }): Ok<{ total: number; items: (ObservedItem & { locator: unknown })[] }> | { status: 'error'; resolve: RuntimeResolve };
   box(ref: string, scroll: boolean): Ok<{ rect: Rect; visible: boolean }> | Stale;
   focus(ref: string): Ok<{ focused: boolean; was: boolean }> | Stale;
   blur(ref: string | null): Ok<{ hadFocus: boolean; blurred: string | null; focusedNow?: string; stillFocused?: boolean }> | Stale;
@@ -172,7 +192,11 @@ export interface RuntimeApi {
   scrollContainer(ref: string | null, axis: 'x' | 'y'): Ok<ScrollInfo> | Stale;
   awaitScroll(ref: string, x: number, y: number, timeoutMs: number): Promise<Ok<{ x: number; y: number }> | Stale>;
   scrollByFallback(ref: string, x: number, y: number): Ok<{ x: number; y: number }> | Stale;
-  scrollIntoView(ref: string): Ok<{ before: { x: number; y: number }; after: { x: number; y: number }; inView: boolean; wasInView: boolean; container: string }> | Stale;
+  scrollIntoView(
+    ref: string,
+  ):
+    | Ok<{ before: { x: number; y: number }; after: { x: number; y: number }; inView: boolean; wasInView: boolean; container: string }>
+    | Stale;
   expect(spec: Spec, timeoutMs: number): Promise<ExpectOutcome & { waitedMs: number }>;
   visibleText(text: string | null, gone: string | null): Ok<{ hasText: boolean; hasGone: boolean }>;
   framesAlive(ms: number): Promise<{ framed: boolean; visibilityState: string; hasFocus: boolean }>;

@@ -10,7 +10,23 @@ import type { RuntimeApi, RuntimeSettle } from './api.js';
 type Deps = ReturnType<typeof helpersModule> & ReturnType<typeof rolesModule> & { state: State };
 
 export function effectModule(dep: Deps) {
-  const { NO_FRAME_MS, accName, byIdIn, connected, frameElementOf, frameRequests, inputType, isEl, macrotask, nextFrame, norm, roleOf, sleep, winOf, state } = dep;
+  const {
+    NO_FRAME_MS,
+    accName,
+    byIdIn,
+    connected,
+    frameElementOf,
+    frameRequests,
+    inputType,
+    isEl,
+    macrotask,
+    nextFrame,
+    norm,
+    roleOf,
+    sleep,
+    winOf,
+    state,
+  } = dep;
   // Installed with the runtime, so every frame the page asks for from now on is counted (none
   // without a window: the runtime also loads where there is no DOM).
   const pageFrames = typeof window === 'object' ? frameRequests() : null;
@@ -42,7 +58,9 @@ export function effectModule(dep: Deps) {
       const sel = lb ? readSelected(lb) : [];
       return sel.length ? sel : [norm(el.textContent)];
     }
-    const opts = [...el.querySelectorAll('[role=option]')].filter((o) => o.getAttribute('aria-selected') === 'true' || o.getAttribute('aria-checked') === 'true');
+    const opts = [...el.querySelectorAll('[role=option]')].filter(
+      (o) => o.getAttribute('aria-selected') === 'true' || o.getAttribute('aria-checked') === 'true',
+    );
     return opts.map((o) => accName(o, 'option'));
   }
   function listboxOf(el: Element): Element | null {
@@ -50,7 +68,7 @@ export function effectModule(dep: Deps) {
       const id = el.getAttribute(attr);
       if (id) {
         const lb = byIdIn(el, id.split(/\s+/)[0]!);
-        if (lb) return lb.getAttribute('role') === 'listbox' ? lb : lb.querySelector('[role=listbox]') ?? lb;
+        if (lb) return lb.getAttribute('role') === 'listbox' ? lb : (lb.querySelector('[role=listbox]') ?? lb);
       }
     }
     const inner = el.querySelector('[role=listbox]');
@@ -59,13 +77,37 @@ export function effectModule(dep: Deps) {
   }
 
   /** The events that end a user's input (the last one an action dispatches). */
-  const TERMINAL_EVENTS = ['mouseup', 'click', 'contextmenu', 'keyup', 'input', 'change', 'wheel', 'scroll', 'drop', 'dragend', 'focusin', 'focusout'];
+  const TERMINAL_EVENTS = [
+    'mouseup',
+    'click',
+    'contextmenu',
+    'keyup',
+    'input',
+    'change',
+    'wheel',
+    'scroll',
+    'drop',
+    'dragend',
+    'focusin',
+    'focusout',
+  ];
   function beginAction(ref: string, el: Element, read: string, report?: string): void {
     endAction();
     state.settled = null;
     let markInput = (): void => undefined;
     const inputSeen = new Promise<void>((r) => (markInput = r));
-    const rec: ActionRecord = { ref, el, observers: [], count: 0, lastMutationAt: 0, frame: null, unlisten: [], inputSeen, markInput, read };
+    const rec: ActionRecord = {
+      ref,
+      el,
+      observers: [],
+      count: 0,
+      lastMutationAt: 0,
+      frame: null,
+      unlisten: [],
+      inputSeen,
+      markInput,
+      read,
+    };
     const onMut = (records: MutationRecord[]): void => {
       rec.count += records.length;
       rec.lastMutationAt = performance.now();
@@ -87,10 +129,15 @@ export function effectModule(dep: Deps) {
       }
     }
     const roots = new Set<Node>([document]);
-    for (let n: Node | null = el; n; ) {
+    for (let n: Node | null = el; n;) {
       const root = n.getRootNode();
       roots.add(root);
-      n = root.nodeType === 11 ? (root as ShadowRoot).host : root.nodeType === 9 && root !== document ? frameElementOf(root as Document) : null;
+      n =
+        root.nodeType === 11
+          ? (root as ShadowRoot).host
+          : root.nodeType === 9 && root !== document
+            ? frameElementOf(root as Document)
+            : null;
     }
     for (const r of roots) {
       const mo = new MutationObserver(onMut);
@@ -127,7 +174,11 @@ export function effectModule(dep: Deps) {
     const onLeave = (): void => {
       rec.leaving = true;
     };
-    const listeners: [string, (e: Event) => void][] = [['click', onExit], ['submit', onExit], ['beforeunload', onLeave]];
+    const listeners: [string, (e: Event) => void][] = [
+      ['click', onExit],
+      ['submit', onExit],
+      ['beforeunload', onLeave],
+    ];
     for (const [type, fn] of listeners) {
       window.addEventListener(type, fn, { capture: true });
       rec.unlisten.push(() => window.removeEventListener(type, fn, { capture: true }));
@@ -220,7 +271,8 @@ export function effectModule(dep: Deps) {
     // input, so the caller is told to ask again once the dispatch is acknowledged.
     if (waitInputMs > 0) {
       const seen = await Promise.race([rec.inputSeen.then(() => true), sleep(waitInputMs).then(() => false)]);
-      if (!seen && pendingOk && !rec.settling && state.action === rec) return { mutations: 0, noFrames: false, framesWaited: 0, detached: false, pending: true };
+      if (!seen && pendingOk && !rec.settling && state.action === rec)
+        return { mutations: 0, noFrames: false, framesWaited: 0, detached: false, pending: true };
     }
     const p = settleOf(rec);
     state.settled = null;
@@ -245,7 +297,11 @@ export function effectModule(dep: Deps) {
     if (skipFrame) return readBack(rec, noFrames, framesWaited);
     const timeout = (): Promise<null> => new Promise((r) => setTimeout(() => r(null), NO_FRAME_MS));
     // No input event reached the page (a change made through the runtime): the next frame.
-    const first = rec.frame ?? new Promise<{ at: number; count: number }>((resolveFrame) => requestFrame(() => resolveFrame({ at: performance.now(), count: countNow(rec) })));
+    const first =
+      rec.frame ??
+      new Promise<{ at: number; count: number }>((resolveFrame) =>
+        requestFrame(() => resolveFrame({ at: performance.now(), count: countNow(rec) })),
+      );
     let frame = await Promise.race([first, timeout()]);
     if (!frame) noFrames = true;
     else {

@@ -12,12 +12,37 @@ import type { actionabilityModule } from './actionability.js';
 import type { State, Target } from './types.js';
 import type { RuntimeApi } from './api.js';
 
-type Deps = ReturnType<typeof helpersModule> & ReturnType<typeof rolesModule> & ReturnType<typeof visibilityModule> & ReturnType<typeof refsModule> & ReturnType<typeof targetsModule> & ReturnType<typeof effectModule> & ReturnType<typeof actionabilityModule> & { state: State };
+type Deps = ReturnType<typeof helpersModule> &
+  ReturnType<typeof rolesModule> &
+  ReturnType<typeof visibilityModule> &
+  ReturnType<typeof refsModule> &
+  ReturnType<typeof targetsModule> &
+  ReturnType<typeof effectModule> &
+  ReturnType<typeof actionabilityModule> & { state: State };
 
 export function expectModule(dep: Deps) {
-  const { POLL_MS, collectRoots, controlValue, describe, invisibleReason, isVisible, matchTarget, nextFrame, norm, readChecked, resolve, sleep, subtreeText, state } = dep;
+  const {
+    POLL_MS,
+    collectRoots,
+    controlValue,
+    describe,
+    invisibleReason,
+    isVisible,
+    matchTarget,
+    nextFrame,
+    norm,
+    readChecked,
+    resolve,
+    sleep,
+    subtreeText,
+    state,
+  } = dep;
 
-  function expectOnce(spec: ExpectSpecIn): { pass: boolean; failures: { check: string; expected: unknown; actual: unknown }[]; invalid?: string } {
+  function expectOnce(spec: ExpectSpecIn): {
+    pass: boolean;
+    failures: { check: string; expected: unknown; actual: unknown }[];
+    invalid?: string;
+  } {
     const failures: { check: string; expected: unknown; actual: unknown }[] = [];
     if (spec.url !== undefined) {
       const want = spec.url;
@@ -40,26 +65,51 @@ export function expectModule(dep: Deps) {
         }
         if (n !== spec.count) failures.push({ check: 'count', expected: spec.count, actual: n });
       }
-      const needsOne = spec.visible !== undefined || spec.hidden !== undefined || spec.text !== undefined || spec.textContains !== undefined || spec.value !== undefined || spec.checked !== undefined;
+      const needsOne =
+        spec.visible !== undefined ||
+        spec.hidden !== undefined ||
+        spec.text !== undefined ||
+        spec.textContains !== undefined ||
+        spec.value !== undefined ||
+        spec.checked !== undefined;
       if (needsOne) {
         const r = resolve(loc);
-        if (r.status === 'ambiguous') return { pass: false, failures, invalid: `the target matches ${r.count} elements: ${r.candidates.join(', ')}; add nth or narrow it` };
+        if (r.status === 'ambiguous')
+          return {
+            pass: false,
+            failures,
+            invalid: `the target matches ${r.count} elements: ${r.candidates.join(', ')}; add nth or narrow it`,
+          };
         if (r.status === 'invalid') return { pass: false, failures, invalid: r.detail };
         const el = r.status === 'ok' ? state.lastResolved : null;
         const vis = !!el && isVisible(el);
         const wantHidden = spec.hidden === true || spec.visible === false;
         const wantVisible = spec.visible === true || spec.hidden === false;
-        if (wantVisible && !vis) failures.push({ check: 'visible', expected: true, actual: el ? invisibleReason(el) : 'no element matches' });
+        if (wantVisible && !vis)
+          failures.push({ check: 'visible', expected: true, actual: el ? invisibleReason(el) : 'no element matches' });
         if (wantHidden && vis) failures.push({ check: 'hidden', expected: true, actual: `visible: ${describe(el)}` });
         if (spec.text !== undefined || spec.textContains !== undefined) {
-          const t = el ? (el.localName === 'input' || el.localName === 'textarea' ? (el as HTMLInputElement).value : norm(subtreeText(el.shadowRoot ?? el, null))) : null;
-          if (spec.text !== undefined && t !== norm(spec.text)) failures.push({ check: 'text', expected: norm(spec.text), actual: t ?? 'no element matches' });
-          if (spec.textContains !== undefined && (t === null || !t.toLowerCase().includes(spec.textContains.toLowerCase()))) failures.push({ check: 'textContains', expected: spec.textContains, actual: t ?? 'no element matches' });
+          const t = el
+            ? el.localName === 'input' || el.localName === 'textarea'
+              ? (el as HTMLInputElement).value
+              : norm(subtreeText(el.shadowRoot ?? el, null))
+            : null;
+          if (spec.text !== undefined && t !== norm(spec.text))
+            failures.push({ check: 'text', expected: norm(spec.text), actual: t ?? 'no element matches' });
+          if (spec.textContains !== undefined && (t === null || !t.toLowerCase().includes(spec.textContains.toLowerCase())))
+            failures.push({ check: 'textContains', expected: spec.textContains, actual: t ?? 'no element matches' });
         }
         if (spec.value !== undefined) {
-          const v = el ? (el.localName === 'select' ? (el as HTMLSelectElement).value : 'value' in el ? String((el as HTMLInputElement).value) : el.getAttribute('aria-valuenow') ?? norm(el.textContent)) : null;
+          const v = el
+            ? el.localName === 'select'
+              ? (el as HTMLSelectElement).value
+              : 'value' in el
+                ? String((el as HTMLInputElement).value)
+                : (el.getAttribute('aria-valuenow') ?? norm(el.textContent))
+            : null;
           const label = el && el.localName === 'select' ? controlValue(el) : null;
-          if (v !== spec.value && label !== spec.value) failures.push({ check: 'value', expected: spec.value, actual: v ?? 'no element matches' });
+          if (v !== spec.value && label !== spec.value)
+            failures.push({ check: 'value', expected: spec.value, actual: v ?? 'no element matches' });
         }
         if (spec.checked !== undefined) {
           const c = el ? readChecked(el) : null;
@@ -104,7 +154,9 @@ export function expectModule(dep: Deps) {
     const parts: string[] = [];
     for (const root of collectRoots(document)) {
       if (root.nodeType === 9) parts.push((root as Document).body?.innerText ?? '');
-      else if (root.nodeType === 11) for (const child of (root as ShadowRoot).children) if ((child as HTMLElement).innerText !== undefined) parts.push((child as HTMLElement).innerText);
+      else if (root.nodeType === 11)
+        for (const child of (root as ShadowRoot).children)
+          if ((child as HTMLElement).innerText !== undefined) parts.push((child as HTMLElement).innerText);
     }
     const all = parts.join('\n').replace(/\s+/g, ' ');
     const norm = (t: string): string => t.replace(/\s+/g, ' ').trim();

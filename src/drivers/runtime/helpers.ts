@@ -5,7 +5,11 @@
 
 export function helpersModule() {
   // Zero-width spaces and joiners are line-break hints (Swagger UI puts them in paths), not text.
-  const norm = (s: string | null | undefined): string => (s ?? '').replace(/[\u200B-\u200D\u2060\uFEFF]/g, '').replace(/\s+/g, ' ').trim();
+  const norm = (s: string | null | undefined): string =>
+    (s ?? '')
+      .replace(/[\u200B-\u200D\u2060\uFEFF]/g, '')
+      .replace(/\s+/g, ' ')
+      .trim();
   const cut = (s: string, n: number): string => (s.length > n ? s.slice(0, n - 1) + '…' : s);
   const ELEMENT = 1;
   const TEXT = 3;
@@ -16,7 +20,8 @@ export function helpersModule() {
   };
   const winOf = (el: Element): Window => (el.ownerDocument.defaultView ?? window) as Window;
   const styleOf = (el: Element): CSSStyleDeclaration => winOf(el).getComputedStyle(el);
-  const connected = (el: Element): boolean => el.isConnected && !!el.ownerDocument.defaultView && (el.ownerDocument === document || frameElementOf(el.ownerDocument) !== null);
+  const connected = (el: Element): boolean =>
+    el.isConnected && !!el.ownerDocument.defaultView && (el.ownerDocument === document || frameElementOf(el.ownerDocument) !== null);
   function frameElementOf(doc: Document): Element | null {
     try {
       const fe = doc.defaultView?.frameElement ?? null;
@@ -34,7 +39,7 @@ export function helpersModule() {
     return p;
   }
   function containsComposed(ancestor: Node, node: Node | null): boolean {
-    for (let n: Node | null = node; n; ) {
+    for (let n: Node | null = node; n;) {
       if (n === ancestor) return true;
       const p: Node | null = n.parentNode;
       n = p && p.nodeType === 11 ? (p as ShadowRoot).host : p;
@@ -46,7 +51,8 @@ export function helpersModule() {
     for (;;) {
       if (!a) return null;
       if (a.shadowRoot?.activeElement) a = a.shadowRoot.activeElement;
-      else if ((a.localName === 'iframe' || a.localName === 'frame') && sameOriginDoc(a)?.activeElement) a = sameOriginDoc(a)!.activeElement;
+      else if ((a.localName === 'iframe' || a.localName === 'frame') && sameOriginDoc(a)?.activeElement)
+        a = sameOriginDoc(a)!.activeElement;
       else return a;
     }
   }
@@ -143,5 +149,25 @@ export function helpersModule() {
   // A page that produces no frame within this is hidden or backgrounded (a frame is ~16 ms).
   const NO_FRAME_MS = 100;
 
-  return { TEXT, isEl, norm, composedParent, containsComposed, frameElementOf, sameOriginDoc, styleOf, route, POLL_MS, connected, sleep, NO_FRAME_MS, macrotask, nextFrame, frameRequests, winOf, cut, deepActive };
+  return {
+    TEXT,
+    isEl,
+    norm,
+    composedParent,
+    containsComposed,
+    frameElementOf,
+    sameOriginDoc,
+    styleOf,
+    route,
+    POLL_MS,
+    connected,
+    sleep,
+    NO_FRAME_MS,
+    macrotask,
+    nextFrame,
+    frameRequests,
+    winOf,
+    cut,
+    deepActive,
+  };
 }

@@ -88,7 +88,41 @@ function runtimeMain(version: string, m: RuntimeModules): void {
   const upToQueries = { ...upToSnapshot, ...m.queries(upToSnapshot) };
   const upToOperations = { ...upToQueries, ...m.operations(upToQueries) };
   const all = { ...upToOperations, ...m.expect(upToOperations) };
-  const { resolve, waitResolve, gate, settle, endAction, beginAction, snapshot, find, observe, box, focusEl, blurEl, selectContent, commitChange, checkState, selectNative, ariaOptions, scrollContainer, awaitScroll, scrollByFallback, scrollIntoViewRef, expectWait, visibleText, framesAlive, withEl, elementOf, deepActive, roleOf, accName, refFor, isVisible, readText, describeRef } = all;
+  const {
+    resolve,
+    waitResolve,
+    gate,
+    settle,
+    endAction,
+    beginAction,
+    snapshot,
+    find,
+    observe,
+    box,
+    focusEl,
+    blurEl,
+    selectContent,
+    commitChange,
+    checkState,
+    selectNative,
+    ariaOptions,
+    scrollContainer,
+    awaitScroll,
+    scrollByFallback,
+    scrollIntoViewRef,
+    expectWait,
+    visibleText,
+    framesAlive,
+    withEl,
+    elementOf,
+    deepActive,
+    roleOf,
+    accName,
+    refFor,
+    isVisible,
+    readText,
+    describeRef,
+  } = all;
 
   // Checked against RuntimeApi, each method's name and result (a type only: erased before this
   // function is serialised). The arguments are not: the Node side types them at callRuntime.
@@ -150,7 +184,12 @@ function runtimeMain(version: string, m: RuntimeModules): void {
     readValue: (ref: string) => withEl(ref, (el) => ({ status: 'ok', value: readText(el), focused: deepActive() === el })),
     activeInfo: () => {
       const a = deepActive();
-      return { status: 'ok', active: a && a !== document.body ? describeRef(a) : null, value: a && (a.localName === 'input' || a.localName === 'textarea' || (a as HTMLElement).isContentEditable) ? readText(a) : undefined };
+      return {
+        status: 'ok',
+        active: a && a !== document.body ? describeRef(a) : null,
+        value:
+          a && (a.localName === 'input' || a.localName === 'textarea' || (a as HTMLElement).isContentEditable) ? readText(a) : undefined,
+      };
     },
   };
   const runtime = {
@@ -167,7 +206,8 @@ function runtimeMain(version: string, m: RuntimeModules): void {
       if (!fn) return { status: 'runtime_error', detail: `unknown runtime method ${method}` };
       try {
         const r = fn(...args);
-        if (r && typeof (r as Promise<unknown>).then === 'function') return (r as Promise<unknown>).catch((e: Error) => ({ status: 'runtime_error', detail: String(e && e.stack ? e.stack : e) }));
+        if (r && typeof (r as Promise<unknown>).then === 'function')
+          return (r as Promise<unknown>).catch((e: Error) => ({ status: 'runtime_error', detail: String(e && e.stack ? e.stack : e) }));
         return r;
       } catch (e) {
         return { status: 'runtime_error', detail: String(e && (e as Error).stack ? (e as Error).stack : e) };

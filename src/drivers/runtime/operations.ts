@@ -11,10 +11,45 @@ import type { actionabilityModule } from './actionability.js';
 import type { State } from './types.js';
 import type { Rect, RuntimeApi, ScrollInfo } from './api.js';
 
-type Deps = ReturnType<typeof helpersModule> & ReturnType<typeof rolesModule> & ReturnType<typeof visibilityModule> & ReturnType<typeof refsModule> & ReturnType<typeof effectModule> & ReturnType<typeof actionabilityModule> & { state: State };
+type Deps = ReturnType<typeof helpersModule> &
+  ReturnType<typeof rolesModule> &
+  ReturnType<typeof visibilityModule> &
+  ReturnType<typeof refsModule> &
+  ReturnType<typeof effectModule> &
+  ReturnType<typeof actionabilityModule> & { state: State };
 
 export function operationsModule(dep: Deps) {
-  const { a11yVisible, accName, collectRoots, composedParent, connected, containsComposed, cut, deepActive, deepHit, describe, describeRef, frameOffset, inView, isEl, isGeneric, isVisible, listboxOf, nextFrame, norm, readChecked, readText, refFor, roleOf, sleep, styleOf, topRect, visibleRect, winOf, state } = dep;
+  const {
+    a11yVisible,
+    accName,
+    collectRoots,
+    composedParent,
+    connected,
+    containsComposed,
+    cut,
+    deepActive,
+    deepHit,
+    describe,
+    describeRef,
+    frameOffset,
+    inView,
+    isEl,
+    isGeneric,
+    isVisible,
+    listboxOf,
+    nextFrame,
+    norm,
+    readChecked,
+    readText,
+    refFor,
+    roleOf,
+    sleep,
+    styleOf,
+    topRect,
+    visibleRect,
+    winOf,
+    state,
+  } = dep;
 
   function withEl<T>(ref: string, fn: (el: Element) => T): T | { status: 'stale'; detail: string } {
     const el = state.refs.get(ref)?.weak.deref();
@@ -28,7 +63,8 @@ export function operationsModule(dep: Deps) {
 
   function box(ref: string, scroll: boolean): ReturnType<RuntimeApi['box']> {
     return withEl(ref, (el) => {
-      if (scroll && !inView(el) && isVisible(el)) (el as HTMLElement).scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' as ScrollBehavior });
+      if (scroll && !inView(el) && isVisible(el))
+        (el as HTMLElement).scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' as ScrollBehavior });
       return { status: 'ok', rect: topRect(el), visible: isVisible(el) };
     });
   }
@@ -73,7 +109,12 @@ export function operationsModule(dep: Deps) {
         sel?.removeAllRanges();
         sel?.addRange(range);
       }
-      return { status: 'ok', value: readText(el), focused: deepActive() === el, valueAtFocus: (el as Element & { __rehearseFocusValue?: string }).__rehearseFocusValue };
+      return {
+        status: 'ok',
+        value: readText(el),
+        focused: deepActive() === el,
+        valueAtFocus: (el as Element & { __rehearseFocusValue?: string }).__rehearseFocusValue,
+      };
     });
   }
   /** A user's edit ends with `change` (on commit); fire it when the value differs from before editing. */
@@ -89,7 +130,13 @@ export function operationsModule(dep: Deps) {
   function checkState(ref: string): ReturnType<RuntimeApi['checkState']> {
     return withEl(ref, (el) => {
       const role = roleOf(el);
-      const checkable = role === 'checkbox' || role === 'radio' || role === 'switch' || role === 'menuitemcheckbox' || role === 'menuitemradio' || el.hasAttribute('aria-checked');
+      const checkable =
+        role === 'checkbox' ||
+        role === 'radio' ||
+        role === 'switch' ||
+        role === 'menuitemcheckbox' ||
+        role === 'menuitemradio' ||
+        el.hasAttribute('aria-checked');
       return { status: 'ok', role, checkable, checked: readChecked(el) };
     });
   }
@@ -111,7 +158,9 @@ export function operationsModule(dep: Deps) {
         if (o) picked.push(o);
         else missing.push(w);
       }
-      const available = options.map((o) => `${norm(o.label || o.textContent)}${o.value !== norm(o.label || o.textContent) ? ` (value "${o.value}")` : ''}`);
+      const available = options.map(
+        (o) => `${norm(o.label || o.textContent)}${o.value !== norm(o.label || o.textContent) ? ` (value "${o.value}")` : ''}`,
+      );
       if (missing.length) return { status: 'missing', missing, available };
       if (!s.multiple && picked.length > 1) return { status: 'single', available };
       const dis = picked.find((o) => o.disabled);
@@ -265,9 +314,31 @@ export function operationsModule(dep: Deps) {
       const was = inView(el);
       if (!was) (el as HTMLElement).scrollIntoView({ block: 'center', inline: 'nearest', behavior: 'instant' as ScrollBehavior });
       const info = scrollInfoOf(container);
-      return { status: 'ok', before, after: { x: container.scrollLeft, y: container.scrollTop }, inView: inView(el), wasInView: was, container: info.describe };
+      return {
+        status: 'ok',
+        before,
+        after: { x: container.scrollLeft, y: container.scrollTop },
+        inView: inView(el),
+        wasInView: was,
+        container: info.describe,
+      };
     });
   }
 
-  return { box, ariaOptions, awaitScroll, blurEl, checkState, commitChange, elementOf, focusEl, scrollByFallback, scrollContainer, scrollIntoViewRef, selectContent, selectNative, withEl };
+  return {
+    box,
+    ariaOptions,
+    awaitScroll,
+    blurEl,
+    checkState,
+    commitChange,
+    elementOf,
+    focusEl,
+    scrollByFallback,
+    scrollContainer,
+    scrollIntoViewRef,
+    selectContent,
+    selectNative,
+    withEl,
+  };
 }

@@ -96,7 +96,8 @@ function captureRuntime(key: string, consoleCap: number, exceptionCap: number, t
     if (typeof original !== 'function') continue;
     console[level] = function (this: unknown, ...args: unknown[]): void {
       try {
-        if (push(store.console, { level, text: clip(format(args), textCap), time: Date.now(), url: location.href }, consoleCap)) store.consoleDropped++;
+        if (push(store.console, { level, text: clip(format(args), textCap), time: Date.now(), url: location.href }, consoleCap))
+          store.consoleDropped++;
       } catch {
         // Capture must never break the page's own logging.
       }
@@ -114,8 +115,19 @@ function captureRuntime(key: string, consoleCap: number, exceptionCap: number, t
       if (!(event instanceof ErrorEvent)) return;
       const err: unknown = event.error;
       const message = err instanceof Error ? `${err.name}: ${err.message}` : event.message;
-      const stack = err instanceof Error ? firstLines(err.stack) : event.filename ? `    at ${event.filename}:${event.lineno}:${event.colno}` : undefined;
-      recordException({ kind: 'error', message: clip(message, textCap), ...(stack ? { stack } : {}), time: Date.now(), url: location.href });
+      const stack =
+        err instanceof Error
+          ? firstLines(err.stack)
+          : event.filename
+            ? `    at ${event.filename}:${event.lineno}:${event.colno}`
+            : undefined;
+      recordException({
+        kind: 'error',
+        message: clip(message, textCap),
+        ...(stack ? { stack } : {}),
+        time: Date.now(),
+        url: location.href,
+      });
     },
     true,
   );
@@ -123,7 +135,13 @@ function captureRuntime(key: string, consoleCap: number, exceptionCap: number, t
     const reason: unknown = event.reason;
     const message = reason instanceof Error ? `${reason.name}: ${reason.message}` : `Unhandled rejection: ${show(reason)}`;
     const stack = reason instanceof Error ? firstLines(reason.stack) : undefined;
-    recordException({ kind: 'unhandledrejection', message: clip(message, textCap), ...(stack ? { stack } : {}), time: Date.now(), url: location.href });
+    recordException({
+      kind: 'unhandledrejection',
+      message: clip(message, textCap),
+      ...(stack ? { stack } : {}),
+      time: Date.now(),
+      url: location.href,
+    });
   });
 
   // Requests the page started before the harness enabled the Network domain are invisible to CDP;

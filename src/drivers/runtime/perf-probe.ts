@@ -61,7 +61,11 @@ function perfProbeMain(token: string, binding: string, sinceEpoch: number, count
   let raf = 0;
   // The counter's own requests go uncounted by the runtime's frame-request watch (the settle skips a
   // frame only when the page itself asked for none); the watch may come before or after the probe.
-  const frame = (cb: FrameRequestCallback): number => ((Reflect.get(window, Symbol.for('rehearse.raf')) as { raw?: (cb: FrameRequestCallback) => number } | undefined)?.raw ?? requestAnimationFrame)(cb);
+  const frame = (cb: FrameRequestCallback): number =>
+    (
+      (Reflect.get(window, Symbol.for('rehearse.raf')) as { raw?: (cb: FrameRequestCallback) => number } | undefined)?.raw ??
+      requestAnimationFrame
+    )(cb);
   const tick = (t: number): void => {
     if (stopped) return;
     frames++;
@@ -75,8 +79,17 @@ function perfProbeMain(token: string, binding: string, sinceEpoch: number, count
   // performance.interactionCount counts every interaction, also those under Event Timing's 16 ms floor.
   const perf = performance as Performance & { interactionCount?: number };
   const baseInteractions = perf.interactionCount ?? 0;
-  const docEnd = (): Record<string, unknown> => ({ kind: 'docEnd', frames: countFrames ? framesNow() : null, interactionCount: perf.interactionCount === undefined ? null : perf.interactionCount - baseInteractions });
-  const framesNow = (): Record<string, unknown> => ({ count: frames, firstAt, lastAt: lastT ? origin + lastT : 0, intervalsMs: intervals.slice() });
+  const docEnd = (): Record<string, unknown> => ({
+    kind: 'docEnd',
+    frames: countFrames ? framesNow() : null,
+    interactionCount: perf.interactionCount === undefined ? null : perf.interactionCount - baseInteractions,
+  });
+  const framesNow = (): Record<string, unknown> => ({
+    count: frames,
+    firstAt,
+    lastAt: lastT ? origin + lastT : 0,
+    intervalsMs: intervals.slice(),
+  });
 
   const describe = (node: Node | null | undefined): string => {
     if (!node || node.nodeType !== 1) return '';
@@ -107,7 +120,20 @@ function perfProbeMain(token: string, binding: string, sinceEpoch: number, count
       });
     }
   };
-  type Loaf = PerformanceEntry & { blockingDuration: number; renderStart: number; styleAndLayoutStart: number; scripts: Array<PerformanceEntry & { sourceURL: string; sourceFunctionName: string; sourceCharPosition: number; invoker: string; forcedStyleAndLayoutDuration: number }> };
+  type Loaf = PerformanceEntry & {
+    blockingDuration: number;
+    renderStart: number;
+    styleAndLayoutStart: number;
+    scripts: Array<
+      PerformanceEntry & {
+        sourceURL: string;
+        sourceFunctionName: string;
+        sourceCharPosition: number;
+        invoker: string;
+        forcedStyleAndLayoutDuration: number;
+      }
+    >;
+  };
   const handleLoaf = (entries: PerformanceEntryList): void => {
     for (const e of entries as unknown as Loaf[]) {
       if (!after(e.startTime)) continue;
@@ -147,7 +173,11 @@ function perfProbeMain(token: string, binding: string, sinceEpoch: number, count
     return true;
   };
   // 16 ms, the smallest threshold Event Timing allows: every interaction that took a frame or more.
-  const support = { event: watch('event', handleEvents, { durationThreshold: 16 }), loaf: watch('long-animation-frame', handleLoaf, {}), shift: watch('layout-shift', handleShift, {}) };
+  const support = {
+    event: watch('event', handleEvents, { durationThreshold: 16 }),
+    loaf: watch('long-animation-frame', handleLoaf, {}),
+    shift: watch('layout-shift', handleShift, {}),
+  };
   const takeAll = (): void => {
     for (const { o, handle } of observers) handle(o.takeRecords());
   };

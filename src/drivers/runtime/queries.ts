@@ -13,10 +13,42 @@ import type { snapshotModule } from './snapshot.js';
 import type { State, Target } from './types.js';
 import type { Rect, RuntimeApi } from './api.js';
 
-type Deps = ReturnType<typeof helpersModule> & ReturnType<typeof rolesModule> & ReturnType<typeof visibilityModule> & ReturnType<typeof refsModule> & ReturnType<typeof targetsModule> & ReturnType<typeof effectModule> & ReturnType<typeof actionabilityModule> & ReturnType<typeof snapshotModule> & { state: State };
+type Deps = ReturnType<typeof helpersModule> &
+  ReturnType<typeof rolesModule> &
+  ReturnType<typeof visibilityModule> &
+  ReturnType<typeof refsModule> &
+  ReturnType<typeof targetsModule> &
+  ReturnType<typeof effectModule> &
+  ReturnType<typeof actionabilityModule> &
+  ReturnType<typeof snapshotModule> & { state: State };
 
 export function queriesModule(dep: Deps) {
-  const { INTERACTIVE, Invalid, a11yVisible, accName, collectRoots, cut, deepActive, hitTarget, isDisabled, isFocusable, isVisible, matchTarget, nearNames, norm, queryAll, readChecked, resolveRef, roleOf, round, subtreeText, topRect, valueOf, visibleRect, state } = dep;
+  const {
+    INTERACTIVE,
+    Invalid,
+    a11yVisible,
+    accName,
+    collectRoots,
+    cut,
+    deepActive,
+    hitTarget,
+    isDisabled,
+    isFocusable,
+    isVisible,
+    matchTarget,
+    nearNames,
+    norm,
+    queryAll,
+    readChecked,
+    resolveRef,
+    roleOf,
+    round,
+    subtreeText,
+    topRect,
+    valueOf,
+    visibleRect,
+    state,
+  } = dep;
 
   function mintQuery(locator: Target, qBase: number): string {
     const key = JSON.stringify(locator);
@@ -108,7 +140,12 @@ export function queriesModule(dep: Deps) {
     // A role+name that several elements share needs nth to stay unique when it re-resolves.
     const out = items.map(({ el: _el, nth, key, ...rest }) => {
       const dup = (seenKey.get(key) ?? 1) > 1;
-      const locator: Target = { role: rest.role, ...(rest.label ? { name: rest.label } : {}), ...(spec.within ? { within: spec.within } : {}), ...(dup ? { nth } : {}) };
+      const locator: Target = {
+        role: rest.role,
+        ...(rest.label ? { name: rest.label } : {}),
+        ...(spec.within ? { within: spec.within } : {}),
+        ...(dup ? { nth } : {}),
+      };
       return { ref: mintQuery(locator, spec.qBase), locator, ...rest };
     });
     return { status: 'ok', total, items: out };

@@ -7,7 +7,8 @@ import type { rolesModule } from './roles.js';
 import type { State } from './types.js';
 
 /** The shadow-root bookkeeping comes from the installer: it outlives a runtime upgrade, like the state. */
-type Deps = ReturnType<typeof helpersModule> & ReturnType<typeof rolesModule> & { state: State; shadowSeenDocs: WeakSet<Document>; scannedDocs: WeakSet<Document> };
+type Deps = ReturnType<typeof helpersModule> &
+  ReturnType<typeof rolesModule> & { state: State; shadowSeenDocs: WeakSet<Document>; scannedDocs: WeakSet<Document> };
 type MarkedProto = Element & { [mark: symbol]: unknown };
 
 export function refsModule(dep: Deps) {
@@ -95,7 +96,11 @@ export function refsModule(dep: Deps) {
    * attachShadow watch). An object, not a variable: target matching sets it from its own module.
    */
   const scan = { forceFullScan: false };
-  function collectRoots(start: Document | ShadowRoot | Element, out: (Document | ShadowRoot | Element)[] = [], full = scan.forceFullScan): (Document | ShadowRoot | Element)[] {
+  function collectRoots(
+    start: Document | ShadowRoot | Element,
+    out: (Document | ShadowRoot | Element)[] = [],
+    full = scan.forceFullScan,
+  ): (Document | ShadowRoot | Element)[] {
     out.push(start);
     const doc = start.nodeType === 9 ? (start as Document) : (start as Element | ShadowRoot).ownerDocument!;
     if (full || start.nodeType === 11 || mayHaveShadows(doc)) {
@@ -110,7 +115,8 @@ export function refsModule(dep: Deps) {
       }
       return out;
     }
-    const frames = start.nodeType === 9 ? (start as Document).querySelectorAll('iframe,frame') : (start as Element).querySelectorAll('iframe,frame');
+    const frames =
+      start.nodeType === 9 ? (start as Document).querySelectorAll('iframe,frame') : (start as Element).querySelectorAll('iframe,frame');
     for (let i = 0; i < frames.length; i++) {
       const d = sameOriginDoc(frames[i]!);
       if (d) collectRoots(d, out, full);

@@ -10,14 +10,42 @@ export function rolesModule(dep: Deps) {
   const { TEXT, isEl, norm } = dep;
 
   const KNOWN_ROLES = new Set(
-    ('alert alertdialog application article banner blockquote button caption cell checkbox code columnheader combobox complementary contentinfo definition deletion dialog directory document emphasis feed figure form generic grid gridcell group heading img insertion link list listbox listitem log main mark marquee math menu menubar menuitem menuitemcheckbox menuitemradio meter navigation none note option paragraph presentation progressbar radio radiogroup region row rowgroup rowheader scrollbar search searchbox separator slider spinbutton status strong subscript superscript switch tab table tablist tabpanel term textbox time timer toolbar tooltip tree treegrid treeitem iframe').split(' '),
+    'alert alertdialog application article banner blockquote button caption cell checkbox code columnheader combobox complementary contentinfo definition deletion dialog directory document emphasis feed figure form generic grid gridcell group heading img insertion link list listbox listitem log main mark marquee math menu menubar menuitem menuitemcheckbox menuitemradio meter navigation none note option paragraph presentation progressbar radio radiogroup region row rowgroup rowheader scrollbar search searchbox separator slider spinbutton status strong subscript superscript switch tab table tablist tabpanel term textbox time timer toolbar tooltip tree treegrid treeitem iframe'.split(
+      ' ',
+    ),
   );
-  const INTERACTIVE = new Set('button link textbox searchbox spinbutton combobox listbox option checkbox radio switch slider tab menuitem menuitemcheckbox menuitemradio treeitem'.split(' '));
-  const CONTEXT = new Set('dialog alertdialog form navigation search region main list listbox menu menubar tablist radiogroup grid table tree treegrid group toolbar'.split(' '));
-  const NAME_FROM_CONTENT = new Set('button link checkbox radio switch option heading tab menuitem menuitemcheckbox menuitemradio treeitem cell gridcell columnheader rowheader tooltip'.split(' '));
+  const INTERACTIVE = new Set(
+    'button link textbox searchbox spinbutton combobox listbox option checkbox radio switch slider tab menuitem menuitemcheckbox menuitemradio treeitem'.split(
+      ' ',
+    ),
+  );
+  const CONTEXT = new Set(
+    'dialog alertdialog form navigation search region main list listbox menu menubar tablist radiogroup grid table tree treegrid group toolbar'.split(
+      ' ',
+    ),
+  );
+  const NAME_FROM_CONTENT = new Set(
+    'button link checkbox radio switch option heading tab menuitem menuitemcheckbox menuitemradio treeitem cell gridcell columnheader rowheader tooltip'.split(
+      ' ',
+    ),
+  );
   const TYPEABLE = new Set(['textbox', 'searchbox', 'spinbutton']);
   const SKIP_TAGS = new Set(['script', 'style', 'noscript', 'template', 'head', 'meta', 'link', 'title', 'slot-fallback']);
-  const TEXT_INPUT_TYPES = new Set(['', 'text', 'email', 'tel', 'url', 'password', 'search', 'number', 'date', 'datetime-local', 'month', 'time', 'week']);
+  const TEXT_INPUT_TYPES = new Set([
+    '',
+    'text',
+    'email',
+    'tel',
+    'url',
+    'password',
+    'search',
+    'number',
+    'date',
+    'datetime-local',
+    'month',
+    'time',
+    'week',
+  ]);
   const ROLE_TAGS: Record<string, string> = {
     button: 'button,input,summary',
     link: 'a[href],area[href]',
@@ -189,7 +217,8 @@ export function rolesModule(dep: Deps) {
       case 'math':
         return 'math';
       default:
-        if ((el as HTMLElement).isContentEditable && (el.parentElement === null || !(el.parentElement as HTMLElement).isContentEditable)) return 'textbox';
+        if ((el as HTMLElement).isContentEditable && (el.parentElement === null || !(el.parentElement as HTMLElement).isContentEditable))
+          return 'textbox';
         return 'generic';
     }
   }
@@ -245,7 +274,22 @@ export function rolesModule(dep: Deps) {
     return out;
   }
   function isInlineTag(tag: string): boolean {
-    return tag === 'span' || tag === 'b' || tag === 'i' || tag === 'em' || tag === 'strong' || tag === 'a' || tag === 'code' || tag === 'small' || tag === 'mark' || tag === 'u' || tag === 'sub' || tag === 'sup' || tag === 'abbr' || tag === 'label';
+    return (
+      tag === 'span' ||
+      tag === 'b' ||
+      tag === 'i' ||
+      tag === 'em' ||
+      tag === 'strong' ||
+      tag === 'a' ||
+      tag === 'code' ||
+      tag === 'small' ||
+      tag === 'mark' ||
+      tag === 'u' ||
+      tag === 'sub' ||
+      tag === 'sup' ||
+      tag === 'abbr' ||
+      tag === 'label'
+    );
   }
   function controlValue(el: Element): string {
     if (el.localName === 'select') {
@@ -321,5 +365,21 @@ export function rolesModule(dep: Deps) {
     return '';
   }
 
-  return { accName, isGeneric, roleOf, ROLE_TAGS, SKIP_TAGS, subtreeText, byIdIn, inputType, TEXT_INPUT_TYPES, CONTEXT, INTERACTIVE, NAME_FROM_CONTENT, TYPEABLE, controlValue, isFocusable };
+  return {
+    accName,
+    isGeneric,
+    roleOf,
+    ROLE_TAGS,
+    SKIP_TAGS,
+    subtreeText,
+    byIdIn,
+    inputType,
+    TEXT_INPUT_TYPES,
+    CONTEXT,
+    INTERACTIVE,
+    NAME_FROM_CONTENT,
+    TYPEABLE,
+    controlValue,
+    isFocusable,
+  };
 }

@@ -12,10 +12,48 @@ import type { actionabilityModule } from './actionability.js';
 import type { State } from './types.js';
 import type { Rect, RuntimeApi, RuntimeSnapshot } from './api.js';
 
-type Deps = ReturnType<typeof helpersModule> & ReturnType<typeof rolesModule> & ReturnType<typeof visibilityModule> & ReturnType<typeof refsModule> & ReturnType<typeof targetsModule> & ReturnType<typeof effectModule> & ReturnType<typeof actionabilityModule> & { state: State };
+type Deps = ReturnType<typeof helpersModule> &
+  ReturnType<typeof rolesModule> &
+  ReturnType<typeof visibilityModule> &
+  ReturnType<typeof refsModule> &
+  ReturnType<typeof targetsModule> &
+  ReturnType<typeof effectModule> &
+  ReturnType<typeof actionabilityModule> & { state: State };
 
 export function snapshotModule(dep: Deps) {
-  const { CONTEXT, INTERACTIVE, NAME_FROM_CONTENT, SKIP_TAGS, TEXT, TYPEABLE, accName, collectRoots, containsComposed, controlValue, cut, deepActive, frameOffset, hitTarget, intersect, isDisabled, isEl, isFocusable, isGeneric, norm, readChecked, refFor, rendered, resolveRef, roleOf, route, sameOriginDoc, styleOf, viewportRect, visibleRect, state } = dep;
+  const {
+    CONTEXT,
+    INTERACTIVE,
+    NAME_FROM_CONTENT,
+    SKIP_TAGS,
+    TEXT,
+    TYPEABLE,
+    accName,
+    collectRoots,
+    containsComposed,
+    controlValue,
+    cut,
+    deepActive,
+    frameOffset,
+    hitTarget,
+    intersect,
+    isDisabled,
+    isEl,
+    isFocusable,
+    isGeneric,
+    norm,
+    readChecked,
+    refFor,
+    rendered,
+    resolveRef,
+    roleOf,
+    route,
+    sameOriginDoc,
+    styleOf,
+    viewportRect,
+    visibleRect,
+    state,
+  } = dep;
 
   interface SNode {
     role: string;
@@ -62,7 +100,18 @@ export function snapshotModule(dep: Deps) {
   const SUMMARY_MIN_RUN = 8;
 
   function textNode(t: string): SNode {
-    return { role: 'text', name: '', el: null, states: '', text: t, children: [], interactive: false, context: false, offscreen: false, count: 1 };
+    return {
+      role: 'text',
+      name: '',
+      el: null,
+      states: '',
+      text: t,
+      children: [],
+      interactive: false,
+      context: false,
+      offscreen: false,
+      count: 1,
+    };
   }
 
   function walkChildren(parent: Element | ShadowRoot | Document, out: SNode[], w: WalkCtx): void {
@@ -182,11 +231,24 @@ export function snapshotModule(dep: Deps) {
     let scrolls = false;
     if (el.scrollHeight > el.clientHeight + 1 || el.scrollWidth > el.clientWidth + 1) {
       const cs = styleOf(el);
-      if ((cs.overflowY !== 'visible' || cs.overflowX !== 'visible') && el !== el.ownerDocument.documentElement && el !== el.ownerDocument.body) {
+      if (
+        (cs.overflowY !== 'visible' || cs.overflowX !== 'visible') &&
+        el !== el.ownerDocument.documentElement &&
+        el !== el.ownerDocument.body
+      ) {
         const r = el.getBoundingClientRect();
-        w.clip = intersect(w.clip, { x: r.left + w.offset.x + el.clientLeft, y: r.top + w.offset.y + el.clientTop, width: el.clientWidth, height: el.clientHeight }) ?? { x: -1e6, y: -1e6, width: 0, height: 0 };
+        w.clip = intersect(w.clip, {
+          x: r.left + w.offset.x + el.clientLeft,
+          y: r.top + w.offset.y + el.clientTop,
+          width: el.clientWidth,
+          height: el.clientHeight,
+        }) ?? { x: -1e6, y: -1e6, width: 0, height: 0 };
         const canScroll = (v: string): boolean => v === 'auto' || v === 'scroll' || v === 'overlay';
-        scrolls = el.clientWidth > 0 && el.clientHeight > 0 && ((canScroll(cs.overflowY) && el.scrollHeight > el.clientHeight + 1) || (canScroll(cs.overflowX) && el.scrollWidth > el.clientWidth + 1));
+        scrolls =
+          el.clientWidth > 0 &&
+          el.clientHeight > 0 &&
+          ((canScroll(cs.overflowY) && el.scrollHeight > el.clientHeight + 1) ||
+            (canScroll(cs.overflowX) && el.scrollWidth > el.clientWidth + 1));
       }
     }
     if (isGeneric(role) && !scrolls) {
@@ -205,11 +267,24 @@ export function snapshotModule(dep: Deps) {
     // A button or link with an empty box and nothing inside to click (an icon shown on hover) cannot
     // be acted on: listed without a ref, like a plain node.
     const unclickable = (role === 'button' || role === 'link') && (r.width === 0 || r.height === 0) && !el.firstElementChild;
-    const n: SNode = { role, name, el, states: '', children: [], interactive: !unclickable && (interactive || (isFocusable(el) && role !== 'dialog')), context, offscreen, count: 1 };
+    const n: SNode = {
+      role,
+      name,
+      el,
+      states: '',
+      children: [],
+      interactive: !unclickable && (interactive || (isFocusable(el) && role !== 'dialog')),
+      context,
+      offscreen,
+      count: 1,
+    };
     if (n.interactive || (isFocusable(el) && !unclickable) || scrollable || isFrame || (context && name)) n.ref = refFor(el, role, name);
-    n.states = statesOf(el, role, n, offscreen && (w.markEveryOffscreen || !w.inOffscreen), offscreen, tr, saved.clip, w) + (scrollable ? ' [scrollable]' : '');
+    n.states =
+      statesOf(el, role, n, offscreen && (w.markEveryOffscreen || !w.inOffscreen), offscreen, tr, saved.clip, w) +
+      (scrollable ? ' [scrollable]' : '');
     if (offscreen) w.inOffscreen = true;
-    if (TYPEABLE.has(role) || (role === 'combobox' && el.localName === 'input')) n.typeable = !(el as HTMLInputElement).readOnly && !isDisabled(el);
+    if (TYPEABLE.has(role) || (role === 'combobox' && el.localName === 'input'))
+      n.typeable = !(el as HTMLInputElement).readOnly && !isDisabled(el);
     const v = valueOf(el, role);
     if (v !== undefined) n.value = v;
     if (isFrame) {
@@ -217,15 +292,33 @@ export function snapshotModule(dep: Deps) {
       if (doc && doc.body) {
         const fr = el.getBoundingClientRect();
         const cs = styleOf(el);
-        w.offset = { x: saved.offset.x + fr.left + el.clientLeft + parseFloat(cs.paddingLeft), y: saved.offset.y + fr.top + el.clientTop + parseFloat(cs.paddingTop) };
-        w.clip = intersect(saved.clip, { x: w.offset.x, y: w.offset.y, width: el.clientWidth, height: el.clientHeight }) ?? { x: -1e6, y: -1e6, width: 0, height: 0 };
+        w.offset = {
+          x: saved.offset.x + fr.left + el.clientLeft + parseFloat(cs.paddingLeft),
+          y: saved.offset.y + fr.top + el.clientTop + parseFloat(cs.paddingTop),
+        };
+        w.clip = intersect(saved.clip, { x: w.offset.x, y: w.offset.y, width: el.clientWidth, height: el.clientHeight }) ?? {
+          x: -1e6,
+          y: -1e6,
+          width: 0,
+          height: 0,
+        };
         const labels = w.labelTexts;
         collectLabelTexts(doc, labels);
         walkChildren(doc.body, n.children, w);
       }
     } else if (el.localName === 'select') {
       for (const o of (el as HTMLSelectElement).options) {
-        const on: SNode = { role: 'option', name: norm(o.label || o.textContent), el: o, states: o.selected ? ' [selected]' : '', children: [], interactive: false, context: false, offscreen: false, count: 1 };
+        const on: SNode = {
+          role: 'option',
+          name: norm(o.label || o.textContent),
+          el: o,
+          states: o.selected ? ' [selected]' : '',
+          children: [],
+          interactive: false,
+          context: false,
+          offscreen: false,
+          count: 1,
+        };
         if (o.disabled) on.states += ' [disabled]';
         n.children.push(on);
       }
@@ -238,22 +331,39 @@ export function snapshotModule(dep: Deps) {
     out.push(n);
   }
 
-  function statesOf(el: Element, role: string, n: SNode, markOffscreen: boolean, offscreen: boolean, tr: Rect, clip: Rect, w: WalkCtx): string {
+  function statesOf(
+    el: Element,
+    role: string,
+    n: SNode,
+    markOffscreen: boolean,
+    offscreen: boolean,
+    tr: Rect,
+    clip: Rect,
+    w: WalkCtx,
+  ): string {
     let s = '';
     if (role === 'heading') {
-      const lvl = el.getAttribute('aria-level') ?? (/^h([1-6])$/.exec(el.localName)?.[1] ?? '');
+      const lvl = el.getAttribute('aria-level') ?? /^h([1-6])$/.exec(el.localName)?.[1] ?? '';
       if (lvl) s += ` [level=${lvl}]`;
     }
-    const checked = role === 'checkbox' || role === 'radio' || role === 'switch' || role === 'menuitemcheckbox' || role === 'menuitemradio' ? readChecked(el) : null;
+    const checked =
+      role === 'checkbox' || role === 'radio' || role === 'switch' || role === 'menuitemcheckbox' || role === 'menuitemradio'
+        ? readChecked(el)
+        : null;
     if (checked === true) s += ' [checked]';
     else if (checked === 'mixed') s += ' [checked=mixed]';
     const pressed = el.getAttribute('aria-pressed');
     if (pressed === 'true') s += ' [pressed]';
     else if (pressed === 'mixed') s += ' [pressed=mixed]';
     if (role === 'option' || role === 'tab' || role === 'row' || role === 'gridcell' || role === 'treeitem') {
-      if (el.getAttribute('aria-selected') === 'true' || (el.localName === 'option' && (el as HTMLOptionElement).selected)) s += ' [selected]';
+      if (el.getAttribute('aria-selected') === 'true' || (el.localName === 'option' && (el as HTMLOptionElement).selected))
+        s += ' [selected]';
     }
-    const exp = el.getAttribute('aria-expanded') ?? (el.localName === 'summary' && el.parentElement?.localName === 'details' ? String((el.parentElement as HTMLDetailsElement).open) : null);
+    const exp =
+      el.getAttribute('aria-expanded') ??
+      (el.localName === 'summary' && el.parentElement?.localName === 'details'
+        ? String((el.parentElement as HTMLDetailsElement).open)
+        : null);
     if (exp === 'true') s += ' [expanded]';
     else if (exp === 'false') s += ' [expanded=false]';
     if ((n.interactive || INTERACTIVE.has(role)) && isDisabled(el)) s += ' [disabled]';
@@ -276,9 +386,13 @@ export function snapshotModule(dep: Deps) {
       if ((el as HTMLElement).isContentEditable) return norm((el as HTMLElement).innerText);
       return el.getAttribute('aria-valuetext') ?? el.getAttribute('aria-valuenow') ?? undefined;
     }
-    if (role === 'combobox') return el.localName === 'select' ? controlValue(el) : el.getAttribute('aria-valuetext') ?? undefined;
+    if (role === 'combobox') return el.localName === 'select' ? controlValue(el) : (el.getAttribute('aria-valuetext') ?? undefined);
     if (role === 'slider' || role === 'progressbar' || role === 'meter' || role === 'scrollbar') {
-      return el.getAttribute('aria-valuetext') ?? el.getAttribute('aria-valuenow') ?? ((el as HTMLInputElement).value !== undefined ? String((el as HTMLInputElement).value) : undefined);
+      return (
+        el.getAttribute('aria-valuetext') ??
+        el.getAttribute('aria-valuenow') ??
+        ((el as HTMLInputElement).value !== undefined ? String((el as HTMLInputElement).value) : undefined)
+      );
     }
     return undefined;
   }
@@ -384,7 +498,8 @@ export function snapshotModule(dep: Deps) {
     for (const n of nodes) {
       const kids = filterTree(n.children, keep, keepAncestor);
       if (keep(n)) out.push({ ...n, children: kids, inline: n.inline, count: 1 + kids.reduce((s, k) => s + k.count, 0) });
-      else if (kids.length && keepAncestor(n)) out.push({ ...n, children: kids, inline: undefined, count: 1 + kids.reduce((s, k) => s + k.count, 0) });
+      else if (kids.length && keepAncestor(n))
+        out.push({ ...n, children: kids, inline: undefined, count: 1 + kids.reduce((s, k) => s + k.count, 0) });
       else out.push(...kids);
     }
     return out;
@@ -416,7 +531,10 @@ export function snapshotModule(dep: Deps) {
       const n = ma.length;
       const m = mb.length;
       const dp = new Uint32Array((n + 1) * (m + 1));
-      for (let i = n - 1; i >= 0; i--) for (let j = m - 1; j >= 0; j--) dp[i * (m + 1) + j] = ma[i] === mb[j] ? dp[(i + 1) * (m + 1) + j + 1]! + 1 : Math.max(dp[(i + 1) * (m + 1) + j]!, dp[i * (m + 1) + j + 1]!);
+      for (let i = n - 1; i >= 0; i--)
+        for (let j = m - 1; j >= 0; j--)
+          dp[i * (m + 1) + j] =
+            ma[i] === mb[j] ? dp[(i + 1) * (m + 1) + j + 1]! + 1 : Math.max(dp[(i + 1) * (m + 1) + j]!, dp[i * (m + 1) + j + 1]!);
       let i = 0;
       let j = 0;
       while (i < n && j < m) {
@@ -467,7 +585,14 @@ export function snapshotModule(dep: Deps) {
     return { out, added, removed };
   }
 
-  function snapshot(opts: { depth?: number; within?: string; interactiveOnly?: boolean; grep?: string; diff?: boolean; maxBytes: number }): ReturnType<RuntimeApi['snapshot']> {
+  function snapshot(opts: {
+    depth?: number;
+    within?: string;
+    interactiveOnly?: boolean;
+    grep?: string;
+    diff?: boolean;
+    maxBytes: number;
+  }): ReturnType<RuntimeApi['snapshot']> {
     const active = deepActive();
     const labelTexts = new Set<Element>();
     collectLabelTexts(document, labelTexts);
@@ -483,7 +608,18 @@ export function snapshotModule(dep: Deps) {
       }
     }
     const filtered = !!(opts.within || opts.interactiveOnly || grepRe || opts.depth !== undefined);
-    const w: WalkCtx = { clip: viewportRect(), offset: { x: 0, y: 0 }, summarize: !grepRe, active, labelTexts, occlusionBudget: OCCLUSION_CHECKS, nodes: 0, textHidden: false, inOffscreen: false, markEveryOffscreen: !!(opts.interactiveOnly || grepRe) };
+    const w: WalkCtx = {
+      clip: viewportRect(),
+      offset: { x: 0, y: 0 },
+      summarize: !grepRe,
+      active,
+      labelTexts,
+      occlusionBudget: OCCLUSION_CHECKS,
+      nodes: 0,
+      textHidden: false,
+      inOffscreen: false,
+      markEveryOffscreen: !!(opts.interactiveOnly || grepRe),
+    };
     let roots: SNode[] = [];
     if (opts.within) {
       const r = resolveRef(opts.within, undefined);
@@ -499,10 +635,19 @@ export function snapshotModule(dep: Deps) {
       walkChildren(document.body, roots, w);
     }
     roots = compact(roots);
-    if (opts.interactiveOnly) roots = filterTree(roots, (n) => !!n.ref && n.interactive, (n) => n.context || n.role === 'dialog' || n.role === 'alertdialog' || n.role === 'iframe');
+    if (opts.interactiveOnly)
+      roots = filterTree(
+        roots,
+        (n) => !!n.ref && n.interactive,
+        (n) => n.context || n.role === 'dialog' || n.role === 'alertdialog' || n.role === 'iframe',
+      );
     if (grepRe) {
       const re = grepRe;
-      roots = filterTree(roots, (n) => re.test(n.name) || re.test(n.value ?? '') || re.test(n.text ?? '') || re.test(n.inline ?? ''), () => true);
+      roots = filterTree(
+        roots,
+        (n) => re.test(n.name) || re.test(n.value ?? '') || re.test(n.text ?? '') || re.test(n.inline ?? ''),
+        () => true,
+      );
     }
     const lines: Line[] = [];
     flatten(roots, 0, lines, opts.depth ?? Infinity, opts.interactiveOnly ? compactLineOf : lineOf);
@@ -510,7 +655,11 @@ export function snapshotModule(dep: Deps) {
     const indent = opts.interactiveOnly ? ' ' : '  ';
     const texts = lines.map((l) => indent.repeat(l.depth) + l.text);
     if (texts.length === 0 && (grepRe || opts.interactiveOnly)) {
-      texts.push(grepRe ? `(nothing matches grep ${JSON.stringify(opts.grep)}${grepLiteral ? ', taken literally: it is not a valid regex' : ''})` : '(no interactive elements)');
+      texts.push(
+        grepRe
+          ? `(nothing matches grep ${JSON.stringify(opts.grep)}${grepLiteral ? ', taken literally: it is not a valid regex' : ''})`
+          : '(no interactive elements)',
+      );
     }
     const refs: Record<string, [string, string]> = {};
     collectRefs(roots, refs);
@@ -530,7 +679,10 @@ export function snapshotModule(dep: Deps) {
       }
       state.lastLines = texts;
     } else if (opts.diff) {
-      return { status: 'error', resolve: { status: 'invalid', detail: 'diff compares whole snapshots: drop within/depth/grep/interactiveOnly' } };
+      return {
+        status: 'error',
+        resolve: { status: 'invalid', detail: 'diff compares whole snapshots: drop within/depth/grep/interactiveOnly' },
+      };
     }
     // Bound the output: keep whole lines up to maxBytes, then say what was left out and how to narrow.
     let bytes = 0;

@@ -8,10 +8,37 @@ import type { visibilityModule } from './visibility.js';
 import type { refsModule } from './refs.js';
 import type { Expect, Locator, Resolve, State, Target } from './types.js';
 
-type Deps = ReturnType<typeof helpersModule> & ReturnType<typeof rolesModule> & ReturnType<typeof visibilityModule> & ReturnType<typeof refsModule> & { state: State };
+type Deps = ReturnType<typeof helpersModule> &
+  ReturnType<typeof rolesModule> &
+  ReturnType<typeof visibilityModule> &
+  ReturnType<typeof refsModule> & { state: State };
 
 export function targetsModule(dep: Deps) {
-  const { a11yVisible, accName, boxKey, collectRoots, composedParent, connected, cut, describeRef, isEl, isGeneric, norm, POLL_MS, queryAll, refFor, ROLE_TAGS, roleOf, route, scan, SKIP_TAGS, sleep, subtreeText, topRect, state } = dep;
+  const {
+    a11yVisible,
+    accName,
+    boxKey,
+    collectRoots,
+    composedParent,
+    connected,
+    cut,
+    describeRef,
+    isEl,
+    isGeneric,
+    norm,
+    POLL_MS,
+    queryAll,
+    refFor,
+    ROLE_TAGS,
+    roleOf,
+    route,
+    scan,
+    SKIP_TAGS,
+    sleep,
+    subtreeText,
+    topRect,
+    state,
+  } = dep;
 
   class Invalid extends Error {}
   // An ambiguity lists this many candidates (with refs), then counts the rest.
@@ -20,7 +47,8 @@ export function targetsModule(dep: Deps) {
   function scopeRoots(within: string | Target | undefined): (Document | ShadowRoot | Element)[] {
     if (within === undefined) return collectRoots(document);
     const r = typeof within === 'string' ? resolveRef(within, undefined) : resolveTarget(within);
-    if (r.status !== 'ok') throw new Invalid(`within: ${r.status === 'ambiguous' ? `the container matches ${r.count} elements` : r.detail}`);
+    if (r.status !== 'ok')
+      throw new Invalid(`within: ${r.status === 'ambiguous' ? `the container matches ${r.count} elements` : r.detail}`);
     const el = state.lastResolved!;
     return collectRoots(el.shadowRoot ?? el).concat(el.shadowRoot ? [el] : []);
   }
@@ -33,7 +61,8 @@ export function targetsModule(dep: Deps) {
     return n.toLowerCase().includes(want.toLowerCase());
   }
   const NAMED_SELECTOR = '[aria-label],[aria-labelledby],img[alt],input,select,textarea,[title]';
-  const INTERACTIVE_ANCESTOR = 'button,a[href],summary,[role=button],[role=link],[role=option],[role=menuitem],[role=menuitemcheckbox],[role=menuitemradio],[role=tab],[role=checkbox],[role=radio],[role=switch],[role=treeitem]';
+  const INTERACTIVE_ANCESTOR =
+    'button,a[href],summary,[role=button],[role=link],[role=option],[role=menuitem],[role=menuitemcheckbox],[role=menuitemradio],[role=tab],[role=checkbox],[role=radio],[role=switch],[role=treeitem]';
 
   /** Elements whose visible text (or accessible name) matches; innermost, promoted to an interactive ancestor. */
   function byText(roots: (Document | ShadowRoot | Element)[], want: string, exact: boolean, caseFold: boolean): Element[] {
@@ -55,7 +84,8 @@ export function targetsModule(dep: Deps) {
       return t;
     };
     const fold = caseFold || !exact;
-    const matchesText = (t: string): boolean => (exact ? (caseFold ? t.toLowerCase() === wantL : t === wantN) : t.toLowerCase().includes(wantL));
+    const matchesText = (t: string): boolean =>
+      exact ? (caseFold ? t.toLowerCase() === wantL : t === wantN) : t.toLowerCase().includes(wantL);
     // Cheap prefilter: a text node that is part of a match holds its longest word (or, for
     // contains, the whole wanted text when the match lies in one node).
     const words = (fold ? wantL : wantN).split(' ');
@@ -91,7 +121,9 @@ export function targetsModule(dep: Deps) {
     for (const e of queryAll(roots, NAMED_SELECTOR)) if (nameMatches(e, wantN, exact, caseFold)) add(e);
     let visible = found.filter((e) => a11yVisible(e));
     // Labels of a matched control are the same target, seen twice.
-    visible = visible.filter((e) => !(e.localName === 'label' && (e as HTMLLabelElement).control && seen.has((e as HTMLLabelElement).control!)));
+    visible = visible.filter(
+      (e) => !(e.localName === 'label' && (e as HTMLLabelElement).control && seen.has((e as HTMLLabelElement).control!)),
+    );
     // Innermost: drop an element when one of its descendants also matched.
     const set = new Set(visible);
     const hasMatchBelow = new Set<Element>();
@@ -120,7 +152,10 @@ export function targetsModule(dep: Deps) {
 
   function byLabel(roots: (Document | ShadowRoot | Element)[], want: string): Element[] {
     const w = norm(want).toLowerCase();
-    const controls = queryAll(roots, 'input,select,textarea,[contenteditable],[role=textbox],[role=searchbox],[role=combobox],[role=spinbutton],[role=checkbox],[role=radio],[role=switch],[role=slider],[role=listbox],[aria-label],[aria-labelledby]');
+    const controls = queryAll(
+      roots,
+      'input,select,textarea,[contenteditable],[role=textbox],[role=searchbox],[role=combobox],[role=spinbutton],[role=checkbox],[role=radio],[role=switch],[role=slider],[role=listbox],[aria-label],[aria-labelledby]',
+    );
     const exact = controls.filter((e) => {
       const role = roleOf(e);
       if (role === 'none') return false;
@@ -131,7 +166,10 @@ export function targetsModule(dep: Deps) {
 
   function byRole(roots: (Document | ShadowRoot | Element)[], role: string): Element[] {
     // Explicit roles by token; none/presentation on a focusable element falls back to the tag's role.
-    const sel = (ROLE_TAGS[role] ? ROLE_TAGS[role] + ',' : '') + `[role~=${JSON.stringify(role)} i]` + (role === 'textbox' ? ',[contenteditable]' : '');
+    const sel =
+      (ROLE_TAGS[role] ? ROLE_TAGS[role] + ',' : '') +
+      `[role~=${JSON.stringify(role)} i]` +
+      (role === 'textbox' ? ',[contenteditable]' : '');
     return queryAll(roots, sel).filter((e) => roleOf(e) === role && a11yVisible(e));
   }
 
@@ -180,7 +218,8 @@ export function targetsModule(dep: Deps) {
 
   function describeTarget(t: Target): string {
     const parts: string[] = [];
-    for (const k of ['role', 'name', 'text', 'contains', 'label', 'testId', 'css'] as const) if (t[k] !== undefined) parts.push(`${k} ${JSON.stringify(t[k])}`);
+    for (const k of ['role', 'name', 'text', 'contains', 'label', 'testId', 'css'] as const)
+      if (t[k] !== undefined) parts.push(`${k} ${JSON.stringify(t[k])}`);
     if (t.within !== undefined) parts.push(`within ${typeof t.within === 'string' ? t.within : describeTarget(t.within)}`);
     return parts.join(', ') || 'an empty target';
   }
@@ -238,7 +277,12 @@ export function targetsModule(dep: Deps) {
     }
     if (t.nth !== undefined) {
       const el = m[t.nth];
-      if (!el) return { status: 'not_found', detail: `${describeTarget(t)} matches ${m.length} element${m.length === 1 ? '' : 's'}, so nth ${t.nth} does not exist`, near: [] };
+      if (!el)
+        return {
+          status: 'not_found',
+          detail: `${describeTarget(t)} matches ${m.length} element${m.length === 1 ? '' : 's'}, so nth ${t.nth} does not exist`,
+          near: [],
+        };
       return ok(el, false);
     }
     if (m.length === 1) return ok(m[0]!, false);
@@ -256,7 +300,16 @@ export function targetsModule(dep: Deps) {
       state.lastResolved = el;
       const entry = state.refs.get(ref)!;
       entry.box = boxKey(topRect(el));
-      return { status: 'ok', ref, role, name, reresolved: true, hidden: document.visibilityState === 'hidden', docId: state.docId, route: route() };
+      return {
+        status: 'ok',
+        ref,
+        role,
+        name,
+        reresolved: true,
+        hidden: document.visibilityState === 'hidden',
+        docId: state.docId,
+        route: route(),
+      };
     }
     return {
       status: 'stale',
@@ -267,14 +320,26 @@ export function targetsModule(dep: Deps) {
   function resolveRef(ref: string, expect: Expect | undefined): Resolve {
     if (ref.startsWith('q')) {
       const q = state.queries.get(ref);
-      if (!q) return { status: 'unknown_ref', detail: `ref=${ref} is not known on this page (find/observe handles live in the page and were lost when it navigated or reloaded)` };
+      if (!q)
+        return {
+          status: 'unknown_ref',
+          detail: `ref=${ref} is not known on this page (find/observe handles live in the page and were lost when it navigated or reloaded)`,
+        };
       return resolveTarget(q.locator);
     }
     let entry = state.refs.get(ref);
     if (expect && expect.docId !== state.docId) entry = undefined;
     if (!entry) {
-      if (!expect) return { status: 'unknown_ref', detail: `ref=${ref} is not known on this page (refs belong to the document they were minted in; it navigated or reloaded since)` };
-      if (expect.route !== route()) return { status: 'stale', detail: `ref=${ref} (${expect.role} "${cut(expect.name, 60)}") was minted on ${expect.route}; the page is now on ${route()}` };
+      if (!expect)
+        return {
+          status: 'unknown_ref',
+          detail: `ref=${ref} is not known on this page (refs belong to the document they were minted in; it navigated or reloaded since)`,
+        };
+      if (expect.route !== route())
+        return {
+          status: 'stale',
+          detail: `ref=${ref} (${expect.role} "${cut(expect.name, 60)}") was minted on ${expect.route}; the page is now on ${route()}`,
+        };
       return relocate(ref, expect.role, expect.name, 'belongs to an earlier document (the page reloaded)');
     }
     const el = entry.weak.deref();
@@ -285,9 +350,22 @@ export function targetsModule(dep: Deps) {
       entry.role = role;
       entry.name = name;
       entry.box = boxKey(topRect(el));
-      return { status: 'ok', ref, role, name, reresolved: false, hidden: document.visibilityState === 'hidden', docId: state.docId, route: route() };
+      return {
+        status: 'ok',
+        ref,
+        role,
+        name,
+        reresolved: false,
+        hidden: document.visibilityState === 'hidden',
+        docId: state.docId,
+        route: route(),
+      };
     }
-    if (entry.route !== route()) return { status: 'stale', detail: `ref=${ref} (${entry.role} "${cut(entry.name, 60)}") left the page; it was on ${entry.route} and the page is now on ${route()}` };
+    if (entry.route !== route())
+      return {
+        status: 'stale',
+        detail: `ref=${ref} (${entry.role} "${cut(entry.name, 60)}") left the page; it was on ${entry.route} and the page is now on ${route()}`,
+      };
     return relocate(ref, entry.role, entry.name, 'left the DOM');
   }
 

@@ -38,7 +38,7 @@ export function visibilityModule(dep: Deps) {
   function frameOffset(doc: Document): { x: number; y: number } {
     let x = 0;
     let y = 0;
-    for (let d: Document = doc; d !== document; ) {
+    for (let d: Document = doc; d !== document;) {
       const fe = frameElementOf(d);
       if (!fe) break;
       const r = fe.getBoundingClientRect();
@@ -85,8 +85,14 @@ export function visibilityModule(dep: Deps) {
     }
     return r ? intersect(r, viewportRect()) : null;
   }
-  const boxKey = (r: Rect): string => `${Math.round(r.x * 4) / 4},${Math.round(r.y * 4) / 4},${Math.round(r.width * 4) / 4},${Math.round(r.height * 4) / 4}`;
-  const round = (r: Rect): Rect => ({ x: Math.round(r.x * 10) / 10, y: Math.round(r.y * 10) / 10, width: Math.round(r.width * 10) / 10, height: Math.round(r.height * 10) / 10 });
+  const boxKey = (r: Rect): string =>
+    `${Math.round(r.x * 4) / 4},${Math.round(r.y * 4) / 4},${Math.round(r.width * 4) / 4},${Math.round(r.height * 4) / 4}`;
+  const round = (r: Rect): Rect => ({
+    x: Math.round(r.x * 10) / 10,
+    y: Math.round(r.y * 10) / 10,
+    width: Math.round(r.width * 10) / 10,
+    height: Math.round(r.height * 10) / 10,
+  });
 
   /** Deep hit test through open shadow roots; stays within one document. */
   function deepHit(doc: Document, x: number, y: number): Element | null {
@@ -101,7 +107,7 @@ export function visibilityModule(dep: Deps) {
   /** The element that receives a pointer event at top-viewport (x, y), descending into frames towards `el`. */
   function hitTarget(el: Element, x: number, y: number): { ok: boolean; hit: Element | null } {
     const chain: Element[] = [];
-    for (let d: Document = el.ownerDocument; d !== document; ) {
+    for (let d: Document = el.ownerDocument; d !== document;) {
       const fe = frameElementOf(d);
       if (!fe) break;
       chain.unshift(fe);

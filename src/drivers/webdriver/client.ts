@@ -41,7 +41,9 @@ export type PointerAction =
   | { type: 'pointerUp'; button: number }
   | { type: 'pause'; duration: number };
 export type KeyAction = { type: 'keyDown'; value: string } | { type: 'keyUp'; value: string } | { type: 'pause'; duration: number };
-export type WheelAction = { type: 'scroll'; x: number; y: number; deltaX: number; deltaY: number; duration?: number; origin?: 'viewport' } | { type: 'pause'; duration: number };
+export type WheelAction =
+  | { type: 'scroll'; x: number; y: number; deltaX: number; deltaY: number; duration?: number; origin?: 'viewport' }
+  | { type: 'pause'; duration: number };
 
 export class WebDriverClient {
   private constructor(
@@ -54,9 +56,20 @@ export class WebDriverClient {
    * Start a session on the server at `endpoint` (http://127.0.0.1:PORT). `bidi`: ask for a BiDi
    * connection as a first choice, so a server without BiDi still matches the plain second one.
    */
-  static async newSession(endpoint: string, alwaysMatch: Record<string, unknown>, opts: { bidi?: boolean; timeoutMs?: number } = {}): Promise<WebDriverClient> {
+  static async newSession(
+    endpoint: string,
+    alwaysMatch: Record<string, unknown>,
+    opts: { bidi?: boolean; timeoutMs?: number } = {},
+  ): Promise<WebDriverClient> {
     const capabilities = opts.bidi ? { alwaysMatch, firstMatch: [{ webSocketUrl: true }, {}] } : { alwaysMatch };
-    const value = (await request(endpoint, 'POST', '/session', { capabilities }, 'new session', opts.timeoutMs ?? 60_000)) as NewSessionResult;
+    const value = (await request(
+      endpoint,
+      'POST',
+      '/session',
+      { capabilities },
+      'new session',
+      opts.timeoutMs ?? 60_000,
+    )) as NewSessionResult;
     return new WebDriverClient(endpoint, value.sessionId, value.capabilities);
   }
 
@@ -103,7 +116,12 @@ export class WebDriverClient {
     return Buffer.from(String(await this.cmd('GET', '/screenshot', undefined, 'take screenshot')), 'base64');
   }
   windowRect(): Promise<{ x: number; y: number; width: number; height: number }> {
-    return this.cmd('GET', '/window/rect', undefined, 'get window rect') as Promise<{ x: number; y: number; width: number; height: number }>;
+    return this.cmd('GET', '/window/rect', undefined, 'get window rect') as Promise<{
+      x: number;
+      y: number;
+      width: number;
+      height: number;
+    }>;
   }
   setWindowRect(r: { width: number; height: number }): Promise<unknown> {
     return this.cmd('POST', '/window/rect', r, 'set window rect');
@@ -144,7 +162,14 @@ export async function serverReady(endpoint: string): Promise<boolean> {
  * go as HTTP Basic auth, and every message shows the URL as user:***@. The deadline covers the answer's
  * body too: a server that sends headers and then stalls is given up on as well.
  */
-async function request(endpoint: string, method: string, path: string, body: unknown, name: string, timeoutMs = DEFAULT_COMMAND_TIMEOUT_MS): Promise<unknown> {
+async function request(
+  endpoint: string,
+  method: string,
+  path: string,
+  body: unknown,
+  name: string,
+  timeoutMs = DEFAULT_COMMAND_TIMEOUT_MS,
+): Promise<unknown> {
   const { url, headers } = splitCredentials(endpoint);
   const signal = AbortSignal.timeout(timeoutMs);
   let res: Response;
@@ -159,14 +184,21 @@ async function request(endpoint: string, method: string, path: string, body: unk
     text = await res.text();
   } catch (e) {
     const err = e as Error;
-    if (err.name === 'TimeoutError' || signal.aborted) throw new TargetClosedError(`${name}: no answer from the WebDriver server in ${timeoutMs} ms (browser hung or gone)`);
-    throw new TargetClosedError(`${name}: the WebDriver server at ${hideCredentials(endpoint)} is unreachable (${hideCredentials(err.message)})`);
+    if (err.name === 'TimeoutError' || signal.aborted)
+      throw new TargetClosedError(`${name}: no answer from the WebDriver server in ${timeoutMs} ms (browser hung or gone)`);
+    throw new TargetClosedError(
+      `${name}: the WebDriver server at ${hideCredentials(endpoint)} is unreachable (${hideCredentials(err.message)})`,
+    );
   }
   let json: { value?: unknown };
   try {
     json = JSON.parse(text) as { value?: unknown };
   } catch {
-    throw new PerfError({ code: 'webdriver_protocol', kind: 'environment', message: `${name}: the WebDriver server answered HTTP ${res.status} with no JSON: ${hideCredentials(text.slice(0, 200))}` });
+    throw new PerfError({
+      code: 'webdriver_protocol',
+      kind: 'environment',
+      message: `${name}: the WebDriver server answered HTTP ${res.status} with no JSON: ${hideCredentials(text.slice(0, 200))}`,
+    });
   }
   const value = json.value as { error?: string; message?: string } | null | undefined;
   // W3C WebDriver answers errors with a 4xx/5xx status; a 200 whose value has an `error` key is a

@@ -41,10 +41,38 @@ import { WebDriverPerfSession } from './perf-session.js';
 const MISSING = '__rehearse_runtime_missing__';
 // W3C key codes (WebDriver "keyboard actions" table) for the named keys of src/drivers/keys.ts.
 const W3C_KEYS: Record<string, string> = {
-  Enter: '\uE007', Escape: '\uE00C', Tab: '\uE004', Backspace: '\uE003', Delete: '\uE017', Insert: '\uE016',
-  ArrowUp: '\uE013', ArrowDown: '\uE015', ArrowLeft: '\uE012', ArrowRight: '\uE014', Home: '\uE011', End: '\uE010',
-  PageUp: '\uE00E', PageDown: '\uE00F', ' ': ' ', Shift: '\uE008', Control: '\uE009', Alt: '\uE00A', Meta: '\uE03D', ContextMenu: '\uE03C',
-  F1: '\uE031', F2: '\uE032', F3: '\uE033', F4: '\uE034', F5: '\uE035', F6: '\uE036', F7: '\uE037', F8: '\uE038', F9: '\uE039', F10: '\uE03A', F11: '\uE03B', F12: '\uE03C',
+  Enter: '\uE007',
+  Escape: '\uE00C',
+  Tab: '\uE004',
+  Backspace: '\uE003',
+  Delete: '\uE017',
+  Insert: '\uE016',
+  ArrowUp: '\uE013',
+  ArrowDown: '\uE015',
+  ArrowLeft: '\uE012',
+  ArrowRight: '\uE014',
+  Home: '\uE011',
+  End: '\uE010',
+  PageUp: '\uE00E',
+  PageDown: '\uE00F',
+  ' ': ' ',
+  Shift: '\uE008',
+  Control: '\uE009',
+  Alt: '\uE00A',
+  Meta: '\uE03D',
+  ContextMenu: '\uE03C',
+  F1: '\uE031',
+  F2: '\uE032',
+  F3: '\uE033',
+  F4: '\uE034',
+  F5: '\uE035',
+  F6: '\uE036',
+  F7: '\uE037',
+  F8: '\uE038',
+  F9: '\uE039',
+  F10: '\uE03A',
+  F11: '\uE03B',
+  F12: '\uE03C',
 };
 const MODIFIER_KEY: Record<Modifier, string> = { control: '\uE009', shift: '\uE008', alt: '\uE00A', meta: '\uE03D' };
 const BUTTON: Record<NonNullable<ClickOptions['button']>, number> = { left: 0, middle: 1, right: 2 };
@@ -52,7 +80,12 @@ const BUTTON: Record<NonNullable<ClickOptions['button']>, number> = { left: 0, m
 const DEFAULT_DRAG_STEPS = 10;
 
 function unsupported(what: string): PerfError {
-  return new PerfError({ code: 'unsupported_on_driver', kind: 'usage', message: `${what} is not available on the webdriver driver yet`, suggestion: 'run this on the cdp driver (browser.driver: cdp)' });
+  return new PerfError({
+    code: 'unsupported_on_driver',
+    kind: 'usage',
+    message: `${what} is not available on the webdriver driver yet`,
+    suggestion: 'run this on the cdp driver (browser.driver: cdp)',
+  });
 }
 
 /** The W3C key value of a key name ("Enter", "a", "F5"). */
@@ -98,9 +131,31 @@ export class WebDriverPageDriver implements HostPage {
       },
       hover: (x, y) => this.pointerActions([], this.moveTo(x, y)),
       drag: (from, to, opts) => this.drag(from, to, opts?.steps ?? DEFAULT_DRAG_STEPS, opts?.modifiers ?? []),
-      wheel: (x, y, deltaX, deltaY) => this.actions([{ type: 'wheel', id: 'wheel', actions: [{ type: 'scroll', x: Math.round(x), y: Math.round(y), deltaX: Math.round(deltaX), deltaY: Math.round(deltaY), origin: 'viewport' }] }]),
+      wheel: (x, y, deltaX, deltaY) =>
+        this.actions([
+          {
+            type: 'wheel',
+            id: 'wheel',
+            actions: [
+              {
+                type: 'scroll',
+                x: Math.round(x),
+                y: Math.round(y),
+                deltaX: Math.round(deltaX),
+                deltaY: Math.round(deltaY),
+                origin: 'viewport',
+              },
+            ],
+          },
+        ]),
       pressKey: (key, modifiers = [], repeat = 1) => this.pressKey(key, modifiers, repeat),
-      typeText: (text) => this.keys([...text].flatMap((ch): KeyAction[] => [{ type: 'keyDown', value: ch }, { type: 'keyUp', value: ch }])),
+      typeText: (text) =>
+        this.keys(
+          [...text].flatMap((ch): KeyAction[] => [
+            { type: 'keyDown', value: ch },
+            { type: 'keyUp', value: ch },
+          ]),
+        ),
       // One edit with its input events, like an IME commit.
       insertText: (text) => this.evaluate(`document.execCommand('insertText', false, ${JSON.stringify(text)})`).then(() => undefined),
       selectAll: () => this.pressKey('a', ['control'], 1),
@@ -108,7 +163,10 @@ export class WebDriverPageDriver implements HostPage {
     this.emulation = {
       applyViewport: (v) => this.applyViewport(v),
       clear: async () => undefined,
-      readViewport: () => this.evaluate<ViewportReadBack>(`({ width: innerWidth, height: innerHeight, dpr: devicePixelRatio, touch: navigator.maxTouchPoints > 0, screenWidth: screen.width, screenHeight: screen.height, userAgent: navigator.userAgent })`),
+      readViewport: () =>
+        this.evaluate<ViewportReadBack>(
+          `({ width: innerWidth, height: innerHeight, dpr: devicePixelRatio, touch: navigator.maxTouchPoints > 0, screenWidth: screen.width, screenHeight: screen.height, userAgent: navigator.userAgent })`,
+        ),
       viewportOverridden: () => false,
       browserUserAgent: () => this.userAgent.replace('HeadlessChrome/', 'Chrome/'),
       setUserAgent: () => Promise.reject(unsupported('a user agent override')),
@@ -119,18 +177,22 @@ export class WebDriverPageDriver implements HostPage {
         this.pointerAt = undefined;
         return this.guard(this.client.refresh(opts.timeoutMs)).then(() => this.hookDocument());
       },
-      back: (timeoutMs) => this.back(timeoutMs).then(async (r) => {
-        this.pointerAt = undefined;
-        await this.hookDocument();
-        return r;
-      }),
+      back: (timeoutMs) =>
+        this.back(timeoutMs).then(async (r) => {
+          this.pointerAt = undefined;
+          await this.hookDocument();
+          return r;
+        }),
       // WebDriver classic reports no navigation events: an action that leaves the document shows as
       // a detached settle instead (page_navigated), and the next step sees the new page.
       watch: (): NavigationWatch => ({ requested: undefined, sameDocument: false, loaded: true, stop: () => undefined }),
     };
     this.capture = {
       screenshot: (opts) => this.screenshot(opts),
-      geometry: () => this.evaluate(`({ contentWidth: document.documentElement.scrollWidth, contentHeight: document.documentElement.scrollHeight, scrollX: scrollX, scrollY: scrollY })`),
+      geometry: () =>
+        this.evaluate(
+          `({ contentWidth: document.documentElement.scrollWidth, contentHeight: document.documentElement.scrollHeight, scrollX: scrollX, scrollY: scrollY })`,
+        ),
       console: (q) => this.readCapture<ConsoleRead>(readConsoleSource(q)),
       exceptions: (q) => this.readCapture<ExceptionRead>(readExceptionsSource(q)),
       pendingRequests: () => this.evaluate<PendingRequest[]>(PENDING_REQUESTS_SOURCE),
@@ -185,7 +247,10 @@ export class WebDriverPageDriver implements HostPage {
   private settleReports(): Promise<SettleReports | undefined> {
     if (!this.runsCommandsAtOnce) return Promise.resolve(undefined);
     // No loopback port to listen on: the settle command answers, as on any other engine.
-    this.reportsStarting ??= SettleReports.start().then((r) => (this.reports = r), () => undefined);
+    this.reportsStarting ??= SettleReports.start().then(
+      (r) => (this.reports = r),
+      () => undefined,
+    );
     return this.reportsStarting;
   }
 
@@ -201,14 +266,22 @@ export class WebDriverPageDriver implements HostPage {
     return this.reports?.received ?? 0;
   }
 
-  async call<M extends RuntimeMethod>(method: M, args: Parameters<RuntimeApi[M]>, opts: RuntimeCallOptions = {}): Promise<Awaited<ReturnType<RuntimeApi[M]>>> {
+  async call<M extends RuntimeMethod>(
+    method: M,
+    args: Parameters<RuntimeApi[M]>,
+    opts: RuntimeCallOptions = {},
+  ): Promise<Awaited<ReturnType<RuntimeApi[M]>>> {
     const body = `const r = globalThis[Symbol.for('rehearse.runtime')]; if (!r || r.version !== arguments[0]) return ${JSON.stringify(MISSING)}; return r.call(arguments[1], arguments[2]);`;
     const armed = this.armedSeq;
     this.armedSeq = undefined;
     let sent: readonly unknown[] = args;
     let arming: number | undefined;
     const gateOpts: unknown = sent[1];
-    const settleOnInput = method === 'gate' && typeof gateOpts === 'object' && gateOpts !== null && (gateOpts as { settleOnInput?: boolean }).settleOnInput === true;
+    const settleOnInput =
+      method === 'gate' &&
+      typeof gateOpts === 'object' &&
+      gateOpts !== null &&
+      (gateOpts as { settleOnInput?: boolean }).settleOnInput === true;
     const reports = settleOnInput ? await this.settleReports() : this.reports;
     if (settleOnInput && reports) {
       arming = ++this.reportSeq;
@@ -221,20 +294,39 @@ export class WebDriverPageDriver implements HostPage {
       let value: unknown;
       try {
         const callArgs = [RUNTIME_VERSION, method, sent];
-        value = await this.guard(racing ? this.raceReport(racing.reports, racing.seq, body, callArgs, opts.timeoutMs) : this.client.execute<unknown>(body, callArgs, opts.timeoutMs));
+        value = await this.guard(
+          racing
+            ? this.raceReport(racing.reports, racing.seq, body, callArgs, opts.timeoutMs)
+            : this.client.execute<unknown>(body, callArgs, opts.timeoutMs),
+        );
       } catch (e) {
         if (e instanceof WebDriverError && /unload|navigat|detached|no such frame/i.test(e.detail)) {
-          throw new PerfError({ code: 'page_navigated', kind: 'failed', message: `the page navigated or reloaded while ${method} was running`, suggestion: 'wait for the navigation (wait_for) and run snap again', cause: e });
+          throw new PerfError({
+            code: 'page_navigated',
+            kind: 'failed',
+            message: `the page navigated or reloaded while ${method} was running`,
+            suggestion: 'wait for the navigation (wait_for) and run snap again',
+            cause: e,
+          });
         }
         throw e;
       }
       if (value === MISSING) {
-        if (attempt > 0) throw new PerfError({ code: 'runtime_missing', kind: 'environment', message: 'could not install the page runtime in this document' });
+        if (attempt > 0)
+          throw new PerfError({
+            code: 'runtime_missing',
+            kind: 'environment',
+            message: 'could not install the page runtime in this document',
+          });
         await this.installRuntime();
         continue;
       }
       if (value && typeof value === 'object' && (value as { status?: string }).status === 'runtime_error') {
-        throw new PerfError({ code: 'runtime_error', kind: 'failed', message: `page runtime ${method} failed: ${String((value as { detail?: string }).detail).split('\n')[0]}` });
+        throw new PerfError({
+          code: 'runtime_error',
+          kind: 'failed',
+          message: `page runtime ${method} failed: ${String((value as { detail?: string }).detail).split('\n')[0]}`,
+        });
       }
       if (arming !== undefined) this.armedSeq = arming;
       return value as Awaited<ReturnType<RuntimeApi[M]>>;
@@ -242,7 +334,13 @@ export class WebDriverPageDriver implements HostPage {
   }
 
   /** The settle command, or the page's own report of the same settle when that comes first. */
-  private async raceReport(reports: SettleReports, seq: number, body: string, args: unknown[], timeoutMs: number | undefined): Promise<unknown> {
+  private async raceReport(
+    reports: SettleReports,
+    seq: number,
+    body: string,
+    args: unknown[],
+    timeoutMs: number | undefined,
+  ): Promise<unknown> {
     const reply = this.client.execute<unknown>(body, args, timeoutMs);
     const wait = reports.wait(seq);
     try {
@@ -259,7 +357,8 @@ export class WebDriverPageDriver implements HostPage {
       // Indirect eval: the expression runs in the page's global scope; a promise it yields is awaited.
       return await this.guard(this.client.execute<T>('return (0, eval)(arguments[0]);', [expression], opts.timeoutMs));
     } catch (e) {
-      if (e instanceof WebDriverError && e.error === 'javascript error') throw new PerfError({ code: 'evaluate_failed', kind: 'failed', message: `page script threw: ${e.detail.split('\n')[0]}` });
+      if (e instanceof WebDriverError && e.error === 'javascript error')
+        throw new PerfError({ code: 'evaluate_failed', kind: 'failed', message: `page script threw: ${e.detail.split('\n')[0]}` });
       throw e;
     }
   }
@@ -269,10 +368,18 @@ export class WebDriverPageDriver implements HostPage {
       if (t === 'function' || t === 'symbol' || (v && typeof v === 'object' && 'nodeType' in v)) return { kind: 'opaque', type: t === 'object' ? 'node' : t, description: String(v).slice(0, 200) };
       return { kind: 'value', value: v, type: t };`;
     try {
-      return await this.guard(this.client.execute<EvaluateOutcome>(`return (async () => { ${body} })();`, [expression], Math.max(1, opts.deadline - Date.now())));
+      return await this.guard(
+        this.client.execute<EvaluateOutcome>(`return (async () => { ${body} })();`, [expression], Math.max(1, opts.deadline - Date.now())),
+      );
     } catch (e) {
-      if (e instanceof WebDriverError && e.error === 'javascript error') throw new PerfError({ code: 'evaluate_failed', kind: 'failed', message: `evaluate: the expression threw: ${e.detail.split('\n')[0]}` });
-      if (e instanceof WebDriverError && e.error === 'script timeout') throw new PerfError({ code: 'timeout', kind: 'failed', message: `evaluate: the expression still ran after ${opts.timeoutMs} ms` });
+      if (e instanceof WebDriverError && e.error === 'javascript error')
+        throw new PerfError({
+          code: 'evaluate_failed',
+          kind: 'failed',
+          message: `evaluate: the expression threw: ${e.detail.split('\n')[0]}`,
+        });
+      if (e instanceof WebDriverError && e.error === 'script timeout')
+        throw new PerfError({ code: 'timeout', kind: 'failed', message: `evaluate: the expression still ran after ${opts.timeoutMs} ms` });
       throw e;
     }
   }
@@ -391,8 +498,17 @@ export class WebDriverPageDriver implements HostPage {
   }
 
   private async drag(from: Point, to: Point, steps: number, modifiers: readonly Modifier[]): Promise<{ html5: boolean }> {
-    const pointer: PointerAction[] = [{ type: 'pointerMove', x: Math.round(from.x), y: Math.round(from.y), origin: 'viewport' }, { type: 'pointerDown', button: 0 }];
-    for (let i = 1; i <= steps; i++) pointer.push({ type: 'pointerMove', x: Math.round(from.x + ((to.x - from.x) * i) / steps), y: Math.round(from.y + ((to.y - from.y) * i) / steps), origin: 'viewport' });
+    const pointer: PointerAction[] = [
+      { type: 'pointerMove', x: Math.round(from.x), y: Math.round(from.y), origin: 'viewport' },
+      { type: 'pointerDown', button: 0 },
+    ];
+    for (let i = 1; i <= steps; i++)
+      pointer.push({
+        type: 'pointerMove',
+        x: Math.round(from.x + ((to.x - from.x) * i) / steps),
+        y: Math.round(from.y + ((to.y - from.y) * i) / steps),
+        origin: 'viewport',
+      });
     pointer.push({ type: 'pointerUp', button: 0 });
     await this.pointerActions(modifiers, pointer);
     return { html5: false };
@@ -412,7 +528,8 @@ export class WebDriverPageDriver implements HostPage {
   private async applyViewport(v: ViewportSpec): Promise<void> {
     this.pointerAt = undefined;
     const now = await this.evaluate<{ dpr: number }>('({ dpr: devicePixelRatio })');
-    if (v.mobile || v.touch || Math.abs(now.dpr - v.dpr) > 1e-6) throw unsupported(`emulating ${v.mobile ? 'a mobile device' : v.touch ? 'touch' : `pixel ratio ${v.dpr}`}`);
+    if (v.mobile || v.touch || Math.abs(now.dpr - v.dpr) > 1e-6)
+      throw unsupported(`emulating ${v.mobile ? 'a mobile device' : v.touch ? 'touch' : `pixel ratio ${v.dpr}`}`);
     const rect = await this.guard(this.client.windowRect());
     const inner = await this.evaluate<{ w: number; h: number }>('({ w: innerWidth, h: innerHeight })');
     await this.guard(this.client.setWindowRect({ width: v.width + (rect.width - inner.w), height: v.height + (rect.height - inner.h) }));
@@ -425,7 +542,13 @@ export class WebDriverPageDriver implements HostPage {
     try {
       await this.guard(this.client.navigate(url, timeoutMs + 2000));
     } catch (e) {
-      if (e instanceof WebDriverError) throw new PerfError({ code: 'navigation_failed', kind: 'environment', message: `could not open ${url}: ${e.detail.split('\n')[0]}`, suggestion: 'check that the app is running and the path exists' });
+      if (e instanceof WebDriverError)
+        throw new PerfError({
+          code: 'navigation_failed',
+          kind: 'environment',
+          message: `could not open ${url}: ${e.detail.split('\n')[0]}`,
+          suggestion: 'check that the app is running and the path exists',
+        });
       throw e;
     }
     const sameDocument = before !== '' && before.split('#')[0] === url.split('#')[0] && url.includes('#');
@@ -433,15 +556,21 @@ export class WebDriverPageDriver implements HostPage {
     return { url, newDocument: !sameDocument };
   }
 
-  private async back(timeoutMs: number): Promise<{ status: 'committed'; kind: 'same-document' | 'new-document' } | { status: 'no_history' }> {
+  private async back(
+    timeoutMs: number,
+  ): Promise<{ status: 'committed'; kind: 'same-document' | 'new-document' } | { status: 'no_history' }> {
     // A marker on the current document tells a same-document step back (it survives) from a new one.
     const marker = `__rehearse_doc_${Math.random().toString(36).slice(2)}`;
-    const { url, length } = await this.evaluate<{ url: string; length: number }>(`(globalThis[${JSON.stringify(marker)}] = true, { url: location.href, length: history.length })`);
+    const { url, length } = await this.evaluate<{ url: string; length: number }>(
+      `(globalThis[${JSON.stringify(marker)}] = true, { url: location.href, length: history.length })`,
+    );
     if (length <= 1) return { status: 'no_history' };
     await this.guard(this.client.back());
     const deadline = Date.now() + timeoutMs;
     for (;;) {
-      const now = await this.evaluate<{ url: string; same: boolean }>(`({ url: location.href, same: globalThis[${JSON.stringify(marker)}] === true })`).catch(() => undefined);
+      const now = await this.evaluate<{ url: string; same: boolean }>(
+        `({ url: location.href, same: globalThis[${JSON.stringify(marker)}] === true })`,
+      ).catch(() => undefined);
       if (now && (!now.same || now.url !== url)) return { status: 'committed', kind: now.same ? 'same-document' : 'new-document' };
       if (Date.now() > deadline) return { status: 'no_history' };
       await new Promise((r) => setTimeout(r, 50));
@@ -457,8 +586,13 @@ export class WebDriverPageDriver implements HostPage {
     if (opts.format !== 'png') throw unsupported('a JPEG screenshot');
     if (!opts.clip) return this.guard(this.client.screenshot());
     const c = opts.clip;
-    const view = await this.evaluate<{ sx: number; sy: number; w: number; h: number; dpr: number }>('({ sx: scrollX, sy: scrollY, w: innerWidth, h: innerHeight, dpr: devicePixelRatio })');
-    if (c.width > view.w || c.height > view.h) throw unsupported(`a screenshot of ${Math.round(c.width)}×${Math.round(c.height)} px, larger than the ${view.w}×${view.h} viewport (fullPage)`);
+    const view = await this.evaluate<{ sx: number; sy: number; w: number; h: number; dpr: number }>(
+      '({ sx: scrollX, sy: scrollY, w: innerWidth, h: innerHeight, dpr: devicePixelRatio })',
+    );
+    if (c.width > view.w || c.height > view.h)
+      throw unsupported(
+        `a screenshot of ${Math.round(c.width)}×${Math.round(c.height)} px, larger than the ${view.w}×${view.h} viewport (fullPage)`,
+      );
     const inView = c.x >= view.sx && c.y >= view.sy && c.x + c.width <= view.sx + view.w && c.y + c.height <= view.sy + view.h;
     const sx = inView ? view.sx : Math.max(0, c.x + c.width - view.w);
     const sy = inView ? view.sy : Math.max(0, c.y + c.height - view.h);
@@ -467,7 +601,12 @@ export class WebDriverPageDriver implements HostPage {
       // Where the page really went (it may not scroll that far): the clip is cut relative to it.
       const at = inView ? { sx, sy } : await this.evaluate<{ sx: number; sy: number }>('({ sx: scrollX, sy: scrollY })');
       const png = await this.guard(this.client.screenshot());
-      const cut = cropPng(png, { x: (c.x - at.sx) * view.dpr, y: (c.y - at.sy) * view.dpr, width: c.width * view.dpr, height: c.height * view.dpr });
+      const cut = cropPng(png, {
+        x: (c.x - at.sx) * view.dpr,
+        y: (c.y - at.sy) * view.dpr,
+        width: c.width * view.dpr,
+        height: c.height * view.dpr,
+      });
       if (!cut) throw unsupported('cutting this screenshot (the browser wrote a PNG other than 8-bit RGB/RGBA)');
       return cut;
     } finally {

@@ -7,9 +7,29 @@
  * counters: coverage names each as missing.
  */
 import { randomBytes } from 'node:crypto';
-import { BEGIN_MARK, END_MARK, checkBeginOptions, sessionWithout, type MissingReasons, type PerfBeginOptions, type PerfMode, type PerfRecorder, type ProbeSupport, type RawSession, type SessionEnv, type SessionMark } from '../measure.js';
+import {
+  BEGIN_MARK,
+  END_MARK,
+  checkBeginOptions,
+  sessionWithout,
+  type MissingReasons,
+  type PerfBeginOptions,
+  type PerfMode,
+  type PerfRecorder,
+  type ProbeSupport,
+  type RawSession,
+  type SessionEnv,
+  type SessionMark,
+} from '../measure.js';
 import { contentProcesses, cpuBetween, type ContentProcess } from './proc.js';
-import { markSource, perfProbeFlushSource, perfProbeSource, perfProbeStopSource, type ProbeFlush, ProbeReadings } from '../runtime/perf-probe.js';
+import {
+  markSource,
+  perfProbeFlushSource,
+  perfProbeSource,
+  perfProbeStopSource,
+  type ProbeFlush,
+  ProbeReadings,
+} from '../runtime/perf-probe.js';
 
 /** What the session needs of the page: evaluate, the browser the server reported, and the local server's pid if any. */
 export interface ProbePage {
@@ -57,7 +77,11 @@ export class WebDriverPerfSession implements PerfRecorder {
     const after = this.page.serverPid !== undefined ? contentProcesses(this.page.serverPid) : undefined;
     const endedAt = Date.now();
     const durationMs = endedAt - this.startedAt;
-    const missing: MissingReasons = { trace: `the Chromium trace is ${WHY}`, counters: `Performance counters are ${WHY}`, ...(this.opts.mode === 'attribution' ? { profile: `the CPU profile is ${WHY}` } : {}) };
+    const missing: MissingReasons = {
+      trace: `the Chromium trace is ${WHY}`,
+      counters: `Performance counters are ${WHY}`,
+      ...(this.opts.mode === 'attribution' ? { profile: `the CPU profile is ${WHY}` } : {}),
+    };
     const probe = new ProbeReadings(this.token);
     let support: ProbeSupport | undefined;
     let probeMissing: string | undefined;
@@ -67,16 +91,27 @@ export class WebDriverPerfSession implements PerfRecorder {
       if (flush) {
         probe.takeFlush(flush);
         support = flush.support;
-      } else probeMissing = 'the in-page probe is gone (the page navigated during the window; over WebDriver its entries go with the old document)';
+      } else
+        probeMissing =
+          'the in-page probe is gone (the page navigated during the window; over WebDriver its entries go with the old document)';
     } catch (e) {
       probeMissing = `could not read the in-page probe: ${(e as Error).message}`;
     }
     let usage: RawSession['process'];
-    if (this.page.serverPid === undefined) missing.process = 'the WebDriver server is not one this harness started, so its processes cannot be read';
+    if (this.page.serverPid === undefined)
+      missing.process = 'the WebDriver server is not one this harness started, so its processes cannot be read';
     else if (!this.processesBefore || !after) missing.process = '/proc could not be read';
     else if (after.length === 0) missing.process = 'no web content process was found under the WebDriver server';
     else usage = { cpuMs: cpuBetween(this.processesBefore, after), maxRssBytes: Math.max(...after.map((p) => p.maxRssBytes)) };
-    const env = await this.readEnv().catch((): SessionEnv => ({ browser: 'unknown', userAgent: '', headless: false, viewport: { width: 0, height: 0, dpr: 1, mobile: false }, cpuThrottle: 1, cpuThrottleSource: 'default', url: '' }));
+    const env = await this.readEnv().catch((): SessionEnv => ({
+      browser: 'unknown',
+      userAgent: '',
+      headless: false,
+      viewport: { width: 0, height: 0, dpr: 1, mobile: false },
+      cpuThrottle: 1,
+      cpuThrottleSource: 'default',
+      url: '',
+    }));
     await this.dispose();
     return sessionWithout({
       token: this.token,

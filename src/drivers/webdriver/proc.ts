@@ -58,7 +58,9 @@ function maxRss(pid: number): number {
 export function contentProcesses(rootPid: number): ContentProcess[] | undefined {
   let pids: number[];
   try {
-    pids = readdirSync('/proc').filter((d) => /^\d+$/.test(d)).map(Number);
+    pids = readdirSync('/proc')
+      .filter((d) => /^\d+$/.test(d))
+      .map(Number);
   } catch {
     return undefined;
   }
@@ -68,11 +70,13 @@ export function contentProcesses(rootPid: number): ContentProcess[] | undefined 
     if (e) entries.set(pid, e);
   }
   const under = (pid: number): boolean => {
-    for (let p = entries.get(pid)?.ppid, hops = 0; p !== undefined && p > 1 && hops < 64; p = entries.get(p)?.ppid, hops++) if (p === rootPid) return true;
+    for (let p = entries.get(pid)?.ppid, hops = 0; p !== undefined && p > 1 && hops < 64; p = entries.get(p)?.ppid, hops++)
+      if (p === rootPid) return true;
     return false;
   };
   const out: ContentProcess[] = [];
-  for (const [pid, e] of entries) if (isContentProcess(pid, e.comm) && under(pid)) out.push({ pid, cpuMs: e.cpuMs, maxRssBytes: maxRss(pid) });
+  for (const [pid, e] of entries)
+    if (isContentProcess(pid, e.comm) && under(pid)) out.push({ pid, cpuMs: e.cpuMs, maxRssBytes: maxRss(pid) });
   return out;
 }
 

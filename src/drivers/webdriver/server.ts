@@ -30,8 +30,16 @@ export interface WebDriverServer {
 
 export const SERVER_BINARIES: Record<WebDriverServerKind, { bin: string; install: string; needs: string }> = {
   chromedriver: { bin: 'chromedriver', install: 'apt-get install chromium-driver', needs: 'driver: webdriver with Chromium' },
-  webkit: { bin: 'WebKitWebDriver', install: 'apt-get install webkit2gtk-driver xvfb', needs: 'engine: webkit and app.desktop with driver webkit' },
-  tauri: { bin: 'tauri-driver', install: 'cargo install tauri-driver (or npm install --save-dev @crabnebula/tauri-driver), and apt-get install webkit2gtk-driver xvfb', needs: 'app.desktop with driver tauri' },
+  webkit: {
+    bin: 'WebKitWebDriver',
+    install: 'apt-get install webkit2gtk-driver xvfb',
+    needs: 'engine: webkit and app.desktop with driver webkit',
+  },
+  tauri: {
+    bin: 'tauri-driver',
+    install: 'cargo install tauri-driver (or npm install --save-dev @crabnebula/tauri-driver), and apt-get install webkit2gtk-driver xvfb',
+    needs: 'app.desktop with driver tauri',
+  },
 };
 // 20 s: WebKitWebDriver answers /status within a second; a loaded 2-core machine can take several.
 const START_TIMEOUT_MS = 20_000;
@@ -73,13 +81,19 @@ function npmTauriDriver(cwd: string): string | undefined {
  * only) the npm package. A path ending in .js is a Node script.
  */
 export function findServerBinary(kind: WebDriverServerKind, cwd = process.cwd()): string | undefined {
-  if (kind === 'tauri' && process.env.TAURI_DRIVER) return isExecutable(process.env.TAURI_DRIVER) || process.env.TAURI_DRIVER.endsWith('.js') ? process.env.TAURI_DRIVER : undefined;
+  if (kind === 'tauri' && process.env.TAURI_DRIVER)
+    return isExecutable(process.env.TAURI_DRIVER) || process.env.TAURI_DRIVER.endsWith('.js') ? process.env.TAURI_DRIVER : undefined;
   return findExecutable(SERVER_BINARIES[kind].bin) ?? (kind === 'tauri' ? npmTauriDriver(cwd) : undefined);
 }
 
 function missing(kind: WebDriverServerKind): PerfError {
   const { bin, install, needs } = SERVER_BINARIES[kind];
-  return new PerfError({ code: 'webdriver_missing', kind: 'environment', message: `${bin} is not installed (needed for ${needs})`, suggestion: `install it: ${install}` });
+  return new PerfError({
+    code: 'webdriver_missing',
+    kind: 'environment',
+    message: `${bin} is not installed (needed for ${needs})`,
+    suggestion: `install it: ${install}`,
+  });
 }
 
 function freePort(): Promise<number> {
@@ -130,7 +144,12 @@ async function startXvfb(): Promise<{ display: string; proc: ChildProcess }> {
     }
     await killGroup(proc);
   }
-  throw new PerfError({ code: 'xvfb_failed', kind: 'environment', message: 'could not start Xvfb for WebKit (no free display between :90 and :140)', suggestion: 'set DISPLAY to a running X server, or install xvfb' });
+  throw new PerfError({
+    code: 'xvfb_failed',
+    kind: 'environment',
+    message: 'could not start Xvfb for WebKit (no free display between :90 and :140)',
+    suggestion: 'set DISPLAY to a running X server, or install xvfb',
+  });
 }
 
 async function serverArgs(kind: WebDriverServerKind, port: number): Promise<string[]> {
@@ -151,7 +170,10 @@ async function serverArgs(kind: WebDriverServerKind, port: number): Promise<stri
  * Start `kind` on a free loopback port and wait until it answers /status. `logFile`: where the
  * server's output is also appended (a `perf start` session shows it in `perf logs`).
  */
-export async function startWebDriverServer(kind: WebDriverServerKind, opts: { cwd?: string; logFile?: string } = {}): Promise<WebDriverServer> {
+export async function startWebDriverServer(
+  kind: WebDriverServerKind,
+  opts: { cwd?: string; logFile?: string } = {},
+): Promise<WebDriverServer> {
   const bin = findServerBinary(kind, opts.cwd);
   if (!bin) throw missing(kind);
   const port = await freePort();
@@ -182,7 +204,11 @@ export async function startWebDriverServer(kind: WebDriverServerKind, opts: { cw
   while (!(await serverReady(endpoint))) {
     if (proc.exitCode !== null || Date.now() > deadline) {
       await close();
-      throw new PerfError({ code: 'webdriver_start_failed', kind: 'environment', message: `${SERVER_BINARIES[kind].bin} did not start on ${endpoint}${proc.exitCode !== null ? ` (exit ${proc.exitCode})` : ''}: ${tail.trim().split('\n').pop() ?? 'no output'}` });
+      throw new PerfError({
+        code: 'webdriver_start_failed',
+        kind: 'environment',
+        message: `${SERVER_BINARIES[kind].bin} did not start on ${endpoint}${proc.exitCode !== null ? ` (exit ${proc.exitCode})` : ''}: ${tail.trim().split('\n').pop() ?? 'no output'}`,
+      });
     }
     await new Promise((r) => setTimeout(r, START_POLL_MS));
   }

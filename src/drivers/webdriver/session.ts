@@ -36,22 +36,44 @@ export interface WebDriverPage {
 }
 
 // The same flags the CDP driver launches Chromium with on this kind of machine.
-const CHROME_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--window-size=1280,800'];
+const CHROME_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--window-size=1280,800',
+];
 // Long enough for a runtime call that waits (expect, the gate): each caps its own wait below this.
 const SCRIPT_TIMEOUT_MS = 120_000;
 
 function capabilities(o: WebDriverPageOptions): Record<string, unknown> {
   switch (o.kind) {
     case 'chromedriver':
-      return { browserName: 'chrome', 'goog:chromeOptions': { ...(o.chromePath ? { binary: o.chromePath } : {}), args: [...CHROME_ARGS, ...(o.headless === false ? [] : ['--headless'])] } };
+      return {
+        browserName: 'chrome',
+        'goog:chromeOptions': {
+          ...(o.chromePath ? { binary: o.chromePath } : {}),
+          args: [...CHROME_ARGS, ...(o.headless === false ? [] : ['--headless'])],
+        },
+      };
     case 'tauri':
       // tauri-driver turns this into webkitgtk:browserOptions on Linux (and its own on Windows/macOS).
-      if (!o.desktop) throw new PerfError({ code: 'invalid_options', message: 'tauri-driver drives a desktop app: give app.desktop.binary' });
+      if (!o.desktop)
+        throw new PerfError({ code: 'invalid_options', message: 'tauri-driver drives a desktop app: give app.desktop.binary' });
       return { 'tauri:options': { application: o.desktop.binary, args: o.desktop.args } };
     case 'webkit': {
       if (o.desktop) return { 'webkitgtk:browserOptions': { binary: o.desktop.binary, args: o.desktop.args } };
       const binary = miniBrowserPath();
-      if (!binary) throw new PerfError({ code: 'webdriver_missing', kind: 'environment', message: 'the WebKitGTK MiniBrowser is not installed', suggestion: 'install it: apt-get install webkit2gtk-driver' });
+      if (!binary)
+        throw new PerfError({
+          code: 'webdriver_missing',
+          kind: 'environment',
+          message: 'the WebKitGTK MiniBrowser is not installed',
+          suggestion: 'install it: apt-get install webkit2gtk-driver',
+        });
       return { browserName: 'MiniBrowser', 'webkitgtk:browserOptions': { binary, args: ['--automation'] } };
     }
   }
@@ -90,12 +112,20 @@ export async function openWebDriverPage(o: WebDriverPageOptions): Promise<WebDri
   }
 }
 
-async function openOn(o: WebDriverPageOptions, endpoint: string, server: WebDriverServer | undefined, serverPid: number | undefined): Promise<WebDriverPage> {
+async function openOn(
+  o: WebDriverPageOptions,
+  endpoint: string,
+  server: WebDriverServer | undefined,
+  serverPid: number | undefined,
+): Promise<WebDriverPage> {
   let client: WebDriverClient | undefined;
   let bidi: BidiConnection | undefined;
   try {
     // tauri-driver rewrites alwaysMatch into the native driver's options: keep its request plain.
-    client = await WebDriverClient.newSession(endpoint, capabilities(o), { bidi: o.kind !== 'tauri', ...(o.newSessionTimeoutMs ? { timeoutMs: o.newSessionTimeoutMs } : {}) });
+    client = await WebDriverClient.newSession(endpoint, capabilities(o), {
+      bidi: o.kind !== 'tauri',
+      ...(o.newSessionTimeoutMs ? { timeoutMs: o.newSessionTimeoutMs } : {}),
+    });
     await client.setTimeouts({ script: SCRIPT_TIMEOUT_MS });
     const ua = await client.execute<string>('return navigator.userAgent;');
     const driver = new WebDriverPageDriver(client, ua);
@@ -130,7 +160,11 @@ const DESKTOP_POLL_MS = 50;
  * (about:blank; a WebKitGTK browser started for automation ignores URL arguments) is sent to `url`,
  * the app URL given beside it, when there is one.
  */
-export async function desktopLoaded(driver: WebDriverPageDriver, url: string, opts: { timeoutMs: number; suggestion: string }): Promise<void> {
+export async function desktopLoaded(
+  driver: WebDriverPageDriver,
+  url: string,
+  opts: { timeoutMs: number; suggestion: string },
+): Promise<void> {
   const { timeoutMs, suggestion } = opts;
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -141,7 +175,12 @@ export async function desktopLoaded(driver: WebDriverPageDriver, url: string, op
     }
     if (doc.href !== 'about:blank' && doc.ready === 'complete') return;
     if (Date.now() > deadline) {
-      throw new PerfError({ code: 'desktop_not_loaded', kind: 'failed', message: `the desktop app showed no loaded page within ${timeoutMs / 1000} s (at ${doc.href}, ${doc.ready})`, suggestion });
+      throw new PerfError({
+        code: 'desktop_not_loaded',
+        kind: 'failed',
+        message: `the desktop app showed no loaded page within ${timeoutMs / 1000} s (at ${doc.href}, ${doc.ready})`,
+        suggestion,
+      });
     }
     await new Promise((r) => setTimeout(r, DESKTOP_POLL_MS));
   }

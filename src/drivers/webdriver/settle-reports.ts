@@ -134,5 +134,10 @@ function refuseOversized(req: IncomingMessage, res: ServerResponse): void {
 function isSettle(v: unknown): boolean {
   if (!v || typeof v !== 'object') return false;
   const s = v as Record<string, unknown>;
-  return typeof s.mutations === 'number' && typeof s.noFrames === 'boolean' && typeof s.framesWaited === 'number' && typeof s.detached === 'boolean';
+  return (
+    typeof s.mutations === 'number' &&
+    typeof s.noFrames === 'boolean' &&
+    typeof s.framesWaited === 'number' &&
+    typeof s.detached === 'boolean'
+  );
 }
