@@ -7,33 +7,10 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import vm from 'node:vm';
 import ts from 'typescript';
-import { PAGE_RUNTIME_SOURCE, RUNTIME_VERSION } from '../src/drivers/runtime/main.js';
-import { helpersModule } from '../src/drivers/runtime/helpers.js';
-import { rolesModule } from '../src/drivers/runtime/roles.js';
-import { visibilityModule } from '../src/drivers/runtime/visibility.js';
-import { refsModule } from '../src/drivers/runtime/refs.js';
-import { targetsModule } from '../src/drivers/runtime/targets.js';
-import { effectModule } from '../src/drivers/runtime/effect.js';
-import { actionabilityModule } from '../src/drivers/runtime/actionability.js';
-import { snapshotModule } from '../src/drivers/runtime/snapshot.js';
-import { queriesModule } from '../src/drivers/runtime/queries.js';
-import { operationsModule } from '../src/drivers/runtime/operations.js';
-import { expectModule } from '../src/drivers/runtime/expect.js';
+import { PAGE_RUNTIME_SOURCE, RUNTIME_MODULES, RUNTIME_VERSION } from '../src/drivers/runtime/main.js';
 
 // In dependency order, as main.ts joins them.
-const MODULES: ((...args: never[]) => unknown)[] = [
-  helpersModule,
-  rolesModule,
-  visibilityModule,
-  refsModule,
-  targetsModule,
-  effectModule,
-  actionabilityModule,
-  snapshotModule,
-  queriesModule,
-  operationsModule,
-  expectModule,
-];
+const MODULES: ((...args: never[]) => unknown)[] = Object.values(RUNTIME_MODULES);
 
 // The globals of a page the runtime may use; any other free name would be a ReferenceError there.
 const PAGE_GLOBALS = [

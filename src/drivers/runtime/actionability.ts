@@ -6,101 +6,39 @@ import type { helpersModule } from './helpers.js';
 import type { rolesModule } from './roles.js';
 import type { visibilityModule } from './visibility.js';
 import type { effectModule } from './effect.js';
+import type { elementStateModule } from './element-state.js';
 import type { RefEntry, State } from './types.js';
 import type { GateCheck, Rect, RuntimeApi, RuntimeGate } from './api.js';
 
 type Deps = ReturnType<typeof helpersModule> &
   ReturnType<typeof rolesModule> &
   ReturnType<typeof visibilityModule> &
-  ReturnType<typeof effectModule> & { state: State };
+  ReturnType<typeof effectModule> &
+  ReturnType<typeof elementStateModule> & { state: State };
 
 export function actionabilityModule(dep: Deps) {
   const {
     NO_FRAME_MS,
     POLL_MS,
-    TEXT_INPUT_TYPES,
+    actionPoint,
+    animating,
     beginAction,
     boxKey,
-    composedParent,
     connected,
-    containsComposed,
     describe,
-    frameElementOf,
+    dialogOf,
     hitTarget,
-    inputType,
-    isEl,
+    inView,
+    invisibleReason,
+    isDisabled,
+    isTextEditable,
+    isVisible,
     nextFrame,
-    rendered,
-    roleOf,
     sleep,
-    styleOf,
-    topRect,
-    visibleRect,
-    winOf,
     state,
+    topRect,
+    winOf,
   } = dep;
-
-  function animating(el: Element): boolean {
-    for (let d: Document | null = el.ownerDocument; d;) {
-      const doc = d as Partial<Pick<Document, 'getAnimations'>>;
-      const anims = doc.getAnimations ? doc.getAnimations() : [];
-      for (const a of anims) {
-        if (a.playState !== 'running') continue;
-        const t = a.effect && (a.effect as KeyframeEffect).target;
-        if (t && isEl(t) && containsComposed(t, el)) return true;
-        if (t && isEl(t) && d !== el.ownerDocument) return true;
-      }
-      if (d === document) break;
-      const fe = frameElementOf(d);
-      d = fe ? fe.ownerDocument : null;
-    }
-    return false;
-  }
-  function isDisabled(el: Element): string | null {
-    try {
-      if (el.matches(':disabled')) return 'element is disabled';
-    } catch {
-      /* not a form control */
-    }
-    for (let n: Node | null = el; n; n = composedParent(n)) {
-      if (isEl(n) && n.getAttribute('aria-disabled') === 'true')
-        return n === el ? 'element has aria-disabled="true"' : `ancestor ${describe(n)} has aria-disabled="true"`;
-    }
-    return null;
-  }
-  function isTextEditable(el: Element): string | null {
-    const tag = el.localName;
-    if (tag === 'textarea' || (tag === 'input' && TEXT_INPUT_TYPES.has(inputType(el)))) {
-      if ((el as HTMLInputElement).readOnly) return 'element is read-only';
-      return null;
-    }
-    if ((el as HTMLElement).isContentEditable) return null;
-    const role = roleOf(el);
-    return `element is a ${role === 'generic' ? el.localName : role}, not a text field`;
-  }
-  function invisibleReason(el: Element): string {
-    if (!connected(el)) return 'element is not attached to the page';
-    const cs = styleOf(el);
-    if (!rendered(el, false))
-      return cs.display === 'none' ? 'element is display:none' : 'element (or an ancestor) is not rendered (display:none)';
-    if (cs.visibility !== 'visible') return `element has visibility:${cs.visibility}`;
-    const r = el.getBoundingClientRect();
-    return `element has an empty box (${Math.round(r.width)}×${Math.round(r.height)})`;
-  }
-  function isVisible(el: Element): boolean {
-    if (!rendered(el, true)) return false;
-    const r = el.getBoundingClientRect();
-    return r.width > 0 && r.height > 0;
-  }
-  function inView(el: Element): boolean {
-    const r = topRect(el);
-    const vr = visibleRect(el);
-    return !!vr && vr.width >= Math.min(r.width, 1) && Math.abs(vr.width * vr.height - r.width * r.height) < 1;
-  }
-  function actionPoint(el: Element): { x: number; y: number } {
-    const vr = visibleRect(el) ?? topRect(el);
-    return { x: vr.x + vr.width / 2, y: vr.y + vr.height / 2 };
-  }
 
   interface GateOpts {
     editable?: boolean;
@@ -202,17 +140,6 @@ export function actionabilityModule(dep: Deps) {
     }
     return { status: 'ok', x: p.x, y: p.y, noFrames, scrolled };
   }
-  function dialogOf(el: Element): Element | null {
-    for (let n: Node | null = el; n; n = composedParent(n)) {
-      if (isEl(n)) {
-        const r = roleOf(n);
-        if (r === 'dialog' || r === 'alertdialog') return n;
-      }
-    }
-    // A backdrop usually wraps (or precedes) the dialog it belongs to.
-    const inner = el.querySelector('[role=dialog],[role=alertdialog],dialog[open]');
-    return inner;
-  }
 
-  return { isDisabled, isVisible, inView, invisibleReason, gate };
+  return { gate };
 }

@@ -4,20 +4,30 @@
  */
 import type { helpersModule } from './helpers.js';
 import type { rolesModule } from './roles.js';
+import type { namesModule } from './names.js';
 import type { visibilityModule } from './visibility.js';
 import type { refsModule } from './refs.js';
+import type { matchModule } from './match.js';
 import type { targetsModule } from './targets.js';
+import type { elementReadModule } from './element-read.js';
+import type { settleModule } from './settle.js';
 import type { effectModule } from './effect.js';
+import type { elementStateModule } from './element-state.js';
 import type { actionabilityModule } from './actionability.js';
 import type { State, Target } from './types.js';
 import type { RuntimeApi } from './api.js';
 
 type Deps = ReturnType<typeof helpersModule> &
   ReturnType<typeof rolesModule> &
+  ReturnType<typeof namesModule> &
   ReturnType<typeof visibilityModule> &
   ReturnType<typeof refsModule> &
+  ReturnType<typeof matchModule> &
   ReturnType<typeof targetsModule> &
+  ReturnType<typeof elementReadModule> &
+  ReturnType<typeof settleModule> &
   ReturnType<typeof effectModule> &
+  ReturnType<typeof elementStateModule> &
   ReturnType<typeof actionabilityModule> & { state: State };
 
 export function expectModule(dep: Deps) {

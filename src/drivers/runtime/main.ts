@@ -11,35 +11,60 @@
  * module's source, so the wiring below is checked by tsc like any call. It uses no protocol-specific
  * binding, so any driver that can evaluate a script can install it.
  */
-import type { RuntimeApi } from './api.js';
-import type { State, Target } from './types.js';
+import type { State } from './types.js';
 import { helpersModule } from './helpers.js';
 import { rolesModule } from './roles.js';
+import { namesModule } from './names.js';
 import { visibilityModule } from './visibility.js';
 import { refsModule } from './refs.js';
+import { textMatchModule } from './text-match.js';
+import { matchModule } from './match.js';
 import { targetsModule } from './targets.js';
+import { elementReadModule } from './element-read.js';
+import { settleModule } from './settle.js';
 import { effectModule } from './effect.js';
+import { elementStateModule } from './element-state.js';
 import { actionabilityModule } from './actionability.js';
+import { snapshotStatesModule } from './snapshot-states.js';
+import { snapshotNodeModule } from './snapshot-node.js';
+import { snapshotWalkModule } from './snapshot-walk.js';
+import { snapshotTextModule } from './snapshot-text.js';
+import { snapshotDiffModule } from './snapshot-diff.js';
 import { snapshotModule } from './snapshot.js';
 import { queriesModule } from './queries.js';
 import { operationsModule } from './operations.js';
+import { scrollModule } from './scroll.js';
 import { expectModule } from './expect.js';
+import { surfaceModule } from './surface.js';
 
 /** The runtime's modules in dependency order: each takes what the ones before it return. */
-const MODULES = {
+export const RUNTIME_MODULES = {
   helpers: helpersModule,
   roles: rolesModule,
+  names: namesModule,
   visibility: visibilityModule,
   refs: refsModule,
+  textMatch: textMatchModule,
+  match: matchModule,
   targets: targetsModule,
+  elementRead: elementReadModule,
+  settle: settleModule,
   effect: effectModule,
+  elementState: elementStateModule,
   actionability: actionabilityModule,
+  snapshotStates: snapshotStatesModule,
+  snapshotNode: snapshotNodeModule,
+  snapshotWalk: snapshotWalkModule,
+  snapshotText: snapshotTextModule,
+  snapshotDiff: snapshotDiffModule,
   snapshot: snapshotModule,
   queries: queriesModule,
   operations: operationsModule,
+  scroll: scrollModule,
   expect: expectModule,
+  surface: surfaceModule,
 };
-type RuntimeModules = typeof MODULES;
+type RuntimeModules = typeof RUNTIME_MODULES;
 /** What an installed runtime (perhaps an older version) keeps for the next one. */
 interface Installed {
   version: string;
@@ -49,7 +74,6 @@ interface Installed {
   scannedDocs: WeakSet<Document>;
 }
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
 function runtimeMain(version: string, m: RuntimeModules): void {
   const KEY = Symbol.for('rehearse.runtime');
   const prev: Partial<Installed> | undefined = Reflect.get(globalThis, KEY);
@@ -78,120 +102,30 @@ function runtimeMain(version: string, m: RuntimeModules): void {
   // mutable parts (state, the shadow-root sets, the scan flag) are objects every module shares, and
   // the only primitives are constants.
   const upToHelpers = { state, shadowSeenDocs, scannedDocs, ...m.helpers() };
-  const upToRoles = { ...upToHelpers, ...m.roles(upToHelpers) };
-  const upToVisibility = { ...upToRoles, ...m.visibility(upToRoles) };
+  const upToRoles = { ...upToHelpers, ...m.roles() };
+  const upToNames = { ...upToRoles, ...m.names(upToRoles) };
+  const upToVisibility = { ...upToNames, ...m.visibility(upToNames) };
   const upToRefs = { ...upToVisibility, ...m.refs(upToVisibility) };
-  const upToTargets = { ...upToRefs, ...m.targets(upToRefs) };
-  const upToEffect = { ...upToTargets, ...m.effect(upToTargets) };
-  const upToActionability = { ...upToEffect, ...m.actionability(upToEffect) };
-  const upToSnapshot = { ...upToActionability, ...m.snapshot(upToActionability) };
+  const upToTextMatch = { ...upToRefs, ...m.textMatch(upToRefs) };
+  const upToMatch = { ...upToTextMatch, ...m.match(upToTextMatch) };
+  const upToTargets = { ...upToMatch, ...m.targets(upToMatch) };
+  const upToElementRead = { ...upToTargets, ...m.elementRead(upToTargets) };
+  const upToSettle = { ...upToElementRead, ...m.settle(upToElementRead) };
+  const upToEffect = { ...upToSettle, ...m.effect(upToSettle) };
+  const upToElementState = { ...upToEffect, ...m.elementState(upToEffect) };
+  const upToActionability = { ...upToElementState, ...m.actionability(upToElementState) };
+  const upToSnapshotStates = { ...upToActionability, ...m.snapshotStates(upToActionability) };
+  const upToSnapshotNode = { ...upToSnapshotStates, ...m.snapshotNode(upToSnapshotStates) };
+  const upToSnapshotWalk = { ...upToSnapshotNode, ...m.snapshotWalk(upToSnapshotNode) };
+  const upToSnapshotText = { ...upToSnapshotWalk, ...m.snapshotText(upToSnapshotWalk) };
+  const upToSnapshotDiff = { ...upToSnapshotText, ...m.snapshotDiff(upToSnapshotText) };
+  const upToSnapshot = { ...upToSnapshotDiff, ...m.snapshot(upToSnapshotDiff) };
   const upToQueries = { ...upToSnapshot, ...m.queries(upToSnapshot) };
   const upToOperations = { ...upToQueries, ...m.operations(upToQueries) };
-  const all = { ...upToOperations, ...m.expect(upToOperations) };
-  const {
-    resolve,
-    waitResolve,
-    gate,
-    settle,
-    endAction,
-    beginAction,
-    snapshot,
-    find,
-    observe,
-    box,
-    focusEl,
-    blurEl,
-    selectContent,
-    commitChange,
-    checkState,
-    selectNative,
-    ariaOptions,
-    scrollContainer,
-    awaitScroll,
-    scrollByFallback,
-    scrollIntoViewRef,
-    expectWait,
-    visibleText,
-    framesAlive,
-    withEl,
-    elementOf,
-    deepActive,
-    roleOf,
-    accName,
-    refFor,
-    isVisible,
-    readText,
-    describeRef,
-  } = all;
-
-  // Checked against RuntimeApi, each method's name and result (a type only: erased before this
-  // function is serialised). The arguments are not: the Node side types them at callRuntime.
-  const api: { [M in keyof RuntimeApi]: (...args: any[]) => ReturnType<RuntimeApi[M]> } = {
-    resolve,
-    waitResolve,
-    gate,
-    settle,
-    abortAction: () => {
-      endAction();
-      return { status: 'ok' };
-    },
-    snapshot,
-    find,
-    observe,
-    box,
-    focus: focusEl,
-    blur: blurEl,
-    selectContent,
-    commitChange,
-    checkState,
-    selectNative,
-    ariaOptions,
-    scrollContainer,
-    awaitScroll,
-    scrollByFallback,
-    scrollIntoView: scrollIntoViewRef,
-    expect: expectWait,
-    visibleText,
-    framesAlive,
-    defineQuery: (q: string, locator: Target) => {
-      state.queries.set(q, { locator });
-      state.queryKeys.set(JSON.stringify(locator), q);
-      const n = Number(q.slice(1));
-      if (n >= state.nextQ) state.nextQ = n + 1;
-      return { status: 'ok' };
-    },
-    begin: (ref: string, read: string) =>
-      withEl(ref, (el) => {
-        beginAction(ref, el, read);
-        return { status: 'ok' };
-      }),
-    /** Observe an action aimed at whatever has focus (press_key without a target). */
-    beginActive: () => {
-      const a = deepActive() ?? document.body;
-      const role = roleOf(a);
-      const ref = refFor(a, role, accName(a, role));
-      beginAction(ref, a, 'none');
-      return { status: 'ok', ref };
-    },
-    /** A visible label of a control that is itself hidden (custom checkboxes): clicking it toggles the control. */
-    labelFor: (ref: string) =>
-      withEl(ref, (el) => {
-        const labels = [...((el as HTMLInputElement).labels ?? [])].filter((l) => isVisible(l));
-        const l = labels[0];
-        if (!l) return { status: 'none' };
-        return { status: 'ok', ref: refFor(l, roleOf(l), accName(l, roleOf(l))) };
-      }),
-    readValue: (ref: string) => withEl(ref, (el) => ({ status: 'ok', value: readText(el), focused: deepActive() === el })),
-    activeInfo: () => {
-      const a = deepActive();
-      return {
-        status: 'ok',
-        active: a && a !== document.body ? describeRef(a) : null,
-        value:
-          a && (a.localName === 'input' || a.localName === 'textarea' || (a as HTMLElement).isContentEditable) ? readText(a) : undefined,
-      };
-    },
-  };
+  const upToScroll = { ...upToOperations, ...m.scroll(upToOperations) };
+  const upToExpect = { ...upToScroll, ...m.expect(upToScroll) };
+  const all = { ...upToExpect, ...m.surface(upToExpect) };
+  const { api, elementOf } = all;
   const runtime = {
     version,
     stateVersion: 1,
@@ -224,7 +158,7 @@ function hash(s: string): string {
   return (h >>> 0).toString(36);
 }
 // The modules as one object literal of function expressions, in dependency order.
-const MODULES_SOURCE = `{ ${Object.entries(MODULES)
+const MODULES_SOURCE = `{ ${Object.entries(RUNTIME_MODULES)
   .map(([name, fn]) => `${name}: (${fn.toString()})`)
   .join(', ')} }`;
 const MAIN_SOURCE = runtimeMain.toString();

@@ -4,22 +4,28 @@
  */
 import type { helpersModule } from './helpers.js';
 import type { rolesModule } from './roles.js';
+import type { namesModule } from './names.js';
 import type { visibilityModule } from './visibility.js';
 import type { refsModule } from './refs.js';
+import type { matchModule } from './match.js';
 import type { targetsModule } from './targets.js';
-import type { effectModule } from './effect.js';
-import type { actionabilityModule } from './actionability.js';
+import type { elementReadModule } from './element-read.js';
+import type { elementStateModule } from './element-state.js';
+import type { snapshotStatesModule } from './snapshot-states.js';
 import type { snapshotModule } from './snapshot.js';
 import type { State, Target } from './types.js';
 import type { Rect, RuntimeApi } from './api.js';
 
 type Deps = ReturnType<typeof helpersModule> &
   ReturnType<typeof rolesModule> &
+  ReturnType<typeof namesModule> &
   ReturnType<typeof visibilityModule> &
   ReturnType<typeof refsModule> &
+  ReturnType<typeof matchModule> &
   ReturnType<typeof targetsModule> &
-  ReturnType<typeof effectModule> &
-  ReturnType<typeof actionabilityModule> &
+  ReturnType<typeof elementReadModule> &
+  ReturnType<typeof elementStateModule> &
+  ReturnType<typeof snapshotStatesModule> &
   ReturnType<typeof snapshotModule> & { state: State };
 
 export function queriesModule(dep: Deps) {

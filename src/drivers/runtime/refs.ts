@@ -4,11 +4,13 @@
  */
 import type { helpersModule } from './helpers.js';
 import type { rolesModule } from './roles.js';
+import type { namesModule } from './names.js';
 import type { State } from './types.js';
 
 /** The shadow-root bookkeeping comes from the installer: it outlives a runtime upgrade, like the state. */
 type Deps = ReturnType<typeof helpersModule> &
-  ReturnType<typeof rolesModule> & { state: State; shadowSeenDocs: WeakSet<Document>; scannedDocs: WeakSet<Document> };
+  ReturnType<typeof rolesModule> &
+  ReturnType<typeof namesModule> & { state: State; shadowSeenDocs: WeakSet<Document>; scannedDocs: WeakSet<Document> };
 type MarkedProto = Element & { [mark: symbol]: unknown };
 
 export function refsModule(dep: Deps) {

@@ -1,14 +1,8 @@
 /**
- * Roles and accessible names (a pragmatic subset of ARIA in HTML and accname 1.2), read from the DOM
- * the way the snapshot, target matching and the steps name elements.
+ * Roles (a pragmatic subset of ARIA in HTML), read from the DOM the way the snapshot, target matching
+ * and the steps name elements; the role lists the other modules share.
  */
-import type { helpersModule } from './helpers.js';
-
-type Deps = ReturnType<typeof helpersModule>;
-
-export function rolesModule(dep: Deps) {
-  const { TEXT, isEl, norm } = dep;
-
+export function rolesModule() {
   const KNOWN_ROLES = new Set(
     'alert alertdialog application article banner blockquote button caption cell checkbox code columnheader combobox complementary contentinfo definition deletion dialog directory document emphasis feed figure form generic grid gridcell group heading img insertion link list listbox listitem log main mark marquee math menu menubar menuitem menuitemcheckbox menuitemradio meter navigation none note option paragraph presentation progressbar radio radiogroup region row rowgroup rowheader scrollbar search searchbox separator slider spinbutton status strong subscript superscript switch tab table tablist tabpanel term textbox time timer toolbar tooltip tree treegrid treeitem iframe'.split(
       ' ',
@@ -95,127 +89,70 @@ export function rolesModule(dep: Deps) {
     const t = el.getAttribute('tabindex');
     return t !== null && Number(t) >= 0;
   }
+  // Tags whose implicit role does not depend on attributes or context.
+  const TAG_ROLES = new Map(
+    (
+      'button:button textarea:textbox option:option optgroup:group fieldset:group details:group h1:heading h2:heading ' +
+      'h3:heading h4:heading h5:heading h6:heading ul:list ol:list menu:list li:listitem nav:navigation main:main ' +
+      'aside:complementary form:form search:search article:article dialog:dialog table:table caption:caption ' +
+      'thead:rowgroup tbody:rowgroup tfoot:rowgroup tr:row summary:button progress:progressbar meter:meter ' +
+      'output:status hr:separator p:paragraph blockquote:blockquote figure:figure code:code iframe:iframe ' +
+      'frame:iframe dt:term dd:definition math:math'
+    )
+      .split(' ')
+      .map((p) => p.split(':') as [string, string]),
+  );
+  function inputRole(el: Element): string {
+    const t = inputType(el);
+    switch (t) {
+      case 'button':
+      case 'submit':
+      case 'reset':
+      case 'image':
+      case 'file':
+      case 'color':
+        return 'button';
+      case 'checkbox':
+        return 'checkbox';
+      case 'radio':
+        return 'radio';
+      case 'range':
+        return 'slider';
+      case 'number':
+        return 'spinbutton';
+      case 'hidden':
+        return 'none';
+      case 'search':
+        return el.hasAttribute('list') ? 'combobox' : 'searchbox';
+      default:
+        return el.hasAttribute('list') ? 'combobox' : 'textbox';
+    }
+  }
   function implicitRole(el: Element): string {
+    const fixed = TAG_ROLES.get(el.localName);
+    if (fixed !== undefined) return fixed;
     switch (el.localName) {
       case 'a':
       case 'area':
         return el.hasAttribute('href') ? 'link' : 'generic';
-      case 'button':
-        return 'button';
-      case 'input': {
-        const t = inputType(el);
-        switch (t) {
-          case 'button':
-          case 'submit':
-          case 'reset':
-          case 'image':
-          case 'file':
-          case 'color':
-            return 'button';
-          case 'checkbox':
-            return 'checkbox';
-          case 'radio':
-            return 'radio';
-          case 'range':
-            return 'slider';
-          case 'number':
-            return 'spinbutton';
-          case 'hidden':
-            return 'none';
-          case 'search':
-            return el.hasAttribute('list') ? 'combobox' : 'searchbox';
-          default:
-            return el.hasAttribute('list') ? 'combobox' : 'textbox';
-        }
-      }
-      case 'textarea':
-        return 'textbox';
+      case 'input':
+        return inputRole(el);
       case 'select':
         return (el as HTMLSelectElement).multiple || (el as HTMLSelectElement).size > 1 ? 'listbox' : 'combobox';
-      case 'option':
-        return 'option';
-      case 'optgroup':
-      case 'fieldset':
-      case 'details':
-        return 'group';
       case 'img':
         return el.getAttribute('alt') === '' ? 'none' : 'img';
       case 'svg':
         return el.getAttribute('aria-label') || el.querySelector(':scope > title') ? 'img' : 'none';
-      case 'h1':
-      case 'h2':
-      case 'h3':
-      case 'h4':
-      case 'h5':
-      case 'h6':
-        return 'heading';
-      case 'ul':
-      case 'ol':
-      case 'menu':
-        return 'list';
-      case 'li':
-        return 'listitem';
-      case 'nav':
-        return 'navigation';
-      case 'main':
-        return 'main';
       case 'header':
         return el.closest('article,aside,main,nav,section') ? 'generic' : 'banner';
       case 'footer':
         return el.closest('article,aside,main,nav,section') ? 'generic' : 'contentinfo';
-      case 'aside':
-        return 'complementary';
-      case 'form':
-        return 'form';
       case 'section':
         return el.hasAttribute('aria-label') || el.hasAttribute('aria-labelledby') || el.hasAttribute('title') ? 'region' : 'generic';
-      case 'search':
-        return 'search';
-      case 'article':
-        return 'article';
-      case 'dialog':
-        return 'dialog';
-      case 'table':
-        return 'table';
-      case 'caption':
-        return 'caption';
-      case 'thead':
-      case 'tbody':
-      case 'tfoot':
-        return 'rowgroup';
-      case 'tr':
-        return 'row';
       case 'td':
         return el.closest('[role=grid],[role=treegrid]') ? 'gridcell' : 'cell';
       case 'th':
         return el.getAttribute('scope') === 'row' ? 'rowheader' : 'columnheader';
-      case 'summary':
-        return 'button';
-      case 'progress':
-        return 'progressbar';
-      case 'meter':
-        return 'meter';
-      case 'output':
-        return 'status';
-      case 'hr':
-        return 'separator';
-      case 'p':
-        return 'paragraph';
-      case 'blockquote':
-        return 'blockquote';
-      case 'figure':
-        return 'figure';
-      case 'code':
-        return 'code';
-      case 'iframe':
-      case 'frame':
-        return 'iframe';
-      case 'dt':
-        return 'term';
-      case 'dd':
-        return 'definition';
-      case 'math':
-        return 'math';
       default:
         if ((el as HTMLElement).isContentEditable && (el.parentElement === null || !(el.parentElement as HTMLElement).isContentEditable))
           return 'textbox';
@@ -235,151 +172,17 @@ export function rolesModule(dep: Deps) {
   }
   const isGeneric = (role: string): boolean => role === 'generic' || role === 'none';
 
-  // ── accessible name (a pragmatic subset of accname 1.2) ──
-  function byIdIn(el: Element, id: string): Element | null {
-    // A detached subtree's root is an element, which has no getElementById.
-    const root = el.getRootNode() as Partial<Pick<Document, 'getElementById'>>;
-    return root.getElementById ? root.getElementById(id) : el.ownerDocument.getElementById(id);
-  }
-  /** Text of a subtree for a name: skips aria-hidden and hidden parts, uses alt/aria-label of children. */
-  function subtreeText(root: Node, skip: Element | null, depth = 0): string {
-    let out = '';
-    for (let c: Node | null = root.firstChild; c; c = c.nextSibling) {
-      if (c.nodeType === TEXT) out += (c as Text).data;
-      else if (isEl(c)) {
-        if (c === skip || SKIP_TAGS.has(c.localName)) continue;
-        if (c.getAttribute('aria-hidden') === 'true' || c.hasAttribute('hidden')) continue;
-        const lbl = c.getAttribute('aria-label');
-        if (lbl && lbl.trim()) {
-          out += ' ' + lbl + ' ';
-          continue;
-        }
-        if (c.localName === 'img' || c.localName === 'area') {
-          out += ' ' + (c.getAttribute('alt') ?? '') + ' ';
-          continue;
-        }
-        if (c.localName === 'input' && ['button', 'submit', 'reset'].includes(inputType(c))) {
-          out += ' ' + (c as HTMLInputElement).value + ' ';
-          continue;
-        }
-        if (c.localName === 'select' || c.localName === 'textarea' || c.localName === 'input') {
-          out += ' ' + controlValue(c) + ' ';
-          continue;
-        }
-        // Thirty levels of nesting is deeper than any name worth reading; it bounds the recursion.
-        const block = depth < 30 ? subtreeText(c.shadowRoot ?? c, skip, depth + 1) : '';
-        out += isInlineTag(c.localName) ? block : ' ' + block + ' ';
-      }
-    }
-    return out;
-  }
-  function isInlineTag(tag: string): boolean {
-    return (
-      tag === 'span' ||
-      tag === 'b' ||
-      tag === 'i' ||
-      tag === 'em' ||
-      tag === 'strong' ||
-      tag === 'a' ||
-      tag === 'code' ||
-      tag === 'small' ||
-      tag === 'mark' ||
-      tag === 'u' ||
-      tag === 'sub' ||
-      tag === 'sup' ||
-      tag === 'abbr' ||
-      tag === 'label'
-    );
-  }
-  function controlValue(el: Element): string {
-    if (el.localName === 'select') {
-      const s = el as HTMLSelectElement;
-      return [...s.selectedOptions].map((o) => norm(o.label || o.textContent)).join(', ');
-    }
-    if (el.localName === 'input' || el.localName === 'textarea') {
-      const i = el as HTMLInputElement;
-      if (i.type === 'password') return i.value ? '•'.repeat(Math.min(i.value.length, 8)) : '';
-      return i.value;
-    }
-    return '';
-  }
-  function accName(el: Element, role: string): string {
-    const labelledby = el.getAttribute('aria-labelledby');
-    if (labelledby) {
-      const parts: string[] = [];
-      for (const id of labelledby.split(/\s+/)) {
-        const ref = id ? byIdIn(el, id) : null;
-        if (!ref) continue;
-        const lbl = ref.getAttribute('aria-label');
-        parts.push(lbl && lbl.trim() ? lbl : ref === el ? '' : subtreeText(ref, null));
-      }
-      const n = norm(parts.join(' '));
-      if (n) return n;
-    }
-    const aria = norm(el.getAttribute('aria-label'));
-    if (aria) return aria;
-    const tag = el.localName;
-    if (tag === 'input' || tag === 'select' || tag === 'textarea' || tag === 'meter' || tag === 'progress' || tag === 'output') {
-      const t = inputType(el);
-      if (tag === 'input' && (t === 'button' || t === 'submit' || t === 'reset')) {
-        const v = norm((el as HTMLInputElement).value);
-        return v || (t === 'submit' ? 'Submit' : t === 'reset' ? 'Reset' : '');
-      }
-      if (tag === 'input' && t === 'image') return norm(el.getAttribute('alt')) || norm(el.getAttribute('title')) || 'Submit';
-      const labels = (el as HTMLInputElement).labels;
-      if (labels && labels.length) {
-        const n = norm([...labels].map((l) => subtreeText(l, el)).join(' '));
-        if (n) return n;
-      }
-      const title = norm(el.getAttribute('title'));
-      if (title) return title;
-      return norm(el.getAttribute('placeholder'));
-    }
-    if (tag === 'img' || tag === 'area') {
-      const alt = norm(el.getAttribute('alt'));
-      if (alt) return alt;
-    }
-    if (tag === 'fieldset') {
-      const legend = el.querySelector(':scope > legend');
-      if (legend) return norm(subtreeText(legend, null));
-    }
-    if (tag === 'table') {
-      const cap = el.querySelector(':scope > caption');
-      if (cap) return norm(subtreeText(cap, null));
-    }
-    if (tag === 'figure') {
-      const cap = el.querySelector(':scope > figcaption');
-      if (cap) return norm(subtreeText(cap, null));
-    }
-    if (tag === 'svg') {
-      const t = el.querySelector(':scope > title');
-      if (t) return norm(t.textContent);
-    }
-    if (NAME_FROM_CONTENT.has(role)) {
-      const n = norm(subtreeText(el.shadowRoot ?? el, null));
-      if (n) return n;
-    }
-    const title = norm(el.getAttribute('title'));
-    if (title) return title;
-    if ((tag === 'iframe' || tag === 'frame') && el.getAttribute('name')) return norm(el.getAttribute('name'));
-    return '';
-  }
-
   return {
-    accName,
     isGeneric,
     roleOf,
     ROLE_TAGS,
     SKIP_TAGS,
-    subtreeText,
-    byIdIn,
     inputType,
     TEXT_INPUT_TYPES,
     CONTEXT,
     INTERACTIVE,
     NAME_FROM_CONTENT,
     TYPEABLE,
-    controlValue,
     isFocusable,
   };
 }

@@ -2,7 +2,7 @@
  * Types the in-page runtime's modules share (the page state, targets, resolve results). Types only:
  * nothing here exists at run time, so the modules may import it without breaking their serialisation.
  */
-import type { RuntimeResolve, RuntimeSettle } from './api.js';
+import type { Rect, RuntimeResolve, RuntimeSettle } from './api.js';
 
 export interface RefEntry {
   weak: WeakRef<Element>;
@@ -78,3 +78,83 @@ export interface Expect {
   docId: string;
 }
 export type Resolve = RuntimeResolve;
+
+/** A node of the snapshot tree, before it is printed. */
+export interface SNode {
+  role: string;
+  name: string;
+  el: Element | null;
+  ref?: string;
+  states: string;
+  value?: string;
+  typeable?: boolean;
+  text?: string;
+  inline?: string;
+  children: SNode[];
+  interactive: boolean;
+  context: boolean;
+  offscreen: boolean;
+  summary?: number;
+  count: number;
+}
+/** The walk's running context: what is on screen, what is focused, the budgets. */
+export interface WalkCtx {
+  clip: Rect;
+  offset: { x: number; y: number };
+  summarize: boolean;
+  active: Element | null;
+  labelTexts: Set<Element>;
+  occlusionBudget: number;
+  nodes: number;
+  /** Text here inherits visibility:hidden from the element being walked. */
+  textHidden: boolean;
+  /** An ancestor was already marked [offscreen]; its content is not marked again. */
+  inOffscreen: boolean;
+  markEveryOffscreen: boolean;
+}
+/** A printed snapshot line, with the number of nodes it stands for. */
+export interface Line {
+  depth: number;
+  text: string;
+  weight: number;
+}
+
+/** A node of the snapshot tree, before it is printed. */
+export interface SNode {
+  role: string;
+  name: string;
+  el: Element | null;
+  ref?: string;
+  states: string;
+  value?: string;
+  typeable?: boolean;
+  text?: string;
+  inline?: string;
+  children: SNode[];
+  interactive: boolean;
+  context: boolean;
+  offscreen: boolean;
+  summary?: number;
+  count: number;
+}
+/** The walk's running context: what is on screen, what is focused, the budgets. */
+export interface WalkCtx {
+  clip: Rect;
+  offset: { x: number; y: number };
+  summarize: boolean;
+  active: Element | null;
+  labelTexts: Set<Element>;
+  occlusionBudget: number;
+  nodes: number;
+  /** Text here inherits visibility:hidden from the element being walked. */
+  textHidden: boolean;
+  /** An ancestor was already marked [offscreen]; its content is not marked again. */
+  inOffscreen: boolean;
+  markEveryOffscreen: boolean;
+}
+/** A printed snapshot line, with the number of nodes it stands for. */
+export interface Line {
+  depth: number;
+  text: string;
+  weight: number;
+}

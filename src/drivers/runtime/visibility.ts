@@ -4,9 +4,10 @@
  */
 import type { helpersModule } from './helpers.js';
 import type { rolesModule } from './roles.js';
+import type { namesModule } from './names.js';
 import type { Rect } from './api.js';
 
-type Deps = ReturnType<typeof helpersModule> & ReturnType<typeof rolesModule>;
+type Deps = ReturnType<typeof helpersModule> & ReturnType<typeof rolesModule> & ReturnType<typeof namesModule>;
 
 export function visibilityModule(dep: Deps) {
   const { accName, composedParent, containsComposed, cut, frameElementOf, isEl, isGeneric, roleOf, sameOriginDoc, styleOf } = dep;
