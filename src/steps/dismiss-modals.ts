@@ -277,7 +277,8 @@ export function dismissAnswer(r: DismissResult, extra: Record<string, unknown> =
     ...(r.remaining.length
       ? {
           warnings: [
-            `${r.remaining.length} modal(s) still open: ${r.remaining.map((m) => `${m.role} "${m.name}"`).join(', ')}; close them with tap on their own button`,
+            `${r.remaining.length} modal(s) still open: ${r.remaining.map((m) => `${m.role} "${m.name}"`).join(', ')}; ` +
+              'close them with tap on their own button',
           ],
         }
       : {}),
@@ -287,9 +288,11 @@ export function dismissAnswer(r: DismissResult, extra: Record<string, unknown> =
 export const dismissModals = defineStep({
   name: 'dismiss_modals',
   description:
-    'Close open modals (<dialog>, aria-modal, role=dialog/alertdialog) as a user would, and verify: returns {dismissed: [{role, name, how}], remaining}.',
+    'Close open modals (<dialog>, aria-modal, role=dialog/alertdialog) as a user would, and verify: ' +
+    'returns {dismissed: [{role, name, how}], remaining}.',
   details:
-    '<dialog> elements get dialog.close(); visible ARIA modals get Escape, then a click on their close/cancel/dismiss/OK button. remaining counts those still open. Cookie banners are out of scope.',
+    '<dialog> elements get dialog.close(); visible ARIA modals get Escape, then a click on their close/cancel/dismiss/OK button. ' +
+    'remaining counts those still open. Cookie banners are out of scope.',
   args: { type: 'object', properties: {} } as const,
   readOnly: false,
   async run(ctx) {

@@ -132,10 +132,8 @@ export function actionabilityModule(dep: Deps) {
       const h = hitTarget(el, p.x, p.y);
       if (!h.ok) {
         const owner = h.hit ? dialogOf(h.hit) : null;
-        return fail(
-          'receives events',
-          `${describe(h.hit)}${owner && owner !== h.hit ? ` (in ${describe(owner)})` : ''} would receive the click at (${Math.round(p.x)}, ${Math.round(p.y)}) instead`,
-        );
+        const who = `${describe(h.hit)}${owner && owner !== h.hit ? ` (in ${describe(owner)})` : ''}`;
+        return fail('receives events', `${who} would receive the click at (${Math.round(p.x)}, ${Math.round(p.y)}) instead`);
       }
     }
     return { status: 'ok', x: p.x, y: p.y, noFrames, scrolled };

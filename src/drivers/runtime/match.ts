@@ -26,7 +26,9 @@ export function matchModule(dep: Deps) {
     const w = norm(want).toLowerCase();
     const controls = queryAll(
       roots,
-      'input,select,textarea,[contenteditable],[role=textbox],[role=searchbox],[role=combobox],[role=spinbutton],[role=checkbox],[role=radio],[role=switch],[role=slider],[role=listbox],[aria-label],[aria-labelledby]',
+      'input,select,textarea,[contenteditable],[role=textbox],[role=searchbox],[role=combobox],' +
+        '[role=spinbutton],[role=checkbox],[role=radio],[role=switch],[role=slider],[role=listbox],' +
+        '[aria-label],[aria-labelledby]',
     );
     const exact = controls.filter((e) => {
       const role = roleOf(e);

@@ -197,7 +197,9 @@ function captureRuntime(key: string, consoleCap: number, exceptionCap: number, t
 }
 
 /** The capture program as one script; idempotent in a document. */
-export const CAPTURE_SOURCE = `try { (${captureRuntime.toString()})(${JSON.stringify(CAPTURE_KEY)}, ${CONSOLE_CAP}, ${EXCEPTION_CAP}, ${TEXT_CAP}, ${STACK_LINES}); } catch (e) {}`;
+export const CAPTURE_SOURCE =
+  `try { (${captureRuntime.toString()})(${JSON.stringify(CAPTURE_KEY)}, ` +
+  `${CONSOLE_CAP}, ${EXCEPTION_CAP}, ${TEXT_CAP}, ${STACK_LINES}); } catch (e) {}`;
 
 /** The expression that yields the store (or undefined when the document has none). */
 const STORE = `globalThis[Symbol.for(${JSON.stringify(CAPTURE_KEY)})]`;
@@ -220,7 +222,8 @@ export function readExceptionsSource(q: ExceptionQuery): string {
     if (!s) return { exceptions: [], matched: 0, dropped: 0, cleared: 0, captured: false };
     const q = ${JSON.stringify(q)};
     const all = s.exceptions.filter((e) => q.since === undefined || e.time >= q.since);
-    const out = { exceptions: all.slice(-q.limit).reverse(), matched: all.length, dropped: s.exceptionsDropped, cleared: 0, captured: true };
+    const out = { exceptions: all.slice(-q.limit).reverse(), matched: all.length, dropped: s.exceptionsDropped,
+      cleared: 0, captured: true };
     if (q.clear) { out.cleared = s.exceptions.length; s.exceptions.length = 0; s.exceptionsDropped = 0; }
     return out;
   })()`;

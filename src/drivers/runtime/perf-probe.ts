@@ -205,7 +205,10 @@ function perfProbeMain(token: string, binding: string, sinceEpoch: number, count
 
 /** Source that installs the probe for `token`, entries after `sinceEpoch` only. */
 export function perfProbeSource(token: string, sinceEpoch: number, countFrames: boolean): string {
-  return `(${perfProbeMain.toString()})(${JSON.stringify(token)}, ${JSON.stringify(PERF_BINDING)}, ${sinceEpoch}, ${countFrames});\n//# sourceURL=${PERF_PROBE_URL}`;
+  return (
+    `(${perfProbeMain.toString()})(${JSON.stringify(token)}, ${JSON.stringify(PERF_BINDING)}, ${sinceEpoch}, ${countFrames});` +
+    `\n//# sourceURL=${PERF_PROBE_URL}`
+  );
 }
 
 /**

@@ -4,24 +4,34 @@
  */
 export function rolesModule() {
   const KNOWN_ROLES = new Set(
-    'alert alertdialog application article banner blockquote button caption cell checkbox code columnheader combobox complementary contentinfo definition deletion dialog directory document emphasis feed figure form generic grid gridcell group heading img insertion link list listbox listitem log main mark marquee math menu menubar menuitem menuitemcheckbox menuitemradio meter navigation none note option paragraph presentation progressbar radio radiogroup region row rowgroup rowheader scrollbar search searchbox separator slider spinbutton status strong subscript superscript switch tab table tablist tabpanel term textbox time timer toolbar tooltip tree treegrid treeitem iframe'.split(
-      ' ',
-    ),
+    (
+      'alert alertdialog application article banner blockquote button caption cell checkbox code ' +
+      'columnheader combobox complementary contentinfo definition deletion dialog directory document ' +
+      'emphasis feed figure form generic grid gridcell group heading img insertion link list listbox ' +
+      'listitem log main mark marquee math menu menubar menuitem menuitemcheckbox menuitemradio meter ' +
+      'navigation none note option paragraph presentation progressbar radio radiogroup region row rowgroup ' +
+      'rowheader scrollbar search searchbox separator slider spinbutton status strong subscript superscript ' +
+      'switch tab table tablist tabpanel term textbox time timer toolbar tooltip tree treegrid treeitem ' +
+      'iframe'
+    ).split(' '),
   );
   const INTERACTIVE = new Set(
-    'button link textbox searchbox spinbutton combobox listbox option checkbox radio switch slider tab menuitem menuitemcheckbox menuitemradio treeitem'.split(
-      ' ',
-    ),
+    (
+      'button link textbox searchbox spinbutton combobox listbox option checkbox radio switch slider tab ' +
+      'menuitem menuitemcheckbox menuitemradio treeitem'
+    ).split(' '),
   );
   const CONTEXT = new Set(
-    'dialog alertdialog form navigation search region main list listbox menu menubar tablist radiogroup grid table tree treegrid group toolbar'.split(
-      ' ',
-    ),
+    (
+      'dialog alertdialog form navigation search region main list listbox menu menubar tablist radiogroup ' +
+      'grid table tree treegrid group toolbar'
+    ).split(' '),
   );
   const NAME_FROM_CONTENT = new Set(
-    'button link checkbox radio switch option heading tab menuitem menuitemcheckbox menuitemradio treeitem cell gridcell columnheader rowheader tooltip'.split(
-      ' ',
-    ),
+    (
+      'button link checkbox radio switch option heading tab menuitem menuitemcheckbox menuitemradio ' +
+      'treeitem cell gridcell columnheader rowheader tooltip'
+    ).split(' '),
   );
   const TYPEABLE = new Set(['textbox', 'searchbox', 'spinbutton']);
   const SKIP_TAGS = new Set(['script', 'style', 'noscript', 'template', 'head', 'meta', 'link', 'title', 'slot-fallback']);

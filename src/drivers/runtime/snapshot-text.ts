@@ -151,7 +151,9 @@ export function snapshotTextModule(dep: Deps) {
         restNodes = 0;
         for (let i = Math.max(0, shown - (diff ? 1 : 0)); i < lines.length; i++) restNodes += lines[i]!.weight;
       }
-      const footer = `… truncated: ${rest} more line${rest === 1 ? '' : 's'} (${restNodes} node${restNodes === 1 ? '' : 's'}) not shown; narrow with within/depth/grep/interactiveOnly`;
+      const footer =
+        `… truncated: ${rest} more line${rest === 1 ? '' : 's'} (${restNodes} node${restNodes === 1 ? '' : 's'}) not shown; ` +
+        'narrow with within/depth/grep/interactiveOnly';
       kept.push(footer);
     }
     return { kept, shown, truncated };

@@ -73,12 +73,14 @@ export function snapshotWalkModule(dep: Deps) {
         const role = roles.size === 1 ? [...roles][0]! : 'item';
         const first = firstText(run[0]!);
         const last = firstText(run[run.length - 1]!);
+        const kind = `${isGeneric(role) ? 'item' : role}${run.length === 1 ? '' : 's'}`;
+        const ends = first ? ` (${JSON.stringify(cut(first, 40))} … ${JSON.stringify(cut(last, 40))})` : '';
         out.push({
           role: 'summary',
           name: '',
           el: null,
           states: '',
-          text: `… ${run.length} more ${isGeneric(role) ? 'item' : role}${run.length === 1 ? '' : 's'} offscreen${first ? ` (${JSON.stringify(cut(first, 40))} … ${JSON.stringify(cut(last, 40))})` : ''}; scroll or grep to see them`,
+          text: `… ${run.length} more ${kind} offscreen${ends}; scroll or grep to see them`,
           children: [],
           interactive: false,
           context: false,

@@ -112,7 +112,9 @@ export function targetsModule(dep: Deps) {
     }
     return {
       status: 'stale',
-      detail: `ref=${ref} (${role}${name ? ` "${cut(name, 60)}"` : ''}) ${where}, and ${m.length === 0 ? 'no element' : `${m.length} elements`} now match${m.length === 1 ? 'es' : ''} that role and name`,
+      detail:
+        `ref=${ref} (${role}${name ? ` "${cut(name, 60)}"` : ''}) ${where}, ` +
+        `and ${m.length === 0 ? 'no element' : `${m.length} elements`} now match${m.length === 1 ? 'es' : ''} that role and name`,
     };
   }
 
@@ -122,7 +124,8 @@ export function targetsModule(dep: Deps) {
       if (!q)
         return {
           status: 'unknown_ref',
-          detail: `ref=${ref} is not known on this page (find/observe handles live in the page and were lost when it navigated or reloaded)`,
+          detail:
+            `ref=${ref} is not known on this page ` + '(find/observe handles live in the page and were lost when it navigated or reloaded)',
         };
       return resolveTarget(q.locator);
     }
@@ -163,7 +166,9 @@ export function targetsModule(dep: Deps) {
     if (entry.route !== route())
       return {
         status: 'stale',
-        detail: `ref=${ref} (${entry.role} "${cut(entry.name, 60)}") left the page; it was on ${entry.route} and the page is now on ${route()}`,
+        detail:
+          `ref=${ref} (${entry.role} "${cut(entry.name, 60)}") left the page; ` +
+          `it was on ${entry.route} and the page is now on ${route()}`,
       };
     return relocate(ref, entry.role, entry.name, 'left the DOM');
   }

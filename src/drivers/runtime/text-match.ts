@@ -26,7 +26,9 @@ export function textMatchModule(dep: Deps) {
   }
   const NAMED_SELECTOR = '[aria-label],[aria-labelledby],img[alt],input,select,textarea,[title]';
   const INTERACTIVE_ANCESTOR =
-    'button,a[href],summary,[role=button],[role=link],[role=option],[role=menuitem],[role=menuitemcheckbox],[role=menuitemradio],[role=tab],[role=checkbox],[role=radio],[role=switch],[role=treeitem]';
+    'button,a[href],summary,[role=button],[role=link],[role=option],[role=menuitem],' +
+    '[role=menuitemcheckbox],[role=menuitemradio],[role=tab],[role=checkbox],[role=radio],[role=switch],' +
+    '[role=treeitem]';
 
   /** Elements whose visible text (or accessible name) matches; innermost, promoted to an interactive ancestor. */
   function byText(roots: (Document | ShadowRoot | Element)[], want: string, exact: boolean, caseFold: boolean): Element[] {
