@@ -1,7 +1,8 @@
 /**
  * `perf run X --against X` (A/A) runs each arm in the scenario's own engine: a terminal program in a
  * pseudo-terminal, WebKit and chromedriver over WebDriver (a session per repeat, a server per arm), and
- * Chromium on a Selenium Grid (both arms in one Grid session). Each arm's run file carries its role, the
+ * Chromium on a Selenium Grid (both arms in one Grid session), a desktop app through tauri-driver. `perf gate`
+ * against a committed baseline on a terminal program too. Each arm's run file carries its role, the
  * ABBA interleaving (`repeats[].sequence`) and the environment of the engine that measured it.
  */
 import { test } from 'node:test';
@@ -13,12 +14,15 @@ import { join } from 'node:path';
 import { findServerBinary, miniBrowserPath } from '../src/drivers/webdriver/server.js';
 import type { RunFile } from '../src/perf/run-file.js';
 import { abbaOrder } from '../src/runner/against.js';
-import { ROOT } from './helpers.js';
+import { FIXTURES_DIR, ROOT } from './helpers.js';
 import { gridSessions, javaAvailable, startStandalone, type GridProcess } from './grid-server.js';
 
 const missingWebKit =
   findServerBinary('webkit') && miniBrowserPath() ? false : 'WebKitWebDriver not installed (apt-get install webkit2gtk-driver xvfb)';
 const missingChromedriver = findServerBinary('chromedriver') ? false : 'chromedriver not installed (apt-get install chromium-driver)';
+const missingTauri =
+  missingWebKit ||
+  (findServerBinary('tauri') ? false : 'tauri-driver not installed (npm ci installs @crabnebula/tauri-driver-linux-x64-gnu on Linux x64)');
 const missingGrid = javaAvailable() ? false : 'needs java and /usr/bin/chromedriver (.ci/run installs them)';
 
 /** `perf ARGS` in `cwd`, killed (and failing) after `timeoutMs`: a hung harness fails its test. */
@@ -152,3 +156,62 @@ test('perf run --against --grid: both arms in one Selenium Grid session', { skip
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test(
+  'perf run --against on a desktop app: both arms start the app anew through tauri-driver',
+  { skip: missingTauri, timeout: 300_000 },
+  async () => {
+    const dir = scratch();
+    try {
+      cpSync(join(FIXTURES_DIR, 'tauri-app'), join(dir, 'tauri-app'), { recursive: true });
+      const mini = miniBrowserPath()!;
+      writeFileSync(
+        join(dir, 'greet.yaml'),
+        [
+          'name: greet-desktop',
+          'app:',
+          '  serve: ./tauri-app',
+          `  desktop: { binary: ${mini}, args: ["--automation", "\${APP_URL}"], driver: tauri }`,
+          'steps:',
+          '  - wait_for: { text: Greeter }',
+          '  - tap: { target: { role: button, name: Greet }, label: greet }',
+          '  - wait_for: { text: "Hello, Ada!" }',
+          '',
+        ].join('\n'),
+      );
+      const { baseline, candidate } = await againstItself(dir, 'greet.yaml');
+      for (const run of [baseline, candidate]) assert.deepEqual(run.env.app.desktop, { binary: mini, driver: 'tauri' });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  },
+);
+
+test(
+  'perf gate on a terminal program: a committed baseline, then the gate judges a fresh run against it',
+  { timeout: 300_000 },
+  async () => {
+    const dir = scratch();
+    try {
+      writeFileSync(join(dir, 'hello.txt'), Array.from({ length: 200 }, (_, i) => `row ${i + 1}`).join('\n') + '\n');
+      writeFileSync(
+        join(dir, 'less.yaml'),
+        'name: less\napp: { terminal: { command: less, args: [hello.txt] } }\nsetup:\n  - wait_for: "row 5"\nsteps:\n  - press_key: { key: PageDown, label: page }\n',
+      );
+      const small = ['--repeat', '2', '--warmup', '0', '--baselines', 'baselines', '--out', 'out'];
+      const update = await perf(dir, ['gate', 'less.yaml', ...small, '--update'], 120_000);
+      assert.equal(update.code, 0, update.stdout + update.stderr);
+      const gate = await perf(dir, ['gate', 'less.yaml', ...small, '--fixed', '--json'], 120_000);
+      const g = JSON.parse(gate.stdout) as { runs: { id: string; status: string }[] };
+      assert.deepEqual(
+        g.runs.map((r) => `${r.id}:${r.status}`),
+        ['less:compared'],
+        gate.stderr,
+      );
+      const run = JSON.parse(readFileSync(join(dir, 'out/less-gate.json'), 'utf8')) as RunFile;
+      assert.equal(run.env.browser.driver, 'pty');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  },
+);

@@ -44,21 +44,7 @@ export async function runRepeatOn(browser: RepeatBrowser, host: SessionHost, sc:
 
   // 1. Clean restart, emulation, the app page.
   try {
-    await browser.open(rc, mark);
-    // An app answering its start page with an error page is not the app under test: say so instead
-    // of measuring the error page (Navigation Timing's responseStatus, Chromium 109+; 0 when unknown).
-    const status =
-      host.surface() === 'terminal'
-        ? 0
-        : await (await host.page()).evaluate<number>("performance.getEntriesByType('navigation')[0]?.responseStatus ?? 0").catch(() => 0);
-    if (status >= 400) {
-      throw new PerfError({
-        code: 'app_http_error',
-        kind: 'failed',
-        message: `the app answered HTTP ${status} for ${rc.url}`,
-        suggestion: "check app.path, and the app's output (perf logs, or the run's stderr)",
-      });
-    }
+    await openAppPage(browser, host, rc, mark);
     mark('open');
   } catch (e) {
     return failed('restart', toErrorInfo(e));
@@ -122,16 +108,43 @@ export async function runRepeatOn(browser: RepeatBrowser, host: SessionHost, sc:
   mark('end');
   browser.windowEnded(rc);
   if ('error' in end) return failed('measure', end.error);
-  const { report, closed, raw } = end.ok;
+  const { closed } = end.ok;
   const hostRecord = hostSampler.finish();
   if (rc.traceDir) saveRepeatTrace(closed, rc.traceDir, rc.index, sc.secrets);
+  return measuredRecord(rc, end.ok, { ...common, ...(hostRecord ? { host: hostRecord } : {}), wallMs: performance.now() - t0 });
+}
+
+/** Restart clean onto the app page (throws to fail the repeat's restart). */
+async function openAppPage(browser: RepeatBrowser, host: SessionHost, rc: RepeatContext, mark: (phase: 'restart') => void): Promise<void> {
+  await browser.open(rc, mark);
+  // An app answering its start page with an error page is not the app under test: say so instead
+  // of measuring the error page (Navigation Timing's responseStatus, Chromium 109+; 0 when unknown).
+  const status =
+    host.surface() === 'terminal'
+      ? 0
+      : await (await host.page()).evaluate<number>("performance.getEntriesByType('navigation')[0]?.responseStatus ?? 0").catch(() => 0);
+  if (status >= 400) {
+    throw new PerfError({
+      code: 'app_http_error',
+      kind: 'failed',
+      message: `the app answered HTTP ${status} for ${rc.url}`,
+      suggestion: "check app.path, and the app's output (perf logs, or the run's stderr)",
+    });
+  }
+}
+
+/** The record of a repeat whose window closed: measured, or refused with the reason. */
+function measuredRecord(
+  rc: RepeatContext,
+  end: Awaited<ReturnType<typeof endMeasure>>,
+  measured: Omit<Extract<RepeatRecord, { status: 'measured' }>, 'status' | 'report'>,
+): RepeatRecord {
+  const { report, closed, raw } = end;
   // Where the main thread went, for compare to name the cause of a change: in the run file only, not in
   // perf_end's reply (bounded to 6 KB).
   const attribution = rc.mode === 'attribution' && !report.refused ? repeatAttribution(raw) : undefined;
   const insights = withRows(report.insights, closed.details);
   const record: PerfReportRecord = { ...report, insights, ...(attribution ? { attribution } : {}) };
-  const wallMs = performance.now() - t0;
-  const measured = { ...common, ...(hostRecord ? { host: hostRecord } : {}), wallMs };
   const reason = report.reason ?? 'the page rendered nothing during the measured window';
   if (report.refused) return { ...measured, status: 'refused', reason, report: record };
   return { ...measured, status: 'measured', report: record };
