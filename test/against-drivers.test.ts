@@ -196,7 +196,15 @@ test(
       writeFileSync(join(dir, 'hello.txt'), Array.from({ length: 200 }, (_, i) => `row ${i + 1}`).join('\n') + '\n');
       writeFileSync(
         join(dir, 'less.yaml'),
-        'name: less\napp: { terminal: { command: less, args: [hello.txt] } }\nsetup:\n  - wait_for: "row 5"\nsteps:\n  - press_key: { key: PageDown, label: page }\n',
+        [
+          'name: less',
+          'app: { terminal: { command: less, args: [hello.txt] } }',
+          'setup:',
+          '  - wait_for: "row 5"',
+          'steps:',
+          '  - press_key: { key: PageDown, label: page }',
+          '',
+        ].join('\n'),
       );
       const small = ['--repeat', '2', '--warmup', '0', '--baselines', 'baselines', '--out', 'out'];
       const update = await perf(dir, ['gate', 'less.yaml', ...small, '--update'], 120_000);
