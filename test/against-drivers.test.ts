@@ -1,41 +1,223 @@
 /**
- * `perf run --against` runs both arms in one Chromium over CDP: a scenario on WebDriver (WebKit,
- * chromedriver) or on a terminal program is refused with exit 2 before any browser or program starts,
- * instead of being measured on Chromium without a word.
+ * `perf run X --against X` (A/A) runs each arm in the scenario's own engine: a terminal program in a
+ * pseudo-terminal, WebKit and chromedriver over WebDriver (a session per repeat, a server per arm), and
+ * Chromium on a Selenium Grid (both arms in one Grid session), a desktop app through tauri-driver. `perf gate`
+ * against a committed baseline on a terminal program too. Each arm's run file carries its role, the
+ * ABBA interleaving (`repeats[].sequence`) and the environment of the engine that measured it.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ROOT } from './helpers.js';
+import { findServerBinary, miniBrowserPath } from '../src/drivers/webdriver/server.js';
+import type { RunFile } from '../src/perf/run-file.js';
+import { abbaOrder } from '../src/runner/against.js';
+import { FIXTURES_DIR, ROOT } from './helpers.js';
+import { gridSessions, javaAvailable, startStandalone, type GridProcess } from './grid-server.js';
+
+const missingWebKit =
+  findServerBinary('webkit') && miniBrowserPath() ? false : 'WebKitWebDriver not installed (apt-get install webkit2gtk-driver xvfb)';
+const missingChromedriver = findServerBinary('chromedriver') ? false : 'chromedriver not installed (apt-get install chromium-driver)';
+const missingTauri =
+  missingWebKit ||
+  (findServerBinary('tauri') ? false : 'tauri-driver not installed (npm ci installs @crabnebula/tauri-driver-linux-x64-gnu on Linux x64)');
+const missingGrid = javaAvailable() ? false : 'needs java and /usr/bin/chromedriver (.ci/run installs them)';
+
+/** `perf ARGS` in `cwd`, killed (and failing) after `timeoutMs`: a hung harness fails its test. */
+function perf(cwd: string, args: string[], timeoutMs: number): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [join(ROOT, 'bin/perf'), ...args], { cwd, env: { ...process.env, GITHUB_STEP_SUMMARY: '' } });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`perf ${args.join(' ')} did not exit within ${timeoutMs} ms; stderr: ${stderr.slice(-2000)}`));
+    }, timeoutMs);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+/**
+ * `perf run FILE --against FILE --repeat 2 --fixed`: both arms measured every repeat, both run files
+ * written with their role and the A B B A order; returns the two run files as written.
+ */
+async function againstItself(dir: string, file: string, extra: string[] = []): Promise<{ baseline: RunFile; candidate: RunFile }> {
+  const args = ['run', file, '--against', file, '--repeat', '2', '--warmup', '0', '--fixed', '--out', 'out', '--json', ...extra];
+  const r = await perf(dir, args, 240_000);
+  // A/A: pass, or a verdict two repeats cannot make (exit 1 is "changed" only past thresholds).
+  assert.ok(r.code === 0 || r.code === 1, `${file}: exit ${r.code}\n${r.stderr}`);
+  const out = JSON.parse(r.stdout) as Record<'baseline' | 'candidate', { path: string }> & { compare: unknown };
+  const files = {
+    baseline: JSON.parse(readFileSync(out.baseline.path, 'utf8')) as RunFile,
+    candidate: JSON.parse(readFileSync(out.candidate.path, 'utf8')) as RunFile,
+  };
+  assert.notEqual(out.compare, null, `${file}: both arms measured, so compared\n${r.stderr}`);
+  for (const role of ['baseline', 'candidate'] as const) {
+    const run = files[role];
+    const why = JSON.stringify(run.repeats.map((x) => (x.status === 'failed' ? x.failure.error.message : x.status)));
+    assert.equal(run.summary.measured, 2, `${file} ${role}: ${why}`);
+    assert.equal(run.against?.role, role);
+    assert.equal(run.against?.order, 'ABBA');
+    const slots = run.repeats.length;
+    const expected = abbaOrder(slots)
+      .map((o, sequence) => ({ ...o, sequence }))
+      .filter((o) => o.arm === role)
+      .map((o) => `${o.slot}@${o.sequence}`);
+    assert.deepEqual(
+      run.repeats.map((x) => `${x.index}@${x.sequence}`),
+      expected,
+      `${file} ${role}: repeats in the ABBA order`,
+    );
+  }
+  return files;
+}
+
+function scratch(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'rehearse-against-drivers-'));
+  cpSync(join(ROOT, 'scenarios/app'), join(dir, 'app'), { recursive: true });
+  return dir;
+}
+
+test('perf run --against on a terminal program: both arms page through less in a pseudo-terminal', { timeout: 300_000 }, async () => {
+  const dir = scratch();
+  try {
+    writeFileSync(join(dir, 'big.txt'), Array.from({ length: 10_000 }, (_, i) => `line ${i + 1}`).join('\n') + '\n');
+    writeFileSync(
+      join(dir, 'less.yaml'),
+      [
+        'name: less',
+        'app: { terminal: { command: less, args: [big.txt], cols: 80, rows: 24 } }',
+        'setup:',
+        '  - wait_for: "line 23"',
+        'steps:',
+        '  - press_key: { key: PageDown, repeat: 5, label: page }',
+        '  - expect: { textContains: "line 116" }',
+        '',
+      ].join('\n'),
+    );
+    const { baseline, candidate } = await againstItself(dir, 'less.yaml');
+    for (const run of [baseline, candidate]) {
+      assert.equal(run.env.browser.driver, 'pty');
+      assert.equal(run.env.app.terminal?.command, 'less');
+      assert.ok(run.summary.metrics['terminal.bytesOut']!.median > 1000);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('perf run --against on WebKit: both arms in WebKit over WebDriver', { skip: missingWebKit, timeout: 300_000 }, async () => {
+  const dir = scratch();
+  try {
+    writeFileSync(join(dir, 'webkit.yaml'), `${readFileSync(join(ROOT, 'scenarios/dialog.yaml'), 'utf8')}\nbrowser: { engine: webkit }\n`);
+    const { baseline, candidate } = await againstItself(dir, 'webkit.yaml');
+    for (const run of [baseline, candidate]) {
+      assert.equal(run.env.browser.driver, 'webdriver');
+      assert.equal(run.env.browser.engine, 'webkit');
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('perf run --against over chromedriver: both arms on WebDriver, not CDP', { skip: missingChromedriver, timeout: 300_000 }, async () => {
+  const dir = scratch();
+  try {
+    const dialog = readFileSync(join(ROOT, 'scenarios/dialog.yaml'), 'utf8');
+    writeFileSync(join(dir, 'chromedriver.yaml'), `${dialog}\nbrowser: { driver: webdriver }\n`);
+    const { baseline, candidate } = await againstItself(dir, 'chromedriver.yaml');
+    for (const run of [baseline, candidate]) {
+      assert.equal(run.env.browser.driver, 'webdriver');
+      assert.equal(run.env.browser.engine, 'chromium');
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('perf run --against --grid: both arms in one Selenium Grid session', { skip: missingGrid, timeout: 400_000 }, async () => {
+  const dir = scratch();
+  let grid: GridProcess | undefined;
+  try {
+    grid = await startStandalone();
+    cpSync(join(ROOT, 'scenarios/dialog.yaml'), join(dir, 'dialog.yaml'));
+    const { baseline, candidate } = await againstItself(dir, 'dialog.yaml', ['--grid', grid.url]);
+    for (const run of [baseline, candidate]) assert.equal(run.env.browser.endpoint, `selenium+${grid.url}`);
+    assert.equal(await gridSessions(grid.url), 0, 'the Grid session was deleted');
+  } finally {
+    await grid?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
 
 test(
-  'perf run --against refuses a WebDriver or terminal scenario: exit 2 naming the file and what to run instead',
-  { timeout: 60_000 },
-  () => {
-    const dir = mkdtempSync(join(tmpdir(), 'rehearse-against-drivers-'));
+  'perf run --against on a desktop app: both arms start the app anew through tauri-driver',
+  { skip: missingTauri, timeout: 300_000 },
+  async () => {
+    const dir = scratch();
     try {
-      cpSync(join(ROOT, 'scenarios/app'), join(dir, 'app'), { recursive: true });
-      const dialog = readFileSync(join(ROOT, 'scenarios/dialog.yaml'), 'utf8');
-      writeFileSync(join(dir, 'webkit.yaml'), `${dialog}\nbrowser: { engine: webkit }\n`);
-      writeFileSync(join(dir, 'chromedriver.yaml'), `${dialog}\nbrowser: { driver: webdriver }\n`);
+      cpSync(join(FIXTURES_DIR, 'tauri-app'), join(dir, 'tauri-app'), { recursive: true });
+      const mini = miniBrowserPath()!;
+      writeFileSync(
+        join(dir, 'greet.yaml'),
+        [
+          'name: greet-desktop',
+          'app:',
+          '  serve: ./tauri-app',
+          `  desktop: { binary: ${mini}, args: ["--automation", "\${APP_URL}"], driver: tauri }`,
+          'steps:',
+          '  - wait_for: { text: Greeter }',
+          '  - tap: { target: { role: button, name: Greet }, label: greet }',
+          '  - wait_for: { text: "Hello, Ada!" }',
+          '',
+        ].join('\n'),
+      );
+      const { baseline, candidate } = await againstItself(dir, 'greet.yaml');
+      for (const run of [baseline, candidate]) assert.deepEqual(run.env.app.desktop, { binary: mini, driver: 'tauri' });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  },
+);
+
+test(
+  'perf gate on a terminal program: a committed baseline, then the gate judges a fresh run against it',
+  { timeout: 300_000 },
+  async () => {
+    const dir = scratch();
+    try {
+      writeFileSync(join(dir, 'hello.txt'), Array.from({ length: 200 }, (_, i) => `row ${i + 1}`).join('\n') + '\n');
       writeFileSync(
         join(dir, 'less.yaml'),
-        'name: less\napp: { terminal: { command: less, args: [/etc/hostname] } }\nsteps:\n  - press_key: { key: q }\n',
+        [
+          'name: less',
+          'app: { terminal: { command: less, args: [hello.txt] } }',
+          'setup:',
+          '  - wait_for: "row 5"',
+          'steps:',
+          '  - press_key: { key: PageDown, label: page }',
+          '',
+        ].join('\n'),
       );
-      for (const file of ['webkit.yaml', 'chromedriver.yaml', 'less.yaml']) {
-        const r = spawnSync(process.execPath, [join(ROOT, 'bin/perf'), 'run', file, '--against', file, '--out', 'out'], {
-          cwd: dir,
-          encoding: 'utf8',
-          timeout: 30_000,
-        });
-        assert.equal(r.status, 2, `${file}: ${r.stderr}`);
-        assert.match(r.stderr, new RegExp(`run --against: .*${file} runs on .*one Chromium over CDP`), file);
-        assert.match(r.stderr, /perf compare/);
-        assert.doesNotMatch(r.stderr, /\n\s+at /, 'no stack trace');
-      }
+      const small = ['--repeat', '2', '--warmup', '0', '--baselines', 'baselines', '--out', 'out'];
+      const update = await perf(dir, ['gate', 'less.yaml', ...small, '--update'], 120_000);
+      assert.equal(update.code, 0, update.stdout + update.stderr);
+      const gate = await perf(dir, ['gate', 'less.yaml', ...small, '--fixed', '--json'], 120_000);
+      const g = JSON.parse(gate.stdout) as { runs: { id: string; status: string }[] };
+      assert.deepEqual(
+        g.runs.map((r) => `${r.id}:${r.status}`),
+        ['less:compared'],
+        gate.stderr,
+      );
+      const run = JSON.parse(readFileSync(join(dir, 'out/less-gate.json'), 'utf8')) as RunFile;
+      assert.equal(run.env.browser.driver, 'pty');
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -428,6 +428,67 @@ function readBaseline(file: string): RunFile | undefined {
   }
 }
 
+/** What every run of one gate shares. */
+interface GateContext {
+  f: FlagValues;
+  cwd: string;
+  baselinesDir: string;
+  update: boolean;
+  outDir: string;
+  quiet: boolean;
+  seq: ReturnType<typeof sequentialFlags>;
+  scale: ReturnType<typeof scaleFlags>;
+}
+
+/** One scenario of the gate: run it (to a decision against its stored baseline) and judge it; a PerfError is its entry. */
+async function gateOne(sc: Scenario, g: GateContext): Promise<GateEntry | 'interrupted'> {
+  const { f, cwd, baselinesDir, update, outDir, quiet, seq, scale } = g;
+  try {
+    const baselineFile = baselinePath(baselinesDir, sc);
+    const baseline = readBaseline(baselineFile);
+    const timing =
+      (f.timing as boolean | undefined) ??
+      (baseline?.repeats.some((r) => r.mode === 'timing' && r.status === 'measured') ? true : undefined);
+    // A baseline is recorded once and compared many times, and a stored baseline cannot grow: twice
+    // the minimum gives candidate-only sampling room to decide.
+    const repeat = (f.repeat as number | undefined) ?? (update ? sc.repeat * BASELINE_REPEAT_FACTOR : undefined);
+    const { run, path, comparison } = await interruptible((signal) =>
+      runToDecision(sc, update ? undefined : baseline, {
+        label: GATE_LABEL,
+        outDir,
+        cwd,
+        signal,
+        ...(repeat !== undefined ? { repeat } : {}),
+        ...(f.warmup !== undefined ? { warmup: f.warmup as number } : {}),
+        ...(timing !== undefined ? { timing } : {}),
+        onProgress: progressPrinter(quiet),
+        fixed: seq.fixed,
+        ...(seq.maxRepeat !== undefined ? { maxRepeat: seq.maxRepeat } : {}),
+        ...(seq.budgetMs !== undefined ? { budgetMs: seq.budgetMs } : {}),
+        ...scale,
+        compare: { files: { a: baselineFile } },
+        onLook: lookPrinter(quiet, `${sc.name}${sc.variant ? `-${sc.variant}` : ''}`),
+      }),
+    );
+    if (run.interrupted) return 'interrupted';
+    return judgeEntry(sc, run, path, baselinesDir, update, cwd, comparison);
+  } catch (e) {
+    if (!isPerfError(e)) throw e;
+    const id = `${sc.name}${sc.variant ? `-${sc.variant}` : ''}`;
+    info(`perf: ${id}: ${e.message}`);
+    return {
+      id,
+      scenario: sc.name,
+      variant: sc.variant,
+      scenarioFile: relative(cwd, sc.file) || sc.file,
+      baselineFile: baselinePath(baselinesDir, sc),
+      runFile: null,
+      run: null,
+      outcome: { status: 'error', error: e },
+    };
+  }
+}
+
 export async function runGate(f: FlagValues, positionals: string[], cwd = process.cwd()): Promise<number> {
   for (const [k, min] of [
     ['repeat', 1],
@@ -475,52 +536,7 @@ export async function runGate(f: FlagValues, positionals: string[], cwd = proces
         'add --grid http://HOST:4444 (each run then gets its own Grid session, on its own node), or split the gate across CI machines with --shard I/N',
     });
   }
-  const runOne = async (sc: Scenario): Promise<GateEntry | 'interrupted'> => {
-    try {
-      const baselineFile = baselinePath(baselinesDir, sc);
-      const baseline = readBaseline(baselineFile);
-      const timing =
-        (f.timing as boolean | undefined) ??
-        (baseline?.repeats.some((r) => r.mode === 'timing' && r.status === 'measured') ? true : undefined);
-      // A baseline is recorded once and compared many times, and a stored baseline cannot grow: twice
-      // the minimum gives candidate-only sampling room to decide.
-      const repeat = (f.repeat as number | undefined) ?? (update ? sc.repeat * BASELINE_REPEAT_FACTOR : undefined);
-      const { run, path, comparison } = await interruptible((signal) =>
-        runToDecision(sc, update ? undefined : baseline, {
-          label: GATE_LABEL,
-          outDir,
-          cwd,
-          signal,
-          ...(repeat !== undefined ? { repeat } : {}),
-          ...(f.warmup !== undefined ? { warmup: f.warmup as number } : {}),
-          ...(timing !== undefined ? { timing } : {}),
-          onProgress: progressPrinter(quiet),
-          fixed: seq.fixed,
-          ...(seq.maxRepeat !== undefined ? { maxRepeat: seq.maxRepeat } : {}),
-          ...(seq.budgetMs !== undefined ? { budgetMs: seq.budgetMs } : {}),
-          ...scale,
-          compare: { files: { a: baselineFile } },
-          onLook: lookPrinter(quiet, `${sc.name}${sc.variant ? `-${sc.variant}` : ''}`),
-        }),
-      );
-      if (run.interrupted) return 'interrupted';
-      return judgeEntry(sc, run, path, baselinesDir, update, cwd, comparison);
-    } catch (e) {
-      if (!isPerfError(e)) throw e;
-      const id = `${sc.name}${sc.variant ? `-${sc.variant}` : ''}`;
-      info(`perf: ${id}: ${e.message}`);
-      return {
-        id,
-        scenario: sc.name,
-        variant: sc.variant,
-        scenarioFile: relative(cwd, sc.file) || sc.file,
-        baselineFile: baselinePath(baselinesDir, sc),
-        runFile: null,
-        run: null,
-        outcome: { status: 'error', error: e },
-      };
-    }
-  };
+  const ctx: GateContext = { f, cwd, baselinesDir, update, outDir, quiet, seq, scale };
   // Up to `parallel` runs at once, each in its own browser (a Grid session), taken in the gate's order;
   // the summary keeps that order whatever finishes first.
   const results: (GateEntry | undefined)[] = new Array(scenarios.length);
@@ -529,7 +545,7 @@ export async function runGate(f: FlagValues, positionals: string[], cwd = proces
   const worker = async (): Promise<void> => {
     while (!interrupted && next < scenarios.length) {
       const i = next++;
-      const r = await runOne(scenarios[i]!);
+      const r = await gateOne(scenarios[i]!, ctx);
       if (r === 'interrupted') interrupted = true;
       else results[i] = r;
     }

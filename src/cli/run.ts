@@ -58,7 +58,7 @@ export const runCommand = defineCommand({
       type: 'string',
       value: 'BASELINE.yaml',
       description:
-        'Also run this scenario (the baseline build) in the same rounds, A B B A; write one run file each (labels baseline/candidate, or <label>-baseline/-candidate) and print the comparison. Exit 1 on an error-level regression.',
+        'Also run this scenario (the baseline build) in the same rounds, A B B A, each in its own engine (Chromium, WebKit, a desktop app, a terminal program); write one run file each (labels baseline/candidate, or <label>-baseline/-candidate) and print the comparison. Exit 1 on an error-level regression.',
     },
     baselineVar: {
       type: 'multi',
@@ -99,7 +99,7 @@ export const runCommand = defineCommand({
     }
     const scale = scaleFlags(f, 'run');
     if (f.against !== undefined) {
-      // Both arms in one browser: with --grid, one Grid session, so baseline and candidate share a node.
+      // Each arm in its scenario's engine; on Chromium both share one browser (with --grid, one Grid session, one node).
       return runAgainstCommand(
         f,
         positionals[0]!,

@@ -1,8 +1,8 @@
 /**
  * perf_run and perf_compare: `perf run` (with --against) and `perf compare` as MCP tools, run in the
- * server's own process. They start their own app and Chromium from the scenario file, independent of
- * the session of app_start. Replies are bounded: headline medians, budgets and the changed compare rows
- * by default; `json: true` for the run summary and the full compare.
+ * server's own process. They start their own app and browser (or terminal program) from the scenario
+ * file, independent of the session of app_start. Replies are bounded: headline medians, budgets and the
+ * changed compare rows by default; `json: true` for the run summary and the full compare.
  */
 import { RUN_OPTIONS, SEQUENTIAL_OPTIONS } from '../runner/options.js';
 import { NAME_PART } from '../files.js';

@@ -1,0 +1,219 @@
+/**
+ * What a run file is made of, shared by every door that runs repeats (perf run, --against, the gate):
+ * the repeat schedule, the summary and budgets, checkpoints, the kept traces, and the not-saved salvage.
+ */
+import { existsSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { writeFileAtomic } from '../files.js';
+import { redactSecrets } from '../scenario/redact.js';
+import { PerfError } from '../errors.js';
+import { summarize, median } from '../perf/stats.js';
+import { isTimingMetric } from '../perf/metrics.js';
+import type { Budget, Scenario } from '../scenario/load.js';
+import type { AppSpec } from '../session/app.js';
+import { writeJsonAtomic } from '../session/state.js';
+import type { BudgetResult, RepeatMode, RepeatRecord, RunEnv, RunFile } from '../perf/run-file.js';
+
+export function runFileName(sc: Pick<Scenario, 'name' | 'variant'>, label: string): string {
+  return `${sc.name}${sc.variant ? `-${sc.variant}` : ''}-${label}`;
+}
+
+/**
+ * The modes of repeat units `from` … `to` − 1. Without timing each unit is one attribution repeat. With
+ * timing, T,A,T,T,A,T…: every unit is a timing repeat and an attribution repeat follows every other one,
+ * so the timing repeats carry the milliseconds and the attribution ones the evidence (profiles, insights).
+ * Units continue across calls: a sequential run extends the same pattern.
+ */
+export function repeatSlots(from: number, to: number, timing: boolean): RepeatMode[] {
+  const out: RepeatMode[] = [];
+  for (let k = from; k < to; k++) {
+    if (!timing) {
+      out.push('attribution');
+      continue;
+    }
+    out.push('timing');
+    if (k % 2 === 0) out.push('attribution');
+  }
+  return out;
+}
+
+/** The first `repeat` units' modes (see repeatSlots). */
+export function repeatSchedule(repeat: number, timing: boolean): RepeatMode[] {
+  return repeatSlots(0, repeat, timing);
+}
+
+export function appSpec(sc: Scenario): AppSpec {
+  if (sc.app.serve !== undefined) return { kind: 'serve', dir: sc.app.serve, ...(sc.app.spa ? { spa: true } : {}) };
+  if (sc.app.command !== undefined)
+    return {
+      kind: 'command',
+      command: sc.app.command,
+      cwd: sc.app.cwd,
+      ...(sc.app.url ? { url: sc.app.url } : {}),
+      ...(sc.app.startTimeoutMs !== undefined ? { startTimeoutMs: sc.app.startTimeoutMs } : {}),
+    };
+  if (sc.app.url !== undefined) return { kind: 'url', url: sc.app.url };
+  return { kind: sc.app.terminal ? 'terminal' : 'desktop' };
+}
+
+export function judgeBudgets(budgets: Budget[], metrics: Record<string, { median: number }>): BudgetResult[] {
+  return budgets.map((b) => {
+    const value = metrics[b.metric]?.median ?? null;
+    const pass =
+      value !== null &&
+      (b.op === '<' ? value < b.limit : b.op === '<=' ? value <= b.limit : b.op === '>' ? value > b.limit : value >= b.limit);
+    return { expr: b.expr, metric: b.metric, op: b.op, limit: b.limit, value, pass };
+  });
+}
+
+/** Summary over measured, non-warmup repeats. With timing repeats present, ms metrics come from them only. */
+export function summarizeRepeats(repeats: RepeatRecord[]): { metrics: Record<string, ReturnType<typeof summarize>>; timingOnly: boolean } {
+  const measured = repeats.filter((r): r is Extract<RepeatRecord, { status: 'measured' }> => r.status === 'measured' && !r.warmup);
+  const timingOnly = measured.some((r) => r.mode === 'timing') && measured.some((r) => r.mode === 'attribution');
+  const values = new Map<string, number[]>();
+  for (const r of measured) {
+    for (const [k, v] of Object.entries(r.report.metrics)) {
+      if (!Number.isFinite(v)) continue;
+      if (timingOnly && r.mode !== 'timing' && isTimingMetric(k)) continue;
+      let arr = values.get(k);
+      if (!arr) values.set(k, (arr = []));
+      arr.push(v);
+    }
+  }
+  const metrics: Record<string, ReturnType<typeof summarize>> = {};
+  for (const k of [...values.keys()].sort()) metrics[k] = summarize(values.get(k)!);
+  return { metrics, timingOnly };
+}
+
+/**
+ * A run whose file could not be written (a full or read-only disk): exit 3 with the reason, and what
+ * was measured (`salvage`, the run file's content) printed by the CLI on stderr so nothing is lost.
+ */
+export function notSaved(cause: unknown, stopped: string | undefined, salvage: unknown): PerfError {
+  const why = cause instanceof PerfError ? cause.message : String(cause);
+  return new PerfError({
+    code: 'run_not_saved',
+    kind: 'environment',
+    message: `${why}${stopped ? `; ${stopped}` : ''}. What was measured follows on stderr as one line of JSON (the run file's content)`,
+    suggestion: 'free space or pass --out on another disk, then run again; or save the JSON line from stderr as the run file',
+    salvage,
+    cause,
+  });
+}
+
+/** A run that cannot be saved keeps no trace files either: nothing half-written stays behind. */
+export function dropTraces(dir: string): undefined {
+  rmSync(dir, { recursive: true, force: true });
+  return undefined;
+}
+
+/**
+ * A run file from its repeats, as `perf run` and each arm of `--against` write it. `finished: false`
+ * for a snapshot taken while the run goes on (no insights: they are read off the median repeat).
+ */
+export function buildRunFile(
+  sc: Scenario,
+  p: {
+    label: string;
+    cwd: string;
+    startedAt: string;
+    finishedAt: string;
+    interrupted: boolean;
+    env: RunEnv;
+    records: RepeatRecord[];
+    finished: boolean;
+  },
+): RunFile {
+  const { metrics, timingOnly } = summarizeRepeats(p.records);
+  const counted = p.records.filter((r) => !r.warmup);
+  return {
+    schemaVersion: 1,
+    scenario: sc.name,
+    variant: sc.variant,
+    label: p.label,
+    scenarioFile: relative(p.cwd, sc.file) || sc.file,
+    startedAt: p.startedAt,
+    finishedAt: p.finishedAt,
+    interrupted: p.interrupted,
+    env: p.env,
+    thresholds: sc.thresholds,
+    ...(sc.gate ? { gate: sc.gate } : {}),
+    summary: {
+      repeats: counted.length,
+      measured: counted.filter((r) => r.status === 'measured').length,
+      refused: counted.filter((r) => r.status === 'refused').length,
+      failed: counted.filter((r) => r.status === 'failed').length,
+      warmup: p.records.length - counted.length,
+      metrics,
+      timingOnly,
+    },
+    budgets: judgeBudgets(sc.budgets, metrics),
+    insights: p.finished ? medianRepeatInsights(p.records) : [],
+    repeats: p.records,
+  };
+}
+
+/**
+ * The run file as it stands, marked `complete: false`, written after each repeat: a run killed outright
+ * keeps what it measured. Returns why it could not be written (a full disk), for the caller to stop.
+ */
+export function checkpoint(path: string, run: RunFile, secrets: Scenario['secrets']): PerfError | undefined {
+  try {
+    const { repeats, ...head } = run;
+    writeJsonAtomic(path, redactSecrets({ ...head, complete: false as const, repeats }, secrets));
+    return undefined;
+  } catch (e) {
+    return e instanceof PerfError
+      ? e
+      : new PerfError({ code: 'write_failed', kind: 'environment', message: `could not write ${path}: ${String(e)}`, cause: e });
+  }
+}
+
+export function medianRepeatInsights(records: RepeatRecord[]): unknown[] {
+  const measured = records.filter((r): r is Extract<RepeatRecord, { status: 'measured' }> => r.status === 'measured' && !r.warmup);
+  if (measured.length === 0) return [];
+  const d = median(measured.map((r) => r.report.metrics.durationMs ?? 0));
+  const pick = measured.reduce((best, r) =>
+    Math.abs((r.report.metrics.durationMs ?? 0) - d) < Math.abs((best.report.metrics.durationMs ?? 0) - d) ? r : best,
+  );
+  return (pick.report.insights as unknown[] | undefined) ?? [];
+}
+
+/** app.serve on `serveHost` (--serve-host) instead of 127.0.0.1; other apps as they are. */
+export function withServeHost(spec: AppSpec, serveHost: string | undefined): AppSpec {
+  return serveHost !== undefined && spec.kind === 'serve' ? { ...spec, host: serveHost } : spec;
+}
+
+/** A repeat that failed because its Grid session could not be created: that error, to end the run. */
+export function gridErrorOf(record: RepeatRecord): PerfError | undefined {
+  if (record.status !== 'failed' || record.failure.phase !== 'restart' || !record.failure.error.code.startsWith('grid_')) return undefined;
+  const e = record.failure.error;
+  return new PerfError({ code: e.code, kind: 'environment', message: e.message, ...(e.suggestion ? { suggestion: e.suggestion } : {}) });
+}
+
+/** Move the median and slowest repeats' traces beside the run file; drop the rest. */
+export function keepTraces(records: RepeatRecord[], dir: string, outDir: string, base: string): RunFile['traces'] {
+  const measured = records.filter((r): r is Extract<RepeatRecord, { status: 'measured' }> => r.status === 'measured' && !r.warmup);
+  const out: NonNullable<RunFile['traces']> = {};
+  if (measured.length > 0) {
+    const dur = (r: (typeof measured)[number]): number => r.report.metrics.durationMs ?? 0;
+    const sorted = [...measured].sort((a, b) => dur(a) - dur(b));
+    const picks = { median: sorted[Math.floor((sorted.length - 1) / 2)]!, slowest: sorted[sorted.length - 1]! };
+    for (const [which, rec] of Object.entries(picks) as ['median' | 'slowest', (typeof measured)[number]][]) {
+      // A terminal's repeat left a recording: it keeps its asciicast extension (perf replay, asciinema play).
+      const cast = existsSync(join(dir, `repeat${rec.index}.cast`));
+      const target = join(outDir, cast ? `${base}-${which}.cast` : `${base}-${which}.trace.json`);
+      try {
+        const src = join(dir, `repeat${rec.index}.${cast ? 'cast' : 'json'}`);
+        // Median and slowest may be the same repeat (one or two measured): copy, then move.
+        if (which === 'median' && picks.slowest.index === rec.index) writeFileAtomic(target, readFileSync(src));
+        else renameSync(src, target);
+        out[which] = { repeat: rec.index, path: target };
+      } catch {
+        /* no trace for that repeat */
+      }
+    }
+  }
+  rmSync(dir, { recursive: true, force: true });
+  return out;
+}

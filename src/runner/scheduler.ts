@@ -1,0 +1,337 @@
+/**
+ * The one repeat scheduler, for one arm (`perf run`) or two (`--against`, the gate's A/B, MCP perf_run with
+ * against): it starts each arm's app and browser (openArmBrowser: the arm's own driver), runs warmups and
+ * the timing/attribution slots, interleaves two arms A B | B A | A B …, asks `extend` for more after the
+ * scheduled rounds (a sequential compare), stops on the signal, on a lost Grid session (exit 3) and on a
+ * checkpoint that could not be written, and writes each arm's run file, or throws it as not-saved salvage.
+ */
+import { join, relative } from 'node:path';
+import { PerfError } from '../errors.js';
+import { ensureDir } from '../files.js';
+import type { RepeatMode, RepeatRecord, RunEnv, RunFile } from '../perf/run-file.js';
+import { redactSecrets } from '../scenario/redact.js';
+import type { Scenario } from '../scenario/load.js';
+import { startApp, type RunningApp } from '../session/app.js';
+import { BrowserSession, type RestartMode } from '../session/browser-session.js';
+import { gridUrlOf } from '../session/grid.js';
+import { writeJsonAtomic } from '../session/state.js';
+import { openArmBrowser, type ArmBrowser } from './arm-browser.js';
+import {
+  appSpec,
+  buildRunFile,
+  checkpoint,
+  dropTraces,
+  gridErrorOf,
+  keepTraces,
+  notSaved,
+  repeatSchedule,
+  repeatSlots,
+  withServeHost,
+} from './records.js';
+import { runRepeatOn } from './repeat.js';
+
+export type Arm = 'baseline' | 'candidate';
+
+/**
+ * The interleaved order for `slots` schedule positions: slot k runs both arms, baseline first when k is
+ * even, candidate first when odd — A B B A A B B A … Over any two consecutive slots each arm holds one
+ * early and one late position, so a linear drift cancels exactly in the per-arm means (and nearly in
+ * the medians); an odd count leaves one A B slot whose bias is one step of drift.
+ */
+export function abbaOrder(slots: number): { slot: number; arm: Arm }[] {
+  const out: { slot: number; arm: Arm }[] = [];
+  for (let k = 0; k < slots; k++) {
+    const pair: Arm[] = k % 2 === 0 ? ['baseline', 'candidate'] : ['candidate', 'baseline'];
+    for (const arm of pair) out.push({ slot: k, arm });
+  }
+  return out;
+}
+
+/** One arm: its scenario and where its run file goes. Two arms are given baseline first. */
+export interface ArmPlan {
+  sc: Scenario;
+  label: string;
+  /** The run file's base name (runFileName) and its checked path in outDir. */
+  base: string;
+  path: string;
+  restart: RestartMode;
+  /** The arm's role in a compare (written as `against`); absent for a plain run. */
+  role?: Arm;
+}
+
+export interface ScheduleOptions {
+  arms: ArmPlan[];
+  outDir: string;
+  cwd: string;
+  repeat: number;
+  warmup: number;
+  timing: boolean;
+  /** Selenium Grid base URL (--grid); else the last arm's browser.endpoint when it is a Grid. */
+  grid?: string;
+  serveHost?: string;
+  signal?: AbortSignal;
+  /** Keep the median and slowest repeats' traces beside the run file (perf run). */
+  keepTraces: boolean;
+  /** The command, for messages about --out. */
+  who: string;
+  onEvent?: (e: ScheduleEvent) => void;
+  /** After the scheduled rounds, with every arm's run so far: how many more units per arm (0 stops). */
+  extend?: (runs: RunFile[]) => number | Promise<number>;
+}
+
+export type ScheduleEvent =
+  | { kind: 'start'; total: number; perArm: number; warmup: number }
+  | { kind: 'repeat-start'; sequence: number; total: number; arm: number; index: number; mode: RepeatMode; warmup: boolean }
+  | { kind: 'step'; sequence: number; arm: number; phase: 'setup' | 'steps'; label: string }
+  | { kind: 'repeat-end'; sequence: number; total: number; arm: number; record: RepeatRecord };
+
+interface ArmState extends ArmPlan {
+  app: RunningApp;
+  url: string;
+  browser: ArmBrowser;
+  records: RepeatRecord[];
+  env?: RunEnv;
+  startedAt: string;
+  traceDir: string;
+}
+
+/** The restart check that needs no browser: a Chrome perf did not launch cannot be restarted. */
+function checkRestarts(opts: ScheduleOptions, endpoint: string | undefined, grid: string | undefined): void {
+  for (const a of opts.arms) {
+    if (endpoint && !grid && a.restart === 'browser') {
+      throw new PerfError({
+        code: 'restart_browser_attached',
+        message: 'restart mode "browser" cannot be used with browser.endpoint (perf did not launch that Chrome)',
+        suggestion: 'use --restart context',
+      });
+    }
+  }
+}
+
+/** Run the arms' repeats (interleaved when two) and write one run file each, in `opts.arms` order. */
+export async function runSchedule(opts: ScheduleOptions): Promise<{ run: RunFile; path: string }[]> {
+  const s = new Scheduler(opts);
+  checkRestarts(opts, s.sessionScenario.browser.endpoint, s.grid);
+  ensureDir(opts.outDir, opts.who);
+  try {
+    await s.open();
+    await s.loop();
+    for (const a of s.arms) a.env ??= await s.envOf(a);
+  } finally {
+    await s.close();
+  }
+  return s.write();
+}
+
+class Scheduler {
+  readonly arms: ArmState[] = [];
+  readonly grid: string | undefined;
+  /** The CDP session opens with this scenario's browser options: the candidate's (the one named on the command line). */
+  readonly sessionScenario: Scenario;
+  private readonly schedule: { mode: RepeatMode; warmup: boolean }[];
+  private order: { slot: number; arm: number }[];
+  private units: number;
+  private interrupted = false;
+  /** Set when a checkpoint could not be written (a full disk): every later repeat would be measured for nothing. */
+  private unsaved: PerfError | undefined;
+  private cdp: Promise<BrowserSession> | undefined;
+  private readonly apps: RunningApp[] = [];
+  private readonly browsers: ArmBrowser[] = [];
+  /** Browsers (a shared CDP session counts once) that have opened a repeat: the first one starts on the launched page. */
+  private readonly opened = new Set<object>();
+
+  constructor(private readonly opts: ScheduleOptions) {
+    this.sessionScenario = opts.arms[opts.arms.length - 1]!.sc;
+    this.grid = opts.grid ?? gridUrlOf(this.sessionScenario.browser.endpoint);
+    this.schedule = [
+      ...Array.from({ length: opts.warmup }, () => ({ mode: 'attribution' as RepeatMode, warmup: true })),
+      ...repeatSchedule(opts.repeat, opts.timing).map((m) => ({ mode: m, warmup: false })),
+    ];
+    this.units = opts.repeat;
+    this.order = this.orderOf(this.schedule.length);
+  }
+
+  /** One arm: the schedule in order. Two: ABBA, so drift adds the same to both arms. */
+  private orderOf(slots: number): { slot: number; arm: number }[] {
+    if (this.opts.arms.length === 1) return Array.from({ length: slots }, (_, slot) => ({ slot, arm: 0 }));
+    return abbaOrder(slots).map(({ slot, arm }) => ({ slot, arm: arm === 'baseline' ? 0 : 1 }));
+  }
+
+  private cdpSession(): Promise<BrowserSession> {
+    const sc = this.sessionScenario;
+    const restarts = this.opts.arms.map((a) => a.restart);
+    // Back-to-back repeats leave no idle time for a whole spare page: prepare just the context. A browser
+    // restart's next browser starts once a measured window has ended (cdpRepeatBrowser); with two arms
+    // the spare browser would serve the other arm's repeat, so none is prepared ahead.
+    const prewarm = restarts.includes('context') ? 'context' : restarts.length === 1 && restarts[0] === 'browser' ? 'browser' : 'none';
+    this.cdp ??= BrowserSession.open({
+      headless: sc.browser.headless,
+      windowSize: { width: sc.viewport.width, height: sc.viewport.height },
+      prewarm,
+      ...(this.grid ? { grid: this.grid } : sc.browser.endpoint ? { endpoint: sc.browser.endpoint } : {}),
+    });
+    return this.cdp;
+  }
+
+  async open(): Promise<void> {
+    for (const plan of this.opts.arms) {
+      const app = await startApp(withServeHost(appSpec(plan.sc), this.opts.serveHost));
+      this.apps.push(app);
+      const url = app.urlFor(plan.sc.app.path);
+      const browser = await openArmBrowser(plan.sc, {
+        app,
+        url,
+        cwd: this.opts.cwd,
+        restart: plan.restart,
+        cdpSession: () => this.cdpSession(),
+      });
+      this.browsers.push(browser);
+      const traceDir = join(this.opts.outDir, `.${plan.base}-traces`);
+      this.arms.push({ ...plan, app, url, browser, records: [], startedAt: new Date().toISOString(), traceDir });
+    }
+    const perArm = this.schedule.length;
+    this.opts.onEvent?.({ kind: 'start', total: this.order.length, perArm, warmup: this.opts.warmup });
+  }
+
+  async close(): Promise<void> {
+    const cdp = await this.cdp?.catch(() => undefined);
+    await cdp?.close().catch(() => undefined);
+    for (const b of this.browsers) await b.close().catch(() => undefined);
+    for (const app of this.apps) await app.stop().catch(() => undefined);
+  }
+
+  /** A browser both arms share shows the other arm's app between repeats: only what was configured is safe to read then. */
+  private shared(a: ArmState): boolean {
+    return a.browser.session !== undefined && this.arms.some((x) => x !== a && x.browser.session === a.browser.session);
+  }
+
+  envOf(a: ArmState): Promise<RunEnv> {
+    return this.shared(a) ? Promise.resolve(a.browser.fallback()) : a.browser.describe().catch(() => a.browser.fallback());
+  }
+
+  async loop(): Promise<void> {
+    for (let seq = 0; ; seq++) {
+      if (seq >= this.order.length && !(await this.extended())) break;
+      if (this.opts.signal?.aborted) {
+        this.interrupted = true;
+        break;
+      }
+      if (!(await this.runOne(seq))) break;
+    }
+  }
+
+  /** The scheduled rounds are done: ask whether to sample more (a sequential compare or gate). */
+  private async extended(): Promise<boolean> {
+    if (this.interrupted || !this.opts.extend) return false;
+    for (const a of this.arms) a.env ??= await this.envOf(a);
+    const more = await this.opts.extend(this.arms.map((a) => this.file(a, false)));
+    if (!(more > 0) || this.opts.signal?.aborted) return false;
+    this.schedule.push(...repeatSlots(this.units, this.units + more, this.opts.timing).map((m) => ({ mode: m, warmup: false })));
+    this.units += more;
+    // The interleaving goes on where it stopped: slot k is A B when k is even, B A when odd.
+    this.order = this.orderOf(this.schedule.length);
+    return true;
+  }
+
+  /** No later repeat is scheduled on this arm's browser (a shared CDP session counts for both arms). */
+  private lastOn(seq: number, key: object): boolean {
+    if (this.opts.extend) return false;
+    return !this.order.slice(seq + 1).some((o) => this.keyOf(this.arms[o.arm]!) === key);
+  }
+
+  private keyOf(a: ArmState): object {
+    return a.browser.session ?? a.browser;
+  }
+
+  /** One repeat of the order; false when the run stops here. */
+  private async runOne(seq: number): Promise<boolean> {
+    const { slot, arm } = this.order[seq]!;
+    const a = this.arms[arm]!;
+    const { mode, warmup } = this.schedule[slot]!;
+    const total = this.order.length;
+    const signal = this.opts.signal;
+    this.opts.onEvent?.({ kind: 'repeat-start', sequence: seq, total, arm, index: slot, mode, warmup });
+    const startedAt = new Date().toISOString();
+    const key = this.keyOf(a);
+    const first = !this.opened.has(key);
+    this.opened.add(key);
+    const record = await runRepeatOn(a.browser.browser, a.browser.host, a.sc, {
+      index: slot,
+      mode,
+      warmup,
+      restart: a.restart,
+      url: a.url,
+      outDir: this.opts.outDir,
+      base: a.base,
+      first,
+      last: this.lastOn(seq, key),
+      ...(signal ? { signal } : {}),
+      ...(this.opts.keepTraces && !warmup ? { traceDir: a.traceDir } : {}),
+      onStep: (phase, label) => this.opts.onEvent?.({ kind: 'step', sequence: seq, arm, phase, label }),
+    });
+    if (signal?.aborted && record.status !== 'measured') {
+      // Cut short by Ctrl-C: a half repeat is not a failure of the app; keep only what completed.
+      this.interrupted = true;
+      return false;
+    }
+    // A Grid session that could not be created or was lost ends the run (exit 3): a new one would run the
+    // rest on another node (for a compare: the arms on different nodes), or not at all.
+    const gridFailure = a.browser.session?.gridLost() ?? (this.grid ? gridErrorOf(record) : undefined);
+    if (gridFailure) throw gridFailure;
+    // The browser still shows this arm's app: read its environment back now.
+    if (!a.env && record.status !== 'failed') a.env = await a.browser.describe().catch(() => undefined);
+    const kept: RepeatRecord = a.role ? { ...record, startedAt, sequence: seq } : record;
+    a.records.push(kept);
+    if (a.env) this.unsaved = checkpoint(a.path, this.file(a, false), a.sc.secrets);
+    this.opts.onEvent?.({ kind: 'repeat-end', sequence: seq, total, arm, record: kept });
+    if (signal?.aborted) this.interrupted = true;
+    return !this.unsaved;
+  }
+
+  /** An arm's run file as it stands (`finished: false` for a checkpoint or a look), with `against` in a compare. */
+  private file(a: ArmState, finished: boolean, finishedAt = new Date().toISOString()): RunFile {
+    const run = buildRunFile(a.sc, {
+      label: a.label,
+      cwd: this.opts.cwd,
+      startedAt: a.startedAt,
+      finishedAt,
+      interrupted: this.interrupted,
+      env: a.env!,
+      records: a.records,
+      finished,
+    });
+    const other = this.arms.find((x) => x !== a);
+    if (!a.role || !other) return run;
+    return { ...run, against: { role: a.role, other: relative(this.opts.outDir, other.path) || other.path, order: 'ABBA' } };
+  }
+
+  /** Every arm's final run file, written; not-saved salvage (exit 3) when one cannot be. */
+  write(): { run: RunFile; path: string }[] {
+    const finishedAt = new Date().toISOString();
+    const out = this.arms.map((a) => {
+      const traces = !this.opts.keepTraces
+        ? undefined
+        : this.unsaved
+          ? dropTraces(a.traceDir)
+          : keepTraces(a.records, a.traceDir, this.opts.outDir, a.base);
+      const run: RunFile = { ...this.file(a, true, finishedAt), ...(traces && Object.keys(traces).length ? { traces } : {}) };
+      // `repeats` last in the file: the summary reads first. Values read from the environment are written
+      // as ${env.NAME} (redact.ts), in the file and in what callers print.
+      const { repeats, ...head } = run;
+      return { run: redactSecrets({ ...head, repeats }, a.sc.secrets), path: a.path };
+    });
+    try {
+      if (this.unsaved) throw this.unsaved;
+      for (const o of out) writeJsonAtomic(o.path, o.run);
+    } catch (e) {
+      if (out.length === 1) {
+        const stopped = `the run stopped after ${this.arms[0]!.records.length} of ${this.schedule.length} repeats`;
+        throw notSaved(e, this.unsaved ? stopped : undefined, out[0]!.run);
+      }
+      const done = this.arms.reduce((n, a) => n + a.records.length, 0);
+      const stopped = `the compare stopped after ${done} repeat${done === 1 ? '' : 's'}`;
+      throw notSaved(e, this.unsaved ? stopped : undefined, { baseline: out[0]!.run, candidate: out[1]!.run });
+    }
+    return out;
+  }
+}
