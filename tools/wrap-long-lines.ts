@@ -39,7 +39,8 @@ const width = (s: string): number => [...s].length;
 function textBreaks(raw: string, from: number, to: number): number[] {
   const out: number[] = [];
   for (let i = from; i < to; i++) {
-    if (raw[i] !== ' ' && raw[i] !== ',') continue;
+    // A comma followed by a space breaks after the space, so the next piece does not start with one.
+    if (raw[i] !== ' ' && (raw[i] !== ',' || raw[i + 1] === ' ')) continue;
     let slashes = 0;
     for (let j = i - 1; j >= 0 && raw[j] === '\\'; j--) slashes++;
     if (slashes % 2 === 0 && i + 1 < to) out.push(i + 1);
@@ -48,8 +49,8 @@ function textBreaks(raw: string, from: number, to: number): number[] {
 }
 
 /**
- * Per long line of the literal's source (a template may span lines): the last break that keeps each
- * piece within `budget`, else the first one past it.
+ * Per long line of the literal's source (a template may span lines): breaks that keep each piece
+ * within `budget` (else the first one past it), balanced in width.
  */
 function chooseBreaks(raw: string, breaks: number[], budget: number, isLong: (line: number) => boolean): number[] {
   const chosen: number[] = [];
@@ -59,8 +60,12 @@ function chooseBreaks(raw: string, breaks: number[], budget: number, isLong: (li
     const here = isLong(k) ? breaks.filter((b) => b > lineStart && b < lineEnd) : [];
     let cur = lineStart;
     while (here.length && width(raw.slice(cur, lineEnd)) > budget) {
+      // Pieces of about equal width, so the last one is not a stray word.
+      const rest = width(raw.slice(cur, lineEnd));
+      const target = rest / Math.ceil(rest / budget);
       const fits = here.filter((b) => b > cur && width(raw.slice(cur, b)) <= budget);
-      const next = fits.length ? fits[fits.length - 1] : here.find((b) => b > cur);
+      const balanced = fits.find((b) => width(raw.slice(cur, b)) >= target);
+      const next = balanced ?? (fits.length ? fits[fits.length - 1] : here.find((b) => b > cur));
       if (next === undefined) break;
       chosen.push(next);
       cur = next;
