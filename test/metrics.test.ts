@@ -1,6 +1,6 @@
 /**
  * The metric registry (src/perf/metrics.ts) is the one vocabulary: every metric a real run file holds
- * resolves in it, `perf metrics --json` prints it, the README's table is generated from it, and the
+ * resolves in it, `perf metrics --json` prints it, docs/metrics.md's table is generated from it, and the
  * default primary family stays within MAX_PRIMARY.
  */
 import { test } from 'node:test';
@@ -76,23 +76,20 @@ test('checkMetricName: a typo is a PerfError with the closest names as candidate
   ]);
 });
 
-test("the README metric table is the registry's, generated (edit src/perf/metrics.ts, then paste metricsMarkdown())", () => {
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+test("docs/metrics.md's metric table is the registry's, generated (edit src/perf/metrics.ts, then `npm run docs`)", () => {
+  const readme = readFileSync(join(ROOT, 'docs/metrics.md'), 'utf8');
   const m = /<!-- metrics:begin -->\n([\s\S]*?)\n<!-- metrics:end -->/.exec(readme);
-  assert.ok(m, 'README has the metrics:begin/end markers');
+  assert.ok(m, 'docs/metrics.md has the metrics:begin/end markers');
   assert.equal(m[1], metricsMarkdown());
 });
 
-test("the README's per-driver table (WebKit and Tauri over WebDriver) is the registry's, generated (paste metricsByDriverMarkdown())", () => {
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+test("docs/metrics.md's per-driver table is the registry's, generated (`npm run docs`), and the WebKit guide links to it", () => {
+  const readme = readFileSync(join(ROOT, 'docs/metrics.md'), 'utf8');
   const m = /<!-- metrics-by-driver:start -->\n([\s\S]*?)\n<!-- metrics-by-driver:end -->/.exec(readme);
-  assert.ok(m, 'README has the metrics-by-driver:start/end markers');
+  assert.ok(m, 'docs/metrics.md has the metrics-by-driver:start/end markers');
   assert.equal(m[1], metricsByDriverMarkdown());
-  const webdriverSection = readme.slice(
-    readme.indexOf('## WebKit and Tauri over WebDriver'),
-    readme.indexOf('\n## ', readme.indexOf('## WebKit and Tauri over WebDriver') + 1),
-  );
-  assert.ok(webdriverSection.includes('<!-- metrics-by-driver:start -->'), 'the table is in the "WebKit and Tauri over WebDriver" section');
+  const guide = readFileSync(join(ROOT, 'docs/webkit-tauri.md'), 'utf8');
+  assert.ok(guide.includes('](metrics.md#which-metrics-each-driver-produces)'), 'the WebKit and Tauri guide links to the table');
 });
 
 test('`perf metrics --json` prints the registry with direction, role and host dependence; `perf metrics` a table', () => {
@@ -121,10 +118,10 @@ test('`perf metrics --json` prints the registry with direction, role and host de
   assert.match(t.stdout, /\ncounters\.threadCpuMs \(\+\.perFrame\) +ms +lower +primary +host/);
 });
 
-test('the README\'s "primaries by noise" paragraph is the registry\'s rule, generated (paste primaryRuleMarkdown())', () => {
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+test('docs/metrics.md\'s "primaries by noise" paragraph is the registry\'s rule, generated (`npm run docs`)', () => {
+  const readme = readFileSync(join(ROOT, 'docs/metrics.md'), 'utf8');
   const m = /<!-- primary-rule:begin -->\n([\s\S]*?)\n<!-- primary-rule:end -->/.exec(readme);
-  assert.ok(m, 'README has the primary-rule:begin/end markers');
+  assert.ok(m, 'docs/metrics.md has the primary-rule:begin/end markers');
   assert.equal(m[1], primaryRuleMarkdown());
   assert.match(m[1]!, /`gate\.metrics` overrides the rule/);
   assert.deepEqual(

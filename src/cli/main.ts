@@ -57,7 +57,7 @@ function mainHelp(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length), 8) + 2;
   const steps = stepNames();
   return [
-    `perf ${toolVersion()} — rehearse: scenario runner and performance harness for web apps (Chromium over CDP)`,
+    `perf ${toolVersion()} — rehearse: scenario runner and performance harness (Chromium, WebKit, Tauri, terminal programs)`,
     '',
     'Usage: perf <command> [flags]     perf <command> --help',
     '',
