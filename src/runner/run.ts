@@ -15,7 +15,7 @@ import { TerminalRepeatBrowser } from './terminal-browser.js';
 import type { RepeatBrowser, RepeatContext } from './repeat-browser.js';
 import { SessionHost } from '../engine/host.js';
 import { runStep, toErrorInfo, type StepErrorInfo, type StepResult } from '../engine/run-step.js';
-import { PerfError } from '../errors.js';
+import { errorCodeOf, PerfError } from '../errors.js';
 import { summarize, median } from '../perf/stats.js';
 import { isTimingMetric } from '../perf/metrics.js';
 import { BEGIN_TIMEOUT_MS, END_TIMEOUT_MS, beginMeasure, endMeasure, withinMs } from '../perf/measure.js';
@@ -452,7 +452,12 @@ export function withServeHost(spec: AppSpec, serveHost: string | undefined): App
 export function gridErrorOf(record: RepeatRecord): PerfError | undefined {
   if (record.status !== 'failed' || record.failure.phase !== 'restart' || !record.failure.error.code.startsWith('grid_')) return undefined;
   const e = record.failure.error;
-  return new PerfError({ code: e.code, kind: 'environment', message: e.message, ...(e.suggestion ? { suggestion: e.suggestion } : {}) });
+  return new PerfError({
+    code: errorCodeOf(e.code),
+    kind: 'environment',
+    message: e.message,
+    ...(e.suggestion ? { suggestion: e.suggestion } : {}),
+  });
 }
 
 /** The CDP browser: restarts by reload, context or browser within one BrowserSession. */
@@ -548,7 +553,6 @@ export async function runRepeatOn(browser: RepeatBrowser, host: SessionHost, sc:
         code: 'app_http_error',
         kind: 'failed',
         message: `the app answered HTTP ${status} for ${rc.url}`,
-        suggestion: "check app.path, and the app's output (perf logs, or the run's stderr)",
       });
     }
     mark('open');
