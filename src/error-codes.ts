@@ -299,7 +299,7 @@ export const ERRORS = {
   unknown_device: { kind: 'usage', suggestion: 'device_profile { list: true } lists the devices' },
   unknown_flag: { kind: 'usage', suggestion: 'see `perf COMMAND --help`' },
   unknown_insight: { kind: 'usage', suggestion: "read the insight ids perf_end's summary lists" },
-  unknown_key: { kind: 'usage', suggestion: 'use a single character or a named key (Enter, Tab, ArrowDown…); combine modifiers with "+"' },
+  unknown_key: { kind: 'usage', suggestion: 'use one character or a named key (Enter, Tab, ArrowDown…); join modifiers with "+"' },
   unknown_metric: { kind: 'usage', suggestion: '`perf metrics` lists every metric' },
   unknown_modifier: { kind: 'usage', suggestion: 'modifiers are control, shift, alt, meta' },
   unknown_reporter: { kind: 'usage', suggestion: 'use --reporter with one of: table, json, markdown, junit, html' },
