@@ -60,7 +60,7 @@ test('every error code in the sources is declared in src/error-codes.ts, and eve
   visitAll((n, file) => {
     if (!ts.isPropertyAssignment(n) || !ts.isIdentifier(n.name) || !/^(code|[a-z]+Code)$/.test(n.name.text)) return;
     for (const code of literals(n.initializer) ?? []) {
-      if (SNAKE.test(code) && !(code in ERRORS)) undeclared.push(`${file}: ${code}`);
+      if (SNAKE.test(code) && !Object.hasOwn(ERRORS, code)) undeclared.push(`${file}: ${code}`);
     }
   });
   assert.deepEqual(undeclared, [], 'codes thrown but not declared');
@@ -69,7 +69,7 @@ test('every error code in the sources is declared in src/error-codes.ts, and eve
   const used = new Set<string>();
   visitAll((n, file) => {
     if (file === join('src', 'error-codes.ts')) return;
-    if (ts.isStringLiteral(n) && n.text in ERRORS) used.add(n.text);
+    if (ts.isStringLiteral(n) && Object.hasOwn(ERRORS, n.text)) used.add(n.text);
   });
   assert.deepEqual(
     DECLARED.filter((c) => !used.has(c)),
