@@ -3,23 +3,17 @@
  * stderr line, MCP into an `isError` result. `kind` says which exit code applies.
  */
 
-/** What kind of failure, which decides the exit code at the CLI edge (DESIGN.md "Exit codes"). */
-export type PerfErrorKind =
-  /** The thing judged failed: regression, budget, assertion, every repeat failed. Exit 1. */
-  | 'failed'
-  /** Invalid usage or input: bad flags, bad scenario, unreadable run file. Exit 2. */
-  | 'usage'
-  /** Environment problem: no browser, app did not start, port taken. Exit 3. */
-  | 'environment'
-  /** A bug in perf: an error no code path meant to throw. Exit 4, so CI never reads it as "regressed". */
-  | 'internal';
+import { doorSuggestion, ERRORS, isErrorCode, type Door, type ErrorCode, type KindOf, type PerfErrorKind } from './error-codes.js';
 
-export interface PerfErrorInit {
-  /** Stable machine-readable code, snake_case, e.g. `chrome_not_found`. */
-  code: string;
+export { DOORS, ERRORS, doorSuggestion, isErrorCode, type Door, type ErrorCode, type PerfErrorKind } from './error-codes.js';
+
+export interface PerfErrorInit<C extends ErrorCode = ErrorCode> {
+  /** Stable machine-readable code, declared in src/error-codes.ts: a typo does not compile. */
+  code: C;
   message: string;
-  kind?: PerfErrorKind;
-  /** What the user can do next, one sentence. */
+  /** Only where the code declares more than one kind (`kinds`); otherwise its declared kind applies. */
+  kind?: KindOf<C>;
+  /** What the user can do next, one sentence; without it the edge shows the code's default for its door. */
   suggestion?: string;
   /** Close valid names, or the elements a target matched. */
   candidates?: string[];
@@ -31,30 +25,39 @@ export interface PerfErrorInit {
   salvage?: unknown;
 }
 
-/** A PerfError as data (its toJSON): what run files, MCP replies and step results carry. */
+/**
+ * A PerfError as data (its toJSON): what run files, MCP replies and step results carry. `code` stays a
+ * string: a file written by another version may carry a code this one does not declare.
+ */
 export interface ErrorInfo {
   kind: string;
   code: string;
   message: string;
+  /** The throw site's own advice; the door's default is added only where the error is shown. */
   suggestion?: string;
   candidates?: string[];
 }
 
-export class PerfError extends Error {
-  readonly code: string;
+export class PerfError<C extends ErrorCode = ErrorCode> extends Error {
+  readonly code: C;
   readonly kind: PerfErrorKind;
   readonly suggestion: string | undefined;
   readonly candidates: string[] | undefined;
   readonly salvage: unknown;
 
-  constructor(init: PerfErrorInit) {
+  constructor(init: PerfErrorInit<C>) {
     super(init.message, init.cause === undefined ? undefined : { cause: init.cause });
     this.name = 'PerfError';
     this.code = init.code;
-    this.kind = init.kind ?? 'usage';
+    this.kind = init.kind ?? ERRORS[init.code].kind;
     this.suggestion = init.suggestion;
     this.candidates = init.candidates;
     this.salvage = init.salvage;
+  }
+
+  /** The throw site's advice, else the code's default for the door it is shown at. */
+  suggestionAt(door: Door): string | undefined {
+    return this.suggestion ?? doorSuggestion(this.code, door);
   }
 
   toJSON(): ErrorInfo {
@@ -66,6 +69,21 @@ export class PerfError extends Error {
       ...(this.candidates?.length ? { candidates: this.candidates } : {}),
     };
   }
+}
+
+/** Error data as shown at `door`: the door's default suggestion where the throw site gave none. */
+export function infoAt<T extends { code: string; suggestion?: string | undefined }>(info: T, door: Door): T {
+  if (info.suggestion) return info;
+  const suggestion = doorSuggestion(info.code, door);
+  return suggestion ? { ...info, suggestion } : info;
+}
+
+/**
+ * A code read back from the wire (a session daemon's reply, a shard file): a code this version does
+ * not declare is reported as internal_error, its own name kept in the message.
+ */
+export function errorCodeOf(code: string): ErrorCode {
+  return isErrorCode(code) ? code : 'internal_error';
 }
 
 export function exitCodeOf(kind: PerfErrorKind): 1 | 2 | 3 | 4 {

@@ -13,7 +13,7 @@
  */
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import { PerfError } from './errors.js';
+import { PerfError, type ErrorCode } from './errors.js';
 
 // 64 levels: a run file nests about 8 deep and a shard file (a run inside an entry) about 12. V8's
 // JSON.parse is superlinear in nesting (16 MiB of "[" took 2.4 s here), so depth is checked first,
@@ -29,9 +29,9 @@ export interface JsonFileKind {
   noun: string;
   /** Put before every message, e.g. "merge: ". */
   prefix?: string;
-  invalidCode: string;
-  unreadableCode: string;
-  tooLargeCode: string;
+  invalidCode: ErrorCode;
+  unreadableCode: ErrorCode;
+  tooLargeCode: ErrorCode;
   maxBytes: number;
   suggestion: string;
 }

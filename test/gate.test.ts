@@ -248,7 +248,10 @@ test('gate exit codes: a regression or a missing baseline is 1 before an unusabl
     run: null,
     outcome,
   });
-  const env = entry({ status: 'error', error: new PerfError({ code: 'app_failed', kind: 'environment', message: 'app did not start' }) });
+  const env = entry({
+    status: 'error',
+    error: new PerfError({ code: 'app_start_timeout', kind: 'environment', message: 'app did not start' }),
+  });
   const bad = entry({ status: 'invalid-baseline', error: new PerfError({ code: 'run_file_schema', message: 'b/x.json: schema' }) });
   assert.equal(gateExitCode([env]), 3);
   assert.equal(gateExitCode([env, bad]), 2);

@@ -3,7 +3,7 @@
  * errors become an exit code and a stderr line (DESIGN.md "Exit codes").
  */
 import { readFileSync } from 'node:fs';
-import { closest, exitCodeOf, isPerfError, PerfError, printable } from '../errors.js';
+import { closest, exitCodeOf, isPerfError, PerfError, printable, type Door } from '../errors.js';
 import { stepNames } from '../steps/registry.js';
 import { installSignalHandlers } from '../session/processes.js';
 import { hideCredentials } from '../url.js';
@@ -130,14 +130,31 @@ export async function main(argv: string[]): Promise<number> {
   });
 }
 
+// The commands that act on the session of `perf start`: their advice may name `perf restart`, `perf logs`.
+const SESSION_COMMANDS: ReadonlySet<string> = new Set(
+  [startCommand, stopCommand, statusCommand, logsCommand, restartCommand, doctorCommand].map((c) => c.name),
+);
+
+/**
+ * Which door a command line is, so an error's default advice fits it: a step verb or a lifecycle
+ * command works on a session, `perf mcp` serves agents, everything else (run, gate, compare…) starts
+ * and ends its own app and browser, where "restart the app" means nothing.
+ */
+export function doorOf(command: string | undefined): Door {
+  if (command === 'mcp') return 'mcp';
+  if (command !== undefined && (SESSION_COMMANDS.has(command) || stepNames().includes(command))) return 'session';
+  return 'run';
+}
+
 /**
  * Print an error as one line (plus a hint), never a stack for a user mistake. Anything but a PerfError
  * is a bug in perf: exit 4, which CI never mistakes for 1 (regressed).
  */
-export function reportError(e: unknown): number {
+export function reportError(e: unknown, door: Door = 'run'): number {
   if (isPerfError(e)) {
     process.stderr.write(`perf: ${printable(hideCredentials(e.message))}\n`);
-    if (e.suggestion) process.stderr.write(`  hint: ${printable(hideCredentials(e.suggestion))}\n`);
+    const suggestion = e.suggestionAt(door);
+    if (suggestion) process.stderr.write(`  hint: ${printable(hideCredentials(suggestion))}\n`);
     // One line of JSON, last, so `2>&1 | tail -n1` recovers it.
     if (e.salvage !== undefined) process.stderr.write(`${JSON.stringify(e.salvage)}\n`);
     return exitCodeOf(e.kind);
@@ -160,7 +177,7 @@ export async function cli(argv: string[]): Promise<void> {
   try {
     code = await main(argv);
   } catch (e) {
-    code = reportError(e);
+    code = reportError(e, doorOf(argv[0]));
   }
   process.exitCode = code;
   setTimeout(() => {

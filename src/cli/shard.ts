@@ -11,7 +11,7 @@
  */
 import { readdirSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { PerfError, perfErrorKind, type ErrorInfo } from '../errors.js';
+import { errorCodeOf, PerfError, perfErrorKind, type ErrorInfo } from '../errors.js';
 import { checkJson, list, nullable, readJsonFile, record, tagged, text, whole, type JsonFileKind, type Schema } from '../json-input.js';
 import { COMPARISON_SCHEMA, MAX_RUN_FILE_BYTES, type RunsComparison } from '../perf/compare-runs.js';
 import { ERROR_INFO_SCHEMA, MAX_NAME_CHARS, MAX_TEXT_CHARS, RUN_FILE_SCHEMA, type RunFile } from '../perf/run-file.js';
@@ -168,7 +168,12 @@ export function shardFile(
 /** A stored error back as the PerfError it was; a kind this perf does not know is internal. */
 export function reviveError(info: ErrorInfo): PerfError {
   const kind = perfErrorKind(info.kind);
-  return new PerfError({ code: info.code, message: info.message, kind, ...(info.suggestion ? { suggestion: info.suggestion } : {}) });
+  return new PerfError({
+    code: errorCodeOf(info.code),
+    message: info.message,
+    kind,
+    ...(info.suggestion ? { suggestion: info.suggestion } : {}),
+  });
 }
 
 const MERGE_SUGGESTION = 'pass the folder of every shard of one gate: perf merge shard-1/ shard-2/ …';

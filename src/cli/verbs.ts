@@ -5,7 +5,7 @@
  */
 import { writeFileAtomic } from '../files.js';
 import path from 'node:path';
-import { closest, exitCodeOf, isPerfError, PerfError, perfErrorKind } from '../errors.js';
+import { closest, exitCodeOf, infoAt, isPerfError, PerfError, perfErrorKind } from '../errors.js';
 import { SessionHost, connectedHost } from '../engine/host.js';
 import { prepareArgs, runStep, type StepResult } from '../engine/run-step.js';
 import { renderReply, stepResultJson, type ToolReply } from '../mcp/format.js';
@@ -286,7 +286,10 @@ export function verbHelp(step: string): string {
 }
 
 function report(step: string, e: unknown): number {
-  const info = isPerfError(e) ? e.toJSON() : { kind: 'internal', code: 'internal_error', message: (e as Error)?.message ?? String(e) };
+  const info = infoAt(
+    isPerfError(e) ? e.toJSON() : { kind: 'internal', code: 'internal_error', message: (e as Error)?.message ?? String(e) },
+    'session',
+  );
   process.stderr.write(`perf ${step}: ${info.message.replace(new RegExp(`^${step}: `), '')}\n`);
   if ('suggestion' in info && info.suggestion) process.stderr.write(`  hint: ${info.suggestion}\n`);
   return exitCodeFor(info.kind);
@@ -318,7 +321,7 @@ function printResult(result: StepResult, imagePath: string | undefined): void {
     }
     reply = { kind: 'ok', json, images: [] };
   }
-  process.stdout.write(renderReply(reply, { pretty: true }).text + '\n');
+  process.stdout.write(renderReply(reply, { pretty: true, door: 'session' }).text + '\n');
 }
 
 /**
@@ -396,10 +399,10 @@ function finish(step: string, result: StepResult, imagePath: string | undefined)
     case 'ok':
     case 'skipped':
       return 0;
-    case 'failed':
-      process.stderr.write(
-        `perf ${step}: ${result.error.message}\n${result.error.suggestion ? `  hint: ${result.error.suggestion}\n` : ''}`,
-      );
+    case 'failed': {
+      const { message, suggestion } = infoAt(result.error, 'session');
+      process.stderr.write(`perf ${step}: ${message}\n${suggestion ? `  hint: ${suggestion}\n` : ''}`);
       return exitCodeFor(result.error.kind);
+    }
   }
 }

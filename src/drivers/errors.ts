@@ -7,3 +7,19 @@ export class TargetClosedError extends Error {
     this.name = 'TargetClosedError';
   }
 }
+
+/**
+ * A WebDriver command got no answer in time. Still a TargetClosedError (a server that stopped
+ * answering cannot be trusted with the next command, so the page counts as gone), but reported as
+ * what it is: which command, which server, how long it waited.
+ */
+export class WebDriverTimeoutError extends TargetClosedError {
+  constructor(
+    readonly command: string,
+    readonly server: string,
+    readonly timeoutMs: number,
+  ) {
+    super(`${command}: no answer from the WebDriver server in ${timeoutMs} ms (${server}): the browser or the server hung`);
+    this.name = 'WebDriverTimeoutError';
+  }
+}

@@ -191,7 +191,6 @@ export function assertNotBrowserShortcut(key: string, modifiers: readonly Modifi
     throw new PerfError({
       code: 'browser_shortcut',
       message: `${combo} is a browser shortcut (tabs and windows), not a key for the page`,
-      suggestion: 'use navigate / reload / app_restart for what the browser would do; press other keys for the page',
     });
   }
 }

@@ -52,7 +52,6 @@ export class SessionHost implements StepHost {
         code: 'page_crashed',
         kind: 'environment',
         message: t.crashReason,
-        suggestion: 'restart the app (app_restart / perf restart)',
       });
     return t;
   }
@@ -63,7 +62,6 @@ export class SessionHost implements StepHost {
         code: 'no_app',
         kind: 'environment',
         message: 'no app: nothing is running to act on',
-        suggestion: 'call app_start (MCP) or run `perf start --serve DIR | --url URL` first',
       });
     }
     return this.source;
@@ -84,7 +82,6 @@ export class SessionHost implements StepHost {
         code: 'page_crashed',
         kind: 'environment',
         message: page.crashReason,
-        suggestion: 'restart the app (app_restart / perf restart)',
       });
     }
     await page.installScripts();

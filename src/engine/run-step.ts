@@ -4,7 +4,7 @@
  */
 import { recordStepSpan } from '../perf/state.js';
 import { PerfError, isPerfError, type ErrorInfo } from '../errors.js';
-import { TargetClosedError } from '../drivers/errors.js';
+import { TargetClosedError, WebDriverTimeoutError } from '../drivers/errors.js';
 import type { PageDriver } from '../page/index.js';
 import { DEFAULT_STEP_TIMEOUT_MS, type Effect, type StepDefinition, type StepHost, type StepOutput } from '../steps/define.js';
 import { getStep, stepArgsSchema } from '../steps/registry.js';
@@ -55,13 +55,9 @@ export function prepareArgs(name: string, raw: unknown): { def: StepDefinition<a
 
 export function toErrorInfo(e: unknown): StepErrorInfo {
   if (isPerfError(e)) return e.toJSON();
-  if (e instanceof TargetClosedError)
-    return {
-      kind: 'environment',
-      code: 'target_closed',
-      message: e.message,
-      suggestion: 'the page or browser went away; restart the app (app_restart / perf restart)',
-    };
+  // No suggestion here: what to do (restart the session, or run again) depends on the door, which adds its own.
+  if (e instanceof WebDriverTimeoutError) return { kind: 'environment', code: 'webdriver_timeout', message: e.message };
+  if (e instanceof TargetClosedError) return { kind: 'environment', code: 'target_closed', message: e.message };
   const err = e as Error;
   return { kind: 'internal', code: 'internal_error', message: err?.message ?? String(e) };
 }

@@ -40,7 +40,7 @@ export interface McpCoreOptions {
 }
 
 /** Errors that mean the connection to the page is gone, so the next call must reconnect. */
-const CONNECTION_LOST_CODES = new Set(['target_closed', 'page_crashed']);
+const CONNECTION_LOST_CODES = new Set(['target_closed', 'page_crashed', 'webdriver_timeout']);
 
 export class McpCore {
   readonly manager: SessionManager;

@@ -3,7 +3,7 @@
  * a reply is either a JSON value plus images, or an error `{kind, code, message, suggestion?,
  * candidates?}`. Replies are bounded: an agent must never receive an unbounded dump.
  */
-import { isPerfError } from '../errors.js';
+import { infoAt, isPerfError, type Door } from '../errors.js';
 import { toErrorInfo, type StepErrorInfo, type StepResult } from '../engine/run-step.js';
 
 export interface ReplyImage {
@@ -79,14 +79,16 @@ export interface RenderedReply {
 const NARROW_HINT = 'narrow the request (snap: interactiveOnly, depth, within, grep; console/exceptions: limit; screenshot: a ref, jpeg)';
 
 /**
- * Serialise a reply within `capBytes` (text plus base64 images). Images that do not fit are dropped
+ * Serialise a reply within `capBytes` (text plus base64 images), for `door` (default: an MCP tool call). Images that do not fit are dropped
  * with a note; then the longest strings are shortened in place so the text stays valid JSON; only
  * as a last resort is the text cut, with a note saying so.
  */
-export function renderReply(reply: ToolReply, opts: { capBytes?: number; pretty?: boolean } = {}): RenderedReply {
+export function renderReply(reply: ToolReply, opts: { capBytes?: number; pretty?: boolean; door?: Door } = {}): RenderedReply {
   const cap = opts.capBytes ?? MAX_RESPONSE_BYTES;
   const stringify = (v: unknown): string => JSON.stringify(v, null, opts.pretty ? 2 : undefined);
-  const value: Record<string, unknown> = structuredClone(reply.kind === 'ok' ? reply.json : reply.error);
+  // The door adds its own advice here, where the reply is shown: the same error tells an agent to call
+  // app_restart and a terminal user to run `perf restart`.
+  const value: Record<string, unknown> = structuredClone(reply.kind === 'ok' ? reply.json : infoAt(reply.error, opts.door ?? 'mcp'));
   let truncated = false;
 
   const images: ReplyImage[] = [];

@@ -215,7 +215,8 @@ async function serveHttp(core: McpCore, cwd: string, port: number, tokenFile: st
 
 function reportStartupError(e: unknown): number {
   if (isPerfError(e)) {
-    process.stderr.write(`perf mcp: ${e.message.replace(/^perf mcp: /, '')}\n${e.suggestion ? `  ${e.suggestion}\n` : ''}`);
+    const hint = e.suggestionAt('mcp');
+    process.stderr.write(`perf mcp: ${e.message.replace(/^perf mcp: /, '')}\n${hint ? `  ${hint}\n` : ''}`);
     return exitCodeOf(e.kind);
   }
   // Anything but a PerfError is a bug in perf: exit 4, never 1.

@@ -6,7 +6,7 @@ import { existsSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { writeFileAtomic } from '../files.js';
 import { redactSecrets } from '../scenario/redact.js';
-import { PerfError } from '../errors.js';
+import { errorCodeOf, PerfError } from '../errors.js';
 import { summarize, median } from '../perf/stats.js';
 import { isTimingMetric } from '../perf/metrics.js';
 import type { Budget, Scenario } from '../scenario/load.js';
@@ -188,7 +188,12 @@ export function withServeHost(spec: AppSpec, serveHost: string | undefined): App
 export function gridErrorOf(record: RepeatRecord): PerfError | undefined {
   if (record.status !== 'failed' || record.failure.phase !== 'restart' || !record.failure.error.code.startsWith('grid_')) return undefined;
   const e = record.failure.error;
-  return new PerfError({ code: e.code, kind: 'environment', message: e.message, ...(e.suggestion ? { suggestion: e.suggestion } : {}) });
+  return new PerfError({
+    code: errorCodeOf(e.code),
+    kind: 'environment',
+    message: e.message,
+    ...(e.suggestion ? { suggestion: e.suggestion } : {}),
+  });
 }
 
 /** Move the median and slowest repeats' traces beside the run file; drop the rest. */

@@ -128,7 +128,6 @@ async function openAppPage(browser: RepeatBrowser, host: SessionHost, rc: Repeat
       code: 'app_http_error',
       kind: 'failed',
       message: `the app answered HTTP ${status} for ${rc.url}`,
-      suggestion: "check app.path, and the app's output (perf logs, or the run's stderr)",
     });
   }
 }

@@ -132,11 +132,44 @@ function slug(title: string): string {
   return s || 'recording';
 }
 
-/** Validate (with @puppeteer/replay's parser) and convert a recording. PerfError `recording_invalid` (usage) when it is not one. */
-export function convertRecording(json: unknown, shown: string, opts: ConvertOptions = {}): Conversion {
-  let flow: Schema.UserFlow;
+/** What a conversion gathers as it walks the recording's steps in order. */
+interface Walk {
+  readonly opts: ConvertOptions;
+  readonly scenario: Record<string, unknown>;
+  readonly steps: Step[];
+  readonly unsupported: UnsupportedItem[];
+  readonly notes: string[];
+  /** The origin of the first navigation: a later one to it becomes a path. */
+  origin: string | undefined;
+  /** Whether the first navigation was seen: before it, viewport and network belong to the scenario. */
+  opened: boolean;
+  /** Scroll steps hold absolute positions (scrollTo); ours are deltas from where the last one left. */
+  readonly scrolled: Map<string, { x: number; y: number }>;
+  /** Modifiers held down, in the order pressed; those used by a key press; keys pressed and not yet released. */
+  readonly held: string[];
+  readonly heldUsed: Set<string>;
+  readonly pressed: Set<string>;
+}
+
+function refuse(c: Walk, path: string, what: string, suggestion: string): void {
+  c.unsupported.push({ path, what, suggestion });
+}
+
+function targetOf(c: Walk, step: Schema.StepWithSelectors, at: string, formControl = false): Target | undefined {
+  const t = firstTarget(step.selectors, formControl);
+  if (!t)
+    refuse(
+      c,
+      `${at}.selectors`,
+      `${step.type} with only selectors our targets cannot express (${step.selectors.flat().slice(0, 3).join(', ')})`,
+      XPATH_SUGGESTION,
+    );
+  return t;
+}
+
+function parseFlow(json: unknown, shown: string): Schema.UserFlow {
   try {
-    flow = parseRecording(json);
+    return parseRecording(json);
   } catch (e) {
     throw new PerfError({
       code: 'recording_invalid',
@@ -144,185 +177,202 @@ export function convertRecording(json: unknown, shown: string, opts: ConvertOpti
       suggestion: 'export it from the Recorder panel with "Export as a JSON file"',
     });
   }
-  const unsupported: UnsupportedItem[] = [];
-  const notes: string[] = [];
-  const steps: Step[] = [];
+}
+
+/** Validate (with @puppeteer/replay's parser) and convert a recording. PerfError `recording_invalid` (usage) when it is not one. */
+export function convertRecording(json: unknown, shown: string, opts: ConvertOptions = {}): Conversion {
+  const flow = parseFlow(json, shown);
   const description = literal(`Imported from the Chrome DevTools Recorder recording "${flow.title}".`);
-  const scenario: Record<string, unknown> = { name: slug(flow.title), description };
-  let origin: string | undefined;
-  // Scroll steps hold absolute positions (scrollTo); ours are deltas from where the last one left.
-  const scrolled = new Map<string, { x: number; y: number }>();
-  const held: string[] = [];
-  const heldUsed = new Set<string>();
-  const pressed = new Set<string>();
-  let opened = false;
-
-  const refuse = (path: string, what: string, suggestion: string): void => void unsupported.push({ path, what, suggestion });
-  const targetOf = (step: Schema.StepWithSelectors, at: string, formControl = false): Target | undefined => {
-    const t = firstTarget(step.selectors, formControl);
-    if (!t)
-      refuse(
-        `${at}.selectors`,
-        `${step.type} with only selectors our targets cannot express (${step.selectors.flat().slice(0, 3).join(', ')})`,
-        XPATH_SUGGESTION,
-      );
-    return t;
+  const c: Walk = {
+    opts,
+    scenario: { name: slug(flow.title), description },
+    steps: [],
+    unsupported: [],
+    notes: [],
+    origin: undefined,
+    opened: false,
+    scrolled: new Map(),
+    held: [],
+    heldUsed: new Set(),
+    pressed: new Set(),
   };
-
-  flow.steps.forEach((step, i) => {
-    const at = `steps[${i}]`;
-    if ('target' in step && step.target !== undefined && step.target !== 'main') {
-      refuse(
-        at,
-        `${step.type} in another tab or window (target "${step.target}")`,
-        'record the flow in one tab; a scenario drives one page',
-      );
-      return;
-    }
-    if ('frame' in step && step.frame && step.frame.length > 0) {
-      refuse(
-        at,
-        `${step.type} inside an iframe (frame ${JSON.stringify(step.frame)})`,
-        'targets resolve in the top document: write the step by hand, or drive the framed page on its own',
-      );
-      return;
-    }
-    switch (step.type) {
-      case 'navigate': {
-        const url = new URL(step.url);
-        if (!opened) {
-          opened = true;
-          origin = url.origin;
-          const path = literal(`${url.pathname}${url.search}${url.hash}`);
-          // --serve (a folder) and --url are literal text too: the shell has already expanded what it would.
-          scenario.app = opts.serve !== undefined ? { serve: literal(opts.serve), path } : { url: literal(opts.url ?? url.origin), path };
-        } else {
-          steps.push({ navigate: { url: url.origin === origin ? `${url.pathname}${url.search}${url.hash}` : step.url } });
-        }
-        return;
-      }
-      case 'setViewport': {
-        const viewport = {
-          width: step.width,
-          height: step.height,
-          dpr: step.deviceScaleFactor,
-          mobile: step.isMobile,
-          touch: step.hasTouch,
-        };
-        if (!opened) scenario.viewport = viewport;
-        else steps.push({ resize_viewport: viewport });
-        return;
-      }
-      case 'emulateNetworkConditions': {
-        const args = networkArgs(step);
-        if (!opened) {
-          if (args.profile !== 'none') scenario.network = args;
-        } else steps.push({ network: args });
-        return;
-      }
-      case 'click':
-      case 'doubleClick':
-      case 'hover': {
-        const target = targetOf(step, at);
-        if (!target) return;
-        const name =
-          step.type === 'hover' ? 'hover' : step.type === 'doubleClick' ? 'dblclick' : step.button === 'secondary' ? 'right_click' : 'tap';
-        steps.push({ [name]: { target } });
-        return;
-      }
-      case 'change': {
-        const select = isSelect(step.selectors);
-        const target = targetOf(step, at, true);
-        if (!target) return;
-        steps.push(select ? { select_option: { target, option: step.value } } : { fill: { target, text: step.value } });
-        return;
-      }
-      case 'keyDown': {
-        if (MODIFIER_KEYS.has(step.key)) {
-          if (!held.includes(step.key)) held.push(step.key);
-          return;
-        }
-        for (const m of held) heldUsed.add(m);
-        pressed.add(step.key);
-        steps.push({ press_key: held.length ? { key: step.key, modifiers: [...held] } : { key: step.key } });
-        return;
-      }
-      case 'keyUp': {
-        const h = held.indexOf(step.key);
-        if (h >= 0) {
-          held.splice(h, 1);
-          // A modifier pressed and released alone is a press of its own.
-          if (!heldUsed.delete(step.key)) steps.push({ press_key: { key: step.key } });
-          return;
-        }
-        // The keyUp of a pressed key completes its press_key; one without a keyDown (the press began before the recording) says nothing.
-        pressed.delete(step.key);
-        return;
-      }
-      case 'scroll': {
-        const hasSelectors = 'selectors' in step && Array.isArray(step.selectors) && step.selectors.length > 0;
-        const target = hasSelectors ? targetOf(step as Schema.ScrollElementStep, at) : undefined;
-        if (hasSelectors && !target) return;
-        const key = target ? JSON.stringify(target) : 'page';
-        const from = scrolled.get(key) ?? { x: 0, y: 0 };
-        const to = { x: step.x ?? from.x, y: step.y ?? from.y };
-        scrolled.set(key, to);
-        const delta = { ...(to.x !== from.x ? { dx: to.x - from.x } : {}), ...(to.y !== from.y ? { dy: to.y - from.y } : {}) };
-        if (Object.keys(delta).length === 0) return;
-        steps.push({ scroll: { ...(target ? { target } : {}), ...delta } });
-        return;
-      }
-      case 'waitForElement': {
-        if (step.properties || step.attributes) {
-          refuse(at, 'waitForElement with properties or attributes', 'write an expect step by hand (text, textContains, value, checked)');
-          return;
-        }
-        if (step.count !== undefined && (step.operator ?? '==') !== '==') {
-          refuse(
-            at,
-            `waitForElement with count ${step.operator} ${step.count}`,
-            'write an expect step by hand with count (an exact number)',
-          );
-          return;
-        }
-        const target = targetOf(step, at);
-        if (!target) return;
-        if (step.count !== undefined) steps.push({ expect: { target, count: step.count } });
-        else if (step.visible === false) steps.push({ expect: { target, hidden: true } });
-        else if (Object.keys(target).length === 1 && target.text !== undefined) steps.push({ wait_for: { text: target.text } });
-        else steps.push({ expect: { target, visible: true } });
-        return;
-      }
-      case 'waitForExpression':
-        refuse(
-          at,
-          'waitForExpression (a JavaScript condition)',
-          "replace it with wait_for (text) or expect (a target's text, value, visibility); evaluate runs an expression once but does not wait",
-        );
-        return;
-      case 'customStep':
-        refuse(at, `customStep "${step.name}"`, "write the equivalent steps by hand (perf <step> --help lists each step's arguments)");
-        return;
-      case 'close':
-        notes.push(`${at}: close left out: every repeat ends its page itself`);
-        return;
-      default:
-        refuse(at, `step type ${(step as { type: string }).type}`, 'write the equivalent step by hand');
-    }
-  });
-  if (!opened)
+  flow.steps.forEach((step, i) => convertStep(c, step, `steps[${i}]`));
+  if (!c.opened)
     refuse(
+      c,
       'steps',
       'no navigate step: the recording never opens a page',
       'record from a page load (the Recorder adds the navigate step when recording starts)',
     );
-  if (held.length) notes.push(`modifier ${held.join('+')} still held at the end of the recording: left out`);
-  if (steps.length === 0 && opened)
-    refuse('steps', 'nothing to measure after the first navigation', 'record at least one interaction after the page opens');
+  if (c.held.length) c.notes.push(`modifier ${c.held.join('+')} still held at the end of the recording: left out`);
+  if (c.steps.length === 0 && c.opened)
+    refuse(c, 'steps', 'nothing to measure after the first navigation', 'record at least one interaction after the page opens');
   // The order the examples are written in: what the app is, how the page is emulated, then the steps.
-  const { name, app, viewport, network } = scenario;
-  const ordered = { name, description, app, ...(viewport ? { viewport } : {}), ...(network ? { network } : {}), steps: literal(steps) };
-  return { scenario: ordered, unsupported, notes };
+  const { name, app, viewport, network } = c.scenario;
+  const ordered = { name, description, app, ...(viewport ? { viewport } : {}), ...(network ? { network } : {}), steps: literal(c.steps) };
+  return { scenario: ordered, unsupported: c.unsupported, notes: c.notes };
+}
+
+/** One recorded step: refused when it is in another tab or a frame, else converted by its type. */
+function convertStep(c: Walk, step: Schema.Step, at: string): void {
+  if ('target' in step && step.target !== undefined && step.target !== 'main') {
+    refuse(
+      c,
+      at,
+      `${step.type} in another tab or window (target "${step.target}")`,
+      'record the flow in one tab; a scenario drives one page',
+    );
+    return;
+  }
+  if ('frame' in step && step.frame && step.frame.length > 0) {
+    refuse(
+      c,
+      at,
+      `${step.type} inside an iframe (frame ${JSON.stringify(step.frame)})`,
+      'targets resolve in the top document: write the step by hand, or drive the framed page on its own',
+    );
+    return;
+  }
+  switch (step.type) {
+    case 'navigate':
+    case 'setViewport':
+    case 'emulateNetworkConditions':
+      return pageStep(c, step);
+    case 'click':
+    case 'doubleClick':
+    case 'hover': {
+      const target = targetOf(c, step, at);
+      if (!target) return;
+      const name =
+        step.type === 'hover' ? 'hover' : step.type === 'doubleClick' ? 'dblclick' : step.button === 'secondary' ? 'right_click' : 'tap';
+      c.steps.push({ [name]: { target } });
+      return;
+    }
+    case 'change': {
+      const select = isSelect(step.selectors);
+      const target = targetOf(c, step, at, true);
+      if (!target) return;
+      c.steps.push(select ? { select_option: { target, option: step.value } } : { fill: { target, text: step.value } });
+      return;
+    }
+    case 'keyDown':
+    case 'keyUp':
+      return keyStep(c, step);
+    case 'scroll':
+      return scrollStep(c, step, at);
+    case 'waitForElement':
+      return waitForElementStep(c, step, at);
+    default:
+      return unconvertible(c, step, at);
+  }
+}
+
+/** navigate, setViewport, network conditions: before the first navigation they set up the scenario itself. */
+function pageStep(c: Walk, step: Schema.NavigateStep | Schema.SetViewportStep | Schema.EmulateNetworkConditionsStep): void {
+  switch (step.type) {
+    case 'navigate': {
+      const url = new URL(step.url);
+      if (!c.opened) {
+        c.opened = true;
+        c.origin = url.origin;
+        const path = literal(`${url.pathname}${url.search}${url.hash}`);
+        // --serve (a folder) and --url are literal text too: the shell has already expanded what it would.
+        c.scenario.app =
+          c.opts.serve !== undefined ? { serve: literal(c.opts.serve), path } : { url: literal(c.opts.url ?? url.origin), path };
+      } else {
+        c.steps.push({ navigate: { url: url.origin === c.origin ? `${url.pathname}${url.search}${url.hash}` : step.url } });
+      }
+      return;
+    }
+    case 'setViewport': {
+      const viewport = { width: step.width, height: step.height, dpr: step.deviceScaleFactor, mobile: step.isMobile, touch: step.hasTouch };
+      if (!c.opened) c.scenario.viewport = viewport;
+      else c.steps.push({ resize_viewport: viewport });
+      return;
+    }
+    case 'emulateNetworkConditions': {
+      const args = networkArgs(step);
+      if (!c.opened) {
+        if (args.profile !== 'none') c.scenario.network = args;
+      } else c.steps.push({ network: args });
+      return;
+    }
+  }
+}
+
+/** keyDown / keyUp pairs become press_key; modifiers held around a key become its modifiers. */
+function keyStep(c: Walk, step: Schema.KeyDownStep | Schema.KeyUpStep): void {
+  if (step.type === 'keyDown') {
+    if (MODIFIER_KEYS.has(step.key)) {
+      if (!c.held.includes(step.key)) c.held.push(step.key);
+      return;
+    }
+    for (const m of c.held) c.heldUsed.add(m);
+    c.pressed.add(step.key);
+    c.steps.push({ press_key: c.held.length ? { key: step.key, modifiers: [...c.held] } : { key: step.key } });
+    return;
+  }
+  const h = c.held.indexOf(step.key);
+  if (h >= 0) {
+    c.held.splice(h, 1);
+    // A modifier pressed and released alone is a press of its own.
+    if (!c.heldUsed.delete(step.key)) c.steps.push({ press_key: { key: step.key } });
+    return;
+  }
+  // The keyUp of a pressed key completes its press_key; one without a keyDown (the press began before the recording) says nothing.
+  c.pressed.delete(step.key);
+}
+
+function scrollStep(c: Walk, step: Schema.ScrollStep, at: string): void {
+  const hasSelectors = 'selectors' in step && Array.isArray(step.selectors) && step.selectors.length > 0;
+  const target = hasSelectors ? targetOf(c, step as Schema.ScrollElementStep, at) : undefined;
+  if (hasSelectors && !target) return;
+  const key = target ? JSON.stringify(target) : 'page';
+  const from = c.scrolled.get(key) ?? { x: 0, y: 0 };
+  const to = { x: step.x ?? from.x, y: step.y ?? from.y };
+  c.scrolled.set(key, to);
+  const delta = { ...(to.x !== from.x ? { dx: to.x - from.x } : {}), ...(to.y !== from.y ? { dy: to.y - from.y } : {}) };
+  if (Object.keys(delta).length === 0) return;
+  c.steps.push({ scroll: { ...(target ? { target } : {}), ...delta } });
+}
+
+function waitForElementStep(c: Walk, step: Schema.WaitForElementStep, at: string): void {
+  if (step.properties || step.attributes) {
+    refuse(c, at, 'waitForElement with properties or attributes', 'write an expect step by hand (text, textContains, value, checked)');
+    return;
+  }
+  if (step.count !== undefined && (step.operator ?? '==') !== '==') {
+    refuse(c, at, `waitForElement with count ${step.operator} ${step.count}`, 'write an expect step by hand with count (an exact number)');
+    return;
+  }
+  const target = targetOf(c, step, at);
+  if (!target) return;
+  if (step.count !== undefined) c.steps.push({ expect: { target, count: step.count } });
+  else if (step.visible === false) c.steps.push({ expect: { target, hidden: true } });
+  else if (Object.keys(target).length === 1 && target.text !== undefined) c.steps.push({ wait_for: { text: target.text } });
+  else c.steps.push({ expect: { target, visible: true } });
+}
+
+/** The step types with no equivalent (or none needed: close), each with what to do instead. */
+function unconvertible(c: Walk, step: Schema.Step, at: string): void {
+  switch (step.type) {
+    case 'waitForExpression':
+      refuse(
+        c,
+        at,
+        'waitForExpression (a JavaScript condition)',
+        "replace it with wait_for (text) or expect (a target's text, value, visibility); evaluate runs an expression once but does not wait",
+      );
+      return;
+    case 'customStep':
+      refuse(c, at, `customStep "${step.name}"`, "write the equivalent steps by hand (perf <step> --help lists each step's arguments)");
+      return;
+    case 'close':
+      c.notes.push(`${at}: close left out: every repeat ends its page itself`);
+      return;
+    default:
+      refuse(c, at, `step type ${step.type}`, 'write the equivalent step by hand');
+  }
 }
 
 /** The refusal of a recording with unsupported steps: each with its JSON path and suggestion (exit 2). */

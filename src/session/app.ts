@@ -9,7 +9,7 @@ import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
-import { PerfError } from '../errors.js';
+import { PerfError, type ErrorCode } from '../errors.js';
 import { joinUrl } from '../url.js';
 import { sleep, terminate, trackProcess } from './processes.js';
 import { assertPortFree, freePort } from './ports.js';
@@ -115,7 +115,7 @@ export function checkAppUrl(url: string): void {
   parseHttpUrl(url.replaceAll('${PORT}', '1'), 'invalid_app_url', 'app url');
 }
 
-function parseHttpUrl(url: string, code: string, what: string): URL {
+function parseHttpUrl(url: string, code: ErrorCode, what: string): URL {
   let parsed: URL;
   try {
     parsed = new URL(url);

@@ -15,7 +15,7 @@ import { WebDriverPageDriver } from '../drivers/webdriver/page-driver.js';
 import { findServerBinary, miniBrowserPath, SERVER_BINARIES, type WebDriverServerKind } from '../drivers/webdriver/server.js';
 import { TargetClosedError } from '../drivers/errors.js';
 import type { HostPage } from '../drivers/page-driver.js';
-import { PerfError } from '../errors.js';
+import { errorCodeOf, PerfError } from '../errors.js';
 import type { DaemonMessage, DaemonRequest } from './daemon.js';
 import { checkAppUrl } from './app.js';
 import { chromeVersion, findChrome, launchChrome } from './chrome.js';
@@ -242,7 +242,6 @@ export async function startSession(opts: StartOptions): Promise<AnySessionState>
           code: 'session_start_timeout',
           kind: 'environment',
           message: `the session did not start within ${START_TIMEOUT_MS / 1000} s`,
-          suggestion: 'see `perf logs`, and `perf doctor`',
         }),
       );
     }, START_TIMEOUT_MS);
@@ -257,7 +256,6 @@ export async function startSession(opts: StartOptions): Promise<AnySessionState>
           code: 'session_start_failed',
           kind: 'environment',
           message: `the session process exited (code ${code}) before it was ready`,
-          suggestion: 'see `perf logs`, and `perf doctor`',
         }),
       );
     });
@@ -268,7 +266,7 @@ export async function startSession(opts: StartOptions): Promise<AnySessionState>
       return msg.state;
     case 'error':
       throw new PerfError({
-        code: msg.error.code,
+        code: errorCodeOf(msg.error.code),
         kind: msg.error.kind === 'usage' ? 'usage' : 'environment',
         message: msg.error.message,
         ...(msg.error.suggestion ? { suggestion: msg.error.suggestion } : {}),
@@ -417,7 +415,6 @@ function noSession(stateDir: string): PerfError {
     code: 'no_session',
     kind: 'environment',
     message: `no running session (no ${join(stateDir, 'state.json')})`,
-    suggestion: 'start one with `perf start --serve DIR` (or MCP app_start)',
   });
 }
 
@@ -444,7 +441,6 @@ export async function connectSession(
       code: 'session_dead',
       kind: 'environment',
       message: `the session's ${what}`,
-      suggestion: 'run `perf restart` (or MCP app_restart)',
     });
   }
   const browser = await Browser.connect(state.chrome.wsEndpoint);
@@ -468,7 +464,6 @@ export async function runSessionStep(stateDir: string, req: StepRequest): Promis
       code: 'session_dead',
       kind: 'environment',
       message: `the terminal session's daemon (pid ${state.daemonPid}) is not running`,
-      suggestion: 'run `perf restart` (or `perf start --terminal CMD`)',
     });
   }
   return sendStep(state.terminal.socket, req);
@@ -488,7 +483,6 @@ async function connectWebDriver(
       code: 'session_gone',
       kind: 'environment',
       message: `the session's ${state.engine} (WebDriver session ${wd.sessionId}) is gone: ${problem}`,
-      suggestion: 'run `perf restart` (or MCP app_restart)',
     });
   }
   const client = WebDriverClient.attach(wd.endpoint, wd.sessionId, {

@@ -143,7 +143,6 @@ export function readState(stateDir: string): AnySessionState | undefined {
     throw new PerfError({
       code: 'state_invalid',
       message: `${statePath(stateDir)} is not a valid session state file: ${(cause as Error).message}`,
-      suggestion: 'run `perf stop` to clear it, then `perf start` again',
       cause,
     });
   }

@@ -8,7 +8,7 @@ import { createConnection, createServer, type Server } from 'node:net';
 import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { isPerfError, PerfError, perfErrorKind, type ErrorInfo } from '../errors.js';
+import { errorCodeOf, isPerfError, PerfError, perfErrorKind, type ErrorInfo } from '../errors.js';
 
 export interface StepRequest {
   step: string;
@@ -83,7 +83,6 @@ export function sendStep(socketPath: string, req: StepRequest): Promise<unknown>
           code: 'session_gone',
           kind: 'environment',
           message: `the terminal session does not answer on ${socketPath}: ${e.message}`,
-          suggestion: 'run `perf status`, then `perf restart` (or `perf start --terminal CMD`)',
           cause: e,
         }),
       ),
@@ -96,7 +95,6 @@ export function sendStep(socketPath: string, req: StepRequest): Promise<unknown>
             code: 'session_gone',
             kind: 'environment',
             message: 'the terminal session closed the connection without an answer (its daemon ended?)',
-            suggestion: 'run `perf status`, then `perf restart`',
           }),
         );
         return;
@@ -106,7 +104,7 @@ export function sendStep(socketPath: string, req: StepRequest): Promise<unknown>
       else
         reject(
           new PerfError({
-            code: reply.error.code,
+            code: errorCodeOf(reply.error.code),
             kind: perfErrorKind(reply.error.kind),
             message: reply.error.message,
             ...(reply.error.suggestion ? { suggestion: reply.error.suggestion } : {}),

@@ -58,7 +58,6 @@ export function resolveNavigationUrl(input: string, appUrl: string | undefined, 
   throw new PerfError({
     code: 'no_base_url',
     message: `navigate: "${trimmed}" is a path, but the app's base URL is unknown`,
-    suggestion: 'pass an absolute http(s) URL, or start the app with perf start / app_start',
   });
 }
 

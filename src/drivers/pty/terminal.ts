@@ -690,7 +690,6 @@ export class PtyTerminal {
         code: 'terminal_exited',
         kind: 'failed',
         message: `${what}: the program has ${exit ? `exited (${exit.signal ?? `code ${exit.code}`})` : 'been closed'}`,
-        suggestion: 'restart the app (app_restart) to drive it again',
       });
     }
   }

@@ -6,7 +6,7 @@
  */
 import { PerfError } from '../../errors.js';
 import { hideCredentials, splitCredentials } from '../../url.js';
-import { TargetClosedError } from '../errors.js';
+import { TargetClosedError, WebDriverTimeoutError } from '../errors.js';
 
 /** W3C "no such window" and friends: the browser or its window went away. */
 const GONE_ERRORS = new Set(['invalid session id', 'no such window', 'session not created']);
@@ -184,8 +184,7 @@ async function request(
     text = await res.text();
   } catch (e) {
     const err = e as Error;
-    if (err.name === 'TimeoutError' || signal.aborted)
-      throw new TargetClosedError(`${name}: no answer from the WebDriver server in ${timeoutMs} ms (browser hung or gone)`);
+    if (err.name === 'TimeoutError' || signal.aborted) throw new WebDriverTimeoutError(name, hideCredentials(endpoint), timeoutMs);
     throw new TargetClosedError(
       `${name}: the WebDriver server at ${hideCredentials(endpoint)} is unreachable (${hideCredentials(err.message)})`,
     );
