@@ -10,13 +10,13 @@
  *   UNIT     pure code (and `perf` as a plain Node child for compare/validate): CPU only.
  *   BROWSER  real Chromium, WebKit, chromedriver, Selenium Grid (Java), pty programs, the CLI driving them.
  *   TIMING   tests whose verdicts depend on measured time (A/A with a CPU hog, jank detection, the gate's
- *            sequential verdicts on timing metrics, a pure function's own speed): they run last and alone,
+ *            sequential verdicts on timing metrics, a pure function's own speed): they run first and alone,
  *            one file at a time, never beside another lane. `unit` runs its pure ones (UNIT_TIMING) the same way.
  *
  * `node test/lanes.mjs stats.test.js gate.test.js` runs just those files, JOBS at a time.
  *
- * `all` runs UNIT and BROWSER side by side, JOBS processes at a time (longest first), then TIMING one
- * file at a time. Each job is one `node --test` process; its TAP is printed whole when it ends (the
+ * `all` runs TIMING one file at a time, then UNIT and BROWSER side by side, JOBS processes at a time
+ * (longest first). Each job is one `node --test` process; its TAP is printed whole when it ends (the
  * lanes would interleave line by line otherwise), with a live one-line start/end per job.
  *
  * Every job runs in its own process group; on SIGINT/SIGTERM/SIGHUP (Ctrl-C, a CI timeout) or any exit
@@ -105,7 +105,7 @@ const BROWSER = [
 /** Pure code that asserts on its own speed (sequential's "20 looks well under 10 ms"): alone, after the parallel jobs. */
 const UNIT_TIMING = ['sequential.test.js'];
 
-/** Verdicts that depend on measured time: run alone, after everything else. */
+/** Verdicts that depend on measured time: run alone, one file at a time, before the other lanes start. */
 const TIMING = [...UNIT_TIMING, 'gate.test.js', 'host-busy-e2e.test.js', 'perf-measure.test.js', 'attribution-run.test.js'];
 
 // Two cores: one node --test process per core; more only oversubscribes the browsers each test starts.
@@ -279,7 +279,8 @@ async function main(lane, files) {
       results = await pool(jobsOf(TIMING), 1);
       break;
     case 'all':
-      results = [...(await pool(interleave(jobsOf(UNIT), jobsOf(BROWSER)), JOBS)), ...(await pool(jobsOf(TIMING), 1))];
+      // TIMING first, while nothing else has run: no browser or daemon of an earlier job is still closing.
+      results = [...(await pool(jobsOf(TIMING), 1)), ...(await pool(interleave(jobsOf(UNIT), jobsOf(BROWSER)), JOBS))];
       break;
     default:
       throw new Error(`lanes: unknown lane "${lane}" (unit, browser, timing, all, or test files such as stats.test.js)`);
