@@ -160,6 +160,7 @@ function checkLists() {
 }
 
 const running = new Set();
+let stopping = false;
 
 /**
  * SIGKILL cannot be caught: a watchdog process holds a pipe from this runner and, when it closes (whatever
@@ -242,7 +243,8 @@ async function pool(jobs, width) {
   const queue = [...jobs];
   const results = [];
   const worker = async () => {
-    for (let job = queue.shift(); job; job = queue.shift()) results.push(await runJob(job));
+    // Once a signal is stopping the run, nothing new starts.
+    for (let job = queue.shift(); job && !stopping; job = queue.shift()) results.push(await runJob(job));
   };
   await Promise.all(Array.from({ length: Math.min(width, jobs.length) }, worker));
   return results;
@@ -289,7 +291,7 @@ async function main(lane, files) {
   const failed = results.filter((r) => !r.ok);
   const sum = (k) => results.reduce((s, r) => s + r[k], 0);
   process.stderr.write(
-    `lanes: ${lane}: ${results.length} jobs, ${sum('pass')} tests passed, ${sum('fail')} failed, ` +
+    `lanes: ${files.length > 0 ? files.join(' ') : lane}: ${results.length} jobs, ${sum('pass')} tests passed, ${sum('fail')} failed, ` +
       `${((Date.now() - t0) / 1000).toFixed(1)} s${failed.length ? `; failed jobs: ${failed.map((r) => r.job.name).join(', ')}` : ''}\n`,
   );
   return failed.length === 0 && splitsOk ? 0 : 1;
@@ -301,6 +303,7 @@ for (const [signal, code] of [
   ['SIGHUP', 129],
 ]) {
   process.on(signal, () => {
+    stopping = true;
     process.stderr.write(`lanes: ${signal}: stopping ${running.size} jobs\n`);
     killAll('SIGTERM');
     setTimeout(() => {
