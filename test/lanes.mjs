@@ -1,0 +1,332 @@
+#!/usr/bin/env node
+/**
+ * The test suite in lanes (issue 28 part 8). `node test/lanes.mjs all` is `npm test`'s runner: the whole
+ * suite, every compiled dist/test/*.test.js exactly once; `node test/lanes.mjs unit` is `npm run test:unit`,
+ * the inner loop (no browser, no Java, no pty).
+ *
+ * Every test file is named in exactly one list below, by what it starts; a file in dist/test that no list
+ * names (or a name with no file) stops the run before anything starts, so a new test is never silently
+ * skipped and nothing is picked up by accident.
+ *   UNIT     pure code (and `perf` as a plain Node child for compare/validate): CPU only.
+ *   BROWSER  real Chromium, WebKit, chromedriver, Selenium Grid (Java), pty programs, the CLI driving them.
+ *   TIMING   tests whose verdicts depend on measured time (A/A with a CPU hog, jank detection, the gate's
+ *            sequential verdicts on timing metrics, a pure function's own speed): they run first and alone,
+ *            one file at a time, never beside another lane. `unit` runs its pure ones (UNIT_TIMING) the same way.
+ *
+ * `node test/lanes.mjs stats.test.js gate.test.js` runs just those files, JOBS at a time.
+ *
+ * `all` runs TIMING one file at a time, then UNIT and BROWSER side by side, JOBS processes at a time
+ * (longest first). Each job is one `node --test` process; its TAP is printed whole when it ends (the
+ * lanes would interleave line by line otherwise), with a live one-line start/end per job.
+ *
+ * Every job runs in its own process group; on SIGINT/SIGTERM/SIGHUP (Ctrl-C, a CI timeout) or any exit
+ * of this runner, each group is sent SIGTERM and, 5 s later, SIGKILL; if the runner itself is SIGKILLed,
+ * its watchdog kills the groups. Browsers and servers a test starts die with it (src/session/processes.ts),
+ * so no test process, browser or Java server outlives a killed run.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, readdirSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+const DIST = join(ROOT, 'dist', 'test');
+
+/**
+ * compare.test.js holds Monte-Carlo properties of ~50, ~30 and ~17 s at their stated 10,000 sequences:
+ * split by test name into processes that run in parallel, never with fewer sequences. The patterns are
+ * complements (the last part is "none of the others"), so a renamed or new test still runs exactly once.
+ */
+const COMPARE_PARTS = ['^\\+30% at CV 5%', '^\\+30% at CV 20%|^better: higher'];
+
+/** Pure code: no browser, no Java, no pty. */
+const UNIT = [
+  'compare.test.js',
+  'report-fuzz.test.js',
+  'compare-runs.test.js',
+  'host-busy.test.js',
+  'attribution.test.js',
+  'reporters.test.js',
+  'stats.test.js',
+  'static-server.test.js',
+  'page-runtime-source.test.js',
+  'perf-report.test.js',
+  'host-state.test.js',
+  'redact.test.js',
+  'settle-reports.test.js',
+  'tachometer-rule.test.js',
+];
+
+/** Browsers, Java, pty programs, dependency-cruiser and tsc as tools; verdicts that do not depend on time. Longest first. */
+const BROWSER = [
+  'grid-hub.test.js',
+  'shard.test.js',
+  'runner.test.js',
+  'grid.test.js',
+  'mcp.test.js',
+  'lifecycle-webdriver.test.js',
+  'examples.test.js',
+  'session.test.js',
+  'hostile-files.test.js',
+  'deps.test.js',
+  'targets.test.js',
+  'webdriver.test.js',
+  'cli-lifecycle.test.js',
+  'read-steps.test.js',
+  'html-report.test.js',
+  'desktop.test.js',
+  'cli-verbs.test.js',
+  'terminal-session.test.js',
+  'mcp-economy.test.js',
+  'actions.test.js',
+  'snap.test.js',
+  'terminal-trace.test.js',
+  'network.test.js',
+  'perf-steps.test.js',
+  'terminal.test.js',
+  'actions-forms.test.js',
+  'recorder.test.js',
+  'deadlines.test.js',
+  'terminal-orphans.test.js',
+  'overlay-steps.test.js',
+  'names.test.js',
+  'scenario.test.js',
+  'nav-steps.test.js',
+  'pty.test.js',
+  'mcp-security.test.js',
+  'viewport-steps.test.js',
+  'terminal-secrets.test.js',
+  'html-attribution.test.js',
+  'app.test.js',
+  'against-drivers.test.js',
+  'metrics.test.js',
+];
+
+/** Pure code that asserts on its own speed (sequential's "20 looks well under 10 ms"): alone, after the parallel jobs. */
+const UNIT_TIMING = ['sequential.test.js'];
+
+/** Verdicts that depend on measured time: run alone, one file at a time, before the other lanes start. */
+const TIMING = [...UNIT_TIMING, 'gate.test.js', 'host-busy-e2e.test.js', 'perf-measure.test.js', 'attribution-run.test.js'];
+
+// Two cores: one node --test process per core; more only oversubscribes the browsers each test starts.
+const JOBS = Math.max(1, Number(process.env.TEST_JOBS ?? 2));
+// A killed run's processes get this long to close their browsers before SIGKILL.
+const KILL_GRACE_MS = 5000;
+// After a job's process exits, its output pipes get this long to drain before the job counts as done.
+const PIPE_GRACE_MS = 2000;
+const NODE_TEST = ['--test', '--test-concurrency=1', '--test-timeout=900000', '--test-force-exit'];
+
+/** One node --test process: files, and a name pattern when a file is split. */
+function jobsOf(files) {
+  return files.flatMap((file) => {
+    if (file !== 'compare.test.js') return [{ name: file, args: [join(DIST, file)] }];
+    // node 20 runs every test whose ancestor matches; the file's root test is named "<root>", so the
+    // complement must not match it.
+    const rest = `^(?!<root>$)(?!${COMPARE_PARTS.map((p) => `(?:${p.replace(/^\^/, '')})`).join('|')})`;
+    return [...COMPARE_PARTS, rest].map((pattern, i) => ({
+      name: `${file} part ${i + 1}/${COMPARE_PARTS.length + 1}`,
+      split: file,
+      args: [`--test-name-pattern=${pattern}`, join(DIST, file)],
+    }));
+  });
+}
+
+/** The parts of a split file must run each of its tests exactly once, whatever the names became. */
+function checkSplits(results) {
+  const problems = [];
+  for (const file of new Set(results.flatMap((r) => (r.job.split ? [r.job.split] : [])))) {
+    const parts = results.filter((r) => r.job.split === file);
+    const ran = parts.reduce((s, r) => s + r.tests - r.skipped, 0);
+    if (parts.some((r) => r.tests !== parts[0].tests) || ran !== parts[0].tests)
+      problems.push(`${file}: its ${parts.length} parts ran ${ran} tests of ${parts[0].tests}; fix COMPARE_PARTS in test/lanes.mjs`);
+  }
+  for (const p of problems) process.stderr.write(`lanes: ${p}\n`);
+  return problems.length === 0;
+}
+
+function checkLists() {
+  if (!existsSync(DIST)) throw new Error(`lanes: ${DIST} is missing; run tsc -p tsconfig.json first`);
+  const listed = [...UNIT, ...BROWSER, ...TIMING];
+  const twice = listed.filter((f, i) => listed.indexOf(f) !== i);
+  const built = readdirSync(DIST).filter((f) => f.endsWith('.test.js'));
+  const unlisted = built.filter((f) => !listed.includes(f));
+  const missing = listed.filter((f) => !built.includes(f));
+  const problems = [
+    ...twice.map((f) => `${f} is in two lanes`),
+    ...unlisted.map((f) => `${f} is in no lane: add it to UNIT, BROWSER or TIMING in test/lanes.mjs`),
+    ...missing.map((f) => `${f} is listed in test/lanes.mjs but not built (renamed or removed?)`),
+  ];
+  if (problems.length > 0) throw new Error(`lanes:\n  ${problems.join('\n  ')}`);
+}
+
+const running = new Set();
+let stopping = false;
+
+/**
+ * SIGKILL cannot be caught: a watchdog process holds a pipe from this runner and, when it closes (whatever
+ * ended the runner), kills every job group still open. The runner tells it `+PGID` and `-PGID` as jobs
+ * start and end, so it never signals a group that is done (whose id the kernel may reuse).
+ */
+const WATCHDOG = `
+const open = new Set();
+let buf = '';
+process.stdin.on('data', (d) => {
+  buf += d;
+  for (let i = buf.indexOf('\\n'); i >= 0; i = buf.indexOf('\\n')) {
+    const line = buf.slice(0, i);
+    buf = buf.slice(i + 1);
+    (line[0] === '+' ? open.add : open.delete).call(open, Number(line.slice(1)));
+  }
+});
+process.stdin.on('end', () => {
+  for (const g of open) try { process.kill(-g, 'SIGKILL'); } catch {}
+  process.exit(0);
+});
+`;
+const watchdog = spawn(process.execPath, ['-e', WATCHDOG], { detached: true, stdio: ['pipe', 'ignore', 'ignore'] });
+watchdog.unref();
+watchdog.stdin.on('error', () => undefined);
+// The pipe must not keep this runner alive once its jobs are done.
+watchdog.stdin._handle?.unref?.();
+const tellWatchdog = (line) => watchdog.stdin.write(`${line}\n`);
+
+function killGroup(pid, signal) {
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    /* the group is gone */
+  }
+}
+
+function killAll(signal) {
+  for (const child of running) killGroup(child.pid, signal);
+}
+
+function runJob(job) {
+  const started = Date.now();
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [...NODE_TEST, ...job.args], { cwd: ROOT, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    process.stderr.write(`lanes: start ${job.name} (process group ${child.pid})\n`);
+    running.add(child);
+    tellWatchdog(`+${child.pid}`);
+    const out = [];
+    child.stdout.on('data', (d) => out.push(d));
+    child.stderr.on('data', (d) => out.push(d));
+    let finished = false;
+    const finish = (code, signal) => {
+      if (finished) return;
+      finished = true;
+      running.delete(child);
+      // Whatever the job left in its group (a leaked browser, a server) goes with it; the group id stays
+      // reserved while any member lives, so this reaches only our processes.
+      killGroup(child.pid, 'SIGKILL');
+      tellWatchdog(`-${child.pid}`);
+      const seconds = (Date.now() - started) / 1000;
+      const text = Buffer.concat(out).toString('utf8');
+      const count = (what) => Number(new RegExp(`^# ${what} (\\d+)$`, 'm').exec(text)?.[1] ?? 0);
+      const ok = code === 0;
+      process.stdout.write(`\n# ===== ${job.name} =====\n${text}`);
+      process.stderr.write(
+        `lanes: ${ok ? 'ok  ' : 'FAIL'} ${job.name} in ${seconds.toFixed(1)} s (pass ${count('pass')}, fail ${count('fail')}` +
+          `${signal ? `, killed by ${signal}` : ''})\n`,
+      );
+      resolve({ job, ok, seconds, pass: count('pass'), fail: count('fail'), tests: count('tests'), skipped: count('skipped') });
+    };
+    child.on('close', finish);
+    // A process that left the group but kept our pipe open must not hold the run: 'close' gets this long.
+    child.on('exit', (code, signal) => setTimeout(() => finish(code, signal), PIPE_GRACE_MS));
+  });
+}
+
+/** Runs jobs `width` at a time, in the order given. */
+async function pool(jobs, width) {
+  const queue = [...jobs];
+  const results = [];
+  const worker = async () => {
+    // Once a signal is stopping the run, nothing new starts.
+    for (let job = queue.shift(); job && !stopping; job = queue.shift()) results.push(await runJob(job));
+  };
+  await Promise.all(Array.from({ length: Math.min(width, jobs.length) }, worker));
+  return results;
+}
+
+/**
+ * Longest first across both lanes (LPT): the compare parts and report-fuzz are the longest unit jobs,
+ * so they start beside the Grid files and the rest fill in behind.
+ */
+function interleave(unit, browser) {
+  const out = [];
+  for (let i = 0; i < Math.max(unit.length, browser.length); i++) {
+    if (i < browser.length) out.push(browser[i]);
+    if (i < unit.length) out.push(unit[i]);
+  }
+  return out;
+}
+
+async function main(lane, files) {
+  checkLists();
+  const t0 = Date.now();
+  let results;
+  switch (files.length > 0 ? 'files' : lane) {
+    case 'files':
+      results = await pool(jobsOf(files), JOBS);
+      break;
+    case 'unit':
+      results = [...(await pool(jobsOf(UNIT), JOBS)), ...(await pool(jobsOf(UNIT_TIMING), 1))];
+      break;
+    case 'browser':
+      results = await pool(jobsOf(BROWSER), JOBS);
+      break;
+    case 'timing':
+      results = await pool(jobsOf(TIMING), 1);
+      break;
+    case 'all':
+      // TIMING first, while nothing else has run: no browser or daemon of an earlier job is still closing.
+      results = [...(await pool(jobsOf(TIMING), 1)), ...(await pool(interleave(jobsOf(UNIT), jobsOf(BROWSER)), JOBS))];
+      break;
+    default:
+      throw new Error(`lanes: unknown lane "${lane}" (unit, browser, timing, all, or test files such as stats.test.js)`);
+  }
+  const splitsOk = checkSplits(results);
+  const failed = results.filter((r) => !r.ok);
+  const sum = (k) => results.reduce((s, r) => s + r[k], 0);
+  process.stderr.write(
+    `lanes: ${files.length > 0 ? files.join(' ') : lane}: ${results.length} jobs, ${sum('pass')} tests passed, ${sum('fail')} failed, ` +
+      `${((Date.now() - t0) / 1000).toFixed(1)} s${failed.length ? `; failed jobs: ${failed.map((r) => r.job.name).join(', ')}` : ''}\n`,
+  );
+  return failed.length === 0 && splitsOk ? 0 : 1;
+}
+
+for (const [signal, code] of [
+  ['SIGINT', 130],
+  ['SIGTERM', 143],
+  ['SIGHUP', 129],
+]) {
+  process.on(signal, () => {
+    stopping = true;
+    process.stderr.write(`lanes: ${signal}: stopping ${running.size} jobs\n`);
+    killAll('SIGTERM');
+    setTimeout(() => {
+      killAll('SIGKILL');
+      process.exit(code);
+    }, KILL_GRACE_MS).unref();
+    // Exit as soon as every group is gone; the timer above is the backstop.
+    const poll = setInterval(() => {
+      if (running.size === 0) process.exit(code);
+    }, 100);
+    poll.unref();
+  });
+}
+process.on('exit', () => killAll('SIGKILL'));
+
+const args = process.argv.slice(2);
+main(
+  args[0] ?? 'all',
+  args.filter((a) => a.endsWith('.test.js')).map((a) => basename(a)),
+).then(
+  (code) => process.exit(code),
+  (err) => {
+    process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);
+    process.exit(2);
+  },
+);
