@@ -113,6 +113,14 @@ const UNIT_TIMING = [];
 /** Verdicts that depend on measured time: run alone, one file at a time, before the other lanes start. */
 const TIMING = [...UNIT_TIMING, 'gate.test.js', 'host-busy-e2e.test.js', 'perf-measure.test.js', 'attribution-run.test.js'];
 
+/**
+ * The inner loop runs the same seeded Monte-Carlo properties (deterministic: a seed gives the same
+ * sequences every time) at a fifth of their counts, so it stays under a minute on 2 cores; `all`, the
+ * full suite CI runs, keeps the stated counts (10,000 gate sequences, 4,000 noise-rule ones, 300 + 200 fuzz files).
+ */
+const INNER_LOOP_ENV = { GATE_SEQUENCES: '2000', NOISE_SEQUENCES: '800', FUZZ_RUNS: '60', FUZZ_COMPARES: '40' };
+let childEnv = process.env;
+
 // Two cores: one node --test process per core; more only oversubscribes the browsers each test starts.
 const JOBS = Math.max(1, Number(process.env.TEST_JOBS ?? 2));
 // A killed run's processes get this long to close their browsers before SIGKILL.
@@ -210,7 +218,7 @@ function killAll(signal) {
 function runJob(job) {
   const started = Date.now();
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [...NODE_TEST, ...job.args], { cwd: ROOT, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...NODE_TEST, ...job.args], { cwd: ROOT, env: childEnv, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
     process.stderr.write(`lanes: start ${job.name} (process group ${child.pid})\n`);
     running.add(child);
     tellWatchdog(`+${child.pid}`);
@@ -277,6 +285,7 @@ async function main(lane, files) {
       results = await pool(jobsOf(files), JOBS);
       break;
     case 'unit':
+      childEnv = { ...process.env, ...INNER_LOOP_ENV };
       results = [...(await pool(jobsOf(UNIT), JOBS)), ...(await pool(jobsOf(UNIT_TIMING), 1))];
       break;
     case 'browser':

@@ -31,8 +31,9 @@ after(() => rmSync(work, { recursive: true, force: true }));
 const baseline = (name: string): RunFile => validateRunFile(JSON.parse(readFileSync(join(ROOT, 'baselines', name), 'utf8')), name);
 const REAL = [baseline('dialog.json'), baseline('list-scroll-phone.json'), baseline('filter-typing.json')];
 // How many files of each kind: enough that every mutation meets every other a few times (~40 s here).
-const RUNS = 300;
-const COMPARES = 200;
+// The inner loop (npm run test:unit) sets fewer through the environment; npm test runs these full counts.
+const RUNS = Number(process.env.FUZZ_RUNS ?? 300);
+const COMPARES = Number(process.env.FUZZ_COMPARES ?? 200);
 
 type Rand = () => number;
 const pick = <T>(rand: Rand, xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]!;
