@@ -10,9 +10,9 @@ import { launchChrome, type ChromeProcess, type LaunchOptions } from './chrome.j
 import { gridLostError, startGridChrome, type GridChrome } from './grid.js';
 import { hideCredentials } from '../url.js';
 
-/** How a repeat starts clean (scenario `browser.restart`, `--restart`). */
-export type RestartMode = 'reload' | 'context' | 'browser';
-export const RESTART_MODES: readonly RestartMode[] = ['reload', 'context', 'browser'];
+import type { RestartMode } from '../drivers/define.js';
+// Declared with the drivers (each says which it offers); re-exported for the runner and CLI.
+export { RESTART_MODES, type RestartMode } from '../drivers/define.js';
 
 export interface BrowserSessionOptions extends LaunchOptions {
   /** Attach to this Chrome (ws:// or http://127.0.0.1:PORT) instead of launching one. */

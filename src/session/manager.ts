@@ -205,6 +205,9 @@ function checkBrowserInstalled(o: SessionStartOptions): void {
   if (d.kind === 'chromedriver') findChrome();
 }
 
+// From dist/src/session/ (where this module runs) to the package's bin/.
+const TERMINAL_DAEMON = '../../../bin/perf-terminal-daemon.mjs';
+
 /** Start a session (replacing a running one in the same state folder) and wait until it is ready. */
 export async function startSession(opts: StartOptions): Promise<AnySessionState> {
   validateStart(opts);
@@ -230,8 +233,8 @@ export async function startSession(opts: StartOptions): Promise<AnySessionState>
   if (readState(stateDir)) await stopSession(stateDir);
   ensureDir(stateDir, 'perf start');
   const req: DaemonRequest = { stateDir, options };
-  // A terminal session's daemon runs steps (the engine, a layer above this one): forked by path, not imported.
-  const script = fileURLToPath(new URL(opts.terminal !== undefined ? '../runner/terminal-daemon.js' : './daemon.js', import.meta.url));
+  // A terminal session's daemon runs steps (the engine, a layer above this one): started by its entry under bin/.
+  const script = fileURLToPath(new URL(opts.terminal !== undefined ? TERMINAL_DAEMON : './daemon.js', import.meta.url));
   const child = fork(script, [JSON.stringify(req)], { detached: true, stdio: ['ignore', 'ignore', 'ignore', 'ipc'], cwd });
   child.unref();
   const msg = await new Promise<DaemonMessage>((resolveMsg, reject) => {
