@@ -8,11 +8,11 @@ import { existsSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { ensureDir, fileInFolder, writeFileAtomic } from '../files.js';
 import { redactChunks, redactSecrets, redactText } from '../scenario/redact.js';
 import { join, relative } from 'node:path';
-import type { Page } from '../drivers/cdp/browser.js';
-import { cdpPageDriver } from '../drivers/cdp/page-driver.js';
-import { WebDriverRepeatBrowser } from './webdriver-browser.js';
-import { TerminalRepeatBrowser } from './terminal-browser.js';
 import type { RepeatBrowser, RepeatContext } from './repeat-browser.js';
+import { cdpRepeatBrowser } from './cdp-browser.js';
+import { openRepeatBrowser, type OpenedRepeat } from './open-repeat.js';
+// Moved to cdp-browser.ts with the CDP opener; re-exported for the --against loop.
+export { describeEnv, fallbackEnv } from './cdp-browser.js';
 import { SessionHost } from '../engine/host.js';
 import { runStep, toErrorInfo, type StepErrorInfo, type StepResult } from '../engine/run-step.js';
 import { PerfError } from '../errors.js';
@@ -25,12 +25,9 @@ import type { Budget, Scenario, StepCall } from '../scenario/load.js';
 import type { Insight } from '../perf/insights.js';
 import { startApp, type AppSpec, type RunningApp } from '../session/app.js';
 import { BrowserSession, type RestartMode } from '../session/browser-session.js';
-import { GRID_SCHEME, gridUrlOf } from '../session/grid.js';
+import { gridUrlOf } from '../session/grid.js';
 import { writeJsonAtomic } from '../session/state.js';
-import { hideCredentials } from '../url.js';
-import { hostInfo, toolVersion } from './env.js';
 import { HostSampler } from './host-speed.js';
-import { sameNetwork } from '../steps/network.js';
 import type { BudgetResult, PerfReportRecord, RepeatMode, RepeatRecord, RepeatStepRecord, RunEnv, RunFile } from '../perf/run-file.js';
 
 export interface RunOptions {
@@ -100,32 +97,6 @@ export function appSpec(sc: Scenario): AppSpec {
     };
   if (sc.app.url !== undefined) return { kind: 'url', url: sc.app.url };
   return { kind: sc.app.terminal ? 'terminal' : 'desktop' };
-}
-
-/** Apply the scenario's viewport, touch, CPU and network throttling to a fresh page. */
-function emulate(page: Page, sc: Scenario): Promise<void> {
-  return cdpPageDriver(page).emulateEnvironment({ viewport: sc.viewport, cpuThrottle: sc.cpuThrottle, network: sc.network });
-}
-
-/** What the page reports back after emulation: recorded, not assumed. */
-async function readBackViewport(page: Page, touchAsked: boolean): Promise<RunEnv['viewport']> {
-  const r = await page.evaluate<{ w: number; h: number; dpr: number; touch: boolean; mobile: boolean }>(
-    "({ w: innerWidth, h: innerHeight, dpr: devicePixelRatio, touch: navigator.maxTouchPoints > 0, mobile: matchMedia('(pointer: coarse)').matches })",
-  );
-  return { width: r.w, height: r.h, dpr: r.dpr, mobile: r.mobile, touch: r.touch || touchAsked };
-}
-
-/**
- * What the page's Network Information API reports under throttling: Chromium feeds it the emulated
- * conditions (rounded, rtt to 25 ms, downlink to 25 kbit/s; the CDP driver tells every document). Absent where the API is.
- */
-async function readBackNetwork(page: Page): Promise<{ page?: { rttMs: number; downlinkKbps: number } }> {
-  const r = await page
-    .evaluate<{ rtt: number; downlink: number } | null>(
-      'navigator.connection ? { rtt: navigator.connection.rtt, downlink: navigator.connection.downlink } : null',
-    )
-    .catch(() => null);
-  return r ? { page: { rttMs: r.rtt, downlinkKbps: Math.round(r.downlink * 1000) } } : {};
 }
 
 export function judgeBudgets(budgets: Budget[], metrics: Record<string, { median: number }>): BudgetResult[] {
@@ -201,44 +172,12 @@ export async function runScenario(sc: Scenario, opts: RunOptions): Promise<{ run
     });
 
   const app: RunningApp = await startApp(withServeHost(appSpec(sc), opts.serveHost));
-  let session: BrowserSession | undefined;
-  let wd: WebDriverRepeatBrowser | undefined;
-  let term: TerminalRepeatBrowser | undefined;
+  let opened: OpenedRepeat | undefined;
   try {
     const url = app.urlFor(sc.app.path);
-    let host: SessionHost;
-    let browser: RepeatBrowser;
-    let describe: () => Promise<RunEnv>;
-    let fallback: () => RunEnv;
-    if (sc.app.terminal) {
-      host = new SessionHost(undefined, undefined, cwd);
-      const t = new TerminalRepeatBrowser(sc.app.terminal, host, sc.secrets);
-      term = t;
-      browser = t;
-      describe = async () => t.env(sc, app);
-      fallback = () => t.env(sc, app);
-    } else if (sc.browser.driver === 'webdriver') {
-      host = new SessionHost(undefined, app.baseUrl, cwd);
-      wd = await WebDriverRepeatBrowser.start(sc, host, app.baseUrl);
-      browser = wd;
-      const w = wd;
-      describe = () => w.describeEnv(sc, app, url);
-      fallback = () => w.fallbackEnv(sc, app, url);
-    } else {
-      const s = await BrowserSession.open({
-        headless: sc.browser.headless,
-        windowSize: { width: sc.viewport.width, height: sc.viewport.height },
-        // Back-to-back repeats leave no idle time for a whole spare page: prepare just the context. A
-        // browser restart's next browser starts once a measured window has ended (see runRepeat).
-        prewarm: mode === 'context' ? 'context' : mode === 'browser' ? 'browser' : 'none',
-        ...(grid ? { grid } : sc.browser.endpoint ? { endpoint: sc.browser.endpoint } : {}),
-      });
-      session = s;
-      host = new SessionHost(s, app.baseUrl, cwd);
-      browser = cdpRepeatBrowser(s, host, sc);
-      describe = () => describeEnv(s, sc, mode, app, url);
-      fallback = () => fallbackEnv(s, sc, mode, app, url);
-    }
+    // The scenario's driver (src/drivers/registry.ts) opens its repeats: a browser session, WebDriver sessions or a program.
+    opened = await openRepeatBrowser(sc, app, { cwd, mode, ...(grid ? { grid } : {}) });
+    const { host, browser, describe, fallback } = opened;
     opts.onProgress?.({ kind: 'start', total: schedule.length, warmup, scenario: base });
 
     for (let i = 0; ; i++) {
@@ -278,7 +217,7 @@ export async function runScenario(sc: Scenario, opts: RunOptions): Promise<{ run
       }
       // A Grid session that could not be created or was lost ends the run (exit 3): a new one would run
       // the rest on another node, or not at all.
-      const gridFailure = session?.gridLost() ?? (grid ? gridErrorOf(record) : undefined);
+      const gridFailure = opened.gridLost() ?? (grid ? gridErrorOf(record) : undefined);
       if (gridFailure) throw gridFailure;
       if (!env && record.status !== 'failed') env = await describe().catch(() => undefined);
       records.push(record);
@@ -289,9 +228,7 @@ export async function runScenario(sc: Scenario, opts: RunOptions): Promise<{ run
     }
     env ??= await describe().catch(fallback);
   } finally {
-    await session?.close().catch(() => undefined);
-    await wd?.close().catch(() => undefined);
-    await term?.close().catch(() => undefined);
+    await opened?.close().catch(() => undefined);
     await app.stop().catch(() => undefined);
   }
 
@@ -404,45 +341,6 @@ export function medianRepeatInsights(records: RepeatRecord[]): unknown[] {
   return (pick.report.insights as unknown[] | undefined) ?? [];
 }
 
-export function fallbackEnv(session: BrowserSession | undefined, sc: Scenario, mode: RestartMode, app: RunningApp, url: string): RunEnv {
-  return {
-    tool: { name: 'rehearse', version: toolVersion() },
-    browser: {
-      product: session?.browser.version.product ?? 'unknown',
-      userAgent: session?.browser.version.userAgent ?? 'unknown',
-      headless: sc.browser.headless,
-    },
-    host: hostInfo(),
-    restartMode: mode,
-    viewport: sc.viewport,
-    cpuThrottle: sc.cpuThrottle,
-    app: { kind: app.kind, url },
-  };
-}
-
-export async function describeEnv(session: BrowserSession, sc: Scenario, mode: RestartMode, app: RunningApp, url: string): Promise<RunEnv> {
-  const env = fallbackEnv(session, sc, mode, app, url);
-  env.viewport = await readBackViewport(session.page, sc.viewport.touch);
-  if (sc.network) {
-    // Every clean restart awaited the target's acknowledgement of these (a refusal fails the repeat).
-    // What the page reads back is added while no network step has changed them since.
-    const { profile, offline, latencyMs, downloadKbps, uploadKbps } = sc.network;
-    const same = sameNetwork(cdpPageDriver(session.page).emulation.network?.current(), { offline, latencyMs, downloadKbps, uploadKbps });
-    env.network = {
-      profile,
-      offline,
-      latencyMs,
-      downloadKbps,
-      uploadKbps,
-      ...(same && !offline ? await readBackNetwork(session.page) : {}),
-    };
-  }
-  if (session.chrome) env.browser.executablePath = session.chrome.executablePath;
-  if (sc.browser.endpoint) env.browser.endpoint = sc.browser.endpoint;
-  if (session.options.grid) env.browser.endpoint = hideCredentials(`${GRID_SCHEME}${session.options.grid}`);
-  return env;
-}
-
 /** app.serve on `serveHost` (--serve-host) instead of 127.0.0.1; other apps as they are. */
 export function withServeHost(spec: AppSpec, serveHost: string | undefined): AppSpec {
   return serveHost !== undefined && spec.kind === 'serve' ? { ...spec, host: serveHost } : spec;
@@ -453,56 +351,6 @@ export function gridErrorOf(record: RepeatRecord): PerfError | undefined {
   if (record.status !== 'failed' || record.failure.phase !== 'restart' || !record.failure.error.code.startsWith('grid_')) return undefined;
   const e = record.failure.error;
   return new PerfError({ code: e.code, kind: 'environment', message: e.message, ...(e.suggestion ? { suggestion: e.suggestion } : {}) });
-}
-
-/** The CDP browser: restarts by reload, context or browser within one BrowserSession. */
-export function cdpRepeatBrowser(session: BrowserSession, host: SessionHost, sc: Scenario): RepeatBrowser {
-  return {
-    async open(rc, mark) {
-      const prepare = (p: Page): Promise<unknown> => Promise.all([emulate(p, sc), cdpPageDriver(p).installScripts({ future: true })]);
-      if (!rc.first && rc.restart !== 'reload') {
-        // The new page is created at the app URL, emulated and scripted before its first document:
-        // restart and open are one phase here.
-        await session.restartOpen(rc.restart, { url: rc.url, prepare });
-        await host.page();
-      } else {
-        let page: Page;
-        // A reload restart IS the fresh navigation, on the same page, whose emulation and installed
-        // scripts persist: opening the page again would load it twice.
-        const reloaded = !rc.first && !session.health();
-        if (rc.first && !session.health()) {
-          page = session.page;
-          // A spare browser waits for the end of a measured window (below): an idle second Chrome
-          // during one would be background work.
-          if (rc.restart !== 'browser') session.prepareSpare();
-        } else {
-          // A reload keeps the page and its emulation: a network step of the last repeat must not
-          // throttle this one's load (the scenario's own network is put back).
-          const net = rc.restart === 'reload' ? session.driver.emulation.network : undefined;
-          if (net && !sameNetwork(net.current(), sc.network)) await net.apply(sc.network);
-          page = await session.restart(rc.restart, rc.url);
-        }
-        mark('restart');
-        if (!reloaded || cdpPageDriver(page) !== host.lastPage) {
-          // In parallel: independent commands, each a round trip; host.page() installs the page runtime
-          // before the app's scripts run.
-          await Promise.all([emulate(page, sc), host.page()]);
-          await page.navigate(rc.url);
-        }
-      }
-    },
-    settle: () => session.settle(),
-    windowEnded(rc) {
-      // The next browser (browser restarts) starts now, beside the report, trace and run-file
-      // writing, rather than at the next restart. Not after the last one.
-      if (!rc.last && !rc.signal?.aborted) session.prepareSpare();
-    },
-    async screenshot() {
-      if (session.health()) return undefined;
-      // 3 s: a screenshot of a live page takes well under that; a hung page must not stall the run.
-      return session.driver.capture.screenshot({ format: 'png', timeoutMs: 3000 });
-    },
-  };
 }
 
 export function runRepeat(session: BrowserSession, host: SessionHost, sc: Scenario, rc: RepeatContext): Promise<RepeatRecord> {

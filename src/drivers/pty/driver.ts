@@ -13,8 +13,8 @@ export const ptyDriver = defineDriver({
   surface: 'terminal',
   // Which steps run on a terminal is the steps' own say (a `terminal` handler), not a lack of page features.
   lacks: {},
-  // context: what a terminal scenario's run file has always recorded; every repeat starts the program anew.
-  restartModes: ['context'],
+  // browser: every repeat starts the program anew (what the run file's env.restartMode has always said).
+  restartModes: ['browser'],
   claims: (view) => view.app.terminal,
   validate: (view) =>
     BROWSER_KEYS.filter((key) => view.given.has(key)).map((key) => ({

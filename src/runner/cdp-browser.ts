@@ -1,0 +1,131 @@
+/**
+ * Repeats over CDP: one BrowserSession for the run (launched, attached at browser.endpoint, or on a
+ * Selenium Grid), restarted by reload, context or browser; what the run file records of it.
+ */
+import type { Page } from '../drivers/cdp/browser.js';
+import { cdpPageDriver } from '../drivers/cdp/page-driver.js';
+import type { SessionHost } from '../engine/host.js';
+import type { RunEnv } from '../perf/run-file.js';
+import type { Scenario } from '../scenario/load.js';
+import type { RunningApp } from '../session/app.js';
+import type { BrowserSession, RestartMode } from '../session/browser-session.js';
+import { GRID_SCHEME } from '../session/grid.js';
+import { sameNetwork } from '../steps/network.js';
+import { hideCredentials } from '../url.js';
+import { hostInfo, toolVersion } from './env.js';
+import type { RepeatBrowser } from './repeat-browser.js';
+
+/** Apply the scenario's viewport, touch, CPU and network throttling to a fresh page. */
+function emulate(page: Page, sc: Scenario): Promise<void> {
+  return cdpPageDriver(page).emulateEnvironment({ viewport: sc.viewport, cpuThrottle: sc.cpuThrottle, network: sc.network });
+}
+
+/** What the page reports back after emulation: recorded, not assumed. */
+async function readBackViewport(page: Page, touchAsked: boolean): Promise<RunEnv['viewport']> {
+  const r = await page.evaluate<{ w: number; h: number; dpr: number; touch: boolean; mobile: boolean }>(
+    "({ w: innerWidth, h: innerHeight, dpr: devicePixelRatio, touch: navigator.maxTouchPoints > 0, mobile: matchMedia('(pointer: coarse)').matches })",
+  );
+  return { width: r.w, height: r.h, dpr: r.dpr, mobile: r.mobile, touch: r.touch || touchAsked };
+}
+
+/**
+ * What the page's Network Information API reports under throttling: Chromium feeds it the emulated
+ * conditions (rounded, rtt to 25 ms, downlink to 25 kbit/s; the CDP driver tells every document). Absent where the API is.
+ */
+async function readBackNetwork(page: Page): Promise<{ page?: { rttMs: number; downlinkKbps: number } }> {
+  const r = await page
+    .evaluate<{ rtt: number; downlink: number } | null>(
+      'navigator.connection ? { rtt: navigator.connection.rtt, downlink: navigator.connection.downlink } : null',
+    )
+    .catch(() => null);
+  return r ? { page: { rttMs: r.rtt, downlinkKbps: Math.round(r.downlink * 1000) } } : {};
+}
+
+export function fallbackEnv(session: BrowserSession | undefined, sc: Scenario, mode: RestartMode, app: RunningApp, url: string): RunEnv {
+  return {
+    tool: { name: 'rehearse', version: toolVersion() },
+    browser: {
+      product: session?.browser.version.product ?? 'unknown',
+      userAgent: session?.browser.version.userAgent ?? 'unknown',
+      headless: sc.browser.headless,
+    },
+    host: hostInfo(),
+    restartMode: mode,
+    viewport: sc.viewport,
+    cpuThrottle: sc.cpuThrottle,
+    app: { kind: app.kind, url },
+  };
+}
+
+export async function describeEnv(session: BrowserSession, sc: Scenario, mode: RestartMode, app: RunningApp, url: string): Promise<RunEnv> {
+  const env = fallbackEnv(session, sc, mode, app, url);
+  env.viewport = await readBackViewport(session.page, sc.viewport.touch);
+  if (sc.network) {
+    // Every clean restart awaited the target's acknowledgement of these (a refusal fails the repeat).
+    // What the page reads back is added while no network step has changed them since.
+    const { profile, offline, latencyMs, downloadKbps, uploadKbps } = sc.network;
+    const same = sameNetwork(cdpPageDriver(session.page).emulation.network?.current(), { offline, latencyMs, downloadKbps, uploadKbps });
+    env.network = {
+      profile,
+      offline,
+      latencyMs,
+      downloadKbps,
+      uploadKbps,
+      ...(same && !offline ? await readBackNetwork(session.page) : {}),
+    };
+  }
+  if (session.chrome) env.browser.executablePath = session.chrome.executablePath;
+  if (sc.browser.endpoint) env.browser.endpoint = sc.browser.endpoint;
+  if (session.options.grid) env.browser.endpoint = hideCredentials(`${GRID_SCHEME}${session.options.grid}`);
+  return env;
+}
+
+/** The CDP browser: restarts by reload, context or browser within one BrowserSession. */
+export function cdpRepeatBrowser(session: BrowserSession, host: SessionHost, sc: Scenario): RepeatBrowser {
+  return {
+    async open(rc, mark) {
+      const prepare = (p: Page): Promise<unknown> => Promise.all([emulate(p, sc), cdpPageDriver(p).installScripts({ future: true })]);
+      if (!rc.first && rc.restart !== 'reload') {
+        // The new page is created at the app URL, emulated and scripted before its first document:
+        // restart and open are one phase here.
+        await session.restartOpen(rc.restart, { url: rc.url, prepare });
+        await host.page();
+      } else {
+        let page: Page;
+        // A reload restart IS the fresh navigation, on the same page, whose emulation and installed
+        // scripts persist: opening the page again would load it twice.
+        const reloaded = !rc.first && !session.health();
+        if (rc.first && !session.health()) {
+          page = session.page;
+          // A spare browser waits for the end of a measured window (below): an idle second Chrome
+          // during one would be background work.
+          if (rc.restart !== 'browser') session.prepareSpare();
+        } else {
+          // A reload keeps the page and its emulation: a network step of the last repeat must not
+          // throttle this one's load (the scenario's own network is put back).
+          const net = rc.restart === 'reload' ? session.driver.emulation.network : undefined;
+          if (net && !sameNetwork(net.current(), sc.network)) await net.apply(sc.network);
+          page = await session.restart(rc.restart, rc.url);
+        }
+        mark('restart');
+        if (!reloaded || cdpPageDriver(page) !== host.lastPage) {
+          // In parallel: independent commands, each a round trip; host.page() installs the page runtime
+          // before the app's scripts run.
+          await Promise.all([emulate(page, sc), host.page()]);
+          await page.navigate(rc.url);
+        }
+      }
+    },
+    settle: () => session.settle(),
+    windowEnded(rc) {
+      // The next browser (browser restarts) starts now, beside the report, trace and run-file
+      // writing, rather than at the next restart. Not after the last one.
+      if (!rc.last && !rc.signal?.aborted) session.prepareSpare();
+    },
+    async screenshot() {
+      if (session.health()) return undefined;
+      // 3 s: a screenshot of a live page takes well under that; a hung page must not stall the run.
+      return session.driver.capture.screenshot({ format: 'png', timeoutMs: 3000 });
+    },
+  };
+}
