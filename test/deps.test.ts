@@ -179,6 +179,26 @@ test('no process is started by a path into a layer above (a script to fork is in
   }
 });
 
+test('only src/drivers/cdp sends CDP commands: no send("Domain.method") outside it', () => {
+  const found: string[] = [];
+  const walk = (dir: string): void => {
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      const full = join(dir, e.name);
+      if (e.isDirectory()) {
+        if (full !== join(ROOT, 'src', 'drivers', 'cdp')) walk(full);
+      } else if (e.name.endsWith('.ts')) {
+        readFileSync(full, 'utf8')
+          .split('\n')
+          .forEach((line, i) => {
+            if (/\.send\(\s*'[A-Z][A-Za-z]+\.[a-zA-Z]+'/.test(line)) found.push(`${relative(ROOT, full)}:${i + 1}`);
+          });
+      }
+    }
+  };
+  walk(join(ROOT, 'src'));
+  assert.deepEqual(found, []);
+});
+
 test('the page runtime is typed: a misspelt method, wrong arguments or a result read with the wrong shape fail tsc', () => {
   const dir = mkdtempSync(join(ROOT, 'test', '.tmp-runtime-'));
   try {

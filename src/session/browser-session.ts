@@ -4,6 +4,7 @@
  */
 import { Browser, type OpenPageOptions, type Page } from '../drivers/cdp/browser.js';
 import { cdpPageDriver } from '../drivers/cdp/page-driver.js';
+import { disableCache } from '../drivers/cdp/network.js';
 import type { HostPage } from '../drivers/page-driver.js';
 import { PerfError } from '../errors.js';
 import { launchChrome, type ChromeProcess, type LaunchOptions } from './chrome.js';
@@ -311,8 +312,7 @@ async function startBrowser(opts: BrowserSessionOptions): Promise<{ chrome: Chro
  */
 export async function restartReload(s: BrowserSession, url?: string): Promise<Page> {
   const target = url ?? (await s.page.evaluate<string>('location.href'));
-  await s.page.send('Network.enable', {});
-  await s.page.send('Network.setCacheDisabled', { cacheDisabled: true });
+  await disableCache(s.page);
   await s.page.navigate(target);
   return s.page;
 }
