@@ -38,7 +38,7 @@ module.exports = {
     {
       name: 'reporters-are-pure',
       severity: 'error',
-      comment: 'reporters/ are pure (data in, text out): they may read src/perf data types and the src/ root files, nothing that runs an app.',
+      comment: 'reporters/ are pure (data in, text out): they read src/perf data types and the src/ root files, nothing that runs an app.',
       from: { path: '^reporters/' },
       to: { path: '^src/(?!perf/)[^/]+/' },
     },

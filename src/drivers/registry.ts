@@ -3,7 +3,7 @@
  * entry (defineDriver) + one line here. Order matters: the first driver to claim a scenario runs it.
  */
 import { PerfError } from '../errors.js';
-import type { DriverDefinition, DriverName, DriverScenarioView } from './define.js';
+import type { DriverDefinition, DriverName, DriverScenarioView, Surface } from './define.js';
 import { cdpDriver } from './cdp/driver.js';
 import { ptyDriver } from './pty/driver.js';
 import { webdriverDriver } from './webdriver/driver.js';
@@ -30,4 +30,11 @@ export function driverNames(): DriverName[] {
 /** The driver that runs this scenario: the first that claims it (cdp claims what no other does). */
 export function driverFor(view: DriverScenarioView): DriverDefinition {
   return DRIVERS.find((d) => d.claims(view)) ?? cdpDriver;
+}
+
+/** The drivers of a surface by name, sorted: `browser.driver` and `--driver` choose among the page drivers. */
+export function driversOn(surface: Surface): DriverName[] {
+  return DRIVERS.filter((d) => d.surface === surface)
+    .map((d) => d.name)
+    .sort();
 }

@@ -7,7 +7,7 @@ import { STEPS, longDescription, stepArgsSchema } from '../steps/registry.js';
 import type { JsonSchema } from '../steps/define.js';
 import { NETWORK_KEY } from '../steps/network.js';
 import { NAME_PART } from '../files.js';
-import { DRIVERS } from '../drivers/registry.js';
+import { driversOn } from '../drivers/registry.js';
 
 /** What a scenario's `name:` may hold (a file name part; a / or a space would not be). */
 export const SCENARIO_NAME_ALLOWED = 'letters, digits, _, . and -';
@@ -103,9 +103,7 @@ const BROWSER_KEY: JsonSchema = {
     driver: {
       type: 'string',
       // The page drivers by name, from the registry (a terminal's driver follows app.terminal, not this key).
-      enum: DRIVERS.filter((d) => d.surface === 'page')
-        .map((d) => d.name)
-        .sort(),
+      enum: driversOn('page'),
       description:
         'How the browser is driven: cdp (default; Chromium) or webdriver (W3C WebDriver: chromedriver, or WebKitWebDriver with engine webkit). Over webdriver every repeat is a new browser session.',
     },

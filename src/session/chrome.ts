@@ -227,7 +227,10 @@ function chromeArgs(opts: LaunchOptions, userDataDir: string): string[] {
   ];
 }
 
-/** Chrome's DevTools endpoint, read from its stderr (which also feeds `tail` and the session log); a PerfError when it dies or hangs first. */
+/**
+ * Chrome's DevTools endpoint, read from its stderr (which also feeds `tail` and the session log); a
+ * PerfError when Chrome dies or hangs first.
+ */
 function devToolsEndpoint(at: {
   child: ChildProcess;
   stderr: Readable;

@@ -12,6 +12,7 @@ import { Browser } from '../drivers/cdp/browser.js';
 import { findServerBinary, miniBrowserPath, SERVER_BINARIES, type WebDriverServerKind } from '../drivers/webdriver/server.js';
 import { PerfError } from '../errors.js';
 import type { DaemonMessage, DaemonRequest } from './daemon.js';
+import { driversOn } from '../drivers/registry.js';
 import { onSessionDriver, type ConnectedSession, type SessionAlive, type SessionLogs } from './drivers/index.js';
 import { tailFile } from './drivers/define.js';
 import { checkAppUrl } from './app.js';
@@ -102,7 +103,7 @@ function validateStart(o: StartOptions): void {
       suggestion: 'drop --path, or give the app URL beside it (--serve, --url or --command)',
     });
   }
-  oneOf('--driver', o.driver, ['cdp', 'webdriver']);
+  oneOf('--driver', o.driver, driversOn('page'));
   oneOf('--engine', o.engine, ['chromium', 'webkit']);
   if (o.grid !== undefined) {
     const other =

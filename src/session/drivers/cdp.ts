@@ -8,7 +8,7 @@ import { PerfError } from '../../errors.js';
 import { WebDriverClient } from '../../drivers/webdriver/client.js';
 import { isAlive } from '../processes.js';
 import type { SessionState } from '../state.js';
-import { tailFile, type SessionDriver } from './define.js';
+import { pageSummary, tailFile, type SessionDriver } from './define.js';
 
 // A live remote session answers in milliseconds; a hung node must not stall `perf status`.
 const SESSION_PROBE_MS = 5000;
@@ -60,4 +60,11 @@ export const cdpSession: SessionDriver<SessionState> = {
     else page = await browser.newPage({ isolated: false, url: state.pageUrl });
     return { driver: cdpPageDriver(page), state, close: () => browser.disconnect() };
   },
+  summary: (state) =>
+    pageSummary(state, {
+      driver: 'cdp',
+      engine: 'chromium',
+      chrome: { pid: state.chrome.pid, port: state.chrome.port, headless: state.chrome.headless, version: state.chrome.version },
+      ...(state.grid ? { grid: state.grid } : {}),
+    }),
 };

@@ -43,6 +43,22 @@ export interface SessionDriver<S extends AnySessionState> {
   logs(state: S, stateDir: string, lines: number): Omit<SessionLogs, 'app'>;
   /** Attach to the session's page, for step verbs and MCP tools. */
   connect(state: S): Promise<ConnectedSession>;
+  /** What app_start / app_status answer about the session (JSON). */
+  summary(state: S): Record<string, unknown>;
+}
+
+/** A page session's summary: the app and page, then the driver's own part. */
+export function pageSummary(state: Exclude<AnySessionState, { driver: 'pty' }>, browser: Record<string, unknown>): Record<string, unknown> {
+  return {
+    appUrl: state.appUrl,
+    pageUrl: state.pageUrl,
+    path: state.path,
+    app: state.app,
+    ...(state.options.desktop ? { desktop: state.options.desktop } : {}),
+    ...browser,
+    startedAt: state.startedAt,
+    stateDir: state.stateDir,
+  };
 }
 
 export function tailFile(path: string | undefined, lines: number, read: (p: string) => string): string[] {

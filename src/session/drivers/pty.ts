@@ -14,9 +14,20 @@ export const ptySession: SessionDriver<TerminalSessionState> = {
       new PerfError({
         code: 'terminal_session',
         kind: 'environment',
-        message: `the session runs a terminal program (${state.terminal.command}): its steps run in the session (runSessionStep), not on a page`,
+        message:
+          `the session runs a terminal program (${state.terminal.command}): ` +
+          'its steps run in the session (runSessionStep), not on a page',
         suggestion: 'send steps with `perf <step>` or an MCP tool',
       }),
     );
+  },
+  summary: (state) => {
+    const t = state.terminal;
+    return {
+      driver: 'pty',
+      terminal: { command: t.command, args: t.args, pid: t.pid, cols: t.cols, rows: t.rows },
+      startedAt: state.startedAt,
+      stateDir: state.stateDir,
+    };
   },
 };

@@ -7,7 +7,7 @@ import { TargetClosedError } from '../../drivers/errors.js';
 import { PerfError } from '../../errors.js';
 import { isAlive } from '../processes.js';
 import type { WebDriverSessionState } from '../state.js';
-import { tailFile, type SessionDriver } from './define.js';
+import { pageSummary, tailFile, type SessionDriver } from './define.js';
 
 // A live WebDriver session answers in milliseconds; a hung browser must not stall `perf status`.
 const SESSION_PROBE_MS = 5000;
@@ -65,4 +65,15 @@ export const webdriverSession: SessionDriver<WebDriverSessionState> = {
     if (wd.pids[0] !== undefined) driver.serverPid = wd.pids[0];
     return { driver, state, close: () => driver.stopSettleReports() };
   },
+  summary: (state) =>
+    pageSummary(state, {
+      driver: 'webdriver',
+      engine: state.engine,
+      webdriver: {
+        kind: state.webdriver.kind,
+        endpoint: state.webdriver.endpoint,
+        pids: state.webdriver.pids,
+        browser: `${state.webdriver.browserName ?? state.engine} ${state.webdriver.browserVersion ?? ''}`.trim(),
+      },
+    }),
 };
