@@ -1,4 +1,8 @@
-/** Import rules checked by `npm test` (docs: DESIGN.md "Layers"). No exceptions list. */
+/**
+ * Import rules checked by `npm test` (docs: DESIGN.md "Layers"). No exceptions list. Every folder of
+ * src, the reporters and the src/ root files have a rule. A process is never started by a path into
+ * a layer above (test/deps.test.ts checks the `new URL(…, import.meta.url)` paths too).
+ */
 module.exports = {
   forbidden: [
     ...[
@@ -17,6 +21,48 @@ module.exports = {
       from: { path: `^src/${from}/` },
       to: { path: `^src/(${above.join('|')})/` },
     })),
+    {
+      name: 'cli-is-the-top',
+      severity: 'error',
+      comment: 'src/cli is the CLI edge: it uses src and reporters, never the tests, benches or tools beside them.',
+      from: { path: '^src/cli/' },
+      to: { path: '^(test|bench|tools|bin)/' },
+    },
+    {
+      name: 'mcp-points-down',
+      severity: 'error',
+      comment: 'src/mcp is the MCP edge, beside the CLI: it may not import src/cli or the reporters (it answers in its own format).',
+      from: { path: '^src/mcp/' },
+      to: { path: '^(src/cli|reporters)/' },
+    },
+    {
+      name: 'reporters-are-pure',
+      severity: 'error',
+      comment: 'reporters/ are pure (data in, text out): they read src/perf data types and the src/ root files, nothing that runs an app.',
+      from: { path: '^reporters/' },
+      to: { path: '^src/(?!perf/)[^/]+/' },
+    },
+    {
+      name: 'reporters-start-nothing',
+      severity: 'error',
+      comment: 'reporters/ are pure: no processes, sockets or servers.',
+      from: { path: '^reporters/' },
+      to: { path: '^(node:)?(child_process|net|http|https|worker_threads)$', dependencyTypes: ['core'] },
+    },
+    {
+      name: 'root-files-at-the-bottom',
+      severity: 'error',
+      comment: 'The files at the src/ root (errors, files, url, json-input, …) are shared by every layer: they import no folder of src.',
+      from: { path: '^src/[^/]+$' },
+      to: { path: '^src/[^/]+/' },
+    },
+    {
+      name: 'src-is-not-the-tests',
+      severity: 'error',
+      comment: 'Shipped code (src, reporters) never imports the tests, the benches or the tools.',
+      from: { path: '^(src|reporters)/' },
+      to: { path: '^(test|bench|tools)/' },
+    },
     {
       name: 'one-driver-behind-the-contract',
       severity: 'error',

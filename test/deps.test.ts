@@ -1,9 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { ROOT } from './helpers.js';
 
 const CRUISE = join(ROOT, 'node_modules/.bin/depcruise');
@@ -80,6 +80,123 @@ test('steps see only src/page; page and perf see only the driver contract, not a
   });
   assert.notEqual(across.code, 0, across.out);
   assert.match(across.out, /no-driver-imports-another: src\/drivers\/webdriver\/w\.ts → src\/drivers\/cdp\/c\.ts/);
+});
+
+test('cli, mcp, reporters and the src/ root files have rules too: each refuses an import up', () => {
+  const root = cruise({
+    'src/files.ts': "import { s } from './session/s.js';\nexport const f = s;\n",
+    'src/session/s.ts': 'export const s = 1;\n',
+  });
+  assert.notEqual(root.code, 0, root.out);
+  assert.match(root.out, /root-files-at-the-bottom: src\/files\.ts → src\/session\/s\.ts/);
+  const mcp = cruise({
+    'src/mcp/m.ts': "import { c } from '../cli/c.js';\nexport const m = c;\n",
+    'src/cli/c.ts': 'export const c = 1;\n',
+  });
+  assert.notEqual(mcp.code, 0, mcp.out);
+  assert.match(mcp.out, /mcp-points-down: src\/mcp\/m\.ts → src\/cli\/c\.ts/);
+  const reporterDir = mkdtempSync(join(tmpdir(), 'rehearse-deps-'));
+  try {
+    // reporters/ sit outside src: cruised as the project's lint:deps does (src and reporters).
+    mkdirSync(join(reporterDir, 'reporters'));
+    mkdirSync(join(reporterDir, 'src', 'runner'), { recursive: true });
+    symlinkSync(join(ROOT, 'node_modules'), join(reporterDir, 'node_modules'));
+    writeFileSync(
+      join(reporterDir, 'tsconfig.json'),
+      JSON.stringify({ compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext' } }),
+    );
+    writeFileSync(
+      join(reporterDir, 'reporters', 'r.ts'),
+      "import { spawn } from 'node:child_process';\nimport { run } from '../src/runner/run.js';\nexport const r = [spawn, run];\n",
+    );
+    writeFileSync(join(reporterDir, 'src', 'runner', 'run.ts'), 'export const run = 1;\n');
+    const r = spawnSync(CRUISE, ['src', 'reporters', '--config', CONFIG], { timeout: 120_000, cwd: reporterDir, encoding: 'utf8' });
+    assert.notEqual(r.status, 0, r.stdout + r.stderr);
+    assert.match(r.stdout, /reporters-are-pure: reporters\/r\.ts → src\/runner\/run\.ts/);
+    assert.match(r.stdout, /reporters-start-nothing: reporters\/r\.ts → (node:)?child_process/);
+  } finally {
+    rmSync(reporterDir, { recursive: true, force: true });
+  }
+});
+
+// Top to bottom, as .dependency-cruiser.cjs orders them; files at the src/ root are the bottom.
+const LAYER_RANK: Record<string, number> = {
+  cli: 0,
+  mcp: 0,
+  runner: 1,
+  scenario: 2,
+  engine: 3,
+  steps: 4,
+  page: 5,
+  perf: 5,
+  session: 6,
+  drivers: 7,
+};
+const ROOT_RANK = 8;
+
+function layerRank(srcDir: string, file: string): number | undefined {
+  const rel = relative(srcDir, file);
+  if (rel.startsWith('..')) return undefined;
+  const first = rel.split('/')[0]!;
+  return rel.includes('/') ? (LAYER_RANK[first] ?? ROOT_RANK) : ROOT_RANK;
+}
+
+/** Relative paths to modules written as strings (not imports), e.g. a script to fork, that land in a layer above the file. */
+function pathsIntoUpperLayers(srcDir: string): string[] {
+  const found: string[] = [];
+  const walk = (dir: string): void => {
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      const full = join(dir, e.name);
+      if (e.isDirectory()) walk(full);
+      else if (e.name.endsWith('.ts')) {
+        const lines = readFileSync(full, 'utf8').split('\n');
+        lines.forEach((line, i) => {
+          if (/^\s*(import|export)\b.*\bfrom\b/.test(line) || /^\s*\} from /.test(line)) return;
+          for (const m of line.matchAll(/'(\.\.?\/[^']*\.m?js)'/g)) {
+            const target = resolve(dirname(full), m[1]!);
+            const to = layerRank(srcDir, target.replace(/\.m?js$/, '.ts'));
+            const from = layerRank(srcDir, full)!;
+            if (to !== undefined && to < from) found.push(`${relative(srcDir, full)}:${i + 1} → ${m[1]}`);
+          }
+        });
+      }
+    }
+  };
+  walk(srcDir);
+  return found;
+}
+
+test('no process is started by a path into a layer above (a script to fork is in its own folder, lower, or under bin/)', () => {
+  assert.deepEqual(pathsIntoUpperLayers(join(ROOT, 'src')), []);
+  // The check sees what depcruise cannot: the session manager forking the runner's daemon by a path string.
+  const dir = mkdtempSync(join(tmpdir(), 'rehearse-deps-'));
+  try {
+    mkdirSync(join(dir, 'session'));
+    writeFileSync(join(dir, 'session', 'm.ts'), "const script = new URL('../runner/terminal-daemon.js', import.meta.url);\n");
+    assert.deepEqual(pathsIntoUpperLayers(dir), ['session/m.ts:1 → ../runner/terminal-daemon.js']);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('only src/drivers/cdp sends CDP commands: no send("Domain.method") outside it', () => {
+  const found: string[] = [];
+  const walk = (dir: string): void => {
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      const full = join(dir, e.name);
+      if (e.isDirectory()) {
+        if (full !== join(ROOT, 'src', 'drivers', 'cdp')) walk(full);
+      } else if (e.name.endsWith('.ts')) {
+        readFileSync(full, 'utf8')
+          .split('\n')
+          .forEach((line, i) => {
+            if (/\.send\(\s*'[A-Z][A-Za-z]+\.[a-zA-Z]+'/.test(line)) found.push(`${relative(ROOT, full)}:${i + 1}`);
+          });
+      }
+    }
+  };
+  walk(join(ROOT, 'src'));
+  assert.deepEqual(found, []);
 });
 
 test('the page runtime is typed: a misspelt method, wrong arguments or a result read with the wrong shape fail tsc', () => {

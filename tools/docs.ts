@@ -12,7 +12,8 @@ import { camelToKebab, type FlagSpec } from '../src/cli/args.js';
 import type { CommandDefinition } from '../src/cli/command.js';
 import { CAPS } from '../src/mcp/caps.js';
 import { MCP_USAGE } from '../src/mcp/server.js';
-import { DRIVER_LACKS, type PageFeature } from '../src/drivers/page-driver.js';
+import type { PageFeature } from '../src/drivers/page-driver.js';
+import { getDriver } from '../src/drivers/registry.js';
 import { DRIVERS, METRICS, metricsByDriverMarkdown, metricsMarkdown, primaryRuleMarkdown, type DriverName } from '../src/perf/metrics.js';
 import { longDescription, STEPS, stepArgsSchema } from '../src/steps/registry.js';
 import type { StepDefinition } from '../src/steps/define.js';
@@ -78,8 +79,8 @@ export function stepDrivers(def: StepDefinition<any>): string[] {
   return [...page, ...terminal];
 }
 
-function stepLacks(def: StepDefinition<any>, driver: keyof typeof DRIVER_LACKS): PageFeature[] {
-  return (def.needs ?? []).filter((n) => DRIVER_LACKS[driver][n] !== undefined);
+function stepLacks(def: StepDefinition<any>, driver: 'cdp' | 'webdriver'): PageFeature[] {
+  return (def.needs ?? []).filter((n) => getDriver(driver).lacks[n] !== undefined);
 }
 
 function stepSection(def: StepDefinition<any>): string {
@@ -94,7 +95,7 @@ function stepSection(def: StepDefinition<any>): string {
       .join(', ')}${def.desktopOnly ? ' (desktop apps only)' : ''}.`,
     def.readOnly ? 'Read-only.' : 'Changes the page.',
     def.shorthand ? `Shorthand: \`- ${def.name}: "…"\`.` : '',
-    ...['webdriver' as const].flatMap((d) => stepLacks(def, d).map((n) => `Not over ${d}: ${DRIVER_LACKS[d][n]}.`)),
+    ...['webdriver' as const].flatMap((d) => stepLacks(def, d).map((n) => `Not over ${d}: ${getDriver(d).lacks[n]}.`)),
   ].filter(Boolean);
   return [
     `## \`${def.name}\``,
@@ -230,8 +231,8 @@ export interface DriverRow {
   guide: string;
 }
 
-// What each driver drives, how a scenario selects it and its guide: the one hand-written part, until
-// the driver registry (defineDriver) says it itself.
+// What each driver drives, how a scenario selects it and its guide, per metric-registry driver (the
+// webdriver entry covers two: chromedriver and WebKit differ in what they measure).
 const DRIVER_PROSE: Record<DriverName, Omit<DriverRow, 'name' | 'lacks'>> = {
   cdp: { drives: 'Chromium over the Chrome DevTools Protocol (also on a Selenium Grid)', select: 'default', guide: 'grid.md' },
   'webdriver-chromium': { drives: 'Chromium through chromedriver', select: '`browser: { driver: webdriver }`', guide: 'webkit-tauri.md' },
@@ -243,28 +244,27 @@ const DRIVER_PROSE: Record<DriverName, Omit<DriverRow, 'name' | 'lacks'>> = {
   pty: { drives: 'a terminal program in a pseudo-terminal', select: '`app.terminal`', guide: 'terminals.md' },
 };
 
-/**
- * The drivers table's rows. The one function to repoint at the driver registry once it exists:
- * today what a driver lacks comes from DRIVER_LACKS and the steps a terminal refuses from the step registry.
- */
+/** The drivers table's rows: what a driver lacks comes from its defineDriver entry (src/drivers/<name>/driver.ts). */
 export function driverRows(): DriverRow[] {
   return DRIVERS.map((name) => {
-    const lacks =
-      name === 'pty'
+    const entry = getDriver(name.startsWith('webdriver') ? 'webdriver' : name);
+    const own = Object.values(entry.lacks).filter((why): why is string => typeof why === 'string');
+    const steps =
+      entry.surface === 'terminal'
         ? [
             `steps without a terminal form: ${STEPS.filter((s) => !stepDrivers(s).includes('pty'))
               .map((s) => `\`${s.name}\``)
               .join(', ')}`,
           ]
-        : Object.values(DRIVER_LACKS[name === 'cdp' ? 'cdp' : 'webdriver']);
-    return { name, ...DRIVER_PROSE[name], lacks };
+        : [];
+    return { name, ...DRIVER_PROSE[name], lacks: [...own, ...steps] };
   });
 }
 
 function driversDoc(): string {
   const rows = driverRows();
   return [
-    HEADER('DRIVER_LACKS (src/drivers/page-driver.ts), the step registry and the metric registry'),
+    HEADER('the driver registry (src/drivers/registry.ts), the step registry and the metric registry'),
     '# Drivers',
     '',
     'One step engine, several drivers. The scenario says which one; the steps, run files, `perf compare` and the gate are the',

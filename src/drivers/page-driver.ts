@@ -11,20 +11,9 @@ import type { PerfBeginOptions, PerfRecorder } from './measure.js';
 
 /**
  * What a step may need beyond driving the page, which not every driver has. A scenario whose driver
- * lacks a step's need is refused when it loads, naming the step and the driver.
+ * lacks a step's need (its entry's `lacks`, src/drivers/<name>/driver.ts) is refused when it loads.
  */
 export type PageFeature = 'console' | 'exceptions' | 'network' | 'networkEmulation' | 'userAgent' | 'trace';
-
-/** What each driver lacks, with the reason a user reads. */
-export const DRIVER_LACKS: Record<'cdp' | 'webdriver', Partial<Record<PageFeature, string>>> = {
-  cdp: {},
-  webdriver: {
-    network: 'WebDriver classic reports no network requests',
-    userAgent: 'WebDriver cannot override the user agent',
-    networkEmulation: "WebDriver cannot throttle the network (that is Chromium's Network.emulateNetworkConditions, over CDP)",
-    trace: 'WebDriver records no Chromium trace',
-  },
-};
 
 export interface PageDriver {
   /** Why the page is gone (renderer crash, closed, browser lost), or undefined while it lives. */

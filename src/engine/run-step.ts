@@ -9,6 +9,7 @@ import type { PageDriver } from '../page/index.js';
 import { DEFAULT_STEP_TIMEOUT_MS, type Effect, type StepDefinition, type StepHost, type StepOutput } from '../steps/define.js';
 import { getStep, stepArgsSchema } from '../steps/registry.js';
 import { bestErrors, compile, describeAjvError } from './validate.js';
+import { surfaceError } from './driver-steps.js';
 
 export type StepErrorInfo = ErrorInfo;
 
@@ -90,19 +91,13 @@ export async function runStep(host: StepHost, name: string, raw: unknown, opts: 
     const out = await withTimeout(name, timeoutMs, opts.signal, async (signal) => {
       // From when the step's timer starts: getting the page (installing page scripts) counts too.
       const deadline = Date.now() + timeoutMs;
-      if (host.surface?.() === 'terminal') {
-        if (!def.terminal)
-          throw new PerfError({
-            code: 'unsupported_on_driver',
-            message: `${name} acts on a web page; this app is a terminal program`,
-            suggestion:
-              'on a terminal: snap, type, fill, press_key, tap, dblclick, hover, scroll, wait_for, expect, resize_viewport, console, screenshot, signal, perf_begin/perf_end',
-          });
+      const surface = host.surface?.() ?? 'page';
+      const refused = surfaceError(def, surface);
+      if (refused) throw refused;
+      if (surface === 'terminal' && def.terminal) {
         const terminal = await host.terminal!();
         return def.terminal({ host, terminal, timeoutMs, deadline, label, signal }, args as never);
       }
-      if (def.terminalOnly)
-        throw new PerfError({ code: 'unsupported_on_driver', message: `${name} acts on a terminal program; this app is a web page` });
       if (def.needsPage !== false) {
         const page = await host.page();
         return def.run({ host, page, timeoutMs, deadline, label, signal }, args as never);

@@ -3,48 +3,14 @@
  * `perf stop`, `perf status`, `perf logs`, `perf restart` and `perf doctor`.
  */
 import { START_OPTIONS } from '../session/state.js';
+import { onSessionDriver } from '../session/drivers/index.js';
 import { PerfError } from '../errors.js';
 import { okReply, type ToolReply } from './format.js';
 import { defineTool, type McpCore, type SessionStateOf, type ToolDefinition } from './core.js';
 
+/** The session's summary, as its driver's session half gives it. */
 function summary(state: SessionStateOf): Record<string, unknown> {
-  if (state.driver === 'pty') {
-    const t = state.terminal;
-    return {
-      driver: 'pty',
-      terminal: { command: t.command, args: t.args, pid: t.pid, cols: t.cols, rows: t.rows },
-      startedAt: state.startedAt,
-      stateDir: state.stateDir,
-    };
-  }
-  const browser =
-    state.driver === 'webdriver'
-      ? {
-          driver: 'webdriver',
-          engine: state.engine,
-          webdriver: {
-            kind: state.webdriver.kind,
-            endpoint: state.webdriver.endpoint,
-            pids: state.webdriver.pids,
-            browser: `${state.webdriver.browserName ?? state.engine} ${state.webdriver.browserVersion ?? ''}`.trim(),
-          },
-        }
-      : {
-          driver: 'cdp',
-          engine: 'chromium',
-          chrome: { pid: state.chrome.pid, port: state.chrome.port, headless: state.chrome.headless, version: state.chrome.version },
-          ...(state.grid ? { grid: state.grid } : {}),
-        };
-  return {
-    appUrl: state.appUrl,
-    pageUrl: state.pageUrl,
-    path: state.path,
-    app: state.app,
-    ...(state.options.desktop ? { desktop: state.options.desktop } : {}),
-    ...browser,
-    startedAt: state.startedAt,
-    stateDir: state.stateDir,
-  };
+  return onSessionDriver(state, (d, s) => d.summary(s));
 }
 
 function timed<T>(fn: () => Promise<T>): Promise<{ value: T; durationMs: number }> {

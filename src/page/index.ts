@@ -12,7 +12,6 @@ export type {
   ViewportReadBack,
   ViewportSpec,
 } from '../drivers/page-driver.js';
-export { DRIVER_LACKS } from '../drivers/page-driver.js';
 export type {
   TerminalActionTiming,
   TerminalDriver,

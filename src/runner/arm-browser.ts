@@ -1,8 +1,12 @@
 /**
- * The browser one arm's repeats run in: the one place that picks it by driver (a terminal program, WebDriver
- * for WebKit, chromedriver or a desktop app, else Chromium over CDP). The driver registry replaces this body.
+ * The browser one arm's repeats run in, by the scenario's driver (src/drivers/registry.ts): the one call
+ * the scheduler makes. Each driver's opener composes the app, the step host and the driver's own session,
+ * which is why it lives here and not in src/drivers (a driver may not import the engine, the session or
+ * the scenario). The table is keyed by DriverName: a new driver without an opener fails tsc.
  */
+import type { DriverName } from '../drivers/define.js';
 import { SessionHost } from '../engine/host.js';
+import { PerfError } from '../errors.js';
 import type { RunEnv } from '../perf/run-file.js';
 import type { Scenario } from '../scenario/load.js';
 import type { RunningApp } from '../session/app.js';
@@ -33,26 +37,17 @@ export interface ArmBrowserContext {
   cdpSession: () => Promise<BrowserSession>;
 }
 
+type ArmOpener = (sc: Scenario, ctx: ArmBrowserContext) => Promise<ArmBrowser>;
+
+const OPENERS: Record<DriverName, ArmOpener> = { cdp: openCdp, webdriver: openWebDriver, pty: openTerminal };
+
 /** Open the browser `sc` runs in; closing it is the caller's (the shared CDP session is closed by the scheduler). */
-export async function openArmBrowser(sc: Scenario, ctx: ArmBrowserContext): Promise<ArmBrowser> {
-  const { app, url, cwd, restart } = ctx;
-  if (sc.app.terminal) {
-    const host = new SessionHost(undefined, undefined, cwd);
-    const t = new TerminalRepeatBrowser(sc.app.terminal, host, sc.secrets);
-    return { host, browser: t, describe: async () => t.env(sc, app), fallback: () => t.env(sc, app), close: () => t.close() };
-  }
-  if (sc.browser.driver === 'webdriver') {
-    const host = new SessionHost(undefined, app.baseUrl, cwd);
-    const w = await WebDriverRepeatBrowser.start(sc, host, app.baseUrl);
-    return {
-      host,
-      browser: w,
-      describe: () => w.describeEnv(sc, app, url),
-      fallback: () => w.fallbackEnv(sc, app, url),
-      close: () => w.close(),
-    };
-  }
-  const s = await ctx.cdpSession();
+export function openArmBrowser(sc: Scenario, ctx: ArmBrowserContext): Promise<ArmBrowser> {
+  return OPENERS[sc.browser.driver](sc, ctx);
+}
+
+async function openCdp(sc: Scenario, { app, url, cwd, restart, cdpSession }: ArmBrowserContext): Promise<ArmBrowser> {
+  const s = await cdpSession();
   const host = new SessionHost(s, app.baseUrl, cwd);
   return {
     host,
@@ -62,4 +57,25 @@ export async function openArmBrowser(sc: Scenario, ctx: ArmBrowserContext): Prom
     session: s,
     close: async () => undefined,
   };
+}
+
+async function openWebDriver(sc: Scenario, { app, url, cwd }: ArmBrowserContext): Promise<ArmBrowser> {
+  const host = new SessionHost(undefined, app.baseUrl, cwd);
+  const w = await WebDriverRepeatBrowser.start(sc, host, app.baseUrl);
+  return {
+    host,
+    browser: w,
+    describe: () => w.describeEnv(sc, app, url),
+    fallback: () => w.fallbackEnv(sc, app, url),
+    close: () => w.close(),
+  };
+}
+
+async function openTerminal(sc: Scenario, { app, cwd }: ArmBrowserContext): Promise<ArmBrowser> {
+  const host = new SessionHost(undefined, undefined, cwd);
+  // The loader gives a pty scenario its app.terminal (the pty driver claims exactly those).
+  const terminal = sc.app.terminal;
+  if (!terminal) throw new PerfError({ code: 'internal_error', kind: 'internal', message: 'a pty scenario without app.terminal' });
+  const t = new TerminalRepeatBrowser(terminal, host, sc.secrets);
+  return { host, browser: t, describe: async () => t.env(sc, app), fallback: () => t.env(sc, app), close: () => t.close() };
 }

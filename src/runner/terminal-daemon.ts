@@ -2,7 +2,8 @@
  * The session daemon of `perf start --terminal CMD`: a detached process that runs the program in a
  * pseudo-terminal and the steps sent to it (src/session/step-socket.ts), since a pty cannot be handed
  * to the short-lived `perf <step>` processes. It lives in the runner because it runs steps (the
- * engine), which the session layer below may not import; the session manager forks it by path.
+ * engine), which the session layer below may not import; the session manager starts it by its entry,
+ * bin/perf-terminal-daemon.mjs.
  *
  * The program exiting does not end the session: `perf status` says how it ended and `perf restart`
  * starts it again. SIGTERM (perf stop) ends the program's whole process group, then the daemon.

@@ -11,8 +11,10 @@ import { prepareArgs } from '../engine/run-step.js';
 import { getStep, stepNames } from '../steps/registry.js';
 import { resolveNetwork, type NetworkSetting } from '../steps/network.js';
 import { recordingAsYaml } from './recorder.js';
-import { DRIVER_LACKS } from '../page/index.js';
-import type { RestartMode } from '../session/browser-session.js';
+import type { RestartMode } from '../drivers/define.js';
+import type { DriverDefinition, DriverName, DriverScenarioView } from '../drivers/define.js';
+import { driverFor } from '../drivers/registry.js';
+import { stepRefusal } from '../engine/driver-steps.js';
 import { bestErrors, compile, describeAjvError } from '../engine/validate.js';
 import { scenarioSchema, SCENARIO_NAME_ALLOWED } from './schema.js';
 import { checkMetricName } from '../perf/metrics.js';
@@ -71,7 +73,8 @@ export interface Scenario {
     restart: RestartMode;
     endpoint?: string;
     headless: boolean;
-    driver: 'cdp' | 'webdriver';
+    /** The driver that runs the scenario (src/drivers/registry.ts). */
+    driver: DriverName;
     engine: 'chromium' | 'webkit';
     webdriver?: string;
   };
@@ -234,6 +237,62 @@ export function loadScenario(path: string, opts: LoadOptions = {}): Scenario {
   const cwd = opts.cwd ?? process.cwd();
   const abs = resolve(cwd, path);
   const shown = relative(cwd, abs) || abs;
+  const src = new Located(shown, readScenarioText(abs, shown));
+  const doc = parsedDocument(src);
+  const variantNames = Object.keys(doc.variants ?? {});
+  const variant = pickVariant(shown, variantNames, opts.variant);
+  const w = written(src, doc, variant, opts);
+  const dir = dirname(abs);
+  const app = resolveApp(src, w, { dir, cwd, allowOutside: opts.allowOutside === true });
+  const browser = (w.merged.browser ?? {}) as Record<string, any>;
+  const vp = { ...DEFAULTS.viewport, ...((w.merged.viewport as object | undefined) ?? {}) };
+  const network = scenarioNetwork(src, w);
+  const driver = scenarioDriver(src, w, { app, browser, vp, network: network !== undefined });
+  const steps = (key: 'setup' | 'steps'): StepCall[] => parseSteps(src, w, key, driver, app.desktop !== undefined);
+  const measuredLabels = steps('steps').map((c, i) => stepLabel(c, i));
+  const thresholds = parseThresholds(src, w.merged.thresholds, measuredLabels);
+  const budgets = ((w.merged.budgets as string[] | undefined) ?? []).map((b, i) => parseBudget(src, ['budgets', i], b, measuredLabels));
+  const gateMetrics = (w.merged.gate as { metrics?: string[] } | undefined)?.metrics;
+  gateMetrics?.forEach((m, i) => checkMetricAt(src, ['gate', 'metrics', i], m, measuredLabels));
+  const repeat = (w.merged.repeat as number | undefined) ?? DEFAULTS.repeat;
+  const engine = (browser.engine as 'chromium' | 'webkit' | undefined) ?? (app.desktop ? 'webkit' : 'chromium');
+  const scenario: Scenario = {
+    file: abs,
+    dir,
+    name: (doc.name as string | undefined) ?? basename(abs, extname(abs)),
+    ...(doc.description ? { description: doc.description as string } : {}),
+    variant,
+    variants: variantNames,
+    app: app.spec,
+    browser: {
+      restart: (browser.restart as RestartMode | undefined) ?? driver.restartModes[0]!,
+      ...(browser.endpoint ? { endpoint: browser.endpoint as string } : {}),
+      headless: browser.headless !== false,
+      driver: driver.name,
+      engine,
+      ...(browser.webdriver ? { webdriver: browser.webdriver as string } : {}),
+    },
+    viewport: vp,
+    cpuThrottle: (w.merged.cpuThrottle as number | undefined) ?? DEFAULTS.cpuThrottle,
+    ...(network ? { network } : {}),
+    repeat,
+    maxRepeat: Math.max(repeat, (w.merged.maxRepeat as number | undefined) ?? repeat * DEFAULTS.maxRepeatFactor),
+    warmup: (w.merged.warmup as number | undefined) ?? DEFAULTS.warmup,
+    timing: w.merged.timing === true,
+    ...(gateMetrics ? { gate: { metrics: gateMetrics } } : {}),
+    vars: w.vars,
+    setup: steps('setup'),
+    steps: steps('steps'),
+    thresholds,
+    budgets,
+    secrets: [...w.env.used].map(([name, value]) => ({ name, value })),
+  };
+  if (scenario.steps.length === 0) throw src.fail(w.at(['steps']), 'steps is empty: a scenario measures at least one step');
+  return scenario;
+}
+
+/** The file's text, size-checked; a DevTools Recorder recording (.json) converted to its YAML. */
+function readScenarioText(abs: string, shown: string): string {
   let text: string;
   try {
     const { size } = statSync(abs);
@@ -254,14 +313,17 @@ export function loadScenario(path: string, opts: LoadOptions = {}): Scenario {
       cause,
     });
   }
-  // A .json scenario is a DevTools Recorder recording: converted here, then loaded as its YAML would be.
-  if (extname(abs).toLowerCase() === '.json') text = recordingAsYaml(text, shown);
-  const src = new Located(shown, text);
+  return extname(abs).toLowerCase() === '.json' ? recordingAsYaml(text, shown) : text;
+}
+
+/** The document as JS, after YAML and schema checks: every error at its file:line. */
+function parsedDocument(src: Located): Record<string, any> {
+  const shown = src.file;
   const parseError = src.doc.errors[0];
   if (parseError) {
     const { line, col } = parseError.linePos?.[0] ?? src.lineCounter.linePos(parseError.pos[0]);
     // The parser notices an unclosed { [ or quote where it gives up, often lines later: say where it opened.
-    const opened = /flow|quote|missing/i.test(parseError.message) ? unclosedBefore(text, parseError.pos[0]) : undefined;
+    const opened = /flow|quote|missing/i.test(parseError.message) ? unclosedBefore(src.text, parseError.pos[0]) : undefined;
     const at = opened ? src.lineCounter.linePos(opened.at) : undefined;
     const where = opened && at ? `; the ${opened.what} opened at ${shown}:${at.line}:${at.col} is not closed` : '';
     throw new PerfError({
@@ -277,6 +339,22 @@ export function loadScenario(path: string, opts: LoadOptions = {}): Scenario {
       message: `${shown}:${dup.line}:${dup.col}: invalid YAML: duplicate key "${dup.key}"`,
       suggestion: 'each key may appear once in a mapping',
     });
+  const raw = documentValue(src);
+  checkVariantNames(src, raw);
+  checkShape(src, raw);
+  for (const [list, path] of stepLists(raw)) {
+    if (list.length > MAX_STEPS)
+      throw src.fail(
+        [...path, MAX_STEPS],
+        `${path.join('.')} has ${list.length} steps; a list may have at most ${MAX_STEPS}`,
+        'split the flow into several scenarios',
+      );
+  }
+  return raw;
+}
+
+/** The parsed document's value: a mapping, else a file:line error. */
+function documentValue(src: Located): Record<string, any> {
   let raw: unknown;
   try {
     raw = src.doc.toJS();
@@ -285,7 +363,7 @@ export function loadScenario(path: string, opts: LoadOptions = {}): Scenario {
     const { line, col } = src.firstAlias();
     throw new PerfError({
       code: 'scenario_invalid',
-      message: `${shown}:${line}:${col}: invalid YAML: ${(cause as Error).message}`,
+      message: `${src.file}:${line}:${col}: invalid YAML: ${(cause as Error).message}`,
       suggestion: 'aliases (*name) may not expand into huge documents; write the values out',
       cause,
     });
@@ -296,53 +374,30 @@ export function loadScenario(path: string, opts: LoadOptions = {}): Scenario {
       `a scenario is a mapping of keys (name, app, steps, …), got ${raw === null ? 'an empty file' : Array.isArray(raw) ? 'a list' : typeof raw}`,
     );
   }
-  checkVariantNames(src, raw as Record<string, unknown>);
-  const validate = compile(looseSchema);
-  if (!validate(raw)) {
-    const e = bestErrors(validate.errors ?? [])[0]!;
-    const budget = /^\/budgets\/(\d+)$/.exec(e.instancePath);
-    if (budget && e.keyword === 'pattern') parseBudget(src, ['budgets', Number(budget[1])], String(e.data));
-    if (e.instancePath === '/name' && e.keyword === 'pattern') {
-      throw src.fail(['name'], `name ${JSON.stringify(e.data)} may only use ${SCENARIO_NAME_ALLOWED}: it becomes part of file names`);
-    }
-    const d = describeAjvError(e, '');
-    const isKey = e.keyword === 'additionalProperties';
-    const at = instancePathToPath(e.instancePath);
-    const path = isKey ? [...at, String(e.params.additionalProperty)] : at;
-    throw src.fail(path, d.message.replace(/^: /, '').replace(/^\.?/, ''), undefined, isKey);
-  }
-  const doc = raw as Record<string, any>;
-  for (const [list, path] of stepLists(doc)) {
-    if (list.length > MAX_STEPS)
-      throw src.fail(
-        [...path, MAX_STEPS],
-        `${path.join('.')} has ${list.length} steps; a list may have at most ${MAX_STEPS}`,
-        'split the flow into several scenarios',
-      );
-  }
+  return raw as Record<string, any>;
+}
 
-  // Variants: required when declared, refused when none.
-  const variantNames = Object.keys(doc.variants ?? {});
-  let variant: string | null = null;
-  if (opts.variant !== undefined) {
-    if (variantNames.length === 0) {
-      throw new PerfError({
-        code: 'variant_unknown',
-        message: `${shown}: --variant ${opts.variant} given, but the scenario declares no variants`,
-        suggestion: 'drop --variant',
-      });
-    }
-    if (!variantNames.includes(opts.variant)) {
-      const near = closest(opts.variant, variantNames);
-      throw new PerfError({
-        code: 'variant_unknown',
-        message: `${shown}: unknown variant "${opts.variant}"; variants are: ${variantNames.join(', ')}`,
-        ...(near.length ? { suggestion: `did you mean --variant ${near[0]}?` } : {}),
-        candidates: variantNames,
-      });
-    }
-    variant = opts.variant;
-  } else if (variantNames.length > 0) {
+/** The scenario schema (the single source of truth for its shape), its first error at its line. */
+function checkShape(src: Located, raw: Record<string, any>): void {
+  const validate = compile(looseSchema);
+  if (validate(raw)) return;
+  const e = bestErrors(validate.errors ?? [])[0]!;
+  const budget = /^\/budgets\/(\d+)$/.exec(e.instancePath);
+  if (budget && e.keyword === 'pattern') parseBudget(src, ['budgets', Number(budget[1])], String(e.data));
+  if (e.instancePath === '/name' && e.keyword === 'pattern') {
+    throw src.fail(['name'], `name ${JSON.stringify(e.data)} may only use ${SCENARIO_NAME_ALLOWED}: it becomes part of file names`);
+  }
+  const d = describeAjvError(e, '');
+  const isKey = e.keyword === 'additionalProperties';
+  const at = instancePathToPath(e.instancePath);
+  const path = isKey ? [...at, String(e.params.additionalProperty)] : at;
+  throw src.fail(path, d.message.replace(/^: /, '').replace(/^\.?/, ''), undefined, isKey);
+}
+
+/** Variants: required when declared, refused when none. */
+function pickVariant(shown: string, variantNames: string[], wanted: string | undefined): string | null {
+  if (wanted === undefined) {
+    if (variantNames.length === 0) return null;
     throw new PerfError({
       code: 'variant_required',
       message: `${shown}: declares variants (${variantNames.join(', ')}); pick one with --variant NAME`,
@@ -350,7 +405,38 @@ export function loadScenario(path: string, opts: LoadOptions = {}): Scenario {
       candidates: variantNames,
     });
   }
+  if (variantNames.length === 0) {
+    throw new PerfError({
+      code: 'variant_unknown',
+      message: `${shown}: --variant ${wanted} given, but the scenario declares no variants`,
+      suggestion: 'drop --variant',
+    });
+  }
+  if (!variantNames.includes(wanted)) {
+    const near = closest(wanted, variantNames);
+    throw new PerfError({
+      code: 'variant_unknown',
+      message: `${shown}: unknown variant "${wanted}"; variants are: ${variantNames.join(', ')}`,
+      ...(near.length ? { suggestion: `did you mean --variant ${near[0]}?` } : {}),
+      candidates: variantNames,
+    });
+  }
+  return wanted;
+}
 
+/** The document as written for this variant: each part interpolated where it was written, then merged. */
+interface Written {
+  variant: string | null;
+  top: Record<string, any>;
+  over: Record<string, any>;
+  merged: Record<string, any>;
+  vars: Record<string, string | number | boolean>;
+  env: EnvReads;
+  /** Where a key was written: under the variant when it sets it, else at the top. */
+  at(path: Path): Path;
+}
+
+function written(src: Located, doc: Record<string, any>, variant: string | null, opts: LoadOptions): Written {
   const overrides = variant ? (doc.variants[variant] as Record<string, unknown>) : {};
   const vars: Record<string, string | number | boolean> = {
     ...(doc.vars ?? {}),
@@ -361,11 +447,26 @@ export function loadScenario(path: string, opts: LoadOptions = {}): Scenario {
   // Interpolate each part where it was written, so an unknown var is reported at its own line.
   const top = interpolate(src, stripKeys(doc, ['variants']), [], vars, env) as Record<string, any>;
   const over = variant ? (interpolate(src, overrides, ['variants', variant], vars, env) as Record<string, any>) : {};
-  const merged = deepMerge(top, over);
-  const listOrigin = (key: 'setup' | 'steps'): Path => (variant && over[key] !== undefined ? ['variants', variant, key] : [key]);
+  const at = (path: Path): Path => (variant && valueAt(over, path) !== undefined ? ['variants', variant, ...path] : path);
+  return { variant, top, over, merged: deepMerge(top, over), vars, env, at };
+}
 
-  const dir = dirname(abs);
-  const app = merged.app as Record<string, any>;
+function valueAt(o: unknown, path: Path): unknown {
+  let v: unknown = o;
+  for (const seg of path) v = isPlainObject(v) ? v[String(seg)] : undefined;
+  return v;
+}
+
+interface ResolvedApp {
+  spec: Scenario['app'];
+  desktop?: DesktopApp;
+  terminal?: TerminalApp;
+}
+
+/** `app`: exactly one source (serve, command, url, desktop or terminal), resolved against the scenario's folder. */
+function resolveApp(src: Located, w: Written, where: { dir: string; cwd: string; allowOutside: boolean }): ResolvedApp {
+  const { dir } = where;
+  const app = w.merged.app as Record<string, any>;
   const sources = ['serve', 'command', 'url'].filter((k) => app[k] !== undefined);
   if (app.serve !== undefined && app.command !== undefined)
     throw src.fail(['app'], 'app takes one of serve, command or url, got serve and command');
@@ -380,187 +481,83 @@ export function loadScenario(path: string, opts: LoadOptions = {}): Scenario {
     );
   const terminal = app.terminal === undefined ? undefined : parseTerminal(app.terminal as Record<string, unknown>, dir);
   const desktop =
-    app.desktop === undefined
-      ? undefined
-      : parseDesktop(
-          src,
-          app.desktop as Record<string, unknown>,
-          variant && (over.app as Record<string, unknown> | undefined)?.desktop !== undefined
-            ? ['variants', variant, 'app', 'desktop']
-            : ['app', 'desktop'],
-          dir,
-        );
+    app.desktop === undefined ? undefined : parseDesktop(src, app.desktop as Record<string, unknown>, w.at(['app', 'desktop']), dir);
   if (app.path !== undefined && !String(app.path).startsWith('/'))
     throw src.fail(['app', 'path'], `app.path must start with "/", got "${String(app.path)}"`);
   if (app.serve !== undefined) {
     try {
-      checkServeFolder(resolve(dir, String(app.serve)), [dir, cwd], { allowOutside: opts.allowOutside === true, shown: 'app.serve' });
+      checkServeFolder(resolve(dir, String(app.serve)), [dir, where.cwd], { allowOutside: where.allowOutside, shown: 'app.serve' });
     } catch (e) {
       if (!isPerfError(e)) throw e;
-      const at: Path =
-        variant && (over.app as Record<string, unknown> | undefined)?.serve !== undefined
-          ? ['variants', variant, 'app', 'serve']
-          : ['app', 'serve'];
-      throw src.fail(at, e.message, e.suggestion);
+      throw src.fail(w.at(['app', 'serve']), e.message, e.suggestion);
     }
   }
-
-  const browser = (merged.browser ?? {}) as Record<string, any>;
-  const vp = { ...DEFAULTS.viewport, ...((merged.viewport as object | undefined) ?? {}) };
-  // A desktop app is WebKitGTK driven over WebDriver (Tauri's engine on Linux).
-  if (desktop && browser.engine === 'chromium')
-    throw src.fail(
-      ['browser', 'engine'],
-      "app.desktop runs on WebKitGTK (Tauri's engine on Linux): engine must be webkit",
-      'drop browser.engine',
-    );
-  if (desktop && browser.driver === 'cdp')
-    throw src.fail(['browser', 'driver'], 'app.desktop is driven over WebDriver, not cdp', 'drop browser.driver');
-  if (terminal) {
-    // A terminal has no browser: what only a browser can honour is refused, not ignored.
-    for (const key of ['browser', 'viewport', 'cpuThrottle', 'network'] as const) {
-      if (merged[key] !== undefined)
-        throw src.fail([key], `${key} is for web apps; a terminal program's screen is app.terminal.cols and rows`, `drop ${key}`);
-    }
-  }
-  const engine = (browser.engine as 'chromium' | 'webkit' | undefined) ?? (desktop ? 'webkit' : 'chromium');
-  const driver = (browser.driver as 'cdp' | 'webdriver' | undefined) ?? (engine === 'webkit' ? 'webdriver' : 'cdp');
-  const steps = (key: 'setup' | 'steps'): StepCall[] => {
-    const list = (merged[key] as unknown[] | undefined) ?? [];
-    return list.map((item, i) => {
-      const call = parseStep(src, [...listOrigin(key), i], item);
-      const def = getStep(call.name);
-      if (terminal && !def.terminal)
-        throw src.fail(
-          [...listOrigin(key), i, call.name],
-          `${call.name} acts on a web page: it is not available for a terminal program (app.terminal)`,
-          'on a terminal: snap, type, fill, press_key, tap, dblclick, hover, scroll, wait_for, expect, resize_viewport, console, screenshot, signal, perf_begin, perf_end',
-        );
-      if (!terminal && def.terminalOnly)
-        throw src.fail(
-          [...listOrigin(key), i, call.name],
-          `${call.name} acts on a terminal program: it needs app.terminal`,
-          'drop the step',
-        );
-      if (def.desktopOnly && !desktop)
-        throw src.fail(
-          [...listOrigin(key), i, call.name],
-          `${call.name} calls a desktop app's IPC: it needs app.desktop (a Tauri app), and this scenario drives a web page`,
-          'add app.desktop, or drop the step',
-        );
-      for (const need of terminal ? [] : (def.needs ?? [])) {
-        const why = DRIVER_LACKS[driver][need];
-        if (why)
-          throw src.fail(
-            [...listOrigin(key), i, call.name],
-            `${call.name} is not available on the ${driver} driver: ${why}`,
-            driver === 'cdp' ? undefined : 'drop the step, or run this scenario on the cdp driver (Chromium)',
-          );
-      }
-      return call;
-    });
+  const spec: Scenario['app'] = {
+    ...(app.serve !== undefined ? { serve: resolve(dir, String(app.serve)) } : {}),
+    ...(app.command !== undefined ? { command: String(app.command) } : {}),
+    ...(app.url !== undefined ? { url: String(app.url) } : {}),
+    path: (app.path as string | undefined) ?? '/',
+    spa: app.spa === true,
+    cwd: dir,
+    ...(app.startTimeoutMs !== undefined ? { startTimeoutMs: app.startTimeoutMs as number } : {}),
+    ...(desktop ? { desktop } : {}),
+    ...(terminal ? { terminal } : {}),
   };
+  return { spec, ...(desktop ? { desktop } : {}), ...(terminal ? { terminal } : {}) };
+}
 
-  const measuredLabels = steps('steps').map((c, i) => stepLabel(c, i));
-  const thresholds = parseThresholds(src, merged.thresholds, measuredLabels);
-  const budgets = ((merged.budgets as string[] | undefined) ?? []).map((b, i) => parseBudget(src, ['budgets', i], b, measuredLabels));
-  const gateMetrics = (merged.gate as { metrics?: string[] } | undefined)?.metrics;
-  gateMetrics?.forEach((m, i) => checkMetricAt(src, ['gate', 'metrics', i], m, measuredLabels));
-  // A variant's profile replaces the scenario's numbers (and its numbers the profile): the key is one choice, not merged.
-  const networkAt: Path = variant && over.network !== undefined ? ['variants', variant, 'network'] : ['network'];
-  let network: ReturnType<typeof resolveNetwork>;
+/** The driver that runs the scenario (src/drivers/registry.ts), and its refusals at their lines. */
+function scenarioDriver(
+  src: Located,
+  w: Written,
+  { app, browser, vp, network }: { app: ResolvedApp; browser: Record<string, any>; vp: Scenario['viewport']; network: boolean },
+): DriverDefinition {
+  const view: DriverScenarioView = {
+    app: { ...(app.desktop ? { desktop: { driver: app.desktop.driver } } : {}), terminal: app.terminal !== undefined },
+    browser,
+    viewport: vp,
+    ...(w.merged.cpuThrottle !== undefined ? { cpuThrottle: w.merged.cpuThrottle as number } : {}),
+    network,
+    given: new Set(Object.keys(w.merged)),
+  };
+  const driver = driverFor(view);
+  const problem = driver.validate(view)[0];
+  if (problem) throw src.fail(w.at(problem.path), problem.message, problem.suggestion);
+  return driver;
+}
+
+/** A step list, each step checked against the registry and against what the driver runs. */
+function parseSteps(src: Located, w: Written, key: 'setup' | 'steps', driver: DriverDefinition, desktop: boolean): StepCall[] {
+  const list = (w.merged[key] as unknown[] | undefined) ?? [];
+  const origin = w.at([key]);
+  return list.map((item, i) => {
+    const call = parseStep(src, [...origin, i], item);
+    const def = getStep(call.name);
+    const refused = stepRefusal(def, driver);
+    if (refused) throw src.fail([...origin, i, call.name], refused.message, refused.suggestion);
+    if (def.desktopOnly && !desktop)
+      throw src.fail(
+        [...origin, i, call.name],
+        `${call.name} calls a desktop app's IPC: it needs app.desktop (a Tauri app), and this scenario drives a web page`,
+        'add app.desktop, or drop the step',
+      );
+    return call;
+  });
+}
+
+/** `network`: a variant's profile replaces the scenario's numbers (and its numbers the profile): the key is one choice, not merged. */
+function scenarioNetwork(src: Located, w: Written): NetworkSetting | undefined {
+  if (w.merged.network === undefined) return undefined;
   try {
-    network =
-      merged.network === undefined ? undefined : resolveNetwork((over.network ?? top.network) as Parameters<typeof resolveNetwork>[0]);
+    return resolveNetwork((w.over.network ?? w.top.network) as Parameters<typeof resolveNetwork>[0]);
   } catch (e) {
-    if (isPerfError(e)) throw src.fail(networkAt, e.message, e.suggestion);
+    if (isPerfError(e)) throw src.fail(w.at(['network']), e.message, e.suggestion);
     throw e;
   }
-  if (engine === 'webkit' && driver === 'cdp')
-    throw src.fail(['browser', 'driver'], 'engine webkit is driven over WebDriver, not cdp', 'drop browser.driver, or set it to webdriver');
-  if (driver === 'webdriver') {
-    // What the WebDriver driver cannot honour is refused here, before any browser starts.
-    if (browser.endpoint !== undefined)
-      throw src.fail(
-        ['browser', 'endpoint'],
-        'browser.endpoint attaches to a Chrome over CDP; with driver webdriver give browser.webdriver (a WebDriver server URL)',
-      );
-    if (browser.restart !== undefined && browser.restart !== 'browser')
-      throw src.fail(
-        ['browser', 'restart'],
-        `over WebDriver every repeat is a new browser session: restart must be browser, got ${String(browser.restart)}`,
-        'drop browser.restart',
-      );
-    const noNetwork = DRIVER_LACKS.webdriver.networkEmulation;
-    if (network && noNetwork)
-      throw src.fail(
-        networkAt,
-        `network is not available on the webdriver driver: ${noNetwork}`,
-        'drop network, or use browser.driver: cdp (Chromium)',
-      );
-    if (merged.cpuThrottle !== undefined && merged.cpuThrottle !== 1)
-      throw src.fail(
-        ['cpuThrottle'],
-        'cpuThrottle needs the cdp driver (WebDriver cannot throttle the CPU)',
-        'drop cpuThrottle, or use browser.driver: cdp',
-      );
-    if (vp.mobile || vp.touch || vp.dpr !== 1)
-      throw src.fail(
-        ['viewport'],
-        'over WebDriver the viewport is the window size only: mobile, touch and dpr other than 1 need the cdp driver',
-        'drop them, or use browser.driver: cdp',
-      );
-  }
-  const repeat = (merged.repeat as number | undefined) ?? DEFAULTS.repeat;
-  const warmup = (merged.warmup as number | undefined) ?? DEFAULTS.warmup;
-  const scenario: Scenario = {
-    file: abs,
-    dir,
-    name: (doc.name as string | undefined) ?? basename(abs, extname(abs)),
-    ...(doc.description ? { description: doc.description as string } : {}),
-    variant,
-    variants: variantNames,
-    app: {
-      ...(app.serve !== undefined ? { serve: resolve(dir, String(app.serve)) } : {}),
-      ...(app.command !== undefined ? { command: String(app.command) } : {}),
-      ...(app.url !== undefined ? { url: String(app.url) } : {}),
-      path: (app.path as string | undefined) ?? '/',
-      spa: app.spa === true,
-      cwd: dir,
-      ...(app.startTimeoutMs !== undefined ? { startTimeoutMs: app.startTimeoutMs as number } : {}),
-      ...(desktop ? { desktop } : {}),
-      ...(terminal ? { terminal } : {}),
-    },
-    browser: {
-      // Over WebDriver every repeat is a new session: the browser restart.
-      restart: (browser.restart as RestartMode | undefined) ?? (driver === 'webdriver' ? 'browser' : DEFAULTS.restart),
-      ...(browser.endpoint ? { endpoint: browser.endpoint as string } : {}),
-      headless: browser.headless !== false,
-      driver,
-      engine,
-      ...(browser.webdriver ? { webdriver: browser.webdriver as string } : {}),
-    },
-    viewport: vp,
-    cpuThrottle: (merged.cpuThrottle as number | undefined) ?? DEFAULTS.cpuThrottle,
-    ...(network ? { network } : {}),
-    repeat,
-    maxRepeat: Math.max(repeat, (merged.maxRepeat as number | undefined) ?? repeat * DEFAULTS.maxRepeatFactor),
-    warmup,
-    timing: merged.timing === true,
-    ...(gateMetrics ? { gate: { metrics: gateMetrics } } : {}),
-    vars,
-    setup: steps('setup'),
-    steps: steps('steps'),
-    thresholds,
-    budgets,
-    secrets: [...env.used].map(([name, value]) => ({ name, value })),
-  };
-  if (scenario.steps.length === 0) throw src.fail(listOrigin('steps'), 'steps is empty: a scenario measures at least one step');
-  return scenario;
 }
 
 /** Variant names become parts of file names: one holding more than NAME_PART allows is refused at its key. */
-function checkVariantNames(src: Located, doc: Record<string, unknown>): void {
+function checkVariantNames(src: Located, doc: Record<string, any>): void {
   if (!isPlainObject(doc.variants)) return;
   for (const name of Object.keys(doc.variants)) {
     if (isNamePart(name)) continue;

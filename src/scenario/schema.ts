@@ -7,6 +7,7 @@ import { STEPS, longDescription, stepArgsSchema } from '../steps/registry.js';
 import type { JsonSchema } from '../steps/define.js';
 import { NETWORK_KEY } from '../steps/network.js';
 import { NAME_PART } from '../files.js';
+import { driversOn } from '../drivers/registry.js';
 
 /** What a scenario's `name:` may hold (a file name part; a / or a space would not be). */
 export const SCENARIO_NAME_ALLOWED = 'letters, digits, _, . and -';
@@ -25,111 +26,173 @@ const PCT = {
   ],
 } as const;
 
+/** `app`: the app under test. */
+const APP_KEY: JsonSchema = {
+  type: 'object',
+  description:
+    'The app under test: one of serve, command, url (command may add url), desktop (which may add one of them as its ${APP_URL}), or terminal.',
+  properties: {
+    serve: { type: 'string', description: 'Static folder served on a free 127.0.0.1 port (relative to the scenario file).' },
+    command: {
+      type: 'string',
+      description: 'Shell command that starts the app; ${PORT} is a free port (also in $PORT). Runs in the scenario folder.',
+    },
+    url: { type: 'string', description: 'URL of an app already running, or with command the URL it answers on (may use ${PORT}).' },
+    path: { type: 'string', description: 'Page opened at every clean restart, e.g. /list.html. Default /.' },
+    spa: { type: 'boolean', description: 'With serve: unknown extension-less paths get index.html.' },
+    startTimeoutMs: { type: 'number', minimum: 0, description: 'How long a command app may take to answer, ms. Default 30000.' },
+    terminal: {
+      type: 'object',
+      description:
+        'A terminal program in a pseudo-terminal (TERM=xterm-256color), started anew every repeat; its whole process group is ended after.',
+      properties: {
+        command: {
+          type: 'string',
+          minLength: 1,
+          description: 'The program (a name on PATH, or a path relative to the scenario file).',
+        },
+        args: { type: 'array', items: { type: 'string' }, description: 'Its arguments.' },
+        cols: { type: 'integer', minimum: 2, maximum: 1000, description: 'Screen width in columns. Default 100.' },
+        rows: { type: 'integer', minimum: 2, maximum: 1000, description: 'Screen height in rows. Default 30.' },
+        env: { type: 'object', additionalProperties: { type: 'string' }, description: "Environment variables over the harness's own." },
+        cwd: { type: 'string', description: "Working folder, relative to the scenario file. Default the scenario's folder." },
+      },
+      required: ['command'],
+      additionalProperties: false,
+    },
+    desktop: {
+      type: 'object',
+      description:
+        'A desktop app driven over WebDriver (WebKitGTK on Linux): a Tauri app through tauri-driver, or any WebKitGTK app through WebKitWebDriver. Every repeat starts it anew.',
+      properties: {
+        binary: {
+          type: 'string',
+          minLength: 1,
+          description: 'The app executable (relative to the scenario file, or a name on PATH), e.g. ./src-tauri/target/release/app.',
+        },
+        args: {
+          type: 'array',
+          items: { type: 'string' },
+          description: 'Arguments for the app; ${APP_URL} is the URL of serve, command or url when one is also given.',
+        },
+        driver: {
+          type: 'string',
+          enum: ['tauri', 'webkit'],
+          description: 'tauri (default): through tauri-driver; webkit: WebKitWebDriver drives the binary directly.',
+        },
+      },
+      required: ['binary'],
+      additionalProperties: false,
+    },
+  },
+  additionalProperties: false,
+};
+
+/** `browser`: how the browser is driven (src/drivers/registry.ts). */
+const BROWSER_KEY: JsonSchema = {
+  type: 'object',
+  description: 'Browser settings.',
+  properties: {
+    restart: RESTART,
+    endpoint: {
+      type: 'string',
+      description:
+        'Use an existing Chrome (ws://… or http://127.0.0.1:PORT) instead of launching one; or selenium+http://HOST:4444: a Selenium Grid 4, each browser a new Grid session for Chromium driven over CDP through its se:cdp (deleted at the end; a browser restart is a new session). --grid URL overrides it.',
+    },
+    headless: { type: 'boolean', description: 'Run headless (default true).' },
+    driver: {
+      type: 'string',
+      // The page drivers by name, from the registry (a terminal's driver follows app.terminal, not this key).
+      enum: driversOn('page'),
+      description:
+        'How the browser is driven: cdp (default; Chromium) or webdriver (W3C WebDriver: chromedriver, or WebKitWebDriver with engine webkit). Over webdriver every repeat is a new browser session.',
+    },
+    engine: {
+      type: 'string',
+      enum: ['chromium', 'webkit'],
+      description:
+        'The browser engine: chromium (default) or webkit (the WebKitGTK MiniBrowser through WebKitWebDriver; implies driver webdriver).',
+    },
+    webdriver: {
+      type: 'string',
+      description: 'With driver webdriver: a running WebDriver server (http://127.0.0.1:4444) instead of starting one.',
+    },
+  },
+  additionalProperties: false,
+};
+
+/** `viewport`: emulated at every restart. */
+const VIEWPORT_KEY: JsonSchema = {
+  type: 'object',
+  description: 'Emulated viewport, applied and read back at every restart.',
+  properties: {
+    width: { type: 'integer', minimum: 1, description: 'CSS pixels. Default 1280.' },
+    height: { type: 'integer', minimum: 1, description: 'CSS pixels. Default 800.' },
+    dpr: { type: 'number', exclusiveMinimum: 0, description: 'Device pixel ratio. Default 1.' },
+    mobile: { type: 'boolean', description: 'Mobile emulation (meta viewport, overlay scrollbars). Default false.' },
+    touch: { type: 'boolean', description: 'Touch events enabled. Default false.' },
+  },
+  additionalProperties: false,
+};
+
+/** `thresholds`: what makes compare warn or fail. */
+const THRESHOLDS_KEY: JsonSchema = {
+  type: 'object',
+  description: 'Relative change that makes compare warn or fail. Default warn 10%, error 25%.',
+  properties: {
+    warn: { ...PCT, description: 'Warn past this relative regression.' },
+    error: { ...PCT, description: 'Fail past this relative regression.' },
+    metrics: {
+      type: 'object',
+      description: 'Per-metric overrides, keyed by metric name.',
+      additionalProperties: {
+        type: 'object',
+        description: 'Thresholds for this metric.',
+        properties: { warn: { ...PCT, description: 'Warn threshold.' }, error: { ...PCT, description: 'Error threshold.' } },
+        additionalProperties: false,
+      },
+    },
+  },
+  additionalProperties: false,
+};
+
+/** `gate`: the metrics that decide a compare. */
+const GATE_KEY: JsonSchema = {
+  type: 'object',
+  description: 'Which metrics decide a compare (perf compare, perf gate, --against).',
+  properties: {
+    metrics: {
+      type: 'array',
+      minItems: 1,
+      items: {
+        type: 'string',
+        description:
+          'A metric name (perf metrics lists them); a count with a per-frame form is judged per frame only where both runs paint enough frames.',
+      },
+      description:
+        "The primary family, replacing the registry's (perf metrics, gate: primary). Every other metric is shown and judged as secondary, never failing the gate.",
+    },
+  },
+  additionalProperties: false,
+};
+
+/** `budgets`: absolute limits on the run medians. */
+const BUDGETS_KEY: JsonSchema = {
+  type: 'array',
+  description: 'Absolute limits judged on the run medians: "<metric> <op> <number>", op one of < <= > >=.',
+  items: {
+    type: 'string',
+    pattern: '^\\s*[A-Za-z0-9_.\\-]+\\s*(<=|>=|<|>)\\s*-?[0-9]+(\\.[0-9]+)?\\s*$',
+    description: 'e.g. "interactions.latencyMs.p90 < 100".',
+  },
+};
+
 /** Keys a variant may override: everything but name, variants and description. */
 function overridableProperties(stepList: JsonSchema): Record<string, JsonSchema> {
   return {
-    app: {
-      type: 'object',
-      description:
-        'The app under test: one of serve, command, url (command may add url), desktop (which may add one of them as its ${APP_URL}), or terminal.',
-      properties: {
-        serve: { type: 'string', description: 'Static folder served on a free 127.0.0.1 port (relative to the scenario file).' },
-        command: {
-          type: 'string',
-          description: 'Shell command that starts the app; ${PORT} is a free port (also in $PORT). Runs in the scenario folder.',
-        },
-        url: { type: 'string', description: 'URL of an app already running, or with command the URL it answers on (may use ${PORT}).' },
-        path: { type: 'string', description: 'Page opened at every clean restart, e.g. /list.html. Default /.' },
-        spa: { type: 'boolean', description: 'With serve: unknown extension-less paths get index.html.' },
-        startTimeoutMs: { type: 'number', minimum: 0, description: 'How long a command app may take to answer, ms. Default 30000.' },
-        terminal: {
-          type: 'object',
-          description:
-            'A terminal program in a pseudo-terminal (TERM=xterm-256color), started anew every repeat; its whole process group is ended after.',
-          properties: {
-            command: {
-              type: 'string',
-              minLength: 1,
-              description: 'The program (a name on PATH, or a path relative to the scenario file).',
-            },
-            args: { type: 'array', items: { type: 'string' }, description: 'Its arguments.' },
-            cols: { type: 'integer', minimum: 2, maximum: 1000, description: 'Screen width in columns. Default 100.' },
-            rows: { type: 'integer', minimum: 2, maximum: 1000, description: 'Screen height in rows. Default 30.' },
-            env: { type: 'object', additionalProperties: { type: 'string' }, description: "Environment variables over the harness's own." },
-            cwd: { type: 'string', description: "Working folder, relative to the scenario file. Default the scenario's folder." },
-          },
-          required: ['command'],
-          additionalProperties: false,
-        },
-        desktop: {
-          type: 'object',
-          description:
-            'A desktop app driven over WebDriver (WebKitGTK on Linux): a Tauri app through tauri-driver, or any WebKitGTK app through WebKitWebDriver. Every repeat starts it anew.',
-          properties: {
-            binary: {
-              type: 'string',
-              minLength: 1,
-              description: 'The app executable (relative to the scenario file, or a name on PATH), e.g. ./src-tauri/target/release/app.',
-            },
-            args: {
-              type: 'array',
-              items: { type: 'string' },
-              description: 'Arguments for the app; ${APP_URL} is the URL of serve, command or url when one is also given.',
-            },
-            driver: {
-              type: 'string',
-              enum: ['tauri', 'webkit'],
-              description: 'tauri (default): through tauri-driver; webkit: WebKitWebDriver drives the binary directly.',
-            },
-          },
-          required: ['binary'],
-          additionalProperties: false,
-        },
-      },
-      additionalProperties: false,
-    },
-    browser: {
-      type: 'object',
-      description: 'Browser settings.',
-      properties: {
-        restart: RESTART,
-        endpoint: {
-          type: 'string',
-          description:
-            'Use an existing Chrome (ws://… or http://127.0.0.1:PORT) instead of launching one; or selenium+http://HOST:4444: a Selenium Grid 4, each browser a new Grid session for Chromium driven over CDP through its se:cdp (deleted at the end; a browser restart is a new session). --grid URL overrides it.',
-        },
-        headless: { type: 'boolean', description: 'Run headless (default true).' },
-        driver: {
-          type: 'string',
-          enum: ['cdp', 'webdriver'],
-          description:
-            'How the browser is driven: cdp (default; Chromium) or webdriver (W3C WebDriver: chromedriver, or WebKitWebDriver with engine webkit). Over webdriver every repeat is a new browser session.',
-        },
-        engine: {
-          type: 'string',
-          enum: ['chromium', 'webkit'],
-          description:
-            'The browser engine: chromium (default) or webkit (the WebKitGTK MiniBrowser through WebKitWebDriver; implies driver webdriver).',
-        },
-        webdriver: {
-          type: 'string',
-          description: 'With driver webdriver: a running WebDriver server (http://127.0.0.1:4444) instead of starting one.',
-        },
-      },
-      additionalProperties: false,
-    },
-    viewport: {
-      type: 'object',
-      description: 'Emulated viewport, applied and read back at every restart.',
-      properties: {
-        width: { type: 'integer', minimum: 1, description: 'CSS pixels. Default 1280.' },
-        height: { type: 'integer', minimum: 1, description: 'CSS pixels. Default 800.' },
-        dpr: { type: 'number', exclusiveMinimum: 0, description: 'Device pixel ratio. Default 1.' },
-        mobile: { type: 'boolean', description: 'Mobile emulation (meta viewport, overlay scrollbars). Default false.' },
-        touch: { type: 'boolean', description: 'Touch events enabled. Default false.' },
-      },
-      additionalProperties: false,
-    },
+    app: APP_KEY,
+    browser: BROWSER_KEY,
+    viewport: VIEWPORT_KEY,
     cpuThrottle: { type: 'number', minimum: 1, description: 'CPU slowdown factor (CDP Emulation.setCPUThrottlingRate). Default 1.' },
     network: {
       ...NETWORK_KEY,
@@ -158,52 +221,9 @@ function overridableProperties(stepList: JsonSchema): Record<string, JsonSchema>
     },
     setup: { ...stepList, description: 'Steps after each clean restart, not measured.' },
     steps: { ...stepList, description: 'Measured steps: perf_begin before the first, perf_end after the last.' },
-    thresholds: {
-      type: 'object',
-      description: 'Relative change that makes compare warn or fail. Default warn 10%, error 25%.',
-      properties: {
-        warn: { ...PCT, description: 'Warn past this relative regression.' },
-        error: { ...PCT, description: 'Fail past this relative regression.' },
-        metrics: {
-          type: 'object',
-          description: 'Per-metric overrides, keyed by metric name.',
-          additionalProperties: {
-            type: 'object',
-            description: 'Thresholds for this metric.',
-            properties: { warn: { ...PCT, description: 'Warn threshold.' }, error: { ...PCT, description: 'Error threshold.' } },
-            additionalProperties: false,
-          },
-        },
-      },
-      additionalProperties: false,
-    },
-    gate: {
-      type: 'object',
-      description: 'Which metrics decide a compare (perf compare, perf gate, --against).',
-      properties: {
-        metrics: {
-          type: 'array',
-          minItems: 1,
-          items: {
-            type: 'string',
-            description:
-              'A metric name (perf metrics lists them); a count with a per-frame form is judged per frame only where both runs paint enough frames.',
-          },
-          description:
-            "The primary family, replacing the registry's (perf metrics, gate: primary). Every other metric is shown and judged as secondary, never failing the gate.",
-        },
-      },
-      additionalProperties: false,
-    },
-    budgets: {
-      type: 'array',
-      description: 'Absolute limits judged on the run medians: "<metric> <op> <number>", op one of < <= > >=.',
-      items: {
-        type: 'string',
-        pattern: '^\\s*[A-Za-z0-9_.\\-]+\\s*(<=|>=|<|>)\\s*-?[0-9]+(\\.[0-9]+)?\\s*$',
-        description: 'e.g. "interactions.latencyMs.p90 < 100".',
-      },
-    },
+    thresholds: THRESHOLDS_KEY,
+    gate: GATE_KEY,
+    budgets: BUDGETS_KEY,
   };
 }
 

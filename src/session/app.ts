@@ -293,7 +293,8 @@ function describeExit(exit: AppExit): string {
   return exit.signal ? `was killed by ${exit.signal}` : `exited with code ${String(exit.code)}`;
 }
 
-async function startCommand(spec: Extract<AppSpec, { kind: 'command' }>): Promise<RunningApp> {
+/** The command's working folder, which must exist; an empty command is refused first. */
+function commandCwd(spec: Extract<AppSpec, { kind: 'command' }>): string {
   if (!spec.command.trim()) {
     throw new PerfError({
       code: 'invalid_app_command',
@@ -317,7 +318,82 @@ async function startCommand(spec: Extract<AppSpec, { kind: 'command' }>): Promis
       suggestion: 'check the path (relative paths resolve against the scenario file)',
     });
   }
+  return cwd;
+}
 
+/**
+ * The shell running the command in its own process group (so stop() can kill the whole tree it
+ * starts); a detached one writes to the log file directly. Returns where the log file stood before.
+ */
+async function spawnCommand(
+  command: string,
+  opts: { cwd: string; env: NodeJS.ProcessEnv; detachedLog: string | undefined },
+): Promise<{ child: ChildProcess; pid: number; fileStartByte: number }> {
+  const { cwd, env, detachedLog } = opts;
+  let child: ChildProcess;
+  let fileStartByte = 0;
+  try {
+    if (detachedLog) {
+      const fd = openSync(detachedLog, 'a');
+      try {
+        fileStartByte = fstatSync(fd).size;
+        child = spawn('/bin/sh', ['-c', command], { cwd, env, detached: true, stdio: ['ignore', fd, fd] });
+      } finally {
+        closeSync(fd);
+      }
+    } else {
+      child = spawn('/bin/sh', ['-c', command], { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    }
+  } catch (e) {
+    throw new PerfError({
+      code: 'app_spawn_failed',
+      kind: 'environment',
+      message: `could not start the app command \`${command}\`: ${(e as Error).message}`,
+      suggestion: 'check that /bin/sh exists and the working folder is readable',
+      cause: e,
+    });
+  }
+  const pid = child.pid;
+  if (pid === undefined) {
+    const spawnError = await new Promise<Error | undefined>((r) => {
+      child.once('error', r);
+      setImmediate(() => r(undefined));
+    });
+    throw new PerfError({
+      code: 'app_spawn_failed',
+      kind: 'environment',
+      message: `could not start the app command \`${command}\`${spawnError ? `: ${spawnError.message}` : ''}`,
+      suggestion: 'check that /bin/sh exists and the working folder is readable',
+      cause: spawnError,
+    });
+  }
+  return { child, pid, fileStartByte };
+}
+
+/** The command's output, line by line, into the in-memory tail and the log file (if any); returns the file's stream. */
+function collectOutput(child: ChildProcess, lines: LineBuffer, logFile: string | undefined): WriteStream | undefined {
+  let logStream: WriteStream | undefined;
+  if (logFile) {
+    logStream = createWriteStream(logFile, { flags: 'a' });
+    logStream.on('error', () => undefined);
+  }
+  const onLine = (line: string): void => {
+    lines.push(line);
+    logStream?.write(line + '\n');
+  };
+  for (const stream of [child.stdout, child.stderr]) {
+    if (!stream) continue;
+    const splitter = lineSplitter(onLine);
+    stream.setEncoding('utf8');
+    stream.on('data', (chunk: string) => splitter.write(chunk));
+    stream.on('end', () => splitter.flush());
+    stream.on('error', () => undefined);
+  }
+  return logStream;
+}
+
+async function startCommand(spec: Extract<AppSpec, { kind: 'command' }>): Promise<RunningApp> {
+  const cwd = commandCwd(spec);
   if (spec.port !== undefined) await assertPortFree(spec.port);
   const port = spec.port ?? (await freePort());
   const substitute = (s: string): string => s.replaceAll('${PORT}', String(port));
@@ -338,67 +414,11 @@ async function startCommand(spec: Extract<AppSpec, { kind: 'command' }>): Promis
   if (logFile) ensureDir(path.dirname(logFile), 'app log');
 
   const lines = new LineBuffer(MAX_LOG_LINES);
-  let logStream: WriteStream | undefined;
-  let fileStartByte = 0;
-  let child: ChildProcess;
+  const detachedLog = detached ? logFile : undefined;
   const env = { ...process.env, PORT: String(port) };
-  try {
-    if (detached && logFile) {
-      const fd = openSync(logFile, 'a');
-      try {
-        fileStartByte = fstatSync(fd).size;
-        // Own process group so stop() can kill the whole tree the shell starts.
-        child = spawn('/bin/sh', ['-c', command], { cwd, env, detached: true, stdio: ['ignore', fd, fd] });
-      } finally {
-        closeSync(fd);
-      }
-    } else {
-      child = spawn('/bin/sh', ['-c', command], { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-    }
-  } catch (e) {
-    throw new PerfError({
-      code: 'app_spawn_failed',
-      kind: 'environment',
-      message: `could not start the app command \`${command}\`: ${(e as Error).message}`,
-      suggestion: 'check that /bin/sh exists and the working folder is readable',
-      cause: e,
-    });
-  }
-
-  const pid = child.pid;
-  if (pid === undefined) {
-    const spawnError = await new Promise<Error | undefined>((r) => {
-      child.once('error', r);
-      setImmediate(() => r(undefined));
-    });
-    throw new PerfError({
-      code: 'app_spawn_failed',
-      kind: 'environment',
-      message: `could not start the app command \`${command}\`${spawnError ? `: ${spawnError.message}` : ''}`,
-      suggestion: 'check that /bin/sh exists and the working folder is readable',
-      cause: spawnError,
-    });
-  }
+  const { child, pid, fileStartByte } = await spawnCommand(command, { cwd, env, detachedLog });
   const untrack = detached ? undefined : trackProcess(pid, { group: true });
-
-  if (!(detached && logFile)) {
-    if (logFile) {
-      logStream = createWriteStream(logFile, { flags: 'a' });
-      logStream.on('error', () => undefined);
-    }
-    const onLine = (line: string): void => {
-      lines.push(line);
-      logStream?.write(line + '\n');
-    };
-    for (const stream of [child.stdout, child.stderr]) {
-      if (!stream) continue;
-      const splitter = lineSplitter(onLine);
-      stream.setEncoding('utf8');
-      stream.on('data', (chunk: string) => splitter.write(chunk));
-      stream.on('end', () => splitter.flush());
-      stream.on('error', () => undefined);
-    }
-  }
+  const logStream = detachedLog ? undefined : collectOutput(child, lines, logFile);
   const readLogs = (n?: number): string[] =>
     detached && logFile ? tailFile(logFile, fileStartByte, Math.min(n ?? MAX_LOG_LINES, MAX_LOG_LINES)) : lines.tail(n);
 
@@ -465,10 +485,17 @@ async function startCommand(spec: Extract<AppSpec, { kind: 'command' }>): Promis
   }
 
   await stop();
-  throw new PerfError({
+  throw startTimeoutError({ command, url, startTimeoutMs, lastReason, port }, readLogs(ERROR_TAIL_LINES));
+}
+
+function startTimeoutError(
+  at: { command: string; url: string; startTimeoutMs: number; lastReason: string; port: number },
+  logs: string[],
+): PerfError {
+  return new PerfError({
     code: 'app_start_timeout',
     kind: 'environment',
-    message: `app command \`${command}\` did not answer at ${url} within ${startTimeoutMs} ms (last probe: ${lastReason})${tailMessage(readLogs(ERROR_TAIL_LINES))}`,
-    suggestion: `check that the command binds 127.0.0.1:${port} (use \${PORT} or the PORT environment variable), or raise startTimeoutMs`,
+    message: `app command \`${at.command}\` did not answer at ${at.url} within ${at.startTimeoutMs} ms (last probe: ${at.lastReason})${tailMessage(logs)}`,
+    suggestion: `check that the command binds 127.0.0.1:${at.port} (use \${PORT} or the PORT environment variable), or raise startTimeoutMs`,
   });
 }

@@ -4,15 +4,16 @@
  */
 import { Browser, type OpenPageOptions, type Page } from '../drivers/cdp/browser.js';
 import { cdpPageDriver } from '../drivers/cdp/page-driver.js';
+import { disableCache } from '../drivers/cdp/network.js';
 import type { HostPage } from '../drivers/page-driver.js';
 import { PerfError } from '../errors.js';
 import { launchChrome, type ChromeProcess, type LaunchOptions } from './chrome.js';
 import { gridLostError, startGridChrome, type GridChrome } from './grid.js';
 import { hideCredentials } from '../url.js';
 
-/** How a repeat starts clean (scenario `browser.restart`, `--restart`). */
-export type RestartMode = 'reload' | 'context' | 'browser';
-export const RESTART_MODES: readonly RestartMode[] = ['reload', 'context', 'browser'];
+import type { RestartMode } from '../drivers/define.js';
+// Declared with the drivers (each says which it offers); re-exported for the runner and CLI.
+export { RESTART_MODES, type RestartMode } from '../drivers/define.js';
 
 export interface BrowserSessionOptions extends LaunchOptions {
   /** Attach to this Chrome (ws:// or http://127.0.0.1:PORT) instead of launching one. */
@@ -311,8 +312,7 @@ async function startBrowser(opts: BrowserSessionOptions): Promise<{ chrome: Chro
  */
 export async function restartReload(s: BrowserSession, url?: string): Promise<Page> {
   const target = url ?? (await s.page.evaluate<string>('location.href'));
-  await s.page.send('Network.enable', {});
-  await s.page.send('Network.setCacheDisabled', { cacheDisabled: true });
+  await disableCache(s.page);
   await s.page.navigate(target);
   return s.page;
 }

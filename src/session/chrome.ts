@@ -2,7 +2,8 @@
  * Find and launch Chromium. Launching lives here (processes, flags, profile folders); talking to it
  * lives in src/drivers/cdp.
  */
-import { spawn, execFileSync } from 'node:child_process';
+import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import type { Readable } from 'node:stream';
 import { existsSync, mkdirSync, mkdtempSync, readlinkSync, rmSync, writeSync } from 'node:fs';
 import { readdir, rm, stat } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
@@ -152,21 +153,7 @@ export async function launchChrome(opts: LaunchOptions = {}): Promise<ChromeProc
   const childTmp = join(userDataDir, 'tmp');
   if (ownProfile) mkdirSync(childTmp);
   const untrackFolder = ownProfile && opts.track !== false ? trackFolder(userDataDir) : () => undefined;
-  const size = opts.windowSize ?? { width: 1280, height: 800 };
-  const args = [
-    ...(opts.headless === false ? [] : ['--headless']),
-    ...BASE_FLAGS,
-    `--user-data-dir=${userDataDir}`,
-    '--remote-debugging-address=127.0.0.1',
-    // Port 0: Chrome picks a free port and prints it, so there is no race between choosing and binding.
-    '--remote-debugging-port=0',
-    `--window-size=${size.width},${size.height}`,
-    ...(opts.extraArgs ?? []),
-    // No first window: we open our own page in a fresh browser context at once, and a startup page
-    // would start a renderer we never use (~130 ms of a cold launch here, as Playwright also avoids).
-    '--no-startup-window',
-  ];
-  const child = spawn(executablePath, args, {
+  const child = spawn(executablePath, chromeArgs(opts, userDataDir), {
     // Own process group: one signal reaches the renderer, GPU and utility processes too.
     detached: true,
     stdio: ['ignore', opts.logFd ?? 'ignore', 'pipe'],
@@ -193,9 +180,68 @@ export async function launchChrome(opts: LaunchOptions = {}): Promise<ChromeProc
     });
   });
   const tail: string[] = [];
-  let stderrBuf = '';
   const stderr = child.stderr!;
-  const wsEndpoint = await new Promise<string>((resolve, reject) => {
+  const wsEndpoint = await devToolsEndpoint({ child, stderr, exited, tail, executablePath, opts });
+  // Once the endpoint is known, stop buffering into memory beyond the tail and let the CLI exit.
+  if (opts.track === false) stderr.destroy();
+  const port = Number(new URL(wsEndpoint.replace(/^ws/, 'http')).port);
+  const exitReason = exited.then(({ code, signal }) => describeExit(code, signal, tail[tail.length - 1]));
+  let closing: Promise<void> | undefined;
+  return {
+    pid,
+    port,
+    wsEndpoint,
+    userDataDir,
+    executablePath,
+    exited,
+    exitReason,
+    hasExited: () => exitedFlag || !isAlive(pid),
+    stderrTail: () => tail.join('\n'),
+    close: (closeOpts = {}) =>
+      (closing ??= (async () => {
+        if (!exitedFlag) await terminate(pid, { group: true, graceMs: closeOpts.discard ? 0 : 1500 });
+        if (!ownProfile) return;
+        // Still tracked until removed: if the harness dies meanwhile, its watchdog finishes the job.
+        const removed = rm(userDataDir, { recursive: true, force: true, maxRetries: 3, retryDelay: 50 })
+          .catch(() => removeProfile(userDataDir))
+          .then(untrackFolder);
+        if (!closeOpts.discard) await removed;
+      })()),
+  };
+}
+
+function chromeArgs(opts: LaunchOptions, userDataDir: string): string[] {
+  const size = opts.windowSize ?? { width: 1280, height: 800 };
+  return [
+    ...(opts.headless === false ? [] : ['--headless']),
+    ...BASE_FLAGS,
+    `--user-data-dir=${userDataDir}`,
+    '--remote-debugging-address=127.0.0.1',
+    // Port 0: Chrome picks a free port and prints it, so there is no race between choosing and binding.
+    '--remote-debugging-port=0',
+    `--window-size=${size.width},${size.height}`,
+    ...(opts.extraArgs ?? []),
+    // No first window: we open our own page in a fresh browser context at once, and a startup page
+    // would start a renderer we never use (~130 ms of a cold launch here, as Playwright also avoids).
+    '--no-startup-window',
+  ];
+}
+
+/**
+ * Chrome's DevTools endpoint, read from its stderr (which also feeds `tail` and the session log); a
+ * PerfError when Chrome dies or hangs first.
+ */
+function devToolsEndpoint(at: {
+  child: ChildProcess;
+  stderr: Readable;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  tail: string[];
+  executablePath: string;
+  opts: LaunchOptions;
+}): Promise<string> {
+  const { child, stderr, exited, tail, executablePath, opts } = at;
+  let stderrBuf = '';
+  return new Promise<string>((resolve, reject) => {
     // 30 s: a cold start on a loaded 2-core machine takes ~1 s; a hang beyond this is a broken install.
     const timeoutMs = opts.startTimeoutMs ?? 30_000;
     const timer = setTimeout(() => fail(`Chrome did not print its DevTools endpoint within ${timeoutMs} ms`), timeoutMs);
@@ -238,33 +284,6 @@ export async function launchChrome(opts: LaunchOptions = {}): Promise<ChromeProc
     child.once('error', (e) => fail(`could not start Chrome: ${e.message}`));
     void exited.then(({ code, signal }) => fail(`Chrome exited during start (code ${code}, signal ${signal})`));
   });
-  // Once the endpoint is known, stop buffering into memory beyond the tail and let the CLI exit.
-  if (opts.track === false) stderr.destroy();
-
-  const port = Number(new URL(wsEndpoint.replace(/^ws/, 'http')).port);
-  const exitReason = exited.then(({ code, signal }) => describeExit(code, signal, tail[tail.length - 1]));
-  let closing: Promise<void> | undefined;
-  return {
-    pid,
-    port,
-    wsEndpoint,
-    userDataDir,
-    executablePath,
-    exited,
-    exitReason,
-    hasExited: () => exitedFlag || !isAlive(pid),
-    stderrTail: () => tail.join('\n'),
-    close: (closeOpts = {}) =>
-      (closing ??= (async () => {
-        if (!exitedFlag) await terminate(pid, { group: true, graceMs: closeOpts.discard ? 0 : 1500 });
-        if (!ownProfile) return;
-        // Still tracked until removed: if the harness dies meanwhile, its watchdog finishes the job.
-        const removed = rm(userDataDir, { recursive: true, force: true, maxRetries: 3, retryDelay: 50 })
-          .catch(() => removeProfile(userDataDir))
-          .then(untrackFolder);
-        if (!closeOpts.discard) await removed;
-      })()),
-  };
 }
 
 function describeExit(code: number | null, signal: NodeJS.Signals | null, lastLine: string | undefined): string {

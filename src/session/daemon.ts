@@ -79,115 +79,149 @@ function baseState(
   };
 }
 
+/** What the daemon holds, closed by stop() in this order. */
+interface Held {
+  app?: RunningApp;
+  chrome?: ChromeProcess;
+  browser?: Browser;
+  server?: WebDriverServer;
+  wdPage?: WebDriverPage;
+}
+
+/** Where the session's page is: the app, its page path and URL, for the driver's start. */
+interface Opening {
+  stateDir: string;
+  options: DaemonRequest['options'];
+  app: RunningApp;
+  path: string;
+  pageUrl: string;
+}
+
 async function main(): Promise<void> {
   const req = JSON.parse(process.argv[2] ?? '{}') as DaemonRequest;
   const { stateDir, options } = req;
-  let app: RunningApp | undefined;
-  let chrome: ChromeProcess | undefined;
-  let browser: Browser | undefined;
-  let server: WebDriverServer | undefined;
-  let wdPage: WebDriverPage | undefined;
+  const held: Held = {};
   const stop = async (): Promise<void> => {
-    await browser?.disconnect().catch(() => undefined);
-    await chrome?.close().catch(() => undefined);
+    await held.browser?.disconnect().catch(() => undefined);
+    await held.chrome?.close().catch(() => undefined);
     // Ending the session quits its browser (or desktop app) cleanly before the server goes.
-    await wdPage?.close().catch(() => undefined);
-    await server?.close().catch(() => undefined);
-    await app?.stop().catch(() => undefined);
+    await held.wdPage?.close().catch(() => undefined);
+    await held.server?.close().catch(() => undefined);
+    await held.app?.stop().catch(() => undefined);
     clearStateIfOurs(stateDir);
   };
   installSignalHandlers();
   onShutdown(stop);
   try {
-    app = await startApp(appSpecOf(options, stateDir));
+    const app = (held.app = await startApp(appSpecOf(options, stateDir)));
     const path = options.path ?? '/';
-    const pageUrl = app.urlFor(path);
+    const at: Opening = { stateDir, options, app, path, pageUrl: app.urlFor(path) };
     const how = sessionDriver(options);
-    let state: AnySessionState;
-    if (how.driver === 'cdp') {
-      const chromeLog = openSync(join(stateDir, 'chrome.log'), 'a');
-      const grid = options.grid !== undefined ? await startGridChrome(options.grid, { headless: options.headless !== false }) : undefined;
-      chrome = grid ?? (await launchChrome({ headless: options.headless !== false, logFd: chromeLog }));
-      browser = await Browser.connect(chrome.wsEndpoint);
-      const page = await browser.newPage({ isolated: true });
-      await installPageScripts(page);
-      await page.navigate(pageUrl);
-      state = {
-        ...baseState(stateDir, options, app, path, pageUrl),
-        driver: 'cdp',
-        chrome: {
-          pid: chrome.pid,
-          wsEndpoint: chrome.wsEndpoint,
-          port: chrome.port,
-          headless: options.headless !== false,
-          version: browser.version.product,
-          executablePath: chrome.executablePath,
-        },
-        targetId: page.targetId,
-        ...(grid ? { grid: grid.grid } : {}),
-      };
-      if (grid) {
-        // A Grid ends a session that gets no WebDriver command for its session timeout (300 s by
-        // default), and CDP traffic does not count: a cheap command keeps an idle session alive.
-        const client = WebDriverClient.attach(grid.grid.url, grid.grid.sessionId);
-        setInterval(() => void client.url(GRID_KEEPALIVE_MS).catch(() => undefined), GRID_KEEPALIVE_MS).unref();
-      }
-      // Chrome gone = session over: clean up the app too rather than leave a half session behind.
-      void chrome.exited.then(async () => {
-        await stop();
-        process.exit(0);
-      });
-    } else {
-      const logFile = join(stateDir, 'webdriver.log');
-      if (options.webdriver === undefined) {
-        server = await startWebDriverServer(how.kind, { ...(options.cwd ? { cwd: options.cwd } : {}), logFile });
-        for (const pid of server.pids) trackProcess(pid, { group: true });
-      }
-      const desktop = options.desktop;
-      wdPage = await openWebDriverPage({
-        kind: how.kind,
-        endpoint: options.webdriver ?? server!.endpoint,
-        ...(server ? { serverPid: server.pids[0] } : {}),
-        headless: options.headless !== false,
-        ...(how.kind === 'chromedriver' ? { chromePath: chromeBinary() } : {}),
-        ...(desktop
-          ? { desktop: { binary: desktop.binary, args: (desktop.args ?? []).map((a) => a.replaceAll('${APP_URL}', pageUrl)) } }
-          : {}),
-      });
-      const driver = wdPage.driver;
-      if (desktop)
-        await desktopLoaded(driver, pageUrl, {
-          timeoutMs: NAVIGATION_TIMEOUT_MS,
-          suggestion: 'check that the app starts its window, or give --url (or --serve) and ${APP_URL} in --desktop-arg',
-        });
-      else await driver.navigation.navigate(pageUrl, NAVIGATION_TIMEOUT_MS);
-      const wd: WebDriverSessionState['webdriver'] = {
-        endpoint: driver.client.endpoint,
-        sessionId: driver.client.sessionId,
-        kind: how.kind,
-        pids: server?.pids ?? [],
-        ...(server ? { logFile } : {}),
-        userAgent: await driver.evaluate<string>('navigator.userAgent'),
-        ...(driver.capabilities.browserName ? { browserName: driver.capabilities.browserName } : {}),
-        ...(driver.capabilities.browserVersion ? { browserVersion: driver.capabilities.browserVersion } : {}),
-        // WebKitGTK always opens a window (under an Xvfb of ours when there is no display).
-        headless: how.kind === 'chromedriver' && options.headless !== false,
-      };
-      const shown = desktop ? await driver.evaluate<string>('location.href') : pageUrl;
-      state = { ...baseState(stateDir, options, app, path, shown), driver: 'webdriver', engine: how.engine, webdriver: wd };
-      // No connection is held open over WebDriver: this timer keeps the daemon alive, and a server
-      // that died ends the session, as Chrome exiting does over CDP.
-      const ours = server;
-      const timer = setInterval(() => {
-        if (!ours || isAlive(ours.pids[0]!)) return;
-        clearInterval(timer);
-        void stop().then(() => process.exit(0));
-      }, SERVER_CHECK_MS);
-    }
+    const state = how.driver === 'cdp' ? await startCdpSession(held, at, stop) : await startWebDriverSession(held, at, how, stop);
     daemonReady(stateDir, state);
   } catch (e) {
     await daemonFailed(e, stop);
   }
+}
+
+/** Chromium over CDP, launched here or a Grid session: the session's page opened in a fresh context. */
+async function startCdpSession(
+  held: Held,
+  { stateDir, options, app, path, pageUrl }: Opening,
+  stop: () => Promise<void>,
+): Promise<AnySessionState> {
+  const chromeLog = openSync(join(stateDir, 'chrome.log'), 'a');
+  const grid = options.grid !== undefined ? await startGridChrome(options.grid, { headless: options.headless !== false }) : undefined;
+  held.chrome = grid ?? (await launchChrome({ headless: options.headless !== false, logFd: chromeLog }));
+  const browser = (held.browser = await Browser.connect(held.chrome.wsEndpoint));
+  const page = await browser.newPage({ isolated: true });
+  await installPageScripts(page);
+  await page.navigate(pageUrl);
+  const state: AnySessionState = {
+    ...baseState(stateDir, options, app, path, pageUrl),
+    driver: 'cdp',
+    chrome: {
+      pid: held.chrome.pid,
+      wsEndpoint: held.chrome.wsEndpoint,
+      port: held.chrome.port,
+      headless: options.headless !== false,
+      version: browser.version.product,
+      executablePath: held.chrome.executablePath,
+    },
+    targetId: page.targetId,
+    ...(grid ? { grid: grid.grid } : {}),
+  };
+  if (grid) {
+    // A Grid ends a session that gets no WebDriver command for its session timeout (300 s by
+    // default), and CDP traffic does not count: a cheap command keeps an idle session alive.
+    const client = WebDriverClient.attach(grid.grid.url, grid.grid.sessionId);
+    setInterval(() => void client.url(GRID_KEEPALIVE_MS).catch(() => undefined), GRID_KEEPALIVE_MS).unref();
+  }
+  // Chrome gone = session over: clean up the app too rather than leave a half session behind.
+  void held.chrome.exited.then(async () => {
+    await stop();
+    process.exit(0);
+  });
+  return state;
+}
+
+/** A WebDriver session (browser or desktop app) on a server started here or given by URL. */
+async function startWebDriverSession(
+  held: Held,
+  { stateDir, options, app, path, pageUrl }: Opening,
+  how: Extract<ReturnType<typeof sessionDriver>, { driver: 'webdriver' }>,
+  stop: () => Promise<void>,
+): Promise<AnySessionState> {
+  const logFile = join(stateDir, 'webdriver.log');
+  if (options.webdriver === undefined) {
+    held.server = await startWebDriverServer(how.kind, { ...(options.cwd ? { cwd: options.cwd } : {}), logFile });
+    for (const pid of held.server.pids) trackProcess(pid, { group: true });
+  }
+  const desktop = options.desktop;
+  const server = held.server;
+  held.wdPage = await openWebDriverPage({
+    kind: how.kind,
+    endpoint: options.webdriver ?? server!.endpoint,
+    ...(server ? { serverPid: server.pids[0] } : {}),
+    headless: options.headless !== false,
+    ...(how.kind === 'chromedriver' ? { chromePath: chromeBinary() } : {}),
+    ...(desktop ? { desktop: { binary: desktop.binary, args: (desktop.args ?? []).map((a) => a.replaceAll('${APP_URL}', pageUrl)) } } : {}),
+  });
+  const driver = held.wdPage.driver;
+  if (desktop)
+    await desktopLoaded(driver, pageUrl, {
+      timeoutMs: NAVIGATION_TIMEOUT_MS,
+      suggestion: 'check that the app starts its window, or give --url (or --serve) and ${APP_URL} in --desktop-arg',
+    });
+  else await driver.navigation.navigate(pageUrl, NAVIGATION_TIMEOUT_MS);
+  const wd: WebDriverSessionState['webdriver'] = {
+    endpoint: driver.client.endpoint,
+    sessionId: driver.client.sessionId,
+    kind: how.kind,
+    pids: server?.pids ?? [],
+    ...(server ? { logFile } : {}),
+    userAgent: await driver.evaluate<string>('navigator.userAgent'),
+    ...(driver.capabilities.browserName ? { browserName: driver.capabilities.browserName } : {}),
+    ...(driver.capabilities.browserVersion ? { browserVersion: driver.capabilities.browserVersion } : {}),
+    // WebKitGTK always opens a window (under an Xvfb of ours when there is no display).
+    headless: how.kind === 'chromedriver' && options.headless !== false,
+  };
+  const shown = desktop ? await driver.evaluate<string>('location.href') : pageUrl;
+  const state: AnySessionState = {
+    ...baseState(stateDir, options, app, path, shown),
+    driver: 'webdriver',
+    engine: how.engine,
+    webdriver: wd,
+  };
+  // No connection is held open over WebDriver: this timer keeps the daemon alive, and a server
+  // that died ends the session, as Chrome exiting does over CDP.
+  const ours = server;
+  const timer = setInterval(() => {
+    if (!ours || isAlive(ours.pids[0]!)) return;
+    clearInterval(timer);
+    void stop().then(() => process.exit(0));
+  }, SERVER_CHECK_MS);
+  return state;
 }
 
 function clearStateIfOurs(stateDir: string): void {

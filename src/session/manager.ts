@@ -8,15 +8,13 @@ import { readFileSync, writeFileSync, rmSync, existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Browser, type Page } from '../drivers/cdp/browser.js';
-import { cdpPageDriver } from '../drivers/cdp/page-driver.js';
-import { WebDriverClient, WebDriverError } from '../drivers/webdriver/client.js';
-import { WebDriverPageDriver } from '../drivers/webdriver/page-driver.js';
+import { Browser } from '../drivers/cdp/browser.js';
 import { findServerBinary, miniBrowserPath, SERVER_BINARIES, type WebDriverServerKind } from '../drivers/webdriver/server.js';
-import { TargetClosedError } from '../drivers/errors.js';
-import type { HostPage } from '../drivers/page-driver.js';
 import { errorCodeOf, PerfError } from '../errors.js';
 import type { DaemonMessage, DaemonRequest } from './daemon.js';
+import { driversOn } from '../drivers/registry.js';
+import { onSessionDriver, type ConnectedSession, type SessionAlive, type SessionLogs } from './drivers/index.js';
+import { tailFile } from './drivers/define.js';
 import { checkAppUrl } from './app.js';
 import { chromeVersion, findChrome, launchChrome } from './chrome.js';
 import { isAlive, signal, terminate } from './processes.js';
@@ -37,6 +35,7 @@ import { sendStep, type StepRequest } from './step-socket.js';
 import { checkGridUrl } from './grid.js';
 
 export type { AnySessionState, SessionState, TerminalSessionState, WebDriverSessionState };
+export type { ConnectedSession, SessionAlive, SessionLogs };
 export interface StartOptions extends SessionStartOptions {
   stateDir?: string;
 }
@@ -104,7 +103,7 @@ function validateStart(o: StartOptions): void {
       suggestion: 'drop --path, or give the app URL beside it (--serve, --url or --command)',
     });
   }
-  oneOf('--driver', o.driver, ['cdp', 'webdriver']);
+  oneOf('--driver', o.driver, driversOn('page'));
   oneOf('--engine', o.engine, ['chromium', 'webkit']);
   if (o.grid !== undefined) {
     const other =
@@ -205,6 +204,9 @@ function checkBrowserInstalled(o: SessionStartOptions): void {
   if (d.kind === 'chromedriver') findChrome();
 }
 
+// From dist/src/session/ (where this module runs) to the package's bin/.
+const TERMINAL_DAEMON = '../../../bin/perf-terminal-daemon.mjs';
+
 /** Start a session (replacing a running one in the same state folder) and wait until it is ready. */
 export async function startSession(opts: StartOptions): Promise<AnySessionState> {
   validateStart(opts);
@@ -230,8 +232,8 @@ export async function startSession(opts: StartOptions): Promise<AnySessionState>
   if (readState(stateDir)) await stopSession(stateDir);
   ensureDir(stateDir, 'perf start');
   const req: DaemonRequest = { stateDir, options };
-  // A terminal session's daemon runs steps (the engine, a layer above this one): forked by path, not imported.
-  const script = fileURLToPath(new URL(opts.terminal !== undefined ? '../runner/terminal-daemon.js' : './daemon.js', import.meta.url));
+  // A terminal session's daemon runs steps (the engine, a layer above this one): started by its entry under bin/.
+  const script = fileURLToPath(new URL(opts.terminal !== undefined ? TERMINAL_DAEMON : './daemon.js', import.meta.url));
   const child = fork(script, [JSON.stringify(req)], { detached: true, stdio: ['ignore', 'ignore', 'ignore', 'ipc'], cwd });
   child.unref();
   const msg = await new Promise<DaemonMessage>((resolveMsg, reject) => {
@@ -276,8 +278,7 @@ export async function startSession(opts: StartOptions): Promise<AnySessionState>
 
 /** The processes a session recorded besides its daemon and watchdog: the browser (or WebDriver server and its Xvfb) and the app. */
 function ownedPids(state: AnySessionState): number[] {
-  // A Grid session's Chromium belongs to its node (maybe another machine): the session is deleted instead.
-  const browser = state.driver === 'webdriver' ? state.webdriver.pids : state.driver === 'pty' || state.grid ? [] : [state.chrome.pid];
+  const browser = onSessionDriver(state, (d, s) => d.ownedPids(s));
   return [...browser, ...(state.app.pid ? [state.app.pid] : [])];
 }
 
@@ -290,53 +291,12 @@ export async function stopSession(stateDir = defaultStateDir()): Promise<{ stopp
   await terminate(state.daemonPid, { group: false, graceMs: 5000 });
   // Belt and braces: whatever the daemon did not manage to stop (it may have been killed).
   await Promise.all(owned.map((pid) => terminate(pid, { group: true, graceMs: 1000 })));
-  // A server given by URL is not ours to stop, but the session on it is: a killed daemon left it open.
-  if (state.driver === 'webdriver' && state.webdriver.pids.length === 0)
-    await WebDriverClient.attach(state.webdriver.endpoint, state.webdriver.sessionId).close();
-  // The daemon deletes its Grid session as it stops; one killed outright may have left it.
-  if (state.driver === 'cdp' && state.grid)
-    await WebDriverClient.attach(state.grid.url, state.grid.sessionId)
-      .close(30_000)
-      .catch(() => undefined);
+  await onSessionDriver(state, (d, s) => d.afterStop(s));
   // The watchdog exits once what it tracked is gone; a stop returns only after it, so a start that
   // follows at once never races the old session's last process.
   if (state.watchdogPid) await terminate(state.watchdogPid, { group: false, graceMs: 2000 });
   clearState(stateDir);
   return { stopped: true, pids };
-}
-
-export interface SessionAlive {
-  daemon: boolean;
-  /** The CDP session's Chromium. */
-  chrome?: boolean;
-  /** The WebDriver session's server; null for a server given by URL. */
-  webdriver?: boolean | null;
-  /** The WebDriver session itself (its browser or desktop app), asked over WebDriver. */
-  browser?: boolean;
-  /** The terminal session's program (its daemon keeps the last screen after it exits). */
-  terminal?: boolean;
-  app: boolean | null;
-}
-
-// A live WebDriver session answers in milliseconds; a hung browser must not stall `perf status`.
-const SESSION_PROBE_MS = 5000;
-
-/**
- * Why the WebDriver session cannot be driven, or undefined when it answers: the server's pids
- * first, then the cheapest command that needs the session (an unknown id or a quit browser fails it).
- */
-async function webDriverProblem(state: WebDriverSessionState): Promise<string | undefined> {
-  const wd = state.webdriver;
-  const dead = wd.pids.filter((pid) => !isAlive(pid));
-  if (dead.length) return `its ${SERVER_BINARIES[wd.kind].bin} (pid ${dead.join(', ')}) is not running`;
-  try {
-    await WebDriverClient.attach(wd.endpoint, wd.sessionId).url(SESSION_PROBE_MS);
-  } catch (e) {
-    // Any other refusal (a dialog open in the page) still came from a live session.
-    if (e instanceof TargetClosedError) return e.message;
-    if (!(e instanceof WebDriverError)) throw e;
-  }
-  return undefined;
 }
 
 export async function sessionStatus(
@@ -347,40 +307,8 @@ export async function sessionStatus(
   const app = state.app.pid ? isAlive(state.app.pid) : null;
   const daemon = isAlive(state.daemonPid);
   const uptimeMs = Date.now() - Date.parse(state.startedAt);
-  if (state.driver === 'pty') return { running: daemon && app === true, state, alive: { daemon, terminal: app === true, app }, uptimeMs };
-  if (state.driver === 'webdriver') {
-    const server = state.webdriver.pids.length ? state.webdriver.pids.every((pid) => isAlive(pid)) : null;
-    const browser = daemon && server !== false && (await webDriverProblem(state)) === undefined;
-    return {
-      running: daemon && server !== false && browser && app !== false,
-      state,
-      alive: { daemon, webdriver: server, browser, app },
-      uptimeMs,
-    };
-  }
-  const chrome = state.grid ? daemon && (await gridSessionAnswers(state.grid)) : isAlive(state.chrome.pid);
-  return { running: daemon && chrome && app !== false, state, alive: { daemon, chrome, app }, uptimeMs };
-}
-
-/** Whether a Grid session still answers a WebDriver command (its node may be gone). */
-async function gridSessionAnswers(grid: { url: string; sessionId: string }): Promise<boolean> {
-  try {
-    await WebDriverClient.attach(grid.url, grid.sessionId).url(SESSION_PROBE_MS);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function tailFile(path: string | undefined, lines: number): string[] {
-  if (!path) return [];
-  try {
-    const all = readFileSync(path, 'utf8').split('\n');
-    if (all[all.length - 1] === '') all.pop();
-    return all.slice(-lines);
-  } catch {
-    return [];
-  }
+  const { running, alive } = await onSessionDriver(state, (d, s) => d.status(s, { daemon, app }));
+  return { running, state, alive, uptimeMs };
 }
 
 /** The WebDriver server's output, in the state folder beside chrome.log. */
@@ -392,16 +320,17 @@ export function webDriverLogPath(stateDir: string): string {
  * The app's output and the browser's: Chromium's log for a CDP session, the WebDriver server's for
  * a WebDriver one (with no session, whichever the last one left).
  */
-export function sessionLogs(stateDir = defaultStateDir(), lines = 100): { app: string[]; chrome?: string[]; webdriver?: string[] } {
+export function sessionLogs(stateDir = defaultStateDir(), lines = 100): SessionLogs {
   const state = readState(stateDir);
-  const app = tailFile(state?.app.logFile ?? join(stateDir, 'app.log'), lines);
-  const webdriver = tailFile(
-    state?.driver === 'webdriver' ? state.webdriver.logFile : state ? undefined : webDriverLogPath(stateDir),
-    lines,
-  );
-  if (state?.driver === 'webdriver') return { app, webdriver };
-  if (state?.driver === 'pty') return { app };
-  return { app, chrome: tailFile(join(stateDir, 'chrome.log'), lines), ...(webdriver.length ? { webdriver } : {}) };
+  const app = tail(state?.app.logFile ?? join(stateDir, 'app.log'), lines);
+  if (state) return { app, ...onSessionDriver(state, (d, s) => d.logs(s, stateDir, lines)) };
+  // No session: whichever browser log the last one left.
+  const webdriver = tail(webDriverLogPath(stateDir), lines);
+  return { app, chrome: tail(join(stateDir, 'chrome.log'), lines), ...(webdriver.length ? { webdriver } : {}) };
+}
+
+function tail(path: string, lines: number): string[] {
+  return tailFile(path, lines, (p) => readFileSync(p, 'utf8'));
 }
 
 export async function restartSession(stateDir = defaultStateDir()): Promise<AnySessionState> {
@@ -419,37 +348,10 @@ function noSession(stateDir: string): PerfError {
 }
 
 /** Attach to the running session's page; step verbs and MCP tools run against it. */
-export async function connectSession(
-  stateDir = defaultStateDir(),
-): Promise<{ driver: HostPage; state: AnySessionState; close(): Promise<void> }> {
+export async function connectSession(stateDir = defaultStateDir()): Promise<ConnectedSession> {
   const state = readState(stateDir);
   if (!state) throw noSession(stateDir);
-  if (state.driver === 'webdriver') return connectWebDriver(state);
-  if (state.driver === 'pty') {
-    throw new PerfError({
-      code: 'terminal_session',
-      kind: 'environment',
-      message: `the session runs a terminal program (${state.terminal.command}): its steps run in the session (runSessionStep), not on a page`,
-      suggestion: 'send steps with `perf <step>` or an MCP tool',
-    });
-  }
-  if (state.grid ? !(await gridSessionAnswers(state.grid)) : !isAlive(state.chrome.pid)) {
-    const what = state.grid
-      ? `Grid session ${state.grid.sessionId} at ${state.grid.url} does not answer`
-      : `Chrome (pid ${state.chrome.pid}) is not running`;
-    throw new PerfError({
-      code: 'session_dead',
-      kind: 'environment',
-      message: `the session's ${what}`,
-    });
-  }
-  const browser = await Browser.connect(state.chrome.wsEndpoint);
-  let page: Page;
-  const targets = await browser.pageTargets();
-  const own = targets.find((t) => t.targetId === state.targetId) ?? targets[0];
-  if (own) page = await browser.attach(own.targetId);
-  else page = await browser.newPage({ isolated: false, url: state.pageUrl });
-  return { driver: cdpPageDriver(page), state, close: () => browser.disconnect() };
+  return onSessionDriver(state, (d, s) => d.connect(s));
 }
 
 /**
@@ -467,31 +369,6 @@ export async function runSessionStep(stateDir: string, req: StepRequest): Promis
     });
   }
   return sendStep(state.terminal.socket, req);
-}
-
-/**
- * A page driver on the daemon's own WebDriver session, by its id: no new session (a new one would be
- * a new browser, or the desktop app started again). close() leaves the session open.
- */
-async function connectWebDriver(
-  state: WebDriverSessionState,
-): Promise<{ driver: HostPage; state: AnySessionState; close(): Promise<void> }> {
-  const wd = state.webdriver;
-  const problem = await webDriverProblem(state);
-  if (problem !== undefined) {
-    throw new PerfError({
-      code: 'session_gone',
-      kind: 'environment',
-      message: `the session's ${state.engine} (WebDriver session ${wd.sessionId}) is gone: ${problem}`,
-    });
-  }
-  const client = WebDriverClient.attach(wd.endpoint, wd.sessionId, {
-    ...(wd.browserName ? { browserName: wd.browserName } : {}),
-    ...(wd.browserVersion ? { browserVersion: wd.browserVersion } : {}),
-  });
-  const driver = new WebDriverPageDriver(client, wd.userAgent);
-  if (wd.pids[0] !== undefined) driver.serverPid = wd.pids[0];
-  return { driver, state, close: () => driver.stopSettleReports() };
 }
 
 export interface DoctorCheck {

@@ -56,3 +56,9 @@ export async function networkActivity(page: Page): Promise<NetworkActivity> {
   }
   return t;
 }
+
+/** Bypass the HTTP cache for this page's requests from now on (a `reload` restart's fresh navigation). */
+export async function disableCache(page: Page): Promise<void> {
+  await page.send('Network.enable', {});
+  await page.send('Network.setCacheDisabled', { cacheDisabled: true });
+}

@@ -6,6 +6,8 @@
  * document start) is refused with a PerfError naming the driver, never faked.
  */
 import { PerfError } from '../../errors.js';
+import { lackMessage, type DriverFeature } from '../define.js';
+import { webdriverDriver } from './driver.js';
 import { TargetClosedError } from '../errors.js';
 import { assertNotBrowserShortcut, keyDefinition, type Modifier } from '../keys.js';
 import type {
@@ -79,11 +81,12 @@ const BUTTON: Record<NonNullable<ClickOptions['button']>, number> = { left: 0, m
 // Ten moves for a drag, as over CDP: smooth enough for libraries that track velocity.
 const DEFAULT_DRAG_STEPS = 10;
 
-function unsupported(what: string): PerfError {
+/** A refusal derived from the driver's entry (its `lacks`, the one place a lack is said). */
+function unsupported(feature: DriverFeature, what: string): PerfError {
   return new PerfError({
     code: 'unsupported_on_driver',
     kind: 'usage',
-    message: `${what} is not available on the webdriver driver yet`,
+    message: lackMessage(webdriverDriver, feature, what) ?? `${what} is not available on the webdriver driver`,
     suggestion: 'run this on the cdp driver (browser.driver: cdp)',
   });
 }
@@ -169,7 +172,7 @@ export class WebDriverPageDriver implements HostPage {
         ),
       viewportOverridden: () => false,
       browserUserAgent: () => this.userAgent.replace('HeadlessChrome/', 'Chrome/'),
-      setUserAgent: () => Promise.reject(unsupported('a user agent override')),
+      setUserAgent: () => Promise.reject(unsupported('userAgent', 'a user agent override')),
     };
     this.navigation = {
       navigate: (url, timeoutMs) => this.navigate(url, timeoutMs),
@@ -196,7 +199,7 @@ export class WebDriverPageDriver implements HostPage {
       console: (q) => this.readCapture<ConsoleRead>(readConsoleSource(q)),
       exceptions: (q) => this.readCapture<ExceptionRead>(readExceptionsSource(q)),
       pendingRequests: () => this.evaluate<PendingRequest[]>(PENDING_REQUESTS_SOURCE),
-      network: () => Promise.reject(unsupported('network activity')),
+      network: () => Promise.reject(unsupported('network', 'network activity')),
     };
     this.perf = {
       mark: (name) => this.evaluate<number>(markSource(name)),
@@ -437,7 +440,7 @@ export class WebDriverPageDriver implements HostPage {
   }
 
   async emulateEnvironment(env: { viewport: ViewportSpec; cpuThrottle: number }): Promise<void> {
-    if (env.cpuThrottle !== 1) throw unsupported('CPU throttling');
+    if (env.cpuThrottle !== 1) throw unsupported('cpuThrottle', 'CPU throttling');
     await this.applyViewport(env.viewport);
   }
 
@@ -529,7 +532,7 @@ export class WebDriverPageDriver implements HostPage {
     this.pointerAt = undefined;
     const now = await this.evaluate<{ dpr: number }>('({ dpr: devicePixelRatio })');
     if (v.mobile || v.touch || Math.abs(now.dpr - v.dpr) > 1e-6)
-      throw unsupported(`emulating ${v.mobile ? 'a mobile device' : v.touch ? 'touch' : `pixel ratio ${v.dpr}`}`);
+      throw unsupported('deviceEmulation', `emulating ${v.mobile ? 'a mobile device' : v.touch ? 'touch' : `pixel ratio ${v.dpr}`}`);
     const rect = await this.guard(this.client.windowRect());
     const inner = await this.evaluate<{ w: number; h: number }>('({ w: innerWidth, h: innerHeight })');
     await this.guard(this.client.setWindowRect({ width: v.width + (rect.width - inner.w), height: v.height + (rect.height - inner.h) }));
@@ -583,7 +586,7 @@ export class WebDriverPageDriver implements HostPage {
    * stitching, and is refused.
    */
   private async screenshot(opts: CaptureOptions): Promise<Buffer> {
-    if (opts.format !== 'png') throw unsupported('a JPEG screenshot');
+    if (opts.format !== 'png') throw unsupported('jpegScreenshot', 'a JPEG screenshot');
     if (!opts.clip) return this.guard(this.client.screenshot());
     const c = opts.clip;
     const view = await this.evaluate<{ sx: number; sy: number; w: number; h: number; dpr: number }>(
@@ -591,6 +594,7 @@ export class WebDriverPageDriver implements HostPage {
     );
     if (c.width > view.w || c.height > view.h)
       throw unsupported(
+        'largeScreenshot',
         `a screenshot of ${Math.round(c.width)}×${Math.round(c.height)} px, larger than the ${view.w}×${view.h} viewport (fullPage)`,
       );
     const inView = c.x >= view.sx && c.y >= view.sy && c.x + c.width <= view.sx + view.w && c.y + c.height <= view.sy + view.h;
@@ -607,7 +611,13 @@ export class WebDriverPageDriver implements HostPage {
         width: c.width * view.dpr,
         height: c.height * view.dpr,
       });
-      if (!cut) throw unsupported('cutting this screenshot (the browser wrote a PNG other than 8-bit RGB/RGBA)');
+      if (!cut)
+        throw new PerfError({
+          code: 'unsupported_on_driver',
+          kind: 'usage',
+          message: 'cannot cut this screenshot: the browser wrote a PNG other than 8-bit RGB/RGBA',
+          suggestion: 'take the screenshot without a clip, or run this on the cdp driver (browser.driver: cdp)',
+        });
       return cut;
     } finally {
       if (!inView) await this.evaluate(`window.scrollTo(${view.sx}, ${view.sy})`).catch(() => undefined);

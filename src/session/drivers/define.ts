@@ -1,0 +1,73 @@
+/**
+ * What the session manager needs of a driver for `perf start` / `app_start` and the session verbs:
+ * the session's own processes, its liveness, its logs, attaching to its page, and what a stop may
+ * leave open. One half per driver beside this file, one table in index.ts keyed by the registry's
+ * names; the manager dispatches on the state's `driver` once (index.ts), not in every function.
+ */
+import type { HostPage } from '../../drivers/page-driver.js';
+import type { AnySessionState } from '../state.js';
+
+export interface SessionAlive {
+  daemon: boolean;
+  /** The CDP session's Chromium. */
+  chrome?: boolean;
+  /** The WebDriver session's server; null for a server given by URL. */
+  webdriver?: boolean | null;
+  /** The WebDriver session itself (its browser or desktop app), asked over WebDriver. */
+  browser?: boolean;
+  /** The terminal session's program (its daemon keeps the last screen after it exits). */
+  terminal?: boolean;
+  app: boolean | null;
+}
+
+export interface SessionLogs {
+  app: string[];
+  chrome?: string[];
+  webdriver?: string[];
+}
+
+export interface ConnectedSession {
+  driver: HostPage;
+  state: AnySessionState;
+  close(): Promise<void>;
+}
+
+export interface SessionDriver<S extends AnySessionState> {
+  /** The processes the session recorded besides its daemon and watchdog (the browser or server); not the app. */
+  ownedPids(state: S): number[];
+  /** After the daemon stopped: close what a daemon killed outright may have left open (a remote session). */
+  afterStop(state: S): Promise<void>;
+  /** Whether the driver's side lives (the daemon and the app are the manager's). */
+  status(state: S, base: { daemon: boolean; app: boolean | null }): Promise<{ running: boolean; alive: SessionAlive }>;
+  /** The driver's logs beside the app's. */
+  logs(state: S, stateDir: string, lines: number): Omit<SessionLogs, 'app'>;
+  /** Attach to the session's page, for step verbs and MCP tools. */
+  connect(state: S): Promise<ConnectedSession>;
+  /** What app_start / app_status answer about the session (JSON). */
+  summary(state: S): Record<string, unknown>;
+}
+
+/** A page session's summary: the app and page, then the driver's own part. */
+export function pageSummary(state: Exclude<AnySessionState, { driver: 'pty' }>, browser: Record<string, unknown>): Record<string, unknown> {
+  return {
+    appUrl: state.appUrl,
+    pageUrl: state.pageUrl,
+    path: state.path,
+    app: state.app,
+    ...(state.options.desktop ? { desktop: state.options.desktop } : {}),
+    ...browser,
+    startedAt: state.startedAt,
+    stateDir: state.stateDir,
+  };
+}
+
+export function tailFile(path: string | undefined, lines: number, read: (p: string) => string): string[] {
+  if (!path) return [];
+  try {
+    const all = read(path).split('\n');
+    if (all[all.length - 1] === '') all.pop();
+    return all.slice(-lines);
+  } catch {
+    return [];
+  }
+}
