@@ -10,7 +10,9 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { gunzipSync } from 'node:zlib';
 import { buildReport } from '../src/perf/report.js';
-import type { RawSession } from '../src/drivers/measure.js';
+import type { RawSession, SourceName } from '../src/drivers/measure.js';
+import { METRICS, resolveMetric } from '../src/perf/metrics.js';
+import { COVERAGE_ORDER, SOURCES } from '../src/perf/sources/index.js';
 import type { StepSpan } from '../src/perf/analysis.js';
 
 const DIR = join(import.meta.dirname, '..', '..', 'test', 'fixtures', 'reports');
@@ -29,4 +31,38 @@ test('recorded raw sessions build the same report JSON as before the fold, byte 
     const actual = JSON.stringify({ report, details: [...details.entries()] }, null, 1) + '\n';
     assert.equal(actual, readFileSync(join(DIR, `${name}.expected.json`), 'utf8'), name);
   }
+});
+
+test('the sources and the registry agree: every declared metric has a source, every source writes only declared metrics', () => {
+  const written = new Set(Object.values(SOURCES).flatMap((s) => s.emits));
+  for (const def of METRICS) assert.ok(written.has(def), `${def.name} is declared in metrics.ts but no source writes it`);
+  for (const def of written) assert.ok(METRICS.includes(def), `${def.name} is written by a source but not in METRICS`);
+  // Each fixture's metrics resolve to a declaration one of its sources names.
+  for (const name of cases) {
+    const expected = JSON.parse(readFileSync(join(DIR, `${name}.expected.json`), 'utf8')) as {
+      report: { metrics: Record<string, number> };
+    };
+    for (const metric of Object.keys(expected.report.metrics)) {
+      const def = resolveMetric(metric)?.def;
+      assert.ok(def && written.has(def), `${name}: ${metric}`);
+    }
+  }
+});
+
+test('coverage lists every entry a source answers for, in COVERAGE_ORDER, and only those', () => {
+  const answered = new Set<string>();
+  for (const name of cases) {
+    const expected = JSON.parse(readFileSync(join(DIR, `${name}.expected.json`), 'utf8')) as {
+      report: { coverage: Record<string, string> };
+    };
+    const keys = Object.keys(expected.report.coverage);
+    keys.forEach((k) => answered.add(k));
+    const order = keys.map((k) => COVERAGE_ORDER.indexOf(k as SourceName));
+    assert.ok(
+      order.every((i, n) => i >= 0 && (n === 0 || i > order[n - 1]!)),
+      `${name}: ${keys.join(', ')}`,
+    );
+  }
+  // The fixtures between them show every coverage entry (CDP attribution, WebDriver /proc, pty).
+  assert.deepEqual([...answered].sort(), [...COVERAGE_ORDER].sort());
 });
