@@ -5,7 +5,7 @@
  * and the sources and the registry agree on which metrics exist, both ways. No browser.
  */
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { gunzipSync } from 'node:zlib';
@@ -13,6 +13,8 @@ import { buildReport } from '../src/perf/report.js';
 import type { RawSession, SourceName } from '../src/drivers/measure.js';
 import { METRICS, resolveMetric } from '../src/perf/metrics.js';
 import { COVERAGE_ORDER, SOURCES } from '../src/perf/sources/index.js';
+import { framePicture } from '../src/perf/sources/frames.js';
+import { clockOffsetMs } from '../src/perf/sources/source.js';
 import type { StepSpan } from '../src/perf/analysis.js';
 
 const DIR = join(import.meta.dirname, '..', '..', 'test', 'fixtures', 'reports');
@@ -20,15 +22,18 @@ const cases = readdirSync(DIR)
   .filter((f) => f.endsWith('.raw.json.gz'))
   .map((f) => f.slice(0, -'.raw.json.gz'.length));
 
+function readInput(name: string): { raw: RawSession; spans: StepSpan[] } {
+  return JSON.parse(gunzipSync(readFileSync(join(DIR, `${name}.raw.json.gz`))).toString('utf8')) as { raw: RawSession; spans: StepSpan[] };
+}
+
 test('recorded raw sessions build the same report JSON as before the fold, byte for byte', { timeout: 60_000 }, () => {
   assert.ok(cases.length >= 15, `fixtures: ${cases.length}`);
   for (const name of cases) {
-    const input = JSON.parse(gunzipSync(readFileSync(join(DIR, `${name}.raw.json.gz`))).toString('utf8')) as {
-      raw: RawSession;
-      spans: StepSpan[];
-    };
+    const input = readInput(name);
     const { report, details } = buildReport(input.raw, input.spans);
     const actual = JSON.stringify({ report, details: [...details.entries()] }, null, 1) + '\n';
+    // A change to reports that is meant: UPDATE_REPORT_FIXTURES=1 rewrites the expected JSON (review the diff).
+    if (process.env.UPDATE_REPORT_FIXTURES === '1') writeFileSync(join(DIR, `${name}.expected.json`), actual);
     assert.equal(actual, readFileSync(join(DIR, `${name}.expected.json`), 'utf8'), name);
   }
 });
@@ -65,4 +70,19 @@ test('coverage lists every entry a source answers for, in COVERAGE_ORDER, and on
   }
   // The fixtures between them show every coverage entry (CDP attribution, WebDriver /proc, pty).
   assert.deepEqual([...answered].sort(), [...COVERAGE_ORDER].sort());
+});
+
+test('no two sources answer for the same coverage entry', () => {
+  for (const name of cases) {
+    const { raw, spans } = readInput(name);
+    const input = { raw, spans, window: { startAt: raw.startedAt, endAt: raw.endedAt }, offsetMs: clockOffsetMs(raw) };
+    const frames = framePicture(input);
+    const owners = new Map<string, string>();
+    for (const source of Object.values(SOURCES)) {
+      for (const entry of Object.keys(source.cover(input, frames))) {
+        assert.equal(owners.get(entry), undefined, `${name}: ${entry} answered by ${owners.get(entry)} and ${source.name}`);
+        owners.set(entry, source.name);
+      }
+    }
+  }
 });

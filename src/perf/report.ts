@@ -49,7 +49,6 @@ export const REPORT_MAX_BYTES = 6 * 1024;
 // Ranked list lengths before the size bound trims further: a top 10 of blocks is what a reader scans.
 const TOP_BLOCKS = 10;
 const TOP_INTERACTIONS = 10;
-const TOP_WORST_FRAMES = 5;
 const TOP_LOAF_SCRIPTS = 5;
 const TOP_STEPS = 20;
 
@@ -183,7 +182,7 @@ function omittedOf(f: Findings, insights: number): Record<string, number> {
     blocksBySelf: Math.max(0, f.profile.bySelf.length - TOP_BLOCKS),
     blocksByCount: Math.max(0, f.profile.byCount.length - TOP_BLOCKS),
     interactions: Math.max(0, f.interactions.length - TOP_INTERACTIONS),
-    worstFrames: Math.max(0, f.frames.presented - TOP_WORST_FRAMES),
+    worstFrames: f.frames.worstOmitted,
     longFrameScripts: Math.max(0, f.longFrames.scripts.length - TOP_LOAF_SCRIPTS),
     steps: Math.max(0, f.steps.length - TOP_STEPS),
     marks: 0,

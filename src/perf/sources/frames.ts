@@ -27,8 +27,8 @@ export interface FramesSummary {
 export interface FramesFindings {
   /** null when no frame source could be read. */
   summary: FramesSummary | null;
-  /** Presented frames (painted or partial): the worst-frames list is cut from these. */
-  presented: number;
+  /** Presented frames left out of the worst-frames list. */
+  worstOmitted: number;
 }
 
 // A reader scans the five slowest frames; the report bound may cut further.
@@ -122,7 +122,7 @@ export const framesSource = defineSource<FramesFindings>({
   ],
   cover: (_input, frames) => ({ frames: frames.missing.frames ?? null, liveness: frames.missing.liveness ?? null }),
   measure({ raw, frames: { stats } }) {
-    if (!stats) return { emits: [], findings: { summary: null, presented: 0 } };
+    if (!stats) return { emits: [], findings: { summary: null, worstOmitted: 0 } };
     const presented = stats.frames.filter((f) => f.state !== 'dropped');
     const frameMs = presented.map((f) => f.durationMs);
     const emits: Emit[] = [
@@ -150,7 +150,7 @@ export const framesSource = defineSource<FramesFindings>({
       .map((f) => ({ atMs: round(f.startAt - raw.startedAt, 1), ms: round(f.durationMs, 1) }));
     const { source, count, painted, dropped, partial, overBudget, vsyncMs } = stats;
     const summary = { source, count, painted, dropped, partial, overBudget, vsyncMs, frameMs: frameMsSummary, worst };
-    return { emits, findings: { summary, presented: presented.length } };
+    return { emits, findings: { summary, worstOmitted: Math.max(0, presented.length - TOP_WORST_FRAMES) } };
   },
 });
 
