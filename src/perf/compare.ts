@@ -462,6 +462,9 @@ function poissonShift(e: NonNullable<MetricSamples['events']>, level: number): I
   return { shift, low: shift - z * se, high: shift + z * se, level };
 }
 
+/** What every judged row carries before its verdict (see judge). */
+type JudgedRow = Pick<CompareRow, 'metric' | 'a' | 'b' | 'gated' | 'role' | 'deltaPct' | 'scale' | 'ci' | 'shift'>;
+
 function judge(
   x: Analysis,
   t: Thresholds,
@@ -515,6 +518,21 @@ function judge(
     };
   }
 
+  return judgeDirected(x, t, alpha, rejection, pNeeded, fixedBaseline, { row, evidence, note, gated });
+}
+
+/** The verdict of a metric with a better direction: regressed, improved, inconclusive or unchanged, and whether it is decided. */
+function judgeDirected(
+  x: Analysis,
+  t: Thresholds,
+  alpha: number,
+  rejection: Direction | undefined,
+  pNeeded: number | null,
+  fixedBaseline: boolean,
+  shown: { row: JudgedRow; evidence: string; note: string; gated: boolean },
+): CompareRow {
+  const { s } = x;
+  const { row, evidence, note, gated } = shown;
   const sideNote = x.pNote ? `; ${x.pNote}` : '';
   const why = `p ${fmtP(x.pWorse)}${pNeeded !== null ? ` (needs ≤ ${fmtP(pNeeded)} at this look)` : ''}${sideNote}`;
   const far = x.worseHighPct; // the interval's end in the worse direction
