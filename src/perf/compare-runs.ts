@@ -720,14 +720,19 @@ function demoted(
   ctx: RoleContext,
 ): { role: MetricRole; note: string | undefined } {
   const { painted, perFrameOk } = ctx;
-  const frameCountWhy = `fewer than ${MIN_PAINTED_FOR_PER_FRAME} painted frames (${painted.a ?? 0} and ${painted.b ?? 0}): a count of frames paced by the machine is too coarse to gate here; judged as secondary`;
-  const perFrameWhy = `per-frame ratio not judged: fewer than ${MIN_PAINTED_FOR_PER_FRAME} painted frames (${painted.a ?? 0} and ${painted.b ?? 0}), so it follows the machine's frame pacing; the absolute count is judged instead`;
+  const frameCountWhy =
+    `fewer than ${MIN_PAINTED_FOR_PER_FRAME} painted frames (${painted.a ?? 0} and ` +
+    `${painted.b ?? 0}): a count of frames paced by the machine is too coarse to gate here; judged as secondary`;
+  const perFrameWhy =
+    `per-frame ratio not judged: fewer than ${MIN_PAINTED_FOR_PER_FRAME} painted frames ` +
+    `(${painted.a ?? 0} and ${painted.b ?? 0}), so it follows the machine's frame pacing; the absolute count is judged instead`;
   const hostWhy = `baseline from another host (${hostKey(ctx.a.env)}; this run: ${hostKey(ctx.b.env)})`;
   if (r.perFrame && !perFrameOk && role !== 'shown') return { role: 'shown', note: perFrameWhy };
   if (role !== 'shown' && !ctx.sameHost && (r.def.hostDependent || pacedCount(r, ctx.repA))) {
     const why = r.def.hostDependent
       ? hostWhy
-      : `${hostWhy}, and this count varies from repeat to repeat in the baseline: work done per frame, so it follows how many frames the machine draws`;
+      : `${hostWhy}, and this count varies from repeat to repeat in the baseline: work done per frame, so it ` +
+        `follows how many frames the machine draws`;
     if (role === 'primary') ctx.notJudged.push({ metric, why });
     return { role: 'shown', note: why };
   }
@@ -1005,7 +1010,9 @@ function preflight(
       throw new PerfError({
         kind: 'usage',
         code: 'run_file_unmeasured',
-        message: `${file}: no measured repeat to compare (${all.length} counted: ${all.filter((r) => r.status === 'refused').length} refused, ${all.filter((r) => r.status === 'failed').length} failed)`,
+        message:
+          `${file}: no measured repeat to compare (${all.length} counted: ` +
+          `${all.filter((r) => r.status === 'refused').length} refused, ${all.filter((r) => r.status === 'failed').length} failed)`,
         suggestion: 'fix the failing step or the refusal shown by `perf run`, then run again',
       });
     }
@@ -1047,8 +1054,10 @@ function timingOf(gated: boolean, timingA: number, timingB: number): { gated: bo
     note: gated
       ? `ms metrics judged on timing-mode repeats only (${timingA} vs ${timingB}); attribution-mode ms are shown`
       : timingA === 0 && timingB === 0
-        ? 'no timing-mode repeats in either run: ms metrics are secondary (attribution mode instruments the page); run both with --timing (or timing: true) to gate on milliseconds'
-        : `only the ${timingA ? 'baseline' : 'candidate'} has timing-mode repeats: ms metrics are secondary; run both with the same --timing setting`,
+        ? 'no timing-mode repeats in either run: ms metrics are secondary (attribution mode instruments the ' +
+          'page); run both with --timing (or timing: true) to gate on milliseconds'
+        : `only the ${timingA ? 'baseline' : 'candidate'} has timing-mode repeats: ms metrics are secondary; ` +
+          `run both with the same --timing setting`,
   };
 }
 
@@ -1089,7 +1098,10 @@ export function compareRuns(a: RunFile, b: RunFile, opts: CompareRunsOptions = {
     ? { same: true }
     : {
         same: false,
-        note: `baseline from another host (${hostKey(a.env)}; this run: ${hostKey(b.env)}): milliseconds and frame pacing are shown, not gated; the app's own work (layouts, style recalcs) is. To gate them too, record the baseline on this machine (perf gate --update) or compare interleaved (perf run --against)`,
+        note:
+          `baseline from another host (${hostKey(a.env)}; this run: ${hostKey(b.env)}): milliseconds and ` +
+          `frame pacing are shown, not gated; the app's own work (layouts, style recalcs) is. To gate them ` +
+          `too, record the baseline on this machine (perf gate --update) or compare interleaved (perf run --against)`,
       };
   const attributed = attributeRows(a, b, result.rows, context.timingGated, 1 - 2 * alpha);
   // DESIGN.md's compare JSON names its first keys in this order; what this version adds follows them.
@@ -1200,9 +1212,13 @@ function sequentialNote(seq: SequentialRecord, look: number, a: RunIdentity, b: 
     interrupted: 'interrupted',
   }[seq.stopped];
   const how = seq.storedBaseline
-    ? `the candidate was sampled against a stored baseline of ${a.measured} repeats: slow drift between the two recordings (another day, another load) is not cancelled as in interleaved A B B A (perf run --against)`
+    ? `the candidate was sampled against a stored baseline of ${a.measured} repeats: slow drift between the ` +
+      `two recordings (another day, another load) is not cancelled as in interleaved A B B A (perf run --against)`
     : 'both arms interleaved A B B A, so slow drift of the machine cancels';
-  return `sequential: look ${look}, ${b.measured} candidate repeats, stopped because ${why}; α ${seq.alpha} spent over the looks (Lan–DeMets ${seq.spending}-type); ${how}`;
+  return (
+    `sequential: look ${look}, ${b.measured} candidate repeats, stopped because ${why}; α ${seq.alpha} ` +
+    `spent over the looks (Lan–DeMets ${seq.spending}-type); ${how}`
+  );
 }
 
 /** One line: what decided the verdict, or what is undecided and what would decide it; then what the noise rule moved. */
@@ -1223,7 +1239,10 @@ function decidedBy(r: CompareResult, look: number): string {
     case 'inconclusive': {
       const und = primary.filter((x) => x.verdict === 'inconclusive');
       const need = Math.max(...und.map((x) => x.needRepeats ?? Infinity));
-      return `undecided${lookNote}: ${und.map((x) => x.metric).join(', ')} past warn but within noise; ${Number.isFinite(need) ? `about ${need} repeats per run would decide` : 'more repeats than practical would be needed'}`;
+      return (
+        `undecided${lookNote}: ${und.map((x) => x.metric).join(', ')} past warn but within noise; ` +
+        `${Number.isFinite(need) ? `about ${need} repeats per run would decide` : 'more repeats than practical would be needed'}`
+      );
     }
     case 'pass':
       return primary.length
