@@ -598,8 +598,6 @@ export function metricSamples(
   const sameHost = hostKey(a.env) === hostKey(b.env);
   const painted = { a: paintedMedian(repA), b: paintedMedian(repB) };
   const perFrameOk = (painted.a ?? 0) >= MIN_PAINTED_FOR_PER_FRAME && (painted.b ?? 0) >= MIN_PAINTED_FOR_PER_FRAME;
-  const frameCountWhy = `fewer than ${MIN_PAINTED_FOR_PER_FRAME} painted frames (${painted.a ?? 0} and ${painted.b ?? 0}): a count of frames paced by the machine is too coarse to gate here; judged as secondary`;
-  const perFrameWhy = `per-frame ratio not judged: fewer than ${MIN_PAINTED_FOR_PER_FRAME} painted frames (${painted.a ?? 0} and ${painted.b ?? 0}), so it follows the machine's frame pacing; the absolute count is judged instead`;
 
   // The primary family: per-frame forms where enough frames were painted, else the absolute counts.
   const family = primaryFamily(b, opts);
@@ -609,84 +607,24 @@ export function metricSamples(
   const namesA = new Set(repA.flatMap((r) => Object.keys(r.report.metrics)));
   const namesB = new Set(repB.flatMap((r) => Object.keys(r.report.metrics)));
   const names = [...new Set([...namesA, ...namesB])].sort();
-  const notJudged: SampleContext['notJudged'] = [];
-  const hostWhy = `baseline from another host (${hostKey(a.env)}; this run: ${hostKey(b.env)})`;
-  const samples: MetricSamples[] = [];
-  for (const metric of names) {
-    const r = resolveMetric(metric);
-    if (!r) {
-      samples.push({
-        metric,
-        a: values(repA, metric),
-        b: values(repB, metric),
-        role: 'shown',
-        better: 'none',
-        floor: 0,
-        note: 'not a metric this version declares',
-      });
-      continue;
-    }
-    const timing = isTimingMetric(metric);
-    const fromA = timing && timingGated ? repA.filter((x) => x.mode === 'timing') : repA;
-    const fromB = timing && timingGated ? repB.filter((x) => x.mode === 'timing') : repB;
-    let role: MetricRole = r.def.gate === 'never' || r.def.better === 'none' ? 'shown' : primaryForms.has(metric) ? 'primary' : 'secondary';
-    let note: string | undefined;
-    const lost = role === 'primary' ? lostIn(r, repA, repB) : undefined;
-    // A promotable candidate only one run has was never primary: judged as the secondary it is.
-    if (lost && tentative(metric)) role = 'secondary';
-    else if (lost) {
-      // A primary metric one run measured and the other did not stays primary, whatever would demote it:
-      // the row is `missing`, and fails unless that run's driver cannot produce the metric.
-      const run = lost === 'a' ? a : b;
-      const unmeasurable = r.def.drivers.includes(driverOf(run.env)) ? undefined : `the ${driverOf(run.env)} driver does not produce it`;
-      samples.push({
-        metric,
-        a: values(repA, metric),
-        b: values(repB, metric),
-        role,
-        better: r.def.better,
-        floor: floorOf(r),
-        ...(unmeasurable ? { unmeasurable } : {}),
-      });
-      continue;
-    }
-    if (r.perFrame && !perFrameOk && role !== 'shown') {
-      role = 'shown';
-      note = perFrameWhy;
-    } else if (role !== 'shown' && !sameHost && (r.def.hostDependent || pacedCount(r, repA))) {
-      const why = r.def.hostDependent
-        ? hostWhy
-        : `${hostWhy}, and this count varies from repeat to repeat in the baseline: work done per frame, so it follows how many frames the machine draws`;
-      if (role === 'primary') notJudged.push({ metric, why });
-      role = 'shown';
-      note = why;
-    } else if (role === 'primary' && !perFrameOk && r.def.kind === 'count' && r.def.hostDependent && r.def.perFrame) {
-      // Frames over budget or dropped in a window of a few painted frames are a handful of integers set
-      // by the machine's frame pacing (1/7 → 1/6 seen here): too coarse to fail a gate on, so judged as
-      // secondary. Measured here: 5–7 painted frames per list scroll, over-budget counts moving 0–3 in an A/A.
-      notJudged.push({ metric, why: frameCountWhy });
-      role = 'secondary';
-      note = frameCountWhy;
-    } else if (role !== 'shown' && timing && !timingGated) {
-      if (role === 'primary') notJudged.push({ metric, why: 'no timing-mode repeats in both runs (run with --timing)' });
-      role = 'secondary';
-      note = 'ms from attribution-mode repeats (the profiler inflates them): not gated; run both with --timing';
-    }
-    const sample: MetricSamples = {
-      metric,
-      a: values(fromA, metric),
-      b: values(fromB, metric),
-      role,
-      better: r.def.better,
-      floor: floorOf(r),
-      ...(note ? { note } : {}),
-      ...(r.def.kind === 'count' && !r.def.hostDependent && !r.perFrame ? { exact: true } : {}),
-      ...(r.def.kind === 'count' && r.def.hostDependent ? { events: eventCounts(r, fromA, fromB) } : {}),
-      ...sequentialSizes(metric, timing && timingGated, recA, recB, opts.sequential),
-    };
-    samples.push(sample);
-  }
-  const judged = { ...opts, b, timingGated, notJudged: notJudged.filter((x) => !tentative(x.metric)) };
+  const ctx: RoleContext = {
+    a,
+    b,
+    recA,
+    recB,
+    repA,
+    repB,
+    opts,
+    timingGated,
+    sameHost,
+    painted,
+    perFrameOk,
+    primaryForms,
+    tentative,
+    notJudged: [],
+  };
+  const samples = names.map((metric) => sampleOf(metric, ctx));
+  const judged = { ...opts, b, timingGated, notJudged: ctx.notJudged.filter((x) => !tentative(x.metric)) };
   const chosen = choosePrimaries(samples, family, forms, judged);
   return {
     samples,
@@ -701,6 +639,115 @@ export function metricSamples(
     onlyA: [...namesA].filter((m) => !namesB.has(m)).sort(),
     onlyB: [...namesB].filter((m) => !namesA.has(m)).sort(),
   };
+}
+
+/** What decides one metric's role in metricSamples; `notJudged` collects the primaries set aside. */
+interface RoleContext {
+  a: RunFile;
+  b: RunFile;
+  recA: RepeatRecord[];
+  recB: RepeatRecord[];
+  repA: Measured[];
+  repB: Measured[];
+  opts: SampleOptions;
+  timingGated: boolean;
+  sameHost: boolean;
+  painted: { a: number | null; b: number | null };
+  perFrameOk: boolean;
+  primaryForms: Map<string, string>;
+  tentative(metric: string): boolean;
+  notJudged: SampleContext['notJudged'];
+}
+
+/** One metric's samples and role (see metricSamples). */
+function sampleOf(metric: string, ctx: RoleContext): MetricSamples {
+  const { a, b, repA, repB, timingGated } = ctx;
+  const r = resolveMetric(metric);
+  if (!r) {
+    return {
+      metric,
+      a: values(repA, metric),
+      b: values(repB, metric),
+      role: 'shown',
+      better: 'none',
+      floor: 0,
+      note: 'not a metric this version declares',
+    };
+  }
+  const timing = isTimingMetric(metric);
+  const fromA = timing && timingGated ? repA.filter((x) => x.mode === 'timing') : repA;
+  const fromB = timing && timingGated ? repB.filter((x) => x.mode === 'timing') : repB;
+  const role: MetricRole =
+    r.def.gate === 'never' || r.def.better === 'none' ? 'shown' : ctx.primaryForms.has(metric) ? 'primary' : 'secondary';
+  const lost = role === 'primary' ? lostIn(r, repA, repB) : undefined;
+  // A promotable candidate only one run has was never primary: judged as the secondary it is.
+  if (lost && !ctx.tentative(metric)) {
+    // A primary metric one run measured and the other did not stays primary, whatever would demote it:
+    // the row is `missing`, and fails unless that run's driver cannot produce the metric.
+    const run = lost === 'a' ? a : b;
+    const unmeasurable = r.def.drivers.includes(driverOf(run.env)) ? undefined : `the ${driverOf(run.env)} driver does not produce it`;
+    return {
+      metric,
+      a: values(repA, metric),
+      b: values(repB, metric),
+      role,
+      better: r.def.better,
+      floor: floorOf(r),
+      ...(unmeasurable ? { unmeasurable } : {}),
+    };
+  }
+  const { role: finalRole, note } = demoted(metric, r, lost ? 'secondary' : role, timing, ctx);
+  return {
+    metric,
+    a: values(fromA, metric),
+    b: values(fromB, metric),
+    role: finalRole,
+    better: r.def.better,
+    floor: floorOf(r),
+    ...(note ? { note } : {}),
+    ...(r.def.kind === 'count' && !r.def.hostDependent && !r.perFrame ? { exact: true } : {}),
+    ...(r.def.kind === 'count' && r.def.hostDependent ? { events: eventCounts(r, fromA, fromB) } : {}),
+    ...sequentialSizes(metric, timing && timingGated, ctx.recA, ctx.recB, ctx.opts.sequential),
+  };
+}
+
+/** The role a measured metric ends with once the per-frame, host and timing rules have had their say, and why. */
+function demoted(
+  metric: string,
+  r: ResolvedMetric,
+  role: MetricRole,
+  timing: boolean,
+  ctx: RoleContext,
+): { role: MetricRole; note: string | undefined } {
+  const { painted, perFrameOk } = ctx;
+  const frameCountWhy =
+    `fewer than ${MIN_PAINTED_FOR_PER_FRAME} painted frames (${painted.a ?? 0} and ` +
+    `${painted.b ?? 0}): a count of frames paced by the machine is too coarse to gate here; judged as secondary`;
+  const perFrameWhy =
+    `per-frame ratio not judged: fewer than ${MIN_PAINTED_FOR_PER_FRAME} painted frames ` +
+    `(${painted.a ?? 0} and ${painted.b ?? 0}), so it follows the machine's frame pacing; the absolute count is judged instead`;
+  const hostWhy = `baseline from another host (${hostKey(ctx.a.env)}; this run: ${hostKey(ctx.b.env)})`;
+  if (r.perFrame && !perFrameOk && role !== 'shown') return { role: 'shown', note: perFrameWhy };
+  if (role !== 'shown' && !ctx.sameHost && (r.def.hostDependent || pacedCount(r, ctx.repA))) {
+    const why = r.def.hostDependent
+      ? hostWhy
+      : `${hostWhy}, and this count varies from repeat to repeat in the baseline: work done per frame, so it ` +
+        `follows how many frames the machine draws`;
+    if (role === 'primary') ctx.notJudged.push({ metric, why });
+    return { role: 'shown', note: why };
+  }
+  if (role === 'primary' && !perFrameOk && r.def.kind === 'count' && r.def.hostDependent && r.def.perFrame) {
+    // Frames over budget or dropped in a window of a few painted frames are a handful of integers set
+    // by the machine's frame pacing (1/7 → 1/6 seen here): too coarse to fail a gate on, so judged as
+    // secondary. Measured here: 5–7 painted frames per list scroll, over-budget counts moving 0–3 in an A/A.
+    ctx.notJudged.push({ metric, why: frameCountWhy });
+    return { role: 'secondary', note: frameCountWhy };
+  }
+  if (role !== 'shown' && timing && !ctx.timingGated) {
+    if (role === 'primary') ctx.notJudged.push({ metric, why: 'no timing-mode repeats in both runs (run with --timing)' });
+    return { role: 'secondary', note: 'ms from attribution-mode repeats (the profiler inflates them): not gated; run both with --timing' };
+  }
+  return { role, note: undefined };
 }
 
 interface ChoiceContext extends SampleOptions {
@@ -929,14 +976,20 @@ function checkCompareSize(samples: readonly MetricSamples[], fileA: string, file
   }
 }
 
-/** Judge candidate `b` against baseline `a`. Throws PerfError usage for runs that cannot be compared. */
-export function compareRuns(a: RunFile, b: RunFile, opts: CompareRunsOptions = {}): RunsComparison {
-  const fileA = opts.files?.a ?? `baseline (${a.label})`;
-  const fileB = opts.files?.b ?? `candidate (${b.label})`;
+/**
+ * Whether two runs can be compared (same scenario and variant unless forced, a measured repeat in each;
+ * PerfError usage otherwise), the warnings about what they hold, and the thresholds to judge with.
+ */
+function preflight(
+  a: RunFile,
+  b: RunFile,
+  files: { a: string; b: string },
+  opts: CompareRunsOptions,
+): { warnings: string[]; thresholds: ReturnType<typeof normalizeThresholds> } {
   const warnings: string[] = [];
 
   if (a.scenario !== b.scenario || (a.variant ?? null) !== (b.variant ?? null)) {
-    const what = `${fileA} is ${runName(a)} but ${fileB} is ${runName(b)}`;
+    const what = `${files.a} is ${runName(a)} but ${files.b} is ${runName(b)}`;
     if (!opts.force) {
       throw new PerfError({
         kind: 'usage',
@@ -949,15 +1002,17 @@ export function compareRuns(a: RunFile, b: RunFile, opts: CompareRunsOptions = {
   }
 
   for (const [run, file] of [
-    [a, fileA],
-    [b, fileB],
+    [a, files.a],
+    [b, files.b],
   ] as const) {
     if (measuredRepeats(counted(run)).length === 0) {
       const all = counted(run);
       throw new PerfError({
         kind: 'usage',
         code: 'run_file_unmeasured',
-        message: `${file}: no measured repeat to compare (${all.length} counted: ${all.filter((r) => r.status === 'refused').length} refused, ${all.filter((r) => r.status === 'failed').length} failed)`,
+        message:
+          `${file}: no measured repeat to compare (${all.length} counted: ` +
+          `${all.filter((r) => r.status === 'refused').length} refused, ${all.filter((r) => r.status === 'failed').length} failed)`,
         suggestion: 'fix the failing step or the refusal shown by `perf run`, then run again',
       });
     }
@@ -965,8 +1020,8 @@ export function compareRuns(a: RunFile, b: RunFile, opts: CompareRunsOptions = {
 
   warnings.push(...envWarnings(a, b));
   for (const [run, file] of [
-    [a, fileA],
-    [b, fileB],
+    [a, files.a],
+    [b, files.b],
   ] as const) {
     const id = identity(run, undefined);
     if (id.refused || id.failed)
@@ -989,6 +1044,28 @@ export function compareRuns(a: RunFile, b: RunFile, opts: CompareRunsOptions = {
       `the runs were made with different thresholds; using the candidate's (warn +${thresholds.warnPct}%, error +${thresholds.errorPct}%)`,
     );
   }
+  return { warnings, thresholds };
+}
+
+/** Which repeats the ms metrics were judged on, and the note that says so. */
+function timingOf(gated: boolean, timingA: number, timingB: number): { gated: boolean; note: string } {
+  return {
+    gated,
+    note: gated
+      ? `ms metrics judged on timing-mode repeats only (${timingA} vs ${timingB}); attribution-mode ms are shown`
+      : timingA === 0 && timingB === 0
+        ? 'no timing-mode repeats in either run: ms metrics are secondary (attribution mode instruments the ' +
+          'page); run both with --timing (or timing: true) to gate on milliseconds'
+        : `only the ${timingA ? 'baseline' : 'candidate'} has timing-mode repeats: ms metrics are secondary; ` +
+          `run both with the same --timing setting`,
+  };
+}
+
+/** Judge candidate `b` against baseline `a`. Throws PerfError usage for runs that cannot be compared. */
+export function compareRuns(a: RunFile, b: RunFile, opts: CompareRunsOptions = {}): RunsComparison {
+  const fileA = opts.files?.a ?? `baseline (${a.label})`;
+  const fileB = opts.files?.b ?? `candidate (${b.label})`;
+  const { warnings, thresholds } = preflight(a, b, { a: fileA, b: fileB }, opts);
 
   const sequential = opts.sequential ?? b.sequential;
   const alpha = sequential?.alpha ?? opts.alpha ?? DEFAULT_ALPHA;
@@ -1001,14 +1078,7 @@ export function compareRuns(a: RunFile, b: RunFile, opts: CompareRunsOptions = {
 
   const idA = identity(a, opts.files?.a);
   const idB = identity(b, opts.files?.b);
-  const timing = {
-    gated: context.timingGated,
-    note: context.timingGated
-      ? `ms metrics judged on timing-mode repeats only (${idA.timingRepeats} vs ${idB.timingRepeats}); attribution-mode ms are shown`
-      : idA.timingRepeats === 0 && idB.timingRepeats === 0
-        ? 'no timing-mode repeats in either run: ms metrics are secondary (attribution mode instruments the page); run both with --timing (or timing: true) to gate on milliseconds'
-        : `only the ${idA.timingRepeats ? 'baseline' : 'candidate'} has timing-mode repeats: ms metrics are secondary; run both with the same --timing setting`,
-  };
+  const timing = timingOf(context.timingGated, idA.timingRepeats, idB.timingRepeats);
   const options: CompareOptions = {
     thresholds: { warnPct: thresholds.warnPct, errorPct: thresholds.errorPct },
     perMetric: perMetricThresholds(thresholds.metrics, thresholds),
@@ -1028,7 +1098,10 @@ export function compareRuns(a: RunFile, b: RunFile, opts: CompareRunsOptions = {
     ? { same: true }
     : {
         same: false,
-        note: `baseline from another host (${hostKey(a.env)}; this run: ${hostKey(b.env)}): milliseconds and frame pacing are shown, not gated; the app's own work (layouts, style recalcs) is. To gate them too, record the baseline on this machine (perf gate --update) or compare interleaved (perf run --against)`,
+        note:
+          `baseline from another host (${hostKey(a.env)}; this run: ${hostKey(b.env)}): milliseconds and ` +
+          `frame pacing are shown, not gated; the app's own work (layouts, style recalcs) is. To gate them ` +
+          `too, record the baseline on this machine (perf gate --update) or compare interleaved (perf run --against)`,
       };
   const attributed = attributeRows(a, b, result.rows, context.timingGated, 1 - 2 * alpha);
   // DESIGN.md's compare JSON names its first keys in this order; what this version adds follows them.
@@ -1139,9 +1212,13 @@ function sequentialNote(seq: SequentialRecord, look: number, a: RunIdentity, b: 
     interrupted: 'interrupted',
   }[seq.stopped];
   const how = seq.storedBaseline
-    ? `the candidate was sampled against a stored baseline of ${a.measured} repeats: slow drift between the two recordings (another day, another load) is not cancelled as in interleaved A B B A (perf run --against)`
+    ? `the candidate was sampled against a stored baseline of ${a.measured} repeats: slow drift between the ` +
+      `two recordings (another day, another load) is not cancelled as in interleaved A B B A (perf run --against)`
     : 'both arms interleaved A B B A, so slow drift of the machine cancels';
-  return `sequential: look ${look}, ${b.measured} candidate repeats, stopped because ${why}; α ${seq.alpha} spent over the looks (Lan–DeMets ${seq.spending}-type); ${how}`;
+  return (
+    `sequential: look ${look}, ${b.measured} candidate repeats, stopped because ${why}; α ${seq.alpha} ` +
+    `spent over the looks (Lan–DeMets ${seq.spending}-type); ${how}`
+  );
 }
 
 /** One line: what decided the verdict, or what is undecided and what would decide it; then what the noise rule moved. */
@@ -1162,7 +1239,10 @@ function decidedBy(r: CompareResult, look: number): string {
     case 'inconclusive': {
       const und = primary.filter((x) => x.verdict === 'inconclusive');
       const need = Math.max(...und.map((x) => x.needRepeats ?? Infinity));
-      return `undecided${lookNote}: ${und.map((x) => x.metric).join(', ')} past warn but within noise; ${Number.isFinite(need) ? `about ${need} repeats per run would decide` : 'more repeats than practical would be needed'}`;
+      return (
+        `undecided${lookNote}: ${und.map((x) => x.metric).join(', ')} past warn but within noise; ` +
+        `${Number.isFinite(need) ? `about ${need} repeats per run would decide` : 'more repeats than practical would be needed'}`
+      );
     }
     case 'pass':
       return primary.length

@@ -298,7 +298,10 @@ export function compareMetrics(samples: MetricSamples[], opts: CompareOptions): 
   const judgeable = analyses.filter((x) => x.s.role === 'primary' && x.hl && !x.identical && x.s.better !== 'none');
   const blind =
     judgeable.length > 0 && judgeable.every((x) => x.minP > boundaryP(x.fractions, alpha / judgeable.length, spending))
-      ? `no primary metric that varied (${judgeable.map((x) => x.s.metric).join(', ')}) can be significant at ${describeSizes(judgeable)} whatever the data (the smallest possible p is ${fmtP(Math.min(...judgeable.map((x) => x.minP)))}, the gate needs ≤ ${fmtP(Math.max(...judgeable.map((x) => boundaryP(x.fractions, alpha / judgeable.length, spending))))}): run more repeats`
+      ? `no primary metric that varied (${judgeable.map((x) => x.s.metric).join(', ')}) can be significant at ` +
+        `${describeSizes(judgeable)} whatever the data (the smallest possible p is ` +
+        `${fmtP(Math.min(...judgeable.map((x) => x.minP)))}, the gate needs ≤ ` +
+        `${fmtP(Math.max(...judgeable.map((x) => boundaryP(x.fractions, alpha / judgeable.length, spending))))}): run more repeats`
       : undefined;
   return {
     verdict,
@@ -462,6 +465,11 @@ function poissonShift(e: NonNullable<MetricSamples['events']>, level: number): I
   return { shift, low: shift - z * se, high: shift + z * se, level };
 }
 
+const FUTILE = 'within noise, below warn, and not an error-size change';
+
+/** What every judged row carries before its verdict (see judge). */
+type JudgedRow = Pick<CompareRow, 'metric' | 'a' | 'b' | 'gated' | 'role' | 'deltaPct' | 'scale' | 'ci' | 'shift'>;
+
 function judge(
   x: Analysis,
   t: Thresholds,
@@ -485,7 +493,9 @@ function judge(
   const deltaPct = pct(hl.shift);
   const ci = { lowPct: pct(hl.low), highPct: pct(hl.high), level: hl.level };
   const scaleNote = x.scaleKind === 'floor' ? ` of the ${fmtNum(x.scale)} floor` : '';
-  const evidence = `${fmtSigned(deltaPct)}%${scaleNote} (${fmtNum(medA)} → ${fmtNum(medB)}; ${levelPct(hl.level)} interval ${fmtSigned(ci.lowPct)}…${fmtSigned(ci.highPct)}%)`;
+  const evidence =
+    `${fmtSigned(deltaPct)}%${scaleNote} (${fmtNum(medA)} → ${fmtNum(medB)}; ` +
+    `${levelPct(hl.level)} interval ${fmtSigned(ci.lowPct)}…${fmtSigned(ci.highPct)}%)`;
   const row = { ...common, deltaPct, scale: { kind: x.scaleKind, value: x.scale }, ci, shift: hl.shift };
   const note = s.note ? `; ${s.note}` : '';
 
@@ -515,6 +525,21 @@ function judge(
     };
   }
 
+  return judgeDirected(x, t, alpha, rejection, pNeeded, fixedBaseline, { row, evidence, note, gated });
+}
+
+/** The verdict of a metric with a better direction: regressed, improved, inconclusive or unchanged, and whether it is decided. */
+function judgeDirected(
+  x: Analysis,
+  t: Thresholds,
+  alpha: number,
+  rejection: Direction | undefined,
+  pNeeded: number | null,
+  fixedBaseline: boolean,
+  shown: { row: JudgedRow; evidence: string; note: string; gated: boolean },
+): CompareRow {
+  const { s } = x;
+  const { row, evidence, note, gated } = shown;
   const sideNote = x.pNote ? `; ${x.pNote}` : '';
   const why = `p ${fmtP(x.pWorse)}${pNeeded !== null ? ` (needs ≤ ${fmtP(pNeeded)} at this look)` : ''}${sideNote}`;
   const far = x.worseHighPct; // the interval's end in the worse direction
@@ -533,7 +558,9 @@ function judge(
       verdict: 'regressed',
       severity: gated ? level : 'info',
       decided: settled,
-      reason: `regressed ${evidence}, past the ${level} threshold ${fmtSigned(threshold * (s.better === 'higher' ? -1 : 1))}%${couldBe}; ${why}${gated ? '' : ' (secondary: not gated)'}${note}`,
+      reason:
+        `regressed ${evidence}, past the ${level} threshold ` +
+        `${fmtSigned(threshold * (s.better === 'higher' ? -1 : 1))}%${couldBe}; ${why}${gated ? '' : ' (secondary: not gated)'}${note}`,
     };
   }
   if (rejection === 'better' && -x.worsePct >= t.warnPct) {
@@ -562,7 +589,9 @@ function judge(
       severity: 'none',
       decided: false,
       needRepeats: need,
-      reason: `undecided: ${evidence} is past warn ${warnShown}% but within noise (${why}); ${need === null ? 'more repeats than practical would be needed' : `about ${need} repeats per run would decide it`}${note}`,
+      reason:
+        `undecided: ${evidence} is past warn ${warnShown}% but within noise (${why}); ` +
+        `${need === null ? 'more repeats than practical would be needed' : `about ${need} repeats per run would decide it`}${note}`,
     };
   }
   return {
@@ -570,7 +599,7 @@ function judge(
     verdict: 'unchanged',
     severity: 'none',
     decided: futile,
-    reason: `${futile ? 'within noise, below warn, and not an error-size change' : x.worsePct >= t.warnPct ? 'undecided (secondary)' : 'within noise'}: ${evidence}; ${why}${note}`,
+    reason: `${futile ? FUTILE : x.worsePct >= t.warnPct ? 'undecided (secondary)' : 'within noise'}: ${evidence}; ${why}${note}`,
   };
 }
 
@@ -587,7 +616,9 @@ function unjudgeable(s: MetricSamples, common: Pick<CompareRow, 'metric' | 'a' |
     ...empty,
     verdict: 'missing',
     severity: 'error',
-    reason: `lost: the ${lostIn} has no value of this primary metric (its key is gone or every value is null) while ${had}; a broken measurement is not a pass`,
+    reason:
+      `lost: the ${lostIn} has no value of this primary metric (its key is gone or every value is null) ` +
+      `while ${had}; a broken measurement is not a pass`,
   };
 }
 

@@ -446,7 +446,8 @@ export const webProcessCpuMs = defineMetric({
   floor: 10,
   drivers: LOCAL_PROCESS,
   description:
-    "CPU time over the window, from /proc (10 ms clock ticks): a browser's web content processes (a WebDriver server this harness started), or a terminal program's process tree.",
+    "CPU time over the window, from /proc (10 ms clock ticks): a browser's web content processes (a WebDriver " +
+    "server this harness started), or a terminal program's process tree.",
 });
 // 4 MiB: below it, a change in peak memory is allocator and GC timing, not the app.
 export const webProcessMaxRssBytes = defineMetric({
@@ -674,10 +675,11 @@ export function checkMetricName(name: string, stepLabels: readonly string[] = []
   if (r && (r.label === undefined || stepLabels.includes(r.label))) return r;
   const valid = [...concreteMetricNames(), ...stepLabels.map((l) => `steps.${l}.ms`)];
   const near = closest(name, valid);
+  const didYouMean = near.map((n) => `"${n}"`).join(' or ');
   const stepHint = r?.label !== undefined ? ` (no measured step is labelled "${r.label}"; labels: ${stepLabels.join(', ') || 'none'})` : '';
   throw new PerfError({
     code: 'unknown_metric',
-    message: `${where}: unknown metric "${name}"${stepHint}${near.length ? `; did you mean ${near.map((n) => `"${n}"`).join(' or ')}?` : ''}`,
+    message: `${where}: unknown metric "${name}"${stepHint}${near.length ? `; did you mean ${didYouMean}?` : ''}`,
     suggestion: '`perf metrics` lists every metric',
     candidates: near,
   });
@@ -708,7 +710,10 @@ export function metricTable(): (Omit<MetricDefinition, 'drivers'> & { drivers: D
 export function metricsMarkdown(): string {
   const rows = METRICS.map((d) => {
     const dir = d.better === 'none' ? 'none' : `${d.better}`;
-    return `| ${markdownName(d)} | ${d.unit} | ${dir} | ${d.gate}${d.promote ? ' (promotable)' : ''} | ${d.hostDependent ? 'yes' : 'no'} | ${d.floor} | ${d.drivers.join(', ')} | ${d.description.replace(/\|/g, '\\|')} |`;
+    return (
+      `| ${markdownName(d)} | ${d.unit} | ${dir} | ${d.gate}${d.promote ? ' (promotable)' : ''} | ` +
+      `${d.hostDependent ? 'yes' : 'no'} | ${d.floor} | ${d.drivers.join(', ')} | ${d.description.replace(/\|/g, '\\|')} |`
+    );
   });
   return [
     '| metric | unit | better | gate | host-dependent | floor | drivers | what it measures |',
