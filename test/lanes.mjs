@@ -58,6 +58,7 @@ const UNIT = [
   'sequential.test.js',
   'docs.test.js',
   'size-tools.test.js',
+  'report-sources.test.js',
 ];
 
 /** Browsers, Java, pty programs, dependency-cruiser and tsc as tools; verdicts that do not depend on time. Longest first. */
