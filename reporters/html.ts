@@ -277,7 +277,8 @@ function envTable(run: RunFile): string {
     ['CPU throttle', `${env.cpuThrottle}×`],
     [
       'host',
-      `${env.host.cpuModel} · ${env.host.cpus} cores · ${(env.host.memoryBytes / 2 ** 30).toFixed(1)} GiB · ${env.host.platform}/${env.host.arch} · node ${env.host.node}`,
+      `${env.host.cpuModel} · ${env.host.cpus} cores · ${(env.host.memoryBytes / 2 ** 30).toFixed(1)}` +
+        ` GiB · ${env.host.platform}/${env.host.arch} · node ${env.host.node}`,
     ],
     ['load average', env.host.loadAverage.map((x) => x.toFixed(2)).join(' ')],
   ];
@@ -301,8 +302,14 @@ function traceLinks(ctx: HtmlRunContext | undefined, who = ''): string {
 function traceHelp(...sides: (HtmlRunContext | undefined)[]): string {
   const hrefs = sides.flatMap((c) => c?.traces ?? []).map((t) => t.href);
   if (hrefs.length && hrefs.every((h) => h.endsWith('.cast')))
-    return 'Terminal recordings (asciicast v2, with the input) saved beside the run file: play one in a terminal with perf replay FILE, or with asciinema play FILE.';
-  return 'Chrome traces saved beside the run file: open in Perfetto (ui.perfetto.dev, "Open trace file") or DevTools (Performance panel, "Load profile").';
+    return (
+      'Terminal recordings (asciicast v2, with the input) saved beside the run file: ' +
+      'play one in a terminal with perf replay FILE, or with asciinema play FILE.'
+    );
+  return (
+    'Chrome traces saved beside the run file: open in Perfetto (ui.perfetto.dev, ' +
+    '"Open trace file") or DevTools (Performance panel, "Load profile").'
+  );
 }
 
 // ─── run ────────────────────────────────────────────────────────────────────────────────────────────
@@ -322,15 +329,20 @@ function keyMetrics(run: RunFile, names: string[]): Set<string> {
 
 function metricCard(charts: Charts, run: RunFile, values: RunValues, metric: string): string {
   const s = run.summary.metrics[metric]!;
-  return `<div class="card metric" data-metric="${e(metric)}">
+  return (
+    `<div class="card metric" data-metric="${e(metric)}">
 <h3>${e(metric)}</h3>
-<div class="facts">median <b>${e(formatValue(metric, s.median))}</b> · p25–p75 ${e(formatRange(metric, s.p25, s.p75))} · min–max ${e(formatRange(metric, s.min, s.max))} · n ${num(s.n)}${unitLabel(metric) ? ` · <span class="muted">${e(unitLabel(metric))}</span>` : ''}</div>
+<div class="facts">median <b>${e(formatValue(metric, s.median))}</b> · p25–p75 ${e(formatRange(metric, s.p25, s.p75))}` +
+    ` · min–max ${e(formatRange(metric, s.min, s.max))} · n ${num(s.n)}` +
+    `${unitLabel(metric) ? ` · <span class="muted">${e(unitLabel(metric))}</span>` : ''}</div>
 ${stripChart(charts, run, values, metric)}
-</div>`;
+</div>`
+  );
 }
 
 const STRIP_LEGEND =
-  '<p class="legend muted"><span class="dot"></span> measured repeat · <span class="dot hollow"></span> warmup (not counted) · <span class="x">✕</span> failed or refused repeat · dashed line: median · band: p25–p75</p>';
+  '<p class="legend muted"><span class="dot"></span> measured repeat · <span class="dot hollow"></span> warmup ' +
+  '(not counted) · <span class="x">✕</span> failed or refused repeat · dashed line: median · band: p25–p75</p>';
 
 function medianAndSlowest(run: RunFile): {
   median?: Extract<RepeatRecord, { status: 'measured' }>;
@@ -369,10 +381,18 @@ function timelineSection(charts: Charts, run: RunFile, ctx: HtmlRunContext | und
     }
     seen.add(r.index);
     const timeline = ctx?.timelines?.find((t) => t.repeat === r.index && t.frames.length > 0);
-    const title = `${which} repeat ${r.index} · ${formatValue('durationMs', r.report.metrics.durationMs)} ms window · ${formatValue('frames.overBudget', r.report.metrics['frames.overBudget'])} frames over budget`;
+    const title =
+      `${which} repeat ${r.index} · ${formatValue('durationMs', r.report.metrics.durationMs)} ms window ` +
+      `· ${formatValue('frames.overBudget', r.report.metrics['frames.overBudget'])} frames over budget`;
     if (timeline) {
       out.push(
-        `<div class="card timeline"><h3>${e(title)}</h3>${framesChart(charts, timeline)}<p class="legend muted">each bar: one frame, as wide and as tall as it stayed on screen (orange: over budget) · red dots: dropped frames · red dashed line: the 16.7 ms budget${timeline.frames.length > MAX_TIMELINE_FRAMES ? ` · first ${num(MAX_TIMELINE_FRAMES)} frames of ${num(timeline.frames.length)}` : ''}</p></div>`,
+        `<div class="card timeline"><h3>${e(title)}</h3>${framesChart(charts, timeline)}<p class="legend muted">each ` +
+          `bar: one frame, as wide and as tall as it stayed on screen (orange: over budget) · red dots: dropped ` +
+          `frames · red dashed line: the 16.7 ms budget` +
+          (timeline.frames.length > MAX_TIMELINE_FRAMES
+            ? ` · first ${num(MAX_TIMELINE_FRAMES)} frames of ${num(timeline.frames.length)}`
+            : '') +
+          `</p></div>`,
       );
     } else {
       const worst = worstFramesOf(r);
@@ -382,7 +402,11 @@ function timelineSection(charts: Charts, run: RunFile, ctx: HtmlRunContext | und
         frames: worst.map((f): [number, number, 0] => [f.atMs, f.ms, 0]).sort((x, y) => x[0] - y[0]),
       };
       out.push(
-        `<div class="card timeline"><h3>${e(title)}</h3>${worst.length ? charts.add(spec, `the longest frames of repeat ${num(r.index)}`) : ''}<p class="legend muted">No trace of this repeat was found beside the run file, so only the ${num(worst.length)} longest frames the run file keeps per repeat are drawn (bars as wide and as tall as each frame stayed on screen; red dashed line: the 16.7 ms budget).</p></div>`,
+        `<div class="card timeline"><h3>${e(title)}</h3>` +
+          `${worst.length ? charts.add(spec, `the longest frames of repeat ${num(r.index)}`) : ''}<p ` +
+          `class="legend muted">No trace of this repeat was found beside the run file, so only the ${num(worst.length)}` +
+          ` longest frames the run file keeps per repeat are drawn (bars as wide and as tall ` +
+          `as each frame stayed on screen; red dashed line: the 16.7 ms budget).</p></div>`,
       );
     }
   }
@@ -394,7 +418,8 @@ function insightsSection(run: RunFile): string {
   if (!insights.length) return '<h2>Insights</h2><p class="muted">No insight fired on the median repeat.</p>';
   const out = [
     '<h2>Insights</h2>',
-    '<p class="muted">Ranked findings of the median repeat (attribution mode), each with the first rows behind it (all of them: <code>perf_insight {id}</code> in a session).</p>',
+    '<p class="muted">Ranked findings of the median repeat (attribution mode), each with the ' +
+      'first rows behind it (all of them: <code>perf_insight {id}</code> in a session).</p>',
   ];
   for (const i of insights) {
     const sev = typeof i.severity === 'string' ? i.severity : 'info';
@@ -410,14 +435,15 @@ function insightsSection(run: RunFile): string {
     const detailRows = Array.isArray(i.rows) ? i.rows.filter(isRecord) : [];
     const keys = [...new Set(detailRows.flatMap((r) => Object.keys(r)))];
     out.push(
-      `<div class="card insight">${badge(sev === 'error' ? 'fail' : sev === 'warn' ? 'warn' : 'info', sev.toUpperCase())} <b>${cell(i.title)}</b> <code class="muted">${cell(i.id)}</code>${table(['', ''], rows)}${
-        detailRows.length
-          ? table(
-              keys.map(e),
-              detailRows.map((r) => keys.map((k) => cell(r[k]))),
-            )
-          : ''
-      }${typeof i.rowsTotal === 'number' ? `<p class="muted">first ${num(detailRows.length)} of ${num(i.rowsTotal)} rows</p>` : ''}</div>`,
+      `<div class="card insight">${badge(sev === 'error' ? 'fail' : sev === 'warn' ? 'warn' : 'info', sev.toUpperCase())}` +
+        ` <b>${cell(i.title)}</b> <code class="muted">${cell(i.id)}</code>${table(['', ''], rows)}${
+          detailRows.length
+            ? table(
+                keys.map(e),
+                detailRows.map((r) => keys.map((k) => cell(r[k]))),
+              )
+            : ''
+        }${typeof i.rowsTotal === 'number' ? rowsOf(detailRows.length, i.rowsTotal) : ''}</div>`,
     );
   }
   return out.join('\n');
@@ -430,11 +456,19 @@ function topFunctionsSection(run: RunFile): string {
       ? median.report.summary.blocksBySelf.filter(isRecord)
       : [];
   if (!median || !blocks.length) return '';
-  return `<h2>Top functions by self time</h2><p class="muted">CPU profile of the median repeat (${e(median.mode)} mode; attribution milliseconds are inflated by the profiler: use them to rank).</p>${table(
-    ['function', 'where', 'self ms', 'share'],
-    blocks.map((b) => [cell(b.name), cell(b.url), cell(b.selfMs), typeof b.share === 'number' ? e(`${(b.share * 100).toFixed(1)}%`) : '']),
-    [2, 3],
-  )}`;
+  return (
+    `<h2>Top functions by self time</h2><p class="muted">CPU profile of the median repeat (${e(median.mode)}` +
+    ` mode; attribution milliseconds are inflated by the profiler: use them to rank).</p>${table(
+      ['function', 'where', 'self ms', 'share'],
+      blocks.map((b) => [
+        cell(b.name),
+        cell(b.url),
+        cell(b.selfMs),
+        typeof b.share === 'number' ? e(`${(b.share * 100).toFixed(1)}%`) : '',
+      ]),
+      [2, 3],
+    )}`
+  );
 }
 
 function budgetsSection(run: RunFile): string {
@@ -481,12 +515,15 @@ function failuresSection(run: RunFile, ctx: HtmlRunContext | undefined): string 
     const err = r.failure.error;
     const shot = r.failure.screenshot === undefined ? '' : screenshotHtml(r.index, ctx?.screenshots?.[r.index]);
     out.push(
-      `<div class="card failure" data-repeat="${num(r.index)}">${badge('fail', 'FAILED')} <b>repeat ${num(r.index)}</b> (${e(r.mode)}) at ${e(failureWhere(r))}<p><code>${e(err.code)}</code> ${e(err.message)}</p>${err.suggestion ? `<p class="muted">hint: ${e(err.suggestion)}</p>` : ''}${shot}</div>`,
+      `<div class="card failure" data-repeat="${num(r.index)}">${badge('fail', 'FAILED')} <b>repeat ${num(r.index)}` +
+        `</b> (${e(r.mode)}) at ${e(failureWhere(r))}<p><code>${e(err.code)}</code> ${e(err.message)}` +
+        `</p>${err.suggestion ? `<p class="muted">hint: ${e(err.suggestion)}</p>` : ''}${shot}</div>`,
     );
   }
   for (const r of refused)
     out.push(
-      `<div class="card failure" data-repeat="${num(r.index)}">${badge('warn', 'REFUSED')} <b>repeat ${num(r.index)}</b> (${e(r.mode)}): ${e(r.reason)}</div>`,
+      `<div class="card failure" data-repeat="${num(r.index)}">${badge('warn', 'REFUSED')}` +
+        ` <b>repeat ${num(r.index)}</b> (${e(r.mode)}): ${e(r.reason)}</div>`,
     );
   return out.join('\n');
 }
@@ -509,7 +546,8 @@ function renderRun(run: RunFile, options?: RenderOptions): string {
     names.length ? STRIP_LEGEND : '<p>No metrics: no repeat was measured.</p>',
     keyNames.length ? `<div class="grid">${keyNames.map((m) => metricCard(charts, run, values, m)).join('\n')}</div>` : '',
     rest.length
-      ? `<details><summary>${num(rest.length)} more metric${rest.length === 1 ? '' : 's'}</summary><div class="grid">${rest.map((m) => metricCard(charts, run, values, m)).join('\n')}</div></details>`
+      ? `<details><summary>${num(rest.length)} more metric${rest.length === 1 ? '' : 's'}</summary><div ` +
+        `class="grid">${rest.map((m) => metricCard(charts, run, values, m)).join('\n')}</div></details>`
       : '',
     timelineSection(charts, run, ctx),
     insightsSection(run),
@@ -547,9 +585,14 @@ function rowCard(charts: Charts, row: CompareRow, ctx: CompareContext, values: {
           `${row.metric}: baseline and candidate repeats side by side`,
         )
       : '';
-  const main = `<h3>${e(row.metric)}</h3>
-<div>${badge(STATUS_CLASS[status], STATUS_WORD[status].toUpperCase())}${row.gated ? ' <span class="muted">primary</span>' : ` <span class="muted">${e(row.role)}</span>`}</div>
-<div class="facts">A ${e(formatValue(row.metric, row.a.median))} → B ${e(formatValue(row.metric, row.b.median))} · estimate <b>${e(formatDelta(row))}</b> · ${e(level)} ${e(formatCi(row))} · n ${num(row.a.n)} vs ${num(row.b.n)}${row.verdict === 'inconclusive' && row.needRepeats ? ` · ≈${num(row.needRepeats)} repeats per arm would decide it` : ''}</div>
+  const main =
+    `<h3>${e(row.metric)}</h3>
+<div>${badge(STATUS_CLASS[status], STATUS_WORD[status].toUpperCase())}` +
+    `${row.gated ? ' <span class="muted">primary</span>' : ` <span class="muted">${e(row.role)}</span>`}</div>
+<div class="facts">A ${e(formatValue(row.metric, row.a.median))} → B ${e(formatValue(row.metric, row.b.median))} · estimate ` +
+    `<b>${e(formatDelta(row))}</b> · ${e(level)} ${e(formatCi(row))} · n ${num(row.a.n)} vs ${num(row.b.n)}` +
+    `${row.verdict === 'inconclusive' && row.needRepeats ? ` · ≈${num(row.needRepeats)} repeats per arm would decide it` : ''}` +
+    `</div>
 ${chart}
 <p class="reason muted">${e(row.reason)}</p>`;
   // A row with attribution takes the grid's whole width: its chart on the left, where the change is beside it.
@@ -565,7 +608,8 @@ ${main}
 }
 
 const AB_LEGEND =
-  '<p class="legend muted"><span class="dot a"></span> A = baseline repeats · <span class="dot b"></span> B = candidate repeats · short bars: medians</p>';
+  '<p class="legend muted"><span class="dot a"></span> A = baseline repeats · ' +
+  '<span class="dot b"></span> B = candidate repeats · short bars: medians</p>';
 
 function renderCompare(result: CompareReport, ctx: CompareContext, options?: RenderOptions): string {
   const charts = new Charts();
@@ -584,12 +628,16 @@ function renderCompare(result: CompareReport, ctx: CompareContext, options?: Ren
   const notes = [...compareNotes(result), ...warnings.map((w) => `warning: ${w}`)];
   const notJudged = result.gate?.notJudged ?? [];
   const side = (who: 'A' | 'B', run: RunFile, c: HtmlRunContext | undefined): string =>
-    `<div class="card"><h3>${who} · ${e(who === 'A' ? 'baseline' : 'candidate')}: ${e(runTitle(run))}</h3><p class="facts">${runFacts(run).map(e).join(' · ')}</p>${c?.source ? `<p class="muted"><code>${e(c.source)}</code></p>` : ''}${traceLinks(c, `${who} `)}</div>`;
+    `<div class="card"><h3>${who} · ${e(who === 'A' ? 'baseline' : 'candidate')}: ${e(runTitle(run))}` +
+    `</h3><p class="facts">${runFacts(run).map(e).join(' · ')}</p>` +
+    `${c?.source ? `<p class="muted"><code>${e(c.source)}</code></p>` : ''}${traceLinks(c, `${who} `)}</div>`;
   const anyTraces = Boolean(options?.html?.a?.traces?.length || options?.html?.b?.traces?.length);
   const body = [
     `<header><p class="kind muted">rehearse · compare report</p>`,
     `<h1>${badge(`verdict ${VERDICT_CLASS[result.verdict]}`, verdict)} ${e(compareTitle(ctx.a, ctx.b))}</h1>`,
-    `<p class="facts">${e(compareCounts(result.rows))}${result.frames ? ` · painted frames ${e(formatValue('frames.painted', result.frames.painted.a))} → ${e(formatValue('frames.painted', result.frames.painted.b))}` : ''}</p>`,
+    `<p class="facts">${e(compareCounts(result.rows))}` +
+      (result.frames ? ` · painted frames ${e(paintedChange(result.frames.painted))}` : '') +
+      `</p>`,
     notes.length ? `<ul class="notes">${notes.map((n) => `<li>${e(n)}</li>`).join('')}</ul>` : '',
     '</header>',
     `<h2>Primary metrics <span class="muted">(decide the verdict)</span></h2>`,
@@ -602,10 +650,13 @@ function renderCompare(result: CompareReport, ctx: CompareContext, options?: Ren
       : '',
     result.attribution ? flameSection(result.attribution.flame) : '',
     changedRest.length
-      ? `<details><summary>${num(changedRest.length)} other metric${changedRest.length === 1 ? '' : 's'} that moved (secondary or not judged)</summary><div class="grid">${changedRest.map((m) => rowCard(charts, byMetric.get(m)!, ctx, values)).join('\n')}</div></details>`
+      ? `<details><summary>${num(changedRest.length)} other metric${changedRest.length === 1 ? '' : 's'}` +
+        ` that moved (secondary or not judged)</summary><div class="grid">` +
+        `${changedRest.map((m) => rowCard(charts, byMetric.get(m)!, ctx, values)).join('\n')}</div></details>`
       : '',
     unchangedRest.length
-      ? `<details><summary>${num(unchangedRest.length)} unchanged metric${unchangedRest.length === 1 ? '' : 's'}</summary><div class="grid">${unchangedRest.map((m) => rowCard(charts, byMetric.get(m)!, ctx, values)).join('\n')}</div></details>`
+      ? `<details><summary>${num(unchangedRest.length)} unchanged metric${unchangedRest.length === 1 ? '' : 's'}</summary><div ` +
+        `class="grid">${unchangedRest.map((m) => rowCard(charts, byMetric.get(m)!, ctx, values)).join('\n')}</div></details>`
       : '',
     '<h2>Runs</h2>',
     anyTraces ? `<p class="muted">${e(traceHelp(options?.html?.a, options?.html?.b))}</p>` : '',
@@ -662,7 +713,8 @@ export const htmlReporter = defineReporter({
 
 // ─── inlined style and client script ────────────────────────────────────────────────────────────────
 
-const STYLE = `
+const STYLE =
+  `
 :root{--ok:#15803d;--warn:#a16207;--fail:#b91c1c;--inc:#4b5563;--muted:#6b7280;--line:#e5e7eb;--a:#2563eb;--b:#ea580c}
 *{box-sizing:border-box}
 html{-webkit-text-size-adjust:100%}
@@ -675,18 +727,22 @@ h3{font-size:.95rem;margin:0 0 4px}
 code{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:.92em}
 .kind{margin:0}
 .muted{color:var(--muted)}
-.badge{display:inline-block;padding:.05em .5em;border-radius:4px;font-weight:700;font-size:.85em;color:#fff;background:var(--inc);white-space:nowrap;vertical-align:.1em}
-.badge.pass{background:var(--ok)}.badge.warn{background:var(--warn)}.badge.fail{background:var(--fail)}.badge.inconclusive,.badge.info{background:var(--inc)}.badge.neutral{background:#e5e7eb;color:#111827}
+.badge{display:inline-block;padding:.05em ` +
+  `.5em;border-radius:4px;font-weight:700;font-size:.85em;color:#fff;background:var(--inc);white-space:nowrap;vertical-align:.1em}
+.badge.pass{background:var(--ok)}.badge.warn{background:var(--warn)}.badge.fail{background:var(--fail)}.badge.inconclusive,` +
+  `.badge.info{background:var(--inc)}.badge.neutral{background:#e5e7eb;color:#111827}
 .badge.verdict{font-size:1.05em;padding:.1em .6em}
 .grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(100%,340px),1fr));gap:10px}
 .card{background:#fff;border:1px solid var(--line);border-radius:8px;padding:10px;min-width:0;margin:0 0 10px}
 .grid>.card{margin:0}
-.row-error{border-left:4px solid var(--fail)}.row-warn{border-left:4px solid var(--warn)}.row-improved{border-left:4px solid var(--ok)}.row-inconclusive{border-left:4px solid var(--inc)}
+.row-error{border-left:4px solid var(--fail)}.row-warn{border-left:4px solid var(--warn)}.row-improved{border-left:4px ` +
+  `solid var(--ok)}.row-inconclusive{border-left:4px solid var(--inc)}
 .facts{font-size:.9em}
 .chart{width:100%;min-height:160px;margin-top:6px}
 .reason{font-size:.85em;margin:.3em 0 0}
 .legend{font-size:.85em}
-.dot{display:inline-block;width:9px;height:9px;border-radius:50%;background:var(--a)}.dot.hollow{background:#fff;border:2px solid #9ca3af}.dot.b{background:var(--b)}
+.dot{display:inline-block;width:9px;height:9px;border-radius:50%;background:var(--a)}.dot.hollow{background:#fff;border:2px ` +
+  `solid #9ca3af}.dot.b{background:var(--b)}
 .x{color:var(--fail);font-weight:700}
 .scroll{overflow-x:auto;max-width:100%}
 table{border-collapse:collapse;font-size:.9em;margin:.4em 0}
@@ -715,12 +771,14 @@ svg.flame text{fill:#111827;pointer-events:none}
 `;
 
 /** The client: draws each .chart from its spec once it is visible (folded sections on first open), redraws on resize. */
-const CLIENT = `
+const CLIENT =
+  `
 (function () {
   'use strict';
   var data = JSON.parse(document.getElementById('rehearse-data').textContent);
   var specs = data.charts, slots = data.repeats;
-  var C = { a: '#2563eb', b: '#ea580c', warm: '#9ca3af', median: '#111827', band: 'rgba(37,99,235,0.13)', bad: '#dc2626', frame: '#2563eb' };
+  var C = { a: '#2563eb', b: '#ea580c', warm: '#9ca3af', median: '#111827', ` +
+  `band: 'rgba(37,99,235,0.13)', bad: '#dc2626', frame: '#2563eb' };
   var HEIGHT = 170;
   var made = [];
   function none() { return null; }
@@ -752,21 +810,25 @@ const CLIENT = `
     var xs = [], meas = [], warm = [], i;
     for (i = 0; i < slots.total; i++) { xs.push(i); meas.push(null); warm.push(null); }
     s.points.forEach(function (p) { (p[2] === 1 ? warm : meas)[p[0]] = p[1]; });
-    var hi = xs.map(function () { return s.p75; }), lo = xs.map(function () { return s.p25; }), md = xs.map(function () { return s.median; });
+    var hi = xs.map(function () { return s.p75; }), lo = xs.map(function ` +
+  `() { return s.p25; }), md = xs.map(function () { return s.median; });
     var bad = slots.bad;
     return {
       opts: {
         height: HEIGHT, legend: { show: false }, cursor: { show: false },
         scales: { x: { time: false, range: [-0.5, Math.max(0.5, slots.total - 0.5)] }, y: { range: range0 } },
-        axes: [{ label: 'repeat', labelSize: 18, size: 28, incrs: [1, 2, 5, 10, 20, 50], values: function (u, vs) { return vs.map(function (v) { return Number.isInteger(v) ? String(v) : ''; }); } }, yAxis(s.unit)],
+        axes: [{ label: 'repeat', labelSize: 18, size: 28, incrs: [1, 2, 5, 10, 20, 50], values: function (u, ` +
+  `vs) { return vs.map(function (v) { return Number.isInteger(v) ? String(v) : ''; }); } }, yAxis(s.unit)],
         series: [{}, { stroke: 'transparent', points: { show: false } }, { stroke: 'transparent', points: { show: false } },
           { stroke: C.median, width: 1.5, dash: [5, 4], points: { show: false } },
           { stroke: C.a, paths: none, points: { show: true, size: 9, width: 1, fill: C.a, stroke: C.a } },
           { stroke: C.warm, paths: none, points: { show: true, size: 9, width: 2, fill: '#fff', stroke: C.warm } }],
         bands: [{ series: [1, 2], fill: C.band }],
         hooks: { draw: [function (u) {
-          var ctx = u.ctx; ctx.save(); ctx.fillStyle = C.bad; ctx.font = (14 * devicePixelRatio) + 'px sans-serif'; ctx.textAlign = 'center';
-          bad.forEach(function (x) { ctx.fillText('\\u2715', u.valToPos(x, 'x', true), u.bbox.top + u.bbox.height - 4 * devicePixelRatio); });
+          var ctx = u.ctx; ctx.save(); ctx.fillStyle = C.bad; ctx.font ` +
+  `= (14 * devicePixelRatio) + 'px sans-serif'; ctx.textAlign = 'center';
+          bad.forEach(function (x) { ctx.fillText('\\u2715', u.valToPos(x, ` +
+  `'x', true), u.bbox.top + u.bbox.height - 4 * devicePixelRatio); });
           ctx.restore();
         }] }
       },
@@ -784,11 +846,14 @@ const CLIENT = `
       opts: {
         height: HEIGHT, legend: { show: false }, cursor: { show: false },
         scales: { x: { time: false, range: [0.5, 2.5] }, y: { range: range0 } },
-        axes: [{ size: 28, splits: function () { return [1, 2]; }, values: function (u, vs) { return vs.map(function (v) { return v === 1 ? s.aLabel : v === 2 ? s.bLabel : ''; }); }, grid: { show: false } }, yAxis(s.unit)],
-        series: [{}, { stroke: C.a, paths: none, points: { show: true, size: 9, width: 1, fill: C.a, stroke: C.a } }, { stroke: C.b, paths: none, points: { show: true, size: 9, width: 1, fill: C.b, stroke: C.b } }],
+        axes: [{ size: 28, splits: function () { return [1, 2]; }, values: function (u, vs) { return vs.map(function ` +
+  `(v) { return v === 1 ? s.aLabel : v === 2 ? s.bLabel : ''; }); }, grid: { show: false } }, yAxis(s.unit)],
+        series: [{}, { stroke: C.a, paths: none, points: { show: true, size: 9, width: 1, fill: C.a, stroke: ` +
+  `C.a } }, { stroke: C.b, paths: none, points: { show: true, size: 9, width: 1, fill: C.b, stroke: C.b } }],
         hooks: { draw: [function (u) { hline(u, 0.7, 1.3, ma, C.median); hline(u, 1.7, 2.3, mb, C.median); }] }
       },
-      data: [pts.map(function (p) { return p[0]; }), pts.map(function (p) { return p[2] === 0 ? p[1] : null; }), pts.map(function (p) { return p[2] === 1 ? p[1] : null; })]
+      data: [pts.map(function (p) { return p[0]; }), pts.map(function (p) { return p[2] ` +
+  `=== 0 ? p[1] : null; }), pts.map(function (p) { return p[2] === 1 ? p[1] : null; })]
     };
   }
   function frames(el, s) {
@@ -800,9 +865,11 @@ const CLIENT = `
     return {
       opts: {
         height: HEIGHT, legend: { show: false }, cursor: { show: false },
-        scales: { x: { time: false, range: [0, end] }, y: { range: function (u, min, max) { return [0, Math.max(max || 0, s.budgetMs) * 1.15]; } } },
+        scales: { x: { time: false, range: [0, end] }, y: { range: function ` +
+  `(u, min, max) { return [0, Math.max(max || 0, s.budgetMs) * 1.15]; } } },
         axes: [{ label: 'ms since perf_begin', labelSize: 18, size: 28 }, yAxis('frame ms')],
-        series: [{}, { stroke: C.frame, paths: none, points: { show: false } }, { stroke: C.bad, paths: none, points: { show: true, size: 6, fill: C.bad, stroke: C.bad } }],
+        series: [{}, { stroke: C.frame, paths: none, points: { show: false } }, { stroke: ` +
+  `C.bad, paths: none, points: { show: true, size: 6, fill: C.bad, stroke: C.bad } }],
         hooks: { draw: [function (u) {
           var ctx = u.ctx, y0 = u.valToPos(0, 'y', true), gap = devicePixelRatio;
           ctx.save();
@@ -842,8 +909,19 @@ const CLIENT = `
     pending = true;
     requestAnimationFrame(function () {
       pending = false;
-      made.forEach(function (m) { if (m.el.offsetParent !== null) m.u.setSize({ width: Math.max(160, m.el.clientWidth), height: HEIGHT }); });
+      made.forEach(function (m) { if (m.el.offsetParent !== null) m.u.setSize({ ` +
+  `width: Math.max(160, m.el.clientWidth), height: HEIGHT }); });
     });
   });
 })();
 `;
+
+/** "first N of M rows" under an insight's table cut to its first rows. */
+function rowsOf(shown: number, total: number): string {
+  return `<p class="muted">first ${num(shown)} of ${num(total)} rows</p>`;
+}
+
+/** Painted frames, baseline → candidate, as the facts line shows them. */
+function paintedChange(p: { a: number | null; b: number | null }): string {
+  return `${formatValue('frames.painted', p.a)} → ${formatValue('frames.painted', p.b)}`;
+}

@@ -178,7 +178,10 @@ function where(row: CompareRow): string {
 
 function evidence(row: CompareRow, ctx: CompareContext): string {
   const ci = row.ci ? ` (${Math.floor(row.ci.level * 100)}% CI ${formatCi(row)})` : '';
-  return `${formatValue(row.metric, row.a.median)} (${ctx.a.label}) → ${formatValue(row.metric, row.b.median)} (${ctx.b.label}), ${formatDelta(row)}${ci}`;
+  return (
+    `${formatValue(row.metric, row.a.median)} (${ctx.a.label}) → ${formatValue(row.metric, row.b.median)}` +
+    ` (${ctx.b.label}), ${formatDelta(row)}${ci}`
+  );
 }
 
 function renderCompare(result: CompareReport, ctx: CompareContext): string {

@@ -107,7 +107,8 @@ function renderRun(run: RunFile): string {
     out.push('', '**Failed repeats**', '');
     for (const r of failed) {
       out.push(
-        `- repeat ${formatNumber(r.index)} (${mdText(r.mode)}) at ${mdText(failureWhere(r))}: ${mdCode(r.failure.error.code)} ${mdText(r.failure.error.message)}`,
+        `- repeat ${formatNumber(r.index)} (${mdText(r.mode)}) at ${mdText(failureWhere(r))}` +
+          `: ${mdCode(r.failure.error.code)} ${mdText(r.failure.error.message)}`,
       );
     }
   }
@@ -151,7 +152,8 @@ function renderCompare(result: CompareReport, ctx: CompareContext): string {
   for (const note of compareNotes(result)) out.push(`- ${mdText(note)}`);
   if (result.frames)
     out.push(
-      `- painted frames ${formatValue('frames.painted', result.frames.painted.a)} → ${formatValue('frames.painted', result.frames.painted.b)}`,
+      `- painted frames ${formatValue('frames.painted', result.frames.painted.a)}` +
+        ` → ${formatValue('frames.painted', result.frames.painted.b)}`,
     );
   if (out.length > 2) out.push('');
 

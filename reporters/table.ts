@@ -102,7 +102,8 @@ function renderCompare(result: CompareReport, ctx: CompareContext, options: Rend
   out.push(...compareNotes(result).map(oneLine));
   if (result.frames)
     out.push(
-      `painted frames: ${formatValue('frames.painted', result.frames.painted.a)} → ${formatValue('frames.painted', result.frames.painted.b)}`,
+      `painted frames: ${formatValue('frames.painted', result.frames.painted.a)}` +
+        ` → ${formatValue('frames.painted', result.frames.painted.b)}`,
     );
 
   const changed = changedRows(result.rows);

@@ -43,7 +43,8 @@ export function againstProgressPrinter(quiet: boolean): (e: AgainstProgress) => 
         const r = e.record;
         const what = describeRepeat(r);
         info(
-          `[${e.sequence + 1}/${e.total}] ${e.arm.padEnd(9)} repeat ${r.index + 1}${r.warmup ? ' (warmup)' : ''} ${r.mode}: ${what} · ${((Date.now() - t0) / 1000).toFixed(0)}s`,
+          `[${e.sequence + 1}/${e.total}] ${e.arm.padEnd(9)} repeat ${r.index + 1}${r.warmup ? ' (warmup)' : ''}` +
+            ` ${r.mode}: ${what} · ${((Date.now() - t0) / 1000).toFixed(0)}s`,
         );
         break;
       }
@@ -146,7 +147,8 @@ export async function runAgainstCommand(
     if (comparison)
       process.stdout.write(renderComparison(comparison, res.baseline.run, res.candidate.run, 'table', process.stdout.isTTY === true));
     info(
-      `run files: ${rel(res.baseline.path)} (baseline), ${rel(res.candidate.path)} (candidate)${written.length ? `; reports: ${written.map(rel).join(', ')}` : ''}`,
+      `run files: ${rel(res.baseline.path)} (baseline), ${rel(res.candidate.path)} (candidate)` +
+        `${written.length ? `; reports: ${written.map(rel).join(', ')}` : ''}`,
     );
   }
   if (!comparison) {

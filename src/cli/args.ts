@@ -109,7 +109,9 @@ export function parseFlags(argv: readonly string[], specs: FlagSpecs, command: s
 /** The flags part of a command's --help. */
 export function flagsHelp(specs: FlagSpecs): string {
   const rows = Object.entries(specs).map(([key, s]) => {
-    const left = `${s.short ? `-${s.short}, ` : '    '}--${camelToKebab(key)}${s.type === 'boolean' ? '' : ` ${s.value ?? (s.type === 'number' ? 'N' : 'VALUE')}`}`;
+    const left =
+      `${s.short ? `-${s.short}, ` : '    '}--${camelToKebab(key)}` +
+      `${s.type === 'boolean' ? '' : ` ${s.value ?? (s.type === 'number' ? 'N' : 'VALUE')}`}`;
     return { left, right: s.description };
   });
   const width = Math.max(...rows.map((r) => r.left.length), 10) + 2;

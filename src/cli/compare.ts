@@ -39,7 +39,9 @@ export const compareCommand = defineCommand({
     reporter: {
       type: 'string',
       value: 'NAME',
-      description: `Output format on stdout: ${COMPARE_REPORTERS.join(', ')}. Default table. html writes a file instead (--out, default <candidate>.compare.html) and prints the table.`,
+      description:
+        `Output format on stdout: ${COMPARE_REPORTERS.join(', ')}. Default table. html writes ` +
+        `a file instead (--out, default <candidate>.compare.html) and prints the table.`,
     },
     out: { type: 'string', value: 'FILE.html', description: 'With --reporter html: where to write the report.' },
     force: { type: 'boolean', description: 'Compare runs of different scenarios or variants anyway (a warning instead of exit 2).' },
@@ -90,7 +92,8 @@ export const compareCommand = defineCommand({
           (r) => r.gated && (r.verdict === 'regressed' || r.verdict === 'missing') && r.severity === 'error',
         );
         info(
-          `perf: regression: ${worst.map((r) => (r.verdict === 'missing' ? `${r.metric} (missing)` : r.metric)).join(', ')} (${relative(process.cwd(), fileB) || fileB} vs ${relative(process.cwd(), fileA) || fileA})`,
+          `perf: regression: ${worst.map((r) => (r.verdict === 'missing' ? `${r.metric} (missing)` : r.metric)).join(', ')}` +
+            ` (${relative(process.cwd(), fileB) || fileB} vs ${relative(process.cwd(), fileA) || fileA})`,
         );
       }
     }

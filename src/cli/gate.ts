@@ -217,7 +217,9 @@ export function entryDetail(e: GateEntry, cwd = process.cwd()): string {
     case 'missing-baseline':
       return `missing baseline ${rel(e.baselineFile)}: run \`perf gate --update\` to record it`;
     case 'updated':
-      return `baseline written: ${rel(e.baselineFile)}${o.previous ? ` (was ${VERDICT_WORD[o.previous.verdict]} against the old one)` : ''}`;
+      return (
+        `baseline written: ${rel(e.baselineFile)}` + `${o.previous ? ` (was ${VERDICT_WORD[o.previous.verdict]} against the old one)` : ''}`
+      );
     case 'unmeasured':
       return o.reason;
     case 'invalid-baseline':
@@ -328,10 +330,13 @@ export function renderGateJunit(entries: GateEntry[]): string {
     const ok = o.status === 'updated' || o.status === 'compared';
     const detail = entryDetail(e);
     const kase = ok
-      ? `    <testcase name="baseline" classname="${xmlAttr(`rehearse.${e.scenario}.gate`)}" time="0.000">\n      <system-out>${xmlText(detail)}</system-out>\n    </testcase>`
-      : `    <testcase name="baseline" classname="${xmlAttr(`rehearse.${e.scenario}.gate`)}" time="0.000">\n      <failure message="${xmlAttr(detail)}" type="${xmlAttr(o.status)}">${xmlText(detail)}</failure>\n    </testcase>`;
+      ? `    <testcase name="baseline" classname="${xmlAttr(`rehearse.${e.scenario}.gate`)}" ` +
+        `time="0.000">\n      <system-out>${xmlText(detail)}</system-out>\n    </testcase>`
+      : `    <testcase name="baseline" classname="${xmlAttr(`rehearse.${e.scenario}.gate`)}" time="0.000">\n      <failure ` +
+        `message="${xmlAttr(detail)}" type="${xmlAttr(o.status)}">${xmlText(detail)}</failure>\n    </testcase>`;
     suites.push(
-      `  <testsuite name="${xmlAttr(`${e.id} gate`)}" tests="1" failures="${ok ? 0 : 1}" errors="0" skipped="0" time="0.000">\n${kase}\n  </testsuite>`,
+      `  <testsuite name="${xmlAttr(`${e.id} gate`)}" tests="1" failures="${ok ? 0 : 1}` +
+        `" errors="0" skipped="0" time="0.000">\n${kase}\n  </testsuite>`,
     );
   }
   const count = (attr: string): number =>
@@ -376,14 +381,18 @@ export const gateCommand = defineCommand({
   summary:
     'CI gate: run scenarios, compare each with its baseline in baselines/, exit 1 on an error-level regression or a missing baseline',
   usage:
-    'gate [SCENARIO.yaml…] [--baselines DIR] [--variant V] [--junit FILE] [--update] [--repeat N] [--out DIR] [--shard I/N] [--grid URL [--parallel N]]',
+    'gate [SCENARIO.yaml…] [--baselines DIR] [--variant V] [--junit FILE] [--update] ' +
+    '[--repeat N] [--out DIR] [--shard I/N] [--grid URL [--parallel N]]',
   details: [
     'Default scenarios: scenarios/*.yaml, every variant. Baseline of each: <baselines>/<scenario>[-<variant>].json.',
-    "A missing baseline fails the gate (never a silent pass); --update (re)writes the baselines from this run, with 2 × the scenario's repeat unless --repeat is given.",
+    'A missing baseline fails the gate (never a silent pass); --update (re)writes the ' +
+      "baselines from this run, with 2 × the scenario's repeat unless --repeat is given.",
     '--timing defaults to how the baseline was recorded (its timing repeats), else the scenario.',
     'Prints one summary; appends it as Markdown to $GITHUB_STEP_SUMMARY when set; --junit FILE writes JUnit XML.',
-    '--shard I/N runs the I-th of N shares (runs sorted by scenario file and variant, dealt round-robin) and writes <out>/gate-shard-I-of-N.json; `perf merge` joins the N into the one summary.',
-    "--grid URL runs each browser as a Selenium Grid session (CDP through se:cdp); --parallel N runs up to N scenario/variants at once, each in its own session (refused without a Grid: one machine's shared CPU spoils the timings).",
+    '--shard I/N runs the I-th of N shares (runs sorted by scenario file and variant, dealt round-robin) ' +
+      'and writes <out>/gate-shard-I-of-N.json; `perf merge` joins the N into the one summary.',
+    '--grid URL runs each browser as a Selenium Grid session (CDP through se:cdp); --parallel N runs up to N ' +
+      "scenario/variants at once, each in its own session (refused without a Grid: one machine's shared CPU spoils the timings).",
   ].join('\n'),
   flags: {
     baselines: { type: 'string', value: 'DIR', description: 'Folder of baseline run files. Default baselines' },
@@ -401,7 +410,8 @@ export const gateCommand = defineCommand({
       type: 'list',
       value: 'html',
       description:
-        'html: also write one HTML report per run beside its run file in --out (<id>-gate.html: the compare with its baseline, or the run report when there is none).',
+        'html: also write one HTML report per run beside its run file in --out (<id>-gate.html: ' +
+        'the compare with its baseline, or the run report when there is none).',
     },
     quiet: { type: 'boolean', description: 'No progress lines.' },
     ...JSON_FLAG,
@@ -531,9 +541,12 @@ export async function runGate(f: FlagValues, positionals: string[], cwd = proces
   if (parallel > 1 && scale.grid === undefined && !scenarios.every((sc) => gridUrlOf(sc.browser.endpoint) !== undefined)) {
     throw new PerfError({
       code: 'invalid_flag',
-      message: `gate: --parallel ${parallel} needs a Selenium Grid (--grid URL): runs in parallel on this one machine would share its CPU, which spoils the timings they are judged on`,
+      message:
+        `gate: --parallel ${parallel} needs a Selenium Grid (--grid URL): runs in parallel on ` +
+        `this one machine would share its CPU, which spoils the timings they are judged on`,
       suggestion:
-        'add --grid http://HOST:4444 (each run then gets its own Grid session, on its own node), or split the gate across CI machines with --shard I/N',
+        'add --grid http://HOST:4444 (each run then gets its own Grid session, on ' +
+        'its own node), or split the gate across CI machines with --shard I/N',
     });
   }
   const ctx: GateContext = { f, cwd, baselinesDir, update, outDir, quiet, seq, scale };
@@ -562,7 +575,8 @@ export async function runGate(f: FlagValues, positionals: string[], cwd = proces
     writeJsonAtomic(file, shardFile(shard, plan, entries, seq.strict));
     if (!quiet)
       info(
-        `perf gate: shard ${shard.index}/${shard.count} (${entries.length} of ${plan.length} runs) written to ${relative(cwd, file) || file}; \`perf merge\` joins the shards`,
+        `perf gate: shard ${shard.index}/${shard.count} (${entries.length} of ${plan.length}` +
+          ` runs) written to ${relative(cwd, file) || file}; \`perf merge\` joins the shards`,
       );
   }
   if (html) {
@@ -598,7 +612,9 @@ function gateReporters(names: string[] | undefined): boolean {
       getReporter(name); // an unknown name: the registry's error with "did you mean"
       throw new PerfError({
         code: 'invalid_flag',
-        message: `gate: --reporter ${name}: the gate writes html reports only; its summary is Markdown ($GITHUB_STEP_SUMMARY) and JUnit (--junit FILE)`,
+        message:
+          `gate: --reporter ${name}: the gate writes html reports only; its summary ` +
+          `is Markdown ($GITHUB_STEP_SUMMARY) and JUnit (--junit FILE)`,
         suggestion: 'perf gate --reporter html',
       });
     }

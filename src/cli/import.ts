@@ -95,7 +95,9 @@ export const importCommand = defineCommand({
     if (f.json) printJson({ out, steps, skipped: unsupported, notes });
     else
       info(
-        `perf: wrote ${relative(process.cwd(), out) || out}: ${steps} step${steps === 1 ? '' : 's'}${unsupported.length ? `, ${unsupported.length} skipped` : ''}; run it with perf run ${relative(process.cwd(), out) || out}`,
+        `perf: wrote ${relative(process.cwd(), out) || out}: ${steps} step${steps === 1 ? '' : 's'}` +
+          `${unsupported.length ? `, ${unsupported.length} skipped` : ''}` +
+          `; run it with perf run ${relative(process.cwd(), out) || out}`,
       );
     return 0;
   },
@@ -116,7 +118,9 @@ function readRecording(file: string): string {
     if (isPerfError(e)) throw e;
     throw new PerfError({
       code: 'unreadable_file',
-      message: `import: cannot read ${file}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : e instanceof Error ? e.message : String(e)}`,
+      message:
+        `import: cannot read ${file}: ` +
+        `${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : e instanceof Error ? e.message : String(e)}`,
       suggestion: 'give the path of the JSON file the Recorder exported',
     });
   }

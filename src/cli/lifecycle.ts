@@ -30,9 +30,13 @@ function describeState(s: AnySessionState): string {
   }
   const browser =
     s.driver === 'webdriver'
-      ? `browser  ${s.webdriver.browserName ?? s.engine} ${s.webdriver.browserVersion ?? ''} over ${s.webdriver.kind === 'webkit' ? 'WebKitWebDriver' : s.webdriver.kind === 'tauri' ? 'tauri-driver' : 'chromedriver'} at ${s.webdriver.endpoint}${s.webdriver.pids.length ? ` (pids ${s.webdriver.pids.join(', ')})` : ''}, session ${s.webdriver.sessionId}`
+      ? `browser  ${s.webdriver.browserName ?? s.engine} ${s.webdriver.browserVersion ?? ''} over ` +
+        `${s.webdriver.kind === 'webkit' ? 'WebKitWebDriver' : s.webdriver.kind === 'tauri' ? 'tauri-driver' : 'chromedriver'}` +
+        ` at ${s.webdriver.endpoint}${s.webdriver.pids.length ? ` (pids ${s.webdriver.pids.join(', ')})` : ''}` +
+        `, session ${s.webdriver.sessionId}`
       : s.grid
-        ? `chrome   ${s.chrome.version} on Selenium Grid ${s.grid.url}, session ${s.grid.sessionId}, ${s.chrome.headless ? 'headless' : 'headed'}, ${s.chrome.wsEndpoint}`
+        ? `chrome   ${s.chrome.version} on Selenium Grid ${s.grid.url}, session ${s.grid.sessionId}` +
+          `, ${s.chrome.headless ? 'headless' : 'headed'}, ${s.chrome.wsEndpoint}`
         : `chrome   ${s.chrome.version} pid ${s.chrome.pid}, ${s.chrome.headless ? 'headless' : 'headed'}, ${s.chrome.wsEndpoint}`;
   const desktop = s.options.desktop ? ` (desktop ${s.options.desktop.binary})` : '';
   return [
@@ -149,11 +153,16 @@ function driverOptions(f: FlagValues): Pick<StartOptions, 'driver' | 'engine' | 
 export const startCommand = defineCommand({
   name: 'start',
   summary:
-    'Start the app (if needed) and a browser (Chromium, or WebKit over WebDriver), a desktop app or a terminal program, and keep them running for step verbs and MCP',
+    'Start the app (if needed) and a browser (Chromium, or WebKit over WebDriver), a ' +
+    'desktop app or a terminal program, and keep them running for step verbs and MCP',
   usage:
-    'start (--serve DIR | --url URL | --command CMD [--url URL] | --desktop BIN | --terminal CMD [--cols N] [--rows N]) [--path /P] [--headed] [--spa] [--engine chromium|webkit] [--driver cdp|webdriver] [--webdriver URL] [--grid URL]',
+    'start (--serve DIR | --url URL | --command CMD [--url URL] | --desktop BIN | --terminal CMD [--cols N] [--rows N]) ' +
+    '[--path /P] [--headed] [--spa] [--engine chromium|webkit] [--driver cdp|webdriver] [--webdriver URL] [--grid URL]',
   details:
-    'Examples:\n  perf start --serve scenarios/app --path /list.html\n  perf start --command "npm run preview -- --port ${PORT}"\n  perf start --url http://127.0.0.1:5173\n  perf start --serve scenarios/app --engine webkit\n  perf start --desktop ./src-tauri/target/debug/my-app --desktop-driver tauri\n  perf start --terminal "vim notes.txt" --cols 100 --rows 30',
+    'Examples:\n  perf start --serve scenarios/app --path /list.html\n  perf start --command "npm run preview -- --port ' +
+    '${PORT}"\n  perf start --url http://127.0.0.1:5173\n  perf start --serve scenarios/app --engine webkit\n  perf start ' +
+    '--desktop ./src-tauri/target/debug/my-app --desktop-driver tauri\n ' +
+    ' perf start --terminal "vim notes.txt" --cols 100 --rows 30',
   flags: {
     ...flagsOf(START_OPTIONS, 'serve', 'url', 'command', 'path'),
     headed: { type: 'boolean', description: 'Show the browser window instead of running headless.' },
@@ -174,7 +183,9 @@ export const startCommand = defineCommand({
       type: 'string',
       value: 'URL',
       description:
-        'A Selenium Grid 4 (http://HOST:4444): Chromium runs there as a Grid session, driven over CDP through its se:cdp endpoint; the session is deleted on stop. The app must be reachable from the node (app.serve binds 127.0.0.1: a node on this machine).',
+        'A Selenium Grid 4 (http://HOST:4444): Chromium runs there as a Grid session, driven ' +
+        'over CDP through its se:cdp endpoint; the session is deleted on stop. The app must ' +
+        'be reachable from the node (app.serve binds 127.0.0.1: a node on this machine).',
     },
     desktop: {
       type: 'string',
@@ -184,7 +195,9 @@ export const startCommand = defineCommand({
     desktopArg: {
       type: 'multi',
       value: 'ARG',
-      description: `An argument of the --desktop app; ${DESKTOP.properties.args.description} Repeatable; --desktop-arg=-x for one starting with -.`,
+      description:
+        `An argument of the --desktop app; ${DESKTOP.properties.args.description}` +
+        ` Repeatable; --desktop-arg=-x for one starting with -.`,
     },
     desktopDriver: {
       type: 'string',
@@ -195,7 +208,8 @@ export const startCommand = defineCommand({
       type: 'string',
       value: 'CMD',
       description:
-        'A terminal program instead of a page, run in a pseudo-terminal kept by the session (plain words run the program directly; shell syntax runs under sh -c).',
+        'A terminal program instead of a page, run in a pseudo-terminal kept by the session ' +
+        '(plain words run the program directly; shell syntax runs under sh -c).',
     },
     cols: { type: 'number', value: 'N', description: 'With --terminal: its width in columns. Default 100.' },
     rows: { type: 'number', value: 'N', description: 'With --terminal: its height in rows. Default 30.' },
@@ -257,7 +271,8 @@ export const statusCommand = defineCommand({
       const exited =
         st.state.driver === 'pty' && st.alive.terminal === false ? '\nthe program has exited: `perf restart` starts it again' : '';
       process.stdout.write(
-        `${st.running ? 'running' : 'NOT running'} for ${Math.round((st.uptimeMs ?? 0) / 1000)} s\n${describeState(st.state)}\nprocesses: session ${yes(st.alive.daemon)}${browser}${exited}\n`,
+        `${st.running ? 'running' : 'NOT running'} for ${Math.round((st.uptimeMs ?? 0) / 1000)} s\n${describeState(st.state)}` +
+          `\nprocesses: session ${yes(st.alive.daemon)}${browser}${exited}\n`,
       );
     }
     // Status is a question, not a judgement: a stopped session is a normal answer.
@@ -302,7 +317,8 @@ export const restartCommand = defineCommand({
 export const doctorCommand = defineCommand({
   name: 'doctor',
   summary:
-    'Check Node, Chromium (found, launchable, version), a free loopback port, a writable out folder, and which WebDriver servers are installed',
+    'Check Node, Chromium (found, launchable, version), a free loopback port, ' +
+    'a writable out folder, and which WebDriver servers are installed',
   usage: 'doctor [--out DIR]',
   flags: { out: { type: 'string', value: 'DIR', description: 'Out folder to check. Default build/perf' }, ...JSON_FLAG },
   async run(f) {

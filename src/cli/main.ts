@@ -161,7 +161,8 @@ export function reportError(e: unknown, door: Door = 'run'): number {
   }
   const err = e as Error;
   process.stderr.write(
-    `perf: internal error: ${printable(hideCredentials(err?.message ?? String(e)))}\n  hint: this is a bug in perf; set PERF_DEBUG=1 for the stack and report it\n`,
+    `perf: internal error: ${printable(hideCredentials(err?.message ?? String(e)))}\n ` +
+      ` hint: this is a bug in perf; set PERF_DEBUG=1 for the stack and report it\n`,
   );
   if (process.env.PERF_DEBUG) process.stderr.write(`${err?.stack ?? ''}\n`);
   return exitCodeOf('internal');

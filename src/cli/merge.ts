@@ -37,7 +37,8 @@ export const mergeCommand = defineCommand({
     'must be given exactly once; a missing, duplicated or invalid shard, or shards of different gates, is an error naming it (exit 2).',
     'Prints the summary the unsharded gate would print, appends it as Markdown to $GITHUB_STEP_SUMMARY when set,',
     'writes JUnit with --junit FILE, and exits as that gate would (1 on an error-level regression or a missing baseline).',
-    '--reporter html writes one HTML report per run into --out (default build/perf), as perf gate --reporter html does beside its run files.',
+    '--reporter html writes one HTML report per run into --out (default build/perf), ' +
+      'as perf gate --reporter html does beside its run files.',
   ].join('\n'),
   flags: {
     junit: { type: 'string', value: 'FILE', description: 'Write the merged gate as JUnit XML to FILE.' },
@@ -45,7 +46,8 @@ export const mergeCommand = defineCommand({
       type: 'list',
       value: 'html',
       description:
-        'html: also write one HTML report per run into --out (<id>-gate.html: the compare with its baseline, or the run report when there is none).',
+        'html: also write one HTML report per run into --out (<id>-gate.html: ' +
+        'the compare with its baseline, or the run report when there is none).',
     },
     out: { type: 'string', value: 'DIR', description: 'Folder for the --reporter html reports. Default build/perf.' },
     strict: { type: 'boolean', description: 'Exit 1 when the verdict is inconclusive (also when any shard ran with --strict).' },
@@ -64,7 +66,9 @@ export const mergeCommand = defineCommand({
       if (name !== 'html')
         throw new PerfError({
           code: 'invalid_flag',
-          message: `merge: --reporter ${name}: the merge writes html reports only; its summary is Markdown ($GITHUB_STEP_SUMMARY) and JUnit (--junit FILE)`,
+          message:
+            `merge: --reporter ${name}: the merge writes html reports only; its ` +
+            `summary is Markdown ($GITHUB_STEP_SUMMARY) and JUnit (--junit FILE)`,
           suggestion: 'perf merge shard-*/ --reporter html',
         });
     }

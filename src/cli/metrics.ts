@@ -7,12 +7,16 @@ export const metricsCommand = defineCommand({
   summary: 'List every metric a run can produce: unit, which way is better, whether it gates, whether it depends on the machine',
   usage: 'metrics [--json]',
   details: [
-    `gate: primary metrics decide a compare's verdict (≤ ${MAX_PRIMARY} by default; a scenario's gate.metrics replaces them), secondary ones are judged and shown but never fail, never = shown only.`,
+    `gate: primary metrics decide a compare's verdict (≤ ${MAX_PRIMARY} by default; a scenario's gate.metrics ` +
+      `replaces them), secondary ones are judged and shown but never fail, never = shown only.`,
     `${PRIMARY_BY_NOISE.name}: ${PRIMARY_BY_NOISE.description}`,
-    `A count with a ${PER_FRAME_SUFFIX} form is judged per painted frame only where both runs painted ≥ ${MIN_PAINTED_FOR_PER_FRAME} frames; with fewer, the absolute count of the app's own work is judged, and host-dependent frame counts are secondary.`,
+    `A count with a ${PER_FRAME_SUFFIX} form is judged per painted frame only where both ` +
+      `runs painted ≥ ${MIN_PAINTED_FOR_PER_FRAME} frames; with fewer, the absolute count ` +
+      `of the app's own work is judged, and host-dependent frame counts are secondary.`,
     'host-dependent metrics are not gated against a baseline recorded on another host (CPU model, cores, browser build).',
     'floor: below it, a relative change is taken against the floor instead of the baseline median.',
-    "drivers: cdp = Chromium over the DevTools protocol; webdriver-chromium = Chromium through chromedriver; webdriver-webkit = WebKitGTK through WebKitWebDriver. A run's coverage names each source its driver lacks.",
+    'drivers: cdp = Chromium over the DevTools protocol; webdriver-chromium = Chromium through chromedriver; webdriver-webkit ' +
+      "= WebKitGTK through WebKitWebDriver. A run's coverage names each source its driver lacks.",
   ].join('\n'),
   flags: { ...JSON_FLAG },
   async run(f) {

@@ -61,7 +61,8 @@ export function parseCast(text: string, shown: string): ParsedCast {
       code: 'invalid_cast',
       message: `replay: ${shown}:${line}: ${what}`,
       suggestion:
-        'perf replay plays asciicast v2 files: a JSON header line {"version": 2, "width", "height"}, then one [seconds, "o", "text"] array per line (perf_trace on a terminal writes them)',
+        'perf replay plays asciicast v2 files: a JSON header line {"version": 2, "width", "height"}, ' +
+        'then one [seconds, "o", "text"] array per line (perf_trace on a terminal writes them)',
     });
   const lines = text.replace(/^\uFEFF/, '').split('\n');
   const parseLine = (i: number): unknown => {
@@ -256,7 +257,8 @@ export const replayCommand = defineCommand({
     const out = process.stdout;
     if (out.isTTY && (out.columns < cast.width || out.rows < cast.height)) {
       info(
-        `perf: recorded on ${cast.width}x${cast.height}, this terminal is ${out.columns}x${out.rows}: lines will wrap; enlarge it for a faithful replay`,
+        `perf: recorded on ${cast.width}x${cast.height}, this terminal is ${out.columns}` +
+          `x${out.rows}: lines will wrap; enlarge it for a faithful replay`,
       );
     }
     if (cast.cut !== undefined) info('perf: this recording was cut at its size cap: it ends early');

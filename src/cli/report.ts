@@ -44,7 +44,9 @@ function runOfComparison(compareFile: string, named: string | null, role: 'basel
   if (!found) {
     throw new PerfError({
       code: 'run_file_not_found',
-      message: `report: ${compareFile}: the ${role} run file ${named ? `"${named}" was not found` : 'is not named in it'}; a compare report draws the repeats from both run files`,
+      message:
+        `report: ${compareFile}: the ${role} run file ${named ? `"${named}" was not found` : 'is not named in it'}` +
+        `; a compare report draws the repeats from both run files`,
       suggestion: 'pass the two run files instead: perf report BASELINE.json CANDIDATE.json',
     });
   }

@@ -147,7 +147,8 @@ export function lookPrinter(quiet: boolean, name: string): (e: LookEvent) => voi
   return (e) => {
     const tty = process.stderr.isTTY === true;
     info(
-      `${tty ? '\r\x1b[2K' : ''}${name}: look ${e.look} (${e.n.a} vs ${e.n.b} repeats): ${e.comparison.verdict}${e.adding ? ', undecided' : ''} — ${e.why}`,
+      `${tty ? '\r\x1b[2K' : ''}${name}: look ${e.look} (${e.n.a} vs ${e.n.b} repeats): ` +
+        `${e.comparison.verdict}${e.adding ? ', undecided' : ''} — ${e.why}`,
     );
   };
 }
@@ -240,7 +241,10 @@ export function runOverrides(flags: { repeat?: number; warmup?: number; restart?
 export function describeRepeat(r: RepeatRecord): string {
   switch (r.status) {
     case 'measured':
-      return `measured ${(r.report.metrics.durationMs ?? 0).toFixed(1)} ms, ${r.report.metrics['frames.painted'] ?? r.report.metrics['frames.count'] ?? 0} frames`;
+      return (
+        `measured ${(r.report.metrics.durationMs ?? 0).toFixed(1)} ms, ` +
+        `${r.report.metrics['frames.painted'] ?? r.report.metrics['frames.count'] ?? 0} frames`
+      );
     case 'refused':
       return `refused: ${r.reason}`;
     case 'failed':

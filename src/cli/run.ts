@@ -40,9 +40,11 @@ export const runCommand = defineCommand({
   name: 'run',
   summary: 'Run a scenario many times from clean restarts and write a run file with medians and budgets',
   usage:
-    'run SCENARIO.yaml [--variant NAME] [--repeat N] [--label L] [--out DIR] [--reporter table|json|markdown|junit|html] [--against BASELINE.yaml [--fixed | --max-repeat N] [--budget-s S] [--strict]]',
+    'run SCENARIO.yaml [--variant NAME] [--repeat N] [--label L] [--out DIR] [--reporter table|json|markdown|junit|html] ' +
+    '[--against BASELINE.yaml [--fixed | --max-repeat N] [--budget-s S] [--strict]]',
   details:
-    'The run file goes to <out>/<scenario>[-<variant>]-<label>.json; reporter files beside it.\nExit 1 when a budget fails, every repeat failed or was refused, or nothing was measured.',
+    'The run file goes to <out>/<scenario>[-<variant>]-<label>.json; reporter files beside it.\nExit ' +
+    '1 when a budget fails, every repeat failed or was refused, or nothing was measured.',
   flags: {
     variant: { type: 'string', value: 'NAME', description: 'Variant to run (required when the scenario declares variants).' },
     ...flagsOf(RUN_OPTIONS, 'label', 'out', 'repeat', 'warmup'),
@@ -58,7 +60,9 @@ export const runCommand = defineCommand({
       type: 'string',
       value: 'BASELINE.yaml',
       description:
-        'Also run this scenario (the baseline build) in the same rounds, A B B A, each in its own engine (Chromium, WebKit, a desktop app, a terminal program); write one run file each (labels baseline/candidate, or <label>-baseline/-candidate) and print the comparison. Exit 1 on an error-level regression.',
+        'Also run this scenario (the baseline build) in the same rounds, A B B A, each in its own engine (Chromium, ' +
+        'WebKit, a desktop app, a terminal program); write one run file each (labels baseline/candidate, ' +
+        'or <label>-baseline/-candidate) and print the comparison. Exit 1 on an error-level regression.',
     },
     baselineVar: {
       type: 'multi',
@@ -125,7 +129,8 @@ export const runCommand = defineCommand({
     } else if (!f.quiet) {
       process.stdout.write(getReporter('table').renderRun(run, { color: process.stdout.isTTY === true }) + '\n');
       info(
-        `run file: ${relative(process.cwd(), path) || path}${written.length ? `; reports: ${written.map((w) => relative(process.cwd(), w)).join(', ')}` : ''}`,
+        `run file: ${relative(process.cwd(), path) || path}` +
+          `${written.length ? `; reports: ${written.map((w) => relative(process.cwd(), w)).join(', ')}` : ''}`,
       );
     }
     if (run.interrupted) {

@@ -36,7 +36,10 @@ export interface MetricNoise {
   sigma: number;
   /** What percentages are of: the median, or the metric's floor when the median is below it (as compare judges). */
   scale: 'median' | 'floor';
-  /** Smallest shift detected with POWER at this repeat count, in % of the scale; Infinity when the rank test cannot reach significance at all. */
+  /**
+   * Smallest shift detected with POWER at this repeat count, in % of the scale; Infinity when the rank test cannot reach significance at
+   * all.
+   */
   detectable: number;
   warnPct: number;
   errorPct: number;
@@ -148,34 +151,16 @@ export function analyseSelftest(
   const recommendation: string[] = [];
   if (falseAlarms.length) {
     recommendation.push(
-      `FALSE ALARM: the A/A compare of an unchanged app reported ${falseAlarms.join(', ')}. The noise here is not stable between runs (background load, thermal throttling, a shared CI runner). Quiet the machine or pin the job to dedicated cores before trusting the gate, and rerun the selftest.`,
+      `FALSE ALARM: the A/A compare of an unchanged app reported ${falseAlarms.join(', ')}. The noise here ` +
+        `is not stable between runs (background load, thermal throttling, a shared CI runner). Quiet the ` +
+        `machine or pin the job to dedicated cores before trusting the gate, and rerun the selftest.`,
     );
   }
-  const blind = metrics.filter((m) => m.safety === 'blind');
-  const errorOnly = metrics.filter((m) => m.safety === 'error-only');
-  const fixable = blind.filter((m) => m.repeatsForError !== null);
-  const hopeless = blind.filter((m) => m.repeatsForError === null);
-  if (fixable.length) {
-    const need = Math.max(...fixable.map((m) => m.repeatsForError!));
-    recommendation.push(
-      `The gate cannot reliably see an error-level regression in ${fixable.map((m) => m.metric).join(', ')} at this repeat count: use --repeat ${need} (or repeat: ${need} in the scenario), or raise those metrics' error thresholds above their detectable shift.`,
-    );
-  }
-  if (hopeless.length) {
-    recommendation.push(
-      `Too noisy to gate here even with ${MAX_REPEATS_ADVISED} repeats: ${hopeless.map((m) => m.metric).join(', ')}. Reduce the noise (a quieter machine, cpuThrottle, longer steps) or set their error threshold above the detectable shift shown.`,
-    );
-  }
-  if (errorOnly.length) {
-    const need = Math.max(...errorOnly.map((m) => m.repeatsForWarn ?? Infinity));
-    recommendation.push(
-      `Warn-level changes in ${errorOnly.map((m) => m.metric).join(', ')} are within this machine's noise at this repeat count; error-level regressions are caught.` +
-        (Number.isFinite(need) ? ` For warnings there too, use --repeat ${need}.` : ''),
-    );
-  }
+  recommendation.push(...noiseAdvice(metrics));
   if (!recommendation.length)
     recommendation.push(
-      `The thresholds in use are safe here: every gated metric's detectable shift at ${n} repeats per run is below its warn threshold, and the A/A compare raised nothing.`,
+      `The thresholds in use are safe here: every gated metric's detectable shift at ${n}` +
+        ` repeats per run is below its warn threshold, and the A/A compare raised nothing.`,
     );
   if (!comparison.timing.gated) recommendation.push(`Milliseconds are not gated (${comparison.timing.note}).`);
 
@@ -189,6 +174,38 @@ export function analyseSelftest(
   };
 }
 
+/** What to change when a gated metric's detectable shift is above its thresholds at this repeat count. */
+function noiseAdvice(metrics: MetricNoise[]): string[] {
+  const recommendation: string[] = [];
+  const blind = metrics.filter((m) => m.safety === 'blind');
+  const errorOnly = metrics.filter((m) => m.safety === 'error-only');
+  const fixable = blind.filter((m) => m.repeatsForError !== null);
+  const hopeless = blind.filter((m) => m.repeatsForError === null);
+  if (fixable.length) {
+    const need = Math.max(...fixable.map((m) => m.repeatsForError!));
+    recommendation.push(
+      `The gate cannot reliably see an error-level regression in ${fixable.map((m) => m.metric).join(', ')}` +
+        ` at this repeat count: use --repeat ${need} (or repeat: ${need} in the scenario), ` +
+        `or raise those metrics' error thresholds above their detectable shift.`,
+    );
+  }
+  if (hopeless.length) {
+    recommendation.push(
+      `Too noisy to gate here even with ${MAX_REPEATS_ADVISED} repeats: ${hopeless.map((m) => m.metric).join(', ')}. Reduce ` +
+        `the noise (a quieter machine, cpuThrottle, longer steps) or set their error threshold above the detectable shift shown.`,
+    );
+  }
+  if (errorOnly.length) {
+    const need = Math.max(...errorOnly.map((m) => m.repeatsForWarn ?? Infinity));
+    recommendation.push(
+      `Warn-level changes in ${errorOnly.map((m) => m.metric).join(', ')} are within ` +
+        `this machine's noise at this repeat count; error-level regressions are caught.` +
+        (Number.isFinite(need) ? ` For warnings there too, use --repeat ${need}.` : ''),
+    );
+  }
+  return recommendation;
+}
+
 function fmtNum(v: number): string {
   if (!Number.isFinite(v)) return '∞';
   const a = Math.abs(v);
@@ -196,7 +213,10 @@ function fmtNum(v: number): string {
 }
 
 export function renderSelftest(r: SelftestResult): string {
-  const head = `perf selftest ${r.scenario}${r.variant ? ` (${r.variant})` : ''}: A/A ${r.aa.verdict.toUpperCase()} with ${r.repeatsPerArm} measured repeats per run${r.timing.gated ? ' (ms from the timing-mode ones)' : ''}, ${r.family} noisy gated metric(s) in the Holm family`;
+  const head =
+    `perf selftest ${r.scenario}${r.variant ? ` (${r.variant})` : ''}: A/A ${r.aa.verdict.toUpperCase()}` +
+    ` with ${r.repeatsPerArm} measured repeats per run${r.timing.gated ? ' (ms from the timing-mode ones)' : ''}` +
+    `, ${r.family} noisy gated metric(s) in the Holm family`;
   const cols = ['metric', 'median', 'noise (CV)', 'A/A delta', 'A/A', 'detectable shift', 'warn/error', 'status'];
   const rows = r.metrics.map((m) => [
     m.metric,

@@ -156,17 +156,7 @@ export function parseVerbArgs(def: StepDefinition<any>, argv: readonly string[])
           negated = true;
         }
       }
-      if (!props.has(key)) {
-        const prefix = keys.length ? `${keys.map(camelToKebab).join('.')}.` : '';
-        const valid = [...props.keys()].map((k) => prefix + camelToKebab(k));
-        // Compare the last segment alone: a shared "target." prefix would make every sibling look close.
-        const near = closest(camelToKebab(kebabToCamel(seg)), [...props.keys()].map(camelToKebab)).map((n) => prefix + n);
-        throw usageError(
-          def.name,
-          `unknown flag --${name}${near.length ? `; did you mean ${near.map((n) => `--${n}`).join(' or ')}?` : ''}${valid.length && !near.length ? `; flags here: ${valid.map((n) => `--${n}`).join(', ')}` : ''}`,
-          near.map((n) => `--${n}`),
-        );
-      }
+      if (!props.has(key)) throw unknownFlag(def.name, name, seg, [...props.keys()], keys);
       keys.push(key);
       node = props.get(key);
     }
@@ -213,6 +203,20 @@ export function parseVerbArgs(def: StepDefinition<any>, argv: readonly string[])
   // shell means the folder they are in.
   if (IMAGE_STEPS.has(def.name) && !verbPath && typeof args.path === 'string') args.path = path.resolve(args.path);
   return { args, ...(imagePath !== undefined ? { imagePath } : {}) };
+}
+
+/** `unknown flag --x; did you mean --y?`, or the flags valid at that depth when nothing is close. */
+function unknownFlag(step: string, name: string, seg: string, siblings: string[], keys: string[]): PerfError {
+  const prefix = keys.length ? `${keys.map(camelToKebab).join('.')}.` : '';
+  const valid = siblings.map((k) => prefix + camelToKebab(k));
+  // Compare the last segment alone: a shared "target." prefix would make every sibling look close.
+  const near = closest(camelToKebab(kebabToCamel(seg)), siblings.map(camelToKebab)).map((n) => prefix + n);
+  return usageError(
+    step,
+    `unknown flag --${name}${near.length ? `; did you mean ${near.map((n) => `--${n}`).join(' or ')}?` : ''}` +
+      `${valid.length && !near.length ? `; flags here: ${valid.map((n) => `--${n}`).join(', ')}` : ''}`,
+    near.map((n) => `--${n}`),
+  );
 }
 
 function typeLabel(schema: JsonSchema | undefined): string {

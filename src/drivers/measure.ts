@@ -56,7 +56,10 @@ export interface RawSession {
   samplingIntervalUs: number | undefined;
   marks: SessionMark[];
   navigations: number;
-  /** The web content processes' CPU over the window and their peak memory, from /proc (WebDriver, local server; the terminal program's tree). */
+  /**
+   * The web content processes' CPU over the window and their peak memory, from /proc (WebDriver, local server; the terminal program's
+   * tree).
+   */
   process?: { cpuMs: number; maxRssBytes: number };
   /** A terminal program's window: screen updates, bytes it wrote, and each input's written → settled latency. */
   terminal?: { frames: number; bytesOut: number; latenciesMs: number[] };
@@ -244,7 +247,8 @@ export function checkBeginOptions(opts: PerfBeginOptions): void {
     throw new PerfError({
       code: 'phases_need_attribution',
       message:
-        'perf_begin: phases (layout/paint detail) needs mode attribution; timing mode keeps its milliseconds comparable by recording nothing extra',
+        'perf_begin: phases (layout/paint detail) needs mode attribution; timing ' +
+        'mode keeps its milliseconds comparable by recording nothing extra',
       suggestion: 'use perf_begin { mode: attribution, phases: true }, or drop phases',
     });
   }

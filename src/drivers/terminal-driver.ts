@@ -38,7 +38,10 @@ export interface TerminalDriver {
   /** Why the program is gone (it exited, or was killed), or undefined while it runs. */
   readonly crashReason: string | undefined;
   readonly size: { cols: number; rows: number };
-  /** The screen as text with refs on what can be acted on; `diff`: only the lines changed since the last snapshot; `within`: only a ref's cells (from the last snapshot). */
+  /**
+   * The screen as text with refs on what can be acted on; `diff`: only the lines changed since the last snapshot; `within`: only a ref's
+   * cells (from the last snapshot).
+   */
   snapshot(opts: { maxBytes?: number; grep?: string; diff?: boolean; within?: string }): Promise<TerminalSnapshot>;
   /**
    * The screen drawn as a terminal shows it (font, colours, cursor), as PNG bytes. `hide` gets the

@@ -40,7 +40,10 @@ export function describeAjvError(e: ErrorObject, root: string): { path: string; 
       const near = closest(extra, allowed);
       return {
         path: [at, extra].filter(Boolean).join('.'),
-        message: `${where}: unknown argument "${extra}"${near.length ? ` (did you mean ${near.map((n) => `"${n}"`).join(' or ')}?)` : ''}; expected one of: ${allowed.join(', ')}`,
+        message:
+          `${where}: unknown argument "${extra}"` +
+          `${near.length ? ` (did you mean ${near.map((n) => `"${n}"`).join(' or ')}?)` : ''}` +
+          `; expected one of: ${allowed.join(', ')}`,
       };
     }
     case 'required':
@@ -50,7 +53,9 @@ export function describeAjvError(e: ErrorObject, root: string): { path: string; 
     case 'enum':
       return {
         path: at,
-        message: `${where}: must be one of ${(e.params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}, got ${describeValue(e.data)}`,
+        message:
+          `${where}: must be one of ${(e.params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}` +
+          `, got ${describeValue(e.data)}`,
       };
     case 'pattern':
       if (e.params.pattern === NAME_PART.pattern) {

@@ -22,7 +22,8 @@ export function defineCap(def: CapDefinition): CapDefinition {
 export const coreCap = defineCap({
   name: 'core',
   description:
-    'Drive an app: snapshot, find, tap, fill, keys, select, wait and expect, navigate, screenshot, several steps in one call, start and stop the app.',
+    'Drive an app: snapshot, find, tap, fill, keys, select, wait and expect, ' +
+    'navigate, screenshot, several steps in one call, start and stop the app.',
   byDefault: true,
   tools: [
     'snap',

@@ -44,7 +44,8 @@ const CONFIG_SCHEMA = {
         caps: {
           type: 'array',
           items: { type: 'string', enum: [...CAPS.map((c) => c.name), ALL_CAPS] },
-          description: `Groups of tools to offer (perf mcp --caps overrides). Default ${JSON.stringify(DEFAULT_CAPS)}; "all" for every tool.`,
+          description:
+            `Groups of tools to offer (perf mcp --caps overrides). Default ` + `${JSON.stringify(DEFAULT_CAPS)}; "all" for every tool.`,
         },
         allow: {
           type: 'array',

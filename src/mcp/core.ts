@@ -90,14 +90,18 @@ export class McpCore {
     if (cap && capOff) {
       return new PerfError({
         code: 'tool_not_enabled',
-        message: `tool "${name}" is in the ${cap.name} cap, which this server does not offer (caps on: ${this.config.tools.caps.join(', ') || 'none'})`,
+        message:
+          `tool "${name}" is in the ${cap.name} cap, which this server does not ` +
+          `offer (caps on: ${this.config.tools.caps.join(', ') || 'none'})`,
         suggestion: `restart the MCP server with --caps ${caps.join(',')} (or add "${cap.name}" to tools.caps in ${where})`,
       });
     }
     return new PerfError({
       code: 'tool_denied',
       message: `tool "${name}" is denied by the MCP config ${where}`,
-      suggestion: `to allow it, add "${name}" to tools.allow and remove any tools.deny pattern matching it in ${where}, then restart the MCP server`,
+      suggestion:
+        `to allow it, add "${name}" to tools.allow and remove any tools.deny ` +
+        `pattern matching it in ${where}, then restart the MCP server`,
     });
   }
 
@@ -328,7 +332,8 @@ function noApp(cause: unknown): PerfError {
     kind: 'environment',
     message: 'no app: call app_start first',
     suggestion:
-      'app_start {"serve": "./dist"} serves a folder, {"url": "http://127.0.0.1:5173"} opens a running app; or run `perf start` in a terminal',
+      'app_start {"serve": "./dist"} serves a folder, {"url": "http://127.0.0.1:5173"} ' +
+      'opens a running app; or run `perf start` in a terminal',
     cause,
   });
 }
@@ -345,7 +350,9 @@ export interface ToolDefinition<S extends JsonSchema = JsonSchema> {
   inputSchema: S;
   /** MCP readOnlyHint: true when the tool does not change the app or the page. */
   readOnly: boolean;
-  /** Called with arguments already validated against inputSchema. Never throws to the caller: the core turns a throw into an error reply. */
+  /**
+   * Called with arguments already validated against inputSchema. Never throws to the caller: the core turns a throw into an error reply.
+   */
   run(core: McpCore, args: FromSchema<S>, ctx: ToolCallContext): Promise<ToolReply>;
 }
 

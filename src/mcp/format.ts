@@ -105,7 +105,9 @@ export function renderReply(reply: ToolReply, opts: { capBytes?: number; pretty?
   }
   if (omitted.length) {
     truncated = true;
-    value.imageOmitted = `image left out (${omitted.join(', ')}): over the ${cap / 2 / 1024} KiB image share of the response cap; use format jpeg with a lower quality, or a ref / rect for a smaller region`;
+    value.imageOmitted =
+      `image left out (${omitted.join(', ')}): over the ${cap / 2 / 1024} KiB image share of the ` +
+      `response cap; use format jpeg with a lower quality, or a ref / rect for a smaller region`;
   }
 
   const budget = cap - imageBytes;
@@ -124,7 +126,8 @@ export function renderReply(reply: ToolReply, opts: { capBytes?: number; pretty?
     text = stringify(value);
   }
   if (Buffer.byteLength(text) > budget) {
-    const tail = `\n…[response cut at ${Math.round(cap / 1024)} KiB: the rest was left out and this text is not complete JSON; ${NARROW_HINT}]`;
+    const tail =
+      `\n…[response cut at ${Math.round(cap / 1024)} KiB: the rest was ` + `left out and this text is not complete JSON; ${NARROW_HINT}]`;
     text =
       Buffer.from(text)
         .subarray(0, Math.max(0, budget - Buffer.byteLength(tail)))

@@ -199,7 +199,8 @@ function programOf(sc: Scenario): string | undefined {
 export const perfRunTool = defineTool({
   name: 'perf_run',
   description:
-    'Run a YAML scenario from clean restarts and write a run file (medians, budgets). With against, a baseline runs interleaved (A B B A) until decided and the reply holds the comparison.',
+    'Run a YAML scenario from clean restarts and write a run file (medians, budgets). With against, ' +
+    'a baseline runs interleaved (A B B A) until decided and the reply holds the comparison.',
   inputSchema: {
     type: 'object',
     properties: {

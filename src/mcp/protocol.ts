@@ -22,7 +22,8 @@ export function packageVersion(): string {
 const INSTRUCTIONS = [
   'rehearse drives a web app in a real Chromium.',
   'Start the app with app_start (serve a folder, open a url, or run a command), or use a session started with `perf start`.',
-  'Read the page with snap: every interactive node carries [ref=eN]; act on refs with tap, fill, set_checkbox, select_option, press_key, scroll.',
+  'Read the page with snap: every interactive node carries [ref=eN]; act on ' +
+    'refs with tap, fill, set_checkbox, select_option, press_key, scroll.',
   'Each action answers an effect block read back from the page (what the element holds now); check effect.*.verified.',
   'find/observe mint q refs that re-resolve on every use. Use run for several steps in one call.',
   'Failures are isError results {kind, code, message, suggestion, candidates}: follow the suggestion.',

@@ -121,7 +121,9 @@ export function parseMcpArgs(argv: readonly string[]): McpArgs {
         const near = closest(flag, MCP_FLAGS);
         throw new PerfError({
           code: 'invalid_flag',
-          message: `perf mcp: unknown ${flag.startsWith('-') ? 'flag' : 'argument'} "${tok}"${near.length ? `; did you mean ${near.join(' or ')}?` : ''}`,
+          message:
+            `perf mcp: unknown ${flag.startsWith('-') ? 'flag' : 'argument'} "${tok}` +
+            `"${near.length ? `; did you mean ${near.join(' or ')}?` : ''}`,
           suggestion: MCP_SYNOPSIS,
           candidates: near,
         });

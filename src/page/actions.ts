@@ -108,7 +108,8 @@ export function watchNavigation(ctx: PageContext): { finish(): Promise<{ navigat
         if (!watch.loaded)
           addWarning(
             ctx,
-            `the action started a navigation to ${requested} that had not loaded when the step's time ran out; wait_for what the next page shows`,
+            `the action started a navigation to ${requested} that had not loaded ` +
+              `when the step's time ran out; wait_for what the next page shows`,
           );
         return { navigated: true, url: requested, loaded: watch.loaded };
       } finally {

@@ -88,7 +88,9 @@ export function locatorOf(step: string, args: { ref?: string; target?: TargetSpe
   if (args.ref === undefined && args.target === undefined) {
     throw new PerfError({
       code: 'invalid_arguments',
-      message: `${step}: missing the element: give ref (e5 from snap, q2 from find) or target ({ text | role+name | label | testId | css … })`,
+      message:
+        `${step}: missing the element: give ref (e5 from snap, q2 from find) ` +
+        `or target ({ text | role+name | label | testId | css … })`,
       suggestion: `e.g. ${step}: { target: { role: button, name: Save } }`,
     });
   }
@@ -174,7 +176,9 @@ function checkResolve(ctx: PageContext, locator: Locator, r: RuntimeResolve): Ok
       throw new PerfError({
         code: 'ambiguous_target',
         kind: 'usage',
-        message: `${describeLocator(locator)} matches ${r.count} elements: ${r.candidates.join(', ')}${r.count > r.candidates.length ? `, and ${r.count - r.candidates.length} more` : ''}`,
+        message:
+          `${describeLocator(locator)} matches ${r.count} elements: ${r.candidates.join(', ')}` +
+          `${r.count > r.candidates.length ? `, and ${r.count - r.candidates.length} more` : ''}`,
         suggestion: 'use one of the refs, or narrow the target (role + name, within, testId) or pick one with nth',
         candidates: r.candidates,
       });
@@ -200,7 +204,9 @@ export async function elementBox(ctx: PageContext, locator: Locator): Promise<{ 
     throw new PerfError({
       code: 'empty_box',
       kind: 'failed',
-      message: `ref=${r.ref} (${r.role}${r.name ? ` "${r.name}"` : ''}) has an empty box (${Math.round(b.rect.width)}×${Math.round(b.rect.height)})`,
+      message:
+        `ref=${r.ref} (${r.role}${r.name ? ` "${r.name}"` : ''}) has an empty ` +
+        `box (${Math.round(b.rect.width)}×${Math.round(b.rect.height)})`,
       suggestion: 'pick a rendered element; snap shows what is visible',
     });
   }
@@ -268,13 +274,15 @@ export async function noFramesWarning(ctx: PageContext): Promise<void> {
     if (alive.framed) {
       addWarning(
         ctx,
-        'the page produced no animation frames (hidden or in the background); it was brought to front with focus emulation, later steps will see frames',
+        'the page produced no animation frames (hidden or in the background); it ' +
+          'was brought to front with focus emulation, later steps will see frames',
       );
       return;
     }
   }
   addWarning(
     ctx,
-    'the page produces no animation frames (document hidden, minimised or in a background tab): stability and settle checks ran without frames; run headless or keep the window in front',
+    'the page produces no animation frames (document hidden, minimised or in a background tab): ' +
+      'stability and settle checks ran without frames; run headless or keep the window in front',
   );
 }

@@ -91,7 +91,10 @@ export function shortUrl(url: string): string {
   }
 }
 
-/** One step run while a perf session was open: perf_end turns these into steps.<label>.ms and attributes interactions to the step that caused them. */
+/**
+ * One step run while a perf session was open: perf_end turns these into steps.<label>.ms and attributes interactions to the step that
+ * caused them.
+ */
 export interface StepSpan {
   step: string;
   label: string;

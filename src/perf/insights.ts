@@ -109,7 +109,9 @@ export const framesOverBudget = defineInsight({
     const top = a.blocksBySelf[0];
     return {
       severity: perFrame >= OVER_BUDGET_ERROR_PER_FRAME ? 'error' : 'warn',
-      title: `${f.overBudget} of ${f.painted} painted frames over the ${FRAME_BUDGET_MS} ms budget${top ? `; most self time in ${top.name} (${top.url})` : ''}`,
+      title:
+        `${f.overBudget} of ${f.painted} painted frames over the ${FRAME_BUDGET_MS}` +
+        ` ms budget${top ? `; most self time in ${top.name} (${top.url})` : ''}`,
       evidence: { metric: 'frames.overBudget', value: f.overBudget, perFrame: round(perFrame, 3), threshold: OVER_BUDGET_WARN_PER_FRAME },
       estimatedSavingsMs: round(savings, 1),
       nextStep: a.profile
@@ -171,7 +173,9 @@ const BLOCK_ERROR_MS_PER_FRAME = FRAME_BUDGET_MS / 2;
 
 export const blockSelfMs = defineInsight({
   id: 'blockSelfMs',
-  description: `one function with >= ${BLOCK_SHARE * 100}% of the page's self time and >= ${BLOCK_MS_PER_FRAME} ms per painted frame (attribution mode)`,
+  description:
+    `one function with >= ${BLOCK_SHARE * 100}% of the page's self time and ` +
+    `>= ${BLOCK_MS_PER_FRAME} ms per painted frame (attribution mode)`,
   evaluate(a) {
     const p = a.profile;
     if (!p) return undefined;
@@ -202,10 +206,14 @@ export const blockSelfMs = defineInsight({
     const others = heavy.slice(1).map((b) => `${b.name} ${Math.round(b.share * 100)}%`);
     return {
       severity: perFrame >= BLOCK_ERROR_MS_PER_FRAME ? 'error' : 'warn',
-      title: `${top.name} (${top.url}) holds ${Math.round(top.share * 100)}% of self time, ${round(perFrame, 1)} ms per painted frame${others.length ? `; also ${others.join(', ')}` : ''}`,
+      title:
+        `${top.name} (${top.url}) holds ${Math.round(top.share * 100)}% of self time, ${round(perFrame, 1)}` +
+        ` ms per painted frame${others.length ? `; also ${others.join(', ')}` : ''}`,
       evidence: { metric: 'blocksBySelf[0].selfMs', value: top.selfMs, perFrame: round(perFrame, 3), threshold: BLOCK_SHARE },
       estimatedSavingsMs: top.selfMs,
-      nextStep: `perf_insight { id: 'blockSelfMs' } shows the frames where ${top.name} weighed most; attribution ms are inflated, confirm a fix with a timing-mode run`,
+      nextStep:
+        `perf_insight { id: 'blockSelfMs' } shows the frames where ${top.name} weighed ` +
+        `most; attribution ms are inflated, confirm a fix with a timing-mode run`,
       rows,
       note: 'self ms from the sampling profiler (native builtins counted toward their caller)',
     };
@@ -250,7 +258,9 @@ function forcingFunctions(p: ProfileData, spans: readonly LayoutSpan[]): { name:
 
 export const forcedLayout = defineInsight({
   id: 'forcedLayout',
-  description: `more than ${LAYOUTS_PER_FRAME} layouts per painted frame (forced synchronous layout), naming the script that forced them when known`,
+  description:
+    `more than ${LAYOUTS_PER_FRAME} layouts per painted frame (forced synchronous ` +
+    `layout), naming the script that forced them when known`,
   evaluate(a) {
     const layouts = a.metrics['counters.layouts'] ?? a.layouts?.layouts;
     if (layouts === undefined || layouts < MIN_LAYOUTS) return undefined;
@@ -283,7 +293,8 @@ export const forcedLayout = defineInsight({
       evidence: { metric: 'counters.layouts', value: layouts, perFrame: round(perFrame, 3), threshold: LAYOUTS_PER_FRAME },
       ...(a.layouts?.forcedMs ? { estimatedSavingsMs: a.layouts.forcedMs } : {}),
       nextStep: culprit
-        ? `in ${culprit.split(' (')[0]}, read geometry (offsetHeight, getBoundingClientRect) before writing styles, or batch the writes; perf_insight { id: 'forcedLayout' } lists the forcing functions`
+        ? `in ${culprit.split(' (')[0]}, read geometry (offsetHeight, getBoundingClientRect) before writing ` +
+          `styles, or batch the writes; perf_insight { id: 'forcedLayout' } lists the forcing functions`
         : "measure again with perf_begin { mode: 'attribution' } to name the function that forces the layouts",
       rows,
       ...(a.layouts ? { note: `trace: ${a.layouts.layouts} layouts, ${a.layouts.forced} forced (${a.layouts.forcedMs} ms)` } : {}),
@@ -312,7 +323,9 @@ export const longInteraction = defineInsight({
     ).reduce((m, x) => (x[1] > m[1] ? x : m));
     return {
       severity: worst.latencyMs > INTERACTION_ERROR_MS ? 'error' : 'warn',
-      title: `${worst.type} on ${worst.target || 'the page'}${worst.step ? ` (step ${worst.step})` : ''} took ${worst.latencyMs} ms to the next paint, mostly ${part[0]} (${part[1]} ms)`,
+      title:
+        `${worst.type} on ${worst.target || 'the page'}${worst.step ? ` (step ${worst.step})` : ''}` +
+        ` took ${worst.latencyMs} ms to the next paint, mostly ${part[0]} (${part[1]} ms)`,
       evidence: { metric: 'interactions.latencyMs.worst', value: worst.latencyMs, perFrame: null, threshold: INTERACTION_WARN_MS },
       estimatedSavingsMs: round(worst.latencyMs - INTERACTION_WARN_MS, 1),
       nextStep:

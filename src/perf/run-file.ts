@@ -120,7 +120,10 @@ export interface RunEnv {
   restartMode: 'reload' | 'context' | 'browser';
   viewport: { width: number; height: number; dpr: number; mobile: boolean; touch: boolean };
   cpuThrottle: number;
-  /** The scenario's network throttling, acknowledged by the page's target at every clean restart (Chromium has no getter); absent when not throttled. */
+  /**
+   * The scenario's network throttling, acknowledged by the page's target at every clean restart (Chromium has no getter); absent when not
+   * throttled.
+   */
   network?: {
     profile: string;
     offline: boolean;
@@ -194,7 +197,10 @@ export interface SequentialRecord {
   looks: { a: number; b: number }[];
   /** The most measured repeats per arm the design allowed: all of them, and the timing-mode ones. */
   max: { a: number; b: number; timingA: number; timingB: number };
-  /** Why sampling stopped: the verdict decided (an error confirmed, or every primary metric settled), maxRepeat reached, --budget-s spent, or Ctrl-C. */
+  /**
+   * Why sampling stopped: the verdict decided (an error confirmed, or every primary metric settled), maxRepeat reached, --budget-s spent,
+   * or Ctrl-C.
+   */
   stopped: 'decided' | 'max-repeat' | 'budget' | 'interrupted';
   /** true when the baseline is a stored file that did not grow (`perf gate`): only the candidate was sampled. */
   storedBaseline: boolean;

@@ -121,7 +121,9 @@ export function serializeCast(closed: ClosedSession, cast: TerminalCast): string
     height: cast.height,
     timestamp: Math.floor(closed.startedAt / 1000),
     duration: cast.durationS,
-    title: `rehearse perf session ${closed.token}${cut ? ` (cut at ${cut.atS} s, past the ${Math.round(cut.maxBytes / 1024 / 1024)} MB cap)` : ''}`,
+    title:
+      `rehearse perf session ${closed.token}` +
+      `${cut ? ` (cut at ${cut.atS} s, past the ${Math.round(cut.maxBytes / 1024 / 1024)} MB cap)` : ''}`,
     env: { TERM: cast.env.TERM, SHELL: cast.env.SHELL },
     // Players ignore header fields they do not know; this one says what the file left out.
     rehearse: { sessionToken: closed.token, mode: closed.report.mode, ...(cut ? { cut } : {}) },

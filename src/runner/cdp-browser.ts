@@ -21,7 +21,8 @@ function emulate(page: Page, sc: Scenario): Promise<void> {
 /** What the page reports back after emulation: recorded, not assumed. */
 async function readBackViewport(page: Page, touchAsked: boolean): Promise<RunEnv['viewport']> {
   const r = await page.evaluate<{ w: number; h: number; dpr: number; touch: boolean; mobile: boolean }>(
-    "({ w: innerWidth, h: innerHeight, dpr: devicePixelRatio, touch: navigator.maxTouchPoints > 0, mobile: matchMedia('(pointer: coarse)').matches })",
+    '({ w: innerWidth, h: innerHeight, dpr: devicePixelRatio, touch: navigator.maxTouchPoints ' +
+      "> 0, mobile: matchMedia('(pointer: coarse)').matches })",
   );
   return { width: r.w, height: r.h, dpr: r.dpr, mobile: r.mobile, touch: r.touch || touchAsked };
 }

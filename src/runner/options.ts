@@ -37,24 +37,29 @@ export const SCALE_OPTIONS = {
     type: 'string',
     pattern: '^(selenium\\+)?https?://',
     description:
-      'Selenium Grid 4 URL (http://HOST:4444): each browser is a Grid session for Chromium, driven over CDP through its se:cdp endpoint; the session is deleted at the end (also on Ctrl-C). Same as browser.endpoint: selenium+http://HOST:4444 in the scenario.',
+      'Selenium Grid 4 URL (http://HOST:4444): each browser is a Grid session for Chromium, ' +
+      'driven over CDP through its se:cdp endpoint; the session is deleted at the end (also ' +
+      'on Ctrl-C). Same as browser.endpoint: selenium+http://HOST:4444 in the scenario.',
   },
   serveHost: {
     type: 'string',
     description:
-      'Address app.serve listens on instead of 127.0.0.1 (e.g. 0.0.0.0), so Grid nodes on other machines reach the app: it is then exposed there.',
+      'Address app.serve listens on instead of 127.0.0.1 (e.g. 0.0.0.0), so ' +
+      'Grid nodes on other machines reach the app: it is then exposed there.',
   },
   shard: {
     type: 'string',
     pattern: '^[0-9]+/[0-9]+$',
     description:
-      "Run only shard I of N (I/N) of the gate's scenario/variants and write gate-shard-I-of-N.json beside the run files, for `perf merge`.",
+      "Run only shard I of N (I/N) of the gate's scenario/variants and write " +
+      'gate-shard-I-of-N.json beside the run files, for `perf merge`.',
   },
   parallel: {
     type: 'integer',
     minimum: 1,
     maximum: 64,
     description:
-      'Run up to N scenario/variants at once, each in its own Grid session (needs --grid: on one machine parallel runs share its CPU and spoil the timings).',
+      'Run up to N scenario/variants at once, each in its own Grid session (needs ' +
+      '--grid: on one machine parallel runs share its CPU and spoil the timings).',
   },
 } as const satisfies Record<string, JsonSchema>;

@@ -26,7 +26,10 @@ export interface RepeatContext {
  * here only.
  */
 export interface RepeatBrowser {
-  /** Start clean on `rc.url` with the scenario's emulation; calls `mark('restart')` when the restart alone is timed. Throws to fail the repeat. */
+  /**
+   * Start clean on `rc.url` with the scenario's emulation; calls `mark('restart')` when the restart alone is timed. Throws to fail the
+   * repeat.
+   */
   open(rc: RepeatContext, mark: (phase: 'restart') => void): Promise<void>;
   settle(): Promise<void>;
   /** The measured window ended (a spare browser may start). */

@@ -145,7 +145,8 @@ export function undecided(c: RunsComparison): string {
     .slice(0, 3)
     .map(
       (r) =>
-        `${r.metric} ${r.deltaPct === null ? 'n/a' : `${r.deltaPct > 0 ? '+' : ''}${r.deltaPct.toFixed(Math.abs(r.deltaPct) >= 10 ? 0 : 1)}%`}`,
+        `${r.metric} ` +
+        `${r.deltaPct === null ? 'n/a' : `${r.deltaPct > 0 ? '+' : ''}${r.deltaPct.toFixed(Math.abs(r.deltaPct) >= 10 ? 0 : 1)}%`}`,
     );
   const n = Math.min(...open.map((r) => Math.min(r.a.n, r.b.n)));
   return `${shown.join(', ')}${open.length > 3 ? ` +${open.length - 3} more` : ''} undecided at n=${n}`;

@@ -308,7 +308,9 @@ function readScenarioText(abs: string, shown: string): string {
     if (isPerfError(cause)) throw cause;
     throw new PerfError({
       code: 'scenario_unreadable',
-      message: `cannot read scenario ${shown}: ${(cause as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (cause as Error).message}`,
+      message:
+        `cannot read scenario ${shown}: ` +
+        `${(cause as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (cause as Error).message}`,
       suggestion: 'check the path',
       cause,
     });
@@ -371,7 +373,8 @@ function documentValue(src: Located): Record<string, any> {
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
     throw src.fail(
       [],
-      `a scenario is a mapping of keys (name, app, steps, …), got ${raw === null ? 'an empty file' : Array.isArray(raw) ? 'a list' : typeof raw}`,
+      `a scenario is a mapping of keys (name, app, steps, …), got ` +
+        `${raw === null ? 'an empty file' : Array.isArray(raw) ? 'a list' : typeof raw}`,
     );
   }
   return raw as Record<string, any>;
@@ -477,7 +480,8 @@ function resolveApp(src: Located, w: Written, where: { dir: string; cwd: string;
   if (sources.length === 0 && app.desktop === undefined && app.terminal === undefined)
     throw src.fail(
       ['app'],
-      'app needs one of serve (a folder), command (a shell command), url (a running app), desktop (an app binary) or terminal (a terminal program)',
+      'app needs one of serve (a folder), command (a shell command), url (a running ' +
+        'app), desktop (an app binary) or terminal (a terminal program)',
     );
   const terminal = app.terminal === undefined ? undefined : parseTerminal(app.terminal as Record<string, unknown>, dir);
   const desktop =
@@ -677,7 +681,8 @@ function lookup(
     const near = closest(name, Object.keys(vars));
     throw src.fail(
       path,
-      `unknown var \${${name}}${near.length ? `; did you mean \${${near[0]}}?` : ''}; vars are: ${Object.keys(vars).join(', ') || '(none)'}`,
+      `unknown var \${${name}}${near.length ? `; did you mean \${${near[0]}}?` : ''}` +
+        `; vars are: ${Object.keys(vars).join(', ') || '(none)'}`,
       'declare it under vars:, or use ${env.NAME} for the environment',
       false,
       near,

@@ -42,7 +42,8 @@ const PRESET_TOLERANCE = 0.01;
 // Keys held around another key: a keyDown of one of these starts a combo rather than a press.
 const MODIFIER_KEYS = new Set(['Shift', 'Control', 'Alt', 'Meta']);
 const XPATH_SUGGESTION =
-  'turn on the CSS or ARIA selector types in the Recorder settings and record again, or write the step by hand with a target (role and name, label, text, testId, css)';
+  'turn on the CSS or ARIA selector types in the Recorder settings and record again, ' +
+  'or write the step by hand with a target (role and name, label, text, testId, css)';
 
 /**
  * A Recorder selector in our target grammar, or undefined when it has none (xpath, a path through
@@ -361,7 +362,8 @@ function unconvertible(c: Walk, step: Schema.Step, at: string): void {
         c,
         at,
         'waitForExpression (a JavaScript condition)',
-        "replace it with wait_for (text) or expect (a target's text, value, visibility); evaluate runs an expression once but does not wait",
+        "replace it with wait_for (text) or expect (a target's text, value, " +
+          'visibility); evaluate runs an expression once but does not wait',
       );
       return;
     case 'customStep':
@@ -379,7 +381,9 @@ function unconvertible(c: Walk, step: Schema.Step, at: string): void {
 export function unsupportedError(shown: string, items: UnsupportedItem[], hint: string): PerfError {
   return new PerfError({
     code: 'recording_unsupported',
-    message: `${shown}: ${items.length} recorded step${items.length === 1 ? ' has' : 's have'} no equivalent:\n${items.map((u) => `  ${u.path}: ${u.what}; ${u.suggestion}`).join('\n')}`,
+    message:
+      `${shown}: ${items.length} recorded step${items.length === 1 ? ' has' : 's have'} no equivalent:\n` +
+      `${items.map((u) => `  ${u.path}: ${u.what}; ${u.suggestion}`).join('\n')}`,
     suggestion: hint,
   });
 }

@@ -16,7 +16,8 @@ const RESTART = {
   type: 'string',
   enum: ['reload', 'context', 'browser'],
   description:
-    'How each repeat starts clean: reload (same page, cache disabled, fresh navigation), context (new browser context: storage and cache gone; default), browser (kill and relaunch Chromium with a new profile).',
+    'How each repeat starts clean: reload (same page, cache disabled, fresh navigation), context (new browser ' +
+    'context: storage and cache gone; default), browser (kill and relaunch Chromium with a new profile).',
 } as const;
 
 const PCT = {
@@ -30,7 +31,8 @@ const PCT = {
 const APP_KEY: JsonSchema = {
   type: 'object',
   description:
-    'The app under test: one of serve, command, url (command may add url), desktop (which may add one of them as its ${APP_URL}), or terminal.',
+    'The app under test: one of serve, command, url (command may add url), ' +
+    'desktop (which may add one of them as its ${APP_URL}), or terminal.',
   properties: {
     serve: { type: 'string', description: 'Static folder served on a free 127.0.0.1 port (relative to the scenario file).' },
     command: {
@@ -63,7 +65,8 @@ const APP_KEY: JsonSchema = {
     desktop: {
       type: 'object',
       description:
-        'A desktop app driven over WebDriver (WebKitGTK on Linux): a Tauri app through tauri-driver, or any WebKitGTK app through WebKitWebDriver. Every repeat starts it anew.',
+        'A desktop app driven over WebDriver (WebKitGTK on Linux): a Tauri app through tauri-driver, ' +
+        'or any WebKitGTK app through WebKitWebDriver. Every repeat starts it anew.',
       properties: {
         binary: {
           type: 'string',
@@ -97,7 +100,9 @@ const BROWSER_KEY: JsonSchema = {
     endpoint: {
       type: 'string',
       description:
-        'Use an existing Chrome (ws://… or http://127.0.0.1:PORT) instead of launching one; or selenium+http://HOST:4444: a Selenium Grid 4, each browser a new Grid session for Chromium driven over CDP through its se:cdp (deleted at the end; a browser restart is a new session). --grid URL overrides it.',
+        'Use an existing Chrome (ws://… or http://127.0.0.1:PORT) instead of launching one; or selenium+http://HOST:4444: ' +
+        'a Selenium Grid 4, each browser a new Grid session for Chromium driven over CDP through its ' +
+        'se:cdp (deleted at the end; a browser restart is a new session). --grid URL overrides it.',
     },
     headless: { type: 'boolean', description: 'Run headless (default true).' },
     driver: {
@@ -105,7 +110,8 @@ const BROWSER_KEY: JsonSchema = {
       // The page drivers by name, from the registry (a terminal's driver follows app.terminal, not this key).
       enum: driversOn('page'),
       description:
-        'How the browser is driven: cdp (default; Chromium) or webdriver (W3C WebDriver: chromedriver, or WebKitWebDriver with engine webkit). Over webdriver every repeat is a new browser session.',
+        'How the browser is driven: cdp (default; Chromium) or webdriver (W3C WebDriver: chromedriver, ' +
+        'or WebKitWebDriver with engine webkit). Over webdriver every repeat is a new browser session.',
     },
     engine: {
       type: 'string',
@@ -167,10 +173,12 @@ const GATE_KEY: JsonSchema = {
       items: {
         type: 'string',
         description:
-          'A metric name (perf metrics lists them); a count with a per-frame form is judged per frame only where both runs paint enough frames.',
+          'A metric name (perf metrics lists them); a count with a per-frame ' +
+          'form is judged per frame only where both runs paint enough frames.',
       },
       description:
-        "The primary family, replacing the registry's (perf metrics, gate: primary). Every other metric is shown and judged as secondary, never failing the gate.",
+        "The primary family, replacing the registry's (perf metrics, gate: primary). " +
+        'Every other metric is shown and judged as secondary, never failing the gate.',
     },
   },
   additionalProperties: false,
@@ -197,7 +205,8 @@ function overridableProperties(stepList: JsonSchema): Record<string, JsonSchema>
     network: {
       ...NETWORK_KEY,
       description:
-        'Network throttling applied at every clean restart, before the app opens (CDP Network.emulateNetworkConditions; cdp driver only): a profile, or latencyMs with downloadKbps and uploadKbps. Default none.',
+        'Network throttling applied at every clean restart, before the app opens (CDP Network.emulateNetworkConditions; ' +
+        'cdp driver only): a profile, or latencyMs with downloadKbps and uploadKbps. Default none.',
     },
     repeat: {
       type: 'integer',

@@ -495,7 +495,10 @@ function startTimeoutError(
   return new PerfError({
     code: 'app_start_timeout',
     kind: 'environment',
-    message: `app command \`${at.command}\` did not answer at ${at.url} within ${at.startTimeoutMs} ms (last probe: ${at.lastReason})${tailMessage(logs)}`,
-    suggestion: `check that the command binds 127.0.0.1:${at.port} (use \${PORT} or the PORT environment variable), or raise startTimeoutMs`,
+    message:
+      `app command \`${at.command}\` did not answer at ${at.url} within ${at.startTimeoutMs}` +
+      ` ms (last probe: ${at.lastReason})${tailMessage(logs)}`,
+    suggestion:
+      `check that the command binds 127.0.0.1:${at.port} (use \${PORT} ` + `or the PORT environment variable), or raise startTimeoutMs`,
   });
 }

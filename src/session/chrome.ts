@@ -13,7 +13,8 @@ import { trackFolder, trackProcess, terminate, isAlive } from './processes.js';
 import { isExecutable } from '../files.js';
 
 export const INSTALL_HINT =
-  'install Chromium: Debian/Ubuntu `sudo apt-get install -y chromium` (Ubuntu: chromium-browser), macOS `brew install --cask chromium`; or set CHROME_PATH to a Chrome/Chromium binary';
+  'install Chromium: Debian/Ubuntu `sudo apt-get install -y chromium` (Ubuntu: chromium-browser), ' +
+  'macOS `brew install --cask chromium`; or set CHROME_PATH to a Chrome/Chromium binary';
 
 const CANDIDATE_NAMES = ['chromium', 'chromium-browser', 'google-chrome', 'google-chrome-stable'];
 const MAC_APPS = ['/Applications/Chromium.app/Contents/MacOS/Chromium', '/Applications/Google Chrome.app/Contents/MacOS/Google Chrome'];
@@ -95,7 +96,8 @@ export const BASE_FLAGS = [
   '--disable-breakpad',
   // The WebUI omnibox popups: headless has no omnibox, yet every new window would start them in a
   // renderer of their own, doubling the process starts of a context restart.
-  '--disable-features=Translate,OptimizationHints,MediaRouter,DialMediaRouteProvider,CalculateNativeWinOcclusion,InterestFeedContentSuggestions,WebUIOmniboxPopup,WebUIOmniboxAimPopup,WebUIOmniboxFullPopup',
+  '--disable-features=Translate,OptimizationHints,MediaRouter,DialMediaRouteProvider,CalculateNativeWinOcclusion,' +
+    'InterestFeedContentSuggestions,WebUIOmniboxPopup,WebUIOmniboxAimPopup,WebUIOmniboxFullPopup',
 ];
 
 export interface LaunchOptions {

@@ -83,7 +83,8 @@ function validateStart(o: StartOptions): void {
       code: 'start_needs_one_app',
       message:
         sources.length === 0
-          ? 'perf start needs an app: --serve DIR, --url URL, or --command CMD [--url URL]; or a desktop app, --desktop BIN; or a terminal program, --terminal CMD'
+          ? 'perf start needs an app: --serve DIR, --url URL, or --command CMD [--url URL]; ' +
+            'or a desktop app, --desktop BIN; or a terminal program, --terminal CMD'
           : `perf start takes one app source, got ${sources.join(' and ')}`,
       suggestion: 'e.g. `perf start --serve scenarios/app --path /list.html`',
     });
@@ -459,7 +460,9 @@ export async function runDoctor(opts: { outDir?: string } = {}): Promise<{ ok: b
         checks.push({
           name: 'chromium launches',
           ok: true,
-          detail: `${product} headless, DevTools on 127.0.0.1:${chrome.port}, ${Math.round(performance.now() - t0)} ms (${safeVersion(chromePath)})`,
+          detail:
+            `${product} headless, DevTools on 127.0.0.1:${chrome.port}, ${Math.round(performance.now() - t0)}` +
+            ` ms (${safeVersion(chromePath)})`,
         });
       } finally {
         await chrome.close();

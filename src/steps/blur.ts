@@ -12,7 +12,8 @@ const ARGS = {
 export const blur = defineStep({
   name: 'blur',
   description:
-    'Take focus away from an element, or from whatever has focus. Returns hadFocus and the effect (validation messages often appear on blur).',
+    'Take focus away from an element, or from whatever has focus. Returns ' +
+    'hadFocus and the effect (validation messages often appear on blur).',
   details: 'Fires blur/focusout and, for an edited field, change. The effect holds treeChanged.',
   args: ARGS,
   readOnly: false,

@@ -12,7 +12,8 @@ export const dblclick = defineStep({
   name: 'dblclick',
   description: 'Double-click an element like a user, after the actionability checks; returns the effect.',
   details:
-    'Two clicks and a dblclick event. The gate first scrolls it into view. The effect holds treeChanged, and checked for checkboxes/switches.',
+    'Two clicks and a dblclick event. The gate first scrolls it into view. ' +
+    'The effect holds treeChanged, and checked for checkboxes/switches.',
   args: ARGS,
   readOnly: false,
   actsOnTarget: true,

@@ -66,7 +66,10 @@ export interface TerminalStepContext {
 export interface StepDefinition<S extends JsonSchema = JsonSchema> {
   /** snake_case; identical in YAML, MCP and reports. */
   name: string;
-  /** What an agent needs to pick the step, in one or two sentences: the MCP tool description, and the first line of the YAML hover and CLI help. */
+  /**
+   * What an agent needs to pick the step, in one or two sentences: the MCP tool description, and the first line of the YAML hover and CLI
+   * help.
+   */
   description: string;
   /** More for people (YAML hover, `perf <verb> --help`): edge cases, defaults, what the answer holds. Not sent to agents. */
   details?: string;

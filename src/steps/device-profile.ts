@@ -10,7 +10,9 @@ import { readViewportSettled, readViewportUntil, viewportAnswer } from './resize
 export const deviceProfile = defineStep({
   name: 'device_profile',
   description: 'Emulate a device preset (viewport, touch, user agent), read back; list shows them, reset clears.',
-  details: `A preset also sets the pixel ratio and mobile layout. Presets: ${DEVICE_NAMES.join(', ')}. list needs no app. reset clears all viewport, touch and user-agent emulation: back to the browser's own.`,
+  details:
+    `A preset also sets the pixel ratio and mobile layout. Presets: ${DEVICE_NAMES.join(', ')}. list needs ` +
+    `no app. reset clears all viewport, touch and user-agent emulation: back to the browser's own.`,
   args: {
     type: 'object',
     properties: {

@@ -34,7 +34,8 @@ export const DEVICES = {
     mobile: true,
     touch: true,
     userAgent:
-      'Mozilla/5.0 (iPhone; CPU iPhone OS 11_0 like Mac OS X) AppleWebKit/604.1.38 (KHTML, like Gecko) Version/11.0 Mobile/15A372 Safari/604.1',
+      'Mozilla/5.0 (iPhone; CPU iPhone OS 11_0 like Mac OS X) AppleWebKit/604.1.38 ' +
+      '(KHTML, like Gecko) Version/11.0 Mobile/15A372 Safari/604.1',
   },
   'iphone-13': {
     width: 390,
@@ -45,7 +46,8 @@ export const DEVICES = {
     mobile: true,
     touch: true,
     userAgent:
-      'Mozilla/5.0 (iPhone; CPU iPhone OS 15_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/15.0 Mobile/15E148 Safari/604.1',
+      'Mozilla/5.0 (iPhone; CPU iPhone OS 15_0 like Mac OS X) AppleWebKit/605.1.15 ' +
+      '(KHTML, like Gecko) Version/15.0 Mobile/15E148 Safari/604.1',
   },
   'iphone-15-pro': {
     width: 393,
@@ -56,7 +58,8 @@ export const DEVICES = {
     mobile: true,
     touch: true,
     userAgent:
-      'Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1',
+      'Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 ' +
+      '(KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1',
   },
   'pixel-5': {
     width: 393,

@@ -40,7 +40,8 @@ export const drag = defineStep({
   name: 'drag',
   description: 'Drag an element onto another (toRef/toTarget) or by dx/dy: press, move in steps, release.',
   details:
-    'Presses at its live centre and moves in steps (at least 5) to the end. HTML5 draggable elements get real drag events. Returns the effect (treeChanged).',
+    'Presses at its live centre and moves in steps (at least 5) to the end. HTML5 ' +
+    'draggable elements get real drag events. Returns the effect (treeChanged).',
   args: ARGS,
   readOnly: false,
   actsOnTarget: true,

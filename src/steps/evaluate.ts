@@ -10,7 +10,8 @@ export const MAX_VALUE_CHARS = 256 * 1024;
 export const evaluate = defineStep({
   name: 'evaluate',
   description:
-    'Evaluate a JavaScript expression in the page (await allowed) and return {value} as JSON; a thrown exception fails with evaluate_failed.',
+    'Evaluate a JavaScript expression in the page (await allowed) and return ' +
+    '{value} as JSON; a thrown exception fails with evaluate_failed.',
   details: 'A returned promise is awaited. Values that are not JSON (DOM nodes, functions) come back as their type and description.',
   args: {
     type: 'object',

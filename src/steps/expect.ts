@@ -36,7 +36,8 @@ export const expect = defineStep({
   name: 'expect',
   description: 'Assert the state of ref/target or the page, polling until every given assertion holds; a failure shows expected vs actual.',
   details:
-    'Assertions: visible, hidden, text, textContains, value, checked, count (of ref/target), url; several in one step must all hold. Polls until timeoutMs (default 5000). A failure is an assertion failure (exit 1).',
+    'Assertions: visible, hidden, text, textContains, value, checked, count (of ref/target), url; several in one ' +
+    'step must all hold. Polls until timeoutMs (default 5000). A failure is an assertion failure (exit 1).',
   args: ARGS,
   readOnly: true,
   shorthand: (text) => ({ target: { text }, visible: true }),
@@ -68,7 +69,8 @@ export const expect = defineStep({
     if (!r.pass) {
       const parts = r.failures.map(
         (f) =>
-          `${f.check}: expected ${JSON.stringify(f.expected)}, got ${typeof f.actual === 'string' && /^(no element|element|visible:)/.test(f.actual) ? f.actual : JSON.stringify(f.actual)}`,
+          `${f.check}: expected ${JSON.stringify(f.expected)}, got ` +
+          `${typeof f.actual === 'string' && /^(no element|element|visible:)/.test(f.actual) ? f.actual : JSON.stringify(f.actual)}`,
       );
       throw new PerfError({
         code: 'expect_failed',

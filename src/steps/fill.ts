@@ -18,7 +18,8 @@ export const fill = defineStep({
   name: 'fill',
   description: "Set a field's text in one edit, then fire change; the effect reads back the value.",
   details:
-    'Focuses, clears, and enters the text as one edit. Refuses non-text controls, naming their role (use set_checkbox / select_option). Retries once only if the element was replaced before typing started.',
+    'Focuses, clears, and enters the text as one edit. Refuses non-text controls, naming their role (use ' +
+    'set_checkbox / select_option). Retries once only if the element was replaced before typing started.',
   args: ARGS,
   readOnly: false,
   actsOnTarget: true,

@@ -97,7 +97,8 @@ function collectRoutes(limit: number, textCap: number): Collected {
 export const getRoutes = defineStep({
   name: 'get_routes',
   description:
-    "List the app's routes (window.__routes if exposed) and the same-origin links on the page, with their text; each path can be given to navigate.",
+    "List the app's routes (window.__routes if exposed) and the same-origin " +
+    'links on the page, with their text; each path can be given to navigate.',
   details: 'App routes are each paired with the link that opens it; the list is deduplicated.',
   args: {
     type: 'object',

@@ -21,7 +21,8 @@ export async function settleAfterCommit(page: PageDriver, kind: CommitKind, dead
   if (kind === 'same-document') {
     await page
       .evaluate(
-        `new Promise((r) => { const t = setTimeout(r, ${FRAME_WAIT_CAP_MS}); requestAnimationFrame(() => requestAnimationFrame(() => { clearTimeout(t); r(); })); })`,
+        `new Promise((r) => { const t = setTimeout(r, ${FRAME_WAIT_CAP_MS}); requestAnimationFrame(() ` +
+          `=> requestAnimationFrame(() => { clearTimeout(t); r(); })); })`,
       )
       .catch(() => undefined);
     return;

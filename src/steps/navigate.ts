@@ -22,11 +22,14 @@ export interface PageLocation {
 
 /** Where the page is now, as the page itself reports it. */
 export async function readLocation(page: PageDriver): Promise<PageLocation> {
-  return page.evaluate<PageLocation>(`(() => {
+  return page.evaluate<PageLocation>(
+    `(() => {
     const nav = performance.getEntriesByType('navigation')[0];
     const status = nav && typeof nav.responseStatus === 'number' && nav.responseStatus > 0 ? nav.responseStatus : undefined;
-    return { href: location.href, pathname: location.pathname, search: location.search, hash: location.hash, title: document.title, ...(status ? { status } : {}) };
-  })()`);
+    return { href: location.href, pathname: location.pathname, search: location.search, ` +
+      `hash: location.hash, title: document.title, ...(status ? { status } : {}) };
+  })()`,
+  );
 }
 
 /**
@@ -65,7 +68,8 @@ export const navigate = defineStep({
   name: 'navigate',
   description: 'Open an app path, ?query, #hash or http(s) URL and wait for the load; returns the url read back.',
   details:
-    'e.g. "/form.html", "?page=products", "#section". Returns navigated, the url read back from location after load, and exactPath (false when a redirect or router changed the path or query).',
+    'e.g. "/form.html", "?page=products", "#section". Returns navigated, the url read back from location ' +
+    'after load, and exactPath (false when a redirect or router changed the path or query).',
   args: {
     type: 'object',
     properties: {

@@ -82,11 +82,11 @@ export function sameNetwork(a: NetworkConditions | undefined, b: NetworkConditio
 export const network = defineStep({
   name: 'network',
   description: 'Throttle the network: a preset, offline, or none.',
-  details: `Presets (latency ms, down/up kbit/s, from Chrome DevTools): ${NETWORK_PROFILE_NAMES.filter((n) => n !== 'offline')
-    .map((n) => `${n} ${NETWORK_PROFILES[n].latencyMs} ms ${NETWORK_PROFILES[n].downloadKbps}/${NETWORK_PROFILES[n].uploadKbps}`)
-    .join(
-      ', ',
-    )}. Applies to the requests that start after it, until the next network step or clean restart (which applies the scenario's network key). CDP driver only.`,
+  details:
+    `Presets (latency ms, down/up kbit/s, from Chrome DevTools): ${NETWORK_PROFILE_NAMES.filter((n) => n !== 'offline')
+      .map((n) => `${n} ${NETWORK_PROFILES[n].latencyMs} ms ${NETWORK_PROFILES[n].downloadKbps}/${NETWORK_PROFILES[n].uploadKbps}`)
+      .join(', ')}. Applies to the requests that start after it, until the next network step ` +
+    `or clean restart (which applies the scenario's network key). CDP driver only.`,
   args: NETWORK_ARGS,
   needs: ['networkEmulation'],
   readOnly: false,

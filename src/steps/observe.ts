@@ -18,7 +18,8 @@ const DEFAULT_LIMIT = 100;
 export const observe = defineStep({
   name: 'observe',
   description:
-    'List the interactive elements of the page or a container to act on: q<N> ref, role, label, value, bounds, isEnabled, inViewport, occluded.',
+    'List the interactive elements of the page or a container to act on: q<N> ' +
+    'ref, role, label, value, bounds, isEnabled, inViewport, occluded.',
   details: 'A q<N> ref re-resolves on every use. occluded: something covers its centre.',
   args: ARGS,
   readOnly: true,

@@ -10,7 +10,9 @@ export const perfBegin = defineStep({
   description:
     'Open a measured window (frames, interactions, long frames, counters, layout shift; a CPU profile in attribution mode) until perf_end.',
   details:
-    'Frames come from the Chromium trace and an in-page frame counter, interactions from Event Timing; long animation frames, Performance counters and layout shift too. Attribution mode (default) adds a sampling CPU profile. A perf_begin while a session is open restarts it. Returns {sessionToken, mode}.',
+    'Frames come from the Chromium trace and an in-page frame counter, interactions from Event Timing; long ' +
+    'animation frames, Performance counters and layout shift too. Attribution mode (default) adds a sampling ' +
+    'CPU profile. A perf_begin while a session is open restarts it. Returns {sessionToken, mode}.',
   args: {
     type: 'object',
     properties: {

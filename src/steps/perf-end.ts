@@ -8,9 +8,13 @@ import { defineStep } from './define.js';
 export const perfEnd = defineStep({
   name: 'perf_end',
   description:
-    'Close the perf session and return its report: metrics, coverage, summary and ranked insights (perf_insight {id} shows the rows behind one).',
+    'Close the perf session and return its report: metrics, coverage, summary ' +
+    'and ranked insights (perf_insight {id} shows the rows behind one).',
   details:
-    'About 6 KB at most: sessionToken, refused/reason, mode, flat metrics (frames, interactions, longFrames, counters, per painted frame, steps.<label>.ms), coverage (each source read or missing), env, summary (frames, blocksBySelf, blocksByCount), counters, interactions, insights (ranked) and omitted (what each ranked list cut). perf_trace writes the trace.',
+    'About 6 KB at most: sessionToken, refused/reason, mode, flat metrics (frames, interactions, longFrames, counters, per ' +
+    'painted frame, steps.<label>.ms), coverage (each source read or missing), env, summary (frames, blocksBySelf, ' +
+    'blocksByCount), counters, interactions, insights (ranked) and omitted ' +
+    '(what each ranked list cut). perf_trace writes the trace.',
   args: { type: 'object', properties: {}, additionalProperties: false } as const,
   readOnly: true,
   defaultTimeoutMs: END_TIMEOUT_MS,

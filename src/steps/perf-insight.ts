@@ -12,7 +12,9 @@ export const perfInsight = defineStep({
   description:
     "The rows behind one insight of the last closed perf session's report, e.g. the worst frames and the functions that ran in them.",
   details:
-    'For framesOverBudget the worst frames and the functions that ran in them, for blockSelfMs the frames where the function weighed most, for forcedLayout the functions that forced layouts, for longInteraction each slow interaction broken down into input delay, processing and presentation. Returns {token, id, title, rows, note?}.',
+    'For framesOverBudget the worst frames and the functions that ran in them, for blockSelfMs the frames where the ' +
+    'function weighed most, for forcedLayout the functions that forced layouts, for longInteraction each slow interaction ' +
+    'broken down into input delay, processing and presentation. Returns {token, id, title, rows, note?}.',
   args: {
     type: 'object',
     properties: {
@@ -40,7 +42,9 @@ export const perfInsight = defineStep({
       if (rule) {
         throw new PerfError({
           code: 'insight_not_fired',
-          message: `perf_insight: insight "${args.id}" (${rule.description}) did not fire in session ${last.token}${fired.length ? `; it has ${fired.join(', ')}` : '; no insight fired'}`,
+          message:
+            `perf_insight: insight "${args.id}" (${rule.description}) did not fire in session ${last.token}` +
+            `${fired.length ? `; it has ${fired.join(', ')}` : '; no insight fired'}`,
           suggestion: fired.length ? `read one of: ${fired.join(', ')}` : "read perf_end's metrics and summary instead",
           candidates: fired,
         });
@@ -51,7 +55,9 @@ export const perfInsight = defineStep({
       );
       throw new PerfError({
         code: 'unknown_insight',
-        message: `perf_insight: unknown insight id "${args.id}"${near.length ? `; did you mean ${near.map((n) => `"${n}"`).join(' or ')}?` : ''}`,
+        message:
+          `perf_insight: unknown insight id "${args.id}"` +
+          `${near.length ? `; did you mean ${near.map((n) => `"${n}"`).join(' or ')}?` : ''}`,
         suggestion: fired.length
           ? `session ${last.token} has: ${fired.join(', ')}`
           : `insight ids are: ${INSIGHTS.map((r) => r.id).join(', ')}`,

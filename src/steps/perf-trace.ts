@@ -21,9 +21,15 @@ async function writeInside(host: StepHost, out: string, body: string, overwrite:
 export const perfTrace = defineStep({
   name: 'perf_trace',
   description:
-    "Write the last closed perf session's Chromium trace as JSON to out, for ui.perfetto.dev or DevTools; on a terminal, an asciicast v2 recording (perf replay FILE). Returns {path, events, bytes, dataLoss}.",
+    "Write the last closed perf session's Chromium trace as JSON to out, for ui.perfetto.dev or DevTools; " +
+    'on a terminal, an asciicast v2 recording (perf replay FILE). Returns {path, events, bytes, dataLoss}.',
   details:
-    'Chrome Trace Event JSON ({traceEvents: [...]}), openable in ui.perfetto.dev or the DevTools Performance panel; on a terminal program, the window as asciicast v2 (the screen when it opened, then every output and input with its time; `perf replay FILE` or `asciinema play` plays it). out is a path inside the working folder, <sessionToken>.json (.cast on a terminal) by default. Refuses to replace an existing file unless overwrite is true. Also returns token; dataLoss true means the trace buffer overflowed and events were lost; on a terminal, cut says where the recording stopped at its byte cap.',
+    'Chrome Trace Event JSON ({traceEvents: [...]}), openable in ui.perfetto.dev or the DevTools Performance panel; on a ' +
+    'terminal program, the window as asciicast v2 (the screen when it opened, then every output and input with its time; `perf ' +
+    'replay FILE` or `asciinema play` plays it). out is a path inside the working folder, <sessionToken>.json (.cast on a ' +
+    'terminal) by default. Refuses to replace an existing file unless overwrite is true. Also returns token; dataLoss true ' +
+    'means the trace buffer overflowed and events were lost; on a terminal, ' +
+    'cut says where the recording stopped at its byte cap.',
   args: {
     type: 'object',
     properties: {
@@ -59,7 +65,8 @@ export const perfTrace = defineStep({
       ...(cut
         ? {
             warnings: [
-              `the recording reached its ${Math.round(cut.maxBytes / 1024 / 1024)} MB cap at ${cut.atS} s: the ${cut.droppedEvents} events after were left out`,
+              `the recording reached its ${Math.round(cut.maxBytes / 1024 / 1024)} MB cap ` +
+                `at ${cut.atS} s: the ${cut.droppedEvents} events after were left out`,
             ],
           }
         : {}),

@@ -5,7 +5,8 @@ import { NAVIGATION_TIMEOUT_MS, readLocation } from './navigate.js';
 export const reload = defineStep({
   name: 'reload',
   description:
-    'Reload the current page and wait for the load event. Returns the url read back; in-page state (form input, scroll, console buffer) starts over.',
+    'Reload the current page and wait for the load event. Returns the url read ' +
+    'back; in-page state (form input, scroll, console buffer) starts over.',
   args: {
     type: 'object',
     properties: {

@@ -9,9 +9,11 @@ import { dismissAnswer, dismissOpenModals, modalOp, pressEscape, type Dismissed,
 export const resetOverlays = defineStep({
   name: 'reset_overlays',
   description:
-    'Reset transient UI: press Escape, hide popovers, close modals (like dismiss_modals), blur the focused element. Returns what it did and the modals left.',
+    'Reset transient UI: press Escape, hide popovers, close modals (like dismiss_modals), ' +
+    'blur the focused element. Returns what it did and the modals left.',
   details:
-    'Escape is pressed once at page level; modals are closed with dialog.close(), Escape, or their close/cancel/OK button. How many modals remain open is read back.',
+    'Escape is pressed once at page level; modals are closed with dialog.close(), Escape, ' +
+    'or their close/cancel/OK button. How many modals remain open is read back.',
   args: { type: 'object', properties: {} } as const,
   readOnly: false,
   async run(ctx) {

@@ -30,7 +30,8 @@ export function viewportAnswer(want: ViewportSpec, seen: ViewportReadBack): { da
   const warnings: string[] = [];
   if (!verified) {
     warnings.push(
-      `the page reports ${seen.width}×${seen.height} @${seen.dpr}x${seen.touch ? ' touch' : ''}, not ${want.width}×${want.height} @${want.dpr}x${want.touch ? ' touch' : ''}` +
+      `the page reports ${seen.width}×${seen.height} @${seen.dpr}x${seen.touch ? ' touch' : ''}` +
+        `, not ${want.width}×${want.height} @${want.dpr}x${want.touch ? ' touch' : ''}` +
         (want.mobile && seen.width !== want.width
           ? ' (in mobile mode a page without <meta name="viewport" content="width=device-width"> lays out at 980 px)'
           : ''),
@@ -54,7 +55,9 @@ export const resizeViewport = defineStep({
   name: 'resize_viewport',
   description: 'Emulate a viewport (CSS px, pixel ratio, mobile, touch); answers what the page reads back.',
   details:
-    'mobile honours the meta viewport tag and uses overlay scrollbars; touch sets maxTouchPoints and enables touch events (both default false). Read back: innerWidth, innerHeight, devicePixelRatio, touch. device_profile reset undoes it. On a terminal program, width and height are columns and rows (the program gets SIGWINCH).',
+    'mobile honours the meta viewport tag and uses overlay scrollbars; touch sets maxTouchPoints and enables touch ' +
+    'events (both default false). Read back: innerWidth, innerHeight, devicePixelRatio, touch. device_profile reset ' +
+    'undoes it. On a terminal program, width and height are columns and rows (the program gets SIGWINCH).',
   args: {
     type: 'object',
     properties: {

@@ -45,7 +45,8 @@ export const screenshot = defineStep({
   name: 'screenshot',
   description: 'Capture the viewport, the full page, an element or a rect in it as PNG or JPEG; returns the image.',
   details:
-    'Default: the viewport, as PNG. Returns the image plus {width, height, bytes} read from the image; with path, also writes it to a file inside the working folder.',
+    'Default: the viewport, as PNG. Returns the image plus {width, height, bytes} read ' +
+    'from the image; with path, also writes it to a file inside the working folder.',
   args: {
     type: 'object',
     properties: {

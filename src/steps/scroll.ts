@@ -29,7 +29,9 @@ export const scroll = defineStep({
   description:
     'Scroll with wheel events (direction+pixels or dx/dy) in the container of ref/target or the page, or intoView; reads back the offset.',
   details:
-    'With ref/target it scrolls that element or its nearest scrollable ancestor; without, the first scrollable element of the page (else the document). Wheel events at the container run scroll handlers and frames as for a user. Clamped to the scroll range. intoView scrolls the element into view instead. The effect: scrollOffset {changed, before, after}.',
+    'With ref/target it scrolls that element or its nearest scrollable ancestor; without, the first scrollable element of ' +
+    'the page (else the document). Wheel events at the container run scroll handlers and frames as for a user. Clamped to ' +
+    'the scroll range. intoView scrolls the element into view instead. The effect: scrollOffset {changed, before, after}.',
   args: ARGS,
   readOnly: false,
   actsOnTarget: true,

@@ -61,7 +61,8 @@ async function ariaOptionsWhenOpen(ctx: StepContext, ref: string): Promise<Extra
 export const selectOption = defineStep({
   name: 'select_option',
   description:
-    'Select option(s) in a native <select> or an ARIA listbox/combobox, as a user would. The effect selected {verified, value} is read back.',
+    'Select option(s) in a native <select> or an ARIA listbox/combobox, as ' +
+    'a user would. The effect selected {verified, value} is read back.',
   details: 'A <select> is set with input and change events; a listbox or combobox is opened and the option clicked.',
   args: ARGS,
   readOnly: false,
@@ -94,7 +95,8 @@ async function selectNative(ctx: StepContext, args: Args, r: Resolved, wanted: s
         throw new PerfError({
           code: 'option_not_found',
           kind: 'failed',
-          message: `${describeEl(r)} has no option ${n.missing.map((m) => JSON.stringify(m)).join(', ')}; options: ${n.available.join(', ')}`,
+          message:
+            `${describeEl(r)} has no option ${n.missing.map((m) => JSON.stringify(m)).join(', ')}` + `; options: ${n.available.join(', ')}`,
           candidates: n.available.slice(0, 20),
         });
       case 'single':

@@ -34,7 +34,8 @@ export const setCheckbox = defineStep({
   name: 'set_checkbox',
   description: 'Set a checkbox, radio or switch to value, clicking only if needed; the effect reads back checked.',
   details:
-    'Idempotent: taps only when the state differs. Returns previousValue and toggled. A control hidden behind a styled label is toggled through its label.',
+    'Idempotent: taps only when the state differs. Returns previousValue and toggled. ' +
+    'A control hidden behind a styled label is toggled through its label.',
   args: ARGS,
   readOnly: false,
   actsOnTarget: true,

@@ -24,7 +24,9 @@ export const snap = defineStep({
   description:
     'The page as text, one line per node (role, name, states), with [ref=eN] on each element you can act on; refs stay valid on this page.',
   details:
-    'YAML-like. States: [checked] [disabled] [expanded] [selected] [focused] [offscreen] [occluded]; fields show typeable: true and value: "…". Generic wrappers are collapsed; long offscreen lists are summarised. Open shadow roots and same-origin iframes are included. Bounded (~16 KB by default).',
+    'YAML-like. States: [checked] [disabled] [expanded] [selected] [focused] [offscreen] [occluded]; fields ' +
+    'show typeable: true and value: "…". Generic wrappers are collapsed; long offscreen lists are summarised. ' +
+    'Open shadow roots and same-origin iframes are included. Bounded (~16 KB by default).',
   args: ARGS,
   readOnly: true,
   terminal: (ctx, args) => terminalSnap(ctx, args),

@@ -26,7 +26,8 @@ export const tauriInvoke = defineStep({
   name: 'tauri_invoke',
   description: "Call a Tauri app's command over its IPC; returns {value}.",
   details:
-    'Desktop apps only (app.desktop). Like invoke(command, args) in @tauri-apps/api; a rejected command fails with tauri_invoke_failed and its message.',
+    'Desktop apps only (app.desktop). Like invoke(command, args) in @tauri-apps/api; ' +
+    'a rejected command fails with tauri_invoke_failed and its message.',
   args: {
     type: 'object',
     properties: {

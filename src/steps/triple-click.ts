@@ -11,7 +11,8 @@ export const tripleClick = defineStep({
   name: 'triple_click',
   description: 'Triple-click an element (selects its text), after the actionability checks; returns the effect.',
   details:
-    'Selects a paragraph, or the whole line of a field. The gate first scrolls it into view. The effect holds treeChanged, and checked for checkboxes/switches.',
+    'Selects a paragraph, or the whole line of a field. The gate first scrolls it ' +
+    'into view. The effect holds treeChanged, and checked for checkboxes/switches.',
   args: ARGS,
   readOnly: false,
   actsOnTarget: true,

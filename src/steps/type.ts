@@ -18,7 +18,8 @@ export const typeStep = defineStep({
   name: 'type',
   description: 'Type into a field key by key, replacing its content; the effect reads back the value.',
   details:
-    'Clicks into the field first, sends keydown/keypress/input/keyup per character, then fires change as a user moving on would. text.verified is false e.g. for letters in a number field.',
+    'Clicks into the field first, sends keydown/keypress/input/keyup per character, then fires change ' +
+    'as a user moving on would. text.verified is false e.g. for letters in a number field.',
   args: ARGS,
   readOnly: false,
   actsOnTarget: true,

@@ -19,7 +19,8 @@ const MAX_LISTED = 20;
 export const waitForNetworkIdle = defineStep({
   name: 'wait_for_network_idle',
   description:
-    'Wait until no network request has been in flight for idleMs (default 500). A timeout is an answer {idle: false, inFlight: [urls]}, not a failure.',
+    'Wait until no network request has been in flight for idleMs (default 500). ' +
+    'A timeout is an answer {idle: false, inFlight: [urls]}, not a failure.',
   details: 'inFlight lists what is still loading. Default timeout 15000 ms.',
   args: {
     type: 'object',

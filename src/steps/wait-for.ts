@@ -13,9 +13,11 @@ const POLL_MS = 50;
 export const waitFor = defineStep({
   name: 'wait_for',
   description:
-    'Wait until a text is visible (text) and/or no longer visible (textGone). A timeout is a failure (wait_timeout) naming the unmet condition.',
+    'Wait until a text is visible (text) and/or no longer visible (textGone). ' +
+    'A timeout is a failure (wait_timeout) naming the unmet condition.',
   details:
-    "Polls the page's visible text, including open shadow roots and same-origin iframes. A timeout fails in a scenario (setup or steps) as in MCP: a setup that never reached its state must not be measured.",
+    "Polls the page's visible text, including open shadow roots and same-origin iframes. A timeout fails " +
+    'in a scenario (setup or steps) as in MCP: a setup that never reached its state must not be measured.',
   args: {
     type: 'object',
     properties: {

@@ -35,7 +35,8 @@ export async function clearEmulation(page: Page): Promise<void> {
 
 export async function readViewport(page: Page): Promise<ViewportReadBack> {
   return page.evaluate<ViewportReadBack>(
-    `({ width: innerWidth, height: innerHeight, dpr: devicePixelRatio, touch: navigator.maxTouchPoints > 0, screenWidth: screen.width, screenHeight: screen.height, userAgent: navigator.userAgent })`,
+    `({ width: innerWidth, height: innerHeight, dpr: devicePixelRatio, touch: navigator.maxTouchPoints ` +
+      `> 0, screenWidth: screen.width, screenHeight: screen.height, userAgent: navigator.userAgent })`,
   );
 }
 

@@ -41,7 +41,9 @@ export async function callRuntime<M extends RuntimeMethod>(
   args: Parameters<RuntimeApi[M]>,
   opts: { awaitPromise?: boolean; timeoutMs?: number } = {},
 ): Promise<Awaited<ReturnType<RuntimeApi[M]>>> {
-  const expression = `(() => { const r = ${RUNTIME_EXPR}; return r && r.version === ${JSON.stringify(RUNTIME_VERSION)} ? r.call(${JSON.stringify(method)}, ${JSON.stringify(args)}) : ${JSON.stringify(MISSING)}; })()`;
+  const expression =
+    `(() => { const r = ${RUNTIME_EXPR}; return r && r.version === ${JSON.stringify(RUNTIME_VERSION)}` +
+    ` ? r.call(${JSON.stringify(method)}, ${JSON.stringify(args)}) : ${JSON.stringify(MISSING)}; })()`;
   for (let attempt = 0; ; attempt++) {
     let res;
     try {

@@ -307,7 +307,8 @@ function throwFirstRejection(results: readonly PromiseSettledResult<unknown>[]):
 async function readEnv(page: Page): Promise<SessionEnv> {
   const v = page.browser.version;
   const view = await page.evaluate<{ width: number; height: number; dpr: number; mobile: boolean; url: string }>(
-    `({ width: innerWidth, height: innerHeight, dpr: devicePixelRatio, mobile: matchMedia('(pointer: coarse)').matches && 'ontouchstart' in window, url: location.href })`,
+    `({ width: innerWidth, height: innerHeight, dpr: devicePixelRatio, mobile: matchMedia('(pointer: ` +
+      `coarse)').matches && 'ontouchstart' in window, url: location.href })`,
   );
   return {
     browser: v.product,

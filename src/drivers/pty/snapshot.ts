@@ -625,7 +625,7 @@ export function resolveTarget(screen: Screen, refs: readonly TerminalRef[], targ
     throw new PerfError({
       code: 'stale_ref',
       kind: 'usage',
-      message: `ref=${target.ref} is not on the last terminal snapshot${refs.length ? ` (it has ${refs.slice(0, ERROR_CANDIDATES).map(short).join(', ')}${refs.length > ERROR_CANDIDATES ? ', …' : ''})` : ' (it has no refs)'}`,
+      message: `ref=${target.ref} is not on the last terminal snapshot ${refsHint(refs.map(short))}`,
       suggestion: 'run snap again and use a ref from the new snapshot, or target by text',
     });
   }
@@ -656,7 +656,9 @@ export function resolveTarget(screen: Screen, refs: readonly TerminalRef[], targ
     throw new PerfError({
       code: 'ambiguous_target',
       kind: 'usage',
-      message: `${describeTarget(target)} matches ${hits.length} places on the screen: ${list.slice(0, ERROR_CANDIDATES).join(', ')}${hits.length > ERROR_CANDIDATES ? ', …' : ''}`,
+      message:
+        `${describeTarget(target)} matches ${hits.length} places on the screen: ${list.slice(0, ERROR_CANDIDATES).join(', ')}` +
+        `${hits.length > ERROR_CANDIDATES ? ', …' : ''}`,
       suggestion: 'use one of the refs, or a { row, col } cell',
       candidates: list.slice(0, ERROR_CANDIDATES),
     });
@@ -674,4 +676,11 @@ export function resolveTarget(screen: Screen, refs: readonly TerminalRef[], targ
       : 'run snap to see the screen; wait_for the text if it comes later',
     ...(near.length ? { candidates: near } : {}),
   });
+}
+
+/** "(it has a, b, …)" for a stale ref's message: the first few refs the snapshot does have. */
+function refsHint(refs: string[]): string {
+  if (!refs.length) return '(it has no refs)';
+  const more = refs.length > ERROR_CANDIDATES ? ', …' : '';
+  return `(it has ${refs.slice(0, ERROR_CANDIDATES).join(', ')}${more})`;
 }

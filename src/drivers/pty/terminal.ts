@@ -192,7 +192,9 @@ export class PtyTerminal {
       throw new PerfError({
         code: 'terminal_command_not_found',
         kind: 'environment',
-        message: `terminal command "${opts.command}" was not found${opts.command.includes('/') ? ` (looked at ${path.resolve(cwd, opts.command)})` : ' on PATH'}`,
+        message:
+          `terminal command "${opts.command}" was not found` +
+          `${opts.command.includes('/') ? ` (looked at ${path.resolve(cwd, opts.command)})` : ' on PATH'}`,
         suggestion: 'install it, or give its full path in app.terminal.command',
       });
     }
@@ -533,7 +535,9 @@ export class PtyTerminal {
           new PerfError({
             code: 'terminal_exited',
             kind: 'failed',
-            message: `the program exited (${exit.signal ?? `code ${exit.code}`}) before the screen showed ${what}; it ends with: ${excerpt()}`,
+            message:
+              `the program exited (${exit.signal ?? `code ${exit.code}`}) before ` +
+              `the screen showed ${what}; it ends with: ${excerpt()}`,
           }),
         );
       });

@@ -168,7 +168,8 @@ export class WebDriverPageDriver implements HostPage {
       clear: async () => undefined,
       readViewport: () =>
         this.evaluate<ViewportReadBack>(
-          `({ width: innerWidth, height: innerHeight, dpr: devicePixelRatio, touch: navigator.maxTouchPoints > 0, screenWidth: screen.width, screenHeight: screen.height, userAgent: navigator.userAgent })`,
+          `({ width: innerWidth, height: innerHeight, dpr: devicePixelRatio, touch: navigator.maxTouchPoints ` +
+            `> 0, screenWidth: screen.width, screenHeight: screen.height, userAgent: navigator.userAgent })`,
         ),
       viewportOverridden: () => false,
       browserUserAgent: () => this.userAgent.replace('HeadlessChrome/', 'Chrome/'),
@@ -194,7 +195,8 @@ export class WebDriverPageDriver implements HostPage {
       screenshot: (opts) => this.screenshot(opts),
       geometry: () =>
         this.evaluate(
-          `({ contentWidth: document.documentElement.scrollWidth, contentHeight: document.documentElement.scrollHeight, scrollX: scrollX, scrollY: scrollY })`,
+          `({ contentWidth: document.documentElement.scrollWidth, contentHeight: document.documentElement.scrollHeight, ` +
+            `scrollX: scrollX, scrollY: scrollY })`,
         ),
       console: (q) => this.readCapture<ConsoleRead>(readConsoleSource(q)),
       exceptions: (q) => this.readCapture<ExceptionRead>(readExceptionsSource(q)),
@@ -274,7 +276,9 @@ export class WebDriverPageDriver implements HostPage {
     args: Parameters<RuntimeApi[M]>,
     opts: RuntimeCallOptions = {},
   ): Promise<Awaited<ReturnType<RuntimeApi[M]>>> {
-    const body = `const r = globalThis[Symbol.for('rehearse.runtime')]; if (!r || r.version !== arguments[0]) return ${JSON.stringify(MISSING)}; return r.call(arguments[1], arguments[2]);`;
+    const body =
+      `const r = globalThis[Symbol.for('rehearse.runtime')]; if (!r || r.version !== arguments[0]) ` +
+      `return ${JSON.stringify(MISSING)}; return r.call(arguments[1], arguments[2]);`;
     const armed = this.armedSeq;
     this.armedSeq = undefined;
     let sent: readonly unknown[] = args;
@@ -367,8 +371,10 @@ export class WebDriverPageDriver implements HostPage {
   }
 
   async evaluateUser(expression: string, opts: { deadline: number; timeoutMs: number }): Promise<EvaluateOutcome> {
-    const body = `const v = await (0, eval)(arguments[0]); if (v === undefined) return { kind: 'undefined' }; const t = typeof v;
-      if (t === 'function' || t === 'symbol' || (v && typeof v === 'object' && 'nodeType' in v)) return { kind: 'opaque', type: t === 'object' ? 'node' : t, description: String(v).slice(0, 200) };
+    const body =
+      `const v = await (0, eval)(arguments[0]); if (v === undefined) return { kind: 'undefined' }; const t = typeof v;
+      if (t === 'function' || t === 'symbol' || (v && typeof v === 'object' && 'nodeType' in v)) return ` +
+      `{ kind: 'opaque', type: t === 'object' ? 'node' : t, description: String(v).slice(0, 200) };
       return { kind: 'value', value: v, type: t };`;
     try {
       return await this.guard(

@@ -141,7 +141,8 @@ export class WebDriverPerfSession implements PerfRecorder {
   private async readEnv(): Promise<SessionEnv> {
     const ua = this.page.capabilities;
     const view = await this.page.evaluate<{ width: number; height: number; dpr: number; mobile: boolean; url: string; ua: string }>(
-      `({ width: innerWidth, height: innerHeight, dpr: devicePixelRatio, mobile: matchMedia('(pointer: coarse)').matches && 'ontouchstart' in window, url: location.href, ua: navigator.userAgent })`,
+      `({ width: innerWidth, height: innerHeight, dpr: devicePixelRatio, mobile: matchMedia('(pointer: ` +
+        `coarse)').matches && 'ontouchstart' in window, url: location.href, ua: navigator.userAgent })`,
     );
     return {
       browser: `${ua.browserName ?? 'unknown'}/${ua.browserVersion ?? ''} (WebDriver)`,

@@ -207,7 +207,9 @@ export async function startWebDriverServer(
       throw new PerfError({
         code: 'webdriver_start_failed',
         kind: 'environment',
-        message: `${SERVER_BINARIES[kind].bin} did not start on ${endpoint}${proc.exitCode !== null ? ` (exit ${proc.exitCode})` : ''}: ${tail.trim().split('\n').pop() ?? 'no output'}`,
+        message:
+          `${SERVER_BINARIES[kind].bin} did not start on ${endpoint}${proc.exitCode !== null ? ` (exit ${proc.exitCode})` : ''}` +
+          `: ${tail.trim().split('\n').pop() ?? 'no output'}`,
       });
     }
     await new Promise((r) => setTimeout(r, START_POLL_MS));
