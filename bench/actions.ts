@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { SessionHost } from '../src/engine/host.js';
 import { runStep } from '../src/engine/run-step.js';
-import { BrowserSession } from '../src/session/browser-session.js';
+import { BrowserSession } from '../src/drivers/cdp/session.js';
 import { gateElement, resolveTarget, settleAction } from '../src/page/index.js';
 import { serveStatic } from '../src/session/static-server.js';
 import { median, playwrightLaunchOptions, printTable, type Row, okData, timed } from './common.js';

@@ -1,6 +1,6 @@
 /** Shared bits of the benchmarks: medians, a side-by-side table, the Playwright launch options. */
 import type { StepResult } from '../src/engine/run-step.js';
-import { findChrome } from '../src/session/chrome.js';
+import { findChrome } from '../src/drivers/cdp/chrome.js';
 
 export function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);

@@ -11,7 +11,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { BrowserSession } from '../src/session/browser-session.js';
+import { BrowserSession } from '../src/drivers/cdp/session.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const PERF = join(ROOT, 'bin/perf');

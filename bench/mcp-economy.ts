@@ -13,7 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { findChrome } from '../src/session/chrome.js';
+import { findChrome } from '../src/drivers/cdp/chrome.js';
 import { fileURLToPath } from 'node:url';
 import { actionableRefs, buildThirdPartySite, refsMissing, THIRD_PARTY_PAGES } from '../test/third-party.js';
 import { median } from './common.js';

@@ -12,7 +12,7 @@
  */
 import { SessionHost } from '../src/engine/host.js';
 import { runStep } from '../src/engine/run-step.js';
-import { BrowserSession } from '../src/session/browser-session.js';
+import { BrowserSession } from '../src/drivers/cdp/session.js';
 import { serveStatic } from '../src/session/static-server.js';
 import { median, p25p75, sleep } from './common.js';
 

@@ -7,7 +7,7 @@
  * where rehearse prepares the next clean context (see BrowserSession.prepareSpare).
  */
 import { chromium } from 'playwright-core';
-import { BrowserSession } from '../src/session/browser-session.js';
+import { BrowserSession } from '../src/drivers/cdp/session.js';
 import { serveStatic } from '../src/session/static-server.js';
 import { median, playwrightLaunchOptions, printTable, sleep, type Row } from './common.js';
 import { fileURLToPath } from 'node:url';

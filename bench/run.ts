@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { loadScenario } from '../src/scenario/load.js';
 import { runScenario } from '../src/runner/run.js';
 import { serveStatic } from '../src/session/static-server.js';
-import type { RestartMode } from '../src/session/browser-session.js';
+import type { RestartMode } from '../src/drivers/define.js';
 import { TRACE_CATEGORIES } from '../src/drivers/cdp/trace.js';
 import { median, playwrightLaunchOptions, printTable, type Row } from './common.js';
 

@@ -14,7 +14,7 @@ import { SessionHost } from '../src/engine/host.js';
 import { runStep } from '../src/engine/run-step.js';
 import { openWebDriverPage } from '../src/drivers/webdriver/session.js';
 import { findServerBinary, miniBrowserPath, startWebDriverServer, type WebDriverServerKind } from '../src/drivers/webdriver/server.js';
-import { BrowserSession } from '../src/session/browser-session.js';
+import { BrowserSession } from '../src/drivers/cdp/session.js';
 import { serveStatic } from '../src/session/static-server.js';
 import { playwrightLaunchOptions, printTable, type Row, okData, timed } from './common.js';
 

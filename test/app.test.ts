@@ -9,7 +9,7 @@ import { PerfError } from '../src/errors.js';
 import { startApp, type RunningApp } from '../src/session/app.js';
 import { joinUrl } from '../src/url.js';
 import { freePort } from '../src/session/ports.js';
-import { isAlive, sleep } from '../src/session/processes.js';
+import { isAlive, sleep } from '../src/processes.js';
 
 const node = JSON.stringify(process.execPath);
 let tmp: string;

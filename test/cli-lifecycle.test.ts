@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Browser } from '../src/drivers/cdp/browser.js';
 import { findServerBinary } from '../src/drivers/webdriver/server.js';
-import { isAlive, sleep } from '../src/session/processes.js';
+import { isAlive, sleep } from '../src/processes.js';
 import type { SessionState } from '../src/session/state.js';
 import { ROOT } from './helpers.js';
 

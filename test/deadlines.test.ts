@@ -14,7 +14,7 @@ import { CdpConnection } from '../src/drivers/cdp/connection.js';
 import { WebDriverClient } from '../src/drivers/webdriver/client.js';
 import { startWebDriverServer, type WebDriverServer } from '../src/drivers/webdriver/server.js';
 import { openWebDriverPage } from '../src/drivers/webdriver/session.js';
-import { chromeBinary } from '../src/session/chrome.js';
+import { chromeBinary } from '../src/drivers/cdp/chrome.js';
 import { hideCredentials, splitCredentials, withCredentialsOf } from '../src/url.js';
 
 const servers: { close(): unknown }[] = [];

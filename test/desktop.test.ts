@@ -16,7 +16,7 @@ import { findServerBinary, miniBrowserPath } from '../src/drivers/webdriver/serv
 import { openWebDriverPage, type WebDriverPage } from '../src/drivers/webdriver/session.js';
 import { runScenario } from '../src/runner/run.js';
 import { loadScenario } from '../src/scenario/load.js';
-import { isAlive } from '../src/session/processes.js';
+import { isAlive } from '../src/processes.js';
 import { serveStatic, type StaticServer } from '../src/session/static-server.js';
 import { DEMO_DIR, FIXTURES_DIR, processesBelow } from './helpers.js';
 import { ok } from './step-helpers.js';

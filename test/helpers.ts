@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { BrowserSession } from '../src/session/browser-session.js';
+import { BrowserSession } from '../src/drivers/cdp/session.js';
 import { serveStatic, type StaticServer } from '../src/session/static-server.js';
 import { SessionHost } from '../src/engine/host.js';
 

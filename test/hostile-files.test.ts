@@ -22,7 +22,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { validateComparison, validateRunFile, type RunsComparison } from '../src/perf/compare-runs.js';
 import type { RepeatRecord, RunFile } from '../src/perf/run-file.js';
-import { BrowserSession } from '../src/session/browser-session.js';
+import { BrowserSession } from '../src/drivers/cdp/session.js';
 import { reportError } from '../src/cli/main.js';
 import { exitCodeOf } from '../src/errors.js';
 import { ROOT } from './helpers.js';

@@ -17,7 +17,7 @@ import type { RunFile } from '../src/perf/run-file.js';
 import { escapeHtml, htmlReporter } from '../reporters/html.js';
 import { flameSection, flameSvg, MAX_FLAME_DEPTH, MAX_FLAME_RECTS, ms } from '../reporters/html-attribution.js';
 import type { CompareReport } from '../reporters/define.js';
-import { BrowserSession } from '../src/session/browser-session.js';
+import { BrowserSession } from '../src/drivers/cdp/session.js';
 import { ROOT } from './helpers.js';
 import { watchPage, startBeacon, type Beacon } from './report-page.js';
 

@@ -17,7 +17,7 @@ import type { RepeatRecord, RunFile } from '../src/perf/run-file.js';
 import { summarize } from '../src/perf/stats.js';
 import { escapeHtml, htmlReporter, jsonInScript } from '../reporters/html.js';
 import { getReporter } from '../reporters/index.js';
-import { BrowserSession } from '../src/session/browser-session.js';
+import { BrowserSession } from '../src/drivers/cdp/session.js';
 import { SessionHost } from '../src/engine/host.js';
 import { runStep } from '../src/engine/run-step.js';
 import { htmlRunContext } from '../src/cli/html-report.js';

@@ -21,7 +21,7 @@
  *
  * Every job runs in its own process group; on SIGINT/SIGTERM/SIGHUP (Ctrl-C, a CI timeout) or any exit
  * of this runner, each group is sent SIGTERM and, 5 s later, SIGKILL; if the runner itself is SIGKILLed,
- * its watchdog kills the groups. Browsers and servers a test starts die with it (src/session/processes.ts),
+ * its watchdog kills the groups. Browsers and servers a test starts die with it (src/processes.ts),
  * so no test process, browser or Java server outlives a killed run.
  */
 import { spawn } from 'node:child_process';

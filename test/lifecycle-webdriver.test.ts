@@ -14,7 +14,7 @@ import { after, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { findServerBinary, miniBrowserPath } from '../src/drivers/webdriver/server.js';
-import { isAlive, sleep } from '../src/session/processes.js';
+import { isAlive, sleep } from '../src/processes.js';
 import type { WebDriverSessionState } from '../src/session/state.js';
 import { DEMO_DIR, FIXTURES_DIR, refOf, ROOT } from './helpers.js';
 

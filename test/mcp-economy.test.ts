@@ -12,7 +12,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { chromium, type Browser as PwBrowser } from 'playwright-core';
 import { runStep } from '../src/engine/run-step.js';
-import { findChrome } from '../src/session/chrome.js';
+import { findChrome } from '../src/drivers/cdp/chrome.js';
 import { serveStatic, type StaticServer } from '../src/session/static-server.js';
 import { DEMO_DIR, fresh } from './helpers.js';
 import { ok } from './step-helpers.js';

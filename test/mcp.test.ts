@@ -17,7 +17,7 @@ import { allTools } from '../src/mcp/tools.js';
 import * as sessionManager from '../src/session/manager.js';
 import { globToRegExp, isToolAllowed, loadConfig, policyFrom } from '../src/mcp/config.js';
 import { renderReply } from '../src/mcp/format.js';
-import { isAlive, sleep } from '../src/session/processes.js';
+import { isAlive, sleep } from '../src/processes.js';
 import { STEPS, mcpArgsSchema } from '../src/steps/registry.js';
 import { CAPS, DEFAULT_CAPS } from '../src/mcp/caps.js';
 import { DEMO_DIR, refOf, ROOT } from './helpers.js';

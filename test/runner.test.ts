@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { Browser } from '../src/drivers/cdp/browser.js';
 import { loadScenario } from '../src/scenario/load.js';
 import { runScenario } from '../src/runner/run.js';
-import { launchChrome } from '../src/session/chrome.js';
+import { launchChrome } from '../src/drivers/cdp/chrome.js';
 import { writeJsonAtomic } from '../src/session/state.js';
 import type { RunFile } from '../src/perf/run-file.js';
 import { FIXTURES_DIR, ROOT } from './helpers.js';

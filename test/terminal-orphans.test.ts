@@ -15,7 +15,7 @@ import { test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { markedPids } from '../src/process-mark.js';
-import { isAlive, sleep } from '../src/session/processes.js';
+import { isAlive, sleep } from '../src/processes.js';
 import type { TerminalSessionState } from '../src/session/state.js';
 import { FIXTURES_DIR, ROOT } from './helpers.js';
 

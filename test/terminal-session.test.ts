@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { terminalCommand } from '../src/cli/lifecycle.js';
-import { isAlive, sleep } from '../src/session/processes.js';
+import { isAlive, sleep } from '../src/processes.js';
 import type { TerminalSessionState } from '../src/session/state.js';
 import { ROOT } from './helpers.js';
 

@@ -15,7 +15,7 @@ import { isPerfError } from '../src/errors.js';
 import { METRICS, PER_FRAME_SUFFIX, resolveMetric } from '../src/perf/metrics.js';
 import { runScenario } from '../src/runner/run.js';
 import { loadScenario } from '../src/scenario/load.js';
-import { isAlive } from '../src/session/processes.js';
+import { isAlive } from '../src/processes.js';
 import { startTerminalApp } from '../src/session/terminal-app.js';
 import { SessionHost } from '../src/engine/host.js';
 import { runStep } from '../src/engine/run-step.js';

@@ -10,7 +10,7 @@ import { SessionHost } from '../src/engine/host.js';
 import { runStep } from '../src/engine/run-step.js';
 import { infoAt } from '../src/errors.js';
 import { openWebDriverPage } from '../src/drivers/webdriver/session.js';
-import { findChrome } from '../src/session/chrome.js';
+import { findChrome } from '../src/drivers/cdp/chrome.js';
 
 test(
   'WebDriver: a frozen chromedriver fails the step as webdriver_timeout (command, server, ms); restart advice only in session and MCP',

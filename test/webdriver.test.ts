@@ -21,8 +21,8 @@ import { openWebDriverPage, type WebDriverPage } from '../src/drivers/webdriver/
 import { cpuBetween } from '../src/drivers/webdriver/proc.js';
 import { cropPng, pngSize } from '../src/drivers/png.js';
 import zlib from 'node:zlib';
-import { findChrome } from '../src/session/chrome.js';
-import { isAlive } from '../src/session/processes.js';
+import { findChrome } from '../src/drivers/cdp/chrome.js';
+import { isAlive } from '../src/processes.js';
 import { serveStatic, type StaticServer } from '../src/session/static-server.js';
 import { DEMO_DIR, FIXTURES_DIR, fresh } from './helpers.js';
 import { ok } from './step-helpers.js';

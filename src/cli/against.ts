@@ -9,7 +9,7 @@ import { againstLabels, type AgainstProgress, type AgainstResult } from '../runn
 import { runAndJudge } from '../runner/judge.js';
 import type { RunFile } from '../perf/run-file.js';
 import { loadScenario, type Scenario } from '../scenario/load.js';
-import type { RestartMode } from '../session/browser-session.js';
+import type { RestartMode } from '../drivers/define.js';
 import { appendToGithubStepSummary } from '../../reporters/index.js';
 import type { FlagValues } from './args.js';
 import { info, printJson } from './command.js';

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { closest, exitCodeOf, isPerfError, PerfError, printable, type Door } from '../errors.js';
 import { stepNames } from '../steps/registry.js';
-import { installSignalHandlers } from '../session/processes.js';
+import { installSignalHandlers } from '../processes.js';
 import { hideCredentials } from '../url.js';
 import { flagsHelp, parseFlags } from './args.js';
 import type { CommandDefinition } from './command.js';

@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { PerfError } from '../errors.js';
-import { onShutdown } from '../session/processes.js';
+import { onShutdown } from '../processes.js';
 import { defineCommand, info, JSON_FLAG, printJson } from './command.js';
 
 // asciinema's own default for idle_time_limit-less playback is none; 2 s keeps a recording of a

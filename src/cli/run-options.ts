@@ -6,8 +6,8 @@
 import { PerfError } from '../errors.js';
 import type { ProgressEvent } from '../runner/run.js';
 import type { RepeatRecord, RunFile } from '../perf/run-file.js';
-import { RESTART_MODES, type RestartMode } from '../session/browser-session.js';
-import { onShutdown } from '../session/processes.js';
+import { RESTART_MODES, type RestartMode } from '../drivers/define.js';
+import { onShutdown } from '../processes.js';
 import { getReporter } from '../../reporters/index.js';
 import { reportPathFor } from '../../reporters/define.js';
 import { info } from './command.js';

@@ -16,7 +16,7 @@ import { ALLOW_OUTSIDE_FLAG, defineCommand, info, JSON_FLAG, printJson } from '.
 import { checkNameFlag, flagsOf, parseVars } from './run-options.js';
 import { RUN_OPTIONS } from '../runner/options.js';
 import { runAgainst } from '../runner/against.js';
-import { onShutdown } from '../session/processes.js';
+import { onShutdown } from '../processes.js';
 
 /** Power the detectable shift is computed for: a gate worth trusting catches a +25 % shift ≥ 95 % of the time. */
 const POWER = 0.95;

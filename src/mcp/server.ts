@@ -7,7 +7,7 @@ import path from 'node:path';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { closest, exitCodeOf, isPerfError, PerfError } from '../errors.js';
 import * as manager from '../session/manager.js';
-import { installSignalHandlers, onShutdown } from '../session/processes.js';
+import { installSignalHandlers, onShutdown } from '../processes.js';
 import { CAPS, DEFAULT_CAPS } from './caps.js';
 import { loadConfig } from './config.js';
 import { McpCore, type SessionManager } from './core.js';

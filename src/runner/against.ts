@@ -10,7 +10,7 @@
  */
 import { PerfError } from '../errors.js';
 import type { Scenario } from '../scenario/load.js';
-import type { RestartMode } from '../session/browser-session.js';
+import type { RestartMode } from '../drivers/define.js';
 import type { RepeatMode, RepeatRecord, RunFile } from '../perf/run-file.js';
 import { fileInFolder } from '../files.js';
 import { runFileName } from './records.js';

@@ -10,7 +10,7 @@ import { PerfError } from '../errors.js';
 import type { RunEnv } from '../perf/run-file.js';
 import type { Scenario } from '../scenario/load.js';
 import type { RunningApp } from '../session/app.js';
-import type { BrowserSession, RestartMode } from '../session/browser-session.js';
+import type { BrowserSession, RestartMode } from '../drivers/cdp/session.js';
 import { cdpRepeatBrowser, describeEnv, fallbackEnv } from './cdp-browser.js';
 import type { RepeatBrowser } from './repeat-browser.js';
 import { TerminalRepeatBrowser } from './terminal-browser.js';

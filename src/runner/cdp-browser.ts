@@ -5,8 +5,7 @@ import type { SessionHost } from '../engine/host.js';
 import type { RepeatRecord, RunEnv } from '../perf/run-file.js';
 import type { Scenario } from '../scenario/load.js';
 import type { RunningApp } from '../session/app.js';
-import type { BrowserSession, RestartMode } from '../session/browser-session.js';
-import { GRID_SCHEME } from '../session/grid.js';
+import type { BrowserSession, RestartMode } from '../drivers/cdp/session.js';
 import { sameNetwork } from '../steps/network.js';
 import { hideCredentials } from '../url.js';
 import { hostInfo, toolVersion } from './env.js';
@@ -75,7 +74,7 @@ export async function describeEnv(session: BrowserSession, sc: Scenario, mode: R
   }
   if (session.chrome) env.browser.executablePath = session.chrome.executablePath;
   if (sc.browser.endpoint) env.browser.endpoint = sc.browser.endpoint;
-  if (session.options.grid) env.browser.endpoint = hideCredentials(`${GRID_SCHEME}${session.options.grid}`);
+  if (session.options.remote) env.browser.endpoint = hideCredentials(session.options.remote.endpoint);
   return env;
 }
 

@@ -1,6 +1,6 @@
 /** The seam between a repeat (runner/run.ts) and the browser it runs in: CDP or WebDriver. */
 import type { RepeatMode } from '../perf/run-file.js';
-import type { RestartMode } from '../session/browser-session.js';
+import type { RestartMode } from '../drivers/define.js';
 
 export interface RepeatContext {
   index: number;

@@ -6,7 +6,7 @@
  */
 import { fileInFolder } from '../files.js';
 import type { Scenario } from '../scenario/load.js';
-import type { RestartMode } from '../session/browser-session.js';
+import type { RestartMode } from '../drivers/define.js';
 import type { RepeatMode, RepeatRecord, RunFile } from '../perf/run-file.js';
 import { runFileName } from './records.js';
 import { runSchedule } from './scheduler.js';

@@ -12,8 +12,8 @@ import type { RepeatMode, RepeatRecord, RunEnv, RunFile } from '../perf/run-file
 import { redactSecrets } from '../scenario/redact.js';
 import type { Scenario } from '../scenario/load.js';
 import { startApp, type RunningApp } from '../session/app.js';
-import { BrowserSession, type RestartMode } from '../session/browser-session.js';
-import { gridUrlOf } from '../session/grid.js';
+import { BrowserSession, type RestartMode } from '../drivers/cdp/session.js';
+import { gridConnector, gridUrlOf } from '../session/grid.js';
 import { writeJsonAtomic } from '../session/state.js';
 import { openArmBrowser, type ArmBrowser } from './arm-browser.js';
 import {
@@ -168,7 +168,7 @@ class Scheduler {
       headless: sc.browser.headless,
       windowSize: { width: sc.viewport.width, height: sc.viewport.height },
       prewarm,
-      ...(this.grid ? { grid: this.grid } : sc.browser.endpoint ? { endpoint: sc.browser.endpoint } : {}),
+      ...(this.grid ? { remote: gridConnector(this.grid) } : sc.browser.endpoint ? { endpoint: sc.browser.endpoint } : {}),
     });
     return this.cdp;
   }

@@ -14,7 +14,7 @@ import { SessionHost } from '../engine/host.js';
 import { runStep } from '../engine/run-step.js';
 import type { DaemonRequest } from '../session/daemon.js';
 import { daemonFailed, daemonReady } from '../session/daemon-ipc.js';
-import { installSignalHandlers, onShutdown, watchdogPid } from '../session/processes.js';
+import { installSignalHandlers, onShutdown, watchdogPid } from '../processes.js';
 import { clearStateIfOwnedBy, type TerminalSessionState } from '../session/state.js';
 import { serveSteps, stepSocketPath, type StepRequest } from '../session/step-socket.js';
 import { startTerminalApp, type RunningTerminal } from '../session/terminal-app.js';

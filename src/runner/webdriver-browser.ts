@@ -10,8 +10,8 @@ import { startWebDriverServer, type WebDriverServer, type WebDriverServerKind } 
 import type { RunEnv } from '../perf/run-file.js';
 import type { Scenario } from '../scenario/load.js';
 import type { RunningApp } from '../session/app.js';
-import { chromeBinary } from '../session/chrome.js';
-import { trackProcess } from '../session/processes.js';
+import { chromeBinary } from '../drivers/cdp/chrome.js';
+import { trackProcess } from '../processes.js';
 import { hostInfo, toolVersion } from './env.js';
 import type { RepeatBrowser, RepeatContext } from './repeat-browser.js';
 

@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { PerfError, type ErrorCode } from '../errors.js';
 import { joinUrl } from '../url.js';
-import { sleep, terminate, trackProcess } from './processes.js';
+import { sleep, terminate, trackProcess } from '../processes.js';
 import { assertPortFree, freePort } from './ports.js';
 import { serveStatic } from './static-server.js';
 import { ensureDir } from '../files.js';

@@ -16,8 +16,8 @@ import { startWebDriverServer, type WebDriverServer } from '../drivers/webdriver
 import { WebDriverClient } from '../drivers/webdriver/client.js';
 import { startGridChrome } from './grid.js';
 import { startApp, type AppSpec, type RunningApp } from './app.js';
-import { chromeBinary, launchChrome, type ChromeProcess } from './chrome.js';
-import { installSignalHandlers, isAlive, onShutdown, trackProcess, watchdogPid } from './processes.js';
+import { chromeBinary, launchChrome, type ChromeProcess } from '../drivers/cdp/chrome.js';
+import { installSignalHandlers, isAlive, onShutdown, trackProcess, watchdogPid } from '../processes.js';
 import { daemonFailed, daemonReady } from './daemon-ipc.js';
 import {
   clearStateIfOwnedBy,

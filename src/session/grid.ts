@@ -12,8 +12,9 @@
 import { WebDriverClient } from '../drivers/webdriver/client.js';
 import { PerfError } from '../errors.js';
 import { hideCredentials, withCredentialsOf } from '../url.js';
-import { BASE_FLAGS, chromeBinary, type ChromeProcess, type LaunchOptions } from './chrome.js';
-import { onShutdown, trackRemoteSession } from './processes.js';
+import { BASE_FLAGS, chromeBinary, type LaunchOptions } from '../drivers/cdp/chrome.js';
+import type { RemoteChrome, RemoteConnector } from '../drivers/cdp/session.js';
+import { onShutdown, trackRemoteSession } from '../processes.js';
 
 /** The scenario's `browser.endpoint` prefix that names a Grid rather than a Chrome to attach to. */
 export const GRID_SCHEME = 'selenium+';
@@ -100,14 +101,13 @@ function watchSession(client: WebDriverClient, grid: string, lost: (why: string)
   return () => clearInterval(timer);
 }
 
-export interface GridChrome extends ChromeProcess {
+export interface GridChrome extends RemoteChrome {
   grid: { url: string; sessionId: string };
-  /** Why the session ended without close() (the node or the Grid went away), once it did. */
-  lost(): string | undefined;
-  /** The CDP connection dropped: the session is gone unless we were closing it. */
-  markLost(reason: string): void;
-  /** Why close() could not delete the session (the Grid did not answer in time), once it could not. */
-  undeleted(): string | undefined;
+}
+
+/** The Grid at `grid` as the CDP session's remote connector: each browser is a new Grid session. */
+export function gridConnector(grid: string): RemoteConnector {
+  return { endpoint: `${GRID_SCHEME}${grid}`, start: (opts) => startGridChrome(grid, opts) };
 }
 
 /** Create a Chromium session on the Grid at `grid` and return it as a browser we own. */
@@ -178,12 +178,13 @@ export async function startGridChrome(grid: string, opts: LaunchOptions = {}): P
     );
   }
   const chrome = caps.chrome as { userDataDir?: string } | undefined;
+  // A cloud Grid's credentials go with the WebSocket too (as Basic auth); shown hidden everywhere.
+  const wsEndpoint = withCredentialsOf(grid, cdp);
   return {
     grid: { url: grid, sessionId: client.sessionId },
     pid: typeof caps['goog:processID'] === 'number' ? caps['goog:processID'] : 0,
     port: 0,
-    // A cloud Grid's credentials go with the WebSocket too (as Basic auth); shown hidden everywhere.
-    wsEndpoint: withCredentialsOf(grid, cdp),
+    wsEndpoint,
     userDataDir: chrome?.userDataDir ?? '',
     executablePath: binary ?? `${String(caps.browserName ?? 'chrome')} ${String(caps.browserVersion ?? '')} on Selenium Grid`.trim(),
     exited,
@@ -191,10 +192,21 @@ export async function startGridChrome(grid: string, opts: LaunchOptions = {}): P
     hasExited: () => endedFlag || lostReason !== undefined,
     stderrTail: () => '',
     close: () => close(),
-    lost: () => lostReason,
-    undeleted: () => undeleted,
+    lost: () => (lostReason ? gridLostError(lostReason) : undefined),
+    undeleted: () => (undeleted ? gridLostError(undeleted) : undefined),
     markLost,
+    connectError: (cause) => gridCdpError(grid, wsEndpoint, cause),
   };
+}
+
+/** Whatever failed on the CDP connection (the router refused, the node went away), it is the Grid's session: say so. */
+function gridCdpError(grid: string, wsEndpoint: string, cause: unknown): PerfError {
+  return new PerfError({
+    code: 'grid_cdp_failed',
+    kind: 'environment',
+    message: hideCredentials(`Selenium Grid at ${grid}: could not connect over CDP to ${wsEndpoint}: ${(cause as Error).message}`),
+    cause,
+  });
 }
 
 /** The error that ends a run whose Grid session was lost (the node died, the Grid dropped it). */

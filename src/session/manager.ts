@@ -16,8 +16,8 @@ import { driversOn } from '../drivers/registry.js';
 import { onSessionDriver, type ConnectedSession, type SessionAlive, type SessionLogs } from './drivers/index.js';
 import { tailFile } from './drivers/define.js';
 import { checkAppUrl } from './app.js';
-import { chromeVersion, findChrome, launchChrome } from './chrome.js';
-import { isAlive, signal, terminate } from './processes.js';
+import { chromeVersion, findChrome, launchChrome } from '../drivers/cdp/chrome.js';
+import { isAlive, signal, terminate } from '../processes.js';
 import {
   clearState,
   defaultStateDir,

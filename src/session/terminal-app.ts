@@ -6,7 +6,7 @@
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { PtyTerminalDriver } from '../drivers/pty/index.js';
 import type { TerminalDriver } from '../drivers/terminal-driver.js';
-import { trackEnvMark, trackProcess } from './processes.js';
+import { trackEnvMark, trackProcess } from '../processes.js';
 
 // How long a starting program may take to draw its first screen and go quiet (a slow TUI, a cold disk).
 const START_QUIET_TIMEOUT_MS = 30_000;

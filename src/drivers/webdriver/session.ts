@@ -11,7 +11,7 @@ import { miniBrowserPath, startWebDriverServer, type WebDriverServer, type WebDr
 
 export interface WebDriverPageOptions {
   kind: WebDriverServerKind;
-  /** Chromium binary for chromedriver (the harness's own, found by src/session/chrome.ts). */
+  /** Chromium binary for chromedriver (the harness's own, found by src/drivers/cdp/chrome.ts). */
   chromePath?: string;
   /** A running WebDriver server to use instead of starting one. */
   endpoint?: string;

@@ -6,7 +6,7 @@ import { cdpPageDriver } from '../../drivers/cdp/page-driver.js';
 import { PerfError } from '../../errors.js';
 // A Grid session is a WebDriver session whose Chromium is driven over CDP (se:cdp): asked and deleted over WebDriver.
 import { WebDriverClient } from '../../drivers/webdriver/client.js';
-import { isAlive } from '../processes.js';
+import { isAlive } from '../../processes.js';
 import type { SessionState } from '../state.js';
 import { pageSummary, tailFile, type SessionDriver } from './define.js';
 

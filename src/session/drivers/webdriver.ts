@@ -5,7 +5,7 @@ import { WebDriverPageDriver } from '../../drivers/webdriver/page-driver.js';
 import { SERVER_BINARIES } from '../../drivers/webdriver/server.js';
 import { TargetClosedError } from '../../drivers/errors.js';
 import { PerfError } from '../../errors.js';
-import { isAlive } from '../processes.js';
+import { isAlive } from '../../processes.js';
 import type { WebDriverSessionState } from '../state.js';
 import { pageSummary, tailFile, type SessionDriver } from './define.js';
 

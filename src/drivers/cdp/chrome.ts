@@ -8,9 +8,9 @@ import { existsSync, mkdirSync, mkdtempSync, readlinkSync, rmSync, writeSync } f
 import { readdir, rm, stat } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
-import { PerfError } from '../errors.js';
-import { trackFolder, trackProcess, terminate, isAlive } from './processes.js';
-import { isExecutable } from '../files.js';
+import { PerfError } from '../../errors.js';
+import { trackFolder, trackProcess, terminate, isAlive } from '../../processes.js';
+import { isExecutable } from '../../files.js';
 
 export const INSTALL_HINT =
   'install Chromium: Debian/Ubuntu `sudo apt-get install -y chromium` (Ubuntu: chromium-browser), ' +

@@ -2,27 +2,25 @@
  * A browser plus the page under test, and the three ways a repeat starts clean. Either launched
  * here (and owned: closed with the session) or attached to an existing Chrome via `endpoint`.
  */
-import { Browser, type OpenPageOptions, type Page } from '../drivers/cdp/browser.js';
-import { cdpPageDriver } from '../drivers/cdp/page-driver.js';
-import { disableCache } from '../drivers/cdp/network.js';
-import type { HostPage } from '../drivers/page-driver.js';
-import { PerfError } from '../errors.js';
+import { Browser, type OpenPageOptions, type Page } from './browser.js';
+import { cdpPageDriver } from './page-driver.js';
+import { disableCache } from './network.js';
+import type { HostPage } from '../page-driver.js';
+import { PerfError } from '../../errors.js';
 import { launchChrome, type ChromeProcess, type LaunchOptions } from './chrome.js';
-import { gridLostError, startGridChrome, type GridChrome } from './grid.js';
-import { hideCredentials } from '../url.js';
 
-import type { RestartMode } from '../drivers/define.js';
-// Declared with the drivers (each says which it offers); re-exported for the runner and CLI.
-export { RESTART_MODES, type RestartMode } from '../drivers/define.js';
+import type { RestartMode } from '../define.js';
+// Declared with the drivers (each says which it offers); re-exported for the runner.
+export { RESTART_MODES, type RestartMode } from '../define.js';
 
 export interface BrowserSessionOptions extends LaunchOptions {
   /** Attach to this Chrome (ws:// or http://127.0.0.1:PORT) instead of launching one. */
   endpoint?: string;
   /**
-   * Selenium Grid base URL (http://HOST:4444): each browser is a new Grid session instead of a local
-   * launch, owned like one (a browser restart is a new session; closing deletes it).
+   * A remote Chrome (a Selenium Grid session): each browser is a new remote session instead of a local
+   * launch, owned like one (a browser restart is a new session; closing ends it).
    */
-  grid?: string;
+  remote?: RemoteConnector;
   /**
    * What to prepare for the next context restart, in the background after each one (its own browser
    * context, so nothing is shared). `page`: a whole clean page, so the restart costs a swap instead of
@@ -35,6 +33,29 @@ export interface BrowserSessionOptions extends LaunchOptions {
    * Call settle() before measuring so that work never overlaps a measured window. Default `page`.
    */
   prewarm?: 'page' | 'context' | 'browser' | 'none';
+}
+
+/**
+ * A Chrome this harness owns but does not run: a remote session reached over CDP at `wsEndpoint`.
+ * Declared here so that this driver needs no other one; the composition (src/session/grid.ts, over
+ * WebDriver) implements it and the runner passes it in.
+ */
+export interface RemoteChrome extends ChromeProcess {
+  /** The error that must end the run: the session went away without close() (its node died), once it did. */
+  lost(): PerfError | undefined;
+  /** The CDP connection dropped: the session is gone unless we were closing it. */
+  markLost(reason: string): void;
+  /** The error when close() could not end the session (no answer in time), once it could not. */
+  undeleted(): PerfError | undefined;
+  /** The error to report when the CDP connection to `wsEndpoint` failed. */
+  connectError(cause: unknown): PerfError;
+}
+
+/** Starts remote Chromes for a session: the first one, and one per browser restart. */
+export interface RemoteConnector {
+  /** Where they run, as a scenario's `browser.endpoint` names it (the run's environment shows it). */
+  endpoint: string;
+  start(opts: LaunchOptions): Promise<RemoteChrome>;
 }
 
 /** The app page a restart opens at once (see restartOpen). */
@@ -72,9 +93,8 @@ export class BrowserSession {
       return new BrowserSession(opts, chrome, browser, page);
     } catch (e) {
       await chrome?.close();
-      // A Grid session lost while the first page opened (its node died) is the Grid's problem: exit 3.
-      const lost = isGrid(chrome) ? chrome.lost() : undefined;
-      throw lost ? gridLostError(lost) : e;
+      // A remote session lost while the first page opened (its node died) is the Grid's problem: exit 3.
+      throw (isRemote(chrome) ? chrome.lost() : undefined) ?? e;
     }
   }
 
@@ -88,12 +108,11 @@ export class BrowserSession {
   }
 
   /**
-   * The error that must end the run: the Grid session went away under us (its node died, the Grid
-   * dropped it). A new session would land on another node, and a run must not mix nodes.
+   * The error that must end the run: the remote (Grid) session went away under us (its node died, the
+   * Grid dropped it). A new session would land on another node, and a run must not mix nodes.
    */
   gridLost(): PerfError | undefined {
-    const reason = isGrid(this.chrome) ? this.chrome.lost() : undefined;
-    return reason ? gridLostError(reason) : undefined;
+    return isRemote(this.chrome) ? this.chrome.lost() : undefined;
   }
 
   /** Why the browser or page is unusable, or undefined when both are alive. */
@@ -148,9 +167,9 @@ export class BrowserSession {
         this.spare = { kind, id: browser.newContext().catch(() => undefined) };
         return;
       case 'browser':
-        // Only a browser we launch can be replaced by another. Not a Grid session: a spare would queue
-        // for a slot the current session holds until the restart that waits for the spare.
-        if (this.chrome && !this.opts.grid) this.spare = { kind, started: startSpareBrowser(this.opts) };
+        // Only a browser we launch can be replaced by another. Not a remote (Grid) session: a spare would
+        // queue for a slot the current session holds until the restart that waits for the spare.
+        if (this.chrome && !this.opts.remote) this.spare = { kind, started: startSpareBrowser(this.opts) };
         return;
     }
   }
@@ -270,31 +289,24 @@ async function startSpareBrowser(opts: BrowserSessionOptions): Promise<SpareBrow
   }
 }
 
-function isGrid(chrome: ChromeProcess | undefined): chrome is GridChrome {
-  return chrome !== undefined && 'grid' in chrome;
+function isRemote(chrome: ChromeProcess | undefined): chrome is RemoteChrome {
+  return chrome !== undefined && 'markLost' in chrome;
 }
 
 async function startBrowser(opts: BrowserSessionOptions): Promise<{ chrome: ChromeProcess | undefined; browser: Browser }> {
   if (opts.endpoint) return { chrome: undefined, browser: await Browser.connect(opts.endpoint) };
-  if (opts.grid) {
-    const chrome = await startGridChrome(opts.grid, opts);
+  if (opts.remote) {
+    const chrome = await opts.remote.start(opts);
     try {
-      // se:cdp is the browser's own ws:// endpoint through the Grid's router: connected to directly,
-      // as there is no /json/version to discover it from.
+      // A remote endpoint (a Grid's se:cdp, through its router) is the browser's own ws:// endpoint:
+      // connected to directly, as there is no /json/version to discover it from.
       const browser = await Browser.connect(chrome.wsEndpoint, chrome.exitReason);
       browser.onDisconnect((reason) => chrome.markLost(reason));
       return { chrome, browser };
     } catch (e) {
       await chrome.close();
-      // Whatever failed (the router refused, the node went away), it is the Grid's session: say so.
-      throw new PerfError({
-        code: 'grid_cdp_failed',
-        kind: 'environment',
-        message: hideCredentials(
-          `Selenium Grid at ${opts.grid}: could not connect over CDP to ${chrome.wsEndpoint}: ${(e as Error).message}`,
-        ),
-        cause: e,
-      });
+      // Whatever failed (the router refused, the node went away), it is the remote session's: say so.
+      throw chrome.connectError(e);
     }
   }
   const chrome = await launchChrome(opts);
@@ -375,8 +387,8 @@ export async function restartBrowser(s: BrowserSession, open?: OpenSpec): Promis
   await old.close({ discard: true });
   // A Grid session lost, or one the Grid did not delete, ends the run here: a new session would land
   // on another node, or wait for a slot the old one still holds.
-  const undeleted = isGrid(old) ? old.undeleted() : undefined;
-  if (lost ?? undeleted) throw lost ?? gridLostError(undeleted!);
+  const ended = lost ?? (isRemote(old) ? old.undeleted() : undefined);
+  if (ended) throw ended;
   const { chrome, browser } = spare?.kind === 'browser' ? spare : await startBrowser({ ...s.options, userDataDir: undefined });
   try {
     const page = await newCleanPage(browser, spare?.kind === 'browser' ? { kind: 'context', id: spare.contextId } : undefined, open);

@@ -9,7 +9,7 @@
  * src/process-mark.ts) so it starts in a few ms.
  */
 import { rmSync } from 'node:fs';
-import { killMarked, markedPids, signalMarked } from '../process-mark.js';
+import { killMarked, markedPids, signalMarked } from './process-mark.js';
 
 const tracked = new Map<number, boolean>();
 const folders = new Set<string>();

@@ -9,7 +9,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { readFileSync } from 'node:fs';
-import { signalMarked } from '../process-mark.js';
+import { signalMarked } from './process-mark.js';
 
 interface Tracked {
   pid: number;
