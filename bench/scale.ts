@@ -20,6 +20,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BrowserSession } from '../src/drivers/cdp/session.js';
+import { gridConnector } from '../src/session/grid.js';
 import { startHubAndNodes } from '../test/grid-server.js';
 import { median, p25p75, timed } from './common.js';
 
@@ -83,7 +84,10 @@ async function main(): Promise<void> {
       for (const kind of i % 2 ? (['local', 'grid'] as const) : (['grid', 'local'] as const)) {
         let s: BrowserSession | undefined;
         open[kind].push(
-          await timed(async () => (s = await BrowserSession.open({ prewarm: 'none', ...(kind === 'grid' ? { grid: grid.url } : {}) }))),
+          await timed(
+            async () =>
+              (s = await BrowserSession.open({ prewarm: 'none', ...(kind === 'grid' ? { remote: gridConnector(grid.url) } : {}) })),
+          ),
         );
         close[kind].push(await timed(() => s!.close()));
       }
