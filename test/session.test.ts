@@ -2,11 +2,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { BrowserSession } from '../src/drivers/cdp/session.js';
+import { BrowserSession, type RemoteChrome, type RemoteConnector } from '../src/drivers/cdp/session.js';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { findChrome, launchChrome, sweepStaleProfiles } from '../src/drivers/cdp/chrome.js';
+import { findChrome, launchChrome, sweepStaleProfiles, type LaunchOptions } from '../src/drivers/cdp/chrome.js';
 import { isAlive, sleep } from '../src/processes.js';
 import { serveStatic } from '../src/session/static-server.js';
 import { PerfError } from '../src/errors.js';
@@ -154,6 +154,59 @@ test('a Chrome that dies is detected: the pending call fails fast and restart re
     assert.match(s.health() ?? '', /Chrome exited|lost the connection/);
     const page = await s.restart('context');
     assert.equal(await page.evaluate<number>('2 + 2'), 4);
+  } finally {
+    await s.close();
+  }
+});
+
+/**
+ * A remote connector over Chromes launched here: the seam session/grid.ts fills with a Grid session,
+ * exercised without Java. It records each start and reports a lost session as the Grid does.
+ */
+function localRemote(): { connector: RemoteConnector; started: RemoteChrome[] } {
+  const started: RemoteChrome[] = [];
+  const start = async (opts: LaunchOptions): Promise<RemoteChrome> => {
+    const chrome = await launchChrome(opts);
+    let closing = false;
+    let lostReason: string | undefined;
+    const remote: RemoteChrome = {
+      ...chrome,
+      close: (o) => {
+        closing = true;
+        return chrome.close(o);
+      },
+      lost: () => (lostReason ? new PerfError({ code: 'grid_session_lost', message: lostReason }) : undefined),
+      markLost: (reason) => {
+        // Our own close is not a lost session (the Grid's GridChrome ignores it the same way).
+        if (!closing) lostReason ??= reason;
+      },
+      undeleted: () => undefined,
+      connectError: (cause) => new PerfError({ code: 'grid_cdp_failed', message: `local remote: ${String(cause)}` }),
+    };
+    started.push(remote);
+    return remote;
+  };
+  return { connector: { endpoint: 'selenium+http://127.0.0.1:1', start }, started };
+}
+
+test('a remote connector: every browser comes from it, no spare browser is started, and a lost session ends with its error', async () => {
+  const { connector, started } = localRemote();
+  const s = await BrowserSession.open({ remote: connector, prewarm: 'browser' });
+  try {
+    assert.equal(started.length, 1);
+    s.prepareSpare();
+    await s.settle();
+    assert.equal(started.length, 1, 'a spare would queue for the slot the current remote session holds');
+    await s.restart('browser');
+    assert.equal(started.length, 2);
+    assert.equal(await waitGone(started[0]!.pid), true);
+    assert.equal(await s.page.evaluate<number>('2 + 2'), 4);
+    assert.equal(s.gridLost(), undefined);
+    process.kill(-started[1]!.pid, 'SIGKILL');
+    for (const end = Date.now() + 8000; !s.gridLost() && Date.now() < end;) await sleep(50);
+    assert.equal(s.gridLost()?.code, 'grid_session_lost');
+    await assert.rejects(s.restart('browser'), (e: PerfError) => e.code === 'grid_session_lost');
+    assert.equal(started.length, 2, 'no new session after a lost one: the run must not move to another node');
   } finally {
     await s.close();
   }
