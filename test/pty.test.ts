@@ -448,7 +448,12 @@ test(
   async (t) => {
     const term = open(t, { command: 'bash', args: ['-c', 'trap "" TERM; setsid sleep 1000 & sleep 1000 & echo started; wait'] });
     await term.waitFor({ text: 'started' });
-    await until(() => term.processes().length >= 3);
+    // The setsid'd sleep leaves the session only once setsid(2) has run: wait for that, not just for three processes.
+    const outside = (pid: number): boolean => {
+      const sid = readEntry(pid)?.sid;
+      return sid !== undefined && sid !== term.pid;
+    };
+    await until(() => term.processes().length >= 3 && term.processes().some(outside));
     const pids = term.processes();
     assert.equal(pids[0], term.pid);
     const ids = pids.map((pid) => [pid, readEntry(pid)!.startTicks] as const);
