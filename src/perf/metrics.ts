@@ -524,7 +524,8 @@ export const loadMainThreadMs = loadTiming(
   'load.mainThreadMs',
   LOAD_MS_FLOOR,
   CDP_ONLY,
-  'Main-thread task time during the load (parsing, script evaluation and compilation, style, layout, paint: Performance.getMetrics TaskDuration).',
+  'Main-thread task time during the load (parsing, script evaluation and compilation, style, layout, paint: ' +
+    'Performance.getMetrics TaskDuration).',
 );
 /** Every load metric, in report order. */
 export const LOAD_METRICS: readonly MetricDefinition[] = [

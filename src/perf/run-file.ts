@@ -26,7 +26,7 @@ export interface RepeatStepRecord {
   warnings?: string[];
 }
 
-interface RepeatBase {
+export interface RepeatBase {
   index: number;
   mode: RepeatMode;
   /** Warmup repeats run first and are left out of the summary. */

@@ -11,7 +11,13 @@ import { BEGIN_TIMEOUT_MS, END_TIMEOUT_MS, beginMeasure, endMeasure, measureLoad
 import { repeatAttribution } from '../perf/attribution.js';
 import { serializeCast, serializeTrace, type ClosedSession, type TerminalCast } from '../perf/state.js';
 import type { Insight } from '../perf/insights.js';
-import { MAX_WATERFALL_REQUESTS, type PerfReportRecord, type RepeatRecord, type RepeatStepRecord } from '../perf/run-file.js';
+import {
+  MAX_WATERFALL_REQUESTS,
+  type PerfReportRecord,
+  type RepeatBase,
+  type RepeatRecord,
+  type RepeatStepRecord,
+} from '../perf/run-file.js';
 import type { LoadRequest } from '../drivers/measure.js';
 import type { Scenario, StepCall } from '../scenario/load.js';
 import { redactChunks, redactText } from '../scenario/redact.js';
@@ -30,18 +36,7 @@ export async function runRepeatOn(browser: RepeatBrowser, host: SessionHost, sc:
     lap = now;
   };
   const common = { index: rc.index, mode: rc.mode, warmup: rc.warmup, steps, phasesMs };
-  const failed = async (
-    phase: 'restart' | 'setup' | 'steps' | 'measure',
-    error: StepErrorInfo,
-    step?: StepCall,
-    label?: string,
-  ): Promise<RepeatRecord> => {
-    const screenshot = phase === 'restart' ? undefined : await failureScreenshot(browser, rc);
-    const hostRecord = hostSampler.finish();
-    const where = { phase, ...(step ? { step: step.name } : {}), ...(label ? { label } : {}) };
-    const failure = { ...where, error, ...(screenshot ? { screenshot } : {}) };
-    return { ...common, ...(hostRecord ? { host: hostRecord } : {}), wallMs: performance.now() - t0, status: 'failed', failure };
-  };
+  const failed = failer(browser, rc, { t0, hostSampler, common });
 
   // 1. Clean restart, emulation, the app page (a blank page when the app's opening is measured cold).
   const load = sc.measure === 'load';
@@ -76,11 +71,11 @@ export async function runRepeatOn(browser: RepeatBrowser, host: SessionHost, sc:
 
   // A warm load: the app opened once (the cache is filled, setup ran); the measured load starts from a blank page.
   if (load && sc.cache === 'warm') {
-    try {
-      await (await host.page()).navigation.navigate(BLANK, BLANK_TIMEOUT_MS);
-    } catch (e) {
-      return failed('setup', toErrorInfo(e));
-    }
+    const left = await host
+      .page()
+      .then((p) => p.navigation.navigate(BLANK, BLANK_TIMEOUT_MS))
+      .then(() => undefined, toErrorInfo);
+    if (left) return failed('setup', left);
   }
 
   // 3. The measured window. Nothing of ours may run in the background during it.
@@ -127,6 +122,23 @@ export async function runRepeatOn(browser: RepeatBrowser, host: SessionHost, sc:
   const hostRecord = hostSampler.finish();
   if (rc.traceDir) saveRepeatTrace(closed, rc.traceDir, rc.index, sc.secrets);
   return measuredRecord(rc, end.ok, { ...common, ...(hostRecord ? { host: hostRecord } : {}), wallMs: performance.now() - t0 });
+}
+
+type Phase = 'restart' | 'setup' | 'steps' | 'measure';
+
+/** The record of a repeat that failed in `phase`, with a screenshot of the page where there is one. */
+function failer(
+  browser: RepeatBrowser,
+  rc: RepeatContext,
+  at: { t0: number; hostSampler: HostSampler; common: Omit<RepeatBase, 'wallMs'> },
+): (phase: Phase, error: StepErrorInfo, step?: StepCall, label?: string) => Promise<RepeatRecord> {
+  return async (phase, error, step, label) => {
+    const screenshot = phase === 'restart' ? undefined : await failureScreenshot(browser, rc);
+    const hostRecord = at.hostSampler.finish();
+    const where = { phase, ...(step ? { step: step.name } : {}), ...(label ? { label } : {}) };
+    const failure = { ...where, error, ...(screenshot ? { screenshot } : {}) };
+    return { ...at.common, ...(hostRecord ? { host: hostRecord } : {}), wallMs: performance.now() - at.t0, status: 'failed', failure };
+  };
 }
 
 const BLANK = 'about:blank';
