@@ -282,7 +282,9 @@ export function loadScenario(path: string, opts: LoadOptions = {}): Scenario {
     repeat,
     maxRepeat: Math.max(repeat, (w.merged.maxRepeat as number | undefined) ?? repeat * DEFAULTS.maxRepeatFactor),
     warmup: (w.merged.warmup as number | undefined) ?? DEFAULTS.warmup,
-    timing: w.merged.timing === true,
+    // A load is measured in timing mode unless the scenario says otherwise: a CPU profiler at 100 µs slows the
+    // page's own start-up, the very thing measured.
+    timing: w.merged.timing === true || (w.merged.measure === 'load' && w.merged.timing !== false),
     ...(gateMetrics ? { gate: { metrics: gateMetrics } } : {}),
     ...measureOf(src, w, (browser.restart as RestartMode | undefined) ?? driver.restartModes[0]!),
     vars: w.vars,

@@ -221,7 +221,9 @@ function overridableProperties(stepList: JsonSchema): Record<string, JsonSchema>
     warmup: { type: 'integer', minimum: 0, description: 'Repeats run first and discarded. Default 1.' },
     timing: {
       type: 'boolean',
-      description: 'Interleave timing-mode repeats (no profiler: their ms are what compare gates on), like --timing.',
+      description:
+        'Interleave timing-mode repeats (no profiler: their ms are what compare gates on), like --timing. Default: true with ' +
+        'measure: load, false otherwise.',
     },
     vars: {
       type: 'object',
