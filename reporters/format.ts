@@ -5,7 +5,8 @@
 import type { CompareResult, CompareRow, RowVerdict, Severity } from '../src/perf/compare.js';
 import type { CompareReport } from './define.js';
 import type { AttributionKind, AttributionLine } from '../src/perf/attribution.js';
-import type { RepeatRecord, RunFile } from '../src/perf/run-file.js';
+import type { BudgetResult, RepeatRecord, RunFile } from '../src/perf/run-file.js';
+import { inBudgetUnit, limitInBudgetUnit } from '../src/perf/budget-units.js';
 import { resolveMetric, sortMetricNames } from '../src/perf/metrics.js';
 import { networkFact } from '../src/perf/compare-runs.js';
 
@@ -179,9 +180,15 @@ export function refusedLine(r: RefusedRepeat): string {
   return `repeat ${r.index} (${r.mode}) refused: ${oneLine(r.reason)}`;
 }
 
-/** Budget evidence: "median 84.2" or why there is none. */
-export function budgetValue(metric: string, value: number | null): string {
-  return value === null ? 'no measured value' : `median ${formatValue(metric, value)}`;
+/** Budget evidence: "median 84.2", in the unit its limit was written in ("median 412.0 KB"), or why there is none. */
+export function budgetValue(b: Pick<BudgetResult, 'metric' | 'value' | 'unit'>): string {
+  if (b.value === null) return 'no measured value';
+  return `median ${b.unit ? inBudgetUnit(b.value, b.unit) : formatValue(b.metric, b.value)}`;
+}
+
+/** A budget's limit as it was written ("<= 300 KB"), not as stored (in the metric's own unit). */
+export function budgetLimit(b: Pick<BudgetResult, 'op' | 'limit' | 'unit'>): string {
+  return `${b.op} ${b.unit ? limitInBudgetUnit(b.limit, b.unit) : String(b.limit)}`;
 }
 
 /** Terminal colour / cursor sequences, as a page's console or a child process may put in a message. */

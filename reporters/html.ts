@@ -475,11 +475,7 @@ function budgetsSection(run: RunFile): string {
   if (!run.budgets.length) return '';
   return `<h2>Budgets</h2>${table(
     ['', 'budget', 'value'],
-    run.budgets.map((b) => [
-      b.pass ? badge('pass', 'PASS') : badge('fail', 'FAIL'),
-      `<code>${e(b.expr)}</code>`,
-      e(budgetValue(b.metric, b.value)),
-    ]),
+    run.budgets.map((b) => [b.pass ? badge('pass', 'PASS') : badge('fail', 'FAIL'), `<code>${e(b.expr)}</code>`, e(budgetValue(b))]),
   )}`;
 }
 

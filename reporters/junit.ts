@@ -16,6 +16,7 @@ import type { CompareContext, CompareReport } from './define.js';
 import { MAX_ATTRIBUTION_LINES } from '../src/perf/attribution.js';
 import {
   attributionTexts,
+  budgetLimit,
   budgetValue,
   countedRepeats,
   formatCi,
@@ -144,9 +145,9 @@ function renderRun(run: RunFile): string {
     const tc: TestCase = { name: `budget: ${b.expr}`, classname, timeMs: 0 };
     if (!b.pass)
       tc.failure = {
-        message: `${b.expr}: ${budgetValue(b.metric, b.value)}`,
+        message: `${b.expr}: ${budgetValue(b)}`,
         type: 'budget_failed',
-        details: `budget ${b.expr} failed: ${budgetValue(b.metric, b.value)} (limit ${b.op} ${b.limit})`,
+        details: `budget ${b.expr} failed: ${budgetValue(b)} (limit ${budgetLimit(b)})`,
       };
     cases.push(tc);
   }

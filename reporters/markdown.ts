@@ -98,7 +98,7 @@ function renderRun(run: RunFile): string {
   if (run.budgets.length) {
     const failed = run.budgets.filter((b) => !b.pass).length;
     out.push('', `**Budgets**: ${failed ? `${failed} of ${run.budgets.length} failed` : `all ${run.budgets.length} passed`}`, '');
-    for (const b of run.budgets) out.push(`- ${b.pass ? '✅ pass' : '❌ **FAIL**'} ${mdCode(b.expr)}: ${budgetValue(b.metric, b.value)}`);
+    for (const b of run.budgets) out.push(`- ${b.pass ? '✅ pass' : '❌ **FAIL**'} ${mdCode(b.expr)}: ${budgetValue(b)}`);
   }
 
   const repeats = countedRepeats(run);

@@ -80,7 +80,7 @@ function renderRun(run: RunFile, options: RenderOptions = {}): string {
     const failed = run.budgets.filter((b) => !b.pass).length;
     out.push(`Budgets: ${failed ? p.red(`${failed} of ${run.budgets.length} failed`) : `all ${run.budgets.length} passed`}`);
     for (const b of run.budgets) {
-      out.push(`  ${b.pass ? p.green('PASS') : p.red('FAIL')}  ${oneLine(b.expr)}  (${budgetValue(b.metric, b.value)})`);
+      out.push(`  ${b.pass ? p.green('PASS') : p.red('FAIL')}  ${oneLine(b.expr)}  (${budgetValue(b)})`);
     }
   }
 

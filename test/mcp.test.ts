@@ -533,7 +533,9 @@ describe('caps and the size of what an agent reads', () => {
   test('with --caps all and evaluate allowed, every tool answers through a real client', async () => {
     const cwd = tmpDir();
     fs.writeFileSync(path.join(cwd, 'all.json'), JSON.stringify({ tools: { caps: ['all'], allow: ['*', 'evaluate'] } }));
-    fs.copyFileSync(path.join(ROOT, 'scenarios', 'form-submit.yaml'), path.join(cwd, 'tiny.yaml'));
+    // A budget written in a unit: perf_run's reply shows its median in that unit beside the value in ms.
+    const tiny = fs.readFileSync(path.join(ROOT, 'scenarios', 'form-submit.yaml'), 'utf8') + 'budgets: [ "durationMs < 60s" ]\n';
+    fs.writeFileSync(path.join(cwd, 'tiny.yaml'), tiny);
     const s = await startServer({ cwd, args: ['--config', 'all.json'] });
     const called = new Set<string>();
     const ok = async (name: string, args: Record<string, unknown> = {}): Promise<Called> => {
@@ -597,6 +599,10 @@ describe('caps and the size of what an agent reads', () => {
       const run = await ok('perf_run', { scenario: 'tiny.yaml', repeat: 1, warmup: 0 });
       const file = run.json.data?.run?.path ?? run.json.run?.path;
       assert.equal(typeof file, 'string', run.text.slice(0, 400));
+      const budget = (run.json.data?.run ?? run.json.run)?.budgets?.[0] as { expr: string; value: number; median: string; pass: boolean };
+      assert.equal(budget.expr, 'durationMs < 60s');
+      assert.equal(budget.pass, true);
+      assert.match(budget.median, /^\d+\.\d{3} s$/, 'the median in seconds, as the limit was written');
       await ok('perf_compare', { a: file, b: file });
       await ok('app_logs');
       await ok('app_restart');

@@ -12,6 +12,7 @@ import type { CompareResult, MetricSamples } from '../src/perf/compare.js';
 import { summarize } from '../src/perf/stats.js';
 import type { RepeatRecord, RunFile } from '../src/perf/run-file.js';
 import { isPerfError } from '../src/errors.js';
+import { validateRunFile } from '../src/perf/compare-runs.js';
 import { appendToGithubStepSummary, getReporter, REPORTERS, reportPathFor } from '../reporters/index.js';
 import { jsonReporter } from '../reporters/json.js';
 import { junitReporter, xmlAttr, xmlText } from '../reporters/junit.js';
@@ -370,6 +371,50 @@ test('markdown run: heading, metrics table, budget lines, failed repeats escaped
   assert.match(failed, /`target_not_found`/);
   assert.match(failed, /no element \\<button\\> \\& "Add"/, 'HTML in a message is shown, not interpreted');
   assert.ok(lines.includes('- repeat 6 (timing): no frames painted in the window'));
+});
+
+test('a budget written in a unit shows its median and limit in that unit (table, markdown, junit, json), stored in bytes/ms', () => {
+  const run = makeRun();
+  run.budgets = [
+    {
+      expr: 'process.maxRssBytes <= 300KB',
+      metric: 'process.maxRssBytes',
+      op: '<=',
+      limit: 307_200,
+      unit: 'KB',
+      value: 421_888,
+      pass: false,
+    },
+    { expr: 'durationMs < 2.5s', metric: 'durationMs', op: '<', limit: 2500, unit: 's', value: 816.2, pass: true },
+    {
+      expr: 'process.maxRssBytes <= 1.5MiB',
+      metric: 'process.maxRssBytes',
+      op: '<=',
+      limit: 1_572_864,
+      unit: 'MiB',
+      value: null,
+      pass: false,
+    },
+  ];
+  const table = tableReporter.renderRun(run);
+  assert.match(table, /FAIL {2}process\.maxRssBytes <= 300KB {2}\(median 412\.0 KB\)/);
+  assert.match(table, /PASS {2}durationMs < 2\.5s {2}\(median 0\.816 s\)/);
+  assert.match(table, /FAIL {2}process\.maxRssBytes <= 1\.5MiB {2}\(no measured value\)/);
+  const md = markdownReporter.renderRun(run).split('\n');
+  assert.ok(md.includes('- ❌ **FAIL** `process.maxRssBytes <= 300KB`: median 412.0 KB'), md.join('\n'));
+  const xml = junitReporter.renderRun(run);
+  assert.match(xml, /budget process\.maxRssBytes &lt;= 300KB failed: median 412\.0 KB \(limit &lt;= 300 KB\)/);
+  assert.match(xml, /\(limit &lt;= 1\.5 MiB\)/);
+  assert.deepEqual((JSON.parse(jsonReporter.renderRun(run)) as RunFile).budgets, run.budgets);
+  // The unit is a declared run-file field: read back as written, and only one of the units.
+  assert.deepEqual(validateRunFile(JSON.parse(JSON.stringify(run)), 'r.json').budgets, run.budgets);
+  const bogus = JSON.parse(JSON.stringify(run)) as { budgets: { unit: string }[] };
+  bogus.budgets[0]!.unit = 'parsecs';
+  assert.throws(
+    () => validateRunFile(bogus, 'r.json'),
+    (e: unknown) =>
+      isPerfError(e) && e.code === 'run_file_invalid' && /budgets\[0\]\.unit must be one of "ms", "s", "B", "KB"/.test(e.message),
+  );
 });
 
 test('GITHUB_STEP_SUMMARY: appended when set, twice keeps both, untouched when unset', () => {

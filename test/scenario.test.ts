@@ -7,6 +7,9 @@ import { spawnSync } from 'node:child_process';
 import { loadScenario } from '../src/scenario/load.js';
 import { scenarioSchema } from '../src/scenario/schema.js';
 import { PerfError } from '../src/errors.js';
+import { judgeBudgets } from '../src/runner/records.js';
+import { BUDGET_UNIT_NAMES, BUDGET_UNITS, limitInBudgetUnit, toMetricUnit } from '../src/perf/budget-units.js';
+import type { BudgetResult } from '../src/perf/run-file.js';
 import { ROOT } from './helpers.js';
 import { Ajv } from 'ajv';
 import { parse as parseYaml } from 'yaml';
@@ -167,6 +170,98 @@ test('--variant is refused when the scenario declares none', () => {
 test('a malformed budget is a load-time error at its line', () => {
   const e = loadError('app: { serve: ./app }\nsteps:\n  - tap: x\nbudgets:\n  - "durationMs < 100"\n  - "frames.painted about 3"\n');
   assert.match(e.message, /:6:5: malformed budget "frames.painted about 3": expected "<metric> <op> <number>"/);
+});
+
+const BUDGETS_HEAD = 'app: { serve: ./app }\nsteps:\n  - tap: x\nbudgets:\n';
+
+test("budgets with units: the limit is stored in the metric's own unit (s → ms, KB/MB = KiB/MiB → bytes), the unit kept", () => {
+  const written = [
+    'durationMs <= 2.5s',
+    'durationMs < 800ms',
+    'durationMs <= 1.1s',
+    'process.maxRssBytes <= 1.5MB',
+    'process.maxRssBytes <= 300KiB',
+    'process.maxRssBytes < 300 KB',
+    'process.maxRssBytes < 2048B',
+    'counters.heapDeltaBytes > -2MiB',
+    'counters.layouts.perFrame <= 2',
+  ];
+  const sc = loadScenario(write(BUDGETS_HEAD + written.map((b) => `  - "${b}"\n`).join('')), { cwd: dir });
+  assert.deepEqual(
+    sc.budgets.map((b) => [b.limit, b.unit ?? null]),
+    [
+      [2500, 's'],
+      [800, 'ms'],
+      [1100, 's'], // not 1100.0000000000002: a median of exactly 1100 ms passes
+      [1.5 * 1024 * 1024, 'MB'],
+      [300 * 1024, 'KiB'],
+      [300 * 1024, 'KB'],
+      [2048, 'B'],
+      [-2 * 1024 * 1024, 'MiB'],
+      [2, null],
+    ],
+  );
+  assert.deepEqual(
+    sc.budgets.map((b) => b.expr),
+    written,
+  );
+});
+
+test('a limit written in any unit reads back as written: 10,000 decimals with up to 3 places, every unit', () => {
+  let seed = 29;
+  const rand = (): number => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+  for (let i = 0; i < 10_000; i++) {
+    const unit = BUDGET_UNIT_NAMES[i % BUDGET_UNIT_NAMES.length]!;
+    const n = Number((rand() * 10 ** (1 + (i % 5))).toFixed(i % 4));
+    const limit = toMetricUnit(n, unit);
+    assert.equal(limitInBudgetUnit(limit, unit), `${n} ${unit}`);
+    if (BUDGET_UNITS[unit].factor === 1000) assert.ok(Number.isInteger(limit), `${n} ${unit} → ${limit} ms`);
+  }
+});
+
+test('a unit that does not fit the metric, or is no unit, is a load-time error naming its line and the budget', () => {
+  const load = (b: string): PerfError => loadError(`${BUDGETS_HEAD}  - "durationMs < 100"\n  - "${b}"\n`);
+  assert.match(load('durationMs < 3KB').message, /s\d+\.yaml:6:5: budget 2: durationMs takes a time \(ms, s\), not KB$/);
+  assert.match(
+    load('process.maxRssBytes < 3s').message,
+    /:6:5: budget 2: process\.maxRssBytes takes a size \(B, KB, KiB, MB, MiB\), not s$/,
+  );
+  assert.match(load('frames.painted > 3ms').message, /:6:5: budget 2: frames\.painted is a count and takes no unit, not ms$/);
+  const lower = load('durationMs < 300kb');
+  assert.match(lower.message, /:6:5: budget 2: unknown unit "kb" in "durationMs < 300kb"; did you mean "KB"\?$/);
+  assert.match(lower.suggestion ?? '', /KB = KiB = 1024 bytes/);
+  assert.match(load('durationMs < 3 parsecs').message, /:6:5: budget 2: unknown unit "parsecs"/);
+  // In a variant (its list replaces the top one), at the variant's line.
+  const variant = (b: string): PerfError =>
+    loadError(`${BUDGETS_HEAD}  - "durationMs < 100"\nvariants:\n  a:\n    budgets:\n      - "${b}"\n  b: {}\n`, { variant: 'a' });
+  assert.match(variant('durationMs < 3KB').message, /:9:9: budget 1: durationMs takes a time/);
+  assert.match(variant('durationMs < 3kb').message, /:9:9: budget 1: unknown unit "kb"/);
+  const file = write(`${BUDGETS_HEAD}  - "durationMs < 100"\n  - "counters.layouts < 2KB"\n`);
+  const r = spawnSync(process.execPath, [join(ROOT, 'bin/perf'), 'validate', file], { timeout: 120_000, cwd: ROOT, encoding: 'utf8' });
+  assert.equal(r.status, 2, 'a wrong unit is a usage error: exit 2, before any browser starts');
+  assert.match(r.stderr, /:6:5: budget 2: counters\.layouts is a count and takes no unit, not KB/);
+});
+
+test('a KB budget is judged on the median in bytes and keeps its unit for the reports', () => {
+  const sc = loadScenario(write(`${BUDGETS_HEAD}  - "process.maxRssBytes <= 300KB"\n  - "durationMs <= 1.1s"\n`), { cwd: dir });
+  const judge = (rssBytes: number, durationMs: number): BudgetResult[] =>
+    judgeBudgets(sc.budgets, { 'process.maxRssBytes': { median: rssBytes }, durationMs: { median: durationMs } });
+  const over = judge(412 * 1024, 1100);
+  assert.deepEqual(over[0], {
+    expr: 'process.maxRssBytes <= 300KB',
+    metric: 'process.maxRssBytes',
+    op: '<=',
+    limit: 307_200,
+    unit: 'KB',
+    value: 421_888,
+    pass: false,
+  });
+  assert.equal(over[1]!.pass, true, '1100 ms is within 1.1 s');
+  assert.deepEqual(
+    judge(300 * 1024, 1100.1).map((b) => b.pass),
+    [true, false],
+  );
+  assert.equal(judge(300 * 1000, 0)[0]!.pass, true, '300,000 bytes are within 300 KB (KiB), not over a decimal 300 kB');
 });
 
 test('an unknown metric in a budget, a threshold or gate.metrics names its line and the closest registry name', () => {

@@ -14,7 +14,8 @@ import { againstLabels, type AgainstProgress } from '../runner/against.js';
 import type { LookEvent } from '../runner/sequential.js';
 import { runAndJudge } from '../runner/judge.js';
 import type { ProgressEvent } from '../runner/run.js';
-import type { RunFile } from '../perf/run-file.js';
+import type { BudgetResult, RunFile } from '../perf/run-file.js';
+import { inBudgetUnit } from '../perf/budget-units.js';
 import { loadScenario, type Scenario } from '../scenario/load.js';
 import { METRICS } from '../perf/metrics.js';
 import { okReply } from './format.js';
@@ -44,10 +45,16 @@ function runBrief(run: RunFile, file: string, full: boolean): Record<string, unk
     label: run.label,
     repeats: { counted: s.repeats, measured: s.measured, refused: s.refused, failed: s.failed, warmup: s.warmup },
     metrics,
-    budgets: run.budgets.map((b) => ({ expr: b.expr, value: b.value, pass: b.pass })),
+    budgets: run.budgets.map(budgetBrief),
     ...(failures.length ? { failures: failures.slice(0, 5) } : {}),
     ...(run.interrupted ? { interrupted: true } : {}),
   };
+}
+
+/** value stays in the metric's own unit (as its name says); a limit written in a unit gets the median in it too. */
+function budgetBrief(b: BudgetResult): Record<string, unknown> {
+  const shown = b.unit !== undefined && b.value !== null ? { median: inBudgetUnit(b.value, b.unit) } : {};
+  return { expr: b.expr, value: b.value, ...shown, pass: b.pass };
 }
 
 function rowBrief(r: CompareRow): Record<string, unknown> {

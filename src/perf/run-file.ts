@@ -7,6 +7,7 @@ import { finite, list, map, nullable, record, tagged, text, whole, type Schema }
 import type { Summary } from './stats.js';
 import { LOAD_RESOURCE_TYPES, type LoadRequest } from '../drivers/measure.js';
 import type { LoadSummary } from './sources/load.js';
+import { BUDGET_UNIT_NAMES, type BudgetUnit } from './budget-units.js';
 import { MAX_FORCED, MAX_FUNCTIONS, MAX_LONG_TASKS, MAX_STACK_DEPTH, MAX_STACKS, type RepeatAttribution } from './attribution.js';
 
 export const RUN_FILE_SCHEMA_VERSION = 1;
@@ -94,7 +95,10 @@ export interface BudgetResult {
   expr: string;
   metric: string;
   op: '<' | '<=' | '>' | '>=';
+  /** In the metric's own unit (ms, bytes), whatever unit it was written in. */
   limit: number;
+  /** The unit the limit was written in (`2.5s`, `300KB`), to show the median in it; absent for a bare number. */
+  unit?: BudgetUnit;
   /** The run's median of the metric; null when no measured repeat had it. */
   value: number | null;
   pass: boolean;
@@ -637,7 +641,12 @@ const BUDGET_SCHEMA = record(
     expr: prose('As written.'),
     metric: name('Its metric.'),
     op: oneOf(['<', '<=', '>', '>='], 'Comparison.'),
-    limit: finite('The limit.'),
+    limit: finite("The limit, in the metric's own unit (ms, bytes, count) whatever unit it was written in."),
+    unit: oneOf(
+      BUDGET_UNIT_NAMES,
+      'The unit the limit was written in, to show the median in it (KB and MB are 1024 and 1024² bytes, as KiB and MiB); ' +
+        'absent when it was a bare number.',
+    ),
     value: nullable(finite('The median.'), "The run's median, or null."),
     pass: flag('Passed.'),
   },

@@ -56,13 +56,14 @@ export function appSpec(sc: Scenario): AppSpec {
   return { kind: sc.app.terminal ? 'terminal' : 'desktop' };
 }
 
+/** Each budget against the run's median, both in the metric's own unit (a unit written with the limit was applied at load). */
 export function judgeBudgets(budgets: Budget[], metrics: Record<string, { median: number }>): BudgetResult[] {
   return budgets.map((b) => {
     const value = metrics[b.metric]?.median ?? null;
     const pass =
       value !== null &&
       (b.op === '<' ? value < b.limit : b.op === '<=' ? value <= b.limit : b.op === '>' ? value > b.limit : value >= b.limit);
-    return { expr: b.expr, metric: b.metric, op: b.op, limit: b.limit, value, pass };
+    return { expr: b.expr, metric: b.metric, op: b.op, limit: b.limit, ...(b.unit ? { unit: b.unit } : {}), value, pass };
   });
 }
 

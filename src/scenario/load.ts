@@ -17,7 +17,8 @@ import { driverFor } from '../drivers/registry.js';
 import { stepRefusal } from '../engine/driver-steps.js';
 import { bestErrors, compile, describeAjvError } from '../engine/validate.js';
 import { scenarioSchema, SCENARIO_NAME_ALLOWED } from './schema.js';
-import { checkMetricName } from '../perf/metrics.js';
+import { checkMetricName, type MetricKind, type ResolvedMetric } from '../perf/metrics.js';
+import { BUDGET_UNIT_NAMES, isBudgetUnit, toMetricUnit, unitsForKind, type BudgetUnit } from '../perf/budget-units.js';
 
 export interface StepCall {
   name: string;
@@ -31,7 +32,10 @@ export interface Budget {
   expr: string;
   metric: string;
   op: '<' | '<=' | '>' | '>=';
+  /** In the metric's own unit (ms, bytes), whatever unit it was written in. */
   limit: number;
+  /** The unit the limit was written in (`2.5s`, `300KB`); absent for a bare number. */
+  unit?: BudgetUnit;
 }
 
 /** `app.desktop`: the binary resolved to an absolute path; args may hold ${APP_URL}, filled at start. */
@@ -255,7 +259,9 @@ export function loadScenario(path: string, opts: LoadOptions = {}): Scenario {
   const steps = (key: 'setup' | 'steps'): StepCall[] => parseSteps(src, w, key, driver, app.desktop !== undefined);
   const measuredLabels = steps('steps').map((c, i) => stepLabel(c, i));
   const thresholds = parseThresholds(src, w.merged.thresholds, measuredLabels);
-  const budgets = ((w.merged.budgets as string[] | undefined) ?? []).map((b, i) => parseBudget(src, ['budgets', i], b, measuredLabels));
+  const budgets = ((w.merged.budgets as string[] | undefined) ?? []).map((b, i) =>
+    parseBudget(src, [...w.at(['budgets']), i], b, measuredLabels),
+  );
   const gateMetrics = (w.merged.gate as { metrics?: string[] } | undefined)?.metrics;
   gateMetrics?.forEach((m, i) => checkMetricAt(src, ['gate', 'metrics', i], m, measuredLabels));
   const repeat = (w.merged.repeat as number | undefined) ?? DEFAULTS.repeat;
@@ -416,8 +422,9 @@ function checkShape(src: Located, raw: Record<string, any>): void {
   const validate = compile(looseSchema);
   if (validate(raw)) return;
   const e = bestErrors(validate.errors ?? [])[0]!;
-  const budget = /^\/budgets\/(\d+)$/.exec(e.instancePath);
-  if (budget && e.keyword === 'pattern') parseBudget(src, ['budgets', Number(budget[1])], String(e.data));
+  // A variant's budgets too: they replace the top-level list, so their errors point into the variant.
+  const budget = /^(\/variants\/[^/]+)?\/budgets\/\d+$/.test(e.instancePath);
+  if (budget && e.keyword === 'pattern') parseBudget(src, instancePathToPath(e.instancePath), String(e.data));
   if (e.instancePath === '/name' && e.keyword === 'pattern') {
     throw src.fail(['name'], `name ${JSON.stringify(e.data)} may only use ${SCENARIO_NAME_ALLOWED}: it becomes part of file names`);
   }
@@ -811,24 +818,63 @@ function parseThresholds(src: Located, t: Record<string, any> | undefined, stepL
   };
 }
 
-const BUDGET_RE = /^\s*([A-Za-z0-9_.\-]+)\s*(<=|>=|<|>)\s*(-?[0-9]+(?:\.[0-9]+)?)\s*$/;
+// Any word after the number is taken as a unit here, so a misspelt one ("300kb") is named as such
+// rather than reported as a malformed budget; BUDGETS_KEY's pattern lists the real units.
+const BUDGET_RE = /^\s*([A-Za-z0-9_.\-]+)\s*(<=|>=|<|>)\s*(-?[0-9]+(?:\.[0-9]+)?)\s*([A-Za-z]+)?\s*$/;
 
-export function parseBudgetExpr(expr: string): Budget | undefined {
+/** A budget as written: its number and unit word, neither yet checked against the metric. */
+export interface WrittenBudget {
+  expr: string;
+  metric: string;
+  op: Budget['op'];
+  number: number;
+  unit?: string;
+}
+
+export function parseBudgetExpr(expr: string): WrittenBudget | undefined {
   const m = BUDGET_RE.exec(expr);
   if (!m) return undefined;
-  return { expr: expr.trim(), metric: m[1]!, op: m[2] as Budget['op'], limit: Number(m[3]) };
+  return { expr: expr.trim(), metric: m[1]!, op: m[2] as Budget['op'], number: Number(m[3]), ...(m[4] ? { unit: m[4] } : {}) };
 }
+
+const UNIT_HELP =
+  `units: ${unitsForKind('ms').join(', ')} for a time; ${unitsForKind('bytes').join(', ')} for a size ` +
+  '(KB = KiB = 1024 bytes, as Lighthouse reads budget.json sizes)';
 
 function parseBudget(src: Located, path: Path, expr: string, stepLabels: string[] = []): Budget {
   const b = parseBudgetExpr(expr);
   if (!b)
     throw src.fail(
       path,
-      `malformed budget "${expr}": expected "<metric> <op> <number>" with op one of < <= > >=`,
-      'e.g. "interactions.latencyMs.p90 < 100"',
+      `malformed budget "${expr}": expected "<metric> <op> <number>" with op one of < <= > >= ` +
+        `and an optional unit (${BUDGET_UNIT_NAMES.join(', ')})`,
+      'e.g. "interactions.latencyMs.p90 < 100", "durationMs < 0.8s", "process.maxRssBytes <= 300MB"',
     );
-  checkMetricAt(src, path, b.metric, stepLabels);
-  return b;
+  const which = `budget ${Number(path[path.length - 1]) + 1}`;
+  if (b.unit !== undefined && !isBudgetUnit(b.unit)) {
+    const same = BUDGET_UNIT_NAMES.find((u) => u.toLowerCase() === b.unit!.toLowerCase());
+    throw src.fail(path, `${which}: unknown unit "${b.unit}" in "${b.expr}"${same ? `; did you mean "${same}"?` : ''}`, UNIT_HELP);
+  }
+  const metric = checkMetricAt(src, path, b.metric, stepLabels);
+  const budget: Budget = { expr: b.expr, metric: b.metric, op: b.op, limit: b.number };
+  if (b.unit === undefined) return budget;
+  if (!unitsForKind(metric.def.kind).includes(b.unit))
+    throw src.fail(path, `${which}: ${b.metric} ${takes(metric.def.kind)}, not ${b.unit}`, UNIT_HELP);
+  return { ...budget, limit: toMetricUnit(b.number, b.unit), unit: b.unit };
+}
+
+/** What a metric's limit may be written in, for the wrong-unit error. */
+function takes(kind: MetricKind): string {
+  switch (kind) {
+    case 'ms':
+      return `takes a time (${unitsForKind('ms').join(', ')})`;
+    case 'bytes':
+      return `takes a size (${unitsForKind('bytes').join(', ')})`;
+    case 'count':
+      return 'is a count and takes no unit';
+    case 'score':
+      return 'is a score and takes no unit';
+  }
 }
 
 /** The label a measured step's `steps.<label>.ms` metric carries (as runStep names it). */
@@ -837,9 +883,9 @@ export function stepLabel(call: StepCall, index: number): string {
 }
 
 /** A metric name written in the scenario must be one the registry declares: else a load-time error with did-you-mean. */
-function checkMetricAt(src: Located, path: Path, name: string, stepLabels: string[], key = false): void {
+function checkMetricAt(src: Located, path: Path, name: string, stepLabels: string[], key = false): ResolvedMetric {
   try {
-    checkMetricName(name, stepLabels, 'metric');
+    return checkMetricName(name, stepLabels, 'metric');
   } catch (e) {
     if (isPerfError(e)) throw src.fail(path, e.message.replace(/^metric: /, ''), e.suggestion, key, e.candidates);
     throw e;

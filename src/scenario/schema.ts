@@ -8,6 +8,7 @@ import type { JsonSchema } from '../steps/define.js';
 import { NETWORK_KEY } from '../steps/network.js';
 import { NAME_PART } from '../files.js';
 import { driversOn } from '../drivers/registry.js';
+import { BUDGET_UNIT_NAMES } from '../perf/budget-units.js';
 
 /** What a scenario's `name:` may hold (a file name part; a / or a space would not be). */
 export const SCENARIO_NAME_ALLOWED = 'letters, digits, _, . and -';
@@ -184,14 +185,18 @@ const GATE_KEY: JsonSchema = {
   additionalProperties: false,
 };
 
-/** `budgets`: absolute limits on the run medians. */
+/** `budgets`: absolute limits on the run medians; the units come from src/perf/budget-units.ts. */
 const BUDGETS_KEY: JsonSchema = {
   type: 'array',
-  description: 'Absolute limits judged on the run medians: "<metric> <op> <number>", op one of < <= > >=.',
+  description:
+    'Absolute limits judged on the run medians (as Lighthouse CI asserts on a median run): "<metric> <op> <number>[unit]", ' +
+    "op one of < <= > >=. A bare number is in the metric's own unit (ms, bytes, count). A time may be written in ms or s, " +
+    'a size in B, KB, MB, KiB or MiB: KB and MB are binary (1024 and 1024² bytes, as Lighthouse reads budget.json sizes), ' +
+    'KiB and MiB the same. A unit that does not fit the metric (KB on a time, any unit on a count or score) is an error.',
   items: {
     type: 'string',
-    pattern: '^\\s*[A-Za-z0-9_.\\-]+\\s*(<=|>=|<|>)\\s*-?[0-9]+(\\.[0-9]+)?\\s*$',
-    description: 'e.g. "interactions.latencyMs.p90 < 100".',
+    pattern: `^\\s*[A-Za-z0-9_.\\-]+\\s*(<=|>=|<|>)\\s*-?[0-9]+(\\.[0-9]+)?\\s*(${BUDGET_UNIT_NAMES.join('|')})?\\s*$`,
+    description: 'e.g. "interactions.latencyMs.p90 < 100", "durationMs < 0.8s", "process.maxRssBytes <= 300MB".',
   },
 };
 
