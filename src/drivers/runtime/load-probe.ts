@@ -133,6 +133,9 @@ function loadReadMain(): Read {
     });
   }
   for (const e of performance.getEntriesByType('resource') as Res[]) {
+    // The browser's own favicon fetch races the end of the window (in some loads, not others): it is not
+    // the page's work, and counting it would make the request count flicker between repeats.
+    if (e.initiatorType === 'other' && /\/favicon\.ico$/.test(e.name.split('?')[0] ?? '')) continue;
     requests.push({
       url: e.name,
       type: typeOf(e),
