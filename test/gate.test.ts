@@ -212,7 +212,7 @@ test(
     const r = perf(['gate', ...scenarios, '--baselines', join(ROOT, 'baselines'), '--out', 'committed', '--json'], {}, 600_000);
     assert.ok(r.code === 0 || r.code === 1, r.stderr);
     const j = JSON.parse(r.stdout) as { runs: { id: string; status: string; verdict: string; compare?: RunsComparison }[] };
-    assert.equal(j.runs.length, 8);
+    assert.equal(j.runs.length, 9);
     for (const run of j.runs) {
       assert.equal(run.status, 'compared', `${run.id}: ${run.status}`);
       const c = run.compare!;

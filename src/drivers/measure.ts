@@ -28,6 +28,7 @@ export type SourceName =
   | 'counters'
   | 'layoutShift'
   | 'load'
+  | 'softNavs'
   | 'profile'
   | 'trace'
   | 'process'
@@ -163,6 +164,10 @@ export type ProbeMessage = { token: string; doc: string } & (
       scripts: ProbeScript[];
     }
   | { kind: 'shift'; startAt: number; value: number }
+  /** A soft navigation (an SPA route change after an interaction, Chromium 139+): its URL, start and next paint (epoch ms; 0 unknown). */
+  | { kind: 'softNav'; id: number; url: string; startAt: number; paintAt: number }
+  /** A contentful paint attributed to soft navigation `id` (interaction-contentful-paint): the latest is its LCP. */
+  | { kind: 'softLcp'; id: number; at: number }
   /** A document's totals, sent on pagehide (and returned by the final flush for the current one). */
   | { kind: 'docEnd'; frames: ProbeFrames | null; interactionCount: number | null }
 );
@@ -189,6 +194,8 @@ export interface ProbeFrames {
 export interface ProbeSupport {
   event: boolean;
   loaf: boolean;
+  /** Soft navigation entries (absent in reports from before they were read). */
+  softNav?: boolean;
   shift: boolean;
 }
 

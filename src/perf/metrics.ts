@@ -542,6 +542,30 @@ export const LOAD_METRICS: readonly MetricDefinition[] = [
   loadMainThreadMs,
 ];
 
+// Soft navigations: Chromium's soft-navigation entries (139+), read by the in-page probe in any window.
+export const softNavsCount = defineMetric({
+  name: 'softNavs.count',
+  unit: 'navigations',
+  kind: 'count',
+  better: 'none',
+  gate: 'never',
+  hostDependent: false,
+  floor: 1,
+  drivers: CHROMIUM_PROBE,
+  description: 'Soft navigations in the window: SPA route changes after an interaction (history API, a new URL and a paint).',
+});
+export const softNavsNextPaintMs = loadTiming(
+  'softNavs.nextPaintMs',
+  FRAME_MS,
+  CHROMIUM_PROBE,
+  "The slowest soft navigation's time from its interaction to the route's next paint.",
+);
+export const softNavsLcpMs = loadTiming(
+  'softNavs.lcpMs',
+  LOAD_MS_FLOOR,
+  CHROMIUM_PROBE,
+  "The slowest soft navigation's largest contentful paint (interaction-contentful-paint), from its interaction.",
+);
 const LOCAL_PROCESS: readonly DriverName[] = ['webdriver-chromium', 'webdriver-webkit', 'pty'];
 const PTY: readonly DriverName[] = ['pty'];
 // Over CDP the renderer's CPU is counters.processCpuMs; /proc is read where there are no counters.
@@ -659,6 +683,9 @@ export const METRICS: readonly MetricDefinition[] = [
   domNodesDelta,
   layoutShiftScore,
   ...LOAD_METRICS,
+  softNavsCount,
+  softNavsNextPaintMs,
+  softNavsLcpMs,
   webProcessCpuMs,
   webProcessMaxRssBytes,
   terminalLatencyP50,

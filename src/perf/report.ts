@@ -172,6 +172,7 @@ function summaryOf(f: Findings, frames: FramePicture): Record<string, unknown> {
       scripts: f.longFrames.scripts.slice(0, TOP_LOAF_SCRIPTS),
     },
     layoutShift: f.layoutShift.score,
+    ...(f.softNavs.total ? { softNavigations: f.softNavs.list } : {}),
     steps: f.steps.slice(0, TOP_STEPS),
     marks: f.window.marks,
     navigations: f.window.navigations,
@@ -189,6 +190,7 @@ function omittedOf(f: Findings, insights: number): Record<string, number> {
     worstFrames: f.frames.worstOmitted,
     longFrameScripts: Math.max(0, f.longFrames.scripts.length - TOP_LOAF_SCRIPTS),
     steps: Math.max(0, f.steps.length - TOP_STEPS),
+    ...(f.softNavs.total > f.softNavs.list.length ? { softNavigations: f.softNavs.total - f.softNavs.list.length } : {}),
     marks: 0,
     insights,
   };

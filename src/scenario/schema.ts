@@ -238,19 +238,14 @@ function overridableProperties(stepList: JsonSchema): Record<string, JsonSchema>
     measure: {
       enum: ['steps', 'load'],
       description:
-        "What the measured window is. steps (default): the steps after setup. load: the app's opening from the clean restart " +
-        '(navigation to quiet: the load event, then 1 s with no request, long task, layout shift or LCP candidate), then the steps.',
+        "The measured window: steps (default: the steps after setup) or load (the app's opening from the clean restart to " +
+        'its load event plus 1 s of quiet, then the steps).',
     },
     cache: {
       enum: ['cold', 'warm'],
-      description:
-        'HTTP cache at the measured load (measure: load). cold: empty; warm: the app was opened once after the restart. ' +
-        'Default: warm with browser.restart reload, cold with context or browser.',
+      description: 'HTTP cache at a measured load: cold (empty) or warm (the app opened once first). Default: warm with restart reload.',
     },
-    setup: {
-      ...stepList,
-      description: 'Steps after each clean restart, not measured (with measure: load and a warm cache, on the warming load).',
-    },
+    setup: { ...stepList, description: 'Steps after each clean restart, not measured.' },
     steps: { ...stepList, description: 'Measured steps: perf_begin before the first, perf_end after the last.' },
     thresholds: THRESHOLDS_KEY,
     gate: GATE_KEY,

@@ -161,6 +161,23 @@ function perfProbeMain(token: string, binding: string, sinceEpoch: number, count
       send({ kind: 'shift', startAt: origin + e.startTime, value: e.value });
     }
   };
+  type SoftNav = PerformanceEntry & { navigationId: number; paintTime?: number; presentationTime?: number };
+  const paintOf = (e: SoftNav): number => e.presentationTime || e.paintTime || 0;
+  const handleSoftNav = (entries: PerformanceEntryList): void => {
+    for (const e of entries as unknown as SoftNav[]) {
+      if (!after(e.startTime)) continue;
+      const paint = paintOf(e);
+      send({ kind: 'softNav', id: e.navigationId, url: e.name, startAt: origin + e.startTime, paintAt: paint ? origin + paint : 0 });
+    }
+  };
+  const handleSoftPaint = (entries: PerformanceEntryList): void => {
+    for (const e of entries as unknown as Array<SoftNav & { largestContentfulPaint?: SoftNav & { renderTime?: number } }>) {
+      if (!after(e.startTime)) continue;
+      const lcp = e.largestContentfulPaint;
+      const at = (lcp && (paintOf(lcp) || lcp.renderTime || lcp.startTime)) || paintOf(e);
+      if (at) send({ kind: 'softLcp', id: e.navigationId, at: origin + at });
+    }
+  };
   const supported = (PerformanceObserver.supportedEntryTypes ?? []) as readonly string[];
   const observers: Array<{ o: PerformanceObserver; handle: (l: PerformanceEntryList) => void }> = [];
   const watch = (type: string, handle: (l: PerformanceEntryList) => void, extra: Record<string, unknown>): boolean => {
@@ -177,6 +194,7 @@ function perfProbeMain(token: string, binding: string, sinceEpoch: number, count
     event: watch('event', handleEvents, { durationThreshold: 16 }),
     loaf: watch('long-animation-frame', handleLoaf, {}),
     shift: watch('layout-shift', handleShift, {}),
+    softNav: watch('soft-navigation', handleSoftNav, {}) && watch('interaction-contentful-paint', handleSoftPaint, {}),
   };
   const takeAll = (): void => {
     for (const { o, handle } of observers) handle(o.takeRecords());

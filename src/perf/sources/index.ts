@@ -10,6 +10,7 @@ import { framesSource, type FramesFindings } from './frames.js';
 import { interactionsSource } from './interactions.js';
 import { layoutShiftSource } from './layout-shift.js';
 import { loadSource, type LoadSummary } from './load.js';
+import { softNavsSource, type SoftNavigation } from './soft-navs.js';
 import { longFramesSource, type LongFramesFindings } from './long-frames.js';
 import { processSource } from './process.js';
 import { profileSource, type ProfileFindings } from './profile.js';
@@ -30,6 +31,7 @@ export interface Findings {
   counters: Record<string, number>;
   layoutShift: { score: number | null };
   load: LoadSummary | null;
+  softNavs: { list: SoftNavigation[]; total: number };
   steps: StepRow[];
   trace: TraceFindings;
   profile: ProfileFindings;
@@ -47,6 +49,7 @@ export const SOURCES: SourceMap = {
   counters: countersSource,
   layoutShift: layoutShiftSource,
   load: loadSource,
+  softNavs: softNavsSource,
   steps: stepsSource,
   trace: traceSource,
   profile: profileSource,
@@ -61,6 +64,7 @@ export const COVERAGE_ORDER: readonly SourceName[] = [
   'counters',
   'layoutShift',
   'load',
+  'softNavs',
   'trace',
   'profile',
   'process',
