@@ -49,6 +49,8 @@ export interface MetricNoise {
   repeatsForError: number | null;
   aa: Pick<CompareRow, 'verdict' | 'severity' | 'deltaPct' | 'ci'>;
   n: number;
+  /** A default primary the noise rule set aside here (too noisy to tell a warn-size change): shown, not gated. */
+  demoted?: boolean;
 }
 
 export interface SelftestResult {
@@ -105,9 +107,12 @@ export function analyseSelftest(
   const gated = samples.filter((s) => s.role === 'primary' && s.a.length > 0 && s.b.length > 0);
   const constant = (s: MetricSamples): boolean => [...s.a, ...s.b].every((v) => v === s.a[0]);
   const family = gated.filter((s) => !constant(s)).length;
+  // A primary the noise rule demoted is shown too, with its noise: that it is too noisy here is the finding.
+  const demotedNames = new Set((comparison.gate.chosen?.demoted ?? []).map((d) => d.metric));
+  const demoted = samples.filter((s) => s.role !== 'primary' && demotedNames.has(s.metric) && s.a.length > 0 && s.b.length > 0);
   const rows = new Map(comparison.rows.map((r) => [r.metric, r]));
   const perMetric = perMetricThresholds(comparison.thresholds.metrics, comparison.thresholds);
-  const metrics: MetricNoise[] = gated.map((s) => {
+  const metrics: MetricNoise[] = [...gated, ...demoted].map((s) => {
     const all = [...s.a, ...s.b];
     const med = median(all);
     const n = Math.min(s.a.length, s.b.length);
@@ -141,6 +146,7 @@ export function analyseSelftest(
       repeatsForError: isConstant ? 3 : repeatsFor(t.errorPct, sigma, alpha, family, unit),
       aa: { verdict: row?.verdict ?? 'unchanged', severity: row?.severity ?? 'none', deltaPct: row?.deltaPct ?? null, ci: row?.ci ?? null },
       n,
+      ...(demotedNames.has(s.metric) && s.role !== 'primary' ? { demoted: true } : {}),
     };
   });
   const order: Record<Safety, number> = { blind: 0, 'error-only': 1, ok: 2, deterministic: 3 };
@@ -226,7 +232,7 @@ export function renderSelftest(r: SelftestResult): string {
     m.aa.verdict === 'regressed' ? `REGRESSED (${m.aa.severity})` : m.aa.verdict,
     m.safety === 'deterministic' ? 'any change' : `${fmtNum(m.detectable)}%${m.scale === 'floor' ? ' of floor' : ''}`,
     `+${m.warnPct}% / +${m.errorPct}%`,
-    m.safety,
+    m.demoted ? `${m.safety}, not gated (too noisy)` : m.safety,
   ]);
   const widths = cols.map((c, i) => Math.max(c.length, ...rows.map((row) => row[i]!.length)));
   const line = (cells: string[]): string =>
