@@ -5,6 +5,7 @@
  * event fired, then `quietMs` with no request ending, no long task, no layout shift and no new LCP
  * candidate, and no request in flight where the driver can see them.
  */
+import { PerfError } from '../errors.js';
 import type { LoadOptions, LoadReadings } from './measure.js';
 import { loadQuietSource, loadReadSource } from './runtime/load-probe.js';
 
@@ -17,6 +18,8 @@ export interface LoadPage {
   evaluate<T>(expression: string, opts?: { timeoutMs?: number }): Promise<T>;
   /** Requests in flight now, where the driver sees the network; undefined elsewhere. */
   inFlight?(): number;
+  /** Why the page is gone (crashed, closed), or undefined while it lives: the wait ends at once. */
+  gone?(): string | undefined;
 }
 
 /** Wait for quiet (or the deadline, counted from `startedAt`, epoch ms), then read the load. */
@@ -25,6 +28,8 @@ export async function settleLoad(page: LoadPage, opts: LoadOptions, startedAt: n
   let ended: LoadReadings['ended'] = 'deadline';
   let busySince = performance.now();
   while (Date.now() < deadline) {
+    const gone = page.gone?.();
+    if (gone) throw new PerfError({ code: 'page_crashed', message: `the page went away during its measured load: ${gone}` });
     const q = await page
       .evaluate<{ complete: boolean; idleMs: number }>(loadQuietSource(), { timeoutMs: POLL_TIMEOUT_MS })
       .catch(() => ({ complete: false, idleMs: 0 }));

@@ -22,11 +22,12 @@ export async function measureLoad(page: Page, url: string, opts: LoadOptions): P
     const before = await taskSeconds(page);
     const startedAt = Date.now();
     await page.navigate(url, opts.timeoutMs);
-    const readings = await settleLoad(
-      { evaluate: (e, o) => page.evaluate(e, o ?? {}), inFlight: () => network.inFlight().length },
-      opts,
-      startedAt,
-    );
+    const watched = {
+      evaluate: <T>(e: string, o?: { timeoutMs?: number }) => page.evaluate<T>(e, o ?? {}),
+      inFlight: () => network.inFlight().length,
+      gone: () => page.crashReason ?? (page.isClosed ? 'the page was closed' : undefined),
+    };
+    const readings = await settleLoad(watched, opts, startedAt);
     const after = await taskSeconds(page);
     // Per-document counters restart with the new document: a value that went down is the new one's own.
     const mainThread = before === undefined || after === undefined ? undefined : after >= before ? after - before : after;
