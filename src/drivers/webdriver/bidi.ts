@@ -1,7 +1,8 @@
 /**
  * The little of WebDriver BiDi the driver uses, over the session's `webSocketUrl` when the server
  * offers one (chromedriver does; Debian's WebKitWebDriver 2.50 does not): scripts that run at the
- * start of every document (`script.addPreloadScript`), which WebDriver classic has no way to do.
+ * start of every document (`script.addPreloadScript`, removed again with `script.removePreloadScript`),
+ * which WebDriver classic has no way to do.
  * A thin typed client over `ws`: one command at a time, answers matched by id.
  */
 import WebSocket from 'ws';
@@ -58,9 +59,19 @@ export class BidiConnection {
     });
   }
 
-  /** Run `source` (statements) at the start of every document of the session, before the page's own scripts. */
-  async addPreloadScript(source: string): Promise<void> {
-    await this.send('script.addPreloadScript', { functionDeclaration: `() => { ${source} }` });
+  /**
+   * Run `source` (statements) at the start of every document of the session, before the page's own
+   * scripts; returns the script's id for removePreloadScript. The body goes on lines of its own: a
+   * source that ends in a `//# sourceURL` comment would otherwise comment out the closing brace.
+   */
+  async addPreloadScript(source: string): Promise<string> {
+    const { script } = await this.send<{ script: string }>('script.addPreloadScript', { functionDeclaration: `() => {\n${source}\n}` });
+    return script;
+  }
+
+  /** Stop running a preload script in new documents (the documents it already ran in keep what it did). */
+  async removePreloadScript(script: string): Promise<void> {
+    await this.send('script.removePreloadScript', { script });
   }
 
   close(): void {
