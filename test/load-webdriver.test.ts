@@ -8,12 +8,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { findServerBinary, miniBrowserPath } from '../src/drivers/webdriver/server.js';
 import { LOAD_METRICS, type DriverName } from '../src/perf/metrics.js';
 import type { RunFile } from '../src/perf/run-file.js';
+import { LOAD_QUIET_MS } from '../src/runner/repeat.js';
 import { ROOT } from './helpers.js';
 
 const missingWebKit =
@@ -140,3 +143,51 @@ for (const { driver, browser, missing, preloaded } of ENGINES) {
     },
   );
 }
+
+test(
+  'webdriver-chromium: a request still in flight after the load keeps the window open (BiDi network events)',
+  {
+    skip: missingChromedriver,
+    timeout: 300_000,
+  },
+  async () => {
+    // Twice the quiet time: without the requests in flight, the window would end quiet before the answer.
+    // The page reads the body: Chromium ends a fetch whose body nobody reads never (no entry, no responseCompleted).
+    const slowMs = 2 * LOAD_QUIET_MS;
+    const page =
+      '<!doctype html><html><head><link rel="icon" href="data:,"></head><body><p>slow</p>' +
+      "<script>addEventListener('load', () => setTimeout(() => fetch('/slow').then((r) => r.text()), 0));</script></body></html>";
+    const server = http.createServer((req, res) => {
+      const reply = (body: string, type: string): void => {
+        res.writeHead(200, { 'Content-Type': type, 'Content-Length': Buffer.byteLength(body), 'Cache-Control': 'no-store' });
+        res.end(body);
+      };
+      if (req.url === '/slow') setTimeout(() => reply('{"late":true}', 'application/json'), slowMs);
+      else reply(page, 'text/html');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const dir = mkdtempSync(join(tmpdir(), 'rehearse-load-wd-'));
+    try {
+      const { port } = server.address() as AddressInfo;
+      writeFileSync(
+        join(dir, 'slow.yaml'),
+        `name: load-slow\napp: { url: "http://127.0.0.1:${port}/" }\nbrowser: { driver: webdriver }\nmeasure: load\nsteps: []\n`,
+      );
+      const r = await perf(dir, ['run', 'slow.yaml', '--repeat', '1', '--warmup', '0', '--out', 'out', '--json'], 240_000);
+      assert.equal(r.code, 0, r.stderr);
+      const run = JSON.parse(readFileSync((JSON.parse(r.stdout) as { path: string }).path, 'utf8')) as RunFile;
+      const repeat = run.repeats[0]!;
+      assert.equal(repeat.status, 'measured', JSON.stringify(repeat.status === 'failed' ? repeat.failure : repeat.status));
+      if (repeat.status !== 'measured') return;
+      const requests = repeat.report.load!.requests ?? [];
+      assert.deepEqual(
+        requests.map((q) => `${new URL(q.url).pathname} ${q.type}`),
+        ['/ document', '/slow fetch'],
+      );
+      assert.equal(run.summary.metrics['load.requests']!.median, 2);
+    } finally {
+      server.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  },
+);

@@ -2,7 +2,7 @@
  * The little of WebDriver BiDi the driver uses, over the session's `webSocketUrl` when the server
  * offers one (chromedriver does; Debian's WebKitWebDriver 2.50 does not): scripts that run at the
  * start of every document (`script.addPreloadScript`, removed again with `script.removePreloadScript`),
- * which WebDriver classic has no way to do.
+ * which WebDriver classic has no way to do, and the network events a measured load watches.
  * A thin typed client over `ws`: one command at a time, answers matched by id.
  */
 import WebSocket from 'ws';
@@ -20,6 +20,7 @@ interface Pending {
 export class BidiConnection {
   private nextId = 1;
   private readonly pending = new Map<number, Pending>();
+  private readonly listeners = new Map<string, Set<(params: Record<string, unknown>) => void>>();
   private closedReason: string | undefined;
 
   private constructor(private readonly ws: WebSocket) {
@@ -74,19 +75,39 @@ export class BidiConnection {
     await this.send('script.removePreloadScript', { script });
   }
 
+  /** Call `fn` with the params of every `method` event (sent once subscribed to); returns the switch that stops it. */
+  on(method: string, fn: (params: Record<string, unknown>) => void): () => void {
+    const set = this.listeners.get(method) ?? new Set();
+    this.listeners.set(method, set.add(fn));
+    return () => set.delete(fn);
+  }
+
+  /** Have the browser send `events` (for every context of the session); returns the unsubscribe. */
+  async subscribe(events: string[]): Promise<() => Promise<void>> {
+    const { subscription } = await this.send<{ subscription?: string }>('session.subscribe', { events });
+    // Servers before the subscription ids (BiDi 2024) unsubscribe by event name.
+    return async () => {
+      await this.send('session.unsubscribe', subscription ? { subscriptions: [subscription] } : { events });
+    };
+  }
+
   close(): void {
     this.fail('the BiDi connection was closed');
     this.ws.terminate();
   }
 
   private onMessage(text: string): void {
-    let msg: { id?: number; type?: string; result?: unknown; error?: string; message?: string };
+    let msg: { id?: number; type?: string; result?: unknown; error?: string; message?: string; method?: string; params?: unknown };
     try {
       msg = JSON.parse(text) as typeof msg;
     } catch {
       return;
     }
-    if (msg.id === undefined) return;
+    if (msg.id === undefined) {
+      if (msg.type === 'event' && msg.method)
+        for (const fn of this.listeners.get(msg.method) ?? []) fn((msg.params ?? {}) as Record<string, unknown>);
+      return;
+    }
     const p = this.pending.get(msg.id);
     if (!p) return;
     this.pending.delete(msg.id);

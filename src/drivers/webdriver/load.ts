@@ -1,8 +1,9 @@
 /**
  * A measured page load over WebDriver. With BiDi (chromedriver) the load probe, and the open perf
  * session's frame probe, go into the new document before its first script as preload scripts, removed
- * once the document has started. Without BiDi (Debian's WebKitWebDriver 2.50) nothing can run before the
- * page's own scripts: classic navigation returns after the load event, and the probes go in then. The
+ * once the document has started, and BiDi's network events tell the requests in flight. Without BiDi
+ * (Debian's WebKitWebDriver 2.50) nothing can run before the page's own scripts: classic navigation
+ * returns after the load event, and the probes go in then. The
  * browser's buffered entries (navigation, paint, resources) still give every milestone and request; what
  * needs an observer from the start (LCP candidates, shifts, long tasks) is missing on WebKit anyway
  * (measured: its PerformanceObserver offers mark, measure, navigation, paint and resource only).
@@ -44,23 +45,60 @@ export async function measureWebDriverLoad(page: LoadDriverPage, url: string, op
   if (opts.clearCache && page.openedPages)
     notes.push('the HTTP cache was not cleared (WebDriver has no command for it): this session had opened pages before the load');
   const probes = [loadProbeSource(), page.perfProbeSource()].filter((s): s is string => s !== undefined);
-  const startedAt = Date.now();
-  if (page.bidi) {
-    await loadWithPreload(page, page.bidi, probes, url, opts.timeoutMs);
-  } else {
-    await page.navigate(url, opts.timeoutMs);
-    for (const source of probes) await page.evaluate(source);
-    notes.push(
-      'the load probe went in after the load event (this WebDriver server offers no BiDi preload scripts): ' +
-        'milestones and requests come from the browser’s buffers',
+  const network = page.bidi ? await watchRequests(page.bidi) : undefined;
+  let readings: Omit<LoadReadings, 'notes'>;
+  try {
+    const startedAt = Date.now();
+    if (page.bidi) {
+      await loadWithPreload(page, page.bidi, probes, url, opts.timeoutMs);
+    } else {
+      await page.navigate(url, opts.timeoutMs);
+      for (const source of probes) await page.evaluate(source);
+      notes.push(
+        'the load probe went in after the load event (this WebDriver server offers no BiDi preload scripts): ' +
+          'milestones and requests come from the browser’s buffers, and requests in flight are not seen',
+      );
+    }
+    readings = await settleLoad(
+      { evaluate: (e, o) => page.evaluate(e, o), ...(network ? { inFlight: network.inFlight } : {}) },
+      opts,
+      startedAt,
     );
+  } finally {
+    await network?.stop();
   }
-  const readings = await settleLoad({ evaluate: (e, o) => page.evaluate(e, o) }, opts, startedAt);
   // The document is the first request; the rest are Resource Timing's entries.
   const resources = readings.requests.length - 1;
   if (!page.bidi && resources >= RESOURCE_BUFFER_DEFAULT)
     notes.push(`${resources} resource entries: the browser's Resource Timing buffer filled before the probe could enlarge it`);
   return { ...readings, notes };
+}
+
+/**
+ * Requests in flight, from BiDi's network events (as CDP's Network domain gives them to the CDP load): the
+ * quiet rule waits for the last one to end. A request seen ending but never starting is not counted.
+ */
+async function watchRequests(bidi: BidiConnection): Promise<{ inFlight: () => number; stop: () => Promise<void> }> {
+  const open = new Set<string>();
+  const id = (p: Record<string, unknown>): string => String((p.request as { request?: unknown } | undefined)?.request ?? '');
+  const offs = [
+    bidi.on('network.beforeRequestSent', (p) => open.add(id(p))),
+    bidi.on('network.responseCompleted', (p) => open.delete(id(p))),
+    bidi.on('network.fetchError', (p) => open.delete(id(p))),
+  ];
+  const unsubscribe = await bidi
+    .subscribe(['network.beforeRequestSent', 'network.responseCompleted', 'network.fetchError'])
+    .catch((e: unknown) => {
+      offs.forEach((off) => off());
+      throw e;
+    });
+  return {
+    inFlight: () => open.size,
+    stop: async () => {
+      offs.forEach((off) => off());
+      await unsubscribe().catch(() => undefined);
+    },
+  };
 }
 
 /** Navigate with `sources` run at the new document's start; the preload scripts are removed after. */
