@@ -75,6 +75,7 @@ const BROWSER = [
   'deps.test.js',
   'targets.test.js',
   'webdriver.test.js',
+  'load-webdriver.test.js',
   'cli-lifecycle.test.js',
   'read-steps.test.js',
   'html-report.test.js',

@@ -317,6 +317,11 @@ export interface LoadReadings {
   support: { paint: boolean; lcp: boolean; shift: boolean; longTask: boolean; renderBlocking: boolean };
   /** Main-thread work during the load (script, style, layout), when the driver counts it (CDP Performance.getMetrics). */
   mainThreadMs?: number;
+  /**
+   * What the driver could not see of this load, and why (a probe installed only after the load event, a
+   * cache it cannot clear, a counter it has no access to): each one of the report's warnings.
+   */
+  notes?: string[];
 }
 
 /** How a measured load is opened and when it is over. */

@@ -1,7 +1,8 @@
 /**
  * The little of WebDriver BiDi the driver uses, over the session's `webSocketUrl` when the server
  * offers one (chromedriver does; Debian's WebKitWebDriver 2.50 does not): scripts that run at the
- * start of every document (`script.addPreloadScript`), which WebDriver classic has no way to do.
+ * start of every document (`script.addPreloadScript`, removed again with `script.removePreloadScript`),
+ * which WebDriver classic has no way to do, and the network events a measured load watches.
  * A thin typed client over `ws`: one command at a time, answers matched by id.
  */
 import WebSocket from 'ws';
@@ -19,6 +20,7 @@ interface Pending {
 export class BidiConnection {
   private nextId = 1;
   private readonly pending = new Map<number, Pending>();
+  private readonly listeners = new Map<string, Set<(params: Record<string, unknown>) => void>>();
   private closedReason: string | undefined;
 
   private constructor(private readonly ws: WebSocket) {
@@ -58,9 +60,35 @@ export class BidiConnection {
     });
   }
 
-  /** Run `source` (statements) at the start of every document of the session, before the page's own scripts. */
-  async addPreloadScript(source: string): Promise<void> {
-    await this.send('script.addPreloadScript', { functionDeclaration: `() => { ${source} }` });
+  /**
+   * Run `source` (statements) at the start of every document of the session, before the page's own
+   * scripts; returns the script's id for removePreloadScript. The body goes on lines of its own: a
+   * source that ends in a `//# sourceURL` comment would otherwise comment out the closing brace.
+   */
+  async addPreloadScript(source: string): Promise<string> {
+    const { script } = await this.send<{ script: string }>('script.addPreloadScript', { functionDeclaration: `() => {\n${source}\n}` });
+    return script;
+  }
+
+  /** Stop running a preload script in new documents (the documents it already ran in keep what it did). */
+  async removePreloadScript(script: string): Promise<void> {
+    await this.send('script.removePreloadScript', { script });
+  }
+
+  /** Call `fn` with the params of every `method` event (sent once subscribed to); returns the switch that stops it. */
+  on(method: string, fn: (params: Record<string, unknown>) => void): () => void {
+    const set = this.listeners.get(method) ?? new Set();
+    this.listeners.set(method, set.add(fn));
+    return () => set.delete(fn);
+  }
+
+  /** Have the browser send `events` (for every context of the session); returns the unsubscribe. */
+  async subscribe(events: string[]): Promise<() => Promise<void>> {
+    const { subscription } = await this.send<{ subscription?: string }>('session.subscribe', { events });
+    // Servers before the subscription ids (BiDi 2024) unsubscribe by event name.
+    return async () => {
+      await this.send('session.unsubscribe', subscription ? { subscriptions: [subscription] } : { events });
+    };
   }
 
   close(): void {
@@ -69,13 +97,17 @@ export class BidiConnection {
   }
 
   private onMessage(text: string): void {
-    let msg: { id?: number; type?: string; result?: unknown; error?: string; message?: string };
+    let msg: { id?: number; type?: string; result?: unknown; error?: string; message?: string; method?: string; params?: unknown };
     try {
       msg = JSON.parse(text) as typeof msg;
     } catch {
       return;
     }
-    if (msg.id === undefined) return;
+    if (msg.id === undefined) {
+      if (msg.type === 'event' && msg.method)
+        for (const fn of this.listeners.get(msg.method) ?? []) fn((msg.params ?? {}) as Record<string, unknown>);
+      return;
+    }
     const p = this.pending.get(msg.id);
     if (!p) return;
     this.pending.delete(msg.id);

@@ -39,6 +39,7 @@ import { WebDriverClient, WebDriverError, type ActionSource, type KeyAction, typ
 import type { BidiConnection } from './bidi.js';
 import { cropPng } from '../png.js';
 import { WebDriverPerfSession } from './perf-session.js';
+import { measureWebDriverLoad } from './load.js';
 
 const MISSING = '__rehearse_runtime_missing__';
 // W3C key codes (WebDriver "keyboard actions" table) for the named keys of src/drivers/keys.ts.
@@ -110,6 +111,12 @@ export class WebDriverPageDriver implements HostPage {
   serverPid: number | undefined;
   /** Capture and the runtime run at every document's start (BiDi preload scripts), as over CDP. */
   private atDocumentStart = false;
+  /** The session's BiDi connection, where the server offered one (a measured load preloads its probe over it). */
+  bidi: BidiConnection | undefined;
+  /** The last perf session begun here: a measured load puts its probe in the new document while it is open. */
+  private perfSession: WebDriverPerfSession | undefined;
+  /** This session has opened something other than about:blank: its HTTP cache is no longer the new profile's empty one. */
+  openedPages = false;
   private readonly crashHandlers = new Set<(reason: string) => void>();
   /** Where the page reports a click's settle itself (WebKit): see settle-reports.ts. Started at the first single click. */
   private reports: SettleReports | undefined;
@@ -205,7 +212,19 @@ export class WebDriverPageDriver implements HostPage {
     };
     this.perf = {
       mark: (name) => this.evaluate<number>(markSource(name)),
-      begin: (opts) => WebDriverPerfSession.begin(this, opts),
+      begin: (opts) => WebDriverPerfSession.begin(this, opts).then((s) => (this.perfSession = s)),
+      load: (url, opts) =>
+        measureWebDriverLoad(
+          {
+            evaluate: (e, o) => this.evaluate(e, o),
+            navigate: (u, t) => this.navigate(u, t),
+            bidi: this.bidi,
+            perfProbeSource: () => this.perfSession?.documentProbeSource(),
+            openedPages: this.openedPages,
+          },
+          url,
+          opts,
+        ),
     };
   }
 
@@ -431,6 +450,7 @@ export class WebDriverPageDriver implements HostPage {
     await bidi.addPreloadScript(`${CAPTURE_SOURCE}; ${PAGE_RUNTIME_SOURCE};`);
     await this.installRuntime();
     this.atDocumentStart = true;
+    this.bidi = bidi;
   }
 
   /** Whether capture and the runtime run at every document's start (BiDi), or from when the harness reaches it. */
@@ -561,6 +581,7 @@ export class WebDriverPageDriver implements HostPage {
       throw e;
     }
     const sameDocument = before !== '' && before.split('#')[0] === url.split('#')[0] && url.includes('#');
+    if (!url.startsWith('about:')) this.openedPages = true;
     if (!sameDocument) await this.hookDocument();
     return { url, newDocument: !sameDocument };
   }

@@ -68,6 +68,11 @@ export class WebDriverPerfSession implements PerfRecorder {
     return s;
   }
 
+  /** The probe for a document the window moves on to (a measured load's); undefined once the session has closed. */
+  documentProbeSource(): string | undefined {
+    return this.closed ? undefined : perfProbeSource(this.token, this.startedAt, true);
+  }
+
   addMark(mark: SessionMark): void {
     this.marks.push(mark);
   }

@@ -79,7 +79,18 @@ function loadEmits(load: LoadReadings): { emits: Emit[]; warnings: string[] } {
   for (const [type, def] of Object.entries(M.loadTransferBytesByType)) put(def, byType[type as keyof typeof byType]);
   put(M.loadMainThreadMs, load.mainThreadMs);
   if (load.ended === 'deadline') warnings.push('the page never went quiet: the load window ended at its deadline');
-  if (load.fcpMs === null) warnings.push('the page painted no content during the load (no first-contentful-paint entry)');
+  if (load.support.paint && load.fcpMs === null)
+    warnings.push('the page painted no content during the load (no first-contentful-paint entry)');
   if (load.support.lcp && !load.lcp) warnings.push('no largest-contentful-paint entry: the page painted no text or image');
+  // What the browser has no entries for is said, not written as zeros.
+  if (!load.support.paint) warnings.push('load.fcpMs not measured: this browser has no Paint Timing');
+  if (!load.support.lcp) warnings.push('load.lcpMs not measured: this browser reports no largest-contentful-paint entries');
+  if (!load.support.shift) warnings.push('load.clsScore not measured: this browser reports no layout shifts (Layout Instability API)');
+  if (!load.support.longTask) warnings.push('load.tbtMs not measured: this browser reports no long tasks (Long Tasks API)');
+  if (!load.support.renderBlocking)
+    warnings.push(
+      'render-blocking requests unknown: this browser has no Resource Timing renderBlockingStatus (only the document is marked)',
+    );
+  warnings.push(...(load.notes ?? []));
   return { emits, warnings };
 }
