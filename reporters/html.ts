@@ -10,6 +10,9 @@
  * slipped through could still run nothing; chart data travels as JSON in a non-executed
  * `type="application/json"` element, with `<` escaped so it cannot close that element.
  *
+ * A run that measured a page load (issue 29) gets a "Page load" section: the median load's waterfall,
+ * inline SVG (html-load.ts).
+ *
  * A compare row that carries attribution (issue 27) spans the grid: its chart, and beside it where the
  * change is; the comparison's differential flame graph is inline SVG, no script (html-attribution.ts).
  *
