@@ -276,6 +276,31 @@ test('compare report: the two median loads one above the other on one time axis,
   assert.match(markup, /data-metric="load\.lcpMs"/, 'the load metric rows as usual');
 });
 
+test('a compare of two 300-request waterfalls with long URLs stays under the report bound, and says what it left out', () => {
+  const big = (label: string): RunFile => {
+    const run = loadRun(label);
+    for (const r of run.repeats) {
+      if (r.status !== 'measured' || !r.report.load) continue;
+      r.report.load.requestsTotal = 450;
+      r.report.load.requests = Array.from({ length: 300 }, (_, i) => ({
+        url: `https://cdn.example.com/assets/${'x'.repeat(250)}/chunk-${i}.js?v=${'y'.repeat(200)}`,
+        type: 'script' as const,
+        startMs: i * 3,
+        responseStartMs: i * 3 + 20,
+        endMs: i * 3 + 50,
+        transferBytes: 1000 + i,
+        renderBlocking: i % 7 === 0,
+      }));
+    }
+    return run;
+  };
+  const [a, b] = [big('base'), big('cand')];
+  const html = htmlReporter.renderCompare(compareRuns(a, b, {}), { a, b });
+  assert.ok(Buffer.byteLength(html) < MAX_REPORT_BYTES, `${Buffer.byteLength(html)} bytes`);
+  assert.equal(markupOf(html).match(/<g class="req /g)?.length, 600);
+  assert.match(html, /The first 300 of 450 requests by start/);
+});
+
 // ─── in the browser ─────────────────────────────────────────────────────────────────────────────────
 
 interface PageCheck {
