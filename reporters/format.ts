@@ -5,7 +5,7 @@
 import type { CompareResult, CompareRow, RowVerdict, Severity } from '../src/perf/compare.js';
 import type { CompareReport } from './define.js';
 import type { AttributionKind, AttributionLine } from '../src/perf/attribution.js';
-import type { BudgetResult, RepeatRecord, RunFile } from '../src/perf/run-file.js';
+import type { BudgetResult, PerfReportRecord, RepeatRecord, RunFile } from '../src/perf/run-file.js';
 import { inBudgetUnit, limitInBudgetUnit } from '../src/perf/budget-units.js';
 import { resolveMetric, sortMetricNames } from '../src/perf/metrics.js';
 import { networkFact } from '../src/perf/compare-runs.js';
@@ -373,4 +373,110 @@ export function attributionTexts(row: CompareRow, max = ATTRIBUTION_LINES_SHOWN)
   if (a.missing) out.push(oneLine(`not named: ${a.missing}`));
   else if (out.length === 0) out.push('no function, forced layout, long task or step grew beyond noise');
   return out;
+}
+
+// ─── page load ──────────────────────────────────────────────────────────────────────────────────────
+
+export type MeasuredRepeat = Extract<RepeatRecord, { status: 'measured' }>;
+/** A repeat's page load as the run file keeps it (report.load): milestones, LCP element, top requests, waterfall. */
+export type LoadRecord = NonNullable<PerfReportRecord['load']>;
+export type LoadRequestRecord = LoadRecord['top'][number];
+
+/** The repeat whose load the reports draw, and the metric it is the median of (null: no repeat has either). */
+export interface MedianLoad {
+  repeat: MeasuredRepeat;
+  load: LoadRecord;
+  by: 'load.lcpMs' | 'load.loadEventMs' | null;
+}
+
+function hasLoad(r: RepeatRecord): r is MeasuredRepeat & { report: { load: LoadRecord } } {
+  const load: unknown = r.status === 'measured' ? r.report.load : undefined;
+  return typeof load === 'object' && load !== null && Array.isArray((load as { top?: unknown }).top);
+}
+
+/**
+ * The median counted repeat by LCP, else by the load event (a browser without LCP): the lower middle one
+ * of an even count, as the saved median trace is chosen, so every reporter draws the same repeat.
+ */
+export function medianLoad(run: RunFile): MedianLoad | undefined {
+  const loads = run.repeats.filter((r) => !r.warmup).filter(hasLoad);
+  if (!loads.length) return undefined;
+  for (const by of ['load.lcpMs', 'load.loadEventMs'] as const) {
+    const valueOf = (r: MeasuredRepeat): number => r.report.metrics[by] as number;
+    const valued = loads.filter((r) => Number.isFinite(r.report.metrics[by]));
+    if (!valued.length) continue;
+    const sorted = [...valued].sort((a, b) => valueOf(a) - valueOf(b) || a.index - b.index);
+    const repeat = sorted[Math.floor((sorted.length - 1) / 2)]!;
+    return { repeat, load: repeat.report.load!, by };
+  }
+  return { repeat: loads[0]!, load: loads[0]!.report.load, by: null };
+}
+
+/** One request from a file, checked: a URL and finite numbers (a hand-made or crafted file may hold anything). */
+export function isLoadRequest(r: unknown): r is LoadRequestRecord {
+  if (typeof r !== 'object' || r === null) return false;
+  const q = r as Record<string, unknown>;
+  const finite = (v: unknown): boolean => typeof v === 'number' && Number.isFinite(v);
+  return (
+    typeof q.url === 'string' &&
+    typeof q.type === 'string' &&
+    finite(q.startMs) &&
+    finite(q.endMs) &&
+    finite(q.transferBytes) &&
+    (q.responseStartMs === null || q.responseStartMs === undefined || finite(q.responseStartMs))
+  );
+}
+
+// Five: the top list the load source keeps (LOAD_TOP_REQUESTS), what the issue asks the table to print.
+export const LARGEST_REQUESTS = 5;
+
+/** The largest requests of a load by transfer size, largest first. */
+export function largestRequests(load: LoadRecord, n = LARGEST_REQUESTS): LoadRequestRecord[] {
+  return load.top
+    .filter(isLoadRequest)
+    .sort((a, b) => b.transferBytes - a.transferBytes)
+    .slice(0, n);
+}
+
+// 60 characters: a path and file name fit beside the type and size columns of an 80-column terminal.
+export const SHORT_URL_CHARS = 60;
+
+/**
+ * A request's URL as a reader scans it: the path and query on the page's own origin, host and path on another,
+ * cut in the middle past `max` so both the start and the file name stay.
+ */
+export function shortUrl(url: string, pageUrl: string, max = SHORT_URL_CHARS): string {
+  let s = oneLine(url);
+  try {
+    const u = new URL(url);
+    const page = new URL(pageUrl);
+    if (u.protocol === 'http:' || u.protocol === 'https:')
+      s = u.origin === page.origin ? u.pathname + u.search : u.host + u.pathname + u.search;
+  } catch {
+    // Not a URL the parser takes: shown as it is, shortened.
+  }
+  if (s.length <= max) return s;
+  const head = Math.floor((max - 1) / 3);
+  return `${s.slice(0, head)}…${s.slice(s.length - (max - 1 - head))}`;
+}
+
+/** "median repeat 2 by load.lcpMs · 23 requests · 1.2 MB": which load a section shows. */
+export function loadFacts(m: MedianLoad): string {
+  const total = m.load.top.filter(isLoadRequest).length;
+  const requests = typeof m.load.requestsTotal === 'number' ? m.load.requestsTotal : total;
+  const bytes = m.repeat.report.metrics['load.transferBytes'];
+  return [
+    `${m.by ? `median repeat ${formatNumber(m.repeat.index)} by ${m.by}` : `repeat ${formatNumber(m.repeat.index)}`}`,
+    `${formatNumber(requests)} request${requests === 1 ? '' : 's'}`,
+    ...(typeof bytes === 'number' ? [formatValue('load.transferBytes', bytes)] : []),
+    ...(m.load.ended === 'deadline' ? ['never quiet: ended at the deadline'] : []),
+  ].join(' · ');
+}
+
+/** `span.hero "Welcome" at 812.0 ms (image /hero.jpg)`, or why there is none; untrusted page text, on one line. */
+export function lcpElementText(load: LoadRecord): string {
+  if (typeof load.lcpElement !== 'string') return 'none (the browser reported no largest contentful paint)';
+  const at = typeof load.lcpMs === 'number' ? ` at ${formatValue('load.lcpMs', load.lcpMs)} ms` : '';
+  const image = typeof load.lcpUrl === 'string' ? ` (image ${shortUrl(load.lcpUrl, load.url)})` : '';
+  return oneLine(`${load.lcpElement}${at}${image}`);
 }

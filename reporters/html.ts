@@ -10,6 +10,9 @@
  * slipped through could still run nothing; chart data travels as JSON in a non-executed
  * `type="application/json"` element, with `<` escaped so it cannot close that element.
  *
+ * A run that measured a page load (issue 29) gets a "Page load" section: the median load's waterfall,
+ * inline SVG (html-load.ts).
+ *
  * A compare row that carries attribution (issue 27) spans the grid: its chart, and beside it where the
  * change is; the comparison's differential flame graph is inline SVG, no script (html-attribution.ts).
  *
@@ -45,6 +48,7 @@ import {
 } from './format.js';
 import { attributionBlock, flameSection } from './html-attribution.js';
 import { chartAssets } from './html-assets.js';
+import { compareLoadSection, loadSection } from './html-load.js';
 import { escapeHtml, table } from './html-markup.js';
 
 export { escapeHtml };
@@ -545,6 +549,7 @@ function renderRun(run: RunFile, options?: RenderOptions): string {
       ? `<details><summary>${num(rest.length)} more metric${rest.length === 1 ? '' : 's'}</summary><div ` +
         `class="grid">${rest.map((m) => metricCard(charts, run, values, m)).join('\n')}</div></details>`
       : '',
+    loadSection(run),
     timelineSection(charts, run, ctx),
     insightsSection(run),
     topFunctionsSection(run),
@@ -645,6 +650,7 @@ function renderCompare(result: CompareReport, ctx: CompareContext, options?: Ren
       ? `<p class="muted">Not judged here: ${notJudged.map((n) => `<code>${e(n.metric)}</code> (${e(n.why)})`).join(', ')}</p>`
       : '',
     result.attribution ? flameSection(result.attribution.flame) : '',
+    compareLoadSection(ctx.a, ctx.b),
     changedRest.length
       ? `<details><summary>${num(changedRest.length)} other metric${changedRest.length === 1 ? '' : 's'}` +
         ` that moved (secondary or not judged)</summary><div class="grid">` +
@@ -764,6 +770,18 @@ svg.flame text{fill:#111827;pointer-events:none}
 .sw{display:inline-block;width:12px;height:10px;border:1px solid #9ca3af;vertical-align:-1px}
 .sw.grew{background:rgb(255,90,90)}.sw.shrank{background:rgb(90,90,255)}.sw.same{background:rgb(221,221,221)}
 .flame-notes{font-size:.85em}
+svg.waterfall{display:block;width:100%;min-width:720px;height:auto;font:11px ui-monospace,SFMono-Regular,Menlo,monospace}
+svg.waterfall text{fill:#111827}svg.waterfall text.head{font-weight:700}svg.waterfall text.tick{fill:var(--muted)}
+svg.waterfall line.grid{stroke:var(--line)}svg.waterfall text.rb{fill:var(--fail)}svg.waterfall g.lcp text{font-weight:700}
+svg.waterfall g.req:hover text{fill:var(--a)}svg.waterfall rect.wait{fill-opacity:.3}
+svg.waterfall line.mk{stroke-width:1.5;stroke-dasharray:4 3}
+.legend .rb{color:var(--fail)}
+.t-document rect,.sw.t-document{fill:#2563eb;background:#2563eb}.t-script rect,.sw.t-script{fill:#ca8a04;background:#ca8a04}
+.t-stylesheet rect,.sw.t-stylesheet{fill:#7c3aed;background:#7c3aed}.t-image rect,.sw.t-image{fill:#16a34a;background:#16a34a}
+.t-font rect,.sw.t-font{fill:#db2777;background:#db2777}.t-fetch rect,.sw.t-fetch{fill:#0891b2;background:#0891b2}
+.t-other rect,.sw.t-other{fill:#6b7280;background:#6b7280}
+.mk-ttfb{stroke:#6b7280;background:#6b7280}.mk-fcp{stroke:#15803d;background:#15803d}.mk-lcp{stroke:#dc2626;background:#dc2626}
+.mk-dcl{stroke:#2563eb;background:#2563eb}.mk-load{stroke:#7c3aed;background:#7c3aed}
 `;
 
 /** The client: draws each .chart from its spec once it is visible (folded sections on first open), redraws on resize. */

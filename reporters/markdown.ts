@@ -22,12 +22,18 @@ import {
   compareTitle,
   countedRepeats,
   failureWhere,
+  formatBytes,
   formatCi,
   formatDelta,
   formatNumber,
   formatRange,
   formatValue,
+  largestRequests,
+  lcpElementText,
+  loadFacts,
+  medianLoad,
   oneLine,
+  shortUrl,
   rowStatus,
   runFacts,
   runTitle,
@@ -94,6 +100,7 @@ function renderRun(run: RunFile): string {
   } else {
     out.push('_No metrics: no repeat was measured._');
   }
+  out.push(...loadLines(run));
 
   if (run.budgets.length) {
     const failed = run.budgets.filter((b) => !b.pass).length;
@@ -118,6 +125,22 @@ function renderRun(run: RunFile): string {
     for (const r of refused) out.push(`- repeat ${formatNumber(r.index)} (${mdText(r.mode)}): ${mdText(r.reason)}`);
   }
   return out.join('\n') + '\n';
+}
+
+/** The median load's largest requests and its LCP element, after the metrics; nothing for a run without a load. */
+function loadLines(run: RunFile): string[] {
+  const m = medianLoad(run);
+  if (!m) return [];
+  const out = ['', `**Largest requests** (${mdText(loadFacts(m))})`, ''];
+  const top = largestRequests(m.load);
+  if (top.length) out.push(tableRow(['request', 'type', 'size', 'render-blocking']), '|:--|:--|--:|:-:|');
+  for (const r of top) {
+    const cells = [mdCode(shortUrl(r.url, m.load.url), true), mdText(r.type), formatBytes(r.transferBytes), r.renderBlocking ? 'yes' : ''];
+    out.push(tableRow(cells));
+  }
+  if (!top.length) out.push('_none recorded_');
+  out.push('', `LCP element: ${mdText(lcpElementText(m.load))}`);
+  return out;
 }
 
 // ─── compare ────────────────────────────────────────────────────────────────────────────────────────

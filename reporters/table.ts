@@ -19,12 +19,18 @@ import {
   compareTitle,
   countedRepeats,
   failureLine,
+  formatBytes,
   formatCi,
   formatDelta,
   formatNumber,
   formatRange,
   formatValue,
+  largestRequests,
+  lcpElementText,
+  loadFacts,
+  medianLoad,
   oneLine,
+  shortUrl,
   refusedLine,
   rowStatus,
   runFacts,
@@ -75,6 +81,7 @@ function renderRun(run: RunFile, options: RenderOptions = {}): string {
   } else {
     out.push('No metrics: no repeat was measured.');
   }
+  out.push(...loadLines(run, color));
 
   if (run.budgets.length) {
     const failed = run.budgets.filter((b) => !b.pass).length;
@@ -90,6 +97,24 @@ function renderRun(run: RunFile, options: RenderOptions = {}): string {
   if (failedLines.length) out.push(p.red('Failed repeats:'), ...failedLines.map((l) => `  ${l}`));
   if (refusedLines.length) out.push(p.yellow('Refused repeats:'), ...refusedLines.map((l) => `  ${l}`));
   return out.join('\n') + '\n';
+}
+
+/** The median load's largest requests and its LCP element, after the metrics; nothing for a run without a load. */
+function loadLines(run: RunFile, color: boolean): string[] {
+  const m = medianLoad(run);
+  if (!m) return [];
+  const top = largestRequests(m.load);
+  const out = [`Largest requests (${loadFacts(m)}):`];
+  if (top.length) {
+    const table = newTable(['request', 'type', 'size', 'render-blocking'], ['left', 'left', 'right', 'left'], color);
+    for (const r of top)
+      table.push([shortUrl(r.url, m.load.url), oneLine(r.type), formatBytes(r.transferBytes), r.renderBlocking ? 'yes' : '']);
+    out.push(table.toString());
+  } else {
+    out.push('  none recorded');
+  }
+  out.push(`LCP element: ${lcpElementText(m.load)}`);
+  return out;
 }
 
 function renderCompare(result: CompareReport, ctx: CompareContext, options: RenderOptions = {}): string {

@@ -232,6 +232,14 @@ export const ERRORS = {
     suggestion: 'serve the folder that holds the built app, inside the project (e.g. ./dist); pass --allow-outside if you mean it',
   },
   serve_root_missing: { kind: 'usage', suggestion: 'check the `serve` path (relative to the scenario file) or build the app first' },
+  session_already_open: {
+    kind: 'usage',
+    suggestion: {
+      run: 'measure the opening with measure: load in the scenario instead of a perf_load step',
+      session: 'run `perf perf_end` first, then perf_load',
+      mcp: 'call perf_end first, then perf_load',
+    },
+  },
   session_dead: { kind: 'environment', suggestion: RESTART },
   session_gone: { kind: 'environment', suggestion: RESTART },
   session_refused: { kind: 'usage', suggestion: 'measure an interaction that renders frames, then read its insights' },

@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { compareRuns, type RunsComparison } from '../src/perf/compare-runs.js';
+import { medianLoad } from '../reporters/format.js';
 import type { RepeatRecord, RunFile } from '../src/perf/run-file.js';
 import { summarize } from '../src/perf/stats.js';
 import { escapeHtml, htmlReporter, jsonInScript } from '../reporters/html.js';
@@ -219,6 +220,87 @@ test('htmlRunContext: a failure screenshot beside the run file is embedded, a mi
   });
 });
 
+// ─── page load (issue 29) ───────────────────────────────────────────────────────────────────────────
+
+/** A real run file: `perf run test/fixtures/runs/load-list.yaml` (measure: load on scenarios/app/list.html), traces deleted. */
+const LOAD_RUN_FILE = join(ROOT, 'test/fixtures/runs/load-list-run.json');
+const loadRun = (label = 'run'): RunFile => ({ ...(JSON.parse(readFileSync(LOAD_RUN_FILE, 'utf8')) as RunFile), label });
+
+test('run report: the median load as a waterfall, a row per request with its bars, the five marks and the LCP element', () => {
+  const run = loadRun();
+  const m = medianLoad(run)!;
+  const markup = markupOf(htmlReporter.renderRun(run));
+  const section = markup.slice(markup.indexOf('<h2>Page load</h2>'), markup.indexOf('<h2>Frame timeline</h2>'));
+  assert.ok(section.length > 0 && markup.indexOf('<h2>Metrics</h2>') < markup.indexOf('<h2>Page load</h2>'), 'after the metrics');
+  assert.match(section, new RegExp(`data-repeat="${m.repeat.index}"`), 'the median repeat by LCP');
+  assert.equal(section.match(/<g class="req /g)?.length, m.load.requests!.length, 'one row per request');
+  for (const r of m.load.requests!) assert.ok(section.includes(`<title>${escapeHtml(r.url)}</title>`), `${r.url} in full in its tooltip`);
+  const waits = m.load.requests!.filter((r) => r.responseStartMs !== null && r.responseStartMs > r.startMs).length;
+  assert.equal(section.match(/<rect class="wait"/g)?.length, waits, 'the wait for the first byte apart');
+  assert.equal(section.match(/<rect class="dl"/g)?.length, m.load.requests!.length, 'and the download');
+  assert.equal(section.match(/class="rb">■<\/text>/g)?.length, m.load.requests!.filter((r) => r.renderBlocking).length);
+  for (const mark of ['ttfb', 'fcp', 'lcp', 'dcl', 'load']) assert.match(section, new RegExp(`<line class="mk mk-${mark}"`), mark);
+  assert.ok(section.includes(`LCP element: <code>${escapeHtml(m.load.lcpElement!)}`), 'the LCP element named');
+  assert.match(section, /<g class="req t-stylesheet"><title>[^<]*app\.css<\/title>.*?>6\.8 KB</);
+});
+
+test('run report: hostile page text in the waterfall (URLs, the LCP element, a type) is escaped; bad numbers draw nothing', () => {
+  const run = loadRun();
+  const m = medianLoad(run)!;
+  const requests = m.load.requests!;
+  requests[1]!.url = `http://x/"><script>alert(1)</script><svg onload=alert(2)>`;
+  requests[2]!.type = '"><img src=x onerror=alert(3)>' as never;
+  requests[3]!.endMs = Number.NaN;
+  m.load.lcpElement = `img#a "</code><script>alert(4)</script>"`;
+  m.load.url = `http://127.0.0.1/"><script>alert(5)</script>`;
+  const html = htmlReporter.renderRun(run);
+  const markup = markupOf(html);
+  assert.equal(html.match(/<script[\s>]/g)?.length, 3, 'exactly the data, uPlot and the client script');
+  assert.doesNotMatch(markup, /<script|<img src=x|<svg onload/);
+  assert.ok(markup.includes(escapeHtml(requests[1]!.url)));
+  assert.ok(markup.includes(escapeHtml(m.load.lcpElement)));
+  assert.doesNotMatch(markup, /NaN|Infinity/, 'a number that is not finite is not drawn');
+  assert.equal(markup.match(/<g class="req /g)?.length, requests.length - 1, 'the request without an end is left out');
+});
+
+test('compare report: the two median loads one above the other on one time axis, with the load metric rows', () => {
+  const a = loadRun('base');
+  const b = loadRun('cand');
+  const c = compareRuns(a, b, {});
+  const markup = markupOf(htmlReporter.renderCompare(c, { a, b }));
+  const section = markup.slice(markup.indexOf('<h2>Page load</h2>'), markup.indexOf('<h2>Runs</h2>'));
+  assert.equal(section.match(/<div class="card load"/g)?.length, 2);
+  assert.ok(section.indexOf('A · baseline: base') < section.indexOf('B · candidate: cand'), 'baseline above the candidate');
+  const axes = [...section.matchAll(/viewBox="0 0 1000 [\d.]+"/g)];
+  assert.equal(axes.length, 2);
+  assert.match(markup, /data-metric="load\.lcpMs"/, 'the load metric rows as usual');
+});
+
+test('a compare of two 300-request waterfalls with long URLs stays under the report bound, and says what it left out', () => {
+  const big = (label: string): RunFile => {
+    const run = loadRun(label);
+    for (const r of run.repeats) {
+      if (r.status !== 'measured' || !r.report.load) continue;
+      r.report.load.requestsTotal = 450;
+      r.report.load.requests = Array.from({ length: 300 }, (_, i) => ({
+        url: `https://cdn.example.com/assets/${'x'.repeat(250)}/chunk-${i}.js?v=${'y'.repeat(200)}`,
+        type: 'script' as const,
+        startMs: i * 3,
+        responseStartMs: i * 3 + 20,
+        endMs: i * 3 + 50,
+        transferBytes: 1000 + i,
+        renderBlocking: i % 7 === 0,
+      }));
+    }
+    return run;
+  };
+  const [a, b] = [big('base'), big('cand')];
+  const html = htmlReporter.renderCompare(compareRuns(a, b, {}), { a, b });
+  assert.ok(Buffer.byteLength(html) < MAX_REPORT_BYTES, `${Buffer.byteLength(html)} bytes`);
+  assert.equal(markupOf(html).match(/<g class="req /g)?.length, 600);
+  assert.match(html, /The first 300 of 450 requests by start/);
+});
+
 // ─── in the browser ─────────────────────────────────────────────────────────────────────────────────
 
 interface PageCheck {
@@ -361,4 +443,23 @@ test('perf report: a missing file and a file that is not a run file are usage er
   assert.match(other.stderr, /other\.json: not a rehearse run file nor a compare result: expected/);
   const three = perf(['report', 'a.json', 'b.json', 'c.json']);
   assert.equal(three.code, 2);
+});
+
+test("a load run's report opens offline in Chromium: the waterfall is drawn, nothing is fetched, narrow screens scroll it in its box", async () => {
+  const file = join(work, 'load-list-run.html');
+  writeFileSync(file, htmlReporter.renderRun(loadRun()));
+  const r = await openReport(file, ['load.lcpMs']);
+  assert.ok(r.snapshot.includes('Page load'), 'the section is in the page');
+  assert.deepEqual(r.requests, [], 'no request left the page');
+  assert.deepEqual(r.errors, [], 'no console error (no inline style the policy would refuse)');
+  const drawn = await session!.page.evaluate<{ rows: number; width: number; marks: number }>(`(() => {
+    const svg = document.querySelector('svg.waterfall');
+    return { rows: svg.querySelectorAll('g.req').length, width: svg.getBoundingClientRect().width,
+      marks: [...svg.querySelectorAll('line.mk')].filter((l) => getComputedStyle(l).stroke !== 'none').length };
+  })()`);
+  assert.equal(drawn.rows, medianLoad(loadRun())!.load.requests!.length);
+  assert.ok(drawn.width > 700, `${drawn.width} px wide`);
+  assert.equal(drawn.marks, 5, 'each mark has its colour from the stylesheet');
+  const narrow = await openReport(file, [], 375);
+  assert.ok(narrow.scrollWidth <= 375, `${narrow.scrollWidth} px wide at 375`);
 });

@@ -5,6 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { validateRunFile } from '../src/perf/compare-runs.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { compareMetrics, DEFAULT_THRESHOLDS } from '../src/perf/compare.js';
@@ -12,13 +13,12 @@ import type { CompareResult, MetricSamples } from '../src/perf/compare.js';
 import { summarize } from '../src/perf/stats.js';
 import type { RepeatRecord, RunFile } from '../src/perf/run-file.js';
 import { isPerfError } from '../src/errors.js';
-import { validateRunFile } from '../src/perf/compare-runs.js';
 import { appendToGithubStepSummary, getReporter, REPORTERS, reportPathFor } from '../reporters/index.js';
 import { jsonReporter } from '../reporters/json.js';
 import { junitReporter, xmlAttr, xmlText } from '../reporters/junit.js';
 import { markdownReporter } from '../reporters/markdown.js';
 import { tableReporter } from '../reporters/table.js';
-import { formatValue, sortMetrics } from '../reporters/format.js';
+import { formatValue, medianLoad, shortUrl, sortMetrics } from '../reporters/format.js';
 
 // ─── fixtures ───────────────────────────────────────────────────────────────────────────────────────
 
@@ -600,4 +600,70 @@ test('reportPathFor: written beside the run file, never over it', () => {
     'build/perf/list-desktop-run.junit.xml',
     'build/perf/list-desktop-run.html',
   ]);
+});
+
+// ─── page load (issue 29) ───────────────────────────────────────────────────────────────────────────
+
+/** A real run file: `perf run test/fixtures/runs/load-list.yaml` (measure: load on scenarios/app/list.html), traces deleted. */
+const LOAD_RUN_FILE = join(import.meta.dirname, '..', '..', 'test', 'fixtures', 'runs', 'load-list-run.json');
+const loadRun = (): RunFile => JSON.parse(readFileSync(LOAD_RUN_FILE, 'utf8')) as RunFile;
+
+test('load run: the median repeat by load.lcpMs is the one the reporters draw, the same in every reporter', () => {
+  const run = loadRun();
+  validateRunFile(run, LOAD_RUN_FILE);
+  const counted = run.repeats.filter((r): r is Extract<RepeatRecord, { status: 'measured' }> => r.status === 'measured' && !r.warmup);
+  const byLcp = [...counted].sort((a, b) => a.report.metrics['load.lcpMs']! - b.report.metrics['load.lcpMs']!);
+  const want = byLcp[Math.floor((byLcp.length - 1) / 2)]!;
+  const m = medianLoad(run)!;
+  assert.equal(m.repeat.index, want.index);
+  assert.equal(m.by, 'load.lcpMs');
+  // Without LCP (WebKit), the load event decides; a run without a load has no section at all.
+  const noLcp = loadRun();
+  for (const r of noLcp.repeats) if (r.status === 'measured') delete r.report.metrics['load.lcpMs'];
+  assert.equal(medianLoad(noLcp)!.by, 'load.loadEventMs');
+  const plain = loadRun();
+  for (const r of plain.repeats) if (r.status === 'measured') delete r.report.load;
+  assert.equal(medianLoad(plain), undefined);
+  assert.doesNotMatch(tableReporter.renderRun(plain), /Largest requests/);
+  assert.doesNotMatch(markdownReporter.renderRun(plain), /Largest requests/);
+});
+
+test('table and markdown: after the metrics, the 5 largest requests of the median load by size, and its LCP element', () => {
+  const run = loadRun();
+  const m = medianLoad(run)!;
+  const top = [...m.load.top].sort((a, b) => b.transferBytes - a.transferBytes);
+  for (const text of [tableReporter.renderRun(run), markdownReporter.renderRun(run)]) {
+    const at = text.indexOf('Largest requests');
+    assert.ok(at > text.indexOf('load.transferBytes'), 'after the metrics');
+    assert.match(text, new RegExp(`median repeat ${m.repeat.index} by load\\.lcpMs · ${m.load.requestsTotal} requests`));
+    const rows = top.map((r) => text.indexOf(shortUrl(r.url, m.load.url), at));
+    assert.ok(
+      rows.every((i) => i > at),
+      `every top request is listed: ${rows}`,
+    );
+    assert.deepEqual(
+      [...rows].sort((x, y) => x - y),
+      rows,
+      'largest first',
+    );
+    assert.match(text, /\/app\.css.*stylesheet.*6\.8 KB.*yes/);
+    assert.match(text, /LCP element: span\.row-sub "\\?#0002 · gamma · updated 15 min ago" at \d+\.\d ms/);
+  }
+  assert.equal(shortUrl('https://cdn.example.com/lib/a.js?v=1', 'http://127.0.0.1:8080/'), 'cdn.example.com/lib/a.js?v=1');
+  const long = shortUrl(`http://h/${'x'.repeat(200)}/bundle.js`, 'http://h/');
+  assert.ok(long.length === 60 && long.endsWith('/bundle.js') && long.includes('…'), long);
+});
+
+test('table and markdown: page text in a request URL or the LCP element cannot break the table or the terminal', () => {
+  const run = loadRun();
+  const m = medianLoad(run)!;
+  m.load.top[0]!.url = `http://evil/a|b\`c<img src=x onerror=alert(1)>\u001b[31m\nnext`;
+  m.load.lcpElement = 'div#x "<script>alert(2)</script> | *bold* \u001b[2J"';
+  const table = tableReporter.renderRun(run);
+  assert.doesNotMatch(table, /\u001b/, 'no escape sequence reaches the terminal');
+  assert.doesNotMatch(table.slice(table.indexOf('Largest requests')), /\nnext/, 'the URL stays on its line');
+  const md = markdownReporter.renderRun(run);
+  const row = md.split('\n').find((l) => l.includes('evil'))!;
+  assert.equal(row.split(/(?<!\\)\|/).length, 6, `4 cells: ${row}`);
+  assert.match(md, /LCP element: div\\#x "\\<script\\>alert\(2\)\\<\/script\\> \\\| \\\*bold\\\*/);
 });

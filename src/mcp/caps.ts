@@ -45,9 +45,9 @@ export const coreCap = defineCap({
 
 export const perfCap = defineCap({
   name: 'perf',
-  description: 'Measure: open and close a measured window, read an insight, run a scenario, compare two runs.',
+  description: 'Measure: open and close a measured window, measure a page load, read an insight, run a scenario, compare two runs.',
   byDefault: true,
-  tools: ['perf_begin', 'perf_end', 'perf_insight', 'perf_run', 'perf_compare'],
+  tools: ['perf_begin', 'perf_end', 'perf_load', 'perf_insight', 'perf_run', 'perf_compare'],
 });
 
 export const pointerExtraCap = defineCap({

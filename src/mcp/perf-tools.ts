@@ -206,23 +206,23 @@ function programOf(sc: Scenario): string | undefined {
 export const perfRunTool = defineTool({
   name: 'perf_run',
   description:
-    'Run a YAML scenario from clean restarts and write a run file (medians, budgets). With against, ' +
-    'a baseline runs interleaved (A B B A) until decided and the reply holds the comparison.',
+    'Run a scenario from clean restarts into a run file (medians, budgets); with against, interleaved ' +
+    'with a baseline (A B B A) until decided.',
   inputSchema: {
     type: 'object',
     properties: {
-      scenario: { type: 'string', description: 'Scenario YAML file, relative to the working folder; the candidate with against.' },
-      variant: { type: 'string', pattern: NAME_PART.pattern, description: 'Variant to run; required if the scenario declares variants.' },
+      scenario: { type: 'string', description: 'Scenario YAML file (the candidate with against).' },
+      variant: { type: 'string', pattern: NAME_PART.pattern, description: 'Variant to run.' },
       ...RUN_OPTIONS,
-      against: { type: 'string', description: 'Baseline scenario file: run interleaved with scenario and compare the two.' },
+      against: { type: 'string', description: 'Baseline scenario file, run interleaved and compared.' },
       ...SEQUENTIAL_OPTIONS,
       vars: { type: 'object', additionalProperties: { type: 'string' }, description: 'Scenario vars for both arms, e.g. {"jank": "1"}.' },
       baselineVars: {
         type: 'object',
         additionalProperties: { type: 'string' },
-        description: 'With against: vars for the baseline arm only, over vars.',
+        description: 'With against: vars of the baseline only.',
       },
-      json: { type: 'boolean', description: 'Reply with every metric and compare row. Default false: headline metrics, changed rows.' },
+      json: { type: 'boolean', description: 'Every metric and compare row (default: headline metrics, changed rows).' },
     },
     required: ['scenario'],
     additionalProperties: false,
@@ -357,14 +357,14 @@ function againstProgress(ctx: ToolCallContext): { onProgress?: (e: AgainstProgre
 
 export const perfCompareTool = defineTool({
   name: 'perf_compare',
-  description: 'Judge run file b against baseline a on the primary metrics: fail = a real regression; changes within noise are unchanged.',
+  description: 'Judge run file b against baseline a on the primary metrics: fail = a real regression; noise = unchanged.',
   inputSchema: {
     type: 'object',
     properties: {
-      a: { type: 'string', description: 'Baseline run file (from perf_run), relative to the working folder.' },
+      a: { type: 'string', description: 'Baseline run file (from perf_run).' },
       b: { type: 'string', description: 'Candidate run file.' },
-      json: { type: 'boolean', description: 'Reply with every row. Default false: changed rows only.' },
-      force: { type: 'boolean', description: 'Compare runs of different scenarios or variants. Default false: refused.' },
+      json: { type: 'boolean', description: 'Every row (default: changed rows only).' },
+      force: { type: 'boolean', description: 'Allow runs of different scenarios or variants.' },
     },
     required: ['a', 'b'],
     additionalProperties: false,

@@ -29,6 +29,11 @@ import {
 export const BEGIN_TIMEOUT_MS = 15_000;
 // Reading a trace of a long session (tens of MB) and a CPU profile takes seconds on a loaded machine.
 export const END_TIMEOUT_MS = 60_000;
+// Lighthouse's quiet rule (networkQuietThresholdMs, cpuQuietThresholdMs and pauseAfterLoadMs are 1 s each).
+export const LOAD_QUIET_MS = 1000;
+// The longest a measured load may take, navigation to quiet: Lighthouse's maxWaitForLoad is 45 s; a page
+// that is not quiet after 30 s on a local server never will be, and the repeat still reports what loaded.
+export const LOAD_TIMEOUT_MS = 30_000;
 
 export interface Began {
   sessionToken: string;

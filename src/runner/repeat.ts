@@ -7,7 +7,16 @@ import { ensureDir, writeFileAtomic } from '../files.js';
 import type { SessionHost } from '../engine/host.js';
 import { runStep, toErrorInfo, type StepErrorInfo, type StepResult } from '../engine/run-step.js';
 import { PerfError } from '../errors.js';
-import { BEGIN_TIMEOUT_MS, END_TIMEOUT_MS, beginMeasure, endMeasure, measureLoad, withinMs } from '../perf/measure.js';
+import {
+  BEGIN_TIMEOUT_MS,
+  END_TIMEOUT_MS,
+  LOAD_QUIET_MS,
+  LOAD_TIMEOUT_MS,
+  beginMeasure,
+  endMeasure,
+  measureLoad,
+  withinMs,
+} from '../perf/measure.js';
 import { repeatAttribution } from '../perf/attribution.js';
 import { serializeCast, serializeTrace, type ClosedSession, type TerminalCast } from '../perf/state.js';
 import type { Insight } from '../perf/insights.js';
@@ -144,11 +153,8 @@ function failer(
 const BLANK = 'about:blank';
 // Opening about:blank is local: a second is already a hung renderer.
 const BLANK_TIMEOUT_MS = 10_000;
-// Lighthouse's quiet rule (networkQuietThresholdMs, cpuQuietThresholdMs and pauseAfterLoadMs are 1 s each).
-export const LOAD_QUIET_MS = 1000;
-// The longest a measured load may take, navigation to quiet: Lighthouse's maxWaitForLoad is 45 s; a page
-// that is not quiet after 30 s on a local server never will be, and the repeat still reports what loaded.
-export const LOAD_TIMEOUT_MS = 30_000;
+// Declared beside measureLoad, which perf_load (a step) shares: a step may not import the runner.
+export { LOAD_QUIET_MS, LOAD_TIMEOUT_MS };
 
 /** The app's opening as the window's start (`measure: load`): the error that fails the repeat, or undefined. */
 async function openMeasuredLoad(host: SessionHost, sc: Scenario, rc: RepeatContext): Promise<StepErrorInfo | undefined> {

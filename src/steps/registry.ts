@@ -52,6 +52,7 @@ import { waitFor } from './wait-for.js';
 import { perfBegin } from './perf-begin.js';
 import { perfEnd } from './perf-end.js';
 import { perfInsight } from './perf-insight.js';
+import { perfLoad } from './perf-load.js';
 import { perfTrace } from './perf-trace.js';
 import { mark } from './mark.js';
 import { tauriInvoke } from './tauri-invoke.js';
@@ -104,6 +105,7 @@ export const STEPS: readonly StepDefinition<any>[] = [
   // perf
   perfBegin,
   perfEnd,
+  perfLoad,
   perfInsight,
   perfTrace,
   mark,

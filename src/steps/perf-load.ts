@@ -1,0 +1,136 @@
+/**
+ * perf_load: measure one page load of the current app in a window of its own: perf_begin (timing mode),
+ * a fresh navigation to the URL with the load probe at the document's start, the page quiet, perf_end.
+ * The same window `measure: load` opens in a scenario's repeat, for an agent or a `perf start` session.
+ */
+import { PerfError } from '../errors.js';
+import {
+  BEGIN_TIMEOUT_MS,
+  END_TIMEOUT_MS,
+  LOAD_QUIET_MS,
+  LOAD_TIMEOUT_MS,
+  beginMeasure,
+  endMeasure,
+  measureLoad,
+  withinMs,
+} from '../perf/measure.js';
+import type { PerfReport } from '../perf/report.js';
+import { openSession, type PerfHost } from '../perf/state.js';
+import { defineStep, type StepContext, type StepOutput } from './define.js';
+import { resolveNavigationUrl } from './navigate.js';
+
+// Opening about:blank is local: ten seconds is already a hung renderer (the runner allows the same).
+const BLANK_TIMEOUT_MS = 10_000;
+// 6 KB like perf_end's report (REPORT_MAX_BYTES): an agent reads the reply whole every time.
+export const PERF_LOAD_REPLY_MAX_BYTES = 6 * 1024;
+// What the MCP reply adds around data and warnings ({"step":"perf_load","status":"ok","durationMs":…}).
+const ENVELOPE_BYTES = 100;
+// 160 characters of a URL or an element name: origin, path and the start of a query; a data: URL or a
+// minified class list says nothing more past that, and five requests stay well inside the reply's bound.
+const TEXT_CHARS = 160;
+// Warnings of the load are a handful of sentences; three is every one the load source writes.
+const MAX_WARNINGS = 3;
+
+export const perfLoad = defineStep({
+  name: 'perf_load',
+  description: 'Measure a page load of url: load.* metrics, the LCP element, the 5 largest requests.',
+  details:
+    'Opens its own window (perf_begin in timing mode), leaves the page for about:blank, navigates to url with the load ' +
+    'probe at the document start, waits until the page is quiet (load event, then 1 s without a request, long task, ' +
+    'layout shift or LCP candidate; at most 30 s) and closes the window (perf_end). cache: warm (default) keeps the ' +
+    'HTTP cache, cold clears it first. Refused while a perf session is open. Returns {sessionToken, url, cache, ended, ' +
+    'metrics (load.*), ttfbMs, fcpMs, lcpMs, domContentLoadedMs, loadEventMs, lcpElement, lcpUrl, requestsTotal, top}; ' +
+    'perf_insight and perf_trace read the window afterwards.',
+  args: {
+    type: 'object',
+    properties: {
+      url: { type: 'string', description: 'App path or http(s) URL; default: this page.' },
+      cache: { type: 'string', enum: ['warm', 'cold'], description: 'warm (default), or cold: HTTP cache cleared.' },
+    },
+    additionalProperties: false,
+  } as const,
+  readOnly: false,
+  // Each part has its own bound: begin, the way to about:blank, the load up to its deadline, end.
+  defaultTimeoutMs: BEGIN_TIMEOUT_MS + BLANK_TIMEOUT_MS + LOAD_TIMEOUT_MS + END_TIMEOUT_MS,
+  async run(ctx, args) {
+    refuseOpenSession(ctx.host);
+    const url = await loadUrl(ctx, args.url);
+    const cache = args.cache ?? 'warm';
+    await ctx.page.navigation.navigate('about:blank', BLANK_TIMEOUT_MS);
+    await withinMs('perf_load begin', BEGIN_TIMEOUT_MS, beginMeasure(ctx.host, ctx.page.perf, { mode: 'timing', phases: false }));
+    let status: number;
+    try {
+      const opts = { quietMs: LOAD_QUIET_MS, timeoutMs: LOAD_TIMEOUT_MS, clearCache: cache === 'cold' };
+      ({ status } = await measureLoad(ctx.host, ctx.page.perf, url, opts));
+    } catch (e) {
+      // Close the window so the page is left without a half-open trace, then say why the load failed.
+      await withinMs('perf_load end', END_TIMEOUT_MS, endMeasure(ctx.host)).catch(() => undefined);
+      throw e;
+    }
+    const { report } = await withinMs('perf_load end', END_TIMEOUT_MS, endMeasure(ctx.host));
+    return loadReply(report, { url, cache, status });
+  },
+});
+
+/** A window already open would be discarded (or, in a scenario's steps, be the repeat's own): refused instead. */
+function refuseOpenSession(host: PerfHost): void {
+  const open = openSession(host);
+  if (!open) return;
+  throw new PerfError({
+    code: 'session_already_open',
+    message: `perf_load opens a measured window of its own, and perf session ${open.token} is still open`,
+  });
+}
+
+/** The URL asked for (a path against the app), or the page's own: a page that is not the app's has none. */
+async function loadUrl(ctx: StepContext, given: string | undefined): Promise<string> {
+  const current = await ctx.page.evaluate<string>('location.href').catch(() => undefined);
+  if (given !== undefined) return resolveNavigationUrl(given, ctx.host.appUrl(), current);
+  if (current && /^https?:\/\//i.test(current)) return current;
+  const app = ctx.host.appUrl();
+  if (app) return app;
+  throw new PerfError({
+    code: 'no_base_url',
+    message: `perf_load: the page is at ${current ?? 'an unknown address'}, not an http(s) page of the app`,
+    suggestion: 'pass url, an app path or an http(s) URL',
+  });
+}
+
+const cut = (s: string): string => (s.length > TEXT_CHARS ? `${s.slice(0, TEXT_CHARS - 1)}…` : s);
+
+/** The reply: the load metrics, milestones, LCP element and largest requests, within PERF_LOAD_REPLY_MAX_BYTES. */
+function loadReply(report: PerfReport, asked: { url: string; cache: 'warm' | 'cold'; status: number }): StepOutput {
+  const { url, cache, status } = asked;
+  const load = report.load;
+  const metrics = Object.fromEntries(Object.entries(report.metrics).filter(([m]) => m.startsWith('load.')));
+  const warnings = (report.warnings ?? []).slice(0, MAX_WARNINGS).map(cut);
+  if (report.refused) warnings.unshift(cut(report.reason ?? 'refused'));
+  if (status >= 400) warnings.unshift(`the app answered HTTP ${status}: this is the load of an error page`);
+  const data: Record<string, unknown> = {
+    sessionToken: report.sessionToken,
+    url: cut(load?.url ?? url),
+    cache,
+    // The document's HTTP status; 0 when the browser does not say.
+    status,
+    ...(report.refused ? { refused: true } : {}),
+    ...(load
+      ? {
+          ended: load.ended,
+          ttfbMs: load.ttfbMs,
+          fcpMs: load.fcpMs,
+          lcpMs: load.lcpMs,
+          domContentLoadedMs: load.domContentLoadedMs,
+          loadEventMs: load.loadEventMs,
+          lcpElement: load.lcpElement === null ? null : cut(load.lcpElement),
+          lcpUrl: load.lcpUrl === null ? null : cut(load.lcpUrl),
+        }
+      : {}),
+    metrics,
+    requestsTotal: load?.requestsTotal ?? 0,
+    top: (load?.top ?? []).map((r) => ({ ...r, url: cut(r.url) })),
+  };
+  const top = data.top as unknown[];
+  // Bounded by construction (every text is cut); the loop is the guarantee should a new field grow.
+  while (top.length && Buffer.byteLength(JSON.stringify({ data, warnings })) > PERF_LOAD_REPLY_MAX_BYTES - ENVELOPE_BYTES) top.pop();
+  return { data, ...(warnings.length ? { warnings } : {}) };
+}
