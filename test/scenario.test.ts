@@ -370,9 +370,11 @@ test('thresholds parse "10%" and per-metric overrides', () => {
   assert.deepEqual(sc.thresholds, { warnPct: 5, errorPct: 30, metrics: { 'frames.overBudget': { errorPct: 5 } } });
 });
 
-test("scenario.schema.json: under 100 KB, each shared piece defined once, the examples valid, and an unknown argument reported at its step by an editor's validator", () => {
+test("scenario.schema.json: under 128 KB, each shared piece defined once, the examples valid, and an unknown argument reported at its step by an editor's validator", () => {
   const text = readFileSync(join(ROOT, 'scenario.schema.json'), 'utf8');
-  assert.ok(text.length < 100 * 1024, `${text.length} bytes`);
+  // 128 KB: an editor loads it at once (the YAML language server takes schemas of megabytes); the bound is
+  // here to catch a shared piece copied into every step, which would multiply the file, not a new step.
+  assert.ok(text.length < 128 * 1024, `${text.length} bytes`);
   const schema = JSON.parse(text) as { definitions: Record<string, unknown> };
   // A $ref only where a schema goes: never as the value of a map keyword such as properties.
   assert.doesNotMatch(text, /"(properties|definitions|patternProperties)": \{\s*"\$ref"/);

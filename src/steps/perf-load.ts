@@ -35,12 +35,9 @@ export const perfLoad = defineStep({
   name: 'perf_load',
   description: 'Measure a page load of url: load.* metrics, the LCP element, the 5 largest requests.',
   details:
-    'Opens its own window (perf_begin in timing mode), leaves the page for about:blank, navigates to url with the load ' +
-    'probe at the document start, waits until the page is quiet (load event, then 1 s without a request, long task, ' +
-    'layout shift or LCP candidate; at most 30 s) and closes the window (perf_end). cache: warm (default) keeps the ' +
-    'HTTP cache, cold clears it first. Refused while a perf session is open. Returns {sessionToken, url, cache, ended, ' +
-    'metrics (load.*), ttfbMs, fcpMs, lcpMs, domContentLoadedMs, loadEventMs, lcpElement, lcpUrl, requestsTotal, top}; ' +
-    'perf_insight and perf_trace read the window afterwards.',
+    'In its own timing-mode window: about:blank, then url with the load probe at the document start, until the page is ' +
+    'quiet (load event, then 1 s without a request, long task, shift or LCP candidate; at most 30 s). cache: warm ' +
+    '(default) or cold. Refused while a perf session is open; perf_insight and perf_trace read the window afterwards.',
   args: {
     type: 'object',
     properties: {
