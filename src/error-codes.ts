@@ -131,6 +131,10 @@ export const ERRORS = {
     kind: 'environment',
     suggestion: 'check the Grid node (its log, /status): the run stopped rather than go on on another node',
   },
+  heap_snapshot_failed: {
+    kind: 'environment',
+    suggestion: 'check what the page is doing (a hung renderer?) and the free space of --out; a 500 MB heap takes about a minute',
+  },
   import_invalid: { kind: 'usage', suggestion: 'this is a bug in perf import: please report it with the recording' },
   insight_not_fired: { kind: 'usage', suggestion: "read perf_end's metrics and summary instead" },
   internal_error: { kind: 'internal', suggestion: 'this is a bug in perf; set PERF_DEBUG=1 for the stack and report it' },
@@ -147,6 +151,11 @@ export const ERRORS = {
   invalid_port: { kind: 'usage', suggestion: 'pass a port between 1 and 65535, or omit it to use a free one' },
   invalid_target: { kind: 'usage', suggestion: 'give a ref from snap, or a text, role or cell target' },
   key_not_in_terminal: { kind: 'usage', suggestion: 'hold it with another key instead, e.g. press_key "Control+a"' },
+  leaks_iteration_failed: {
+    kind: 'failed',
+    suggestion:
+      'run the scenario once with `perf run --repeat 1` to see the step fail; the steps must bring the app back to where they started',
+  },
   listen_failed: { kind: 'environment', suggestion: 'check the host and port to listen on' },
   missing_argument: { kind: 'usage', suggestion: 'see `perf COMMAND --help`' },
   missing_flag_value: { kind: 'usage', suggestion: 'give the flag a value, e.g. --repeat 5' },

@@ -19,6 +19,7 @@ import { metricsCommand } from './metrics.js';
 import { replayCommand } from './replay.js';
 import { importCommand } from './import.js';
 import { reportCommand } from './report.js';
+import { leaksCommand } from './leaks.js';
 
 /** Every command, in the order `perf --help` lists them. Step verbs are added from the registry. */
 export const COMMANDS: readonly CommandDefinition[] = [
@@ -27,6 +28,7 @@ export const COMMANDS: readonly CommandDefinition[] = [
   gateCommand,
   mergeCommand,
   selftestCommand,
+  leaksCommand,
   metricsCommand,
   replayCommand,
   importCommand,

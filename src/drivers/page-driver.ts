@@ -277,6 +277,13 @@ export interface PagePerf {
    * (or the deadline), and read the load back. Absent on drivers that cannot watch a document from its start.
    */
   load?(url: string, opts: LoadOptions): Promise<LoadReadings>;
+  /** Force a full garbage collection of the page's heap (perf leaks). Absent on drivers with no view of the heap. */
+  collectGarbage?(): Promise<void>;
+  /**
+   * Write a V8 heap snapshot of the page to `file`, streamed chunk by chunk (never whole in memory); its size in
+   * bytes. Absent on drivers with no view of the heap (WebDriver, terminal).
+   */
+  heapSnapshot?(file: string): Promise<{ bytes: number }>;
 }
 
 /** What the expression produced. */

@@ -102,6 +102,8 @@ export interface Scenario {
   steps: StepCall[];
   thresholds: { warnPct: number; errorPct: number; metrics: Record<string, { warnPct?: number; errorPct?: number }> };
   budgets: Budget[];
+  /** perf leaks: how many times the steps run in one page. */
+  leaks: { iterations: number };
   /** Values read through ${env.NAME}: run files carry the name, never the value (redact.ts). */
   secrets: { name: string; value: string }[];
 }
@@ -113,6 +115,9 @@ export const DEFAULTS = {
   /** maxRepeat = this × repeat unless the scenario says otherwise. */
   maxRepeatFactor: 4,
   warmup: 1,
+  // 8 iterations: a leak of one object per iteration then shows as 7 more between the first and the last
+  // snapshot, plain against the one-off caches an app fills once, at a few seconds of steps on a small app.
+  leaksIterations: 8,
   restart: 'context' as RestartMode,
   warnPct: 10,
   errorPct: 25,
@@ -294,6 +299,7 @@ export function loadScenario(path: string, opts: LoadOptions = {}): Scenario {
     ...(gateMetrics ? { gate: { metrics: gateMetrics } } : {}),
     ...measureOf(src, w, (browser.restart as RestartMode | undefined) ?? driver.restartModes[0]!),
     vars: w.vars,
+    leaks: { iterations: (w.merged.leaks as { iterations?: number } | undefined)?.iterations ?? DEFAULTS.leaksIterations },
     setup: steps('setup'),
     steps: steps('steps'),
     thresholds,

@@ -245,6 +245,19 @@ function overridableProperties(stepList: JsonSchema): Record<string, JsonSchema>
       enum: ['cold', 'warm'],
       description: 'HTTP cache at a measured load: cold (empty) or warm (the app opened once first). Default: warm with restart reload.',
     },
+    leaks: {
+      type: 'object',
+      description: 'Defaults for perf leaks: the steps run this many times in one page, which they must leave as they found it.',
+      properties: {
+        iterations: {
+          type: 'integer',
+          minimum: 2,
+          maximum: 1000,
+          description: 'Times the steps run (--iterations overrides); heap snapshots after the first and the last. Default 8.',
+        },
+      },
+      additionalProperties: false,
+    },
     setup: { ...stepList, description: 'Steps after each clean restart, not measured.' },
     steps: { ...stepList, description: 'Measured steps: perf_begin before the first, perf_end after the last.' },
     thresholds: THRESHOLDS_KEY,

@@ -12,6 +12,7 @@ import { networkActivity } from './network.js';
 import { pendingPageRequests, readConsole, readExceptions } from './page-capture.js';
 import { callRuntime } from './page-runtime.js';
 import { measureLoad } from './load.js';
+import { collectGarbage, takeHeapSnapshot } from './heap.js';
 import { markInPage, PerfSession } from './perf-session.js';
 import { captureScreenshot, pageGeometry } from './screenshot.js';
 import type {
@@ -74,6 +75,8 @@ class CdpPageDriver implements HostPage {
       mark: (name) => markInPage(page, name),
       begin: (opts) => PerfSession.begin(page, opts),
       load: (url, opts) => measureLoad(page, url, opts),
+      collectGarbage: () => collectGarbage(page),
+      heapSnapshot: (file) => takeHeapSnapshot(page, file),
     };
   }
 
