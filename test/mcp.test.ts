@@ -606,6 +606,8 @@ describe('caps and the size of what an agent reads', () => {
       assert.equal(budget.pass, true);
       assert.match(budget.median, /^\d+\.\d{3} s$/, 'the median in seconds, as the limit was written');
       await ok('perf_compare', { a: file, b: file });
+      const leaks = await ok('perf_leaks', { scenario: 'tiny.yaml', iterations: 2 });
+      assert.ok(Buffer.byteLength(leaks.text) <= 6 * 1024, `perf_leaks replied ${Buffer.byteLength(leaks.text)} bytes`);
       await ok('app_logs');
       await ok('app_restart');
       await ok('doctor');

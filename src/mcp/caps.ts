@@ -82,9 +82,9 @@ export const devtoolsCap = defineCap({
   name: 'devtools',
   description:
     'Console, exceptions, observe interactive elements, user-timing marks, the trace of the last measured window, ' +
-    'evaluate (also needs --allow evaluate).',
+    'memory leaks (perf_leaks), evaluate (also needs --allow evaluate).',
   byDefault: false,
-  tools: ['console', 'exceptions', 'observe', 'mark', 'perf_trace', 'evaluate'],
+  tools: ['console', 'exceptions', 'observe', 'mark', 'perf_trace', 'perf_leaks', 'evaluate'],
 });
 
 export const lifecycleExtraCap = defineCap({

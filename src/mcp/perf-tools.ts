@@ -18,6 +18,8 @@ import type { BudgetResult, RunFile } from '../perf/run-file.js';
 import { inBudgetUnit } from '../perf/budget-units.js';
 import { loadScenario, type Scenario } from '../scenario/load.js';
 import { METRICS } from '../perf/metrics.js';
+import { DEFAULT_LEAK_THRESHOLDS, leaksJson, type LeaksResult } from '../perf/leaks-result.js';
+import { runLeaks } from '../runner/leaks.js';
 import { okReply } from './format.js';
 import { defineTool, type ToolCallContext, type ToolDefinition } from './core.js';
 
@@ -378,4 +380,57 @@ export const perfCompareTool = defineTool({
   },
 });
 
-export const PERF_TOOLS: readonly ToolDefinition<any>[] = [perfRunTool, perfCompareTool];
+// A retainer path in a reply: its first 2 and last 4 edges (where it hangs, and what holds the object), names
+// cut at 80 characters; the middle of a framework's path says nothing an agent acts on.
+const LEAK_PATH_HEAD = 2;
+const LEAK_PATH_TAIL = 4;
+
+/** perf_leaks' reply within COMPARE_REPLY_MAX_BYTES: the largest groups first, the rest counted in `omitted`. */
+export function leaksBrief(r: LeaksResult, budget = COMPARE_REPLY_MAX_BYTES - REPLY_ENVELOPE_BYTES): Record<string, unknown> {
+  const cut = (t: string): string => (t.length > MCP_NAME_CHARS ? `${t.slice(0, MCP_NAME_CHARS - 1)}…` : t);
+  const { leaks, ...rest } = leaksJson(r);
+  const groups = leaks.map((g) => {
+    const path = g.retainerPath.map(cut);
+    const short =
+      path.length > LEAK_PATH_HEAD + LEAK_PATH_TAIL + 1 ? [...path.slice(0, LEAK_PATH_HEAD), '…', ...path.slice(-LEAK_PATH_TAIL)] : path;
+    return { ...g, constructor: cut(g.constructor), retainerPath: short };
+  });
+  const { snapshots: _stats, ...facts } = rest;
+  const brief: Record<string, unknown> = { leaks: groups, ...facts, exitCode: r.verdict === 'leak' ? 1 : 0 };
+  let omitted = 0;
+  while (groups.length && Buffer.byteLength(JSON.stringify(brief)) > budget) {
+    groups.pop();
+    brief.omitted = `${++omitted} smaller leak group(s) left out to keep this reply under 6 KB; perf leaks --json lists them all`;
+  }
+  return brief;
+}
+
+export const perfLeaksTool = defineTool({
+  name: 'perf_leaks',
+  // As small as it can be: --caps all lists every tool within Playwright MCP's 45,612 bytes (test/mcp.test.ts).
+  description: 'Find leaks: run the steps N times in one page, name what stays alive.',
+  inputSchema: {
+    type: 'object',
+    properties: { scenario: { type: 'string' }, variant: { type: 'string' }, iterations: { type: 'integer', minimum: 2 } },
+    required: ['scenario'],
+    additionalProperties: false,
+  },
+  readOnly: false,
+  async run(core, args, ctx) {
+    const where = core.confine('perf_leaks scenario', args.scenario, 'read');
+    const variant = args.variant !== undefined ? { variant: args.variant } : {};
+    const sc = loadScenario(where, { ...variant, cwd: core.cwd, allowOutside: core.allowOutside });
+    const program = programOf(sc);
+    if (program !== undefined) core.checkCommands('perf_leaks scenario', `${args.scenario}: ${program}`);
+    const result = await runLeaks(sc, {
+      outDir: core.confine('perf_leaks out', 'build/perf', 'folder'),
+      cwd: core.cwd,
+      thresholds: DEFAULT_LEAK_THRESHOLDS,
+      ...(args.iterations !== undefined ? { iterations: args.iterations } : {}),
+      ...(ctx.signal ? { signal: ctx.signal } : {}),
+    });
+    return okReply({ tool: 'perf_leaks', status: 'ok', ...leaksBrief(result) });
+  },
+});
+
+export const PERF_TOOLS: readonly ToolDefinition<any>[] = [perfRunTool, perfCompareTool, perfLeaksTool];

@@ -106,7 +106,7 @@ export type LeaksResult =
     });
 
 /** The `--json` document (DESIGN.md wave 3): `leaks` are the groups over the threshold, then the facts. */
-export function leaksJson(r: LeaksResult): Record<string, unknown> {
+export function leaksJson(r: LeaksResult): { leaks: LeakGroup[] } & Record<string, unknown> {
   const common = { scenario: r.scenario, variant: r.variant, iterations: r.iterations, verdict: r.verdict, thresholds: r.thresholds };
   switch (r.kind) {
     case 'heap':
