@@ -58,7 +58,13 @@ export function leaksHeadline(r: LeaksResult): string {
 }
 
 function thresholdLine(r: LeaksResult): string {
-  return `threshold: a group growing by >= ${r.thresholds.minPerIteration} per iteration, >= ${formatBytes(r.thresholds.minRetainedBytes)} retained in all`;
+  const all = formatBytes(r.thresholds.minRetainedBytes);
+  switch (r.kind) {
+    case 'heap':
+      return `threshold: a group growing by >= ${r.thresholds.minPerIteration} per iteration, >= ${all} retained in all`;
+    case 'rss':
+      return `threshold: peak RSS growing in every iteration, by >= ${all} in all`;
+  }
 }
 
 /** What `perf leaks` prints on stdout. */

@@ -74,6 +74,25 @@ describe('perf leaks on Chromium', { timeout: 600_000 }, () => {
   });
 });
 
+describe('perf leaks on a terminal program', { timeout: 300_000 }, () => {
+  test('no heap over a pty: peak RSS after each iteration, its growth, and what is not measured', () => {
+    const out = join(work, 'out-term');
+    const r = perf(['leaks', join(work, 'leaks-cli', 'term.yaml'), '--out', out, '--json']);
+    assert.equal(r.code, 1, r.stderr);
+    const doc = JSON.parse(r.stdout) as {
+      kind: string;
+      maxRssAfterEachBytes: number[];
+      growthPerIterationBytes: number;
+      missing: string[];
+    };
+    assert.equal(doc.kind, 'rss');
+    assert.equal(doc.maxRssAfterEachBytes.length, 3);
+    assert.ok(doc.growthPerIterationBytes >= 1024 * 1024, `${doc.growthPerIterationBytes} bytes per iteration (2 MB kept per line)`);
+    assert.ok(doc.missing.some((m) => /heap snapshots/.test(m)));
+    assert.equal(existsSync(join(out, 'term-leak-leaks-snapshots')), false, 'no snapshot folder without snapshots');
+  });
+});
+
 describe('perf leaks refuses bad input before starting anything', { timeout: 60_000 }, () => {
   for (const [args, message] of [
     [['--iterations', '1'], /--iterations must be a whole number from 2 to 1000/],

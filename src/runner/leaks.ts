@@ -61,7 +61,6 @@ export async function runLeaks(sc: Scenario, opts: LeaksOptions): Promise<LeaksR
     });
   }
   const snapshotsDir = fileInFolder(opts.outDir, `${runFileName(sc, 'leaks')}-snapshots`, 'perf leaks');
-  ensureDir(snapshotsDir, 'perf leaks');
   const app = await startApp(appSpec(sc));
   let cdp: Promise<BrowserSession> | undefined;
   let arm: ArmBrowser | undefined;
@@ -125,6 +124,7 @@ async function heapIterations(
     at.opts.onProgress?.({ kind: 'snapshot', name, bytes, ms: performance.now() - t });
     return file;
   };
+  ensureDir(at.snapshotsDir, 'perf leaks');
   const baseline = await snap('baseline');
   let first = '';
   for (let i = 0; i < at.iterations; i++) {
