@@ -8,6 +8,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { bytesByType, clsOf, loadWindowMs, tbtOf } from '../src/perf/load.js';
 import { LOAD_RESOURCE_TYPES, type LoadReadings, type LoadRequest, type LoadResourceType } from '../src/drivers/measure.js';
+import { sessionWithout } from '../src/drivers/measure.js';
+import { refusalOf } from '../src/perf/sources/frames.js';
+import type { FramePicture } from '../src/perf/sources/source.js';
 import { mulberry32 } from './gate-sim.js';
 
 // 5,000 random inputs per property: each check is microseconds, and 5,000 reach the window edges often.
@@ -196,15 +199,15 @@ test(`bytesByType over ${CASES} random loads: every type present, each the sum o
   }
 });
 
-test('loadWindowMs: navigation start to the window end, never negative', () => {
-  const at = (navigationStartAt: number, endedAt: number): LoadReadings => ({
+function readings(navigationStartAt: number, endedAt: number, fcpMs: number | null = null): LoadReadings {
+  return {
     url: 'http://127.0.0.1/',
     navigationStartAt,
     endedAt,
     ended: 'quiet',
     status: 200,
     ttfbMs: null,
-    fcpMs: null,
+    fcpMs,
     domContentLoadedMs: null,
     loadEventMs: null,
     lcp: null,
@@ -212,7 +215,39 @@ test('loadWindowMs: navigation start to the window end, never negative', () => {
     longTasks: [],
     requests: [],
     support: { paint: true, lcp: true, shift: true, longTask: true, renderBlocking: true },
-  });
-  assert.equal(loadWindowMs(at(1_000, 3_500)), 2500);
-  assert.equal(loadWindowMs(at(5_000, 4_000)), 0);
+  };
+}
+
+test('loadWindowMs: navigation start to the window end, never negative', () => {
+  assert.equal(loadWindowMs(readings(1_000, 3_500)), 2500);
+  assert.equal(loadWindowMs(readings(5_000, 4_000)), 0);
+});
+
+test('a load window whose page painted once (a warm, static page) is not refused as "rendered nothing"; a load with no FCP is', () => {
+  // One painted frame: the window of steps that changed nothing on screen is refused, a load that painted its content is not.
+  const picture: FramePicture = { stats: undefined, liveness: 1, painted: 1, frameOf: () => -1, missing: {} };
+  const raw = (load?: LoadReadings): ReturnType<typeof sessionWithout> =>
+    sessionWithout({
+      token: 't',
+      mode: 'timing',
+      phases: false,
+      startedAt: 0,
+      endedAt: 1200,
+      durationMs: 1200,
+      marks: [],
+      missing: {},
+      env: {
+        browser: 'Chrome',
+        userAgent: '',
+        headless: true,
+        viewport: { width: 1280, height: 800, dpr: 1, mobile: false },
+        cpuThrottle: 1,
+        cpuThrottleSource: 'default',
+        url: 'http://127.0.0.1/',
+      },
+      ...(load ? { load } : {}),
+    });
+  assert.match(refusalOf(raw(), picture) ?? '', /rendered nothing/);
+  assert.equal(refusalOf(raw(readings(0, 1200, 80)), picture), undefined);
+  assert.match(refusalOf(raw(readings(0, 1200, null)), picture) ?? '', /rendered nothing/);
 });
