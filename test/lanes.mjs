@@ -115,7 +115,14 @@ const BROWSER = [
 const UNIT_TIMING = [];
 
 /** Verdicts that depend on measured time: run alone, one file at a time, before the other lanes start. */
-const TIMING = [...UNIT_TIMING, 'gate.test.js', 'host-busy-e2e.test.js', 'perf-measure.test.js', 'attribution-run.test.js', 'load-gate.test.js'];
+const TIMING = [
+  ...UNIT_TIMING,
+  'gate.test.js',
+  'host-busy-e2e.test.js',
+  'perf-measure.test.js',
+  'attribution-run.test.js',
+  'load-gate.test.js',
+];
 
 /**
  * The inner loop runs the same seeded Monte-Carlo properties (deterministic: a seed gives the same

@@ -108,7 +108,7 @@ test('unchanged code passes: exit 0, no error row, the counts identical in every
   }
 });
 
-test(`a ${EXTRA_KB} KB larger script bundle fails at the first look: load.transferBytes regressed (error), the script bytes grew by exactly that`, () => {
+test(`a ${EXTRA_KB} KB larger script bundle fails at look 1: load.transferBytes regressed (error), script bytes + exactly that`, () => {
   const r = gate(['--variant', 'defaults', '--var', `extraKb=${EXTRA_KB}`]);
   const c = comparison(r.json);
   assert.equal(r.code, 1, explain(c));

@@ -130,7 +130,7 @@ function randomTasks(rnd: () => number): Task[] {
   return tasks;
 }
 
-test(`TBT over ${CASES} random loads: ≥ 0, ≤ the window, a sum over tasks, and tasks inside the window give Σ max(0, d − 50)`, () => {
+test(`TBT over ${CASES} random loads: ≥ 0, ≤ the window, additive; tasks inside it give Σ max(0, d − 50)`, () => {
   const rnd = mulberry32(4242);
   for (let i = 0; i < CASES; i++) {
     const tasks = randomTasks(rnd);

@@ -57,7 +57,7 @@ function runLoad(name: string, body: string): Measured[] {
 
 const metric = (rep: Measured, name: string): number | undefined => rep.report.metrics[name];
 
-test('a cold load through `perf run`: bytes per type to the byte, 5 requests, the hero image named as LCP, the waterfall in start order', () => {
+test('a cold load through `perf run`: bytes per type to the byte, 5 requests, LCP the hero image, the waterfall by start', () => {
   const repeats = runLoad('cold-serve', 'app: { serve: ./app, path: /index.html }\n');
   for (const rep of repeats) {
     const ctx = JSON.stringify(rep.report.load?.requests ?? null);
