@@ -18,6 +18,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import type { Result } from 'lighthouse';
 import { readRunFile } from '../src/perf/compare-runs.js';
 import { cv, mean, median } from '../src/perf/stats.js';
 import { PAGES_DIR, startLoadServer } from './load-server.js';
@@ -113,25 +114,27 @@ function runProcess(cmd: string, args: string[], opts: { timeoutMs: number; env?
   });
 }
 
-/** The subset of a Lighthouse result (LHR) read here. */
+/** The parts of a Lighthouse node (audit details) read here. */
 interface LhNode {
   selector?: string;
   snippet?: string;
   nodeLabel?: string;
 }
 
-function lhNumber(lhr: Record<string, unknown>, audit: string): number {
-  const audits = lhr.audits;
-  if (typeof audits !== 'object' || audits === null) throw new Error('Lighthouse result has no audits');
-  const a = (audits as Record<string, { numericValue?: unknown; errorMessage?: string }>)[audit];
+function lhNumber(lhr: Result, audit: string): number {
+  const a = lhr.audits[audit];
   if (typeof a?.numericValue !== 'number') throw new Error(`Lighthouse audit ${audit}: ${a?.errorMessage ?? 'no numericValue'}`);
   return a.numericValue;
 }
 
-/** The LCP element's node from audit largest-contentful-paint-element (a list whose first table holds it). */
-function lhLcpNode(lhr: Record<string, unknown>): LhNode | null {
-  const audits = lhr.audits as Record<string, { details?: { items?: { items?: { node?: LhNode }[] }[] } }> | undefined;
-  return audits?.['largest-contentful-paint-element']?.details?.items?.[0]?.items?.[0]?.node ?? null;
+/** The LCP element's node from audit largest-contentful-paint-element: a list whose first table's first row holds it. */
+function lhLcpNode(lhr: Result): LhNode | null {
+  const details = lhr.audits['largest-contentful-paint-element']?.details;
+  if (details?.type !== 'list') return null;
+  const table = details.items[0];
+  if (table?.type !== 'table') return null;
+  const node = table.items[0]?.node;
+  return typeof node === 'object' && node !== null && 'type' in node && node.type === 'node' ? node : null;
 }
 
 /** "tag#id.class "label"" from Lighthouse's node: the same shape as our lcpElement, for the table. */
@@ -161,7 +164,7 @@ async function lighthouseRun(url: string, work: string, i: number): Promise<Samp
   rmSync(profile, { recursive: true, force: true });
   if (p.timedOut) throw new Error(`Lighthouse run ${i} on ${url} took over ${LIGHTHOUSE_TIMEOUT_MS / 1000} s and was stopped`);
   if (p.code !== 0) throw new Error(`Lighthouse run ${i} on ${url} exited ${p.code ?? p.signal}:\n${p.stderr}`);
-  const lhr = JSON.parse(readFileSync(out, 'utf8')) as Record<string, unknown>;
+  const lhr = JSON.parse(readFileSync(out, 'utf8')) as Result;
   if (lhr.runtimeError) throw new Error(`Lighthouse run ${i}: ${JSON.stringify(lhr.runtimeError)}`);
   return {
     fcpMs: lhNumber(lhr, 'first-contentful-paint'),
