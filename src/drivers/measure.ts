@@ -21,7 +21,17 @@ export interface SessionMark {
 }
 
 export type SourceName =
-  'frames' | 'liveness' | 'interactions' | 'longFrames' | 'counters' | 'layoutShift' | 'profile' | 'trace' | 'process' | 'terminal';
+  | 'frames'
+  | 'liveness'
+  | 'interactions'
+  | 'longFrames'
+  | 'counters'
+  | 'layoutShift'
+  | 'load'
+  | 'profile'
+  | 'trace'
+  | 'process'
+  | 'terminal';
 
 /** Why a source is missing (kept out of the flat coverage map, which only says read / missing). */
 export type MissingReasons = Partial<Record<SourceName, string>>;
@@ -82,6 +92,8 @@ export interface RawSession {
   };
   missing: MissingReasons;
   env: SessionEnv;
+  /** The page load measured in the window (`measure: load`, perf_load), when one was. */
+  load?: LoadReadings;
 }
 
 /**
@@ -252,4 +264,60 @@ export function checkBeginOptions(opts: PerfBeginOptions): void {
       suggestion: 'use perf_begin { mode: attribution, phases: true }, or drop phases',
     });
   }
+}
+
+/** What a page load's request was, by what the page did with it (Lighthouse's byte-weight families). */
+export type LoadResourceType = 'document' | 'script' | 'stylesheet' | 'image' | 'font' | 'fetch' | 'other';
+export const LOAD_RESOURCE_TYPES: readonly LoadResourceType[] = ['document', 'script', 'stylesheet', 'image', 'font', 'fetch', 'other'];
+
+/** One request of a measured page load (Navigation Timing for the document, Resource Timing for the rest). */
+export interface LoadRequest {
+  url: string;
+  type: LoadResourceType;
+  /** ms since the navigation started. */
+  startMs: number;
+  /** First byte of the response, ms since the navigation started; null when hidden (cross-origin without Timing-Allow-Origin). */
+  responseStartMs: number | null;
+  endMs: number;
+  /** Bytes over the wire, headers included; 0 from the cache or when hidden (cross-origin). */
+  transferBytes: number;
+  /** The browser held the first paint for it (Resource Timing renderBlockingStatus; the document always). */
+  renderBlocking: boolean;
+}
+
+/**
+ * What a measured page load read in the page (src/drivers/runtime/load-probe.ts), every time in ms since
+ * the navigation started (the new document's timeOrigin): null where the browser has no such entry.
+ */
+export interface LoadReadings {
+  url: string;
+  /** Epoch ms of the navigation start. */
+  navigationStartAt: number;
+  /** Epoch ms when the load window ended: the page went quiet, or the deadline passed. */
+  endedAt: number;
+  ended: 'quiet' | 'deadline';
+  /** The document's HTTP status (Navigation Timing responseStatus); 0 when the browser does not say. */
+  status: number;
+  ttfbMs: number | null;
+  fcpMs: number | null;
+  domContentLoadedMs: number | null;
+  loadEventMs: number | null;
+  lcp: { ms: number; element: string; url: string; sizePx: number } | null;
+  /** Layout shifts without recent input, in order. */
+  shifts: { ms: number; value: number }[];
+  longTasks: { startMs: number; durationMs: number }[];
+  requests: LoadRequest[];
+  support: { paint: boolean; lcp: boolean; shift: boolean; longTask: boolean; renderBlocking: boolean };
+  /** Main-thread work during the load (script, style, layout), when the driver counts it (CDP Performance.getMetrics). */
+  mainThreadMs?: number;
+}
+
+/** How a measured load is opened and when it is over. */
+export interface LoadOptions {
+  /** The page is quiet this long (no request ends, long task, layout shift or LCP candidate) after its load event. */
+  quietMs: number;
+  /** The most the load window may last, navigation to quiet. */
+  timeoutMs: number;
+  /** Clear the HTTP cache before navigating (a reload restart keeps it otherwise). */
+  clearCache: boolean;
 }

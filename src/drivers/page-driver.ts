@@ -7,7 +7,7 @@
  */
 import type { RuntimeApi, RuntimeMethod } from './runtime/api.js';
 import type { Modifier, MouseButton } from './keys.js';
-import type { PerfBeginOptions, PerfRecorder } from './measure.js';
+import type { LoadOptions, LoadReadings, PerfBeginOptions, PerfRecorder } from './measure.js';
 
 /**
  * What a step may need beyond driving the page, which not every driver has. A scenario whose driver
@@ -272,6 +272,11 @@ export interface PagePerf {
   mark(name: string): Promise<number>;
   /** Open a measured window on the page. */
   begin(opts: PerfBeginOptions): Promise<PerfRecorder>;
+  /**
+   * Navigate to `url` with the load probe at the new document's start, wait until the page is quiet
+   * (or the deadline), and read the load back. Absent on drivers that cannot watch a document from its start.
+   */
+  load?(url: string, opts: LoadOptions): Promise<LoadReadings>;
 }
 
 /** What the expression produced. */

@@ -45,6 +45,7 @@ import {
 import { PRIMARY_BY_NOISE, promotableMetrics } from './metrics.js';
 import {
   defaultPrimaryMetrics,
+  loadTransferBytes,
   floorOf,
   isTimingMetric,
   MIN_PAINTED_FOR_PER_FRAME,
@@ -549,6 +550,9 @@ function primaryFamily(b: RunFile, opts: SampleOptions): Family {
   if (override) return { wanted: override, override, tentative: new Set() };
   const recorded = opts.sequential?.primaries;
   if (recorded) return { wanted: recorded.metrics, recorded, tentative: new Set() };
+  // A run that measured a page load is judged on the load family (and nothing is promoted into it).
+  const load = measuredRepeats(counted(b)).some((r) => r.report.metrics[loadTransferBytes.name] !== undefined);
+  if (load) return { wanted: defaultPrimaryMetrics(true), tentative: new Set() };
   const promotable = promotableMetrics();
   return { wanted: [...defaultPrimaryMetrics(), ...promotable], tentative: new Set(promotable) };
 }

@@ -4,9 +4,26 @@
  * closed session live in the host's typed state (perf/state.ts).
  */
 import { PerfError } from '../errors.js';
-import { checkBeginOptions, type PerfBeginOptions, type PerfRecorder, type RawSession } from '../drivers/measure.js';
+import {
+  checkBeginOptions,
+  type LoadOptions,
+  type LoadReadings,
+  type PerfBeginOptions,
+  type PerfRecorder,
+  type RawSession,
+} from '../drivers/measure.js';
 import { buildReport, type PerfReport } from './report.js';
-import { beginSpans, openSession, setLastSession, setOpenSession, takeSpans, type ClosedSession, type PerfHost } from './state.js';
+import {
+  beginSpans,
+  openSession,
+  recordLoad,
+  setLastSession,
+  setOpenSession,
+  takeLoad,
+  takeSpans,
+  type ClosedSession,
+  type PerfHost,
+} from './state.js';
 
 // Starting the trace and the profiler can take a second on a loaded 2-core machine.
 export const BEGIN_TIMEOUT_MS = 15_000;
@@ -52,8 +69,9 @@ export async function endMeasure(host: PerfHost): Promise<{ report: PerfReport; 
     });
   }
   const spans = takeSpans(host);
+  const load = takeLoad(host);
   setOpenSession(host, undefined);
-  const raw = await recorder.end();
+  const raw = { ...(await recorder.end()), ...(load ? { load } : {}) };
   const { report, details } = buildReport(raw, spans);
   const closed: ClosedSession = {
     token: raw.token,
@@ -92,4 +110,33 @@ export async function withinMs<T>(what: string, ms: number, work: Promise<T>): P
   } finally {
     clearTimeout(timer);
   }
+}
+
+/**
+ * Measure a page load inside the open window: navigate to `url` with the load probe at the document's
+ * start and wait until the page is quiet; perf_end reports it. The window must be open (the load is its start).
+ */
+export async function measureLoad(
+  host: PerfHost,
+  on: { load?(url: string, opts: LoadOptions): Promise<LoadReadings> },
+  url: string,
+  opts: LoadOptions,
+): Promise<LoadReadings> {
+  if (!openSession(host)) {
+    throw new PerfError({
+      code: 'no_open_session',
+      message: 'a measured load needs an open perf session: the load is measured inside its window',
+      suggestion: 'call perf_begin first',
+    });
+  }
+  if (!on.load) {
+    throw new PerfError({
+      code: 'unsupported_on_driver',
+      message: 'this driver cannot measure a page load (it cannot watch a document from its start)',
+      suggestion: 'measure the load on Chromium (cdp) or a WebDriver browser',
+    });
+  }
+  const load = await on.load(url, opts);
+  recordLoad(host, load);
+  return load;
 }

@@ -432,6 +432,116 @@ export const layoutShiftScore = defineMetric({
   drivers: CHROMIUM_PROBE,
   description: 'Layout shift score over the window (Layout Instability API, CLS-style sum).',
 });
+
+// ─── page load (`measure: load`, perf_load) ──────────────────────────────────────────────────────────
+// Navigation, Paint and Resource Timing exist in every browser; LCP, layout shifts and long tasks are
+// Chromium's observers (WebKitGTK's PerformanceObserver lacks them); task time needs the DevTools protocol.
+// Floors: 100 ms for a load milestone (the smallest delay in a page's appearance a user notices, RAIL's
+// 100 ms); 50 ms for TTFB and blocking (the long-task threshold); 0.1 for CLS (web.dev's "good" limit);
+// one request; 10 KB of transfer (a small image: below it a change is noise in headers, not the app).
+const LOAD_MS_FLOOR = 100;
+const LOAD_BYTES_FLOOR = 10 * 1024;
+
+function loadTiming(name: string, floor: number, drivers: readonly DriverName[], description: string, gate: GateRole = 'secondary') {
+  return defineMetric({ name, unit: 'ms', kind: 'ms', better: 'lower', gate, hostDependent: true, floor, drivers, description });
+}
+export const loadTtfbMs = loadTiming('load.ttfbMs', 50, BROWSERS, 'Time to the first byte of the document, from the navigation start.');
+export const loadFcpMs = loadTiming(
+  'load.fcpMs',
+  LOAD_MS_FLOOR,
+  BROWSERS,
+  'First contentful paint (Paint Timing), from the navigation start.',
+  'primary',
+);
+export const loadLcpMs = loadTiming(
+  'load.lcpMs',
+  LOAD_MS_FLOOR,
+  CHROMIUM_PROBE,
+  'Largest contentful paint: the last LCP candidate before the load window ended (or the first input).',
+  'primary',
+);
+export const loadClsScore = defineMetric({
+  name: 'load.clsScore',
+  unit: 'score',
+  kind: 'score',
+  better: 'lower',
+  gate: 'primary',
+  hostDependent: false,
+  floor: 0.1,
+  drivers: CHROMIUM_PROBE,
+  description: 'Cumulative layout shift of the load: the largest session window (gaps < 1 s, ≤ 5 s) of shifts without recent input.',
+});
+export const loadTbtMs = loadTiming(
+  'load.tbtMs',
+  50,
+  CHROMIUM_PROBE,
+  "Total blocking time: each long task's time over 50 ms, between first contentful paint and the end of the load window.",
+  'primary',
+);
+export const loadDomContentLoadedMs = loadTiming(
+  'load.domContentLoadedMs',
+  LOAD_MS_FLOOR,
+  BROWSERS,
+  'DOMContentLoaded handlers done (domContentLoadedEventEnd).',
+);
+export const loadEventMs = loadTiming('load.loadEventMs', LOAD_MS_FLOOR, BROWSERS, 'Load event handlers done (loadEventEnd).');
+export const loadRequests = defineMetric({
+  name: 'load.requests',
+  unit: 'requests',
+  kind: 'count',
+  better: 'lower',
+  gate: 'primary',
+  hostDependent: false,
+  floor: 1,
+  drivers: BROWSERS,
+  description: 'Requests of the load (the document and every resource it fetched until the window ended).',
+});
+function loadBytes(type: string, gate: GateRole, description: string): MetricDefinition {
+  const name = type ? `load.transferBytes.${type}` : 'load.transferBytes';
+  return defineMetric({
+    name,
+    unit: 'bytes',
+    kind: 'bytes',
+    better: 'lower',
+    gate,
+    hostDependent: false,
+    floor: LOAD_BYTES_FLOOR,
+    drivers: BROWSERS,
+    description,
+  });
+}
+export const loadTransferBytes = loadBytes('', 'primary', 'Bytes over the wire for the whole load, headers included (cache hits are 0).');
+export const loadTransferBytesByType = {
+  document: loadBytes('document', 'secondary', 'Transfer bytes of documents (the page and its frames).'),
+  script: loadBytes('script', 'secondary', 'Transfer bytes of scripts.'),
+  stylesheet: loadBytes('stylesheet', 'secondary', 'Transfer bytes of stylesheets.'),
+  image: loadBytes('image', 'secondary', 'Transfer bytes of images.'),
+  font: loadBytes('font', 'secondary', 'Transfer bytes of fonts.'),
+  fetch: loadBytes('fetch', 'secondary', 'Transfer bytes of fetch/XHR requests.'),
+  other: loadBytes('other', 'secondary', 'Transfer bytes of everything else.'),
+} as const;
+export const loadMainThreadMs = loadTiming(
+  'load.mainThreadMs',
+  LOAD_MS_FLOOR,
+  CDP_ONLY,
+  'Main-thread task time during the load (parsing, script evaluation and compilation, style, layout, paint: ' +
+    'Performance.getMetrics TaskDuration).',
+);
+/** Every load metric, in report order. */
+export const LOAD_METRICS: readonly MetricDefinition[] = [
+  loadTtfbMs,
+  loadFcpMs,
+  loadLcpMs,
+  loadClsScore,
+  loadTbtMs,
+  loadDomContentLoadedMs,
+  loadEventMs,
+  loadRequests,
+  loadTransferBytes,
+  ...Object.values(loadTransferBytesByType),
+  loadMainThreadMs,
+];
+
 const LOCAL_PROCESS: readonly DriverName[] = ['webdriver-chromium', 'webdriver-webkit', 'pty'];
 const PTY: readonly DriverName[] = ['pty'];
 // Over CDP the renderer's CPU is counters.processCpuMs; /proc is read where there are no counters.
@@ -548,6 +658,7 @@ export const METRICS: readonly MetricDefinition[] = [
   heapDeltaBytes,
   domNodesDelta,
   layoutShiftScore,
+  ...LOAD_METRICS,
   webProcessCpuMs,
   webProcessMaxRssBytes,
   terminalLatencyP50,
@@ -660,9 +771,10 @@ export function concreteMetricNames(): string[] {
   return METRICS.flatMap((d) => (d.name.includes('<') ? [] : d.perFrame ? [d.name, d.name + PER_FRAME_SUFFIX] : [d.name]));
 }
 
-/** The default primary family: base names with `gate: 'primary'`. */
-export function defaultPrimaryMetrics(): string[] {
-  return METRICS.filter((d) => d.gate === 'primary').map((d) => d.name);
+/** The default primary family: base names with `gate: 'primary'`, the load family for a run that measured a load. */
+export function defaultPrimaryMetrics(load = false): string[] {
+  // A load scenario is judged on its load (Lighthouse's family), any other on its interactions.
+  return METRICS.filter((d) => d.gate === 'primary' && LOAD_METRICS.includes(d) === load).map((d) => d.name);
 }
 
 /**

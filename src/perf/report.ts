@@ -11,6 +11,7 @@ import { runInsights, type Insight, type InsightDetail } from './insights.js';
 import * as M from './metrics.js';
 import type { Analysis, Coverage, Interaction, StepSpan } from './analysis.js';
 import { COVERAGE_ORDER, SOURCES, type Findings } from './sources/index.js';
+import type { LoadSummary } from './sources/load.js';
 import { framePicture, refusalOf } from './sources/frames.js';
 import {
   clockOffsetMs,
@@ -42,6 +43,8 @@ export interface PerfReport {
   insights: Insight[];
   omitted: Record<string, number>;
   warnings?: string[];
+  /** The page load measured in the window (`measure: load`, perf_load). */
+  load?: LoadSummary;
 }
 
 // 6 KB per report, so an agent's context and a run file stay small.
@@ -96,6 +99,7 @@ export function buildReport(raw: RawSession, spans: readonly StepSpan[]): { repo
     insights,
     omitted: omittedOf(f, insightsOmitted),
     ...(warnings.length ? { warnings } : {}),
+    ...(f.load ? { load: f.load } : {}),
   };
   bound(report);
   return { report, details };

@@ -5,6 +5,8 @@
 import type { ErrorInfo as StepErrorInfo } from '../errors.js';
 import { finite, list, map, nullable, record, tagged, text, whole, type Schema } from '../json-input.js';
 import type { Summary } from './stats.js';
+import { LOAD_RESOURCE_TYPES, type LoadRequest } from '../drivers/measure.js';
+import type { LoadSummary } from './sources/load.js';
 import { MAX_FORCED, MAX_FUNCTIONS, MAX_LONG_TASKS, MAX_STACK_DEPTH, MAX_STACKS, type RepeatAttribution } from './attribution.js';
 
 export const RUN_FILE_SCHEMA_VERSION = 1;
@@ -24,7 +26,7 @@ export interface RepeatStepRecord {
   warnings?: string[];
 }
 
-interface RepeatBase {
+export interface RepeatBase {
   index: number;
   mode: RepeatMode;
   /** Warmup repeats run first and are left out of the summary. */
@@ -83,6 +85,8 @@ export interface PerfReportRecord {
   insights?: unknown[];
   /** Where the main thread went (attribution-mode repeats with a CPU profile): what compare diffs. */
   attribution?: RepeatAttribution;
+  /** The page load of the window, with its waterfall (the first MAX_WATERFALL_REQUESTS requests by start). */
+  load?: LoadSummary & { requests?: LoadRequest[] };
   [k: string]: unknown;
 }
 
@@ -341,6 +345,46 @@ const ATTRIBUTION_SCHEMA = record(
   ['functions', 'forced', 'longTasks', 'stacks'],
 );
 
+// 300 requests: the waterfall of the median repeat is drawn from them; a page load of more keeps its
+// first 300 by start time (the report says how many there were), bounded the way a run file must be.
+export const MAX_WATERFALL_REQUESTS = 300;
+const LOAD_REQUEST_SCHEMA = record(
+  'One request of the load.',
+  {
+    url: name('Its URL.'),
+    type: oneOf(LOAD_RESOURCE_TYPES, 'What the page did with it.'),
+    startMs: ms('When it started, ms since the navigation start.'),
+    responseStartMs: nullable(ms('First byte of the response, ms since the navigation start.'), 'Or null when hidden (cross-origin).'),
+    endMs: ms('When its last byte arrived, ms since the navigation start.'),
+    transferBytes: finite('Bytes over the wire, headers included (0 from the cache).', { minimum: 0 }),
+    renderBlocking: flag('The browser held the first paint for it.'),
+  },
+  ['url', 'type', 'startMs', 'endMs', 'transferBytes', 'renderBlocking'],
+);
+const milestone = (description: string): Schema => nullable(ms(description), `${description} Or null.`);
+const LOAD_SCHEMA = record(
+  'The page load measured in the window (measure: load, perf_load): its milestones, its LCP element and its requests.',
+  {
+    url: name('The URL loaded.'),
+    ended: oneOf(['quiet', 'deadline'], 'How the load window ended: the page went quiet, or the deadline passed.'),
+    ttfbMs: milestone('First byte of the document, ms.'),
+    fcpMs: milestone('First contentful paint, ms.'),
+    lcpMs: milestone('Largest contentful paint, ms.'),
+    domContentLoadedMs: milestone('DOMContentLoaded done, ms.'),
+    loadEventMs: milestone('Load event done, ms.'),
+    lcpElement: nullable(name('The LCP element, tag#id.class "text".'), 'Or null.'),
+    lcpUrl: nullable(name("The LCP image's URL."), 'Or null.'),
+    requestsTotal: count('Requests of the load.'),
+    top: list('The largest requests by transfer size.', LOAD_REQUEST_SCHEMA, MAX_LIST_ITEMS),
+    requests: list(
+      `The waterfall: the first ${MAX_WATERFALL_REQUESTS} requests by start (run files only).`,
+      LOAD_REQUEST_SCHEMA,
+      MAX_LIST_ITEMS,
+    ),
+  },
+  ['url', 'ended', 'requestsTotal', 'top'],
+);
+
 const REPORT_SCHEMA = record(
   'What perf_end produced for one repeat; fields other than these are kept as they are and shown as JSON.',
   {
@@ -352,6 +396,7 @@ const REPORT_SCHEMA = record(
       blocksBySelf: nullable(list('Functions by self time.', BLOCK_SCHEMA, MAX_LIST_ITEMS), 'Or null.'),
     }),
     attribution: ATTRIBUTION_SCHEMA,
+    load: LOAD_SCHEMA,
   },
   ['metrics'],
 );

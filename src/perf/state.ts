@@ -4,7 +4,7 @@
  */
 import { PerfError } from '../errors.js';
 import { StateSlot, type HostState } from '../host-state.js';
-import type { PerfRecorder, RawSession, TraceResult } from '../drivers/measure.js';
+import type { LoadReadings, PerfRecorder, RawSession, TraceResult } from '../drivers/measure.js';
 import type { PerfReport } from './report.js';
 import type { InsightDetail } from './insights.js';
 import type { StepSpan } from './analysis.js';
@@ -15,10 +15,23 @@ export type PerfHost = { state: HostState };
 const OPEN = new StateSlot<PerfRecorder>('perf.open');
 const LAST = new StateSlot<ClosedSession>('perf.last');
 const SPANS = new StateSlot<StepSpan[]>('perf.spans');
+const LOAD = new StateSlot<LoadReadings>('perf.load');
 
-/** Start recording step spans (perf_begin). */
+/** Start recording step spans (perf_begin); a load measured in an earlier window is forgotten. */
 export function beginSpans(host: PerfHost): void {
   host.state.set(SPANS, []);
+  host.state.delete(LOAD);
+}
+
+/** The page load measured in the open window: perf_end puts it in the window's raw session. */
+export function recordLoad(host: PerfHost, load: LoadReadings): void {
+  host.state.set(LOAD, load);
+}
+
+export function takeLoad(host: PerfHost): LoadReadings | undefined {
+  const load = host.state.get(LOAD);
+  host.state.delete(LOAD);
+  return load;
 }
 
 /** Stop recording and return what was recorded (perf_end, or a discarded session). */

@@ -83,7 +83,8 @@ export function cdpRepeatBrowser(session: BrowserSession, host: SessionHost, sc:
   return {
     async open(rc, mark) {
       const prepare = (p: Page): Promise<unknown> => Promise.all([emulate(p, sc), cdpPageDriver(p).installScripts({ future: true })]);
-      if (!rc.first && rc.restart !== 'reload') {
+      // about:blank (a measured load's start) is not opened at creation: a new target already shows it.
+      if (!rc.first && rc.restart !== 'reload' && rc.url !== 'about:blank') {
         // The new page is created at the app URL, emulated and scripted before its first document:
         // restart and open are one phase here.
         await session.restartOpen(rc.restart, { url: rc.url, prepare });

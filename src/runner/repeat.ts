@@ -7,11 +7,18 @@ import { ensureDir, writeFileAtomic } from '../files.js';
 import type { SessionHost } from '../engine/host.js';
 import { runStep, toErrorInfo, type StepErrorInfo, type StepResult } from '../engine/run-step.js';
 import { PerfError } from '../errors.js';
-import { BEGIN_TIMEOUT_MS, END_TIMEOUT_MS, beginMeasure, endMeasure, withinMs } from '../perf/measure.js';
+import { BEGIN_TIMEOUT_MS, END_TIMEOUT_MS, beginMeasure, endMeasure, measureLoad, withinMs } from '../perf/measure.js';
 import { repeatAttribution } from '../perf/attribution.js';
 import { serializeCast, serializeTrace, type ClosedSession, type TerminalCast } from '../perf/state.js';
 import type { Insight } from '../perf/insights.js';
-import type { PerfReportRecord, RepeatRecord, RepeatStepRecord } from '../perf/run-file.js';
+import {
+  MAX_WATERFALL_REQUESTS,
+  type PerfReportRecord,
+  type RepeatBase,
+  type RepeatRecord,
+  type RepeatStepRecord,
+} from '../perf/run-file.js';
+import type { LoadRequest } from '../drivers/measure.js';
 import type { Scenario, StepCall } from '../scenario/load.js';
 import { redactChunks, redactText } from '../scenario/redact.js';
 import { HostSampler } from './host-speed.js';
@@ -29,22 +36,12 @@ export async function runRepeatOn(browser: RepeatBrowser, host: SessionHost, sc:
     lap = now;
   };
   const common = { index: rc.index, mode: rc.mode, warmup: rc.warmup, steps, phasesMs };
-  const failed = async (
-    phase: 'restart' | 'setup' | 'steps' | 'measure',
-    error: StepErrorInfo,
-    step?: StepCall,
-    label?: string,
-  ): Promise<RepeatRecord> => {
-    const screenshot = phase === 'restart' ? undefined : await failureScreenshot(browser, rc);
-    const hostRecord = hostSampler.finish();
-    const where = { phase, ...(step ? { step: step.name } : {}), ...(label ? { label } : {}) };
-    const failure = { ...where, error, ...(screenshot ? { screenshot } : {}) };
-    return { ...common, ...(hostRecord ? { host: hostRecord } : {}), wallMs: performance.now() - t0, status: 'failed', failure };
-  };
+  const failed = failer(browser, rc, { t0, hostSampler, common });
 
-  // 1. Clean restart, emulation, the app page.
+  // 1. Clean restart, emulation, the app page (a blank page when the app's opening is measured cold).
+  const load = sc.measure === 'load';
   try {
-    await openAppPage(browser, host, rc, mark);
+    await openAppPage(browser, host, load && sc.cache === 'cold' ? { ...rc, url: BLANK } : rc, mark);
     mark('open');
   } catch (e) {
     return failed('restart', toErrorInfo(e));
@@ -72,6 +69,15 @@ export async function runRepeatOn(browser: RepeatBrowser, host: SessionHost, sc:
     if (r.status === 'failed') return failed('setup', r.error, call, r.label);
   }
 
+  // A warm load: the app opened once (the cache is filled, setup ran); the measured load starts from a blank page.
+  if (load && sc.cache === 'warm') {
+    const left = await host
+      .page()
+      .then((p) => p.navigation.navigate(BLANK, BLANK_TIMEOUT_MS))
+      .then(() => undefined, toErrorInfo);
+    if (left) return failed('setup', left);
+  }
+
   // 3. The measured window. Nothing of ours may run in the background during it.
   await browser.settle();
   mark('setup');
@@ -91,6 +97,10 @@ export async function runRepeatOn(browser: RepeatBrowser, host: SessionHost, sc:
     return failed('measure', toErrorInfo(e));
   }
   mark('begin');
+  if (load) {
+    const opened = await openMeasuredLoad(host, sc, rc);
+    if (opened) return failed('measure', opened);
+  }
   for (let i = 0; i < sc.steps.length; i++) {
     const call = sc.steps[i]!;
     const r = await run('steps', call, i);
@@ -112,6 +122,50 @@ export async function runRepeatOn(browser: RepeatBrowser, host: SessionHost, sc:
   const hostRecord = hostSampler.finish();
   if (rc.traceDir) saveRepeatTrace(closed, rc.traceDir, rc.index, sc.secrets);
   return measuredRecord(rc, end.ok, { ...common, ...(hostRecord ? { host: hostRecord } : {}), wallMs: performance.now() - t0 });
+}
+
+type Phase = 'restart' | 'setup' | 'steps' | 'measure';
+
+/** The record of a repeat that failed in `phase`, with a screenshot of the page where there is one. */
+function failer(
+  browser: RepeatBrowser,
+  rc: RepeatContext,
+  at: { t0: number; hostSampler: HostSampler; common: Omit<RepeatBase, 'wallMs'> },
+): (phase: Phase, error: StepErrorInfo, step?: StepCall, label?: string) => Promise<RepeatRecord> {
+  return async (phase, error, step, label) => {
+    const screenshot = phase === 'restart' ? undefined : await failureScreenshot(browser, rc);
+    const hostRecord = at.hostSampler.finish();
+    const where = { phase, ...(step ? { step: step.name } : {}), ...(label ? { label } : {}) };
+    const failure = { ...where, error, ...(screenshot ? { screenshot } : {}) };
+    return { ...at.common, ...(hostRecord ? { host: hostRecord } : {}), wallMs: performance.now() - at.t0, status: 'failed', failure };
+  };
+}
+
+const BLANK = 'about:blank';
+// Opening about:blank is local: a second is already a hung renderer.
+const BLANK_TIMEOUT_MS = 10_000;
+// Lighthouse's quiet rule (networkQuietThresholdMs, cpuQuietThresholdMs and pauseAfterLoadMs are 1 s each).
+export const LOAD_QUIET_MS = 1000;
+// The longest a measured load may take, navigation to quiet: Lighthouse's maxWaitForLoad is 45 s; a page
+// that is not quiet after 30 s on a local server never will be, and the repeat still reports what loaded.
+export const LOAD_TIMEOUT_MS = 30_000;
+
+/** The app's opening as the window's start (`measure: load`): the error that fails the repeat, or undefined. */
+async function openMeasuredLoad(host: SessionHost, sc: Scenario, rc: RepeatContext): Promise<StepErrorInfo | undefined> {
+  const close = (): Promise<unknown> => withinMs('perf_end', END_TIMEOUT_MS, endMeasure(host)).catch(() => undefined);
+  try {
+    const page = await host.page();
+    const opts = { quietMs: LOAD_QUIET_MS, timeoutMs: LOAD_TIMEOUT_MS, clearCache: sc.cache === 'cold' };
+    const load = await measureLoad(host, page.perf, rc.url, opts);
+    if (load.status >= 400) {
+      throw new PerfError({ code: 'app_http_error', kind: 'failed', message: `the app answered HTTP ${load.status} for ${rc.url}` });
+    }
+    return undefined;
+  } catch (e) {
+    // Close the session so the next repeat starts without a half-open profiler or trace.
+    await close();
+    return toErrorInfo(e);
+  }
 }
 
 /** Restart clean onto the app page (throws to fail the repeat's restart). */
@@ -143,10 +197,17 @@ function measuredRecord(
   // perf_end's reply (bounded to 6 KB).
   const attribution = rc.mode === 'attribution' && !report.refused ? repeatAttribution(raw) : undefined;
   const insights = withRows(report.insights, closed.details);
-  const record: PerfReportRecord = { ...report, insights, ...(attribution ? { attribution } : {}) };
+  // The waterfall (the HTML report draws the median repeat's) is in the run file only: perf_end's reply has the top requests.
+  const load = report.load && raw.load ? { ...report.load, requests: waterfall(raw.load.requests) } : undefined;
+  const record: PerfReportRecord = { ...report, insights, ...(attribution ? { attribution } : {}), ...(load ? { load } : {}) };
   const reason = report.reason ?? 'the page rendered nothing during the measured window';
   if (report.refused) return { ...measured, status: 'refused', reason, report: record };
   return { ...measured, status: 'measured', report: record };
+}
+
+/** The first requests by start time, as many as a run file keeps. */
+function waterfall(requests: readonly LoadRequest[]): LoadRequest[] {
+  return [...requests].sort((a, b) => a.startMs - b.startMs).slice(0, MAX_WATERFALL_REQUESTS);
 }
 
 /**

@@ -89,6 +89,10 @@ export interface Scenario {
   timing: boolean;
   /** The scenario's primary metrics (`gate.metrics`), checked against the registry. */
   gate?: { metrics: string[] };
+  /** What the measured window is: the steps after setup, or the app's opening (then the steps). */
+  measure: 'steps' | 'load';
+  /** HTTP cache at a measured load: `cold` empty, `warm` filled by opening the app once after the restart. */
+  cache: 'cold' | 'warm';
   vars: Record<string, string | number | boolean>;
   setup: StepCall[];
   steps: StepCall[];
@@ -280,6 +284,7 @@ export function loadScenario(path: string, opts: LoadOptions = {}): Scenario {
     warmup: (w.merged.warmup as number | undefined) ?? DEFAULTS.warmup,
     timing: w.merged.timing === true,
     ...(gateMetrics ? { gate: { metrics: gateMetrics } } : {}),
+    ...measureOf(src, w, (browser.restart as RestartMode | undefined) ?? driver.restartModes[0]!),
     vars: w.vars,
     setup: steps('setup'),
     steps: steps('steps'),
@@ -287,8 +292,32 @@ export function loadScenario(path: string, opts: LoadOptions = {}): Scenario {
     budgets,
     secrets: [...w.env.used].map(([name, value]) => ({ name, value })),
   };
-  if (scenario.steps.length === 0) throw src.fail(w.at(['steps']), 'steps is empty: a scenario measures at least one step');
+  if (scenario.steps.length === 0 && scenario.measure === 'steps') {
+    throw src.fail(w.at(['steps']), 'steps is empty: a scenario measures at least one step (or its load: measure: load)');
+  }
+  if (scenario.measure === 'load' && scenario.cache === 'cold' && scenario.setup.length > 0) {
+    throw src.fail(
+      w.at(['setup']),
+      "setup runs before the measured window, and with measure: load and a cold cache the window starts at the app's first byte: " +
+        'there is no page to set up',
+      'put the steps in steps (they run after the load, in the window), or use cache: warm (setup then runs on a warming load)',
+    );
+  }
   return scenario;
+}
+
+/** `measure` and `cache`: a cold cache unless a reload restart keeps the page's (and the scenario says nothing). */
+function measureOf(src: Located, w: Written, restart: RestartMode): Pick<Scenario, 'measure' | 'cache'> {
+  const measure = (w.merged.measure as Scenario['measure'] | undefined) ?? 'steps';
+  const cache = (w.merged.cache as Scenario['cache'] | undefined) ?? (restart === 'reload' ? 'warm' : 'cold');
+  if (w.merged.cache !== undefined && measure !== 'load') {
+    throw src.fail(
+      w.at(['cache']),
+      'cache is the HTTP cache at a measured load: it needs measure: load',
+      'add measure: load, or drop cache',
+    );
+  }
+  return { measure, cache };
 }
 
 /** The file's text, size-checked; a DevTools Recorder recording (.json) converted to its YAML. */

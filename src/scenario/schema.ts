@@ -228,7 +228,22 @@ function overridableProperties(stepList: JsonSchema): Record<string, JsonSchema>
       description: 'Variables: ${name} in any string value. ${env.NAME} reads the environment. $${ is a literal ${ (nothing is read).',
       additionalProperties: { type: ['string', 'number', 'boolean'], description: 'Value of the variable.' },
     },
-    setup: { ...stepList, description: 'Steps after each clean restart, not measured.' },
+    measure: {
+      enum: ['steps', 'load'],
+      description:
+        "What the measured window is. steps (default): the steps after setup. load: the app's opening from the clean restart " +
+        '(navigation to quiet: the load event, then 1 s with no request, long task, layout shift or LCP candidate), then the steps.',
+    },
+    cache: {
+      enum: ['cold', 'warm'],
+      description:
+        'HTTP cache at the measured load (measure: load). cold: empty; warm: the app was opened once after the restart. ' +
+        'Default: warm with browser.restart reload, cold with context or browser.',
+    },
+    setup: {
+      ...stepList,
+      description: 'Steps after each clean restart, not measured (with measure: load and a warm cache, on the warming load).',
+    },
     steps: { ...stepList, description: 'Measured steps: perf_begin before the first, perf_end after the last.' },
     thresholds: THRESHOLDS_KEY,
     gate: GATE_KEY,

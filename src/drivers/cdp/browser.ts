@@ -432,6 +432,7 @@ export class Page {
 
   /** Navigate and wait for the load event of the new document. */
   async navigate(url: string, timeoutMs = NAVIGATION_TIMEOUT_MS): Promise<NavigateResult> {
+    if (url === 'about:blank') return this.navigateBlank(timeoutMs);
     // Released on every exit: a same-document or failed navigation fires no load event, and a
     // pending waiter would hold its timer (and the process) for the whole timeout.
     const stop = new AbortController();
@@ -453,6 +454,28 @@ export class Page {
     } finally {
       stop.abort();
     }
+  }
+
+  /**
+   * about:blank from a page that may already show it (a fresh target's first document): Chromium then
+   * fires no load event, so the new document is awaited by asking it.
+   */
+  private async navigateBlank(timeoutMs: number): Promise<NavigateResult> {
+    const deadline = Date.now() + timeoutMs;
+    await this.send('Page.navigate', { url: 'about:blank' }, timeoutMs);
+    // 20 ms: about:blank commits within a frame or two; polling faster only adds round trips.
+    const BLANK_POLL_MS = 20;
+    while (Date.now() < deadline) {
+      const here = await this.evaluate<boolean>("location.href === 'about:blank' && document.readyState === 'complete'").catch(() => false);
+      if (here) return { url: 'about:blank', newDocument: true };
+      await new Promise((r) => setTimeout(r, BLANK_POLL_MS));
+    }
+    throw new PerfError({
+      code: 'timeout',
+      kind: 'environment',
+      message: `timed out after ${timeoutMs} ms waiting for about:blank to open`,
+      suggestion: 'the browser is stuck: check `perf doctor`',
+    });
   }
 
   /** Evaluate an expression in the page (promises awaited), returning its JSON value. */

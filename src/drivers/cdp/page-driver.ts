@@ -11,6 +11,7 @@ import { back, reload, watchNavigation } from './navigation.js';
 import { networkActivity } from './network.js';
 import { pendingPageRequests, readConsole, readExceptions } from './page-capture.js';
 import { callRuntime } from './page-runtime.js';
+import { measureLoad } from './load.js';
 import { markInPage, PerfSession } from './perf-session.js';
 import { captureScreenshot, pageGeometry } from './screenshot.js';
 import type {
@@ -72,6 +73,7 @@ class CdpPageDriver implements HostPage {
     this.perf = {
       mark: (name) => markInPage(page, name),
       begin: (opts) => PerfSession.begin(page, opts),
+      load: (url, opts) => measureLoad(page, url, opts),
     };
   }
 

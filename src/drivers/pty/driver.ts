@@ -6,6 +6,8 @@ import { defineDriver } from '../define.js';
 
 // The keys of a web app's environment; a terminal's screen is app.terminal.cols and rows.
 const BROWSER_KEYS = ['browser', 'viewport', 'cpuThrottle', 'network'] as const;
+// A page load's keys (measure: load, its cache state).
+const LOAD_KEYS = ['measure', 'cache'] as const;
 
 export const ptyDriver = defineDriver({
   name: 'pty',
@@ -16,11 +18,17 @@ export const ptyDriver = defineDriver({
   // browser: every repeat starts the program anew (what the run file's env.restartMode has always said).
   restartModes: ['browser'],
   claims: (view) => view.app.terminal,
-  validate: (view) =>
-    BROWSER_KEYS.filter((key) => view.given.has(key)).map((key) => ({
+  validate: (view) => [
+    ...BROWSER_KEYS.filter((key) => view.given.has(key)).map((key) => ({
       path: [key],
       message: `${key} is for web apps; a terminal program's screen is app.terminal.cols and rows`,
       suggestion: `drop ${key}`,
     })),
+    ...LOAD_KEYS.filter((key) => view.given.has(key)).map((key) => ({
+      path: [key],
+      message: `${key} is for web pages: a terminal program has no page load to measure`,
+      suggestion: `drop ${key}; the steps after the program starts are the measured window`,
+    })),
+  ],
   remote: [],
 });

@@ -9,6 +9,7 @@ import { countersSource } from './counters.js';
 import { framesSource, type FramesFindings } from './frames.js';
 import { interactionsSource } from './interactions.js';
 import { layoutShiftSource } from './layout-shift.js';
+import { loadSource, type LoadSummary } from './load.js';
 import { longFramesSource, type LongFramesFindings } from './long-frames.js';
 import { processSource } from './process.js';
 import { profileSource, type ProfileFindings } from './profile.js';
@@ -28,6 +29,7 @@ export interface Findings {
   longFrames: LongFramesFindings;
   counters: Record<string, number>;
   layoutShift: { score: number | null };
+  load: LoadSummary | null;
   steps: StepRow[];
   trace: TraceFindings;
   profile: ProfileFindings;
@@ -44,6 +46,7 @@ export const SOURCES: SourceMap = {
   longFrames: longFramesSource,
   counters: countersSource,
   layoutShift: layoutShiftSource,
+  load: loadSource,
   steps: stepsSource,
   trace: traceSource,
   profile: profileSource,
@@ -57,6 +60,7 @@ export const COVERAGE_ORDER: readonly SourceName[] = [
   'longFrames',
   'counters',
   'layoutShift',
+  'load',
   'trace',
   'profile',
   'process',

@@ -1,0 +1,179 @@
+/**
+ * The in-page half of a measured page load: observers installed at the new document's start (before any
+ * of the app's scripts) for the largest contentful paint, layout shifts and long tasks, and the read of
+ * Navigation, Paint and Resource Timing when the load is over. Installed only for a measured load.
+ *
+ * `loadProbeMain` and `loadReadMain` are serialised with Function.prototype.toString and evaluated in
+ * the page: they must not reference anything outside their own bodies.
+ */
+import type { LoadReadings } from '../measure.js';
+
+/** The probe's script URL, so a CPU profile can leave the harness's own work out of the page's. */
+export const LOAD_PROBE_URL = 'rehearse-load-probe.js';
+
+/** Runs in the page at document start. Idempotent per document. */
+function loadProbeMain(): void {
+  const KEY = Symbol.for('rehearse.load');
+  const w = window as unknown as Record<symbol, unknown>;
+  if (w[KEY]) return;
+  // Chromium keeps 250 resource entries by default: a real app's load has more, and the rest would be lost.
+  // 20k: more requests than any page load makes, and still bounded.
+  try {
+    performance.setResourceTimingBufferSize(20000);
+  } catch {
+    /* not offered by this browser: its default buffer then */
+  }
+  const state = {
+    lastActivity: 0,
+    lcp: null as null | { ms: number; element: string; url: string; sizePx: number },
+    shifts: [] as { ms: number; value: number }[],
+    longTasks: [] as { startMs: number; durationMs: number }[],
+    support: { lcp: false, shift: false, longTask: false },
+  };
+  w[KEY] = state;
+  const touch = (t: number): void => {
+    if (t > state.lastActivity) state.lastActivity = t;
+  };
+  const describe = (el: Element | null | undefined): string => {
+    if (!el) return '';
+    const id = el.id ? `#${el.id}` : '';
+    const cls = typeof el.className === 'string' && el.className.trim() ? `.${el.className.trim().split(/\s+/).slice(0, 2).join('.')}` : '';
+    // A big container's text is no name (and reading it all would cost): 20 children at most.
+    const text = el.getAttribute('alt') ?? el.getAttribute('aria-label') ?? (el.childElementCount > 20 ? '' : (el.textContent ?? ''));
+    const name = text.trim().replace(/\s+/g, ' ').slice(0, 40);
+    return `${el.tagName.toLowerCase()}${id}${cls}${name ? ` "${name}"` : ''}`;
+  };
+  const observe = (type: string, take: (e: PerformanceEntry) => void): boolean => {
+    try {
+      if (!PerformanceObserver.supportedEntryTypes?.includes(type)) return false;
+      new PerformanceObserver((list) => list.getEntries().forEach(take)).observe({ type, buffered: true });
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  type Lcp = PerformanceEntry & { renderTime: number; loadTime: number; size: number; url: string; element: Element | null };
+  state.support.lcp = observe('largest-contentful-paint', (entry) => {
+    const e = entry as Lcp;
+    state.lcp = { ms: e.renderTime || e.loadTime || e.startTime, element: describe(e.element), url: e.url || '', sizePx: e.size };
+    touch(performance.now());
+  });
+  type Shift = PerformanceEntry & { value: number; hadRecentInput: boolean };
+  state.support.shift = observe('layout-shift', (entry) => {
+    const e = entry as Shift;
+    if (e.hadRecentInput) return;
+    state.shifts.push({ ms: e.startTime, value: e.value });
+    touch(performance.now());
+  });
+  state.support.longTask = observe('longtask', (e) => {
+    state.longTasks.push({ startMs: e.startTime, durationMs: e.duration });
+    touch(e.startTime + e.duration);
+  });
+  observe('resource', (e) => touch((e as PerformanceResourceTiming).responseEnd));
+}
+
+/** Runs in the page: whether the load is over yet (the caller decides how long quiet must last). */
+function loadQuietMain(): { complete: boolean; idleMs: number; probed: boolean } {
+  const s = (window as unknown as Record<symbol, { lastActivity: number } | undefined>)[Symbol.for('rehearse.load')];
+  const nav = performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming | undefined;
+  const last = Math.max(s?.lastActivity ?? 0, nav?.loadEventEnd ?? 0);
+  return { complete: document.readyState === 'complete' && (nav?.loadEventEnd ?? 1) > 0, idleMs: performance.now() - last, probed: !!s };
+}
+
+type Read = Omit<LoadReadings, 'endedAt' | 'ended' | 'mainThreadMs'>;
+
+/** Runs in the page: everything the load produced, in ms since the navigation started. */
+function loadReadMain(): Read {
+  type State = {
+    lcp: Read['lcp'];
+    shifts: Read['shifts'];
+    longTasks: Read['longTasks'];
+    support: { lcp: boolean; shift: boolean; longTask: boolean };
+  };
+  const s = (window as unknown as Record<symbol, State | undefined>)[Symbol.for('rehearse.load')];
+  const nav = performance.getEntriesByType('navigation')[0] as (PerformanceNavigationTiming & { responseStatus?: number }) | undefined;
+  const fcp = performance.getEntriesByName('first-contentful-paint')[0];
+  const ext = (url: string): string => {
+    try {
+      return (/\.([a-z0-9]+)$/i.exec(new URL(url).pathname)?.[1] ?? '').toLowerCase();
+    } catch {
+      return '';
+    }
+  };
+  type Res = PerformanceResourceTiming & { contentType?: string; renderBlockingStatus?: string };
+  const typeOf = (e: Res): Read['requests'][number]['type'] => {
+    const it = e.initiatorType;
+    if (it === 'fetch' || it === 'xmlhttprequest' || it === 'beacon') return 'fetch';
+    if (it === 'iframe' || it === 'frame') return 'document';
+    const ct = e.contentType ?? '';
+    if (/javascript|ecmascript/.test(ct)) return 'script';
+    if (/css/.test(ct)) return 'stylesheet';
+    if (/^image\//.test(ct)) return 'image';
+    if (/^font\/|woff|opentype|truetype/.test(ct)) return 'font';
+    if (/html/.test(ct)) return 'document';
+    const x = ext(e.name);
+    if (it === 'script' || x === 'js' || x === 'mjs') return 'script';
+    if (x === 'css') return 'stylesheet';
+    if (it === 'img' || it === 'image' || /^(png|jpe?g|gif|webp|avif|svg|ico|bmp)$/.test(x)) return 'image';
+    if (/^(woff2?|ttf|otf|eot)$/.test(x)) return 'font';
+    return 'other';
+  };
+  // 0.1 ms: Resource Timing's own resolution in a cross-origin-isolated page is coarser; more digits are noise.
+  const t = (ms: number): number => Math.round(ms * 10) / 10;
+  const requests: Read['requests'] = [];
+  if (nav) {
+    requests.push({
+      url: nav.name,
+      type: 'document',
+      startMs: 0,
+      responseStartMs: nav.responseStart ? t(nav.responseStart) : null,
+      endMs: t(nav.responseEnd),
+      transferBytes: nav.transferSize,
+      renderBlocking: true,
+    });
+  }
+  for (const e of performance.getEntriesByType('resource') as Res[]) {
+    requests.push({
+      url: e.name,
+      type: typeOf(e),
+      startMs: t(e.startTime),
+      responseStartMs: e.responseStart ? t(e.responseStart) : null,
+      endMs: t(e.responseEnd),
+      transferBytes: e.transferSize,
+      renderBlocking: e.renderBlockingStatus === 'blocking',
+    });
+  }
+  return {
+    url: location.href,
+    status: nav?.responseStatus ?? 0,
+    navigationStartAt: performance.timeOrigin,
+    ttfbMs: nav ? nav.responseStart : null,
+    fcpMs: fcp ? fcp.startTime : null,
+    domContentLoadedMs: nav?.domContentLoadedEventEnd || null,
+    loadEventMs: nav?.loadEventEnd || null,
+    lcp: s?.lcp ?? null,
+    shifts: s?.shifts ?? [],
+    longTasks: s?.longTasks ?? [],
+    requests,
+    support: {
+      paint: PerformanceObserver.supportedEntryTypes?.includes('paint') ?? false,
+      lcp: s?.support.lcp ?? false,
+      shift: s?.support.shift ?? false,
+      longTask: s?.support.longTask ?? false,
+      renderBlocking: 'renderBlockingStatus' in PerformanceResourceTiming.prototype,
+    },
+  };
+}
+
+/** Source to install the probe (at document start: CDP addScriptToEvaluateOnNewDocument, BiDi preload). */
+export function loadProbeSource(): string {
+  return `(${loadProbeMain.toString()})();\n//# sourceURL=${LOAD_PROBE_URL}`;
+}
+
+export function loadQuietSource(): string {
+  return `(${loadQuietMain.toString()})()\n//# sourceURL=${LOAD_PROBE_URL}`;
+}
+
+export function loadReadSource(): string {
+  return `(${loadReadMain.toString()})()\n//# sourceURL=${LOAD_PROBE_URL}`;
+}
