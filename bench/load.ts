@@ -12,7 +12,7 @@
  * Usage: npm run bench:load [-- --pages swagger,grid,todo] [--runs 5] [--repeat 10] [--only lighthouse|ours]
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -197,12 +197,26 @@ function lcpElementOf(report: Record<string, unknown>): string | null {
 async function oursSide(page: Page, port: number, repeat: number, work: string): Promise<Side> {
   const out = mkdtempSync(path.join(work, 'perf-'));
   const scenario = path.join(PAGES_DIR, `${page}.yaml`);
-  const args = [path.join(ROOT, 'bin/perf'), 'run', scenario, '--repeat', String(repeat), '--out', out, '--var', `port=${port}`, '--quiet'];
+  const args = [
+    path.join(ROOT, 'bin/perf'),
+    'run',
+    scenario,
+    '--repeat',
+    String(repeat),
+    '--out',
+    out,
+    '--label',
+    'bench',
+    '--var',
+    `port=${port}`,
+    '--quiet',
+  ];
   const p = await runProcess(process.execPath, args, { timeoutMs: OURS_TIMEOUT_MS, env: { ...process.env, CHROME_PATH: CHROME } });
   if (p.timedOut) throw new Error(`perf run ${page} took over ${OURS_TIMEOUT_MS / 1000} s and was stopped`);
-  const file = readdirSync(out).find((f) => f.endsWith('.json'));
-  if (p.code !== 0 || !file) throw new Error(`perf run ${page} exited ${p.code ?? p.signal}:\n${p.stderr}`);
-  const run = readRunFile(path.join(out, file));
+  // <out>/<scenario>-<label>.json (DESIGN.md "Run file"); traces are written beside it.
+  const file = path.join(out, `load-${page}-bench.json`);
+  if (p.code !== 0 || !existsSync(file)) throw new Error(`perf run ${page} exited ${p.code ?? p.signal}:\n${p.stderr}`);
+  const run = readRunFile(file);
   const samples: Sample[] = [];
   for (const r of run.repeats) {
     if (r.status !== 'measured' || r.warmup) continue;
