@@ -14,7 +14,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -402,6 +402,8 @@ function flags(): { pages: Page[]; runs: number; repeat: number; only: 'lighthou
 
 async function main(): Promise<void> {
   const f = flags();
+  // The shared machine's load around the run, kept with the figures: both tools' timings move with it.
+  const loadBefore = loadavg()[0]!;
   const server = await startLoadServer();
   const work = mkdtempSync(path.join(tmpdir(), 'rehearse-bench-load-'));
   const results: Record<string, unknown>[] = [];
@@ -426,7 +428,14 @@ async function main(): Promise<void> {
   const lighthouseVersion = (
     JSON.parse(readFileSync(path.join(path.dirname(LIGHTHOUSE_CLI), '../package.json'), 'utf8')) as { version: string }
   ).version;
-  const env = { date: new Date().toISOString(), chromium: await chromiumVersion(), lighthouse: lighthouseVersion, node: process.version };
+  const env = {
+    date: new Date().toISOString(),
+    chromium: await chromiumVersion(),
+    lighthouse: lighthouseVersion,
+    node: process.version,
+    loadAverage1: { before: loadBefore, after: loadavg()[0]! },
+  };
+  console.log(`1-minute load average: ${loadBefore.toFixed(2)} before, ${env.loadAverage1.after.toFixed(2)} after (${cpus().length} CPUs)`);
   writeFileSync(file, `${JSON.stringify({ env, runs: f.runs, repeat: f.repeat, pages: results }, null, 2)}\n`);
   console.log(`\n${path.relative(process.cwd(), file)} written`);
 }
