@@ -347,14 +347,19 @@ function checks(ours: Side, lh: Side): Check[] {
 }
 
 function printChecks(page: Page, rows: Check[], ours: Side, lh: Side): void {
-  const cell = (v: number | string): string =>
-    typeof v === 'string' ? v : Number.isInteger(v) || Math.abs(v) >= 100 ? v.toFixed(0) : v.toFixed(3);
+  const cell = (v: number): string => (Number.isInteger(v) || Math.abs(v) >= 100 ? v.toFixed(0) : v.toFixed(3));
   console.log(`\n${page}: ours ${ours.samples.length} repeats, Lighthouse ${lh.samples.length} runs`);
-  console.log(`${'measure'.padEnd(42)} ${'ours'.padStart(26)} ${'lighthouse'.padStart(26)} ${'ratio'.padStart(6)}  target`);
+  console.log(`${'measure'.padEnd(42)} ${'ours'.padStart(12)} ${'lighthouse'.padStart(12)} ${'ratio'.padStart(6)}  target`);
   for (const r of rows) {
     const ratio = r.ratio === null || !Number.isFinite(r.ratio) ? '-' : r.ratio.toFixed(2);
     const verdict = `${r.target} ${r.pass ? 'PASS' : 'FAIL'}`;
-    console.log(`${r.what.padEnd(42)} ${cell(r.ours).padStart(26)} ${cell(r.lighthouse).padStart(26)} ${ratio.padStart(6)}  ${verdict}`);
+    if (typeof r.ours === 'number' && typeof r.lighthouse === 'number') {
+      console.log(`${r.what.padEnd(42)} ${cell(r.ours).padStart(12)} ${cell(r.lighthouse).padStart(12)} ${ratio.padStart(6)}  ${verdict}`);
+    } else {
+      // An element name is too long for a column: one line each, under the verdict.
+      console.log(`${r.what.padEnd(42)} ${''.padStart(12)} ${''.padStart(12)} ${ratio.padStart(6)}  ${verdict}`);
+      console.log(`  ours:       ${r.ours}\n  lighthouse: ${r.lighthouse}`);
+    }
   }
 }
 
