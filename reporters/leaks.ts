@@ -139,7 +139,8 @@ function pathList(path: readonly string[]): string {
 
 /** One self-contained page: no script, its one style by hash, nothing fetched. */
 export function renderLeaksHtml(r: LeaksResult): string {
-  const verdict = `<h1 class="${r.verdict === 'leak' ? 'leak' : 'ok'}">${e(leaksHeadline(r))}</h1><p class="muted">${e(thresholdLine(r))}</p>`;
+  const cls = r.verdict === 'leak' ? 'leak' : 'ok';
+  const verdict = `<h1 class="${cls}">${e(leaksHeadline(r))}</h1><p class="muted">${e(thresholdLine(r))}</p>`;
   const body =
     r.kind === 'rss'
       ? htmlTable(
