@@ -61,6 +61,37 @@ export async function runLeaks(sc: Scenario, opts: LeaksOptions): Promise<LeaksR
     });
   }
   const snapshotsDir = fileInFolder(opts.outDir, `${runFileName(sc, 'leaks')}-snapshots`, 'perf leaks');
+  const common = { scenario: sc.name, variant: sc.variant, iterations, thresholds: opts.thresholds };
+  const ran = await iterate(sc, { ...opts, iterations, snapshotsDir, common, t0 });
+  if (ran.kind === 'rss') return ran;
+  // After the browser and the app are gone: the analysis has the machine's memory to itself.
+  opts.onProgress?.({ kind: 'phase', what: 'analysing the snapshots' });
+  const analysis = await (await analyzer())(ran.files, iterations);
+  const judged = judgeLeaks(analysis.groups, opts.thresholds);
+  return {
+    ...common,
+    kind: 'heap',
+    verdict: judged.leak ? 'leak' : 'no_leak',
+    wallMs: performance.now() - t0,
+    snapshotsDir,
+    analysis,
+    leaking: [...judged.leaking].sort((a, b) => b.retainedBytes - a.retainedBytes),
+    leakingRetainedBytes: judged.retainedBytes,
+  };
+}
+
+type IterateOptions = LeaksOptions & {
+  iterations: number;
+  snapshotsDir: string;
+  common: Omit<LeaksCommon, 'verdict' | 'wallMs'>;
+  t0: number;
+};
+
+/** Start the app and browser, one clean start, setup, the iterations; everything closed before it returns. */
+async function iterate(
+  sc: Scenario,
+  opts: IterateOptions,
+): Promise<{ kind: 'heap'; files: Record<SnapshotName, string> } | Extract<LeaksResult, { kind: 'rss' }>> {
   const app = await startApp(appSpec(sc));
   let cdp: Promise<BrowserSession> | undefined;
   let arm: ArmBrowser | undefined;
@@ -69,28 +100,13 @@ export async function runLeaks(sc: Scenario, opts: LeaksOptions): Promise<LeaksR
     const cdpSession = (): Promise<BrowserSession> => (cdp ??= openSession(sc));
     arm = await openArmBrowser(sc, { app, url, cwd: opts.cwd ?? process.cwd(), restart: sc.browser.restart, cdpSession });
     opts.onProgress?.({ kind: 'phase', what: 'clean start' });
-    const rc = { index: 0, mode: 'timing' as const, warmup: false, restart: sc.browser.restart, url, outDir: opts.outDir, first: true };
-    await arm.browser.open({ ...rc, base: runFileName(sc, 'leaks'), last: true, onStep: () => undefined }, () => undefined);
+    const base = runFileName(sc, 'leaks');
+    const rc = { index: 0, mode: 'timing' as const, warmup: false, restart: sc.browser.restart, url, outDir: opts.outDir, base };
+    await arm.browser.open({ ...rc, first: true, last: true, onStep: () => undefined }, () => undefined);
     await runSteps(arm.host, sc.setup, 'setup', opts.signal);
-    const common = { scenario: sc.name, variant: sc.variant, iterations, thresholds: opts.thresholds };
     const perf = arm.host.surface() === 'page' ? (await arm.host.page()).perf : undefined;
-    if (perf?.heapSnapshot && perf.collectGarbage) {
-      const files = await heapIterations(arm.host, sc, { perf, iterations, snapshotsDir, opts });
-      opts.onProgress?.({ kind: 'phase', what: 'analysing the snapshots' });
-      const analysis = await (await analyzer())(files, iterations);
-      const judged = judgeLeaks(analysis.groups, opts.thresholds);
-      return {
-        ...common,
-        kind: 'heap',
-        verdict: judged.leak ? 'leak' : 'no_leak',
-        wallMs: performance.now() - t0,
-        snapshotsDir,
-        analysis,
-        leaking: [...judged.leaking].sort((a, b) => b.retainedBytes - a.retainedBytes),
-        leakingRetainedBytes: judged.retainedBytes,
-      };
-    }
-    return await rssIterations(arm.host, sc, { iterations, common, t0, opts });
+    if (perf?.heapSnapshot && perf.collectGarbage) return { kind: 'heap', files: await heapIterations(arm.host, sc, { perf, opts }) };
+    return await rssIterations(arm.host, sc, opts);
   } finally {
     await arm?.close().catch(() => undefined);
     await (await cdp?.catch(() => undefined))?.close().catch(() => undefined);
@@ -113,8 +129,9 @@ function openSession(sc: Scenario): Promise<BrowserSession> {
 async function heapIterations(
   host: SessionHost,
   sc: Scenario,
-  at: { perf: PagePerf; iterations: number; snapshotsDir: string; opts: LeaksOptions },
+  { perf, opts }: { perf: PagePerf; opts: IterateOptions },
 ): Promise<Record<SnapshotName, string>> {
+  const at = { perf, opts, iterations: opts.iterations, snapshotsDir: opts.snapshotsDir };
   const snap = async (name: SnapshotName): Promise<string> => {
     const file = join(at.snapshotsDir, `${name}.heapsnapshot`);
     at.opts.onProgress?.({ kind: 'phase', what: `garbage collection and heap snapshot "${name}"` });
@@ -136,11 +153,8 @@ async function heapIterations(
 }
 
 /** Each iteration in a measured window; the peak RSS the driver read from /proc after each. */
-async function rssIterations(
-  host: SessionHost,
-  sc: Scenario,
-  at: { iterations: number; common: Omit<LeaksCommon, 'verdict' | 'wallMs'>; t0: number; opts: LeaksOptions },
-): Promise<LeaksResult> {
+async function rssIterations(host: SessionHost, sc: Scenario, opts: IterateOptions): Promise<Extract<LeaksResult, { kind: 'rss' }>> {
+  const at = { iterations: opts.iterations, common: opts.common, t0: opts.t0, opts };
   const after: number[] = [];
   const on = host.surface() === 'terminal' ? await host.terminal() : (await host.page()).perf;
   for (let i = 0; i < at.iterations; i++) {
