@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { judgeLeaks, judgeRss, DEFAULT_LEAK_THRESHOLDS, type LeakGroup, type LeaksResult } from '../src/perf/leaks-result.js';
 import { renderLeaksHtml, renderLeaksMarkdown, shortPath } from '../reporters/leaks.js';
+import { leaksBrief } from '../src/mcp/perf-tools.js';
 import { FIXTURES_DIR, ROOT } from './helpers.js';
 
 const work = mkdtempSync(join(tmpdir(), 'rehearse-leaks-'));
@@ -147,5 +148,32 @@ describe('the verdict and the reports (pure)', { timeout: 60_000 }, () => {
     assert.doesNotMatch(renderLeaksHtml(r), /<img/);
     assert.match(renderLeaksMarkdown(r), /\\\|\\`x\\`/);
     assert.equal(shortPath(['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h']), 'a → b → … → f → g → h');
+  });
+  test("perf_leaks' reply stays within 6 KB with 200 groups of long paths: the largest kept, the rest counted", () => {
+    const many = Array.from({ length: 200 }, (_, i) => ({
+      ...group(`Klass${i}${'x'.repeat(120)}`, 2, (300 - i) * 1024),
+      retainerPath: Array.from({ length: 30 }, (_, k) => `edge${k}${'y'.repeat(100)}`),
+    }));
+    const r: LeaksResult = {
+      kind: 'heap',
+      scenario: 's',
+      variant: null,
+      iterations: 8,
+      thresholds: DEFAULT_LEAK_THRESHOLDS,
+      verdict: 'leak',
+      wallMs: 1,
+      snapshotsDir: '/tmp/x',
+      analysis: { iterations: 8, groups: many, snapshots: [], peakRssBytes: 0 },
+      leaking: many,
+      leakingRetainedBytes: 1,
+    };
+    const brief = leaksBrief(r);
+    assert.ok(Buffer.byteLength(JSON.stringify(brief)) <= 6 * 1024 - 100);
+    const kept = brief.leaks as LeakGroup[];
+    assert.ok(kept.length >= 5, `${kept.length} groups kept`);
+    assert.equal(kept[0]!.retainedBytes, 300 * 1024, 'the largest first');
+    assert.ok(kept.every((g) => g.retainerPath.length <= 7 && g.constructor.length <= 80));
+    assert.match(String(brief.omitted), /smaller leak group\(s\) left out/);
+    assert.equal(brief.exitCode, 1);
   });
 });
