@@ -94,6 +94,22 @@ describe('perf leaks on a terminal program', { timeout: 300_000 }, () => {
   });
 });
 
+describe('perf leaks over WebDriver (chromedriver)', { timeout: 300_000 }, () => {
+  test("no heap view: the browser's peak RSS after each iteration, with what is not measured", () => {
+    const r = perf(['leaks', join(work, 'leaks-cli', 'webdriver.yaml'), '--out', join(work, 'out-wd'), '--json']);
+    assert.ok(r.code === 0 || r.code === 1, r.stderr);
+    const doc = JSON.parse(r.stdout) as { kind: string; verdict: string; maxRssAfterEachBytes: number[]; missing: string[] };
+    assert.equal(doc.kind, 'rss');
+    assert.equal(doc.verdict, r.code === 1 ? 'leak' : 'no_leak');
+    assert.equal(doc.maxRssAfterEachBytes.length, 3);
+    assert.ok(
+      doc.maxRssAfterEachBytes.every((b) => b > 10 * 1024 * 1024),
+      'a browser is more than 10 MB',
+    );
+    assert.ok(doc.missing.some((m) => /retainer paths/.test(m)));
+  });
+});
+
 describe('perf leaks refuses bad input before starting anything', { timeout: 60_000 }, () => {
   for (const [args, message] of [
     [['--iterations', '1'], /--iterations must be a whole number from 2 to 1000/],
