@@ -435,8 +435,9 @@ export const layoutShiftScore = defineMetric({
 
 // ─── memory after a forced GC (CDP: HeapProfiler.collectGarbage, Runtime.getHeapUsage, Memory.getDOMCounters) ───
 // Read after a full collection at both ends of the window (outside its timed part): what the app keeps alive,
-// not when V8 happened to collect, so the values repeat exactly on an unchanged page on any host (bench/noise.ts
-// style measurements: CV 0% for the node, listener and document counts and ≤ 0.1% for the heap on the demo app).
+// not when V8 happened to collect, so they repeat on an unchanged page on any host: over the 9 committed baselines
+// (10–15 repeats, clean restarts) the node, listener and document counts had a robust CV of 0%, the heap 0.01–0.47%,
+// its growth 0.01–3.5%.
 // Secondary and promotable, not primary: the default family is full (MAX_PRIMARY), and the noise rule makes the
 // quiet ones primary wherever their spread allows (on a page whose heap moves between repeats it is not).
 // 100 KB: the size perf leaks calls a leak (issue 30); below it a heap change is a cache warming up, not a regression.
@@ -945,6 +946,17 @@ export function metricsMarkdown(): string {
 /** The README's paragraph on how the primary family follows the baseline's noise, generated from the rule's declaration. */
 export function primaryRuleMarkdown(): string {
   return `**${PRIMARY_BY_NOISE.name[0]!.toUpperCase()}${PRIMARY_BY_NOISE.name.slice(1)}.** ${PRIMARY_BY_NOISE.description}`;
+}
+
+/** docs/metrics.md's Memory section, generated from the memory declarations. */
+export function memoryMarkdown(): string {
+  const names = (ds: readonly MetricDefinition[]): string => ds.map((d) => `\`${d.name}\``).join(', ');
+  return (
+    `${names(MEMORY_METRICS)} are read after a forced garbage collection at both ends of every CDP window, outside its timed ` +
+    `part. They depend on what the app keeps alive, not on the host. ${names(MEMORY_METRICS.filter((d) => d.promote))} are ` +
+    'promotable: the noise rule makes them primary where the baseline shows them quiet. WebDriver and terminal runs report ' +
+    '`process.maxRssBytes` instead. What the GC costs and how a leak fails the gate: [memory.md](memory.md).'
+  );
 }
 
 /** The README's per-driver table (Markdown): which metrics each driver produces, ✓ or —. */
