@@ -2,7 +2,8 @@
  * Heap after GC, gated (issue 30 item 1), on real Chromium: a window's memory.* metrics count exactly
  * what the page keeps (N more DOM nodes, L more listeners in a variant), a page load's window has them
  * too, and the gate (`perf run --against`, sequential) fails at its first look on a candidate that keeps
- * a detached 200-row table per open/close, while the same code against itself passes.
+ * a detached 200-row table per open/close, while the same code against itself passes. A terminal window
+ * has no heap: its coverage says memory is missing and points at process.maxRssBytes.
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -10,6 +11,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
+import { PtyTerminalDriver } from '../src/drivers/pty/index.js';
+import { SessionHost } from '../src/engine/host.js';
 import type { RunFile } from '../src/perf/run-file.js';
 import { fresh, ROOT, sharedBrowser } from './helpers.js';
 import { ok } from './perf-helpers.js';
@@ -116,3 +119,20 @@ test(
     assert.ok(!k.compare.rows.some((x) => x.metric.startsWith('memory.') && x.verdict === 'regressed'));
   },
 );
+
+test('a terminal window has no heap: coverage names memory missing and points at process.maxRssBytes', { timeout: 60_000 }, async () => {
+  const driver = PtyTerminalDriver.spawn({ command: 'cat', args: [], cols: 80, rows: 24, cwd: work });
+  try {
+    const host = new SessionHost({ terminal: driver }, undefined, work);
+    await ok(host, 'perf_begin', { mode: 'timing' });
+    await ok(host, 'type', { text: 'no heap here\n' });
+    await ok(host, 'wait_for', { text: 'no heap here' });
+    const r = await ok(host, 'perf_end');
+    assert.equal(r.coverage.memory, 'missing');
+    assert.equal(r.missingReasons.memory, 'no heap over a terminal: see process.maxRssBytes');
+    assert.ok(!Object.keys(r.metrics).some((m) => m.startsWith('memory.')));
+    assert.equal(typeof r.metrics['process.maxRssBytes'], 'number');
+  } finally {
+    await driver.pty.close();
+  }
+});
