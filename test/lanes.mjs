@@ -59,6 +59,8 @@ const UNIT = [
   'docs.test.js',
   'size-tools.test.js',
   'report-sources.test.js',
+  'load-metrics.test.js',
+  'load-refusals.test.js',
 ];
 
 /** Browsers, Java, pty programs, dependency-cruiser and tsc as tools; verdicts that do not depend on time. Longest first. */
@@ -70,6 +72,7 @@ const BROWSER = [
   'mcp.test.js',
   'lifecycle-webdriver.test.js',
   'examples.test.js',
+  'load.test.js',
   'session.test.js',
   'hostile-files.test.js',
   'deps.test.js',
@@ -114,7 +117,14 @@ const BROWSER = [
 const UNIT_TIMING = [];
 
 /** Verdicts that depend on measured time: run alone, one file at a time, before the other lanes start. */
-const TIMING = [...UNIT_TIMING, 'gate.test.js', 'host-busy-e2e.test.js', 'perf-measure.test.js', 'attribution-run.test.js'];
+const TIMING = [
+  ...UNIT_TIMING,
+  'gate.test.js',
+  'host-busy-e2e.test.js',
+  'perf-measure.test.js',
+  'attribution-run.test.js',
+  'load-gate.test.js',
+];
 
 /**
  * The inner loop runs the same seeded Monte-Carlo properties (deterministic: a seed gives the same

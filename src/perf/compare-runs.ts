@@ -543,7 +543,12 @@ interface Family {
   recorded?: PrimaryChoiceRecord;
   /** Promotable candidates: primary only if the noise rule promotes them. */
   tentative: Set<string>;
+  /** The family is fixed without a scenario's say (a page load's): why the noise rule does not apply. */
+  fixed?: string;
 }
+
+const LOAD_FAMILY_NOTE =
+  'a page load is judged on the load family (FCP, LCP, CLS, TBT, requests, transfer bytes): the noise rule does not apply';
 
 function primaryFamily(b: RunFile, opts: SampleOptions): Family {
   const override = opts.primary ?? b.gate?.metrics;
@@ -552,7 +557,9 @@ function primaryFamily(b: RunFile, opts: SampleOptions): Family {
   if (recorded) return { wanted: recorded.metrics, recorded, tentative: new Set() };
   // A run that measured a page load is judged on the load family (and nothing is promoted into it).
   const load = measuredRepeats(counted(b)).some((r) => r.report.metrics[loadTransferBytes.name] !== undefined);
-  if (load) return { wanted: defaultPrimaryMetrics(true), tentative: new Set() };
+  // Its milestones stay primary however noisy (a late stylesheet is +300% on FCP, which no noise hides): a noisy
+  // one is sampled to a decision up to maxRepeat, as Lighthouse CI asserts on LCP whatever its spread.
+  if (load) return { wanted: defaultPrimaryMetrics(true), tentative: new Set(), fixed: LOAD_FAMILY_NOTE };
   const promotable = promotableMetrics();
   return { wanted: [...defaultPrimaryMetrics(), ...promotable], tentative: new Set(promotable) };
 }
@@ -789,6 +796,7 @@ function choosePrimaries(
     const note = "the scenario's gate.metrics fix the primary family: the noise rule does not apply";
     return { by: 'scenario', look, metrics: [...family.override], demoted: [], promoted: [], note };
   }
+  if (family.fixed) return { by: 'registry', look, metrics: [...family.wanted], demoted: [], promoted: [], note: family.fixed };
   if (family.recorded) return keepRecorded(samples, family.recorded, names.formOf, ctx.notJudged);
   const alpha = ctx.alpha ?? ctx.sequential?.alpha ?? DEFAULT_ALPHA;
   const thresholds = ctx.thresholds ?? normalizeThresholds(ctx.b.thresholds);

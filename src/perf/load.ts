@@ -1,5 +1,5 @@
 /**
- * Page-load figures from a load's readings: pure (numbers in, numbers out), tested in test/load.test.ts.
+ * Page-load figures from a load's readings: pure (numbers in, numbers out), tested in test/load-metrics.test.ts.
  *
  * CLS: the largest session window of layout shifts, a window closing after a 1 s gap or at 5 s (web.dev,
  * "Evolving the CLS metric", 2021; Chromium's and Lighthouse's definition since Lighthouse 8).

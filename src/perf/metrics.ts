@@ -804,7 +804,7 @@ export const PRIMARY_BY_NOISE = {
     `becomes primary, never past ${MAX_PRIMARY} primaries. Noise is the baseline's robust CV (1.4826 · MAD / median, against the ` +
     "metric's floor when the median is below it), sized for the rank test at the compare's α with 80% power; a sequential " +
     "compare fixes the choice at its first look and records it, and below 3 baseline repeats the registry's default stands. " +
-    "A scenario's `gate.metrics` overrides the rule: no demotion, no promotion.",
+    "A scenario's `gate.metrics` overrides the rule (no demotion, no promotion), and a page load's family is fixed the same way.",
   /** Below 3 baseline repeats a median absolute deviation is half the gap of two values, not a spread. */
   minBaselineRepeats: 3,
   /**

@@ -40,6 +40,7 @@ import type { BidiConnection } from './bidi.js';
 import { cropPng } from '../png.js';
 import { WebDriverPerfSession } from './perf-session.js';
 import { measureWebDriverLoad } from './load.js';
+import type { LoadOptions, LoadReadings } from '../measure.js';
 
 const MISSING = '__rehearse_runtime_missing__';
 // W3C key codes (WebDriver "keyboard actions" table) for the named keys of src/drivers/keys.ts.
@@ -213,19 +214,19 @@ export class WebDriverPageDriver implements HostPage {
     this.perf = {
       mark: (name) => this.evaluate<number>(markSource(name)),
       begin: (opts) => WebDriverPerfSession.begin(this, opts).then((s) => (this.perfSession = s)),
-      load: (url, opts) =>
-        measureWebDriverLoad(
-          {
-            evaluate: (e, o) => this.evaluate(e, o),
-            navigate: (u, t) => this.navigate(u, t),
-            bidi: this.bidi,
-            perfProbeSource: () => this.perfSession?.documentProbeSource(),
-            openedPages: this.openedPages,
-          },
-          url,
-          opts,
-        ),
+      load: (url, opts) => this.measureLoad(url, opts),
     };
+  }
+
+  private measureLoad(url: string, opts: LoadOptions): Promise<LoadReadings> {
+    const page = {
+      evaluate: <T>(e: string, o?: { timeoutMs?: number }) => this.evaluate<T>(e, o),
+      navigate: (u: string, t: number) => this.navigate(u, t),
+      bidi: this.bidi,
+      perfProbeSource: () => this.perfSession?.documentProbeSource(),
+      openedPages: this.openedPages,
+    };
+    return measureWebDriverLoad(page, url, opts);
   }
 
   /** WebKit (MiniBrowser, a Tauri app on Linux): its WebDriver server answers commands concurrently. */

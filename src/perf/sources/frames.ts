@@ -91,6 +91,8 @@ export function refusalOf(raw: RawSession, picture: FramePicture): string | unde
     return seen === 0
       ? `the program wrote nothing to the screen during the ${windowMs} ms session; a zero report would read as fast`
       : undefined;
+  // A measured load that painted content did render, even when one frame showed all of it (a warm, static page).
+  if (raw.load && raw.load.fcpMs !== null) return undefined;
   if (seen === undefined)
     return 'no frame source could be read (neither the trace nor the in-page frame counter), so nothing says the page rendered';
   if (seen > 1) return undefined;
