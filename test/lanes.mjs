@@ -92,6 +92,7 @@ const BROWSER = [
   'terminal-trace.test.js',
   'network.test.js',
   'perf-steps.test.js',
+  'memory-metrics.test.js',
   'terminal.test.js',
   'actions-forms.test.js',
   'recorder.test.js',

@@ -3,7 +3,8 @@
  * fixture app (test/fixtures/load, its own server) recorded with `perf gate --update`, then `perf gate`
  * against it passes unchanged code, fails a 200 KB larger script bundle on load.transferBytes at the first
  * look (a count: no noise to sample past), and fails a render-blocking stylesheet answered 300 ms late on
- * the paint milestones. Vars switch the server between baseline and candidate. Verdicts and exit codes are
+ * the paint milestones (or, on a host busy through many repeats, leaves them inconclusive naming the busy host,
+ * never a pass). Vars switch the server between baseline and candidate. Verdicts and exit codes are
  * asserted, never timings. TIMING lane: the stylesheet's verdict depends on measured time.
  */
 import { test, after } from 'node:test';
@@ -123,33 +124,37 @@ test(`a ${EXTRA_KB} KB larger script bundle fails at look 1: load.transferBytes 
   assert.equal(row(c, 'load.requests').verdict, 'unchanged');
 });
 
-test(`a render-blocking stylesheet ${CSS_DELAY_MS} ms late fails on the paint milestones (error); the bytes are unchanged`, (t) => {
-  const r = gate(['--variant', 'paint', '--var', `cssDelayMs=${CSS_DELAY_MS}`]);
+/**
+ * The late stylesheet's verdict: a fail on the paint milestones, or, when the host was busy through many
+ * repeats, inconclusive with the busy host named (host-busy.ts re-judges on the quiet repeats alone, which may
+ * be too few to be significant): the gate then refuses to blame the build. Never a pass.
+ */
+function assertLateStylesheet(r: ReturnType<typeof gate>, t: { diagnostic(s: string): void }): void {
   const c = comparison(r.json);
-  assert.equal(r.code, 1, explain(c));
-  assert.equal(r.json.verdict, 'fail');
-  const paint = ['load.fcpMs', 'load.lcpMs'].filter((m) => errors(c).includes(m));
-  assert.ok(paint.length > 0, `neither load.fcpMs nor load.lcpMs is an error:\n${explain(c)}`);
-  for (const m of paint) assert.equal(row(c, m).verdict, 'regressed');
   const ms = (m: string): string => `${m} ${row(c, m).a.median} → ${row(c, m).b.median}`;
-  t.diagnostic(`paint on the late stylesheet: errors ${paint.join(', ')}; ${ms('load.fcpMs')}; ${ms('load.lcpMs')}; look ${c.gate.look}`);
+  t.diagnostic(`late stylesheet: ${r.json.verdict}; ${ms('load.fcpMs')}; ${ms('load.lcpMs')}; look ${c.gate.look}`);
+  assert.deepEqual(c.gate.notJudged, [], explain(c));
+  if (r.json.verdict === 'fail') {
+    assert.equal(r.code, 1, explain(c));
+    const paint = ['load.fcpMs', 'load.lcpMs'].filter((m) => errors(c).includes(m));
+    assert.ok(paint.length > 0, `neither load.fcpMs nor load.lcpMs is an error:\n${explain(c)}`);
+    for (const m of paint) assert.equal(row(c, m).verdict, 'regressed');
+  } else {
+    assert.equal(r.json.verdict, 'inconclusive', explain(c));
+    assert.equal(r.code, 0);
+    for (const m of ['load.fcpMs', 'load.lcpMs']) assert.match(row(c, m).reason, /host busy/, explain(c));
+  }
   assert.equal(row(c, 'load.transferBytes').verdict, 'unchanged');
   assert.equal(row(c, 'load.requests').verdict, 'unchanged');
+}
+
+test(`a render-blocking stylesheet ${CSS_DELAY_MS} ms late fails on the paint milestones (error); the bytes are unchanged`, (t) => {
+  assertLateStylesheet(gate(['--variant', 'paint', '--var', `cssDelayMs=${CSS_DELAY_MS}`]), t);
 });
 
 test(`the default load family on the late stylesheet fails on the paint milestones; the noise rule never demotes them`, (t) => {
   // On a fast local page (FCP ~100 ms) a busy 2-core host spreads the baseline's paint times by 10-25%, which
   // would make the noise rule set FCP and LCP aside; a load's family is fixed instead (compare-runs.ts), so a
   // 300 ms late stylesheet (+200% and more) fails whatever the spread.
-  const r = gate(['--variant', 'defaults', '--var', `cssDelayMs=${CSS_DELAY_MS}`]);
-  const c = comparison(r.json);
-  t.diagnostic(`defaults on the late stylesheet: ${r.json.verdict}; look ${c.gate.look}`);
-  assert.deepEqual(c.gate.notJudged, [], explain(c));
-  assert.equal(r.code, 1, explain(c));
-  assert.equal(r.json.verdict, 'fail');
-  assert.ok(
-    errors(c).some((m) => m === 'load.fcpMs' || m === 'load.lcpMs'),
-    explain(c),
-  );
-  assert.equal(row(c, 'load.transferBytes').verdict, 'unchanged');
+  assertLateStylesheet(gate(['--variant', 'defaults', '--var', `cssDelayMs=${CSS_DELAY_MS}`]), t);
 });

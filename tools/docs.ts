@@ -14,7 +14,15 @@ import { CAPS } from '../src/mcp/caps.js';
 import { MCP_USAGE } from '../src/mcp/server.js';
 import type { PageFeature } from '../src/drivers/page-driver.js';
 import { getDriver } from '../src/drivers/registry.js';
-import { DRIVERS, METRICS, metricsByDriverMarkdown, metricsMarkdown, primaryRuleMarkdown, type DriverName } from '../src/perf/metrics.js';
+import {
+  DRIVERS,
+  memoryMarkdown,
+  METRICS,
+  metricsByDriverMarkdown,
+  metricsMarkdown,
+  primaryRuleMarkdown,
+  type DriverName,
+} from '../src/perf/metrics.js';
 import { longDescription, STEPS, stepArgsSchema } from '../src/steps/registry.js';
 import type { StepDefinition } from '../src/steps/define.js';
 import type { JsonSchema } from '../src/schema-types.js';
@@ -147,6 +155,10 @@ function metricsDoc(): string {
     '<!-- primary-rule:begin -->',
     primaryRuleMarkdown(),
     '<!-- primary-rule:end -->',
+    '',
+    '## Memory',
+    '',
+    memoryMarkdown(),
     '',
     '## Which metrics each driver produces',
     '',

@@ -32,7 +32,8 @@ export type SourceName =
   | 'profile'
   | 'trace'
   | 'process'
-  | 'terminal';
+  | 'terminal'
+  | 'memory';
 
 /** Why a source is missing (kept out of the flat coverage map, which only says read / missing). */
 export type MissingReasons = Partial<Record<SourceName, string>>;
@@ -95,6 +96,26 @@ export interface RawSession {
   env: SessionEnv;
   /** The page load measured in the window (`measure: load`, perf_load), when one was. */
   load?: LoadReadings;
+  /**
+   * The heap and DOM after a forced garbage collection, read just before the window opened and just after it
+   * closed (CDP only): the GCs are outside the timed part, so no ms figure contains them.
+   */
+  memory?: {
+    start: MemoryReading;
+    end: MemoryReading;
+    /** Wall time of both collections and their reads: what the readings add to a repeat, in no metric. */
+    gcMs: number;
+  };
+}
+
+/** One reading of the page's renderer after a full garbage collection. */
+export interface MemoryReading {
+  /** V8's used JS heap (Runtime.getHeapUsage usedSize): Blink's DOM objects live outside it. */
+  heapUsedBytes: number;
+  /** Memory.getDOMCounters: live documents, DOM nodes and JS event listeners in the renderer. */
+  documents: number;
+  nodes: number;
+  jsEventListeners: number;
 }
 
 /**

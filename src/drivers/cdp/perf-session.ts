@@ -5,7 +5,8 @@
  *   - probe: Event Timing / LoAF / layout-shift observers in the page (perf-page.ts), plus a rAF
  *     frame counter only when the trace could not be started;
  *   - trace: Chromium tracing, frame pipeline events (trace.ts, frames.ts): frames and liveness;
- *   - profile: a sampling CPU profile, attribution mode only (Profiler domain).
+ *   - profile: a sampling CPU profile, attribution mode only (Profiler domain);
+ *   - memory: the heap and DOM counters after a forced GC, before the window opens and after it closed.
  * A failing source never fails the session: it is marked missing with the reason.
  */
 import { randomBytes } from 'node:crypto';
@@ -25,6 +26,7 @@ import {
   END_MARK,
   type Checkpoint,
   type CpuProfile,
+  type MemoryReading,
   type MissingReasons,
   checkBeginOptions,
   type PerfBeginOptions,
@@ -55,6 +57,7 @@ export class PerfSession implements PerfRecorder {
   private pendingCheckpoint: Promise<void> | undefined;
   private closed = false;
   private probeMissing: string | undefined;
+  private memoryStart: { reading: MemoryReading; gcMs: number } | undefined;
   private t0: number;
   /** Epoch ms when the measured window opened: everything switched on, perf_begin about to return. */
   startedAt: number;
@@ -89,6 +92,11 @@ export class PerfSession implements PerfRecorder {
   private async start(): Promise<void> {
     const page = this.page;
     const attribution = this.opts.mode === 'attribution';
+    // First, before anything is switched on: the collection is then in no counter, trace or profile.
+    this.memoryStart = await readMemory(page).catch((e: unknown) => {
+      this.missing.memory = `reading the heap after GC failed: ${(e as Error).message}`;
+      return undefined;
+    });
     this.offs.push(
       page.on('Runtime.bindingCalled', (p) => {
         if (p.name === PERF_BINDING) this.onProbeMessage(p.payload);
@@ -238,6 +246,8 @@ export class PerfSession implements PerfRecorder {
     if (mark.status === 'fulfilled') this.addMark({ name: END_MARK, at: mark.value });
     if (checkpoint.status === 'rejected') this.missing.counters = `Performance.getMetrics failed: ${(checkpoint.reason as Error).message}`;
     if (trace.status === 'rejected') this.missing.trace = `reading the trace failed: ${(trace.reason as Error).message}`;
+    // Last, once the profile, the counters and the trace are read: the collection is in none of them.
+    const memory = await this.readEndMemory();
     this.closed = true;
     await this.dispose();
     return {
@@ -259,6 +269,7 @@ export class PerfSession implements PerfRecorder {
       marks: this.marks,
       navigations: this.navigations,
       missing: this.missing,
+      ...(memory ? { memory } : {}),
       env:
         env.status === 'fulfilled'
           ? env.value
@@ -272,6 +283,18 @@ export class PerfSession implements PerfRecorder {
               url: '',
             },
     };
+  }
+
+  private async readEndMemory(): Promise<RawSession['memory']> {
+    const start = this.memoryStart;
+    if (!start) return undefined;
+    try {
+      const end = await readMemory(this.page);
+      return { start: start.reading, end: end.reading, gcMs: start.gcMs + end.gcMs };
+    } catch (e) {
+      this.missing.memory = `reading the heap after GC failed: ${(e as Error).message}`;
+      return undefined;
+    }
   }
 
   /**
@@ -318,6 +341,20 @@ async function readEnv(page: Page): Promise<SessionEnv> {
     cpuThrottle: page.emulation.cpuThrottlingRate ?? 1,
     cpuThrottleSource: page.emulation.cpuThrottlingRate === undefined ? 'default' : 'acknowledged',
     url: view.url,
+  };
+}
+
+/**
+ * A full garbage collection, then the JS heap and the DOM counters: what stays alive, not what garbage
+ * happened to be uncollected. HeapProfiler.collectGarbage needs no HeapProfiler.enable (Chromium 156).
+ */
+async function readMemory(page: Page): Promise<{ reading: MemoryReading; gcMs: number }> {
+  const t0 = performance.now();
+  await page.send('HeapProfiler.collectGarbage');
+  const [heap, dom] = await Promise.all([page.send('Runtime.getHeapUsage'), page.send('Memory.getDOMCounters')]);
+  return {
+    reading: { heapUsedBytes: heap.usedSize, documents: dom.documents, nodes: dom.nodes, jsEventListeners: dom.jsEventListeners },
+    gcMs: performance.now() - t0,
   };
 }
 

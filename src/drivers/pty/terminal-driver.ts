@@ -257,6 +257,7 @@ class TerminalRecorder implements PerfRecorder {
         interactions: `${na} Event Timing: see terminal.latencyMs`,
         longFrames: `${na} Long Animation Frames`,
         layoutShift: `${na} layout shifts`,
+        memory: 'no heap over a terminal: see process.maxRssBytes',
         ...(usage ? {} : { process: "the program's processes could not be read from /proc" }),
         ...(this.opts.mode === 'attribution' ? { profile: `${na} CPU profile` } : {}),
       },

@@ -85,6 +85,7 @@ export class WebDriverPerfSession implements PerfRecorder {
     const missing: MissingReasons = {
       trace: `the Chromium trace is ${WHY}`,
       counters: `Performance counters are ${WHY}`,
+      memory: 'no heap over WebDriver: see process.maxRssBytes',
       ...(this.opts.mode === 'attribution' ? { profile: `the CPU profile is ${WHY}` } : {}),
     };
     const probe = new ProbeReadings(this.token);

@@ -12,6 +12,7 @@ import { layoutShiftSource } from './layout-shift.js';
 import { loadSource, type LoadSummary } from './load.js';
 import { softNavsSource, type SoftNavigation } from './soft-navs.js';
 import { longFramesSource, type LongFramesFindings } from './long-frames.js';
+import { memorySource } from './memory.js';
 import { processSource } from './process.js';
 import { profileSource, type ProfileFindings } from './profile.js';
 import type { SourceDefinition } from './source.js';
@@ -30,6 +31,7 @@ export interface Findings {
   longFrames: LongFramesFindings;
   counters: Record<string, number>;
   layoutShift: { score: number | null };
+  memory: null;
   load: LoadSummary | null;
   softNavs: { list: SoftNavigation[]; total: number };
   steps: StepRow[];
@@ -48,6 +50,7 @@ export const SOURCES: SourceMap = {
   longFrames: longFramesSource,
   counters: countersSource,
   layoutShift: layoutShiftSource,
+  memory: memorySource,
   load: loadSource,
   softNavs: softNavsSource,
   steps: stepsSource,
@@ -69,4 +72,5 @@ export const COVERAGE_ORDER: readonly SourceName[] = [
   'profile',
   'process',
   'terminal',
+  'memory',
 ];
