@@ -474,26 +474,31 @@ class Loader {
   }
 }
 
-async function load(file: string, idsOnly: boolean): Promise<Loader> {
+/** `chunkBytes`: the read size (tests make it small, so that tokens straddle chunk boundaries). */
+export interface ReadOptions {
+  chunkBytes?: number;
+}
+
+async function load(file: string, idsOnly: boolean, opts: ReadOptions): Promise<Loader> {
   const loader = new Loader(file, idsOnly);
   try {
     statSync(file);
   } catch (e) {
     throw new PerfError({ code: 'file_not_found', message: `${file}: no such heap snapshot`, cause: e });
   }
-  for await (const chunk of createReadStream(file, { highWaterMark: CHUNK_BYTES })) loader.feed(chunk as Buffer);
+  for await (const chunk of createReadStream(file, { highWaterMark: opts.chunkBytes ?? CHUNK_BYTES })) loader.feed(chunk as Buffer);
   if (loader.state !== State.Done) throw invalid(file, 'it ends early (a truncated file?)');
   return loader;
 }
 
 /** Only the node count and the largest node id: the baseline's part in leak finding, without its edges or strings. */
-export async function readSnapshotIds(file: string): Promise<SnapshotIds> {
-  const l = await load(file, true);
+export async function readSnapshotIds(file: string, opts: ReadOptions = {}): Promise<SnapshotIds> {
+  const l = await load(file, true, opts);
   return { nodeCount: l.counts.nodes, maxNodeId: l.maxNodeId };
 }
 
-export async function readSnapshot(file: string): Promise<HeapSnapshot> {
-  const l = await load(file, false);
+export async function readSnapshot(file: string, opts: ReadOptions = {}): Promise<HeapSnapshot> {
+  const l = await load(file, false, opts);
   const { nodes: n, edges: e } = l.counts;
   if (n === 0) throw invalid(file, 'no nodes');
   // Edge counts become offsets; trimming views keeps the typed arrays' memory but not their slack semantics.
