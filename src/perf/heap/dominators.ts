@@ -114,8 +114,9 @@ export function dominators(g: Graph, root: number): Dominators {
       }
     }
   }
-  const idom = new Uint32Array(g.nodeCount).fill(NONE);
-  for (let i = 0; i < count; i++) idom[postOrder[i]!] = postOrder[doms[i]!]!;
+  // In place over the post-order numbers (one n-sized array less at the peak): each entry is read, then written once.
+  const idom = po;
+  for (let v = 0; v < g.nodeCount; v++) if (po[v] !== NONE) idom[v] = postOrder[doms[po[v]!]!]!;
   return { idom, postOrder };
 }
 

@@ -225,9 +225,13 @@ function measureGroups(sv: Survey, d: Dominators, retained: Float64Array): void 
   const start = new Uint32Array(n + 1);
   for (const v of d.postOrder) if (v !== 0) start[d.idom[v]! + 1]!++;
   for (let i = 0; i < n; i++) start[i + 1]! += start[i]!;
-  const fill = start.slice(0, n);
-  const children = new Uint32Array(start[n]!);
-  for (const v of d.postOrder) if (v !== 0) children[fill[d.idom[v]!]!++] = v;
+  // Filled from the end of each node's range down (no second offsets array): start[p + 1] walks back to
+  // where p's range begins, so the offsets end up one place to the right, and are shifted back.
+  const total = start[n]!;
+  const children = new Uint32Array(total);
+  for (const v of d.postOrder) if (v !== 0) children[--start[d.idom[v]! + 1]!] = v;
+  for (let i = 0; i < n; i++) start[i] = start[i + 1]!;
+  start[n] = total;
   const active = new Uint32Array(groups.length);
   const open: number[] = [];
   const stack = new Uint32Array(d.postOrder.length);

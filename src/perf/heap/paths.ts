@@ -94,6 +94,8 @@ export function nodeLabel(s: HeapSnapshot, v: number): string {
     case 'heap number':
       return '(number)';
     default: {
+      // A page's global: 'Window / http://…', 'Window [JSGlobalObject] / ://' (about:blank).
+      if (/^Window( \[[^\]]*\])? \/ /.test(name)) return 'Window';
       const global = / \/ (https?|file|about|data|chrome):/.exec(name);
       if (global) return cut(name.slice(0, global.index));
       // V8 names DOM nodes '<div class="x">' and marks the detached ones in the detachedness field.
