@@ -4,11 +4,11 @@
  * after the last iteration, and `analyzeLeaks` reads the three in a child process whose peak RSS (VmHWM)
  * and wall time are the figures. Target: peak RSS ≤ 2× the last snapshot's size, ≤ 30 s on 2 cores.
  *
- *   npm run bench:heap [-- --objects-per-iteration 240000]
+ *   npm run bench:heap [-- --objects-per-iteration 80000] [--keep DIR]
  */
 import { execFileSync } from 'node:child_process';
 import { once } from 'node:events';
-import { createWriteStream, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -44,6 +44,7 @@ async function takeSnapshot(page: Page, file: string): Promise<void> {
 }
 
 async function makeSnapshots(dir: string, perIteration: number): Promise<{ baseline: string; first: string; last: string }> {
+  mkdirSync(dir, { recursive: true });
   const chrome = await launchChrome({});
   try {
     const browser = await Browser.connect(chrome.wsEndpoint);
@@ -88,9 +89,16 @@ async function main(): Promise<void> {
   if (args[0] === '--child') return child({ baseline: args[1]!, first: args[2]!, last: args[3]! });
   const at = args.indexOf('--objects-per-iteration');
   const perIteration = at >= 0 ? Number(args[at + 1]) : DEFAULT_OBJECTS_PER_ITERATION;
-  const dir = mkdtempSync(join(tmpdir(), 'rehearse-bench-heap-'));
+  // --keep DIR: the snapshots are written to DIR and left there, and an earlier run's are reused.
+  const keep = args.indexOf('--keep') >= 0 ? args[args.indexOf('--keep') + 1] : undefined;
+  const dir = keep ?? mkdtempSync(join(tmpdir(), 'rehearse-bench-heap-'));
   try {
-    const files = await makeSnapshots(dir, perIteration);
+    const kept = {
+      baseline: join(dir, 'baseline.heapsnapshot'),
+      first: join(dir, 'first.heapsnapshot'),
+      last: join(dir, 'last.heapsnapshot'),
+    };
+    const files = keep && existsSync(kept.last) ? kept : await makeSnapshots(dir, perIteration);
     const lastBytes = statSync(files.last).size;
     const out = execFileSync(process.execPath, [fileURLToPath(import.meta.url), '--child', files.baseline, files.first, files.last], {
       encoding: 'utf8',
@@ -117,7 +125,7 @@ async function main(): Promise<void> {
     console.log(`largest groups: ${JSON.stringify(r.top)}`);
     console.log('(one run on a shared 2-core machine: other work may have been running beside it)');
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    if (!keep) rmSync(dir, { recursive: true, force: true });
   }
 }
 

@@ -29,31 +29,35 @@ export interface Dominators {
 
 export const NONE = 0xffffffff;
 
-/** Depth-first post-order from `root` over the followed edges (iterative: heap graphs are millions deep). */
-export function postOrderOf(g: Graph, root: number): Uint32Array {
-  const n = g.nodeCount;
-  const order = new Uint32Array(n);
-  const stack = new Uint32Array(n);
-  const cursor = new Uint32Array(n);
-  const seen = new Uint8Array(n);
+// Marks a node pushed on the DFS stack but not finished yet (post-order numbers stay below it).
+const SEEN = NONE - 1;
+
+/**
+ * Depth-first post-order from `root` over the followed edges (iterative: heap graphs are millions deep).
+ * `po` (n, filled with NONE) receives each node's post-order number; `stack` (n) and `cursor` (n) are scratch
+ * space the caller reuses afterwards: at 200 MB snapshots every n-sized array is 10 MB of peak memory.
+ */
+function postOrderInto(g: Graph, root: number, po: Uint32Array, stack: Uint32Array, cursor: Uint32Array): Uint32Array {
+  const order = new Uint32Array(g.nodeCount);
   let count = 0;
   let top = 0;
   stack[0] = root;
   cursor[0] = g.firstEdge[root]!;
-  seen[root] = 1;
+  po[root] = SEEN;
   while (top >= 0) {
     const v = stack[top]!;
     const end = g.firstEdge[v + 1]!;
     let e = cursor[top]!;
-    while (e < end && (g.edgeType[e] === g.excludedType || seen[g.edgeTo[e]!])) e++;
+    while (e < end && (g.edgeType[e] === g.excludedType || po[g.edgeTo[e]!] !== NONE)) e++;
     if (e < end) {
       cursor[top] = e + 1;
       const w = g.edgeTo[e]!;
-      seen[w] = 1;
+      po[w] = SEEN;
       top++;
       stack[top] = w;
       cursor[top] = g.firstEdge[w]!;
     } else {
+      po[v] = count;
       order[count++] = v;
       top--;
     }
@@ -61,31 +65,44 @@ export function postOrderOf(g: Graph, root: number): Uint32Array {
   return order.subarray(0, count);
 }
 
-/** Predecessors over the followed edges, as arrays: node i's are preds[start[i] .. start[i + 1] - 1]. */
-function predecessors(g: Graph): { start: Uint32Array; preds: Uint32Array } {
+/** Depth-first post-order from `root` over the followed edges. */
+export function postOrderOf(g: Graph, root: number): Uint32Array {
   const n = g.nodeCount;
-  const start = new Uint32Array(n + 1);
+  return postOrderInto(g, root, new Uint32Array(n).fill(NONE), new Uint32Array(n), new Uint32Array(n));
+}
+
+/** Predecessors over the followed edges: node i's are preds[start[i] .. start[i + 1] - 1]; `start` is n + 1 long. */
+function predecessors(g: Graph, start: Uint32Array): Uint32Array {
+  const n = g.nodeCount;
+  start.fill(0);
   const edges = g.edgeTo.length;
   for (let e = 0; e < edges; e++) if (g.edgeType[e] !== g.excludedType) start[g.edgeTo[e]! + 1]!++;
   for (let i = 0; i < n; i++) start[i + 1]! += start[i]!;
-  const fill = start.slice(0, n);
   const preds = new Uint32Array(start[n]!);
-  for (let v = 0; v < n; v++) {
-    const end = g.firstEdge[v + 1]!;
-    for (let e = g.firstEdge[v]!; e < end; e++) if (g.edgeType[e] !== g.excludedType) preds[fill[g.edgeTo[e]!]!++] = v;
+  // Filled from the end of each range down, so no second offsets array: start[t + 1] walks back to where
+  // t's range begins; the offsets are then one place to the right, and shifted back.
+  for (let v = n - 1; v >= 0; v--) {
+    for (let e = g.firstEdge[v + 1]! - 1; e >= g.firstEdge[v]!; e--) {
+      if (g.edgeType[e] !== g.excludedType) preds[--start[g.edgeTo[e]! + 1]!] = v;
+    }
   }
-  return { start, preds };
+  for (let i = 0; i < n; i++) start[i] = start[i + 1]!;
+  start[n] = preds.length;
+  return preds;
 }
 
 export function dominators(g: Graph, root: number): Dominators {
-  const postOrder = postOrderOf(g, root);
-  const count = postOrder.length;
+  const n = g.nodeCount;
   // Post-order number of each node (NONE: unreachable); the root's is count - 1.
-  const po = new Uint32Array(g.nodeCount).fill(NONE);
-  for (let i = 0; i < count; i++) po[postOrder[i]!] = i;
-  const { start, preds } = predecessors(g);
-  // doms in post-order numbers, as in the paper.
-  const doms = new Uint32Array(count).fill(NONE);
+  const po = new Uint32Array(n).fill(NONE);
+  const scratchA = new Uint32Array(n);
+  const scratchB = new Uint32Array(n + 1);
+  const postOrder = postOrderInto(g, root, po, scratchA, scratchB);
+  const count = postOrder.length;
+  const start = scratchB;
+  const preds = predecessors(g, start);
+  // doms in post-order numbers, as in the paper (the DFS stack's space, free again).
+  const doms = scratchA.subarray(0, count).fill(NONE);
   doms[count - 1] = count - 1;
   for (let changed = true; changed;) {
     changed = false;
@@ -116,7 +133,7 @@ export function dominators(g: Graph, root: number): Dominators {
   }
   // In place over the post-order numbers (one n-sized array less at the peak): each entry is read, then written once.
   const idom = po;
-  for (let v = 0; v < g.nodeCount; v++) if (po[v] !== NONE) idom[v] = postOrder[doms[po[v]!]!]!;
+  for (let v = 0; v < n; v++) if (po[v] !== NONE) idom[v] = postOrder[doms[po[v]!]!]!;
   return { idom, postOrder };
 }
 
