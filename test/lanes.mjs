@@ -112,6 +112,7 @@ const BROWSER = [
   'metrics.test.js',
   'errors.test.js',
   'webdriver-timeout.test.js',
+  'heap.test.js',
 ];
 
 /** Pure code that asserts on its own speed: alone, after the parallel jobs. None today (a timing is never asserted). */

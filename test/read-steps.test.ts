@@ -340,7 +340,7 @@ test('wait_for_network_idle: waits for a slow fetch started at load, then report
     const host = await fixture(`steps-network.html?slow=${encodeURIComponent(`${slow.url}/slow?ms=700`)}`);
     const d = await ok(host, 'wait_for_network_idle', { idleMs: 200 });
     assert.equal(d.idle, true);
-    assert.ok(d.waitedMs >= 500, `waitedMs ${d.waitedMs}`);
+    // Idle only once the slow answer came (how long that took from the step's start is a timing: not asserted).
     assert.equal(await (await host.page()).evaluate("document.getElementById('out').textContent"), 'slow answer after 700 ms');
   } finally {
     await slow.close();
