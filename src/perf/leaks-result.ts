@@ -4,35 +4,9 @@
  * src/perf/heap/leaks.ts.
  */
 
-// ── The analysis' types: a copy of the contract of src/perf/heap/leaks.ts (issue 30) until it lands. ──
+import type { LeakAnalysis, LeakGroup } from './heap/leaks.js';
 
-export interface LeakGroup {
-  /** Constructor or node name, e.g. 'DetailsPanel', 'Detached HTMLDivElement', '(closure)' with its function name. */
-  constructor: string;
-  /** Growth of the group's alive count per iteration, between the snapshot after the first and after the last iteration. */
-  countPerIteration: number;
-  /** Members alive in the last snapshot that were allocated after the baseline snapshot. */
-  count: number;
-  /** Retained size of the group's members (dominator tree), not double counting members that dominate each other. */
-  retainedBytes: number;
-  /** Shortest retainer path from a GC root to a representative member, root first. Weak edges are not followed. */
-  retainerPath: string[];
-  /** Present when the members are detached DOM: the detached subtree's node count and retained size. */
-  detached?: { nodes: number; retainedBytes: number };
-}
-export interface SnapshotStats {
-  file: string;
-  bytes: number;
-  nodes: number;
-  edges: number;
-  parseMs: number;
-}
-export interface LeakAnalysis {
-  iterations: number;
-  groups: LeakGroup[];
-  snapshots: SnapshotStats[];
-  peakRssBytes: number;
-}
+export type { LeakAnalysis, LeakGroup, SnapshotStats } from './heap/leaks.js';
 
 // ── The verdict ──
 

@@ -15,7 +15,8 @@ import { runStep, type StepErrorInfo } from '../engine/run-step.js';
 import { PerfError } from '../errors.js';
 import { ensureDir, fileInFolder } from '../files.js';
 import { BEGIN_TIMEOUT_MS, END_TIMEOUT_MS, beginMeasure, endMeasure, withinMs } from '../perf/measure.js';
-import { judgeLeaks, judgeRss, type LeakAnalysis, type LeakThresholds, type LeaksCommon, type LeaksResult } from '../perf/leaks-result.js';
+import { analyzeLeaks } from '../perf/heap/leaks.js';
+import { judgeLeaks, judgeRss, type LeakThresholds, type LeaksCommon, type LeaksResult } from '../perf/leaks-result.js';
 import type { Scenario, StepCall } from '../scenario/load.js';
 import { startApp } from '../session/app.js';
 import { gridConnector, gridUrlOf } from '../session/grid.js';
@@ -41,8 +42,6 @@ export type LeaksProgress =
 
 export type SnapshotName = 'baseline' | 'first' | 'last';
 
-type Analyze = (files: Record<SnapshotName, string>, iterations: number) => Promise<LeakAnalysis>;
-
 /** Run the scenario's steps `iterations` times in one page and judge what they left alive. */
 export async function runLeaks(sc: Scenario, opts: LeaksOptions): Promise<LeaksResult> {
   const t0 = performance.now();
@@ -66,7 +65,7 @@ export async function runLeaks(sc: Scenario, opts: LeaksOptions): Promise<LeaksR
   if (ran.kind === 'rss') return ran;
   // After the browser and the app are gone: the analysis has the machine's memory to itself.
   opts.onProgress?.({ kind: 'phase', what: 'analysing the snapshots' });
-  const analysis = await (await analyzer())(ran.files, iterations);
+  const analysis = await analyzeLeaks(ran.files, iterations);
   const judged = judgeLeaks(analysis.groups, opts.thresholds);
   return {
     ...common,
@@ -211,22 +210,4 @@ function stepFailed(where: string, label: string, error: StepErrorInfo): PerfErr
     message: `perf leaks: ${where}: step ${label} failed: ${error.code}: ${error.message}`,
     ...(error.suggestion ? { suggestion: error.suggestion } : {}),
   });
-}
-
-/**
- * The heap analysis (src/perf/heap/leaks.ts, issue 30's analysis part). Imported by a computed name until
- * it is on this branch, so the command compiles without it; then a static import.
- */
-async function analyzer(): Promise<Analyze> {
-  const name = '../perf/heap/leaks.js';
-  try {
-    return ((await import(name)) as { analyzeLeaks: Analyze }).analyzeLeaks;
-  } catch (cause) {
-    throw new PerfError({
-      code: 'internal_error',
-      kind: 'internal',
-      message: `perf leaks: the heap analysis (src/perf/heap/leaks.ts) is not in this build: ${(cause as Error).message}`,
-      cause,
-    });
-  }
 }
