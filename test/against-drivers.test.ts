@@ -7,14 +7,13 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { findServerBinary, miniBrowserPath } from '../src/drivers/webdriver/server.js';
 import type { RunFile } from '../src/perf/run-file.js';
 import { abbaOrder } from '../src/runner/against.js';
-import { FIXTURES_DIR, ROOT } from './helpers.js';
+import { FIXTURES_DIR, perfCli as perf, ROOT } from './helpers.js';
 import { gridSessions, javaAvailable, startStandalone, type GridProcess } from './grid-server.js';
 
 const missingWebKit =
@@ -24,25 +23,6 @@ const missingTauri =
   missingWebKit ||
   (findServerBinary('tauri') ? false : 'tauri-driver not installed (npm ci installs @crabnebula/tauri-driver-linux-x64-gnu on Linux x64)');
 const missingGrid = javaAvailable() ? false : 'needs java and /usr/bin/chromedriver (.ci/run installs them)';
-
-/** `perf ARGS` in `cwd`, killed (and failing) after `timeoutMs`: a hung harness fails its test. */
-function perf(cwd: string, args: string[], timeoutMs: number): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [join(ROOT, 'bin/perf'), ...args], { cwd, env: { ...process.env, GITHUB_STEP_SUMMARY: '' } });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`perf ${args.join(' ')} did not exit within ${timeoutMs} ms; stderr: ${stderr.slice(-2000)}`));
-    }, timeoutMs);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
 
 /**
  * `perf run FILE --against FILE --repeat 2 --fixed`: both arms measured every repeat, both run files

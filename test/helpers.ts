@@ -5,6 +5,8 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after } from 'node:test';
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BrowserSession } from '../src/drivers/cdp/session.js';
 import { serveStatic, type StaticServer } from '../src/session/static-server.js';
@@ -92,4 +94,23 @@ export function processesBelow(match: { comm?: string; cmdline?: string }, ances
     }
   };
   return [...procs].filter(([pid, p]) => below(pid) && matches(pid, p.comm)).map(([pid]) => pid);
+}
+
+/** `perf ARGS` in `cwd`, killed (and failing) after `timeoutMs`: a hung harness fails its test. */
+export function perfCli(cwd: string, args: string[], timeoutMs: number): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [join(ROOT, 'bin/perf'), ...args], { cwd, env: { ...process.env, GITHUB_STEP_SUMMARY: '' } });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`perf ${args.join(' ')} did not exit within ${timeoutMs} ms; stderr: ${stderr.slice(-2000)}`));
+    }, timeoutMs);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
 }

@@ -7,7 +7,6 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -16,8 +15,8 @@ import { join } from 'node:path';
 import { findServerBinary, miniBrowserPath } from '../src/drivers/webdriver/server.js';
 import { LOAD_METRICS, type DriverName } from '../src/perf/metrics.js';
 import type { RunFile } from '../src/perf/run-file.js';
-import { LOAD_QUIET_MS } from '../src/runner/repeat.js';
-import { ROOT } from './helpers.js';
+import { LOAD_QUIET_MS } from '../src/perf/measure.js';
+import { perfCli as perf } from './helpers.js';
 
 const missingWebKit =
   findServerBinary('webkit') && miniBrowserPath() ? false : 'WebKitWebDriver not installed (apt-get install webkit2gtk-driver xvfb)';
@@ -26,25 +25,6 @@ const missingChromedriver = findServerBinary('chromedriver') ? false : 'chromedr
 // Resource Timing: transferSize is the encoded body size plus 300, a constant that stands in for the
 // headers so their size is not exposed (w3c/resource-timing, "transferSize"; both engines here do it).
 const HEADER_ALLOWANCE = 300;
-
-/** `perf ARGS` in `cwd`, killed (and failing) after `timeoutMs`: a hung harness fails its test. */
-function perf(cwd: string, args: string[], timeoutMs: number): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [join(ROOT, 'bin/perf'), ...args], { cwd, env: { ...process.env, GITHUB_STEP_SUMMARY: '' } });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`perf ${args.join(' ')} did not exit within ${timeoutMs} ms; stderr: ${stderr.slice(-2000)}`));
-    }, timeoutMs);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
 
 /** A page with a stylesheet, a script and an image of known sizes; the icon is inline, so the browser fetches no favicon. */
 function writeApp(dir: string): Record<string, number> {

@@ -34,6 +34,13 @@ export const LOAD_QUIET_MS = 1000;
 // The longest a measured load may take, navigation to quiet: Lighthouse's maxWaitForLoad is 45 s; a page
 // that is not quiet after 30 s on a local server never will be, and the repeat still reports what loaded.
 export const LOAD_TIMEOUT_MS = 30_000;
+// Opening about:blank (where a measured load starts) is local: a second is already a hung renderer.
+export const BLANK_TIMEOUT_MS = 10_000;
+
+/** How a measured load ends (the quiet rule and its deadline), with the cache as asked. */
+export function loadOptions(cache: 'cold' | 'warm'): LoadOptions {
+  return { quietMs: LOAD_QUIET_MS, timeoutMs: LOAD_TIMEOUT_MS, clearCache: cache === 'cold' };
+}
 
 export interface Began {
   sessionToken: string;

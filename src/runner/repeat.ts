@@ -10,10 +10,10 @@ import { PerfError } from '../errors.js';
 import {
   BEGIN_TIMEOUT_MS,
   END_TIMEOUT_MS,
-  LOAD_QUIET_MS,
-  LOAD_TIMEOUT_MS,
+  BLANK_TIMEOUT_MS,
   beginMeasure,
   endMeasure,
+  loadOptions,
   measureLoad,
   withinMs,
 } from '../perf/measure.js';
@@ -151,18 +151,13 @@ function failer(
 }
 
 const BLANK = 'about:blank';
-// Opening about:blank is local: a second is already a hung renderer.
-const BLANK_TIMEOUT_MS = 10_000;
-// Declared beside measureLoad, which perf_load (a step) shares: a step may not import the runner.
-export { LOAD_QUIET_MS, LOAD_TIMEOUT_MS };
 
 /** The app's opening as the window's start (`measure: load`): the error that fails the repeat, or undefined. */
 async function openMeasuredLoad(host: SessionHost, sc: Scenario, rc: RepeatContext): Promise<StepErrorInfo | undefined> {
   const close = (): Promise<unknown> => withinMs('perf_end', END_TIMEOUT_MS, endMeasure(host)).catch(() => undefined);
   try {
     const page = await host.page();
-    const opts = { quietMs: LOAD_QUIET_MS, timeoutMs: LOAD_TIMEOUT_MS, clearCache: sc.cache === 'cold' };
-    const load = await measureLoad(host, page.perf, rc.url, opts);
+    const load = await measureLoad(host, page.perf, rc.url, loadOptions(sc.cache));
     if (load.status >= 400) {
       throw new PerfError({ code: 'app_http_error', kind: 'failed', message: `the app answered HTTP ${load.status} for ${rc.url}` });
     }

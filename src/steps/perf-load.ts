@@ -6,11 +6,12 @@
 import { PerfError } from '../errors.js';
 import {
   BEGIN_TIMEOUT_MS,
+  BLANK_TIMEOUT_MS,
   END_TIMEOUT_MS,
-  LOAD_QUIET_MS,
   LOAD_TIMEOUT_MS,
   beginMeasure,
   endMeasure,
+  loadOptions,
   measureLoad,
   withinMs,
 } from '../perf/measure.js';
@@ -19,8 +20,6 @@ import { openSession, type PerfHost } from '../perf/state.js';
 import { defineStep, type StepContext, type StepOutput } from './define.js';
 import { resolveNavigationUrl } from './navigate.js';
 
-// Opening about:blank is local: ten seconds is already a hung renderer (the runner allows the same).
-const BLANK_TIMEOUT_MS = 10_000;
 // 6 KB like perf_end's report (REPORT_MAX_BYTES): an agent reads the reply whole every time.
 export const PERF_LOAD_REPLY_MAX_BYTES = 6 * 1024;
 // What the MCP reply adds around data and warnings ({"step":"perf_load","status":"ok","durationMs":…}).
@@ -57,8 +56,7 @@ export const perfLoad = defineStep({
     await withinMs('perf_load begin', BEGIN_TIMEOUT_MS, beginMeasure(ctx.host, ctx.page.perf, { mode: 'timing', phases: false }));
     let status: number;
     try {
-      const opts = { quietMs: LOAD_QUIET_MS, timeoutMs: LOAD_TIMEOUT_MS, clearCache: cache === 'cold' };
-      ({ status } = await measureLoad(ctx.host, ctx.page.perf, url, opts));
+      ({ status } = await measureLoad(ctx.host, ctx.page.perf, url, loadOptions(cache)));
     } catch (e) {
       // Close the window so the page is left without a half-open trace, then say why the load failed.
       await withinMs('perf_load end', END_TIMEOUT_MS, endMeasure(ctx.host)).catch(() => undefined);

@@ -173,10 +173,14 @@ export function loadProbeSource(): string {
   return `(${loadProbeMain.toString()})();\n//# sourceURL=${LOAD_PROBE_URL}`;
 }
 
+// Serialised once: the quiet check is evaluated ten times a second while a load settles.
+const QUIET_SOURCE = `(${loadQuietMain.toString()})()\n//# sourceURL=${LOAD_PROBE_URL}`;
+const READ_SOURCE = `(${loadReadMain.toString()})()\n//# sourceURL=${LOAD_PROBE_URL}`;
+
 export function loadQuietSource(): string {
-  return `(${loadQuietMain.toString()})()\n//# sourceURL=${LOAD_PROBE_URL}`;
+  return QUIET_SOURCE;
 }
 
 export function loadReadSource(): string {
-  return `(${loadReadMain.toString()})()\n//# sourceURL=${LOAD_PROBE_URL}`;
+  return READ_SOURCE;
 }
