@@ -21,6 +21,7 @@ import {
   ProbeReadings,
 } from '../runtime/perf-probe.js';
 import { TraceRecorder } from './trace.js';
+import { collectGarbage } from './heap.js';
 import {
   BEGIN_MARK,
   END_MARK,
@@ -350,7 +351,7 @@ async function readEnv(page: Page): Promise<SessionEnv> {
  */
 async function readMemory(page: Page): Promise<{ reading: MemoryReading; gcMs: number }> {
   const t0 = performance.now();
-  await page.send('HeapProfiler.collectGarbage');
+  await collectGarbage(page);
   const [heap, dom] = await Promise.all([page.send('Runtime.getHeapUsage'), page.send('Memory.getDOMCounters')]);
   return {
     reading: { heapUsedBytes: heap.usedSize, documents: dom.documents, nodes: dom.nodes, jsEventListeners: dom.jsEventListeners },
