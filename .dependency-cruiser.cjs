@@ -14,6 +14,7 @@ module.exports = {
       ['page', ['cli', 'mcp', 'runner', 'scenario', 'engine', 'steps', 'perf', 'session']],
       ['session', ['cli', 'mcp', 'runner', 'scenario', 'engine', 'steps', 'page', 'perf']],
       ['drivers', ['cli', 'mcp', 'runner', 'scenario', 'engine', 'steps', 'page', 'perf', 'session']],
+      ['history', ['cli', 'mcp', 'runner', 'scenario', 'engine', 'steps', 'page', 'session', 'drivers']],
     ].map(([from, above]) => ({
       name: `${from}-points-down`,
       severity: 'error',
@@ -80,6 +81,7 @@ module.exports = {
     { name: 'no-circular', severity: 'error', comment: 'Layers point down only: a cycle means one of them points up.', from: {}, to: { circular: true } },
     { name: 'cdp-client-in-cdp-driver-only', severity: 'error', comment: 'Only src/drivers/cdp speaks CDP.', from: { pathNot: '^src/drivers/cdp/' }, to: { path: '(^|node_modules/)(chrome-remote-interface|devtools-protocol)(/|$)' } },
     { name: 'pty-libraries-in-pty-driver-only', severity: 'error', comment: 'Only src/drivers/pty speaks to a pseudo-terminal (node-pty) and its screen model (xterm).', from: { pathNot: '^src/drivers/pty/' }, to: { path: '(^|node_modules/)(@lydell/node-pty|@xterm/headless)(/|$)' } },
+    { name: 'databases-in-history-only', severity: 'error', comment: 'Only src/history speaks to a database (SQLite, PostgreSQL).', from: { pathNot: '^src/history/' }, to: { path: '(^|node_modules/)(better-sqlite3|pg)(/|$)' } },
     { name: 'mcp-sdk-in-mcp-only', severity: 'error', comment: 'Only src/mcp knows the MCP SDK.', from: { pathNot: '^src/mcp/' }, to: { path: '(^|node_modules/)@modelcontextprotocol/' } },
   ],
   options: {
