@@ -331,26 +331,45 @@ function rankPooled(a: readonly number[], b: readonly number[]): Ranked {
  * §4.1 "Ties"). Returns counts indexed by sum, and the total C(N, k).
  */
 function tiedSumDistribution(scores2: Int32Array, k: number): { counts: Float64Array; total: number } {
+  // The distribution depends only on the multiset of scores and k: key it so, for the memo.
+  const sorted = Int32Array.from(scores2).sort();
+  const key = `${k}:${sorted.join(',')}`;
+  const hit = tiedMemo.get(key);
+  if (hit) return hit;
   let maxSum = 0;
-  for (const s of scores2) maxSum += s;
+  for (const s of sorted) maxSum += s;
   const width = maxSum + 1;
   // ways[c · width + s] = number of c-subsets of the scores seen so far with sum s.
   const ways = new Float64Array((k + 1) * width);
   ways[0] = 1;
   let seen = 0;
-  for (const s of scores2) {
+  let seenSum = 0;
+  for (const s of sorted) {
     seen++;
+    seenSum += s;
+    // No subset of the scores seen so far sums past seenSum: the rows above it are still zero.
     for (let c = Math.min(k, seen); c >= 1; c--) {
       const row = c * width;
       const below = (c - 1) * width;
-      for (let t = maxSum; t >= s; t--) ways[row + t]! += ways[below + t - s]!;
+      for (let t = seenSum; t >= s; t--) ways[row + t]! += ways[below + t - s]!;
     }
   }
-  const counts = ways.subarray(k * width, (k + 1) * width);
+  // A copy, so the memo does not pin the whole (k + 1) × width table.
+  const counts = ways.slice(k * width, (k + 1) * width);
   let total = 0;
   for (const c of counts) total += c;
-  return { counts, total };
+  const out = { counts, total };
+  if (tiedMemo.size >= TIED_MEMO_MAX) tiedMemo.delete(tiedMemo.keys().next().value!);
+  tiedMemo.set(key, out);
+  return out;
 }
+
+/**
+ * Tie patterns repeat: count metrics (requests, DOM nodes) take a few values, and compare re-tests the same pair at every
+ * look and for every form of a metric. An entry is at most ~10k doubles (N ≤ 101): 256 of them stay under ~21 MB, and typical ones are a few KB.
+ */
+const TIED_MEMO_MAX = 256;
+const tiedMemo = new Map<string, { counts: Float64Array; total: number }>();
 
 /** Two-sided p from a discrete null: 2 · min(P(X ≤ x), P(X ≥ x)), capped at 1. */
 function twoSided(lowerTail: number, upperTail: number): number {
