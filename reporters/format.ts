@@ -438,6 +438,49 @@ export function largestRequests(load: LoadRecord, n = LARGEST_REQUESTS): LoadReq
     .slice(0, n);
 }
 
+/** One request whose transfer size differs between two loads; null bytes: the request is on one side only. */
+export interface RequestChange {
+  url: string;
+  type: string;
+  aBytes: number | null;
+  bBytes: number | null;
+  deltaBytes: number;
+}
+
+/** Every request a load kept: the waterfall when the file has it, else the top list. */
+function requestsOf(load: LoadRecord): LoadRequestRecord[] {
+  const all: unknown = (load as { requests?: unknown }).requests;
+  return (Array.isArray(all) ? all : load.top).filter(isLoadRequest);
+}
+
+/**
+ * Which requests grew, shrank, appeared or went between the median loads of two runs, largest change first:
+ * the question after "transfer bytes went up". Requests are matched by URL, the same URL summed when fetched
+ * twice; a renamed (content-hashed) bundle shows as one gone and one new, which is what happened on the wire.
+ */
+export function requestChanges(a: LoadRecord, b: LoadRecord, n = LARGEST_REQUESTS): RequestChange[] {
+  const sides = new Map<string, { type: string; a: number | null; b: number | null }>();
+  const add = (side: 'a' | 'b', r: LoadRequestRecord): void => {
+    const e = sides.get(r.url) ?? { type: r.type, a: null, b: null };
+    e[side] = (e[side] ?? 0) + r.transferBytes;
+    sides.set(r.url, e);
+  };
+  for (const r of requestsOf(a)) add('a', r);
+  for (const r of requestsOf(b)) add('b', r);
+  return [...sides]
+    .map(([url, e]) => ({ url, type: e.type, aBytes: e.a, bBytes: e.b, deltaBytes: (e.b ?? 0) - (e.a ?? 0) }))
+    .filter((c) => c.deltaBytes !== 0 || c.aBytes === null || c.bBytes === null)
+    .sort((x, y) => Math.abs(y.deltaBytes) - Math.abs(x.deltaBytes) || x.url.localeCompare(y.url))
+    .slice(0, n);
+}
+
+/** `+204.8 KB`, `new`, `gone`: a request change's delta cell. */
+export function requestDeltaText(c: RequestChange): string {
+  if (c.aBytes === null) return 'new';
+  if (c.bBytes === null) return 'gone';
+  return `${c.deltaBytes > 0 ? '+' : ''}${formatBytes(c.deltaBytes)}`;
+}
+
 // 60 characters: a path and file name fit beside the type and size columns of an 80-column terminal.
 export const SHORT_URL_CHARS = 60;
 

@@ -29,6 +29,8 @@ import {
   formatRange,
   formatValue,
   largestRequests,
+  requestChanges,
+  requestDeltaText,
   lcpElementText,
   loadFacts,
   medianLoad,
@@ -167,6 +169,26 @@ function unchangedLine(names: readonly string[], rows: readonly CompareRow[], st
     .join(' · ');
 }
 
+/** Between two runs that measured a load: the requests whose size changed between their median loads. */
+function requestChangeLines(ctx: CompareContext): string[] {
+  const a = medianLoad(ctx.a);
+  const b = medianLoad(ctx.b);
+  if (!a || !b) return [];
+  const changes = requestChanges(a.load, b.load);
+  if (!changes.length) return ['', 'No request changed in size between the median loads.'];
+  const size = (v: number | null): string => (v === null ? '' : formatBytes(v));
+  return [
+    '',
+    '**Requests that changed most** (median loads)',
+    '',
+    tableRow(['request', 'type', mdText(ctx.a.label), mdText(ctx.b.label), 'change']),
+    '|:--|:--|--:|--:|--:|',
+    ...changes.map((c) =>
+      tableRow([mdCode(shortUrl(c.url, b.load.url)), mdText(c.type), size(c.aBytes), size(c.bBytes), requestDeltaText(c)]),
+    ),
+  ];
+}
+
 function renderCompare(result: CompareReport, ctx: CompareContext): string {
   const out: string[] = [
     `### ${VERDICT_HEAD[result.verdict]} perf compare ${mdText(compareTitle(ctx.a, ctx.b))} — ${compareCounts(result.rows)}`,
@@ -207,6 +229,7 @@ function renderCompare(result: CompareReport, ctx: CompareContext): string {
   } else {
     out.push("No metric changed beyond the runs' own noise.");
   }
+  out.push(...requestChangeLines(ctx));
   const moved = shownChangesLine(result.rows);
   if (moved) out.push('', mdText(moved));
 

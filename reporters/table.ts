@@ -29,6 +29,8 @@ import {
   lcpElementText,
   loadFacts,
   medianLoad,
+  requestChanges,
+  requestDeltaText,
   oneLine,
   shortUrl,
   refusedLine,
@@ -117,6 +119,23 @@ function loadLines(run: RunFile, color: boolean): string[] {
   return out;
 }
 
+/** Between two runs that measured a load: the requests whose size changed between their median loads. */
+function requestChangeLines(ctx: CompareContext, color: boolean): string[] {
+  const a = medianLoad(ctx.a);
+  const b = medianLoad(ctx.b);
+  if (!a || !b) return [];
+  const changes = requestChanges(a.load, b.load);
+  if (!changes.length) return ['Requests: none changed in size between the median loads.'];
+  const table = newTable(
+    ['request', 'type', oneLine(ctx.a.label), oneLine(ctx.b.label), 'change'],
+    ['left', 'left', 'right', 'right', 'right'],
+    color,
+  );
+  const size = (v: number | null): string => (v === null ? '' : formatBytes(v));
+  for (const c of changes) table.push([shortUrl(c.url, b.load.url), oneLine(c.type), size(c.aBytes), size(c.bBytes), requestDeltaText(c)]);
+  return ['Requests that changed most (median loads):', table.toString()];
+}
+
 function renderCompare(result: CompareReport, ctx: CompareContext, options: RenderOptions = {}): string {
   const color = options.color ?? false;
   const p = painter(color);
@@ -168,6 +187,7 @@ function renderCompare(result: CompareReport, ctx: CompareContext, options: Rend
       if (lines.length) out.push(`${oneLine(row.metric)}:`, ...lines.map((l) => `  ↳ ${l}`));
     }
   }
+  out.push(...requestChangeLines(ctx, color));
   const moved = shownChangesLine(result.rows);
   if (moved) out.push(oneLine(moved));
   if (result.unchanged.length)

@@ -654,6 +654,41 @@ test('table and markdown: after the metrics, the 5 largest requests of the media
   assert.ok(long.length === 60 && long.endsWith('/bundle.js') && long.includes('…'), long);
 });
 
+test('compare of two loads: the requests that changed most between the median loads, grown, new and gone', () => {
+  const a = loadRun();
+  const b = loadRun();
+  b.label = 'pr';
+  const css = medianLoad(b)!.load.top.find((r) => r.url.endsWith('/app.css'))!;
+  // Every repeat of the candidate: a 200 KB larger stylesheet, a new script, and the font gone.
+  for (const r of b.repeats) {
+    if (r.status !== 'measured' || !r.report.load) continue;
+    const load = r.report.load;
+    const lists = [load.top, ...(load.requests ? [load.requests] : [])];
+    for (const list of lists) {
+      for (const q of list) if (q.url === css.url) q.transferBytes += 204800;
+      list.push({ ...css, url: css.url.replace('app.css', 'extra.js'), type: 'script', transferBytes: 5000 });
+      const font = list.findIndex((q) => q.type === 'font');
+      if (font >= 0) list.splice(font, 1);
+    }
+  }
+  const result = makeCompare();
+  const table = tableReporter.renderCompare(result, { a, b });
+  const md = markdownReporter.renderCompare(result, { a, b });
+  for (const text of [table, md]) {
+    const at = text.indexOf('Requests that changed most');
+    assert.ok(at > 0, text);
+    const grown = text.indexOf('/app.css', at);
+    const added = text.indexOf('/extra.js', at);
+    assert.ok(grown > at && added > grown, 'largest change first');
+    assert.match(text.slice(at), /\/app\.css.*\+200\.0 KB/);
+    assert.match(text.slice(at), /\/extra\.js.*new/);
+    if (medianLoad(a)!.load.top.some((q) => q.type === 'font')) assert.match(text.slice(at), /font.*gone/);
+  }
+  // Unchanged loads say so; runs without a load have no section.
+  assert.match(tableReporter.renderCompare(result, { a, b: loadRun() }), /Requests: none changed in size/);
+  assert.doesNotMatch(tableReporter.renderCompare(result, { a: makeRun('main'), b: makeRun('pr') }), /Requests/);
+});
+
 test('table and markdown: page text in a request URL or the LCP element cannot break the table or the terminal', () => {
   const run = loadRun();
   const m = medianLoad(run)!;

@@ -366,7 +366,8 @@ function tiedSumDistribution(scores2: Int32Array, k: number): { counts: Float64A
 
 /**
  * Tie patterns repeat: count metrics (requests, DOM nodes) take a few values, and compare re-tests the same pair at every
- * look and for every form of a metric. An entry is at most ~10k doubles (N ≤ 101): 256 of them stay under ~21 MB, and typical ones are a few KB.
+ * look and for every form of a metric. An entry is at most ~10k doubles (N ≤ 101): 256 of them stay under
+ * ~21 MB, and typical ones are a few KB.
  */
 const TIED_MEMO_MAX = 256;
 const tiedMemo = new Map<string, { counts: Float64Array; total: number }>();
