@@ -172,3 +172,31 @@ test(
     }
   },
 );
+
+test(
+  'webdriver-chromium: soft navigations (an SPA route change by a step) get their next paint and LCP, as over CDP',
+  { skip: missingChromedriver, timeout: 300_000 },
+  async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'rehearse-softnav-wd-'));
+    try {
+      // The bundled routes scenario (three History API route changes: two taps and a back), over chromedriver.
+      const scenario = readFileSync(join(import.meta.dirname, '..', '..', 'scenarios', 'routes.yaml'), 'utf8')
+        .replace('serve: ./app', `serve: ${JSON.stringify(join(import.meta.dirname, '..', '..', 'scenarios', 'app'))}`)
+        .replace(/^app:/m, 'browser: { driver: webdriver }\napp:');
+      writeFileSync(join(dir, 'routes.yaml'), scenario);
+      const r = await perf(
+        dir,
+        ['run', 'routes.yaml', '--repeat', '1', '--warmup', '0', '--out', 'out', '--json', '--allow-outside'],
+        240_000,
+      );
+      assert.equal(r.code, 0, r.stderr);
+      const run = JSON.parse(readFileSync((JSON.parse(r.stdout) as { path: string }).path, 'utf8')) as RunFile;
+      assert.equal(run.env.browser.driver, 'webdriver');
+      assert.equal(run.summary.metrics['softNavs.count']?.median, 3, JSON.stringify(Object.keys(run.summary.metrics)));
+      assert.ok(run.summary.metrics['softNavs.nextPaintMs']!.median > 0, 'each route painted');
+      assert.ok(run.summary.metrics['softNavs.lcpMs']!.median > 0, 'each route had a contentful paint');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  },
+);
