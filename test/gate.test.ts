@@ -2,15 +2,14 @@
  * The CI gate end to end on the demo app, through the real CLI (`./bin/perf`) and the MCP server:
  * `perf run --against` (A/A passes, A/B with the jank switch fails naming the metric, the A B B A order
  * is recorded), `perf gate` without baselines (missing → exit 1), `--update`, with baselines (pass, and
- * fail on jank; a baseline from another CPU still catches jank by counts), the committed baselines on
- * unchanged code, `perf selftest`, and perf_run / perf_compare over MCP with progress per repeat and look.
- * Small runs (3–4 repeats, no warmup) except the committed-baseline gate keep the file around four
- * minutes on 2 cores.
+ * fail on jank; a baseline from another CPU still catches jank by counts), `perf selftest`, and perf_run / perf_compare over MCP with progress per repeat and look.
+ * Small runs (3–4 repeats, no warmup) keep the file around two minutes on 2 cores. The committed baselines'
+ * gate asserts counts only: it is test/gate-baselines.test.ts, in the browser lane.
  */
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -19,7 +18,7 @@ import type { RunFile } from '../src/perf/run-file.js';
 import { gateExitCode, renderGateJunit, type GateEntry } from '../src/cli/gate.js';
 import { PerfError } from '../src/errors.js';
 import { analyseSelftest, detectableShift, minOneSidedP } from '../src/cli/selftest.js';
-import { compareRuns, metricSamples, type RunsComparison } from '../src/perf/compare-runs.js';
+import { compareRuns, metricSamples } from '../src/perf/compare-runs.js';
 import { ROOT } from './helpers.js';
 
 const work = mkdtempSync(join(tmpdir(), 'rehearse-gate-'));
@@ -201,41 +200,6 @@ test("a baseline recorded on another CPU: unchanged code passes, jank still fail
   assert.equal(jank.code, 1, jank.stdout + jank.stderr);
   assert.match(jank.stdout, /FAIL {4}list-scroll-desktop .*counters\.layouts/);
 });
-
-test(
-  "the committed baselines on unchanged code: every scenario is compared, the app's own work never regresses, another host passes",
-  { timeout: 600_000 },
-  () => {
-    const scenarios = readdirSync(join(ROOT, 'scenarios'))
-      .filter((f) => f.endsWith('.yaml'))
-      .map((f) => join(ROOT, 'scenarios', f));
-    const r = perf(['gate', ...scenarios, '--baselines', join(ROOT, 'baselines'), '--out', 'committed', '--json'], {}, 600_000);
-    assert.ok(r.code === 0 || r.code === 1, r.stderr);
-    const j = JSON.parse(r.stdout) as { runs: { id: string; status: string; verdict: string; compare?: RunsComparison }[] };
-    assert.equal(j.runs.length, 9);
-    for (const run of j.runs) {
-      assert.equal(run.status, 'compared', `${run.id}: ${run.status}`);
-      const c = run.compare!;
-      // Counts of the app's own work that are the same in every baseline repeat do not depend on the
-      // machine: unchanged code never regresses them. (One that varies, like dialog's style recalcs during
-      // a CSS transition, is work per drawn frame: gated on the recording host only, a timing.)
-      const baseline = JSON.parse(readFileSync(join(ROOT, 'baselines', `${run.id}.json`), 'utf8')) as RunFile;
-      const constant = (m: string): boolean =>
-        new Set(baseline.repeats.flatMap((x) => (x.status === 'measured' && !x.warmup ? [x.report.metrics[m]] : []))).size === 1;
-      const own = c.rows.filter(
-        (x) => /^counters\.(layouts|styleRecalcs)$/.test(x.metric) && constant(x.metric) && x.verdict === 'regressed',
-      );
-      assert.deepEqual(
-        own.map((x) => x.metric),
-        [],
-        run.id,
-      );
-      // On another host only those are gated, so the verdict is a pass; on the recording host CPU time and
-      // frame pacing are gated too, and their verdict is a timing we do not assert on.
-      if (!c.host.same) assert.equal(c.verdict, 'pass', `${run.id}: ${c.gate.summary}`);
-    }
-  },
-);
 
 test('gate exit codes: a regression or a missing baseline is 1 before an unusable baseline (2) or an environment problem (3)', () => {
   const entry = (outcome: GateEntry['outcome']): GateEntry => ({
