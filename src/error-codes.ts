@@ -279,9 +279,10 @@ export const ERRORS = {
   target_closed: {
     kind: 'environment',
     suggestion: {
-      run: 'the page or browser went away during the step: check the app and `perf doctor`, then run again',
-      session: 'the page or browser went away: run `perf restart`',
-      mcp: 'the page or browser went away: call app_restart',
+      // Every driver raises it (a page, a browser, a WebDriver server, a terminal program): the advice names none of them.
+      run: 'the app went away during the step: check its output and `perf doctor`, then run again',
+      session: 'the app went away: run `perf restart`',
+      mcp: 'the app went away: call app_restart',
     },
   },
   target_not_found: { kind: 'failed', suggestion: 'run snap to see the page; wait_for the element if it arrives later' },
