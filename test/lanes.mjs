@@ -66,6 +66,7 @@ const UNIT = [
 /** Browsers, Java, pty programs, dependency-cruiser and tsc as tools; verdicts that do not depend on time. Longest first. */
 const BROWSER = [
   'gate-baselines.test.js',
+  'bisect-exit.test.js',
   'leaks.test.js',
   'grid-hub.test.js',
   'shard.test.js',

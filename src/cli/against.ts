@@ -10,6 +10,7 @@ import { runAndJudge } from '../runner/judge.js';
 import type { RunFile } from '../perf/run-file.js';
 import { loadScenario, type Scenario } from '../scenario/load.js';
 import type { RestartMode } from '../drivers/define.js';
+import type { PerfErrorKind } from '../errors.js';
 import { appendToGithubStepSummary } from '../../reporters/index.js';
 import type { FlagValues } from './args.js';
 import { info, printJson } from './command.js';
@@ -112,6 +113,7 @@ export async function runAgainstCommand(
   baselineVars: Record<string, string>,
   writeReporters: (run: RunFile, path: string, names: string[]) => string[],
   scale: ScaleFlags = {},
+  bisect = false,
 ): Promise<number> {
   const baselineFile = f.against as string;
   const { baseline, candidate } = loadAgainstPair(candidateFile, baselineFile, flags.variant, vars, baselineVars, f.allowOutside === true);
@@ -160,5 +162,40 @@ export async function runAgainstCommand(
     return 130;
   }
   if (comparison?.verdict === 'inconclusive' && !f.json) noteInconclusive(`perf: inconclusive: ${comparison.gate.summary}`, seq.strict);
-  return exitCode;
+  return bisect ? bisectVerdictCode(comparison?.verdict) : exitCode;
+}
+
+/**
+ * `git bisect run`'s reading of an exit code (git-bisect(1), "bisect run"): 0 good, 1–127 but 125 bad, 125 skip this
+ * commit, 128 and above abort. A regression is bad; a verdict the repeats could not reach, or no comparison at all, says
+ * nothing about the commit: skip it rather than let noise pick a side.
+ */
+export const BISECT_EXIT = { good: 0, bad: 1, skip: 125, abort: 128 } as const;
+
+function bisectVerdictCode(verdict: RunsComparison['verdict'] | undefined): number {
+  switch (verdict) {
+    case 'fail':
+      return BISECT_EXIT.bad;
+    case 'pass':
+    case 'warn':
+      return BISECT_EXIT.good;
+    case 'inconclusive':
+    case undefined:
+      return BISECT_EXIT.skip;
+  }
+}
+
+/**
+ * An error's exit code under --bisect-exit: the app or browser failing at this commit (environment) or every repeat
+ * failing (failed) skips the commit; bad input or a bug in perf would fail the same way at every commit, so it aborts.
+ */
+export function bisectErrorCode(kind: PerfErrorKind): number {
+  switch (kind) {
+    case 'environment':
+    case 'failed':
+      return BISECT_EXIT.skip;
+    case 'usage':
+    case 'internal':
+      return BISECT_EXIT.abort;
+  }
 }

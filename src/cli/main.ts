@@ -4,6 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { closest, exitCodeOf, isPerfError, PerfError, printable, type Door } from '../errors.js';
+import { bisectErrorCode } from './against.js';
 import { stepNames } from '../steps/registry.js';
 import { installSignalHandlers } from '../processes.js';
 import { hideCredentials } from '../url.js';
@@ -181,6 +182,8 @@ export async function cli(argv: string[]): Promise<void> {
     code = await main(argv);
   } catch (e) {
     code = reportError(e, doorOf(argv[0]));
+    // `git bisect run` reads 2–4 as "bad": under --bisect-exit an error skips the commit or stops the bisect instead.
+    if (argv[0] === 'run' && argv.includes('--bisect-exit')) code = bisectErrorCode(isPerfError(e) ? e.kind : 'internal');
   }
   process.exitCode = code;
   setTimeout(() => {

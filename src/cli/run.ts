@@ -70,6 +70,12 @@ export const runCommand = defineCommand({
       description: 'With --against: a var for the baseline arm only (after --var), e.g. --var jank=1 --baseline-var jank=0.',
     },
     ...SEQUENTIAL_FLAGS,
+    bisectExit: {
+      type: 'boolean',
+      description:
+        'With --against, for `git bisect run`: exit 0 when the candidate is not worse, 1 when it regressed (error level), 125 when ' +
+        'this commit cannot be judged (inconclusive, nothing measured, the app did not start) and 128 on bad input (stops the bisect).',
+    },
     reporter: {
       type: 'list',
       value: 'NAME',
@@ -92,7 +98,7 @@ export const runCommand = defineCommand({
     }
     const flags = runFlags(f);
     if (f.against === undefined) {
-      for (const k of Object.keys(SEQUENTIAL_FLAGS)) {
+      for (const k of [...Object.keys(SEQUENTIAL_FLAGS), 'bisectExit']) {
         if (f[k] !== undefined)
           throw new PerfError({
             code: 'invalid_flag',
@@ -112,6 +118,7 @@ export const runCommand = defineCommand({
         parseVars(f.baselineVar as string[] | undefined),
         writeReporters,
         scale,
+        f.bisectExit === true,
       );
     }
     const sc = loadScenario(positionals[0]!, {
