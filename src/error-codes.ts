@@ -73,6 +73,16 @@ export const ERRORS = {
   assertion_failed: { kind: 'failed', suggestion: 'snap to see the screen' },
   bad_alpha: { kind: 'usage', suggestion: 'use a significance level between 0 and 1, e.g. 0.05' },
   bad_count: { kind: 'usage', suggestion: STATS },
+  bisect_build: { kind: 'environment', suggestion: 'run the --build command by hand in a checkout of that commit to see why it fails' },
+  bisect_endpoints: {
+    kind: 'environment',
+    suggestion: 'check that the scenario runs at both commits: perf run SCENARIO in a checkout of each',
+  },
+  bisect_git: { kind: 'usage', suggestion: 'run perf bisect inside a git repository, GOOD and BAD naming commits of it' },
+  bisect_range: {
+    kind: 'usage',
+    suggestion: 'perf bisect GOOD BAD SCENARIO, with GOOD an ancestor of BAD and the scenario in the repository',
+  },
   bad_level: { kind: 'usage', suggestion: 'use a confidence level between 0 and 1, e.g. 0.95' },
   bad_p_value: { kind: 'usage', suggestion: STATS },
   bad_probability: { kind: 'usage', suggestion: STATS },

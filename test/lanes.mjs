@@ -67,6 +67,7 @@ const UNIT = [
 const BROWSER = [
   'gate-baselines.test.js',
   'bisect-exit.test.js',
+  'bisect.test.js',
   'leaks.test.js',
   'grid-hub.test.js',
   'shard.test.js',

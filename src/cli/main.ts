@@ -21,6 +21,7 @@ import { replayCommand } from './replay.js';
 import { importCommand } from './import.js';
 import { reportCommand } from './report.js';
 import { leaksCommand } from './leaks.js';
+import { bisectCommand } from './bisect.js';
 
 /** Every command, in the order `perf --help` lists them. Step verbs are added from the registry. */
 export const COMMANDS: readonly CommandDefinition[] = [
@@ -30,6 +31,7 @@ export const COMMANDS: readonly CommandDefinition[] = [
   mergeCommand,
   selftestCommand,
   leaksCommand,
+  bisectCommand,
   metricsCommand,
   replayCommand,
   importCommand,

@@ -82,9 +82,9 @@ export const devtoolsCap = defineCap({
   name: 'devtools',
   description:
     'Console, exceptions, observe interactive elements, user-timing marks, the trace of the last measured window, ' +
-    'memory leaks (perf_leaks), evaluate (also needs --allow evaluate).',
+    'memory leaks (perf_leaks), the commit that regressed (perf_bisect), evaluate (also needs --allow evaluate).',
   byDefault: false,
-  tools: ['console', 'exceptions', 'observe', 'mark', 'perf_trace', 'perf_leaks', 'evaluate'],
+  tools: ['console', 'exceptions', 'observe', 'mark', 'perf_trace', 'perf_leaks', 'perf_bisect', 'evaluate'],
 });
 
 export const lifecycleExtraCap = defineCap({

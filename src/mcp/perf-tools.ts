@@ -201,7 +201,7 @@ export function compareBrief(c: RunsComparison, full: boolean, budget = COMPARE_
 }
 
 /** A scenario whose app is a program (a shell command, a terminal program, a desktop binary), by name. */
-function programOf(sc: Scenario): string | undefined {
+export function programOf(sc: Scenario): string | undefined {
   return sc.app.command !== undefined ? 'app.command' : sc.app.terminal ? 'app.terminal' : sc.app.desktop ? 'app.desktop' : undefined;
 }
 

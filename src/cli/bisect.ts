@@ -1,0 +1,169 @@
+/** perf bisect GOOD BAD SCENARIO: the commit that made it slower, each step a sequential A/B (issue 32). */
+import { join, relative } from 'node:path';
+import { PerfError } from '../errors.js';
+import { fileInFolder, writeFileAtomic } from '../files.js';
+import { bisect, short, type BisectEvent, type BisectResult, type Comparison, type TestedCommit } from '../runner/bisect.js';
+import { appendToGithubStepSummary } from '../../reporters/index.js';
+import { mdCode, mdText } from '../../reporters/markdown.js';
+import { defineCommand, info, JSON_FLAG, printJson } from './command.js';
+import { checkNameFlag, interruptible, parseVars } from './run-options.js';
+
+const figure = (c: Comparison): string => {
+  const delta = c.deltaPct === null ? '' : ` ${c.deltaPct >= 0 ? '+' : ''}${c.deltaPct.toFixed(1)}%`;
+  const ci = c.ci ? ` [${c.ci.lowPct.toFixed(1)}, ${c.ci.highPct.toFixed(1)}]` : '';
+  return `${c.metric ?? 'verdict'}${delta}${ci}`;
+};
+
+/** One stderr line per comparison (and per build), so a long bisect shows where it is. */
+function progress(quiet: boolean): (e: BisectEvent) => void {
+  if (quiet) return () => undefined;
+  return (e) => {
+    switch (e.kind) {
+      case 'commits':
+        return info(`bisect: ${e.count} commit(s) between GOOD and BAD; comparing the endpoints first`);
+      case 'build':
+        return info(`bisect: building ${short(e.commit)}`);
+      case 'compare-start':
+        return info(`bisect: [${e.index}] ${short(e.baseline)} → ${short(e.candidate)} …`);
+      case 'compare-end': {
+        const c = e.comparison;
+        const why = c.why ? ` (${c.why})` : '';
+        return info(`bisect: [${e.index}] ${c.judgement}: ${figure(c)}, ${c.repeats} repeats${c.cached ? ', cached' : ''}${why}`);
+      }
+      case 'look':
+        return;
+    }
+  };
+}
+
+function verdictLines(t: TestedCommit): string[] {
+  return t.comparisons.map((c) => `${short(c.baseline)}→${short(c.candidate)} ${c.judgement} ${figure(c)} n=${c.repeats}`);
+}
+
+/** The answer as text: the outcome, then every tested commit. */
+export function renderBisectText(r: BisectResult): string {
+  const out: string[] = [];
+  switch (r.outcome) {
+    case 'found':
+      out.push(`first bad commit: ${r.culprit.commit} ${r.culprit.subject} (${r.culprit.authorDate})`);
+      out.push(`  ${figure(r.culprit.delta)} against GOOD, ${r.culprit.delta.repeats} repeats`);
+      break;
+    case 'ambiguous':
+      out.push(`the first bad commit is one of (the others could not be judged): ${r.candidates.map((c) => short(c.commit)).join(', ')}`);
+      break;
+    case 'not_reproduced':
+      out.push(`not reproduced: BAD is not worse than GOOD (${figure(r.endpoints)}, ${r.endpoints.judgement}); nothing to bisect`);
+      break;
+    case 'interrupted':
+      out.push('interrupted: finished comparisons are cached; run the same command again to go on');
+      break;
+  }
+  out.push(`tested (${r.tested.length}), ${(r.durationMs / 1000).toFixed(0)} s:`);
+  for (const t of r.tested)
+    out.push(`  ${short(t.commit)} ${t.verdict.padEnd(7)} ${t.subject.slice(0, 60)}  ${verdictLines(t).join('; ')}`);
+  return out.join('\n') + '\n';
+}
+
+export function renderBisectMarkdown(r: BisectResult): string {
+  const head = {
+    found: () => `### perf bisect: first bad commit ${mdCode(short((r as Extract<BisectResult, { outcome: 'found' }>).culprit.commit))}`,
+    ambiguous: () => '### perf bisect: the first bad commit is one of several (some could not be judged)',
+    not_reproduced: () => '### perf bisect: not reproduced',
+    interrupted: () => '### perf bisect: interrupted',
+  }[r.outcome]();
+  const rows = r.tested.map(
+    (t) => `| ${mdCode(short(t.commit))} | ${mdText(t.subject)} | ${t.verdict} | ${mdText(verdictLines(t).join('; '))} |`,
+  );
+  return [head, '', '| commit | subject | verdict | comparisons |', '|:--|:--|:--|:--|', ...rows, ''].join('\n');
+}
+
+export const bisectCommand = defineCommand({
+  name: 'bisect',
+  summary: 'Find the commit that made a scenario slower: GOOD against BAD first, then a search where each step is a sequential A/B',
+  usage: 'bisect GOOD BAD SCENARIO.yaml [--variant NAME] [--var N=V] [--build "CMD"] [--metric M] [--max-repeat N] [--json]',
+  details:
+    'Each commit is checked out into its own worktree under a temporary folder (your working tree is untouched), built\n' +
+    'with --build and served from there. Outcomes: worse, same, undecided (then against BAD); a commit that cannot be built,\n' +
+    'run or decided is skipped and said so. Finished comparisons are cached in <out>/bisect-cache.json: a re-run reuses them.\n' +
+    'Exit 0 when found or not reproduced (and when the culprit is one of several skipped ones), 2 bad input, 3 environment.',
+  flags: {
+    variant: { type: 'string', value: 'NAME', description: 'Variant to run (required when the scenario declares variants).' },
+    var: { type: 'multi', value: 'NAME=VALUE', description: 'Set a scenario var (overrides vars:), in every commit. Repeatable.' },
+    build: { type: 'string', value: 'CMD', description: 'Shell command that builds a checkout (run in it, once per commit).' },
+    metric: {
+      type: 'string',
+      value: 'METRIC',
+      description: 'The metric to follow (default: the primary metric that regressed most from GOOD to BAD).',
+    },
+    repeat: { type: 'number', value: 'N', description: 'Repeats per arm at the first look of each comparison (default: the scenario’s).' },
+    maxRepeat: { type: 'number', value: 'N', description: 'Cap on repeats per arm of each comparison (sequential sampling).' },
+    out: {
+      type: 'string',
+      value: 'DIR',
+      description: 'Folder for the run files of every comparison and the cache. Default build/perf/bisect.',
+    },
+    reporter: {
+      type: 'list',
+      value: 'NAME',
+      description: 'Also write a report: markdown (bisect.md in --out, and the GitHub job summary).',
+    },
+    quiet: { type: 'boolean', description: 'No progress lines.' },
+    ...JSON_FLAG,
+  },
+  async run(f, positionals) {
+    if (positionals.length !== 3)
+      throw new PerfError({
+        code: 'missing_argument',
+        message: `bisect: needs GOOD, BAD and a scenario, got ${positionals.length} argument(s)`,
+        suggestion: 'perf bisect v1.2.0 HEAD scenarios/page.yaml',
+      });
+    checkNameFlag('bisect', 'variant', f.variant as string | undefined);
+    for (const k of ['repeat', 'maxRepeat'] as const) {
+      const n = f[k] as number | undefined;
+      if (n !== undefined && (!Number.isInteger(n) || n < 2))
+        throw new PerfError({
+          code: 'invalid_flag',
+          message: `bisect: --${k === 'repeat' ? 'repeat' : 'max-repeat'} must be a whole number >= 2, got ${n}`,
+        });
+    }
+    const reporters = (f.reporter as string[] | undefined) ?? [];
+    for (const r of reporters)
+      if (r !== 'markdown')
+        throw new PerfError({
+          code: 'unknown_reporter',
+          message: `bisect: unknown reporter "${r}"`,
+          suggestion: 'use --reporter markdown',
+        });
+    const [good, bad, scenario] = positionals as [string, string, string];
+    const out = (f.out as string | undefined) ?? join('build', 'perf', 'bisect');
+    const quiet = f.quiet === true || f.json === true;
+    const result = await interruptible((signal) =>
+      bisect({
+        cwd: process.cwd(),
+        good,
+        bad,
+        scenario,
+        vars: parseVars(f.var as string[] | undefined),
+        outDir: out,
+        cacheFile: join(out, 'bisect-cache.json'),
+        signal,
+        onEvent: progress(quiet),
+        ...(f.variant !== undefined ? { variant: f.variant as string } : {}),
+        ...(f.build !== undefined ? { build: f.build as string } : {}),
+        ...(f.metric !== undefined ? { metric: f.metric as string } : {}),
+        ...(f.repeat !== undefined ? { repeat: f.repeat as number } : {}),
+        ...(f.maxRepeat !== undefined ? { maxRepeat: f.maxRepeat as number } : {}),
+      }),
+    );
+    if (reporters.includes('markdown')) {
+      const md = renderBisectMarkdown(result);
+      const file = fileInFolder(out, 'bisect.md', 'perf bisect');
+      writeFileAtomic(file, md);
+      appendToGithubStepSummary(md);
+      if (!quiet) info(`report: ${relative(process.cwd(), file) || file}`);
+    }
+    if (f.json) printJson(result);
+    else process.stdout.write(renderBisectText(result));
+    return result.outcome === 'interrupted' ? 130 : 0;
+  },
+});

@@ -1,0 +1,114 @@
+/** MCP perf_bisect: `perf bisect` for an agent, with a progress notification per comparison and a bounded reply. */
+import { join } from 'node:path';
+import { bisect, short, type BisectEvent, type BisectResult, type Comparison } from '../runner/bisect.js';
+import { loadScenario } from '../scenario/load.js';
+import { defineTool, type ToolCallContext } from './core.js';
+import { okReply } from './format.js';
+import { COMPARE_REPLY_MAX_BYTES, programOf } from './perf-tools.js';
+
+// Room for okReply's envelope around the brief.
+const ENVELOPE_BYTES = 100;
+// A commit subject in a reply: enough to recognise it, not a commit message.
+const SUBJECT_CHARS = 72;
+
+const figures = (c: Comparison): Record<string, unknown> => ({
+  judgement: c.judgement,
+  ...(c.deltaPct !== null ? { deltaPct: Math.round(c.deltaPct * 10) / 10 } : {}),
+  ...(c.ci ? { ci: [Math.round(c.ci.lowPct * 10) / 10, Math.round(c.ci.highPct * 10) / 10] } : {}),
+  repeats: c.repeats,
+  ...(c.why ? { why: c.why.slice(0, 200) } : {}),
+});
+
+/** The answer within 6 KB: the outcome whole, the tested commits newest-tested last, the oldest dropped first. */
+export function bisectBrief(r: BisectResult, budget = COMPARE_REPLY_MAX_BYTES - ENVELOPE_BYTES): Record<string, unknown> {
+  const head: Record<string, unknown> = { outcome: r.outcome, durationS: Math.round(r.durationMs / 1000) };
+  switch (r.outcome) {
+    case 'found':
+      Object.assign(head, {
+        metric: r.metric,
+        culprit: { commit: r.culprit.commit, subject: r.culprit.subject.slice(0, SUBJECT_CHARS), authorDate: r.culprit.authorDate },
+        delta: figures(r.culprit.delta),
+      });
+      break;
+    case 'ambiguous':
+      Object.assign(head, { metric: r.metric, candidates: r.candidates.map((c) => c.commit) });
+      break;
+    case 'not_reproduced':
+      Object.assign(head, { metric: r.metric, endpoints: figures(r.endpoints) });
+      break;
+    case 'interrupted':
+      Object.assign(head, { metric: r.metric, note: 'finished comparisons are cached: call perf_bisect again to go on' });
+      break;
+  }
+  const tested = r.tested.map((t) => ({
+    commit: short(t.commit),
+    subject: t.subject.slice(0, SUBJECT_CHARS),
+    verdict: t.verdict,
+    comparisons: t.comparisons.map(figures),
+  }));
+  const brief: Record<string, unknown> = { ...head, tested };
+  let omitted = 0;
+  while (tested.length && Buffer.byteLength(JSON.stringify(brief)) > budget) {
+    tested.shift();
+    brief.omitted = `${++omitted} earlier tested commit(s) left out to stay under 6 KB; perf bisect --json lists them all`;
+  }
+  return brief;
+}
+
+function progressOf(ctx: ToolCallContext): ((e: BisectEvent) => void) | undefined {
+  const send = ctx.progress;
+  if (!send) return undefined;
+  let done = 0;
+  return (e) => {
+    if (e.kind === 'compare-end')
+      send(++done, undefined, `${short(e.comparison.baseline)} → ${short(e.comparison.candidate)}: ${e.comparison.judgement}`);
+    else if (e.kind === 'commits') send(0, undefined, `${e.count} commits between GOOD and BAD; comparing the endpoints first`);
+  };
+}
+
+export const perfBisectTool = defineTool({
+  name: 'perf_bisect',
+  description: 'Find the commit that made a scenario slower (good, bad: commits).',
+  // Names and types only, as perf_leaks: --caps all must stay within Playwright MCP's 45,612 bytes (test/mcp.test.ts);
+  // `perf bisect --help` describes each field.
+  inputSchema: {
+    type: 'object',
+    properties: {
+      good: { type: 'string' },
+      bad: { type: 'string' },
+      scenario: { type: 'string' },
+      variant: { type: 'string' },
+      build: { type: 'string' },
+      metric: { type: 'string' },
+      maxRepeat: { type: 'integer', minimum: 2 },
+    },
+    required: ['good', 'bad', 'scenario'],
+    additionalProperties: false,
+  },
+  readOnly: false,
+  async run(core, args, ctx) {
+    const where = core.confine('perf_bisect scenario', args.scenario, 'read');
+    const variant = args.variant !== undefined ? { variant: args.variant } : {};
+    // The scenario as it is now says whether it starts a program; --build always runs one.
+    const program = programOf(loadScenario(where, { ...variant, cwd: core.cwd, allowOutside: core.allowOutside }));
+    if (program !== undefined) core.checkCommands('perf_bisect scenario', `${args.scenario}: ${program}`);
+    if (args.build !== undefined) core.checkCommands('perf_bisect build', args.build);
+    const out = core.confine('perf_bisect out', join('build', 'perf', 'bisect'), 'folder');
+    const onEvent = progressOf(ctx);
+    const result = await bisect({
+      cwd: core.cwd,
+      good: args.good,
+      bad: args.bad,
+      scenario: where,
+      outDir: out,
+      cacheFile: join(out, 'bisect-cache.json'),
+      ...variant,
+      ...(args.build !== undefined ? { build: args.build } : {}),
+      ...(args.metric !== undefined ? { metric: args.metric } : {}),
+      ...(args.maxRepeat !== undefined ? { maxRepeat: args.maxRepeat } : {}),
+      ...(ctx.signal ? { signal: ctx.signal } : {}),
+      ...(onEvent ? { onEvent } : {}),
+    });
+    return okReply({ tool: 'perf_bisect', status: 'ok', ...bisectBrief(result) });
+  },
+});

@@ -1,0 +1,452 @@
+/**
+ * `perf bisect GOOD BAD SCENARIO` (issue 32): which commit made it slower, judged under noise.
+ *
+ * The method follows Chromium's Pinpoint and mozregression where they help a noisy measurement:
+ * - the endpoints are compared first (GOOD against BAD): a regression that does not reproduce stops the
+ *   search with the figures, instead of bisecting noise;
+ * - every comparison is the sequential A/B of `perf run --against` (interleaved, sampled until decided, up
+ *   to a cap) and has three outcomes: worse, same, undecided. An undecided midpoint is compared with the
+ *   other endpoint (BAD) before it is given up; a commit that cannot be built, run or decided is skipped,
+ *   as `git bisect skip` does, and said so;
+ * - each commit is checked out into its own worktree under a temporary folder (the user's working tree
+ *   and index are never touched), built once with --build, and served from there.
+ * Finished comparisons are kept in a cache file, so a re-run (or a run after Ctrl-C) reuses them.
+ */
+import { execFile, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { PerfError } from '../errors.js';
+import type { CompareRow } from '../perf/compare.js';
+import type { RunsComparison } from '../perf/compare-runs.js';
+import { loadScenario, type Scenario } from '../scenario/load.js';
+import { writeJsonAtomic } from '../session/state.js';
+import { runAndJudge } from './judge.js';
+import type { LookEvent } from './sequential.js';
+
+const run = promisify(execFile);
+// Git answers locally in milliseconds; a minute covers a cold disk and a large repository's worktree checkout.
+const GIT_TIMEOUT_MS = 60_000;
+// A build has a deadline too (nothing outside the process is waited on forever): 30 minutes fits a real app's build.
+const BUILD_TIMEOUT_MS = 30 * 60_000;
+
+export interface CommitInfo {
+  commit: string;
+  subject: string;
+  authorDate: string;
+}
+
+/** How one comparison came out for the bisect: the candidate against its baseline on the chosen metric. */
+export type Judgement = 'worse' | 'same' | 'undecided' | 'untestable';
+
+export interface Comparison {
+  baseline: string;
+  candidate: string;
+  judgement: Judgement;
+  /** Measured repeats per arm (baseline + candidate). */
+  repeats: number;
+  metric: string | null;
+  deltaPct: number | null;
+  ci: CompareRow['ci'];
+  /** Why a comparison is untestable or undecided, in one line. */
+  why?: string;
+  /** The functions, layouts or steps that grew (issue 19's attribution), as the compare row carries them. */
+  attribution?: CompareRow['attribution'];
+  cached: boolean;
+}
+
+/** One tested commit in the answer's table. */
+export interface TestedCommit extends CommitInfo {
+  verdict: 'good' | 'bad' | 'skipped';
+  comparisons: Comparison[];
+}
+
+export type BisectResult =
+  | { outcome: 'not_reproduced'; metric: string | null; endpoints: Comparison; tested: TestedCommit[]; durationMs: number }
+  | { outcome: 'found'; metric: string; culprit: CommitInfo & { delta: Comparison }; tested: TestedCommit[]; durationMs: number }
+  /** Skipped commits sit between the last good and the first bad one: the culprit is one of `candidates`. */
+  | { outcome: 'ambiguous'; metric: string; candidates: CommitInfo[]; tested: TestedCommit[]; durationMs: number }
+  /** Ctrl-C: what was learned so far (finished comparisons are in the cache for the next run). */
+  | { outcome: 'interrupted'; metric: string | null; tested: TestedCommit[]; durationMs: number };
+
+export type BisectEvent =
+  | { kind: 'commits'; count: number }
+  | { kind: 'build'; commit: string }
+  | { kind: 'compare-start'; baseline: string; candidate: string; index: number }
+  | { kind: 'compare-end'; comparison: Comparison; index: number }
+  | { kind: 'look'; event: LookEvent };
+
+export interface BisectOptions {
+  /** A folder inside the git repository (the repository is found from it). */
+  cwd: string;
+  good: string;
+  bad: string;
+  /** The scenario file, as given (resolved against cwd, then taken relative to the repository's root). */
+  scenario: string;
+  variant?: string;
+  vars?: Record<string, string>;
+  build?: string;
+  metric?: string;
+  outDir: string;
+  cacheFile: string;
+  repeat?: number;
+  maxRepeat?: number;
+  signal?: AbortSignal;
+  onEvent?: (e: BisectEvent) => void;
+}
+
+async function git(cwd: string, ...args: string[]): Promise<string> {
+  try {
+    const { stdout } = await run('git', args, { cwd, timeout: GIT_TIMEOUT_MS, maxBuffer: 64 * 1024 * 1024 });
+    return stdout.trim();
+  } catch (e) {
+    const err = e as { stderr?: string; message: string };
+    throw new PerfError({
+      code: 'bisect_git',
+      message: `bisect: git ${args.join(' ')} failed in ${cwd}: ${(err.stderr ?? err.message).trim().split('\n')[0]}`,
+      suggestion: 'run perf bisect inside a git repository, with GOOD and BAD naming commits of it (GOOD an ancestor of BAD)',
+    });
+  }
+}
+
+async function commitInfo(repo: string, ref: string): Promise<CommitInfo> {
+  const out = await git(repo, 'log', '-1', '--format=%H%x00%s%x00%aI', `${ref}^{commit}`);
+  const [commit, subject, authorDate] = out.split('\0');
+  return { commit: commit!, subject: subject ?? '', authorDate: authorDate ?? '' };
+}
+
+/** GOOD, the commits after it up to BAD on BAD's first-parent line, and BAD. */
+async function commitRange(repo: string, good: string, bad: string): Promise<{ good: CommitInfo; between: CommitInfo[]; bad: CommitInfo }> {
+  const g = await commitInfo(repo, good);
+  const b = await commitInfo(repo, bad);
+  if (g.commit === b.commit)
+    throw new PerfError({ code: 'bisect_range', message: `bisect: GOOD and BAD are the same commit (${short(g.commit)})` });
+  const ancestor = await run('git', ['merge-base', '--is-ancestor', g.commit, b.commit], { cwd: repo, timeout: GIT_TIMEOUT_MS }).then(
+    () => true,
+    () => false,
+  );
+  if (!ancestor)
+    throw new PerfError({
+      code: 'bisect_range',
+      message: `bisect: GOOD ${short(g.commit)} is not an ancestor of BAD ${short(b.commit)}`,
+      suggestion: 'give the older, good commit first: perf bisect GOOD BAD SCENARIO',
+    });
+  const list = (await git(repo, 'rev-list', '--first-parent', '--reverse', `${g.commit}..${b.commit}`)).split('\n').filter(Boolean);
+  const between: CommitInfo[] = [];
+  for (const c of list.slice(0, -1)) between.push(await commitInfo(repo, c));
+  return { good: g, between, bad: b };
+}
+
+export const short = (sha: string): string => sha.slice(0, 10);
+
+/** One worktree per commit under a temporary folder, built once; all removed at the end. */
+class Checkouts {
+  private readonly root = mkdtempSync(join(tmpdir(), 'rehearse-bisect-'));
+  private readonly ready = new Map<string, Promise<string>>();
+  constructor(
+    private readonly repo: string,
+    private readonly build: string | undefined,
+    private readonly signal: AbortSignal | undefined,
+    private readonly onBuild: (commit: string) => void,
+  ) {}
+
+  /** The commit's checked-out (and built) folder; a failed build is a PerfError naming the commit. */
+  folder(commit: string): Promise<string> {
+    let p = this.ready.get(commit);
+    if (!p) {
+      p = this.checkout(commit);
+      this.ready.set(commit, p);
+    }
+    return p;
+  }
+
+  private async checkout(commit: string): Promise<string> {
+    const dir = join(this.root, short(commit));
+    await git(this.repo, 'worktree', 'add', '--detach', '--quiet', dir, commit);
+    if (this.build) {
+      this.onBuild(commit);
+      await buildIn(dir, this.build, commit, this.signal);
+    }
+    return dir;
+  }
+
+  async close(): Promise<void> {
+    for (const dir of [...this.ready.keys()].map((c) => join(this.root, short(c)))) {
+      if (existsSync(dir)) await git(this.repo, 'worktree', 'remove', '--force', dir).catch(() => undefined);
+    }
+    rmSync(this.root, { recursive: true, force: true });
+    await git(this.repo, 'worktree', 'prune').catch(() => undefined);
+  }
+}
+
+/** Run the build command in a checkout (a shell line, as in CI); its last output lines name why it failed. */
+function buildIn(dir: string, command: string, commit: string, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolveBuild, reject) => {
+    const child = spawn('sh', ['-c', command], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    let tail = '';
+    const keep = (d: Buffer): void => void (tail = (tail + d.toString()).slice(-2000));
+    child.stdout.on('data', keep);
+    child.stderr.on('data', keep);
+    const kill = (): void => {
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        // Already gone.
+      }
+    };
+    const timer = setTimeout(kill, BUILD_TIMEOUT_MS);
+    signal?.addEventListener('abort', kill, { once: true });
+    child.once('error', (e) => reject(e));
+    child.once('exit', (code, sig) => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', kill);
+      if (code === 0) return resolveBuild();
+      const why = sig
+        ? `killed by ${sig}${sig === 'SIGKILL' && !signal?.aborted ? ` after ${BUILD_TIMEOUT_MS / 60_000} min` : ''}`
+        : `exit ${code}`;
+      reject(
+        new PerfError({
+          code: 'bisect_build',
+          kind: 'environment',
+          message: `bisect: --build failed at ${short(commit)} (${why}): ${tail.trim().split('\n').slice(-3).join(' | ')}`,
+        }),
+      );
+    });
+  });
+}
+
+type CacheEntries = Record<string, Omit<Comparison, 'cached'>>;
+
+/** Finished comparisons by (scenario, variant, metric, baseline, candidate, build): what a re-run reuses. */
+class ComparisonCache {
+  private entries: CacheEntries = {};
+  constructor(private readonly file: string) {
+    if (!existsSync(file)) return;
+    try {
+      const parsed: unknown = JSON.parse(readFileSync(file, 'utf8'));
+      if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) this.entries = parsed as CacheEntries;
+    } catch {
+      // A damaged cache is only lost time: start afresh, and overwrite it.
+    }
+  }
+  get(key: string): Comparison | undefined {
+    const e = this.entries[key];
+    return e && typeof e.judgement === 'string' ? { ...e, cached: true } : undefined;
+  }
+  set(key: string, c: Comparison): void {
+    const { cached: _c, ...kept } = c;
+    this.entries[key] = kept;
+    writeJsonAtomic(this.file, this.entries);
+  }
+}
+
+/** The compare's answer on the bisect's metric (or, before one is chosen, its overall verdict). */
+type Judged = Pick<Comparison, 'judgement' | 'metric' | 'repeats' | 'deltaPct' | 'ci' | 'why' | 'attribution'>;
+
+function judgementOf(c: RunsComparison | undefined, metric: string | null): Judged {
+  if (!c)
+    return {
+      judgement: 'untestable',
+      metric,
+      repeats: 0,
+      deltaPct: null,
+      ci: null,
+      why: 'an arm measured nothing (every repeat failed or was refused)',
+    };
+  const row = metric ? c.rows.find((r) => r.metric === metric) : worstRegression(c);
+  const figures = {
+    metric: row?.metric ?? metric,
+    repeats: row ? row.a.n + row.b.n : 0,
+    deltaPct: row?.deltaPct ?? null,
+    ci: row?.ci ?? null,
+    ...(row?.attribution ? { attribution: row.attribution } : {}),
+  };
+  if (!metric) {
+    switch (c.verdict) {
+      case 'fail':
+        return { judgement: 'worse', ...figures };
+      case 'pass':
+      case 'warn':
+        return { judgement: 'same', ...figures };
+      case 'inconclusive':
+        return { judgement: 'undecided', ...figures, why: c.gate.summary };
+    }
+  }
+  if (!row) return { judgement: 'untestable', ...figures, why: `${metric} was not measured` };
+  switch (row.verdict) {
+    case 'regressed':
+      return { judgement: 'worse', ...figures };
+    case 'unchanged':
+    case 'improved':
+    case 'changed':
+      return { judgement: 'same', ...figures };
+    case 'inconclusive':
+      return { judgement: 'undecided', ...figures, why: c.gate.summary };
+    case 'missing':
+      return { judgement: 'untestable', ...figures, why: `${metric} is missing in one arm` };
+  }
+}
+
+/**
+ * The primary metric that regressed most (largest relative shift): what the search follows by default. With
+ * none regressed, the primary that moved most, so "not reproduced" still shows a figure.
+ */
+function worstRegression(c: RunsComparison): CompareRow | undefined {
+  const primary = c.rows.filter((r) => c.gate.primary.includes(r.metric));
+  const most = (rows: CompareRow[]): CompareRow | undefined => [...rows].sort((x, y) => (y.deltaPct ?? 0) - (x.deltaPct ?? 0))[0];
+  return most(primary.filter((r) => r.verdict === 'regressed')) ?? most(primary);
+}
+
+interface Ctx {
+  opts: BisectOptions;
+  repo: string;
+  scenarioRel: string;
+  checkouts: Checkouts;
+  cache: ComparisonCache;
+  count: number;
+}
+
+/** Load the scenario from a commit's checkout, pinned to the bisect's metric once one is chosen. */
+function scenarioAt(dir: string, ctx: Ctx, metric: string | null): Scenario {
+  const sc = loadScenario(ctx.scenarioRel, {
+    cwd: dir,
+    ...(ctx.opts.variant !== undefined ? { variant: ctx.opts.variant } : {}),
+    vars: ctx.opts.vars ?? {},
+  });
+  return metric ? { ...sc, gate: { metrics: [metric] } } : sc;
+}
+
+/** One A/B comparison of two commits (cached): sequential, interleaved, in their own checkouts. */
+async function compareCommits(ctx: Ctx, baseline: string, candidate: string, metric: string | null): Promise<Comparison | 'interrupted'> {
+  const o = ctx.opts;
+  const key = [ctx.scenarioRel, o.variant ?? '', metric ?? '*', JSON.stringify(o.vars ?? {}), o.build ?? '', baseline, candidate].join('|');
+  const index = ++ctx.count;
+  o.onEvent?.({ kind: 'compare-start', baseline, candidate, index });
+  const hit = ctx.cache.get(key);
+  if (hit) {
+    o.onEvent?.({ kind: 'compare-end', comparison: hit, index });
+    return hit;
+  }
+  let out: Comparison;
+  try {
+    const [a, b] = [await ctx.checkouts.folder(baseline), await ctx.checkouts.folder(candidate)];
+    const judged = await runAndJudge({
+      kind: 'against',
+      baseline: scenarioAt(a, ctx, metric),
+      candidate: scenarioAt(b, ctx, metric),
+      options: {
+        outDir: join(o.outDir, `${short(baseline)}-vs-${short(candidate)}`),
+        ...(o.repeat !== undefined ? { repeat: o.repeat } : {}),
+        ...(o.maxRepeat !== undefined ? { maxRepeat: o.maxRepeat } : {}),
+        ...(o.signal ? { signal: o.signal } : {}),
+        onLook: (event) => o.onEvent?.({ kind: 'look', event }),
+      },
+    });
+    if (judged.res.candidate.run.interrupted || o.signal?.aborted) return 'interrupted';
+    out = { baseline, candidate, ...judgementOf(judged.comparison, metric), cached: false };
+  } catch (e) {
+    if (o.signal?.aborted) return 'interrupted';
+    // A commit that cannot be checked out, built, loaded or run is skipped, with the reason; a bug still throws.
+    if (!(e instanceof PerfError) || e.kind === 'internal') throw e;
+    out = { baseline, candidate, metric, judgement: 'untestable', repeats: 0, deltaPct: null, ci: null, why: e.message, cached: false };
+  }
+  ctx.cache.set(key, out);
+  o.onEvent?.({ kind: 'compare-end', comparison: out, index });
+  return out;
+}
+
+type Tested = 'good' | 'bad' | 'skipped';
+
+/**
+ * Test a commit between the endpoints: against GOOD first; when that cannot decide, against BAD (as bad as BAD
+ * means bad, better than BAD means good); still undecided or untestable: skipped.
+ */
+async function testCommit(
+  ctx: Ctx,
+  ends: { good: string; bad: string },
+  c: CommitInfo,
+  metric: string,
+): Promise<TestedCommit | 'interrupted'> {
+  const first = await compareCommits(ctx, ends.good, c.commit, metric);
+  if (first === 'interrupted') return first;
+  const done = (verdict: Tested, comparisons: Comparison[]): TestedCommit => ({ ...c, verdict, comparisons });
+  if (first.judgement === 'worse') return done('bad', [first]);
+  if (first.judgement === 'same') return done('good', [first]);
+  if (first.judgement === 'untestable') return done('skipped', [first]);
+  const second = await compareCommits(ctx, c.commit, ends.bad, metric);
+  if (second === 'interrupted') return second;
+  if (second.judgement === 'worse') return done('good', [first, second]);
+  if (second.judgement === 'same') return done('bad', [first, second]);
+  return done('skipped', [first, second]);
+}
+
+/** Binary search over the commits between GOOD (index 0) and BAD (the last), skipping what cannot be judged. */
+async function search(
+  ctx: Ctx,
+  all: CommitInfo[],
+  metric: string,
+  tested: TestedCommit[],
+): Promise<{ lo: number; hi: number; skipped: number[] } | 'interrupted'> {
+  let lo = 0;
+  let hi = all.length - 1;
+  const skipped = new Set<number>();
+  const ends = { good: all[0]!.commit, bad: all[hi]!.commit };
+  for (;;) {
+    const open: number[] = [];
+    for (let i = lo + 1; i < hi; i++) if (!skipped.has(i)) open.push(i);
+    if (!open.length) break;
+    const mid = open[Math.floor((open.length - 1) / 2)]!;
+    const t = await testCommit(ctx, ends, all[mid]!, metric);
+    if (t === 'interrupted') return t;
+    tested.push(t);
+    if (t.verdict === 'good') lo = mid;
+    else if (t.verdict === 'bad') hi = mid;
+    else skipped.add(mid);
+  }
+  return { lo, hi, skipped: [...skipped].filter((i) => i > lo && i < hi).sort((x, y) => x - y) };
+}
+
+/** Where the scenario sits in the repository, so each checkout loads its own copy. */
+async function locate(opts: BisectOptions): Promise<{ repo: string; scenarioRel: string }> {
+  const repo = await git(opts.cwd, 'rev-parse', '--show-toplevel');
+  const scenarioRel = relative(repo, resolve(opts.cwd, opts.scenario));
+  if (scenarioRel.startsWith('..'))
+    throw new PerfError({ code: 'bisect_range', message: `bisect: ${opts.scenario} is outside the repository ${repo}` });
+  return { repo, scenarioRel };
+}
+
+export async function bisect(opts: BisectOptions): Promise<BisectResult> {
+  const started = Date.now();
+  const { repo, scenarioRel } = await locate(opts);
+  const range = await commitRange(repo, opts.good, opts.bad);
+  opts.onEvent?.({ kind: 'commits', count: range.between.length });
+  const checkouts = new Checkouts(repo, opts.build, opts.signal, (commit) => opts.onEvent?.({ kind: 'build', commit }));
+  const ctx: Ctx = { opts, repo, scenarioRel, checkouts, cache: new ComparisonCache(opts.cacheFile), count: 0 };
+  const tested: TestedCommit[] = [];
+  const elapsed = (): number => Date.now() - started;
+  try {
+    const ends = await compareCommits(ctx, range.good.commit, range.bad.commit, opts.metric ?? null);
+    if (ends === 'interrupted') return { outcome: 'interrupted', metric: opts.metric ?? null, tested, durationMs: elapsed() };
+    if (ends.judgement === 'untestable')
+      throw new PerfError({
+        code: 'bisect_endpoints',
+        kind: 'environment',
+        message: `bisect: GOOD ${short(range.good.commit)} against BAD ${short(range.bad.commit)} could not be judged: ${ends.why ?? ''}`,
+      });
+    tested.push({ ...range.bad, verdict: ends.judgement === 'worse' ? 'bad' : 'good', comparisons: [ends] });
+    // The endpoints' compare names the metric that regressed most (or --metric's): the search follows that one.
+    const metric = ends.metric;
+    if (ends.judgement !== 'worse' || !metric) return { outcome: 'not_reproduced', metric, endpoints: ends, tested, durationMs: elapsed() };
+    const all = [range.good, ...range.between, range.bad];
+    const found = await search(ctx, all, metric, tested);
+    if (found === 'interrupted') return { outcome: 'interrupted', metric, tested, durationMs: elapsed() };
+    if (found.skipped.length)
+      return { outcome: 'ambiguous', metric, candidates: [...found.skipped, found.hi].map((i) => all[i]!), tested, durationMs: elapsed() };
+    const culprit = all[found.hi]!;
+    const delta = tested.find((t) => t.commit === culprit.commit)?.comparisons.find((x) => x.judgement === 'worse') ?? ends;
+    return { outcome: 'found', metric, culprit: { ...culprit, delta }, tested, durationMs: elapsed() };
+  } finally {
+    await checkouts.close();
+  }
+}
