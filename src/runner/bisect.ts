@@ -59,8 +59,17 @@ export interface Comparison {
 /** One tested commit in the answer's table. */
 export interface TestedCommit extends CommitInfo {
   verdict: 'good' | 'bad' | 'skipped';
+  /** Measured repeats over its comparisons (both arms). */
+  repeats: number;
   comparisons: Comparison[];
 }
+
+const testedCommit = (c: CommitInfo, verdict: TestedCommit['verdict'], comparisons: Comparison[]): TestedCommit => ({
+  ...c,
+  verdict,
+  repeats: comparisons.reduce((s, x) => s + x.repeats, 0),
+  comparisons,
+});
 
 export type BisectResult =
   | { outcome: 'not_reproduced'; metric: string | null; endpoints: Comparison; tested: TestedCommit[]; durationMs: number }
@@ -370,7 +379,7 @@ async function testCommit(
 ): Promise<TestedCommit | 'interrupted'> {
   const first = await compareCommits(ctx, ends.good, c.commit, metric);
   if (first === 'interrupted') return first;
-  const done = (verdict: Tested, comparisons: Comparison[]): TestedCommit => ({ ...c, verdict, comparisons });
+  const done = (verdict: Tested, comparisons: Comparison[]): TestedCommit => testedCommit(c, verdict, comparisons);
   if (first.judgement === 'worse') return done('bad', [first]);
   if (first.judgement === 'same') return done('good', [first]);
   if (first.judgement === 'untestable') return done('skipped', [first]);
@@ -434,7 +443,7 @@ export async function bisect(opts: BisectOptions): Promise<BisectResult> {
         kind: 'environment',
         message: `bisect: GOOD ${short(range.good.commit)} against BAD ${short(range.bad.commit)} could not be judged: ${ends.why ?? ''}`,
       });
-    tested.push({ ...range.bad, verdict: ends.judgement === 'worse' ? 'bad' : 'good', comparisons: [ends] });
+    tested.push(testedCommit(range.bad, ends.judgement === 'worse' ? 'bad' : 'good', [ends]));
     // The endpoints' compare names the metric that regressed most (or --metric's): the search follows that one.
     const metric = ends.metric;
     if (ends.judgement !== 'worse' || !metric) return { outcome: 'not_reproduced', metric, endpoints: ends, tested, durationMs: elapsed() };
