@@ -198,6 +198,7 @@ test('perf_bisect reply: a thousand tested commits stay under 6 KB, the oldest d
     subject: 'x'.repeat(500),
     authorDate: '2026-12-03T00:00:00Z',
     verdict: 'good' as const,
+    repeats: 10,
     comparisons: [comparison],
   }));
   const r: BisectResult = {
