@@ -20,6 +20,7 @@ import { replayCommand } from './replay.js';
 import { importCommand } from './import.js';
 import { reportCommand } from './report.js';
 import { leaksCommand } from './leaks.js';
+import { stateCommand } from './state.js';
 
 /** Every command, in the order `perf --help` lists them. Step verbs are added from the registry. */
 export const COMMANDS: readonly CommandDefinition[] = [
@@ -41,6 +42,7 @@ export const COMMANDS: readonly CommandDefinition[] = [
   logsCommand,
   restartCommand,
   doctorCommand,
+  stateCommand,
 ];
 
 // Served by other modules with their own flag handling.
@@ -134,7 +136,7 @@ export async function main(argv: string[]): Promise<number> {
 
 // The commands that act on the session of `perf start`: their advice may name `perf restart`, `perf logs`.
 const SESSION_COMMANDS: ReadonlySet<string> = new Set(
-  [startCommand, stopCommand, statusCommand, logsCommand, restartCommand, doctorCommand].map((c) => c.name),
+  [startCommand, stopCommand, statusCommand, logsCommand, restartCommand, doctorCommand, stateCommand].map((c) => c.name),
 );
 
 /**
