@@ -66,6 +66,7 @@ const UNIT = [
 /** Browsers, Java, pty programs, dependency-cruiser and tsc as tools; verdicts that do not depend on time. Longest first. */
 const BROWSER = [
   'leaks.test.js',
+  'signin.test.js',
   'grid-hub.test.js',
   'shard.test.js',
   'runner.test.js',
