@@ -11,20 +11,14 @@ import { describeState, loadSessionState, readSessionState } from '../session/st
 import { okReply } from './format.js';
 import { defineTool, type ToolDefinition } from './core.js';
 
-const PATH_ARG = {
-  type: 'string',
-  minLength: 1,
-  description: 'The state file, inside the working folder (e.g. .perf/signed-in.json). A secret: keep it out of version control.',
-} as const;
+const PATH_ARG = { type: 'string', minLength: 1, description: 'State file in the working folder.' } as const;
 
 export const storageSave = defineTool({
   name: 'storage_save',
-  description:
-    "Save the browser's sign-in state (cookies incl. HttpOnly, the current origin's localStorage and sessionStorage) to a " +
-    '0600 file, for perf_run storageState or storage_load.',
+  description: 'Save cookies and web storage (a sign-in) to a 0600 file.',
   inputSchema: {
     type: 'object',
-    properties: { path: PATH_ARG, overwrite: { type: 'boolean', description: 'Replace an existing file. Default false.' } },
+    properties: { path: PATH_ARG, overwrite: { type: 'boolean', description: 'Replace the file.' } },
     required: ['path'],
     additionalProperties: false,
   },
@@ -47,7 +41,7 @@ export const storageSave = defineTool({
 
 export const storageLoad = defineTool({
   name: 'storage_load',
-  description: 'Load a saved sign-in state (storage_save, perf state save, Playwright storageState) into the browser and reload the page.',
+  description: 'Load a saved state (storage_save, Playwright storageState); reloads the page.',
   inputSchema: { type: 'object', properties: { path: PATH_ARG }, required: ['path'], additionalProperties: false },
   readOnly: false,
   async run(core, args) {
