@@ -7,7 +7,7 @@
  *
  *   npm run bench:signin [-- --delay-ms 1500] [--repeat 5]
  */
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -36,6 +36,21 @@ const STEPS = `steps:
   - expect: { target: { role: listitem }, count: 300 }
 `;
 
+/** `perf …` as a child, killed after RUN_TIMEOUT_MS; its exit code and stderr. */
+function perfRun(args: string[], cwd: string): Promise<{ status: number | null; stderr: string }> {
+  const child = spawn(process.execPath, args, { cwd, env: { ...process.env, APP_PASSWORD: PASSWORD, GITHUB_STEP_SUMMARY: '' } });
+  let stderr = '';
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  child.stdout.resume();
+  const timer = setTimeout(() => child.kill('SIGKILL'), RUN_TIMEOUT_MS);
+  return new Promise((resolve) =>
+    child.once('exit', (status) => {
+      clearTimeout(timer);
+      resolve({ status, stderr });
+    }),
+  );
+}
+
 async function main(): Promise<void> {
   const delayMs = arg('delay-ms', 1500);
   const repeat = arg('repeat', 5);
@@ -51,12 +66,8 @@ async function main(): Promise<void> {
       writeFileSync(file, `name: ${name}\napp: { url: ${app.url}, path: /app }\n${key}:\n${SIGN_IN}${STEPS}`);
       const before = app.signIns();
       const t0 = performance.now();
-      const r = spawnSync(process.execPath, [PERF, 'run', file, '--repeat', String(repeat), '--out', join(dir, 'out'), '--quiet'], {
-        cwd: dir,
-        env: { ...process.env, APP_PASSWORD: PASSWORD, GITHUB_STEP_SUMMARY: '' },
-        encoding: 'utf8',
-        timeout: RUN_TIMEOUT_MS,
-      });
+      // Asynchronously: the app answers from this process.
+      const r = await perfRun([PERF, 'run', file, '--repeat', String(repeat), '--out', join(dir, 'out'), '--quiet'], dir);
       const wallMs = performance.now() - t0;
       if (r.status !== 0 && r.status !== 1) throw new Error(`perf run ${name}: exit ${r.status}\n${r.stderr}`);
       const run = JSON.parse(readFileSync(join(dir, 'out', `${name}-run.json`), 'utf8')) as RunFile;
