@@ -12,10 +12,13 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RunFile } from '../src/perf/run-file.js';
+import { findServerBinary, miniBrowserPath } from '../src/drivers/webdriver/server.js';
 import { perfCli } from './helpers.js';
 import { startSignInApp, type SignInApp } from './fixtures/signin/app.js';
 
 const PASSWORD = 'correct-horse-battery-7731';
+const missingWebKit =
+  findServerBinary('webkit') && miniBrowserPath() ? false : 'WebKitWebDriver not installed (apt-get install webkit2gtk-driver xvfb)';
 const work = mkdtempSync(join(tmpdir(), 'rehearse-signin-'));
 let app: SignInApp;
 
@@ -80,10 +83,10 @@ function runFile(out: string, name: string): RunFile {
   return JSON.parse(readFileSync(join(out, `${name}-run.json`), 'utf8')) as RunFile;
 }
 
-function assertAllSignedIn(run: RunFile, stderr: string): void {
+function assertAllSignedIn(run: RunFile, stderr: string, repeats = 6): void {
   const why = JSON.stringify(run.repeats.map((x) => (x.status === 'failed' ? x.failure.error.message : x.status)));
   assert.equal(run.summary.failed, 0, `every repeat's expect steps saw the signed-in page: ${why}\n${stderr}`);
-  assert.equal(run.repeats.length, 6, 'five repeats and a warmup');
+  assert.equal(run.repeats.length, repeats, 'every scheduled repeat ran');
   assert.ok(
     run.repeats.every((x) => x.retriedAfterSignIn === undefined),
     'no repeat needed a second sign-in',
@@ -155,6 +158,24 @@ test('an expired sign-in: the failed repeat signs in again once, is retried and 
   assert.equal(run.repeats[1]?.retriedAfterSignIn, undefined);
   assert.equal(run.summary.failed, 0, r.stderr);
 });
+
+test(
+  'WebKit over WebDriver: setupOnce signs in once; the cookie and localStorage are restored in every new session',
+  {
+    timeout: 300_000,
+    skip: missingWebKit,
+  },
+  async () => {
+    const before = app.signIns();
+    const file = scenario('webkit', `browser: { engine: webkit }\n${SETUP_ONCE}`);
+    const r = await perf(['run', file, '--repeat', '5', '--warmup', '0', '--out', 'out-webkit']);
+    assert.ok(r.code === 0 || r.code === 1, r.stderr);
+    assert.equal(app.signIns() - before, 1, 'one sign-in for the whole run');
+    const out = join(work, 'out-webkit');
+    assertAllSignedIn(runFile(out, 'webkit'), r.stderr, 5);
+    assertNoSecrets(out, r, [PASSWORD, ...app.sessionIds()]);
+  },
+);
 
 test('a terminal scenario with setupOnce is refused at its line (exit 2)', { timeout: 60_000 }, async () => {
   const file = join(work, 'term.yaml');
