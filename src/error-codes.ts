@@ -245,6 +245,10 @@ export const ERRORS = {
   scenario_invalid: { kind: 'usage', suggestion: 'check the scenario against scenario.schema.json (`perf validate FILE`)' },
   scenario_too_large: { kind: 'usage', suggestion: 'split it, or check that this is the file you meant' },
   scenario_unreadable: { kind: 'usage', suggestion: 'check the path' },
+  setup_once_failed: {
+    kind: 'failed',
+    suggestion: 'run the setupOnce steps by hand (perf start, then the steps) to see where the sign-in stops',
+  },
   serve_fallback_missing: { kind: 'usage', suggestion: 'build the app first, or point the fallback at a file inside the served folder' },
   serve_outside_project: {
     kind: 'usage',
@@ -285,6 +289,10 @@ export const ERRORS = {
   step_summary_unwritable: {
     kind: 'environment',
     suggestion: 'unset GITHUB_STEP_SUMMARY outside GitHub Actions, or point it at a writable file',
+  },
+  storage_state_invalid: {
+    kind: 'usage',
+    suggestion: 'pass a file written by `perf state save` or MCP storage_save (or a Playwright storageState file)',
   },
   target_closed: {
     kind: 'environment',

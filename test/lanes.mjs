@@ -69,6 +69,7 @@ const BROWSER = [
   'bisect-exit.test.js',
   'bisect.test.js',
   'leaks.test.js',
+  'signin.test.js',
   'grid-hub.test.js',
   'shard.test.js',
   'runner.test.js',

@@ -22,6 +22,7 @@ import { importCommand } from './import.js';
 import { reportCommand } from './report.js';
 import { leaksCommand } from './leaks.js';
 import { bisectCommand } from './bisect.js';
+import { stateCommand } from './state.js';
 
 /** Every command, in the order `perf --help` lists them. Step verbs are added from the registry. */
 export const COMMANDS: readonly CommandDefinition[] = [
@@ -44,6 +45,7 @@ export const COMMANDS: readonly CommandDefinition[] = [
   logsCommand,
   restartCommand,
   doctorCommand,
+  stateCommand,
 ];
 
 // Served by other modules with their own flag handling.
@@ -137,7 +139,7 @@ export async function main(argv: string[]): Promise<number> {
 
 // The commands that act on the session of `perf start`: their advice may name `perf restart`, `perf logs`.
 const SESSION_COMMANDS: ReadonlySet<string> = new Set(
-  [startCommand, stopCommand, statusCommand, logsCommand, restartCommand, doctorCommand].map((c) => c.name),
+  [startCommand, stopCommand, statusCommand, logsCommand, restartCommand, doctorCommand, stateCommand].map((c) => c.name),
 );
 
 /**

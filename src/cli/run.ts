@@ -1,4 +1,5 @@
 /** perf run | perf validate | perf schema */
+import { STORAGE_STATE_FLAG, withStorageStateFlag } from './state.js';
 import { relative } from 'node:path';
 import { PerfError, printable } from '../errors.js';
 import { loadScenario, type Scenario } from '../scenario/load.js';
@@ -54,6 +55,7 @@ export const runCommand = defineCommand({
       description: 'Clean restart per repeat: reload | context | browser (overrides browser.restart).',
     },
     ...flagsOf(RUN_OPTIONS, 'timing'),
+    ...STORAGE_STATE_FLAG,
     ...SCALE_FLAGS,
     var: { type: 'multi', value: 'NAME=VALUE', description: 'Set a scenario var (overrides vars:), e.g. --var jank=1. Repeatable.' },
     against: {
@@ -108,6 +110,12 @@ export const runCommand = defineCommand({
       }
     }
     const scale = scaleFlags(f, 'run');
+    if (f.against !== undefined && f.storageState !== undefined)
+      throw new PerfError({
+        code: 'invalid_flag',
+        message: 'run: --storage-state applies to one scenario; with --against give each scenario browser.storageState',
+        suggestion: 'add browser: { storageState: FILE } to both scenarios',
+      });
     if (f.against !== undefined) {
       // Each arm in its scenario's engine; on Chromium both share one browser (with --grid, one Grid session, one node).
       return runAgainstCommand(
@@ -121,11 +129,12 @@ export const runCommand = defineCommand({
         f.bisectExit === true,
       );
     }
-    const sc = loadScenario(positionals[0]!, {
+    const loaded = loadScenario(positionals[0]!, {
       ...(flags.variant !== undefined ? { variant: flags.variant } : {}),
       vars: parseVars(f.var as string[] | undefined),
       allowOutside: f.allowOutside === true,
     });
+    const sc = withStorageStateFlag(loaded, f.storageState);
     const { run, path, exitCode } = await executeRun(sc, flags, f.quiet === true || f.json === true, scale);
     const written = writeReporters(run, path, flags.reporters);
     const md = flags.reporters.includes('markdown') ? getReporter('markdown') : undefined;

@@ -21,7 +21,15 @@ export type Surface = 'page' | 'terminal';
  * What a driver may lack beyond a step's own needs: the scenario keys and emulation a repeat applies.
  * Step needs (PageFeature) and these are one vocabulary, so a lack is said once.
  */
-export type DriverFeature = PageFeature | 'cpuThrottle' | 'deviceEmulation' | 'jpegScreenshot' | 'largeScreenshot' | 'restartModes';
+export type DriverFeature =
+  | PageFeature
+  | 'cpuThrottle'
+  | 'deviceEmulation'
+  | 'jpegScreenshot'
+  | 'largeScreenshot'
+  | 'restartModes'
+  /** A browser state (cookies, web storage) to save after setupOnce and restore at each clean restart. */
+  | 'storageState';
 
 /** Path into the scenario document (as written, before a variant is merged): the loader turns it into file:line. */
 export type ProblemPath = (string | number)[];

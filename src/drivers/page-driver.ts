@@ -8,6 +8,7 @@
 import type { RuntimeApi, RuntimeMethod } from './runtime/api.js';
 import type { Modifier, MouseButton } from './keys.js';
 import type { LoadOptions, LoadReadings, PerfBeginOptions, PerfRecorder } from './measure.js';
+import type { PageStorage } from './storage.js';
 
 /**
  * What a step may need beyond driving the page, which not every driver has. A scenario whose driver
@@ -47,6 +48,8 @@ export interface HostPage extends PageDriver {
   emulateEnvironment(env: { viewport: ViewportSpec; cpuThrottle: number; network?: NetworkConditions | undefined }): Promise<void>;
   /** False once the page or its browser is gone. */
   alive(): boolean;
+  /** Save and restore the browser's sign-in state (cookies, web storage) around clean restarts. */
+  readonly storage: PageStorage;
 }
 
 export interface RuntimeCallOptions {

@@ -108,6 +108,13 @@ export const terminalCap = defineCap({
   tools: ['signal'],
 });
 
+export const storageCap = defineCap({
+  name: 'storage',
+  description: "Save the browser's sign-in state (cookies, web storage) to a 0600 file, or load one (storage_save, storage_load).",
+  byDefault: false,
+  tools: ['storage_save', 'storage_load'],
+});
+
 export const CAPS: readonly CapDefinition[] = [
   coreCap,
   perfCap,
@@ -119,6 +126,7 @@ export const CAPS: readonly CapDefinition[] = [
   lifecycleExtraCap,
   desktopCap,
   terminalCap,
+  storageCap,
 ];
 
 /** Every cap: `--caps all`. */

@@ -47,6 +47,11 @@ export interface RepeatBase {
   startedAt?: string;
   /** Position in the interleaved order of a `perf run --against` run, shared by both of its run files. */
   sequence?: number;
+  /**
+   * The first attempt failed and the scenario has setupOnce: its steps ran again (a sign-in that had
+   * expired) and this is the repeat's second attempt.
+   */
+  retriedAfterSignIn?: boolean;
 }
 
 /**
@@ -433,6 +438,7 @@ const REPEAT_BASE = {
   startedAt: name('When the repeat began (ISO time).'),
   sequence: count('Position in the interleaved order of perf run --against.'),
   host: HOST_RECORD_SCHEMA,
+  retriedAfterSignIn: flag('The first attempt failed; setupOnce ran again (an expired sign-in) and this is the second attempt.'),
 };
 const REPEAT_REQUIRED = ['index', 'mode', 'warmup', 'wallMs', 'steps', 'status'];
 

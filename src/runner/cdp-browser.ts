@@ -1,6 +1,7 @@
 /** Repeats on Chromium over CDP: one BrowserSession, restarts by reload, context or browser within it. */
-import type { Page } from '../drivers/cdp/browser.js';
+import type { Browser, Page } from '../drivers/cdp/browser.js';
 import { cdpPageDriver } from '../drivers/cdp/page-driver.js';
+import { setContextCookies } from '../drivers/cdp/storage.js';
 import type { SessionHost } from '../engine/host.js';
 import type { RepeatRecord, RunEnv } from '../perf/run-file.js';
 import type { Scenario } from '../scenario/load.js';
@@ -82,14 +83,21 @@ export async function describeEnv(session: BrowserSession, sc: Scenario, mode: R
 export function cdpRepeatBrowser(session: BrowserSession, host: SessionHost, sc: Scenario): RepeatBrowser {
   return {
     async open(rc, mark) {
-      const prepare = (p: Page): Promise<unknown> => Promise.all([emulate(p, sc), cdpPageDriver(p).installScripts({ future: true })]);
+      const restore = (p: Page): Promise<void> => (rc.state ? cdpPageDriver(p).storage.restore(rc.state) : Promise.resolve());
+      const prepare = (p: Page): Promise<unknown> =>
+        Promise.all([emulate(p, sc), cdpPageDriver(p).installScripts({ future: true }), restore(p)]);
       // about:blank (a measured load's start) is not opened at creation: a new target already shows it.
       if (!rc.first && rc.restart !== 'reload' && rc.url !== 'about:blank') {
         // The new page is created at the app URL, emulated and scripted before its first document:
         // restart and open are one phase here.
-        await session.restartOpen(rc.restart, { url: rc.url, prepare });
+        const state = rc.state;
+        // The browser that creates the page: a browser restart's new one.
+        const beforeCreate = state ? (b: Browser, id: string) => setContextCookies(b, id, state) : undefined;
+        await session.restartOpen(rc.restart, { url: rc.url, prepare, ...(beforeCreate ? { beforeCreate } : {}) });
         await host.page();
       } else {
+        // A reload restart navigates within restart(): the state goes in before it (the page is kept).
+        if (rc.state && !rc.first && rc.restart === 'reload' && !session.health()) await restore(session.page);
         let page: Page;
         // A reload restart IS the fresh navigation, on the same page, whose emulation and installed
         // scripts persist: opening the page again would load it twice.
@@ -110,10 +118,12 @@ export function cdpRepeatBrowser(session: BrowserSession, host: SessionHost, sc:
         if (!reloaded || cdpPageDriver(page) !== host.lastPage) {
           // In parallel: independent commands, each a round trip; host.page() installs the page runtime
           // before the app's scripts run.
-          await Promise.all([emulate(page, sc), host.page()]);
+          await Promise.all([emulate(page, sc), host.page(), restore(page)]);
           await page.navigate(rc.url);
         }
       }
+      // A measured cold load opens the app later, in its window: the seed stays for that document.
+      if (rc.url !== 'about:blank') await session.driver.storage.restored();
     },
     settle: () => session.settle(),
     windowEnded(rc) {

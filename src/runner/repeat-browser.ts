@@ -1,6 +1,7 @@
 /** The seam between a repeat (runner/run.ts) and the browser it runs in: CDP or WebDriver. */
 import type { RepeatMode } from '../perf/run-file.js';
 import type { RestartMode } from '../drivers/define.js';
+import type { StorageState } from '../drivers/storage.js';
 
 export interface RepeatContext {
   index: number;
@@ -17,6 +18,8 @@ export interface RepeatContext {
   /** No repeat is scheduled after this one (a sequential run may still add some). */
   last?: boolean;
   onStep: (phase: 'setup' | 'steps', label: string) => void;
+  /** The saved browser state (setupOnce's, a state file's) to restore before the app page opens. */
+  state?: StorageState;
 }
 
 /**

@@ -29,6 +29,9 @@ import {
   withServeHost,
 } from './records.js';
 import { runRepeatOn } from './repeat.js';
+import type { RepeatContext } from './repeat-browser.js';
+import { signIn, withStateSecrets } from './sign-in.js';
+import { readStorageState, type StorageState } from '../drivers/storage.js';
 
 export type Arm = 'baseline' | 'candidate';
 
@@ -93,6 +96,13 @@ interface ArmState extends ArmPlan {
   env?: RunEnv;
   startedAt: string;
   traceDir: string;
+  /** browser.storageState (or --storage-state), read before anything starts. */
+  fileState?: StorageState;
+  /** What every clean restart restores: fileState with setupOnce's state over it; set before the arm's first repeat. */
+  state?: StorageState;
+  signedIn: boolean;
+  /** setupOnce ran again after a failed repeat (an expired sign-in): once per arm, so a failure it does not fix costs one retry. */
+  resignedIn: boolean;
 }
 
 /** The restart check that needs no browser: a Chrome perf did not launch cannot be restarted. */
@@ -174,7 +184,12 @@ class Scheduler {
   }
 
   async open(): Promise<void> {
-    for (const plan of this.opts.arms) {
+    // Every state file first: a bad one is exit 2 before any app or browser starts.
+    const files = this.opts.arms.map((plan) => {
+      const file = plan.sc.browser.storageState;
+      return file ? readStorageState(file, relative(this.opts.cwd, file) || file) : undefined;
+    });
+    for (const [i, plan] of this.opts.arms.entries()) {
       const app = await startApp(withServeHost(appSpec(plan.sc), this.opts.serveHost));
       this.apps.push(app);
       const url = app.urlFor(plan.sc.app.path);
@@ -187,7 +202,19 @@ class Scheduler {
       });
       this.browsers.push(browser);
       const traceDir = join(this.opts.outDir, `.${plan.base}-traces`);
-      this.arms.push({ ...plan, app, url, browser, records: [], startedAt: new Date().toISOString(), traceDir });
+      const fileState = files[i];
+      this.arms.push({
+        ...plan,
+        ...(fileState ? { sc: withStateSecrets(plan.sc, fileState), fileState } : {}),
+        app,
+        url,
+        browser,
+        records: [],
+        startedAt: new Date().toISOString(),
+        traceDir,
+        signedIn: false,
+        resignedIn: false,
+      });
     }
     const perArm = this.schedule.length;
     this.opts.onEvent?.({ kind: 'start', total: this.order.length, perArm, warmup: this.opts.warmup });
@@ -252,23 +279,15 @@ class Scheduler {
     const signal = this.opts.signal;
     this.opts.onEvent?.({ kind: 'repeat-start', sequence: seq, total, arm, index: slot, mode, warmup });
     const startedAt = new Date().toISOString();
-    const key = this.keyOf(a);
-    const first = !this.opened.has(key);
-    this.opened.add(key);
-    const record = await runRepeatOn(a.browser.browser, a.browser.host, a.sc, {
-      index: slot,
-      mode,
-      warmup,
-      restart: a.restart,
-      url: a.url,
-      outDir: this.opts.outDir,
-      base: a.base,
-      first,
-      last: this.lastOn(seq, key),
-      ...(signal ? { signal } : {}),
-      ...(this.opts.keepTraces && !warmup ? { traceDir: a.traceDir } : {}),
-      onStep: (phase, label) => this.opts.onEvent?.({ kind: 'step', sequence: seq, arm, phase, label }),
-    });
+    const rc = (): RepeatContext => this.context(a, seq, slot, mode, warmup);
+    if (!a.signedIn) await this.signIn(a, rc);
+    let record = await runRepeatOn(a.browser.browser, a.browser.host, a.sc, rc());
+    if (this.expired(a, record)) {
+      // An expired sign-in: sign in again once, then the repeat's second attempt is the one on record.
+      a.resignedIn = true;
+      await this.signIn(a, rc);
+      record = { ...(await runRepeatOn(a.browser.browser, a.browser.host, a.sc, rc())), retriedAfterSignIn: true };
+    }
     if (signal?.aborted && record.status !== 'measured') {
       // Cut short by Ctrl-C: a half repeat is not a failure of the app; keep only what completed.
       this.interrupted = true;
@@ -286,6 +305,51 @@ class Scheduler {
     this.opts.onEvent?.({ kind: 'repeat-end', sequence: seq, total, arm, record: kept });
     if (signal?.aborted) this.interrupted = true;
     return !this.unsaved;
+  }
+
+  /** A repeat's context on arm `a`; the first to open a browser (a shared CDP session counts once) starts on its launched page. */
+  private context(a: ArmState, seq: number, slot: number, mode: RepeatMode, warmup: boolean): RepeatContext {
+    const key = this.keyOf(a);
+    const first = !this.opened.has(key);
+    this.opened.add(key);
+    const signal = this.opts.signal;
+    return {
+      index: slot,
+      mode,
+      warmup,
+      restart: a.restart,
+      url: a.url,
+      outDir: this.opts.outDir,
+      base: a.base,
+      first,
+      last: this.lastOn(seq, key),
+      ...(signal ? { signal } : {}),
+      ...(this.opts.keepTraces && !warmup ? { traceDir: a.traceDir } : {}),
+      ...(a.state ? { state: a.state } : {}),
+      onStep: (phase, label) => this.opts.onEvent?.({ kind: 'step', sequence: seq, arm: this.arms.indexOf(a), phase, label }),
+    };
+  }
+
+  /**
+   * The state the arm's repeats restore: the state file's, with setupOnce run over it in a page of
+   * its own (the repeats then start clean from it). Its values join the arm's secrets.
+   */
+  private async signIn(a: ArmState, rc: () => RepeatContext): Promise<void> {
+    a.signedIn = true;
+    if (a.sc.setupOnce.length === 0) {
+      if (a.fileState) a.state = a.fileState;
+      return;
+    }
+    // Without the last state: the state file alone is the base (a stale sign-in is not restored under a new one).
+    const { state: _stale, ...clean } = rc();
+    a.state = await signIn({ browser: a.browser.browser, host: a.browser.host, sc: a.sc }, { ...clean, last: false }, a.fileState);
+    a.sc = withStateSecrets(a.sc, a.state);
+  }
+
+  /** A failed repeat that signing in again may fix: the arm has setupOnce and has not signed in again yet. */
+  private expired(a: ArmState, record: RepeatRecord): boolean {
+    if (record.status !== 'failed' || a.sc.setupOnce.length === 0 || a.resignedIn || this.opts.signal?.aborted) return false;
+    return record.failure.phase !== 'measure';
   }
 
   /** An arm's run file as it stands (`finished: false` for a checkpoint or a look), with `against` in a compare. */

@@ -76,7 +76,10 @@ export class WebDriverRepeatBrowser implements RepeatBrowser {
         timeoutMs: NAVIGATION_TIMEOUT_MS,
         suggestion: 'check that the app starts its window, or give app.url and ${APP_URL} in app.desktop.args',
       });
-    else await this.page.driver.navigation.navigate(rc.url, NAVIGATION_TIMEOUT_MS);
+    // Each origin of the state is visited first (WebDriver sets cookies and storage only there); a
+    // desktop app shows its own page at start, so it opens the app page again once restored.
+    if (rc.state) await this.page.driver.storage.restore(rc.state);
+    if (!desktop || rc.state) await this.page.driver.navigation.navigate(rc.url, NAVIGATION_TIMEOUT_MS);
     await this.host.page();
   }
 

@@ -12,7 +12,7 @@ import { getStep, stepNames } from '../steps/registry.js';
 import { resolveNetwork, type NetworkSetting } from '../steps/network.js';
 import { recordingAsYaml } from './recorder.js';
 import type { RestartMode } from '../drivers/define.js';
-import type { DriverDefinition, DriverName, DriverScenarioView } from '../drivers/define.js';
+import { lackMessage, type DriverDefinition, type DriverName, type DriverScenarioView } from '../drivers/define.js';
 import { driverFor } from '../drivers/registry.js';
 import { stepRefusal } from '../engine/driver-steps.js';
 import { bestErrors, compile, describeAjvError } from '../engine/validate.js';
@@ -81,6 +81,8 @@ export interface Scenario {
     driver: DriverName;
     engine: 'chromium' | 'webkit';
     webdriver?: string;
+    /** A saved browser state restored at every clean restart (absolute path; read by the runner, never copied). */
+    storageState?: string;
   };
   viewport: { width: number; height: number; dpr: number; mobile: boolean; touch: boolean };
   cpuThrottle: number;
@@ -98,14 +100,19 @@ export interface Scenario {
   /** HTTP cache at a measured load: `cold` empty, `warm` filled by opening the app once after the restart. */
   cache: 'cold' | 'warm';
   vars: Record<string, string | number | boolean>;
+  /** Steps run once per run before the repeats (a sign-in); the state they leave is restored at every clean restart. */
+  setupOnce: StepCall[];
   setup: StepCall[];
   steps: StepCall[];
   thresholds: { warnPct: number; errorPct: number; metrics: Record<string, { warnPct?: number; errorPct?: number }> };
   budgets: Budget[];
   /** perf leaks: how many times the steps run in one page. */
   leaks: { iterations: number };
-  /** Values read through ${env.NAME}: run files carry the name, never the value (redact.ts). */
-  secrets: { name: string; value: string }[];
+  /**
+   * Values read through ${env.NAME}: run files carry the name, never the value (redact.ts). `shown` replaces
+   * the value instead of ${env.NAME} (a saved browser state's values, added by the runner).
+   */
+  secrets: { name: string; value: string; shown?: string }[];
 }
 
 export const DEFAULTS = {
@@ -131,6 +138,8 @@ export const MAX_SCENARIO_BYTES = 2 ** 20;
 export const MAX_STEPS = 5000;
 
 type Path = (string | number)[];
+
+type StepListKey = 'setupOnce' | 'setup' | 'steps';
 
 class Located {
   readonly lineCounter = new LineCounter();
@@ -239,9 +248,9 @@ export interface LoadOptions {
 
 /** Every step list of a scenario document (steps, setup, and each variant's), with its path. */
 function* stepLists(doc: Record<string, any>): Generator<[unknown[], Path]> {
-  for (const key of ['steps', 'setup']) if (Array.isArray(doc[key])) yield [doc[key] as unknown[], [key]];
+  for (const key of ['steps', 'setup', 'setupOnce']) if (Array.isArray(doc[key])) yield [doc[key] as unknown[], [key]];
   for (const [name, v] of Object.entries((doc.variants ?? {}) as Record<string, Record<string, unknown>>)) {
-    for (const key of ['steps', 'setup']) if (Array.isArray(v?.[key])) yield [v[key] as unknown[], ['variants', name, key]];
+    for (const key of ['steps', 'setup', 'setupOnce']) if (Array.isArray(v?.[key])) yield [v[key] as unknown[], ['variants', name, key]];
   }
 }
 
@@ -261,7 +270,7 @@ export function loadScenario(path: string, opts: LoadOptions = {}): Scenario {
   const vp = { ...DEFAULTS.viewport, ...((w.merged.viewport as object | undefined) ?? {}) };
   const network = scenarioNetwork(src, w);
   const driver = scenarioDriver(src, w, { app, browser, vp, network: network !== undefined });
-  const steps = (key: 'setup' | 'steps'): StepCall[] => parseSteps(src, w, key, driver, app.desktop !== undefined);
+  const steps = (key: StepListKey): StepCall[] => parseSteps(src, w, key, driver, app.desktop !== undefined);
   const measuredLabels = steps('steps').map((c, i) => stepLabel(c, i));
   const thresholds = parseThresholds(src, w.merged.thresholds, measuredLabels);
   const budgets = ((w.merged.budgets as string[] | undefined) ?? []).map((b, i) =>
@@ -286,6 +295,7 @@ export function loadScenario(path: string, opts: LoadOptions = {}): Scenario {
       driver: driver.name,
       engine,
       ...(browser.webdriver ? { webdriver: browser.webdriver as string } : {}),
+      ...(browser.storageState ? { storageState: resolve(dir, browser.storageState as string) } : {}),
     },
     viewport: vp,
     cpuThrottle: (w.merged.cpuThrottle as number | undefined) ?? DEFAULTS.cpuThrottle,
@@ -300,12 +310,14 @@ export function loadScenario(path: string, opts: LoadOptions = {}): Scenario {
     ...measureOf(src, w, (browser.restart as RestartMode | undefined) ?? driver.restartModes[0]!),
     vars: w.vars,
     leaks: { iterations: (w.merged.leaks as { iterations?: number } | undefined)?.iterations ?? DEFAULTS.leaksIterations },
+    setupOnce: steps('setupOnce'),
     setup: steps('setup'),
     steps: steps('steps'),
     thresholds,
     budgets,
     secrets: [...w.env.used].map(([name, value]) => ({ name, value })),
   };
+  checkBrowserState(src, w, driver);
   if (scenario.steps.length === 0 && scenario.measure === 'steps') {
     throw src.fail(w.at(['steps']), 'steps is empty: a scenario measures at least one step (or its load: measure: load)');
   }
@@ -318,6 +330,19 @@ export function loadScenario(path: string, opts: LoadOptions = {}): Scenario {
     );
   }
   return scenario;
+}
+
+/** setupOnce and browser.storageState need a browser state to save and restore: refused at their line where the driver has none. */
+function checkBrowserState(src: Located, w: Written, driver: DriverDefinition): void {
+  const keys: [Path, string][] = [
+    [['setupOnce'], 'setupOnce'],
+    [['browser', 'storageState'], 'browser.storageState'],
+  ];
+  for (const [path, what] of keys) {
+    const given = path.length === 1 ? w.merged[path[0]!] : (w.merged.browser as Record<string, unknown> | undefined)?.storageState;
+    const lack = lackMessage(driver, 'storageState', what);
+    if (given !== undefined && lack) throw src.fail(w.at(path), lack, `drop ${what}`);
+  }
 }
 
 /** `measure` and `cache`: a cold cache unless a reload restart keeps the page's (and the scenario says nothing). */
@@ -575,7 +600,7 @@ function scenarioDriver(
 }
 
 /** A step list, each step checked against the registry and against what the driver runs. */
-function parseSteps(src: Located, w: Written, key: 'setup' | 'steps', driver: DriverDefinition, desktop: boolean): StepCall[] {
+function parseSteps(src: Located, w: Written, key: StepListKey, driver: DriverDefinition, desktop: boolean): StepCall[] {
   const list = (w.merged[key] as unknown[] | undefined) ?? [];
   const origin = w.at([key]);
   return list.map((item, i) => {

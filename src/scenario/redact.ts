@@ -9,18 +9,19 @@ import type { Scenario } from './load.js';
 
 type Secrets = Scenario['secrets'];
 
-function patterns(secrets: Secrets): { re: RegExp; name: string }[] {
+function patterns(secrets: Secrets): { re: RegExp; name: string; shown: string }[] {
   // Longest first: a value that contains another is replaced whole.
   return [...secrets]
     .sort((a, b) => b.value.length - a.value.length)
-    .map(({ name, value }) => ({
+    .map(({ name, value, shown }) => ({
       name,
+      shown: shown ?? `\${env.${name}}`,
       re: new RegExp(`(?<![A-Za-z0-9])${value.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![A-Za-z0-9])`, 'g'),
     }));
 }
 
-function replaceAll(text: string, ps: { re: RegExp; name: string }[]): string {
-  return ps.reduce((acc, { re, name }) => acc.replace(re, `\${env.${name}}`), text);
+function replaceAll(text: string, ps: { re: RegExp; shown: string }[]): string {
+  return ps.reduce((acc, { re, shown }) => acc.replace(re, () => shown), text);
 }
 
 /** `text` with every secret value replaced by `${env.NAME}`. */
@@ -157,13 +158,13 @@ export function redactChunks(chunks: readonly string[], secrets: Secrets): strin
   const taken = new Uint8Array(whole.length);
   const replaced = new Map<number, string>();
   // Longest first: a shorter secret inside a longer one's match is already covered.
-  for (const { name, value } of [...secrets].sort((a, b) => b.value.length - a.value.length)) {
+  for (const { name, value, shown } of [...secrets].sort((a, b) => b.value.length - a.value.length)) {
     if (value === '') continue;
     for (const view of views) {
       for (const positions of matchesIn(view, value)) {
         if (positions.some((p) => taken[p])) continue;
         for (const p of positions) taken[p] = 1;
-        replaced.set(positions[0]!, `\${env.${name}}`);
+        replaced.set(positions[0]!, shown ?? `\${env.${name}}`);
       }
     }
   }

@@ -124,6 +124,13 @@ const BROWSER_KEY: JsonSchema = {
       type: 'string',
       description: 'With driver webdriver: a running WebDriver server (http://127.0.0.1:4444) instead of starting one.',
     },
+    storageState: {
+      type: 'string',
+      minLength: 1,
+      description:
+        'A saved browser state (perf state save, MCP storage_save, or a Playwright storageState file; relative to the scenario ' +
+        'file) restored at every clean restart before app.path opens: cookies and web storage. A secret: never copied into outputs.',
+    },
   },
   additionalProperties: false,
 };
@@ -257,6 +264,12 @@ function overridableProperties(stepList: JsonSchema): Record<string, JsonSchema>
         },
       },
       additionalProperties: false,
+    },
+    setupOnce: {
+      ...stepList,
+      description:
+        'Steps run once per run (per arm with --against) in a fresh page before the first repeat, e.g. a sign-in; the browser state ' +
+        'they leave (cookies, localStorage, sessionStorage) is restored at every clean restart before app.path opens. Not measured.',
     },
     setup: { ...stepList, description: 'Steps after each clean restart, not measured.' },
     steps: { ...stepList, description: 'Measured steps: perf_begin before the first, perf_end after the last.' },

@@ -65,6 +65,11 @@ export interface OpenPageOptions {
    * them by what is still unanswered on the page's session when the commit is reported.
    */
   prepare: (page: Page) => Promise<unknown>;
+  /**
+   * What the browser context must hold before the page's first request, which leaves with the target's
+   * creation (before `prepare` reaches the page): the saved sign-in's cookies.
+   */
+  beforeCreate?: (browser: Browser, browserContextId: string) => Promise<unknown>;
   /** Create the page in this (prepared, empty) browser context, which it then owns; default a new one. */
   browserContextId?: string;
   timeoutMs?: number;
@@ -186,6 +191,7 @@ export class Browser {
     await this.enableAutoAttach();
     const browserContextId = opts.browserContextId ?? (await this.newContext());
     const timeoutMs = opts.timeoutMs ?? NAVIGATION_TIMEOUT_MS;
+    if (opts.beforeCreate) await opts.beforeCreate(this, browserContextId);
     let page: Page | undefined;
     // Releases the load waiter (and its timer) on every exit, as navigate() does.
     const stop = new AbortController();

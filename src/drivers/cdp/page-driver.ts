@@ -15,6 +15,8 @@ import { measureLoad } from './load.js';
 import { collectGarbage, takeHeapSnapshot } from './heap.js';
 import { markInPage, PerfSession } from './perf-session.js';
 import { captureScreenshot, pageGeometry } from './screenshot.js';
+import { cdpStorage } from './storage.js';
+import type { PageStorage } from '../storage.js';
 import type {
   HostPage,
   NetworkConditions,
@@ -35,8 +37,10 @@ class CdpPageDriver implements HostPage {
   readonly navigation: PageNavigation;
   readonly capture: PageCapture;
   readonly perf: PagePerf;
+  readonly storage: PageStorage;
 
   constructor(readonly page: Page) {
+    this.storage = cdpStorage(page);
     this.input = {
       click: (x, y, opts) => click(page, x, y, opts),
       clickOverlapped: (x, y, opts) => clickOverlapped(page, x, y, opts),

@@ -59,7 +59,7 @@ export interface RemoteConnector {
 }
 
 /** The app page a restart opens at once (see restartOpen). */
-export type OpenSpec = Pick<OpenPageOptions, 'url' | 'prepare'>;
+export type OpenSpec = Pick<OpenPageOptions, 'url' | 'prepare' | 'beforeCreate'>;
 
 interface SpareBrowser {
   chrome: ChromeProcess;

@@ -45,6 +45,19 @@ export type WheelAction =
   | { type: 'scroll'; x: number; y: number; deltaX: number; deltaY: number; duration?: number; origin?: 'viewport' }
   | { type: 'pause'; duration: number };
 
+/** A cookie as W3C WebDriver reads and writes it. */
+export interface WebDriverCookie {
+  name: string;
+  value: string;
+  domain?: string;
+  path?: string;
+  secure?: boolean;
+  httpOnly?: boolean;
+  /** Seconds since the epoch; absent for a session cookie. */
+  expiry?: number;
+  sameSite?: 'Strict' | 'Lax' | 'None';
+}
+
 export class WebDriverClient {
   private constructor(
     readonly endpoint: string,
@@ -111,6 +124,14 @@ export class WebDriverClient {
   }
   releaseActions(): Promise<unknown> {
     return this.cmd('DELETE', '/actions', undefined, 'release actions');
+  }
+  /** The current document's cookies, HttpOnly included (W3C "Get All Cookies"). */
+  async cookies(): Promise<WebDriverCookie[]> {
+    return (await this.cmd('GET', '/cookie', undefined, 'get all cookies')) as WebDriverCookie[];
+  }
+  /** Add a cookie for the current document's domain (W3C "Add Cookie"). */
+  addCookie(cookie: WebDriverCookie): Promise<unknown> {
+    return this.cmd('POST', '/cookie', { cookie }, 'add cookie');
   }
   async screenshot(): Promise<Buffer> {
     return Buffer.from(String(await this.cmd('GET', '/screenshot', undefined, 'take screenshot')), 'base64');

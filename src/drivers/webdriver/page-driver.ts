@@ -5,6 +5,8 @@
  * classic cannot do yet here (device emulation beyond the window size, console capture from
  * document start) is refused with a PerfError naming the driver, never faked.
  */
+import type { PageStorage } from '../storage.js';
+import { webdriverStorage } from './storage.js';
 import { PerfError } from '../../errors.js';
 import { lackMessage, type DriverFeature } from '../define.js';
 import { webdriverDriver } from './driver.js';
@@ -105,6 +107,7 @@ export class WebDriverPageDriver implements HostPage {
   readonly navigation: PageNavigation;
   readonly capture: PageCapture;
   readonly perf: PagePerf;
+  readonly storage: PageStorage;
   private crashed: string | undefined;
   /** Where the last pointer action left the pointer (viewport pixels); unknown after a navigation or resize. */
   private pointerAt: Point | undefined;
@@ -211,6 +214,7 @@ export class WebDriverPageDriver implements HostPage {
       pendingRequests: () => this.evaluate<PendingRequest[]>(PENDING_REQUESTS_SOURCE),
       network: () => Promise.reject(unsupported('network', 'network activity')),
     };
+    this.storage = webdriverStorage(client);
     this.perf = {
       mark: (name) => this.evaluate<number>(markSource(name)),
       begin: (opts) => WebDriverPerfSession.begin(this, opts).then((s) => (this.perfSession = s)),

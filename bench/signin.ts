@@ -1,0 +1,90 @@
+/**
+ * Sign in once (issue 33 target): a sign-in app whose identity provider takes 1.5 s, one 5-repeat
+ * scenario (plus its warmup) signing in once in setupOnce against the same scenario signing in in
+ * `setup` every repeat. Figures: each run's wall time (the `perf run` process, end to end), their
+ * ratio (target ≤ 0.4×), the server's sign-in count for each (target 1 against 6), and whether every
+ * repeat saw the signed-in page (no failed repeat).
+ *
+ *   npm run bench:signin [-- --delay-ms 1500] [--repeat 5]
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { RunFile } from '../src/perf/run-file.js';
+import { startSignInApp } from '../test/fixtures/signin/app.js';
+
+const PERF = fileURLToPath(new URL('../../bin/perf', import.meta.url));
+const PASSWORD = 'bench-password-4410';
+// 10 minutes: five repeats with a 1.5 s sign-in each take well under a minute; a hung run must still end.
+const RUN_TIMEOUT_MS = 600_000;
+
+function arg(name: string, fallback: number): number {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? Number(process.argv[i + 1]) : fallback;
+}
+
+const SIGN_IN = `  - fill: { target: { label: User }, text: alice }
+  - fill: { target: { label: Password }, text: "\${env.APP_PASSWORD}" }
+  - tap: { target: { role: button, name: Sign in } }
+  - wait_for: "Signed in as alice"
+`;
+const STEPS = `steps:
+  - expect: { target: { testId: who }, text: "Signed in as alice" }
+  - tap: { target: { role: button, name: Load items } }
+  - expect: { target: { role: listitem }, count: 300 }
+`;
+
+/** `perf …` as a child, killed after RUN_TIMEOUT_MS; its exit code and stderr. */
+function perfRun(args: string[], cwd: string): Promise<{ status: number | null; stderr: string }> {
+  const child = spawn(process.execPath, args, { cwd, env: { ...process.env, APP_PASSWORD: PASSWORD, GITHUB_STEP_SUMMARY: '' } });
+  let stderr = '';
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  child.stdout.resume();
+  const timer = setTimeout(() => child.kill('SIGKILL'), RUN_TIMEOUT_MS);
+  return new Promise((resolve) =>
+    child.once('exit', (status) => {
+      clearTimeout(timer);
+      resolve({ status, stderr });
+    }),
+  );
+}
+
+async function main(): Promise<void> {
+  const delayMs = arg('delay-ms', 1500);
+  const repeat = arg('repeat', 5);
+  const app = await startSignInApp({ password: PASSWORD, loginDelayMs: delayMs });
+  const dir = mkdtempSync(join(tmpdir(), 'rehearse-bench-signin-'));
+  try {
+    const rows: { name: string; wallMs: number; signIns: number; failed: number; measured: number }[] = [];
+    for (const [name, key] of [
+      ['once', 'setupOnce'],
+      ['every', 'setup'],
+    ] as const) {
+      const file = join(dir, `${name}.yaml`);
+      writeFileSync(file, `name: ${name}\napp: { url: ${app.url}, path: /app }\n${key}:\n${SIGN_IN}${STEPS}`);
+      const before = app.signIns();
+      const t0 = performance.now();
+      // Asynchronously: the app answers from this process.
+      const r = await perfRun([PERF, 'run', file, '--repeat', String(repeat), '--out', join(dir, 'out'), '--quiet'], dir);
+      const wallMs = performance.now() - t0;
+      if (r.status !== 0 && r.status !== 1) throw new Error(`perf run ${name}: exit ${r.status}\n${r.stderr}`);
+      const run = JSON.parse(readFileSync(join(dir, 'out', `${name}-run.json`), 'utf8')) as RunFile;
+      rows.push({ name, wallMs, signIns: app.signIns() - before, failed: run.summary.failed, measured: run.summary.measured });
+    }
+    const [once, every] = rows as [(typeof rows)[0], (typeof rows)[0]];
+    for (const r of rows)
+      console.log(
+        `${r.name.padEnd(6)} wall ${(r.wallMs / 1000).toFixed(1)} s, sign-ins ${r.signIns}, measured ${r.measured}, failed ${r.failed}`,
+      );
+    const ratio = once.wallMs / every.wallMs;
+    console.log(`ratio (setupOnce / setup every repeat): ${ratio.toFixed(2)}× (target ≤ 0.40×); identity provider ${delayMs} ms`);
+    console.log(JSON.stringify({ delayMs, repeat, ratio: Number(ratio.toFixed(3)), rows }));
+  } finally {
+    await app.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+await main();

@@ -1,0 +1,186 @@
+/**
+ * Sign in once (issue 33): a scenario's setupOnce signs in once per run and every clean repeat starts
+ * signed in (an HttpOnly cookie and a localStorage value restored before app.path opens), on real
+ * Chromium against a tiny sign-in app served here. The password and the session cookie appear in no
+ * file under --out and in no output; a state saved by `perf state save` from a `perf start` session
+ * runs the same with no sign-in at all; an expired sign-in is signed in again once; a terminal
+ * scenario with setupOnce is refused at its line.
+ */
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { RunFile } from '../src/perf/run-file.js';
+import { findServerBinary, miniBrowserPath } from '../src/drivers/webdriver/server.js';
+import { perfCli } from './helpers.js';
+import { startSignInApp, type SignInApp } from './fixtures/signin/app.js';
+
+const PASSWORD = 'correct-horse-battery-7731';
+const missingWebKit =
+  findServerBinary('webkit') && miniBrowserPath() ? false : 'WebKitWebDriver not installed (apt-get install webkit2gtk-driver xvfb)';
+const work = mkdtempSync(join(tmpdir(), 'rehearse-signin-'));
+let app: SignInApp;
+
+before(async () => {
+  app = await startSignInApp({ password: PASSWORD, loginDelayMs: 300 });
+});
+after(async () => {
+  await perfCli(work, ['stop'], 60_000).catch(() => undefined);
+  await app.close();
+  rmSync(work, { recursive: true, force: true });
+});
+
+/** perf with APP_PASSWORD in its environment (a child's env: the helper passes process.env on). */
+async function perf(args: string[], timeoutMs = 240_000): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  process.env.APP_PASSWORD = PASSWORD;
+  try {
+    return await perfCli(work, args, timeoutMs);
+  } finally {
+    delete process.env.APP_PASSWORD;
+  }
+}
+
+const SIGNED_IN_STEPS = `steps:
+  - expect: { target: { testId: who }, text: "Signed in as alice" }
+  - expect: { target: { testId: pref }, text: "Preference: theme-dark-from-login" }
+  - tap: { target: { role: button, name: Load items } }
+  - expect: { target: { role: listitem }, count: 300 }
+`;
+
+function scenario(name: string, extra: string): string {
+  const file = join(work, `${name}.yaml`);
+  writeFileSync(file, `name: ${name}\napp: { url: ${app.url}, path: /app }\n${extra}${SIGNED_IN_STEPS}`);
+  return file;
+}
+
+const SETUP_ONCE = `setupOnce:
+  - fill: { target: { label: User }, text: alice }
+  - fill: { target: { label: Password }, text: "\${env.APP_PASSWORD}" }
+  - tap: { target: { role: button, name: Sign in } }
+  - wait_for: "Signed in as alice"
+`;
+
+/** Every file under `dir`, recursively. */
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir).flatMap((n) => {
+    const p = join(dir, n);
+    return statSync(p).isDirectory() ? filesUnder(p) : [p];
+  });
+}
+
+/** No secret in any file under `out` (as text, whatever the file) nor in the command's output. */
+function assertNoSecrets(out: string, r: { stdout: string; stderr: string }, secrets: string[]): void {
+  const files = filesUnder(out);
+  assert.ok(files.length > 0, 'the run wrote files');
+  for (const s of secrets) {
+    for (const f of files) assert.ok(!readFileSync(f).toString('latin1').includes(s), `${f} holds a secret`);
+    assert.ok(!r.stdout.includes(s) && !r.stderr.includes(s), 'a secret in the output');
+  }
+}
+
+function runFile(out: string, name: string): RunFile {
+  return JSON.parse(readFileSync(join(out, `${name}-run.json`), 'utf8')) as RunFile;
+}
+
+function assertAllSignedIn(run: RunFile, stderr: string, repeats = 6): void {
+  const why = JSON.stringify(run.repeats.map((x) => (x.status === 'failed' ? x.failure.error.message : x.status)));
+  assert.equal(run.summary.failed, 0, `every repeat's expect steps saw the signed-in page: ${why}\n${stderr}`);
+  assert.equal(run.repeats.length, repeats, 'every scheduled repeat ran');
+  assert.ok(
+    run.repeats.every((x) => x.retriedAfterSignIn === undefined),
+    'no repeat needed a second sign-in',
+  );
+}
+
+test('setupOnce signs in once; five clean repeats start signed in; no secret in --out or the output', { timeout: 300_000 }, async () => {
+  const before = app.signIns();
+  const file = scenario('once', SETUP_ONCE);
+  const r = await perf(['run', file, '--repeat', '5', '--out', 'out-once']);
+  assert.ok(r.code === 0 || r.code === 1, r.stderr);
+  assert.equal(app.signIns() - before, 1, 'one sign-in for the whole run');
+  const out = join(work, 'out-once');
+  assertAllSignedIn(runFile(out, 'once'), r.stderr);
+  assertNoSecrets(out, r, [PASSWORD, ...app.sessionIds()]);
+});
+
+test(
+  'perf state save from a perf start session; perf run --storage-state FILE runs signed in with no sign-in',
+  { timeout: 300_000 },
+  async () => {
+    // The session in the default state folder (./.perf of the working folder), which the step verbs use.
+    const start = await perf(['start', '--url', app.url, '--path', '/login', '--json'], 90_000);
+    assert.equal(start.code, 0, start.stderr);
+    for (const args of [
+      ['fill', '--target', '{"label":"User"}', '--text', 'alice'],
+      ['fill', '--target', '{"label":"Password"}', '--text', PASSWORD],
+      ['tap', '--target', '{"role":"button","name":"Sign in"}'],
+      ['wait_for', '--text', 'Signed in as alice'],
+    ]) {
+      const v = await perf(args, 60_000);
+      assert.equal(v.code, 0, `${args.join(' ')}: ${v.stderr}`);
+    }
+    const save = await perf(['state', 'save', 'state.json', '--json'], 60_000);
+    assert.equal(save.code, 0, save.stderr);
+    const saved = JSON.parse(save.stdout) as { cookies: number; origins: string[] };
+    assert.ok(saved.cookies >= 1 && saved.origins.includes(app.url), save.stdout);
+    assert.equal(statSync(join(work, 'state.json')).mode & 0o777, 0o600, 'a state file is a secret: 0600');
+    await perf(['stop'], 60_000);
+
+    const before = app.signIns();
+    const file = scenario('from-file', '');
+    const r = await perf(['run', file, '--repeat', '5', '--out', 'out-file', '--storage-state', 'state.json']);
+    assert.ok(r.code === 0 || r.code === 1, r.stderr);
+    assert.equal(app.signIns() - before, 0, 'the saved state is the sign-in');
+    const out = join(work, 'out-file');
+    assertAllSignedIn(runFile(out, 'from-file'), r.stderr);
+    assertNoSecrets(out, r, [PASSWORD, ...app.sessionIds()]);
+
+    const bad = join(work, 'bad-state.json');
+    writeFileSync(bad, JSON.stringify({ version: 1, cookies: [{ name: 'x' }], origins: [] }));
+    const refused = await perf(['run', file, '--repeat', '1', '--out', 'out-bad', '--storage-state', 'bad-state.json'], 60_000);
+    assert.equal(refused.code, 2, refused.stderr);
+    assert.match(refused.stderr, /bad-state\.json: not a storage state file/);
+  },
+);
+
+test('an expired sign-in: the failed repeat signs in again once, is retried and says so', { timeout: 300_000 }, async () => {
+  const before = app.signIns();
+  const file = scenario('expired', SETUP_ONCE);
+  // The sign-in opens /app (1st request, sent to /login) and comes back to it signed in (2nd); the first
+  // repeat's (the 3rd) finds its session gone.
+  app.expireAt(3);
+  const r = await perf(['run', file, '--repeat', '2', '--warmup', '0', '--out', 'out-expired']);
+  assert.ok(r.code === 0 || r.code === 1, r.stderr);
+  const run = runFile(join(work, 'out-expired'), 'expired');
+  assert.equal(app.signIns() - before, 2, 'signed in again once');
+  assert.equal(run.repeats[0]?.retriedAfterSignIn, true, 'the first repeat was retried after signing in again');
+  assert.equal(run.repeats[1]?.retriedAfterSignIn, undefined);
+  assert.equal(run.summary.failed, 0, r.stderr);
+});
+
+test(
+  'WebKit over WebDriver: setupOnce signs in once; the cookie and localStorage are restored in every new session',
+  {
+    timeout: 300_000,
+    skip: missingWebKit,
+  },
+  async () => {
+    const before = app.signIns();
+    const file = scenario('webkit', `browser: { engine: webkit }\n${SETUP_ONCE}`);
+    const r = await perf(['run', file, '--repeat', '5', '--warmup', '0', '--out', 'out-webkit']);
+    assert.ok(r.code === 0 || r.code === 1, r.stderr);
+    assert.equal(app.signIns() - before, 1, 'one sign-in for the whole run');
+    const out = join(work, 'out-webkit');
+    assertAllSignedIn(runFile(out, 'webkit'), r.stderr, 5);
+    assertNoSecrets(out, r, [PASSWORD, ...app.sessionIds()]);
+  },
+);
+
+test('a terminal scenario with setupOnce is refused at its line (exit 2)', { timeout: 60_000 }, async () => {
+  const file = join(work, 'term.yaml');
+  writeFileSync(file, 'name: term\napp:\n  terminal: { command: cat }\nsetupOnce:\n  - press_key: Enter\nsteps:\n  - press_key: Enter\n');
+  const r = await perf(['validate', file], 60_000);
+  assert.equal(r.code, 2, r.stderr);
+  assert.match(r.stderr, /term\.yaml:5:\d+.*setupOnce is not available on the pty driver/);
+});
