@@ -102,8 +102,8 @@ export interface Scenario {
   steps: StepCall[];
   thresholds: { warnPct: number; errorPct: number; metrics: Record<string, { warnPct?: number; errorPct?: number }> };
   budgets: Budget[];
-  /** perf leaks: how many times the steps run in one page. */
-  leaks: { iterations: number };
+  /** perf leaks: how many times the steps run in one page, and the verdict's thresholds when the scenario sets them. */
+  leaks: { iterations: number; minPerIteration?: number; minRetainedBytes?: number };
   /** Values read through ${env.NAME}: run files carry the name, never the value (redact.ts). */
   secrets: { name: string; value: string }[];
 }
@@ -299,7 +299,7 @@ export function loadScenario(path: string, opts: LoadOptions = {}): Scenario {
     ...(gateMetrics ? { gate: { metrics: gateMetrics } } : {}),
     ...measureOf(src, w, (browser.restart as RestartMode | undefined) ?? driver.restartModes[0]!),
     vars: w.vars,
-    leaks: { iterations: (w.merged.leaks as { iterations?: number } | undefined)?.iterations ?? DEFAULTS.leaksIterations },
+    leaks: leaksOf(w.merged.leaks as Partial<Scenario['leaks']> | undefined),
     setup: steps('setup'),
     steps: steps('steps'),
     thresholds,
@@ -321,6 +321,15 @@ export function loadScenario(path: string, opts: LoadOptions = {}): Scenario {
 }
 
 /** `measure` and `cache`: a cold cache unless a reload restart keeps the page's (and the scenario says nothing). */
+/** The scenario's leaks: key (checked by the schema); thresholds it leaves out stay unset: perf leaks' defaults apply. */
+function leaksOf(l: Partial<Scenario['leaks']> | undefined): Scenario['leaks'] {
+  return {
+    iterations: l?.iterations ?? DEFAULTS.leaksIterations,
+    ...(l?.minPerIteration !== undefined ? { minPerIteration: l.minPerIteration } : {}),
+    ...(l?.minRetainedBytes !== undefined ? { minRetainedBytes: l.minRetainedBytes } : {}),
+  };
+}
+
 function measureOf(src: Located, w: Written, restart: RestartMode): Pick<Scenario, 'measure' | 'cache'> {
   const measure = (w.merged.measure as Scenario['measure'] | undefined) ?? 'steps';
   const cache = (w.merged.cache as Scenario['cache'] | undefined) ?? (restart === 'reload' ? 'warm' : 'cold');
