@@ -168,6 +168,27 @@ describe('thresholds: the flags, the scenario leaks: key, MCP perf_leaks argumen
   });
 });
 
+describe("memory.blinkHeapAfterGcBytes: Blink's heap, where a detached DOM tree is", { timeout: 600_000 }, () => {
+  test('perf run on the leaky page reads more of it than on the fixed page (one closed panel kept alive)', () => {
+    const blink = (variant: string): number[] => {
+      const out = join(work, `blink-${variant}`);
+      const r = perf(['run', SCENARIO, '--variant', variant, '--repeat', '2', '--warmup', '0', '--out', out, '--quiet']);
+      assert.equal(r.code, 0, r.stderr);
+      const run = JSON.parse(readFileSync(join(out, `leaks-cli-${variant}-run.json`), 'utf8')) as {
+        repeats: { report: { metrics: Record<string, number> } }[];
+      };
+      return run.repeats.map((x) => x.report.metrics['memory.blinkHeapAfterGcBytes']!);
+    };
+    const [leaky, fixed] = [blink('leaky'), blink('fixed')];
+    assert.ok(
+      [...leaky, ...fixed].every((b) => typeof b === 'number' && b > 100_000),
+      `${leaky} / ${fixed}`,
+    );
+    // The kept panel: a 200-row table (1,002 nodes), ~90 KB of Blink heap by memlab's and our snapshot's count.
+    assert.ok(Math.min(...leaky) - Math.max(...fixed) > 50 * 1024, `leaky ${leaky} vs fixed ${fixed}`);
+  });
+});
+
 describe('perf leaks on a terminal program', { timeout: 300_000 }, () => {
   test('no heap over a pty: peak RSS after each iteration, its growth, and what is not measured', () => {
     const out = join(work, 'out-term');
