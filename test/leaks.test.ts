@@ -6,10 +6,19 @@
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { judgeLeaks, judgeRss, DEFAULT_LEAK_THRESHOLDS, type LeakGroup, type LeaksResult } from '../src/perf/leaks-result.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import {
+  judgeLeaks,
+  judgeRss,
+  resolveThresholds,
+  DEFAULT_LEAK_THRESHOLDS,
+  type LeakGroup,
+  type LeaksResult,
+} from '../src/perf/leaks-result.js';
 import { renderLeaksHtml, renderLeaksMarkdown, shortPath } from '../reporters/leaks.js';
 import { leaksBrief } from '../src/mcp/perf-tools.js';
 import { FIXTURES_DIR, ROOT } from './helpers.js';
@@ -75,6 +84,111 @@ describe('perf leaks on Chromium', { timeout: 600_000 }, () => {
   });
 });
 
+// The leaky fixture keeps ~3.6 MB over 3 iterations (panel, rows, detached table): 50 MB is far above it, 1 KB far below.
+const ABOVE_BYTES = 50 * 1024 * 1024;
+const BELOW_BYTES = 1024;
+
+describe('thresholds: the flags, the scenario leaks: key, MCP perf_leaks arguments', { timeout: 900_000 }, () => {
+  test('--min-retained above the leak: exit 0 (the groups still listed); below it: exit 1', () => {
+    const above = perf(['leaks', SCENARIO, '--variant', 'leaky', '--iterations', '3', '--min-retained', '50MB', '--json']);
+    assert.equal(above.code, 0, above.stderr);
+    const doc = JSON.parse(above.stdout) as { verdict: string; leaks: LeakGroup[]; thresholds: object };
+    assert.equal(doc.verdict, 'no_leak');
+    assert.deepEqual(doc.thresholds, { minPerIteration: 1, minRetainedBytes: ABOVE_BYTES });
+    assert.ok(
+      doc.leaks.some((g) => g.constructor === 'DetailsPanel'),
+      'the growing groups are still listed',
+    );
+    const per = perf(['leaks', SCENARIO, '--variant', 'leaky', '--iterations', '3', '--min-retained', '1KB', '--min-per-iteration', '1']);
+    assert.equal(per.code, 1, per.stderr + per.stdout);
+  });
+
+  test("the scenario's leaks: { minRetainedBytes } sets the verdict; the flag overrides it", () => {
+    const text = readFileSync(SCENARIO, 'utf8').replace(/^leaks: .*$/m, `leaks: { iterations: 3, minRetainedBytes: ${ABOVE_BYTES} }`);
+    const file = join(work, 'leaks-cli', 'leaks-high.yaml');
+    writeFileSync(file, text);
+    const fromScenario = perf(['leaks', file, '--variant', 'leaky', '--json']);
+    assert.equal(fromScenario.code, 0, fromScenario.stderr);
+    assert.equal(
+      (JSON.parse(fromScenario.stdout) as { thresholds: { minRetainedBytes: number } }).thresholds.minRetainedBytes,
+      ABOVE_BYTES,
+    );
+    const overridden = perf(['leaks', file, '--variant', 'leaky', '--min-retained', '100KB', '--quiet']);
+    assert.equal(overridden.code, 1, overridden.stderr + overridden.stdout);
+    writeFileSync(file, text.replace(`minRetainedBytes: ${ABOVE_BYTES}`, 'minRetainedBytes: -1'));
+    const bad = perf(['leaks', file, '--variant', 'leaky']);
+    assert.equal(bad.code, 2, bad.stderr);
+    assert.match(bad.stderr, /leaks-high\.yaml:\d+.*minRetainedBytes/s);
+  });
+
+  test('MCP perf_leaks: vars, out and the thresholds, through the real server', async () => {
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [PERF, 'mcp', '--caps', 'core,perf,devtools'],
+      cwd: work,
+      env: { ...(process.env as Record<string, string>) },
+      stderr: 'pipe',
+    });
+    const client = new Client({ name: 'rehearse-leaks-test', version: '0.0.0' });
+    await client.connect(transport);
+    const call = async (args: Record<string, unknown>): Promise<{ isError: boolean; json: Record<string, any>; text: string }> => {
+      // 240 s: one perf leaks run, as perf() above.
+      const res = (await client.callTool({ name: 'perf_leaks', arguments: args }, undefined, { timeout: 240_000 })) as {
+        isError?: boolean;
+        content: { type: string; text: string }[];
+      };
+      const text = res.content[0]?.text ?? '';
+      return { isError: res.isError === true, json: JSON.parse(text) as Record<string, any>, text };
+    };
+    try {
+      const scenario = 'leaks-cli/leaks.yaml';
+      const above = await call({ scenario, variant: 'leaky', iterations: 3, minRetainedBytes: ABOVE_BYTES, out: 'mcp-out' });
+      assert.equal(above.isError, false, above.text);
+      assert.equal(above.json.exitCode, 0, above.text);
+      assert.equal(above.json.thresholds.minRetainedBytes, ABOVE_BYTES);
+      assert.ok(existsSync(join(work, 'mcp-out', 'leaks-cli-leaky-leaks-snapshots', 'last.heapsnapshot')), 'snapshots under out');
+      const below = await call({ scenario, variant: 'leaky', iterations: 3, minRetainedBytes: BELOW_BYTES, minPerIteration: 1 });
+      assert.equal(below.json.exitCode, 1, below.text);
+      assert.ok(
+        (below.json.leaks as LeakGroup[]).some((g) => g.constructor === 'DetailsPanel'),
+        below.text,
+      );
+      // vars override the variant's: the leaky variant with mode=fixed is the fixed page.
+      const fixedByVars = await call({ scenario, variant: 'leaky', iterations: 3, vars: { mode: 'fixed' } });
+      assert.equal(fixedByVars.json.exitCode, 0, fixedByVars.text);
+      const outside = await call({ scenario, variant: 'leaky', out: '/tmp/elsewhere' });
+      assert.equal(outside.isError, true, outside.text);
+      assert.match(outside.text, /perf_leaks out/);
+      const bad = await call({ scenario, minRetainedBytes: -5 });
+      assert.equal(bad.isError, true, bad.text);
+      assert.match(bad.text, /minRetainedBytes/);
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe("memory.blinkHeapAfterGcBytes: Blink's heap, where a detached DOM tree is", { timeout: 600_000 }, () => {
+  test('perf run on the leaky page reads more of it than on the fixed page (one closed panel kept alive)', () => {
+    const blink = (variant: string): number[] => {
+      const out = join(work, `blink-${variant}`);
+      const r = perf(['run', SCENARIO, '--variant', variant, '--repeat', '2', '--warmup', '0', '--out', out, '--quiet']);
+      assert.equal(r.code, 0, r.stderr);
+      const run = JSON.parse(readFileSync(join(out, `leaks-cli-${variant}-run.json`), 'utf8')) as {
+        repeats: { report: { metrics: Record<string, number> } }[];
+      };
+      return run.repeats.map((x) => x.report.metrics['memory.blinkHeapAfterGcBytes']!);
+    };
+    const [leaky, fixed] = [blink('leaky'), blink('fixed')];
+    assert.ok(
+      [...leaky, ...fixed].every((b) => typeof b === 'number' && b > 100_000),
+      `${leaky} / ${fixed}`,
+    );
+    // The kept panel: a 200-row table (1,002 nodes), ~90 KB of Blink heap by memlab's and our snapshot's count.
+    assert.ok(Math.min(...leaky) - Math.max(...fixed) > 50 * 1024, `leaky ${leaky} vs fixed ${fixed}`);
+  });
+});
+
 describe('perf leaks on a terminal program', { timeout: 300_000 }, () => {
   test('no heap over a pty: peak RSS after each iteration, its growth, and what is not measured', () => {
     const out = join(work, 'out-term');
@@ -137,6 +251,14 @@ describe('the verdict and the reports (pure)', { timeout: 60_000 }, () => {
     count: countPerIteration * 8,
     retainedBytes,
     retainerPath: ['Window', 'listeners', 'resize', '(closure) onResize', constructor, 'div'],
+  });
+  test('thresholds: the first layer that sets one wins (flag or MCP argument, then the scenario), else the default', () => {
+    assert.deepEqual(resolveThresholds(undefined, undefined), DEFAULT_LEAK_THRESHOLDS);
+    assert.deepEqual(resolveThresholds({ minRetainedBytes: 5 }, { minRetainedBytes: 7, minPerIteration: 2 }), {
+      minPerIteration: 2,
+      minRetainedBytes: 5,
+    });
+    assert.deepEqual(resolveThresholds({}, { minPerIteration: 3 }), { minPerIteration: 3, minRetainedBytes: 100 * 1024 });
   });
   test('a leak is a group growing by >= 1 per iteration with >= 100 KB retained over all such groups', () => {
     const t = DEFAULT_LEAK_THRESHOLDS;

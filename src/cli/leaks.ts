@@ -3,7 +3,7 @@ import { relative } from 'node:path';
 import { PerfError } from '../errors.js';
 import { fileInFolder, writeFileAtomic } from '../files.js';
 import { BUDGET_UNITS, isBudgetUnit, toMetricUnit } from '../perf/budget-units.js';
-import { DEFAULT_LEAK_THRESHOLDS, leaksJson, type LeakThresholds, type LeaksResult } from '../perf/leaks-result.js';
+import { leaksJson, type LeakThresholds, type LeaksResult } from '../perf/leaks-result.js';
 import { runLeaks, type LeaksProgress } from '../runner/leaks.js';
 import { runFileName } from '../runner/records.js';
 import { loadScenario } from '../scenario/load.js';
@@ -29,14 +29,14 @@ export function parseSize(flag: string, text: string): number {
   return toMetricUnit(Number(m[1]), unit);
 }
 
-function thresholdsOf(f: Record<string, unknown>): LeakThresholds {
+/** The thresholds the flags set; the ones left out come from the scenario's leaks: key, else the defaults (runner). */
+function thresholdsOf(f: Record<string, unknown>): Partial<LeakThresholds> {
   const per = f.minPerIteration as number | undefined;
   if (per !== undefined && !(per > 0))
     throw new PerfError({ code: 'invalid_flag', message: `leaks: --min-per-iteration must be > 0, got ${per}` });
   return {
-    minPerIteration: per ?? DEFAULT_LEAK_THRESHOLDS.minPerIteration,
-    minRetainedBytes:
-      f.minRetained !== undefined ? parseSize('min-retained', String(f.minRetained)) : DEFAULT_LEAK_THRESHOLDS.minRetainedBytes,
+    ...(per !== undefined ? { minPerIteration: per } : {}),
+    ...(f.minRetained !== undefined ? { minRetainedBytes: parseSize('min-retained', String(f.minRetained)) } : {}),
   };
 }
 
@@ -78,7 +78,9 @@ function writeReports(r: LeaksResult, out: string, base: string, names: LeakRepo
 export const leaksCommand = defineCommand({
   name: 'leaks',
   summary: 'Run the steps N times in one page and name the objects each iteration leaves alive (heap snapshots)',
-  usage: 'leaks SCENARIO.yaml [--variant NAME] [--var N=V] [--iterations N] [--json] [--out DIR] [--reporter markdown|html]',
+  usage:
+    'leaks SCENARIO.yaml [--variant NAME] [--var N=V] [--iterations N] [--min-per-iteration N] [--min-retained SIZE] [--json] ' +
+    '[--out DIR] [--reporter markdown|html]',
   details:
     'One clean start and setup, then a GC and heap snapshot (baseline), the steps once (snapshot first), N-1 more times\n' +
     '(snapshot last). The steps must bring the app back to where they started. Snapshots stay in\n' +
@@ -92,8 +94,16 @@ export const leaksCommand = defineCommand({
       value: 'N',
       description: 'Times the steps run in one page (overrides leaks.iterations; default 8; >= 2).',
     },
-    minPerIteration: { type: 'number', value: 'N', description: 'A group leaks when it grows by at least N per iteration. Default 1.' },
-    minRetained: { type: 'string', value: 'SIZE', description: '…and the leaking groups retain at least SIZE in all. Default 100KB.' },
+    minPerIteration: {
+      type: 'number',
+      value: 'N',
+      description: 'A group leaks when it grows by at least N per iteration (overrides leaks.minPerIteration). Default 1.',
+    },
+    minRetained: {
+      type: 'string',
+      value: 'SIZE',
+      description: '…and the leaking groups retain at least SIZE in all (overrides leaks.minRetainedBytes). Default 100KB.',
+    },
     out: { type: 'string', value: 'DIR', description: 'Output folder for the snapshots and reports. Default build/perf.' },
     reporter: { type: 'list', value: 'NAME', description: 'Also write a report beside the snapshots: markdown, html.' },
     quiet: { type: 'boolean', description: 'No progress lines.' },

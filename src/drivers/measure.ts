@@ -112,6 +112,8 @@ export interface RawSession {
 export interface MemoryReading {
   /** V8's used JS heap (Runtime.getHeapUsage usedSize): Blink's DOM objects live outside it. */
   heapUsedBytes: number;
+  /** Blink's Oilpan heap (Runtime.getHeapUsage embedderHeapUsedSize), when the Chromium reports it. */
+  blinkHeapUsedBytes?: number;
   /** Memory.getDOMCounters: live documents, DOM nodes and JS event listeners in the renderer. */
   documents: number;
   nodes: number;

@@ -18,7 +18,7 @@ import type { BudgetResult, RunFile } from '../perf/run-file.js';
 import { inBudgetUnit } from '../perf/budget-units.js';
 import { loadScenario, type Scenario } from '../scenario/load.js';
 import { METRICS } from '../perf/metrics.js';
-import { DEFAULT_LEAK_THRESHOLDS, leaksJson, type LeaksResult } from '../perf/leaks-result.js';
+import { leaksJson, type LeaksResult } from '../perf/leaks-result.js';
 import { runLeaks } from '../runner/leaks.js';
 import { okReply } from './format.js';
 import { defineTool, type ToolCallContext, type ToolDefinition } from './core.js';
@@ -411,7 +411,15 @@ export const perfLeaksTool = defineTool({
   description: 'Find leaks: run the steps N times in one page, name what stays alive.',
   inputSchema: {
     type: 'object',
-    properties: { scenario: { type: 'string' }, variant: { type: 'string' }, iterations: { type: 'integer', minimum: 2 } },
+    properties: {
+      scenario: { type: 'string' },
+      variant: { type: 'string' },
+      iterations: { type: 'integer', minimum: 2 },
+      vars: { type: 'object', additionalProperties: { type: 'string' }, description: 'Scenario vars.' },
+      out: { type: 'string', description: 'Snapshots folder.' },
+      minPerIteration: { type: 'number', exclusiveMinimum: 0, description: 'Leak: growth/iteration >= (1)' },
+      minRetainedBytes: { type: 'integer', minimum: 0, description: '& bytes kept >= (102400)' },
+    },
     required: ['scenario'],
     additionalProperties: false,
   },
@@ -419,13 +427,16 @@ export const perfLeaksTool = defineTool({
   async run(core, args, ctx) {
     const where = core.confine('perf_leaks scenario', args.scenario, 'read');
     const variant = args.variant !== undefined ? { variant: args.variant } : {};
-    const sc = loadScenario(where, { ...variant, cwd: core.cwd, allowOutside: core.allowOutside });
+    const sc = loadScenario(where, { ...variant, vars: args.vars ?? {}, cwd: core.cwd, allowOutside: core.allowOutside });
     const program = programOf(sc);
     if (program !== undefined) core.checkCommands('perf_leaks scenario', `${args.scenario}: ${program}`);
     const result = await runLeaks(sc, {
-      outDir: core.confine('perf_leaks out', 'build/perf', 'folder'),
+      outDir: core.confine('perf_leaks out', args.out ?? 'build/perf', 'folder'),
       cwd: core.cwd,
-      thresholds: DEFAULT_LEAK_THRESHOLDS,
+      thresholds: {
+        ...(args.minPerIteration !== undefined ? { minPerIteration: args.minPerIteration } : {}),
+        ...(args.minRetainedBytes !== undefined ? { minRetainedBytes: args.minRetainedBytes } : {}),
+      },
       ...(args.iterations !== undefined ? { iterations: args.iterations } : {}),
       ...(ctx.signal ? { signal: ctx.signal } : {}),
     });

@@ -22,6 +22,13 @@ export interface LeakThresholds {
 // entries from failing a build while a leaked panel with its DOM (hundreds of KB) fails it.
 export const DEFAULT_LEAK_THRESHOLDS: LeakThresholds = { minPerIteration: 1, minRetainedBytes: 100 * 1024 };
 
+/** The thresholds in force: each one from the first layer that sets it (flag or MCP argument, then the scenario), else the default. */
+export function resolveThresholds(...layers: readonly (Partial<LeakThresholds> | undefined)[]): LeakThresholds {
+  const pick = <K extends keyof LeakThresholds>(k: K): LeakThresholds[K] =>
+    layers.find((l) => l?.[k] !== undefined)?.[k] ?? DEFAULT_LEAK_THRESHOLDS[k];
+  return { minPerIteration: pick('minPerIteration'), minRetainedBytes: pick('minRetainedBytes') };
+}
+
 /** The groups over the per-iteration threshold, and whether together they retain enough to be a leak. */
 export function judgeLeaks(
   groups: readonly LeakGroup[],

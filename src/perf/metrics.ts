@@ -505,10 +505,27 @@ export const memoryJsEventListeners = defineMetric({
   drivers: CDP_ONLY,
   description: 'JS event listeners registered in the renderer after GC at the end of the window (a listener never removed stays here).',
 });
+// Blink's own garbage-collected heap (Oilpan: DOM nodes, listeners' wrappers, layout objects): a detached DOM tree
+// is here, not in the JS heap. Chromium 156 reports it in Runtime.getHeapUsage (embedderHeapUsedSize). Secondary,
+// not promotable: a figure newer than the committed baselines, left out of the primary family until they show its spread.
+export const memoryBlinkHeapAfterGcBytes = defineMetric({
+  name: 'memory.blinkHeapAfterGcBytes',
+  unit: 'bytes',
+  kind: 'bytes',
+  better: 'lower',
+  gate: 'secondary',
+  hostDependent: false,
+  floor: MEMORY_BYTES_FLOOR,
+  drivers: CDP_ONLY,
+  description:
+    "Blink's garbage-collected heap (Oilpan: DOM nodes, detached ones included) after two forced GCs at the end of the window " +
+    '(Runtime.getHeapUsage embedderHeapUsedSize); absent on a Chromium that does not report it.',
+});
 /** Every memory metric, in report order. */
 export const MEMORY_METRICS: readonly MetricDefinition[] = [
   memoryHeapUsedAfterGcBytes,
   memoryHeapGrowthAfterGcBytes,
+  memoryBlinkHeapAfterGcBytes,
   memoryDomNodes,
   memoryDocuments,
   memoryJsEventListeners,

@@ -16,7 +16,7 @@ import { PerfError } from '../errors.js';
 import { ensureDir, fileInFolder } from '../files.js';
 import { BEGIN_TIMEOUT_MS, END_TIMEOUT_MS, beginMeasure, endMeasure, withinMs } from '../perf/measure.js';
 import { analyzeLeaks } from '../perf/heap/leaks.js';
-import { judgeLeaks, judgeRss, type LeakThresholds, type LeaksCommon, type LeaksResult } from '../perf/leaks-result.js';
+import { judgeLeaks, judgeRss, resolveThresholds, type LeakThresholds, type LeaksCommon, type LeaksResult } from '../perf/leaks-result.js';
 import type { Scenario, StepCall } from '../scenario/load.js';
 import { startApp } from '../session/app.js';
 import { gridConnector, gridUrlOf } from '../session/grid.js';
@@ -29,7 +29,8 @@ export interface LeaksOptions {
   outDir: string;
   /** Overrides the scenario's leaks.iterations. */
   iterations?: number;
-  thresholds: LeakThresholds;
+  /** Thresholds from a flag or an MCP argument: they override the scenario's leaks: key, which overrides the defaults. */
+  thresholds?: Partial<LeakThresholds>;
   cwd?: string;
   signal?: AbortSignal;
   onProgress?: (e: LeaksProgress) => void;
@@ -60,13 +61,14 @@ export async function runLeaks(sc: Scenario, opts: LeaksOptions): Promise<LeaksR
     });
   }
   const snapshotsDir = fileInFolder(opts.outDir, `${runFileName(sc, 'leaks')}-snapshots`, 'perf leaks');
-  const common = { scenario: sc.name, variant: sc.variant, iterations, thresholds: opts.thresholds };
+  const thresholds = resolveThresholds(opts.thresholds, sc.leaks);
+  const common = { scenario: sc.name, variant: sc.variant, iterations, thresholds };
   const ran = await iterate(sc, { ...opts, iterations, snapshotsDir, common, t0 });
   if (ran.kind === 'rss') return ran;
   // After the browser and the app are gone: the analysis has the machine's memory to itself.
   opts.onProgress?.({ kind: 'phase', what: 'analysing the snapshots' });
   const analysis = await analyzeLeaks(ran.files, iterations);
-  const judged = judgeLeaks(analysis.groups, opts.thresholds);
+  const judged = judgeLeaks(analysis.groups, thresholds);
   return {
     ...common,
     kind: 'heap',
@@ -176,7 +178,7 @@ async function rssIterations(host: SessionHost, sc: Scenario, opts: IterateOptio
     }
     after.push(rss);
   }
-  const judged = judgeRss(after, at.opts.thresholds);
+  const judged = judgeRss(after, at.common.thresholds);
   return {
     ...at.common,
     kind: 'rss',

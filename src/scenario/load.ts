@@ -106,8 +106,8 @@ export interface Scenario {
   steps: StepCall[];
   thresholds: { warnPct: number; errorPct: number; metrics: Record<string, { warnPct?: number; errorPct?: number }> };
   budgets: Budget[];
-  /** perf leaks: how many times the steps run in one page. */
-  leaks: { iterations: number };
+  /** perf leaks: how many times the steps run in one page, and the verdict's thresholds when the scenario sets them. */
+  leaks: { iterations: number; minPerIteration?: number; minRetainedBytes?: number };
   /**
    * Values read through ${env.NAME}: run files carry the name, never the value (redact.ts). `shown` replaces
    * the value instead of ${env.NAME} (a saved browser state's values, added by the runner).
@@ -309,7 +309,7 @@ export function loadScenario(path: string, opts: LoadOptions = {}): Scenario {
     ...(gateMetrics ? { gate: { metrics: gateMetrics } } : {}),
     ...measureOf(src, w, (browser.restart as RestartMode | undefined) ?? driver.restartModes[0]!),
     vars: w.vars,
-    leaks: { iterations: (w.merged.leaks as { iterations?: number } | undefined)?.iterations ?? DEFAULTS.leaksIterations },
+    leaks: leaksOf(w.merged.leaks as Partial<Scenario['leaks']> | undefined),
     setupOnce: steps('setupOnce'),
     setup: steps('setup'),
     steps: steps('steps'),
@@ -343,6 +343,15 @@ function checkBrowserState(src: Located, w: Written, driver: DriverDefinition): 
     const lack = lackMessage(driver, 'storageState', what);
     if (given !== undefined && lack) throw src.fail(w.at(path), lack, `drop ${what}`);
   }
+}
+
+/** The scenario's leaks: key (checked by the schema); thresholds it leaves out stay unset: perf leaks' defaults apply. */
+function leaksOf(l: Partial<Scenario['leaks']> | undefined): Scenario['leaks'] {
+  return {
+    iterations: l?.iterations ?? DEFAULTS.leaksIterations,
+    ...(l?.minPerIteration !== undefined ? { minPerIteration: l.minPerIteration } : {}),
+    ...(l?.minRetainedBytes !== undefined ? { minRetainedBytes: l.minRetainedBytes } : {}),
+  };
 }
 
 /** `measure` and `cache`: a cold cache unless a reload restart keeps the page's (and the scenario says nothing). */

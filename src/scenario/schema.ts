@@ -262,6 +262,17 @@ function overridableProperties(stepList: JsonSchema): Record<string, JsonSchema>
           maximum: 1000,
           description: 'Times the steps run (--iterations overrides); heap snapshots after the first and the last. Default 8.',
         },
+        minPerIteration: {
+          type: 'number',
+          exclusiveMinimum: 0,
+          description: 'A group leaks when its count grows by at least this much per iteration (--min-per-iteration overrides). Default 1.',
+        },
+        minRetainedBytes: {
+          type: 'integer',
+          minimum: 0,
+          description:
+            '…and the leaking groups retain at least this many bytes in all (--min-retained overrides). Default 102400 (100 KB).',
+        },
       },
       additionalProperties: false,
     },

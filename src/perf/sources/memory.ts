@@ -15,6 +15,9 @@ export const memorySource = defineSource<null>({
       ? [
           { def: M.memoryHeapUsedAfterGcBytes, value: memory.end.heapUsedBytes },
           { def: M.memoryHeapGrowthAfterGcBytes, value: memory.end.heapUsedBytes - memory.start.heapUsedBytes },
+          ...(memory.end.blinkHeapUsedBytes !== undefined
+            ? [{ def: M.memoryBlinkHeapAfterGcBytes, value: memory.end.blinkHeapUsedBytes }]
+            : []),
           { def: M.memoryDomNodes, value: memory.end.nodes },
           { def: M.memoryDocuments, value: memory.end.documents },
           { def: M.memoryJsEventListeners, value: memory.end.jsEventListeners },
