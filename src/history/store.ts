@@ -51,7 +51,8 @@ async function idOf(q: Query, table: string, cols: Record<string, unknown>, extr
   if (found.length) return Number(found[0]!.id);
   const all = { ...cols, ...extra };
   await q(
-    `INSERT INTO ${table} (${Object.keys(all).join(', ')}) VALUES (${marks(Object.keys(all).length)}) ON CONFLICT (${keys.join(', ')}) DO NOTHING`,
+    `INSERT INTO ${table} (${Object.keys(all).join(', ')}) VALUES (${marks(Object.keys(all).length)}) ` +
+      `ON CONFLICT (${keys.join(', ')}) DO NOTHING`,
     Object.values(all),
   );
   return Number((await q(`SELECT id FROM ${table} WHERE ${where}`, Object.values(cols)))[0]!.id);
@@ -175,7 +176,8 @@ export class SqlHistoryStore implements HistoryStore {
       if (sq.limit !== undefined) {
         where.push(
           `r.id IN (SELECT r2.id FROM runs r2 WHERE ${where.join(' AND ').replace(/\br\./g, 'r2.')} ` +
-            'AND EXISTS (SELECT 1 FROM samples s2 WHERE s2.run_id = r2.id AND s2.metric_id = ?) ORDER BY r2.started_at DESC, r2.id DESC LIMIT ?)',
+            'AND EXISTS (SELECT 1 FROM samples s2 WHERE s2.run_id = r2.id AND s2.metric_id = ?) ' +
+            'ORDER BY r2.started_at DESC, r2.id DESC LIMIT ?)',
         );
         params.push(...params, metric.id, sq.limit);
       }
@@ -231,7 +233,8 @@ export class SqlHistoryStore implements HistoryStore {
       if (rq.hostKey !== undefined) where.push('h.host_key = ?') && params.push(rq.hostKey);
       const limit = rq.limit !== undefined ? ` LIMIT ${Math.max(0, Math.floor(rq.limit))}` : '';
       const rows = await q(
-        `SELECT ${RUN_COLUMNS} ${RUN_JOINS}${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY r.started_at DESC, r.id DESC${limit}`,
+        `SELECT ${RUN_COLUMNS} ${RUN_JOINS}${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ` +
+          `ORDER BY r.started_at DESC, r.id DESC${limit}`,
         params,
       );
       return rows.map(storedRun);
@@ -265,7 +268,8 @@ export class SqlHistoryStore implements HistoryStore {
       }
       if (pq.keepRuns !== undefined) {
         const rows = await q(
-          'SELECT id FROM (SELECT id, ROW_NUMBER() OVER (PARTITION BY scenario_id ORDER BY started_at DESC, id DESC) AS n FROM runs) ranked ' +
+          'SELECT id FROM (SELECT id, ROW_NUMBER() OVER (PARTITION BY scenario_id ORDER BY started_at DESC, id DESC) AS n ' +
+            'FROM runs) ranked ' +
             'WHERE n > ?',
           [pq.keepRuns],
         );
