@@ -41,6 +41,7 @@ const COMPARE_PARTS = ['^\\+30% at CV 5%', '^\\+30% at CV 20%|^better: higher'];
 
 /** Pure code: no browser, no Java, no pty. */
 const UNIT = [
+  'history-pg.test.js',
   'compare.test.js',
   'report-fuzz.test.js',
   'compare-runs.test.js',
@@ -68,6 +69,7 @@ const BROWSER = [
   'gate-baselines.test.js',
   'bisect-exit.test.js',
   'bisect.test.js',
+  'history-store.test.js',
   'leaks.test.js',
   'signin.test.js',
   'grid-hub.test.js',
@@ -126,6 +128,7 @@ const UNIT_TIMING = [];
 const TIMING = [
   ...UNIT_TIMING,
   'gate.test.js',
+  'history-gate.test.js',
   'host-busy-e2e.test.js',
   'perf-measure.test.js',
   'attribution-run.test.js',
