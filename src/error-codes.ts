@@ -72,6 +72,7 @@ export const ERRORS = {
   },
   assertion_failed: { kind: 'failed', suggestion: 'snap to see the screen' },
   bad_alpha: { kind: 'usage', suggestion: 'use a significance level between 0 and 1, e.g. 0.05' },
+  bad_change_options: { kind: 'usage', suggestion: STATS },
   bad_count: { kind: 'usage', suggestion: STATS },
   bad_level: { kind: 'usage', suggestion: 'use a confidence level between 0 and 1, e.g. 0.95' },
   bad_p_value: { kind: 'usage', suggestion: STATS },

@@ -48,6 +48,7 @@ const UNIT = [
   'attribution.test.js',
   'reporters.test.js',
   'stats.test.js',
+  'change-points.test.js',
   'static-server.test.js',
   'page-runtime-source.test.js',
   'perf-report.test.js',
