@@ -181,6 +181,18 @@ export const ERRORS = {
   },
   no_closed_session: { kind: 'usage', suggestion: 'run perf_begin, the steps to measure, then perf_end; then call this again' },
   no_free_port: { kind: 'environment', suggestion: 'check that the host is a local address this machine can bind' },
+  history_bad_url: {
+    kind: 'usage',
+    suggestion: 'give --history a file path (default .perf/history.sqlite) or postgres://user:password@host:5432/db',
+  },
+  history_unavailable: {
+    kind: 'environment',
+    suggestion: 'check that the history database is reachable and writable; the run files on disk are kept and can be added later',
+  },
+  history_schema_newer: {
+    kind: 'environment',
+    suggestion: 'this history was written by a newer perf: upgrade perf, or use another --history',
+  },
   no_history: { kind: 'failed', suggestion: 'use navigate with a path instead' },
   no_open_session: { kind: 'usage', suggestion: 'call perf_begin before the steps to measure' },
   no_session: { kind: 'environment', suggestion: START },

@@ -7,8 +7,8 @@ import { join, relative } from 'node:path';
 import { writeFileAtomic } from '../files.js';
 import { redactSecrets } from '../scenario/redact.js';
 import { errorCodeOf, PerfError } from '../errors.js';
-import { summarize, median } from '../perf/stats.js';
-import { isTimingMetric } from '../perf/metrics.js';
+import { median } from '../perf/stats.js';
+import { summarizeRepeats } from '../perf/repeat-summary.js';
 import type { Budget, Scenario } from '../scenario/load.js';
 import type { AppSpec } from '../session/app.js';
 import { writeJsonAtomic } from '../session/state.js';
@@ -67,24 +67,8 @@ export function judgeBudgets(budgets: Budget[], metrics: Record<string, { median
   });
 }
 
-/** Summary over measured, non-warmup repeats. With timing repeats present, ms metrics come from them only. */
-export function summarizeRepeats(repeats: RepeatRecord[]): { metrics: Record<string, ReturnType<typeof summarize>>; timingOnly: boolean } {
-  const measured = repeats.filter((r): r is Extract<RepeatRecord, { status: 'measured' }> => r.status === 'measured' && !r.warmup);
-  const timingOnly = measured.some((r) => r.mode === 'timing') && measured.some((r) => r.mode === 'attribution');
-  const values = new Map<string, number[]>();
-  for (const r of measured) {
-    for (const [k, v] of Object.entries(r.report.metrics)) {
-      if (!Number.isFinite(v)) continue;
-      if (timingOnly && r.mode !== 'timing' && isTimingMetric(k)) continue;
-      let arr = values.get(k);
-      if (!arr) values.set(k, (arr = []));
-      arr.push(v);
-    }
-  }
-  const metrics: Record<string, ReturnType<typeof summarize>> = {};
-  for (const k of [...values.keys()].sort()) metrics[k] = summarize(values.get(k)!);
-  return { metrics, timingOnly };
-}
+// Moved to perf/ so that the history store (which may not import the runner) rebuilds a stored run's summary the same way.
+export { summarizeRepeats };
 
 /**
  * A run whose file could not be written (a full or read-only disk): exit 3 with the reason, and what
