@@ -189,6 +189,7 @@ export const ERRORS = {
     kind: 'environment',
     suggestion: 'check that the history database is reachable and writable; the run files on disk are kept and can be added later',
   },
+  history_not_recorded: { kind: 'usage', suggestion: 'perf history show (no scenario) lists what the history holds' },
   history_schema_newer: {
     kind: 'environment',
     suggestion: 'this history was written by a newer perf: upgrade perf, or use another --history',

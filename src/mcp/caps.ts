@@ -87,6 +87,13 @@ export const devtoolsCap = defineCap({
   tools: ['console', 'exceptions', 'observe', 'mark', 'perf_trace', 'perf_leaks', 'evaluate'],
 });
 
+export const historyCap = defineCap({
+  name: 'history',
+  description: "The history store (perf run --history): a metric's recent runs and where it changed.",
+  byDefault: false,
+  tools: ['perf_history'],
+});
+
 export const lifecycleExtraCap = defineCap({
   name: 'lifecycle-extra',
   description: 'Restart the app, read its logs, check the machine (doctor).',
@@ -116,6 +123,7 @@ export const CAPS: readonly CapDefinition[] = [
   navigationExtraCap,
   viewportCap,
   devtoolsCap,
+  historyCap,
   lifecycleExtraCap,
   desktopCap,
   terminalCap,

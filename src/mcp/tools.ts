@@ -9,6 +9,7 @@ import { STEPS, mcpArgsSchema } from '../steps/registry.js';
 import { okReply, stepReply, stepResultJson, type ReplyImage } from './format.js';
 import { LIFECYCLE_TOOLS } from './lifecycle.js';
 import { PERF_TOOLS } from './perf-tools.js';
+import { perfHistoryTool } from './history-tool.js';
 import { defineTool, type ToolDefinition } from './core.js';
 
 /** The tool for one step: its inputSchema is the step's argument schema in its MCP form (registry.mcpArgsSchema). */
@@ -115,5 +116,5 @@ export const runTool = defineTool({
 
 /** Steps in registry order, then the lifecycle tools, then run, then perf_run / perf_compare. */
 export function allTools(): ToolDefinition<any>[] {
-  return [...STEPS.map(stepTool), ...LIFECYCLE_TOOLS, runTool, ...PERF_TOOLS];
+  return [...STEPS.map(stepTool), ...LIFECYCLE_TOOLS, runTool, ...PERF_TOOLS, perfHistoryTool];
 }
