@@ -41,6 +41,7 @@ const COMPARE_PARTS = ['^\\+30% at CV 5%', '^\\+30% at CV 20%|^better: higher'];
 
 /** Pure code: no browser, no Java, no pty. */
 const UNIT = [
+  'history-pg.test.js',
   'compare.test.js',
   'report-fuzz.test.js',
   'compare-runs.test.js',
@@ -67,6 +68,7 @@ const UNIT = [
 
 /** Browsers, Java, pty programs, dependency-cruiser and tsc as tools; verdicts that do not depend on time. Longest first. */
 const BROWSER = [
+  'history-store.test.js',
   'leaks.test.js',
   'grid-hub.test.js',
   'shard.test.js',
@@ -124,6 +126,7 @@ const UNIT_TIMING = [];
 const TIMING = [
   ...UNIT_TIMING,
   'gate.test.js',
+  'history-gate.test.js',
   'host-busy-e2e.test.js',
   'perf-measure.test.js',
   'attribution-run.test.js',

@@ -193,6 +193,7 @@ function commandSection(c: CommandDefinition): string {
     '',
     ...(c.details ? [prose(c.details), ''] : []),
     ...(flags.length ? ['| flag | description |', '|:--|:--|', ...flags.map(([k, s]) => flagRow(k, s)), ''] : []),
+    ...(c.subcommands ?? []).map((s) => commandSection({ ...s, name: `${c.name} ${s.name}` })),
   ].join('\n');
 }
 

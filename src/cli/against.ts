@@ -15,6 +15,8 @@ import type { FlagValues } from './args.js';
 import { info, printJson } from './command.js';
 import { noteInconclusive, renderComparison } from './compare.js';
 import { compareReportPath, writeHtmlCompareReport } from './html-report.js';
+import { historyLocation, recordAfter } from './history.js';
+import { NO_GIT } from '../history/git.js';
 import { describeRepeat, interruptible, lookPrinter, runOverrides, sequentialFlags, type SequentialFlags } from './run-options.js';
 
 export interface AgainstFlags {
@@ -160,5 +162,9 @@ export async function runAgainstCommand(
     return 130;
   }
   if (comparison?.verdict === 'inconclusive' && !f.json) noteInconclusive(`perf: inconclusive: ${comparison.gate.summary}`, seq.strict);
-  return exitCode;
+  // The baseline arm measured other code than HEAD: recorded without git facts, so it is never taken as HEAD's baseline.
+  return recordAfter(historyLocation(f), [{ run: res.baseline.run, path: res.baseline.path, git: NO_GIT }, res.candidate], exitCode, {
+    quiet,
+    ...(comparison ? { verdicts: [{ baseline: 0, candidate: 1, comparison }] } : {}),
+  });
 }

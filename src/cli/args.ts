@@ -4,8 +4,11 @@
  */
 import { closest, PerfError } from '../errors.js';
 
-/** list: repeatable and comma-separated; multi: repeatable, commas kept (values may contain them). */
-export type FlagType = 'string' | 'boolean' | 'number' | 'list' | 'multi';
+/**
+ * list: repeatable and comma-separated; multi: repeatable, commas kept (values may contain them); optional: a value
+ * that may be left out (`--history` alone is true), given with `=` or as the next argument when `takes` matches it.
+ */
+export type FlagType = 'string' | 'boolean' | 'number' | 'list' | 'multi' | 'optional';
 
 export interface FlagSpec {
   type: FlagType;
@@ -14,6 +17,8 @@ export interface FlagSpec {
   short?: string;
   /** Shown in help as the value placeholder. */
   value?: string;
+  /** optional flags: the next argument is their value only when it matches (else it stays a positional). */
+  takes?: RegExp;
 }
 
 export type FlagSpecs = Record<string, FlagSpec>;
@@ -70,6 +75,15 @@ export function parseFlags(argv: readonly string[], specs: FlagSpecs, command: s
         throw new PerfError({ code: 'invalid_flag', message: `${command}: --${name} takes true or false, got "${inline}"` });
       }
       flags[key] = negated ? false : inline === undefined ? true : inline === 'true';
+      continue;
+    }
+    if (spec.type === 'optional') {
+      const next = argv[i + 1];
+      if (inline === undefined && next !== undefined && spec.takes?.test(next)) {
+        inline = next;
+        i++;
+      }
+      flags[key] = inline ?? true;
       continue;
     }
     if (inline === undefined) {

@@ -11,6 +11,8 @@ export interface CommandDefinition {
   /** Longer help text: what it does, examples. */
   details?: string;
   flags: FlagSpecs;
+  /** Verbs of a command (`perf history add|prune|show|changes`): `perf NAME VERB` runs the verb with its own flags. */
+  subcommands?: readonly CommandDefinition[];
   /** Returns the exit code. Throws PerfError for usage/environment problems. */
   run(flags: FlagValues, positionals: string[]): Promise<number>;
 }

@@ -39,6 +39,11 @@ import { runToDecision } from '../runner/sequential.js';
 import { writeHtmlCompareReport, writeHtmlRunReport } from './html-report.js';
 import { renderGateIndex } from '../../reporters/html.js';
 import { compareExitCode } from '../perf/compare-runs.js';
+import { historyBaseline, type HistoryBaseline } from '../history/baseline.js';
+import { openHistory } from '../history/open.js';
+import { projectName } from '../history/git.js';
+import type { SqlHistoryStore } from '../history/store.js';
+import { HISTORY_FLAG, historyLocation, recordAfter, type ToRecord, type VerdictToRecord } from './history.js';
 
 /** Label of the gate's own run files in --out; baselines are stored with label `baseline`. */
 export const GATE_LABEL = 'gate';
@@ -46,7 +51,8 @@ export const BASELINE_LABEL = 'baseline';
 
 export type GateOutcome =
   | { status: 'compared'; comparison: RunsComparison; baseline: RunFile }
-  | { status: 'missing-baseline' }
+  /** why: set when the baseline was looked for in a history (--baseline history) and not found. */
+  | { status: 'missing-baseline'; why?: string }
   | { status: 'updated'; previous: RunsComparison | null }
   | { status: 'unmeasured'; reason: string }
   | { status: 'invalid-baseline'; error: PerfError }
@@ -62,6 +68,8 @@ export interface GateEntry {
   runFile: string | null;
   run: RunFile | null;
   outcome: GateOutcome;
+  /** --baseline history: which commit the baseline came from, and how many repeats it had. */
+  baselineFrom?: string;
 }
 
 export type GateVerdict = 'pass' | 'warn' | 'fail' | 'inconclusive';
@@ -148,7 +156,9 @@ export function judgeEntry(
   update: boolean,
   cwd = process.cwd(),
   decided?: RunsComparison,
+  fromHistory?: HistoryBaseline,
 ): GateEntry {
+  if (fromHistory) return judgeFromHistory(sc, run, runFile, fromHistory, cwd, decided);
   const baselineFile = baselinePath(baselinesDir, sc);
   const id = `${sc.name}${sc.variant ? `-${sc.variant}` : ''}`;
   const base = { id, scenario: sc.name, variant: sc.variant, scenarioFile: relative(cwd, sc.file) || sc.file, baselineFile, runFile, run };
@@ -184,6 +194,37 @@ export function judgeEntry(
   return { ...base, outcome: { status: 'compared', ...previous } };
 }
 
+/** The history's name for a baseline: `history:BRANCH@COMMIT`. */
+function historyBaselineName(h: HistoryBaseline, branch: string | undefined): string {
+  return h.status === 'found' ? `history:${h.branch}@${h.commit.slice(0, 12)}` : `history${branch ? `:${branch}` : ''}`;
+}
+
+/** judgeEntry with a baseline taken from the history (--baseline history): missing is a failed entry with the reason. */
+function judgeFromHistory(
+  sc: Scenario,
+  run: RunFile,
+  runFile: string,
+  h: HistoryBaseline,
+  cwd: string,
+  decided?: RunsComparison,
+): GateEntry {
+  const id = `${sc.name}${sc.variant ? `-${sc.variant}` : ''}`;
+  const baselineFile = historyBaselineName(h, undefined);
+  const base = { id, scenario: sc.name, variant: sc.variant, scenarioFile: relative(cwd, sc.file) || sc.file, baselineFile, runFile, run };
+  if (run.summary.measured === 0) {
+    return {
+      ...base,
+      outcome: { status: 'unmeasured', reason: `no measured repeat (${run.summary.refused} refused, ${run.summary.failed} failed)` },
+    };
+  }
+  if (h.status === 'missing') return { ...base, outcome: { status: 'missing-baseline', why: h.why } };
+  const baselineFrom =
+    `commit ${h.commit.slice(0, 12)} on ${h.branch}` +
+    `${h.commitsBack ? ` (${h.commitsBack} commits before the merge-base)` : ' (the merge-base)'}, ${h.repeats} repeats`;
+  const comparison = decided ?? compareRuns(h.run, run, { files: { a: baselineFile, b: runFile } });
+  return { ...base, baselineFrom, outcome: { status: 'compared', comparison, baseline: h.run } };
+}
+
 // ─── rendering ──────────────────────────────────────────────────────────────────────────────────────
 
 const VERDICT_WORD: Record<GateVerdict, string> = { pass: 'PASS', warn: 'WARN', fail: 'FAIL', inconclusive: 'INCONCLUSIVE' };
@@ -208,13 +249,16 @@ export function entryDetail(e: GateEntry, cwd = process.cwd()): string {
       const n = `${c.candidate.measured} repeats${c.gate.sequential ? `, look ${c.gate.look}` : ''}`;
       const host = c.host.same ? '' : "; baseline from another host: only the app's own work is gated";
       if (c.verdict === 'inconclusive') return `${c.gate.summary} (${n})${host}`;
-      if (!regs.length) return `no significant regression (${c.rows.filter((r) => r.verdict === 'improved').length} improved; ${n})${host}`;
+      const from = e.baselineFrom ? `; baseline ${e.baselineFrom}` : '';
+      if (!regs.length)
+        return `no significant regression (${c.rows.filter((r) => r.verdict === 'improved').length} improved; ${n})${host}${from}`;
       const shown = regs
         .slice(0, WORST_SHOWN)
         .map((r) => (r.verdict === 'missing' ? `${r.metric} missing (not measured)` : `${r.metric} ${formatDelta(r)} (${r.severity})`));
-      return shown.join(', ') + (regs.length > WORST_SHOWN ? ` +${regs.length - WORST_SHOWN} more` : '') + ` (${n})${host}`;
+      return shown.join(', ') + (regs.length > WORST_SHOWN ? ` +${regs.length - WORST_SHOWN} more` : '') + ` (${n})${host}${from}`;
     }
     case 'missing-baseline':
+      if (o.why !== undefined) return `missing baseline in the history: ${o.why}; record one with \`perf run --history\` on that commit`;
       return `missing baseline ${rel(e.baselineFile)}: run \`perf gate --update\` to record it`;
     case 'updated':
       return (
@@ -396,6 +440,13 @@ export const gateCommand = defineCommand({
   ].join('\n'),
   flags: {
     baselines: { type: 'string', value: 'DIR', description: 'Folder of baseline run files. Default baselines' },
+    baseline: {
+      type: 'string',
+      value: 'history[:BRANCH]',
+      description:
+        "Take each baseline from the history (--history, $PERF_HISTORY, else .perf/history.sqlite) instead of --baselines: the runs at HEAD's " +
+        'merge-base with BRANCH (default: the default branch) on this kind of machine, else the newest earlier commit on BRANCH that has runs.',
+    },
     variant: { type: 'string', value: 'V', description: 'Run only this variant of the scenarios that declare variants.' },
     junit: { type: 'string', value: 'FILE', description: 'Write the gate as JUnit XML to FILE.' },
     update: { type: 'boolean', description: 'Write this run as the new baselines instead of judging it.' },
@@ -414,6 +465,7 @@ export const gateCommand = defineCommand({
         'the compare with its baseline, or the run report when there is none).',
     },
     quiet: { type: 'boolean', description: 'No progress lines.' },
+    ...HISTORY_FLAG,
     ...JSON_FLAG,
   },
   async run(f, positionals) {
@@ -448,14 +500,91 @@ interface GateContext {
   quiet: boolean;
   seq: ReturnType<typeof sequentialFlags>;
   scale: ReturnType<typeof scaleFlags>;
+  /** --baseline history: the store baselines come from, and the stored run each entry was judged against. */
+  fromHistory?: GateHistory;
+}
+
+interface GateHistory {
+  store: SqlHistoryStore;
+  branch?: string;
+  project: string;
+  baselineRunIds: Map<string, number>;
+}
+
+/** `--baseline history[:BRANCH]`, checked and opened before anything runs; undefined without the flag. */
+async function openGateHistory(f: FlagValues, update: boolean, cwd: string): Promise<GateHistory | undefined> {
+  if (f.baseline === undefined) return undefined;
+  const m = /^history(?::(.+))?$/.exec(String(f.baseline));
+  if (!m)
+    throw new PerfError({
+      code: 'invalid_flag',
+      message: `gate: --baseline takes history or history:BRANCH, got "${String(f.baseline)}" (baseline files: --baselines DIR)`,
+      suggestion: 'perf gate --baseline history:main',
+    });
+  if (update)
+    throw new PerfError({
+      code: 'invalid_flag',
+      message: 'gate: --update writes baseline files; with --baseline history, record runs with --history instead',
+      suggestion: 'perf gate --history (on the default branch), then perf gate --baseline history on branches',
+    });
+  const store = await openHistory(historyLocation(f, true)!, cwd);
+  return { store, ...(m[1] ? { branch: m[1] } : {}), project: projectName(cwd), baselineRunIds: new Map() };
+}
+
+/** The gate's run files (and verdicts) into the history when --history asks; the exit code stays the gate's unless it cannot. */
+function recordGate(f: FlagValues, entries: GateEntry[], code: number, ctx: GateContext): Promise<number> {
+  const items: ToRecord[] = [];
+  const verdicts: VerdictToRecord[] = [];
+  for (const e of entries) {
+    if (!e.run || !e.runFile || e.run.interrupted) continue;
+    if (e.outcome.status === 'compared') {
+      const baselineRunId = ctx.fromHistory?.baselineRunIds.get(e.id);
+      verdicts.push({
+        baseline: null,
+        candidate: items.length,
+        comparison: e.outcome.comparison,
+        ...(baselineRunId ? { baselineRunId } : {}),
+      });
+    }
+    items.push({ run: e.run, path: e.runFile });
+  }
+  return recordAfter(historyLocation(f), items, code, {
+    verdicts,
+    ...(ctx.fromHistory ? { store: ctx.fromHistory.store } : {}),
+    cwd: ctx.cwd,
+    quiet: ctx.quiet,
+  });
+}
+
+/** The history's baseline of one scenario, said on stderr (which commit, how many repeats). */
+async function baselineFromHistory(sc: Scenario, h: GateHistory, cwd: string, quiet: boolean): Promise<HistoryBaseline> {
+  const id = `${sc.name}${sc.variant ? `-${sc.variant}` : ''}`;
+  const hb = await historyBaseline(h.store, {
+    cwd,
+    project: h.project,
+    scenario: sc.name,
+    variant: sc.variant,
+    ...(h.branch ? { branch: h.branch } : {}),
+  });
+  if (hb.status === 'found') {
+    h.baselineRunIds.set(id, hb.runIds[0]!);
+    if (!quiet)
+      info(
+        `perf gate: ${id}: baseline from history: commit ${hb.commit.slice(0, 12)} on ${hb.branch}` +
+          `${hb.commitsBack ? ` (${hb.commitsBack} commits before the merge-base)` : ' (the merge-base)'}, ` +
+          `${hb.runIds.length} run${hb.runIds.length === 1 ? '' : 's'}, ${hb.repeats} repeats`,
+      );
+  } else if (!quiet) info(`perf gate: ${id}: no baseline in the history: ${hb.why}`);
+  return hb;
 }
 
 /** One scenario of the gate: run it (to a decision against its stored baseline) and judge it; a PerfError is its entry. */
 async function gateOne(sc: Scenario, g: GateContext): Promise<GateEntry | 'interrupted'> {
   const { f, cwd, baselinesDir, update, outDir, quiet, seq, scale } = g;
   try {
-    const baselineFile = baselinePath(baselinesDir, sc);
-    const baseline = readBaseline(baselineFile);
+    const hb = g.fromHistory ? await baselineFromHistory(sc, g.fromHistory, cwd, quiet) : undefined;
+    const baselineFile = hb ? historyBaselineName(hb, g.fromHistory?.branch) : baselinePath(baselinesDir, sc);
+    const baseline = hb ? (hb.status === 'found' ? hb.run : undefined) : readBaseline(baselineFile);
     const timing =
       (f.timing as boolean | undefined) ??
       (baseline?.repeats.some((r) => r.mode === 'timing' && r.status === 'measured') ? true : undefined);
@@ -481,7 +610,7 @@ async function gateOne(sc: Scenario, g: GateContext): Promise<GateEntry | 'inter
       }),
     );
     if (run.interrupted) return 'interrupted';
-    return judgeEntry(sc, run, path, baselinesDir, update, cwd, comparison);
+    return judgeEntry(sc, run, path, baselinesDir, update, cwd, comparison, hb);
   } catch (e) {
     if (!isPerfError(e)) throw e;
     const id = `${sc.name}${sc.variant ? `-${sc.variant}` : ''}`;
@@ -549,7 +678,24 @@ export async function runGate(f: FlagValues, positionals: string[], cwd = proces
         'its own node), or split the gate across CI machines with --shard I/N',
     });
   }
-  const ctx: GateContext = { f, cwd, baselinesDir, update, outDir, quiet, seq, scale };
+  const fromHistory = await openGateHistory(f, update, cwd);
+  const ctx: GateContext = { f, cwd, baselinesDir, update, outDir, quiet, seq, scale, ...(fromHistory ? { fromHistory } : {}) };
+  try {
+    return await gateAll(scenarios, plan, ctx, { shard, html });
+  } finally {
+    await fromHistory?.store.close();
+  }
+}
+
+async function gateAll(
+  scenarios: Scenario[],
+  plan: Scenario[],
+  ctx: GateContext,
+  opts: { shard: ReturnType<typeof parseShard> | undefined; html: boolean },
+): Promise<number> {
+  const { f, cwd, outDir, quiet, seq } = ctx;
+  const { shard, html } = opts;
+  const parallel = (f.parallel as number | undefined) ?? 1;
   // Up to `parallel` runs at once, each in its own browser (a Grid session), taken in the gate's order;
   // the summary keeps that order whatever finishes first.
   const results: (GateEntry | undefined)[] = new Array(scenarios.length);
@@ -583,12 +729,13 @@ export async function runGate(f: FlagValues, positionals: string[], cwd = proces
     const written = writeGateHtml(entries);
     if (!quiet && written.length) info(`perf gate: reports: ${written.map((w) => relative(cwd, w) || w).join(', ')}`);
   }
-  return reportGate(entries, {
+  const code = reportGate(entries, {
     json: f.json === true,
     ...(typeof f.junit === 'string' ? { junit: f.junit } : {}),
     strict: seq.strict,
     command: 'perf gate',
   });
+  return recordGate(f, entries, code, ctx);
 }
 
 /** The gate's summary (stdout, $GITHUB_STEP_SUMMARY, --junit) and its exit code: one gate's or merged shards'. */

@@ -20,6 +20,7 @@ import { replayCommand } from './replay.js';
 import { importCommand } from './import.js';
 import { reportCommand } from './report.js';
 import { leaksCommand } from './leaks.js';
+import { historyCommand } from './history.js';
 
 /** Every command, in the order `perf --help` lists them. Step verbs are added from the registry. */
 export const COMMANDS: readonly CommandDefinition[] = [
@@ -29,6 +30,7 @@ export const COMMANDS: readonly CommandDefinition[] = [
   mergeCommand,
   selftestCommand,
   leaksCommand,
+  historyCommand,
   metricsCommand,
   replayCommand,
   importCommand,
@@ -81,11 +83,24 @@ function commandHelp(c: CommandDefinition): string {
     '',
     c.summary + '.',
     ...(c.details ? ['', c.details] : []),
+    ...(c.subcommands ? ['', 'Verbs:', ...c.subcommands.map((s) => `  perf ${s.usage}\n      ${s.summary}.`)] : []),
     '',
     'Flags:',
     flagsHelp(c.flags),
     '  -h, --help   Show this help.',
   ].join('\n');
+}
+
+/** A command, or the verb of a command with subcommands (`perf history add …`), with its own flags and help. */
+async function runDefinition(command: CommandDefinition, rest: string[]): Promise<number> {
+  const sub = command.subcommands?.find((s) => s.name === rest[0]);
+  if (sub) return runDefinition({ ...sub, name: `${command.name} ${sub.name}` }, rest.slice(1));
+  if (rest.includes('--help') || rest.includes('-h')) {
+    process.stdout.write(commandHelp(command) + '\n');
+    return 0;
+  }
+  const { flags, positionals } = parseFlags(rest, command.flags, command.name);
+  return command.run(flags, positionals);
 }
 
 export async function main(argv: string[]): Promise<number> {
@@ -100,14 +115,7 @@ export async function main(argv: string[]): Promise<number> {
     return 0;
   }
   const command = COMMANDS.find((c) => c.name === name);
-  if (command) {
-    if (rest.includes('--help') || rest.includes('-h')) {
-      process.stdout.write(commandHelp(command) + '\n');
-      return 0;
-    }
-    const { flags, positionals } = parseFlags(rest, command.flags, command.name);
-    return command.run(flags, positionals);
-  }
+  if (command) return runDefinition(command, rest);
   if (name === 'mcp') {
     const { runMcp } = (await import(new URL('../mcp/server.js', import.meta.url).href)) as { runMcp(argv: string[]): Promise<number> };
     return runMcp(rest);

@@ -8,6 +8,7 @@ import type { RunFile } from '../perf/run-file.js';
 import { appendToGithubStepSummary, getReporter, REPORTERS } from '../../reporters/index.js';
 import { ALLOW_OUTSIDE_FLAG, defineCommand, info, JSON_FLAG, printJson } from './command.js';
 import { runAgainstCommand } from './against.js';
+import { HISTORY_FLAG, historyLocation, recordAfter } from './history.js';
 import { RUN_OPTIONS } from '../runner/options.js';
 import { scaleFlags, SCALE_FLAGS, type ScaleFlags } from './scale-options.js';
 import {
@@ -76,6 +77,7 @@ export const runCommand = defineCommand({
       description: `Also write a report beside the run file: ${REPORTERS.map((r) => r.name).join(', ')} (repeatable or comma-separated).`,
     },
     quiet: { type: 'boolean', description: 'No progress lines and no summary table.' },
+    ...HISTORY_FLAG,
     ...ALLOW_OUTSIDE_FLAG,
     ...JSON_FLAG,
   },
@@ -137,7 +139,7 @@ export const runCommand = defineCommand({
       info('interrupted: the run file holds the repeats measured so far');
       return 130;
     }
-    return exitCode;
+    return recordAfter(historyLocation(f), [{ run, path }], exitCode, { quiet: f.quiet === true || f.json === true });
   },
 });
 

@@ -71,7 +71,7 @@ const SHARD_FILE_RE = /^gate-shard-(\d+)-of-(\d+)\.json$/;
 /** A gate outcome as JSON (gate.ts GateOutcome): errors as their toJSON(). */
 export type StoredOutcome =
   | { status: 'compared'; comparison: RunsComparison; baseline: RunFile }
-  | { status: 'missing-baseline' }
+  | { status: 'missing-baseline'; why?: string }
   | { status: 'updated'; previous: RunsComparison | null }
   | { status: 'unmeasured'; reason: string }
   | { status: 'invalid-baseline' | 'error'; error: ErrorInfo };
@@ -86,6 +86,7 @@ export interface StoredEntry {
   runFile: string | null;
   run: RunFile | null;
   outcome: StoredOutcome;
+  baselineFrom?: string;
 }
 
 export interface ShardFile {
@@ -109,7 +110,11 @@ const OUTCOME_SCHEMA = tagged('How the gate judged the run.', 'status', [
     'comparison',
     'baseline',
   ]),
-  record('No baseline.', { status: status('missing-baseline') }, ['status']),
+  record(
+    'No baseline.',
+    { status: status('missing-baseline'), why: text('--baseline history: why the history had none.', MAX_TEXT_CHARS) },
+    ['status'],
+  ),
   record('Baseline written.', { status: status('updated'), previous: nullable(COMPARISON_SCHEMA, 'The old compare.') }, [
     'status',
     'previous',
@@ -130,6 +135,7 @@ const STORED_ENTRY_SCHEMA = record(
     runFile: nullable(name('Run file.'), 'Run file, or null.'),
     run: nullable(RUN_FILE_SCHEMA, 'The run, or null when it did not run.'),
     outcome: OUTCOME_SCHEMA,
+    baselineFrom: text('--baseline history: the commit the baseline came from, and its repeats.', MAX_TEXT_CHARS),
   },
   ['id', 'scenario', 'variant', 'scenarioFile', 'baselineFile', 'runFile', 'run', 'outcome'],
 );
