@@ -7,7 +7,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -118,7 +118,7 @@ test('show prints the series with the change marked; --json has 30 points; --rep
   assert.equal(text.code, 0, text.stderr);
   const marked = text.stdout.split('\n').filter((l) => l.startsWith('▶'));
   assert.equal(marked.length, 1, text.stdout);
-  assert.ok(marked[0]!.includes(commits[15]!.commit!.slice(0, 10)) && marked[0]!.includes('change 1'), marked[0]);
+  assert.ok(marked[0]!.includes(commits[15]!.commit!.slice(0, 10)) && /change \d+\.\d → \d+\.\d \(\+\d/.test(marked[0]!), marked[0]);
   const json = await perfCli(work, ['history', 'show', 'load-list', '--metric', METRIC, '--json', '--history', 'step.sqlite'], CLI_MS);
   const { series } = JSON.parse(json.stdout) as { series: { points: { commit: string; n: number }[]; changes: unknown[] }[] };
   assert.equal(series.length, 1);
@@ -149,7 +149,9 @@ test('bad input exits 2 naming the flag or what is recorded; a history that cann
   const metric = await perfCli(work, ['history', 'show', 'load-list', '--metric', 'load.lcpMss', '--history', 'step.sqlite'], CLI_MS);
   assert.equal(metric.code, 2, metric.stderr);
   assert.match(metric.stderr, /did you mean "load\.lcpMs"/);
-  const closed = await perfCli(work, ['history', 'changes', '--history', '/proc/self/no/such/h.sqlite'], CLI_MS);
+  // Its folder is a file: no SQLite can be opened there.
+  writeFileSync(join(work, 'a-file'), '');
+  const closed = await perfCli(work, ['history', 'changes', '--history', 'a-file/h.sqlite'], CLI_MS);
   assert.equal(closed.code, 3, closed.stderr);
   assert.ok(!/\n\s+at /.test(closed.stderr), 'no stack trace');
 });

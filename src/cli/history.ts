@@ -12,6 +12,7 @@ import type { SqlHistoryStore } from '../history/store.js';
 import type { GitInfo, VerdictInput } from '../history/types.js';
 import type { FlagSpecs, FlagValues } from './args.js';
 import { defineCommand, info, JSON_FLAG, printJson, type CommandDefinition } from './command.js';
+import { historyChangesCommand, historyShowCommand } from './history-show.js';
 
 export const HISTORY_ENV = 'PERF_HISTORY';
 
@@ -179,7 +180,7 @@ const historyPruneCommand = defineCommand({
 });
 
 /** The verbs of `perf history`, in help order: show and changes (the trends module) append theirs here. */
-export const HISTORY_SUBCOMMANDS: CommandDefinition[] = [historyAddCommand, historyPruneCommand];
+export const HISTORY_SUBCOMMANDS: CommandDefinition[] = [historyAddCommand, historyPruneCommand, historyShowCommand, historyChangesCommand];
 
 export const historyCommand = defineCommand({
   name: 'history',
