@@ -35,44 +35,48 @@ function commit(message: string): string {
   return git('rev-parse', 'HEAD');
 }
 
-test('gate --baseline history: the merge-base run passes unchanged code and fails jank naming its commit', { timeout: 600_000 }, async () => {
-  delete process.env.PERF_HISTORY;
-  git('init', '-q', '-b', 'main');
-  const base = commit('on main');
-  const rec = await perfCli(work, ['run', LIST, ...SMALL, '--out', 'main', ...HISTORY], 200_000);
-  assert.equal(rec.code, 0, rec.stderr);
-  const store = await openHistory(join(work, 'h.sqlite'));
-  assert.deepEqual(
-    (await store.runs({})).map((r) => [r.git.commit, r.git.branch]),
-    [[base, 'main']],
-  );
-  await store.close();
+test(
+  'gate --baseline history: the merge-base run passes unchanged code and fails jank naming its commit',
+  { timeout: 600_000 },
+  async () => {
+    delete process.env.PERF_HISTORY;
+    git('init', '-q', '-b', 'main');
+    const base = commit('on main');
+    const rec = await perfCli(work, ['run', LIST, ...SMALL, '--out', 'main', ...HISTORY], 200_000);
+    assert.equal(rec.code, 0, rec.stderr);
+    const store = await openHistory(join(work, 'h.sqlite'));
+    assert.deepEqual(
+      (await store.runs({})).map((r) => [r.git.commit, r.git.branch]),
+      [[base, 'main']],
+    );
+    await store.close();
 
-  git('checkout', '-q', '-b', 'feature');
-  commit('on the branch');
-  const same = await perfCli(work, ['gate', LIST, ...SMALL, '--out', 'same', '--baseline', 'history', ...HISTORY], 200_000);
-  assert.equal(same.code, 0, same.stdout + same.stderr);
-  assert.match(same.stdout, new RegExp(`PASS .*baseline commit ${base.slice(0, 12)} on main \\(the merge-base\\), 3 repeats`));
+    git('checkout', '-q', '-b', 'feature');
+    commit('on the branch');
+    const same = await perfCli(work, ['gate', LIST, ...SMALL, '--out', 'same', '--baseline', 'history', ...HISTORY], 200_000);
+    assert.equal(same.code, 0, same.stdout + same.stderr);
+    assert.match(same.stdout, new RegExp(`PASS .*baseline commit ${base.slice(0, 12)} on main \\(the merge-base\\), 3 repeats`));
 
-  const jank = await perfCli(
-    work,
-    ['gate', LIST, ...SMALL, '--var', 'jank=1', '--out', 'jank', '--baseline', 'history:main', ...HISTORY, '--json'],
-    200_000,
-  );
-  assert.equal(jank.code, 1, jank.stderr);
-  const j = JSON.parse(jank.stdout);
-  assert.equal(j.verdict, 'fail');
-  assert.equal(j.runs[0].baselineFile, `history:main@${base.slice(0, 12)}`);
-  assert.match(j.runs[0].detail, new RegExp(`counters\\.layouts .*baseline commit ${base.slice(0, 12)}`));
+    const jank = await perfCli(
+      work,
+      ['gate', LIST, ...SMALL, '--var', 'jank=1', '--out', 'jank', '--baseline', 'history:main', ...HISTORY, '--json'],
+      200_000,
+    );
+    assert.equal(jank.code, 1, jank.stderr);
+    const j = JSON.parse(jank.stdout);
+    assert.equal(j.verdict, 'fail');
+    assert.equal(j.runs[0].baselineFile, `history:main@${base.slice(0, 12)}`);
+    assert.match(j.runs[0].detail, new RegExp(`counters\\.layouts .*baseline commit ${base.slice(0, 12)}`));
 
-  // Both gates recorded their runs and verdicts with --history; the branch's runs are not main's baseline.
-  const after2 = await openHistory(join(work, 'h.sqlite'));
-  assert.equal((await after2.runs({})).length, 3);
-  await after2.close();
+    // Both gates recorded their runs and verdicts with --history; the branch's runs are not main's baseline.
+    const after2 = await openHistory(join(work, 'h.sqlite'));
+    assert.equal((await after2.runs({})).length, 3);
+    await after2.close();
 
-  git('checkout', '-q', '--orphan', 'elsewhere');
-  commit('unrelated history');
-  const none = await perfCli(work, ['gate', LIST, ...SMALL, '--out', 'none', '--baseline', 'history:elsewhere', ...HISTORY], 200_000);
-  assert.equal(none.code, 1, none.stderr);
-  assert.match(none.stdout, /MISSING .*missing baseline in the history: no run of this scenario recorded .* at the merge-base/);
-});
+    git('checkout', '-q', '--orphan', 'elsewhere');
+    commit('unrelated history');
+    const none = await perfCli(work, ['gate', LIST, ...SMALL, '--out', 'none', '--baseline', 'history:elsewhere', ...HISTORY], 200_000);
+    assert.equal(none.code, 1, none.stderr);
+    assert.match(none.stdout, /MISSING .*missing baseline in the history: no run of this scenario recorded .* at the merge-base/);
+  },
+);

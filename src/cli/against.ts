@@ -15,7 +15,7 @@ import type { FlagValues } from './args.js';
 import { info, printJson } from './command.js';
 import { noteInconclusive, renderComparison } from './compare.js';
 import { compareReportPath, writeHtmlCompareReport } from './html-report.js';
-import { historyLocation, recordAfter } from './history.js';
+import { gitFor, historyLocation, recordAfter } from './history.js';
 import { NO_GIT } from '../history/git.js';
 import { describeRepeat, interruptible, lookPrinter, runOverrides, sequentialFlags, type SequentialFlags } from './run-options.js';
 
@@ -119,6 +119,7 @@ export async function runAgainstCommand(
   const { baseline, candidate } = loadAgainstPair(candidateFile, baselineFile, flags.variant, vars, baselineVars, f.allowOutside === true);
   const quiet = f.quiet === true || f.json === true;
   const seq = sequentialFlags(f, 'run');
+  const git = gitFor(f);
   const { res, comparison, exitCode } = await executeAgainst(baseline, candidate, flags, seq, quiet, scale);
   const written = [
     ...writeReporters(res.baseline.run, res.baseline.path, flags.reporters),
@@ -165,6 +166,7 @@ export async function runAgainstCommand(
   // The baseline arm measured other code than HEAD: recorded without git facts, so it is never taken as HEAD's baseline.
   return recordAfter(historyLocation(f), [{ run: res.baseline.run, path: res.baseline.path, git: NO_GIT }, res.candidate], exitCode, {
     quiet,
+    ...(git ? { git } : {}),
     ...(comparison ? { verdicts: [{ baseline: 0, candidate: 1, comparison }] } : {}),
   });
 }

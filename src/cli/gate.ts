@@ -40,10 +40,10 @@ import { writeHtmlCompareReport, writeHtmlRunReport } from './html-report.js';
 import { renderGateIndex } from '../../reporters/html.js';
 import { compareExitCode } from '../perf/compare-runs.js';
 import { historyBaseline, type HistoryBaseline } from '../history/baseline.js';
-import { openHistory } from '../history/open.js';
 import { projectName } from '../history/git.js';
 import type { SqlHistoryStore } from '../history/store.js';
-import { HISTORY_FLAG, historyLocation, recordAfter, type ToRecord, type VerdictToRecord } from './history.js';
+import { gitFor, HISTORY_FLAG, historyLocation, openStore, recordAfter, type ToRecord, type VerdictToRecord } from './history.js';
+import type { GitInfo } from '../history/types.js';
 
 /** Label of the gate's own run files in --out; baselines are stored with label `baseline`. */
 export const GATE_LABEL = 'gate';
@@ -502,6 +502,8 @@ interface GateContext {
   scale: ReturnType<typeof scaleFlags>;
   /** --baseline history: the store baselines come from, and the stored run each entry was judged against. */
   fromHistory?: GateHistory;
+  /** --history: HEAD's git facts, read while the gate runs. */
+  git?: Promise<GitInfo>;
 }
 
 interface GateHistory {
@@ -527,7 +529,7 @@ async function openGateHistory(f: FlagValues, update: boolean, cwd: string): Pro
       message: 'gate: --update writes baseline files; with --baseline history, record runs with --history instead',
       suggestion: 'perf gate --history (on the default branch), then perf gate --baseline history on branches',
     });
-  const store = await openHistory(historyLocation(f, true)!, cwd);
+  const store = await openStore(historyLocation(f, true)!, cwd);
   return { store, ...(m[1] ? { branch: m[1] } : {}), project: projectName(cwd), baselineRunIds: new Map() };
 }
 
@@ -553,6 +555,7 @@ function recordGate(f: FlagValues, entries: GateEntry[], code: number, ctx: Gate
     ...(ctx.fromHistory ? { store: ctx.fromHistory.store } : {}),
     cwd: ctx.cwd,
     quiet: ctx.quiet,
+    ...(ctx.git ? { git: ctx.git } : {}),
   });
 }
 
@@ -679,7 +682,19 @@ export async function runGate(f: FlagValues, positionals: string[], cwd = proces
     });
   }
   const fromHistory = await openGateHistory(f, update, cwd);
-  const ctx: GateContext = { f, cwd, baselinesDir, update, outDir, quiet, seq, scale, ...(fromHistory ? { fromHistory } : {}) };
+  const git = gitFor(f, cwd);
+  const ctx: GateContext = {
+    f,
+    cwd,
+    baselinesDir,
+    update,
+    outDir,
+    quiet,
+    seq,
+    scale,
+    ...(fromHistory ? { fromHistory } : {}),
+    ...(git ? { git } : {}),
+  };
   try {
     return await gateAll(scenarios, plan, ctx, { shard, html });
   } finally {

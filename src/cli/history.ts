@@ -6,7 +6,7 @@ import { relative } from 'node:path';
 import { closest, isPerfError, PerfError } from '../errors.js';
 import { readRunFile, type RunsComparison } from '../perf/compare-runs.js';
 import type { RunFile } from '../perf/run-file.js';
-import { DEFAULT_HISTORY, openHistory } from '../history/open.js';
+import { DEFAULT_HISTORY } from '../history/schema.js';
 import { gitInfo, NO_GIT, projectName } from '../history/git.js';
 import type { SqlHistoryStore } from '../history/store.js';
 import type { GitInfo, VerdictInput } from '../history/types.js';
@@ -15,6 +15,20 @@ import { defineCommand, info, JSON_FLAG, printJson, type CommandDefinition } fro
 import { historyChangesCommand, historyShowCommand } from './history-show.js';
 
 export const HISTORY_ENV = 'PERF_HISTORY';
+
+/** The store's modules (better-sqlite3's native addon, pg) load when a history is used: other commands start without them. */
+export async function openStore(location: string, cwd = process.cwd()): Promise<SqlHistoryStore> {
+  const { openHistory } = await import('../history/open.js');
+  return openHistory(location, cwd);
+}
+
+/**
+ * HEAD's git facts, started before the run when it will be recorded: the git calls overlap the browser's start
+ * instead of adding to the end of the run (they are done long before the first measured repeat).
+ */
+export function gitFor(f: FlagValues, cwd = process.cwd()): Promise<GitInfo> | undefined {
+  return historyLocation(f) === undefined ? undefined : gitInfo(cwd);
+}
 
 export const HISTORY_FLAG = {
   history: {
@@ -65,14 +79,14 @@ export async function recordAfter(
   location: string | undefined,
   items: ToRecord[],
   code: number,
-  opts: { verdicts?: VerdictToRecord[]; store?: SqlHistoryStore; cwd?: string; quiet?: boolean } = {},
+  opts: { verdicts?: VerdictToRecord[]; store?: SqlHistoryStore; cwd?: string; quiet?: boolean; git?: Promise<GitInfo> } = {},
 ): Promise<number> {
   if (location === undefined || items.length === 0) return code;
   const cwd = opts.cwd ?? process.cwd();
   let store = opts.store;
   try {
-    store ??= await openHistory(location, cwd);
-    const head = items.some((i) => !i.git) ? gitInfo(cwd) : NO_GIT;
+    store ??= await openStore(location, cwd);
+    const head = items.some((i) => !i.git) ? await (opts.git ?? gitInfo(cwd)) : NO_GIT;
     const project = projectName(cwd);
     const ids: number[] = [];
     for (const i of items) ids.push((await store.recordRun({ run: i.run, git: i.git ?? head, project })).runId);
@@ -118,11 +132,11 @@ const historyAddCommand = defineCommand({
     // Every file is read and validated before anything is written: a bad one stops the import whole (exit 2).
     const runs = positionals.map((file) => ({ file, run: readRunFile(file) }));
     const cwd = process.cwd();
-    const git = gitInfo(cwd, {
+    const git = await gitInfo(cwd, {
       ...(typeof f.commit === 'string' ? { commit: f.commit } : {}),
       ...(typeof f.branch === 'string' ? { branch: f.branch } : {}),
     });
-    const store = await openHistory(historyLocation(f, true)!, cwd);
+    const store = await openStore(historyLocation(f, true)!, cwd);
     try {
       const project = projectName(cwd);
       const results: { file: string; runId: number; created: boolean }[] = [];
@@ -167,7 +181,7 @@ const historyPruneCommand = defineCommand({
         message: 'history prune: what to keep? give --keep-days N, --keep-runs N or both',
         suggestion: 'perf history prune --keep-days 90 --keep-runs 200',
       });
-    const store = await openHistory(historyLocation(f, true)!);
+    const store = await openStore(historyLocation(f, true)!);
     try {
       const r = await store.prune({ ...(keepDays !== undefined ? { keepDays } : {}), ...(keepRuns !== undefined ? { keepRuns } : {}) });
       if (f.json) printJson({ history: store.location, ...r });

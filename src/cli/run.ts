@@ -8,7 +8,7 @@ import type { RunFile } from '../perf/run-file.js';
 import { appendToGithubStepSummary, getReporter, REPORTERS } from '../../reporters/index.js';
 import { ALLOW_OUTSIDE_FLAG, defineCommand, info, JSON_FLAG, printJson } from './command.js';
 import { runAgainstCommand } from './against.js';
-import { HISTORY_FLAG, historyLocation, recordAfter } from './history.js';
+import { gitFor, HISTORY_FLAG, historyLocation, recordAfter } from './history.js';
 import { RUN_OPTIONS } from '../runner/options.js';
 import { scaleFlags, SCALE_FLAGS, type ScaleFlags } from './scale-options.js';
 import {
@@ -121,6 +121,7 @@ export const runCommand = defineCommand({
       vars: parseVars(f.var as string[] | undefined),
       allowOutside: f.allowOutside === true,
     });
+    const git = gitFor(f);
     const { run, path, exitCode } = await executeRun(sc, flags, f.quiet === true || f.json === true, scale);
     const written = writeReporters(run, path, flags.reporters);
     const md = flags.reporters.includes('markdown') ? getReporter('markdown') : undefined;
@@ -139,7 +140,10 @@ export const runCommand = defineCommand({
       info('interrupted: the run file holds the repeats measured so far');
       return 130;
     }
-    return recordAfter(historyLocation(f), [{ run, path }], exitCode, { quiet: f.quiet === true || f.json === true });
+    return recordAfter(historyLocation(f), [{ run, path }], exitCode, {
+      quiet: f.quiet === true || f.json === true,
+      ...(git ? { git } : {}),
+    });
   },
 });
 

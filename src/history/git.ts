@@ -2,7 +2,7 @@
  * Where a run's code came from, read with `git` (each call with a deadline); every field null outside a
  * checkout or without git. Also the project name a run is recorded under.
  */
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { GitInfo } from './types.js';
@@ -24,27 +24,44 @@ export function git(cwd: string, args: string[]): string | null {
 
 /** The repository's default branch: origin's HEAD, else a local main or master. */
 export function defaultBranch(cwd: string): string | null {
-  const remote = git(cwd, ['symbolic-ref', '--short', 'refs/remotes/origin/HEAD']);
-  if (remote) return remote;
-  for (const b of ['main', 'master']) if (git(cwd, ['rev-parse', '--verify', '--quiet', `refs/heads/${b}`])) return b;
-  return null;
+  return defaultOf(git(cwd, ['for-each-ref', '--format=%(refname:short) %(symref:short)', ...DEFAULT_REFS]));
 }
 
-/** Git facts of HEAD (or of `commit`, for `perf history add --commit`); the branch given wins over HEAD's. */
-export function gitInfo(cwd: string, opts: { commit?: string; branch?: string } = {}): GitInfo {
-  const commit = git(cwd, ['rev-parse', '--verify', '--quiet', `${opts.commit ?? 'HEAD'}^{commit}`]);
-  if (!commit) return { ...NO_GIT, commit: opts.commit ?? null, branch: opts.branch ?? null };
-  const head = opts.commit === undefined ? git(cwd, ['symbolic-ref', '--short', '-q', 'HEAD']) : null;
+const DEFAULT_REFS = ['refs/remotes/origin/HEAD', 'refs/heads/main', 'refs/heads/master'];
+
+function defaultOf(refs: string | null): string | null {
+  const lines = (refs ?? '').split('\n').map((l) => l.trim().split(' '));
+  const origin = lines.find(([name]) => name === 'origin/HEAD' || name === 'origin');
+  if (origin?.[1]) return origin[1];
+  return lines.find(([name]) => name === 'main')?.[0] ?? lines.find(([name]) => name === 'master')?.[0] ?? null;
+}
+
+function gitAsync(cwd: string, args: string[]): Promise<string | null> {
+  return new Promise((resolve) => {
+    execFile('git', args, { cwd, timeout: GIT_TIMEOUT_MS, encoding: 'utf8' }, (err, out) => resolve(err ? null : out.trim() || null));
+  });
+}
+
+/**
+ * Git facts of HEAD (or of `commit`, for `perf history add --commit`); the branch given wins over HEAD's. Three
+ * git calls at once, then the merge-base: recording a run must add milliseconds, not a chain of process starts.
+ */
+export async function gitInfo(cwd: string, opts: { commit?: string; branch?: string } = {}): Promise<GitInfo> {
+  const [log, head, refs] = await Promise.all([
+    gitAsync(cwd, ['log', '-1', '--format=%H%n%aI%n%s', `${opts.commit ?? 'HEAD'}^{commit}`, '--']),
+    opts.commit === undefined ? gitAsync(cwd, ['symbolic-ref', '--short', '-q', 'HEAD']) : Promise.resolve(null),
+    gitAsync(cwd, ['for-each-ref', '--format=%(refname:short) %(symref:short)', ...DEFAULT_REFS]),
+  ]);
+  if (!log) return { ...NO_GIT, commit: opts.commit ?? null, branch: opts.branch ?? null };
+  const [commit, authorDate, ...subject] = log.split('\n');
   // A CI checkout is a detached HEAD: the CI's own variables name the branch.
   const branch =
     opts.branch ?? head ?? process.env.GITHUB_HEAD_REF ?? process.env.GITHUB_REF_NAME ?? process.env.CI_COMMIT_REF_NAME ?? null;
-  const log = git(cwd, ['log', '-1', '--format=%aI%n%s', commit]);
-  const [authorDate, ...subject] = (log ?? '').split('\n');
-  const base = defaultBranch(cwd);
+  const base = defaultOf(refs);
   return {
-    commit,
+    commit: commit!,
     branch: branch || null,
-    mergeBase: base ? git(cwd, ['merge-base', commit, base]) : null,
+    mergeBase: base ? await gitAsync(cwd, ['merge-base', commit!, base]) : null,
     subject: subject.join('\n') || null,
     authorDate: authorDate || null,
   };

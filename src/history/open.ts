@@ -5,8 +5,9 @@ import { migrateTo } from './sql.js';
 import { openPostgres } from './postgres.js';
 import { openSqlite } from './sqlite.js';
 import { SqlHistoryStore } from './store.js';
+import { DEFAULT_HISTORY } from './schema.js';
 
-export const DEFAULT_HISTORY = '.perf/history.sqlite';
+export { DEFAULT_HISTORY };
 
 export function isPostgresUrl(url: string): boolean {
   return /^postgres(ql)?:\/\//i.test(url);

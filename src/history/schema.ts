@@ -7,6 +7,9 @@
  * names (project, scenario, host, metric) are stored once and referenced by integer.
  */
 
+/** The history file when --history names none. */
+export const DEFAULT_HISTORY = '.perf/history.sqlite';
+
 export interface Dialect {
   /** An auto-numbered integer primary key. */
   id: string;
@@ -60,9 +63,10 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 2,
-    // A series is one scenario's runs in time order; a baseline is a commit's runs; a verdict is read by its candidate.
+    // A series is one scenario's runs in time order (host and timing_only in the index: its sample lookups never read a
+    // runs row); a baseline is a commit's runs; a verdict is read by its candidate.
     up: [
-      'CREATE INDEX runs_by_scenario ON runs (scenario_id, started_at)',
+      'CREATE INDEX runs_by_scenario ON runs (scenario_id, started_at, host_id, timing_only)',
       'CREATE INDEX runs_by_commit ON runs (git_commit)',
       'CREATE INDEX verdicts_by_candidate ON verdicts (candidate_run_id)',
     ],
