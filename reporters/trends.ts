@@ -25,7 +25,8 @@ function pad(cells: string[][]): string {
 }
 
 function changeWords(metric: string, c: TrendChange): string {
-  return `${formatValue(metric, c.before)} → ${formatValue(metric, c.after)} (${formatPct(100 * c.relativeChange)}, p=${c.pValue.toPrecision(2)})`;
+  const moved = `${formatValue(metric, c.before)} → ${formatValue(metric, c.after)}`;
+  return `${moved} (${formatPct(100 * c.relativeChange)}, p=${c.pValue.toPrecision(2)})`;
 }
 
 const titleOf = (t: Pick<Trend, 'scenario' | 'variant' | 'metric'>): string =>
@@ -33,7 +34,8 @@ const titleOf = (t: Pick<Trend, 'scenario' | 'variant' | 'metric'>): string =>
 
 /** One trend as a table: run, commit + subject, date, median, n, and the change a run starts. */
 export function trendText(t: Trend): string {
-  const head = `${titleOf(t)} (${t.unit}, ${t.points.length} run${t.points.length === 1 ? '' : 's'}, ${t.changes.length} change point${t.changes.length === 1 ? '' : 's'})`;
+  const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
+  const head = `${titleOf(t)} (${t.unit}, ${plural(t.points.length, 'run')}, ${plural(t.changes.length, 'change point')})`;
   if (!t.points.length) return `${head}\n  no recorded runs`;
   const at = new Map(t.changes.map((c) => [c.index, c]));
   const rows = t.points.map((p, i) => {
@@ -115,12 +117,14 @@ function trendSection(t: Trend, index: number, charts: ChartData[]): string {
     ? `<ul>${t.changes
         .map(
           (c) =>
-            `<li><a href="#${id}-run-${c.runId}">run ${c.runId}</a> <code>${e(shortCommit(c.commit))}</code> ${e(oneLine(c.subject, 70))}: ${e(changeWords(t.metric, c))}</li>`,
+            `<li><a href="#${id}-run-${c.runId}">run ${c.runId}</a> <code>${e(shortCommit(c.commit))}</code> ` +
+            `${e(oneLine(c.subject, 70))}: ${e(changeWords(t.metric, c))}</li>`,
         )
         .join('')}</ul>`
     : '<p class="muted">No change point.</p>';
   return `<section class="card"><h2>${e(titleOf(t))}</h2>
-<p class="muted">${t.points.length} runs, ${e(t.unit)}; median of each run's repeats, the band their interquartile range. Click a point for its run.</p>
+<p class="muted">${t.points.length} runs, ${e(t.unit)}; median of each run's repeats, dashed their interquartile range.
+Click a point for its run.</p>
 <div class="chart" data-chart="${id}" role="img" aria-label="${e(titleOf(t))}"></div>
 ${changes}
 <details><summary>Runs (newest first)</summary>${runRows(t, id)}</details></section>`;

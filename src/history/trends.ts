@@ -62,7 +62,9 @@ async function metricsOf(store: HistoryStore, newest: StoredRun, q: TrendQuery):
   const near = closest(q.metric, recorded);
   throw new PerfError({
     code: 'history_not_recorded',
-    message: `--metric: no run of "${newest.scenario}" recorded "${q.metric}"${near.length ? `; did you mean ${near.map((n) => `"${n}"`).join(' or ')}?` : ''}`,
+    message:
+      `--metric: no run of "${newest.scenario}" recorded "${q.metric}"` +
+      (near.length ? `; did you mean ${near.map((n) => `"${n}"`).join(' or ')}?` : ''),
     ...(near.length ? { candidates: near } : {}),
   });
 }
