@@ -444,8 +444,9 @@ export const gateCommand = defineCommand({
       type: 'string',
       value: 'history[:BRANCH]',
       description:
-        "Take each baseline from the history (--history, $PERF_HISTORY, else .perf/history.sqlite) instead of --baselines: the runs at HEAD's " +
-        'merge-base with BRANCH (default: the default branch) on this kind of machine, else the newest earlier commit on BRANCH that has runs.',
+        'Take each baseline from the history (--history, $PERF_HISTORY, else .perf/history.sqlite) instead of --baselines: ' +
+        "the runs at HEAD's merge-base with BRANCH (default: the default branch) on this kind of machine, else the newest " +
+        'earlier commit on BRANCH that has runs.',
     },
     variant: { type: 'string', value: 'V', description: 'Run only this variant of the scenarios that declare variants.' },
     junit: { type: 'string', value: 'FILE', description: 'Write the gate as JUnit XML to FILE.' },

@@ -21,6 +21,8 @@ export function openSqlite(file: string): SqlDb {
     db.pragma('journal_mode = WAL');
     // NORMAL under WAL: a power cut may lose the last run recorded, never corrupt the file (the run file is on disk anyway).
     db.pragma('synchronous = NORMAL');
+    // Reads through a memory map (256 MiB covers a 10,000-run history): a series touches pages without a syscall each.
+    db.pragma('mmap_size = 268435456');
   } catch (e) {
     throw new PerfError({
       code: 'history_unavailable',

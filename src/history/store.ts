@@ -185,18 +185,20 @@ export class SqlHistoryStore implements HistoryStore {
       // 10,000 runs × 10 repeats then builds 10,000 run rows rather than 100,000.
       const values = await q(
         `SELECT r.id, s.value FROM runs r JOIN samples s ON s.run_id = r.id AND s.metric_id = ?${modes} ` +
-          `WHERE ${where.join(' AND ')} ORDER BY r.started_at, r.id, s.repeat_index`,
+          // By start time only: the runs index yields that order, so no sort of every value (a run's values come together).
+          `WHERE ${where.join(' AND ')} ORDER BY r.started_at`,
         [metric.id, ...params],
       );
       const runs = new Map<number, Row>();
       for (const row of await q(`SELECT ${RUN_COLUMNS} ${RUN_JOINS} WHERE ${where.join(' AND ')}`, params)) runs.set(Number(row.id), row);
-      const points: SeriesPoint[] = [];
+      const byRun = new Map<number, SeriesPoint>();
       for (const row of values) {
         const id = Number(row.id);
-        const last = points[points.length - 1];
-        if (last && last.run.runId === id) last.values.push(Number(row.value));
-        else points.push({ run: storedRun(runs.get(id)!), values: [Number(row.value)], median: 0 });
+        const point = byRun.get(id);
+        if (point) point.values.push(Number(row.value));
+        else byRun.set(id, { run: storedRun(runs.get(id)!), values: [Number(row.value)], median: 0 });
       }
+      const points = [...byRun.values()];
       for (const p of points) p.median = median(p.values);
       return points;
     });
