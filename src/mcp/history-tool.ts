@@ -73,15 +73,16 @@ export function historyBrief(trends: readonly Trend[], budget = HISTORY_REPLY_MA
 
 export const perfHistoryTool = defineTool({
   name: 'perf_history',
-  description: "A metric's recent runs (newest 30 medians) and change points from the history store.",
+  // Small: --caps all must list every tool within Playwright MCP's 45,612 bytes (test/mcp.test.ts).
+  description: 'Recent run medians and change points of a metric, from the history.',
   inputSchema: {
     type: 'object',
     properties: {
-      scenario: { type: 'string', description: 'Scenario name (default: all).' },
-      variant: { type: 'string', description: 'Variant (default: all).' },
-      metric: { type: 'string', description: 'Metric (default: primary ones).' },
-      limit: { type: 'integer', minimum: 1, description: `Newest runs searched (default ${DEFAULT_LIMIT}).` },
-      history: { type: 'string', description: `SQLite path or postgres:// URL (default ${DEFAULT_HISTORY}).` },
+      scenario: { type: 'string' },
+      variant: { type: 'string' },
+      metric: { type: 'string', description: 'Default: primaries.' },
+      limit: { type: 'integer', minimum: 1, description: 'Runs searched.' },
+      history: { type: 'string', description: 'File or postgres URL.' },
     },
     additionalProperties: false,
   },
