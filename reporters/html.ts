@@ -226,7 +226,7 @@ function hashSource(body: string): string {
  * scripts and styles by hash: markup injected by a hostile string could run nothing. Styles go by hash
  * too: uPlot sets its styles through the CSSOM (element.style), which a policy does not restrict.
  */
-function contentSecurityPolicy(scripts: string[], styles: string[]): string {
+export function contentSecurityPolicy(scripts: string[], styles: string[]): string {
   return [
     "default-src 'none'",
     'img-src data:',

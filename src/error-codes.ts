@@ -72,6 +72,7 @@ export const ERRORS = {
   },
   assertion_failed: { kind: 'failed', suggestion: 'snap to see the screen' },
   bad_alpha: { kind: 'usage', suggestion: 'use a significance level between 0 and 1, e.g. 0.05' },
+  bad_change_options: { kind: 'usage', suggestion: STATS },
   bad_count: { kind: 'usage', suggestion: STATS },
   bisect_build: { kind: 'environment', suggestion: 'run the --build command by hand in a checkout of that commit to see why it fails' },
   bisect_endpoints: {
@@ -198,6 +199,7 @@ export const ERRORS = {
     kind: 'environment',
     suggestion: 'check that the history database is reachable and writable; the run files on disk are kept and can be added later',
   },
+  history_not_recorded: { kind: 'usage', suggestion: 'perf history show (no scenario) lists what the history holds' },
   history_schema_newer: {
     kind: 'environment',
     suggestion: 'this history was written by a newer perf: upgrade perf, or use another --history',

@@ -152,7 +152,7 @@ test(
       const bad = commit(repo, 'third', 1);
       const transport = new StdioClientTransport({
         command: process.execPath,
-        args: [join(ROOT, 'bin/perf'), 'mcp', '--caps', 'core,devtools'],
+        args: [join(ROOT, 'bin/perf'), 'mcp', '--caps', 'core,history'],
         cwd: repo,
         env: { ...(process.env as Record<string, string>) },
         stderr: 'pipe',

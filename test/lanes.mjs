@@ -49,6 +49,8 @@ const UNIT = [
   'attribution.test.js',
   'reporters.test.js',
   'stats.test.js',
+  'change-points.test.js',
+  'history-trends.test.js',
   'static-server.test.js',
   'page-runtime-source.test.js',
   'perf-report.test.js',

@@ -611,6 +611,11 @@ describe('caps and the size of what an agent reads', () => {
       await ok('perf_compare', { a: file, b: file });
       const leaks = await ok('perf_leaks', { scenario: 'tiny.yaml', iterations: 2 });
       assert.ok(Buffer.byteLength(leaks.text) <= 6 * 1024, `perf_leaks replied ${Buffer.byteLength(leaks.text)} bytes`);
+      // Nothing was recorded here: perf_history says so (test/history-trends.test.ts reads a real history).
+      const hist = await s.call('perf_history', {});
+      called.add('perf_history');
+      assert.equal(hist.isError, true);
+      assert.match(hist.text, /no history at/);
       await ok('app_logs');
       await ok('app_restart');
       await ok('doctor');

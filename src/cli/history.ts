@@ -12,6 +12,7 @@ import type { SqlHistoryStore } from '../history/store.js';
 import type { GitInfo, VerdictInput } from '../history/types.js';
 import type { FlagSpecs, FlagValues } from './args.js';
 import { defineCommand, info, JSON_FLAG, printJson, type CommandDefinition } from './command.js';
+import { historyChangesCommand, historyShowCommand } from './history-show.js';
 
 export const HISTORY_ENV = 'PERF_HISTORY';
 
@@ -193,11 +194,11 @@ const historyPruneCommand = defineCommand({
 });
 
 /** The verbs of `perf history`, in help order: show and changes (the trends module) append theirs here. */
-export const HISTORY_SUBCOMMANDS: CommandDefinition[] = [historyAddCommand, historyPruneCommand];
+export const HISTORY_SUBCOMMANDS: CommandDefinition[] = [historyAddCommand, historyPruneCommand, historyShowCommand, historyChangesCommand];
 
 export const historyCommand = defineCommand({
   name: 'history',
-  summary: 'The history of recorded runs: add run files, prune old runs',
+  summary: 'The history of recorded runs: add run files, show a series, find where it changed, prune old runs',
   usage: 'history VERB [flags]',
   details:
     'Runs are recorded by `perf run`, `perf run --against` and `perf gate` with --history (or $PERF_HISTORY): a SQLite file ' +

@@ -82,9 +82,16 @@ export const devtoolsCap = defineCap({
   name: 'devtools',
   description:
     'Console, exceptions, observe interactive elements, user-timing marks, the trace of the last measured window, ' +
-    'memory leaks (perf_leaks), the commit that regressed (perf_bisect), evaluate (also needs --allow evaluate).',
+    'memory leaks (perf_leaks), evaluate (also needs --allow evaluate).',
   byDefault: false,
-  tools: ['console', 'exceptions', 'observe', 'mark', 'perf_trace', 'perf_leaks', 'perf_bisect', 'evaluate'],
+  tools: ['console', 'exceptions', 'observe', 'mark', 'perf_trace', 'perf_leaks', 'evaluate'],
+});
+
+export const historyCap = defineCap({
+  name: 'history',
+  description: "Commits and trends: a metric's recorded runs and where it changed (perf_history), the commit that regressed (perf_bisect).",
+  byDefault: false,
+  tools: ['perf_history', 'perf_bisect'],
 });
 
 export const lifecycleExtraCap = defineCap({
@@ -123,6 +130,7 @@ export const CAPS: readonly CapDefinition[] = [
   navigationExtraCap,
   viewportCap,
   devtoolsCap,
+  historyCap,
   lifecycleExtraCap,
   desktopCap,
   terminalCap,
