@@ -112,19 +112,27 @@ interface Status {
 }
 
 /** /status of the Grid at `url` (credentials in it, as user:key@, go as Basic auth). */
-export async function gridStatus(url: string): Promise<Status | undefined> {
+export async function gridStatus(url: string, attempts = 1): Promise<Status | undefined> {
   const { url: plain, headers } = splitCredentials(url);
-  try {
-    const res = await fetch(`${plain}/status`, { headers, signal: AbortSignal.timeout(2000) });
-    return ((await res.json()) as { value: Status }).value;
-  } catch {
-    return undefined;
+  for (let i = 0; i < attempts; i++) {
+    try {
+      const res = await fetch(`${plain}/status`, { headers, signal: AbortSignal.timeout(STATUS_TIMEOUT_MS) });
+      return ((await res.json()) as { value: Status }).value;
+    } catch {
+      // Down, or slow to answer: asked again below, or undefined for the caller to say so.
+    }
   }
+  return undefined;
 }
+
+// A hub's JVM on a loaded 2-core box (CI beside a busy core) paused /status past 2 s: 5 s per ask.
+const STATUS_TIMEOUT_MS = 5000;
+// A session count is an assertion: asked three times before "could not ask" (-1) fails it.
+const COUNT_ATTEMPTS = 3;
 
 /** Sessions the Grid holds now, over every node (`upOnly`: the nodes it sees UP; `node`: that node's URL only). */
 export async function gridSessions(url: string, opts: { upOnly?: boolean; node?: string } = {}): Promise<number> {
-  const s = await gridStatus(url);
+  const s = await gridStatus(url, COUNT_ATTEMPTS);
   const nodes = s?.nodes.filter(
     (n) => (!opts.upOnly || n.availability === undefined || n.availability === 'UP') && (opts.node === undefined || n.uri === opts.node),
   );
