@@ -7,7 +7,7 @@
 import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -40,7 +40,11 @@ const JANK = /^(forced (layout|style) in )?(burnCpu|forceLayoutThrash) \/jank\.j
 
 before(() => {
   mkdirSync(join(work, 'project'), { recursive: true });
-  cpSync(join(ROOT, 'scenarios/list-scroll.yaml'), join(work, LIST));
+  // Without the scenario's budget (layouts per frame ≤ 2): on a loaded host the janky list paints fewer frames and may
+  // break it, and a failed budget exits 1; what is under test here is the attribution, not the budget.
+  const scenario = readFileSync(join(ROOT, 'scenarios/list-scroll.yaml'), 'utf8').replace(/^budgets:\n(  - .*\n)+/m, '');
+  assert.doesNotMatch(scenario, /^budgets:/m);
+  writeFileSync(join(work, LIST), scenario);
   cpSync(join(ROOT, 'scenarios/app'), join(work, 'project/app'), { recursive: true });
   // 4 repeats a run: with zero spread in the layout count, 4 + 4 repeats reach p ≤ 0.0084 (stats.ts zeroSpreadNullBound).
   for (const [jank, label] of [
