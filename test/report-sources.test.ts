@@ -15,6 +15,7 @@ import { METRICS, resolveMetric } from '../src/perf/metrics.js';
 import { COVERAGE_ORDER, SOURCES } from '../src/perf/sources/index.js';
 import { framePicture } from '../src/perf/sources/frames.js';
 import { clockOffsetMs } from '../src/perf/sources/source.js';
+import { groupInteractions } from '../src/perf/sources/interactions.js';
 import type { StepSpan } from '../src/perf/analysis.js';
 
 const DIR = join(import.meta.dirname, '..', '..', 'test', 'fixtures', 'reports');
@@ -85,4 +86,31 @@ test('no two sources answer for the same coverage entry', () => {
       }
     }
   }
+});
+
+test('a tap whose press and release land frames apart: the breakdown is the slow frame, its parts add up to the latency', () => {
+  const at = 1_000_000;
+  const entry = (name: string, startAt: number, durationMs: number, inputDelayMs: number, processingMs: number) => ({
+    token: 't',
+    doc: 'd',
+    kind: 'interaction' as const,
+    id: 7,
+    name,
+    target: name === 'click' ? 'button#slow' : '',
+    startAt,
+    durationMs,
+    inputDelayMs,
+    processingMs,
+    presentationMs: durationMs - inputDelayMs - processingMs,
+  });
+  // A loaded host: the press painted in its own frame; release and click came 120 ms later, the click ran 300 ms.
+  const messages = [entry('pointerdown', at, 16, 1, 2), entry('pointerup', at + 120, 320, 2, 1), entry('click', at + 121, 320, 2, 300)];
+  const spans: StepSpan[] = [{ step: 'tap', label: 'slow click', startedAt: at - 5, durationMs: 500, status: 'ok' }];
+  const [row] = groupInteractions(messages, spans, at - 100);
+  assert.equal(row!.latencyMs, 320);
+  assert.equal(row!.type, 'click');
+  assert.equal(row!.step, 'slow click');
+  assert.equal(row!.inputDelayMs, 2);
+  assert.ok(row!.processingMs >= 300 && row!.processingMs < 310, `processing ${row!.processingMs}`);
+  assert.ok(Math.abs(row!.inputDelayMs + row!.processingMs + row!.presentationMs - row!.latencyMs) <= 8, JSON.stringify(row));
 });

@@ -14,6 +14,8 @@ const EVENT_TIMING_FLOOR_MS = 16;
 
 // Event Timing rounds startTime to the ms and the step's clock is Node's: a small slack both ways.
 const STEP_SLACK_MS = 5;
+// Event Timing rounds a duration to 8 ms: entries whose ends lie within that were painted in one frame.
+const DURATION_GRANULARITY_MS = 8;
 
 export const interactionsSource = defineSource<Interaction[]>({
   name: 'interactions',
@@ -52,7 +54,7 @@ export const interactionsSource = defineSource<Interaction[]>({
  * the longest entry's duration, input delay is the first entry's, processing spans from the first
  * handler's start to the last one's end, presentation is what remains until the next paint.
  */
-function groupInteractions(messages: readonly ProbeMessage[], spans: readonly StepSpan[], startedAt: number): Interaction[] {
+export function groupInteractions(messages: readonly ProbeMessage[], spans: readonly StepSpan[], startedAt: number): Interaction[] {
   type Entry = Extract<ProbeMessage, { kind: 'interaction' }>;
   const byId = new Map<string, Entry[]>();
   for (const m of messages) {
@@ -66,9 +68,15 @@ function groupInteractions(messages: readonly ProbeMessage[], spans: readonly St
   for (const entries of byId.values()) {
     entries.sort((a, b) => a.startAt - b.startAt);
     const first = entries[0]!;
-    const latency = Math.max(...entries.map((e) => e.durationMs));
-    const procStart = Math.min(...entries.map((e) => e.startAt + e.inputDelayMs));
-    const procEnd = Math.max(...entries.map((e) => e.startAt + e.inputDelayMs + e.processingMs));
+    const longest = entries.reduce((m, e) => (e.durationMs > m.durationMs ? e : m));
+    const latency = longest.durationMs;
+    // The breakdown covers the entries painted in the longest one's frame, as web-vitals' INP attribution does: on a
+    // loaded host a tap's press and release may land frames apart, and the press's own frame is not the latency.
+    const paintAt = longest.startAt + latency;
+    const inFrame = entries.filter((e) => Math.abs(e.startAt + e.durationMs - paintAt) <= DURATION_GRANULARITY_MS);
+    const lead = inFrame[0]!;
+    const procStart = Math.min(...inFrame.map((e) => e.startAt + e.inputDelayMs));
+    const procEnd = Math.max(...inFrame.map((e) => e.startAt + e.inputDelayMs + e.processingMs));
     const main = entries.reduce((m, e) => (e.processingMs > m.processingMs ? e : m));
     out.push({
       id: first.id,
@@ -77,9 +85,9 @@ function groupInteractions(messages: readonly ProbeMessage[], spans: readonly St
       step: stepAt(spans, first.startAt),
       atMs: round(first.startAt - startedAt, 1),
       latencyMs: latency,
-      inputDelayMs: round(first.inputDelayMs, 1),
+      inputDelayMs: round(lead.inputDelayMs, 1),
       processingMs: round(procEnd - procStart, 1),
-      presentationMs: round(Math.max(0, first.startAt + latency - procEnd), 1),
+      presentationMs: round(Math.max(0, paintAt - procEnd), 1),
     });
   }
   return out.sort((a, b) => a.atMs - b.atMs);
