@@ -177,6 +177,19 @@ test(
   },
 );
 
+test('perf leaks signs in once (setupOnce) and its one page opens signed in', { timeout: 300_000 }, async () => {
+  const before = app.signIns();
+  // The steps expect the signed-in page: a page that opened on the sign-in form fails the first iteration (exit 1, no JSON).
+  const file = scenario('leaks-signed-in', SETUP_ONCE);
+  const r = await perf(['leaks', file, '--iterations', '2', '--out', 'out-leaks', '--json']);
+  assert.ok(r.code === 0 || r.code === 1, r.stderr);
+  const doc = JSON.parse(r.stdout) as { verdict: string; iterations: number; kind: string };
+  assert.equal(doc.iterations, 2, r.stdout);
+  assert.equal(doc.kind, 'heap');
+  assert.equal(app.signIns() - before, 1, 'one sign-in for the leaks run');
+  assert.ok(!r.stdout.includes(PASSWORD) && !r.stderr.includes(PASSWORD), 'the password in no output');
+});
+
 test('a terminal scenario with setupOnce is refused at its line (exit 2)', { timeout: 60_000 }, async () => {
   const file = join(work, 'term.yaml');
   writeFileSync(file, 'name: term\napp:\n  terminal: { command: cat }\nsetupOnce:\n  - press_key: Enter\nsteps:\n  - press_key: Enter\n');

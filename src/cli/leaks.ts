@@ -11,6 +11,7 @@ import { renderLeaksHtml, renderLeaksMarkdown, renderLeaksText } from '../../rep
 import { appendToGithubStepSummary } from '../../reporters/index.js';
 import { ALLOW_OUTSIDE_FLAG, defineCommand, info, JSON_FLAG, printJson } from './command.js';
 import { checkNameFlag, interruptible, parseVars } from './run-options.js';
+import { STORAGE_STATE_FLAG, withStorageStateFlag } from './state.js';
 
 const LEAK_REPORTERS = { markdown: 'md', html: 'html' } as const;
 type LeakReporter = keyof typeof LEAK_REPORTERS;
@@ -80,8 +81,9 @@ export const leaksCommand = defineCommand({
   summary: 'Run the steps N times in one page and name the objects each iteration leaves alive (heap snapshots)',
   usage:
     'leaks SCENARIO.yaml [--variant NAME] [--var N=V] [--iterations N] [--min-per-iteration N] [--min-retained SIZE] [--json] ' +
-    '[--out DIR] [--reporter markdown|html]',
+    '[--storage-state FILE] [--out DIR] [--reporter markdown|html]',
   details:
+    'setupOnce (if any) signs in once first, as in perf run; the clean start restores what it left.\n' +
     'One clean start and setup, then a GC and heap snapshot (baseline), the steps once (snapshot first), N-1 more times\n' +
     '(snapshot last). The steps must bring the app back to where they started. Snapshots stay in\n' +
     '<out>/<scenario>[-<variant>]-leaks-snapshots/. Exit 1 when a leak over the threshold is found.\n' +
@@ -106,6 +108,7 @@ export const leaksCommand = defineCommand({
     },
     out: { type: 'string', value: 'DIR', description: 'Output folder for the snapshots and reports. Default build/perf.' },
     reporter: { type: 'list', value: 'NAME', description: 'Also write a report beside the snapshots: markdown, html.' },
+    ...STORAGE_STATE_FLAG,
     quiet: { type: 'boolean', description: 'No progress lines.' },
     ...ALLOW_OUTSIDE_FLAG,
     ...JSON_FLAG,
@@ -126,11 +129,12 @@ export const leaksCommand = defineCommand({
       });
     const thresholds = thresholdsOf(f);
     const reporters = reportersOf(f.reporter as string[] | undefined);
-    const sc = loadScenario(positionals[0]!, {
+    const loaded = loadScenario(positionals[0]!, {
       ...(f.variant !== undefined ? { variant: f.variant as string } : {}),
       vars: parseVars(f.var as string[] | undefined),
       allowOutside: f.allowOutside === true,
     });
+    const sc = withStorageStateFlag(loaded, f.storageState);
     const out = (f.out as string | undefined) ?? 'build/perf';
     const result = await interruptible((signal) =>
       runLeaks(sc, {

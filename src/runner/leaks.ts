@@ -1,6 +1,7 @@
 /**
  * perf leaks: one page, no restart between iterations (memlab's action/back loop). The app and browser
- * start as for perf run (startApp, openArmBrowser: the scenario's driver), one clean start, `setup`, then
+ * start as for perf run (startApp, openArmBrowser: the scenario's driver; setupOnce and browser.storageState
+ * as perf run restores them, runner/sign-in.ts), one clean start, `setup`, then
  * GC + heap snapshot "baseline", the steps once, GC + snapshot "first", the steps N−1 more times, GC +
  * snapshot "last"; src/perf/heap/leaks.ts groups what the iterations left alive. The steps must bring the
  * app back to where they started: whatever one iteration leaves open, every next one finds open.
@@ -24,6 +25,7 @@ import { BrowserSession } from '../drivers/cdp/session.js';
 import type { PagePerf } from '../drivers/page-driver.js';
 import { openArmBrowser, type ArmBrowser } from './arm-browser.js';
 import { appSpec, runFileName } from './records.js';
+import { readStateFile, signIn } from './sign-in.js';
 
 export interface LeaksOptions {
   outDir: string;
@@ -93,17 +95,25 @@ async function iterate(
   sc: Scenario,
   opts: IterateOptions,
 ): Promise<{ kind: 'heap'; files: Record<SnapshotName, string> } | Extract<LeaksResult, { kind: 'rss' }>> {
+  const cwd = opts.cwd ?? process.cwd();
+  // A bad state file is exit 2 before the app starts.
+  const fileState = readStateFile(sc, cwd);
   const app = await startApp(appSpec(sc));
   let cdp: Promise<BrowserSession> | undefined;
   let arm: ArmBrowser | undefined;
   try {
     const url = app.urlFor(sc.app.path);
     const cdpSession = (): Promise<BrowserSession> => (cdp ??= openSession(sc));
-    arm = await openArmBrowser(sc, { app, url, cwd: opts.cwd ?? process.cwd(), restart: sc.browser.restart, cdpSession });
-    opts.onProgress?.({ kind: 'phase', what: 'clean start' });
+    arm = await openArmBrowser(sc, { app, url, cwd, restart: sc.browser.restart, cdpSession });
     const base = runFileName(sc, 'leaks');
     const rc = { index: 0, mode: 'timing' as const, warmup: false, restart: sc.browser.restart, url, outDir: opts.outDir, base };
-    await arm.browser.open({ ...rc, first: true, last: true, onStep: () => undefined }, () => undefined);
+    const onStep = (): void => undefined;
+    // As perf run: setupOnce once in a page of its own (over the state file's state), then a clean start restoring what it left.
+    const signingIn = sc.setupOnce.length > 0;
+    if (signingIn) opts.onProgress?.({ kind: 'phase', what: 'setupOnce (sign in once)' });
+    const state = signingIn ? await signIn({ ...arm, sc }, { ...rc, first: true, last: false, onStep }, fileState) : fileState;
+    opts.onProgress?.({ kind: 'phase', what: 'clean start' });
+    await arm.browser.open({ ...rc, first: !signingIn, last: true, onStep, ...(state ? { state } : {}) }, () => undefined);
     await runSteps(arm.host, sc.setup, 'setup', opts.signal);
     const perf = arm.host.surface() === 'page' ? (await arm.host.page()).perf : undefined;
     if (perf?.heapSnapshot && perf.collectGarbage) return { kind: 'heap', files: await heapIterations(arm.host, sc, { perf, opts }) };

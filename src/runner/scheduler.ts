@@ -30,8 +30,8 @@ import {
 } from './records.js';
 import { runRepeatOn } from './repeat.js';
 import type { RepeatContext } from './repeat-browser.js';
-import { signIn, withStateSecrets } from './sign-in.js';
-import { readStorageState, type StorageState } from '../drivers/storage.js';
+import { readStateFile, signIn, withStateSecrets } from './sign-in.js';
+import type { StorageState } from '../drivers/storage.js';
 
 export type Arm = 'baseline' | 'candidate';
 
@@ -185,10 +185,7 @@ class Scheduler {
 
   async open(): Promise<void> {
     // Every state file first: a bad one is exit 2 before any app or browser starts.
-    const files = this.opts.arms.map((plan) => {
-      const file = plan.sc.browser.storageState;
-      return file ? readStorageState(file, relative(this.opts.cwd, file) || file) : undefined;
-    });
+    const files = this.opts.arms.map((plan) => readStateFile(plan.sc, this.opts.cwd));
     for (const [i, plan] of this.opts.arms.entries()) {
       const app = await startApp(withServeHost(appSpec(plan.sc), this.opts.serveHost));
       this.apps.push(app);

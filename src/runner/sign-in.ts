@@ -5,6 +5,7 @@
  * sees (HttpOnly included) and the web storage of each origin a step ended on. IndexedDB is left out.
  * Each repeat's clean restart restores the result before the app page opens (RepeatContext.state).
  */
+import { relative } from 'node:path';
 import type { SessionHost } from '../engine/host.js';
 import { runStep } from '../engine/run-step.js';
 import { PerfError } from '../errors.js';
@@ -13,6 +14,7 @@ import {
   EMPTY_STATE,
   mergeStates,
   READ_ORIGIN_STORAGE,
+  readStorageState,
   stateSecrets,
   type OriginStorage,
   type StateCookie,
@@ -76,6 +78,12 @@ export async function signIn(target: SignInTarget, rc: RepeatContext, base: Stor
     await reader.read(await host.page());
   }
   return mergeStates(state, reader.state());
+}
+
+/** The scenario's state file (browser.storageState or --storage-state), read and checked: a bad one is exit 2 before anything starts. */
+export function readStateFile(sc: Scenario, cwd: string): StorageState | undefined {
+  const file = sc.browser.storageState;
+  return file ? readStorageState(file, relative(cwd, file) || file) : undefined;
 }
 
 /** The scenario with the state's values added to its secrets: redacted like ${env.*} values in every file and output. */
