@@ -13,7 +13,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RunFile } from '../src/perf/run-file.js';
 import { findServerBinary, miniBrowserPath } from '../src/drivers/webdriver/server.js';
-import { perfCli } from './helpers.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { perfCli, ROOT } from './helpers.js';
 import { startSignInApp, type SignInApp } from './fixtures/signin/app.js';
 
 const PASSWORD = 'correct-horse-battery-7731';
@@ -189,6 +191,82 @@ test('perf leaks signs in once (setupOnce) and its one page opens signed in', { 
   assert.equal(app.signIns() - before, 1, 'one sign-in for the leaks run');
   assert.ok(!r.stdout.includes(PASSWORD) && !r.stderr.includes(PASSWORD), 'the password in no output');
 });
+
+/** A real `perf mcp` server over stdio in `cwd`; each call's reply text, parsed, with isError. */
+async function mcpServer(
+  cwd: string,
+): Promise<{ call: (name: string, args: object) => Promise<{ isError: boolean; json: any; text: string }>; close: () => Promise<void> }> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [join(ROOT, 'bin', 'perf'), 'mcp'],
+    cwd,
+    env: { ...(process.env as Record<string, string>) },
+    stderr: 'ignore',
+  });
+  const client = new Client({ name: 'rehearse-signin-test', version: '0.0.0' });
+  await client.connect(transport);
+  return {
+    async call(name, args) {
+      const res = (await client.callTool({ name, arguments: args as Record<string, unknown> }, undefined, { timeout: 240_000 })) as {
+        isError?: boolean;
+        content: { type: string; text?: string }[];
+      };
+      const text = res.content.find((c) => c.type === 'text')?.text ?? '';
+      let json: unknown;
+      try {
+        json = JSON.parse(text);
+      } catch {
+        json = undefined;
+      }
+      return { isError: res.isError === true, json, text };
+    },
+    close: () => client.close(),
+  };
+}
+
+/** A state file made by signing in over HTTP (one sign-in on the server): its cookie and the localStorage the login page writes. */
+async function signedInStateFile(name: string): Promise<string> {
+  const res = await fetch(`${app.url}/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ user: 'alice', password: PASSWORD }),
+  });
+  const sid = /sid=([0-9a-f]+)/.exec(res.headers.get('set-cookie') ?? '')?.[1];
+  assert.ok(sid, 'the fixture set a session cookie');
+  const state = {
+    version: 1,
+    cookies: [{ name: 'sid', value: sid, domain: '127.0.0.1', path: '/', expires: -1, httpOnly: true, secure: false, sameSite: 'Lax' }],
+    origins: [{ origin: app.url, localStorage: [{ name: 'signin-pref', value: 'theme-dark-from-login' }], sessionStorage: [] }],
+  };
+  writeFileSync(join(work, name), JSON.stringify(state), { mode: 0o600 });
+  return name;
+}
+
+test(
+  'MCP perf_run storageState: every repeat starts signed in from the file, confined to the working folder',
+  { timeout: 300_000 },
+  async () => {
+    const stateFile = await signedInStateFile('mcp-state.json');
+    scenario('mcp-file', '');
+    const before = app.signIns();
+    const s = await mcpServer(work);
+    try {
+      const r = await s.call('perf_run', { scenario: 'mcp-file.yaml', repeat: 3, warmup: 0, out: 'out-mcp', storageState: stateFile });
+      assert.equal(r.isError, false, r.text);
+      assert.deepEqual(r.json.run.repeats, { counted: 3, measured: 3, refused: 0, failed: 0, warmup: 0 }, r.text);
+      assert.equal(app.signIns() - before, 0, 'the state file is the sign-in');
+      assert.ok(!r.text.includes(PASSWORD) && !app.sessionIds().some((id) => r.text.includes(id)), 'no secret in the reply');
+      const outside = await s.call('perf_run', { scenario: 'mcp-file.yaml', repeat: 1, storageState: '../elsewhere.json' });
+      assert.equal(outside.isError, true, outside.text);
+      assert.match(outside.text, /perf_run storageState/);
+      const compare = await s.call('perf_run', { scenario: 'mcp-file.yaml', against: 'mcp-file.yaml', storageState: stateFile });
+      assert.equal(compare.isError, true, compare.text);
+      assert.match(compare.text, /storageState applies to one scenario/);
+    } finally {
+      await s.close();
+    }
+  },
+);
 
 test('a terminal scenario with setupOnce is refused at its line (exit 2)', { timeout: 60_000 }, async () => {
   const file = join(work, 'term.yaml');

@@ -225,6 +225,7 @@ export const perfRunTool = defineTool({
         description: 'With against: vars of the baseline only.',
       },
       json: { type: 'boolean', description: 'Every metric and compare row (default: headline metrics, changed rows).' },
+      storageState: { type: 'string', description: 'State file to start from (storage_save).' },
     },
     required: ['scenario'],
     additionalProperties: false,
@@ -248,8 +249,17 @@ export const perfRunTool = defineTool({
       if (program !== undefined) core.checkCommands(`perf_run ${arg}`, `${file}: ${program}`);
       return sc;
     };
+    if (args.storageState !== undefined && args.against !== undefined)
+      throw new PerfError({
+        code: 'invalid_arguments',
+        message: 'perf_run: storageState applies to one scenario; with against give each scenario browser.storageState',
+        suggestion: 'add browser: { storageState: FILE } to both scenarios',
+      });
     const outDir = core.confine('perf_run out', args.out ?? 'build/perf', 'folder');
-    const candidate = load('scenario', args.scenario);
+    const loaded = load('scenario', args.scenario);
+    // As --storage-state: in the working folder, confined like out; it overrides browser.storageState.
+    const stateFile = args.storageState === undefined ? undefined : core.confine('perf_run storageState', args.storageState, 'read');
+    const candidate = stateFile ? { ...loaded, browser: { ...loaded.browser, storageState: stateFile } } : loaded;
     const common = {
       outDir,
       cwd: core.cwd,
