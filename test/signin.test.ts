@@ -9,6 +9,8 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RunFile } from '../src/perf/run-file.js';
@@ -19,6 +21,10 @@ import { perfCli, ROOT } from './helpers.js';
 import { startSignInApp, type SignInApp } from './fixtures/signin/app.js';
 
 const PASSWORD = 'correct-horse-battery-7731';
+
+interface StorageStateFile {
+  origins: { origin: string; localStorage: { name: string; value: string }[]; sessionStorage: { name: string; value: string }[] }[];
+}
 const missingWebKit =
   findServerBinary('webkit') && miniBrowserPath() ? false : 'WebKitWebDriver not installed (apt-get install webkit2gtk-driver xvfb)';
 const work = mkdtempSync(join(tmpdir(), 'rehearse-signin-'));
@@ -264,6 +270,76 @@ test(
       assert.match(compare.text, /storageState applies to one scenario/);
     } finally {
       await s.close();
+    }
+  },
+);
+
+/** A second origin (http://localhost:PORT): /write stores a token in its localStorage and sessionStorage, /read shows the stored one. */
+async function otherOrigin(): Promise<{ url: string; close: () => Promise<void> }> {
+  const page = (body: string): string =>
+    `<!doctype html><html><head><title>Other</title></head><body><p id="out"></p><script>${body}</script></body></html>`;
+  const server = createServer((req, res) => {
+    const write =
+      "localStorage.setItem('other-token', 'token-from-the-localhost-origin'); sessionStorage.setItem('other-tab', 'tab-value-of-localhost');" +
+      "document.getElementById('out').textContent = 'written';";
+    const read = "document.getElementById('out').textContent = 'Other: ' + (localStorage.getItem('other-token') ?? 'none');";
+    res.writeHead(200, { 'content-type': 'text/html' }).end(page(req.url === '/write' ? write : read));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://localhost:${port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+test(
+  'CDP: perf state save keeps the localStorage of every origin the session visited; state load brings both back',
+  { timeout: 300_000 },
+  async () => {
+    const other = await otherOrigin();
+    const verb = async (args: string[]): Promise<void> => {
+      const v = await perf(args, 90_000);
+      assert.equal(v.code, 0, `${args.join(' ')}: ${v.stderr}`);
+    };
+    try {
+      const before = app.signIns();
+      await verb(['start', '--url', app.url, '--path', '/login']);
+      await verb(['fill', '--target', '{"label":"User"}', '--text', 'alice']);
+      await verb(['fill', '--target', '{"label":"Password"}', '--text', PASSWORD]);
+      await verb(['tap', '--target', '{"role":"button","name":"Sign in"}']);
+      await verb(['wait_for', '--text', 'Signed in as alice']);
+      // The page leaves 127.0.0.1 for the other origin: its storage is read from there.
+      await verb(['navigate', '--url', `${other.url}/write`]);
+      await verb(['wait_for', '--text', 'written']);
+      const save = await perf(['state', 'save', 'two-origins.json', '--json'], 90_000);
+      assert.equal(save.code, 0, save.stderr);
+      const saved = JSON.parse(readFileSync(join(work, 'two-origins.json'), 'utf8')) as StorageStateFile;
+      const at = (origin: string) => saved.origins.find((o) => o.origin === origin);
+      assert.deepEqual(at(app.url)?.localStorage.find((i) => i.name === 'signin-pref')?.value, 'theme-dark-from-login', save.stdout);
+      assert.deepEqual(at(other.url)?.localStorage, [{ name: 'other-token', value: 'token-from-the-localhost-origin' }]);
+      assert.deepEqual(
+        at(other.url)?.sessionStorage,
+        [{ name: 'other-tab', value: 'tab-value-of-localhost' }],
+        'the current origin: sessionStorage too',
+      );
+      await verb(['stop']);
+
+      // A new browser with nothing stored: the load brings both origins back.
+      await verb(['start', '--url', other.url, '--path', '/read']);
+      await verb(['wait_for', '--text', 'Other: none']);
+      await verb(['state', 'load', 'two-origins.json']);
+      await verb(['wait_for', '--text', 'Other: token-from-the-localhost-origin']);
+      await verb(['navigate', '--url', `${app.url}/app`]);
+      await verb(['wait_for', '--text', 'Preference: theme-dark-from-login']);
+      assert.equal(app.signIns() - before, 1, "signed in once, by hand; the loaded state is the second session's sign-in");
+    } finally {
+      await perf(['stop'], 60_000).catch(() => undefined);
+      await other.close();
     }
   },
 );

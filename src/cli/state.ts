@@ -1,6 +1,6 @@
 /**
  * `perf state save FILE` / `perf state load FILE`: the `perf start` session's browser state (cookies,
- * HttpOnly included, and the current origin's web storage) to a file, or a saved one into it. The file
+ * HttpOnly included, and the web storage of the origins it visited: PageStorage.origins) to a file, or a saved one into it. The file
  * is a secret: written 0600 and atomically; nothing printed carries a value.
  */
 import { relative, resolve } from 'node:path';
@@ -27,9 +27,10 @@ export const stateCommand = defineCommand({
   summary: "Save the perf start session's browser state (cookies, web storage) to a file, or load one into it",
   usage: 'state save FILE | state load FILE [--state-dir DIR] [--json]',
   details:
-    "save writes every cookie (HttpOnly included) and the current origin's localStorage and sessionStorage, mode 0600;\n" +
-    'load puts a saved state into the session and reloads the page. Use the file with perf run --storage-state FILE\n' +
-    'or browser.storageState. IndexedDB is not saved.',
+    "save writes every cookie (HttpOnly included), the localStorage of every origin the session's tab visited (CDP;\n" +
+    "WebDriver: the current origin's) and the current origin's sessionStorage, mode 0600; load puts a saved state into\n" +
+    'the session (each origin) and reloads the page. Use the file with perf run --storage-state FILE or browser.storageState.\n' +
+    'IndexedDB is not saved.',
   flags: {
     stateDir: { type: 'string', value: 'DIR', description: 'Folder of the session state file. Default ./.perf' },
     ...JSON_FLAG,

@@ -44,8 +44,22 @@ export interface StorageState {
 export interface PageStorage {
   /** The cookies the browser holds for this page, HttpOnly included (CDP: its whole context; WebDriver: the current document's). */
   cookies(): Promise<StateCookie[]>;
+  /**
+   * The web storage of each origin the page's browser visited. CDP: the current document's (sessionStorage
+   * included) and the localStorage of every other origin in the tab's history and the context's other tabs,
+   * read in a background tab that loads a blank page at each origin from memory (no request leaves, the
+   * page stays where it is). sessionStorage belongs to the tab: another origin's is out of reach without
+   * navigating the tab itself, so only the current origin's is read. WebDriver: the current document's only.
+   */
+  origins(): Promise<OriginStorage[]>;
   /** Put `state` in place for the next document the page opens (the app page): cookies now, storage as each origin's document starts. */
   restore(state: StorageState): Promise<void>;
+  /**
+   * Put `state` into a running session's browser (perf state load, storage_load) before its page reloads:
+   * as restore, and every saved origin's localStorage written at once (CDP: in a background tab; WebDriver:
+   * restore already visits each origin), so origins the page opens later in the session find theirs.
+   */
+  load(state: StorageState): Promise<void>;
   /** The app page opened: later documents of the repeat get no seeded storage (the app's own changes stand). */
   restored(): Promise<void>;
 }

@@ -1,6 +1,6 @@
 /**
  * storage_save / storage_load (cap `storage`, not default): the session's browser state (cookies,
- * HttpOnly included, and the current origin's web storage) to a file, or a saved one into the
+ * HttpOnly included, and the web storage of the origins the session visited: PageStorage.origins) to a file, or a saved one into the
  * session, as `perf state save|load`. The file is a secret: written 0600; replies carry counts and
  * origins, never a value.
  */

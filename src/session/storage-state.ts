@@ -4,18 +4,14 @@
  * storage half (src/drivers/<name>/storage.ts) does the protocol work.
  */
 import type { HostPage } from '../drivers/page-driver.js';
-import { READ_ORIGIN_STORAGE, type OriginStorage, type StorageState } from '../drivers/storage.js';
+import type { StorageState } from '../drivers/storage.js';
 
 // 30 s: a reload of a dev server's page may compile it first.
 const RELOAD_TIMEOUT_MS = 30_000;
 
-/** The cookies the page's browser holds (HttpOnly included) and the current origin's web storage. */
+/** The cookies the page's browser holds (HttpOnly included) and the web storage of the origins it visited (PageStorage.origins). */
 export async function readSessionState(page: HostPage): Promise<StorageState> {
-  const [cookies, origin] = await Promise.all([
-    page.storage.cookies(),
-    page.evaluate<OriginStorage>(READ_ORIGIN_STORAGE).catch(() => undefined),
-  ]);
-  const origins = origin && /^https?:\/\//.test(origin.origin) ? [origin] : [];
+  const [cookies, origins] = await Promise.all([page.storage.cookies(), page.storage.origins()]);
   return { version: 1, cookies, origins };
 }
 
@@ -25,7 +21,7 @@ export async function readSessionState(page: HostPage): Promise<StorageState> {
  */
 export async function loadSessionState(page: HostPage, state: StorageState): Promise<string> {
   const url = await page.evaluate<string>('location.href');
-  await page.storage.restore(state);
+  await page.storage.load(state);
   // WebDriver visits each saved origin to write it: the page then goes back where it was.
   await page.navigation.navigate(url, RELOAD_TIMEOUT_MS);
   await page.storage.restored();

@@ -8,7 +8,14 @@
  */
 import type { Protocol } from 'devtools-protocol';
 import type { Browser, Page } from './browser.js';
-import { seedStorageSource, type PageStorage, type StateCookie, type StorageState } from '../storage.js';
+import {
+  READ_ORIGIN_STORAGE,
+  seedStorageSource,
+  type OriginStorage,
+  type PageStorage,
+  type StateCookie,
+  type StorageState,
+} from '../storage.js';
 
 const seeds = new WeakMap<Page, string>();
 
@@ -37,6 +44,96 @@ export async function setContextCookies(browser: Browser, browserContextId: stri
   if (state.cookies.length) await browser.conn.send('Storage.setCookies', { cookies: cookieParams(state), browserContextId });
 }
 
+// A blank page served from memory loads in milliseconds; 10 s covers a loaded host, and bounds a stuck one.
+const READER_NAVIGATION_TIMEOUT_MS = 10_000;
+const BLANK_PAGE_BASE64 = Buffer.from('<!doctype html><title></title>').toString('base64');
+
+function originOf(url: string): string | undefined {
+  return /^https?:\/\//.test(url) ? new URL(url).origin : undefined;
+}
+
+/** The http(s) origins of the tab's history and of the other tabs of its browser context (their current documents). */
+async function visitedOrigins(page: Page): Promise<Set<string>> {
+  const conn = page.browser.conn;
+  const [{ entries }, { targetInfos }, { targetInfo }] = await Promise.all([
+    page.send('Page.getNavigationHistory'),
+    conn.send('Target.getTargets', {}),
+    conn.send('Target.getTargetInfo', { targetId: page.targetId }),
+  ]);
+  const tabs = targetInfos.filter((t) => t.type === 'page' && t.browserContextId === targetInfo.browserContextId);
+  const urls = [...entries.map((e) => e.url), ...tabs.map((t) => t.url)];
+  return new Set(urls.flatMap((u) => originOf(u) ?? []));
+}
+
+/**
+ * `script` evaluated at each origin in a background tab of the page's browser context (localStorage is
+ * the context's, shared by its tabs) that loads a blank document there from memory: its requests are
+ * fulfilled by Fetch here, so nothing reaches a server and the page itself does not move.
+ */
+async function atEachOrigin<T>(page: Page, origins: readonly string[], script: (origin: string) => string): Promise<T[]> {
+  const conn = page.browser.conn;
+  const [{ targetInfo }, { browserContextIds }] = await Promise.all([
+    conn.send('Target.getTargetInfo', { targetId: page.targetId }),
+    conn.send('Target.getBrowserContexts', {}),
+  ]);
+  // The default context is not in the list and is created into by naming none.
+  const ctx = targetInfo.browserContextId;
+  const inContext = ctx !== undefined && browserContextIds.includes(ctx) ? { browserContextId: ctx } : {};
+  const { targetId } = await conn.send('Target.createTarget', { url: 'about:blank', background: true, ...inContext });
+  const tab = await page.browser.attach(targetId).catch(async (e: unknown) => {
+    await conn.send('Target.closeTarget', { targetId }).catch(() => undefined);
+    throw e;
+  });
+  const off = tab.on('Fetch.requestPaused', (p) => {
+    const responseHeaders = [{ name: 'content-type', value: 'text/html' }];
+    void tab
+      .send('Fetch.fulfillRequest', { requestId: p.requestId, responseCode: 200, responseHeaders, body: BLANK_PAGE_BASE64 })
+      .catch(() => undefined);
+  });
+  try {
+    // A service worker of the origin would answer the navigation itself (and may fetch): bypassed.
+    await Promise.all([
+      tab.send('Fetch.enable', { patterns: [{ urlPattern: '*' }] }),
+      tab.send('Network.enable', {}).then(() => tab.send('Network.setBypassServiceWorker', { bypass: true })),
+    ]);
+    const out: T[] = [];
+    for (const origin of origins) {
+      await tab.navigate(`${origin}/`, READER_NAVIGATION_TIMEOUT_MS);
+      out.push(await tab.evaluate<T>(script(origin)));
+    }
+    return out;
+  } finally {
+    off();
+    await tab.close();
+  }
+}
+
+/** The current document's storage (sessionStorage included), then the localStorage of every other origin visited. */
+async function readOrigins(page: Page): Promise<OriginStorage[]> {
+  const [here, visited] = await Promise.all([
+    page.evaluate<OriginStorage>(READ_ORIGIN_STORAGE).catch(() => undefined),
+    visitedOrigins(page),
+  ]);
+  const current = here && originOf(here.origin) ? [here] : [];
+  const others = [...visited].filter((o) => o !== here?.origin);
+  const read = others.length ? await atEachOrigin<OriginStorage>(page, others, () => READ_ORIGIN_STORAGE) : [];
+  const kept = read.filter((o) => others.includes(o.origin) && o.localStorage.length > 0);
+  return [...current, ...kept.map((o) => ({ origin: o.origin, localStorage: o.localStorage, sessionStorage: [] }))];
+}
+
+/** Each saved origin's localStorage written now (the context's, for every later tab and document); sessionStorage is the tab's. */
+async function writeLocalStorage(page: Page, state: StorageState): Promise<void> {
+  const origins = state.origins.filter((o) => o.localStorage.length > 0);
+  if (!origins.length) return;
+  const script = (origin: string): string =>
+    seedStorageSource(origins.filter((o) => o.origin === origin).map((o) => ({ ...o, sessionStorage: [] })));
+  await atEachOrigin<unknown>(
+    page,
+    origins.map((o) => o.origin),
+    script,
+  );
+}
+
 export function cdpStorage(page: Page): PageStorage {
   const restored = async (): Promise<void> => {
     const identifier = seeds.get(page);
@@ -57,6 +154,11 @@ export function cdpStorage(page: Page): PageStorage {
         secure: c.secure,
         sameSite: sameSite(c.sameSite),
       }));
+    },
+    origins: () => readOrigins(page),
+    async load(state: StorageState) {
+      // The seed covers the page's next document (sessionStorage included); every other origin's localStorage is written now.
+      await Promise.all([this.restore(state), writeLocalStorage(page, state)]);
     },
     async restore(state: StorageState) {
       // A reload restart restores onto the same page: the last repeat's seed goes first.

@@ -5,7 +5,14 @@
  * cookies and storage there, and leaves the app page for the caller to open; sessionStorage
  * belongs to the tab, so it is still there when the app page of that origin loads.
  */
-import { seedStorageSource, type OriginStorage, type PageStorage, type StateCookie, type StorageState } from '../storage.js';
+import {
+  READ_ORIGIN_STORAGE,
+  seedStorageSource,
+  type OriginStorage,
+  type PageStorage,
+  type StateCookie,
+  type StorageState,
+} from '../storage.js';
 import type { WebDriverClient, WebDriverCookie } from './client.js';
 
 // A path of the origin that is no app page: most servers answer it quickly (often 404) without a
@@ -66,6 +73,12 @@ export function webdriverStorage(client: WebDriverClient): PageStorage {
         sameSite: c.sameSite ?? 'Lax',
       }));
     },
+    // Classic WebDriver reads storage only by a script in a document of that origin: another origin's would mean
+    // navigating the session's page away (and its sessionStorage is the tab's anyway). The current one only.
+    async origins() {
+      const o = await client.execute<OriginStorage>(`return ${READ_ORIGIN_STORAGE};`).catch(() => undefined);
+      return o && /^https?:\/\//.test(o.origin) ? [o] : [];
+    },
     async restore(state) {
       for (const [origin, v] of visits(state)) {
         if (v.cookies.length === 0 && !v.storage?.localStorage.length && !v.storage?.sessionStorage.length) continue;
@@ -74,6 +87,10 @@ export function webdriverStorage(client: WebDriverClient): PageStorage {
         for (const c of v.cookies) await client.addCookie(toWebDriver(c, hostname));
         if (v.storage) await client.execute(`${seedStorageSource([v.storage])}; return null;`);
       }
+    },
+    // restore visits every saved origin and writes its storage there.
+    load(state) {
+      return this.restore(state);
     },
     // Storage was written once per origin, not on every document: nothing to stop.
     restored: async () => undefined,
