@@ -4,7 +4,8 @@
  * Chromium against a tiny sign-in app served here. The password and the session cookie appear in no
  * file under --out and in no output; a state saved by `perf state save` from a `perf start` session
  * runs the same with no sign-in at all; an expired sign-in is signed in again once; a terminal
- * scenario with setupOnce is refused at its line.
+ * scenario with setupOnce is refused at its line. Also: perf leaks and MCP perf_run storageState start
+ * signed in, state save/load carry every origin visited (CDP), and a Selenium Grid run signs in once.
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -18,6 +19,7 @@ import { findServerBinary, miniBrowserPath } from '../src/drivers/webdriver/serv
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { perfCli, ROOT } from './helpers.js';
+import { gridLog, gridSessions, javaAvailable, startStandalone, type GridProcess } from './grid-server.js';
 import { startSignInApp, type SignInApp } from './fixtures/signin/app.js';
 
 const PASSWORD = 'correct-horse-battery-7731';
@@ -340,6 +342,31 @@ test(
     } finally {
       await perf(['stop'], 60_000).catch(() => undefined);
       await other.close();
+    }
+  },
+);
+
+test(
+  'Selenium Grid: setupOnce signs in once; every repeat, each a Grid session of its own, starts signed in',
+  { timeout: 400_000, skip: javaAvailable() ? false : 'needs java and /usr/bin/chromedriver (.ci/run installs them)' },
+  async () => {
+    let grid: GridProcess | undefined;
+    try {
+      grid = await startStandalone();
+      const before = app.signIns();
+      // restart: browser: every repeat is a new Grid session, restored from the saved state before app.path opens.
+      const file = scenario('on-grid', `browser: { endpoint: "selenium+${grid.url}", restart: browser }\n${SETUP_ONCE}`);
+      const r = await perf(['run', file, '--repeat', '3', '--warmup', '0', '--out', 'out-grid'], 360_000);
+      assert.ok(r.code === 0 || r.code === 1, r.stderr);
+      assert.equal(app.signIns() - before, 1, 'one sign-in for the whole run');
+      const out = join(work, 'out-grid');
+      assertAllSignedIn(runFile(out, 'on-grid'), r.stderr, 3);
+      assertNoSecrets(out, r, [PASSWORD, ...app.sessionIds()]);
+      const created = (gridLog(grid).match(/Session created by the Node/g) ?? []).length;
+      assert.ok(created >= 3, `a Grid session per repeat (${created} created)`);
+      assert.equal(await gridSessions(grid.url), 0, 'no session left on the Grid');
+    } finally {
+      await grid?.stop();
     }
   },
 );
