@@ -237,31 +237,62 @@ export function contentSecurityPolicy(scripts: string[], styles: string[]): stri
   ].join('; ');
 }
 
-/** The page around `body`. Unescaped here: the policy (constants and base64 digests) and the inlined tool code. */
-function page(title: string, body: string, charts: Charts): string {
+/** What a self-contained page holds besides the shell: the run report, the gate index and the trends page share one shell. */
+export interface PageShellParts {
+  /** The page title (escaped here). */
+  title: string;
+  /** Everything inside <main>, already escaped markup. */
+  body: string;
+  /** The page's own stylesheet, allowed by its hash (after uPlot's). */
+  style: string;
+  /** The page's own client script, allowed by its hash (run after uPlot). */
+  client: string;
+  /** The id of the non-executed JSON element the client reads its data from. */
+  dataId: string;
+  /** That element's data, serialised by jsonInScript. */
+  data: unknown;
+}
+
+/**
+ * The page around a body: doctype, the Content-Security-Policy (only the page's own inline scripts and styles
+ * by hash, no fetch), uPlot's script and style, the page's style, its data as inert JSON, then its client.
+ * Unescaped here: the policy (constants and base64 digests) and the inlined tool code.
+ */
+export function pageShell(p: PageShellParts): string {
   const { js, css } = chartAssets();
   return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta http-equiv="Content-Security-Policy" content="${contentSecurityPolicy([js, CLIENT], [css, STYLE])}">
-<title>${e(title)}</title>
+<meta http-equiv="Content-Security-Policy" content="${contentSecurityPolicy([js, p.client], [css, p.style])}">
+<title>${e(p.title)}</title>
 <link rel="icon" href="data:,">
 <style>${css}</style>
-<style>${STYLE}</style>
+<style>${p.style}</style>
 </head>
 <body>
 <main>
-${body}
-<p class="muted foot">rehearse HTML report · charts drawn with uPlot, inlined: this file needs no network.</p>
+${p.body}
 </main>
-<script type="application/json" id="rehearse-data">${jsonInScript({ charts: charts.specs, repeats: charts.slots ?? NO_SLOTS })}</script>
+<script type="application/json" id="${e(p.dataId)}">${jsonInScript(p.data)}</script>
 <script>${js}</script>
-<script>${CLIENT}</script>
+<script>${p.client}</script>
 </body>
 </html>
 `;
+}
+
+/** The report's page around `body`, with its footer and chart data. */
+function page(title: string, body: string, charts: Charts): string {
+  return pageShell({
+    title,
+    body: `${body}\n<p class="muted foot">rehearse HTML report · charts drawn with uPlot, inlined: this file needs no network.</p>`,
+    style: STYLE,
+    client: CLIENT,
+    dataId: 'rehearse-data',
+    data: { charts: charts.specs, repeats: charts.slots ?? NO_SLOTS },
+  });
 }
 
 function envTable(run: RunFile): string {

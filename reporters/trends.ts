@@ -5,9 +5,8 @@
  * the run report's: no fetch, only the page's own scripts by hash).
  */
 import type { Trend, TrendChange, TrendPoint } from '../src/perf/trends.js';
-import { chartAssets } from './html-assets.js';
 import { escapeHtml as e, table } from './html-markup.js';
-import { contentSecurityPolicy, jsonInScript } from './html.js';
+import { pageShell } from './html.js';
 import { formatPct, formatValue } from './format.js';
 
 export const shortCommit = (c: string | null): string => (c ? c.slice(0, 10) : '–');
@@ -171,34 +170,14 @@ const CLIENT = `(function () {
   });
 })();`;
 
-/** The trends page: one section and chart per trend. */
+/** The trends page: one section and chart per trend, in the run report's page shell. */
 export function trendsHtml(trends: readonly Trend[], title = 'rehearse trends'): string {
-  const { js, css } = chartAssets();
   const charts: ChartData[] = [];
   const sections = trends.map((t, i) => trendSection(t, i, charts)).join('\n');
   const total = trends.reduce((n, t) => n + t.changes.length, 0);
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta http-equiv="Content-Security-Policy" content="${contentSecurityPolicy([js, CLIENT], [css, STYLE])}">
-<title>${e(title)}</title>
-<link rel="icon" href="data:,">
-<style>${css}</style>
-<style>${STYLE}</style>
-</head>
-<body>
-<main>
-<h1>${e(title)}</h1>
+  const body = `<h1>${e(title)}</h1>
 <p class="muted">${trends.length} series, ${total} change point${total === 1 ? '' : 's'} (E-Divisive means with a permutation test).</p>
 ${sections || '<p>No recorded runs.</p>'}
-<p class="muted">rehearse trends page · charts drawn with uPlot, inlined: this file needs no network.</p>
-</main>
-<script type="application/json" id="rehearse-trends">${jsonInScript({ charts })}</script>
-<script>${js}</script>
-<script>${CLIENT}</script>
-</body>
-</html>
-`;
+<p class="muted">rehearse trends page · charts drawn with uPlot, inlined: this file needs no network.</p>`;
+  return pageShell({ title, body, style: STYLE, client: CLIENT, dataId: 'rehearse-trends', data: { charts } });
 }

@@ -3,90 +3,91 @@
  * small page: the commit that made the script 200 KB larger is named, a commit whose page cannot be
  * judged skips (125) and bad input stops the bisect (128). The gate is pinned to the load's counts
  * (requests, transfer bytes), which do not depend on the host, so the verdicts are not timings.
+ *
+ * The runs wait mostly on page loads (little CPU), so the skip case runs beside the bisect, in a worktree of
+ * its own: neither measures a time, and neither touches the other's working tree.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ROOT } from './helpers.js';
+import { gitRepo, perfCli, ROOT } from './helpers.js';
 
 const PERF = join(ROOT, 'bin/perf');
 const SCENARIO =
   'name: page\napp: { serve: ./app, path: /index.html }\nmeasure: load\n' +
   'gate: { metrics: [load.requests, load.transferBytes] }\nsteps:\n  - expect: { target: { role: heading, name: Ready }, visible: true }\n';
 
-function git(cwd: string, ...args: string[]): string {
-  const r = spawnSync('git', args, { cwd, encoding: 'utf8', timeout: 60_000 });
-  assert.equal(r.status, 0, `git ${args.join(' ')}: ${r.stderr}`);
-  return r.stdout.trim();
+/** One commit's page: the script's padding in KB, and whether the heading says Ready. */
+function page(p: { paddingKb: number; ready: boolean }): Record<string, string> {
+  return {
+    'app/app.js': `window.pad = "${'x'.repeat(p.paddingKb * 1024)}";\n`,
+    'app/index.html':
+      `<!doctype html><html><head><meta charset="utf-8"><title>p</title><link rel="icon" href="data:,">` +
+      `<script src="app.js"></script></head><body><h1>${p.ready ? 'Ready' : 'Broken'}</h1></body></html>`,
+  };
 }
 
-/** One commit of the page: the script's padding in KB, and whether the heading says Ready. */
-function commit(repo: string, message: string, page: { paddingKb: number; ready: boolean }): string {
-  writeFileSync(join(repo, 'app', 'app.js'), `window.pad = "${'x'.repeat(page.paddingKb * 1024)}";\n`);
-  writeFileSync(
-    join(repo, 'app', 'index.html'),
-    `<!doctype html><html><head><meta charset="utf-8"><title>p</title><link rel="icon" href="data:,">` +
-      `<script src="app.js"></script></head><body><h1>${page.ready ? 'Ready' : 'Broken'}</h1></body></html>`,
-  );
-  git(repo, 'add', '-A');
-  git(repo, 'commit', '-q', '--allow-empty', '-m', message);
-  return git(repo, 'rev-parse', 'HEAD');
+/** `git ARGS` in `cwd` without blocking the event loop (the skip case runs meanwhile), killed after `timeoutMs`. */
+function gitAsync(cwd: string, args: string[], timeoutMs: number): Promise<{ code: number | null; out: string }> {
+  const child = spawn('git', args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`git ${args.slice(0, 2).join(' ')} did not exit within ${timeoutMs} ms; output: ${out.slice(-2000)}`));
+    }, timeoutMs);
+    child.once('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, out });
+    });
+  });
 }
 
-test('git bisect run with perf run --against --bisect-exit names the commit that grew the bundle', { timeout: 600_000 }, () => {
+test('git bisect run with perf run --against --bisect-exit names the commit that grew the bundle', { timeout: 600_000 }, async () => {
   const dir = mkdtempSync(join(tmpdir(), 'rehearse-bisect-'));
   try {
-    const repo = join(dir, 'repo');
-    mkdirSync(join(repo, 'app'), { recursive: true });
-    git(repo, 'init', '-q', '-b', 'main');
-    git(repo, 'config', 'user.email', 'perf@example.com');
-    git(repo, 'config', 'user.name', 'perf');
-    writeFileSync(join(repo, 'page.yaml'), SCENARIO);
-    const good = commit(repo, 'first', { paddingKb: 1, ready: true });
-    commit(repo, 'second', { paddingKb: 1, ready: true });
-    const culprit = commit(repo, 'third: a larger bundle', { paddingKb: 201, ready: true });
-    commit(repo, 'fourth', { paddingKb: 201, ready: true });
-    const bad = commit(repo, 'fifth', { paddingKb: 201, ready: true });
+    const repo = gitRepo(join(dir, 'repo'), { 'page.yaml': SCENARIO });
+    const good = repo.commit('first', page({ paddingKb: 1, ready: true }));
+    repo.commit('second', page({ paddingKb: 1, ready: true }));
+    const culprit = repo.commit('third: a larger bundle', page({ paddingKb: 201, ready: true }));
+    repo.commit('fourth', page({ paddingKb: 201, ready: true }));
+    const bad = repo.commit('fifth', page({ paddingKb: 201, ready: true }));
     // The baseline arm: the good commit, checked out beside the repository (the bisect moves the working tree).
-    git(repo, 'worktree', 'add', '-q', join(dir, 'good'), good);
+    repo.git('worktree', 'add', '-q', join(dir, 'good'), good);
+    // A commit whose page cannot be judged (its expect step fails in every repeat), on a branch in its own worktree.
+    const brokenDir = join(dir, 'broken');
+    repo.git('worktree', 'add', '-q', '-b', 'broken', brokenDir, bad);
+    for (const [path, content] of Object.entries(page({ paddingKb: 1, ready: false }))) writeFileSync(join(brokenDir, path), content);
+    repo.git('-C', brokenDir, 'commit', '-q', '-a', '-m', 'sixth: broken page');
 
     const judge = ['run', 'page.yaml', '--against', join(dir, 'good', 'page.yaml'), '--fixed', '--repeat', '5', '--warmup', '0'];
-    git(repo, 'bisect', 'start', bad, good);
-    const r = spawnSync('git', ['bisect', 'run', process.execPath, PERF, ...judge, '--out', join(dir, 'out'), '--quiet', '--bisect-exit'], {
-      cwd: repo,
-      encoding: 'utf8',
-      timeout: 540_000,
-    });
-    assert.equal(r.status, 0, r.stdout + r.stderr);
-    assert.match(r.stdout, new RegExp(`${culprit} is the first bad commit`), r.stdout);
-    git(repo, 'bisect', 'reset');
+    repo.git('bisect', 'start', bad, good);
+    const bisectRun = gitAsync(
+      repo.dir,
+      ['bisect', 'run', process.execPath, PERF, ...judge, '--out', join(dir, 'out'), '--quiet', '--bisect-exit'],
+      540_000,
+    );
+    // Skipped, not called bad.
+    const skip = await perfCli(brokenDir, [...judge, '--out', join(dir, 'out2'), '--quiet', '--bisect-exit'], 300_000);
+    assert.equal(skip.code, 125, skip.stderr);
 
-    // A commit whose page cannot be judged (its expect step fails in every repeat): skipped, not called bad.
-    commit(repo, 'sixth: broken page', { paddingKb: 1, ready: false });
-    const skip = spawnSync(process.execPath, [PERF, ...judge, '--out', join(dir, 'out2'), '--quiet', '--bisect-exit'], {
-      cwd: repo,
-      encoding: 'utf8',
-      timeout: 300_000,
-    });
-    assert.equal(skip.status, 125, skip.stderr);
+    const r = await bisectRun;
+    assert.equal(r.code, 0, r.out);
+    assert.match(r.out, new RegExp(`${culprit} is the first bad commit`), r.out);
+    repo.git('bisect', 'reset');
+
     // Bad input would fail the same way at every commit: it stops the bisect (128), and still says what was wrong.
-    const abort = spawnSync(process.execPath, [PERF, ...judge, '--repeat', 'x', '--bisect-exit'], {
-      cwd: repo,
-      encoding: 'utf8',
-      timeout: 60_000,
-    });
-    assert.equal(abort.status, 128, abort.stderr);
+    const abort = await perfCli(repo.dir, [...judge, '--repeat', 'x', '--bisect-exit'], 60_000);
+    assert.equal(abort.code, 128, abort.stderr);
     assert.match(abort.stderr, /--repeat/);
     // Without --against the flag means nothing: refused.
-    const alone = spawnSync(process.execPath, [PERF, 'run', 'page.yaml', '--bisect-exit'], {
-      cwd: repo,
-      encoding: 'utf8',
-      timeout: 60_000,
-    });
-    assert.equal(alone.status, 128, alone.stderr);
+    const alone = await perfCli(repo.dir, ['run', 'page.yaml', '--bisect-exit'], 60_000);
+    assert.equal(alone.code, 128, alone.stderr);
     assert.match(alone.stderr, /--bisect-exit applies to a compare/);
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -5,18 +5,20 @@
  * and HEAD are untouched, no worktree is left behind, a re-run reuses every comparison from the cache,
  * and a range without the regression is "not reproduced". The gate follows a count (load.transferBytes),
  * so the verdicts do not depend on the host's speed.
+ *
+ * Each bisect waits mostly on page loads (a comparison is a dozen repeats of a fixed-length load, little CPU),
+ * so the three end-to-end cases run concurrently, each in its own repository: they judge counts, not times.
  */
-import { test } from 'node:test';
+import { describe, it, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { bisectBrief } from '../src/mcp/bisect-tool.js';
 import type { BisectResult } from '../src/runner/bisect.js';
-import { ROOT } from './helpers.js';
+import { gitRepo, perfCli, ROOT, type GitRepo } from './helpers.js';
 
 const SCENARIO =
   'name: page\napp: { serve: ./app, path: /index.html }\nmeasure: load\n' +
@@ -24,171 +26,159 @@ const SCENARIO =
 const PAGE =
   '<!doctype html><html><head><meta charset="utf-8"><title>p</title><link rel="icon" href="data:,">' +
   '<script src="app.js"></script></head><body><h1>Ready</h1></body></html>';
+const BUILD = ['--build', 'cp src.js app/app.js'];
+const REPEATS = ['--repeat', '4', '--max-repeat', '8'];
+// A bisect is a handful of comparisons of a dozen page loads each; 8 minutes covers three at once on a loaded host.
+const PERF_TIMEOUT_MS = 480_000;
 
-function git(cwd: string, ...args: string[]): string {
-  const r = spawnSync('git', args, { cwd, encoding: 'utf8', timeout: 60_000 });
-  assert.equal(r.status, 0, `git ${args.join(' ')}: ${r.stderr}`);
-  return r.stdout.trim();
-}
-
-/** A commit: the script's source (built into app/app.js by the --build command), or none (the build fails). */
-function commit(repo: string, message: string, paddingKb: number | null): string {
-  if (paddingKb === null) rmSync(join(repo, 'src.js'), { force: true });
-  else writeFileSync(join(repo, 'src.js'), `window.pad = "${'x'.repeat(paddingKb * 1024)}";\n`);
-  git(repo, 'add', '-A');
-  git(repo, 'commit', '-q', '--allow-empty', '-m', message);
-  return git(repo, 'rev-parse', 'HEAD');
-}
-
-function perf(cwd: string, args: string[]): { code: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [join(ROOT, 'bin/perf'), ...args], { cwd, encoding: 'utf8', timeout: 480_000 });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
-
-test('perf bisect names the commit that grew the bundle, skips one that does not build, and caches', { timeout: 900_000 }, () => {
-  const dir = mkdtempSync(join(tmpdir(), 'rehearse-perf-bisect-'));
-  try {
-    const repo = join(dir, 'repo');
-    mkdirSync(join(repo, 'app'), { recursive: true });
-    git(repo, 'init', '-q', '-b', 'main');
-    git(repo, 'config', 'user.email', 'perf@example.com');
-    git(repo, 'config', 'user.name', 'perf');
-    writeFileSync(join(repo, 'page.yaml'), SCENARIO);
-    writeFileSync(join(repo, 'app', 'index.html'), PAGE);
-    writeFileSync(join(repo, '.gitignore'), 'app/app.js\nbuild/\n');
-    const good = commit(repo, 'c0 good', 1);
-    commit(repo, 'c1', 1);
-    commit(repo, 'c2', 1);
-    const broken = commit(repo, 'c3 no source: the build fails', null);
-    commit(repo, 'c4 source back', 1);
-    const culprit = commit(repo, 'c5 a larger bundle', 201);
-    const bad = commit(repo, 'c6', 201);
-    // The user's own state, which the bisect must not touch: an uncommitted edit and a staged file.
-    writeFileSync(join(repo, 'page.yaml'), SCENARIO + '# my edit\n');
-    writeFileSync(join(repo, 'staged.txt'), 'staged');
-    git(repo, 'add', 'staged.txt');
-    const status = git(repo, 'status', '--porcelain');
-
-    const args = ['bisect', good, bad, 'page.yaml', '--build', 'cp src.js app/app.js', '--repeat', '4', '--max-repeat', '8', '--json'];
-    const r = perf(repo, args);
-    assert.equal(r.code, 0, r.stderr);
-    const j = JSON.parse(r.stdout) as {
-      outcome: string;
-      metric: string;
-      culprit: { commit: string; subject: string; delta: { deltaPct: number; judgement: string } };
-      tested: { commit: string; verdict: string; comparisons: { why?: string; cached: boolean }[] }[];
-    };
-    assert.equal(j.outcome, 'found', r.stderr);
-    assert.equal(j.culprit.commit, culprit);
-    assert.equal(j.culprit.subject, 'c5 a larger bundle');
-    assert.equal(j.metric, 'load.transferBytes');
-    assert.ok(j.culprit.delta.deltaPct > 100, `the bundle grew 200 KB: ${j.culprit.delta.deltaPct}%`);
-    const skipped = j.tested.find((t) => t.commit === broken);
-    assert.equal(skipped?.verdict, 'skipped', JSON.stringify(j.tested));
-    assert.match(skipped!.comparisons[0]!.why ?? '', /--build failed at/);
-
-    // Untouched: HEAD, the index and the working tree; no worktree left.
-    assert.equal(git(repo, 'rev-parse', 'HEAD'), bad);
-    assert.equal(git(repo, 'status', '--porcelain'), status);
-    assert.equal(readFileSync(join(repo, 'page.yaml'), 'utf8'), SCENARIO + '# my edit\n');
-    assert.equal(git(repo, 'worktree', 'list').split('\n').length, 1);
-
-    // A re-run answers from the cache, every comparison of it.
-    const again = perf(repo, args);
-    assert.equal(again.code, 0, again.stderr);
-    const j2 = JSON.parse(again.stdout) as typeof j;
-    assert.equal(j2.culprit.commit, culprit);
-    assert.ok(
-      j2.tested.every((t) => t.comparisons.every((c) => c.cached)),
-      'all cached',
-    );
-
-    // No regression between GOOD and c4: not reproduced, exit 0, with the figures.
-    const none = perf(repo, [
-      'bisect',
-      good,
-      'HEAD~2',
-      'page.yaml',
-      '--build',
-      'cp src.js app/app.js',
-      '--repeat',
-      '4',
-      '--max-repeat',
-      '8',
-    ]);
-    assert.equal(none.code, 0, none.stderr);
-    assert.match(none.stdout, /^not reproduced: BAD is not worse than GOOD/m);
-    assert.match(
-      none.stderr,
-      /bisect: \[1\] \w+ → \w+ …\n(bisect: building \w+\n)*bisect: \[1\] same: load\.\w+ [+-]\d/,
-      'a progress line per comparison',
-    );
-
-    // Bad input: exit 2 naming what was wrong.
-    const wrong = perf(repo, ['bisect', bad, good, 'page.yaml']);
-    assert.equal(wrong.code, 2, wrong.stderr);
-    assert.match(wrong.stderr, /is not an ancestor of BAD/);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+/** The script's source (built into app/app.js by the --build command) with this much padding, or none (the build fails). */
+const source = (paddingKb: number | null): Record<string, string | null> => ({
+  'src.js': paddingKb === null ? null : `window.pad = "${'x'.repeat(paddingKb * 1024)}";\n`,
 });
 
-test(
-  'MCP perf_bisect: not reproduced after the endpoints alone, with a progress notification per comparison',
-  { timeout: 600_000 },
-  async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'rehearse-mcp-bisect-'));
+/** A repository of the page whose script is built by BUILD, in a fresh temporary folder. */
+function pageRepo(prefix: string): { dir: string; repo: GitRepo } {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  const repo = gitRepo(join(dir, 'repo'), { 'page.yaml': SCENARIO, 'app/index.html': PAGE, '.gitignore': 'app/app.js\nbuild/\n' });
+  return { dir, repo };
+}
+
+const perf = (repo: GitRepo, args: string[]): ReturnType<typeof perfCli> => perfCli(repo.dir, args, PERF_TIMEOUT_MS);
+
+describe('perf bisect end to end', { concurrency: true }, () => {
+  it('perf bisect names the commit that grew the bundle, skips one that does not build, and caches', { timeout: 900_000 }, async () => {
+    const { dir, repo } = pageRepo('rehearse-perf-bisect-');
     try {
-      const repo = join(dir, 'repo');
-      mkdirSync(join(repo, 'app'), { recursive: true });
-      git(repo, 'init', '-q', '-b', 'main');
-      git(repo, 'config', 'user.email', 'perf@example.com');
-      git(repo, 'config', 'user.name', 'perf');
-      writeFileSync(join(repo, 'page.yaml'), SCENARIO);
-      writeFileSync(join(repo, 'app', 'index.html'), PAGE);
-      writeFileSync(join(repo, 'app', 'app.js'), 'window.pad = 1;\n');
-      const good = commit(repo, 'first', 1);
-      commit(repo, 'second', 1);
-      const bad = commit(repo, 'third', 1);
-      const transport = new StdioClientTransport({
-        command: process.execPath,
-        args: [join(ROOT, 'bin/perf'), 'mcp', '--caps', 'core,history'],
-        cwd: repo,
-        env: { ...(process.env as Record<string, string>) },
-        stderr: 'pipe',
-      });
-      const client = new Client({ name: 'rehearse-bisect-test', version: '0.0.0' });
-      await client.connect(transport);
-      try {
-        const progress: { progress: number; message?: string }[] = [];
-        const res = (await client.callTool(
-          { name: 'perf_bisect', arguments: { good, bad, scenario: 'page.yaml', maxRepeat: 8 } },
-          undefined,
-          { onprogress: (p) => progress.push(p), timeout: 480_000, resetTimeoutOnProgress: true },
-        )) as { isError?: boolean; content: { type: string; text: string }[] };
-        assert.notEqual(res.isError, true, res.content[0]?.text);
-        const j = JSON.parse(res.content[0]!.text) as {
-          tool: string;
-          outcome: string;
-          tested: unknown[];
-          endpoints: { judgement: string };
-        };
-        assert.equal(j.tool, 'perf_bisect');
-        assert.equal(j.outcome, 'not_reproduced');
-        assert.equal(j.endpoints.judgement, 'same');
-        assert.equal(j.tested.length, 1, 'the endpoints alone');
-        assert.ok(
-          progress.some((p) => /→ .*: same/.test(p.message ?? '')),
-          JSON.stringify(progress),
-        );
-      } finally {
-        await client.close();
-      }
+      // The fewest commits that make the search meet the broken one first (skipped), then find the culprit:
+      // GOOD, c1, c2 (broken), c3, c4 (culprit), BAD: the search tests c2, c3 and c4.
+      const good = repo.commit('c0 good', source(1));
+      repo.commit('c1', source(1));
+      const broken = repo.commit('c2 no source: the build fails', source(null));
+      repo.commit('c3 source back', source(1));
+      const culprit = repo.commit('c4 a larger bundle', source(201));
+      const bad = repo.commit('c5', source(201));
+      // The user's own state, which the bisect must not touch: an uncommitted edit and a staged file.
+      writeFileSync(join(repo.dir, 'page.yaml'), SCENARIO + '# my edit\n');
+      writeFileSync(join(repo.dir, 'staged.txt'), 'staged');
+      repo.git('add', 'staged.txt');
+      const status = repo.git('status', '--porcelain');
+
+      const args = ['bisect', good, bad, 'page.yaml', ...BUILD, ...REPEATS, '--json'];
+      const r = await perf(repo, args);
+      assert.equal(r.code, 0, r.stderr);
+      const j = JSON.parse(r.stdout) as {
+        outcome: string;
+        metric: string;
+        culprit: { commit: string; subject: string; delta: { deltaPct: number; judgement: string } };
+        tested: { commit: string; verdict: string; comparisons: { why?: string; cached: boolean }[] }[];
+      };
+      assert.equal(j.outcome, 'found', r.stderr);
+      assert.equal(j.culprit.commit, culprit);
+      assert.equal(j.culprit.subject, 'c4 a larger bundle');
+      assert.equal(j.metric, 'load.transferBytes');
+      assert.ok(j.culprit.delta.deltaPct > 100, `the bundle grew 200 KB: ${j.culprit.delta.deltaPct}%`);
+      const skipped = j.tested.find((t) => t.commit === broken);
+      assert.equal(skipped?.verdict, 'skipped', JSON.stringify(j.tested));
+      assert.match(skipped!.comparisons[0]!.why ?? '', /--build failed at/);
+
+      // Untouched: HEAD, the index and the working tree; no worktree left.
+      assert.equal(repo.git('rev-parse', 'HEAD'), bad);
+      assert.equal(repo.git('status', '--porcelain'), status);
+      assert.equal(readFileSync(join(repo.dir, 'page.yaml'), 'utf8'), SCENARIO + '# my edit\n');
+      assert.equal(repo.git('worktree', 'list').split('\n').length, 1);
+
+      // A re-run answers from the cache, every comparison of it.
+      const again = await perf(repo, args);
+      assert.equal(again.code, 0, again.stderr);
+      const j2 = JSON.parse(again.stdout) as typeof j;
+      assert.equal(j2.culprit.commit, culprit);
+      assert.ok(
+        j2.tested.every((t) => t.comparisons.every((c) => c.cached)),
+        'all cached',
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
-  },
-);
+  });
+
+  it(
+    'perf bisect on a range without the regression: not reproduced, exit 0, a progress line per comparison',
+    { timeout: 600_000 },
+    async () => {
+      const { dir, repo } = pageRepo('rehearse-perf-bisect-none-');
+      try {
+        const good = repo.commit('c0 good', source(1));
+        repo.commit('c1', source(1));
+        const bad = repo.commit('c2', source(1));
+        const none = await perf(repo, ['bisect', good, bad, 'page.yaml', ...BUILD, ...REPEATS]);
+        assert.equal(none.code, 0, none.stderr);
+        assert.match(none.stdout, /^not reproduced: BAD is not worse than GOOD/m);
+        assert.match(
+          none.stderr,
+          /bisect: \[1\] \w+ → \w+ …\n(bisect: building \w+\n)*bisect: \[1\] same: load\.\w+ [+-]\d/,
+          'a progress line per comparison',
+        );
+
+        // Bad input: exit 2 naming what was wrong.
+        const wrong = await perf(repo, ['bisect', bad, good, 'page.yaml']);
+        assert.equal(wrong.code, 2, wrong.stderr);
+        assert.match(wrong.stderr, /is not an ancestor of BAD/);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  );
+
+  it(
+    'MCP perf_bisect: not reproduced after the endpoints alone, with a progress notification per comparison',
+    { timeout: 600_000 },
+    async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'rehearse-mcp-bisect-'));
+      try {
+        const repo = gitRepo(join(dir, 'repo'), { 'page.yaml': SCENARIO, 'app/index.html': PAGE, 'app/app.js': 'window.pad = 1;\n' });
+        const good = repo.commit('first', source(1));
+        repo.commit('second', source(1));
+        const bad = repo.commit('third', source(1));
+        const transport = new StdioClientTransport({
+          command: process.execPath,
+          args: [join(ROOT, 'bin/perf'), 'mcp', '--caps', 'core,history'],
+          cwd: repo.dir,
+          env: { ...(process.env as Record<string, string>) },
+          stderr: 'pipe',
+        });
+        const client = new Client({ name: 'rehearse-bisect-test', version: '0.0.0' });
+        await client.connect(transport);
+        try {
+          const progress: { progress: number; message?: string }[] = [];
+          const res = (await client.callTool(
+            { name: 'perf_bisect', arguments: { good, bad, scenario: 'page.yaml', maxRepeat: 8 } },
+            undefined,
+            { onprogress: (p) => progress.push(p), timeout: PERF_TIMEOUT_MS, resetTimeoutOnProgress: true },
+          )) as { isError?: boolean; content: { type: string; text: string }[] };
+          assert.notEqual(res.isError, true, res.content[0]?.text);
+          const j = JSON.parse(res.content[0]!.text) as {
+            tool: string;
+            outcome: string;
+            tested: unknown[];
+            endpoints: { judgement: string };
+          };
+          assert.equal(j.tool, 'perf_bisect');
+          assert.equal(j.outcome, 'not_reproduced');
+          assert.equal(j.endpoints.judgement, 'same');
+          assert.equal(j.tested.length, 1, 'the endpoints alone');
+          assert.ok(
+            progress.some((p) => /→ .*: same/.test(p.message ?? '')),
+            JSON.stringify(progress),
+          );
+        } finally {
+          await client.close();
+        }
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  );
+});
 
 test('perf_bisect reply: a thousand tested commits stay under 6 KB, the oldest dropped and counted', () => {
   const c = { baseline: 'a'.repeat(40), candidate: 'b'.repeat(40), judgement: 'same' as const, repeats: 10, metric: 'load.lcpMs' };

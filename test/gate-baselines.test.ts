@@ -3,42 +3,48 @@
  * unchanged code through the real CLI. Its assertions are counts of the app's own work and, on another
  * host, the verdict that only those gate: nothing here depends on measured time, so it runs in the
  * browser lane beside other jobs, not alone in the timing lane (it is the suite's longest single test).
+ *
+ * The gate waits mostly on its pages (about a sixth of its wall time is CPU), so it runs as SHARDS shards at
+ * once (`--shard I/N`, as CI splits a gate across machines): the verdicts asserted are on counts, which
+ * runs beside each other do not change, and the shards together must cover every scenario exactly once.
  */
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RunFile } from '../src/perf/run-file.js';
 import type { RunsComparison } from '../src/perf/compare-runs.js';
-import { ROOT } from './helpers.js';
+import { perfCli, ROOT } from './helpers.js';
 
 const work = mkdtempSync(join(tmpdir(), 'rehearse-gate-baselines-'));
 after(() => rmSync(work, { recursive: true, force: true }));
 
-function perf(args: string[], timeoutMs: number): { code: number; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [join(ROOT, 'bin/perf'), ...args], {
-    cwd: work,
-    encoding: 'utf8',
-    env: { ...process.env, GITHUB_STEP_SUMMARY: '' },
-    timeout: timeoutMs,
-  });
-  return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
-}
+// Nine runs in three shards of three: each shard's wall time is about a third of the whole gate's.
+const SHARDS = 3;
+type GateJson = { runs: { id: string; status: string; verdict: string; compare?: RunsComparison }[] };
 
 test(
   "the committed baselines on unchanged code: every scenario is compared, the app's own work never regresses, another host passes",
   { timeout: 600_000 },
-  () => {
+  async () => {
     const scenarios = readdirSync(join(ROOT, 'scenarios'))
       .filter((f) => f.endsWith('.yaml'))
       .map((f) => join(ROOT, 'scenarios', f));
-    const r = perf(['gate', ...scenarios, '--baselines', join(ROOT, 'baselines'), '--out', 'committed', '--json'], 600_000);
-    assert.ok(r.code === 0 || r.code === 1, r.stderr);
-    const j = JSON.parse(r.stdout) as { runs: { id: string; status: string; verdict: string; compare?: RunsComparison }[] };
-    assert.equal(j.runs.length, 9);
-    for (const run of j.runs) {
+    const gate = ['gate', ...scenarios, '--baselines', join(ROOT, 'baselines'), '--json'];
+    const shards = await Promise.all(
+      Array.from({ length: SHARDS }, (_, i) =>
+        perfCli(work, [...gate, '--out', `committed-${i + 1}`, '--shard', `${i + 1}/${SHARDS}`], 540_000),
+      ),
+    );
+    const runs: GateJson['runs'] = [];
+    for (const r of shards) {
+      assert.ok(r.code === 0 || r.code === 1, r.stderr);
+      runs.push(...(JSON.parse(r.stdout) as GateJson).runs);
+    }
+    assert.equal(runs.length, 9);
+    assert.equal(new Set(runs.map((r) => r.id)).size, 9, 'every run in exactly one shard');
+    for (const run of runs) {
       assert.equal(run.status, 'compared', `${run.id}: ${run.status}`);
       const c = run.compare!;
       // Counts of the app's own work that are the same in every baseline repeat do not depend on the

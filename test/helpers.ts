@@ -5,8 +5,8 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after } from 'node:test';
-import { spawn } from 'node:child_process';
-import { join } from 'node:path';
+import { spawn, spawnSync } from 'node:child_process';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BrowserSession } from '../src/drivers/cdp/session.js';
 import { serveStatic, type StaticServer } from '../src/session/static-server.js';
@@ -113,4 +113,54 @@ export function perfCli(cwd: string, args: string[], timeoutMs: number): Promise
       resolve({ code, stdout, stderr });
     });
   });
+}
+
+/** A throwaway git repository for tests that bisect or compare commits: see gitRepo(). */
+export interface GitRepo {
+  /** The repository's folder (its work tree). */
+  dir: string;
+  /** `git ARGS` in the repository; fails the test on a non-zero exit; stdout, trimmed. */
+  git(...args: string[]): string;
+  /** Writes `files` (path relative to the repository → content, or null to delete), commits everything, returns the commit id. */
+  commit(message: string, files?: Record<string, string | null>): string;
+}
+
+// Git answers locally in milliseconds; a minute covers a cold disk on a loaded host.
+const GIT_TIMEOUT_MS = 60_000;
+
+/**
+ * A new git repository at `dir` (created, with parents) on branch main, with a committer configured
+ * locally and `files` written but not committed (commit() takes them in with its own).
+ */
+export function gitRepo(dir: string, files: Record<string, string> = {}): GitRepo {
+  const git = (...args: string[]): string => {
+    const r = spawnSync('git', args, { cwd: dir, encoding: 'utf8', timeout: GIT_TIMEOUT_MS });
+    assert.equal(r.status, 0, `git ${args.join(' ')} in ${dir}: ${r.error?.message ?? r.stderr}`);
+    return r.stdout.trim();
+  };
+  const write = (entries: Record<string, string | null>): void => {
+    for (const [path, content] of Object.entries(entries)) {
+      const file = join(dir, path);
+      if (content === null) fs.rmSync(file, { force: true });
+      else {
+        fs.mkdirSync(dirname(file), { recursive: true });
+        fs.writeFileSync(file, content);
+      }
+    }
+  };
+  fs.mkdirSync(dir, { recursive: true });
+  git('init', '-q', '-b', 'main');
+  git('config', 'user.email', 'perf@example.com');
+  git('config', 'user.name', 'perf');
+  write(files);
+  return {
+    dir,
+    git,
+    commit(message, changed = {}) {
+      write(changed);
+      git('add', '-A');
+      git('commit', '-q', '--allow-empty', '-m', message);
+      return git('rev-parse', 'HEAD');
+    },
+  };
 }

@@ -66,16 +66,19 @@ const UNIT = [
   'load-refusals.test.js',
 ];
 
-/** Browsers, Java, pty programs, dependency-cruiser and tsc as tools; verdicts that do not depend on time. Longest first. */
+/**
+ * Browsers, Java, pty programs, dependency-cruiser and tsc as tools; verdicts that do not depend on time. Longest first
+ * (bisect, bisect-exit, shard and gate-baselines run their independent cases at once since issue 28's test-time pass).
+ */
 const BROWSER = [
-  'gate-baselines.test.js',
-  'bisect-exit.test.js',
+  'grid-hub.test.js',
   'bisect.test.js',
   'history-store.test.js',
   'leaks.test.js',
   'signin.test.js',
-  'grid-hub.test.js',
+  'bisect-exit.test.js',
   'shard.test.js',
+  'gate-baselines.test.js',
   'runner.test.js',
   'grid.test.js',
   'mcp.test.js',

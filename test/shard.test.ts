@@ -6,10 +6,12 @@
  * (a missing baseline) and `--var jank=1` (list-scroll regresses on layouts): pass, fail and missing in
  * one gate. Then the merge refusals: a missing shard, a duplicated one, shards of different gates, a bad
  * --shard. Small runs (3 fixed repeats, no warmup, three of the examples) keep the file near a minute and a half on 2 cores.
+ * The unsharded gate and the two shards run at once: their verdicts are on counts (the baselines are from
+ * another CPU), so they do not measure each other, and each waits mostly on its pages.
  */
 import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -32,6 +34,41 @@ function perf(args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 300_000):
     timeout: timeoutMs,
   });
   return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
+}
+
+type Ran = { code: number; stdout: string; stderr: string };
+
+/** perf() without blocking the event loop, so gates run side by side; killed (and failing) after `timeoutMs`. */
+function perfAsync(args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 300_000): Promise<Ran> {
+  const child = spawn(process.execPath, [PERF, ...args], { cwd: work, env: { ...process.env, GITHUB_STEP_SUMMARY: '', ...env } });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`perf ${args.join(' ')} did not exit within ${timeoutMs} ms; stderr: ${stderr.slice(-2000)}`));
+    }, timeoutMs);
+    child.once('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code: code ?? -1, stdout, stderr });
+    });
+  });
+}
+
+let gates: Promise<{ full: Ran; s1: Ran; s2: Ran }> | undefined;
+/** The unsharded gate and its two shards, started once (by whichever test asks first) and run at once. */
+function threeGates(): Promise<{ full: Ran; s1: Ran; s2: Ran }> {
+  gates ??= (async () => {
+    const [full, s1, s2] = await Promise.all([
+      perfAsync([...GATE, '--out', 'full', '--junit', 'full.xml', '--json'], { GITHUB_STEP_SUMMARY: join(work, 'full.md') }, 480_000),
+      perfAsync([...GATE, '--out', 'shard-1', '--shard', '1/2', '--json'], {}, 480_000),
+      perfAsync([...GATE, '--out', 'shard-2', '--shard', '2/2', '--json'], {}, 480_000),
+    ]);
+    return { full, s1, s2 };
+  })();
+  return gates;
 }
 
 before(() => {
@@ -83,9 +120,9 @@ let full: GateJson;
 let fullMd: string;
 let fullCode: number;
 
-test('the unsharded gate: pass, fail (jank) and a missing baseline', { timeout: 600_000 }, () => {
+test('the unsharded gate: pass, fail (jank) and a missing baseline', { timeout: 600_000 }, async () => {
   const summary = join(work, 'full.md');
-  const r = perf([...GATE, '--out', 'full', '--junit', 'full.xml', '--json'], { GITHUB_STEP_SUMMARY: summary });
+  const r = (await threeGates()).full;
   fullCode = r.code;
   assert.equal(r.code, 1, r.stderr);
   full = JSON.parse(r.stdout) as GateJson;
@@ -102,57 +139,60 @@ test('the unsharded gate: pass, fail (jank) and a missing baseline', { timeout: 
   assert.equal(by.dialog!.status, 'compared');
 });
 
-test("shards 1/2 and 2/2, merged: the unsharded gate's runs, verdicts, exit code, summary rows and JUnit", { timeout: 600_000 }, () => {
-  const s1 = perf([...GATE, '--out', 'shard-1', '--shard', '1/2', '--json']);
-  const s2 = perf([...GATE, '--out', 'shard-2', '--shard', '2/2', '--json']);
-  const j1 = JSON.parse(s1.stdout) as GateJson;
-  const j2 = JSON.parse(s2.stdout) as GateJson;
-  assert.equal(j1.runs.length + j2.runs.length, full.runs.length, s1.stderr + s2.stderr);
-  assert.equal(j1.runs.length, Math.ceil(full.runs.length / 2), 'round-robin: shard sizes differ by at most one');
-  assert.deepEqual(new Set([...j1.runs, ...j2.runs].map((x) => x.id)), new Set(full.runs.map((x) => x.id)));
-  assert.ok(existsSync(join(work, 'shard-1/gate-shard-1-of-2.json')));
-  assert.ok(existsSync(join(work, 'shard-2/gate-shard-2-of-2.json')));
+test(
+  "shards 1/2 and 2/2, merged: the unsharded gate's runs, verdicts, exit code, summary rows and JUnit",
+  { timeout: 600_000 },
+  async () => {
+    const { s1, s2 } = await threeGates();
+    const j1 = JSON.parse(s1.stdout) as GateJson;
+    const j2 = JSON.parse(s2.stdout) as GateJson;
+    assert.equal(j1.runs.length + j2.runs.length, full.runs.length, s1.stderr + s2.stderr);
+    assert.equal(j1.runs.length, Math.ceil(full.runs.length / 2), 'round-robin: shard sizes differ by at most one');
+    assert.deepEqual(new Set([...j1.runs, ...j2.runs].map((x) => x.id)), new Set(full.runs.map((x) => x.id)));
+    assert.ok(existsSync(join(work, 'shard-1/gate-shard-1-of-2.json')));
+    assert.ok(existsSync(join(work, 'shard-2/gate-shard-2-of-2.json')));
 
-  const summary = join(work, 'merged.md');
-  const m = perf(['merge', 'shard-2', 'shard-1', '--junit', 'merged.xml', '--json'], { GITHUB_STEP_SUMMARY: summary });
-  assert.equal(m.code, fullCode, m.stderr);
-  const merged = JSON.parse(m.stdout) as GateJson;
-  assert.equal(merged.verdict, full.verdict);
-  assert.equal(merged.exitCode, full.exitCode);
-  assert.deepEqual(verdicts(merged), verdicts(full), 'same runs, same order, same verdicts');
+    const summary = join(work, 'merged.md');
+    const m = perf(['merge', 'shard-2', 'shard-1', '--junit', 'merged.xml', '--json'], { GITHUB_STEP_SUMMARY: summary });
+    assert.equal(m.code, fullCode, m.stderr);
+    const merged = JSON.parse(m.stdout) as GateJson;
+    assert.equal(merged.verdict, full.verdict);
+    assert.equal(merged.exitCode, full.exitCode);
+    assert.deepEqual(verdicts(merged), verdicts(full), 'same runs, same order, same verdicts');
 
-  const md = readFileSync(summary, 'utf8');
-  assert.equal(md.split('\n')[0], fullMd.split('\n')[0], 'the same headline');
-  const ids = full.runs.map((x) => x.id);
-  assert.deepEqual(mdRows(md, ids), mdRows(fullMd, ids));
-  assert.equal(mdRows(md, ids).length, ids.length, 'a row per run');
-  const suites = (xml: string): string[] =>
-    [...xml.matchAll(/<testsuite name="([^"]*)" tests="(\d+)" failures="(\d+)"/g)].map(
-      (x) => `${x[1]!.replace(/ → gate$/, '')}:${x[2]}:${x[3]}`,
+    const md = readFileSync(summary, 'utf8');
+    assert.equal(md.split('\n')[0], fullMd.split('\n')[0], 'the same headline');
+    const ids = full.runs.map((x) => x.id);
+    assert.deepEqual(mdRows(md, ids), mdRows(fullMd, ids));
+    assert.equal(mdRows(md, ids).length, ids.length, 'a row per run');
+    const suites = (xml: string): string[] =>
+      [...xml.matchAll(/<testsuite name="([^"]*)" tests="(\d+)" failures="(\d+)"/g)].map(
+        (x) => `${x[1]!.replace(/ → gate$/, '')}:${x[2]}:${x[3]}`,
+      );
+    assert.deepEqual(suites(readFileSync(join(work, 'merged.xml'), 'utf8')), suites(readFileSync(join(work, 'full.xml'), 'utf8')));
+
+    // Text, as a person reads it: the same first line as the gate's.
+    const text = perf(['merge', 'shard-1', 'shard-2']);
+    assert.equal(text.code, fullCode);
+    assert.equal(text.stdout.split('\n')[0], fullMd.split('\n')[0]!.replace(/^### ❌ /, ''));
+    assert.match(text.stdout, /^perf gate: FAIL — \d+ runs: \d+ failed, \d+ missing baseline, \d+ passed\n/);
+    // One folder holding every shard file (CI artifacts downloaded into one place) merges too.
+    mkdirSync(join(work, 'all'));
+    for (const i of [1, 2]) copyFileSync(join(work, `shard-${i}/gate-shard-${i}-of-2.json`), join(work, `all/gate-shard-${i}-of-2.json`));
+    assert.equal(perf(['merge', 'all', '--quiet']).code, fullCode);
+    // --reporter html: one report per run into --out, as perf gate --reporter html writes beside its runs.
+    const html = perf(['merge', 'all', '--reporter', 'html', '--out', 'merged-html']);
+    assert.equal(html.code, fullCode, html.stderr);
+    const reports = readdirSync(join(work, 'merged-html')).filter((f) => f.endsWith('.html'));
+    assert.ok(reports.includes('list-scroll-desktop-gate.html'), reports.join(', '));
+    assert.match(readFileSync(join(work, 'merged-html/list-scroll-desktop-gate.html'), 'utf8'), /counters\.layouts/);
+    assert.match(
+      readFileSync(join(work, 'merged-html/gate.html'), 'utf8'),
+      /<a href="list-scroll-desktop-gate\.html">/,
+      'the merged gate on one page',
     );
-  assert.deepEqual(suites(readFileSync(join(work, 'merged.xml'), 'utf8')), suites(readFileSync(join(work, 'full.xml'), 'utf8')));
-
-  // Text, as a person reads it: the same first line as the gate's.
-  const text = perf(['merge', 'shard-1', 'shard-2']);
-  assert.equal(text.code, fullCode);
-  assert.equal(text.stdout.split('\n')[0], fullMd.split('\n')[0]!.replace(/^### ❌ /, ''));
-  assert.match(text.stdout, /^perf gate: FAIL — \d+ runs: \d+ failed, \d+ missing baseline, \d+ passed\n/);
-  // One folder holding every shard file (CI artifacts downloaded into one place) merges too.
-  mkdirSync(join(work, 'all'));
-  for (const i of [1, 2]) copyFileSync(join(work, `shard-${i}/gate-shard-${i}-of-2.json`), join(work, `all/gate-shard-${i}-of-2.json`));
-  assert.equal(perf(['merge', 'all', '--quiet']).code, fullCode);
-  // --reporter html: one report per run into --out, as perf gate --reporter html writes beside its runs.
-  const html = perf(['merge', 'all', '--reporter', 'html', '--out', 'merged-html']);
-  assert.equal(html.code, fullCode, html.stderr);
-  const reports = readdirSync(join(work, 'merged-html')).filter((f) => f.endsWith('.html'));
-  assert.ok(reports.includes('list-scroll-desktop-gate.html'), reports.join(', '));
-  assert.match(readFileSync(join(work, 'merged-html/list-scroll-desktop-gate.html'), 'utf8'), /counters\.layouts/);
-  assert.match(
-    readFileSync(join(work, 'merged-html/gate.html'), 'utf8'),
-    /<a href="list-scroll-desktop-gate\.html">/,
-    'the merged gate on one page',
-  );
-});
+  },
+);
 
 test('merge refuses a missing shard, a duplicated one, shards of different gates: exit 2 naming it', () => {
   const missing = perf(['merge', 'shard-1']);
