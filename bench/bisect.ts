@@ -203,7 +203,8 @@ async function peer(repo: string, commits: string[], dir: string, args: Args): P
   await git(repo, 'bisect', 'start', commits.at(-1)!, commits[0]!);
   const r = await sh('git', ['bisect', 'run', 'sh', script], repo);
   const wallMs = performance.now() - t0;
-  await git(repo, 'bisect', 'reset', '-q');
+  // `git bisect reset` takes no -q (it would read it as a commit): its one line of output is dropped with the rest.
+  await git(repo, 'bisect', 'reset');
   await git(repo, 'worktree', 'remove', '--force', good);
   const named = new RegExp(`^${commits[CULPRIT]} is the first bad commit`, 'm').test(r.stdout);
   const comparisons = readFileSync(counter, 'utf8').split('\n').filter(Boolean).length;
