@@ -71,6 +71,7 @@ const UNIT = [
  * (bisect, bisect-exit, shard and gate-baselines run their independent cases at once since issue 28's test-time pass).
  */
 const BROWSER = [
+  'bisect-grid.test.js',
   'grid-hub.test.js',
   'bisect.test.js',
   'history-store.test.js',

@@ -7,6 +7,7 @@ import { appendToGithubStepSummary } from '../../reporters/index.js';
 import { mdCode, mdText } from '../../reporters/markdown.js';
 import { defineCommand, info, JSON_FLAG, printJson } from './command.js';
 import { checkNameFlag, interruptible, parseVars } from './run-options.js';
+import { scaleFlags, SCALE_FLAGS } from './scale-options.js';
 
 const figure = (c: Comparison): string => {
   const delta = c.deltaPct === null ? '' : ` ${c.deltaPct >= 0 ? '+' : ''}${c.deltaPct.toFixed(1)}%`;
@@ -24,7 +25,7 @@ function progress(quiet: boolean): (e: BisectEvent) => void {
       case 'build':
         return info(`bisect: building ${short(e.commit)}`);
       case 'compare-start':
-        return info(`bisect: [${e.index}] ${short(e.baseline)} → ${short(e.candidate)} …`);
+        return info(`bisect: [${e.index}] ${short(e.baseline)} → ${short(e.candidate)} …${e.speculative ? ' (speculative)' : ''}`);
       case 'compare-end': {
         const c = e.comparison;
         const why = c.why ? ` (${c.why})` : '';
@@ -80,11 +81,15 @@ export function renderBisectMarkdown(r: BisectResult): string {
 export const bisectCommand = defineCommand({
   name: 'bisect',
   summary: 'Find the commit that made a scenario slower: GOOD against BAD first, then a search where each step is a sequential A/B',
-  usage: 'bisect GOOD BAD SCENARIO.yaml [--variant NAME] [--var N=V] [--build "CMD"] [--metric M] [--max-repeat N] [--json]',
+  usage:
+    'bisect GOOD BAD SCENARIO.yaml [--variant NAME] [--var N=V] [--build "CMD"] [--metric M] [--max-repeat N] ' +
+    '[--grid URL [--parallel N]] [--json]',
   details:
     'Each commit is checked out into its own worktree under a temporary folder (your working tree is untouched), built\n' +
     'with --build and served from there. Outcomes: worse, same, undecided (then against BAD); a commit that cannot be built,\n' +
     'run or decided is skipped and said so. Finished comparisons are cached in <out>/bisect-cache.json: a re-run reuses them.\n' +
+    'With --grid URL every comparison is a Grid session; --parallel N also compares the next levels of midpoints while the\n' +
+    'current one is measured (speculation, as Pinpoint does), up to N comparisons at once.\n' +
     'Exit 0 when found or not reproduced (and when the culprit is one of several skipped ones), 2 bad input, 3 environment.',
   flags: {
     variant: { type: 'string', value: 'NAME', description: 'Variant to run (required when the scenario declares variants).' },
@@ -107,6 +112,14 @@ export const bisectCommand = defineCommand({
       value: 'NAME',
       description: 'Also write a report: markdown (bisect.md in --out, and the GitHub job summary).',
     },
+    ...SCALE_FLAGS,
+    parallel: {
+      type: 'number',
+      value: 'N',
+      description:
+        'Up to N comparisons at once, the next midpoints compared speculatively (needs --grid: on one machine they would ' +
+        'measure each other).',
+    },
     quiet: { type: 'boolean', description: 'No progress lines.' },
     ...JSON_FLAG,
   },
@@ -126,6 +139,8 @@ export const bisectCommand = defineCommand({
           message: `bisect: --${k === 'repeat' ? 'repeat' : 'max-repeat'} must be a whole number >= 2, got ${n}`,
         });
     }
+    const scale = scaleFlags(f, 'bisect');
+    const parallel = f.parallel as number | undefined;
     const reporters = (f.reporter as string[] | undefined) ?? [];
     for (const r of reporters)
       if (r !== 'markdown')
@@ -153,6 +168,8 @@ export const bisectCommand = defineCommand({
         ...(f.metric !== undefined ? { metric: f.metric as string } : {}),
         ...(f.repeat !== undefined ? { repeat: f.repeat as number } : {}),
         ...(f.maxRepeat !== undefined ? { maxRepeat: f.maxRepeat as number } : {}),
+        ...scale,
+        ...(parallel !== undefined ? { parallel } : {}),
       }),
     );
     if (reporters.includes('markdown')) {

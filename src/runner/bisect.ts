@@ -11,6 +11,9 @@
  * - each commit is checked out into its own worktree under a temporary folder (the user's working tree
  *   and index are never touched), built once with --build, and served from there.
  * Finished comparisons are kept in a cache file, so a re-run (or a run after Ctrl-C) reuses them.
+ * On a Selenium Grid (`grid`), each comparison is its own Grid session; with `parallel` N ≥ 2 the search
+ * speculates as Pinpoint does: while the midpoint is compared, the midpoints of the levels below it (both
+ * halves, whichever way the midpoint goes) are compared at once, up to N comparisons in flight.
  */
 import { execFile, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -82,7 +85,8 @@ export type BisectResult =
 export type BisectEvent =
   | { kind: 'commits'; count: number }
   | { kind: 'build'; commit: string }
-  | { kind: 'compare-start'; baseline: string; candidate: string; index: number }
+  /** `speculative`: started before the search knew it would need it (--parallel on a Grid). */
+  | { kind: 'compare-start'; baseline: string; candidate: string; index: number; speculative: boolean }
   | { kind: 'compare-end'; comparison: Comparison; index: number }
   | { kind: 'look'; event: LookEvent };
 
@@ -101,6 +105,12 @@ export interface BisectOptions {
   cacheFile: string;
   repeat?: number;
   maxRepeat?: number;
+  /** Selenium Grid base URL: every comparison runs in its own Grid session (both arms in it, one node). */
+  grid?: string;
+  /** Address app.serve listens on, so Grid nodes on other machines reach each checkout's app. */
+  serveHost?: string;
+  /** Comparisons in flight at once (speculative midpoints); above 1 only with `grid`. */
+  parallel?: number;
   signal?: AbortSignal;
   onEvent?: (e: BisectEvent) => void;
 }
@@ -153,6 +163,8 @@ export const short = (sha: string): string => sha.slice(0, 10);
 class Checkouts {
   private readonly root = mkdtempSync(join(tmpdir(), 'rehearse-bisect-'));
   private readonly ready = new Map<string, Promise<string>>();
+  // `git worktree add` takes the repository's locks: with speculation several commits check out at once, so one at a time.
+  private adding: Promise<unknown> = Promise.resolve();
   constructor(
     private readonly repo: string,
     private readonly build: string | undefined,
@@ -172,7 +184,9 @@ class Checkouts {
 
   private async checkout(commit: string): Promise<string> {
     const dir = join(this.root, short(commit));
-    await git(this.repo, 'worktree', 'add', '--detach', '--quiet', dir, commit);
+    const add = this.adding.then(() => git(this.repo, 'worktree', 'add', '--detach', '--quiet', dir, commit));
+    this.adding = add.catch(() => undefined);
+    await add;
     if (this.build) {
       this.onBuild(commit);
       await buildIn(dir, this.build, commit, this.signal);
@@ -314,6 +328,10 @@ interface Ctx {
   checkouts: Checkouts;
   cache: ComparisonCache;
   count: number;
+  /** Comparisons started in this run (needed or speculative) by cache key: a needed one joins a speculative one. */
+  started: Map<string, Promise<Comparison | 'interrupted'>>;
+  /** Comparisons running now (not cached), so speculation keeps at most `parallel` in flight. */
+  active: number;
 }
 
 /** Load the scenario from a commit's checkout, pinned to the bisect's metric once one is chosen. */
@@ -326,17 +344,64 @@ function scenarioAt(dir: string, ctx: Ctx, metric: string | null): Scenario {
   return metric ? { ...sc, gate: { metrics: [metric] } } : sc;
 }
 
-/** One A/B comparison of two commits (cached): sequential, interleaved, in their own checkouts. */
-async function compareCommits(ctx: Ctx, baseline: string, candidate: string, metric: string | null): Promise<Comparison | 'interrupted'> {
+const cacheKey = (ctx: Ctx, baseline: string, candidate: string, metric: string | null): string => {
   const o = ctx.opts;
-  const key = [ctx.scenarioRel, o.variant ?? '', metric ?? '*', JSON.stringify(o.vars ?? {}), o.build ?? '', baseline, candidate].join('|');
+  return [ctx.scenarioRel, o.variant ?? '', metric ?? '*', JSON.stringify(o.vars ?? {}), o.build ?? '', baseline, candidate].join('|');
+};
+
+/**
+ * One A/B comparison of two commits (cached), started once per run: a needed comparison that speculation
+ * already started waits for that one instead of measuring it again.
+ */
+function compareCommits(
+  ctx: Ctx,
+  baseline: string,
+  candidate: string,
+  metric: string | null,
+  speculative = false,
+): Promise<Comparison | 'interrupted'> {
+  const key = cacheKey(ctx, baseline, candidate, metric);
+  let p = ctx.started.get(key);
+  if (!p) {
+    p = measureCommits(ctx, key, baseline, candidate, metric, speculative);
+    ctx.started.set(key, p);
+    // A speculative comparison nobody awaits yet must not be an unhandled rejection; whoever needs it sees the error.
+    p.catch(() => undefined);
+  }
+  return p;
+}
+
+/** The comparison itself: sequential, interleaved, in the commits' own checkouts (on the Grid when given). */
+async function measureCommits(
+  ctx: Ctx,
+  key: string,
+  baseline: string,
+  candidate: string,
+  metric: string | null,
+  speculative: boolean,
+): Promise<Comparison | 'interrupted'> {
+  const o = ctx.opts;
   const index = ++ctx.count;
-  o.onEvent?.({ kind: 'compare-start', baseline, candidate, index });
+  o.onEvent?.({ kind: 'compare-start', baseline, candidate, index, speculative });
   const hit = ctx.cache.get(key);
   if (hit) {
     o.onEvent?.({ kind: 'compare-end', comparison: hit, index });
     return hit;
   }
+  ctx.active++;
+  try {
+    const out = await judgeCommits(ctx, baseline, candidate, metric);
+    if (out === 'interrupted') return out;
+    ctx.cache.set(key, out);
+    o.onEvent?.({ kind: 'compare-end', comparison: out, index });
+    return out;
+  } finally {
+    ctx.active--;
+  }
+}
+
+async function judgeCommits(ctx: Ctx, baseline: string, candidate: string, metric: string | null): Promise<Comparison | 'interrupted'> {
+  const o = ctx.opts;
   let out: Comparison;
   try {
     const [a, b] = [await ctx.checkouts.folder(baseline), await ctx.checkouts.folder(candidate)];
@@ -348,6 +413,8 @@ async function compareCommits(ctx: Ctx, baseline: string, candidate: string, met
         outDir: join(o.outDir, `${short(baseline)}-vs-${short(candidate)}`),
         ...(o.repeat !== undefined ? { repeat: o.repeat } : {}),
         ...(o.maxRepeat !== undefined ? { maxRepeat: o.maxRepeat } : {}),
+        ...(o.grid !== undefined ? { grid: o.grid } : {}),
+        ...(o.serveHost !== undefined ? { serveHost: o.serveHost } : {}),
         ...(o.signal ? { signal: o.signal } : {}),
         onLook: (event) => o.onEvent?.({ kind: 'look', event }),
       },
@@ -360,8 +427,6 @@ async function compareCommits(ctx: Ctx, baseline: string, candidate: string, met
     if (!(e instanceof PerfError) || e.kind === 'internal') throw e;
     out = { baseline, candidate, metric, judgement: 'untestable', repeats: 0, deltaPct: null, ci: null, why: e.message, cached: false };
   }
-  ctx.cache.set(key, out);
-  o.onEvent?.({ kind: 'compare-end', comparison: out, index });
   return out;
 }
 
@@ -390,6 +455,38 @@ async function testCommit(
   return done('skipped', [first, second]);
 }
 
+/** The commit the search tests next between lo and hi (exclusive): the middle of those not skipped, or none. */
+function midpoint(lo: number, hi: number, skipped: Set<number>): number | undefined {
+  const open: number[] = [];
+  for (let i = lo + 1; i < hi; i++) if (!skipped.has(i)) open.push(i);
+  return open.length ? open[Math.floor((open.length - 1) / 2)] : undefined;
+}
+
+/**
+ * Speculation as Pinpoint does it on its bots: while `mid` is measured, the midpoints the search would test
+ * next (of both halves, since either may follow, then of their halves) are compared against GOOD at once,
+ * nearest level first, until `parallel` comparisons are in flight. One that turns out not to be needed still
+ * finishes and is cached (a later bisect of an overlapping range reuses it).
+ */
+function speculate(ctx: Ctx, all: CommitInfo[], metric: string, [lo, mid, hi]: [number, number, number], skipped: Set<number>): void {
+  const parallel = ctx.opts.parallel ?? 1;
+  let level: [number, number][] = [
+    [lo, mid],
+    [mid, hi],
+  ];
+  while (level.length) {
+    const next: [number, number][] = [];
+    for (const [a, b] of level) {
+      const m = midpoint(a, b, skipped);
+      if (m === undefined) continue;
+      if (ctx.active >= parallel) return;
+      void compareCommits(ctx, all[0]!.commit, all[m]!.commit, metric, true);
+      next.push([a, m], [m, b]);
+    }
+    level = next;
+  }
+}
+
 /** Binary search over the commits between GOOD (index 0) and BAD (the last), skipping what cannot be judged. */
 async function search(
   ctx: Ctx,
@@ -402,11 +499,12 @@ async function search(
   const skipped = new Set<number>();
   const ends = { good: all[0]!.commit, bad: all[hi]!.commit };
   for (;;) {
-    const open: number[] = [];
-    for (let i = lo + 1; i < hi; i++) if (!skipped.has(i)) open.push(i);
-    if (!open.length) break;
-    const mid = open[Math.floor((open.length - 1) / 2)]!;
-    const t = await testCommit(ctx, ends, all[mid]!, metric);
+    const mid = midpoint(lo, hi, skipped);
+    if (mid === undefined) break;
+    // Started first, so speculation counts it among the comparisons in flight.
+    const pending = testCommit(ctx, ends, all[mid]!, metric);
+    if ((ctx.opts.parallel ?? 1) > 1) speculate(ctx, all, metric, [lo, mid, hi], skipped);
+    const t = await pending;
     if (t === 'interrupted') return t;
     tested.push(t);
     if (t.verdict === 'good') lo = mid;
@@ -425,13 +523,38 @@ async function locate(opts: BisectOptions): Promise<{ repo: string; scenarioRel:
   return { repo, scenarioRel };
 }
 
+/** Comparisons at once only on a Grid: on this machine they would share its CPU and measure each other. */
+function checkParallel(opts: BisectOptions): void {
+  const parallel = opts.parallel ?? 1;
+  if (!Number.isInteger(parallel) || parallel < 1)
+    throw new PerfError({ code: 'invalid_flag', message: `bisect: --parallel must be a whole number >= 1, got ${parallel}` });
+  if (parallel > 1 && opts.grid === undefined)
+    throw new PerfError({
+      code: 'invalid_flag',
+      message:
+        `bisect: --parallel ${parallel} needs a Selenium Grid (--grid URL): comparisons in parallel on this one machine ` +
+        'would share its CPU and measure each other',
+      suggestion: 'add --grid http://HOST:4444 (each comparison then gets its own Grid session, on its own node), or drop --parallel',
+    });
+}
+
 export async function bisect(opts: BisectOptions): Promise<BisectResult> {
   const started = Date.now();
+  checkParallel(opts);
   const { repo, scenarioRel } = await locate(opts);
   const range = await commitRange(repo, opts.good, opts.bad);
   opts.onEvent?.({ kind: 'commits', count: range.between.length });
   const checkouts = new Checkouts(repo, opts.build, opts.signal, (commit) => opts.onEvent?.({ kind: 'build', commit }));
-  const ctx: Ctx = { opts, repo, scenarioRel, checkouts, cache: new ComparisonCache(opts.cacheFile), count: 0 };
+  const ctx: Ctx = {
+    opts,
+    repo,
+    scenarioRel,
+    checkouts,
+    cache: new ComparisonCache(opts.cacheFile),
+    count: 0,
+    started: new Map(),
+    active: 0,
+  };
   const tested: TestedCommit[] = [];
   const elapsed = (): number => Date.now() - started;
   try {
@@ -456,6 +579,8 @@ export async function bisect(opts: BisectOptions): Promise<BisectResult> {
     const delta = tested.find((t) => t.commit === culprit.commit)?.comparisons.find((x) => x.judgement === 'worse') ?? ends;
     return { outcome: 'found', metric, culprit: { ...culprit, delta }, tested, durationMs: elapsed() };
   } finally {
+    // Speculative comparisons still running measure in these checkouts: they finish (and are cached) first.
+    await Promise.allSettled(ctx.started.values());
     await checkouts.close();
   }
 }
