@@ -27,6 +27,8 @@ export interface PageBackend {
   /** The page driver of `id`, attaching or switching to it. */
   open(id: string): Promise<HostPage>;
   close(id: string): Promise<void>;
+  /** Whether page `id` is closed, for a driver that hears of no close (WebDriver); else the page's own alive() says. */
+  gone?(id: string): Promise<boolean>;
 }
 
 export interface PageRow {
@@ -125,9 +127,10 @@ export class PageTracker implements PageTabs {
   }
 
   async settle(): Promise<void> {
-    if (this.selectedId === this.mainId || this.current.alive()) return;
+    if (this.selectedId === this.mainId) return;
+    if (this.backend.gone ? !(await this.backend.gone(this.selectedId)) : this.current.alive()) return;
     const pages = await this.raw();
-    if (pages.some((p) => p.id === this.selectedId) && !this.current.crashReason) return;
+    if (pages.some((p) => p.id === this.selectedId) && this.current.alive() && !this.backend.gone) return;
     const row = await this.returnFrom(this.selectedId, pages);
     this.notice = `the selected page closed; back on page ${row.index} (${cut(row.title || row.url)})`;
   }

@@ -151,9 +151,9 @@ async function selectPage(host: StepHost, step: string, sel: PageSelector, deadl
  */
 async function closedByAction(host: StepHost, page: HostPage): Promise<string | undefined> {
   const tabs = host.pages?.(false);
-  if (!tabs || page === tabs.main || page.alive()) return undefined;
+  if (!tabs || page === tabs.main) return undefined;
   await tabs.settle();
-  return tabs.takeNotice();
+  return tabs.driver !== page ? tabs.takeNotice() : undefined;
 }
 
 /** The step's output, saying so when the selected page closed by itself and the selection went back to its opener. */

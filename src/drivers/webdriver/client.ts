@@ -125,6 +125,23 @@ export class WebDriverClient {
   releaseActions(): Promise<unknown> {
     return this.cmd('DELETE', '/actions', undefined, 'release actions');
   }
+  /** Windows (tabs, popups) of the session (W3C "Get Window Handle(s)", "Switch To Window", "Close Window", "Get Title"). */
+  async windowHandle(): Promise<string> {
+    return String(await this.cmd('GET', '/window', undefined, 'get window handle'));
+  }
+  async windowHandles(): Promise<string[]> {
+    return (await this.cmd('GET', '/window/handles', undefined, 'get window handles')) as string[];
+  }
+  switchToWindow(handle: string): Promise<unknown> {
+    return this.cmd('POST', '/window', { handle }, 'switch to window');
+  }
+  /** Close the current window; the handles left open. */
+  async closeWindow(): Promise<string[]> {
+    return (await this.cmd('DELETE', '/window', undefined, 'close window')) as string[];
+  }
+  async title(): Promise<string> {
+    return String(await this.cmd('GET', '/title', undefined, 'get title'));
+  }
   /** The current document's cookies, HttpOnly included (W3C "Get All Cookies"). */
   async cookies(): Promise<WebDriverCookie[]> {
     return (await this.cmd('GET', '/cookie', undefined, 'get all cookies')) as WebDriverCookie[];
