@@ -74,6 +74,7 @@ const BROWSER = [
   'history-store.test.js',
   'leaks.test.js',
   'signin.test.js',
+  'tabs.test.js',
   'grid-hub.test.js',
   'shard.test.js',
   'runner.test.js',

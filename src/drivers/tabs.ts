@@ -101,8 +101,11 @@ export class PageTracker implements PageTabs {
       if (hit) {
         this.current = await this.backend.open(hit.id);
         this.selectedId = hit.id;
+        if (!this.seen.has(hit.id)) await loaded(this.current, deadline);
         this.seen.add(hit.id);
-        return rows(pages, hit.id)[pages.indexOf(hit)]!;
+        const now = await this.raw();
+        const at = now.findIndex((p) => p.id === hit.id);
+        return at >= 0 ? rows(now, hit.id)[at]! : rows(pages, hit.id)[pages.indexOf(hit)]!;
       }
       if (Date.now() + PAGE_POLL_MS > deadline) throw notFound(sel, pages);
       await new Promise((r) => setTimeout(r, PAGE_POLL_MS));
@@ -158,6 +161,19 @@ export class PageTracker implements PageTabs {
     this.selectedId = this.current === this.main ? this.mainId : back;
     const list = rows(open.length ? open : before, this.selectedId);
     return list.find((r) => r.selected) ?? list[0]!;
+  }
+}
+
+/**
+ * A page selected for the first time has just opened: wait (until the deadline) for its document to load, as
+ * Playwright's popup handling does, so its title is its own and the step after finds its content. A page that
+ * never finishes is left to the next step's own wait.
+ */
+async function loaded(page: HostPage, deadline: number): Promise<void> {
+  while (Date.now() + PAGE_POLL_MS < deadline) {
+    const state = await page.evaluate<string>('document.readyState', { timeoutMs: Math.max(1, deadline - Date.now()) }).catch(() => '');
+    if (state === 'complete') return;
+    await new Promise((r) => setTimeout(r, PAGE_POLL_MS));
   }
 }
 

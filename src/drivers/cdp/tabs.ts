@@ -57,6 +57,10 @@ class CdpPages implements PageBackend {
 
   async pages(): Promise<RawPage[]> {
     await this.ready;
+    // Titles and URLs as they are now (targetInfoChanged may trail a load); the order stays the events'.
+    const { targetInfos } = await this.browser.conn.send('Target.getTargets', {});
+    for (const t of targetInfos)
+      if (this.targets.has(t.targetId)) Object.assign(this.targets.get(t.targetId)!, { title: t.title, url: t.url });
     const main = this.targets.get(this.main.targetId);
     const rest = [...this.targets.values()].filter((t) => t.id !== this.main.targetId);
     return main ? [main, ...rest] : rest;
