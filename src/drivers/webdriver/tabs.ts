@@ -7,58 +7,62 @@
 import { PageTracker, type PageBackend, type PageTabs, type RawPage } from '../tabs.js';
 import type { HostPage } from '../page-driver.js';
 import { WebDriverPageDriver } from './page-driver.js';
+import { WebDriverClient } from './client.js';
 
 class WebDriverWindows implements PageBackend {
   /** Handles in the order first seen, with their opener. */
   private readonly order = new Map<string, string | undefined>();
   private readonly drivers = new Map<string, WebDriverPageDriver>();
+  /** The session's current window, shared by every window's client (each switches to its own before a command). */
+  private readonly shared: { current: string };
+  /** Unbound: lists, visits and closes windows without switching back to any. */
+  private readonly client: WebDriverClient;
 
   constructor(
     private readonly main: WebDriverPageDriver,
     private readonly mainHandle: string,
-    /** The window commands go to now. */
-    private current: string,
   ) {
+    this.shared = { current: mainHandle };
+    this.client = WebDriverClient.attach(main.client.endpoint, main.client.sessionId, main.client.capabilities);
+    // From now on the app page's commands (a perf window begun there, the runner's) reach its own window.
+    main.client.bindWindow(mainHandle, this.shared);
     this.order.set(mainHandle, undefined);
     this.drivers.set(mainHandle, main);
   }
 
-  private get client(): WebDriverPageDriver['client'] {
-    return this.main.client;
-  }
-
   private async handles(): Promise<string[]> {
     const open = await this.client.windowHandles();
-    for (const h of open) if (!this.order.has(h)) this.order.set(h, this.current);
+    for (const h of open) if (!this.order.has(h)) this.order.set(h, this.shared.current);
     return [...this.order.keys()].filter((h) => open.includes(h));
   }
 
   async pages(): Promise<RawPage[]> {
     const handles = await this.handles();
     const rows: RawPage[] = [];
-    const back = this.current;
+    const back = this.shared.current;
     // Only the current window answers: each other one is visited for its title and URL, then left.
     for (const h of handles) {
-      if (h !== this.current) await this.switchTo(h);
+      if (h !== this.shared.current) await this.switchTo(h);
       const [title, url] = await Promise.all([this.client.title(), this.client.url()]);
       const opener = this.order.get(h);
       rows.push({ id: h, title, url, ...(opener !== undefined && h !== this.mainHandle ? { openerId: opener } : {}) });
     }
-    if (this.current !== back && handles.includes(back)) await this.switchTo(back);
+    if (this.shared.current !== back && handles.includes(back)) await this.switchTo(back);
     return rows;
   }
 
   private async switchTo(h: string): Promise<void> {
     await this.client.switchToWindow(h);
-    this.current = h;
+    this.shared.current = h;
   }
 
   async open(id: string): Promise<HostPage> {
-    if (this.current !== id) await this.switchTo(id);
+    // The selected window is the current one: in front, producing frames.
+    if (this.shared.current !== id) await this.switchTo(id);
     let d = this.drivers.get(id);
     if (!d) {
       // Its own driver: per-document state (the runtime, settle reports) is the window's, and a ref check can tell pages apart.
-      d = new WebDriverPageDriver(this.client, this.main.emulation.browserUserAgent());
+      d = new WebDriverPageDriver(this.main.client.forWindow(id), this.main.emulation.browserUserAgent());
       if (this.main.serverPid !== undefined) d.serverPid = this.main.serverPid;
       this.drivers.set(id, d);
     }
@@ -66,19 +70,18 @@ class WebDriverWindows implements PageBackend {
   }
 
   async close(id: string): Promise<void> {
-    const back = this.current;
+    const back = this.shared.current;
     if (back !== id) await this.switchTo(id);
     await this.client.closeWindow();
     this.drivers.delete(id);
     // The tracker selects the opener next when the selected window closed; another closed window leaves the selection.
-    this.current = back === id ? this.mainHandle : back;
-    await this.client.switchToWindow(this.current);
+    await this.switchTo(back === id ? this.mainHandle : back);
   }
 
   async gone(id: string): Promise<boolean> {
     const gone = !(await this.client.windowHandles()).includes(id);
     // Commands to a closed current window fail: the app's page answers until the tracker picks the opener.
-    if (gone && this.current === id) await this.switchTo(this.mainHandle);
+    if (gone && this.shared.current === id) await this.switchTo(this.mainHandle);
     return gone;
   }
 }
@@ -94,7 +97,7 @@ export function webdriverPageSource(main: WebDriverPageDriver): { driver: HostPa
     driver: main,
     tabs(create) {
       if (ready || !create) return ready;
-      tracker ??= main.client.windowHandle().then((h) => (ready = new PageTracker(new WebDriverWindows(main, h, h), h, main)));
+      tracker ??= main.client.windowHandle().then((h) => (ready = new PageTracker(new WebDriverWindows(main, h), h, main)));
       return lazyTabs(main, tracker);
     },
   };
