@@ -195,17 +195,22 @@ function pick(pages: RawPage[], sel: PageSelector, seen: ReadonlySet<string>, se
   if (hits.length > 1)
     throw new PerfError({
       code: 'ambiguous_page',
-      message: `page "${sel}" matches ${hits.length} pages: ${hits.map((p) => `${pages.indexOf(p)} (${cut(p.title || p.url)})`).join(', ')}`,
+      message: `page "${sel}" matches ${hits.length} pages: ${describe(pages, hits)}`,
       suggestion: 'name it by index, or by a longer part of its title or URL',
     });
   return hits[0];
+}
+
+/** `index (title)` of each of `some`, for a message. */
+function describe(pages: RawPage[], some: RawPage[]): string {
+  return some.map((p) => `${pages.indexOf(p)} (${cut(p.title || p.url)})`).join(', ');
 }
 
 function notFound(sel: PageSelector, pages: RawPage[]): PerfError {
   const what = sel === 'new' ? 'no new page opened' : `no page ${typeof sel === 'number' ? sel : `"${sel}"`}`;
   return new PerfError({
     code: 'page_not_found',
-    message: `${what}; open pages: ${pages.map((p, i) => `${i} (${cut(p.title || p.url)})`).join(', ')}`,
+    message: `${what}; open pages: ${describe(pages, pages)}`,
     suggestion: sel === 'new' ? 'the step before must open it (a target=_blank link, window.open); raise timeoutMs' : 'list the pages',
   });
 }

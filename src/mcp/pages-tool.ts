@@ -15,12 +15,13 @@ const MAX_PAGE_ROWS = 20;
 
 export const pagesTool = defineTool({
   name: 'pages',
-  description: 'List, select or close open pages (tabs, popups); step tools act on the selected one.',
+  description: 'Tabs and popups: list, select (steps act there) or close.',
   inputSchema: {
     type: 'object',
     properties: {
       action: { enum: ['list', 'select', 'close'] },
-      page: { anyOf: PAGE_SELECT_SCHEMA.anyOf, description: 'new, last, index or title/URL text; close: default selected.' },
+      // The one fragment's type, its constraints left to the tracker (a bad index or text is page_not_found): fewer bytes per turn.
+      page: { type: PAGE_SELECT_SCHEMA.type, description: 'new, last, index or title/URL text' },
     },
     required: ['action'],
     additionalProperties: false,

@@ -5,10 +5,10 @@
 import { scenarioOnly } from './target-schema.js';
 
 export const PAGE_SELECT_SCHEMA = {
-  anyOf: [
-    { type: 'integer', minimum: 0 },
-    { type: 'string', minLength: 1 },
-  ],
+  // minimum applies to the integer, minLength to the string (JSON Schema applies each to its own type).
+  type: ['integer', 'string'],
+  minimum: 0,
+  minLength: 1,
   description: 'new (latest opened, not yet selected; waited for), last, an index (0 = app page), or a title/URL substring.',
 } as const;
 

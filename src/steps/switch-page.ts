@@ -10,7 +10,7 @@ import { defineStep } from './define.js';
 export const switchPage = defineStep({
   name: 'switch_page',
   description:
-    'Select an open page (tab, popup) for the steps after it: new, last, an index or a title/URL substring; close: true closes the page left.',
+    'Select an open page (tab, popup) for the steps after it: new, last, an index or a title/URL substring; close closes the page left.',
   details:
     'new waits (within timeoutMs) for a page the app opened and no step selected yet. Closing the selected page returns the ' +
     'selection to its opener (else page 0). Refs from the other page fail as stale: snap again.',
