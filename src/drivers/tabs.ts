@@ -22,8 +22,8 @@ export interface RawPage {
 
 /** What a driver gives the tracker: its open pages, and a driver for one of them. */
 export interface PageBackend {
-  /** Open pages in opening order, the app's page first. */
-  pages(): Promise<RawPage[]>;
+  /** Open pages in opening order, the app's page first; without `withText` other pages' titles and URLs may be empty (WebDriver). */
+  pages(withText?: boolean): Promise<RawPage[]>;
   /** The page driver of `id`, attaching or switching to it. */
   open(id: string): Promise<HostPage>;
   close(id: string): Promise<void>;
@@ -47,6 +47,8 @@ export interface PageTabs {
   /** The app's page (page 0), which only the session closes. */
   readonly main: HostPage;
   list(): Promise<PageRow[]>;
+  /** The selected page and how many are open, without reading the others' titles. */
+  selection(): Promise<{ page: PageRow; count: number }>;
   /** Select a page; `new` and the others wait for it until `deadline` (epoch ms). */
   select(sel: PageSelector, deadline: number): Promise<PageRow>;
   /** Close a page (default the selected one); a selection on it returns to its opener, else page 0. */
@@ -84,8 +86,8 @@ export class PageTracker implements PageTabs {
     return this.current;
   }
 
-  private async raw(): Promise<RawPage[]> {
-    const pages = await this.backend.pages();
+  private async raw(withText = true): Promise<RawPage[]> {
+    const pages = await this.backend.pages(withText);
     for (const p of pages) if (p.openerId) this.openers.set(p.id, p.openerId);
     return pages;
   }
@@ -94,16 +96,21 @@ export class PageTracker implements PageTabs {
     return rows(await this.raw(), this.selectedId);
   }
 
+  async selection(): Promise<{ page: PageRow; count: number }> {
+    const list = rows(await this.raw(false), this.selectedId);
+    return { page: list.find((r) => r.selected) ?? list[0]!, count: list.length };
+  }
+
   async select(sel: PageSelector, deadline: number): Promise<PageRow> {
     for (;;) {
-      const pages = await this.raw();
+      const pages = await this.raw(byText(sel));
       const hit = pick(pages, sel, this.seen, this.selectedId);
       if (hit) {
         this.current = await this.backend.open(hit.id);
         this.selectedId = hit.id;
         if (!this.seen.has(hit.id)) await loaded(this.current, deadline);
         this.seen.add(hit.id);
-        const now = await this.raw();
+        const now = await this.raw(false);
         const at = now.findIndex((p) => p.id === hit.id);
         return at >= 0 ? rows(now, hit.id)[at]! : rows(pages, hit.id)[pages.indexOf(hit)]!;
       }
@@ -113,7 +120,7 @@ export class PageTracker implements PageTabs {
   }
 
   async close(sel?: PageSelector): Promise<{ closed: PageRow; selected: PageRow }> {
-    const pages = await this.raw();
+    const pages = await this.raw(sel !== undefined && byText(sel));
     const target = sel === undefined ? pages.find((p) => p.id === this.selectedId) : pick(pages, sel, this.seen, this.selectedId);
     if (!target) throw notFound(sel ?? 'the selected page', pages);
     if (target.id === this.mainId)
@@ -125,14 +132,14 @@ export class PageTracker implements PageTabs {
     const closed = rows(pages, this.selectedId)[pages.indexOf(target)]!;
     await this.backend.close(target.id);
     if (target.id === this.selectedId) await this.returnFrom(target.id, pages);
-    const after = await this.list();
+    const after = rows(await this.raw(false), this.selectedId);
     return { closed: { ...closed, selected: false }, selected: after.find((r) => r.selected) ?? after[0]! };
   }
 
   async settle(): Promise<void> {
     if (this.selectedId === this.mainId) return;
     if (this.backend.gone ? !(await this.backend.gone(this.selectedId)) : this.current.alive()) return;
-    const pages = await this.raw();
+    const pages = await this.raw(false);
     if (pages.some((p) => p.id === this.selectedId) && this.current.alive() && !this.backend.gone) return;
     const row = await this.returnFrom(this.selectedId, pages);
     this.notice = `the selected page closed; back on page ${row.index} (${cut(row.title || row.url)})`;
@@ -145,7 +152,7 @@ export class PageTracker implements PageTabs {
   }
 
   async closeOthers(): Promise<void> {
-    const pages = await this.raw().catch(() => []);
+    const pages = await this.raw(false).catch(() => []);
     for (const p of pages) if (p.id !== this.mainId) await this.backend.close(p.id).catch(() => undefined);
     this.current = this.main;
     this.selectedId = this.mainId;
@@ -153,7 +160,7 @@ export class PageTracker implements PageTabs {
 
   /** The selection leaves a closed page for its opener (its opener's, …), else the app's page. */
   private async returnFrom(id: string, before: RawPage[]): Promise<PageRow> {
-    const open = (await this.raw()).filter((p) => p.id !== id);
+    const open = (await this.raw(false)).filter((p) => p.id !== id);
     let to = this.openers.get(id);
     while (to !== undefined && !open.some((p) => p.id === to)) to = this.openers.get(to);
     const back = to ?? this.mainId;
@@ -199,6 +206,11 @@ function pick(pages: RawPage[], sel: PageSelector, seen: ReadonlySet<string>, se
       suggestion: 'name it by index, or by a longer part of its title or URL',
     });
   return hits[0];
+}
+
+/** Whether choosing by `sel` reads titles and URLs (a text does; new, last and an index do not). */
+function byText(sel: PageSelector): boolean {
+  return typeof sel === 'string' && sel !== 'new' && sel !== 'last';
 }
 
 /** `index (title)` of each of `some`, for a message. */

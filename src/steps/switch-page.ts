@@ -28,9 +28,9 @@ export const switchPage = defineStep({
   async run(ctx, args) {
     const tabs = ctx.host.pages?.();
     if (!tabs) throw new PerfError({ code: 'unsupported_on_driver', message: 'switch_page: this app has no browser pages' });
-    const before = (await tabs.list()).find((r) => r.selected);
+    const before = (await tabs.selection()).page;
     const page = await tabs.select(args.page, ctx.deadline);
-    const leaving = before && before.index !== page.index && args.close ? before : undefined;
+    const leaving = before.index !== page.index && args.close ? before : undefined;
     if (args.close && !leaving) {
       throw new PerfError({
         code: 'invalid_arguments',
@@ -39,13 +39,12 @@ export const switchPage = defineStep({
       });
     }
     const closed = leaving ? await tabs.close(leaving.index) : undefined;
-    const pages = await tabs.list();
-    const now = pages.find((r) => r.selected) ?? page;
+    const now = await tabs.selection();
     return {
       data: {
-        page: { index: now.index, title: now.title, url: now.url },
+        page: { index: now.page.index, title: now.page.title, url: now.page.url },
         ...(closed ? { closed: { title: closed.closed.title, url: closed.closed.url } } : {}),
-        pages: pages.length,
+        pages: now.count,
       },
     };
   },

@@ -36,14 +36,15 @@ class WebDriverWindows implements PageBackend {
     return [...this.order.keys()].filter((h) => open.includes(h));
   }
 
-  async pages(): Promise<RawPage[]> {
+  async pages(withText = true): Promise<RawPage[]> {
     const handles = await this.handles();
     const rows: RawPage[] = [];
     const back = this.shared.current;
     // Only the current window answers: each other one is visited for its title and URL, then left.
     for (const h of handles) {
-      if (h !== this.shared.current) await this.switchTo(h);
-      const [title, url] = await Promise.all([this.client.title(), this.client.url()]);
+      const visit = withText || h === back;
+      if (visit && h !== this.shared.current) await this.switchTo(h);
+      const [title, url] = visit ? await Promise.all([this.client.title(), this.client.url()]) : ['', ''];
       const opener = this.order.get(h);
       rows.push({ id: h, title, url, ...(opener !== undefined && h !== this.mainHandle ? { openerId: opener } : {}) });
     }
@@ -111,6 +112,7 @@ function lazyTabs(main: HostPage, tracker: Promise<PageTracker>): PageTabs {
       return main;
     },
     list: async () => (await tracker).list(),
+    selection: async () => (await tracker).selection(),
     select: async (sel, deadline) => (await tracker).select(sel, deadline),
     close: async (sel) => (await tracker).close(sel),
     settle: async () => (await tracker).settle(),
