@@ -15,6 +15,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { RunFile } from '../src/perf/run-file.js';
 import { findServerBinary, miniBrowserPath } from '../src/drivers/webdriver/server.js';
+import { boundedPages } from '../src/mcp/pages-tool.js';
 import { FIXTURES_DIR, perfCli, refOf, ROOT } from './helpers.js';
 
 const work = mkdtempSync(join(tmpdir(), 'rehearse-tabs-'));
@@ -229,4 +230,28 @@ describe('MCP: pages list / select / close', () => {
       },
     );
   }
+});
+
+test('the pages list is bounded: 20 rows, titles and URLs cut to 80 characters, what was cut counted', { timeout: 10_000 }, () => {
+  const rows = Array.from({ length: 25 }, (_, i) => ({
+    index: i,
+    title: i === 3 ? 'T'.repeat(200) : `Page ${i}`,
+    url: `http://127.0.0.1/${i === 4 ? 'u'.repeat(300) : i}`,
+    selected: i === 2,
+    ...(i > 0 ? { opener: 0 } : {}),
+  }));
+  const out = boundedPages(rows) as {
+    count: number;
+    selected: number;
+    pages: { title: string; url: string }[];
+    pagesNotShown: number;
+    textsCut: number;
+  };
+  assert.equal(out.count, 25);
+  assert.equal(out.selected, 2);
+  assert.equal(out.pages.length, 20);
+  assert.equal(out.pagesNotShown, 5);
+  assert.equal(out.textsCut, 2);
+  assert.ok(out.pages.every((p) => p.title.length <= 80 && p.url.length <= 80));
+  assert.ok(JSON.stringify(out).length < 3_000, 'a list an agent reads stays small');
 });
