@@ -50,6 +50,7 @@ const RUN_FILE = 'pass a run file written by `perf run --out` (or `perf gate`)';
 const STATS = 'this is a bug in perf: the statistics were given input they cannot use; report it with the run files';
 
 export const ERRORS = {
+  ambiguous_page: { kind: 'usage', suggestion: 'name the page by index, or by a longer part of its title or URL' },
   ambiguous_target: { kind: 'usage', suggestion: 'use one of the refs, or a { row, col } cell' },
   app_cwd_missing: { kind: 'usage', suggestion: 'check the path (relative paths resolve against the scenario file)' },
   app_exited: { kind: 'environment', suggestion: 'run the command by hand in that folder to see why it stops' },
@@ -221,6 +222,10 @@ export const ERRORS = {
   out_unusable: { kind: 'environment', suggestion: 'pass a writable folder, e.g. --out build/perf' },
   page_crashed: { kind: 'environment', suggestion: RESTART },
   page_navigated: { kind: 'failed', suggestion: 'wait for the navigation (wait_for) and run snap again' },
+  page_not_found: {
+    kind: 'failed',
+    suggestion: 'list the pages (MCP pages, or switch_page to an index); raise timeoutMs if it opens later',
+  },
   path_is_hardlink: { kind: 'usage', suggestion: 'remove it first, or write to another path' },
   path_is_symlink: { kind: 'usage', suggestion: 'remove the link, or write to another path' },
   path_outside_folder: { kind: 'usage', suggestion: 'names may use letters, digits, _, . and -' },

@@ -78,6 +78,7 @@ const BROWSER = [
   'leaks.test.js',
   'signin.test.js',
   'bisect-exit.test.js',
+  'tabs.test.js',
   'shard.test.js',
   'gate-baselines.test.js',
   'runner.test.js',

@@ -125,7 +125,8 @@ describe('without an app', () => {
     for (const lifecycle of ['app_start', 'app_stop', 'app_status', 'app_logs', 'app_restart', 'doctor', 'run'])
       assert.ok(names.includes(lifecycle), lifecycle);
     for (const def of STEPS) {
-      if (def.name === 'evaluate') continue;
+      // switch_page's MCP form is the pages tool.
+      if (def.name === 'evaluate' || def.mcp === false) continue;
       const tool = tools.find((t) => t.name === def.name);
       assert.ok(tool, `tool ${def.name}`);
       assert.equal(tool.description, def.description);
@@ -451,12 +452,14 @@ describe('caps and the size of what an agent reads', () => {
   // Playwright MCP 0.0.83 lists 25 tools in 20,296 bytes by default and 72 in 45,612 with every
   // capability on (issue 13, measured with this SDK client); ours must not cost more. With every cap on,
   // the margin under that went to perf_load (issue 29): no more than Playwright's own figure now.
-  const DEFAULT_LIST_MAX_BYTES = 20_000;
+  // + 358: the core cap's `pages` (tabs and popups, issue 33), which a flow through an OAuth popup cannot do without (20,086 < 20,296).
+  const DEFAULT_LIST_MAX_BYTES = 20_000 + 358;
   // + 800: the opt-in storage cap (storage_save, storage_load; issue 33), two tools of ~400 bytes each.
   // + 1,000: perf_bisect and perf_history (issues 31, 32), opt-in tools for a CI question Playwright MCP has no tool
   // for; the shared target and ref descriptions were shortened at the same time (~500 bytes over 17 tools).
   // + 90: perf_run's storageState argument (issue 33: start every repeat from a saved sign-in), its one schema entry.
-  const ALL_LIST_MAX_BYTES = 45_612 + 800 + 1_000 + 90;
+  // + 358: `pages` (tabs and popups; issue 33), the size of its declaration in the list.
+  const ALL_LIST_MAX_BYTES = 45_612 + 800 + 1_000 + 90 + 358;
 
   test('every tool is in exactly one cap', () => {
     for (const t of allTools()) {
@@ -622,6 +625,7 @@ describe('caps and the size of what an agent reads', () => {
       await ok('doctor');
       await ok('storage_save', { path: 'state.json' });
       await ok('storage_load', { path: 'state.json' });
+      assert.equal((await ok('pages', { action: 'list' })).json.data.count, 1);
       // perf_bisect needs a git repository: outside one, a usage error saying so, not a protocol failure.
       const bisect = await s.call('perf_bisect', { good: 'HEAD~1', bad: 'HEAD', scenario: 'tiny.yaml' });
       called.add('perf_bisect');

@@ -14,7 +14,15 @@ import type { PageStorage } from './storage.js';
  * What a step may need beyond driving the page, which not every driver has. A scenario whose driver
  * lacks a step's need (its entry's `lacks`, src/drivers/<name>/driver.ts) is refused when it loads.
  */
-export type PageFeature = 'console' | 'exceptions' | 'network' | 'networkEmulation' | 'userAgent' | 'trace';
+export type PageFeature =
+  | 'console'
+  | 'exceptions'
+  | 'network'
+  | 'networkEmulation'
+  | 'userAgent'
+  | 'trace'
+  /** Several open pages (tabs, popups): switch_page and a step's `page`. */
+  | 'pages';
 
 export interface PageDriver {
   /** Why the page is gone (renderer crash, closed, browser lost), or undefined while it lives. */

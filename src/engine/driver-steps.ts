@@ -30,7 +30,9 @@ export function stepsOnSurface(surface: Surface): string[] {
 }
 
 /** Why `def` cannot run on `driver` at load time (file:line added by the loader), or undefined. */
-export function stepRefusal(def: StepDefinition<any>, driver: DriverDefinition): StepRefusal | undefined {
+export function stepRefusal(def: StepDefinition<any>, driver: DriverDefinition, args?: Record<string, unknown>): StepRefusal | undefined {
+  const noPages = args?.page !== undefined ? driver.lacks.pages : undefined;
+  if (noPages) return { message: `${def.name}: page: is not available on the ${driver.name} driver: ${noPages}`, suggestion: 'drop page:' };
   if (!runsOnSurface(def, driver.surface)) {
     switch (driver.surface) {
       case 'terminal':

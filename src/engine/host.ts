@@ -4,20 +4,30 @@
  */
 import { HostState } from '../host-state.js';
 import { PerfError } from '../errors.js';
-import type { HostPage, TerminalDriver } from '../page/index.js';
+import type { HostPage, PageTabs, TerminalDriver } from '../page/index.js';
 import type { StepHost } from '../steps/define.js';
 
 /** Where the host's page comes from: a browser session (whose page a restart replaces), one attached page, or a terminal program. */
-export type PageSource = { readonly driver: HostPage } | { readonly terminal: TerminalDriver };
+export type PageSource =
+  | {
+      readonly driver: HostPage;
+      /** The browser's open pages (tabs, popups) and the selected one, made on first use when `create`. */
+      tabs?(create: boolean): PageTabs | undefined;
+    }
+  | { readonly terminal: TerminalDriver };
 
 /** A host over a connection to a running session (perf start / app_start): its page, app URL and folder. */
-export function connectedHost(conn: { driver: HostPage; state: { appUrl?: string; options: { cwd?: string } } }): SessionHost {
+export function connectedHost(conn: {
+  driver: HostPage;
+  tabs?(create: boolean): PageTabs | undefined;
+  state: { appUrl?: string; options: { cwd?: string } };
+}): SessionHost {
   return new SessionHost(conn, conn.state.appUrl, conn.state.options.cwd ?? process.cwd());
 }
 
 export class SessionHost implements StepHost {
   state = new HostState();
-  /** The page the host last handed out (a restart replaces it). */
+  /** The app page the host last saw (a restart replaces it); the selected tab may be another. */
   lastPage: HostPage | undefined;
   private lastTerminal: TerminalDriver | undefined;
 
@@ -67,16 +77,27 @@ export class SessionHost implements StepHost {
     return this.source;
   }
 
+  /** The session's pages, or undefined on a source without them (a terminal program). */
+  pages(create = true): PageTabs | undefined {
+    const source = this.live();
+    return 'driver' in source ? source.tabs?.(create) : undefined;
+  }
+
   async page(): Promise<HostPage> {
     const source = this.live();
     if (!('driver' in source))
       throw new PerfError({ code: 'unsupported_on_driver', message: 'this app is a terminal program, not a web page' });
-    const page = source.driver;
-    if (page !== this.lastPage) {
+    const main = source.driver;
+    if (main !== this.lastPage) {
       // A new page (restart): per-page state such as the last snapshot belongs to the old one.
-      this.lastPage = page;
+      this.lastPage = main;
       this.state.clear();
     }
+    // Once pages are tracked, steps act on the selected one (back on its opener if it closed itself).
+    // A perf window stays open across a switch; refs are per page (src/page/targets.ts refuses another page's).
+    const tabs = source.tabs?.(false);
+    await tabs?.settle();
+    const page = tabs?.driver ?? main;
     if (page.crashReason) {
       throw new PerfError({
         code: 'page_crashed',

@@ -5,7 +5,7 @@
 import { recordStepSpan } from '../perf/state.js';
 import { PerfError, isPerfError, type ErrorInfo } from '../errors.js';
 import { TargetClosedError, WebDriverTimeoutError } from '../drivers/errors.js';
-import type { PageDriver } from '../page/index.js';
+import type { HostPage, PageDriver, PageSelector } from '../page/index.js';
 import { DEFAULT_STEP_TIMEOUT_MS, type Effect, type StepDefinition, type StepHost, type StepOutput } from '../steps/define.js';
 import { getStep, stepArgsSchema } from '../steps/registry.js';
 import { bestErrors, compile, describeAjvError } from './validate.js';
@@ -98,9 +98,16 @@ export async function runStep(host: StepHost, name: string, raw: unknown, opts: 
         const terminal = await host.terminal!();
         return def.terminal({ host, terminal, timeoutMs, deadline, label, signal }, args as never);
       }
+      // `page:` selects the page first (switch_page reads its own `page`); the selection stays.
+      if (args.page !== undefined && def.name !== 'switch_page') await selectPage(host, name, args.page as PageSelector, deadline);
       if (def.needsPage !== false) {
         const page = await host.page();
-        return def.run({ host, page, timeoutMs, deadline, label, signal }, args as never);
+        const ran = await def.run({ host, page, timeoutMs, deadline, label, signal }, args as never).catch(async (e: unknown) => {
+          const closed = def.readOnly ? undefined : await closedByAction(host, page);
+          if (closed === undefined) throw e;
+          return { warnings: [closed] };
+        });
+        return withPageNotice(host, ran);
       }
       // A step that may run without an app (device_profile list): the page is looked up only if the
       // step touches it, and then fails with the host's own error (no_app).
@@ -130,6 +137,34 @@ export async function runStep(host: StepHost, name: string, raw: unknown, opts: 
     recordStepSpan(host, { step: name, label, startedAt, durationMs, status: optional ? 'skipped' : 'failed' });
     return { step: name, label, durationMs, startedAt, status: optional ? 'skipped' : 'failed', error };
   }
+}
+
+async function selectPage(host: StepHost, step: string, sel: PageSelector, deadline: number): Promise<void> {
+  const tabs = host.pages?.();
+  if (!tabs) throw new PerfError({ code: 'unsupported_on_driver', message: `${step}: page: names a browser page, and this app has none` });
+  await tabs.select(sel, deadline);
+}
+
+/**
+ * An action whose page went away under it (a popup's button calling window.close()) did what it was
+ * asked: the selection goes back to the opener and the step says so. Never the app's own page.
+ */
+async function closedByAction(host: StepHost, page: HostPage): Promise<string | undefined> {
+  const tabs = host.pages?.(false);
+  if (!tabs || page === tabs.main) return undefined;
+  await tabs.settle();
+  return tabs.driver !== page ? tabs.takeNotice() : undefined;
+}
+
+/** The step's output, saying so when the selected page closed by itself and the selection went back to its opener. */
+function withPageNotice(host: StepHost, out: StepOutput): StepOutput {
+  let notice: string | undefined;
+  try {
+    notice = host.pages?.(false)?.takeNotice();
+  } catch {
+    // No app any more (a step that stopped it): nothing to say about its pages.
+  }
+  return notice ? { ...out, warnings: [...(out.warnings ?? []), notice] } : out;
 }
 
 async function withTimeout<T>(

@@ -23,7 +23,7 @@ export const coreCap = defineCap({
   name: 'core',
   description:
     'Drive an app: snapshot, find, tap, fill, keys, select, wait and expect, ' +
-    'navigate, screenshot, several steps in one call, start and stop the app.',
+    'navigate, screenshot, tabs and popups (pages), several steps in one call, start and stop the app.',
   byDefault: true,
   tools: [
     'snap',
@@ -36,6 +36,7 @@ export const coreCap = defineCap({
     'expect',
     'navigate',
     'screenshot',
+    'pages',
     'run',
     'app_start',
     'app_stop',

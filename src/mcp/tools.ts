@@ -11,6 +11,7 @@ import { LIFECYCLE_TOOLS } from './lifecycle.js';
 import { PERF_TOOLS } from './perf-tools.js';
 import { perfBisectTool } from './bisect-tool.js';
 import { STORAGE_TOOLS } from './storage-tools.js';
+import { pagesTool } from './pages-tool.js';
 import { perfHistoryTool } from './history-tool.js';
 import { defineTool, type ToolDefinition } from './core.js';
 
@@ -118,5 +119,14 @@ export const runTool = defineTool({
 
 /** Steps in registry order, then the lifecycle tools, then run, then perf_run / perf_compare. */
 export function allTools(): ToolDefinition<any>[] {
-  return [...STEPS.map(stepTool), ...LIFECYCLE_TOOLS, runTool, ...PERF_TOOLS, perfHistoryTool, perfBisectTool, ...STORAGE_TOOLS];
+  return [
+    ...STEPS.filter((s) => s.mcp !== false).map(stepTool),
+    ...LIFECYCLE_TOOLS,
+    runTool,
+    ...PERF_TOOLS,
+    perfHistoryTool,
+    perfBisectTool,
+    ...STORAGE_TOOLS,
+    pagesTool,
+  ];
 }

@@ -19,6 +19,7 @@ export type {
   TerminalSnapshot,
   TerminalTargetSpec,
 } from '../drivers/terminal-driver.js';
+export type { PageRow, PageSelector, PageTabs } from '../drivers/tabs.js';
 export { CONSOLE_LEVELS } from '../drivers/page-driver.js';
 export { MIN_DRAG_STEPS, assertNotBrowserShortcut, keyDefinition, parseKeyCombo } from '../drivers/keys.js';
 export type { AriaOption, AriaOptions, Stale } from '../drivers/runtime/api.js';

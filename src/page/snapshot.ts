@@ -5,13 +5,14 @@
 import type { RuntimeSnapshot, SnapshotOptions } from '../drivers/runtime/api.js';
 import { PerfError } from '../errors.js';
 import type { PageContext } from './context.js';
-import { rememberRefs } from './targets.js';
+import { refusePageSwitchedRef, rememberRefs } from './targets.js';
 
 // ~16 KB: a screenful of structure for an agent, a few thousand tokens; larger pages are narrowed
 // with within/depth/grep/interactiveOnly rather than dumped.
 export const DEFAULT_SNAPSHOT_BYTES = 16_384;
 
 export async function takeSnapshot(ctx: PageContext, opts: Partial<SnapshotOptions>): Promise<RuntimeSnapshot> {
+  if (typeof opts.within === 'string') refusePageSwitchedRef(ctx, { ref: opts.within });
   const full: SnapshotOptions = { maxBytes: DEFAULT_SNAPSHOT_BYTES, ...opts };
   const r = await ctx.page.call('snapshot', [full]);
   if (r.status === 'error') {

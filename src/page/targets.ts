@@ -39,21 +39,42 @@ interface TargetsState {
   maxQ: number;
   objectSeq: number;
   frontTried: boolean;
+  /** The page whose snapshots and finds minted these refs (a host may switch between tabs). */
+  page?: object;
 }
 const TARGETS = new StateSlot<TargetsState>('targets');
 
-export function targetsState(ctx: { host: PageContext['host'] }): TargetsState {
+/** The host's refs for this page: refs minted on another page (another tab) are forgotten here. */
+export function targetsState(ctx: { host: PageContext['host']; page?: object }): TargetsState {
   let s = ctx.host.state.get(TARGETS);
-  if (!s) {
+  if (!s || (ctx.page && s.page && s.page !== ctx.page)) {
     s = { refs: new Map(), queries: new Map(), maxQ: 0, objectSeq: 0, frontTried: false };
     ctx.host.state.set(TARGETS, s);
   }
+  if (ctx.page) s.page ??= ctx.page;
   return s;
+}
+
+/**
+ * A ref names an element of the page whose snapshot minted it: once another page is selected, the
+ * same name may exist there and mean something else, so it is refused rather than acted on.
+ */
+export function refusePageSwitchedRef(ctx: PageContext, locator: Locator): void {
+  const within = locator.target?.within;
+  const ref = locator.ref ?? (typeof within === 'string' ? within : undefined);
+  const s = ctx.host.state.get(TARGETS);
+  if (ref === undefined || !s?.page || s.page === ctx.page) return;
+  throw new PerfError({
+    code: 'stale_ref',
+    kind: 'usage',
+    message: `ref ${ref} is from a snapshot of another page; the selected page changed since (switch_page, page:, or a popup closed)`,
+    suggestion: 'run snap on this page and use its refs, or select the page the ref came from',
+  });
 }
 
 /** Remember what refs denote (from a snapshot's ref table or a resolve). */
 export function rememberRefs(
-  ctx: { host: PageContext['host'] },
+  ctx: { host: PageContext['host']; page?: object },
   refs: Record<string, [string, string]>,
   route: string,
   docId: string,
@@ -62,7 +83,7 @@ export function rememberRefs(
   for (const [ref, [role, name]] of Object.entries(refs)) s.refs.set(ref, { role, name, route, docId });
 }
 /** Remember q handles minted by find/observe, to re-register them after a reload. */
-export function rememberQueries(ctx: { host: PageContext['host'] }, items: { ref: string; locator: unknown }[]): void {
+export function rememberQueries(ctx: { host: PageContext['host']; page?: object }, items: { ref: string; locator: unknown }[]): void {
   const s = targetsState(ctx);
   for (const it of items) {
     s.queries.set(it.ref, it.locator);
@@ -130,6 +151,7 @@ export async function bringToFront(ctx: PageContext): Promise<boolean> {
  * same route (`reresolved`), else `stale_ref`.
  */
 export async function resolveTarget(ctx: PageContext, locator: Locator): Promise<{ r: OkResolve }> {
+  refusePageSwitchedRef(ctx, locator);
   const page = ctx.page;
   const expect = expectationFor(ctx, locator);
   for (let attempt = 0; ; attempt++) {

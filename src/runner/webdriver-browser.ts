@@ -14,6 +14,7 @@ import { chromeBinary } from '../drivers/cdp/chrome.js';
 import { trackProcess } from '../processes.js';
 import { hostInfo, toolVersion } from './env.js';
 import type { RepeatBrowser, RepeatContext } from './repeat-browser.js';
+import { webdriverPageSource } from '../drivers/webdriver/tabs.js';
 
 /** Tie a server's processes to the harness (the watchdog kills them if it dies); returns the untrack. */
 function track(server: WebDriverServer | undefined): () => void {
@@ -68,7 +69,7 @@ export class WebDriverRepeatBrowser implements RepeatBrowser {
       ...(this.sc.browser.engine === 'webkit' ? {} : { chromePath: chromeBinary() }),
       ...(desktop ? { desktop: { binary: desktop.binary, args: desktop.args.map((a) => a.replaceAll('${APP_URL}', rc.url)) } } : {}),
     });
-    this.host.rebind({ driver: this.page.driver }, this.baseUrl);
+    this.host.rebind(webdriverPageSource(this.page.driver), this.baseUrl);
     mark('restart');
     await this.page.driver.emulateEnvironment({ viewport: this.sc.viewport, cpuThrottle: this.sc.cpuThrottle });
     if (desktop)

@@ -615,7 +615,7 @@ function parseSteps(src: Located, w: Written, key: StepListKey, driver: DriverDe
   return list.map((item, i) => {
     const call = parseStep(src, [...origin, i], item);
     const def = getStep(call.name);
-    const refused = stepRefusal(def, driver);
+    const refused = stepRefusal(def, driver, call.args);
     if (refused) throw src.fail([...origin, i, call.name], refused.message, refused.suggestion);
     if (def.desktopOnly && !desktop)
       throw src.fail(

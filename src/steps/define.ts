@@ -2,7 +2,7 @@
  * A step is declared once with defineStep({...}); the scenario schema, the MCP tool list and the CLI
  * verbs are all generated from these declarations (src/steps/registry.ts lists them).
  */
-import type { HostPage, PageDriver, PageFeature, TerminalDriver } from '../page/index.js';
+import type { HostPage, PageDriver, PageFeature, PageTabs, TerminalDriver } from '../page/index.js';
 import type { Effect } from '../page/actions.js';
 import type { FromSchema, JsonSchema } from '../schema-types.js';
 import type { HostState } from '../host-state.js';
@@ -33,6 +33,11 @@ export interface StepHost {
   surface?(): 'page' | 'terminal';
   /** The terminal program to act on, when surface() is 'terminal'. */
   terminal?(): Promise<TerminalDriver>;
+  /**
+   * The browser's open pages (tabs, popups) and the selected one; undefined where there are none (a terminal).
+   * `create` false: only when already tracked (tracking starts on first use).
+   */
+  pages?(create?: boolean): PageTabs | undefined;
   /** Base URL of the app, for steps given a path (navigate). Undefined when unknown. */
   appUrl(): string | undefined;
   /** Per-host state shared between steps (perf session, target refs…), in slots typed by the owning module. */
@@ -94,6 +99,8 @@ export interface StepDefinition<S extends JsonSchema = JsonSchema> {
   terminal?(ctx: TerminalStepContext, args: FromSchema<S> & CommonArgs): Promise<StepOutput>;
   /** Only for a terminal program (app.terminal): a scenario driving a page is refused when it loads. */
   terminalOnly?: boolean;
+  /** false: no MCP tool of its own (an MCP tool covers it: switch_page is the `pages` tool's select). */
+  mcp?: false;
 }
 
 /** Arguments every step takes (DESIGN.md: label, timeoutMs, optional). */

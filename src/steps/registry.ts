@@ -57,6 +57,8 @@ import { perfTrace } from './perf-trace.js';
 import { mark } from './mark.js';
 import { tauriInvoke } from './tauri-invoke.js';
 import { signalStep } from './signal.js';
+import { switchPage } from './switch-page.js';
+import { PAGE_ARG } from '../page/page-schema.js';
 
 // Grouped by family in the order of the DESIGN.md steps table.
 export const STEPS: readonly StepDefinition<any>[] = [
@@ -94,6 +96,7 @@ export const STEPS: readonly StepDefinition<any>[] = [
   navigate,
   navigateBack,
   reload,
+  switchPage,
   // overlays / viewport
   dismissModals,
   resetOverlays,
@@ -159,6 +162,8 @@ export function stepArgsSchema(def: StepDefinition<any>): JsonSchema {
         // The step's own default, so the schema states it exactly.
         timeoutMs: { ...COMMON_ARGS.timeoutMs, description: `Timeout ms, default ${def.defaultTimeoutMs ?? DEFAULT_STEP_TIMEOUT_MS}.` },
         ...(def.actsOnTarget ? { snapshot: SNAPSHOT_ARG } : {}),
+        // Any step on a page may first select the page it acts on (switch_page has its own `page`).
+        ...(def.terminalOnly || own.properties?.page ? {} : { page: PAGE_ARG }),
       },
       ...(own.required ? { required: own.required } : {}),
       ...(own.anyOf ? { anyOf: own.anyOf } : {}),

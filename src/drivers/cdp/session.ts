@@ -8,6 +8,8 @@ import { disableCache } from './network.js';
 import type { HostPage } from '../page-driver.js';
 import { PerfError } from '../../errors.js';
 import { launchChrome, type ChromeProcess, type LaunchOptions } from './chrome.js';
+import { cdpTabs, closeExtraPages } from './tabs.js';
+import type { PageTabs, PageTracker } from '../tabs.js';
 
 import type { RestartMode } from '../define.js';
 // Declared with the drivers (each says which it offers); re-exported for the runner.
@@ -78,6 +80,7 @@ type Taken = { kind: 'page'; page: Page } | { kind: 'context'; id: string } | ({
 
 export class BrowserSession {
   private spare: Spare | undefined;
+  private tracker: (PageTracker & { dispose(): void }) | undefined;
 
   private constructor(
     private readonly opts: BrowserSessionOptions,
@@ -101,6 +104,27 @@ export class BrowserSession {
   /** The current page as the steps drive it (a restart replaces it). */
   get driver(): HostPage {
     return cdpPageDriver(this.page);
+  }
+
+  /**
+   * The pages of the app page's browser context, and the one steps act on. Made on first use (`create`):
+   * a run that never names a page pays no target discovery. A restart's new page gets a new tracker.
+   */
+  tabs(create: boolean): PageTabs | undefined {
+    if (this.tracker && this.tracker.main !== cdpPageDriver(this.page)) {
+      this.tracker.dispose();
+      this.tracker = undefined;
+    }
+    if (!this.tracker && create) this.tracker = cdpTabs(this.browser, this.page);
+    return this.tracker;
+  }
+
+  /** A clean restart leaves one page: the tabs a repeat opened must not leak into the next (reload keeps the context). */
+  private async leaveOnePage(mode: RestartMode): Promise<void> {
+    const tracker = this.tabs(false);
+    if (tracker) await tracker.closeOthers();
+    else if (mode === 'reload' && this.browser.isConnected && !this.page.crashReason)
+      await closeExtraPages(this.browser, this.page).catch(() => undefined);
   }
 
   get attached(): boolean {
@@ -128,6 +152,7 @@ export class BrowserSession {
    * never takes the next one down with it.
    */
   async restart(mode: RestartMode, url?: string): Promise<Page> {
+    await this.leaveOnePage(mode);
     const problem = this.health();
     if (problem && (this.chrome?.hasExited() || !this.browser.isConnected)) return restartBrowser(this);
     if (problem) return restartContext(this);
@@ -148,6 +173,7 @@ export class BrowserSession {
    * Returns the loaded page. A dead page or browser is replaced as in restart().
    */
   async restartOpen(mode: Exclude<RestartMode, 'reload'>, open: OpenSpec): Promise<Page> {
+    await this.leaveOnePage(mode);
     const browserGone = this.chrome?.hasExited() || !this.browser.isConnected;
     if (mode === 'browser' || browserGone) return restartBrowser(this, open);
     return restartContext(this, open);

@@ -14,7 +14,10 @@ export const ptyDriver = defineDriver({
   summary: 'a terminal program in a pseudo-terminal (node-pty), its screen read by a headless xterm',
   surface: 'terminal',
   // Which steps run on a terminal is the steps' own say (a `terminal` handler), not a lack of page features.
-  lacks: { storageState: 'a terminal program has no browser state (cookies, web storage) to save or restore' },
+  lacks: {
+    storageState: 'a terminal program has no browser state (cookies, web storage) to save or restore',
+    pages: 'a terminal program has one screen, no browser pages (tabs, popups) to switch between',
+  },
   // browser: every repeat starts the program anew (what the run file's env.restartMode has always said).
   restartModes: ['browser'],
   claims: (view) => view.app.terminal,

@@ -95,7 +95,29 @@ export class WebDriverClient {
     return new WebDriverClient(endpoint, sessionId, capabilities);
   }
 
-  private cmd(method: 'GET' | 'POST' | 'DELETE', path: string, body: unknown, name: string, timeoutMs?: number): Promise<unknown> {
+  /**
+   * The window this client's commands go to, once the session has several (tabs, popups): WebDriver acts on
+   * the current window only, so a command of another window's client switches to its own first. `shared`
+   * is the session's current window, one object for all its clients.
+   */
+  private window: { handle: string; shared: { current: string } } | undefined;
+
+  /** Bind this client to `handle`; a client for another window of the same session, bound to it. */
+  bindWindow(handle: string, shared: { current: string }): void {
+    this.window = { handle, shared };
+  }
+  forWindow(handle: string): WebDriverClient {
+    const c = new WebDriverClient(this.endpoint, this.sessionId, this.capabilities);
+    if (this.window) c.bindWindow(handle, this.window.shared);
+    return c;
+  }
+
+  private async cmd(method: 'GET' | 'POST' | 'DELETE', path: string, body: unknown, name: string, timeoutMs?: number): Promise<unknown> {
+    const w = this.window;
+    if (w && w.shared.current !== w.handle) {
+      await request(this.endpoint, 'POST', `/session/${this.sessionId}/window`, { handle: w.handle }, 'switch to window', timeoutMs);
+      w.shared.current = w.handle;
+    }
     return request(this.endpoint, method, `/session/${this.sessionId}${path}`, body, name, timeoutMs);
   }
 
@@ -124,6 +146,23 @@ export class WebDriverClient {
   }
   releaseActions(): Promise<unknown> {
     return this.cmd('DELETE', '/actions', undefined, 'release actions');
+  }
+  /** Windows (tabs, popups) of the session (W3C "Get Window Handle(s)", "Switch To Window", "Close Window", "Get Title"). */
+  async windowHandle(): Promise<string> {
+    return String(await this.cmd('GET', '/window', undefined, 'get window handle'));
+  }
+  async windowHandles(): Promise<string[]> {
+    return (await this.cmd('GET', '/window/handles', undefined, 'get window handles')) as string[];
+  }
+  switchToWindow(handle: string): Promise<unknown> {
+    return this.cmd('POST', '/window', { handle }, 'switch to window');
+  }
+  /** Close the current window; the handles left open. */
+  async closeWindow(): Promise<string[]> {
+    return (await this.cmd('DELETE', '/window', undefined, 'close window')) as string[];
+  }
+  async title(): Promise<string> {
+    return String(await this.cmd('GET', '/title', undefined, 'get title'));
   }
   /** The current document's cookies, HttpOnly included (W3C "Get All Cookies"). */
   async cookies(): Promise<WebDriverCookie[]> {

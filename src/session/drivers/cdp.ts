@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Browser, type Page } from '../../drivers/cdp/browser.js';
 import { cdpPageDriver } from '../../drivers/cdp/page-driver.js';
+import { cdpTabs } from '../../drivers/cdp/tabs.js';
 import { PerfError } from '../../errors.js';
 // A Grid session is a WebDriver session whose Chromium is driven over CDP (se:cdp): asked and deleted over WebDriver.
 import { WebDriverClient } from '../../drivers/webdriver/client.js';
@@ -58,7 +59,13 @@ export const cdpSession: SessionDriver<SessionState> = {
     const own = targets.find((t) => t.targetId === state.targetId) ?? targets[0];
     if (own) page = await browser.attach(own.targetId);
     else page = await browser.newPage({ isolated: false, url: state.pageUrl });
-    return { driver: cdpPageDriver(page), state, close: () => browser.disconnect() };
+    let tracker: ReturnType<typeof cdpTabs> | undefined;
+    return {
+      driver: cdpPageDriver(page),
+      tabs: (create) => (tracker ??= create ? cdpTabs(browser, page) : undefined),
+      state,
+      close: () => browser.disconnect(),
+    };
   },
   summary: (state) =>
     pageSummary(state, {

@@ -5,6 +5,7 @@
  * names; the manager dispatches on the state's `driver` once (index.ts), not in every function.
  */
 import type { HostPage } from '../../drivers/page-driver.js';
+import type { PageTabs } from '../../drivers/tabs.js';
 import type { AnySessionState } from '../state.js';
 
 export interface SessionAlive {
@@ -28,6 +29,8 @@ export interface SessionLogs {
 
 export interface ConnectedSession {
   driver: HostPage;
+  /** The browser's open pages and the selected one (made on first use when `create`); absent on a terminal. */
+  tabs?(create: boolean): PageTabs | undefined;
   state: AnySessionState;
   close(): Promise<void>;
 }

@@ -8,6 +8,7 @@ import { PerfError } from '../../errors.js';
 import { isAlive } from '../../processes.js';
 import type { WebDriverSessionState } from '../state.js';
 import { pageSummary, tailFile, type SessionDriver } from './define.js';
+import { webdriverPageSource } from '../../drivers/webdriver/tabs.js';
 
 // A live WebDriver session answers in milliseconds; a hung browser must not stall `perf status`.
 const SESSION_PROBE_MS = 5000;
@@ -63,7 +64,7 @@ export const webdriverSession: SessionDriver<WebDriverSessionState> = {
     });
     const driver = new WebDriverPageDriver(client, wd.userAgent);
     if (wd.pids[0] !== undefined) driver.serverPid = wd.pids[0];
-    return { driver, state, close: () => driver.stopSettleReports() };
+    return { ...webdriverPageSource(driver), state, close: () => driver.stopSettleReports() };
   },
   summary: (state) =>
     pageSummary(state, {
