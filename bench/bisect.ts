@@ -22,6 +22,10 @@
  * ours named c11 after 6 comparisons (endpoints 13+13 repeats, c7 skipped, then c8, c11, c9, c10) in 756 s; the
  * peer named c11 after 3 perf runs (c7 skipped, then c8, c11, c10) in ~590 s: ratio ~1.3, the 0.6× target not met
  * there. Without the regression: "not reproduced" after the endpoint comparison alone (15+15 repeats), 240 s.
+ * One try on the quiet machine (load average ~2): ours named c11 after 6 comparisons in 360 s; the peer (455 s) did
+ * not name it: a fixed 10-repeat compare was inconclusive at a commit, its exit 125 made git bisect skip it, and git
+ * ended with only skipped candidates left (exit 2). Ratio 0.79×. `--repeat 5` (a smaller first look) was slower:
+ * one midpoint needed 26 repeats.
  */
 import { spawn } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -53,6 +57,8 @@ const SIDE_DEADLINE_MS = 60 * 60_000;
 interface Args {
   tries: number;
   maxRepeat: number | undefined;
+  /** perf bisect's first look per arm (--repeat); its default is the scenario's. */
+  repeat: number | undefined;
   peerRepeat: number;
   skipPeer: boolean;
   skipNone: boolean;
@@ -68,6 +74,7 @@ function parseArgs(argv: string[]): Args {
   return {
     tries: Number(at('--tries') ?? 5),
     maxRepeat: maxRepeat === undefined ? undefined : Number(maxRepeat),
+    repeat: at('--repeat') === undefined ? undefined : Number(at('--repeat')),
     // The issue's peer: a fixed 10-repeat compare per step.
     peerRepeat: Number(at('--peer-repeat') ?? 10),
     skipPeer: argv.includes('--skip-peer'),
@@ -173,6 +180,7 @@ interface SideResult {
 
 async function ours(repo: string, commits: string[], out: string, args: Args, expect: string | null): Promise<SideResult> {
   const flags = ['--build', 'sh build.sh', '--out', out, '--json', ...(args.maxRepeat ? ['--max-repeat', String(args.maxRepeat)] : [])];
+  if (args.repeat) flags.push('--repeat', String(args.repeat));
   const t0 = performance.now();
   const r = await sh(process.execPath, [PERF, 'bisect', commits[0]!, commits.at(-1)!, 'grid.yaml', ...flags], repo);
   const wallMs = performance.now() - t0;
