@@ -9,11 +9,10 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { gitRepo, perfCli, ROOT } from './helpers.js';
+import { childOutput, gitRepo, perfCli, ROOT } from './helpers.js';
 
 const PERF = join(ROOT, 'bin/perf');
 const SCENARIO =
@@ -31,21 +30,9 @@ function page(p: { paddingKb: number; ready: boolean }): Record<string, string> 
 }
 
 /** `git ARGS` in `cwd` without blocking the event loop (the skip case runs meanwhile), killed after `timeoutMs`. */
-function gitAsync(cwd: string, args: string[], timeoutMs: number): Promise<{ code: number | null; out: string }> {
-  const child = spawn('git', args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (out += d.toString()));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`git ${args.slice(0, 2).join(' ')} did not exit within ${timeoutMs} ms; output: ${out.slice(-2000)}`));
-    }, timeoutMs);
-    child.once('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, out });
-    });
-  });
+async function gitAsync(cwd: string, args: string[], timeoutMs: number): Promise<{ code: number | null; out: string }> {
+  const r = await childOutput('git', args, { cwd, timeoutMs, what: `git ${args.slice(0, 2).join(' ')}` });
+  return { code: r.code, out: r.stdout + r.stderr };
 }
 
 test('git bisect run with perf run --against --bisect-exit names the commit that grew the bundle', { timeout: 600_000 }, async () => {

@@ -96,9 +96,16 @@ export function processesBelow(match: { comm?: string; cmdline?: string }, ances
   return [...procs].filter(([pid, p]) => below(pid) && matches(pid, p.comm)).map(([pid]) => pid);
 }
 
-/** `perf ARGS` in `cwd`, killed (and failing) after `timeoutMs`: a hung harness fails its test. */
-export function perfCli(cwd: string, args: string[], timeoutMs: number): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [join(ROOT, 'bin/perf'), ...args], { cwd, env: { ...process.env, GITHUB_STEP_SUMMARY: '' } });
+/**
+ * `cmd ARGS` in `cwd` without blocking the event loop (so several run side by side), its output read to the end;
+ * killed (and failing) after `timeoutMs`, naming what it waited for: a hung child fails its test.
+ */
+export function childOutput(
+  cmd: string,
+  args: string[],
+  o: { cwd: string; timeoutMs: number; env?: NodeJS.ProcessEnv; what?: string },
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(cmd, args, { cwd: o.cwd, env: { ...process.env, ...o.env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -106,12 +113,28 @@ export function perfCli(cwd: string, args: string[], timeoutMs: number): Promise
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`perf ${args.join(' ')} did not exit within ${timeoutMs} ms; stderr: ${stderr.slice(-2000)}`));
-    }, timeoutMs);
-    child.once('exit', (code) => {
+      reject(new Error(`${o.what ?? `${cmd} ${args.join(' ')}`} did not exit within ${o.timeoutMs} ms; stderr: ${stderr.slice(-2000)}`));
+    }, o.timeoutMs);
+    // 'close', not 'exit': the pipes are read to their end.
+    child.once('close', (code) => {
       clearTimeout(timer);
       resolve({ code, stdout, stderr });
     });
+  });
+}
+
+/** `perf ARGS` in `cwd`, killed (and failing) after `timeoutMs`: a hung harness fails its test. */
+export function perfCli(
+  cwd: string,
+  args: string[],
+  timeoutMs: number,
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return childOutput(process.execPath, [join(ROOT, 'bin/perf'), ...args], {
+    cwd,
+    timeoutMs,
+    env: { GITHUB_STEP_SUMMARY: '', ...env },
+    what: `perf ${args.join(' ')}`,
   });
 }
 

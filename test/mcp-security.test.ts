@@ -10,9 +10,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { DEMO_DIR, ROOT } from './helpers.js';
+import { stdioServer as mcpStdio, type Stdio } from './mcp-client.js';
 
 const PERF = path.join(ROOT, 'bin', 'perf');
 const PROTOCOL = '2025-06-18';
@@ -32,38 +31,8 @@ function writeProjectConfig(cwd: string, config: unknown): void {
   fs.writeFileSync(path.join(cwd, '.perf', 'mcp.json'), JSON.stringify(config));
 }
 
-interface Stdio {
-  client: Client;
-  stderr: () => string;
-  call(name: string, args?: Record<string, unknown>): Promise<{ isError: boolean; text: string; json: any }>;
-  names(): Promise<string[]>;
-  close(): Promise<void>;
-}
-
-async function stdioServer(cwd: string, args: string[] = []): Promise<Stdio> {
-  let stderr = '';
-  const env = { ...(process.env as Record<string, string>) };
-  const transport = new StdioClientTransport({ command: process.execPath, args: [PERF, 'mcp', ...args], cwd, env, stderr: 'pipe' });
-  transport.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
-  const client = new Client({ name: 'rehearse-security-test', version: '0.0.0' });
-  await client.connect(transport);
-  return {
-    client,
-    stderr: () => stderr,
-    async call(name, a = {}) {
-      const res = (await client.callTool({ name, arguments: a })) as { isError?: boolean; content: { type: string; text?: string }[] };
-      const text = res.content.find((c) => c.type === 'text')?.text ?? '';
-      let json: unknown;
-      try {
-        json = JSON.parse(text);
-      } catch {
-        json = undefined;
-      }
-      return { isError: res.isError === true, text, json };
-    },
-    names: async () => (await client.listTools()).tools.map((t) => t.name),
-    close: () => client.close(),
-  };
+function stdioServer(cwd: string, args: string[] = []): Promise<Stdio> {
+  return mcpStdio(cwd, { args, name: 'rehearse-security-test' });
 }
 
 describe('--http needs the bearer token', () => {

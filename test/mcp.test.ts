@@ -21,6 +21,7 @@ import { isAlive, sleep } from '../src/processes.js';
 import { STEPS, mcpArgsSchema } from '../src/steps/registry.js';
 import { CAPS, DEFAULT_CAPS } from '../src/mcp/caps.js';
 import { DEMO_DIR, refOf, ROOT } from './helpers.js';
+import { replyOf } from './mcp-client.js';
 
 const PERF = path.join(ROOT, 'bin', 'perf');
 const has = (step: string): boolean => STEPS.some((s) => s.name === step);
@@ -72,23 +73,7 @@ async function startServer(opts: { args?: string[]; cwd?: string } = {}): Promis
     cwd,
     stderr: () => stderr,
     async call(name, args = {}) {
-      const res = (await client.callTool({ name, arguments: args })) as {
-        isError?: boolean;
-        content: { type: string; text?: string; data?: string; mimeType?: string }[];
-      };
-      const text = res.content.find((c) => c.type === 'text')?.text ?? '';
-      let json: unknown;
-      try {
-        json = JSON.parse(text);
-      } catch {
-        json = undefined;
-      }
-      return {
-        isError: res.isError === true,
-        json,
-        text,
-        images: res.content.filter((c) => c.type === 'image').map((c) => ({ data: c.data!, mimeType: c.mimeType! })),
-      };
+      return replyOf(await client.callTool({ name, arguments: args }));
     },
     close: () => client.close(),
   };

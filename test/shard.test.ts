@@ -11,12 +11,12 @@
  */
 import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseShard, selectShard } from '../src/cli/shard.js';
-import { ROOT } from './helpers.js';
+import { perfCli, ROOT } from './helpers.js';
 
 const work = mkdtempSync(join(tmpdir(), 'rehearse-shard-'));
 after(() => rmSync(work, { recursive: true, force: true }));
@@ -39,22 +39,9 @@ function perf(args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 300_000):
 type Ran = { code: number; stdout: string; stderr: string };
 
 /** perf() without blocking the event loop, so gates run side by side; killed (and failing) after `timeoutMs`. */
-function perfAsync(args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 300_000): Promise<Ran> {
-  const child = spawn(process.execPath, [PERF, ...args], { cwd: work, env: { ...process.env, GITHUB_STEP_SUMMARY: '', ...env } });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`perf ${args.join(' ')} did not exit within ${timeoutMs} ms; stderr: ${stderr.slice(-2000)}`));
-    }, timeoutMs);
-    child.once('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code: code ?? -1, stdout, stderr });
-    });
-  });
+async function perfAsync(args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 300_000): Promise<Ran> {
+  const r = await perfCli(work, args, timeoutMs, env);
+  return { ...r, code: r.code ?? -1 };
 }
 
 let gates: Promise<{ full: Ran; s1: Ran; s2: Ran }> | undefined;

@@ -16,9 +16,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RunFile } from '../src/perf/run-file.js';
 import { findServerBinary, miniBrowserPath } from '../src/drivers/webdriver/server.js';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { perfCli, ROOT } from './helpers.js';
+import { perfCli } from './helpers.js';
+import { stdioServer, type Stdio } from './mcp-client.js';
 import { gridLog, gridSessions, javaAvailable, startStandalone, type GridProcess } from './grid-server.js';
 import { startSignInApp, type SignInApp } from './fixtures/signin/app.js';
 
@@ -201,35 +200,9 @@ test('perf leaks signs in once (setupOnce) and its one page opens signed in', { 
 });
 
 /** A real `perf mcp` server over stdio in `cwd`; each call's reply text, parsed, with isError. */
-async function mcpServer(
-  cwd: string,
-): Promise<{ call: (name: string, args: object) => Promise<{ isError: boolean; json: any; text: string }>; close: () => Promise<void> }> {
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [join(ROOT, 'bin', 'perf'), 'mcp'],
-    cwd,
-    env: { ...(process.env as Record<string, string>) },
-    stderr: 'ignore',
-  });
-  const client = new Client({ name: 'rehearse-signin-test', version: '0.0.0' });
-  await client.connect(transport);
-  return {
-    async call(name, args) {
-      const res = (await client.callTool({ name, arguments: args as Record<string, unknown> }, undefined, { timeout: 240_000 })) as {
-        isError?: boolean;
-        content: { type: string; text?: string }[];
-      };
-      const text = res.content.find((c) => c.type === 'text')?.text ?? '';
-      let json: unknown;
-      try {
-        json = JSON.parse(text);
-      } catch {
-        json = undefined;
-      }
-      return { isError: res.isError === true, json, text };
-    },
-    close: () => client.close(),
-  };
+function mcpServer(cwd: string): Promise<Stdio> {
+  // A perf_run of signed-in repeats outlasts the SDK's 60 s default on a loaded host.
+  return stdioServer(cwd, { name: 'rehearse-signin-test', callTimeoutMs: 240_000 });
 }
 
 /** A state file made by signing in over HTTP (one sign-in on the server): its cookie and the localStorage the login page writes. */

@@ -11,12 +11,11 @@ import assert from 'node:assert/strict';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { RunFile } from '../src/perf/run-file.js';
 import { findServerBinary, miniBrowserPath } from '../src/drivers/webdriver/server.js';
 import { boundedPages } from '../src/mcp/pages-tool.js';
-import { FIXTURES_DIR, perfCli, refOf, ROOT } from './helpers.js';
+import { FIXTURES_DIR, perfCli, refOf } from './helpers.js';
+import { stdioServer, type Stdio, type ToolReply } from './mcp-client.js';
 
 const work = mkdtempSync(join(tmpdir(), 'rehearse-tabs-'));
 const noChromedriver = findServerBinary('chromedriver') ? false : 'chromedriver not installed (apt-get install chromium-driver)';
@@ -125,39 +124,11 @@ describe('perf run: a new tab and a popup, from YAML', () => {
   });
 });
 
-interface Called {
-  isError: boolean;
-  json: any;
-  text: string;
+function mcpServer(): Promise<Stdio> {
+  return stdioServer(work, { name: 'rehearse-tabs-test' });
 }
 
-async function mcpServer(): Promise<{ call(name: string, args?: Record<string, unknown>): Promise<Called>; close(): Promise<void> }> {
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [join(ROOT, 'bin', 'perf'), 'mcp'],
-    cwd: work,
-    env: { ...(process.env as Record<string, string>) },
-    stderr: 'pipe',
-  });
-  const client = new Client({ name: 'rehearse-tabs-test', version: '0.0.0' });
-  await client.connect(transport);
-  return {
-    async call(name, args = {}) {
-      const res = (await client.callTool({ name, arguments: args })) as { isError?: boolean; content: { type: string; text?: string }[] };
-      const text = res.content.find((c) => c.type === 'text')?.text ?? '';
-      let json: unknown;
-      try {
-        json = JSON.parse(text);
-      } catch {
-        json = undefined;
-      }
-      return { isError: res.isError === true, json, text };
-    },
-    close: () => client.close(),
-  };
-}
-
-function snapText(r: Called): string {
+function snapText(r: ToolReply): string {
   assert.equal(r.isError, false, r.text);
   return String(r.json.data.snapshot);
 }

@@ -17,14 +17,19 @@ export const windowSource = defineSource<WindowFindings>({
   name: 'window',
   emits: [M.durationMs],
   cover: () => ({}),
-  measure: ({ raw }) => ({
-    emits: [{ def: M.durationMs, value: raw.durationMs }],
-    findings: {
-      durationMs: round(raw.durationMs),
-      marks: raw.marks
-        .filter((m) => m.name !== BEGIN_MARK && m.name !== END_MARK)
-        .map((m) => ({ name: m.name, atMs: round(m.at - raw.startedAt, 1) })),
-      navigations: raw.navigations,
-    },
-  }),
+  measure: ({ raw }) => {
+    // A mark's time is the page's clock (timeOrigin + now), not this process's: measured from the window's begin mark,
+    // also the page's, so a skew between the two clocks (seen on loaded hosts) cannot put a mark before the window.
+    const zero = raw.marks.find((m) => m.name === BEGIN_MARK)?.at ?? raw.startedAt;
+    return {
+      emits: [{ def: M.durationMs, value: raw.durationMs }],
+      findings: {
+        durationMs: round(raw.durationMs),
+        marks: raw.marks
+          .filter((m) => m.name !== BEGIN_MARK && m.name !== END_MARK)
+          .map((m) => ({ name: m.name, atMs: round(m.at - zero, 1) })),
+        navigations: raw.navigations,
+      },
+    };
+  },
 });
