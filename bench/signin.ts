@@ -5,7 +5,10 @@
  * ratio (target ≤ 0.4×), the server's sign-in count for each (target 1 against 6), and whether every
  * repeat saw the signed-in page (no failed repeat).
  *
- *   npm run bench:signin [-- --delay-ms 1500] [--repeat 5]
+ *   npm run bench:signin [-- --delay-ms 1500] [--repeat 5] [--engine webkit]
+ *
+ * `--engine webkit` runs both scenarios in WebKit over WebDriver (WebKitWebDriver under Xvfb), the
+ * issue's second target: the state is restored by the WebDriver cookies API and storage by script.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -23,6 +26,14 @@ const RUN_TIMEOUT_MS = 600_000;
 function arg(name: string, fallback: number): number {
   const i = process.argv.indexOf(`--${name}`);
   return i >= 0 ? Number(process.argv[i + 1]) : fallback;
+}
+
+/** The engine the scenarios name: chromium (CDP, the default) or webkit (WebDriver). */
+function engine(): 'chromium' | 'webkit' {
+  const i = process.argv.indexOf('--engine');
+  const e = i >= 0 ? process.argv[i + 1] : 'chromium';
+  if (e !== 'chromium' && e !== 'webkit') throw new Error(`--engine: expected chromium or webkit, got ${e}`);
+  return e;
 }
 
 const SIGN_IN = `  - fill: { target: { label: User }, text: alice }
@@ -54,6 +65,7 @@ function perfRun(args: string[], cwd: string): Promise<{ status: number | null; 
 async function main(): Promise<void> {
   const delayMs = arg('delay-ms', 1500);
   const repeat = arg('repeat', 5);
+  const browser = engine() === 'webkit' ? 'browser: { engine: webkit }\n' : '';
   const app = await startSignInApp({ password: PASSWORD, loginDelayMs: delayMs });
   const dir = mkdtempSync(join(tmpdir(), 'rehearse-bench-signin-'));
   try {
@@ -63,7 +75,7 @@ async function main(): Promise<void> {
       ['every', 'setup'],
     ] as const) {
       const file = join(dir, `${name}.yaml`);
-      writeFileSync(file, `name: ${name}\napp: { url: ${app.url}, path: /app }\n${key}:\n${SIGN_IN}${STEPS}`);
+      writeFileSync(file, `name: ${name}\napp: { url: ${app.url}, path: /app }\n${browser}${key}:\n${SIGN_IN}${STEPS}`);
       const before = app.signIns();
       const t0 = performance.now();
       // Asynchronously: the app answers from this process.
@@ -79,8 +91,10 @@ async function main(): Promise<void> {
         `${r.name.padEnd(6)} wall ${(r.wallMs / 1000).toFixed(1)} s, sign-ins ${r.signIns}, measured ${r.measured}, failed ${r.failed}`,
       );
     const ratio = once.wallMs / every.wallMs;
-    console.log(`ratio (setupOnce / setup every repeat): ${ratio.toFixed(2)}× (target ≤ 0.40×); identity provider ${delayMs} ms`);
-    console.log(JSON.stringify({ delayMs, repeat, ratio: Number(ratio.toFixed(3)), rows }));
+    console.log(
+      `ratio (setupOnce / setup every repeat): ${ratio.toFixed(2)}× (target ≤ 0.40×); identity provider ${delayMs} ms; ${engine()}`,
+    );
+    console.log(JSON.stringify({ engine: engine(), delayMs, repeat, ratio: Number(ratio.toFixed(3)), rows }));
   } finally {
     await app.close();
     rmSync(dir, { recursive: true, force: true });

@@ -25,7 +25,7 @@
  * so no test process, browser or Java server outlives a killed run.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -157,6 +157,9 @@ const KILL_GRACE_MS = 5000;
 // After a job's process exits, its output pipes get this long to drain before the job counts as done.
 const PIPE_GRACE_MS = 2000;
 const NODE_TEST = ['--test', '--test-concurrency=1', '--test-timeout=900000', '--test-force-exit'];
+// Each job prints the CPU seconds it and the descendants it reaped used (test/with-cpu.mjs): a lower bound (a killed
+// browser's helper processes are reaped by init, not by the job), beside the machine's busy CPU for the whole run.
+const WITH_CPU = join(ROOT, 'test', 'with-cpu.mjs');
 
 /** One node --test process: files, and a name pattern when a file is split. */
 function jobsOf(files) {
@@ -247,7 +250,7 @@ function killAll(signal) {
 function runJob(job) {
   const started = Date.now();
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [...NODE_TEST, ...job.args], { cwd: ROOT, env: childEnv, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [WITH_CPU, ...NODE_TEST, ...job.args], { cwd: ROOT, env: childEnv, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
     process.stderr.write(`lanes: start ${job.name} (process group ${child.pid})\n`);
     running.add(child);
     tellWatchdog(`+${child.pid}`);
@@ -266,13 +269,15 @@ function runJob(job) {
       const seconds = (Date.now() - started) / 1000;
       const text = Buffer.concat(out).toString('utf8');
       const count = (what) => Number(new RegExp(`^# ${what} (\\d+)$`, 'm').exec(text)?.[1] ?? 0);
+      const cpu = Number(/^# cpu-seconds ([\d.]+)$/m.exec(text)?.[1] ?? NaN);
       const ok = code === 0;
       process.stdout.write(`\n# ===== ${job.name} =====\n${text}`);
       process.stderr.write(
-        `lanes: ${ok ? 'ok  ' : 'FAIL'} ${job.name} in ${seconds.toFixed(1)} s (pass ${count('pass')}, fail ${count('fail')}` +
+        `lanes: ${ok ? 'ok  ' : 'FAIL'} ${job.name} in ${seconds.toFixed(1)} s${Number.isNaN(cpu) ? '' : `, cpu ${cpu.toFixed(1)} s`}` +
+          ` (pass ${count('pass')}, fail ${count('fail')}` +
           `${signal ? `, killed by ${signal}` : ''})\n`,
       );
-      resolve({ job, ok, seconds, pass: count('pass'), fail: count('fail'), tests: count('tests'), skipped: count('skipped') });
+      resolve({ job, ok, seconds, cpu: Number.isNaN(cpu) ? 0 : cpu, pass: count('pass'), fail: count('fail'), tests: count('tests'), skipped: count('skipped') });
     };
     child.on('close', finish);
     // A process that left the group but kept our pipe open must not hold the run: 'close' gets this long.
@@ -305,9 +310,21 @@ function interleave(unit, browser) {
   return out;
 }
 
+/** The machine's busy CPU seconds so far (every process, this run's and any other's), from /proc/stat; undefined elsewhere. */
+function machineBusySeconds() {
+  try {
+    const [user, nice, system, , , irq, softirq] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+    // USER_HZ: /proc/stat counts in ticks of 1/100 s on every Linux Node supports.
+    return (user + nice + system + irq + softirq) / 100;
+  } catch {
+    return undefined;
+  }
+}
+
 async function main(lane, files) {
   checkLists();
   const t0 = Date.now();
+  const busy0 = machineBusySeconds();
   let results;
   switch (files.length > 0 ? 'files' : lane) {
     case 'files':
@@ -333,9 +350,11 @@ async function main(lane, files) {
   const splitsOk = checkSplits(results);
   const failed = results.filter((r) => !r.ok);
   const sum = (k) => results.reduce((s, r) => s + r[k], 0);
+  const busy1 = machineBusySeconds();
+  const machine = busy0 !== undefined && busy1 !== undefined ? `, machine busy ${(busy1 - busy0).toFixed(0)} cpu-s` : '';
   process.stderr.write(
     `lanes: ${files.length > 0 ? files.join(' ') : lane}: ${results.length} jobs, ${sum('pass')} tests passed, ${sum('fail')} failed, ` +
-      `${((Date.now() - t0) / 1000).toFixed(1)} s${failed.length ? `; failed jobs: ${failed.map((r) => r.job.name).join(', ')}` : ''}\n`,
+      `${((Date.now() - t0) / 1000).toFixed(1)} s, jobs' cpu ≥ ${sum('cpu').toFixed(0)} s${machine}${failed.length ? `; failed jobs: ${failed.map((r) => r.job.name).join(', ')}` : ''}\n`,
   );
   return failed.length === 0 && splitsOk ? 0 : 1;
 }
