@@ -65,7 +65,8 @@ function perfRun(args: string[], cwd: string): Promise<{ status: number | null; 
 async function main(): Promise<void> {
   const delayMs = arg('delay-ms', 1500);
   const repeat = arg('repeat', 5);
-  const browser = engine() === 'webkit' ? 'browser: { engine: webkit }\n' : '';
+  const eng = engine();
+  const browser = eng === 'webkit' ? 'browser: { engine: webkit }\n' : '';
   const app = await startSignInApp({ password: PASSWORD, loginDelayMs: delayMs });
   const dir = mkdtempSync(join(tmpdir(), 'rehearse-bench-signin-'));
   try {
@@ -91,10 +92,8 @@ async function main(): Promise<void> {
         `${r.name.padEnd(6)} wall ${(r.wallMs / 1000).toFixed(1)} s, sign-ins ${r.signIns}, measured ${r.measured}, failed ${r.failed}`,
       );
     const ratio = once.wallMs / every.wallMs;
-    console.log(
-      `ratio (setupOnce / setup every repeat): ${ratio.toFixed(2)}× (target ≤ 0.40×); identity provider ${delayMs} ms; ${engine()}`,
-    );
-    console.log(JSON.stringify({ engine: engine(), delayMs, repeat, ratio: Number(ratio.toFixed(3)), rows }));
+    console.log(`ratio (setupOnce / setup every repeat): ${ratio.toFixed(2)}× (target ≤ 0.40×); identity provider ${delayMs} ms; ${eng}`);
+    console.log(JSON.stringify({ engine: eng, delayMs, repeat, ratio: Number(ratio.toFixed(3)), rows }));
   } finally {
     await app.close();
     rmSync(dir, { recursive: true, force: true });
