@@ -16,7 +16,7 @@ after(() => rmSync(work, { recursive: true, force: true }));
 before(copyBaselinesFromAnotherCpu);
 
 test(
-  'hub + two nodes: perf gate --parallel 2 gives the serial verdicts; a node that hangs mid-gate (frozen: no connection closes) → exit 3 for its run, no session left',
+  'hub + two nodes: perf gate --parallel 2 gives the verdicts of a serial gate; a node that hangs mid-gate (frozen: no connection closes) → exit 3 for its run, no session left',
   { skip, timeout: 600_000 },
   async (t) => {
     const grid = await startHubAndNodes(2);
@@ -36,16 +36,16 @@ test(
         'jank=1',
         '--json',
       ];
-      const serial = perf([...args, '--out', 'serial']);
+      // What a serial gate says of these two (grid.test runs it on a Grid: jank fails the list on its layout count,
+      // the dialog has no jank switch and passes), in the gate's order (arguments, then variants), whichever
+      // finished first. Not run serially again here: it would only repeat grid.test's browser work.
       const parallel = perf([...args, '--out', 'parallel', '--parallel', '2']);
-      assert.equal(parallel.code, serial.code, parallel.stderr);
+      assert.equal(parallel.code, 1, parallel.stderr);
       const v = (out: string): string[] =>
         (JSON.parse(out) as { runs: { id: string; status: string; verdict: string }[] }).runs.map(
           (r) => `${r.id}:${r.status}:${r.verdict}`,
         );
-      assert.deepEqual(v(parallel.stdout), v(serial.stdout));
-      // In the gate's order (arguments, then variants), whichever finished first.
-      assert.deepEqual(v(serial.stdout), ['list-scroll-desktop:compared:fail', 'dialog:compared:pass']);
+      assert.deepEqual(v(parallel.stdout), ['list-scroll-desktop:compared:fail', 'dialog:compared:pass']);
       assert.equal(await gridSessions(grid.url), 0);
 
       // Freeze one node while both run (a hung node or a dropped network: its connections stay open and
@@ -61,8 +61,9 @@ test(
         'baselines',
         '--grid',
         grid.url,
+        // Enough repeats that both runs are still going 2 s after both sessions exist, when one node is frozen.
         '--repeat',
-        '20',
+        '10',
         '--warmup',
         '0',
         '--fixed',

@@ -2,8 +2,6 @@
 import { resolve } from 'node:path';
 import { PerfError } from '../errors.js';
 import { migrateTo } from './sql.js';
-import { openPostgres } from './postgres.js';
-import { openSqlite } from './sqlite.js';
 import { SqlHistoryStore } from './store.js';
 import { DEFAULT_HISTORY } from './schema.js';
 
@@ -21,7 +19,11 @@ export async function openHistory(url: string = DEFAULT_HISTORY, cwd = process.c
       message: `--history: expected a file path or postgres://…, got "${url.replace(/:[^:@/]*@/, ':***@')}"`,
     });
   }
-  const db = isPostgresUrl(url) ? openPostgres(url) : openSqlite(resolve(cwd, url));
+  // The backends load here, not with this module: every CLI command imports it, and pg alone costs ~50 ms of
+  // each process's start (better-sqlite3 loads a native addon).
+  const db = isPostgresUrl(url)
+    ? (await import('./postgres.js')).openPostgres(url)
+    : (await import('./sqlite.js')).openSqlite(resolve(cwd, url));
   try {
     await migrateTo(db);
   } catch (e) {

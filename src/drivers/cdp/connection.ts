@@ -3,7 +3,7 @@
  * flatten). Context restarts then cost no new WebSocket handshake. This file and its siblings are
  * the only code that imports chrome-remote-interface.
  */
-import CDP from 'chrome-remote-interface';
+import type CDP from 'chrome-remote-interface';
 import type { ProtocolMapping } from 'devtools-protocol/types/protocol-mapping.js';
 import { PerfError } from '../../errors.js';
 import { hideCredentials } from '../../url.js';
@@ -92,9 +92,12 @@ export class CdpConnection {
     let timer: NodeJS.Timeout | undefined;
     // An empty protocol descriptor: we only use send() and raw events, so skip both the HTTP fetch
     // of /json/protocol and building a wrapper object for every domain (tens of ms per connect).
-    const connecting = CDP({ target: wsEndpoint, protocol: { version: { major: '1', minor: '3' }, domains: [] } } as unknown as Parameters<
-      typeof CDP
-    >[0]);
+    // The library (and ws under it) loads with the first connection, not with every CLI command: ~55 ms of each start.
+    const connecting = import('chrome-remote-interface').then(({ default: connectCdp }) =>
+      connectCdp({ target: wsEndpoint, protocol: { version: { major: '1', minor: '3' }, domains: [] } } as unknown as Parameters<
+        typeof CDP
+      >[0]),
+    );
     try {
       const late = new Promise<never>((_, reject) => {
         timer = setTimeout(() => reject(new Error(`no WebSocket connection within ${timeoutMs} ms`)), timeoutMs);

@@ -8,11 +8,12 @@
  * by the screen model as a real terminal answers them: some programs wait for those replies.
  */
 import { statSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { constants as osConstants } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import * as nodePty from '@lydell/node-pty';
-import xtermHeadless from '@xterm/headless';
+import type * as NodePty from '@lydell/node-pty';
+import type * as XtermHeadless from '@xterm/headless';
 import { PerfError } from '../../errors.js';
 import { markedPids, newProcessMark } from '../../process-mark.js';
 import type { Modifier, MouseButton } from '../keys.js';
@@ -24,8 +25,19 @@ import { ModeTracker, readScreen, readScrollback, type Screen, type TerminalMode
 import { renderSnapshot, type Snapshot, type SnapshotOptions } from './snapshot.js';
 import { findExecutable } from '../../files.js';
 
-const { Terminal } = xtermHeadless;
-type XTerm = InstanceType<typeof Terminal>;
+type XTerm = XtermHeadless.Terminal;
+
+// Loaded by the first terminal, not with this module: every CLI command imports the driver registry, and these
+// two cost ~60 ms of each process's start that only a terminal scenario uses (both are CommonJS: require is synchronous).
+const requireHere = createRequire(import.meta.url);
+let loaded: { pty: typeof NodePty; Terminal: typeof XtermHeadless.Terminal } | undefined;
+function ptyModules(): NonNullable<typeof loaded> {
+  loaded ??= {
+    pty: requireHere('@lydell/node-pty') as typeof NodePty,
+    Terminal: (requireHere('@xterm/headless') as typeof XtermHeadless).Terminal,
+  };
+  return loaded;
+}
 
 // The contract's default size (DESIGN.md "Drivers"): wide enough for two-pane TUIs, tall enough for a dialog.
 export const DEFAULT_COLS = 100;
@@ -141,7 +153,7 @@ export class PtyTerminal {
   /** Resolves when the program (the session leader) has exited and its last output is on the screen. */
   readonly exited: Promise<PtyExit>;
 
-  private readonly pty: nodePty.IPty;
+  private readonly pty: NodePty.IPty;
   private readonly xterm: XTerm;
   private readonly tracker: ModeTracker;
   private readonly meter = new OutputMeter();
@@ -201,14 +213,14 @@ export class PtyTerminal {
     this.command = opts.command;
     this.args = [...(opts.args ?? [])];
 
-    this.xterm = new Terminal({ cols, rows, scrollback: opts.scrollbackLines ?? SCROLLBACK_LINES, allowProposedApi: true });
+    this.xterm = new (ptyModules().Terminal)({ cols, rows, scrollback: opts.scrollbackLines ?? SCROLLBACK_LINES, allowProposedApi: true });
     this.tracker = new ModeTracker(this.xterm);
     this.xterm.onWriteParsed(() => {
       for (const fn of this.parsedListeners) fn();
     });
 
     try {
-      this.pty = nodePty.spawn(file, [...this.args], { name: env.TERM, cols, rows, cwd, env });
+      this.pty = ptyModules().pty.spawn(file, [...this.args], { name: env.TERM, cols, rows, cwd, env });
     } catch (e) {
       throw new PerfError({
         code: 'terminal_spawn_failed',

@@ -5,7 +5,7 @@
  * which WebDriver classic has no way to do, and the network events a measured load watches.
  * A thin typed client over `ws`: one command at a time, answers matched by id.
  */
-import WebSocket from 'ws';
+import type WebSocket from 'ws';
 import { TargetClosedError } from '../errors.js';
 
 // 10 s: a BiDi command answers in milliseconds; beyond this the browser is gone or hung.
@@ -29,9 +29,11 @@ export class BidiConnection {
     ws.on('error', (e) => this.fail(`the BiDi connection failed: ${e.message}`));
   }
 
-  static connect(url: string): Promise<BidiConnection> {
+  static async connect(url: string): Promise<BidiConnection> {
+    // ws loads with the first BiDi connection, not with every CLI command (~25 ms of each process's start).
+    const { default: Ws } = await import('ws');
     return new Promise((resolve, reject) => {
-      const ws = new WebSocket(url, { perMessageDeflate: false });
+      const ws = new Ws(url, { perMessageDeflate: false });
       const timer = setTimeout(() => {
         ws.terminate();
         reject(new TargetClosedError(`BiDi: no connection to ${url} in ${COMMAND_TIMEOUT_MS} ms`));
