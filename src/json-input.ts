@@ -14,6 +14,7 @@
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { PerfError, type ErrorCode } from './errors.js';
+import { precompiledValidator } from './precompiled.js';
 
 // 64 levels: a run file nests about 8 deep and a shard file (a run inside an entry) about 12. V8's
 // JSON.parse is superlinear in nesting (16 MiB of "[" took 2.4 s here), so depth is checked first,
@@ -265,7 +266,8 @@ export function jsonSyntaxErrorAt(text: string): number {
 // discriminator: repeats and gate outcomes are unions keyed by `status`, and the error names the
 // branch the file chose instead of every branch it did not. verbose: errors carry the value (to say
 // what type it is) and the schema (to list a tag's allowed values).
-const fileAjv = new Ajv({ allErrors: false, strict: false, allowUnionTypes: true, verbose: true, discriminator: true });
+export const FILE_AJV_OPTIONS = { allErrors: false, strict: false, allowUnionTypes: true, verbose: true, discriminator: true } as const;
+const fileAjv = new Ajv(FILE_AJV_OPTIONS);
 const compiled = new WeakMap<object, ValidateFunction>();
 
 /** True when `value` nests deeper than `max`; iterative, so no input can overflow the stack. */
@@ -285,7 +287,7 @@ export function checkJson<T>(schema: Schema, data: unknown, file: string, kind: 
   if (nestsDeeperThan(data, MAX_JSON_DEPTH)) throw invalidJson(kind, file, `nested more than ${MAX_JSON_DEPTH} levels deep`);
   let validate = compiled.get(schema);
   if (!validate) {
-    validate = fileAjv.compile(schema);
+    validate = precompiledValidator('files', schema) ?? fileAjv.compile(schema);
     compiled.set(schema, validate);
   }
   if (validate(data)) return data as T;

@@ -60,6 +60,7 @@ const UNIT = [
   'tachometer-rule.test.js',
   'sequential.test.js',
   'docs.test.js',
+  'validators.test.js',
   'size-tools.test.js',
   'report-sources.test.js',
   'load-metrics.test.js',

@@ -5,15 +5,17 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { closest } from '../errors.js';
 import { NAME_PART } from '../files.js';
+import { precompiledValidator } from '../precompiled.js';
 
 // verbose: errors carry parentSchema, which describeAjvError reads to list the allowed properties.
-export const ajv = new Ajv({ allErrors: true, strict: false, allowUnionTypes: true, verbose: true });
+export const ARGS_AJV_OPTIONS = { allErrors: true, strict: false, allowUnionTypes: true, verbose: true } as const;
+export const ajv = new Ajv(ARGS_AJV_OPTIONS);
 
 const cache = new WeakMap<object, ValidateFunction>();
 export function compile(schema: object): ValidateFunction {
   let fn = cache.get(schema);
   if (!fn) {
-    fn = ajv.compile(schema);
+    fn = precompiledValidator('args', schema) ?? ajv.compile(schema);
     cache.set(schema, fn);
   }
   return fn;
