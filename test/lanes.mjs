@@ -25,7 +25,7 @@
  * so no test process, browser or Java server outlives a killed run.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -311,21 +311,19 @@ function interleave(unit, browser) {
   return out;
 }
 
-/** The machine's busy CPU seconds so far (every process, this run's and any other's), from /proc/stat; undefined elsewhere. */
-function machineBusySeconds() {
-  try {
-    const [user, nice, system, , , irq, softirq] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
-    // USER_HZ: /proc/stat counts in ticks of 1/100 s on every Linux Node supports.
-    return (user + nice + system + irq + softirq) / 100;
-  } catch {
-    return undefined;
-  }
+/** The machine's busy CPU seconds so far (every process, this run's and any other's; not stolen time); undefined off Linux. */
+async function machineBusySeconds() {
+  // The suite runs on the build (npm test compiles first): the runner's own /proc/stat reader.
+  const { busyTicks } = await import('../dist/src/runner/host-speed.js');
+  const ticks = busyTicks();
+  // USER_HZ: /proc/stat counts in ticks of 1/100 s on every Linux Node supports.
+  return ticks === undefined ? undefined : ticks / 100;
 }
 
 async function main(lane, files) {
   checkLists();
   const t0 = Date.now();
-  const busy0 = machineBusySeconds();
+  const busy0 = await machineBusySeconds();
   let results;
   switch (files.length > 0 ? 'files' : lane) {
     case 'files':
@@ -351,7 +349,7 @@ async function main(lane, files) {
   const splitsOk = checkSplits(results);
   const failed = results.filter((r) => !r.ok);
   const sum = (k) => results.reduce((s, r) => s + r[k], 0);
-  const busy1 = machineBusySeconds();
+  const busy1 = await machineBusySeconds();
   const machine = busy0 !== undefined && busy1 !== undefined ? `, machine busy ${(busy1 - busy0).toFixed(0)} cpu-s` : '';
   process.stderr.write(
     `lanes: ${files.length > 0 ? files.join(' ') : lane}: ${results.length} jobs, ${sum('pass')} tests passed, ${sum('fail')} failed, ` +

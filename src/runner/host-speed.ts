@@ -64,13 +64,23 @@ export function benchmarkIndex(now: () => number = () => performance.now()): num
 
 /** Cumulative CPU ticks of the whole machine (/proc/stat's first line); undefined where there is none. */
 export function cpuTicks(read: (path: string) => string = readProc): { steal: number; total: number } | undefined {
+  const n = statCpuFields(read);
+  return n && { steal: n[7]!, total: n.reduce((t, v) => t + v, 0) };
+}
+
+/** Ticks every process has used since boot (user, nice, system, irq, softirq: not idle, iowait or steal). */
+export function busyTicks(read: (path: string) => string = readProc): number | undefined {
+  const n = statCpuFields(read);
+  return n && n[0]! + n[1]! + n[2]! + n[5]! + n[6]!;
+}
+
+/** The first line of /proc/stat: user nice system idle iowait irq softirq steal; guest time is already inside user. */
+function statCpuFields(read: (path: string) => string): number[] | undefined {
   const line = read('/proc/stat').split('\n', 1)[0] ?? '';
   const fields = line.trim().split(/\s+/);
   if (fields[0] !== 'cpu') return undefined;
-  // user nice system idle iowait irq softirq steal guest guest_nice; guest time is already inside user.
   const n = fields.slice(1, 9).map(Number);
-  if (n.length < 8 || n.some((v) => !Number.isFinite(v))) return undefined;
-  return { steal: n[7]!, total: n.reduce((t, v) => t + v, 0) };
+  return n.length < 8 || n.some((v) => !Number.isFinite(v)) ? undefined : n;
 }
 
 /** Mean current clock over the CPUs, MHz (/proc/cpuinfo "cpu MHz"); undefined where not reported (ARM, macOS). */

@@ -10,7 +10,7 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 
 // Linux reports utime/stime in clock ticks of 1/100 s on every mainstream kernel config (USER_HZ).
-const MS_PER_TICK = 10;
+export const MS_PER_TICK = 10;
 // A loop of ppid links longer than this is a /proc race (pids recycled mid-read), not a real tree.
 const MAX_TREE_DEPTH = 64;
 
