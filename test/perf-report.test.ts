@@ -283,3 +283,27 @@ test('report bound: long ranked lists are cut to stay within 6 KB, each cut coun
   assert.ok(kept < 20);
   assert.ok(Buffer.byteLength(json) > 6 * 1024, 'metrics alone exceed the bound here: lists were cut as far as they go');
 });
+
+test("report bound: the user's marks are cut last, and the first 10 never", () => {
+  const spans = Array.from({ length: 200 }, (_, i) => ({
+    step: 'tap',
+    label: `a rather long step label number ${i}`,
+    startedAt: 1000 + i,
+    durationMs: 1,
+    status: 'ok' as const,
+  }));
+  const marks = Array.from({ length: 30 }, (_, i) => ({ name: `phase-${i}`, at: 1000 + i }));
+  const raw = rawSession({
+    docFrames: [{ count: 30, firstAt: 1000, lastAt: 1500, intervalsMs: new Array(29).fill(16.7) }],
+    missing: { trace: 'none' },
+    marks,
+  });
+  const { report } = buildReport(raw, spans);
+  // Over the bound even with every list cut: the steps went first, the marks down to their floor.
+  assert.ok(report.omitted.steps! > 0);
+  assert.deepEqual(
+    (report.summary.marks as { name: string }[]).map((m) => m.name),
+    marks.slice(0, 10).map((m) => m.name),
+  );
+  assert.equal(report.omitted.marks, 20);
+});

@@ -125,6 +125,8 @@ test('mark appears in the report at its time in the session', async () => {
   assert.ok(marks[0]!.atMs >= 0 && marks[0]!.atMs < report.metrics.durationMs);
   // A mark is a marker, not measured work.
   assert.equal(report.metrics['steps.mark.ms'], undefined);
+  // The size bound cuts ranked lists before the user's own marks.
+  assert.equal(report.omitted.marks, 0);
 });
 
 test('the report stays within 6 KB and counts what each ranked list cut', async () => {

@@ -54,6 +54,8 @@ const TOP_BLOCKS = 10;
 const TOP_INTERACTIONS = 10;
 const TOP_LOAF_SCRIPTS = 5;
 const TOP_STEPS = 20;
+// Marks the size bound never cuts: a scenario places a handful (a mark per phase), each worth ~40 bytes.
+const MARKS_KEPT = 10;
 
 type Reasons = Partial<Record<SourceName, string>>;
 
@@ -233,16 +235,17 @@ function bound(report: PerfReport): void {
   const s = report.summary as Record<string, any>;
   const lists: { key: string; get: () => unknown[] | undefined }[] = [
     { key: 'steps', get: () => s.steps },
-    { key: 'marks', get: () => s.marks },
     { key: 'blocksByCount', get: () => s.blocksByCount },
     { key: 'longFrameScripts', get: () => s.longFrames?.scripts },
     { key: 'worstFrames', get: () => s.frames?.worst },
     { key: 'interactions', get: () => report.interactions },
     { key: 'blocksBySelf', get: () => s.blocksBySelf },
+    // The user placed each mark and reads the report for it: cut last, and never the first few.
+    { key: 'marks', get: () => s.marks },
   ];
   for (const l of lists) {
     // Floors keep the head of the most useful lists even when trimming.
-    const floor = l.key === 'blocksBySelf' || l.key === 'interactions' ? 3 : 0;
+    const floor = l.key === 'blocksBySelf' || l.key === 'interactions' ? 3 : l.key === 'marks' ? MARKS_KEPT : 0;
     while (size() > REPORT_MAX_BYTES) {
       const arr = l.get();
       if (!arr || arr.length <= floor) break;
