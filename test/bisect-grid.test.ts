@@ -8,12 +8,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bisect, type BisectEvent } from '../src/runner/bisect.js';
 import { gridSessions, javaAvailable, startStandalone, type GridProcess } from './grid-server.js';
 import { ROOT } from './helpers.js';
+import { replyOf, stdioServer } from './mcp-client.js';
 
 const missingGrid = javaAvailable() ? false : 'needs java and /usr/bin/chromedriver (.ci/run installs them)';
 
@@ -50,6 +51,51 @@ function makeRepo(dir: string): { repo: string; commits: string[] } {
     commits.push(git(repo, 'rev-parse', 'HEAD'));
   }
   return { repo, commits };
+}
+
+/** perf_bisect and perf_run over MCP on `perf mcp --grid URL`: every run file names the Grid, the culprit is found. */
+async function mcpBisectOnGrid(repo: string, grid: GridProcess, commits: string[]): Promise<void> {
+  const mcp = await stdioServer(repo, { name: 'rehearse-bisect-grid', args: ['--caps', 'core,perf,history', '--grid', grid.url] });
+  try {
+    const progress: string[] = [];
+    const args = {
+      good: commits[4],
+      bad: commits[6],
+      scenario: 'page.yaml',
+      build: 'cp src.js app/app.js',
+      repeat: 4,
+      maxRepeat: 8,
+      parallel: PARALLEL,
+    };
+    const res = await mcp.client.callTool({ name: 'perf_bisect', arguments: args }, undefined, {
+      onprogress: (p) => progress.push(p.message ?? ''),
+      timeout: 600_000,
+      resetTimeoutOnProgress: true,
+    });
+    const { isError, text, json } = replyOf(res);
+    assert.equal(isError, false, text);
+    const j = json as { outcome: string; culprit?: { commit: string } };
+    assert.equal(j.outcome, 'found', text);
+    assert.equal(j.culprit?.commit, commits[5]);
+    assert.ok(progress.length >= 2, JSON.stringify(progress));
+    // perf_run on the same server measures on its Grid too.
+    const run = await mcp.call('perf_run', { scenario: 'page.yaml', repeat: 2, warmup: 0, out: 'build/perf/mcp-run' });
+    assert.equal(run.isError, false, run.text);
+    const file = JSON.parse(readFileSync(run.json.run.path as string, 'utf8')) as { env: { browser: { endpoint?: string } } };
+    assert.equal(file.env.browser.endpoint, `selenium+${grid.url}`);
+  } finally {
+    await mcp.close();
+  }
+  const dir = join(repo, 'build', 'perf', 'bisect');
+  const runs = readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter(
+    (f) => f.endsWith('.json') && !f.endsWith('bisect-cache.json'),
+  );
+  const endpoints = runs.map(
+    (f) => (JSON.parse(readFileSync(join(dir, f), 'utf8')) as { env?: { browser?: { endpoint?: string } } }).env?.browser?.endpoint,
+  );
+  assert.ok(endpoints.length >= 2, `run files: ${runs.join(', ')}`);
+  assert.deepEqual(new Set(endpoints), new Set([`selenium+${grid.url}`]), 'every run was a Grid session');
+  assert.equal(await gridSessions(grid.url), 0, 'every Grid session was deleted');
 }
 
 test(
@@ -101,6 +147,9 @@ test(
       });
       assert.equal(r.status, 2, r.stderr);
       assert.match(r.stderr, /--parallel 2 needs a Selenium Grid \(--grid URL\)/);
+
+      // MCP: the Grid is the server's (perf mcp --grid), perf_bisect's parallel uses it. A shorter range (c4..c6) keeps it quick.
+      await mcpBisectOnGrid(repo, grid, commits);
     } finally {
       await grid?.stop();
       rmSync(dir, { recursive: true, force: true });

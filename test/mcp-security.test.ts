@@ -2,14 +2,15 @@
  * What `perf mcp` lets a client do, end to end on the built CLI: `--http` needs the bearer token of
  * `.perf/mcp-token` (node fetch against a spawned `bin/perf mcp --http 0`); a project's
  * `.perf/mcp.json` can narrow but not turn on evaluate, and can turn off programs; tool arguments naming
- * files stay inside the working folder unless `--allow-outside`.
+ * files stay inside the working folder unless `--allow-outside`; the Grid perf_run and perf_bisect use is `--grid`'s alone.
  */
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
+import { allTools } from '../src/mcp/tools.js';
 import { DEMO_DIR, ROOT } from './helpers.js';
 import { stdioServer as mcpStdio, type Stdio } from './mcp-client.js';
 
@@ -269,4 +270,30 @@ describe('file arguments stay inside the working folder', () => {
       await s.close();
     }
   });
+});
+
+describe("the Grid is the server's, not the agent's", () => {
+  test(
+    'perf mcp --grid takes a Grid URL (bad input: exit 2 naming it); perf_run and perf_bisect take no Grid argument',
+    { timeout: 60_000 },
+    () => {
+      const r = spawnSync(process.execPath, [PERF, 'mcp', '--grid', 'ftp://example.org'], {
+        cwd: tmpDir(),
+        encoding: 'utf8',
+        timeout: 30_000,
+      });
+      assert.equal(r.status, 2, r.stderr);
+      assert.match(r.stderr, /perf mcp: --grid must be a Selenium Grid URL/);
+      assert.doesNotMatch(r.stderr, /\n\s+at /, 'no stack trace');
+      // perf_run and perf_bisect measure on the server's Grid: where measurements run is the user's choice, not the agent's.
+      for (const name of ['perf_run', 'perf_bisect']) {
+        const props = Object.keys(allTools().find((t) => t.name === name)!.inputSchema.properties ?? {});
+        assert.deepEqual(
+          props.filter((p) => /grid|endpoint|url|host/i.test(p)),
+          [],
+          `${name}: ${props.join(', ')}`,
+        );
+      }
+    },
+  );
 });

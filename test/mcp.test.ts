@@ -616,6 +616,11 @@ describe('caps and the size of what an agent reads', () => {
       called.add('perf_bisect');
       assert.equal(bisect.isError, true, bisect.text);
       assert.match(bisect.text, /git/);
+      // parallel needs the server's Grid (perf mcp --grid): without one, said before anything runs.
+      const speculative = await s.call('perf_bisect', { good: 'HEAD~1', bad: 'HEAD', scenario: 'tiny.yaml', parallel: 2 });
+      assert.equal(speculative.isError, true, speculative.text);
+      assert.match(speculative.text, /parallel 2 needs a Selenium Grid/);
+      assert.match(speculative.text, /perf mcp --grid/);
       // signal acts on a terminal program: on a web page it answers why, by name.
       const sig = await s.call('signal', { name: 'INT' });
       called.add('signal');

@@ -1,6 +1,7 @@
 /** MCP perf_bisect: `perf bisect` for an agent, with a progress notification per comparison and a bounded reply. */
 import { join } from 'node:path';
 import { bisect, short, type BisectEvent, type BisectResult, type Comparison } from '../runner/bisect.js';
+import { PerfError } from '../errors.js';
 import { loadScenario } from '../scenario/load.js';
 import { defineTool, type ToolCallContext } from './core.js';
 import { okReply } from './format.js';
@@ -80,7 +81,9 @@ export const perfBisectTool = defineTool({
       variant: { type: 'string' },
       build: { type: 'string' },
       metric: { type: 'string' },
+      repeat: { type: 'integer', minimum: 2 },
       maxRepeat: { type: 'integer', minimum: 2 },
+      parallel: { type: 'integer', minimum: 1, maximum: 64 },
     },
     required: ['good', 'bad', 'scenario'],
     additionalProperties: false,
@@ -93,6 +96,13 @@ export const perfBisectTool = defineTool({
     const program = programOf(loadScenario(where, { ...variant, cwd: core.cwd, allowOutside: core.allowOutside }));
     if (program !== undefined) core.checkCommands('perf_bisect scenario', `${args.scenario}: ${program}`);
     if (args.build !== undefined) core.checkCommands('perf_bisect build', args.build);
+    if ((args.parallel ?? 1) > 1 && core.grid === undefined)
+      throw new PerfError({
+        code: 'invalid_arguments',
+        message:
+          `perf_bisect: parallel ${args.parallel} needs a Selenium Grid: ` + 'comparisons at once on this machine would measure each other',
+        suggestion: 'restart the server with perf mcp --grid http://HOST:4444, or drop parallel',
+      });
     const out = core.confine('perf_bisect out', join('build', 'perf', 'bisect'), 'folder');
     const onEvent = progressOf(ctx);
     const result = await bisect({
@@ -105,7 +115,10 @@ export const perfBisectTool = defineTool({
       ...variant,
       ...(args.build !== undefined ? { build: args.build } : {}),
       ...(args.metric !== undefined ? { metric: args.metric } : {}),
+      ...(args.repeat !== undefined ? { repeat: args.repeat } : {}),
       ...(args.maxRepeat !== undefined ? { maxRepeat: args.maxRepeat } : {}),
+      ...(core.grid !== undefined ? { grid: core.grid } : {}),
+      ...(args.parallel !== undefined ? { parallel: args.parallel } : {}),
       ...(ctx.signal ? { signal: ctx.signal } : {}),
       ...(onEvent ? { onEvent } : {}),
     });

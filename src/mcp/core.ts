@@ -37,6 +37,8 @@ export interface McpCoreOptions {
   stateDir?: string;
   /** `perf mcp --allow-outside`: tool arguments naming files and folders may lie outside cwd. */
   allowOutside?: boolean;
+  /** `perf mcp --grid URL`: the Selenium Grid perf_run and perf_bisect run their browsers on. */
+  grid?: string;
 }
 
 /** Errors that mean the connection to the page is gone, so the next call must reconnect. */
@@ -48,6 +50,7 @@ export class McpCore {
   readonly cwd: string;
   readonly stateDir: string;
   readonly allowOutside: boolean;
+  readonly grid: string | undefined;
   private readonly all: readonly ToolDefinition<any>[];
   private readonly byName: Map<string, ToolDefinition<any>>;
   private tail: Promise<unknown> = Promise.resolve();
@@ -62,6 +65,7 @@ export class McpCore {
     this.cwd = opts.cwd ?? process.cwd();
     this.stateDir = opts.stateDir ?? path.join(this.cwd, '.perf');
     this.allowOutside = opts.allowOutside === true;
+    this.grid = opts.grid;
     this.all = opts.tools;
     this.byName = new Map(opts.tools.map((t) => [t.name, t]));
   }

@@ -263,6 +263,7 @@ export const perfRunTool = defineTool({
     const common = {
       outDir,
       cwd: core.cwd,
+      ...(core.grid !== undefined ? { grid: core.grid } : {}),
       ...(args.repeat !== undefined ? { repeat: args.repeat } : {}),
       ...(args.warmup !== undefined ? { warmup: args.warmup } : {}),
       ...(args.timing !== undefined ? { timing: args.timing } : {}),

@@ -6,6 +6,7 @@
 import path from 'node:path';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { closest, exitCodeOf, isPerfError, PerfError } from '../errors.js';
+import { checkGridUrl } from '../session/grid.js';
 import * as manager from '../session/manager.js';
 import { installSignalHandlers, onShutdown } from '../processes.js';
 import { CAPS, DEFAULT_CAPS } from './caps.js';
@@ -21,7 +22,8 @@ export { McpCore } from './core.js';
 export { allTools } from './tools.js';
 
 const MCP_SYNOPSIS =
-  'perf mcp [--caps NAME,…] [--allow NAME,…] [--no-commands] [--http PORT [--token-file FILE]] [--config FILE] [--allow-outside]';
+  'perf mcp [--caps NAME,…] [--allow NAME,…] [--no-commands] [--http PORT [--token-file FILE]] [--config FILE] [--allow-outside] ' +
+  '[--grid URL]';
 
 export const MCP_USAGE = `Usage: ${MCP_SYNOPSIS}
 
@@ -44,6 +46,9 @@ ${CAPS.map((c) => `                  ${c.name.padEnd(17)}${c.byDefault ? '(defau
                   only narrow; a file given with --config may also turn on evaluate ("allow": ["*", "evaluate"]).
   --allow-outside Tool arguments naming files and folders (app_start serve, perf_run out, perf_compare a, …)
                   may lie outside the working folder (/ included).
+  --grid URL      A Selenium Grid 4 (http://HOST:4444) for perf_run and perf_bisect: each browser is a Grid
+                  session; perf_bisect's parallel compares midpoints at once there. Where measurements
+                  run is the user's choice, made here: those two tools take no Grid argument.
 
 Register with Claude Code:  claude mcp add rehearse -- npx perf mcp
 `;
@@ -59,10 +64,12 @@ export interface McpArgs {
   tokenFile?: string;
   config?: string;
   allowOutside: boolean;
+  /** --grid, checked: the Grid perf_run and perf_bisect use. */
+  grid?: string;
   help: boolean;
 }
 
-const MCP_FLAGS = ['--caps', '--allow', '--no-commands', '--http', '--token-file', '--config', '--allow-outside', '--help'];
+const MCP_FLAGS = ['--caps', '--allow', '--no-commands', '--http', '--token-file', '--config', '--allow-outside', '--grid', '--help'];
 
 export function parseMcpArgs(argv: readonly string[]): McpArgs {
   const out: McpArgs = { help: false, allowOutside: false, noCommands: false };
@@ -117,6 +124,9 @@ export function parseMcpArgs(argv: readonly string[]): McpArgs {
       case '--allow-outside':
         out.allowOutside = true;
         break;
+      case '--grid':
+        out.grid = checkGridUrl(value(), 'perf mcp');
+        break;
       default: {
         const near = closest(flag, MCP_FLAGS);
         throw new PerfError({
@@ -156,7 +166,8 @@ export async function runMcp(argv: string[], deps: { manager?: SessionManager; c
     const explicit = args.config !== undefined ? { explicit: args.config } : {};
     const { config, warnings } = loadConfig({ cwd, ...explicit, flags, knownTools: tools.map((t) => t.name) });
     for (const w of warnings) process.stderr.write(`perf mcp: warning: ${w}\n`);
-    core = new McpCore({ manager: deps.manager ?? manager, config, tools, cwd, allowOutside: args.allowOutside });
+    const grid = args.grid !== undefined ? { grid: args.grid } : {};
+    core = new McpCore({ manager: deps.manager ?? manager, config, tools, cwd, allowOutside: args.allowOutside, ...grid });
   } catch (e) {
     return reportStartupError(e);
   }
