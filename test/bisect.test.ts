@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { bisectBrief } from '../src/mcp/bisect-tool.js';
-import type { BisectResult } from '../src/runner/bisect.js';
+import { sideThresholds, type BisectResult } from '../src/runner/bisect.js';
 import { gitRepo, perfCli, ROOT, type GitRepo } from './helpers.js';
 
 const SCENARIO =
@@ -203,4 +203,16 @@ test('perf_bisect reply: a thousand tested commits stay under 6 KB, the oldest d
   assert.match(String(brief.omitted), /^\d+ earlier tested commit/);
   const kept = brief.tested as { commit: string }[];
   assert.equal(kept.at(-1)!.commit, tested[999]!.commit.slice(0, 10), 'the newest tested commit stays');
+});
+
+test('midpoints are judged at half the step when the step is over twice the error threshold, else as the scenario says', () => {
+  const t = { warnPct: 10, errorPct: 25, metrics: { 'load.requests': { errorPct: 5 } } };
+  assert.deepEqual(sideThresholds(t, 'counters.threadCpuMs', 120).metrics['counters.threadCpuMs'], { warnPct: 60, errorPct: 60 });
+  // Half of 40 is under the error threshold of 25: the scenario's thresholds stand (never a stricter test).
+  assert.equal(sideThresholds(t, 'counters.threadCpuMs', 40), t);
+  assert.equal(sideThresholds(t, 'counters.threadCpuMs', undefined), t);
+  // A metric's own error threshold is what the step is held against; the others keep theirs.
+  const perMetric = sideThresholds(t, 'load.requests', 12);
+  assert.deepEqual(perMetric.metrics, { 'load.requests': { warnPct: 6, errorPct: 6 } });
+  assert.equal(perMetric.errorPct, 25);
 });

@@ -332,6 +332,22 @@ interface Ctx {
   started: Map<string, Promise<Comparison | 'interrupted'>>;
   /** Comparisons running now (not cached), so speculation keeps at most `parallel` in flight. */
   active: number;
+  /** The endpoints' shift on the metric (%, its worse direction), once measured: where the midpoints' boundary goes. */
+  stepPct?: number;
+}
+
+/**
+ * A midpoint's question is which side of the step it is on, not whether it moved at all. When the endpoints differ by D,
+ * more than twice the metric's error threshold, midpoints are judged at D/2 (warn = error = D/2): the boundary Wald's
+ * sequential probability ratio test puts between "no change" and "the whole change" for a shift in a mean (A. Wald,
+ * Sequential Analysis, 1947, ch. 5), so a commit clearly on one side is decided at the first look instead of sampled until
+ * its interval fits inside the error threshold. A smaller step keeps the scenario's thresholds: never a stricter test.
+ */
+export function sideThresholds(t: Scenario['thresholds'], metric: string, stepPct: number | undefined): Scenario['thresholds'] {
+  const own = t.metrics[metric]?.errorPct ?? t.errorPct;
+  if (stepPct === undefined || !(stepPct / 2 > own)) return t;
+  const half = Math.round((stepPct / 2) * 10) / 10;
+  return { ...t, metrics: { ...t.metrics, [metric]: { warnPct: half, errorPct: half } } };
 }
 
 /** Load the scenario from a commit's checkout, pinned to the bisect's metric once one is chosen. */
@@ -341,12 +357,22 @@ function scenarioAt(dir: string, ctx: Ctx, metric: string | null): Scenario {
     ...(ctx.opts.variant !== undefined ? { variant: ctx.opts.variant } : {}),
     vars: ctx.opts.vars ?? {},
   });
-  return metric ? { ...sc, gate: { metrics: [metric] } } : sc;
+  return metric ? { ...sc, gate: { metrics: [metric] }, thresholds: sideThresholds(sc.thresholds, metric, ctx.stepPct) } : sc;
 }
 
 const cacheKey = (ctx: Ctx, baseline: string, candidate: string, metric: string | null): string => {
   const o = ctx.opts;
-  return [ctx.scenarioRel, o.variant ?? '', metric ?? '*', JSON.stringify(o.vars ?? {}), o.build ?? '', baseline, candidate].join('|');
+  // The midpoints' boundary (sideThresholds) changes the verdicts, so it is part of what was compared.
+  const side = ctx.stepPct !== undefined ? `@${ctx.stepPct.toFixed(1)}` : '';
+  return [
+    ctx.scenarioRel,
+    o.variant ?? '',
+    `${metric ?? '*'}${side}`,
+    JSON.stringify(o.vars ?? {}),
+    o.build ?? '',
+    baseline,
+    candidate,
+  ].join('|');
 };
 
 /**
@@ -571,6 +597,7 @@ export async function bisect(opts: BisectOptions): Promise<BisectResult> {
     const metric = ends.metric;
     if (ends.judgement !== 'worse' || !metric) return { outcome: 'not_reproduced', metric, endpoints: ends, tested, durationMs: elapsed() };
     const all = [range.good, ...range.between, range.bad];
+    if (ends.deltaPct !== null) ctx.stepPct = Math.abs(ends.deltaPct);
     const found = await search(ctx, all, metric, tested);
     if (found === 'interrupted') return { outcome: 'interrupted', metric, tested, durationMs: elapsed() };
     if (found.skipped.length)
