@@ -10,7 +10,7 @@ import { parseTraceFrames } from '../src/perf/frames.js';
 import { INSIGHTS, runInsights } from '../src/perf/insights.js';
 import { blocksBySelf, readProfile } from '../src/perf/profile.js';
 import { buildReport, stepAt } from '../src/perf/report.js';
-import type { Analysis } from '../src/perf/analysis.js';
+import type { Analysis, StepSpan } from '../src/perf/analysis.js';
 import { BEGIN_MARK, END_MARK, type RawSession, type TraceEvent } from '../src/drivers/measure.js';
 import { counterDeltas } from '../src/perf/report.js';
 import { phasesFromTrace } from '../src/perf/trace-layouts.js';
@@ -262,17 +262,25 @@ test('insights: at most 6, errors before warnings, then by estimated savings; ea
   assert.equal(details.get('longInteraction')!.rows.length, 1);
 });
 
-test('report bound: long ranked lists are cut to stay within 6 KB, each cut counted in omitted', () => {
-  const spans = Array.from({ length: 200 }, (_, i) => ({
+/** 200 steps with long labels: their ranked list alone is far over the 6 KB bound. */
+function longSteps(): StepSpan[] {
+  return Array.from({ length: 200 }, (_, i) => ({
     step: 'tap',
     label: `a rather long step label number ${i}`,
     startedAt: 1000 + i,
     durationMs: 1,
     status: 'ok' as const,
   }));
+}
+const OVER_BOUND = {
+  docFrames: [{ count: 30, firstAt: 1000, lastAt: 1500, intervalsMs: new Array(29).fill(16.7) }],
+  missing: { trace: 'none' },
+};
+
+test('report bound: long ranked lists are cut to stay within 6 KB, each cut counted in omitted', () => {
+  const spans = longSteps();
   const raw = rawSession({
-    docFrames: [{ count: 30, firstAt: 1000, lastAt: 1500, intervalsMs: new Array(29).fill(16.7) }],
-    missing: { trace: 'none' },
+    ...OVER_BOUND,
   });
   const { report } = buildReport(raw, spans);
   const json = JSON.stringify(report);
@@ -285,17 +293,10 @@ test('report bound: long ranked lists are cut to stay within 6 KB, each cut coun
 });
 
 test("report bound: the user's marks are cut last, and the first 10 never", () => {
-  const spans = Array.from({ length: 200 }, (_, i) => ({
-    step: 'tap',
-    label: `a rather long step label number ${i}`,
-    startedAt: 1000 + i,
-    durationMs: 1,
-    status: 'ok' as const,
-  }));
+  const spans = longSteps();
   const marks = Array.from({ length: 30 }, (_, i) => ({ name: `phase-${i}`, at: 1000 + i }));
   const raw = rawSession({
-    docFrames: [{ count: 30, firstAt: 1000, lastAt: 1500, intervalsMs: new Array(29).fill(16.7) }],
-    missing: { trace: 'none' },
+    ...OVER_BOUND,
     marks,
   });
   const { report } = buildReport(raw, spans);

@@ -100,7 +100,7 @@ export const perfBisectTool = defineTool({
       throw new PerfError({
         code: 'invalid_arguments',
         message:
-          `perf_bisect: parallel ${args.parallel} needs a Selenium Grid: ` + 'comparisons at once on this machine would measure each other',
+          `perf_bisect: parallel ${args.parallel} needs a Selenium Grid: comparisons at once on this machine would ` + 'measure each other',
         suggestion: 'restart the server with perf mcp --grid http://HOST:4444, or drop parallel',
       });
     const out = core.confine('perf_bisect out', join('build', 'perf', 'bisect'), 'folder');
