@@ -426,6 +426,11 @@ async function measureCommits(
   }
 }
 
+/**
+ * Both commits measured afresh, interleaved, even when GOOD was measured before: judging a midpoint alone against
+ * GOOD's earlier repeats (a stored baseline) was tried and named the wrong culprit on a shared host: a good commit
+ * read 10% slower (interval 5–16%) seven minutes after GOOD as the host slowed (bench:bisect, 2026-12-04).
+ */
 async function judgeCommits(ctx: Ctx, baseline: string, candidate: string, metric: string | null): Promise<Comparison | 'interrupted'> {
   const o = ctx.opts;
   let out: Comparison;
