@@ -279,9 +279,7 @@ const OVER_BOUND = {
 
 test('report bound: long ranked lists are cut to stay within 6 KB, each cut counted in omitted', () => {
   const spans = longSteps();
-  const raw = rawSession({
-    ...OVER_BOUND,
-  });
+  const raw = rawSession(OVER_BOUND);
   const { report } = buildReport(raw, spans);
   const json = JSON.stringify(report);
   // Every step keeps its metric (metrics are never cut); the ranked step list is.

@@ -11,6 +11,8 @@ import { COMPARE_REPLY_MAX_BYTES, programOf } from './perf-tools.js';
 const ENVELOPE_BYTES = 100;
 // A commit subject in a reply: enough to recognise it, not a commit message.
 const SUBJECT_CHARS = 72;
+// Why parallel needs a Grid, in the words of an MCP client (the runner's checkParallel words it for the CLI's flags).
+const SHARED_MACHINE = 'comparisons at once on this machine would measure each other';
 
 const figures = (c: Comparison): Record<string, unknown> => ({
   judgement: c.judgement,
@@ -99,8 +101,7 @@ export const perfBisectTool = defineTool({
     if ((args.parallel ?? 1) > 1 && core.grid === undefined)
       throw new PerfError({
         code: 'invalid_arguments',
-        message:
-          `perf_bisect: parallel ${args.parallel} needs a Selenium Grid: comparisons at once on this machine would ` + 'measure each other',
+        message: `perf_bisect: parallel ${args.parallel} needs a Selenium Grid: ${SHARED_MACHINE}`,
         suggestion: 'restart the server with perf mcp --grid http://HOST:4444, or drop parallel',
       });
     const out = core.confine('perf_bisect out', join('build', 'perf', 'bisect'), 'folder');
