@@ -56,10 +56,10 @@ test('restartOpen: the new page sees what prepare set before its first document 
   assert.deepEqual(await page.evaluate('[window.__preparedAt, innerWidth, location.pathname]'), ['loading', 613, '/list.html']);
 });
 
-test('restartOpen: a document that commits while set-up is unanswered is not handed over; set-up lands, then it loads', async () => {
+test('restartOpen: a slow set-up still lands before the first document, which then loads', async () => {
   const { session, demo } = await sharedBrowser();
-  // A screenshot of a page still booting is answered only after its document commits: the init
-  // script sent after it would miss that document.
+  // A screenshot of a page still booting is answered only after its document commits: a document
+  // that did not wait for the set-up would miss the init script sent after it.
   const prepare = async (p: Page): Promise<void> => {
     await p.send('Page.captureScreenshot', {});
     await p.send('Page.addScriptToEvaluateOnNewDocument', { source: 'window.__preparedAt = document.readyState' });

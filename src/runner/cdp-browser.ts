@@ -84,8 +84,10 @@ export function cdpRepeatBrowser(session: BrowserSession, host: SessionHost, sc:
   return {
     async open(rc, mark) {
       const restore = (p: Page): Promise<void> => (rc.state ? cdpPageDriver(p).storage.restore(rc.state) : Promise.resolve());
+      // The context gets the cookies (beforeCreate) before the page's first request: its set-up seeds storage only.
+      const seed = rc.state ? { ...rc.state, cookies: [] } : undefined;
       const prepare = (p: Page): Promise<unknown> =>
-        Promise.all([emulate(p, sc), cdpPageDriver(p).installScripts({ future: true }), restore(p)]);
+        Promise.all([emulate(p, sc), cdpPageDriver(p).installScripts({ future: true }), seed && cdpPageDriver(p).storage.restore(seed)]);
       // about:blank (a measured load's start) is not opened at creation: a new target already shows it.
       if (!rc.first && rc.restart !== 'reload' && rc.url !== 'about:blank') {
         // The new page is created at the app URL, emulated and scripted before its first document:

@@ -59,15 +59,12 @@ export async function resolveEndpoint(endpoint: string, timeoutMs = 5000): Promi
 /** A page to create straight at its URL: `prepare` runs while the new target waits, before its first document. */
 export interface OpenPageOptions {
   url: string;
-  /**
-   * Emulation, init scripts…: everything the first document must already see. Send every command
-   * when called, before the first await: openPage judges whether the document committed after
-   * them by what is still unanswered on the page's session when the commit is reported.
-   */
+  /** Emulation, init scripts…: everything the first document must already see. */
   prepare: (page: Page) => Promise<unknown>;
   /**
-   * What the browser context must hold before the page's first request, which leaves with the target's
-   * creation (before `prepare` reaches the page): the saved sign-in's cookies.
+   * What the browser context must hold before the page's first request: the saved sign-in's cookies.
+   * Called for whichever context the page ends up in (its own, a spare page's), so `prepare` need not
+   * repeat it.
    */
   beforeCreate?: (browser: Browser, browserContextId: string) => Promise<unknown>;
   /** Create the page in this (prepared, empty) browser context, which it then owns; default a new one. */
@@ -180,74 +177,26 @@ export class Browser {
   }
 
   /**
-   * A new isolated page created directly at `url`: auto-attach (waitForDebuggerOnStart, as
-   * Playwright and Puppeteer use it) hands us its session at once, `prepare` is sent while the
-   * renderer boots and the request is in flight, then the target is released. Compared with
-   * newPage + navigate there is no about:blank round of setup. A document that committed before its
-   * set-up landed is never handed over: that page is replaced by one set up on about:blank before
-   * it navigates. Resolves after the load event.
+   * A new isolated page at `url` whose first document sees its set-up: created on about:blank (in
+   * `opts.browserContextId` or a new context), given `beforeCreate`'s context state and `prepare`'s
+   * set-up, then navigated. Resolves after the load event.
+   *
+   * Creating the target at `url` paused and setting it up while the renderer booted was measured and
+   * dropped: Chrome does not hold such a target, and its document committed before the set-up in 7 of
+   * 18 restarts with a saved sign-in (bench:signin) and now and then without one; each was replaced by a
+   * second page (+180 ms). The open phase of 15 context restarts: mean 194-209 ms that way, 167-175 ms
+   * this way (medians 164-169 against 172-179).
    */
   async openPage(opts: OpenPageOptions): Promise<Page> {
-    await this.enableAutoAttach();
-    const browserContextId = opts.browserContextId ?? (await this.newContext());
-    const timeoutMs = opts.timeoutMs ?? NAVIGATION_TIMEOUT_MS;
-    if (opts.beforeCreate) await opts.beforeCreate(this, browserContextId);
-    let page: Page | undefined;
-    // Releases the load waiter (and its timer) on every exit, as navigate() does.
-    const stop = new AbortController();
-    let offCommit: (() => void) | undefined;
+    const page = await this.newPage({ isolated: true, ...(opts.browserContextId ? { browserContextId: opts.browserContextId } : {}) });
     try {
-      const { info, created } = await this.createClaimed(opts.url, browserContextId, timeoutMs);
-      page = new Page(this, info.targetInfo.targetId, info.sessionId, browserContextId);
-      const p = page;
-      // Chrome does not really hold a page target created paused: once its renderer is up, the
-      // document commits (and may run). Mostly the renderer handles our queued set-up first; now and
-      // then (a few in a hundred on a loaded machine) the commit comes first and the document misses
-      // the set-up, even Page.enable (then no frameNavigated is reported). A session's answers and
-      // events arrive in the order the renderer sent them, so a reported commit is clean only if no
-      // set-up command was unanswered when it arrived.
-      let settingUp = true;
-      let commit: { clean: boolean; unreachable: boolean } | undefined;
-      offCommit = p.on('Page.frameNavigated', (e) => {
-        if (e.frame.parentId || commit) return;
-        commit = { clean: !settingUp || this.conn.pendingCount(p.sessionId) === 0, unreachable: e.frame.unreachableUrl !== undefined };
-      });
-      // Subscribed before the release: the document may load before the next round trip returns.
-      // Any load event is ours: a target created paused has no earlier document to fire one.
-      const loaded = p.waitForEvent('Page.loadEventFired', () => true, timeoutMs, stop.signal);
-      loaded.catch(() => undefined);
-      // Released only once everything is acknowledged: sent in the same batch, the release raced
-      // Page.enable (a load event was missed now and then).
-      await Promise.all([p.init({ resume: false }), opts.prepare(p), created]);
-      settingUp = false;
-      // Asked after Page.enable took effect: if no commit was reported yet, the page tells whether
-      // it is still on its initial about:blank (the commit is yet to come, and will be reported).
-      // An answer lost to a destroyed context means the commit came while asking: reported too.
-      const asked = commit ? undefined : p.evaluate<string>('location.href').catch(() => 'about:blank');
-      const [, href] = await Promise.all([p.send('Runtime.runIfWaitingForDebugger'), asked]);
-      if (commit ? !commit.clean : href !== 'about:blank') {
-        // That document missed some set-up and its load event may be past or to come: start over on
-        // a page of our own making, set up on about:blank before it navigates.
-        await p.close();
-        page = undefined;
-        const fresh = await this.newPage({ isolated: true });
-        page = fresh;
-        await opts.prepare(fresh);
-        await fresh.navigate(opts.url, timeoutMs);
-        return fresh;
-      }
-      await loaded;
-      // An unreachable app commits an error page: navigating once more gives Chrome's reason (net::…).
-      if (commit?.unreachable) await p.navigate(opts.url, timeoutMs);
-      return p;
+      const context = page.browserContextId;
+      await Promise.all([context && opts.beforeCreate?.(this, context), opts.prepare(page)]);
+      await page.navigate(opts.url, opts.timeoutMs ?? NAVIGATION_TIMEOUT_MS);
+      return page;
     } catch (e) {
-      if (page) await page.close();
-      else await this.disposeContext(browserContextId);
+      await page.close();
       throw e;
-    } finally {
-      stop.abort();
-      offCommit?.();
-      this.claims.delete(browserContextId);
     }
   }
 

@@ -149,11 +149,6 @@ export class CdpConnection {
     for (const p of set) p.reject(new TargetClosedError(`${p.method}: ${reason}`));
   }
 
-  /** Commands sent on this session (undefined: the browser's) still waiting for their answer. */
-  pendingCount(sessionId?: string): number {
-    return this.pendingBySession.get(sessionId ?? '')?.size ?? 0;
-  }
-
   send<M extends CommandName>(
     method: M,
     params?: ParamsOf<M>,

@@ -167,9 +167,8 @@ export class BrowserSession {
   }
 
   /**
-   * Start clean by `mode` (context or browser) with the app page already open: the new page is
-   * created at `open.url` with `open.prepare` applied before its first document, which saves the
-   * round of set-up on about:blank and lets the renderer boot while the request is in flight.
+   * Start clean by `mode` (context or browser) with the app page already open: the new page gets
+   * `open.beforeCreate` and `open.prepare` before it navigates to `open.url` (Browser.openPage).
    * Returns the loaded page. A dead page or browser is replaced as in restart().
    */
   async restartOpen(mode: Exclude<RestartMode, 'reload'>, open: OpenSpec): Promise<Page> {
@@ -357,7 +356,7 @@ export async function restartReload(s: BrowserSession, url?: string): Promise<Pa
 
 /**
  * `context`: a new browser context and target; the old context (storage, cache, cookies) is
- * disposed. With `open`, the new page is created at the app URL (see restartOpen).
+ * disposed. With `open`, the new page is opened at the app URL (see restartOpen).
  */
 export async function restartContext(s: BrowserSession, open?: OpenSpec): Promise<Page> {
   const old = s.page;
@@ -389,6 +388,7 @@ async function newCleanPage(browser: Browser, spare: Taken | undefined, open: Op
     case 'page':
       if (!open) return spare.page;
       // A page prepared ahead is already past its about:blank start: set it up, then navigate.
+      if (open.beforeCreate && spare.page.browserContextId) await open.beforeCreate(browser, spare.page.browserContextId);
       await open.prepare(spare.page);
       await spare.page.navigate(open.url);
       return spare.page;
