@@ -9,6 +9,10 @@
  *
  * `--engine webkit` runs both scenarios in WebKit over WebDriver (WebKitWebDriver under Xvfb), the
  * issue's second target: the state is restored by the WebDriver cookies API and storage by script.
+ *
+ * In Chromium, the same flow in Playwright (bench/signin-playwright.ts: storageState once, or a sign-in
+ * per context) is timed too, as the peer: it measures nothing, so its ratio is what the flow allows
+ * without our instrumentation (its newContext({ storageState }) visits each saved origin to restore it).
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -19,6 +23,7 @@ import type { RunFile } from '../src/perf/run-file.js';
 import { startSignInApp } from '../test/fixtures/signin/app.js';
 
 const PERF = fileURLToPath(new URL('../../bin/perf', import.meta.url));
+const PLAYWRIGHT_SIDE = fileURLToPath(new URL('./signin-playwright.js', import.meta.url));
 const PASSWORD = 'bench-password-4410';
 // 10 minutes: five repeats with a 1.5 s sign-in each take well under a minute; a hung run must still end.
 const RUN_TIMEOUT_MS = 600_000;
@@ -47,7 +52,7 @@ const STEPS = `steps:
   - expect: { target: { role: listitem }, count: 300 }
 `;
 
-/** `perf …` as a child, killed after RUN_TIMEOUT_MS; its exit code and stderr. */
+/** A node child (`perf …`, the Playwright side), killed after RUN_TIMEOUT_MS; its exit code and stderr. */
 function perfRun(args: string[], cwd: string): Promise<{ status: number | null; stderr: string }> {
   const child = spawn(process.execPath, args, { cwd, env: { ...process.env, APP_PASSWORD: PASSWORD, GITHUB_STEP_SUMMARY: '' } });
   let stderr = '';
@@ -60,6 +65,26 @@ function perfRun(args: string[], cwd: string): Promise<{ status: number | null; 
       resolve({ status, stderr });
     }),
   );
+}
+
+/** The Playwright flow's wall time and sign-ins for once and every, and their ratio (printed). */
+async function playwrightSide(
+  app: Awaited<ReturnType<typeof startSignInApp>>,
+  repeat: number,
+  dir: string,
+): Promise<{ onceMs: number; everyMs: number; ratio: number }> {
+  const ms: Record<'once' | 'every', number> = { once: 0, every: 0 };
+  for (const mode of ['once', 'every'] as const) {
+    const before = app.signIns();
+    const t0 = performance.now();
+    const r = await perfRun([PLAYWRIGHT_SIDE, app.url, mode, String(repeat)], dir);
+    ms[mode] = performance.now() - t0;
+    if (r.status !== 0) throw new Error(`playwright ${mode}: exit ${r.status}\n${r.stderr}`);
+    console.log(`playwright ${mode.padEnd(5)} wall ${(ms[mode] / 1000).toFixed(1)} s, sign-ins ${app.signIns() - before}`);
+  }
+  const ratio = Number((ms.once / ms.every).toFixed(3));
+  console.log(`playwright ratio (storageState once / sign-in every context): ${ratio.toFixed(2)}× (the peer; it measures nothing)`);
+  return { onceMs: Math.round(ms.once), everyMs: Math.round(ms.every), ratio };
 }
 
 async function main(): Promise<void> {
@@ -93,7 +118,10 @@ async function main(): Promise<void> {
       );
     const ratio = once.wallMs / every.wallMs;
     console.log(`ratio (setupOnce / setup every repeat): ${ratio.toFixed(2)}× (target ≤ 0.40×); identity provider ${delayMs} ms; ${eng}`);
-    console.log(JSON.stringify({ engine: eng, delayMs, repeat, ratio: Number(ratio.toFixed(3)), rows }));
+    const floor = eng === 'chromium' ? await playwrightSide(app, repeat, dir) : undefined;
+    console.log(
+      JSON.stringify({ engine: eng, delayMs, repeat, ratio: Number(ratio.toFixed(3)), rows, ...(floor ? { playwright: floor } : {}) }),
+    );
   } finally {
     await app.close();
     rmSync(dir, { recursive: true, force: true });
