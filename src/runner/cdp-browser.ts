@@ -90,8 +90,8 @@ export function cdpRepeatBrowser(session: BrowserSession, host: SessionHost, sc:
         Promise.all([emulate(p, sc), cdpPageDriver(p).installScripts({ future: true }), seed && cdpPageDriver(p).storage.restore(seed)]);
       // about:blank (a measured load's start) is not opened at creation: a new target already shows it.
       if (!rc.first && rc.restart !== 'reload' && rc.url !== 'about:blank') {
-        // The new page is created at the app URL, emulated and scripted before its first document:
-        // restart and open are one phase here.
+        // The new page is emulated and scripted on about:blank, then opens the app URL: restart and
+        // open are one phase here.
         const state = rc.state;
         // The browser that creates the page: a browser restart's new one.
         const beforeCreate = state ? (b: Browser, id: string) => setContextCookies(b, id, state) : undefined;

@@ -75,7 +75,7 @@ export interface OpenPageOptions {
 export class Browser {
   private crashHandlers = new Set<(reason: string) => void>();
   private autoAttach: Promise<void> | undefined;
-  /** Pages being created by openPage, by browser context: their target is handed over, not resumed. */
+  /** Pages being created by newPage, by browser context: their auto-attached session is handed over. */
   private readonly claims = new Map<string, (p: EventParams<'Target.attachedToTarget'>) => void>();
   /** Targets attach() is attaching to: their attachedToTarget event is ours, not auto-attach's. */
   private readonly attaching = new Set<string>();
@@ -272,8 +272,7 @@ export class Page {
     readonly browserContextId: string | undefined,
   ) {}
 
-  /** `resume: false` for a target created paused: the caller releases it once prepared. */
-  async init(opts: { resume: boolean } = { resume: true }): Promise<void> {
+  async init(): Promise<void> {
     this.unsubscribe.push(
       this.on('Inspector.targetCrashed', () => this.markCrashed('the page crashed (renderer process died)')),
       this.browser.conn.on('Target.detachedFromTarget', (p) => {
@@ -283,11 +282,7 @@ export class Page {
       this.browser.onDisconnect((reason) => this.markCrashed(reason)),
     );
     // In parallel: each is one round trip; sequentially they would add up on every restart.
-    await Promise.all([
-      this.send('Page.enable'),
-      this.send('Inspector.enable'),
-      ...(opts.resume ? [this.send('Runtime.runIfWaitingForDebugger')] : []),
-    ]);
+    await Promise.all([this.send('Page.enable'), this.send('Inspector.enable'), this.send('Runtime.runIfWaitingForDebugger')]);
   }
 
   private markCrashed(reason: string): void {
