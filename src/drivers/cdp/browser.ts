@@ -56,7 +56,7 @@ export async function resolveEndpoint(endpoint: string, timeoutMs = 5000): Promi
   }
 }
 
-/** A page to create straight at its URL: `prepare` runs while the new target waits, before its first document. */
+/** A page to open at its URL with what its first document must see set up before it navigates (Browser.openPage). */
 export interface OpenPageOptions {
   url: string;
   /** Emulation, init scripts…: everything the first document must already see. */
@@ -182,8 +182,8 @@ export class Browser {
    * set-up, then navigated. Resolves after the load event.
    *
    * Creating the target at `url` paused and setting it up while the renderer booted was measured and
-   * dropped: Chrome does not hold such a target, and its document committed before the set-up in 7 of
-   * 18 restarts with a saved sign-in (bench:signin) and now and then without one; each was replaced by a
+   * dropped: Chrome does not hold such a target, and its document committed before the set-up in 9 of
+   * 18 restarts with a saved sign-in (bench:signin's app) and 1 of 15 without one; each was replaced by a
    * second page (+180 ms). The open phase of 15 context restarts: mean 194-209 ms that way, 167-175 ms
    * this way (medians 164-169 against 172-179).
    */
