@@ -7,7 +7,7 @@
  *
  *   node dist/bench/signin-playwright.js URL once|every REPEATS
  */
-import { chromium, type Page } from 'playwright-core';
+import { chromium, type BrowserContextOptions, type Page } from 'playwright-core';
 import { playwrightLaunchOptions } from './common.js';
 
 // 30 s per wait, as perf's own step deadlines: a hung page ends the bench instead of stalling it.
@@ -32,7 +32,7 @@ async function main(): Promise<void> {
   if (!url || (mode !== 'once' && mode !== 'every')) throw new Error('usage: signin-playwright URL once|every REPEATS');
   const browser = await chromium.launch(playwrightLaunchOptions());
   try {
-    let storageState: Awaited<ReturnType<Awaited<ReturnType<typeof browser.newContext>>['storageState']>> | undefined;
+    let storageState: BrowserContextOptions['storageState'];
     if (mode === 'once') {
       const context = await browser.newContext();
       await signIn(await context.newPage(), url);
@@ -41,7 +41,7 @@ async function main(): Promise<void> {
     }
     // One warmup, as perf's default.
     for (let i = 0; i < Number(repeats) + 1; i++) {
-      const context = await browser.newContext(storageState ? { storageState } : {});
+      const context = await browser.newContext({ storageState });
       const page = await context.newPage();
       if (mode === 'every') await signIn(page, url);
       else await page.goto(`${url}/app`, { timeout: WAIT_MS });

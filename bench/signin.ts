@@ -53,7 +53,7 @@ const STEPS = `steps:
 `;
 
 /** A node child (`perf …`, the Playwright side), killed after RUN_TIMEOUT_MS; its exit code and stderr. */
-function perfRun(args: string[], cwd: string): Promise<{ status: number | null; stderr: string }> {
+function runChild(args: string[], cwd: string): Promise<{ status: number | null; stderr: string }> {
   const child = spawn(process.execPath, args, { cwd, env: { ...process.env, APP_PASSWORD: PASSWORD, GITHUB_STEP_SUMMARY: '' } });
   let stderr = '';
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
@@ -77,7 +77,7 @@ async function playwrightSide(
   for (const mode of ['once', 'every'] as const) {
     const before = app.signIns();
     const t0 = performance.now();
-    const r = await perfRun([PLAYWRIGHT_SIDE, app.url, mode, String(repeat)], dir);
+    const r = await runChild([PLAYWRIGHT_SIDE, app.url, mode, String(repeat)], dir);
     ms[mode] = performance.now() - t0;
     if (r.status !== 0) throw new Error(`playwright ${mode}: exit ${r.status}\n${r.stderr}`);
     console.log(`playwright ${mode.padEnd(5)} wall ${(ms[mode] / 1000).toFixed(1)} s, sign-ins ${app.signIns() - before}`);
@@ -105,7 +105,7 @@ async function main(): Promise<void> {
       const before = app.signIns();
       const t0 = performance.now();
       // Asynchronously: the app answers from this process.
-      const r = await perfRun([PERF, 'run', file, '--repeat', String(repeat), '--out', join(dir, 'out'), '--quiet'], dir);
+      const r = await runChild([PERF, 'run', file, '--repeat', String(repeat), '--out', join(dir, 'out'), '--quiet'], dir);
       const wallMs = performance.now() - t0;
       if (r.status !== 0 && r.status !== 1) throw new Error(`perf run ${name}: exit ${r.status}\n${r.stderr}`);
       const run = JSON.parse(readFileSync(join(dir, 'out', `${name}-run.json`), 'utf8')) as RunFile;
@@ -118,9 +118,9 @@ async function main(): Promise<void> {
       );
     const ratio = once.wallMs / every.wallMs;
     console.log(`ratio (setupOnce / setup every repeat): ${ratio.toFixed(2)}× (target ≤ 0.40×); identity provider ${delayMs} ms; ${eng}`);
-    const floor = eng === 'chromium' ? await playwrightSide(app, repeat, dir) : undefined;
+    const peer = eng === 'chromium' ? await playwrightSide(app, repeat, dir) : undefined;
     console.log(
-      JSON.stringify({ engine: eng, delayMs, repeat, ratio: Number(ratio.toFixed(3)), rows, ...(floor ? { playwright: floor } : {}) }),
+      JSON.stringify({ engine: eng, delayMs, repeat, ratio: Number(ratio.toFixed(3)), rows, ...(peer ? { playwright: peer } : {}) }),
     );
   } finally {
     await app.close();

@@ -190,14 +190,19 @@ export class Browser {
   async openPage(opts: OpenPageOptions): Promise<Page> {
     const page = await this.newPage({ isolated: true, ...(opts.browserContextId ? { browserContextId: opts.browserContextId } : {}) });
     try {
-      const context = page.browserContextId;
-      await Promise.all([context && opts.beforeCreate?.(this, context), opts.prepare(page)]);
-      await page.navigate(opts.url, opts.timeoutMs ?? NAVIGATION_TIMEOUT_MS);
+      await this.openOn(page, opts);
       return page;
     } catch (e) {
       await page.close();
       throw e;
     }
+  }
+
+  /** Open `opts.url` on `page`, still on its about:blank: its context's state and its set-up first, then the navigation. */
+  async openOn(page: Page, opts: Omit<OpenPageOptions, 'browserContextId'>): Promise<void> {
+    const context = page.browserContextId;
+    await Promise.all([context && opts.beforeCreate?.(this, context), opts.prepare(page)]);
+    await page.navigate(opts.url, opts.timeoutMs ?? NAVIGATION_TIMEOUT_MS);
   }
 
   /**

@@ -388,9 +388,7 @@ async function newCleanPage(browser: Browser, spare: Taken | undefined, open: Op
     case 'page':
       if (!open) return spare.page;
       // A page prepared ahead is already past its about:blank start: set it up, then navigate.
-      if (open.beforeCreate && spare.page.browserContextId) await open.beforeCreate(browser, spare.page.browserContextId);
-      await open.prepare(spare.page);
-      await spare.page.navigate(open.url);
+      await browser.openOn(spare.page, open);
       return spare.page;
   }
 }
