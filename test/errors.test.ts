@@ -140,7 +140,7 @@ test('below the edges, no string names a door-only verb: the edges add the advic
   assert.deepEqual(found, []);
 });
 
-test('a closed page: "perf restart" only in a session, app_restart only over MCP, neither in perf run', { timeout: 10_000 }, () => {
+test('a closed page: "perf restart" only in a session, app_restart only over MCP, neither in perf run', { timeout: 10_000 }, async () => {
   // What the engine records for a page that went away: no advice of its own (run files keep it so).
   const info = toErrorInfo(new TargetClosedError('Inspector.detached: target closed'));
   assert.equal(info.code, 'target_closed');
@@ -161,11 +161,12 @@ test('a closed page: "perf restart" only in a session, app_restart only over MCP
 
   // The CLI edge: `perf run` prints the run door's hint, `perf snap` the session's.
   const crashed = new PerfError({ code: 'page_crashed', message: 'the renderer crashed' });
-  const runHint = stderrOf(() => reportError(crashed, doorOf('run')));
+  const [runDoor, snapDoor] = [await doorOf('run'), await doorOf('snap')];
+  const runHint = stderrOf(() => reportError(crashed, runDoor));
   assert.equal(runHint.exit, 3);
   assert.match(runHint.text, /hint: each run starts its own app and browser/);
   assert.doesNotMatch(runHint.text, /restart/);
-  assert.match(stderrOf(() => reportError(crashed, doorOf('snap'))).text, /hint: run `perf restart`/);
+  assert.match(stderrOf(() => reportError(crashed, snapDoor)).text, /hint: run `perf restart`/);
   assert.match(JSON.parse(renderReply(errorReply(crashed)).text).suggestion, /app_restart/);
 
   // A throw site's own suggestion wins at every door.
@@ -185,10 +186,10 @@ test('a WebDriver request timeout is its own error: which command, which server,
   assert.match(infoAt(info, 'mcp').suggestion!, /app_restart/);
 });
 
-test('doors: step verbs and lifecycle commands are the session door, mcp its own, the rest the run door', { timeout: 10_000 }, () => {
-  for (const c of ['run', 'gate', 'compare', 'report', 'merge', 'validate', undefined]) assert.equal(doorOf(c), 'run', String(c));
-  for (const c of ['start', 'stop', 'restart', 'status', 'logs', 'doctor', 'snap', 'tap']) assert.equal(doorOf(c), 'session', c);
-  assert.equal(doorOf('mcp'), 'mcp');
+test('doors: step verbs and lifecycle commands are the session door, mcp its own, the rest the run door', { timeout: 10_000 }, async () => {
+  for (const c of ['run', 'gate', 'compare', 'report', 'merge', 'validate', undefined]) assert.equal(await doorOf(c), 'run', String(c));
+  for (const c of ['start', 'stop', 'restart', 'status', 'logs', 'doctor', 'snap', 'tap']) assert.equal(await doorOf(c), 'session', c);
+  assert.equal(await doorOf('mcp'), 'mcp');
 });
 
 function stderrOf(fn: () => number): { exit: number; text: string } {

@@ -3,6 +3,7 @@
  * Accepts --flag value, --flag=value, bare boolean flags and --no-flag.
  */
 import { closest, PerfError } from '../errors.js';
+import type { JsonSchema } from '../schema-types.js';
 
 /**
  * list: repeatable and comma-separated; multi: repeatable, commas kept (values may contain them); optional: a value
@@ -130,4 +131,30 @@ export function flagsHelp(specs: FlagSpecs): string {
   });
   const width = Math.max(...rows.map((r) => r.left.length), 10) + 2;
   return rows.map((r) => `  ${r.left.padEnd(width)}${r.right}`).join('\n');
+}
+
+/** Value placeholders shown in help for the run options that take one. */
+const PLACEHOLDERS: Record<string, string> = {
+  out: 'DIR',
+  label: 'L',
+  maxRepeat: 'N',
+  budgetS: 'S',
+  serve: 'DIR',
+  url: 'URL',
+  command: 'CMD',
+  path: '/P',
+};
+
+/**
+ * CLI flags for run options declared once as JSON Schema (runner/options.ts): the same names,
+ * types and descriptions as MCP perf_run's arguments.
+ */
+export function flagsOf(options: Record<string, JsonSchema>, ...names: string[]): FlagSpecs {
+  return Object.fromEntries(
+    names.map((name) => {
+      const o = options[name]!;
+      const type = o.type === 'boolean' ? 'boolean' : o.type === 'string' ? 'string' : 'number';
+      return [name, { type, description: String(o.description), ...(PLACEHOLDERS[name] ? { value: PLACEHOLDERS[name] } : {}) }];
+    }),
+  );
 }

@@ -18,19 +18,10 @@ import { appendToGithubStepSummary, getReporter, reportPathFor } from '../../rep
 import { formatDelta } from '../../reporters/format.js';
 import { xmlAttr, xmlText } from '../../reporters/junit.js';
 import { mdCode, mdText } from '../../reporters/markdown.js';
-import type { FlagValues } from './args.js';
+import { flagsOf, type FlagValues } from './args.js';
 import { ALLOW_OUTSIDE_FLAG, defineCommand, info, JSON_FLAG, printJson } from './command.js';
 import { noteInconclusive, renderComparison } from './compare.js';
-import {
-  checkNameFlag,
-  flagsOf,
-  interruptible,
-  lookPrinter,
-  parseVars,
-  progressPrinter,
-  SEQUENTIAL_FLAGS,
-  sequentialFlags,
-} from './run-options.js';
+import { checkNameFlag, interruptible, lookPrinter, parseVars, progressPrinter, SEQUENTIAL_FLAGS, sequentialFlags } from './run-options.js';
 import { RUN_OPTIONS, SCALE_OPTIONS } from '../runner/options.js';
 import { parseShard, selectShard, shardFile, shardFileName, shardKey } from './shard.js';
 import { scaleFlags, SCALE_FLAGS } from './scale-options.js';

@@ -1,7 +1,7 @@
 /** perf start | stop | status | logs | restart | doctor */
 import { PerfError } from '../errors.js';
 import { START_OPTIONS } from '../session/state.js';
-import { flagsOf } from './run-options.js';
+import { flagsOf } from './args.js';
 import {
   restartSession,
   runDoctor,

@@ -4,51 +4,61 @@
  */
 import { readFileSync } from 'node:fs';
 import { closest, exitCodeOf, isPerfError, PerfError, printable, type Door } from '../errors.js';
-import { bisectErrorCode } from './against.js';
-import { stepNames } from '../steps/registry.js';
 import { installSignalHandlers } from '../processes.js';
 import { hideCredentials } from '../url.js';
 import { flagsHelp, parseFlags } from './args.js';
 import type { CommandDefinition } from './command.js';
-import { doctorCommand, logsCommand, restartCommand, startCommand, statusCommand, stopCommand } from './lifecycle.js';
-import { runCommand, schemaCommand, validateCommand } from './run.js';
-import { compareCommand } from './compare.js';
-import { gateCommand } from './gate.js';
-import { mergeCommand } from './merge.js';
-import { selftestCommand } from './selftest.js';
-import { metricsCommand } from './metrics.js';
-import { replayCommand } from './replay.js';
-import { importCommand } from './import.js';
-import { reportCommand } from './report.js';
-import { leaksCommand } from './leaks.js';
-import { bisectCommand } from './bisect.js';
-import { stateCommand } from './state.js';
-import { historyCommand } from './history.js';
+
+/**
+ * A command by name, its module loaded only when it runs: `perf run` needs the runner and every step,
+ * `perf compare`, `perf status` or a step verb do not, and loading all of them cost every command ~0.3 s.
+ */
+interface CommandEntry {
+  name: string;
+  /** A command of the session of `perf start`: its advice may name `perf restart`, `perf logs`. */
+  session?: true;
+  load(): Promise<CommandDefinition>;
+}
 
 /** Every command, in the order `perf --help` lists them. Step verbs are added from the registry. */
-export const COMMANDS: readonly CommandDefinition[] = [
-  runCommand,
-  compareCommand,
-  gateCommand,
-  mergeCommand,
-  selftestCommand,
-  leaksCommand,
-  bisectCommand,
-  historyCommand,
-  metricsCommand,
-  replayCommand,
-  importCommand,
-  reportCommand,
-  validateCommand,
-  schemaCommand,
-  startCommand,
-  stopCommand,
-  statusCommand,
-  logsCommand,
-  restartCommand,
-  doctorCommand,
-  stateCommand,
+const COMMAND_ENTRIES: readonly CommandEntry[] = [
+  { name: 'run', load: async () => (await import('./run.js')).runCommand },
+  { name: 'compare', load: async () => (await import('./compare.js')).compareCommand },
+  { name: 'gate', load: async () => (await import('./gate.js')).gateCommand },
+  { name: 'merge', load: async () => (await import('./merge.js')).mergeCommand },
+  { name: 'selftest', load: async () => (await import('./selftest.js')).selftestCommand },
+  { name: 'leaks', load: async () => (await import('./leaks.js')).leaksCommand },
+  { name: 'bisect', load: async () => (await import('./bisect.js')).bisectCommand },
+  { name: 'history', load: async () => (await import('./history.js')).historyCommand },
+  { name: 'metrics', load: async () => (await import('./metrics.js')).metricsCommand },
+  { name: 'replay', load: async () => (await import('./replay.js')).replayCommand },
+  { name: 'import', load: async () => (await import('./import.js')).importCommand },
+  { name: 'report', load: async () => (await import('./report.js')).reportCommand },
+  { name: 'validate', load: async () => (await import('./validate.js')).validateCommand },
+  { name: 'schema', load: async () => (await import('./validate.js')).schemaCommand },
+  { name: 'start', session: true, load: async () => (await import('./lifecycle.js')).startCommand },
+  { name: 'stop', session: true, load: async () => (await import('./lifecycle.js')).stopCommand },
+  { name: 'status', session: true, load: async () => (await import('./lifecycle.js')).statusCommand },
+  { name: 'logs', session: true, load: async () => (await import('./lifecycle.js')).logsCommand },
+  { name: 'restart', session: true, load: async () => (await import('./lifecycle.js')).restartCommand },
+  { name: 'doctor', session: true, load: async () => (await import('./lifecycle.js')).doctorCommand },
+  { name: 'state', session: true, load: async () => (await import('./state.js')).stateCommand },
 ];
+
+/** Every command's definition (for `perf --help` and the generated docs/cli.md): loads them all. */
+export async function commands(): Promise<readonly CommandDefinition[]> {
+  const defs = await Promise.all(COMMAND_ENTRIES.map((c) => c.load()));
+  // A command's entry and its definition name it once each: a mismatch is a bug caught by the first --help.
+  defs.forEach((d, i) => {
+    if (d.name !== COMMAND_ENTRIES[i]!.name) throw new Error(`command entry ${COMMAND_ENTRIES[i]!.name} loads ${d.name}`);
+  });
+  return defs;
+}
+
+/** The step verbs, from the step registry (loaded only when a name is not a command). */
+async function stepNames(): Promise<string[]> {
+  return (await import('../steps/registry.js')).stepNames();
+}
 
 // Served by other modules with their own flag handling.
 const EXTERNAL = ['mcp'] as const;
@@ -62,16 +72,17 @@ export function toolVersion(): string {
   }
 }
 
-function mainHelp(): string {
-  const width = Math.max(...COMMANDS.map((c) => c.name.length), 8) + 2;
-  const steps = stepNames();
+async function mainHelp(): Promise<string> {
+  const all = await commands();
+  const width = Math.max(...all.map((c) => c.name.length), 8) + 2;
+  const steps = await stepNames();
   return [
     `perf ${toolVersion()} — rehearse: scenario runner and performance harness (Chromium, WebKit, Tauri, terminal programs)`,
     '',
     'Usage: perf <command> [flags]     perf <command> --help',
     '',
     'Commands:',
-    ...COMMANDS.map((c) => `  ${c.name.padEnd(width)}${c.summary}`),
+    ...all.map((c) => `  ${c.name.padEnd(width)}${c.summary}`),
     `  ${'mcp'.padEnd(width)}Serve the steps as MCP tools (stdio, or --http PORT)`,
     '',
     steps.length ? `Step verbs (against the session of \`perf start\`): ${steps.join(', ')}` : '',
@@ -112,20 +123,21 @@ export async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     if (name === 'help' && rest[0]) return main([rest[0], '--help']);
-    process.stdout.write(mainHelp() + '\n');
+    process.stdout.write((await mainHelp()) + '\n');
     return name === undefined ? 2 : 0;
   }
   if (name === '--version' || name === '-v') {
     process.stdout.write(toolVersion() + '\n');
     return 0;
   }
-  const command = COMMANDS.find((c) => c.name === name);
-  if (command) return runDefinition(command, rest);
+  const command = COMMAND_ENTRIES.find((c) => c.name === name);
+  if (command) return runDefinition(await command.load(), rest);
   if (name === 'mcp') {
     const { runMcp } = (await import(new URL('../mcp/server.js', import.meta.url).href)) as { runMcp(argv: string[]): Promise<number> };
     return runMcp(rest);
   }
-  if (stepNames().includes(name)) {
+  const steps = await stepNames();
+  if (steps.includes(name)) {
     const verbs = (await import(new URL('./verbs.js', import.meta.url).href)) as {
       runVerb(step: string, argv: string[]): Promise<number>;
       verbHelp(step: string): string;
@@ -136,7 +148,7 @@ export async function main(argv: string[]): Promise<number> {
     }
     return verbs.runVerb(name, rest);
   }
-  const near = closest(name, [...COMMANDS.map((c) => c.name), ...EXTERNAL, ...stepNames()]);
+  const near = closest(name, [...COMMAND_ENTRIES.map((c) => c.name), ...EXTERNAL, ...steps]);
   throw new PerfError({
     code: 'unknown_command',
     message: `unknown command "${name}"${near.length ? `; did you mean ${near.map((n) => `"${n}"`).join(' or ')}?` : ''}`,
@@ -145,20 +157,17 @@ export async function main(argv: string[]): Promise<number> {
   });
 }
 
-// The commands that act on the session of `perf start`: their advice may name `perf restart`, `perf logs`.
-const SESSION_COMMANDS: ReadonlySet<string> = new Set(
-  [startCommand, stopCommand, statusCommand, logsCommand, restartCommand, doctorCommand, stateCommand].map((c) => c.name),
-);
-
 /**
  * Which door a command line is, so an error's default advice fits it: a step verb or a lifecycle
  * command works on a session, `perf mcp` serves agents, everything else (run, gate, compare…) starts
  * and ends its own app and browser, where "restart the app" means nothing.
  */
-export function doorOf(command: string | undefined): Door {
+export async function doorOf(command: string | undefined): Promise<Door> {
   if (command === 'mcp') return 'mcp';
-  if (command !== undefined && (SESSION_COMMANDS.has(command) || stepNames().includes(command))) return 'session';
-  return 'run';
+  if (command === undefined) return 'run';
+  const entry = COMMAND_ENTRIES.find((c) => c.name === command);
+  if (entry) return entry.session ? 'session' : 'run';
+  return (await stepNames()).includes(command) ? 'session' : 'run';
 }
 
 /**
@@ -193,9 +202,12 @@ export async function cli(argv: string[]): Promise<void> {
   try {
     code = await main(argv);
   } catch (e) {
-    code = reportError(e, doorOf(argv[0]));
+    code = reportError(e, await doorOf(argv[0]).catch((): Door => 'run'));
     // `git bisect run` reads 2–4 as "bad": under --bisect-exit an error skips the commit or stops the bisect instead.
-    if (argv[0] === 'run' && argv.includes('--bisect-exit')) code = bisectErrorCode(isPerfError(e) ? e.kind : 'internal');
+    if (argv[0] === 'run' && argv.includes('--bisect-exit')) {
+      const { bisectErrorCode } = await import('./against.js');
+      code = bisectErrorCode(isPerfError(e) ? e.kind : 'internal');
+    }
   }
   process.exitCode = code;
   setTimeout(() => {

@@ -11,12 +11,11 @@ import { onShutdown } from '../processes.js';
 import { getReporter } from '../../reporters/index.js';
 import { reportPathFor } from '../../reporters/define.js';
 import { info } from './command.js';
-import type { FlagSpecs, FlagValues } from './args.js';
+import { flagsOf, type FlagSpecs, type FlagValues } from './args.js';
 import type { LookEvent } from '../runner/sequential.js';
 import { isNamePart, NAME_PART, writeFileAtomic } from '../files.js';
 import { writeHtmlRunReport } from './html-report.js';
 import { SEQUENTIAL_OPTIONS } from '../runner/options.js';
-import type { JsonSchema } from '../schema-types.js';
 
 /** --label and --variant become parts of file names: anything past NAME_PART is exit 2 naming the flag. */
 export function checkNameFlag(command: string, flag: 'label' | 'variant', value: string | undefined): void {
@@ -77,32 +76,6 @@ export function runFlags(f: FlagValues): {
     ...(f.timing !== undefined ? { timing: f.timing as boolean } : {}),
     reporters,
   };
-}
-
-/** Value placeholders shown in help for the run options that take one. */
-const PLACEHOLDERS: Record<string, string> = {
-  out: 'DIR',
-  label: 'L',
-  maxRepeat: 'N',
-  budgetS: 'S',
-  serve: 'DIR',
-  url: 'URL',
-  command: 'CMD',
-  path: '/P',
-};
-
-/**
- * CLI flags for run options declared once as JSON Schema (runner/options.ts): the same names,
- * types and descriptions as MCP perf_run's arguments.
- */
-export function flagsOf(options: Record<string, JsonSchema>, ...names: string[]): FlagSpecs {
-  return Object.fromEntries(
-    names.map((name) => {
-      const o = options[name]!;
-      const type = o.type === 'boolean' ? 'boolean' : o.type === 'string' ? 'string' : 'number';
-      return [name, { type, description: String(o.description), ...(PLACEHOLDERS[name] ? { value: PLACEHOLDERS[name] } : {}) }];
-    }),
-  );
 }
 
 /** The flags of every command that compares as it samples (run --against, gate). */

@@ -1,9 +1,8 @@
-/** perf run | perf validate | perf schema */
+/** perf run */
 import { STORAGE_STATE_FLAG, withStorageStateFlag } from './state.js';
 import { relative } from 'node:path';
-import { PerfError, printable } from '../errors.js';
+import { PerfError } from '../errors.js';
 import { loadScenario, type Scenario } from '../scenario/load.js';
-import { scenarioSchema } from '../scenario/schema.js';
 import { runAndJudge } from '../runner/judge.js';
 import type { RunFile } from '../perf/run-file.js';
 import { appendToGithubStepSummary, getReporter, REPORTERS } from '../../reporters/index.js';
@@ -12,16 +11,8 @@ import { runAgainstCommand } from './against.js';
 import { gitFor, HISTORY_FLAG, historyLocation, recordAfter } from './history.js';
 import { RUN_OPTIONS } from '../runner/options.js';
 import { scaleFlags, SCALE_FLAGS, type ScaleFlags } from './scale-options.js';
-import {
-  flagsOf,
-  interruptible,
-  parseVars,
-  progressPrinter,
-  runFlags,
-  runOverrides,
-  SEQUENTIAL_FLAGS,
-  writeReporters,
-} from './run-options.js';
+import { flagsOf } from './args.js';
+import { interruptible, parseVars, progressPrinter, runFlags, runOverrides, SEQUENTIAL_FLAGS, writeReporters } from './run-options.js';
 
 export function executeRun(
   sc: Scenario,
@@ -160,56 +151,5 @@ export const runCommand = defineCommand({
       quiet: f.quiet === true || f.json === true,
       ...(git ? { git } : {}),
     });
-  },
-});
-
-export const validateCommand = defineCommand({
-  name: 'validate',
-  summary: 'Check scenario files (every variant) without starting a browser',
-  usage: 'validate SCENARIO.yaml [SCENARIO.yaml…]',
-  flags: { ...ALLOW_OUTSIDE_FLAG, ...JSON_FLAG },
-  async run(f, positionals) {
-    if (positionals.length === 0)
-      throw new PerfError({
-        code: 'missing_argument',
-        message: 'validate: which scenario files?',
-        suggestion: 'perf validate scenarios/*.yaml',
-      });
-    const results: { file: string; ok: boolean; variants: string[]; error?: string }[] = [];
-    for (const file of positionals) {
-      let variants: string[] = [];
-      try {
-        try {
-          loadScenario(file, { allowOutside: f.allowOutside === true });
-        } catch (e) {
-          if (!(e instanceof PerfError) || e.code !== 'variant_required') throw e;
-          // Check every variant: an override may be what breaks.
-          variants = e.candidates ?? [];
-          for (const v of variants) loadScenario(file, { variant: v, allowOutside: f.allowOutside === true });
-        }
-        results.push({ file, ok: true, variants });
-      } catch (e) {
-        if (!(e instanceof PerfError)) throw e;
-        results.push({ file, ok: false, variants, error: e.message });
-      }
-    }
-    if (f.json) printJson({ ok: results.every((r) => r.ok), files: results });
-    else
-      for (const r of results)
-        (r.ok ? (s: string) => process.stdout.write(s + '\n') : info)(
-          r.ok ? `ok  ${r.file}${r.variants.length ? ` (variants: ${r.variants.join(', ')})` : ''}` : `perf: ${printable(r.error ?? '')}`,
-        );
-    return results.every((r) => r.ok) ? 0 : 2;
-  },
-});
-
-export const schemaCommand = defineCommand({
-  name: 'schema',
-  summary: 'Print the JSON Schema of scenario files (for editors; also committed as scenario.schema.json)',
-  usage: 'schema',
-  flags: {},
-  async run() {
-    process.stdout.write(JSON.stringify(scenarioSchema({ forEditors: true }), null, 2) + '\n');
-    return 0;
   },
 });

@@ -4,7 +4,7 @@ import { SCALE_OPTIONS } from '../runner/options.js';
 import { checkGridUrl } from '../session/grid.js';
 import type { FlagSpecs, FlagValues } from './args.js';
 import { info } from './command.js';
-import { flagsOf } from './run-options.js';
+import { flagsOf } from './args.js';
 
 export const SCALE_FLAGS = {
   grid: { ...flagsOf(SCALE_OPTIONS, 'grid').grid!, value: 'URL' },

@@ -13,7 +13,8 @@ import { MAD_NORMAL_CONSISTENCY, mad, median, normalQuantile, stddev } from '../
 import { loadScenario } from '../scenario/load.js';
 import { againstProgressPrinter } from './against.js';
 import { ALLOW_OUTSIDE_FLAG, defineCommand, info, JSON_FLAG, printJson } from './command.js';
-import { checkNameFlag, flagsOf, parseVars } from './run-options.js';
+import { checkNameFlag, parseVars } from './run-options.js';
+import { flagsOf } from './args.js';
 import { RUN_OPTIONS } from '../runner/options.js';
 import { runAgainst } from '../runner/against.js';
 import { onShutdown } from '../processes.js';
