@@ -2,7 +2,8 @@
  * The browser one arm's repeats run in, by the scenario's driver (src/drivers/registry.ts): the one call
  * the scheduler makes. Each driver's opener composes the app, the step host and the driver's own session,
  * which is why it lives here and not in src/drivers (a driver may not import the engine, the session or
- * the scenario). The table is keyed by DriverName: a new driver without an opener fails tsc.
+ * the scenario). The table is keyed by DriverName: a new driver without an opener fails tsc. Each opener
+ * imports its driver's side when a run needs it: a Chromium run does not load the WebDriver or terminal code.
  */
 import type { DriverName } from '../drivers/define.js';
 import { SessionHost } from '../engine/host.js';
@@ -11,10 +12,7 @@ import type { RunEnv } from '../perf/run-file.js';
 import type { Scenario } from '../scenario/load.js';
 import type { RunningApp } from '../session/app.js';
 import type { BrowserSession, RestartMode } from '../drivers/cdp/session.js';
-import { cdpRepeatBrowser, describeEnv, fallbackEnv } from './cdp-browser.js';
 import type { RepeatBrowser } from './repeat-browser.js';
-import { TerminalRepeatBrowser } from './terminal-browser.js';
-import { WebDriverRepeatBrowser } from './webdriver-browser.js';
 
 export interface ArmBrowser {
   host: SessionHost;
@@ -47,7 +45,7 @@ export function openArmBrowser(sc: Scenario, ctx: ArmBrowserContext): Promise<Ar
 }
 
 async function openCdp(sc: Scenario, { app, url, cwd, restart, cdpSession }: ArmBrowserContext): Promise<ArmBrowser> {
-  const s = await cdpSession();
+  const [s, { cdpRepeatBrowser, describeEnv, fallbackEnv }] = await Promise.all([cdpSession(), import('./cdp-browser.js')]);
   const host = new SessionHost(s, app.baseUrl, cwd);
   return {
     host,
@@ -60,6 +58,7 @@ async function openCdp(sc: Scenario, { app, url, cwd, restart, cdpSession }: Arm
 }
 
 async function openWebDriver(sc: Scenario, { app, url, cwd }: ArmBrowserContext): Promise<ArmBrowser> {
+  const { WebDriverRepeatBrowser } = await import('./webdriver-browser.js');
   const host = new SessionHost(undefined, app.baseUrl, cwd);
   const w = await WebDriverRepeatBrowser.start(sc, host, app.baseUrl);
   return {
@@ -76,6 +75,7 @@ async function openTerminal(sc: Scenario, { app, cwd }: ArmBrowserContext): Prom
   // The loader gives a pty scenario its app.terminal (the pty driver claims exactly those).
   const terminal = sc.app.terminal;
   if (!terminal) throw new PerfError({ code: 'internal_error', kind: 'internal', message: 'a pty scenario without app.terminal' });
+  const { TerminalRepeatBrowser } = await import('./terminal-browser.js');
   const t = new TerminalRepeatBrowser(terminal, host, sc.secrets);
   return { host, browser: t, describe: async () => t.env(sc, app), fallback: () => t.env(sc, app), close: () => t.close() };
 }

@@ -26,7 +26,6 @@ export {
   summarizeRepeats,
   withServeHost,
 } from './records.js';
-export { cdpRepeatBrowser, describeEnv, fallbackEnv, runRepeat } from './cdp-browser.js';
 export { runRepeatOn } from './repeat.js';
 export type { RepeatBrowser, RepeatContext } from './repeat-browser.js';
 
