@@ -84,7 +84,7 @@ export function cdpRepeatBrowser(session: BrowserSession, host: SessionHost, sc:
   return {
     async open(rc, mark) {
       const restore = (p: Page): Promise<void> => (rc.state ? cdpPageDriver(p).storage.restore(rc.state) : Promise.resolve());
-      // The context gets the cookies (beforeCreate) before the page's first request: its set-up seeds storage only.
+      // The context gets the cookies (prepareContext) before the page's first request: its set-up seeds storage only.
       const seed = rc.state ? { ...rc.state, cookies: [] } : undefined;
       const prepare = (p: Page): Promise<unknown> =>
         Promise.all([emulate(p, sc), cdpPageDriver(p).installScripts({ future: true }), seed && cdpPageDriver(p).storage.restore(seed)]);
@@ -94,8 +94,8 @@ export function cdpRepeatBrowser(session: BrowserSession, host: SessionHost, sc:
         // open are one phase here.
         const state = rc.state;
         // The browser that creates the page: a browser restart's new one.
-        const beforeCreate = state ? (b: Browser, id: string) => setContextCookies(b, id, state) : undefined;
-        await session.restartOpen(rc.restart, { url: rc.url, prepare, ...(beforeCreate ? { beforeCreate } : {}) });
+        const prepareContext = state ? (b: Browser, id: string) => setContextCookies(b, id, state) : undefined;
+        await session.restartOpen(rc.restart, { url: rc.url, prepare, ...(prepareContext ? { prepareContext } : {}) });
         await host.page();
       } else {
         // A reload restart navigates within restart(): the state goes in before it (the page is kept).

@@ -66,7 +66,7 @@ export interface OpenPageOptions {
    * Called for whichever context the page ends up in (its own, a spare page's), so `prepare` need not
    * repeat it.
    */
-  beforeCreate?: (browser: Browser, browserContextId: string) => Promise<unknown>;
+  prepareContext?: (browser: Browser, browserContextId: string) => Promise<unknown>;
   /** Create the page in this (prepared, empty) browser context, which it then owns; default a new one. */
   browserContextId?: string;
   timeoutMs?: number;
@@ -178,7 +178,7 @@ export class Browser {
 
   /**
    * A new isolated page at `url` whose first document sees its set-up: created on about:blank (in
-   * `opts.browserContextId` or a new context), given `beforeCreate`'s context state and `prepare`'s
+   * `opts.browserContextId` or a new context), given `prepareContext`'s context state and `prepare`'s
    * set-up, then navigated. Resolves after the load event.
    *
    * Creating the target at `url` paused and setting it up while the renderer booted was measured and
@@ -201,7 +201,7 @@ export class Browser {
   /** Open `opts.url` on `page`, still on its about:blank: its context's state and its set-up first, then the navigation. */
   async openOn(page: Page, opts: Omit<OpenPageOptions, 'browserContextId'>): Promise<void> {
     const context = page.browserContextId;
-    await Promise.all([context && opts.beforeCreate?.(this, context), opts.prepare(page)]);
+    await Promise.all([context && opts.prepareContext?.(this, context), opts.prepare(page)]);
     await page.navigate(opts.url, opts.timeoutMs ?? NAVIGATION_TIMEOUT_MS);
   }
 

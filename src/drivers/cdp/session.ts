@@ -61,7 +61,7 @@ export interface RemoteConnector {
 }
 
 /** The app page a restart opens at once (see restartOpen). */
-export type OpenSpec = Pick<OpenPageOptions, 'url' | 'prepare' | 'beforeCreate'>;
+export type OpenSpec = Pick<OpenPageOptions, 'url' | 'prepare' | 'prepareContext'>;
 
 interface SpareBrowser {
   chrome: ChromeProcess;
@@ -168,7 +168,7 @@ export class BrowserSession {
 
   /**
    * Start clean by `mode` (context or browser) with the app page already open: the new page gets
-   * `open.beforeCreate` and `open.prepare` before it navigates to `open.url` (Browser.openPage).
+   * `open.prepareContext` and `open.prepare` before it navigates to `open.url` (Browser.openPage).
    * Returns the loaded page. A dead page or browser is replaced as in restart().
    */
   async restartOpen(mode: Exclude<RestartMode, 'reload'>, open: OpenSpec): Promise<Page> {
