@@ -48,7 +48,11 @@ function seriesBrief(t: Trend): Record<string, unknown> {
 export function historyBrief(trends: readonly Trend[], budget = HISTORY_REPLY_MAX_BYTES - ENVELOPE_BYTES): Record<string, unknown> {
   const series = trends.map(seriesBrief);
   const brief: Record<string, unknown> = { series };
-  const size = (): number => Buffer.byteLength(JSON.stringify(brief));
+  // The reply's exact size, kept per series: serializing every series after each dropped point was quadratic
+  // (a history of many long series took seconds). The brief is {"series":[s1,s2,…],"omitted":…}.
+  const bytesOf = (v: unknown): number => Buffer.byteLength(JSON.stringify(v));
+  const seriesBytes = series.map(bytesOf);
+  const size = (): number => bytesOf({ ...brief, series: [] }) + seriesBytes.reduce((t, b) => t + b, 0) + Math.max(0, series.length - 1);
   let dropped = { points: 0, changes: 0, series: 0 };
   const note = (): void => {
     brief.omitted =
@@ -61,10 +65,12 @@ export function historyBrief(trends: readonly Trend[], budget = HISTORY_REPLY_MA
       return n > 5 && (!m || n > (m.points as unknown[]).length) ? s : m;
     }, null);
     const withChanges = series.find((s) => (s.changes as unknown[]).length > 1);
+    const changed = longest ?? withChanges;
     if (longest) ((longest.points as unknown[]).shift(), dropped.points++);
     else if (withChanges) ((withChanges.changes as unknown[]).pop(), dropped.changes++);
-    else if (series.length) (series.pop(), dropped.series++);
+    else if (series.length) (series.pop(), seriesBytes.pop(), dropped.series++);
     else break;
+    if (changed) seriesBytes[series.indexOf(changed)] = bytesOf(changed);
     dropped = { ...dropped };
     note();
   }

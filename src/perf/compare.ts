@@ -32,7 +32,7 @@
 import { PerfError } from '../errors.js';
 import type { RowAttribution } from './attribution.js';
 import type { Better } from './metrics.js';
-import { sequentialBoundaries, type SpendingKind } from './sequential.js';
+import { finalNominalP, type SpendingKind } from './sequential.js';
 import { hodgesLehmann, mannWhitneyU, median, normalQuantile, poissonRateTest, pooledSigma, zeroSpreadNullBound } from './stats.js';
 
 export interface Thresholds {
@@ -337,8 +337,7 @@ function describeSizes(xs: Analysis[]): string {
 
 /** The nominal one-sided p a test must reach at the last of `fractions` with `share` of α. */
 function boundaryP(fractions: readonly number[], share: number, spending: SpendingKind): number {
-  const b = sequentialBoundaries(share, fractions, spending);
-  return b[b.length - 1]!.nominalP;
+  return finalNominalP(share, fractions, spending);
 }
 
 /** Information of a two-sample comparison: 1 / (1/na + 1/nb), the inverse of the shift estimate's variance up to σ². */

@@ -523,9 +523,15 @@ export interface LookBoundary {
  */
 const MIN_INCREMENT = 1e-12;
 
-/** Designs kept; a simulation reuses a handful of designs thousands of times, so a small FIFO suffices. */
-const CACHE_SIZE = 64;
-const cache = new Map<string, readonly LookBoundary[]>();
+/** Designs kept; a simulation reuses a handful of designs thousands of times: past this many, start over. */
+const CACHE_SIZE = 256;
+interface TrieNode {
+  next: Map<number, TrieNode>;
+  design?: readonly LookBoundary[];
+}
+/** kind → α → fraction 1 → fraction 2 → …: the design sits at the node of its last fraction. */
+const cacheRoot = new Map<string, Map<number, TrieNode>>();
+let cached = 0;
 
 function validate(alpha: number, fractions: readonly number[], kind: string): void {
   checkKind(kind, 'sequentialBoundaries');
@@ -571,15 +577,44 @@ function validate(alpha: number, fractions: readonly number[], kind: string): vo
  * Results are memoized per (kind, alpha, fractions); each call returns fresh objects.
  */
 export function sequentialBoundaries(alpha: number, fractions: readonly number[], kind: SpendingKind): LookBoundary[] {
-  const key = `${kind}|${alpha}|${Array.isArray(fractions) ? fractions.join(',') : ''}`;
-  let result = cache.get(key);
-  if (!result) {
-    validate(alpha, fractions, kind);
-    result = compute(alpha, fractions, kind);
-    if (cache.size >= CACHE_SIZE) cache.delete(cache.keys().next().value!);
-    cache.set(key, result);
+  return designOf(alpha, fractions, kind).map((b) => ({ ...b }));
+}
+
+/**
+ * The nominal one-sided p a test must reach at the last of `fractions`: `compare` asks this for every
+ * metric, share of α and look, so it reads the cached design without copying it.
+ */
+export function finalNominalP(alpha: number, fractions: readonly number[], kind: SpendingKind): number {
+  const design = designOf(alpha, fractions, kind);
+  return design[design.length - 1]!.nominalP;
+}
+
+/**
+ * The cached design. Keyed by a trie of Maps on the numbers themselves: a string key formats every
+ * fraction as a shortest round-trip decimal, which cost more than the lookup in a 10,000-sequence simulation.
+ */
+function designOf(alpha: number, fractions: readonly number[], kind: SpendingKind): readonly LookBoundary[] {
+  if (!Array.isArray(fractions)) validate(alpha, fractions, kind);
+  let node = cacheRoot.get(kind)?.get(alpha);
+  for (let i = 0; node && i < fractions.length; i++) node = node.next.get(fractions[i]!);
+  if (node?.design) return node.design;
+  validate(alpha, fractions, kind);
+  const design = compute(alpha, fractions, kind);
+  if (++cached > CACHE_SIZE) {
+    cacheRoot.clear();
+    cached = 1;
   }
-  return result.map((b) => ({ ...b }));
+  const byAlpha = cacheRoot.get(kind) ?? new Map<number, TrieNode>();
+  cacheRoot.set(kind, byAlpha);
+  let at = byAlpha.get(alpha) ?? { next: new Map<number, TrieNode>() };
+  byAlpha.set(alpha, at);
+  for (const t of fractions) {
+    const child = at.next.get(t) ?? { next: new Map<number, TrieNode>() };
+    at.next.set(t, child);
+    at = child;
+  }
+  at.design = design;
+  return design;
 }
 
 function compute(alpha: number, fractions: readonly number[], kind: SpendingKind): readonly LookBoundary[] {
