@@ -12,6 +12,7 @@ import {
   type AnySessionState,
   type StartOptions,
 } from '../session/manager.js';
+import { aliveWord, onSessionDriver } from '../session/drivers/index.js';
 import { ALLOW_OUTSIDE_FLAG, defineCommand, info, JSON_FLAG, printJson } from './command.js';
 import type { FlagValues } from './args.js';
 
@@ -20,39 +21,10 @@ const STATE_DIR_FLAG = {
 } as const;
 
 function describeState(s: AnySessionState): string {
-  if (s.driver === 'pty') {
-    const t = s.terminal;
-    return [
-      `terminal ${[t.command, ...t.args].map(shellQuote).join(' ')} (pid ${t.pid}, ${t.cols}x${t.rows})`,
-      `output   ${t.logFile}`,
-      `session  pid ${s.daemonPid}, steps on ${t.socket}, state in ${s.stateDir}/state.json`,
-    ].join('\n');
-  }
-  const browser =
-    s.driver === 'webdriver'
-      ? `browser  ${s.webdriver.browserName ?? s.engine} ${s.webdriver.browserVersion ?? ''} over ` +
-        `${s.webdriver.kind === 'webkit' ? 'WebKitWebDriver' : s.webdriver.kind === 'tauri' ? 'tauri-driver' : 'chromedriver'}` +
-        ` at ${s.webdriver.endpoint}${s.webdriver.pids.length ? ` (pids ${s.webdriver.pids.join(', ')})` : ''}` +
-        `, session ${s.webdriver.sessionId}`
-      : s.grid
-        ? `chrome   ${s.chrome.version} on Selenium Grid ${s.grid.url}, session ${s.grid.sessionId}` +
-          `, ${s.chrome.headless ? 'headless' : 'headed'}, ${s.chrome.wsEndpoint}`
-        : `chrome   ${s.chrome.version} pid ${s.chrome.pid}, ${s.chrome.headless ? 'headless' : 'headed'}, ${s.chrome.wsEndpoint}`;
-  const desktop = s.options.desktop ? ` (desktop ${s.options.desktop.binary})` : '';
-  return [
-    `app      ${s.appUrl || '(none: the desktop app loads its own page)'} (${s.app.kind}${s.app.pid ? `, pid ${s.app.pid}` : ''})`,
-    `page     ${s.pageUrl}`,
-    `driver   ${s.driver}, engine ${s.driver === 'webdriver' ? s.engine : 'chromium'}${desktop}`,
-    browser,
-    `session  pid ${s.daemonPid}, state in ${s.stateDir}/state.json`,
-  ].join('\n');
+  return onSessionDriver(s, (d, st) => d.describe(st)).join('\n');
 }
 
 const DESKTOP = START_OPTIONS.desktop;
-
-function shellQuote(word: string): string {
-  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
-}
 
 // What needs a shell: expansions, pipes, lists, redirections, globs, subshells.
 const SHELL_SYNTAX = /[$`|&;<>()*?[\]{}~!#\n]/;
@@ -261,18 +233,10 @@ export const statusCommand = defineCommand({
     } else if (!st.state) {
       process.stdout.write('no session (start one with `perf start --serve DIR`)\n');
     } else {
-      const yes = (b: boolean | null | undefined): string => (b === null || b === undefined ? 'n/a' : b ? 'alive' : 'DEAD');
-      const browser =
-        st.state.driver === 'webdriver'
-          ? `, webdriver server ${yes(st.alive.webdriver)}, browser ${yes(st.alive.browser)}, app ${yes(st.alive.app)}`
-          : st.state.driver === 'pty'
-            ? `, program ${yes(st.alive.terminal)}`
-            : `, chrome ${yes(st.alive.chrome)}, app ${yes(st.alive.app)}`;
-      const exited =
-        st.state.driver === 'pty' && st.alive.terminal === false ? '\nthe program has exited: `perf restart` starts it again' : '';
+      const { text, note } = onSessionDriver(st.state, (d, s) => d.processes(s, st.alive));
       process.stdout.write(
         `${st.running ? 'running' : 'NOT running'} for ${Math.round((st.uptimeMs ?? 0) / 1000)} s\n${describeState(st.state)}` +
-          `\nprocesses: session ${yes(st.alive.daemon)}${browser}${exited}\n`,
+          `\nprocesses: session ${aliveWord(st.alive.daemon)}${text}${note ? `\n${note}` : ''}\n`,
       );
     }
     // Status is a question, not a judgement: a stopped session is a normal answer.

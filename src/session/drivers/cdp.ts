@@ -9,7 +9,7 @@ import { PerfError } from '../../errors.js';
 import { WebDriverClient } from '../../drivers/webdriver/client.js';
 import { isAlive } from '../../processes.js';
 import type { SessionState } from '../state.js';
-import { pageSummary, tailFile, type SessionDriver } from './define.js';
+import { aliveWord, pageLines, pageSummary, tailFile, type SessionDriver } from './define.js';
 
 // A live remote session answers in milliseconds; a hung node must not stall `perf status`.
 const SESSION_PROBE_MS = 5000;
@@ -74,4 +74,13 @@ export const cdpSession: SessionDriver<SessionState> = {
       chrome: { pid: state.chrome.pid, port: state.chrome.port, headless: state.chrome.headless, version: state.chrome.version },
       ...(state.grid ? { grid: state.grid } : {}),
     }),
+  describe(state) {
+    const c = state.chrome;
+    const how = `${c.headless ? 'headless' : 'headed'}, ${c.wsEndpoint}`;
+    const browser = state.grid
+      ? `chrome   ${c.version} on Selenium Grid ${state.grid.url}, session ${state.grid.sessionId}, ${how}`
+      : `chrome   ${c.version} pid ${c.pid}, ${how}`;
+    return pageLines(state, 'chromium', browser);
+  },
+  processes: (_state, alive) => ({ text: `, chrome ${aliveWord(alive.chrome)}, app ${aliveWord(alive.app)}` }),
 };

@@ -48,6 +48,27 @@ export interface SessionDriver<S extends AnySessionState> {
   connect(state: S): Promise<ConnectedSession>;
   /** What app_start / app_status answer about the session (JSON). */
   summary(state: S): Record<string, unknown>;
+  /** What `perf start`, `perf restart` and `perf status` print about the session: one fact per line. */
+  describe(state: S): string[];
+  /** `perf status`: the driver's processes after the session's own (", chrome alive, app alive"), and what to do when one is gone. */
+  processes(state: S, alive: SessionAlive): { text: string; note?: string };
+}
+
+/** A process in `perf status`: alive, DEAD, or n/a (not ours to watch: a server given by URL, an app already running). */
+export function aliveWord(b: boolean | null | undefined): string {
+  return b === null || b === undefined ? 'n/a' : b ? 'alive' : 'DEAD';
+}
+
+/** A page session's lines: the app, the page and the driver, then the driver's browser line, then the session. */
+export function pageLines(state: Exclude<AnySessionState, { driver: 'pty' }>, engine: string, browser: string): string[] {
+  const desktop = state.options.desktop ? ` (desktop ${state.options.desktop.binary})` : '';
+  return [
+    `app      ${state.appUrl || '(none: the desktop app loads its own page)'} (${state.app.kind}${state.app.pid ? `, pid ${state.app.pid}` : ''})`,
+    `page     ${state.pageUrl}`,
+    `driver   ${state.driver}, engine ${engine}${desktop}`,
+    browser,
+    `session  pid ${state.daemonPid}, state in ${state.stateDir}/state.json`,
+  ];
 }
 
 /** A page session's summary: the app and page, then the driver's own part. */

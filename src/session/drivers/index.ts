@@ -10,6 +10,7 @@ import { ptySession } from './pty.js';
 import { webdriverSession } from './webdriver.js';
 
 export type { ConnectedSession, SessionAlive, SessionLogs } from './define.js';
+export { aliveWord } from './define.js';
 
 /** Call `f` with the state's driver half and the state, narrowed to that driver's state. */
 export function onSessionDriver<R>(state: AnySessionState, f: <S extends AnySessionState>(d: SessionDriver<S>, s: S) => R): R {

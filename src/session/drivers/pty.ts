@@ -1,7 +1,7 @@
 /** The session half of the pty driver: the daemon owns the pseudo-terminal and runs the steps sent to it. */
 import { PerfError } from '../../errors.js';
 import type { TerminalSessionState } from '../state.js';
-import type { SessionDriver } from './define.js';
+import { aliveWord, type SessionDriver } from './define.js';
 
 export const ptySession: SessionDriver<TerminalSessionState> = {
   // The program is the session's app (state.app.pid): nothing else is the driver's.
@@ -30,4 +30,21 @@ export const ptySession: SessionDriver<TerminalSessionState> = {
       stateDir: state.stateDir,
     };
   },
+  describe(state) {
+    const t = state.terminal;
+    return [
+      `terminal ${[t.command, ...t.args].map(shellQuote).join(' ')} (pid ${t.pid}, ${t.cols}x${t.rows})`,
+      `output   ${t.logFile}`,
+      `session  pid ${state.daemonPid}, steps on ${t.socket}, state in ${state.stateDir}/state.json`,
+    ];
+  },
+  processes: (_state, alive) => ({
+    text: `, program ${aliveWord(alive.terminal)}`,
+    ...(alive.terminal === false ? { note: 'the program has exited: `perf restart` starts it again' } : {}),
+  }),
 };
+
+/** A word as a POSIX shell would need it quoted, for showing the command line. */
+function shellQuote(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
+}

@@ -7,7 +7,7 @@ import { TargetClosedError } from '../../drivers/errors.js';
 import { PerfError } from '../../errors.js';
 import { isAlive } from '../../processes.js';
 import type { WebDriverSessionState } from '../state.js';
-import { pageSummary, tailFile, type SessionDriver } from './define.js';
+import { aliveWord, pageLines, pageSummary, tailFile, type SessionDriver } from './define.js';
 import { webdriverPageSource } from '../../drivers/webdriver/tabs.js';
 
 // A live WebDriver session answers in milliseconds; a hung browser must not stall `perf status`.
@@ -77,4 +77,21 @@ export const webdriverSession: SessionDriver<WebDriverSessionState> = {
         browser: `${state.webdriver.browserName ?? state.engine} ${state.webdriver.browserVersion ?? ''}`.trim(),
       },
     }),
+  describe(state) {
+    const wd = state.webdriver;
+    const browser =
+      `browser  ${wd.browserName ?? state.engine} ${wd.browserVersion ?? ''} over ${SERVER_NAMES[wd.kind]} at ${wd.endpoint}` +
+      `${wd.pids.length ? ` (pids ${wd.pids.join(', ')})` : ''}, session ${wd.sessionId}`;
+    return pageLines(state, state.engine, browser);
+  },
+  processes: (_state, alive) => ({
+    text: `, webdriver server ${aliveWord(alive.webdriver)}, browser ${aliveWord(alive.browser)}, app ${aliveWord(alive.app)}`,
+  }),
+};
+
+/** The server each kind of WebDriver session runs on, as `perf status` names it. */
+const SERVER_NAMES: Record<WebDriverSessionState['webdriver']['kind'], string> = {
+  webkit: 'WebKitWebDriver',
+  tauri: 'tauri-driver',
+  chromedriver: 'chromedriver',
 };
