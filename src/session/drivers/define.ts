@@ -62,8 +62,9 @@ export function aliveWord(b: boolean | null | undefined): string {
 /** A page session's lines: the app, the page and the driver, then the driver's browser line, then the session. */
 export function pageLines(state: Exclude<AnySessionState, { driver: 'pty' }>, engine: string, browser: string): string[] {
   const desktop = state.options.desktop ? ` (desktop ${state.options.desktop.binary})` : '';
+  const app = `${state.app.kind}${state.app.pid ? `, pid ${state.app.pid}` : ''}`;
   return [
-    `app      ${state.appUrl || '(none: the desktop app loads its own page)'} (${state.app.kind}${state.app.pid ? `, pid ${state.app.pid}` : ''})`,
+    `app      ${state.appUrl || '(none: the desktop app loads its own page)'} (${app})`,
     `page     ${state.pageUrl}`,
     `driver   ${state.driver}, engine ${engine}${desktop}`,
     browser,
