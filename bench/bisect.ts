@@ -26,6 +26,10 @@
  * not name it: a fixed 10-repeat compare was inconclusive at a commit, its exit 125 made git bisect skip it, and git
  * ended with only skipped candidates left (exit 2). Ratio 0.79×. `--repeat 5` (a smaller first look) was slower:
  * one midpoint needed 26 repeats.
+ * Since midpoints on a ms metric measure timing repeats alone (no profiled repeat every other unit), one try
+ * (2026-12-05, a noisy hour: the endpoints and c11 both ran to the 20-unit cap): ours 763 s (6 comparisons, c11
+ * found), the peer 773 s (5 runs, c11 found): 0.99x. The midpoints' run files hold 1 + n repeats per arm for n
+ * units, where they held 1 + 1.5 n.
  */
 import { spawn } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

@@ -17,7 +17,8 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { bisectBrief } from '../src/mcp/bisect-tool.js';
-import { sideThresholds, type BisectResult } from '../src/runner/bisect.js';
+import { midpointTiming, sideThresholds, type BisectResult } from '../src/runner/bisect.js';
+import { repeatSchedule, repeatSlots } from '../src/runner/records.js';
 import { gitRepo, perfCli, ROOT, type GitRepo } from './helpers.js';
 
 const SCENARIO =
@@ -215,4 +216,20 @@ test('midpoints are judged at half the step when the step is over twice the erro
   const perMetric = sideThresholds(t, 'load.requests', 12);
   assert.deepEqual(perMetric.metrics, { 'load.requests': { warnPct: 6, errorPct: 6 } });
   assert.equal(perMetric.errorPct, 25);
+});
+
+test('a midpoint on a ms metric with timing repeats measures timing repeats alone; endpoints and counts keep the evidence', () => {
+  const on = { timing: true };
+  const off = { timing: false };
+  assert.deepEqual(midpointTiming(true, 'counters.threadCpuMs', on, on), { timing: 'only' });
+  // The endpoints' comparison keeps its attribution repeats: the answer's "what grew" comes from it.
+  assert.deepEqual(midpointTiming(false, 'counters.threadCpuMs', on, on), {});
+  // A count is read from every repeat, and some counts only from the profiled ones.
+  assert.deepEqual(midpointTiming(true, 'load.transferBytes', on, on), {});
+  assert.deepEqual(midpointTiming(true, 'counters.threadCpuMs', on, off), {});
+  assert.deepEqual(midpointTiming(true, null, on, on), {});
+  assert.deepEqual(repeatSchedule(4, 'only'), ['timing', 'timing', 'timing', 'timing']);
+  assert.deepEqual(repeatSchedule(4, true), ['timing', 'attribution', 'timing', 'timing', 'attribution', 'timing']);
+  assert.deepEqual(repeatSlots(4, 6, 'only'), ['timing', 'timing']);
+  assert.deepEqual(repeatSchedule(2, false), ['attribution', 'attribution']);
 });

@@ -18,6 +18,7 @@ import { join } from 'node:path';
 import { Browser } from '../src/drivers/cdp/browser.js';
 import { loadScenario } from '../src/scenario/load.js';
 import { runScenario } from '../src/runner/run.js';
+import { runAndJudge } from '../src/runner/judge.js';
 import { launchChrome } from '../src/drivers/cdp/chrome.js';
 import { writeJsonAtomic } from '../src/session/state.js';
 import type { RunFile } from '../src/perf/run-file.js';
@@ -91,6 +92,21 @@ test('restart reload: storage carries over (the second repeat sees visit 2), so 
   const second = run.repeats[1]!;
   assert.equal(second.status, 'failed');
   assert.equal(second.status === 'failed' && second.failure.error.code, 'expect_failed');
+});
+
+test("timing 'only' (a bisect's midpoints): both arms measure timing repeats alone, the warm-up too", { timeout: 120_000 }, async () => {
+  const sc = loadScenario(scenarioFile(`name: only\napp: { serve: FIXTURE, path: / }\nsteps:\n  - tap: Go\n${PAINT}`), { cwd: work });
+  const { res, comparison } = await runAndJudge({
+    kind: 'against',
+    baseline: sc,
+    candidate: sc,
+    options: { outDir: join(work, 'only'), repeat: 2, warmup: 1, timing: 'only', fixed: true },
+  });
+  assert.ok(comparison, 'both arms measured');
+  for (const arm of [res.baseline.run, res.candidate.run]) {
+    const modes = arm.repeats.map((r) => `${r.mode}${r.warmup ? ' (warm-up)' : ''}:${r.status}`);
+    assert.deepEqual(modes, ['timing (warm-up):measured', 'timing:measured', 'timing:measured'], arm.label);
+  }
 });
 
 test('a step failing in one repeat fails only that repeat, with its step, error and a screenshot', async () => {

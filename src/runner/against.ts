@@ -13,7 +13,7 @@ import type { Scenario } from '../scenario/load.js';
 import type { RestartMode } from '../drivers/define.js';
 import type { RepeatMode, RepeatRecord, RunFile } from '../perf/run-file.js';
 import { fileInFolder } from '../files.js';
-import { runFileName } from './records.js';
+import { runFileName, type TimingPlan } from './records.js';
 import { runSchedule, type Arm } from './scheduler.js';
 
 export { abbaOrder, type Arm } from './scheduler.js';
@@ -29,7 +29,7 @@ export interface AgainstOptions {
   repeat?: number;
   warmup?: number;
   restart?: RestartMode;
-  timing?: boolean;
+  timing?: TimingPlan;
   cwd?: string;
   signal?: AbortSignal;
   onProgress?: (e: AgainstProgress) => void;

@@ -25,7 +25,9 @@ import type { CompareRow } from '../perf/compare.js';
 import type { RunsComparison } from '../perf/compare-runs.js';
 import { loadScenario, type Scenario } from '../scenario/load.js';
 import { writeJsonAtomic } from '../session/state.js';
+import { isTimingMetric } from '../perf/metrics.js';
 import { runAndJudge } from './judge.js';
+import type { TimingPlan } from './records.js';
 import type { LookEvent } from './sequential.js';
 
 const run = promisify(execFile);
@@ -54,7 +56,10 @@ export interface Comparison {
   ci: CompareRow['ci'];
   /** Why a comparison is untestable or undecided, in one line. */
   why?: string;
-  /** The functions, layouts or steps that grew (issue 19's attribution), as the compare row carries them. */
+  /**
+   * The functions, layouts or steps that grew (issue 19's attribution), as the compare row carries them. A midpoint
+   * measured in timing repeats alone has none; the culprit's delta then carries the endpoints' (GOOD to BAD).
+   */
   attribution?: CompareRow['attribution'];
   cached: boolean;
 }
@@ -334,6 +339,23 @@ interface Ctx {
   active: number;
   /** The endpoints' shift on the metric (%, its worse direction), once measured: where the midpoints' boundary goes. */
   stepPct?: number;
+  /** The endpoints are judged: what is compared now is a midpoint (needed or speculative). */
+  midpoints?: boolean;
+}
+
+/**
+ * A midpoint on a milliseconds metric, with timing repeats in both scenarios, measures timing repeats alone: its
+ * verdict reads only those (the profiler's repeats inflate ms and are never judged), and the evidence of what grew
+ * is the endpoints' (kept with the answer). Each unit then costs one repeat instead of one and a half, the warm-up
+ * an unprofiled one.
+ */
+export function midpointTiming(
+  midpoint: boolean,
+  metric: string | null,
+  a: Pick<Scenario, 'timing'>,
+  b: Pick<Scenario, 'timing'>,
+): { timing?: TimingPlan } {
+  return midpoint && metric !== null && isTimingMetric(metric) && a.timing && b.timing ? { timing: 'only' } : {};
 }
 
 /**
@@ -436,11 +458,13 @@ async function judgeCommits(ctx: Ctx, baseline: string, candidate: string, metri
   let out: Comparison;
   try {
     const [a, b] = [await ctx.checkouts.folder(baseline), await ctx.checkouts.folder(candidate)];
+    const [scA, scB] = [scenarioAt(a, ctx, metric), scenarioAt(b, ctx, metric)];
     const judged = await runAndJudge({
       kind: 'against',
-      baseline: scenarioAt(a, ctx, metric),
-      candidate: scenarioAt(b, ctx, metric),
+      baseline: scA,
+      candidate: scB,
       options: {
+        ...midpointTiming(ctx.midpoints === true, metric, scA, scB),
         outDir: join(o.outDir, `${short(baseline)}-vs-${short(candidate)}`),
         ...(o.repeat !== undefined ? { repeat: o.repeat } : {}),
         ...(o.maxRepeat !== undefined ? { maxRepeat: o.maxRepeat } : {}),
@@ -603,12 +627,15 @@ export async function bisect(opts: BisectOptions): Promise<BisectResult> {
     if (ends.judgement !== 'worse' || !metric) return { outcome: 'not_reproduced', metric, endpoints: ends, tested, durationMs: elapsed() };
     const all = [range.good, ...range.between, range.bad];
     if (ends.deltaPct !== null) ctx.stepPct = Math.abs(ends.deltaPct);
+    ctx.midpoints = true;
     const found = await search(ctx, all, metric, tested);
     if (found === 'interrupted') return { outcome: 'interrupted', metric, tested, durationMs: elapsed() };
     if (found.skipped.length)
       return { outcome: 'ambiguous', metric, candidates: [...found.skipped, found.hi].map((i) => all[i]!), tested, durationMs: elapsed() };
     const culprit = all[found.hi]!;
-    const delta = tested.find((t) => t.commit === culprit.commit)?.comparisons.find((x) => x.judgement === 'worse') ?? ends;
+    const own = tested.find((t) => t.commit === culprit.commit)?.comparisons.find((x) => x.judgement === 'worse');
+    // A timing-only midpoint kept no profile: what grew is then told by the endpoints' comparison.
+    const delta = !own ? ends : own.attribution || !ends.attribution ? own : { ...own, attribution: ends.attribution };
     return { outcome: 'found', metric, culprit: { ...culprit, delta }, tested, durationMs: elapsed() };
   } finally {
     // Speculative comparisons still running measure in these checkouts: they finish (and are cached) first.

@@ -19,12 +19,19 @@ export function runFileName(sc: Pick<Scenario, 'name' | 'variant'>, label: strin
 }
 
 /**
+ * Which repeats a run measures: false = attribution repeats only (the profiler on: ms inflated, evidence kept);
+ * true = timing repeats with an attribution repeat every other unit; 'only' = timing repeats alone, no evidence
+ * (a bisect's midpoints, which only ask which side of a step in milliseconds a commit is on).
+ */
+export type TimingPlan = boolean | 'only';
+
+/**
  * The modes of repeat units `from` … `to` − 1. Without timing each unit is one attribution repeat. With
  * timing, T,A,T,T,A,T…: every unit is a timing repeat and an attribution repeat follows every other one,
  * so the timing repeats carry the milliseconds and the attribution ones the evidence (profiles, insights).
- * Units continue across calls: a sequential run extends the same pattern.
+ * 'only': T,T,T…. Units continue across calls: a sequential run extends the same pattern.
  */
-export function repeatSlots(from: number, to: number, timing: boolean): RepeatMode[] {
+export function repeatSlots(from: number, to: number, timing: TimingPlan): RepeatMode[] {
   const out: RepeatMode[] = [];
   for (let k = from; k < to; k++) {
     if (!timing) {
@@ -32,13 +39,13 @@ export function repeatSlots(from: number, to: number, timing: boolean): RepeatMo
       continue;
     }
     out.push('timing');
-    if (k % 2 === 0) out.push('attribution');
+    if (timing !== 'only' && k % 2 === 0) out.push('attribution');
   }
   return out;
 }
 
 /** The first `repeat` units' modes (see repeatSlots). */
-export function repeatSchedule(repeat: number, timing: boolean): RepeatMode[] {
+export function repeatSchedule(repeat: number, timing: TimingPlan): RepeatMode[] {
   return repeatSlots(0, repeat, timing);
 }
 

@@ -26,6 +26,7 @@ import {
   notSaved,
   repeatSchedule,
   repeatSlots,
+  type TimingPlan,
   withServeHost,
 } from './records.js';
 import { runRepeatOn } from './repeat.js';
@@ -68,7 +69,7 @@ export interface ScheduleOptions {
   cwd: string;
   repeat: number;
   warmup: number;
-  timing: boolean;
+  timing: TimingPlan;
   /** Selenium Grid base URL (--grid); else the last arm's browser.endpoint when it is a Grid. */
   grid?: string;
   serveHost?: string;
@@ -154,7 +155,11 @@ class Scheduler {
     this.sessionScenario = opts.arms[opts.arms.length - 1]!.sc;
     this.grid = opts.grid ?? gridUrlOf(this.sessionScenario.browser.endpoint);
     this.schedule = [
-      ...Array.from({ length: opts.warmup }, () => ({ mode: 'attribution' as RepeatMode, warmup: true })),
+      // A warm-up runs what the measured repeats will run: the profiler too, unless none of them profiles.
+      ...Array.from({ length: opts.warmup }, () => ({
+        mode: (opts.timing === 'only' ? 'timing' : 'attribution') as RepeatMode,
+        warmup: true,
+      })),
       ...repeatSchedule(opts.repeat, opts.timing).map((m) => ({ mode: m, warmup: false })),
     ];
     this.units = opts.repeat;

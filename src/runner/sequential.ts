@@ -14,6 +14,7 @@ import { writeJsonAtomic } from '../session/state.js';
 import { runAgainst, type AgainstOptions, type AgainstResult } from './against.js';
 import type { RunFile, SequentialRecord } from '../perf/run-file.js';
 import { repeatSlots, runScenario, type RunOptions } from './run.js';
+import type { TimingPlan } from './records.js';
 
 /** One look adds one round: two repeats per growing arm (A B B A in an interleaved compare), so drift cancels within it. */
 export const ROUND_UNITS = 2;
@@ -23,8 +24,8 @@ export interface SequentialPlan {
   repeat: number;
   /** Most units per arm. */
   maxRepeat: number;
-  /** Timing-mode units (T,A,T,T,A…): max sizes count both modes. */
-  timing: boolean;
+  /** Timing-mode units (T,A,T,T,A…, or T,T,T… for 'only'): max sizes count both modes. */
+  timing: TimingPlan;
   /** Stop adding rounds once this much wall time has passed (ms). */
   budgetMs?: number;
   alpha?: number;
