@@ -27,7 +27,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const DIST = join(ROOT, 'dist', 'test');
@@ -157,10 +157,16 @@ const JOBS = Math.max(1, Number(process.env.TEST_JOBS ?? 2));
 const KILL_GRACE_MS = 5000;
 // After a job's process exits, its output pipes get this long to drain before the job counts as done.
 const PIPE_GRACE_MS = 2000;
-const NODE_TEST = ['--test', '--test-concurrency=1', '--test-timeout=900000', '--test-force-exit'];
+// --test-force-exit ends a file whose tests are done but which left a handle open; test/blocking-stdio.mjs keeps it from
+// cutting the file's last results (see there).
+const BLOCKING_STDIO = pathToFileURL(join(ROOT, 'test', 'blocking-stdio.mjs')).href;
+const NODE_TEST = [`--import=${BLOCKING_STDIO}`, '--test', '--test-concurrency=1', '--test-timeout=900000', '--test-force-exit'];
 // Each job prints the CPU seconds it and the descendants it reaped used (test/with-cpu.mjs): a lower bound (a killed
 // browser's helper processes are reaped by init, not by the job), beside the machine's busy CPU for the whole run.
 const WITH_CPU = join(ROOT, 'test', 'with-cpu.mjs');
+
+// node --test names a file's own test by its path: seen at the top level, the file's results never arrived.
+const OWN_RESULTS_LOST = new RegExp(`^(?:not )?ok \\d+ - ${DIST.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/\\S+\\.test\\.js$`, 'm');
 
 /** One node --test process: files, and a name pattern when a file is split. */
 function jobsOf(files) {
@@ -251,7 +257,12 @@ function killAll(signal) {
 function runJob(job) {
   const started = Date.now();
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [WITH_CPU, ...NODE_TEST, ...job.args], { cwd: ROOT, env: childEnv, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [WITH_CPU, ...NODE_TEST, ...job.args], {
+      cwd: ROOT,
+      env: childEnv,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     process.stderr.write(`lanes: start ${job.name} (process group ${child.pid})\n`);
     running.add(child);
     tellWatchdog(`+${child.pid}`);
@@ -271,14 +282,26 @@ function runJob(job) {
       const text = Buffer.concat(out).toString('utf8');
       const count = (what) => Number(new RegExp(`^# ${what} (\\d+)$`, 'm').exec(text)?.[1] ?? 0);
       const cpu = Number(/^# cpu-seconds ([\d.]+)$/m.exec(text)?.[1] ?? NaN);
-      const ok = code === 0;
+      // Lost results, which node --test still counts as passing: no summary at all, or the file itself reported as one
+      // test (its process ended before any of its own results reached the runner: a process.exit() in a test).
+      const lost = !/^# tests \d+$/m.test(text) ? 'no TAP summary' : OWN_RESULTS_LOST.test(text) ? 'the file ended early' : undefined;
+      const ok = code === 0 && !lost;
       process.stdout.write(`\n# ===== ${job.name} =====\n${text}`);
       process.stderr.write(
         `lanes: ${ok ? 'ok  ' : 'FAIL'} ${job.name} in ${seconds.toFixed(1)} s${Number.isNaN(cpu) ? '' : `, cpu ${cpu.toFixed(1)} s`}` +
           ` (pass ${count('pass')}, fail ${count('fail')}` +
-          `${signal ? `, killed by ${signal}` : ''})\n`,
+          `${signal ? `, killed by ${signal}` : ''}${code === 0 && lost ? `, ${lost}: results lost` : ''})\n`,
       );
-      resolve({ job, ok, seconds, cpu: Number.isNaN(cpu) ? 0 : cpu, pass: count('pass'), fail: count('fail'), tests: count('tests'), skipped: count('skipped') });
+      resolve({
+        job,
+        ok,
+        seconds,
+        cpu: Number.isNaN(cpu) ? 0 : cpu,
+        pass: count('pass'),
+        fail: count('fail'),
+        tests: count('tests'),
+        skipped: count('skipped'),
+      });
     };
     child.on('close', finish);
     // A process that left the group but kept our pipe open must not hold the run: 'close' gets this long.
