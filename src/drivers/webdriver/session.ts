@@ -44,6 +44,9 @@ const CHROME_ARGS = [
   '--disable-background-networking',
   '--disable-component-update',
   '--disable-sync',
+  // As the CDP driver's (drivers/cdp/chrome.ts SOFT_NAVIGATION_FLAG): the soft-navigation entries, off by default in
+  // Chromium 150. Written out: only drivers/cdp imports the CDP driver's code.
+  '--enable-features=SoftNavigationHeuristics',
   '--window-size=1280,800',
 ];
 // Long enough for a runtime call that waits (expect, the gate): each caps its own wait below this.

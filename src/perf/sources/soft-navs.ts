@@ -10,6 +10,7 @@ import { round } from '../profile.js';
 import { stepAt } from './interactions.js';
 import { defineSource, probeReason, type Emit } from './source.js';
 
+const NO_SOFT_NAVS = 'this browser reports no soft navigations (Chromium 139+ does with --enable-features=SoftNavigationHeuristics)';
 // Ten: a flow of more route changes than this is read from the run file's metrics, not the report.
 const TOP_SOFT_NAVS = 10;
 
@@ -52,9 +53,7 @@ export const softNavsSource = defineSource<{ list: SoftNavigation[]; total: numb
   emits: [M.softNavsCount, M.softNavsNextPaintMs, M.softNavsLcpMs],
   // Answered only where the probe said whether the browser reports them (reports before it did not).
   cover: ({ raw }) =>
-    raw.support?.softNav === undefined
-      ? {}
-      : { softNavs: probeReason(raw) ?? (raw.support.softNav ? null : 'this browser reports no soft navigations (Chromium 139+ does)') },
+    raw.support?.softNav === undefined ? {} : { softNavs: probeReason(raw) ?? (raw.support.softNav ? null : NO_SOFT_NAVS) },
   measure({ raw, spans, read }) {
     if (!read('softNavs')) return { emits: [], findings: { list: [], total: 0 } };
     const list = softNavigations(raw.messages, spans, raw.startedAt);
