@@ -25,7 +25,10 @@ export interface WebDriverPageOptions {
    * new session, this stops it and starts another, returning its endpoint, for the one retry.
    */
   restartServer?: () => Promise<{ endpoint: string; pid?: number }>;
-  /** How long the new session may take before the server counts as hung. Default 60 s. */
+  /**
+   * How long the first new session may take before the server counts as hung. Default 60 s. The retry on the fresh
+   * server always gets the default: it is the last chance, and a real browser start on a loaded machine takes seconds.
+   */
   newSessionTimeoutMs?: number;
 }
 
@@ -107,7 +110,7 @@ export async function openWebDriverPage(o: WebDriverPageOptions): Promise<WebDri
     }
     const again = await restart();
     try {
-      return await openOn(o, again.endpoint, server, again.pid ?? o.serverPid);
+      return await openOn({ ...o, newSessionTimeoutMs: undefined }, again.endpoint, server, again.pid ?? o.serverPid);
     } catch (again) {
       await server?.close();
       throw again;
