@@ -11,6 +11,7 @@ import { delimiter, join } from 'node:path';
 import { PerfError } from '../../errors.js';
 import { trackFolder, trackProcess, terminate, isAlive } from '../../processes.js';
 import { isExecutable } from '../../files.js';
+import { SOFT_NAVIGATION_FLAG } from '../runtime/perf-probe.js';
 
 export const INSTALL_HINT =
   'install Chromium: Debian/Ubuntu `sudo apt-get install -y chromium` (Ubuntu: chromium-browser), ' +
@@ -70,9 +71,6 @@ export function chromeVersion(path: string): string {
   return out.trim();
 }
 
-/** Chromium's soft navigation heuristics, which the probe's softNavs.* entries come from. */
-export const SOFT_NAVIGATION_FLAG = '--enable-features=SoftNavigationHeuristics';
-
 /**
  * Flags every launch uses. The first group is required on this kind of machine (root, no GPU, closed
  * network); the second keeps timing honest (no background throttling of the page under test).
@@ -101,8 +99,6 @@ export const BASE_FLAGS = [
   // renderer of their own, doubling the process starts of a context restart.
   '--disable-features=Translate,OptimizationHints,MediaRouter,DialMediaRouteProvider,CalculateNativeWinOcclusion,' +
     'InterestFeedContentSuggestions,WebUIOmniboxPopup,WebUIOmniboxAimPopup,WebUIOmniboxFullPopup',
-  // The soft-navigation and interaction-contentful-paint entries (softNavs.*): Chromium 139-14x builds had them on by
-  // default (their field-trial testing config), Debian's Chromium 150 lists neither without this feature.
   SOFT_NAVIGATION_FLAG,
 ];
 

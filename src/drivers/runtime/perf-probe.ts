@@ -18,6 +18,13 @@ import { PERF_PROBE_URL, type ProbeFrames, type ProbeMessage, type ProbeSupport 
 export const PERF_BINDING = '__rehearsePerf';
 
 /**
+ * What a Chromium needs for the probe's soft-navigation and interaction-contentful-paint entries (softNavs.*): its
+ * 139-14x builds had the feature on by default (their field-trial testing config), Debian's 150 lists neither
+ * without it. Every Chromium a driver starts gets it (CDP, chromedriver, the Grid).
+ */
+export const SOFT_NAVIGATION_FLAG = '--enable-features=SoftNavigationHeuristics';
+
+/**
  * Runs in the page. Idempotent per token: a second run on the same document keeps the first probe.
  * `countFrames` runs a continuous rAF loop: only when the trace is missing, because a rAF loop makes
  * every frame a main-thread frame and changes what the compositor reports (measured on the janky list:

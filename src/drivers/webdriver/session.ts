@@ -8,6 +8,7 @@ import { BidiConnection } from './bidi.js';
 import { WebDriverClient } from './client.js';
 import { WebDriverPageDriver } from './page-driver.js';
 import { miniBrowserPath, startWebDriverServer, type WebDriverServer, type WebDriverServerKind } from './server.js';
+import { SOFT_NAVIGATION_FLAG } from '../runtime/perf-probe.js';
 
 export interface WebDriverPageOptions {
   kind: WebDriverServerKind;
@@ -47,9 +48,7 @@ const CHROME_ARGS = [
   '--disable-background-networking',
   '--disable-component-update',
   '--disable-sync',
-  // As the CDP driver's (drivers/cdp/chrome.ts SOFT_NAVIGATION_FLAG): the soft-navigation entries, off by default in
-  // Chromium 150. Written out: only drivers/cdp imports the CDP driver's code.
-  '--enable-features=SoftNavigationHeuristics',
+  SOFT_NAVIGATION_FLAG,
   '--window-size=1280,800',
 ];
 // Long enough for a runtime call that waits (expect, the gate): each caps its own wait below this.

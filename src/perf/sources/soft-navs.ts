@@ -9,8 +9,9 @@ import * as M from '../metrics.js';
 import { round } from '../profile.js';
 import { stepAt } from './interactions.js';
 import { defineSource, probeReason, type Emit } from './source.js';
+import { SOFT_NAVIGATION_FLAG } from '../../drivers/runtime/perf-probe.js';
 
-const NO_SOFT_NAVS = 'this browser reports no soft navigations (Chromium 139+ does with --enable-features=SoftNavigationHeuristics)';
+const NO_SOFT_NAVS = `this browser reports no soft navigations (Chromium 139+ does with ${SOFT_NAVIGATION_FLAG})`;
 // Ten: a flow of more route changes than this is read from the run file's metrics, not the report.
 const TOP_SOFT_NAVS = 10;
 
