@@ -46,6 +46,21 @@ const REFUSED = {
     at: ':2:8:',
     says: /cache is the HTTP cache at a measured load: it needs measure: load/,
   },
+  quietAlone: {
+    text: 'app: { serve: ./app }\nloadQuietMs: 300\nsteps:\n  - tap: Go\n',
+    at: ':2:14:',
+    says: /loadQuietMs is the quiet that ends a measured load: it needs measure: load/,
+  },
+  quietTooShort: {
+    text: 'app: { serve: ./app }\nmeasure: load\nloadQuietMs: 20\nsteps: []\n',
+    at: ':3:14:',
+    says: /loadQuietMs: must be >= 100/,
+  },
+  terminalQuiet: {
+    text: 'app:\n  terminal: { command: cat }\nloadQuietMs: 300\nsteps:\n  - press_key: a\n',
+    at: ':3:14:',
+    says: /loadQuietMs is for web pages: a terminal program has no page load to measure/,
+  },
   coldSetup: {
     text: 'app: { serve: ./app }\nmeasure: load\ncache: cold\nsetup:\n  - tap: Go\nsteps: []\n',
     at: ':5:3:',
@@ -62,6 +77,9 @@ test('measure: load loads with no steps; the cache follows browser.restart (relo
   const cold = loadScenario(write('cold', 'app: { serve: ./app }\nmeasure: load\nsteps: []\n'), { cwd: dir });
   assert.equal(cold.measure, 'load');
   assert.equal(cold.cache, 'cold');
+  assert.equal(cold.loadQuietMs, 1000, "Lighthouse's quiet thresholds by default");
+  const quick = loadScenario(write('quick', 'app: { serve: ./app }\nmeasure: load\nloadQuietMs: 250\nsteps: []\n'), { cwd: dir });
+  assert.equal(quick.loadQuietMs, 250);
   assert.equal(cold.steps.length, 0);
   const warm = loadScenario(write('warm', 'app: { serve: ./app }\nbrowser: { restart: reload }\nmeasure: load\nsteps: []\n'), {
     cwd: dir,

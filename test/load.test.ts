@@ -147,3 +147,30 @@ test('cache: warm on app.serve still transfers everything: the static server ans
     assert.equal(metric(rep, 'load.requests'), REQUESTS);
   }
 });
+
+test('loadQuietMs: a fetch 1.2 s after the load event is in a window that waits 2.5 s of quiet, not in one that waits 0.2 s', () => {
+  writeFileSync(
+    join(work, 'app', 'late.html'),
+    '<!doctype html><html><head><meta charset="utf-8"><title>late</title><link rel="icon" href="data:,"></head>' +
+      '<body><h1>Late</h1><script>addEventListener("load", () => setTimeout(() => fetch("late.txt").then((r) => r.text()), 1200));' +
+      '</script></body></html>',
+  );
+  writeFileSync(join(work, 'app', 'late.txt'), 'late\n');
+  const requests = (name: string, quietMs: number): number | undefined => {
+    writeFileSync(
+      join(work, `${name}.yaml`),
+      `name: ${name}\napp: { serve: ./app, path: /late.html }\nmeasure: load\nloadQuietMs: ${quietMs}\n` +
+        'repeat: 1\nwarmup: 0\ntiming: false\nsteps: []\n',
+    );
+    const r = perf(['run', `${name}.yaml`, '--out', 'out']);
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    const run = JSON.parse(readFileSync(join(work, 'out', `${name}-run.json`), 'utf8')) as RunFile;
+    const [rep] = run.repeats.filter((x): x is Measured => x.status === 'measured');
+    assert.equal(rep?.report.load?.ended, 'quiet', JSON.stringify(run.repeats));
+    return metric(rep!, 'load.requests');
+  };
+  // The page alone (its icon is a data: URL), then the page and the late fetch. The body is read: Chromium finishes a
+  // fetch whose body nobody reads only when the connection closes, and until then it is in flight.
+  assert.equal(requests('quiet-short', 200), 1);
+  assert.equal(requests('quiet-long', 2500), 2);
+});

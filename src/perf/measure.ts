@@ -38,8 +38,8 @@ export const LOAD_TIMEOUT_MS = 30_000;
 export const BLANK_TIMEOUT_MS = 10_000;
 
 /** How a measured load ends (the quiet rule and its deadline), with the cache as asked. */
-export function loadOptions(cache: 'cold' | 'warm'): LoadOptions {
-  return { quietMs: LOAD_QUIET_MS, timeoutMs: LOAD_TIMEOUT_MS, clearCache: cache === 'cold' };
+export function loadOptions(cache: 'cold' | 'warm', quietMs = LOAD_QUIET_MS): LoadOptions {
+  return { quietMs, timeoutMs: LOAD_TIMEOUT_MS, clearCache: cache === 'cold' };
 }
 
 export interface Began {

@@ -157,7 +157,7 @@ async function openMeasuredLoad(host: SessionHost, sc: Scenario, rc: RepeatConte
   const close = (): Promise<unknown> => withinMs('perf_end', END_TIMEOUT_MS, endMeasure(host)).catch(() => undefined);
   try {
     const page = await host.page();
-    const load = await measureLoad(host, page.perf, rc.url, loadOptions(sc.cache));
+    const load = await measureLoad(host, page.perf, rc.url, loadOptions(sc.cache, sc.loadQuietMs));
     if (load.status >= 400) {
       throw new PerfError({ code: 'app_http_error', kind: 'failed', message: `the app answered HTTP ${load.status} for ${rc.url}` });
     }

@@ -18,6 +18,7 @@ import { stepRefusal } from '../engine/driver-steps.js';
 import { bestErrors, compile, describeAjvError } from '../engine/validate.js';
 import { scenarioSchema, SCENARIO_NAME_ALLOWED } from './schema.js';
 import { checkMetricName, type MetricKind, type ResolvedMetric } from '../perf/metrics.js';
+import { LOAD_QUIET_MS } from '../perf/measure.js';
 import { BUDGET_UNIT_NAMES, isBudgetUnit, toMetricUnit, unitsForKind, type BudgetUnit } from '../perf/budget-units.js';
 
 export interface StepCall {
@@ -99,6 +100,8 @@ export interface Scenario {
   measure: 'steps' | 'load';
   /** HTTP cache at a measured load: `cold` empty, `warm` filled by opening the app once after the restart. */
   cache: 'cold' | 'warm';
+  /** How long a measured load must stay quiet after its load event before its window ends (`measure: load`). */
+  loadQuietMs: number;
   vars: Record<string, string | number | boolean>;
   /** Steps run once per run before the repeats (a sign-in); the state they leave is restored at every clean restart. */
   setupOnce: StepCall[];
@@ -354,18 +357,19 @@ function leaksOf(l: Partial<Scenario['leaks']> | undefined): Scenario['leaks'] {
   };
 }
 
-/** `measure` and `cache`: a cold cache unless a reload restart keeps the page's (and the scenario says nothing). */
-function measureOf(src: Located, w: Written, restart: RestartMode): Pick<Scenario, 'measure' | 'cache'> {
+/** `measure`, `cache` and `loadQuietMs`: a cold cache unless a reload restart keeps the page's (and the scenario says nothing). */
+function measureOf(src: Located, w: Written, restart: RestartMode): Pick<Scenario, 'measure' | 'cache' | 'loadQuietMs'> {
   const measure = (w.merged.measure as Scenario['measure'] | undefined) ?? 'steps';
   const cache = (w.merged.cache as Scenario['cache'] | undefined) ?? (restart === 'reload' ? 'warm' : 'cold');
-  if (w.merged.cache !== undefined && measure !== 'load') {
-    throw src.fail(
-      w.at(['cache']),
-      'cache is the HTTP cache at a measured load: it needs measure: load',
-      'add measure: load, or drop cache',
-    );
+  for (const [key, what] of [
+    ['cache', 'the HTTP cache at a measured load'],
+    ['loadQuietMs', 'the quiet that ends a measured load'],
+  ] as const) {
+    if (w.merged[key] !== undefined && measure !== 'load') {
+      throw src.fail(w.at([key]), `${key} is ${what}: it needs measure: load`, `add measure: load, or drop ${key}`);
+    }
   }
-  return { measure, cache };
+  return { measure, cache, loadQuietMs: (w.merged.loadQuietMs as number | undefined) ?? LOAD_QUIET_MS };
 }
 
 /** The file's text, size-checked; a DevTools Recorder recording (.json) converted to its YAML. */

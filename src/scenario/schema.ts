@@ -9,6 +9,7 @@ import { NETWORK_KEY } from '../steps/network.js';
 import { NAME_PART } from '../files.js';
 import { driversOn } from '../drivers/registry.js';
 import { BUDGET_UNIT_NAMES } from '../perf/budget-units.js';
+import { LOAD_QUIET_MS } from '../perf/measure.js';
 
 /** What a scenario's `name:` may hold (a file name part; a / or a space would not be). */
 export const SCENARIO_NAME_ALLOWED = 'letters, digits, _, . and -';
@@ -251,6 +252,15 @@ function overridableProperties(stepList: JsonSchema): Record<string, JsonSchema>
     cache: {
       enum: ['cold', 'warm'],
       description: 'HTTP cache at a measured load: cold (empty) or warm (the app opened once first). Default: warm with restart reload.',
+    },
+    loadQuietMs: {
+      type: 'integer',
+      minimum: 100,
+      maximum: 30000,
+      description:
+        'With measure: load, how long the page must stay quiet after its load event (no request, long task, layout shift or LCP ' +
+        `candidate) before the load window ends. Default ${LOAD_QUIET_MS} (Lighthouse's quiet thresholds). Shorter ends each ` +
+        'repeat sooner where only counts are gated (bytes, requests); longer waits for content that arrives late.',
     },
     leaks: {
       type: 'object',

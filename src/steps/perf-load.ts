@@ -8,6 +8,7 @@ import {
   BEGIN_TIMEOUT_MS,
   BLANK_TIMEOUT_MS,
   END_TIMEOUT_MS,
+  LOAD_QUIET_MS,
   LOAD_TIMEOUT_MS,
   beginMeasure,
   endMeasure,
@@ -35,13 +36,19 @@ export const perfLoad = defineStep({
   description: 'Measure a page load of url: load.* metrics, the LCP element, the 5 largest requests.',
   details:
     'In its own timing-mode window: about:blank, then url with the load probe at the document start, until the page is ' +
-    'quiet (load event, then 1 s without a request, long task, shift or LCP candidate; at most 30 s). cache: warm ' +
+    'quiet (load event, then quietMs (default 1 s) without a request, long task, shift or LCP candidate; at most 30 s). cache: warm ' +
     '(default) or cold. Refused while a perf session is open; perf_insight and perf_trace read the window afterwards.',
   args: {
     type: 'object',
     properties: {
       url: { type: 'string', description: 'App path or http(s) URL; default: this page.' },
       cache: { type: 'string', enum: ['warm', 'cold'], description: 'warm (default), or cold: HTTP cache cleared.' },
+      quietMs: {
+        type: 'integer',
+        minimum: 100,
+        maximum: 30000,
+        description: `Quiet after the load event that ends the load, in ms (a scenario's loadQuietMs). Default ${LOAD_QUIET_MS}.`,
+      },
     },
     additionalProperties: false,
   } as const,
@@ -56,7 +63,7 @@ export const perfLoad = defineStep({
     await withinMs('perf_load begin', BEGIN_TIMEOUT_MS, beginMeasure(ctx.host, ctx.page.perf, { mode: 'timing', phases: false }));
     let status: number;
     try {
-      ({ status } = await measureLoad(ctx.host, ctx.page.perf, url, loadOptions(cache)));
+      ({ status } = await measureLoad(ctx.host, ctx.page.perf, url, loadOptions(cache, args.quietMs)));
     } catch (e) {
       // Close the window so the page is left without a half-open trace, then say why the load failed.
       await withinMs('perf_load end', END_TIMEOUT_MS, endMeasure(ctx.host)).catch(() => undefined);

@@ -6,8 +6,8 @@ import { defineDriver } from '../define.js';
 
 // The keys of a web app's environment; a terminal's screen is app.terminal.cols and rows.
 const BROWSER_KEYS = ['browser', 'viewport', 'cpuThrottle', 'network'] as const;
-// A page load's keys (measure: load, its cache state).
-const LOAD_KEYS = ['measure', 'cache'] as const;
+// A page load's keys (measure: load, its cache state, its quiet rule).
+const LOAD_KEYS = ['measure', 'cache', 'loadQuietMs'] as const;
 
 export const ptyDriver = defineDriver({
   name: 'pty',
