@@ -6,7 +6,7 @@
  */
 import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RunFile } from '../src/perf/run-file.js';
 import { gridSessions, startHubAndNodes, startStandalone } from './grid-server.js';
@@ -14,6 +14,12 @@ import { copyBaselinesFromAnotherCpu, DIALOG, LIST, perf, perfAsync, skip, SMALL
 
 after(() => rmSync(work, { recursive: true, force: true }));
 before(copyBaselinesFromAnotherCpu);
+
+/** How many runs under `out` have checkpointed their first repeat's trace (.<run>-traces/repeat0.json). */
+function firstRepeats(out: string): number {
+  if (!existsSync(out)) return 0;
+  return readdirSync(out).filter((d) => /^\..+-traces$/.test(d) && existsSync(join(out, d, 'repeat0.json'))).length;
+}
 
 test(
   'hub + two nodes: perf gate --parallel 2 gives the verdicts of a serial gate; a node that hangs mid-gate (frozen: no connection closes) → exit 3 for its run, no session left',
@@ -61,7 +67,7 @@ test(
         'baselines',
         '--grid',
         grid.url,
-        // Enough repeats that both runs are still going 2 s after both sessions exist, when one node is frozen.
+        // Enough repeats that both runs are still going after each has measured one, when one node is frozen.
         '--repeat',
         '10',
         '--warmup',
@@ -73,8 +79,11 @@ test(
         'killed',
         '--json',
       ]);
+      // Frozen mid-run: once each run has measured a repeat (its checkpointed trace). Two sessions listed by the hub is
+      // not enough: a node frozen before its new-session reply is relayed leaves that run waiting on the new-session
+      // deadline (120 s, as long as a busy Grid may queue), not on the watch this test is about.
       await until('two Grid sessions', async () => (await gridSessions(grid.url)) === 2, 120_000);
-      await new Promise((r) => setTimeout(r, 2000));
+      await until('a measured repeat in each run', async () => firstRepeats(join(work, 'killed')) === 2, 120_000);
       grid.nodes[0]!.freeze();
       const frozenAt = Date.now();
       const r = await p.done;
