@@ -174,3 +174,22 @@ test('loadQuietMs: a fetch 1.2 s after the load event is in a window that waits 
   assert.equal(requests('quiet-short', 200), 1);
   assert.equal(requests('quiet-long', 2500), 2);
 });
+
+test('a fetch whose body the page never reads does not hold the load open: the window ends quiet, not at its deadline', () => {
+  writeFileSync(
+    join(work, 'app', 'unread.html'),
+    '<!doctype html><html><head><meta charset="utf-8"><title>unread</title><link rel="icon" href="data:,"></head>' +
+      '<body><h1>Unread</h1><script>addEventListener("load", () => setTimeout(() => fetch("late.txt"), 200));</script></body></html>',
+  );
+  writeFileSync(join(work, 'app', 'late.txt'), 'late\n');
+  writeFileSync(
+    join(work, 'unread.yaml'),
+    'name: unread\napp: { serve: ./app, path: /unread.html }\nmeasure: load\nrepeat: 1\nwarmup: 0\ntiming: false\nsteps: []\n',
+  );
+  const r = perf(['run', 'unread.yaml', '--out', 'out']);
+  assert.equal(r.code, 0, r.stdout + r.stderr);
+  const run = JSON.parse(readFileSync(join(work, 'out', 'unread-run.json'), 'utf8')) as RunFile;
+  const [rep] = run.repeats.filter((x): x is Measured => x.status === 'measured');
+  // Chromium keeps such a fetch loading (its body is never drained): it is a stalled response, not network activity.
+  assert.equal(rep?.report.load?.ended, 'quiet', JSON.stringify(rep?.report.warnings));
+});

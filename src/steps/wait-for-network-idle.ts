@@ -21,7 +21,9 @@ export const waitForNetworkIdle = defineStep({
   description:
     'Wait until no network request has been in flight for idleMs (default 500). ' +
     'A timeout is an answer {idle: false, inFlight: [urls]}, not a failure.',
-  details: 'inFlight lists what is still loading. Default timeout 15000 ms.',
+  details:
+    'inFlight lists what is still loading; a response with nothing arriving for 2 s (an unread fetch body, an idle event ' +
+    'stream) is not. Default timeout 15000 ms.',
   args: {
     type: 'object',
     properties: {
