@@ -56,6 +56,11 @@ const REFUSED = {
     at: ':3:14:',
     says: /loadQuietMs: must be >= 100/,
   },
+  quietTooLong: {
+    text: 'app: { serve: ./app }\nmeasure: load\nloadQuietMs: 20000\nsteps: []\n',
+    at: ':3:14:',
+    says: /loadQuietMs: must be <= 10000/,
+  },
   terminalQuiet: {
     text: 'app:\n  terminal: { command: cat }\nloadQuietMs: 300\nsteps:\n  - press_key: a\n',
     at: ':3:14:',

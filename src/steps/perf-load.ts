@@ -8,6 +8,7 @@ import {
   BEGIN_TIMEOUT_MS,
   BLANK_TIMEOUT_MS,
   END_TIMEOUT_MS,
+  LOAD_QUIET_MAX_MS,
   LOAD_QUIET_MS,
   LOAD_TIMEOUT_MS,
   beginMeasure,
@@ -46,7 +47,7 @@ export const perfLoad = defineStep({
       quietMs: {
         type: 'integer',
         minimum: 100,
-        maximum: 30000,
+        maximum: LOAD_QUIET_MAX_MS,
         description: `Quiet after the load event that ends the load, in ms (a scenario's loadQuietMs). Default ${LOAD_QUIET_MS}.`,
       },
     },
