@@ -31,6 +31,8 @@ export const BEGIN_TIMEOUT_MS = 15_000;
 export const END_TIMEOUT_MS = 60_000;
 // Lighthouse's quiet rule (networkQuietThresholdMs, cpuQuietThresholdMs and pauseAfterLoadMs are 1 s each).
 export const LOAD_QUIET_MS = 1000;
+// The shortest quiet a scenario may ask for: one poll of the quiet check (drivers/load.ts) is 100 ms.
+export const LOAD_QUIET_MIN_MS = 100;
 // The longest quiet a scenario may ask for: a third of LOAD_TIMEOUT_MS, so a page still has time to load before the quiet.
 export const LOAD_QUIET_MAX_MS = 10_000;
 // The longest a measured load may take, navigation to quiet: Lighthouse's maxWaitForLoad is 45 s; a page

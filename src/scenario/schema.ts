@@ -9,7 +9,7 @@ import { NETWORK_KEY } from '../steps/network.js';
 import { NAME_PART } from '../files.js';
 import { driversOn } from '../drivers/registry.js';
 import { BUDGET_UNIT_NAMES } from '../perf/budget-units.js';
-import { LOAD_QUIET_MAX_MS, LOAD_QUIET_MS } from '../perf/measure.js';
+import { LOAD_QUIET_MAX_MS, LOAD_QUIET_MIN_MS, LOAD_QUIET_MS } from '../perf/measure.js';
 
 /** What a scenario's `name:` may hold (a file name part; a / or a space would not be). */
 export const SCENARIO_NAME_ALLOWED = 'letters, digits, _, . and -';
@@ -255,7 +255,7 @@ function overridableProperties(stepList: JsonSchema): Record<string, JsonSchema>
     },
     loadQuietMs: {
       type: 'integer',
-      minimum: 100,
+      minimum: LOAD_QUIET_MIN_MS,
       maximum: LOAD_QUIET_MAX_MS,
       description:
         'With measure: load, how long the page must stay quiet after its load event (no request, long task, layout shift or LCP ' +

@@ -9,6 +9,7 @@ import {
   BLANK_TIMEOUT_MS,
   END_TIMEOUT_MS,
   LOAD_QUIET_MAX_MS,
+  LOAD_QUIET_MIN_MS,
   LOAD_QUIET_MS,
   LOAD_TIMEOUT_MS,
   beginMeasure,
@@ -46,7 +47,7 @@ export const perfLoad = defineStep({
       cache: { type: 'string', enum: ['warm', 'cold'], description: 'warm (default), or cold: HTTP cache cleared.' },
       quietMs: {
         type: 'integer',
-        minimum: 100,
+        minimum: LOAD_QUIET_MIN_MS,
         maximum: LOAD_QUIET_MAX_MS,
         description: `Quiet after the load event that ends the load, in ms (a scenario's loadQuietMs). Default ${LOAD_QUIET_MS}.`,
       },
