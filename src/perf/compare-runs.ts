@@ -401,7 +401,9 @@ export const COMPARISON_SCHEMA = record(
         busy: record(
           "Set when a primary difference followed the host's speed, not the build: those rows are inconclusive.",
           {
-            repeats: repeatCount("Repeats whose calibration ran far below the pair's usual speed, both arms."),
+            repeats: repeatCount(
+              "Repeats whose calibration, or the CPU other processes left them, fell far below the pair's usual, both arms.",
+            ),
             of: repeatCount('Counted measured repeats with a host record, both arms.'),
             note: proseText('One line: how busy, and which metrics followed the host.'),
           },

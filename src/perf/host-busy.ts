@@ -1,8 +1,9 @@
 /**
  * A busy host is named, not blamed on the code (issue 27 item 3). Each repeat records the host's speed
  * just before its window (runner/host-speed.ts: a BenchmarkIndex-like calibration, after Lighthouse's
- * `computeBenchmarkIndex`). A repeat whose index is far below the run pair's usual ran on a busy host
- * (SLOW_HOST_FACTOR). A primary row that regressed, improved, or stayed undecided past warn is asked
+ * `computeBenchmarkIndex`) and how much of the machine's CPU other processes left it over its window. A
+ * repeat whose index or CPU left is far below the run pair's usual (SLOW_HOST_FACTOR) ran on a busy host
+ * (busyHostMarks). A primary row that regressed, improved, or stayed undecided past warn is asked
  * whether the difference follows the host rather than the arm: the arm that looks worse holds the larger
  * share of slow-host repeats, and either judging the pair again on its quiet repeats does not find the
  * same change, or the host's own slowdown (the ratio of the arms' median index) accounts for all but a
@@ -12,7 +13,7 @@
  * Pure: run files and a re-judging function in, rows out.
  */
 import { verdictOf, type CompareResult, type CompareRow } from './compare.js';
-import type { RepeatRecord, RunFile } from './run-file.js';
+import type { HostRecord, RepeatRecord, RunFile } from './run-file.js';
 import { median, quantile } from './stats.js';
 
 /**
@@ -68,6 +69,33 @@ export function slowHostMarks(indices: readonly (number | undefined)[]): { slow:
   };
 }
 
+/**
+ * Busy-host and quiet marks of the repeats of both arms (a's, then b's) from their host records: slow by the
+ * calibration (slowHostMarks), or by the CPU other processes left the run over its window (100 minus
+ * HostRecord.foreignCpuPct) against the quieter arm's median, with the same factors. Measured here (2 cores):
+ * other processes used 0–3 % on a quiet host (97–100 % left), 41–49 % with one spinning process (51–59 %
+ * left: busy), while the calibration read full speed in 12 of 18 of those repeats. Relative, not absolute:
+ * another job busy through both arms loads them alike and excuses nothing. Without shares in both arms (an
+ * older run file, a remote browser) the index alone decides.
+ */
+export function busyHostMarks(
+  a: readonly (HostRecord | undefined)[],
+  b: readonly (HostRecord | undefined)[],
+): { slow: boolean[]; quiet: boolean[] } {
+  const all = [...a, ...b];
+  const byIndex = slowHostMarks(all.map((h) => h?.benchmarkIndex));
+  const left = (hs: readonly (HostRecord | undefined)[]): number[] =>
+    hs.flatMap((h) => (h?.foreignCpuPct !== undefined ? [100 - h.foreignCpuPct] : []));
+  const [la, lb] = [left(a), left(b)];
+  if (la.length < MIN_INDEXED_PER_ARM || lb.length < MIN_INDEXED_PER_ARM) return byIndex;
+  const reference = Math.max(median(la), median(lb));
+  const share = all.map((h) => (h?.foreignCpuPct !== undefined ? 100 - h.foreignCpuPct : reference));
+  return {
+    slow: byIndex.slow.map((s, i) => s || share[i]! < SLOW_HOST_FACTOR * reference),
+    quiet: byIndex.quiet.map((q, i) => q && share[i]! >= QUIET_HOST_FACTOR * reference),
+  };
+}
+
 /** `run` with only the repeats marked quiet (same positions as counted(run)). */
 function quietOnly(run: RunFile, quiet: readonly boolean[]): RunFile {
   const drop = new Set<RepeatRecord>(counted(run).filter((_, i) => !quiet[i]));
@@ -95,7 +123,10 @@ export function judgeHostBusy(
   // calibration has none: its candidate's own spread would otherwise read as a busy host).
   const indexed = (reps: Measured[]): number => reps.filter((r) => r.host !== undefined).length;
   if (indexed(repA) < MIN_INDEXED_PER_ARM || indexed(repB) < MIN_INDEXED_PER_ARM) return { result: full };
-  const { slow, quiet: isQuiet } = slowHostMarks([...repA, ...repB].map((r) => r.host?.benchmarkIndex));
+  const { slow, quiet: isQuiet } = busyHostMarks(
+    repA.map((r) => r.host),
+    repB.map((r) => r.host),
+  );
   const slowA = slow.slice(0, repA.length);
   const slowB = slow.slice(repA.length);
   const n = slow.filter(Boolean).length;
@@ -137,7 +168,7 @@ export function judgeHostBusy(
   if (!metrics.length) return { result };
   const whose = share(slowA) > share(slowB) ? "mostly the baseline's" : "mostly the candidate's";
   const note =
-    `${busyNote} (calibration below ${SLOW_HOST_FACTOR} × the pair's usual speed, ${whose}): ` +
+    `${busyNote} (calibration or CPU left by other processes below ${SLOW_HOST_FACTOR} × the pair's usual, ${whose}): ` +
     `${metrics.join(', ')} followed the host, not the build; rerun on a quieter machine`;
   return { result, busy: { repeats: n, of, metrics, note } };
 }

@@ -67,6 +67,11 @@ export interface HostRecord {
   stealPct: number;
   /** Mean current clock of the CPUs at the calibration, MHz; absent where not reported. */
   cpuMhz?: number;
+  /**
+   * Share of the machine's CPU time used by processes outside this run (perf, the app and the browser it
+   * started) from the calibration to the window's end, %; absent where not measurable (see host-speed.ts).
+   */
+  foreignCpuPct?: number;
 }
 
 export type RepeatRecord =
@@ -424,6 +429,11 @@ const HOST_RECORD_SCHEMA = record(
       maximum: 100,
     }),
     cpuMhz: finite('Mean current CPU clock at the calibration, MHz (/proc/cpuinfo); absent where not reported.', { minimum: 0 }),
+    foreignCpuPct: finite(
+      "CPU time used by processes outside this run (perf, the app and the browser it started) from the calibration to the window's " +
+        "end, % of the machine's; absent without /proc, or when perf did not launch the browser (Grid, endpoint, external WebDriver).",
+      { minimum: 0, maximum: 100 },
+    ),
   },
   ['benchmarkIndex', 'loadAverage1', 'stealPct'],
 );

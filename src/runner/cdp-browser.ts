@@ -82,6 +82,8 @@ export async function describeEnv(session: BrowserSession, sc: Scenario, mode: R
 /** The CDP browser: restarts by reload, context or browser within one BrowserSession. */
 export function cdpRepeatBrowser(session: BrowserSession, host: SessionHost, sc: Scenario): RepeatBrowser {
   return {
+    // A Chrome attached to (an endpoint) or a Grid session runs outside perf's process tree.
+    ownsProcesses: !session.options.endpoint && !session.options.remote,
     async open(rc, mark) {
       const restore = (p: Page): Promise<void> => (rc.state ? cdpPageDriver(p).storage.restore(rc.state) : Promise.resolve());
       // The context gets the cookies (prepareContext) before the page's first request: its set-up seeds storage only.

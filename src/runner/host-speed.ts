@@ -14,7 +14,7 @@
  * renderer takes it from this loop alike. For a remote browser (Grid, endpoint) this describes the
  * machine running rehearse, which is what the record's fields say.
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import type { HostRecord } from '../perf/run-file.js';
 
@@ -98,17 +98,110 @@ function readProc(path: string): string {
   }
 }
 
+/** A process as /proc/<pid>/stat tells it: its parent, and CPU ticks of its own and of its reaped children. */
+export interface ProcTicks {
+  ppid: number;
+  ticks: number;
+}
+
+/** One /proc/<pid>/stat line; undefined when it does not parse. */
+export function parseProcStat(line: string): ProcTicks | undefined {
+  // The command name (field 2) is in parentheses and may hold spaces or parentheses: the fields follow the last ')'.
+  const close = line.lastIndexOf(')');
+  if (close < 0) return undefined;
+  // From field 3: state ppid pgrp session tty_nr tpgid flags minflt cminflt majflt cmajflt utime stime cutime cstime.
+  const f = line.slice(close + 2).split(' ');
+  const ppid = Number(f[1]);
+  const ticks = Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]);
+  return Number.isInteger(ppid) && Number.isFinite(ticks) ? { ppid, ticks } : undefined;
+}
+
+/** Every process /proc lists; undefined where there is no /proc (macOS, Windows). */
+export function readProcesses(): Map<number, ProcTicks> | undefined {
+  let pids: string[];
+  try {
+    pids = readdirSync('/proc').filter((d) => /^\d+$/.test(d));
+  } catch {
+    return undefined;
+  }
+  const procs = new Map<number, ProcTicks>();
+  for (const pid of pids) {
+    // A process that exited since the listing has no stat: it is simply not counted.
+    const p = parseProcStat(readProc(`/proc/${pid}/stat`));
+    if (p) procs.set(Number(pid), p);
+  }
+  return procs.size ? procs : undefined;
+}
+
+/**
+ * CPU ticks of `root` and every process below it. A child that exited and was reaped is in its parent's
+ * cutime/cstime, so a renderer replaced mid-window stays counted; one re-parented to init is lost.
+ */
+export function treeTicks(root: number, procs: ReadonlyMap<number, ProcTicks>): number {
+  const children = new Map<number, number[]>();
+  for (const [pid, p] of procs) children.set(p.ppid, [...(children.get(p.ppid) ?? []), pid]);
+  let sum = 0;
+  const todo = [root];
+  const seen = new Set<number>();
+  while (todo.length) {
+    const pid = todo.pop()!;
+    if (seen.has(pid)) continue;
+    seen.add(pid);
+    sum += procs.get(pid)?.ticks ?? 0;
+    todo.push(...(children.get(pid) ?? []));
+  }
+  return sum;
+}
+
+/** The machine's busy and total ticks and this process tree's, at one moment. */
+interface ForeignMark {
+  busy: number;
+  total: number;
+  own: number;
+}
+
+function foreignMark(): ForeignMark | undefined {
+  const procs = readProcesses();
+  const busy = busyTicks();
+  const ticks = cpuTicks();
+  return procs && busy !== undefined && ticks ? { busy, total: ticks.total, own: treeTicks(process.pid, procs) } : undefined;
+}
+
+// 60 ticks (0.3 s of 2 CPUs at USER_HZ 100): each process's ticks are truncated at both ends, a few ticks
+// over the tree; fewer than this and that error alone could read as another job's 10 %.
+const MIN_FOREIGN_TICKS = 60;
+
+/** % of the machine's CPU time between two marks used outside this process tree; undefined for a short span. */
+export function foreignCpuPct(m0: ForeignMark, m1: ForeignMark): number | undefined {
+  const total = m1.total - m0.total;
+  if (total < MIN_FOREIGN_TICKS) return undefined;
+  const foreign = m1.busy - m0.busy - (m1.own - m0.own);
+  return Math.min(100, Math.max(0, (100 * foreign) / total));
+}
+
 /**
  * The host's record for one repeat: start() when the repeat begins (steal is counted from there),
  * calibrate() just before the measured window, finish() when it ended.
+ *
+ * `ownsProcesses`: perf launched the browser or program (and any WebDriver server) under itself, so CPU
+ * used outside its process tree during the window is another job's. The calibration samples the host at
+ * one moment, ~15 ms: with one busy process on two cores it reads either full speed (the loop got the
+ * idle core) or half, by chance; the other processes' CPU over the whole window does not depend on luck.
+ * A browser perf did not launch (Grid, an endpoint, an external WebDriver server) would count as another
+ * job: no share is recorded then.
  */
 export class HostSampler {
   private readonly ticks0 = cpuTicks();
   private sample: Omit<HostRecord, 'stealPct'> | undefined;
+  private foreign0: ForeignMark | undefined;
+
+  constructor(private readonly ownsProcesses = false) {}
 
   calibrate(): void {
     const mhz = meanCpuMhz();
     this.sample = { benchmarkIndex: benchmarkIndex(), loadAverage1: loadavg()[0] ?? 0, ...(mhz !== undefined ? { cpuMhz: mhz } : {}) };
+    // After the loop, as near the window as can be: the loop is this process's own CPU either way.
+    this.foreign0 = this.ownsProcesses ? foreignMark() : undefined;
   }
 
   /** The record, or undefined when the repeat ended before its calibration. */
@@ -118,6 +211,8 @@ export class HostSampler {
     const t0 = this.ticks0;
     // 0 where the OS has no steal counter, or no tick passed (a sub-10 ms repeat).
     const stealPct = t0 && t1 && t1.total > t0.total ? (100 * Math.max(0, t1.steal - t0.steal)) / (t1.total - t0.total) : 0;
-    return { ...this.sample, stealPct };
+    const m1 = this.foreign0 ? foreignMark() : undefined;
+    const foreign = this.foreign0 && m1 ? foreignCpuPct(this.foreign0, m1) : undefined;
+    return { ...this.sample, stealPct, ...(foreign !== undefined ? { foreignCpuPct: foreign } : {}) };
   }
 }

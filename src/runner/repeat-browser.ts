@@ -30,6 +30,11 @@ export interface RepeatContext {
  */
 export interface RepeatBrowser {
   /**
+   * perf launched the browser or program (and any WebDriver server) under its own process: CPU used
+   * outside perf's process tree during a window is then another job's (runner/host-speed.ts).
+   */
+  readonly ownsProcesses: boolean;
+  /**
    * Start clean on `rc.url` with the scenario's emulation; calls `mark('restart')` when the restart alone is timed. Throws to fail the
    * repeat.
    */

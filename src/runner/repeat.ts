@@ -35,7 +35,7 @@ import type { RepeatBrowser, RepeatContext } from './repeat-browser.js';
 
 export async function runRepeatOn(browser: RepeatBrowser, host: SessionHost, sc: Scenario, rc: RepeatContext): Promise<RepeatRecord> {
   const t0 = performance.now();
-  const hostSampler = new HostSampler();
+  const hostSampler = new HostSampler(browser.ownsProcesses);
   const steps: RepeatStepRecord[] = [];
   const phasesMs: NonNullable<RepeatRecord['phasesMs']> = {};
   let lap = t0;

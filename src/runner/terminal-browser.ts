@@ -14,6 +14,8 @@ import type { RepeatBrowser, RepeatContext } from './repeat-browser.js';
 
 export class TerminalRepeatBrowser implements RepeatBrowser {
   private running: RunningTerminal | undefined;
+  // The program runs in a pseudo-terminal perf spawned.
+  readonly ownsProcesses = true;
 
   constructor(
     private readonly app: TerminalApp,

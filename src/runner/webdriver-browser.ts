@@ -42,6 +42,11 @@ export class WebDriverRepeatBrowser implements RepeatBrowser {
     private untrack: () => void,
   ) {}
 
+  // A WebDriver server perf started launches the browser or app under itself; an external one (browser.webdriver) does not.
+  get ownsProcesses(): boolean {
+    return !this.sc.browser.webdriver;
+  }
+
   static async start(sc: Scenario, host: SessionHost, baseUrl: string): Promise<WebDriverRepeatBrowser> {
     const server = sc.browser.webdriver ? undefined : await startWebDriverServer(serverKind(sc), { cwd: sc.dir });
     return new WebDriverRepeatBrowser(sc, host, baseUrl, server, track(server));
