@@ -139,7 +139,11 @@ export function readProcesses(): Map<number, ProcTicks> | undefined {
  */
 export function treeTicks(root: number, procs: ReadonlyMap<number, ProcTicks>): number {
   const children = new Map<number, number[]>();
-  for (const [pid, p] of procs) children.set(p.ppid, [...(children.get(p.ppid) ?? []), pid]);
+  for (const [pid, p] of procs) {
+    const siblings = children.get(p.ppid);
+    if (siblings) siblings.push(pid);
+    else children.set(p.ppid, [pid]);
+  }
   let sum = 0;
   const todo = [root];
   const seen = new Set<number>();
