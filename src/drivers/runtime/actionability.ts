@@ -92,6 +92,8 @@ export function actionabilityModule(dep: Deps) {
       // animation on it or an ancestor, a scroll we just did, or a box that changed since it was
       // resolved. A still element needs no frame wait (the live-centre hit test still guards it).
       const anim = animating(el);
+      // Its frames would show a still box until it starts: not stable yet, the action retries.
+      if (anim === 'pending') return fail('stable', 'element has an animation that has not started yet: it is about to move');
       // Under a running animation compare exact boxes: near an eased turning point the element
       // moves less than the quarter pixel boxKey keeps, and would pass as still.
       const keyOf = anim ? (r: Rect): string => `${r.x},${r.y},${r.width},${r.height}` : boxKey;

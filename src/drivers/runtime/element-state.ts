@@ -25,21 +25,28 @@ export function elementStateModule(dep: Deps) {
     visibleRect,
   } = dep;
 
-  function animating(el: Element): boolean {
+  /**
+   * A running animation on the element, an ancestor or a frame holding it: 'pending' when one has not
+   * started yet (its start time unresolved, its current time held at 0 while playState already says
+   * running: in a busy renderer for several frames, the element still and about to move), else 'running'.
+   */
+  function animating(el: Element): 'pending' | 'running' | false {
+    let found: 'running' | false = false;
     for (let d: Document | null = el.ownerDocument; d;) {
       const doc = d as Partial<Pick<Document, 'getAnimations'>>;
       const anims = doc.getAnimations ? doc.getAnimations() : [];
       for (const a of anims) {
         if (a.playState !== 'running') continue;
         const t = a.effect && (a.effect as KeyframeEffect).target;
-        if (t && isEl(t) && containsComposed(t, el)) return true;
-        if (t && isEl(t) && d !== el.ownerDocument) return true;
+        if (!t || !isEl(t) || (!containsComposed(t, el) && d === el.ownerDocument)) continue;
+        if (a.pending) return 'pending';
+        found = 'running';
       }
       if (d === document) break;
       const fe = frameElementOf(d);
       d = fe ? fe.ownerDocument : null;
     }
-    return false;
+    return found;
   }
   function isDisabled(el: Element): string | null {
     try {
