@@ -8,8 +8,8 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { readFileSync } from 'node:fs';
 import { signalMarked } from './process-mark.js';
+import { readProcStat } from './proc-stat.js';
 
 interface Tracked {
   pid: number;
@@ -73,13 +73,8 @@ export function isAlive(pid: number): boolean {
   }
   // A zombie answers kill(0) but is dead. Containers whose PID 1 never reaps orphans keep them
   // around indefinitely, so read the state letter from /proc where there is one.
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
-    return state !== 'Z' && state !== 'X';
-  } catch {
-    return true;
-  }
+  const state = readProcStat(pid)?.state;
+  return state !== 'Z' && state !== 'X';
 }
 
 function installExitHook(): void {

@@ -12,17 +12,8 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { compareRuns, validateComparison, validateRunFile, type RunsComparison } from '../src/perf/compare-runs.js';
 import { busyHostMarks, hostShiftPct, slowHostMarks, SLOW_HOST_FACTOR } from '../src/perf/host-busy.js';
-import {
-  benchmarkIndex,
-  busyTicks,
-  cpuTicks,
-  foreignCpuPct,
-  HostSampler,
-  meanCpuMhz,
-  parseProcStat,
-  readProcesses,
-  treeTicks,
-} from '../src/runner/host-speed.js';
+import { listProcStats, parseProcStat, type ProcStat } from '../src/proc-stat.js';
+import { benchmarkIndex, cpuTicks, foreignCpuPct, HostSampler, meanCpuMhz, treeTicks } from '../src/runner/host-speed.js';
 import type { HostRecord, RepeatRecord, RunFile } from '../src/perf/run-file.js';
 import { tableReporter } from '../reporters/table.js';
 import { markdownReporter } from '../reporters/markdown.js';
@@ -368,7 +359,7 @@ test('host record: /proc/stat steal and /proc/cpuinfo clock parsed, absent if mi
   const stat = 'cpu  100 5 50 800 10 0 5 30 0 0\ncpu0 50 2 25 400 5 0 2 15 0 0\n';
   assert.deepEqual(
     cpuTicks(() => stat),
-    { steal: 30, total: 1000 },
+    { steal: 30, total: 1000, busy: 160 },
   );
   assert.equal(
     cpuTicks(() => ''),
@@ -394,15 +385,20 @@ test('host record: /proc/stat steal and /proc/cpuinfo clock parsed, absent if mi
 test('/proc/<pid>/stat parsed past a command name with spaces and parentheses; a tree sums its descendants', { timeout: 10_000 }, () => {
   // Fields after the name: state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime stime cutime cstime.
   const line = '4242 (Web Content (x) y) S 17 4242 4242 0 -1 4194560 100 0 0 0 30 12 5 3 20 0 1 0 100 1000 10';
-  assert.deepEqual(parseProcStat(line), { ppid: 17, ticks: 50 });
-  assert.equal(parseProcStat('garbage'), undefined);
-  const procs = new Map([
-    [1, { ppid: 0, ticks: 1000 }],
-    [10, { ppid: 1, ticks: 7 }],
-    [11, { ppid: 10, ticks: 20 }],
-    [12, { ppid: 11, ticks: 30 }],
-    [13, { ppid: 1, ticks: 500 }],
-  ]);
+  assert.deepEqual(parseProcStat(4242, line), {
+    pid: 4242,
+    comm: 'Web Content (x) y',
+    state: 'S',
+    ppid: 17,
+    pgid: 4242,
+    sid: 4242,
+    startTicks: 100,
+    ownTicks: 42,
+    cpuTicks: 50,
+  });
+  assert.equal(parseProcStat(1, 'garbage'), undefined);
+  const proc = (pid: number, ppid: number, cpuTicks: number): ProcStat => ({ ...parseProcStat(pid, line)!, pid, ppid, cpuTicks });
+  const procs = [proc(1, 0, 1000), proc(10, 1, 7), proc(11, 10, 20), proc(12, 11, 30), proc(13, 1, 500)];
   assert.equal(treeTicks(10, procs), 57);
   assert.equal(treeTicks(99, procs), 0);
   // 60 busy ticks over 200, 20 of them this tree's: 20 % used by others; a span under 60 ticks tells nothing.
@@ -412,13 +408,13 @@ test('/proc/<pid>/stat parsed past a command name with spaces and parentheses; a
 });
 
 test('CPU outside the run: a spinning child of the run is its own, a re-parented one is another job', { timeout: 60_000 }, async (t) => {
-  if (!readProcesses()) {
+  if (!listProcStats()) {
     t.skip('no /proc');
     return;
   }
   // 400 ms of CPU, by its own clock: as many ticks whatever else the machine runs.
   const spin = 'const t = process.cpuUsage(); for (;;) { const u = process.cpuUsage(t); if (u.user + u.system > 4e5) break; }';
-  const own = (): number => treeTicks(process.pid, readProcesses()!);
+  const own = (): number => treeTicks(process.pid, listProcStats()!);
   const own0 = own();
   await new Promise((done) => spawn(process.execPath, ['-e', spin], { stdio: 'ignore' }).on('exit', done));
   assert.ok(own() - own0 >= 30, `a child's 400 ms of CPU counted as ${own() - own0} ticks of the run`);
@@ -426,14 +422,14 @@ test('CPU outside the run: a spinning child of the run is its own, a re-parented
   const dir = mkdtempSync(join(tmpdir(), 'rehearse-foreign-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   const flag = join(dir, 'done');
-  const [busy0, own1] = [busyTicks()!, own()];
+  const [busy0, own1] = [cpuTicks()!.busy, own()];
   // The shell exits at once: the spinner is re-parented away from this process, as another job's would be.
   const script = `${spin} require('fs').writeFileSync(${JSON.stringify(flag)}, '')`;
   spawnSync('sh', ['-c', `"${process.execPath}" -e "${script.replaceAll('"', '\\"')}" > /dev/null 2>&1 &`], { timeout: 10_000 });
   const deadline = Date.now() + 30_000;
   while (!existsSync(flag) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
   assert.ok(existsSync(flag), 'the re-parented spinner did not finish within 30 s');
-  const [foreign, ownDelta] = [busyTicks()! - busy0 - (own() - own1), own() - own1];
+  const [foreign, ownDelta] = [cpuTicks()!.busy - busy0 - (own() - own1), own() - own1];
   assert.ok(foreign >= 30 && ownDelta < foreign, `others ${foreign} ticks, the run ${ownDelta}`);
 
   const sampler = new HostSampler(true);

@@ -337,8 +337,8 @@ function interleave(unit, browser) {
 /** The machine's busy CPU seconds so far (every process, this run's and any other's; not stolen time); undefined off Linux. */
 async function machineBusySeconds() {
   // The suite runs on the build (npm test compiles first): the runner's own /proc/stat reader.
-  const { busyTicks } = await import('../dist/src/runner/host-speed.js');
-  const ticks = busyTicks();
+  const { cpuTicks } = await import('../dist/src/runner/host-speed.js');
+  const ticks = cpuTicks()?.busy;
   // USER_HZ: /proc/stat counts in ticks of 1/100 s on every Linux Node supports.
   return ticks === undefined ? undefined : ticks / 100;
 }

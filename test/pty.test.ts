@@ -13,7 +13,7 @@ import { after, test, type TestContext } from 'node:test';
 import { isPerfError } from '../src/errors.js';
 import { encodeKey, encodeMouse, encodePaste } from '../src/drivers/pty/keys.js';
 import { OutputMeter } from '../src/drivers/pty/meter.js';
-import { readEntry } from '../src/drivers/pty/proc.js';
+import { readProcStat } from '../src/proc-stat.js';
 import type { CellStyle, Screen } from '../src/drivers/pty/screen.js';
 import { diffScreens, findRefs, renderSnapshot, resolveTarget } from '../src/drivers/pty/snapshot.js';
 import { PtyTerminal, type PtySpawnOptions } from '../src/drivers/pty/terminal.js';
@@ -49,7 +49,7 @@ async function until(cond: () => boolean, state: () => string = () => ''): Promi
 }
 
 function gone(pid: number, startTicks: number): boolean {
-  const e = readEntry(pid);
+  const e = readProcStat(pid);
   return !e || e.startTicks !== startTicks || e.state === 'Z';
 }
 
@@ -450,16 +450,16 @@ test(
     await term.waitFor({ text: 'started' });
     // The setsid'd sleep leaves the session only once setsid(2) has run: wait for that, not just for three processes.
     const outside = (pid: number): boolean => {
-      const sid = readEntry(pid)?.sid;
+      const sid = readProcStat(pid)?.sid;
       return sid !== undefined && sid !== term.pid;
     };
     await until(() => term.processes().length >= 3 && term.processes().some(outside));
     const pids = term.processes();
     assert.equal(pids[0], term.pid);
-    const ids = pids.map((pid) => [pid, readEntry(pid)!.startTicks] as const);
+    const ids = pids.map((pid) => [pid, readProcStat(pid)!.startTicks] as const);
     // The setsid'd sleep is in neither the program's session nor its group: only the tree finds it.
     assert.ok(
-      ids.some(([pid]) => readEntry(pid)!.sid !== term.pid),
+      ids.some(([pid]) => readProcStat(pid)!.sid !== term.pid),
       'a process outside the session',
     );
     const start = performance.now();

@@ -6,12 +6,12 @@
  * the runner's kill reaches it and its child alike.
  */
 import { spawn } from 'node:child_process';
-import { MS_PER_TICK, readEntry } from '../dist/src/drivers/pty/proc.js';
+import { MS_PER_TICK, readProcStat } from '../dist/src/proc-stat.js';
 
 const child = spawn(process.execPath, process.argv.slice(2), { stdio: 'inherit' });
 child.on('exit', (code, signal) => {
   // The pty driver's /proc reader: utime + stime + cutime + cstime, so the reaped descendants count too.
-  const ticks = readEntry(process.pid)?.cpuTicks;
+  const ticks = readProcStat(process.pid)?.cpuTicks;
   const cpu = ticks === undefined ? undefined : (ticks * MS_PER_TICK) / 1000;
   if (cpu !== undefined) process.stdout.write(`# cpu-seconds ${cpu.toFixed(1)}\n`);
   if (signal) process.kill(process.pid, signal);

@@ -14,9 +14,10 @@
  * renderer takes it from this loop alike. For a remote browser (Grid, endpoint) this describes the
  * machine running rehearse, which is what the record's fields say.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import type { HostRecord } from '../perf/run-file.js';
+import { listProcStats, type ProcStat } from '../proc-stat.js';
 
 // 4,096 32-bit integers (16 KiB, inside any L1 cache): a unit is ~5 µs of ALU work here, independent of
 // memory bandwidth and with no allocation, so no garbage collection can land in a slice.
@@ -62,16 +63,13 @@ export function benchmarkIndex(now: () => number = () => performance.now()): num
   return rates[Math.floor(rates.length / 2)]!;
 }
 
-/** Cumulative CPU ticks of the whole machine (/proc/stat's first line); undefined where there is none. */
-export function cpuTicks(read: (path: string) => string = readProc): { steal: number; total: number } | undefined {
+/**
+ * Cumulative CPU ticks of the whole machine (/proc/stat's first line): all, steal, and busy (user, nice,
+ * system, irq, softirq: not idle, iowait or steal); undefined where there is none.
+ */
+export function cpuTicks(read: (path: string) => string = readProc): { steal: number; total: number; busy: number } | undefined {
   const n = statCpuFields(read);
-  return n && { steal: n[7]!, total: n.reduce((t, v) => t + v, 0) };
-}
-
-/** Ticks every process has used since boot (user, nice, system, irq, softirq: not idle, iowait or steal). */
-export function busyTicks(read: (path: string) => string = readProc): number | undefined {
-  const n = statCpuFields(read);
-  return n && n[0]! + n[1]! + n[2]! + n[5]! + n[6]!;
+  return n && { steal: n[7]!, total: n.reduce((t, v) => t + v, 0), busy: n[0]! + n[1]! + n[2]! + n[5]! + n[6]! };
 }
 
 /** The first line of /proc/stat: user nice system idle iowait irq softirq steal; guest time is already inside user. */
@@ -98,51 +96,18 @@ function readProc(path: string): string {
   }
 }
 
-/** A process as /proc/<pid>/stat tells it: its parent, and CPU ticks of its own and of its reaped children. */
-export interface ProcTicks {
-  ppid: number;
-  ticks: number;
-}
-
-/** One /proc/<pid>/stat line; undefined when it does not parse. */
-export function parseProcStat(line: string): ProcTicks | undefined {
-  // The command name (field 2) is in parentheses and may hold spaces or parentheses: the fields follow the last ')'.
-  const close = line.lastIndexOf(')');
-  if (close < 0) return undefined;
-  // From field 3: state ppid pgrp session tty_nr tpgid flags minflt cminflt majflt cmajflt utime stime cutime cstime.
-  const f = line.slice(close + 2).split(' ');
-  const ppid = Number(f[1]);
-  const ticks = Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]);
-  return Number.isInteger(ppid) && Number.isFinite(ticks) ? { ppid, ticks } : undefined;
-}
-
-/** Every process /proc lists; undefined where there is no /proc (macOS, Windows). */
-export function readProcesses(): Map<number, ProcTicks> | undefined {
-  let pids: string[];
-  try {
-    pids = readdirSync('/proc').filter((d) => /^\d+$/.test(d));
-  } catch {
-    return undefined;
-  }
-  const procs = new Map<number, ProcTicks>();
-  for (const pid of pids) {
-    // A process that exited since the listing has no stat: it is simply not counted.
-    const p = parseProcStat(readProc(`/proc/${pid}/stat`));
-    if (p) procs.set(Number(pid), p);
-  }
-  return procs.size ? procs : undefined;
-}
-
 /**
  * CPU ticks of `root` and every process below it. A child that exited and was reaped is in its parent's
  * cutime/cstime, so a renderer replaced mid-window stays counted; one re-parented to init is lost.
  */
-export function treeTicks(root: number, procs: ReadonlyMap<number, ProcTicks>): number {
+export function treeTicks(root: number, procs: readonly ProcStat[]): number {
   const children = new Map<number, number[]>();
-  for (const [pid, p] of procs) {
+  const ticks = new Map<number, number>();
+  for (const p of procs) {
+    ticks.set(p.pid, p.cpuTicks);
     const siblings = children.get(p.ppid);
-    if (siblings) siblings.push(pid);
-    else children.set(p.ppid, [pid]);
+    if (siblings) siblings.push(p.pid);
+    else children.set(p.ppid, [p.pid]);
   }
   let sum = 0;
   const todo = [root];
@@ -151,7 +116,7 @@ export function treeTicks(root: number, procs: ReadonlyMap<number, ProcTicks>): 
     const pid = todo.pop()!;
     if (seen.has(pid)) continue;
     seen.add(pid);
-    sum += procs.get(pid)?.ticks ?? 0;
+    sum += ticks.get(pid) ?? 0;
     todo.push(...(children.get(pid) ?? []));
   }
   return sum;
@@ -165,10 +130,9 @@ interface ForeignMark {
 }
 
 function foreignMark(): ForeignMark | undefined {
-  const procs = readProcesses();
-  const busy = busyTicks();
+  const procs = listProcStats();
   const ticks = cpuTicks();
-  return procs && busy !== undefined && ticks ? { busy, total: ticks.total, own: treeTicks(process.pid, procs) } : undefined;
+  return procs && ticks ? { busy: ticks.busy, total: ticks.total, own: treeTicks(process.pid, procs) } : undefined;
 }
 
 // 60 ticks (0.3 s of 2 CPUs at USER_HZ 100): each process's ticks are truncated at both ends, a few ticks

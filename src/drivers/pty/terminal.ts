@@ -19,7 +19,8 @@ import { markedPids, newProcessMark } from '../../process-mark.js';
 import type { Modifier, MouseButton } from '../keys.js';
 import { encodeKey, encodeMouse, encodePaste, mouseUnsupported, typedKeys, type MouseEvent } from './keys.js';
 import { OutputLog, OutputMeter, type OutputCounters } from './meter.js';
-import { programTree, readEntry, readUsage, resetPeakRss, sendSignal, stillRuns, type ProcEntry, type ProcessUsage } from './proc.js';
+import { readProcStat, type ProcStat } from '../../proc-stat.js';
+import { programTree, readUsage, resetPeakRss, sendSignal, stillRuns, type ProcessUsage } from './proc.js';
 import { readCells, type CellGrid } from './render-png.js';
 import { ModeTracker, readScreen, readScrollback, type Screen, type TerminalModes } from './screen.js';
 import { renderSnapshot, type Snapshot, type SnapshotOptions } from './snapshot.js';
@@ -668,12 +669,12 @@ export class PtyTerminal {
   }
 
   /** Live processes outside the tree that carry the program's environment mark (they left its session). */
-  private marked(tree: readonly ProcEntry[]): ProcEntry[] {
+  private marked(tree: readonly ProcStat[]): ProcStat[] {
     const inTree = new Set(tree.map((e) => e.pid));
     return markedPids(this.envMark)
       .filter((pid) => !inTree.has(pid))
-      .map((pid) => readEntry(pid))
-      .filter((e): e is ProcEntry => e !== undefined && e.state !== 'Z' && e.state !== 'X');
+      .map((pid) => readProcStat(pid))
+      .filter((e): e is ProcStat => e !== undefined && e.state !== 'Z' && e.state !== 'X');
   }
 
   private rawWrite(data: string | Buffer): void {

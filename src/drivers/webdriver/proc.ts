@@ -3,10 +3,8 @@
  * runs on this machine (the harness started it): WebKit's WebKitWebProcess, Chromium's renderers.
  * WebDriver itself has no such numbers; these are the process.* metrics of DESIGN.md.
  */
-import { readdirSync, readFileSync } from 'node:fs';
-
-// Linux reports utime/stime in clock ticks of 1/100 s on every mainstream kernel config (USER_HZ).
-const MS_PER_TICK = 10;
+import { readFileSync } from 'node:fs';
+import { listProcStats, MS_PER_TICK, procStatusBytes } from '../../proc-stat.js';
 
 export interface ContentProcess {
   pid: number;
@@ -14,24 +12,6 @@ export interface ContentProcess {
   cpuMs: number;
   /** Peak resident set (VmHWM), bytes. */
   maxRssBytes: number;
-}
-
-interface ProcEntry {
-  ppid: number;
-  comm: string;
-  cpuMs: number;
-}
-
-function readEntry(pid: number): ProcEntry | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const close = stat.lastIndexOf(')');
-    // Fields after the command name: state ppid … utime (14th field overall) stime (15th).
-    const f = stat.slice(close + 2).split(' ');
-    return { ppid: Number(f[1]), comm: stat.slice(stat.indexOf('(') + 1, close), cpuMs: (Number(f[11]) + Number(f[12])) * MS_PER_TICK };
-  } catch {
-    return undefined;
-  }
 }
 
 function isContentProcess(pid: number, comm: string): boolean {
@@ -45,38 +25,20 @@ function isContentProcess(pid: number, comm: string): boolean {
   }
 }
 
-function maxRss(pid: number): number {
-  try {
-    const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return m ? Number(m[1]) * 1024 : 0;
-  } catch {
-    return 0;
-  }
-}
-
 /** The web content processes under `rootPid` (the WebDriver server), or undefined where /proc is not readable. */
 export function contentProcesses(rootPid: number): ContentProcess[] | undefined {
-  let pids: number[];
-  try {
-    pids = readdirSync('/proc')
-      .filter((d) => /^\d+$/.test(d))
-      .map(Number);
-  } catch {
-    return undefined;
-  }
-  const entries = new Map<number, ProcEntry>();
-  for (const pid of pids) {
-    const e = readEntry(pid);
-    if (e) entries.set(pid, e);
-  }
+  const all = listProcStats();
+  if (!all) return undefined;
+  const entries = new Map(all.map((e) => [e.pid, e]));
   const under = (pid: number): boolean => {
     for (let p = entries.get(pid)?.ppid, hops = 0; p !== undefined && p > 1 && hops < 64; p = entries.get(p)?.ppid, hops++)
       if (p === rootPid) return true;
     return false;
   };
   const out: ContentProcess[] = [];
-  for (const [pid, e] of entries)
-    if (isContentProcess(pid, e.comm) && under(pid)) out.push({ pid, cpuMs: e.cpuMs, maxRssBytes: maxRss(pid) });
+  for (const e of all)
+    if (isContentProcess(e.pid, e.comm) && under(e.pid))
+      out.push({ pid: e.pid, cpuMs: e.ownTicks * MS_PER_TICK, maxRssBytes: procStatusBytes(e.pid, 'VmHWM') });
   return out;
 }
 
