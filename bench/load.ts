@@ -9,7 +9,12 @@
  * The two never run at the same time: every Lighthouse run of a page first, then ours.
  * Prints one table per page with the issue's targets, and writes build/bench-results/load.json.
  *
+ * `--filmstrip off` runs Lighthouse without the screenshot category in its trace (see load-pages/lighthouse-config.ts):
+ * its per-frame JPEG capture delays the first paint on a small machine, and off shows how much of a disagreement is
+ * that capture.
+ *
  * Usage: npm run bench:load [-- --pages swagger,grid,todo] [--runs 5] [--repeat 10] [--only lighthouse|ours]
+ *   [--filmstrip on|off]
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -145,7 +150,7 @@ function lhElementText(node: LhNode | null): string | null {
   return `${el.tag}${el.id ? `#${el.id}` : ''}${el.classes.map((c) => `.${c}`).join('')}${text ? ` "${text}"` : ''}`;
 }
 
-async function lighthouseRun(url: string, work: string, i: number): Promise<Sample> {
+async function lighthouseRun(url: string, work: string, i: number, filmstrip: boolean): Promise<Sample> {
   const out = path.join(work, `lh-${i}.json`);
   const profile = mkdtempSync(path.join(work, 'profile-'));
   const args = [
@@ -160,7 +165,8 @@ async function lighthouseRun(url: string, work: string, i: number): Promise<Samp
     '--quiet',
     `--chrome-flags=${[...CHROME_FLAGS, `--user-data-dir=${profile}`].join(' ')}`,
   ];
-  const p = await runProcess(process.execPath, args, { timeoutMs: LIGHTHOUSE_TIMEOUT_MS, env: { ...process.env, CHROME_PATH: CHROME } });
+  const env = { ...process.env, CHROME_PATH: CHROME, REHEARSE_LH_FILMSTRIP: filmstrip ? 'on' : 'off' };
+  const p = await runProcess(process.execPath, args, { timeoutMs: LIGHTHOUSE_TIMEOUT_MS, env });
   rmSync(profile, { recursive: true, force: true });
   if (p.timedOut) throw new Error(`Lighthouse run ${i} on ${url} took over ${LIGHTHOUSE_TIMEOUT_MS / 1000} s and was stopped`);
   if (p.code !== 0) throw new Error(`Lighthouse run ${i} on ${url} exited ${p.code ?? p.signal}:\n${p.stderr}`);
@@ -175,10 +181,10 @@ async function lighthouseRun(url: string, work: string, i: number): Promise<Samp
   };
 }
 
-async function lighthouseSide(url: string, runs: number, work: string): Promise<Side> {
+async function lighthouseSide(url: string, runs: number, work: string, filmstrip: boolean): Promise<Side> {
   const samples: Sample[] = [];
   for (let i = 0; i < runs; i++) {
-    const s = await lighthouseRun(url, work, i);
+    const s = await lighthouseRun(url, work, i, filmstrip);
     console.log(
       `  lighthouse ${i + 1}/${runs}: FCP ${s.fcpMs.toFixed(0)} ms, LCP ${s.lcpMs.toFixed(0)} ms, ${s.wallMs.toFixed(0)} ms wall`,
     );
@@ -394,10 +400,26 @@ function chromiumVersion(): Promise<string> {
   });
 }
 
-function flags(): { pages: Page[]; runs: number; repeat: number; only: 'lighthouse' | 'ours' | undefined } {
+interface Flags {
+  pages: Page[];
+  runs: number;
+  repeat: number;
+  only: 'lighthouse' | 'ours' | undefined;
+  filmstrip: boolean;
+}
+
+function flags(): Flags {
   const { values } = parseArgs({
-    options: { pages: { type: 'string' }, runs: { type: 'string' }, repeat: { type: 'string' }, only: { type: 'string' } },
+    options: {
+      pages: { type: 'string' },
+      runs: { type: 'string' },
+      repeat: { type: 'string' },
+      only: { type: 'string' },
+      filmstrip: { type: 'string' },
+    },
   });
+  const filmstrip = values.filmstrip ?? 'on';
+  if (filmstrip !== 'on' && filmstrip !== 'off') throw new Error('--filmstrip: on or off');
   const pages = (values.pages ?? PAGES.join(',')).split(',').map((p) => p.trim());
   const bad = pages.filter((p) => !PAGES.some((q) => q === p));
   if (bad.length) throw new Error(`--pages: unknown ${bad.join(', ')}; use ${PAGES.join(',')}`);
@@ -407,7 +429,7 @@ function flags(): { pages: Page[]; runs: number; repeat: number; only: 'lighthou
   const repeat = Number(values.repeat ?? 10);
   if (!Number.isInteger(runs) || runs < 2 || !Number.isInteger(repeat) || repeat < 2)
     throw new Error('--runs and --repeat: whole numbers ≥ 2');
-  return { pages: PAGES.filter((p) => pages.includes(p)), runs, repeat, only };
+  return { pages: PAGES.filter((p) => pages.includes(p)), runs, repeat, only, filmstrip: filmstrip === 'on' };
 }
 
 async function main(): Promise<void> {
@@ -420,8 +442,8 @@ async function main(): Promise<void> {
   try {
     for (const page of f.pages) {
       const url = `${server.url}/${page}.html`;
-      console.log(`\n${page}: ${url}`);
-      const lh = f.only === 'ours' ? undefined : await lighthouseSide(url, f.runs, work);
+      console.log(`\n${page}: ${url}${f.filmstrip ? '' : ' (Lighthouse without its filmstrip)'}`);
+      const lh = f.only === 'ours' ? undefined : await lighthouseSide(url, f.runs, work, f.filmstrip);
       const ours = f.only === 'lighthouse' ? undefined : await oursSide(page, server.port, f.repeat, work);
       const rows = ours && lh ? checks(ours, lh) : undefined;
       if (rows && ours && lh) printChecks(page, rows, ours, lh);
@@ -446,7 +468,8 @@ async function main(): Promise<void> {
     loadAverage1: { before: loadBefore, after: loadavg()[0]! },
   };
   console.log(`1-minute load average: ${loadBefore.toFixed(2)} before, ${env.loadAverage1.after.toFixed(2)} after (${cpus().length} CPUs)`);
-  writeFileSync(file, `${JSON.stringify({ env, runs: f.runs, repeat: f.repeat, pages: results }, null, 2)}\n`);
+  const figures = { env, runs: f.runs, repeat: f.repeat, lighthouseFilmstrip: f.filmstrip, pages: results };
+  writeFileSync(file, `${JSON.stringify(figures, null, 2)}\n`);
   console.log(`\n${path.relative(process.cwd(), file)} written`);
 }
 
