@@ -80,3 +80,25 @@ export function listProcStats(): ProcStat[] | undefined {
   }
   return out;
 }
+
+/**
+ * `roots` and every process below one of them, among `procs`: one walk down the parent links. A pid recycled
+ * mid-read can make the links a loop; each process is visited once, so the walk still ends.
+ */
+export function descendantsOf(roots: Iterable<number>, procs: readonly ProcStat[]): Set<number> {
+  const children = new Map<number, number[]>();
+  for (const p of procs) {
+    const siblings = children.get(p.ppid);
+    if (siblings) siblings.push(p.pid);
+    else children.set(p.ppid, [p.pid]);
+  }
+  const out = new Set<number>();
+  const todo = [...roots];
+  while (todo.length) {
+    const pid = todo.pop()!;
+    if (out.has(pid)) continue;
+    out.add(pid);
+    todo.push(...(children.get(pid) ?? []));
+  }
+  return out;
+}

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { compareRuns, validateComparison, validateRunFile, type RunsComparison } from '../src/perf/compare-runs.js';
 import { busyHostMarks, hostShiftPct, slowHostMarks, SLOW_HOST_FACTOR } from '../src/perf/host-busy.js';
-import { listProcStats, parseProcStat, type ProcStat } from '../src/proc-stat.js';
+import { descendantsOf, listProcStats, parseProcStat, type ProcStat } from '../src/proc-stat.js';
 import { benchmarkIndex, cpuTicks, foreignCpuPct, HostSampler, meanCpuMhz, treeTicks } from '../src/runner/host-speed.js';
 import type { HostRecord, RepeatRecord, RunFile } from '../src/perf/run-file.js';
 import { tableReporter } from '../reporters/table.js';
@@ -401,6 +401,12 @@ test('/proc/<pid>/stat parsed past a command name with spaces and parentheses; a
   const procs = [proc(1, 0, 1000), proc(10, 1, 7), proc(11, 10, 20), proc(12, 11, 30), proc(13, 1, 500)];
   assert.equal(treeTicks(10, procs), 57);
   assert.equal(treeTicks(99, procs), 0);
+  // Several roots share one walk; a loop of parent links (pids recycled mid-read) still ends, each process once.
+  assert.deepEqual(
+    [...descendantsOf([11, 13], procs)].sort((a, b) => a - b),
+    [11, 12, 13],
+  );
+  assert.deepEqual([...descendantsOf([20], [proc(20, 21, 0), proc(21, 20, 0)])].sort(), [20, 21]);
   // 60 busy ticks over 200, 20 of them this tree's: 20 % used by others; a span under 60 ticks tells nothing.
   assert.equal(foreignCpuPct({ busy: 0, total: 0, own: 0 }, { busy: 60, total: 200, own: 20 }), 20);
   assert.equal(foreignCpuPct({ busy: 0, total: 0, own: 0 }, { busy: 30, total: 50, own: 0 }), undefined);

@@ -17,7 +17,7 @@
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import type { HostRecord } from '../perf/run-file.js';
-import { listProcStats, type ProcStat } from '../proc-stat.js';
+import { descendantsOf, listProcStats, type ProcStat } from '../proc-stat.js';
 
 // 4,096 32-bit integers (16 KiB, inside any L1 cache): a unit is ~5 µs of ALU work here, independent of
 // memory bandwidth and with no allocation, so no garbage collection can land in a slice.
@@ -101,25 +101,8 @@ function readProc(path: string): string {
  * cutime/cstime, so a renderer replaced mid-window stays counted; one re-parented to init is lost.
  */
 export function treeTicks(root: number, procs: readonly ProcStat[]): number {
-  const children = new Map<number, number[]>();
-  const ticks = new Map<number, number>();
-  for (const p of procs) {
-    ticks.set(p.pid, p.cpuTicks);
-    const siblings = children.get(p.ppid);
-    if (siblings) siblings.push(p.pid);
-    else children.set(p.ppid, [p.pid]);
-  }
-  let sum = 0;
-  const todo = [root];
-  const seen = new Set<number>();
-  while (todo.length) {
-    const pid = todo.pop()!;
-    if (seen.has(pid)) continue;
-    seen.add(pid);
-    sum += ticks.get(pid) ?? 0;
-    todo.push(...(children.get(pid) ?? []));
-  }
-  return sum;
+  const tree = descendantsOf([root], procs);
+  return procs.reduce((sum, p) => sum + (tree.has(p.pid) ? p.cpuTicks : 0), 0);
 }
 
 /** The machine's busy and total ticks and this process tree's, at one moment. */
@@ -129,9 +112,9 @@ interface ForeignMark {
   own: number;
 }
 
-function foreignMark(): ForeignMark | undefined {
+/** `ticks`: the machine's counters when the caller has just read them (one read of /proc/stat per mark). */
+function foreignMark(ticks = cpuTicks()): ForeignMark | undefined {
   const procs = listProcStats();
-  const ticks = cpuTicks();
   return procs && ticks ? { busy: ticks.busy, total: ticks.total, own: treeTicks(process.pid, procs) } : undefined;
 }
 
@@ -179,7 +162,7 @@ export class HostSampler {
     const t0 = this.ticks0;
     // 0 where the OS has no steal counter, or no tick passed (a sub-10 ms repeat).
     const stealPct = t0 && t1 && t1.total > t0.total ? (100 * Math.max(0, t1.steal - t0.steal)) / (t1.total - t0.total) : 0;
-    const m1 = this.foreign0 ? foreignMark() : undefined;
+    const m1 = this.foreign0 ? foreignMark(t1) : undefined;
     const foreign = this.foreign0 && m1 ? foreignCpuPct(this.foreign0, m1) : undefined;
     return { ...this.sample, stealPct, ...(foreign !== undefined ? { foreignCpuPct: foreign } : {}) };
   }

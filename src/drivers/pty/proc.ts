@@ -8,10 +8,7 @@
  * for one of ours.
  */
 import { writeFileSync } from 'node:fs';
-import { listProcStats, MS_PER_TICK, procStatusBytes, readProcStat, type ProcStat } from '../../proc-stat.js';
-
-// A loop of ppid links longer than this is a /proc race (pids recycled mid-read), not a real tree.
-const MAX_TREE_DEPTH = 64;
+import { descendantsOf, listProcStats, MS_PER_TICK, procStatusBytes, readProcStat, type ProcStat } from '../../proc-stat.js';
 
 /**
  * The processes of the program started as session leader `leader`: its session, its group, and
@@ -24,16 +21,7 @@ export function programTree(leader: number, known: ReadonlyMap<number, number> =
   for (const e of all) {
     if (e.sid === leader || e.pgid === leader || e.pid === leader || known.get(e.pid) === e.startTicks) member.add(e.pid);
   }
-  for (const e of all) {
-    if (member.has(e.pid)) continue;
-    for (let p = e.ppid, hops = 0; p > 1 && hops < MAX_TREE_DEPTH; p = byPid.get(p)?.ppid ?? 0, hops++) {
-      if (member.has(p)) {
-        member.add(e.pid);
-        break;
-      }
-    }
-  }
-  return [...member].map((pid) => byPid.get(pid)!).filter((e) => e.state !== 'Z' && e.state !== 'X');
+  return [...descendantsOf(member, all)].flatMap((pid) => byPid.get(pid) ?? []).filter((e) => e.state !== 'Z' && e.state !== 'X');
 }
 
 /** Whether the process `pid` that started at `startTicks` still runs (a zombie does not). */

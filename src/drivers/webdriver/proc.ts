@@ -4,7 +4,7 @@
  * WebDriver itself has no such numbers; these are the process.* metrics of DESIGN.md.
  */
 import { readFileSync } from 'node:fs';
-import { listProcStats, MS_PER_TICK, procStatusBytes } from '../../proc-stat.js';
+import { descendantsOf, listProcStats, MS_PER_TICK, procStatusBytes } from '../../proc-stat.js';
 
 export interface ContentProcess {
   pid: number;
@@ -29,15 +29,12 @@ function isContentProcess(pid: number, comm: string): boolean {
 export function contentProcesses(rootPid: number): ContentProcess[] | undefined {
   const all = listProcStats();
   if (!all) return undefined;
-  const entries = new Map(all.map((e) => [e.pid, e]));
-  const under = (pid: number): boolean => {
-    for (let p = entries.get(pid)?.ppid, hops = 0; p !== undefined && p > 1 && hops < 64; p = entries.get(p)?.ppid, hops++)
-      if (p === rootPid) return true;
-    return false;
-  };
+  // The server itself is not a content process: only what runs below it.
+  const below = descendantsOf([rootPid], all);
+  below.delete(rootPid);
   const out: ContentProcess[] = [];
   for (const e of all)
-    if (isContentProcess(e.pid, e.comm) && under(e.pid))
+    if (below.has(e.pid) && isContentProcess(e.pid, e.comm))
       out.push({ pid: e.pid, cpuMs: e.ownTicks * MS_PER_TICK, maxRssBytes: procStatusBytes(e.pid, 'VmHWM') });
   return out;
 }
