@@ -15,22 +15,12 @@ import { fileURLToPath } from 'node:url';
 import { openHistory } from '../src/history/open.js';
 import { loadTrends } from '../src/history/trends.js';
 import { readRunFile } from '../src/perf/compare-runs.js';
+import { mulberry32 as rng } from '../src/perf/prng.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const PERF = join(ROOT, 'bin/perf');
 const work = mkdtempSync(join(tmpdir(), 'rehearse-bench-history-changes-'));
 const [mode = 'synthetic', size] = process.argv.slice(2);
-
-/** mulberry32 (public domain): seeded, so two runs of the bench build the same history. */
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(s ^ (s >>> 15), s | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 async function synthetic(n: number): Promise<void> {
   const template = readRunFile(join(ROOT, 'test/fixtures/runs/load-list-run.json'));

@@ -20,6 +20,7 @@ import { readRunFile } from '../src/perf/compare-runs.js';
 import type { RunFile } from '../src/perf/run-file.js';
 import { median } from '../src/perf/stats.js';
 import { startPostgres } from '../test/pg-server.js';
+import { mulberry32 as rng } from '../src/perf/prng.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const METRICS = 50;
@@ -30,18 +31,6 @@ const TIMED = 20;
 function arg(name: string): string | undefined {
   const i = process.argv.indexOf(`--${name}`);
   return i >= 0 ? process.argv[i + 1] : undefined;
-}
-
-/** Deterministic noise (mulberry32): the same store every time the bench runs. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** The routes baseline reshaped to 50 metrics × 10 measured repeats with noisy values at its own medians and precision. */

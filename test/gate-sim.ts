@@ -8,17 +8,7 @@ import { chooseByNoise, type NoiseChoice } from '../src/perf/primaries.js';
 import assert from 'node:assert/strict';
 import type { Better } from '../src/perf/metrics.js';
 
-/** mulberry32 (Tommy Ettinger, public domain): tiny, fast, good enough for simulation, and seedable. */
-export function mulberry32(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { mulberry32 } from '../src/perf/prng.js';
 
 /** Standard normal by Box–Muller. */
 export function gaussian(rng: () => number): number {

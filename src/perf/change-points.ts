@@ -30,6 +30,7 @@
  */
 import { PerfError } from '../errors.js';
 import { median } from './stats.js';
+import { mulberry32 } from './prng.js';
 
 export interface ChangePointOptions {
   /** Significance of the permutation test (default DEFAULT_ALPHA). */
@@ -103,18 +104,6 @@ function resolve(o: ChangePointOptions): Resolved {
   if (!Number.isInteger(r.minSegment) || r.minSegment < 2) throw badOption(`minSegment must be a whole number ≥ 2`);
   if (!(r.minMagnitude >= 0) || !(r.floor >= 0)) throw badOption(`minMagnitude and floor must be ≥ 0`);
   return r;
-}
-
-/** mulberry32 (Tommy Ettinger, public domain): tiny, fast, seedable; the permutations need no more. */
-function mulberry32(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** 1-based ranks for the Fenwick trees: equal values share one (they add 0 to |v−x| whichever side they count on). */
