@@ -113,7 +113,9 @@ describe('perf bisect end to end', { concurrency: true }, () => {
         const good = repo.commit('c0 good', source(1));
         repo.commit('c1', source(1));
         const bad = repo.commit('c2', source(1));
-        const none = await perf(repo, ['bisect', good, bad, 'page.yaml', ...BUILD, ...REPEATS]);
+        // With a history store: the comparison is kept there too.
+        const history = ['--history', join(dir, 'history.sqlite')];
+        const none = await perf(repo, ['bisect', good, bad, 'page.yaml', ...BUILD, ...REPEATS, ...history, '--out', join(dir, 'one')]);
         assert.equal(none.code, 0, none.stderr);
         assert.match(none.stdout, /^not reproduced: BAD is not worse than GOOD/m);
         assert.match(
@@ -121,6 +123,11 @@ describe('perf bisect end to end', { concurrency: true }, () => {
           /bisect: \[1\] \w+ → \w+ …\n(bisect: building \w+\n)*bisect: \[1\] same: load\.\w+ [+-]\d/,
           'a progress line per comparison',
         );
+        // Another output folder (no cache file there), the same history: the endpoints come from the store, not measured.
+        const shared = await perf(repo, ['bisect', good, bad, 'page.yaml', ...BUILD, ...REPEATS, ...history, '--out', join(dir, 'two')]);
+        assert.equal(shared.code, 0, shared.stderr);
+        assert.match(shared.stderr, /bisect: \[1\] same: load\.\w+ [^\n]*, cached/, shared.stderr);
+        assert.doesNotMatch(shared.stderr, /building/, 'nothing checked out or built for a comparison the store had');
 
         // Bad input: exit 2 naming what was wrong.
         const wrong = await perf(repo, ['bisect', bad, good, 'page.yaml']);

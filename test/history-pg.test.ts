@@ -65,7 +65,17 @@ test(
       (await db.tx((q) => q("SELECT tablename AS name FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename"))).map((r) =>
         String(r.name),
       );
-    assert.deepEqual(await tables(), ['hosts', 'metrics', 'projects', 'runs', 'samples', 'scenarios', 'schema_version', 'verdicts']);
+    assert.deepEqual(await tables(), [
+      'bisect_comparisons',
+      'hosts',
+      'metrics',
+      'projects',
+      'runs',
+      'samples',
+      'scenarios',
+      'schema_version',
+      'verdicts',
+    ]);
     await migrateTo(db, 0);
     assert.deepEqual(await tables(), ['schema_version']);
     await migrateTo(db, 1);
@@ -77,6 +87,10 @@ test(
       assert.equal(store.kind, 'postgres');
       assert.deepEqual(await store.recordRun({ run: nthRun(0), git: GIT, project: 'p' }), { runId: 1, created: true });
       assert.deepEqual(await store.recordRun({ run: nthRun(0), git: GIT, project: 'p' }), { runId: 1, created: false });
+      // perf bisect's comparisons, replaced under the same key (ON CONFLICT … DO UPDATE on PostgreSQL too).
+      await store.putBisectComparison('k', '{"judgement":"same"}');
+      await store.putBisectComparison('k', '{"judgement":"worse"}');
+      assert.equal(await store.bisectComparison('k'), '{"judgement":"worse"}');
       const series = await store.series({ scenario: 'routes', metric: 'durationMs' });
       assert.equal(series.length, 1);
       assert.equal(series[0]!.median, BASE.summary.metrics.durationMs!.median);

@@ -58,7 +58,7 @@ test('migrations: up to the latest, down to empty, and up again; each step in or
   await migrateTo(db);
   assert.equal(await schemaVersion(db), LATEST_VERSION);
   const full = tables(file);
-  for (const t of ['projects', 'scenarios', 'hosts', 'metrics', 'runs', 'samples', 'verdicts', 'runs_by_scenario'])
+  for (const t of ['projects', 'scenarios', 'hosts', 'metrics', 'runs', 'samples', 'verdicts', 'runs_by_scenario', 'bisect_comparisons'])
     assert.ok(full.includes(t), t);
   await migrateTo(db, 1);
   assert.equal(await schemaVersion(db), 1);
@@ -109,6 +109,12 @@ test('record is idempotent; series, metrics, runs, runFile (compare accepts it) 
     assert.equal((await store.runs({})).length, 2);
     assert.deepEqual(await store.prune({ keepDays: 100_000 }), { runsDeleted: 0, samplesDeleted: 0 });
     assert.equal((await store.prune({ keepDays: 0 })).runsDeleted, 2);
+
+    // perf bisect's comparisons: absent, kept, replaced under the same key.
+    assert.equal(await store.bisectComparison('grid.yaml|a|b'), undefined);
+    await store.putBisectComparison('grid.yaml|a|b', '{"judgement":"undecided"}');
+    await store.putBisectComparison('grid.yaml|a|b', '{"judgement":"worse"}');
+    assert.equal(await store.bisectComparison('grid.yaml|a|b'), '{"judgement":"worse"}');
   } finally {
     await store.close();
   }

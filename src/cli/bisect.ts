@@ -2,10 +2,12 @@
 import { join, relative } from 'node:path';
 import { PerfError } from '../errors.js';
 import { fileInFolder, writeFileAtomic } from '../files.js';
+import { bisectStoreCache } from '../history/bisect-cache.js';
 import { bisect, short, type BisectEvent, type BisectResult, type Comparison, type TestedCommit } from '../runner/bisect.js';
 import { appendToGithubStepSummary } from '../../reporters/index.js';
 import { mdCode, mdText } from '../../reporters/markdown.js';
 import { defineCommand, info, JSON_FLAG, printJson } from './command.js';
+import { HISTORY_FLAG, historyLocation, openStore } from './history.js';
 import { checkNameFlag, interruptible, parseVars } from './run-options.js';
 import { scaleFlags, SCALE_FLAGS } from './scale-options.js';
 
@@ -83,11 +85,12 @@ export const bisectCommand = defineCommand({
   summary: 'Find the commit that made a scenario slower: GOOD against BAD first, then a search where each step is a sequential A/B',
   usage:
     'bisect GOOD BAD SCENARIO.yaml [--variant NAME] [--var N=V] [--build "CMD"] [--metric M] [--max-repeat N] ' +
-    '[--grid URL [--parallel N]] [--json]',
+    '[--grid URL [--parallel N]] [--history PATH|URL] [--json]',
   details:
     'Each commit is checked out into its own worktree under a temporary folder (your working tree is untouched), built\n' +
     'with --build and served from there. Outcomes: worse, same, undecided (then against BAD); a commit that cannot be built,\n' +
-    'run or decided is skipped and said so. Finished comparisons are cached in <out>/bisect-cache.json: a re-run reuses them.\n' +
+    'run or decided is skipped and said so. Finished comparisons are cached in <out>/bisect-cache.json, and with --history\n' +
+    'in the history store as well: a re-run reuses them, on any machine that shares the store.\n' +
     'With --grid URL every comparison is a Grid session; --parallel N also compares the next levels of midpoints while the\n' +
     'current one is measured (speculation, as Pinpoint does), up to N comparisons at once.\n' +
     'Exit 0 when found or not reproduced (and when the culprit is one of several skipped ones), 2 bad input, 3 environment.',
@@ -121,6 +124,7 @@ export const bisectCommand = defineCommand({
         'measure each other).',
     },
     quiet: { type: 'boolean', description: 'No progress lines.' },
+    ...HISTORY_FLAG,
     ...JSON_FLAG,
   },
   async run(f, positionals) {
@@ -152,26 +156,42 @@ export const bisectCommand = defineCommand({
     const [good, bad, scenario] = positionals as [string, string, string];
     const out = (f.out as string | undefined) ?? join('build', 'perf', 'bisect');
     const quiet = f.quiet === true || f.json === true;
-    const result = await interruptible((signal) =>
-      bisect({
-        cwd: process.cwd(),
-        good,
-        bad,
-        scenario,
-        vars: parseVars(f.var as string[] | undefined),
-        outDir: out,
-        cacheFile: join(out, 'bisect-cache.json'),
-        signal,
-        onEvent: progress(quiet),
-        ...(f.variant !== undefined ? { variant: f.variant as string } : {}),
-        ...(f.build !== undefined ? { build: f.build as string } : {}),
-        ...(f.metric !== undefined ? { metric: f.metric as string } : {}),
-        ...(f.repeat !== undefined ? { repeat: f.repeat as number } : {}),
-        ...(f.maxRepeat !== undefined ? { maxRepeat: f.maxRepeat as number } : {}),
-        ...scale,
-        ...(parallel !== undefined ? { parallel } : {}),
-      }),
-    );
+    // Opened before any checkout or build: a history that cannot be reached is said now, not after an hour of bisecting.
+    const location = historyLocation(f);
+    const store = location === undefined ? undefined : await openStore(location);
+    // A store that fails mid-bisect is said once and left; the cache file keeps every comparison (exit 3 at the end).
+    const shared = store
+      ? bisectStoreCache(store, (e) => {
+          info(`perf: ${e.message}`);
+          info(`  hint: the comparisons are kept in the cache file; the history (${store.location}) is left for the rest of this bisect`);
+        })
+      : undefined;
+    let result: BisectResult;
+    try {
+      result = await interruptible((signal) =>
+        bisect({
+          cwd: process.cwd(),
+          good,
+          bad,
+          scenario,
+          vars: parseVars(f.var as string[] | undefined),
+          outDir: out,
+          cacheFile: join(out, 'bisect-cache.json'),
+          ...(shared ? { store: shared } : {}),
+          signal,
+          onEvent: progress(quiet),
+          ...(f.variant !== undefined ? { variant: f.variant as string } : {}),
+          ...(f.build !== undefined ? { build: f.build as string } : {}),
+          ...(f.metric !== undefined ? { metric: f.metric as string } : {}),
+          ...(f.repeat !== undefined ? { repeat: f.repeat as number } : {}),
+          ...(f.maxRepeat !== undefined ? { maxRepeat: f.maxRepeat as number } : {}),
+          ...scale,
+          ...(parallel !== undefined ? { parallel } : {}),
+        }),
+      );
+    } finally {
+      await store?.close().catch(() => undefined);
+    }
     if (reporters.includes('markdown')) {
       const md = renderBisectMarkdown(result);
       const file = fileInFolder(out, 'bisect.md', 'perf bisect');
@@ -181,6 +201,7 @@ export const bisectCommand = defineCommand({
     }
     if (f.json) printJson(result);
     else process.stdout.write(renderBisectText(result));
-    return result.outcome === 'interrupted' ? 130 : 0;
+    if (result.outcome === 'interrupted') return 130;
+    return shared?.failed() ? 3 : 0;
   },
 });

@@ -72,6 +72,13 @@ export const MIGRATIONS: readonly Migration[] = [
     ],
     down: ['DROP INDEX verdicts_by_candidate', 'DROP INDEX runs_by_commit', 'DROP INDEX runs_by_scenario'],
   },
+  {
+    version: 3,
+    // perf bisect's finished comparisons (runner/bisect.ts), by their key (scenario, variant, metric, vars, build and the two
+    // commits), as JSON: a re-run on any machine that shares the store reuses them.
+    up: ['CREATE TABLE bisect_comparisons (cache_key TEXT PRIMARY KEY, comparison TEXT NOT NULL, recorded_at TEXT NOT NULL){norowid}'],
+    down: ['DROP TABLE bisect_comparisons'],
+  },
 ];
 
 export const LATEST_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

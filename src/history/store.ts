@@ -279,6 +279,23 @@ export class SqlHistoryStore implements HistoryStore {
     });
   }
 
+  bisectComparison(key: string): Promise<string | undefined> {
+    return this.db.tx(async (q) => {
+      const rows = await q('SELECT comparison FROM bisect_comparisons WHERE cache_key = ?', [key]);
+      return rows.length ? String(rows[0]!.comparison) : undefined;
+    });
+  }
+
+  putBisectComparison(key: string, json: string): Promise<void> {
+    return this.db.tx(async (q) => {
+      await q(
+        'INSERT INTO bisect_comparisons (cache_key, comparison, recorded_at) VALUES (?, ?, ?) ' +
+          'ON CONFLICT (cache_key) DO UPDATE SET comparison = excluded.comparison, recorded_at = excluded.recorded_at',
+        [key, json, new Date().toISOString()],
+      );
+    });
+  }
+
   close(): Promise<void> {
     return this.db.close();
   }

@@ -98,5 +98,9 @@ export interface HistoryStore {
   /** A stored run rebuilt as a run file (repeats carry the stored metrics), for the gate's baseline. */
   runFile(runId: number): Promise<RunFile>;
   prune(q: { keepDays?: number; keepRuns?: number }): Promise<{ runsDeleted: number; samplesDeleted: number }>;
+  /** A finished `perf bisect` comparison (its JSON) by its key, or undefined. */
+  bisectComparison(key: string): Promise<string | undefined>;
+  /** Keep a finished comparison; the same key again replaces it. */
+  putBisectComparison(key: string, json: string): Promise<void>;
   close(): Promise<void>;
 }

@@ -2,6 +2,8 @@
 import { join } from 'node:path';
 import { bisect, short, type BisectEvent, type BisectResult, type Comparison } from '../runner/bisect.js';
 import { PerfError } from '../errors.js';
+import { bisectStoreCache } from '../history/bisect-cache.js';
+import { openHistory } from '../history/open.js';
 import { loadScenario } from '../scenario/load.js';
 import { defineTool, type ToolCallContext } from './core.js';
 import { okReply } from './format.js';
@@ -106,23 +108,33 @@ export const perfBisectTool = defineTool({
       });
     const out = core.confine('perf_bisect out', join('build', 'perf', 'bisect'), 'folder');
     const onEvent = progressOf(ctx);
-    const result = await bisect({
-      cwd: core.cwd,
-      good: args.good,
-      bad: args.bad,
-      scenario: where,
-      outDir: out,
-      cacheFile: join(out, 'bisect-cache.json'),
-      ...variant,
-      ...(args.build !== undefined ? { build: args.build } : {}),
-      ...(args.metric !== undefined ? { metric: args.metric } : {}),
-      ...(args.repeat !== undefined ? { repeat: args.repeat } : {}),
-      ...(args.maxRepeat !== undefined ? { maxRepeat: args.maxRepeat } : {}),
-      ...(core.grid !== undefined ? { grid: core.grid } : {}),
-      ...(args.parallel !== undefined ? { parallel: args.parallel } : {}),
-      ...(ctx.signal ? { signal: ctx.signal } : {}),
-      ...(onEvent ? { onEvent } : {}),
-    });
+    // The server's history ($PERF_HISTORY, set by whoever started it; never a location from the agent) keeps the
+    // comparisons too. One that fails mid-bisect is left: the cache file has every comparison.
+    const history = process.env.PERF_HISTORY?.trim() || undefined;
+    const store = history === undefined ? undefined : await openHistory(history, core.cwd);
+    let result: BisectResult;
+    try {
+      result = await bisect({
+        cwd: core.cwd,
+        good: args.good,
+        bad: args.bad,
+        scenario: where,
+        outDir: out,
+        cacheFile: join(out, 'bisect-cache.json'),
+        ...(store ? { store: bisectStoreCache(store, () => undefined) } : {}),
+        ...variant,
+        ...(args.build !== undefined ? { build: args.build } : {}),
+        ...(args.metric !== undefined ? { metric: args.metric } : {}),
+        ...(args.repeat !== undefined ? { repeat: args.repeat } : {}),
+        ...(args.maxRepeat !== undefined ? { maxRepeat: args.maxRepeat } : {}),
+        ...(core.grid !== undefined ? { grid: core.grid } : {}),
+        ...(args.parallel !== undefined ? { parallel: args.parallel } : {}),
+        ...(ctx.signal ? { signal: ctx.signal } : {}),
+        ...(onEvent ? { onEvent } : {}),
+      });
+    } finally {
+      await store?.close().catch(() => undefined);
+    }
     return okReply({ tool: 'perf_bisect', status: 'ok', ...bisectBrief(result) });
   },
 });

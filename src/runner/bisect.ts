@@ -108,6 +108,8 @@ export interface BisectOptions {
   metric?: string;
   outDir: string;
   cacheFile: string;
+  /** Also keep (and look up) finished comparisons here: the history store, shared between machines. */
+  store?: ComparisonStore;
   repeat?: number;
   maxRepeat?: number;
   /** Selenium Grid base URL: every comparison runs in its own Grid session (both arms in it, one node). */
@@ -246,10 +248,28 @@ function buildIn(dir: string, command: string, commit: string, signal: AbortSign
 
 type CacheEntries = Record<string, Omit<Comparison, 'cached'>>;
 
-/** Finished comparisons by (scenario, variant, metric, baseline, candidate, build): what a re-run reuses. */
+/**
+ * Somewhere else finished comparisons are kept besides the cache file: the history store when one is configured
+ * (`--history`), so a re-run on any machine that shares it reuses them. Values are the comparisons' JSON.
+ */
+export interface ComparisonStore {
+  get(key: string): Promise<string | undefined>;
+  set(key: string, json: string): Promise<void>;
+}
+
+const isComparison = (v: unknown): v is Omit<Comparison, 'cached'> =>
+  typeof v === 'object' && v !== null && typeof (v as { judgement?: unknown }).judgement === 'string';
+
+/**
+ * Finished comparisons by (scenario, variant, metric, baseline, candidate, build): what a re-run reuses. The file is read
+ * first; the store (when given) next, and what it had is copied into the file. Each new comparison goes to both.
+ */
 class ComparisonCache {
   private entries: CacheEntries = {};
-  constructor(private readonly file: string) {
+  constructor(
+    private readonly file: string,
+    private readonly store?: ComparisonStore,
+  ) {
     if (!existsSync(file)) return;
     try {
       const parsed: unknown = JSON.parse(readFileSync(file, 'utf8'));
@@ -258,14 +278,27 @@ class ComparisonCache {
       // A damaged cache is only lost time: start afresh, and overwrite it.
     }
   }
-  get(key: string): Comparison | undefined {
+  async get(key: string): Promise<Comparison | undefined> {
     const e = this.entries[key];
-    return e && typeof e.judgement === 'string' ? { ...e, cached: true } : undefined;
+    if (isComparison(e)) return { ...e, cached: true };
+    const stored = await this.store?.get(key);
+    if (stored === undefined) return undefined;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(stored);
+    } catch {
+      return undefined;
+    }
+    if (!isComparison(parsed)) return undefined;
+    this.entries[key] = parsed;
+    writeJsonAtomic(this.file, this.entries);
+    return { ...parsed, cached: true };
   }
-  set(key: string, c: Comparison): void {
+  async set(key: string, c: Comparison): Promise<void> {
     const { cached: _c, ...kept } = c;
     this.entries[key] = kept;
     writeJsonAtomic(this.file, this.entries);
+    await this.store?.set(key, JSON.stringify(kept));
   }
 }
 
@@ -431,7 +464,7 @@ async function measureCommits(
   const o = ctx.opts;
   const index = ++ctx.count;
   o.onEvent?.({ kind: 'compare-start', baseline, candidate, index, speculative });
-  const hit = ctx.cache.get(key);
+  const hit = await ctx.cache.get(key);
   if (hit) {
     o.onEvent?.({ kind: 'compare-end', comparison: hit, index });
     return hit;
@@ -440,7 +473,7 @@ async function measureCommits(
   try {
     const out = await judgeCommits(ctx, baseline, candidate, metric);
     if (out === 'interrupted') return out;
-    ctx.cache.set(key, out);
+    await ctx.cache.set(key, out);
     o.onEvent?.({ kind: 'compare-end', comparison: out, index });
     return out;
   } finally {
@@ -605,7 +638,7 @@ export async function bisect(opts: BisectOptions): Promise<BisectResult> {
     repo,
     scenarioRel,
     checkouts,
-    cache: new ComparisonCache(opts.cacheFile),
+    cache: new ComparisonCache(opts.cacheFile, opts.store),
     count: 0,
     started: new Map(),
     active: 0,
