@@ -368,7 +368,7 @@ interface Ctx {
   count: number;
   /** Comparisons started in this run (needed or speculative) by cache key: a needed one joins a speculative one. */
   started: Map<string, Promise<Comparison | 'interrupted'>>;
-  /** Comparisons running now (not cached), so speculation keeps at most `parallel` in flight. */
+  /** Comparisons running now (a cached one while it is looked up), so speculation keeps at most `parallel` in flight. */
   active: number;
   /** The endpoints' shift on the metric (%, its worse direction), once measured: where the midpoints' boundary goes. */
   stepPct?: number;
@@ -464,13 +464,15 @@ async function measureCommits(
   const o = ctx.opts;
   const index = ++ctx.count;
   o.onEvent?.({ kind: 'compare-start', baseline, candidate, index, speculative });
-  const hit = await ctx.cache.get(key);
-  if (hit) {
-    o.onEvent?.({ kind: 'compare-end', comparison: hit, index });
-    return hit;
-  }
+  // Counted before the cache lookup, which may wait on the history store: speculation, which runs right after this
+  // call returns, must see the comparison in flight, or it would start more than `parallel`.
   ctx.active++;
   try {
+    const hit = await ctx.cache.get(key);
+    if (hit) {
+      o.onEvent?.({ kind: 'compare-end', comparison: hit, index });
+      return hit;
+    }
     const out = await judgeCommits(ctx, baseline, candidate, metric);
     if (out === 'interrupted') return out;
     await ctx.cache.set(key, out);
