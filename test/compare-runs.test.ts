@@ -717,14 +717,14 @@ test('perf compare on a real run file whose candidate lost its primary metrics: 
  * time very quiet (3%), task time noisy (30%), long-frame blocking very noisy (50%); 12 painted frames, so
  * the absolute forms are the judged ones.
  */
-function gridRun(seed: number, n: number, opts: { script?: number; cpu?: number } = {}): RunFile {
+function gridRun(seed: number, n: number, opts: { script?: number; cpu?: number; task?: number } = {}): RunFile {
   const rand = rng(seed);
   const metrics = columns({
     'frames.painted': Array.from({ length: n }, () => 12),
     'counters.layouts': Array.from({ length: n }, () => 40),
     'counters.threadCpuMs': noisy(rand, opts.cpu ?? 200, 0.05, n),
     'counters.scriptMs': noisy(rand, opts.script ?? 100, 0.03, n),
-    'counters.taskMs': noisy(rand, 250, 0.3, n),
+    'counters.taskMs': noisy(rand, opts.task ?? 250, 0.3, n),
     'longFrames.blockingMs': noisy(rand, 300, 0.5, n),
   });
   return makeRun({ metrics, modes: metrics.map(() => 'timing') });
@@ -846,4 +846,35 @@ test('noise rule: SequentialJudge fixes the family at its first look and records
   assert.deepEqual(judge.record(wild).primaries, first);
   assert.ok(judge.last?.gate.primary.includes('counters.scriptMs'));
   assert.equal(judge.last?.gate.chosen?.look, 1);
+});
+
+test("SequentialJudge: the caller's stop ends an undecided look (perf bisect's side test); a decided look never asks it", () => {
+  const asked: string[] = [];
+  const events: string[] = [];
+  const judge = (answer: string | undefined): SequentialJudge =>
+    new SequentialJudge(
+      {
+        ...{ repeat: 5, maxRepeat: 20, timing: true, storedBaseline: false, compare: { force: true, primary: ['counters.taskMs'] } },
+        stop: (c) => {
+          asked.push(c.verdict);
+          return answer;
+        },
+      },
+      (e) => events.push(e.why),
+    );
+  // +20% on a 30%-CV metric at 5 + 5 repeats: past warn, not yet significant: the compare alone would add a round.
+  const [a, b] = [gridRun(90, 5), gridRun(91, 5, { task: 300 })];
+  const on = judge(undefined);
+  assert.equal(on.look(a, b), 2, events.join('\n'));
+  assert.equal(on.last?.decided, false);
+  const stopped = judge('like no change: SPRT log LR -3.1, bound ±2.9');
+  assert.equal(stopped.look(a, b), 0);
+  assert.equal(stopped.stopped, 'decided');
+  assert.match(events.at(-1) ?? '', /^decided: like no change: SPRT/);
+  assert.equal(asked.length, 2);
+  // A decided compare (tripled, certain) stops on its own; the caller is not asked.
+  const decided = judge('never shown');
+  assert.equal(decided.look(gridRun(92, 5), gridRun(93, 5, { task: 750 })), 0);
+  assert.equal(asked.length, 2);
+  assert.doesNotMatch(events.at(-1) ?? '', /never shown/);
 });

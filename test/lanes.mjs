@@ -59,6 +59,7 @@ const UNIT = [
   'settle-reports.test.js',
   'tachometer-rule.test.js',
   'sequential.test.js',
+  'step-side.test.js',
   'docs.test.js',
   'validators.test.js',
   'size-tools.test.js',

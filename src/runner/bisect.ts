@@ -5,9 +5,10 @@
  * - the endpoints are compared first (GOOD against BAD): a regression that does not reproduce stops the
  *   search with the figures, instead of bisecting noise;
  * - every comparison is the sequential A/B of `perf run --against` (interleaved, sampled until decided, up
- *   to a cap) and has three outcomes: worse, same, undecided. An undecided midpoint is compared with the
- *   other endpoint (BAD) before it is given up; a commit that cannot be built, run or decided is skipped,
- *   as `git bisect skip` does, and said so;
+ *   to a cap) and has three outcomes: worse, same, undecided. Each look at a midpoint also asks which side of
+ *   the step it is on, by Wald's SPRT between "no change" and "the whole step" (perf/step-side.ts). An
+ *   undecided midpoint is compared with the other endpoint (BAD) before it is given up; a commit that cannot
+ *   be built, run or decided is skipped, as `git bisect skip` does, and said so;
  * - each commit is checked out into its own worktree under a temporary folder (the user's working tree
  *   and index are never touched), built once with --build, and served from there.
  * Finished comparisons are kept in a cache file, so a re-run (or a run after Ctrl-C) reuses them.
@@ -26,6 +27,7 @@ import type { RunsComparison } from '../perf/compare-runs.js';
 import { loadScenario, type Scenario } from '../scenario/load.js';
 import { writeJsonAtomic } from '../session/state.js';
 import { isTimingMetric } from '../perf/metrics.js';
+import { stepSide } from '../perf/step-side.js';
 import { runAndJudge } from './judge.js';
 import type { TimingPlan } from './records.js';
 import type { LookEvent } from './sequential.js';
@@ -54,7 +56,7 @@ export interface Comparison {
   metric: string | null;
   deltaPct: number | null;
   ci: CompareRow['ci'];
-  /** Why a comparison is untestable or undecided, in one line. */
+  /** Why a comparison is untestable or undecided, or which side of the step the side test put a midpoint on, in one line. */
   why?: string;
   /**
    * The functions, layouts or steps that grew (issue 19's attribution), as the compare row carries them. A midpoint
@@ -372,6 +374,8 @@ interface Ctx {
   active: number;
   /** The endpoints' shift on the metric (%, its worse direction), once measured: where the midpoints' boundary goes. */
   stepPct?: number;
+  /** The sign of the endpoints' raw delta: the direction a commit moves when it is on BAD's side. */
+  stepSign?: 1 | -1;
   /** The endpoints are judged: what is compared now is a midpoint (needed or speculative). */
   midpoints?: boolean;
 }
@@ -418,7 +422,8 @@ function scenarioAt(dir: string, ctx: Ctx, metric: string | null): Scenario {
 const cacheKey = (ctx: Ctx, baseline: string, candidate: string, metric: string | null): string => {
   const o = ctx.opts;
   // The midpoints' boundary (sideThresholds) changes the verdicts, so it is part of what was compared.
-  const side = ctx.stepPct !== undefined ? `@${ctx.stepPct.toFixed(1)}` : '';
+  // `~sprt`: midpoints judged by the side test (perf/step-side.ts); comparisons cached under the interval rule are not reused.
+  const side = ctx.stepPct !== undefined ? `@${ctx.stepPct.toFixed(1)}~sprt` : '';
   return [
     ctx.scenarioRel,
     o.variant ?? '',
@@ -494,6 +499,7 @@ async function judgeCommits(ctx: Ctx, baseline: string, candidate: string, metri
   try {
     const [a, b] = [await ctx.checkouts.folder(baseline), await ctx.checkouts.folder(candidate)];
     const [scA, scB] = [scenarioAt(a, ctx, metric), scenarioAt(b, ctx, metric)];
+    const side = sideTest(ctx, metric);
     const judged = await runAndJudge({
       kind: 'against',
       baseline: scA,
@@ -506,11 +512,15 @@ async function judgeCommits(ctx: Ctx, baseline: string, candidate: string, metri
         ...(o.grid !== undefined ? { grid: o.grid } : {}),
         ...(o.serveHost !== undefined ? { serveHost: o.serveHost } : {}),
         ...(o.signal ? { signal: o.signal } : {}),
+        ...(side ? { stop: (c: RunsComparison) => side(c)?.why } : {}),
+        ...(!ctx.midpoints ? { stop: (c: RunsComparison) => endpointsAnswered(c, metric) } : {}),
         onLook: (event) => o.onEvent?.({ kind: 'look', event }),
       },
     });
     if (judged.res.candidate.run.interrupted || o.signal?.aborted) return 'interrupted';
-    out = { baseline, candidate, ...judgementOf(judged.comparison, metric), cached: false };
+    const judgement = judgementOf(judged.comparison, metric);
+    const decided = judged.comparison && side?.(judged.comparison);
+    out = { baseline, candidate, ...judgement, ...(decided ? { judgement: decided.judgement, why: decided.why } : {}), cached: false };
   } catch (e) {
     if (o.signal?.aborted) return 'interrupted';
     // A commit that cannot be checked out, built, loaded or run is skipped, with the reason; a bug still throws.
@@ -518,6 +528,37 @@ async function judgeCommits(ctx: Ctx, baseline: string, candidate: string, metri
     out = { baseline, candidate, metric, judgement: 'untestable', repeats: 0, deltaPct: null, ci: null, why: e.message, cached: false };
   }
   return out;
+}
+
+/**
+ * The endpoints' question is whether BAD is worse at all: once the compare has rejected "no change" at this look's
+ * boundary and judges `worse` (the compare fails, or with --metric that metric regressed), the search can start.
+ * Sampling on until the whole interval clears the error threshold (the gate's settled severity) would only size the
+ * step more precisely, at 3 repeats per arm a round (timing repeats and the profiled ones between them); the
+ * midpoints' side test takes the step as estimated. A BAD that is not worse samples until the compare is decided.
+ */
+function endpointsAnswered(c: RunsComparison, metric: string | null): string | undefined {
+  return judgementOf(c, metric).judgement === 'worse' ? `BAD is worse: ${c.gate.summary}` : undefined;
+}
+
+/**
+ * A midpoint's side of the step, by Wald's SPRT between "no change" and "the whole step" (perf/step-side.ts), read from
+ * its comparison on the bisect's metric; undefined while undecided, and for the endpoints (no step is known yet). Also
+ * for a midpoint against BAD: there "the whole step" means BAD is worse than it, so it is on GOOD's side.
+ */
+function sideTest(ctx: Ctx, metric: string | null): ((c: RunsComparison) => { judgement: Judgement; why: string } | undefined) | undefined {
+  const { stepPct, stepSign } = ctx;
+  if (!ctx.midpoints || metric === null || stepPct === undefined || stepSign === undefined) return undefined;
+  return (c) => {
+    const row = c.rows.find((r) => r.metric === metric);
+    if (!row || row.deltaPct === null || !row.ci) return undefined;
+    const [low, high] = stepSign > 0 ? [row.ci.lowPct, row.ci.highPct] : [-row.ci.highPct, -row.ci.lowPct];
+    const s = stepSide({ shiftPct: stepSign * row.deltaPct, lowPct: low, highPct: high, level: row.ci.level }, stepPct, c.gate.alpha);
+    if (s.side === 'undecided' || s.llr === null) return undefined;
+    const like = s.side === 'bad' ? `the whole ${stepPct.toFixed(1)}% step` : 'no change';
+    const why = `like ${like}: SPRT log LR ${s.llr > 0 ? '+' : ''}${s.llr.toFixed(1)}, bound ±${s.bound.toFixed(1)}`;
+    return { judgement: s.side === 'bad' ? 'worse' : 'same', why };
+  };
 }
 
 type Tested = 'good' | 'bad' | 'skipped';
@@ -661,7 +702,10 @@ export async function bisect(opts: BisectOptions): Promise<BisectResult> {
     const metric = ends.metric;
     if (ends.judgement !== 'worse' || !metric) return { outcome: 'not_reproduced', metric, endpoints: ends, tested, durationMs: elapsed() };
     const all = [range.good, ...range.between, range.bad];
-    if (ends.deltaPct !== null) ctx.stepPct = Math.abs(ends.deltaPct);
+    if (ends.deltaPct !== null && ends.deltaPct !== 0) {
+      ctx.stepPct = Math.abs(ends.deltaPct);
+      ctx.stepSign = ends.deltaPct > 0 ? 1 : -1;
+    }
     ctx.midpoints = true;
     const found = await search(ctx, all, metric, tested);
     if (found === 'interrupted') return { outcome: 'interrupted', metric, tested, durationMs: elapsed() };

@@ -33,6 +33,11 @@ export interface SequentialPlan {
   storedBaseline: boolean;
   /** Compare options passed through (thresholds, primary metrics, force, files). */
   compare?: Omit<CompareRunsOptions, 'sequential' | 'rejected'>;
+  /**
+   * The caller's own question, answered before the compare is decided (perf bisect's side test): a reason ends the
+   * sampling at this look, undefined goes on. It only ever stops sooner, never later than the compare would.
+   */
+  stop?: (c: RunsComparison) => string | undefined;
 }
 
 export type LookEvent = {
@@ -113,12 +118,16 @@ export class SequentialJudge {
     const lookNo = this.looks.length + 1;
     let adding = 0;
     let why: string;
+    const answered = interrupted || comparison.decided ? undefined : this.plan.stop?.(comparison);
     if (interrupted) {
       this.stopped = 'interrupted';
       why = 'interrupted';
     } else if (comparison.decided) {
       this.stopped = 'decided';
       why = comparison.verdict === 'fail' ? `decided: ${comparison.gate.summary}` : 'decided: every primary metric is settled';
+    } else if (answered !== undefined) {
+      this.stopped = 'decided';
+      why = `decided: ${answered}`;
     } else if (this.units >= this.plan.maxRepeat) {
       this.stopped = 'max-repeat';
       why = `maxRepeat ${this.plan.maxRepeat} reached, still undecided: ${undecided(comparison)}`;
@@ -162,6 +171,7 @@ export interface DecisionOptions {
   budgetMs?: number;
   alpha?: number;
   compare?: SequentialPlan['compare'];
+  stop?: SequentialPlan['stop'];
   onLook?: (e: LookEvent) => void;
 }
 
@@ -195,6 +205,7 @@ export async function againstToDecision(
       timing: opts.timing ?? candidate.timing,
       storedBaseline: false,
       compare: compareOpts,
+      ...(opts.stop ? { stop: opts.stop } : {}),
       ...(opts.budgetMs !== undefined ? { budgetMs: opts.budgetMs } : {}),
       ...(opts.alpha !== undefined ? { alpha: opts.alpha } : {}),
     },
