@@ -30,6 +30,10 @@
  * (2026-12-05, a noisy hour: the endpoints and c11 both ran to the 20-unit cap): ours 763 s (6 comparisons, c11
  * found), the peer 773 s (5 runs, c11 found): 0.99x. The midpoints' run files hold 1 + n repeats per arm for n
  * units, where they held 1 + 1.5 n.
+ * With the midpoints judged by Wald's SPRT (src/perf/step-side.ts) and the endpoints stopped at the first look that
+ * judges BAD worse (2026-12-06, a quiet host, two runs of 2 tries): ours 319, 318, 300 and 352 s (6 comparisons, c11
+ * found each time), the peer 637, 596, 620 and 616 s: 0.52x and 0.53x. Two midpoints in those tries were decided by
+ * the SPRT where the interval rule would have added a round (e.g. c10 at +3.7%, interval -4.2..+20.6, D/2 = 13.7).
  */
 import { spawn } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
