@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { stepSide } from '../src/perf/step-side.js';
 import { hodgesLehmann, median } from '../src/perf/stats.js';
-import { mulberry32 } from '../src/perf/prng.js';
+import { gaussian, mulberry32 } from './gate-sim.js';
 
 const ALPHA = 0.05;
 
@@ -47,9 +47,8 @@ type Rule = 'sprt' | 'interval';
 
 /** One simulated midpoint: its side when decided (or undecided at the cap) and the repeats per arm it took. */
 function simulate(rule: Rule, shiftPct: number, stepPct: number, noise: Noise, rnd: () => number): { side: string; n: number } {
-  const gauss = (): number => Math.sqrt(-2 * Math.log(1 - rnd())) * Math.cos(2 * Math.PI * rnd());
   const draw = (shift: number): number =>
-    1000 * Math.exp(noise.cv * gauss()) * (rnd() < noise.outliers ? noise.outlierFactor : 1) * (1 + shift / 100);
+    1000 * Math.exp(noise.cv * gaussian(rnd)) * (rnd() < noise.outliers ? noise.outlierFactor : 1) * (1 + shift / 100);
   const a: number[] = [];
   const b: number[] = [];
   for (let n = 5; n <= 20; n += 2) {

@@ -500,6 +500,12 @@ async function judgeCommits(ctx: Ctx, baseline: string, candidate: string, metri
     const [a, b] = [await ctx.checkouts.folder(baseline), await ctx.checkouts.folder(candidate)];
     const [scA, scB] = [scenarioAt(a, ctx, metric), scenarioAt(b, ctx, metric)];
     const side = sideTest(ctx, metric);
+    // A midpoint stops once the side test decides it; the endpoints once BAD is judged worse.
+    const stop = side
+      ? (c: RunsComparison) => side(c)?.why
+      : ctx.midpoints
+        ? undefined
+        : (c: RunsComparison) => endpointsAnswered(c, metric);
     const judged = await runAndJudge({
       kind: 'against',
       baseline: scA,
@@ -512,8 +518,7 @@ async function judgeCommits(ctx: Ctx, baseline: string, candidate: string, metri
         ...(o.grid !== undefined ? { grid: o.grid } : {}),
         ...(o.serveHost !== undefined ? { serveHost: o.serveHost } : {}),
         ...(o.signal ? { signal: o.signal } : {}),
-        ...(side ? { stop: (c: RunsComparison) => side(c)?.why } : {}),
-        ...(!ctx.midpoints ? { stop: (c: RunsComparison) => endpointsAnswered(c, metric) } : {}),
+        ...(stop ? { stop } : {}),
         onLook: (event) => o.onEvent?.({ kind: 'look', event }),
       },
     });
