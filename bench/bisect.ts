@@ -34,6 +34,14 @@
  * judges BAD worse (2026-12-06, a quiet host, two runs of 2 tries): ours 319, 318, 300 and 352 s (6 comparisons, c11
  * found each time), the peer 637, 596, 620 and 616 s: 0.52x and 0.53x. Two midpoints in those tries were decided by
  * the SPRT where the interval rule would have added a round (e.g. c10 at +3.7%, interval -4.2..+20.6, D/2 = 13.7).
+ * One run of 5 tries (2026-12-06, same code; load average 1.2-2): ours named c11 in 5 of 5, 6 comparisons each, in
+ * 440, 361, 588, 386 and 334 s; the peer named c11 in 5 of 5, in 502, 497, 520, 998 and 500 s: median 386 against
+ * 502 s, 0.77x, the target not met. Two things moved. The peer took 3 perf runs (c8, c11, c10) in four tries, where
+ * earlier runs always took 4 (c8, c11, c9, c10): the generated commits share one timestamp, and git breaks its ties
+ * between equally good midpoints (c11 or c12, then c9 or c10) by the hashes, so its path changes with each generated
+ * repository; ours always takes the lower middle (c9 before c10), one comparison more on this culprit. And the step
+ * itself read smaller: D = 10-21% (27% before), so comparisons in four tries ran past their first look. In the one
+ * try where every comparison ended at its first look (50 repeats), ours took 334 s: 0.67x of a 3-run peer (500 s).
  */
 import { spawn } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
