@@ -59,8 +59,8 @@ const TABULATOR = join(ROOT, 'node_modules/tabulator-tables/dist');
 const COMMITS = 16;
 // The 12th commit (index 11) adds the busy loop: past the middle, so the search goes right, then left.
 const CULPRIT = 11;
-// The first midpoint both searches test (ours takes the lower middle of 1..14, git the commit that halves the
-// range): a broken build there is on every path, so the skip is exercised, not just present.
+// The first midpoint both searches test (both take git's choice: the lower of the two middles of 1..14 while nothing
+// is skipped): a broken build there is on every path, so the skip is exercised, not just present.
 const BROKEN = 7;
 // The regression: an 8 ms busy loop per scroll event.
 const BUSY_MS = 8;

@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { bisectBrief } from '../src/mcp/bisect-tool.js';
-import { midpointTiming, sideThresholds, type BisectResult } from '../src/runner/bisect.js';
+import { midpoint, midpointTiming, sideThresholds, type BisectResult } from '../src/runner/bisect.js';
 import { repeatSchedule, repeatSlots } from '../src/runner/records.js';
 import { gitRepo, perfCli, ROOT, type GitRepo } from './helpers.js';
 
@@ -242,3 +242,37 @@ test('a midpoint on a ms metric with timing repeats measures timing repeats alon
   assert.deepEqual(repeatSlots(4, 6, 'only'), ['timing', 'timing']);
   assert.deepEqual(repeatSchedule(2, false), ['attribution', 'attribution']);
 });
+
+test(
+  'the search tests the commits git bisect would, in the same state, ties and a skipped commit included',
+  { timeout: 60_000 },
+  async () => {
+    // Fresh repositories have fresh hashes, and git breaks ties between equally good midpoints by hash once a commit
+    // was skipped: four repositories meet both orders of the ties (c11 or c12, then c9 or c10) with good odds.
+    for (let n = 0; n < 4; n++) {
+      const dir = mkdtempSync(join(tmpdir(), 'rehearse-midpoint-'));
+      try {
+        const repo = gitRepo(dir);
+        const all = Array.from({ length: 16 }, (_, i) => ({ commit: repo.commit(`c${i}`, { f: `${i} ${n} ${Math.random()}` }) }));
+        const at = (sha: string): number => all.findIndex((c) => c.commit === sha);
+        repo.git('bisect', 'start', all[15]!.commit, all[0]!.commit);
+        // A build broken at c7 (skipped) and the regression from c11, as bench/bisect.ts has them.
+        let [lo, hi] = [0, 15];
+        const skipped = new Set<number>();
+        for (let step = 0; step < 8; step++) {
+          const ours = await midpoint(dir, all, lo, hi, skipped);
+          if (ours === undefined) break;
+          assert.equal(ours, at(repo.git('rev-parse', 'HEAD')), `step ${step}: git bisect checked out another commit than ours`);
+          const verdict = ours === 7 ? 'skip' : ours >= 11 ? 'bad' : 'good';
+          repo.git('bisect', verdict);
+          if (verdict === 'skip') skipped.add(ours);
+          else if (verdict === 'bad') hi = ours;
+          else lo = ours;
+        }
+        assert.equal(hi, 11);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    }
+  },
+);

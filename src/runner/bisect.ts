@@ -8,7 +8,8 @@
  *   to a cap) and has three outcomes: worse, same, undecided. Each look at a midpoint also asks which side of
  *   the step it is on, by Wald's SPRT between "no change" and "the whole step" (perf/step-side.ts). An
  *   undecided midpoint is compared with the other endpoint (BAD) before it is given up; a commit that cannot
- *   be built, run or decided is skipped, as `git bisect skip` does, and said so;
+ *   be built, run or decided is skipped, as `git bisect skip` does, and said so; the midpoints are the commits
+ *   `git bisect` would test next in the same state (git's own choice, ties and skips included);
  * - each commit is checked out into its own worktree under a temporary folder (the user's working tree
  *   and index are never touched), built once with --build, and served from there.
  * Finished comparisons are kept in a cache file, so a re-run (or a run after Ctrl-C) reuses them.
@@ -591,11 +592,39 @@ async function testCommit(
   return done('skipped', [first, second]);
 }
 
-/** The commit the search tests next between lo and hi (exclusive): the middle of those not skipped, or none. */
-function midpoint(lo: number, hi: number, skipped: Set<number>): number | undefined {
+/** The middle of the commits between lo and hi (exclusive) not skipped, or none. */
+function middle(lo: number, hi: number, skipped: Set<number>): number | undefined {
   const open: number[] = [];
   for (let i = lo + 1; i < hi; i++) if (!skipped.has(i)) open.push(i);
   return open.length ? open[Math.floor((open.length - 1) / 2)] : undefined;
+}
+
+/**
+ * The commit the search tests next between lo and hi (exclusive), as `git bisect --first-parent` would choose it:
+ * `git rev-list --bisect`, or once any commit was skipped, the first one not skipped in `--bisect-all`'s order (git
+ * then sorts by distance and breaks ties by hash). Someone who bisected by hand meets the same commits, and where two
+ * commits halve the range equally well, the choice is git's, not always the lower one. When git names none of the
+ * open commits, the middle of those not skipped.
+ */
+export async function midpoint(
+  repo: string,
+  all: { commit: string }[],
+  lo: number,
+  hi: number,
+  skipped: Set<number>,
+): Promise<number | undefined> {
+  const open = (i: number): boolean => i > lo && i < hi && !skipped.has(i);
+  const fallback = middle(lo, hi, skipped);
+  if (fallback === undefined) return undefined;
+  const range = [all[hi]!.commit, `^${all[lo]!.commit}`];
+  const out = skipped.size
+    ? await git(repo, 'rev-list', '--first-parent', '--bisect-all', ...range)
+    : await git(repo, 'rev-list', '--first-parent', '--bisect', ...range);
+  for (const line of out.split('\n')) {
+    const i = all.findIndex((c) => c.commit === line.split(' ')[0]);
+    if (open(i)) return i;
+  }
+  return fallback;
 }
 
 /**
@@ -604,7 +633,13 @@ function midpoint(lo: number, hi: number, skipped: Set<number>): number | undefi
  * nearest level first, until `parallel` comparisons are in flight. One that turns out not to be needed still
  * finishes and is cached (a later bisect of an overlapping range reuses it).
  */
-function speculate(ctx: Ctx, all: CommitInfo[], metric: string, [lo, mid, hi]: [number, number, number], skipped: Set<number>): void {
+async function speculate(
+  ctx: Ctx,
+  all: CommitInfo[],
+  metric: string,
+  [lo, mid, hi]: [number, number, number],
+  skipped: Set<number>,
+): Promise<void> {
   const parallel = ctx.opts.parallel ?? 1;
   let level: [number, number][] = [
     [lo, mid],
@@ -613,7 +648,7 @@ function speculate(ctx: Ctx, all: CommitInfo[], metric: string, [lo, mid, hi]: [
   while (level.length) {
     const next: [number, number][] = [];
     for (const [a, b] of level) {
-      const m = midpoint(a, b, skipped);
+      const m = await midpoint(ctx.repo, all, a, b, skipped);
       if (m === undefined) continue;
       if (ctx.active >= parallel) return;
       void compareCommits(ctx, all[0]!.commit, all[m]!.commit, metric, true);
@@ -635,11 +670,12 @@ async function search(
   const skipped = new Set<number>();
   const ends = { good: all[0]!.commit, bad: all[hi]!.commit };
   for (;;) {
-    const mid = midpoint(lo, hi, skipped);
+    const mid = await midpoint(ctx.repo, all, lo, hi, skipped);
     if (mid === undefined) break;
     // Started first, so speculation counts it among the comparisons in flight.
     const pending = testCommit(ctx, ends, all[mid]!, metric);
-    if ((ctx.opts.parallel ?? 1) > 1) speculate(ctx, all, metric, [lo, mid, hi], skipped);
+    // A git failure while speculating only costs the speculation: the needed comparison runs either way.
+    if ((ctx.opts.parallel ?? 1) > 1) speculate(ctx, all, metric, [lo, mid, hi], new Set(skipped)).catch(() => undefined);
     const t = await pending;
     if (t === 'interrupted') return t;
     tested.push(t);
