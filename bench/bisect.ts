@@ -42,6 +42,13 @@
  * repository; ours always takes the lower middle (c9 before c10), one comparison more on this culprit. And the step
  * itself read smaller: D = 10-21% (27% before), so comparisons in four tries ran past their first look. In the one
  * try where every comparison ended at its first look (50 repeats), ours took 334 s: 0.67x of a 3-run peer (500 s).
+ * With the midpoints chosen as git bisect chooses them (src/runner/bisect.ts `midpoint`), both sides walk the same
+ * path on a repository (2026-12-06, a fresh machine with Chromium 156, load average 1.4-2.2; one repository for all
+ * tries, so one path: c7 skipped, then c8, c11, c9, c10): ours named c11 in 5 of 5, 6 comparisons each, in 234, 257,
+ * 235, 232 and 236 s (the endpoints ran to 14 repeats once, every other comparison ended at its first look); the peer
+ * named c11 in 5 of 5, 4 perf runs each, in 451, 452, 441, 442 and 454 s: median 235 against 451 s, 0.52x. A
+ * midpoint cost ours ~42 s and the peer ~113 s, so on the shorter path git takes with other hashes (c8, c11, c10)
+ * the ratio would be about 192 / 339 s = 0.57x. Without the regression: "not reproduced" after 1 comparison, 64 s.
  */
 import { spawn } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
