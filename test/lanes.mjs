@@ -10,14 +10,16 @@
  *   UNIT     pure code (and `perf` as a plain Node child for compare/validate): CPU only.
  *   BROWSER  real Chromium, WebKit, chromedriver, Selenium Grid (Java), pty programs, the CLI driving them.
  *   TIMING   tests whose verdicts depend on measured time (A/A with a CPU hog, jank detection, the gate's
- *            sequential verdicts on timing metrics, a pure function's own speed): they run first and alone,
- *            one file at a time, never beside another lane. `unit` runs its pure ones (UNIT_TIMING) the same way.
+ *            sequential verdicts on timing metrics, a pure function's own speed): they run first, one file at a
+ *            time, beside no other browser and no job of normal priority. `unit` runs its pure ones
+ *            (UNIT_TIMING) the same way.
  *
  * `node test/lanes.mjs stats.test.js gate.test.js` runs just those files, JOBS at a time.
  *
- * `all` runs TIMING one file at a time, then UNIT and BROWSER side by side, JOBS processes at a time
- * (longest first). Each job is one `node --test` process; its TAP is printed whole when it ends (the
- * lanes would interleave line by line otherwise), with a live one-line start/end per job.
+ * `all` runs TIMING one file at a time with UNIT jobs beside it, one at a time at the lowest CPU priority
+ * (BESIDE_NICE), then the rest of UNIT and BROWSER side by side, JOBS processes at a time (longest first).
+ * Each job is one `node --test` process; its TAP is printed whole when it ends (the lanes would interleave
+ * line by line otherwise), with a live one-line start/end per job.
  *
  * Every job runs in its own process group; on SIGINT/SIGTERM/SIGHUP (Ctrl-C, a CI timeout) or any exit
  * of this runner, each group is sent SIGTERM and, 5 s later, SIGKILL; if the runner itself is SIGKILLed,
@@ -156,6 +158,14 @@ let childEnv = process.env;
 const JOBS = Math.max(1, Number(process.env.TEST_JOBS ?? 2));
 // A killed run's processes get this long to close their browsers before SIGKILL.
 const KILL_GRACE_MS = 5000;
+/**
+ * 19, the lowest priority: the timing files' own processes (nice 0) take a core from a nice-19 job whenever they
+ * want one (CFS weights 1024 against 15), so the pure-CPU jobs run on what they leave idle: alone, the timing files
+ * waited on their pages for most of their 176 s (68 cpu-s in their jobs), and the UNIT lane is ~120 cpu-s. Measured
+ * on 2 quiet cores: every UNIT job finished beside them, the lanes took 825 s instead of 857 s, and the timing files
+ * 205 s instead of 176 s (a nice-19 job still costs them caches and the odd wake-up) with the same verdicts.
+ */
+const BESIDE_NICE = 19;
 // After a job's process exits, its output pipes get this long to drain before the job counts as done.
 const PIPE_GRACE_MS = 2000;
 // --test-force-exit ends a file whose tests are done but which left a handle open; test/blocking-stdio.mjs keeps it from
@@ -255,16 +265,17 @@ function killAll(signal) {
   for (const child of running) killGroup(child.pid, signal);
 }
 
-function runJob(job) {
+/** One job; `nice` (test/with-cpu.mjs sets it before the test process starts, which inherits it) lowers its priority. */
+function runJob(job, nice) {
   const started = Date.now();
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [WITH_CPU, ...NODE_TEST, ...job.args], {
       cwd: ROOT,
-      env: childEnv,
+      env: nice === undefined ? childEnv : { ...childEnv, LANES_NICE: String(nice) },
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    process.stderr.write(`lanes: start ${job.name} (process group ${child.pid})\n`);
+    process.stderr.write(`lanes: start ${job.name} (process group ${child.pid}${nice === undefined ? '' : `, nice ${nice}`})\n`);
     running.add(child);
     tellWatchdog(`+${child.pid}`);
     const out = [];
@@ -323,8 +334,8 @@ async function pool(jobs, width) {
 }
 
 /**
- * Longest first across both lanes (LPT): the compare parts and report-fuzz are the longest unit jobs,
- * so they start beside the Grid files and the rest fill in behind.
+ * Longest first across both lanes (LPT): the UNIT jobs still waiting (in `all`, those the timing files did not
+ * leave room for) start beside the Grid files and the rest fill in behind.
  */
 function interleave(unit, browser) {
   const out = [];
@@ -333,6 +344,26 @@ function interleave(unit, browser) {
     if (i < unit.length) out.push(unit[i]);
   }
   return out;
+}
+
+/**
+ * The whole suite: TIMING alone at normal priority, one file at a time, with the UNIT jobs (no browser, no
+ * daemon: nothing of theirs is still closing when a timing file starts) beside it at BESIDE_NICE, one at a time;
+ * once TIMING is done, the UNIT jobs not yet started join BROWSER at normal priority. A nice-19 job still
+ * running then finishes beside them, yielding to them.
+ */
+async function allLanes() {
+  const unit = jobsOf(UNIT);
+  let timingDone = false;
+  const beside = (async () => {
+    const out = [];
+    while (!timingDone && !stopping && unit.length > 0) out.push(await runJob(unit.shift(), BESIDE_NICE));
+    return out;
+  })();
+  const timing = await pool(jobsOf(TIMING), 1);
+  timingDone = true;
+  const rest = await pool(interleave(unit, jobsOf(BROWSER)), JOBS);
+  return [...timing, ...(await beside), ...rest];
 }
 
 /** The machine's busy CPU seconds so far (every process, this run's and any other's; not stolen time); undefined off Linux. */
@@ -364,8 +395,7 @@ async function main(lane, files) {
       results = await pool(jobsOf(TIMING), 1);
       break;
     case 'all':
-      // TIMING first, while nothing else has run: no browser or daemon of an earlier job is still closing.
-      results = [...(await pool(jobsOf(TIMING), 1)), ...(await pool(interleave(jobsOf(UNIT), jobsOf(BROWSER)), JOBS))];
+      results = await allLanes();
       break;
     default:
       throw new Error(`lanes: unknown lane "${lane}" (unit, browser, timing, all, or test files such as stats.test.js)`);

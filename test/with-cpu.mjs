@@ -6,9 +6,14 @@
  * the runner's kill reaches it and its child alike.
  */
 import { spawn } from 'node:child_process';
+import { setPriority } from 'node:os';
 import { MS_PER_TICK, readProcStat } from '../dist/src/proc-stat.js';
 
-const child = spawn(process.execPath, process.argv.slice(2), { stdio: 'inherit' });
+// LANES_NICE: the runner's lower priority for a job beside the timing files, set here before the test process
+// starts so that it and everything it starts inherit it (a renice after the spawn would race the first fork).
+const { LANES_NICE, ...env } = process.env;
+if (LANES_NICE !== undefined) setPriority(Number(LANES_NICE));
+const child = spawn(process.execPath, process.argv.slice(2), { stdio: 'inherit', env });
 child.on('exit', (code, signal) => {
   // The pty driver's /proc reader: utime + stime + cutime + cstime, so the reaped descendants count too.
   const ticks = readProcStat(process.pid)?.cpuTicks;
