@@ -154,8 +154,20 @@ const TIMING = [
 const INNER_LOOP_ENV = { GATE_SEQUENCES: '2000', NOISE_SEQUENCES: '800', FUZZ_RUNS: '60', FUZZ_COMPARES: '40' };
 let childEnv = process.env;
 
-// Two cores: one node --test process per core; more only oversubscribes the browsers each test starts.
-const JOBS = Math.max(1, Number(process.env.TEST_JOBS ?? 2));
+/**
+ * Jobs at a time (TEST_JOBS overrides): 3 when nothing else loads the machine, 2 when something does. A browser test
+ * waits on its pages for much of its time (its job's CPU is about half its wall time), so two jobs left 2 quiet
+ * cores ~15 % idle: measured there, the lanes took 825 s with 2 and 692 s with 3, every test passing. Beside
+ * another job's load (CI), a third would only oversubscribe the browsers each test starts: 2, one per core.
+ * Decided once, from the machine's busy CPU over LOAD_SAMPLE_MS before any job starts (as make -l reads the load).
+ */
+const QUIET_JOBS = 3;
+const SHARED_JOBS = 2;
+// Others' CPU before the run, in cores, from which the machine counts as shared: one CPU hog reads ~1.0, an idle box ~0.02.
+const SHARED_CORES = 0.5;
+// Long enough to see a steady load; a second is all the run waits for it.
+const LOAD_SAMPLE_MS = 1000;
+let JOBS = SHARED_JOBS;
 // A killed run's processes get this long to close their browsers before SIGKILL.
 const KILL_GRACE_MS = 5000;
 /**
@@ -375,8 +387,26 @@ async function machineBusySeconds() {
   return ticks === undefined ? undefined : ticks / 100;
 }
 
+/** JOBS for this run, and why, in the words the run prints. */
+async function jobsWidth() {
+  if (process.env.TEST_JOBS !== undefined) return { jobs: Math.max(1, Number(process.env.TEST_JOBS)), why: 'TEST_JOBS' };
+  const b0 = await machineBusySeconds();
+  await new Promise((resolve) => setTimeout(resolve, LOAD_SAMPLE_MS));
+  const b1 = await machineBusySeconds();
+  if (b0 === undefined || b1 === undefined) return { jobs: SHARED_JOBS, why: 'no /proc/stat to read the load from' };
+  const cores = (b1 - b0) / (LOAD_SAMPLE_MS / 1000);
+  const shared = cores >= SHARED_CORES;
+  return {
+    jobs: shared ? SHARED_JOBS : QUIET_JOBS,
+    why: `other processes kept ${cores.toFixed(2)} cores busy before the run: the machine is ${shared ? 'shared' : 'quiet'}; TEST_JOBS overrides`,
+  };
+}
+
 async function main(lane, files) {
   checkLists();
+  const width = await jobsWidth();
+  JOBS = width.jobs;
+  process.stderr.write(`lanes: ${JOBS} jobs at a time (${width.why})\n`);
   const t0 = Date.now();
   const busy0 = await machineBusySeconds();
   let results;
