@@ -14,10 +14,10 @@
  *            time, beside no other browser and no job of normal priority. `unit` runs its pure ones
  *            (UNIT_TIMING) the same way.
  *
- * `node test/lanes.mjs stats.test.js gate.test.js` runs just those files, JOBS at a time.
+ * `node test/lanes.mjs stats.test.js gate.test.js` runs just those files, 2 or 3 at a time (QUIET_JOBS).
  *
  * `all` runs TIMING one file at a time with UNIT jobs beside it, one at a time at the lowest CPU priority
- * (BESIDE_NICE), then the rest of UNIT and BROWSER side by side, JOBS processes at a time (longest first).
+ * (BESIDE_NICE), then the rest of UNIT and BROWSER side by side, 2 or 3 processes at a time (longest first).
  * Each job is one `node --test` process; its TAP is printed whole when it ends (the lanes would interleave
  * line by line otherwise), with a live one-line start/end per job.
  *
@@ -167,7 +167,6 @@ const SHARED_JOBS = 2;
 const SHARED_CORES = 0.5;
 // Long enough to see a steady load; a second is all the run waits for it.
 const LOAD_SAMPLE_MS = 1000;
-let JOBS = SHARED_JOBS;
 // A killed run's processes get this long to close their browsers before SIGKILL.
 const KILL_GRACE_MS = 5000;
 /**
@@ -364,7 +363,7 @@ function interleave(unit, browser) {
  * once TIMING is done, the UNIT jobs not yet started join BROWSER at normal priority. A nice-19 job still
  * running then finishes beside them, yielding to them.
  */
-async function allLanes() {
+async function allLanes(jobs) {
   const unit = jobsOf(UNIT);
   let timingDone = false;
   const beside = (async () => {
@@ -374,7 +373,7 @@ async function allLanes() {
   })();
   const timing = await pool(jobsOf(TIMING), 1);
   timingDone = true;
-  const rest = await pool(interleave(unit, jobsOf(BROWSER)), JOBS);
+  const rest = await pool(interleave(unit, jobsOf(BROWSER)), jobs);
   return [...timing, ...(await beside), ...rest];
 }
 
@@ -387,9 +386,12 @@ async function machineBusySeconds() {
   return ticks === undefined ? undefined : ticks / 100;
 }
 
-/** JOBS for this run, and why, in the words the run prints. */
-async function jobsWidth() {
+/** Jobs at a time for this run, and why, in the words the run prints. */
+async function jobsWidth(lane, files) {
   if (process.env.TEST_JOBS !== undefined) return { jobs: Math.max(1, Number(process.env.TEST_JOBS)), why: 'TEST_JOBS' };
+  // A third job only fills the time browser jobs wait on their pages: not in the pure-CPU lanes, not for two files.
+  if (files.length > 0 ? files.length <= SHARED_JOBS : lane === 'unit' || lane === 'timing')
+    return { jobs: SHARED_JOBS, why: 'one per core; TEST_JOBS overrides' };
   const b0 = await machineBusySeconds();
   await new Promise((resolve) => setTimeout(resolve, LOAD_SAMPLE_MS));
   const b1 = await machineBusySeconds();
@@ -404,28 +406,27 @@ async function jobsWidth() {
 
 async function main(lane, files) {
   checkLists();
-  const width = await jobsWidth();
-  JOBS = width.jobs;
-  process.stderr.write(`lanes: ${JOBS} jobs at a time (${width.why})\n`);
+  const { jobs, why } = await jobsWidth(lane, files);
+  process.stderr.write(`lanes: ${jobs} jobs at a time (${why})\n`);
   const t0 = Date.now();
   const busy0 = await machineBusySeconds();
   let results;
   switch (files.length > 0 ? 'files' : lane) {
     case 'files':
-      results = await pool(jobsOf(files), JOBS);
+      results = await pool(jobsOf(files), jobs);
       break;
     case 'unit':
       childEnv = { ...process.env, ...INNER_LOOP_ENV };
-      results = [...(await pool(jobsOf(UNIT), JOBS)), ...(await pool(jobsOf(UNIT_TIMING), 1))];
+      results = [...(await pool(jobsOf(UNIT), jobs)), ...(await pool(jobsOf(UNIT_TIMING), 1))];
       break;
     case 'browser':
-      results = await pool(jobsOf(BROWSER), JOBS);
+      results = await pool(jobsOf(BROWSER), jobs);
       break;
     case 'timing':
       results = await pool(jobsOf(TIMING), 1);
       break;
     case 'all':
-      results = await allLanes();
+      results = await allLanes(jobs);
       break;
     default:
       throw new Error(`lanes: unknown lane "${lane}" (unit, browser, timing, all, or test files such as stats.test.js)`);
