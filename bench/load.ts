@@ -353,10 +353,11 @@ function checks(ours: Side, lh: Side): Check[] {
   // The issue's CV is "over the same number of runs": our first n repeats against Lighthouse's n runs (a sample
   // SD is biased low at small n, c4(5) = 0.94 against c4(10) = 0.97, so unequal counts would favour the smaller side).
   const n = Math.min(ours.samples.length, lh.samples.length);
-  const [cvA, cvB] = [cv(ours.samples.slice(0, n).map((s) => s.lcpMs)), cv(lh.samples.slice(0, n).map((s) => s.lcpMs))];
+  const lcpsB = lh.samples.map((s) => s.lcpMs);
+  const [cvA, cvB] = [cv(ours.samples.slice(0, n).map((s) => s.lcpMs)), cv(lcpsB.slice(0, n))];
   const [lo, hi] = cvRatioInterval(
     ours.samples.slice(0, n).map((s) => s.lcpMs),
-    lh.samples.slice(0, n).map((s) => s.lcpMs),
+    lcpsB.slice(0, n),
   );
   rows.push({
     what: `CV of LCP (${n} each)`,
@@ -366,7 +367,34 @@ function checks(ours: Side, lh: Side): Check[] {
     target: `≤ theirs (ratio's 90% interval ${lo.toFixed(2)}–${hi.toFixed(2)})`,
     pass: cvA <= cvB,
   });
+  // What a CI check reads is not one load but a summary of several: the median of our whole run, against the median
+  // of 5 Lighthouse runs (the count its variability guide advises). Their spread is what makes a verdict flip.
+  const lcpsA = ours.samples.map((s) => s.lcpMs);
+  const [medA, medB] = [medianCv(lcpsA, lcpsA.length), medianCv(lcpsB, LH_MEDIAN_OF)];
+  rows.push({
+    what: `CV of the median LCP (of ${ours.samples.length} / of ${LH_MEDIAN_OF})`,
+    ours: medA,
+    lighthouse: medB,
+    ratio: ratioOf(medA, medB),
+    target: '≤ theirs (what a CI check reads)',
+    pass: medA <= medB,
+  });
   return rows;
+}
+
+// Lighthouse's docs/variability.md ("Run Lighthouse multiple times"): the median of 5 runs roughly halves the spread.
+const LH_MEDIAN_OF = 5;
+
+/**
+ * The CV of the median of k loads drawn with replacement from the measured ones: a bootstrap of the sampling
+ * distribution of the statistic a check reads (Efron & Tibshirani 1993, ch. 6), with the loads measured here as the
+ * population. Seeded, so the same samples give the same figure.
+ */
+function medianCv(xs: readonly number[], k: number): number {
+  const rand = mulberry32(k);
+  const medians: number[] = [];
+  for (let i = 0; i < BOOTSTRAP_RESAMPLES; i++) medians.push(median(Array.from({ length: k }, () => xs[Math.floor(rand() * xs.length)]!)));
+  return cv(medians);
 }
 
 // Bootstrap resamples for the CV ratio's interval: at 2000 its 5th and 95th percentiles move by under 0.01 between seeds.
