@@ -16,8 +16,9 @@
  *
  * `node test/lanes.mjs stats.test.js gate.test.js` runs just those files, 2 or 3 at a time (QUIET_JOBS).
  *
- * `all` runs TIMING one file at a time with UNIT jobs beside it, one at a time at the lowest CPU priority
- * (BESIDE_NICE), then the rest of UNIT and BROWSER side by side, 2 or 3 processes at a time (longest first).
+ * `all` runs TIMING one file at a time, TIMING_ALONE first with nothing beside, the rest with UNIT jobs beside them,
+ * one at a time at the lowest CPU priority (BESIDE_NICE), then the rest of UNIT and BROWSER side by side, 2 or 3
+ * processes at a time (longest first).
  * Each job is one `node --test` process; its TAP is printed whole when it ends (the lanes would interleave
  * line by line otherwise), with a live one-line start/end per job.
  *
@@ -147,6 +148,14 @@ const TIMING = [
 ];
 
 /**
+ * Timing files that tell their arms apart by the CPU other processes used (a repeat's host record): in `all` they run
+ * first, before any UNIT job starts beside the timing files. A nice-19 job still takes an idle core, and reads as another
+ * job's load in both arms: beside one, host-busy-e2e's quiet arm read 58–64 % foreign CPU instead of 46–47 % (CI with a
+ * busy core, 6 runs each), its candidate's hog no longer stood out, and a run came out undecided without naming it.
+ */
+const TIMING_ALONE = ['host-busy-e2e.test.js'];
+
+/**
  * The inner loop runs the same seeded Monte-Carlo properties (deterministic: a seed gives the same
  * sequences every time) at a fifth of their counts, so it stays under a minute on 2 cores; `all`, the
  * full suite CI runs, keeps the stated counts (10,000 gate sequences, 4,000 noise-rule ones, 300 + 200 fuzz files).
@@ -229,6 +238,7 @@ function checkLists() {
     ...twice.map((f) => `${f} is in two lanes`),
     ...unlisted.map((f) => `${f} is in no lane: add it to UNIT, BROWSER or TIMING in test/lanes.mjs`),
     ...missing.map((f) => `${f} is listed in test/lanes.mjs but not built (renamed or removed?)`),
+    ...TIMING_ALONE.filter((f) => !TIMING.includes(f)).map((f) => `${f} is in TIMING_ALONE but not in TIMING`),
   ];
   if (problems.length > 0) throw new Error(`lanes:\n  ${problems.join('\n  ')}`);
 }
@@ -358,12 +368,14 @@ function interleave(unit, browser) {
 }
 
 /**
- * The whole suite: TIMING alone at normal priority, one file at a time, with the UNIT jobs (no browser, no
- * daemon: nothing of theirs is still closing when a timing file starts) beside it at BESIDE_NICE, one at a time;
+ * The whole suite: TIMING_ALONE first with nothing beside, then the rest of TIMING at normal priority, one file at a
+ * time, with the UNIT jobs (no browser, no daemon: nothing of theirs is still closing when a timing file starts)
+ * beside it at BESIDE_NICE, one at a time;
  * once TIMING is done, the UNIT jobs not yet started join BROWSER at normal priority. A nice-19 job still
  * running then finishes beside them, yielding to them.
  */
 async function allLanes(jobs) {
+  const alone = await pool(jobsOf(TIMING.filter((f) => TIMING_ALONE.includes(f))), 1);
   const unit = jobsOf(UNIT);
   let timingDone = false;
   const beside = (async () => {
@@ -371,10 +383,10 @@ async function allLanes(jobs) {
     while (!timingDone && !stopping && unit.length > 0) out.push(await runJob(unit.shift(), BESIDE_NICE));
     return out;
   })();
-  const timing = await pool(jobsOf(TIMING), 1);
+  const timing = await pool(jobsOf(TIMING.filter((f) => !TIMING_ALONE.includes(f))), 1);
   timingDone = true;
   const rest = await pool(interleave(unit, jobsOf(BROWSER)), jobs);
-  return [...timing, ...(await beside), ...rest];
+  return [...alone, ...timing, ...(await beside), ...rest];
 }
 
 /** The machine's busy CPU seconds so far (every process, this run's and any other's; not stolen time); undefined off Linux. */
@@ -400,7 +412,9 @@ async function jobsWidth(lane, files) {
   const shared = cores >= SHARED_CORES;
   return {
     jobs: shared ? SHARED_JOBS : QUIET_JOBS,
-    why: `other processes kept ${cores.toFixed(2)} cores busy before the run: the machine is ${shared ? 'shared' : 'quiet'}; TEST_JOBS overrides`,
+    why:
+      `other processes kept ${cores.toFixed(2)} cores busy before the run: ` +
+      `the machine is ${shared ? 'shared' : 'quiet'}; TEST_JOBS overrides`,
   };
 }
 
