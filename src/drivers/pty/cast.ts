@@ -8,7 +8,6 @@
  * So the first event repaints the screen model's state at that moment (text, colours, cursor).
  */
 import { isUtf8 } from 'node:buffer';
-import { readFileSync } from 'node:fs';
 import type { CellStyle, Screen, TerminalColor } from './screen.js';
 
 /**
@@ -17,9 +16,6 @@ import type { CellStyle, Screen, TerminalColor } from './screen.js';
  * next one replaces it.
  */
 export const CAST_MAX_BYTES = 4 * 1024 * 1024;
-
-// The screen model the output was parsed by is xterm's (@xterm/headless): the spawn default of TERM.
-const DEFAULT_TERM = 'xterm-256color';
 
 export type CastEvent = [seconds: number, code: 'o' | 'i', data: string];
 
@@ -70,23 +66,6 @@ export class CastLog {
 function secondsSince(t0Ms: number, atMs: number): number {
   // Microseconds, as asciinema writes them: finer is noise, coarser could reorder close chunks.
   return Math.round(Math.max(0, atMs - t0Ms) * 1000) / 1e6;
-}
-
-/**
- * The program's TERM and SHELL as it was started (/proc/PID/environ: the spawn's environment with
- * the scenario's overrides), falling back to the defaults where /proc cannot be read.
- */
-export function programEnv(pid: number): { TERM: string; SHELL: string } {
-  const found: Record<string, string> = {};
-  try {
-    for (const kv of readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0')) {
-      const eq = kv.indexOf('=');
-      if (eq > 0) found[kv.slice(0, eq)] = kv.slice(eq + 1);
-    }
-  } catch {
-    // Not Linux, or the program already exited: the defaults below.
-  }
-  return { TERM: found.TERM ?? DEFAULT_TERM, SHELL: found.SHELL ?? process.env.SHELL ?? '' };
 }
 
 /**

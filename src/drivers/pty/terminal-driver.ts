@@ -17,7 +17,7 @@ import {
   type SessionMark,
 } from '../measure.js';
 import type { TerminalActionTiming, TerminalDriver, TerminalResolved, TerminalSnapshot, TerminalTargetSpec } from '../terminal-driver.js';
-import { CastLog, programEnv, screenAsOutput } from './cast.js';
+import { CastLog, screenAsOutput } from './cast.js';
 import { maskCells, renderCellsPng } from './render-png.js';
 import { diffScreens, findRefs, nextRefNumber, renderSnapshot, resolveTarget, type RefMemory, type TerminalRef } from './snapshot.js';
 import type { Screen } from './screen.js';
@@ -208,7 +208,7 @@ class TerminalRecorder implements PerfRecorder {
     const t0Ms = performance.now();
     const log = new CastLog(t0Ms);
     log.push('o', screenAsOutput(screen), t0Ms);
-    const cast = { log, width: screen.cols, height: screen.rows, env: programEnv(driver.pty.pid) };
+    const cast = { log, width: screen.cols, height: screen.rows, env: driver.pty.spawnEnv };
     return new TerminalRecorder(driver, opts, { frames: c.frames, bytesOut: c.bytesOut, cpuMs: usage?.cpuMs }, cast);
   }
 

@@ -151,6 +151,12 @@ export class PtyTerminal {
    * it, so close() (and the watchdog, via trackEnvMark) finds those that left its session too.
    */
   readonly envMark: string;
+  /**
+   * TERM and SHELL as the program was started with them (the scenario's overrides applied), for a cast's header.
+   * Kept from the spawn, not read back from /proc/PID/environ: until the forked child has exec'd the program, that
+   * file still holds this process's own environment.
+   */
+  readonly spawnEnv: { TERM: string; SHELL: string };
   /** Resolves when the program (the session leader) has exited and its last output is on the screen. */
   readonly exited: Promise<PtyExit>;
 
@@ -200,6 +206,7 @@ export class PtyTerminal {
     const mark = newProcessMark();
     env[mark.name] = mark.value;
     this.envMark = mark.entry;
+    this.spawnEnv = { TERM: env.TERM ?? '', SHELL: env.SHELL ?? '' };
     const file = findExecutable(opts.command, { cwd, ...(env.PATH !== undefined ? { envPath: env.PATH } : {}) });
     if (!file) {
       throw new PerfError({
