@@ -14,7 +14,7 @@ import { findServerBinary, miniBrowserPath } from '../src/drivers/webdriver/serv
 import type { RunFile } from '../src/perf/run-file.js';
 import { abbaOrder } from '../src/runner/against.js';
 import { FIXTURES_DIR, perfCli as perf, ROOT } from './helpers.js';
-import { gridSessions, javaAvailable, startStandalone, type GridProcess } from './grid-server.js';
+import { javaAvailable, sessionsAfterDelete, startStandalone, type GridProcess } from './grid-server.js';
 
 const missingWebKit =
   findServerBinary('webkit') && miniBrowserPath() ? false : 'WebKitWebDriver not installed (apt-get install webkit2gtk-driver xvfb)';
@@ -130,7 +130,7 @@ test('perf run --against --grid: both arms in one Selenium Grid session', { skip
     cpSync(join(ROOT, 'scenarios/dialog.yaml'), join(dir, 'dialog.yaml'));
     const { baseline, candidate } = await againstItself(dir, 'dialog.yaml', ['--grid', grid.url]);
     for (const run of [baseline, candidate]) assert.equal(run.env.browser.endpoint, `selenium+${grid.url}`);
-    assert.equal(await gridSessions(grid.url), 0, 'the Grid session was deleted');
+    assert.equal(await sessionsAfterDelete(grid.url), 0, 'the Grid session was deleted');
   } finally {
     await grid?.stop();
     rmSync(dir, { recursive: true, force: true });

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RunFile } from '../src/perf/run-file.js';
-import { gridSessions, startHubAndNodes, startStandalone } from './grid-server.js';
+import { gridSessions, sessionsAfterDelete, startHubAndNodes, startStandalone } from './grid-server.js';
 import { copyBaselinesFromAnotherCpu, DIALOG, LIST, perf, perfAsync, skip, SMALL, until, work } from './grid-cli.js';
 
 after(() => rmSync(work, { recursive: true, force: true }));
@@ -52,7 +52,7 @@ test(
           (r) => `${r.id}:${r.status}:${r.verdict}`,
         );
       assert.deepEqual(v(parallel.stdout), ['list-scroll-desktop:compared:fail', 'dialog:compared:pass']);
-      assert.equal(await gridSessions(grid.url), 0);
+      assert.equal(await sessionsAfterDelete(grid.url), 0);
 
       // Freeze one node while both run (a hung node or a dropped network: its connections stay open and
       // silent, the case a crash does not show): the run on it ends with exit 3 (environment), not a pass,
@@ -99,7 +99,7 @@ test(
       assert.match(lost[0]!.error!.code, /^grid_/);
       // The killed node's slot may be listed (even as UP) until the hub's health check finds it gone;
       // the node left running holds nothing.
-      await until('no session on the live node', async () => (await gridSessions(grid.url, { node: grid.nodes[1]!.url })) === 0, 30_000);
+      assert.equal(await sessionsAfterDelete(grid.url, { node: grid.nodes[1]!.url }), 0, 'no session on the live node');
     } finally {
       await grid.stop();
     }
@@ -123,7 +123,7 @@ test(
       for (const text of [run.stdout, run.stderr, file]) assert.ok(!text.includes(KEY), 'the key is never shown');
       // Under load (CI-23) the Grid still listed the session as perf exited (its DELETE answered late, or the count lagged):
       // wait 30 s, a tenth of the Grid's 300 s idle-session timeout, so a session perf never deleted still fails this.
-      await until('the session deleted (with the credentials)', async () => (await gridSessions(grid.url)) === 0, 30_000);
+      assert.equal(await sessionsAfterDelete(grid.url), 0, 'the session deleted (with the credentials)');
 
       // A wrong key: the Grid refuses, exit 3, and the message shows neither key.
       const wrong = perf([

@@ -139,6 +139,22 @@ export async function gridSessions(url: string, opts: { upOnly?: boolean; node?:
   return nodes ? nodes.flatMap((n) => n.slots).filter((slot) => slot.session).length : -1;
 }
 
+/**
+ * The Grid's session count once it has had time to free the slots of deleted sessions. The Grid answers
+ * DELETE /session before its node frees the slot: the node stops the session in a cache removal listener
+ * that Caffeine runs on another thread, after quitting the browser, so with a busy core /status can list
+ * a deleted session for a while (CI-57 read 1 right after `perf run` had exited). Polls until none is left
+ * or `timeoutMs` (30 s: a browser quit on a loaded 2-core box) has passed; returns the last count.
+ */
+export async function sessionsAfterDelete(url: string, opts: { node?: string; timeoutMs?: number } = {}): Promise<number> {
+  const deadline = Date.now() + (opts.timeoutMs ?? 30_000);
+  for (;;) {
+    const n = await gridSessions(url, opts.node === undefined ? {} : { node: opts.node });
+    if (n === 0 || Date.now() > deadline) return n;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
 /** Wait until /status says ready with `nodes` UP nodes; 60 s: a cold JVM on a loaded 2-core box takes ~10 s. */
 export async function waitReady(url: string, nodes = 1, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;

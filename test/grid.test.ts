@@ -16,7 +16,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { RunFile } from '../src/perf/run-file.js';
 import { ROOT } from './helpers.js';
-import { freePort, gridLog, gridSessions, startStandalone, type GridProcess } from './grid-server.js';
+import { freePort, gridLog, gridSessions, sessionsAfterDelete, startStandalone, type GridProcess } from './grid-server.js';
 import { copyBaselinesFromAnotherCpu, DIALOG, LIST, PERF, perf, perfAsync, skip, SMALL, until, work } from './grid-cli.js';
 
 after(() => rmSync(work, { recursive: true, force: true }));
@@ -35,7 +35,7 @@ test(
       assert.equal(j.summary.measured, 2);
       assert.equal(j.env.browser.endpoint, `selenium+${grid.url}`);
       assert.match(j.env.browser.product, /Chrome\//);
-      assert.equal(await gridSessions(grid.url), 0, 'the session was deleted');
+      assert.equal(await sessionsAfterDelete(grid.url), 0, 'the session was deleted');
 
       const gate = perf(['gate', LIST, '--variant', 'desktop', '--baselines', 'baselines', '--grid', grid.url, ...SMALL, '--json']);
       assert.equal(gate.code, 0, gate.stdout + gate.stderr);
@@ -60,7 +60,7 @@ test(
       ]);
       assert.equal(jank.code, 1, jank.stdout + jank.stderr);
       assert.match(jank.stdout, /FAIL {4}list-scroll-desktop .*counters\.layouts/);
-      assert.equal(await gridSessions(grid.url), 0);
+      assert.equal(await sessionsAfterDelete(grid.url), 0);
 
       // The Grid named in the scenario; restart: browser makes every repeat a session of its own.
       const created = (): number => (gridLog(grid!).match(/Session created by the Node/g) ?? []).length;
@@ -88,7 +88,7 @@ test(
         JSON.stringify(ownRun.repeats.map((r) => (r.status === 'failed' ? r.failure.error.message : r.status))),
       );
       assert.equal(created() - before, 3, 'one session per repeat');
-      assert.equal(await gridSessions(grid.url), 0);
+      assert.equal(await sessionsAfterDelete(grid.url), 0);
 
       // perf run --against --grid: both arms in one Grid session (one node), deleted at the end.
       const sessionsBefore = created();
@@ -97,7 +97,7 @@ test(
       const abj = JSON.parse(ab.stdout) as { baseline: RunFile; candidate: RunFile };
       assert.equal(abj.candidate.env.browser.endpoint, `selenium+${grid.url}`);
       assert.equal(created() - sessionsBefore, 1, 'one session for both arms');
-      assert.equal(await gridSessions(grid.url), 0);
+      assert.equal(await sessionsAfterDelete(grid.url), 0);
 
       // perf start --grid: a session that outlives the command, driven by step verbs, deleted on stop.
       const started = perf([
@@ -122,7 +122,7 @@ test(
       const status = JSON.parse(perf(['status', '--json']).stdout) as { running: boolean; alive: { chrome: boolean } };
       assert.deepEqual([status.running, status.alive.chrome], [true, true]);
       assert.equal(perf(['stop']).code, 0);
-      assert.equal(await gridSessions(grid.url), 0, 'perf stop deleted the session');
+      assert.equal(await sessionsAfterDelete(grid.url), 0, 'perf stop deleted the session');
 
       // MCP app_start {grid}: the agent's session is a Grid session too, deleted by app_stop.
       const transport = new StdioClientTransport({
@@ -157,7 +157,7 @@ test(
         const dialog = await call('snap', { grep: 'Confirm' });
         assert.match(String(dialog.json.data?.snapshot), /dialog "Confirm"/);
         assert.equal((await call('app_stop')).isError, false);
-        assert.equal(await gridSessions(grid.url), 0, 'app_stop deleted the session');
+        assert.equal(await sessionsAfterDelete(grid.url), 0, 'app_stop deleted the session');
       } finally {
         await client.close();
       }
@@ -170,7 +170,7 @@ test(
       const r = await p.done;
       assert.equal(r.code, 130, r.stderr);
       // Deleted by the Ctrl-C cleanup, or (when the Grid takes longer than its 5 s) by the watchdog just after.
-      await until('the session deleted after Ctrl-C', async () => (await gridSessions(grid!.url)) === 0, 40_000);
+      assert.equal(await sessionsAfterDelete(grid.url, { timeoutMs: 40_000 }), 0, 'the session deleted after Ctrl-C');
     } finally {
       await grid?.stop();
     }

@@ -18,7 +18,7 @@ import type { RunFile } from '../src/perf/run-file.js';
 import { findServerBinary, miniBrowserPath } from '../src/drivers/webdriver/server.js';
 import { perfCli } from './helpers.js';
 import { stdioServer, type Stdio } from './mcp-client.js';
-import { gridLog, gridSessions, javaAvailable, startStandalone, type GridProcess } from './grid-server.js';
+import { gridLog, javaAvailable, sessionsAfterDelete, startStandalone, type GridProcess } from './grid-server.js';
 import { startSignInApp, type SignInApp } from './fixtures/signin/app.js';
 
 const PASSWORD = 'correct-horse-battery-7731';
@@ -337,7 +337,7 @@ test(
       assertNoSecrets(out, r, [PASSWORD, ...app.sessionIds()]);
       const created = (gridLog(grid).match(/Session created by the Node/g) ?? []).length;
       assert.ok(created >= 3, `a Grid session per repeat (${created} created)`);
-      assert.equal(await gridSessions(grid.url), 0, 'no session left on the Grid');
+      assert.equal(await sessionsAfterDelete(grid.url), 0, 'no session left on the Grid');
     } finally {
       await grid?.stop();
     }
