@@ -77,6 +77,8 @@ interface Side {
   samples: Sample[];
   /** Wall time of the whole side: the sum of Lighthouse's runs; our `perf run` process from spawn to exit. */
   totalWallMs: number;
+  /** Ours: what `perf run --repeat 10` takes, read from this run (see tenRepeatsMs). */
+  tenRepeatsWallMs?: number;
 }
 
 interface Check {
@@ -239,7 +241,27 @@ async function oursSide(page: Page, port: number, repeat: number, work: string):
   }
   if (samples.length === 0) throw new Error(`perf run ${page}: no measured repeat`);
   console.log(`  ours: ${samples.length} timing repeats, ${(p.wallMs / 1000).toFixed(1)} s wall for the whole perf run`);
-  return { samples, totalWallMs: p.wallMs };
+  return { samples, totalWallMs: p.wallMs, tenRepeatsWallMs: tenRepeatsMs(run.repeats, p.wallMs) };
+}
+
+// The issue's speed target: "10 repeats of our load scenario in less time than 5 Lighthouse runs".
+const TARGET_REPEATS = 10;
+
+/**
+ * What `perf run --repeat 10` takes, read from a run of any length: the run's fixed part (the process, the browser's
+ * start, the report: the whole wall time less its repeats) plus every repeat, warm-up and attribution ones included,
+ * up to the tenth timing repeat. The schedule's order does not depend on the count (T,A,T,T,A,T…), so a longer run
+ * begins with the shorter one's repeats; a shorter run is taken whole.
+ */
+function tenRepeatsMs(repeats: readonly { mode: string; warmup: boolean; status: string; wallMs: number }[], wholeMs: number): number {
+  const fixedMs = wholeMs - repeats.reduce((a, r) => a + r.wallMs, 0);
+  let timing = 0;
+  let ms = fixedMs;
+  for (const r of repeats) {
+    ms += r.wallMs;
+    if (r.mode === 'timing' && !r.warmup && ++timing === TARGET_REPEATS) return ms;
+  }
+  return wholeMs;
 }
 
 /** Our lcpElement: `tag#id.class "text…"` (the runtime's short element name). */
@@ -340,15 +362,18 @@ function checks(ours: Side, lh: Side): Check[] {
     target: `≤ ${REPEAT_VS_RUN}×`,
     pass: repeatMs <= REPEAT_VS_RUN * runMs,
   });
-  // "10 repeats in less time than 5 Lighthouse runs": the mean run × 5, whatever --runs was.
+  // "10 repeats in less time than 5 Lighthouse runs": the mean run × 5, whatever --runs was; ours is the whole perf
+  // run at --repeat 10, else what its first ten timing repeats and its fixed part took.
   const fiveRunsMs = mean(lh.samples.map((s) => s.wallMs)) * 5;
+  const tenMs = ours.tenRepeatsWallMs ?? ours.totalWallMs;
+  const n10 = ours.samples.length === TARGET_REPEATS ? 'whole perf run' : `from a run of ${ours.samples.length}`;
   rows.push({
-    what: `${ours.samples.length} timing repeats (whole perf run) vs 5 runs, wall ms`,
-    ours: ours.totalWallMs,
+    what: `${TARGET_REPEATS} timing repeats (${n10}) vs 5 runs, wall ms`,
+    ours: tenMs,
     lighthouse: fiveRunsMs,
-    ratio: ratioOf(ours.totalWallMs, fiveRunsMs),
+    ratio: ratioOf(tenMs, fiveRunsMs),
     target: '< 1×',
-    pass: ours.totalWallMs < fiveRunsMs,
+    pass: tenMs < fiveRunsMs,
   });
   // The issue's CV is "over the same number of runs": our first n repeats against Lighthouse's n runs (a sample
   // SD is biased low at small n, c4(5) = 0.94 against c4(10) = 0.97, so unequal counts would favour the smaller side).
