@@ -253,7 +253,7 @@ const TARGET_REPEATS = 10;
  * up to the tenth timing repeat. The schedule's order does not depend on the count (T,A,T,T,A,T…), so a longer run
  * begins with the shorter one's repeats; a shorter run is taken whole.
  */
-function tenRepeatsMs(repeats: readonly { mode: string; warmup: boolean; status: string; wallMs: number }[], wholeMs: number): number {
+function tenRepeatsMs(repeats: readonly { mode: string; warmup: boolean; wallMs: number }[], wholeMs: number): number {
   const fixedMs = wholeMs - repeats.reduce((a, r) => a + r.wallMs, 0);
   let timing = 0;
   let ms = fixedMs;

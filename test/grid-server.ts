@@ -143,7 +143,7 @@ export async function gridSessions(url: string, opts: { upOnly?: boolean; node?:
  * The Grid's session count once it has had time to free the slots of deleted sessions. The Grid answers
  * DELETE /session before its node frees the slot: the node stops the session in a cache removal listener
  * that Caffeine runs on another thread, after quitting the browser, so with a busy core /status can list
- * a deleted session for a while (CI-57 read 1 right after `perf run` had exited). Polls until none is left
+ * a deleted session for a while (the project's CI on 772387e read 1 right after `perf run` had exited). Polls until none is left
  * or `timeoutMs` (30 s: a browser quit on a loaded 2-core box) has passed; returns the last count.
  */
 export async function sessionsAfterDelete(url: string, opts: { node?: string; timeoutMs?: number } = {}): Promise<number> {
