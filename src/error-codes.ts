@@ -86,6 +86,10 @@ export const ERRORS = {
     suggestion: 'perf bisect GOOD BAD SCENARIO, with GOOD an ancestor of BAD and the scenario in the repository',
   },
   bad_level: { kind: 'usage', suggestion: 'use a confidence level between 0 and 1, e.g. 0.95' },
+  bad_ref: {
+    kind: 'usage',
+    suggestion: 'name a commit by its hash, a branch or a tag (e.g. HEAD~3, v1.2.0): a git ref never starts with "-"',
+  },
   bad_p_value: { kind: 'usage', suggestion: STATS },
   bad_probability: { kind: 'usage', suggestion: STATS },
   bad_quantile: { kind: 'usage', suggestion: STATS },

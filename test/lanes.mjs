@@ -69,6 +69,7 @@ const UNIT = [
   'report-sources.test.js',
   'load-metrics.test.js',
   'load-refusals.test.js',
+  'security-git.test.js',
 ];
 
 /**

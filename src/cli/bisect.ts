@@ -22,6 +22,8 @@ function progress(quiet: boolean): (e: BisectEvent) => void {
   if (quiet) return () => undefined;
   return (e) => {
     switch (e.kind) {
+      case 'pruned':
+        return info(`bisect: removed ${e.paths.length} checkout(s) an earlier, killed bisect left: ${e.paths.join(', ')}`);
       case 'commits':
         return info(`bisect: ${e.count} commit(s) between GOOD and BAD; comparing the endpoints first`);
       case 'build':
@@ -33,10 +35,36 @@ function progress(quiet: boolean): (e: BisectEvent) => void {
         const why = c.why ? ` (${c.why})` : '';
         return info(`bisect: [${e.index}] ${c.judgement}: ${figure(c)}, ${c.repeats} repeats${c.cached ? ', cached' : ''}${why}`);
       }
+      case 'programs': // programsNotice, even when quiet
       case 'look':
         return;
     }
   };
+}
+
+// Commits named per program in the notice: enough to find them; `git log -- SCENARIO` lists the rest.
+const NOTICE_COMMITS = 4;
+
+/**
+ * Before anything is built: what the bisect will run that HEAD's scenario does not (another app.command, terminal or
+ * desktop program at some commits), and --build, which runs in every checkout. Said even with --quiet: these are
+ * programs started on this machine, from commits the user may not have read. Quoted as JSON: a control character in a
+ * command is shown, not sent to the terminal.
+ */
+export function programsNotice(e: Extract<BisectEvent, { kind: 'programs' }>, build: string | undefined, commits: number): string[] {
+  const byLine = new Map<string, string[]>();
+  for (const d of e.differ) {
+    const what = `${d.program.key} ${JSON.stringify(d.program.line)}`;
+    byLine.set(what, [...(byLine.get(what) ?? []), short(d.commit)]);
+  }
+  const head = e.head ? `${e.head.key} ${JSON.stringify(e.head.line)}` : 'no program';
+  const lines = [...byLine].map(([what, at]) => {
+    const more = at.length > NOTICE_COMMITS ? ` and ${at.length - NOTICE_COMMITS} more` : '';
+    return `bisect: at ${at.slice(0, NOTICE_COMMITS).join(', ')}${more} the scenario runs ${what} (HEAD's: ${head})`;
+  });
+  if (build !== undefined)
+    lines.push(`bisect: --build runs in each checkout, with that commit's files (up to ${commits}): ${JSON.stringify(build)}`);
+  return lines;
 }
 
 function verdictLines(t: TestedCommit): string[] {
@@ -88,7 +116,9 @@ export const bisectCommand = defineCommand({
     '[--grid URL [--parallel N]] [--history PATH|URL] [--json]',
   details:
     'Each commit is checked out into its own worktree under a temporary folder (your working tree is untouched), built\n' +
-    'with --build and served from there. Outcomes: worse, same, undecided (then against BAD); a commit that cannot be built,\n' +
+    "with --build and served from there. Before building, it says which commits run another app program than HEAD's\n" +
+    'scenario, and --build. Checkouts a killed bisect left behind are removed by the next one in the repository.\n' +
+    'Outcomes: worse, same, undecided (then against BAD); a commit that cannot be built,\n' +
     'run or decided is skipped and said so. Finished comparisons are cached in <out>/bisect-cache.json, and with --history\n' +
     'in the history store as well: a re-run reuses them, on any machine that shares the store.\n' +
     'With --grid URL every comparison is a Grid session; --parallel N also compares the next levels of midpoints while the\n' +
@@ -167,6 +197,8 @@ export const bisectCommand = defineCommand({
         })
       : undefined;
     let result: BisectResult;
+    const onProgress = progress(quiet);
+    let commits = 0;
     try {
       result = await interruptible((signal) =>
         bisect({
@@ -179,7 +211,11 @@ export const bisectCommand = defineCommand({
           cacheFile: join(out, 'bisect-cache.json'),
           ...(shared ? { store: shared } : {}),
           signal,
-          onEvent: progress(quiet),
+          onEvent: (e) => {
+            if (e.kind === 'commits') commits = e.count + 2;
+            if (e.kind === 'programs') for (const line of programsNotice(e, f.build as string | undefined, commits)) info(line);
+            else onProgress(e);
+          },
           ...(f.variant !== undefined ? { variant: f.variant as string } : {}),
           ...(f.build !== undefined ? { build: f.build as string } : {}),
           ...(f.metric !== undefined ? { metric: f.metric as string } : {}),
@@ -199,8 +235,15 @@ export const bisectCommand = defineCommand({
       appendToGithubStepSummary(md);
       if (!quiet) info(`report: ${relative(process.cwd(), file) || file}`);
     }
-    if (f.json) printJson(result);
-    else process.stdout.write(renderBisectText(result));
+    // The run files land in the working folder (build/perf/bisect by default), beside perf run's, where perf report and
+    // the user look; not in the git dir, which git owns and which, for a linked worktree, lies outside the folder (MCP
+    // confines its writes to it). So they are said, with where.
+    const shownOut = relative(process.cwd(), out) || '.';
+    if (f.json) printJson({ ...result, out: shownOut });
+    else {
+      process.stdout.write(renderBisectText(result));
+      if (!quiet) info(`bisect: run files and the comparison cache are in ${shownOut}/ (--out DIR to put them elsewhere)`);
+    }
     if (result.outcome === 'interrupted') return 130;
     return shared?.failed() ? 3 : 0;
   },

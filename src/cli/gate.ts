@@ -31,7 +31,7 @@ import { writeHtmlCompareReport, writeHtmlRunReport } from './html-report.js';
 import { renderGateIndex } from '../../reporters/html.js';
 import { compareExitCode } from '../perf/compare-runs.js';
 import { historyBaseline, type HistoryBaseline } from '../history/baseline.js';
-import { projectName } from '../history/git.js';
+import { checkRef, projectName } from '../history/git.js';
 import type { SqlHistoryStore } from '../history/store.js';
 import { gitFor, HISTORY_FLAG, historyLocation, openStore, recordAfter, type ToRecord, type VerdictToRecord } from './history.js';
 import type { GitInfo } from '../history/types.js';
@@ -521,6 +521,8 @@ async function openGateHistory(f: FlagValues, update: boolean, cwd: string): Pro
       message: 'gate: --update writes baseline files; with --baseline history, record runs with --history instead',
       suggestion: 'perf gate --history (on the default branch), then perf gate --baseline history on branches',
     });
+  // Said before the store is opened and anything runs, not at the first scenario's baseline.
+  if (m[1]) checkRef(m[1], 'gate --baseline history:BRANCH');
   const store = await openStore(historyLocation(f, true)!, cwd);
   return { store, ...(m[1] ? { branch: m[1] } : {}), project: projectName(cwd), baselineRunIds: new Map() };
 }

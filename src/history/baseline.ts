@@ -7,7 +7,7 @@
 import { cpus } from 'node:os';
 import { summarizeRepeats } from '../perf/repeat-summary.js';
 import type { RepeatRecord, RunFile } from '../perf/run-file.js';
-import { defaultBranch, firstParents, git } from './git.js';
+import { checkRef, defaultBranch, firstParents, git } from './git.js';
 import type { HistoryStore, StoredRun } from './types.js';
 
 // 200 commits back from the merge-base: far past a week of a busy main; older baselines say little about today's code.
@@ -36,10 +36,11 @@ export function machineKeyPrefix(): string {
 
 /** BRANCH (or origin/BRANCH) and the merge-base of HEAD with it; null fields when git cannot say. */
 export function mergeBaseWith(cwd: string, branch: string | undefined): { branch: string | null; mergeBase: string | null } {
+  if (branch !== undefined) checkRef(branch, '--baseline history:BRANCH');
   const b = branch ?? defaultBranch(cwd);
   if (!b) return { branch: null, mergeBase: null };
   for (const ref of [b, `origin/${b}`]) {
-    const mb = git(cwd, ['merge-base', 'HEAD', ref]);
+    const mb = git(cwd, ['merge-base', '--end-of-options', 'HEAD', ref]);
     if (mb) return { branch: b, mergeBase: mb };
   }
   return { branch: b, mergeBase: null };

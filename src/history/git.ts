@@ -1,10 +1,15 @@
 /**
  * Where a run's code came from, read with `git` (each call with a deadline); every field null outside a
  * checkout or without git. Also the project name a run is recorded under.
+ *
+ * A ref that reaches git's argv is data, never an option (issue 57): a user's ref (GOOD, BAD, --commit, a branch) is
+ * checked by `checkRef`, and every call that takes a ref has `--end-of-options` before it. Without both,
+ * `--output=FILE` given as a commit made `git log` write a file of the caller's choosing.
  */
 import { execFile, execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
+import { PerfError } from '../errors.js';
 import type { GitInfo } from './types.js';
 
 // 5 s per git call: each reads a few objects and takes milliseconds; a hung one (a network filesystem) must not hold the run.
@@ -21,6 +26,21 @@ export function git(cwd: string, args: string[]): string | null {
     return null;
   }
 }
+
+/**
+ * Refuse a ref given by a user that git would read as an option (it starts with "-") or that is no ref at all (empty,
+ * control characters): a PerfError `bad_ref` (usage) naming `who` (e.g. "bisect GOOD").
+ */
+export function checkRef(ref: string, who: string): void {
+  if (ref !== '' && !ref.startsWith('-') && !/[\x00-\x1f\x7f]/.test(ref)) return;
+  throw new PerfError({
+    code: 'bad_ref',
+    message: `${who}: ${JSON.stringify(ref)} is not a git ref${ref.startsWith('-') ? ' (it would be read as an option)' : ''}`,
+  });
+}
+
+/** git's arguments that resolve `ref` to a commit id: `--verify --quiet`, and the ref after `--end-of-options`. */
+export const revParseCommit = (ref: string): string[] => ['rev-parse', '--verify', '--quiet', '--end-of-options', `${ref}^{commit}`];
 
 /** The repository's default branch: origin's HEAD, else a local main or master. */
 export function defaultBranch(cwd: string): string | null {
@@ -47,8 +67,11 @@ function gitAsync(cwd: string, args: string[]): Promise<string | null> {
  * git calls at once, then the merge-base: recording a run must add milliseconds, not a chain of process starts.
  */
 export async function gitInfo(cwd: string, opts: { commit?: string; branch?: string } = {}): Promise<GitInfo> {
+  if (opts.commit !== undefined) checkRef(opts.commit, '--commit');
+  // HEAD as written: resolving it first would put one more process start before the three.
+  const sha = opts.commit === undefined ? 'HEAD' : await gitAsync(cwd, revParseCommit(opts.commit));
   const [log, head, refs] = await Promise.all([
-    gitAsync(cwd, ['log', '-1', '--format=%H%n%aI%n%s', `${opts.commit ?? 'HEAD'}^{commit}`, '--']),
+    sha ? gitAsync(cwd, ['log', '-1', '--format=%H%n%aI%n%s', '--end-of-options', sha, '--']) : Promise.resolve(null),
     opts.commit === undefined ? gitAsync(cwd, ['symbolic-ref', '--short', '-q', 'HEAD']) : Promise.resolve(null),
     gitAsync(cwd, ['for-each-ref', '--format=%(refname:short) %(symref:short)', ...DEFAULT_REFS]),
   ]);
@@ -61,7 +84,7 @@ export async function gitInfo(cwd: string, opts: { commit?: string; branch?: str
   return {
     commit: commit!,
     branch: branch || null,
-    mergeBase: base ? await gitAsync(cwd, ['merge-base', commit!, base]) : null,
+    mergeBase: base ? await gitAsync(cwd, ['merge-base', '--end-of-options', commit!, base]) : null,
     subject: subject.join('\n') || null,
     authorDate: authorDate || null,
   };
@@ -69,7 +92,7 @@ export async function gitInfo(cwd: string, opts: { commit?: string; branch?: str
 
 /** The first-parent history of `from`, newest first (`from` itself first): where an earlier baseline is looked for. */
 export function firstParents(cwd: string, from: string, max: number): string[] {
-  return (git(cwd, ['rev-list', '--first-parent', `--max-count=${max}`, from]) ?? '').split('\n').filter(Boolean);
+  return (git(cwd, ['rev-list', '--first-parent', `--max-count=${max}`, '--end-of-options', from]) ?? '').split('\n').filter(Boolean);
 }
 
 /** package.json's name, else the folder's name: the project runs are recorded under. */

@@ -4,7 +4,7 @@ import { bisect, short, type BisectEvent, type BisectResult, type Comparison } f
 import { PerfError } from '../errors.js';
 import { bisectStoreCache } from '../history/bisect-cache.js';
 import { openHistory } from '../history/open.js';
-import { loadScenario } from '../scenario/load.js';
+import { loadScenario, type Scenario } from '../scenario/load.js';
 import { defineTool, type ToolCallContext } from './core.js';
 import { okReply } from './format.js';
 import { COMPARE_REPLY_MAX_BYTES, programOf } from './perf-tools.js';
@@ -96,9 +96,14 @@ export const perfBisectTool = defineTool({
   async run(core, args, ctx) {
     const where = core.confine('perf_bisect scenario', args.scenario, 'read');
     const variant = args.variant !== undefined ? { variant: args.variant } : {};
-    // The scenario as it is now says whether it starts a program; --build always runs one.
+    // The scenario as it is now, and (vet) each commit's own copy: an older commit's app.command is a program too.
     const program = programOf(loadScenario(where, { ...variant, cwd: core.cwd, allowOutside: core.allowOutside }));
     if (program !== undefined) core.checkCommands('perf_bisect scenario', `${args.scenario}: ${program}`);
+    const vet = (sc: Scenario, commit: string): void => {
+      const at = programOf(sc);
+      if (at !== undefined) core.checkCommands(`perf_bisect scenario at commit ${short(commit)}`, `${args.scenario}: ${at}`);
+    };
+    // --build always runs one.
     if (args.build !== undefined) core.checkCommands('perf_bisect build', args.build);
     if ((args.parallel ?? 1) > 1 && core.grid === undefined)
       throw new PerfError({
@@ -106,7 +111,8 @@ export const perfBisectTool = defineTool({
         message: `perf_bisect: parallel ${args.parallel} needs a Selenium Grid: ${SHARED_MACHINE}`,
         suggestion: 'restart the server with perf mcp --grid http://HOST:4444, or drop parallel',
       });
-    const out = core.confine('perf_bisect out', join('build', 'perf', 'bisect'), 'folder');
+    const outRel = join('build', 'perf', 'bisect');
+    const out = core.confine('perf_bisect out', outRel, 'folder');
     const onEvent = progressOf(ctx);
     // The server's history ($PERF_HISTORY, set by whoever started it; never a location from the agent) keeps the
     // comparisons too. One that fails mid-bisect is left: the cache file has every comparison.
@@ -116,6 +122,7 @@ export const perfBisectTool = defineTool({
     try {
       result = await bisect({
         cwd: core.cwd,
+        vet,
         good: args.good,
         bad: args.bad,
         scenario: where,
@@ -135,6 +142,7 @@ export const perfBisectTool = defineTool({
     } finally {
       await store?.close().catch(() => undefined);
     }
-    return okReply({ tool: 'perf_bisect', status: 'ok', ...bisectBrief(result) });
+    // Where the run files went: the working folder's build/perf/bisect, as perf run's go to build/perf.
+    return okReply({ tool: 'perf_bisect', status: 'ok', out: outRel, ...bisectBrief(result) });
   },
 });

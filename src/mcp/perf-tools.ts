@@ -17,6 +17,7 @@ import type { ProgressEvent } from '../runner/run.js';
 import type { BudgetResult, RunFile } from '../perf/run-file.js';
 import { inBudgetUnit } from '../perf/budget-units.js';
 import { loadScenario, type Scenario } from '../scenario/load.js';
+import { scenarioProgram } from '../scenario/program.js';
 import { METRICS } from '../perf/metrics.js';
 import { leaksJson, type LeaksResult } from '../perf/leaks-result.js';
 import { runLeaks } from '../runner/leaks.js';
@@ -202,7 +203,7 @@ export function compareBrief(c: RunsComparison, full: boolean, budget = COMPARE_
 
 /** A scenario whose app is a program (a shell command, a terminal program, a desktop binary), by name. */
 export function programOf(sc: Scenario): string | undefined {
-  return sc.app.command !== undefined ? 'app.command' : sc.app.terminal ? 'app.terminal' : sc.app.desktop ? 'app.desktop' : undefined;
+  return scenarioProgram(sc)?.key;
 }
 
 export const perfRunTool = defineTool({

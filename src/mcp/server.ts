@@ -34,7 +34,8 @@ run and the perf tools, in groups (caps); ${DEFAULT_CAPS.join(' and ')} are on b
 ${CAPS.map((c) => `                  ${c.name.padEnd(17)}${c.byDefault ? '(default) ' : ''}${c.tools.join(', ')}`).join('\n')}
   --allow NAME,…  Turn on tools that are off by default (globs): evaluate runs arbitrary JavaScript in
                   the page, e.g. --caps core,perf,devtools --allow evaluate. .perf/mcp.json cannot.
-  --no-commands   app_start refuses command, terminal and desktop; perf_run a scenario that runs one.
+  --no-commands   app_start refuses command, terminal and desktop; perf_run a scenario that runs one;
+                  perf_bisect a build, or a scenario that runs one at any commit of the range.
   --http PORT     Streamable HTTP on http://127.0.0.1:PORT/mcp instead of stdio (0 = a free port).
                   Only local clients: requests with a non-local Origin or Host are refused. Every
                   request needs "Authorization: Bearer TOKEN": a new token at each start, printed

@@ -11,33 +11,32 @@
  *   be built, run or decided is skipped, as `git bisect skip` does, and said so; the midpoints are the commits
  *   `git bisect` would test next in the same state (git's own choice, ties and skips included);
  * - each commit is checked out into its own worktree under a temporary folder (the user's working tree
- *   and index are never touched), built once with --build, and served from there.
+ *   and index are never touched), built once with --build, and served from there (bisect-checkouts.ts); every
+ *   commit's scenario is checked against the caller's policy before anything of it runs (bisect-vet.ts).
  * Finished comparisons are kept in a cache file, so a re-run (or a run after Ctrl-C) reuses them.
  * On a Selenium Grid (`grid`), each comparison is its own Grid session; with `parallel` N ≥ 2 the search
  * speculates as Pinpoint does: while the midpoint is compared, the midpoints of the levels below it (both
  * halves, whichever way the midpoint goes) are compared at once, up to N comparisons in flight.
  */
-import { execFile, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { execFile } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { PerfError } from '../errors.js';
+import { checkRef, revParseCommit } from '../history/git.js';
 import type { CompareRow } from '../perf/compare.js';
 import type { RunsComparison } from '../perf/compare-runs.js';
 import { loadScenario, type Scenario } from '../scenario/load.js';
 import { writeJsonAtomic } from '../session/state.js';
 import { isTimingMetric } from '../perf/metrics.js';
 import { stepSide } from '../perf/step-side.js';
+import { Checkouts, git, GIT_TIMEOUT_MS, pruneStale, short } from './bisect-checkouts.js';
+import { isRefusal, vetCheckout, vetRange, type RangePrograms, type Vet } from './bisect-vet.js';
 import { runAndJudge } from './judge.js';
 import type { TimingPlan } from './records.js';
 import type { LookEvent } from './sequential.js';
 
 const run = promisify(execFile);
-// Git answers locally in milliseconds; a minute covers a cold disk and a large repository's worktree checkout.
-const GIT_TIMEOUT_MS = 60_000;
-// A build has a deadline too (nothing outside the process is waited on forever): 30 minutes fits a real app's build.
-const BUILD_TIMEOUT_MS = 30 * 60_000;
 
 export interface CommitInfo {
   commit: string;
@@ -91,7 +90,11 @@ export type BisectResult =
   | { outcome: 'interrupted'; metric: string | null; tested: TestedCommit[]; durationMs: number };
 
 export type BisectEvent =
+  /** Checkouts an earlier bisect left behind (perf and its watchdog killed), removed before this one starts. */
+  | { kind: 'pruned'; paths: string[] }
   | { kind: 'commits'; count: number }
+  /** Before anything is checked out: the program HEAD's scenario starts, and the commits whose scenario starts another. */
+  | ({ kind: 'programs' } & RangePrograms)
   | { kind: 'build'; commit: string }
   /** `speculative`: started before the search knew it would need it (--parallel on a Grid). */
   | { kind: 'compare-start'; baseline: string; candidate: string; index: number; speculative: boolean }
@@ -121,37 +124,39 @@ export interface BisectOptions {
   serveHost?: string;
   /** Comparisons in flight at once (speculative midpoints); above 1 only with `grid`. */
   parallel?: number;
+  /**
+   * A policy on each commit's scenario (the MCP server's commands switch), applied to every commit's copy before anything
+   * is checked out, and to each checkout's before its build or app starts: a throw refuses the whole bisect.
+   */
+  vet?: Vet;
   signal?: AbortSignal;
   onEvent?: (e: BisectEvent) => void;
 }
 
-async function git(cwd: string, ...args: string[]): Promise<string> {
-  try {
-    const { stdout } = await run('git', args, { cwd, timeout: GIT_TIMEOUT_MS, maxBuffer: 64 * 1024 * 1024 });
-    return stdout.trim();
-  } catch (e) {
-    const err = e as { stderr?: string; message: string };
-    throw new PerfError({
-      code: 'bisect_git',
-      message: `bisect: git ${args.join(' ')} failed in ${cwd}: ${(err.stderr ?? err.message).trim().split('\n')[0]}`,
-      suggestion: 'run perf bisect inside a git repository, with GOOD and BAD naming commits of it (GOOD an ancestor of BAD)',
-    });
-  }
+/** A ref as a commit (`rev-parse --verify`), or a PerfError naming `who` (GOOD, BAD) when it names none. */
+async function commitInfo(repo: string, ref: string, who: string): Promise<CommitInfo> {
+  const sha = await run('git', revParseCommit(ref), { cwd: repo, timeout: GIT_TIMEOUT_MS }).then(
+    (r) => r.stdout.trim(),
+    () => '',
+  );
+  if (!sha) throw new PerfError({ code: 'bisect_git', message: `bisect: ${who} ${JSON.stringify(ref)} names no commit of ${repo}` });
+  return logInfo(repo, sha);
 }
 
-async function commitInfo(repo: string, ref: string): Promise<CommitInfo> {
-  const out = await git(repo, 'log', '-1', '--format=%H%x00%s%x00%aI', `${ref}^{commit}`);
+async function logInfo(repo: string, sha: string): Promise<CommitInfo> {
+  const out = await git(repo, 'log', '-1', '--format=%H%x00%s%x00%aI', '--end-of-options', sha, '--');
   const [commit, subject, authorDate] = out.split('\0');
   return { commit: commit!, subject: subject ?? '', authorDate: authorDate ?? '' };
 }
 
 /** GOOD, the commits after it up to BAD on BAD's first-parent line, and BAD. */
 async function commitRange(repo: string, good: string, bad: string): Promise<{ good: CommitInfo; between: CommitInfo[]; bad: CommitInfo }> {
-  const g = await commitInfo(repo, good);
-  const b = await commitInfo(repo, bad);
+  const g = await commitInfo(repo, good, 'GOOD');
+  const b = await commitInfo(repo, bad, 'BAD');
   if (g.commit === b.commit)
     throw new PerfError({ code: 'bisect_range', message: `bisect: GOOD and BAD are the same commit (${short(g.commit)})` });
-  const ancestor = await run('git', ['merge-base', '--is-ancestor', g.commit, b.commit], { cwd: repo, timeout: GIT_TIMEOUT_MS }).then(
+  const isAncestor = ['merge-base', '--is-ancestor', '--end-of-options', g.commit, b.commit];
+  const ancestor = await run('git', isAncestor, { cwd: repo, timeout: GIT_TIMEOUT_MS }).then(
     () => true,
     () => false,
   );
@@ -161,93 +166,14 @@ async function commitRange(repo: string, good: string, bad: string): Promise<{ g
       message: `bisect: GOOD ${short(g.commit)} is not an ancestor of BAD ${short(b.commit)}`,
       suggestion: 'give the older, good commit first: perf bisect GOOD BAD SCENARIO',
     });
-  const list = (await git(repo, 'rev-list', '--first-parent', '--reverse', `${g.commit}..${b.commit}`)).split('\n').filter(Boolean);
+  const range = `${g.commit}..${b.commit}`;
+  const list = (await git(repo, 'rev-list', '--first-parent', '--reverse', '--end-of-options', range)).split('\n').filter(Boolean);
   const between: CommitInfo[] = [];
-  for (const c of list.slice(0, -1)) between.push(await commitInfo(repo, c));
+  for (const c of list.slice(0, -1)) between.push(await logInfo(repo, c));
   return { good: g, between, bad: b };
 }
 
-export const short = (sha: string): string => sha.slice(0, 10);
-
-/** One worktree per commit under a temporary folder, built once; all removed at the end. */
-class Checkouts {
-  private readonly root = mkdtempSync(join(tmpdir(), 'rehearse-bisect-'));
-  private readonly ready = new Map<string, Promise<string>>();
-  // `git worktree add` takes the repository's locks: with speculation several commits check out at once, so one at a time.
-  private adding: Promise<unknown> = Promise.resolve();
-  constructor(
-    private readonly repo: string,
-    private readonly build: string | undefined,
-    private readonly signal: AbortSignal | undefined,
-    private readonly onBuild: (commit: string) => void,
-  ) {}
-
-  /** The commit's checked-out (and built) folder; a failed build is a PerfError naming the commit. */
-  folder(commit: string): Promise<string> {
-    let p = this.ready.get(commit);
-    if (!p) {
-      p = this.checkout(commit);
-      this.ready.set(commit, p);
-    }
-    return p;
-  }
-
-  private async checkout(commit: string): Promise<string> {
-    const dir = join(this.root, short(commit));
-    const add = this.adding.then(() => git(this.repo, 'worktree', 'add', '--detach', '--quiet', dir, commit));
-    this.adding = add.catch(() => undefined);
-    await add;
-    if (this.build) {
-      this.onBuild(commit);
-      await buildIn(dir, this.build, commit, this.signal);
-    }
-    return dir;
-  }
-
-  async close(): Promise<void> {
-    for (const dir of [...this.ready.keys()].map((c) => join(this.root, short(c)))) {
-      if (existsSync(dir)) await git(this.repo, 'worktree', 'remove', '--force', dir).catch(() => undefined);
-    }
-    rmSync(this.root, { recursive: true, force: true });
-    await git(this.repo, 'worktree', 'prune').catch(() => undefined);
-  }
-}
-
-/** Run the build command in a checkout (a shell line, as in CI); its last output lines name why it failed. */
-function buildIn(dir: string, command: string, commit: string, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolveBuild, reject) => {
-    const child = spawn('sh', ['-c', command], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-    let tail = '';
-    const keep = (d: Buffer): void => void (tail = (tail + d.toString()).slice(-2000));
-    child.stdout.on('data', keep);
-    child.stderr.on('data', keep);
-    const kill = (): void => {
-      try {
-        process.kill(-child.pid!, 'SIGKILL');
-      } catch {
-        // Already gone.
-      }
-    };
-    const timer = setTimeout(kill, BUILD_TIMEOUT_MS);
-    signal?.addEventListener('abort', kill, { once: true });
-    child.once('error', (e) => reject(e));
-    child.once('exit', (code, sig) => {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', kill);
-      if (code === 0) return resolveBuild();
-      const why = sig
-        ? `killed by ${sig}${sig === 'SIGKILL' && !signal?.aborted ? ` after ${BUILD_TIMEOUT_MS / 60_000} min` : ''}`
-        : `exit ${code}`;
-      reject(
-        new PerfError({
-          code: 'bisect_build',
-          kind: 'environment',
-          message: `bisect: --build failed at ${short(commit)} (${why}): ${tail.trim().split('\n').slice(-3).join(' | ')}`,
-        }),
-      );
-    });
-  });
-}
+export { short };
 
 type CacheEntries = Record<string, Omit<Comparison, 'cached'>>;
 
@@ -410,13 +336,15 @@ export function sideThresholds(t: Scenario['thresholds'], metric: string, stepPc
   return { ...t, metrics: { ...t.metrics, [metric]: { warnPct: half, errorPct: half } } };
 }
 
+/** What every copy of the scenario is loaded with: the bisect's variant and vars. */
+const loadOptions = (o: BisectOptions): { variant?: string; vars: Record<string, string> } => ({
+  ...(o.variant !== undefined ? { variant: o.variant } : {}),
+  vars: o.vars ?? {},
+});
+
 /** Load the scenario from a commit's checkout, pinned to the bisect's metric once one is chosen. */
 function scenarioAt(dir: string, ctx: Ctx, metric: string | null): Scenario {
-  const sc = loadScenario(ctx.scenarioRel, {
-    cwd: dir,
-    ...(ctx.opts.variant !== undefined ? { variant: ctx.opts.variant } : {}),
-    vars: ctx.opts.vars ?? {},
-  });
+  const sc = loadScenario(ctx.scenarioRel, { ...loadOptions(ctx.opts), cwd: dir });
   return metric ? { ...sc, gate: { metrics: [metric] }, thresholds: sideThresholds(sc.thresholds, metric, ctx.stepPct) } : sc;
 }
 
@@ -529,8 +457,8 @@ async function judgeCommits(ctx: Ctx, baseline: string, candidate: string, metri
     out = { baseline, candidate, ...judgement, ...(decided ? { judgement: decided.judgement, why: decided.why } : {}), cached: false };
   } catch (e) {
     if (o.signal?.aborted) return 'interrupted';
-    // A commit that cannot be checked out, built, loaded or run is skipped, with the reason; a bug still throws.
-    if (!(e instanceof PerfError) || e.kind === 'internal') throw e;
+    // A commit that cannot be checked out, built, loaded or run is skipped, with the reason; a bug or a refusal still throws.
+    if (!(e instanceof PerfError) || e.kind === 'internal' || isRefusal(e)) throw e;
     out = { baseline, candidate, metric, judgement: 'untestable', repeats: 0, deltaPct: null, ci: null, why: e.message, cached: false };
   }
   return out;
@@ -618,8 +546,8 @@ export async function midpoint(
   if (fallback === undefined) return undefined;
   const range = [all[hi]!.commit, `^${all[lo]!.commit}`];
   const out = skipped.size
-    ? await git(repo, 'rev-list', '--first-parent', '--bisect-all', ...range)
-    : await git(repo, 'rev-list', '--first-parent', '--bisect', ...range);
+    ? await git(repo, 'rev-list', '--first-parent', '--bisect-all', '--end-of-options', ...range)
+    : await git(repo, 'rev-list', '--first-parent', '--bisect', '--end-of-options', ...range);
   for (const line of out.split('\n')) {
     const i = all.findIndex((c) => c.commit === line.split(' ')[0]);
     if (open(i)) return i;
@@ -713,10 +641,23 @@ function checkParallel(opts: BisectOptions): void {
 export async function bisect(opts: BisectOptions): Promise<BisectResult> {
   const started = Date.now();
   checkParallel(opts);
+  checkRef(opts.good, 'bisect GOOD');
+  checkRef(opts.bad, 'bisect BAD');
   const { repo, scenarioRel } = await locate(opts);
+  const pruned = await pruneStale(repo);
+  if (pruned.length) opts.onEvent?.({ kind: 'pruned', paths: pruned });
   const range = await commitRange(repo, opts.good, opts.bad);
   opts.onEvent?.({ kind: 'commits', count: range.between.length });
-  const checkouts = new Checkouts(repo, opts.build, opts.signal, (commit) => opts.onEvent?.({ kind: 'build', commit }));
+  const load = (text: string): Scenario => loadScenario(scenarioRel, { ...loadOptions(opts), cwd: repo, text, allowOutside: true });
+  const commits = [range.good, ...range.between, range.bad].map((c) => c.commit);
+  const programs = await vetRange({ repo, rel: scenarioRel, load, vet: opts.vet }, commits);
+  opts.onEvent?.({ kind: 'programs', ...programs });
+  const checkouts = new Checkouts(repo, {
+    build: opts.build,
+    signal: opts.signal,
+    onBuild: (commit) => opts.onEvent?.({ kind: 'build', commit }),
+    vet: (dir, commit) => vetCheckout(dir, commit, scenarioRel, () => scenarioAt(dir, ctx, null), opts.vet),
+  });
   const ctx: Ctx = {
     opts,
     repo,

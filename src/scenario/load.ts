@@ -247,6 +247,8 @@ export interface LoadOptions {
   cwd?: string;
   /** `--allow-outside`: `app.serve` may name a folder outside the scenario's folder and the working folder. */
   allowOutside?: boolean;
+  /** The file's text, read elsewhere (a commit's copy, from git): `path` then only places it, for messages and its folder. */
+  text?: string;
 }
 
 /** Every step list of a scenario document (steps, setup, and each variant's), with its path. */
@@ -262,7 +264,7 @@ export function loadScenario(path: string, opts: LoadOptions = {}): Scenario {
   const cwd = opts.cwd ?? process.cwd();
   const abs = resolve(cwd, path);
   const shown = relative(cwd, abs) || abs;
-  const src = new Located(shown, readScenarioText(abs, shown));
+  const src = new Located(shown, yamlOf(abs, opts.text ?? readScenarioText(abs, shown), shown));
   const doc = parsedDocument(src);
   const variantNames = Object.keys(doc.variants ?? {});
   const variant = pickVariant(shown, variantNames, opts.variant);
@@ -372,7 +374,7 @@ function measureOf(src: Located, w: Written, restart: RestartMode): Pick<Scenari
   return { measure, cache, loadQuietMs: (w.merged.loadQuietMs as number | undefined) ?? LOAD_QUIET_MS };
 }
 
-/** The file's text, size-checked; a DevTools Recorder recording (.json) converted to its YAML. */
+/** The file's text, size-checked. */
 function readScenarioText(abs: string, shown: string): string {
   let text: string;
   try {
@@ -396,8 +398,12 @@ function readScenarioText(abs: string, shown: string): string {
       cause,
     });
   }
-  return extname(abs).toLowerCase() === '.json' ? recordingAsYaml(text, shown) : text;
+  return text;
 }
+
+/** A recording (.json) is loaded as the scenario it records. */
+const yamlOf = (abs: string, text: string, shown: string): string =>
+  extname(abs).toLowerCase() === '.json' ? recordingAsYaml(text, shown) : text;
 
 /** The document as JS, after YAML and schema checks: every error at its file:line. */
 function parsedDocument(src: Located): Record<string, any> {
