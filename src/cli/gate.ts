@@ -521,7 +521,8 @@ async function openGateHistory(f: FlagValues, update: boolean, cwd: string): Pro
       message: 'gate: --update writes baseline files; with --baseline history, record runs with --history instead',
       suggestion: 'perf gate --history (on the default branch), then perf gate --baseline history on branches',
     });
-  const store = await openStore(historyLocation(f, true)!, cwd);
+  // Read-only unless the gate also records (--history): taking baselines changes nothing.
+  const store = await openStore(historyLocation(f, true)!, cwd, historyLocation(f) === undefined ? 'read' : 'create');
   return { store, ...(m[1] ? { branch: m[1] } : {}), project: projectName(cwd), baselineRunIds: new Map() };
 }
 
