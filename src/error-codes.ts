@@ -205,6 +205,14 @@ export const ERRORS = {
     suggestion: 'check that the history database is reachable and writable; the run files on disk are kept and can be added later',
   },
   history_not_recorded: { kind: 'usage', suggestion: 'perf history show (no scenario) lists what the history holds' },
+  history_not_ours: {
+    kind: 'usage',
+    suggestion: {
+      run: 'point --history at a history perf recorded (default .perf/history.sqlite), or at a path that does not exist yet for a new one',
+      session: 'point --history at a history perf recorded (default .perf/history.sqlite)',
+      mcp: 'pass history: a file perf recorded runs into, or a postgres:// URL of one',
+    },
+  },
   history_schema_newer: {
     kind: 'environment',
     suggestion: 'this history was written by a newer perf: upgrade perf, or use another --history',

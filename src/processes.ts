@@ -166,6 +166,25 @@ export function onShutdown(fn: () => Promise<void> | void): () => void {
   return () => cleanups.delete(fn);
 }
 
+/**
+ * Run synchronous native work (a SQLite statement) under the default action of SIGINT and SIGTERM. A JS handler runs
+ * only when the event loop gets control, which a statement holds until it returns: a long one ignored SIGTERM (a history
+ * whose view ran a 10^10-step query needed SIGKILL). The default action ends the process at once, as the exit code a
+ * handler gives (130/143); the watchdog reaps what it started, as after a SIGKILL.
+ */
+export function withDefaultSignals<T>(work: () => T): T {
+  const saved = (['SIGINT', 'SIGTERM'] as const).map((sig) => {
+    const listeners = process.rawListeners(sig) as ((...a: unknown[]) => void)[];
+    process.removeAllListeners(sig);
+    return { sig, listeners };
+  });
+  try {
+    return work();
+  } finally {
+    for (const { sig, listeners } of saved) for (const l of listeners) process.on(sig, l);
+  }
+}
+
 let signalsInstalled = false;
 /**
  * Make SIGINT/SIGTERM run the registered cleanups (bounded in time), then exit 130/143.

@@ -9,14 +9,102 @@ export function joinUrl(baseUrl: string, pathOrUrl?: string): string {
 }
 
 /**
- * `scheme://user:secret@host…` anywhere in `text` shown as `scheme://user:***@host…`: a cloud Selenium
- * Grid takes its access key in the URL, and that URL reaches error messages, run files and reports.
+ * Query parameters that carry a credential or name a file holding one: libpq's and node-postgres's (a
+ * `postgres://` history URL takes `?password=`, `?sslpassword=`, `?sslkey=`, `?passfile=`) and the names
+ * hosted services give an access key.
+ */
+const CREDENTIAL_PARAMS = [
+  'password',
+  'passwd',
+  'pwd',
+  'sslpassword',
+  'sslkey',
+  'sslcert',
+  'passfile',
+  'secret',
+  'token',
+  'access_token',
+  'access_key',
+  'accesskey',
+  'api_key',
+  'apikey',
+];
+const CREDENTIAL_PARAM_RE = new RegExp(`([?&](?:${CREDENTIAL_PARAMS.join('|')})=)[^&#\\s"'<>]*`, 'gi');
+
+/**
+ * `scheme://user:secret@host…` anywhere in `text` shown as `scheme://user:***@host…`, and the value of
+ * every credential query parameter (`?password=…`, `&sslkey=…`) as `***`: a cloud Selenium Grid takes its
+ * access key in the URL, a PostgreSQL history its password, and those URLs reach error messages, run files and reports.
  */
 export function hideCredentials(text: string): string {
-  return text.replace(
-    /\b([a-z][a-z0-9+.-]*:\/\/)([^\s/?#@:]*):([^\s/?#@]*)@/gi,
-    (_m, scheme: string, user: string) => `${scheme}${user}:***@`,
-  );
+  return text
+    .replace(/\b([a-z][a-z0-9+.-]*:\/\/)([^\s/?#@:]*):([^\s/?#@]*)@/gi, (_m, scheme: string, user: string) => `${scheme}${user}:***@`)
+    .replace(CREDENTIAL_PARAM_RE, (_m, name: string) => `${name}***`);
+}
+
+/** `scheme:` of a `scheme://…` location, else undefined (a file path). */
+function schemeOf(location: string): string | undefined {
+  return /^([a-z][a-z0-9+.-]*:)\/\//i.exec(location)?.[1]?.toLowerCase();
+}
+
+/**
+ * `location` parsed as a URL; an empty host after credentials (`postgres://u:p@/db?host=/run/postgresql`, a
+ * unix socket, which WHATWG URL refuses) is read as no host, as node-postgres reads it.
+ */
+function parsed(location: string): { url: URL; noHost: boolean } | undefined {
+  for (const [text, noHost] of [
+    [location, false],
+    [location.replace('@/', '@socket/'), true],
+  ] as const) {
+    try {
+      return { url: new URL(text), noHost };
+    } catch {
+      /* the next form */
+    }
+  }
+  return undefined;
+}
+
+/**
+ * A location (a database URL or a file path) as it is shown everywhere (text, JSON, errors): a URL as its
+ * scheme, user, host, port and path (the database) only, never its password, query or fragment, whatever
+ * parameter they carry; a path as it is. libpq's `user`, `host` and `port` parameters override the URL's
+ * own (node-postgres connects there), so those are shown.
+ */
+export function shownLocation(location: string): string {
+  const scheme = schemeOf(location);
+  if (scheme === undefined) return location;
+  const p = parsed(location);
+  if (!p) return `${scheme}//(unparseable URL)`;
+  const q = /^postgres(ql)?:$/.test(scheme) ? p.url.searchParams : new URLSearchParams();
+  const user = q.has('user') ? encodeURIComponent(q.get('user')!) : p.url.username;
+  const host = q.has('host') ? encodeURIComponent(q.get('host')!) : p.noHost ? '' : p.url.hostname;
+  const port = q.has('port') ? encodeURIComponent(q.get('port')!) : p.url.port;
+  return `${scheme}//${user ? `${user}@` : ''}${host}${port ? `:${port}` : ''}${p.url.pathname}`;
+}
+
+/**
+ * `text` (a database driver's error message) without any secret of `location`: the URL itself shown as
+ * shownLocation, its password and credential parameters as `***` wherever they stand as a whole token.
+ */
+export function withoutSecretsOf(location: string, text: string): string {
+  const p = schemeOf(location) === undefined ? undefined : parsed(location);
+  let out = location === '' ? text : text.split(location).join(shownLocation(location));
+  if (!p) return hideCredentials(out);
+  const raw = [p.url.password, ...CREDENTIAL_PARAMS.flatMap((n) => p.url.searchParams.getAll(n))].filter(Boolean);
+  const values = [...new Set(raw.flatMap((v) => [v, safeDecode(v)]))].sort((a, b) => b.length - a.length);
+  for (const v of values) {
+    out = out.replace(new RegExp(`(?<![A-Za-z0-9])${v.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![A-Za-z0-9])`, 'g'), '***');
+  }
+  return hideCredentials(out);
+}
+
+function safeDecode(v: string): string {
+  try {
+    return decodeURIComponent(v);
+  } catch {
+    return v;
+  }
 }
 
 /**

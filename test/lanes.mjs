@@ -123,6 +123,7 @@ const BROWSER = [
   'nav-steps.test.js',
   'pty.test.js',
   'mcp-security.test.js',
+  'security-store.test.js',
   'viewport-steps.test.js',
   'terminal-secrets.test.js',
   'html-attribution.test.js',

@@ -39,10 +39,13 @@ export interface Stdio {
   close(): Promise<void>;
 }
 
-/** `perf mcp ARGS` in `cwd`; `callTimeoutMs` bounds each tool call (the SDK's own default is 60 s). */
-export async function stdioServer(cwd: string, o: { args?: string[]; name: string; callTimeoutMs?: number }): Promise<Stdio> {
+/** `perf mcp ARGS` in `cwd` (with `env` added to this process's); `callTimeoutMs` bounds each tool call (the SDK's default is 60 s). */
+export async function stdioServer(
+  cwd: string,
+  o: { args?: string[]; name: string; callTimeoutMs?: number; env?: Record<string, string> },
+): Promise<Stdio> {
   let stderr = '';
-  const env = { ...(process.env as Record<string, string>) };
+  const env = { ...(process.env as Record<string, string>), ...o.env };
   const args = [join(ROOT, 'bin', 'perf'), 'mcp', ...(o.args ?? [])];
   const transport = new StdioClientTransport({ command: process.execPath, args, cwd, env, stderr: 'pipe' });
   transport.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));

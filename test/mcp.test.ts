@@ -116,7 +116,7 @@ describe('without an app', () => {
       assert.ok(tool, `tool ${def.name}`);
       assert.equal(tool.description, def.description);
       assert.deepEqual(tool.inputSchema, JSON.parse(JSON.stringify(mcpArgsSchema(def))));
-      assert.equal(tool.annotations?.readOnlyHint, def.readOnly);
+      assert.equal(tool.annotations?.readOnlyHint, def.readOnly && def.writesFiles !== true);
     }
     assert.equal(names.includes('evaluate'), false);
     assert.equal(tools.find((t) => t.name === 'app_status')?.annotations?.readOnlyHint, true);

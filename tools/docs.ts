@@ -104,7 +104,7 @@ function stepSection(def: StepDefinition<any>): string {
     `Drivers: ${stepDrivers(def)
       .map((d) => `\`${d}\``)
       .join(', ')}${def.desktopOnly ? ' (desktop apps only)' : ''}.`,
-    def.readOnly ? 'Read-only.' : 'Changes the page.',
+    def.readOnly ? (def.writesFiles ? 'Leaves the page as it is; writes a file.' : 'Read-only.') : 'Changes the page.',
     def.shorthand ? `Shorthand: \`- ${def.name}: "…"\`.` : '',
     ...['webdriver' as const].flatMap((d) => stepLacks(def, d).map((n) => `Not over ${d}: ${getDriver(d).lacks[n]}.`)),
   ].filter(Boolean);

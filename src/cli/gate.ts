@@ -523,7 +523,8 @@ async function openGateHistory(f: FlagValues, update: boolean, cwd: string): Pro
     });
   // Said before the store is opened and anything runs, not at the first scenario's baseline.
   if (m[1]) checkRef(m[1], 'gate --baseline history:BRANCH');
-  const store = await openStore(historyLocation(f, true)!, cwd);
+  // Read-only unless the gate also records (--history): taking baselines changes nothing.
+  const store = await openStore(historyLocation(f, true)!, cwd, historyLocation(f) === undefined ? 'read' : 'create');
   return { store, ...(m[1] ? { branch: m[1] } : {}), project: projectName(cwd), baselineRunIds: new Map() };
 }
 

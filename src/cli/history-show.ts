@@ -69,7 +69,7 @@ function locationOf(f: FlagValues): string {
 }
 
 async function readTrends(f: FlagValues, q: TrendQuery): Promise<{ trends: Trend[]; location: string }> {
-  const store = await openHistory(locationOf(f));
+  const store = await openHistory(locationOf(f), process.cwd(), 'read');
   try {
     return { trends: await loadTrends(store, q), location: store.location };
   } finally {

@@ -9,6 +9,7 @@ import type { RunFile } from '../perf/run-file.js';
 import { DEFAULT_HISTORY } from '../history/schema.js';
 import { gitInfo, NO_GIT, projectName } from '../history/git.js';
 import type { SqlHistoryStore } from '../history/store.js';
+import type { Access } from '../history/sql.js';
 import type { GitInfo, VerdictInput } from '../history/types.js';
 import type { FlagSpecs, FlagValues } from './args.js';
 import { defineCommand, info, JSON_FLAG, printJson, type CommandDefinition } from './command.js';
@@ -17,9 +18,9 @@ import { historyChangesCommand, historyShowCommand } from './history-show.js';
 export const HISTORY_ENV = 'PERF_HISTORY';
 
 /** The store's modules (better-sqlite3's native addon, pg) load when a history is used: other commands start without them. */
-export async function openStore(location: string, cwd = process.cwd()): Promise<SqlHistoryStore> {
+export async function openStore(location: string, cwd = process.cwd(), access: Access = 'create'): Promise<SqlHistoryStore> {
   const { openHistory } = await import('../history/open.js');
-  return openHistory(location, cwd);
+  return openHistory(location, cwd, access);
 }
 
 /**
@@ -181,7 +182,8 @@ const historyPruneCommand = defineCommand({
         message: 'history prune: what to keep? give --keep-days N, --keep-runs N or both',
         suggestion: 'perf history prune --keep-days 90 --keep-runs 200',
       });
-    const store = await openStore(historyLocation(f, true)!);
+    // Pruning needs a history: a missing file is said, not created to delete nothing from.
+    const store = await openStore(historyLocation(f, true)!, process.cwd(), 'write');
     try {
       const r = await store.prune({ ...(keepDays !== undefined ? { keepDays } : {}), ...(keepRuns !== undefined ? { keepRuns } : {}) });
       if (f.json) printJson({ history: store.location, ...r });

@@ -1,12 +1,14 @@
 /**
  * The shared backend: a team's PostgreSQL (pg Pool). Each run is recorded in one transaction on one pooled
- * connection; connecting and every query have deadlines that name the server, and the password is never
- * shown (`location` is the URL without it).
+ * connection; connecting and every query have deadlines that name the server, and no secret of the URL is
+ * ever shown (`location` is its shownLocation; a driver's message is cleaned of them). A reader's transactions are
+ * READ ONLY: the server refuses any write in them.
  */
 import pg from 'pg';
 import { PerfError } from '../errors.js';
 import { POSTGRES_DIALECT } from './schema.js';
-import type { Query, Row, SqlDb } from './sql.js';
+import { shownLocation, withoutSecretsOf } from '../url.js';
+import type { Access, Query, Row, SqlDb } from './sql.js';
 
 // 10 s to connect: a reachable server answers in milliseconds; past that it is down or firewalled.
 const CONNECT_TIMEOUT_MS = 10_000;
@@ -17,28 +19,17 @@ const POOL_SIZE = 4;
 // A deadlock or serialization failure is retried: the other writer's transaction has finished by then.
 const RETRIES = 3;
 
-/** The URL without its password, for messages. */
-export function postgresLocation(url: string): string {
-  try {
-    const u = new URL(url);
-    u.password = '';
-    return u.toString();
-  } catch {
-    return 'postgres://(unparseable URL)';
-  }
-}
-
-function unavailable(location: string, e: unknown, doing: string): PerfError {
+function unavailable(url: string, e: unknown, doing: string): PerfError {
   const msg = e instanceof Error ? e.message : String(e);
   return new PerfError({
     code: 'history_unavailable',
-    message: `history ${location}: ${doing}: ${msg.split(/\n/)[0]}`,
+    message: `history ${shownLocation(url)}: ${doing}: ${withoutSecretsOf(url, msg.split(/\n/)[0]!)}`,
     cause: e,
   });
 }
 
-export function openPostgres(url: string): SqlDb {
-  const location = postgresLocation(url);
+export function openPostgres(url: string, access: Access = 'create'): SqlDb {
+  const location = shownLocation(url);
   const pool = new pg.Pool({
     connectionString: url,
     max: POOL_SIZE,
@@ -52,7 +43,7 @@ export function openPostgres(url: string): SqlDb {
     try {
       client = await pool.connect();
     } catch (e) {
-      throw unavailable(location, e, `cannot connect within ${CONNECT_TIMEOUT_MS / 1000} s`);
+      throw unavailable(url, e, `cannot connect within ${CONNECT_TIMEOUT_MS / 1000} s`);
     }
     const q: Query = async (sql, params = []) => {
       let n = 0;
@@ -60,7 +51,7 @@ export function openPostgres(url: string): SqlDb {
       return (await client.query(text, params as unknown[])).rows as Row[];
     };
     try {
-      await client.query('BEGIN');
+      await client.query(access === 'read' ? 'BEGIN READ ONLY' : 'BEGIN');
       const out = await fn(q);
       await client.query('COMMIT');
       client.release();
@@ -84,7 +75,7 @@ export function openPostgres(url: string): SqlDb {
           const code = (e as { code?: string }).code;
           if ((code === '40P01' || code === '40001') && attempt < RETRIES) continue;
           if (e instanceof PerfError) throw e;
-          throw unavailable(location, e, 'query failed');
+          throw unavailable(url, e, 'query failed');
         }
       }
     },

@@ -83,6 +83,31 @@ export const MIGRATIONS: readonly Migration[] = [
 
 export const LATEST_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
 
+/** The table that holds the applied version (created before the first migration, IF NOT EXISTS). */
+export const VERSION_TABLE = 'CREATE TABLE schema_version (version INTEGER NOT NULL)';
+
+/** A table or index the migrations create: its kind, its CREATE statement and the version that adds it. */
+export interface SchemaObject {
+  type: 'table' | 'index';
+  sql: string;
+  version: number;
+}
+
+/**
+ * Every table and index of a history up to LATEST_VERSION, by name, with the statement that creates it: what a
+ * SQLite file must hold, exactly (sqlite_master keeps each CREATE statement as it was run), to be read as a history.
+ */
+export function schemaObjects(d: Dialect): Map<string, SchemaObject> {
+  const out = new Map<string, SchemaObject>([['schema_version', { type: 'table', sql: VERSION_TABLE, version: 0 }]]);
+  for (const m of MIGRATIONS) {
+    for (const sql of m.up) {
+      const created = /^CREATE (TABLE|INDEX) (\w+)/.exec(sql);
+      if (created) out.set(created[2]!, { type: created[1] === 'TABLE' ? 'table' : 'index', sql: dialectSql(sql, d), version: m.version });
+    }
+  }
+  return out;
+}
+
 export function dialectSql(sql: string, d: Dialect): string {
   return sql
     .replace(/\{id\}/g, d.id)

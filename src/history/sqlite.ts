@@ -2,42 +2,137 @@
  * The embedded backend: one SQLite file (better-sqlite3). WAL so that readers (perf history show, the
  * report) never wait for a recording; a busy timeout so that two processes recording at once (CI shards on
  * one machine) queue instead of failing; each run recorded in one IMMEDIATE transaction.
+ *
+ * A file is someone's data until it proves to be a history: before any statement touches a table, its schema is
+ * compared with the one perf creates (checkSchema), so a view or trigger planted in it never runs, and a file that
+ * is not a history is never changed. Only `create` makes a new file; a reader opens it read-only.
  */
 import Database from 'better-sqlite3';
 import { dirname } from 'node:path';
-import { mkdirSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readSync, statSync } from 'node:fs';
 import { PerfError } from '../errors.js';
-import { SQLITE_DIALECT } from './schema.js';
-import type { Query, Row, SqlDb } from './sql.js';
+import { withDefaultSignals } from '../processes.js';
+import { LATEST_VERSION, schemaObjects, SQLITE_DIALECT } from './schema.js';
+import type { Access, Query, Row, SqlDb } from './sql.js';
 
 // 10 s: a run's transaction takes milliseconds; ten seconds of waiting means another process holds the file for good.
 const BUSY_TIMEOUT_MS = 10_000;
+// The first 16 bytes of every SQLite database file (sqlite.org/fileformat.html, "The Database Header").
+const SQLITE_MAGIC = 'SQLite format 3\0';
 
-export function openSqlite(file: string): SqlDb {
-  let db: Database.Database;
+function notOurs(file: string, why: string): PerfError {
+  return new PerfError({ code: 'history_not_ours', message: `history ${file}: not a rehearse history: ${why}` });
+}
+
+/** What is at `file`, read without SQLite: a SQLite file, or (to create a history) nothing yet. */
+function checkFile(file: string, access: Access): void {
+  let size: number;
   try {
-    if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
-    db = new Database(file, { timeout: BUSY_TIMEOUT_MS });
-    db.pragma('journal_mode = WAL');
-    // NORMAL under WAL: a power cut may lose the last run recorded, never corrupt the file (the run file is on disk anyway).
-    db.pragma('synchronous = NORMAL');
+    const st = statSync(file);
+    if (!st.isFile()) throw notOurs(file, 'it is not a regular file');
+    size = st.size;
+  } catch (e) {
+    if (e instanceof PerfError) throw e;
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' && access === 'create') return;
+    if (code === 'ENOENT')
+      throw new PerfError({
+        code: 'history_not_recorded',
+        message: `no history at ${file}`,
+        suggestion: 'record runs into it first (perf run --history, perf history add RUN.json), or name the history that holds them',
+      });
+    throw new PerfError({ code: 'history_unavailable', message: `history ${file}: cannot read it: ${code ?? String(e)}`, cause: e });
+  }
+  // SQLite writes a new file's first page with its first table, in the same call that creates it: an empty file is
+  // someone else's (notes.txt), not a history in the making.
+  if (size === 0) throw notOurs(file, 'the file is empty');
+  const head = Buffer.alloc(SQLITE_MAGIC.length);
+  const fd = openSync(file, 'r');
+  try {
+    readSync(fd, head, 0, head.length, 0);
+  } finally {
+    closeSync(fd);
+  }
+  if (head.toString('latin1') !== SQLITE_MAGIC) throw notOurs(file, 'it is not a SQLite database');
+}
+
+/**
+ * The file's schema against perf's, read from sqlite_master only (reading it runs nothing the file defines). Every
+ * object must be one the migrations create, with their exact statement, and all of them up to the recorded version:
+ * no view, trigger or table of anyone else's. A database with nothing in it passes when creating (it becomes a history).
+ */
+function checkSchema(db: Database.Database, file: string, access: Access): void {
+  const rows = db.prepare('SELECT type, name, sql FROM sqlite_master').all() as { type: string; name: string; sql: string | null }[];
+  if (rows.length === 0) {
+    if (access === 'create') return;
+    throw notOurs(file, 'the database is empty');
+  }
+  const ours = schemaObjects(SQLITE_DIALECT);
+  for (const r of rows) {
+    const auto = /^sqlite_autoindex_(\w+)_\d+$/.exec(r.name);
+    if (auto && r.type === 'index' && r.sql === null && ours.get(auto[1]!)?.type === 'table') continue;
+    const mine = ours.get(r.name);
+    if (r.type === 'view' || r.type === 'trigger')
+      throw notOurs(file, `it holds a ${r.type} "${r.name}" (perf creates none; it would run its own SQL when read)`);
+    if (!mine) throw notOurs(file, `it holds ${r.type} "${r.name}", which perf never creates`);
+    if (mine.type !== r.type || mine.sql !== r.sql) throw notOurs(file, `${r.type} "${r.name}" is not the one perf creates`);
+  }
+  if (!rows.some((r) => r.name === 'schema_version')) throw notOurs(file, 'it has no schema_version table');
+  const versions = db.prepare('SELECT version FROM schema_version').all() as { version: unknown }[];
+  const version = versions.length === 0 ? 0 : Number(versions[0]!.version);
+  if (versions.length > 1 || !Number.isInteger(version) || version < 0) throw notOurs(file, 'its schema_version is not one perf writes');
+  // Newer than this perf: migrateTo or checkReadable says so; its objects are not known here.
+  if (version > LATEST_VERSION) return;
+  const names = new Set(rows.map((r) => r.name));
+  const missing = [...ours].find(([name, o]) => o.version <= version && !names.has(name));
+  if (missing) throw notOurs(file, `${missing[1].type} "${missing[0]}" of schema version ${version} is missing`);
+}
+
+/** The connection, checked: the file is a history (or, for a writer, nothing yet). */
+function connect(file: string, access: Access): Database.Database {
+  const memory = file === ':memory:';
+  if (!memory) checkFile(file, access);
+  let db: Database.Database | undefined;
+  try {
+    if (!memory && access === 'create') mkdirSync(dirname(file), { recursive: true });
+    db = new Database(file, { timeout: BUSY_TIMEOUT_MS, readonly: access === 'read', fileMustExist: access !== 'create' });
+    // No SQL function with side effects runs from the schema (a view, trigger, default or index expression).
+    db.pragma('trusted_schema = OFF');
+    const opened = db;
+    withDefaultSignals(() => checkSchema(opened, file, access));
+    if (access !== 'read') {
+      db.pragma('journal_mode = WAL');
+      // NORMAL under WAL: a power cut may lose the last run recorded, never corrupt the file (the run file is on disk anyway).
+      db.pragma('synchronous = NORMAL');
+    }
     // Reads through a memory map (256 MiB covers a 10,000-run history): a series touches pages without a syscall each.
     db.pragma('mmap_size = 268435456');
+    return db;
   } catch (e) {
-    throw new PerfError({
-      code: 'history_unavailable',
-      message: `history ${file}: cannot open the SQLite file: ${(e as Error).message}`,
-      cause: e,
-    });
+    db?.close();
+    if (e instanceof PerfError) throw e;
+    const message = `history ${file}: cannot open the SQLite file: ${(e as Error).message}`;
+    // SQLite's own "file is not a database" / "malformed schema": the file is not a history, not a broken machine.
+    if (/SQLITE_(NOTADB|CORRUPT)/.test(String((e as { code?: unknown }).code))) throw notOurs(file, (e as Error).message);
+    throw new PerfError({ code: 'history_unavailable', message, cause: e });
   }
+}
+
+export function openSqlite(file: string, access: Access = 'create'): SqlDb {
+  const db = connect(file, access);
   const statements = new Map<string, Database.Statement>();
-  const query: Query = async (sql, params = []) => {
-    let st = statements.get(sql);
-    if (!st) statements.set(sql, (st = db.prepare(sql)));
-    if (st.reader) return st.all(...params) as Row[];
-    st.run(...params);
-    return [];
-  };
+  // Each statement runs under the default SIGINT/SIGTERM action (processes.ts withDefaultSignals): better-sqlite3 runs
+  // it on this thread and offers no progress handler or interrupt, so a signal is the one way to stop a long one.
+  const query: Query = async (sql, params = []) =>
+    withDefaultSignals(() => {
+      let st = statements.get(sql);
+      if (!st) statements.set(sql, (st = db.prepare(sql)));
+      if (st.reader) return st.all(...params) as Row[];
+      st.run(...params);
+      return [];
+    });
+  // A reader takes no write lock (IMMEDIATE would ask for one, which a read-only connection cannot have).
+  const begin = access === 'read' ? 'BEGIN' : 'BEGIN IMMEDIATE';
   // One connection, many async callers (gate --parallel): transactions take turns.
   let turn: Promise<unknown> = Promise.resolve();
   return {
@@ -47,7 +142,7 @@ export function openSqlite(file: string): SqlDb {
     migrationLock: null,
     tx<T>(fn: (q: Query) => Promise<T>): Promise<T> {
       const run = turn.then(async () => {
-        db.exec('BEGIN IMMEDIATE');
+        db.exec(begin);
         try {
           const out = await fn(query);
           db.exec('COMMIT');

@@ -352,7 +352,11 @@ export interface ToolDefinition<S extends JsonSchema = JsonSchema> {
   name: string;
   description: string;
   inputSchema: S;
-  /** MCP readOnlyHint: true when the tool does not change the app or the page. */
+  /**
+   * MCP readOnlyHint: true only when the tool changes nothing (the app, the page, the session, a file, a database), so
+   * a client may run it without asking. The other hints are left at the spec's defaults, which assume the worst of a
+   * tool that writes (destructiveHint and openWorldHint true, idempotentHint false).
+   */
   readOnly: boolean;
   /**
    * Called with arguments already validated against inputSchema. Never throws to the caller: the core turns a throw into an error reply.

@@ -3,13 +3,13 @@
  * and `changes` for an agent). The reply stays under HISTORY_REPLY_MAX_BYTES however long the history is: the
  * newest points of each series, its change points newest first, and counts of what was left out.
  */
-import { existsSync } from 'node:fs';
 import { PerfError } from '../errors.js';
 import { DEFAULT_HISTORY, isPostgresUrl, openHistory } from '../history/open.js';
 import { loadTrends } from '../history/trends.js';
 import type { Trend } from '../perf/trends.js';
 import { defineTool } from './core.js';
 import { okReply } from './format.js';
+import { withoutSecretsOf } from '../url.js';
 
 // 6 KB, as perf_compare's and perf_leaks' replies: an agent reads it whole every time.
 export const HISTORY_REPLY_MAX_BYTES = 6 * 1024;
@@ -96,16 +96,10 @@ export const perfHistoryTool = defineTool({
   async run(core, args) {
     const where = args.history ?? (process.env.PERF_HISTORY?.trim() || DEFAULT_HISTORY);
     const location = isPostgresUrl(where) ? where : core.confine('perf_history history', where, 'read');
-    // A read: a missing file is said, not created empty.
-    if (!isPostgresUrl(location) && !existsSync(location)) {
-      throw new PerfError({
-        code: 'history_not_recorded',
-        message: `perf_history: no history at ${where}`,
-        suggestion: 'record runs with perf run --history (or perf_run, then perf history add), or pass history',
-      });
-    }
-    const store = await openHistory(location, core.cwd).catch((e: unknown) => {
-      throw e instanceof PerfError ? e : new PerfError({ code: 'history_unavailable', message: `perf_history: ${String(e)}`, cause: e });
+    // A read: opened read-only; a missing file, or one that is not a history, is refused and left as it is.
+    const store = await openHistory(location, core.cwd, 'read').catch((e: unknown) => {
+      if (e instanceof PerfError) throw e;
+      throw new PerfError({ code: 'history_unavailable', message: `perf_history: ${withoutSecretsOf(where, String(e))}`, cause: e });
     });
     try {
       const trends = await loadTrends(store, {

@@ -22,7 +22,8 @@ export const storageSave = defineTool({
     required: ['path'],
     additionalProperties: false,
   },
-  readOnly: true,
+  // It writes a secret file (and replaces one with overwrite): never run without the client asking.
+  readOnly: false,
   async run(core, args) {
     const file = core.confine('storage_save path', args.path, 'write');
     if (!args.overwrite && existsSync(file))

@@ -21,7 +21,8 @@ export function stepTool(def: StepDefinition<any>): ToolDefinition<any> {
     name: def.name,
     description: def.description,
     inputSchema: mcpArgsSchema(def),
-    readOnly: def.readOnly,
+    // Read-only to a client only when it changes nothing at all: not the page, and no file either.
+    readOnly: def.readOnly && def.writesFiles !== true,
     // The core checked the arguments against this inputSchema, the step's own: not again.
     run: async (core, args) => stepReply(await core.runStepCall(def.name, args, undefined, { validated: true })),
   };

@@ -4,9 +4,9 @@
  * it, reads its state file, stops it, and attaches to its page for step verbs.
  */
 import { execFileSync, fork } from 'node:child_process';
-import { readFileSync, writeFileSync, rmSync, existsSync } from 'node:fs';
+import { accessSync, constants, existsSync, readFileSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Browser } from '../drivers/cdp/browser.js';
 import { findServerBinary, miniBrowserPath, SERVER_BINARIES, type WebDriverServerKind } from '../drivers/webdriver/server.js';
@@ -498,18 +498,39 @@ export async function runDoctor(opts: { outDir?: string } = {}): Promise<{ ok: b
     });
   }
 
-  const outDir = resolve(opts.outDir ?? 'build/perf');
-  try {
-    ensureDir(outDir, 'perf doctor');
-    const probe = join(outDir, `.doctor-${process.pid}`);
-    writeFileSync(probe, 'ok');
-    rmSync(probe);
-    checks.push({ name: 'out folder', ok: true, detail: `${outDir} is writable` });
-  } catch (e) {
-    checks.push({ name: 'out folder', ok: false, detail: `${outDir}: ${(e as Error).message}`, fix: 'pass a writable folder with --out' });
-  }
+  checks.push(outFolderCheck(resolve(opts.outDir ?? 'build/perf')));
   checks.push(...webDriverChecks(process.cwd()));
   return { ok: checks.every((c) => c.ok || c.optional), checks };
+}
+
+/**
+ * Whether a run could write into `outDir`, asked without writing: a check creates nothing (MCP's doctor is read-only).
+ * The folder, or the nearest folder above it that exists, must be a writable directory outside /proc and /sys.
+ */
+function outFolderCheck(outDir: string): DoctorCheck {
+  const fail = (why: string): DoctorCheck => ({
+    name: 'out folder',
+    ok: false,
+    detail: `${outDir}: ${why}`,
+    fix: 'pass a writable folder with --out',
+  });
+  if (/^\/(proc|sys)(\/|$)/.test(outDir)) return fail('it is inside a kernel file system (/proc, /sys)');
+  for (let at = outDir; ; at = dirname(at)) {
+    let isDir: boolean;
+    try {
+      isDir = statSync(at).isDirectory();
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT' && dirname(at) !== at) continue;
+      return fail(`${at}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    }
+    if (!isDir) return fail(`${at} is not a folder`);
+    try {
+      accessSync(at, constants.W_OK | constants.X_OK);
+    } catch (e) {
+      return fail(`${at} is not writable (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+    }
+    return { name: 'out folder', ok: true, detail: at === outDir ? `${outDir} is writable` : `${outDir} can be created in ${at}` };
+  }
 }
 
 function safeVersion(path: string): string {

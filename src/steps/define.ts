@@ -80,8 +80,13 @@ export interface StepDefinition<S extends JsonSchema = JsonSchema> {
   details?: string;
   /** JSON Schema (type: object) of the step's own arguments; common ones are added by the registry. */
   args: S;
-  /** True when the step does not change the page (MCP readOnlyHint). */
+  /** True when the step does not change the page (nor the app behind it). */
   readOnly: boolean;
+  /**
+   * Writes a file the caller names (screenshot's path, perf_trace's out): the page is left as it is, but the tool
+   * changes the working folder, so an MCP client must not take it for read-only (readOnlyHint false).
+   */
+  writesFiles?: true;
   /** Takes a target (ref / target) and so the `snapshot` option after the action. */
   actsOnTarget?: boolean;
   /** A bare string in YAML (`- tap: "Add item"`) becomes these arguments. */

@@ -45,6 +45,7 @@ export const perfTrace = defineStep({
   } as const,
   needs: ['trace'],
   readOnly: true,
+  writesFiles: true,
   defaultTimeoutMs: TRACE_WRITE_TIMEOUT_MS,
   shorthand: (out) => ({ out }),
   terminal: async (ctx, args) => {

@@ -71,6 +71,7 @@ export const screenshot = defineStep({
     },
   } as const,
   readOnly: true,
+  writesFiles: true,
   terminal: (ctx, args) => terminalScreenshot(ctx, args),
   async run(ctx, args) {
     const { page } = ctx;
