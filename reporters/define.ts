@@ -20,7 +20,13 @@ export type CompareReport = CompareResult & {
   frames?: { painted: { a: number | null; b: number | null } };
   timing?: { gated: boolean; note: string };
   host?: { same: boolean; note?: string; busy?: { repeats: number; of: number; note: string } };
-  gate?: { summary: string; notJudged?: { metric: string; why: string }[]; sequential?: { note: string } | null };
+  gate?: {
+    summary: string;
+    primary?: string[];
+    setAside?: { metric: string; why: string; deltaPct: number | null }[];
+    notJudged?: { metric: string; why: string }[];
+    sequential?: { note: string } | null;
+  };
   attribution?: { flame: ComparisonFlame };
 };
 

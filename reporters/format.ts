@@ -307,6 +307,12 @@ export function compareNotes(result: CompareReport): string[] {
   const out: string[] = [];
   if (result.blind) out.push(`cannot detect: ${result.blind}`);
   if (result.gate?.summary) out.push(`gate: ${result.gate.summary}`);
+  if (result.gate?.primary?.length) out.push(`decided by: ${result.gate.primary.join(', ')}`);
+  const aside = result.gate?.setAside ?? [];
+  if (aside.length) {
+    const each = aside.map((x) => `${x.metric} ${formatPct(x.deltaPct)}`);
+    out.push(`set aside as noisy (a quarter of a primary's α; each holds the gate while past warn): ${each.join(', ')}`);
+  }
   if (result.host && !result.host.same && result.host.note) out.push(result.host.note);
   if (result.host?.busy) out.push(result.host.busy.note);
   if (result.timing && !result.timing.gated) out.push(`timing: ${result.timing.note}`);

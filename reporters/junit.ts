@@ -201,6 +201,8 @@ function renderCompare(result: CompareReport, ctx: CompareContext): string {
       tc.systemOut = `warn: ${row.metric} regressed: ${evidence(row, ctx)}${where(row)}\n${row.reason}`;
     } else if (row.verdict === 'inconclusive') {
       tc.systemOut = `inconclusive: ${row.metric}: ${evidence(row, ctx)}${where(row)}\n${row.reason}`;
+    } else if (row.setAside !== undefined) {
+      tc.systemOut = `set aside as noisy: ${row.setAside}`;
     }
     return tc;
   });
@@ -213,6 +215,8 @@ function renderCompare(result: CompareReport, ctx: CompareContext): string {
         baseline: ctx.a.label,
         candidate: ctx.b.label,
         ...(result.timing ? { timing: result.timing.note } : {}),
+        ...(result.gate?.primary?.length ? { decidedBy: result.gate.primary.join(', ') } : {}),
+        ...(result.gate?.setAside?.length ? { setAside: result.gate.setAside.map((x) => x.metric).join(', ') } : {}),
       },
     },
     cases,

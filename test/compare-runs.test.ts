@@ -735,10 +735,13 @@ test('noise rule: a CV-50% primary is demoted with the reason in its row, the ga
   const b = gridRun(71, 5, { script: 143, cpu: 229 });
   const c = compareRuns(a, b);
   const blocking = row(c, 'longFrames.blockingMs');
-  assert.equal(blocking.role, 'secondary');
+  // Set aside, not dropped: still gated at a quarter weight, and it says why.
+  assert.equal(blocking.role, 'primary');
+  assert.equal(blocking.gated, true);
+  assert.match(blocking.setAside ?? '', /^too noisy here/);
   assert.match(
     blocking.reason,
-    /too noisy here to judge ±10%: CV \d+% \(needs ~\d+ repeats per arm, at most 20 here\); secondary, its verdict is not news/,
+    /too noisy here to judge ±10%: CV \d+% \(needs ~\d+ repeats per arm, at most 20 here\); set aside: decides at a quarter weight, holds the gate while past warn/,
   );
   assert.equal(c.gate.chosen?.by, 'noise');
   assert.deepEqual(
@@ -749,17 +752,21 @@ test('noise rule: a CV-50% primary is demoted with the reason in its row, the ga
     c.gate.chosen?.promoted.map((x) => x.metric),
     ['counters.scriptMs'],
   );
-  assert.ok(c.gate.notJudged.some((x) => x.metric === 'longFrames.blockingMs' && /too noisy/.test(x.why)));
+  assert.ok(c.gate.setAside?.some((x) => x.metric === 'longFrames.blockingMs' && /too noisy/.test(x.why) && x.deltaPct !== null));
+  assert.ok(!c.gate.notJudged.some((x) => x.metric === 'longFrames.blockingMs'));
+  assert.ok(!c.gate.primary.includes('longFrames.blockingMs'), 'gate.primary lists the primaries kept');
   assert.ok(!c.gate.primary.includes('counters.taskMs'), 'a noisy promotable metric stays secondary');
   const script = row(c, 'counters.scriptMs');
   assert.equal(script.gated, true);
   assert.match(script.reason, /quiet here: judges ±10% at CV/);
   assert.deepEqual([script.verdict, script.severity], ['regressed', 'error']);
   assert.equal(c.verdict, 'fail');
-  assert.match(c.gate.summary, /; demoted as too noisy to judge: longFrames\.blockingMs; promoted as quiet: counters\.scriptMs$/);
+  assert.match(c.gate.summary, /; set aside as too noisy: longFrames\.blockingMs; promoted as quiet: counters\.scriptMs$/);
   assert.deepEqual(c.gate.chosen?.metrics, [
     'frames.dropped',
     'frames.overBudget',
+    'interactions.latencyMs.p90',
+    'interactions.processingMs',
     'counters.layouts',
     'counters.styleRecalcs',
     'counters.threadCpuMs',

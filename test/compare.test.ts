@@ -290,7 +290,7 @@ const share = (outs: SimOutcome[], pick: (o: SimOutcome) => boolean): number => 
 const choiceOf = (o: SimOutcome, metric: string) => o.choices!.find((c) => c.metric === metric)!;
 const rowOf = (o: SimOutcome, metric: string) => o.result.rows.find((r) => r.metric === metric)!;
 
-test('noise rule, A/A: false alarms stay ≤ 5% over all looks with the family chosen at look 1; the CV-50% metric is demoted and never news', (t) => {
+test('noise rule, A/A: false alarms stay ≤ 5% over all looks with the family chosen at look 1; the CV-50% metric is set aside and rarely news', (t) => {
   const r = runNoise(NOISE_SEQUENCES, 11, () => mixedFamily());
   const alarms = rate(r.verdicts.fail, NOISE_SEQUENCES) + rate(r.verdicts.warn, NOISE_SEQUENCES);
   const demoted = share(r.outs, (o) => choiceOf(o, 'longFrames.blockingMs').change === 'demoted');
@@ -314,7 +314,15 @@ test('noise rule, A/A: false alarms stay ≤ 5% over all looks with the family c
     `the borderline default is chosen by the data: demoted in ${(midDemoted * 100).toFixed(1)}%`,
   );
   assert.ok(noisyNews <= 0.05, `a demoted metric reads as changed in ${(noisyNews * 100).toFixed(2)}%`);
-  assert.ok(r.outs.every((o) => rowOf(o, 'longFrames.blockingMs').gated === false || choiceOf(o, 'longFrames.blockingMs').primary));
+  // A demoted default is set aside: still gated (at a quarter of α), and its row says why.
+  for (const o of r.outs) {
+    const row = rowOf(o, 'longFrames.blockingMs');
+    const c = choiceOf(o, 'longFrames.blockingMs');
+    assert.equal(row.gated, c.primary || c.change === 'demoted');
+    assert.equal(row.setAside !== undefined, c.change === 'demoted');
+  }
+  const held = share(r.outs, (o) => o.result.verdict === 'inconclusive');
+  t.diagnostic(`A/A ended inconclusive (a set-aside estimate past warn at maxRepeat) in ${(held * 100).toFixed(1)}%`);
   assert.ok(primaries <= MAX_PRIMARY, `${primaries} primaries`);
 });
 
@@ -322,7 +330,15 @@ test('noise rule, power: +15% on a quiet promotable metric (CV 5%) is promoted �
   const r = runNoise(NOISE_SEQUENCES, 12, () => mixedFamily(1.15));
   const promoted = share(r.outs, (o) => choiceOf(o, 'counters.scriptMs').change === 'promoted');
   const decided = share(r.outs, (o) => rowOf(o, 'counters.scriptMs').gated && rowOf(o, 'counters.scriptMs').verdict === 'regressed');
-  const flagged = share(r.outs, (o) => o.result.verdict === 'warn' || o.result.verdict === 'fail');
+  // Flagged: warn or fail, or inconclusive while the script row regressed (a set-aside metric still past warn holds
+  // the gate open: the warning is printed, the verdict waits for it).
+  const flagged = share(
+    r.outs,
+    (o) =>
+      o.result.verdict === 'warn' ||
+      o.result.verdict === 'fail' ||
+      (o.result.verdict === 'inconclusive' && rowOf(o, 'counters.scriptMs').verdict === 'regressed'),
+  );
   const demoted = share(r.outs, (o) => choiceOf(o, 'longFrames.blockingMs').change === 'demoted');
   const withoutRule = simulate(
     mixedFamily(1.15).map((m) => ({ ...m, role: m.promote ? 'secondary' : (m.role ?? 'primary') })),
@@ -354,7 +370,7 @@ test('noise rule: the wording names the warn size, the CV and the repeats; fewer
   assert.equal(c!.primary, false);
   assert.match(
     c!.why,
-    /^too noisy here to judge ±10%: CV \d+% \(needs (~\d+|more than 1000) repeats per arm, at most 20 here\); secondary, its verdict is not news$/,
+    /^too noisy here to judge ±10%: CV \d+% \(needs (~\d+|more than 1000) repeats per arm, at most 20 here\); set aside: decides at a quarter weight, holds the gate while past warn$/,
   );
   const quiet = [40, 41, 39, 40.5, 39.5];
   const [p] = chooseByNoise(

@@ -80,7 +80,7 @@ function noiseRoles(
   metrics: SimMetric[],
   data: { a: number[] }[],
   plan: SimPlan,
-): { roles: ('primary' | 'secondary')[]; choices: NoiseChoice[] } {
+): { roles: ('primary' | 'secondary')[]; setAside: (string | undefined)[]; choices: NoiseChoice[] } {
   const roles = metrics.map((m) => m.role ?? (m.promote ? 'secondary' : 'primary'));
   const idx = metrics.flatMap((m, i) => ((m.role ?? 'primary') === 'primary' || m.promote ? [i] : []));
   const warnPct = plan.thresholds?.warnPct ?? 10;
@@ -95,8 +95,14 @@ function noiseRoles(
     })),
     plan.alpha ?? 0.05,
   );
-  idx.forEach((i, k) => (roles[i] = choices[k]!.primary ? 'primary' : 'secondary'));
-  return { roles, choices };
+  // As compare-runs.ts: a demoted default stays primary, set aside (its own family at a quarter of α).
+  const setAside = metrics.map((): string | undefined => undefined);
+  idx.forEach((i, k) => {
+    const c = choices[k]!;
+    roles[i] = c.primary || c.change === 'demoted' ? 'primary' : 'secondary';
+    if (c.change === 'demoted') setAside[i] = c.why;
+  });
+  return { roles, setAside, choices };
 }
 
 /** Normal noise around `mean` with coefficient of variation `cv`, scaled by `factor` in arm b. */
@@ -127,6 +133,7 @@ export function simulate(metrics: SimMetric[], plan: SimPlan, rng: () => number)
       a: [...data[i]!.a],
       b: [...data[i]!.b],
       role: roleOf(i),
+      ...(chosen?.setAside[i] !== undefined ? { setAside: chosen.setAside[i] } : {}),
       better: m.better ?? 'lower',
       floor: m.floor ?? 0,
       ...(m.exact ? { exact: true } : {}),

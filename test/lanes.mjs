@@ -46,6 +46,7 @@ const COMPARE_PARTS = ['^\\+30% at CV 5%', '^\\+30% at CV 20%|^better: higher'];
 const UNIT = [
   'history-pg.test.js',
   'compare.test.js',
+  'paired.test.js',
   'report-fuzz.test.js',
   'compare-runs.test.js',
   'host-busy.test.js',

@@ -22,6 +22,7 @@
  * - Everything else with a direction is SECONDARY: judged in its own family, shown, never failing.
  * - Metrics without a better direction, undersized per-frame ratios and unknown names are SHOWN.
  */
+import { pairBySequence, type Sequenced } from './compare/pairs.js';
 import { PerfError } from '../errors.js';
 import { checkJson, finite, invalidJson, jsonPath, list, map, nullable, readJsonFile, record, text, whole } from '../json-input.js';
 import type { JsonFileKind, Schema } from '../json-input.js';
@@ -101,7 +102,12 @@ export interface RunsComparison extends CompareResult {
   /** Which metrics decided the verdict, how, and at which look. */
   gate: {
     primary: string[];
-    /** Primary metrics that could not be judged here, and why (a default primary demoted as too noisy too). */
+    /**
+     * Primary metrics the noise rule set aside as too noisy to judge a warn-size change: each is tested at a smaller
+     * share of α, decides when that still rejects, and holds the gate (inconclusive) while its estimate is past warn.
+     */
+    setAside?: { metric: string; why: string; deltaPct: number | null }[];
+    /** Primary metrics that could not be judged here, and why. */
     notJudged: { metric: string; why: string }[];
     /**
      * How the primary family was chosen (scenario, registry default, or the noise rule on the baseline),
@@ -283,6 +289,7 @@ export const COMPARE_ROW_SCHEMA = record(
     verdict: { enum: [...ROW_VERDICTS], description: "The row's verdict." },
     severity: { enum: [...SEVERITIES], description: 'Its severity.' },
     gated: { type: 'boolean', description: 'A primary metric.' },
+    setAside: proseText('Set aside by the noise rule: gated at a smaller share of α; why.'),
     role: { enum: ['primary', 'secondary', 'shown'], description: 'Its role.' },
     decided: { type: 'boolean', description: 'More repeats could not change it.' },
     needRepeats: nullable(repeatCount('Repeats.'), 'Repeats per arm that would decide it.'),
@@ -340,6 +347,11 @@ const THRESHOLDS_USED_SCHEMA = record(
 );
 
 const NOT_JUDGED_SCHEMA = record('One.', { metric: nameText('Metric.'), why: proseText('Why.') }, ['metric', 'why']);
+const SET_ASIDE_SCHEMA = record(
+  'One.',
+  { metric: nameText('Metric.'), why: proseText('Why.'), deltaPct: orNull('Its estimated change, % of the baseline.') },
+  ['metric', 'why', 'deltaPct'],
+);
 const CHOSEN_SCHEMA = record('How the primary family was chosen.', { ...PRIMARY_CHOICE_FIELDS, note: proseText('In words.') }, [
   ...PRIMARY_CHOICE_REQUIRED,
   'note',
@@ -350,6 +362,7 @@ const GATE_SCHEMA = record(
   'What decided the verdict.',
   {
     primary: list('Primary metrics judged.', nameText('A metric.'), MAX_ROWS),
+    setAside: list('Primary metrics set aside as noisy: gated at a smaller share of α.', SET_ASIDE_SCHEMA, MAX_ROWS),
     notJudged: list('Primary metrics not judged.', NOT_JUDGED_SCHEMA, MAX_ROWS),
     chosen: CHOSEN_SCHEMA,
     alpha: finite('False-alarm rate.', { minimum: 0, maximum: 1 }),
@@ -448,6 +461,16 @@ function counted(run: RunFile): RepeatRecord[] {
 
 function measuredRepeats(records: readonly RepeatRecord[]): Measured[] {
   return records.filter((r): r is Measured => r.status === 'measured' && !r.warmup);
+}
+
+/** Each repeat's finite value of `metric` with its interleaved position, for the pairing stage. */
+function sequenced(repeats: readonly Measured[], metric: string): Sequenced[] {
+  const out: Sequenced[] = [];
+  for (const r of repeats) {
+    const v = r.report.metrics[metric];
+    if (typeof v === 'number' && Number.isFinite(v)) out.push({ sequence: r.sequence, value: v });
+  }
+  return out;
 }
 
 function values(repeats: readonly Measured[], metric: string): number[] {
@@ -645,7 +668,7 @@ export function metricSamples(
       timingGated,
       sameHost,
       painted,
-      primary: samples.filter((x) => x.role === 'primary').map((x) => x.metric),
+      primary: samples.filter((x) => x.role === 'primary' && x.setAside === undefined).map((x) => x.metric),
       notJudged: judged.notJudged,
       chosen,
     },
@@ -670,6 +693,11 @@ interface RoleContext {
   primaryForms: Map<string, string>;
   tentative(metric: string): boolean;
   notJudged: SampleContext['notJudged'];
+}
+
+/** The two run files are the arms of one `perf run --against` (or the gate's A/B): their repeats share positions. */
+function interleaved(a: RunFile, b: RunFile): boolean {
+  return a.against?.role === 'baseline' && b.against?.role === 'candidate';
 }
 
 /** One metric's samples and role (see metricSamples). */
@@ -710,6 +738,10 @@ function sampleOf(metric: string, ctx: RoleContext): MetricSamples {
     };
   }
   const { role: finalRole, note } = demoted(metric, r, lost ? 'secondary' : role, timing, ctx);
+  const exact = r.def.kind === 'count' && !r.def.hostDependent && !r.perFrame;
+  const events = r.def.kind === 'count' && r.def.hostDependent;
+  // Two arms of one interleaved run: repeats of one round are compared as pairs (perf/paired.ts). Counts keep their own tests.
+  const pairs = interleaved(a, b) && !exact && !events ? pairBySequence(sequenced(fromA, metric), sequenced(fromB, metric)) : undefined;
   return {
     metric,
     a: values(fromA, metric),
@@ -718,8 +750,9 @@ function sampleOf(metric: string, ctx: RoleContext): MetricSamples {
     better: r.def.better,
     floor: floorOf(r),
     ...(note ? { note } : {}),
-    ...(r.def.kind === 'count' && !r.def.hostDependent && !r.perFrame ? { exact: true } : {}),
-    ...(r.def.kind === 'count' && r.def.hostDependent ? { events: eventCounts(r, fromA, fromB) } : {}),
+    ...(exact ? { exact: true } : {}),
+    ...(events ? { events: eventCounts(r, fromA, fromB) } : {}),
+    ...(pairs ? { pairs } : {}),
     ...sequentialSizes(metric, timing && timingGated, ctx.recA, ctx.recB, ctx.opts.sequential),
   };
 }
@@ -769,6 +802,16 @@ interface ChoiceContext extends SampleOptions {
   notJudged: SampleContext['notJudged'];
 }
 
+/**
+ * A default primary the noise rule demoted stays in the deciding set, set aside: tested in its own family at a
+ * smaller weight in the Holm procedure, holding the gate while its estimate is past warn (compare.ts SET_ASIDE_WEIGHT), so
+ * that noise never silently passes a change it cannot rule out.
+ */
+function setAside(s: MetricSamples, why: string): void {
+  s.role = 'primary';
+  s.setAside = why;
+}
+
 /** Append a reason to a sample's note (the row's reason ends with it). */
 function addNote(s: MetricSamples, why: string): void {
   s.note = s.note ? `${s.note}; ${why}` : why;
@@ -784,7 +827,7 @@ interface FamilyNames {
 /**
  * Settle the primary family in place (roles, the rows' notes, notJudged): the override as it is, the
  * choice recorded at a sequential comparison's first look, else the noise rule on the baseline's samples.
- * A demoted metric stays secondary, judged in that family under Holm, and its note says it is too noisy
+ * A demoted metric is set aside (a quarter of a primary's weight, holding the gate while past warn), and its note says it is too noisy
  * to judge, so a chance "improved" on it does not read as news.
  */
 function choosePrimaries(
@@ -814,6 +857,7 @@ function choosePrimaries(
       warnPct: thresholdsFor(s.metric, { thresholds: levels, perMetric }).warnPct,
       kind: family.tentative.has(names.familyOf(s.metric)) ? 'promotable' : 'default',
       reach: reachOf(s, ctx.timingGated && isTimingMetric(s.metric), ctx.sequential),
+      ...(s.pairs ? { pairs: s.pairs } : {}),
     })),
     alpha,
   );
@@ -824,7 +868,7 @@ function choosePrimaries(
     s.role = c.primary ? 'primary' : 'secondary';
     if (c.change === 'none') return;
     (c.change === 'demoted' ? demoted : promoted).push({ metric: names.familyOf(s.metric), why: c.why });
-    if (c.change === 'demoted') ctx.notJudged.push({ metric: s.metric, why: c.why });
+    if (c.change === 'demoted') setAside(s, c.why);
     addNote(s, c.why);
   });
   // A promotable candidate the rule did not see (one run lost it) was never primary.
@@ -862,7 +906,7 @@ function keepRecorded(
     for (const x of moved) {
       const s = bySample.get(formOf(x.metric) ?? x.metric);
       if (!s || s.role === 'shown') continue;
-      if (demoted && s.role === 'secondary') notJudged.push({ metric: s.metric, why: x.why });
+      if (demoted && s.role === 'secondary') setAside(s, x.why);
       addNote(s, x.why);
     }
   }
@@ -872,7 +916,7 @@ function keepRecorded(
 /** "demoted as too noisy to judge: longFrames.blockingMs; promoted as quiet: counters.scriptMs", or that the registry's family stands. */
 function choiceWords(c: PrimaryChoiceRecord): string {
   const parts = [
-    c.demoted.length ? `demoted as too noisy to judge: ${c.demoted.map((x) => x.metric).join(', ')}` : '',
+    c.demoted.length ? `set aside as too noisy: ${c.demoted.map((x) => x.metric).join(', ')}` : '',
     c.promoted.length ? `promoted as quiet: ${c.promoted.map((x) => x.metric).join(', ')}` : '',
   ].filter(Boolean);
   return parts.length ? parts.join('; ') : "the registry's primary family stands";
@@ -1133,6 +1177,7 @@ export function compareRuns(a: RunFile, b: RunFile, opts: CompareRunsOptions = {
     host: busy ? { ...host, busy: { repeats: busy.repeats, of: busy.of, note: busy.note } } : host,
     gate: {
       primary: context.primary,
+      setAside: result.rows.flatMap((r) => (r.setAside !== undefined ? [{ metric: r.metric, why: r.setAside, deltaPct: r.deltaPct }] : [])),
       notJudged: context.notJudged,
       chosen: context.chosen,
       alpha,

@@ -32,8 +32,9 @@
 import { PerfError } from '../errors.js';
 import type { RowAttribution } from './attribution.js';
 import type { Better } from './metrics.js';
+import { hodgesLehmannPaired, wilcoxonSignedRank } from './paired.js';
 import { finalNominalP, type SpendingKind } from './sequential.js';
-import { hodgesLehmann, mannWhitneyU, median, normalQuantile, poissonRateTest, pooledSigma, zeroSpreadNullBound } from './stats.js';
+import { hodgesLehmann, mannWhitneyU, median, normalQuantile, poissonRateTest, pooledSigma, stddev, zeroSpreadNullBound } from './stats.js';
 
 export interface Thresholds {
   /** Relative change (percent of the baseline median) from which a real change warns. */
@@ -97,7 +98,29 @@ export interface MetricSamples {
    * which fails the compare.
    */
   unmeasurable?: string;
+  /**
+   * A primary candidate the noise rule set aside (too noisy to tell a warn-size change within maxRepeat):
+   * it is tested with the primaries at a smaller weight (SET_ASIDE_WEIGHT), decides the verdict when that smaller
+   * share still rejects "no change", and holds the gate (inconclusive, more repeats) while its estimate is
+   * past warn. Only with role 'primary'. The string is why it was set aside.
+   */
+  setAside?: string;
+  /**
+   * The repeats of one interleaved round, aligned (compare/pairs.ts): when set, the test and the shift's interval are
+   * those of the paired differences b − a (perf/paired.ts), which cancel what each round's two repeats shared.
+   */
+  pairs?: { a: number[]; b: number[] };
 }
+
+/**
+ * The weight of a set-aside hypothesis in the deciding family's weighted Holm procedure, a primary's being 1: each
+ * is tested at α·w / (the remaining weight), step-down, so the family's false-alarm rate stays at most α (Holm 1979,
+ * Scand. J. Statist. 6:65–70, weighted form; Bretz et al. 2009, "A graphical approach to sequentially rejective
+ * multiple test procedures", Stat. Med. 28:586–604). A quarter: a set-aside metric is noisy, so what it can tell at
+ * all is a large change, which a quarter of a share still rejects in a few repeats, while each primary gives up
+ * little (α/6 → α/6.25 beside one set-aside metric).
+ */
+export const SET_ASIDE_WEIGHT = 0.25;
 
 /** `missing`: one run has samples of the metric and the other none: a lost measurement (DESIGN.md "Verdicts"). */
 export const ROW_VERDICTS = ['regressed', 'improved', 'unchanged', 'inconclusive', 'changed', 'missing'] as const;
@@ -126,6 +149,8 @@ export interface CompareRow {
   /** A primary metric: it decides the verdict. */
   gated: boolean;
   role: MetricRole;
+  /** Set aside by the noise rule (MetricSamples.setAside): gated at a smaller share of α; why. */
+  setAside?: string;
   /** More repeats could not change this row's part in the verdict. */
   decided: boolean;
   /** For an inconclusive row: repeats per arm that would decide it at the observed noise (null: more than 1000, or unreachable). */
@@ -247,37 +272,11 @@ export function compareMetrics(samples: MetricSamples[], opts: CompareOptions): 
   const analyses = samples.map((s) => analyse(s, alpha));
   const thresholds = new Map(analyses.map((x) => [x, thresholdsFor(x.s.metric, opts)]));
 
-  // Holm per role and direction, on sequential boundaries (graphical form: Maurer & Bretz 2013,
-  // "Multiple testing in group sequential trials using graphical approaches", Stat. Biopharm. Res.
-  // 5:311–320): each remaining hypothesis is tested at α / remaining on its own boundary; every one that
-  // crosses is rejected, its α passes to the rest, repeat. A metric whose every value is identical, or
-  // that could not cross even with complete separation, is left out (Tarone 1990, Biometrics 46:515).
+  // Holm per family and direction (families, holm below).
   const rejected: Record<string, Direction> = {};
   const needed = new Map<Analysis, number>();
-  for (const role of ['primary', 'secondary'] as const) {
-    for (const dir of ['worse', 'better'] as const) {
-      const family = analyses.filter((x) => x.s.role === role && x.hl && !x.identical && x.s.better !== 'none');
-      const level = (x: Analysis, share: number): number => boundaryP(x.fractions, share, spending);
-      let remaining = family.filter((x) => {
-        if (rejectedBefore[x.s.metric]) return false;
-        // Tarone: cannot cross at the family's full α → cannot be a false rejection; it does not dilute the others.
-        return x.minP <= level(x, alpha);
-      });
-      // Earlier rejections are final, and they free their share of α (Holm's step-down).
-      for (const x of family) if (rejectedBefore[x.s.metric] === dir) rejected[x.s.metric] = dir;
-      const size = remaining.length + family.filter((x) => rejectedBefore[x.s.metric] === dir).length;
-      let freed = size - remaining.length;
-      for (;;) {
-        const share = alpha / Math.max(1, size - freed);
-        const crossing = remaining.filter((x) => (dir === 'worse' ? x.pWorse : x.pBetter) <= level(x, share));
-        for (const x of remaining) if (dir === 'worse') needed.set(x, level(x, share));
-        if (crossing.length === 0) break;
-        for (const x of crossing) rejected[x.s.metric] = dir;
-        remaining = remaining.filter((x) => !crossing.includes(x));
-        freed += crossing.length;
-      }
-      if (dir === 'worse') for (const x of family) if (!needed.has(x)) needed.set(x, level(x, alpha / Math.max(1, size)));
-    }
+  for (const fam of families(analyses, alpha)) {
+    for (const dir of ['worse', 'better'] as const) holm(fam.members, fam.alpha, dir, { rejectedBefore, rejected, needed, spending });
   }
 
   const rows = analyses.map((x) =>
@@ -311,6 +310,65 @@ export function compareMetrics(samples: MetricSamples[], opts: CompareOptions): 
     rejected,
     ...(blind ? { blind } : {}),
   };
+}
+
+/** A family of hypotheses tested together under (weighted) Holm at its own level. */
+interface TestFamily {
+  members: Analysis[];
+  alpha: number;
+}
+
+/** A hypothesis's weight in its family (SET_ASIDE_WEIGHT for a set-aside primary, else 1). */
+const weightOf = (x: Analysis): number => (x.s.setAside !== undefined ? SET_ASIDE_WEIGHT : 1);
+
+/**
+ * The families: the deciding one (primaries, with the set-aside ones at a smaller weight) and the secondary metrics at
+ * α in a family of their own (never gated).
+ */
+function families(analyses: readonly Analysis[], alpha: number): TestFamily[] {
+  const judged = (x: Analysis): boolean => x.hl !== null && !x.identical && x.s.better !== 'none';
+  return [
+    { members: analyses.filter((x) => judged(x) && x.s.role === 'primary'), alpha },
+    { members: analyses.filter((x) => judged(x) && x.s.role === 'secondary'), alpha },
+  ];
+}
+
+interface HolmState {
+  rejectedBefore: Readonly<Record<string, Direction>>;
+  rejected: Record<string, Direction>;
+  needed: Map<Analysis, number>;
+  spending: SpendingKind;
+}
+
+/**
+ * Weighted Holm on sequential boundaries (graphical form: Maurer & Bretz 2013, "Multiple testing in group sequential
+ * trials using graphical approaches", Stat. Biopharm. Res. 5:311–320): each remaining hypothesis is tested at
+ * α·w / (the remaining weight) on its own boundary; every one that crosses is rejected, its α passes to the rest,
+ * repeat. A metric that could not cross even with complete separation is left out (Tarone 1990, Biometrics 46:515).
+ */
+function holm(family: readonly Analysis[], alpha: number, dir: Direction, st: HolmState): void {
+  if (!family.length) return;
+  const level = (x: Analysis, share: number): number => boundaryP(x.fractions, share, st.spending);
+  const weight = (xs: readonly Analysis[]): number => xs.reduce((t, x) => t + weightOf(x), 0);
+  // Tarone: cannot cross at the family's full α → cannot be a false rejection; it does not dilute the others.
+  let remaining = family.filter((x) => !st.rejectedBefore[x.s.metric] && x.minP <= level(x, alpha));
+  // Earlier rejections are final, and they free their share of α (Holm's step-down).
+  for (const x of family) if (st.rejectedBefore[x.s.metric] === dir) st.rejected[x.s.metric] = dir;
+  const before = family.filter((x) => st.rejectedBefore[x.s.metric] === dir);
+  const total = weight(remaining) + weight(before);
+  let freed = weight(before);
+  for (;;) {
+    const share = (x: Analysis): number => (alpha * weightOf(x)) / Math.max(weightOf(x), total - freed);
+    const crossing = remaining.filter((x) => (dir === 'worse' ? x.pWorse : x.pBetter) <= level(x, share(x)));
+    for (const x of remaining) if (dir === 'worse') st.needed.set(x, level(x, share(x)));
+    if (crossing.length === 0) break;
+    for (const x of crossing) st.rejected[x.s.metric] = dir;
+    remaining = remaining.filter((x) => !crossing.includes(x));
+    freed += weight(crossing);
+  }
+  if (dir === 'worse') {
+    for (const x of family) if (!st.needed.has(x)) st.needed.set(x, level(x, (alpha * weightOf(x)) / Math.max(weightOf(x), total)));
+  }
 }
 
 /** The compare's verdict from its rows (the primary ones decide), and whether more repeats could change it. */
@@ -396,6 +454,7 @@ function analyse(s: MetricSamples, alpha: number): Analysis {
     worseLowPct: 0,
   };
   if (!s.a.length || !s.b.length) return base;
+  if (s.pairs) return analysePaired(s, s.pairs, alpha, base);
   const mw = mannWhitneyU(s.a, s.b);
   // Events: the Poisson model's interval (the rank interval of a few small integers is all ties and
   // jumps by whole events); otherwise Hodges–Lehmann.
@@ -445,6 +504,30 @@ function analyse(s: MetricSamples, alpha: number): Analysis {
   };
 }
 
+/** analyse() for the paired design: Wilcoxon's signed-rank test and the one-sample Hodges–Lehmann interval of b − a. */
+function analysePaired(s: MetricSamples, pairs: { a: number[]; b: number[] }, alpha: number, base: Analysis): Analysis {
+  const d = pairs.b.map((v, i) => v - pairs.a[i]!);
+  const w = wilcoxonSignedRank(d);
+  const hl = hodgesLehmannPaired(d, 1 - 2 * alpha);
+  const sign = s.better === 'higher' ? -1 : 1;
+  const pct = (v: number): number => (100 * v) / base.scale;
+  const constant = (xs: number[]): boolean => xs.every((v) => v === xs[0]);
+  const identical = constant(s.a) && constant(s.b) && base.medA === base.medB;
+  return {
+    ...base,
+    hl,
+    pWorse: sign > 0 ? w.pGreater : w.pLess,
+    pBetter: sign > 0 ? w.pLess : w.pGreater,
+    pTwoSided: Math.min(1, 2 * Math.min(w.pGreater, w.pLess)),
+    minP: w.minAttainableOneSidedP,
+    identical,
+    pNote: `paired: ${d.length} rounds of the interleaved run, signed-rank test of their differences`,
+    worsePct: pct(sign * hl.shift),
+    worseHighPct: pct(sign > 0 ? hl.high : -hl.low),
+    worseLowPct: pct(sign > 0 ? hl.low : -hl.high),
+  };
+}
+
 /**
  * Difference of two Poisson rates per unit of exposure (per repeat, or per painted frame) with its
  * normal-approximation interval, rate_b − rate_a ± z·√(S_a/E_a² + S_b/E_b²) (the Wald interval for a rate
@@ -486,6 +569,7 @@ function judge(
     b: { median: medB, n: s.b.length },
     gated,
     role: s.role,
+    ...(s.setAside !== undefined && gated ? { setAside: s.setAside } : {}),
   };
   if (!hl) return unjudgeable(s, common);
   const pct = (v: number): number => (100 * v) / x.scale;
@@ -570,7 +654,9 @@ function judgeDirected(
   // the ~10% repeat-to-repeat noise of CPU time measured here (bench/noise.ts), slower than a fixed
   // compare; the gate fails on errors, and a warn-size change whose estimate is still below warn is
   // what the estimate-based severity calls unchanged anyway.
-  const futile = x.worsePct < t.warnPct && far < t.errorPct;
+  // A set-aside metric is too noisy for its interval to rule out an error in practical repeats: it holds the gate
+  // only while its estimate is past warn.
+  const futile = x.worsePct < t.warnPct && (far < t.errorPct || (gated && s.setAside !== undefined));
   if (rejection === 'worse') {
     return {
       ...base,
@@ -590,6 +676,7 @@ function judgeDirected(
       needRepeats: need,
       reason:
         `undecided: ${evidence} is past warn ${warnShown}% but within noise (${why}); ` +
+        (s.setAside ? 'set aside as noisy, it holds the gate; ' : '') +
         `${need === null ? 'more repeats than practical would be needed' : `about ${need} repeats per run would decide it`}${note}`,
     };
   }
@@ -598,8 +685,14 @@ function judgeDirected(
     verdict: 'unchanged',
     severity: 'none',
     decided: futile,
-    reason: `${futile ? FUTILE : x.worsePct >= t.warnPct ? 'undecided (secondary)' : 'within noise'}: ${evidence}; ${why}${note}`,
+    reason: `${unchangedWords(futile, far < t.errorPct, x.worsePct >= t.warnPct)}: ${evidence}; ${why}${note}`,
   };
+}
+
+/** Why an undecided-or-unchanged directed row reads as it does. */
+function unchangedWords(futile: boolean, errorRuledOut: boolean, pastWarn: boolean): string {
+  if (futile) return errorRuledOut ? FUTILE : 'within noise and below warn (set aside as noisy)';
+  return pastWarn ? 'undecided (secondary)' : 'within noise';
 }
 
 /** A row with no samples in one run or in both: missing (a lost measurement), or nothing to judge. */
@@ -630,7 +723,8 @@ function unjudgeable(s: MetricSamples, common: Pick<CompareRow, 'metric' | 'a' |
  */
 function needRepeats(x: Analysis, level: number, fixedBaseline: boolean): number | null {
   if (!x.hl) return null;
-  const sigma = pooledSigma(x.s.a, x.s.b);
+  // Paired: the differences' spread over √2 is the per-arm σ that gives the same size from the same formula.
+  const sigma = x.s.pairs ? stddev(x.s.pairs.b.map((v, i) => v - x.s.pairs!.a[i]!)) / Math.SQRT2 : pooledSigma(x.s.a, x.s.b);
   const delta = Math.abs(x.hl.shift);
   if (!(sigma > 0) || !(delta > 0)) return null;
   const n = repeatsToDetect(sigma, delta, level);

@@ -32,6 +32,8 @@ export interface NoiseCandidate {
   kind: 'default' | 'promotable';
   /** Most repeats per arm the comparison can reach. */
   reach: { a: number; b: number };
+  /** The rounds of an interleaved run, aligned (compare/pairs.ts): the noise is then that of their differences. */
+  pairs?: { a: readonly number[]; b: readonly number[] };
 }
 
 /** What the rule made of one candidate. */
@@ -53,6 +55,16 @@ export function robustCvPct(xs: readonly number[], floor: number): number {
   const med = median(xs);
   const scale = Math.max(Math.abs(med), floor) || 1;
   return (100 * mad(xs, MAD_NORMAL_CONSISTENCY)) / scale;
+}
+
+/**
+ * The paired design's noise on the same scale: the differences' robust spread over √2 (the per-arm σ that gives the
+ * differences' variance 2σ²), so repeatsToDetect sizes a paired test with the two-sample formula.
+ */
+export function pairedCvPct(pairs: NonNullable<NoiseCandidate['pairs']>, floor: number): number {
+  const d = pairs.b.map((v, i) => v - pairs.a[i]!);
+  const scale = Math.max(Math.abs(median(pairs.a)), floor) || 1;
+  return (100 * mad(d, MAD_NORMAL_CONSISTENCY)) / Math.SQRT2 / scale;
 }
 
 /** Per-arm repeats of a design reaching na and nb: 2 / (1/na + 1/nb), equal arms of the same information. */
@@ -98,7 +110,7 @@ function judgeOne(c: NoiseCandidate, alpha: number): NoiseChoice {
     const why = `warn threshold ${c.warnPct}%: no change size to test the noise against; the registry's default stands`;
     return { metric: c.metric, primary: isDefault, change: 'none', cvPct: null, needRepeats: null, why };
   }
-  const cvPct = robustCvPct(c.baseline, c.floor);
+  const cvPct = c.pairs ? pairedCvPct(c.pairs, c.floor) : robustCvPct(c.baseline, c.floor);
   // The normal-theory size can be 1 for a quiet metric (or 0 without spread), but no rank test decides there.
   const raw = Math.max(fewestRankRepeats(alpha), cvPct === 0 ? 0 : Math.ceil(repeatsToDetect(cvPct, c.warnPct, alpha)));
   const needRepeats = raw > MAX_NEED_REPEATS ? null : raw;
@@ -117,7 +129,11 @@ function judgeOne(c: NoiseCandidate, alpha: number): NoiseChoice {
   if (isDefault) {
     const within = `${noise}, at most ${reachWords} here)`;
     if (needRepeats !== null && needRepeats <= reach) return choice(true, 'none', `can judge ${size}: ${within}`);
-    return choice(false, 'demoted', `too noisy here to judge ${size}: ${within}; secondary, its verdict is not news`);
+    return choice(
+      false,
+      'demoted',
+      `too noisy here to judge ${size}: ${within}; set aside: decides at a quarter weight, holds the gate while past warn`,
+    );
   }
   if (needRepeats !== null && needRepeats <= reach * PRIMARY_BY_NOISE.promoteShare) {
     return choice(true, 'promoted', `quiet here: judges ±${c.warnPct}% at ${noise}, within half of ${reachWords}); primary`);

@@ -308,9 +308,9 @@ export function loadScenario(path: string, opts: LoadOptions = {}): Scenario {
     repeat,
     maxRepeat: Math.max(repeat, (w.merged.maxRepeat as number | undefined) ?? repeat * DEFAULTS.maxRepeatFactor),
     warmup: (w.merged.warmup as number | undefined) ?? DEFAULTS.warmup,
-    // A load is measured in timing mode unless the scenario says otherwise: a CPU profiler at 100 µs slows the
-    // page's own start-up, the very thing measured.
-    timing: w.merged.timing === true || (w.merged.measure === 'load' && w.merged.timing !== false),
+    // Timing repeats decide (a CPU profiler at 100 µs inflates every millisecond, a load's start-up most), so they
+    // are on unless the scenario says `timing: false`; profiled repeats run between them to explain.
+    timing: w.merged.timing !== false,
     ...(gateMetrics ? { gate: { metrics: gateMetrics } } : {}),
     ...measureOf(src, w, (browser.restart as RestartMode | undefined) ?? driver.restartModes[0]!),
     vars: w.vars,

@@ -235,8 +235,8 @@ function overridableProperties(stepList: JsonSchema): Record<string, JsonSchema>
     timing: {
       type: 'boolean',
       description:
-        'Interleave timing-mode repeats (no profiler: their ms are what compare gates on), like --timing. Default: true with ' +
-        'measure: load, false otherwise.',
+        'Interleave timing-mode repeats (no profiler: their ms are what compare gates on) with profiled ones (T,A,T: ' +
+        'they explain where time went). Default true; false runs profiled repeats only, whose ms never gate.',
     },
     vars: {
       type: 'object',

@@ -19,7 +19,7 @@ const DURATION_GRANULARITY_MS = 8;
 
 export const interactionsSource = defineSource<Interaction[]>({
   name: 'interactions',
-  emits: [M.interactionsCount, M.latencyP50, M.latencyP90, M.latencyWorst],
+  emits: [M.interactionsCount, M.latencyP50, M.latencyP90, M.latencyWorst, M.processingMs],
   cover: ({ raw }) => ({
     interactions:
       raw.missing.interactions ??
@@ -41,6 +41,13 @@ export const interactionsSource = defineSource<Interaction[]>({
           { def: M.latencyP50, value: quantile(lat, 0.5) },
           { def: M.latencyP90, value: quantile(lat, 0.9) },
           { def: M.latencyWorst, value: Math.max(...lat) },
+          {
+            def: M.processingMs,
+            value: round(
+              interactions.reduce((t, i) => t + i.processingMs, 0),
+              1,
+            ),
+          },
         );
       }
     }
