@@ -22,6 +22,8 @@
  *      npm run bench:verdict -- --aa 10                  10 sequential A/As on list-scroll
  *      npm run bench:verdict -- --grid [--rounds 5]      grid-scroll: ours vs fixed-10 vs tachometer rule
  *      npm run bench:verdict -- --targets                issue 27's targets on grid-scroll
+ *      npm run bench:verdict -- --third-party [--tries N] [--cases …] [--paths against,stored] [--hog both|candidate|none]
+ *                                                        issue 56's targets on Swagger UI and a Tabulator grid (verdict-third-party.ts)
  * Options of --grid / --targets:
  *      --quick                 smallest sizes (1 round, few repeats): a smoke run of the code paths, figures meaningless
  *      --conditions 10%[,0%]   tachometer auto-sample conditions (default 10%, the scenario's warn threshold)
@@ -37,6 +39,7 @@ import type { RunsComparison } from '../src/perf/compare-runs.js';
 import { printTable, type Row } from './common.js';
 import { FULL_SIZES, gridTimeToVerdict, QUICK_SIZES } from './verdict-grid.js';
 import { FULL_TARGETS, gridTargets, QUICK_TARGETS } from './verdict-targets.js';
+import { thirdPartyVerdicts } from './verdict-third-party.js';
 
 const LIST = fileURLToPath(new URL('../../scenarios/list-scroll.yaml', import.meta.url));
 // The fixed design a user needs for a trustworthy answer without sequential sampling ("with 10 repeats it is caught").
@@ -130,7 +133,9 @@ async function main(): Promise<void> {
   const conditions = flag('--conditions')?.split(',');
   try {
     const aa = process.argv.indexOf('--aa');
-    if (process.argv.includes('--grid')) {
+    if (process.argv.includes('--third-party')) {
+      await thirdPartyVerdicts();
+    } else if (process.argv.includes('--grid')) {
       const sizes = { ...(quick ? QUICK_SIZES : FULL_SIZES), ...(conditions ? { tachConditions: conditions } : {}) };
       await gridTimeToVerdict(Number(flag('--rounds') ?? (quick ? 1 : 5)), sizes);
     } else if (process.argv.includes('--targets')) {
