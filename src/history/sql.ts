@@ -42,8 +42,8 @@ const HAS_VERSION_TABLE: Record<SqlDb['kind'], string> = {
 
 /**
  * The check of a reader or pruner, in place of migrating: the database holds a history this perf can read. Every
- * version from 1 reads and prunes as the latest does (versions 2 and 3 added indexes and bisect's cache, which no read uses); none of perf's tables:
- * not a history (exit 2); newer than this perf: refused as a writer refuses it.
+ * version from 1 reads and prunes as the latest does (versions 2 and 3 added indexes and bisect's cache, which no
+ * read uses); none of perf's tables: not a history (exit 2); newer than this perf: refused as a writer refuses it.
  */
 export async function checkReadable(db: SqlDb): Promise<void> {
   const version = await db.tx(async (q) => ((await q(HAS_VERSION_TABLE[db.kind])).length ? storedVersion(q) : 0));
