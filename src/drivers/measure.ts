@@ -317,7 +317,10 @@ export interface LoadRequest {
   type: LoadResourceType;
   /** ms since the navigation started. */
   startMs: number;
-  /** First byte of the response, ms since the navigation started; null when hidden (cross-origin without Timing-Allow-Origin). */
+  /**
+   * First byte of the response, ms since the navigation started; null when hidden (cross-origin without Timing-Allow-Origin)
+   * or when the browser's entry put it outside the request's start..end (a load note names the request).
+   */
   responseStartMs: number | null;
   endMs: number;
   /** Bytes over the wire, headers included; 0 from the cache or when hidden (cross-origin). */

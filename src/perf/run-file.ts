@@ -368,7 +368,10 @@ const LOAD_REQUEST_SCHEMA = record(
     url: name('Its URL.'),
     type: oneOf(LOAD_RESOURCE_TYPES, 'What the page did with it.'),
     startMs: ms('When it started, ms since the navigation start.'),
-    responseStartMs: nullable(ms('First byte of the response, ms since the navigation start.'), 'Or null when hidden (cross-origin).'),
+    responseStartMs: nullable(
+      ms('First byte of the response, ms since the navigation start.'),
+      'Or null when hidden (cross-origin) or when the browser put it outside the request (before its start or after its end).',
+    ),
     endMs: ms('When its last byte arrived, ms since the navigation start.'),
     transferBytes: finite('Bytes over the wire, headers included (0 from the cache).', { minimum: 0 }),
     renderBlocking: flag('The browser held the first paint for it.'),
