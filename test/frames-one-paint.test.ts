@@ -3,7 +3,8 @@
  * visible, an input reached it (its Event Timing entry, or the trace's dispatch of a quick one) and a frame began after
  * it. Synthetic windows pin the rule; a page that paints only when clicked (test/fixtures/one-paint: "Load more" adds
  * 100 rows, "Filter" works 250 ms and rewrites one line) is measured through the step host, `perf run` and the MCP
- * server; a hidden page given the same click is still refused.
+ * server; a hidden page given the same click is still refused. And a `perf run --timing` of the Filter click: its
+ * insights are the median attribution repeat's, as the run file and the HTML report say.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -272,3 +273,39 @@ test('over MCP, perf_begin → tap → perf_end on a click that paints once: nev
   t.diagnostic(`${c.onePaint} of ${TRIES} windows painted one frame`);
   assert.deepEqual(c.refused, []);
 });
+
+test(
+  "perf run --timing: the insights are the median attribution repeat's, and the HTML report names it",
+  { timeout: 240_000 },
+  async () => {
+    const scenario = [
+      'name: filter',
+      'app:',
+      '  serve: ./app',
+      '  path: /index.html',
+      'setup:',
+      '  - wait_for: { text: "Entry 100" }',
+      'steps:',
+      '  - tap: "Filter"',
+      '  - wait_for: { text: "Filtered 1 times" }',
+      '',
+    ].join('\n');
+    fs.writeFileSync(path.join(work, 'filter.yaml'), scenario);
+    // T,A,T,T,A: three timing repeats and two attribution ones.
+    const args = ['run', 'filter.yaml', '--repeat', '3', '--timing', '--warmup', '0', '--out', 'runs', '--reporter', 'html', '--quiet'];
+    const r = await perfCli(work, args, 200_000);
+    assert.equal(r.code, 0, r.stderr);
+    const run = readRunFile(path.join(work, 'runs', 'filter-run.json'));
+    const attribution = run.repeats.filter((x) => x.status === 'measured' && x.mode === 'attribution');
+    assert.ok(run.insightsFrom, 'the run file says which repeat its insights are of');
+    assert.deepEqual([run.insightsFrom.mode, run.insightsFrom.of], ['attribution', attribution.length]);
+    const from = attribution.find((x) => x.index === run.insightsFrom!.repeat);
+    assert.ok(from && from.status === 'measured', `repeat ${run.insightsFrom.repeat} is a measured attribution repeat`);
+    assert.deepEqual(run.insights, from.report.insights);
+    // The 250 ms handler is named by the profile of that repeat: no insight asks to measure again with attribution.
+    assert.ok(run.insights.length > 0);
+    assert.doesNotMatch(JSON.stringify(run.insights), /measure again with perf_begin/);
+    const html = fs.readFileSync(path.join(work, 'runs', 'filter-run.html'), 'utf8');
+    assert.match(html, new RegExp(`Ranked findings of repeat ${run.insightsFrom.repeat} \\(attribution mode\\)`));
+  },
+);
