@@ -448,12 +448,22 @@ function timelineSection(charts: Charts, run: RunFile, ctx: HtmlRunContext | und
   return out.join('\n');
 }
 
+/** Which repeat the insights are of, as the run file says (older files: "the median repeat"). */
+function insightsRepeat(run: RunFile): string {
+  const from = run.insightsFrom;
+  if (!from) return 'the median repeat';
+  const of = `the median by window duration of the ${num(from.of)} ${from.mode} repeat${from.of === 1 ? '' : 's'}`;
+  return from.mode === 'attribution'
+    ? `repeat ${num(from.repeat)} (attribution mode), ${of}`
+    : `repeat ${num(from.repeat)} (timing mode, ${of}: the run measured no attribution repeat, so no profile names a function)`;
+}
+
 function insightsSection(run: RunFile): string {
   const insights = run.insights.filter(isRecord);
-  if (!insights.length) return '<h2>Insights</h2><p class="muted">No insight fired on the median repeat.</p>';
+  if (!insights.length) return `<h2>Insights</h2><p class="muted">No insight fired on ${e(insightsRepeat(run))}.</p>`;
   const out = [
     '<h2>Insights</h2>',
-    '<p class="muted">Ranked findings of the median repeat (attribution mode), each with the ' +
+    `<p class="muted">Ranked findings of ${e(insightsRepeat(run))}, each with the ` +
       'first rows behind it (all of them: <code>perf_insight {id}</code> in a session).</p>',
   ];
   for (const i of insights) {
@@ -485,14 +495,20 @@ function insightsSection(run: RunFile): string {
 }
 
 function topFunctionsSection(run: RunFile): string {
-  const { median } = medianAndSlowest(run);
+  // The repeat the insights are of (the median attribution repeat: the one whose profile names functions).
+  const from = run.insightsFrom;
+  const median =
+    run.repeats.find((r): r is Extract<RepeatRecord, { status: 'measured' }> => r.status === 'measured' && r.index === from?.repeat) ??
+    medianAndSlowest(run).median;
   const blocks =
     median && isRecord(median.report.summary) && Array.isArray(median.report.summary.blocksBySelf)
       ? median.report.summary.blocksBySelf.filter(isRecord)
       : [];
   if (!median || !blocks.length) return '';
   return (
-    `<h2>Top functions by self time</h2><p class="muted">CPU profile of the median repeat (${e(median.mode)}` +
+    `<h2>Top functions by self time</h2><p class="muted">CPU profile of ${
+      from ? `repeat ${num(median.index)}, the one the insights are of` : 'the median repeat'
+    } (${e(median.mode)}` +
     ` mode; attribution milliseconds are inflated by the profiler: use them to rank).</p>${table(
       ['function', 'where', 'self ms', 'share'],
       blocks.map((b) => [

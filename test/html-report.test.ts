@@ -22,6 +22,7 @@ import { BrowserSession } from '../src/drivers/cdp/session.js';
 import { SessionHost } from '../src/engine/host.js';
 import { runStep } from '../src/engine/run-step.js';
 import { htmlRunContext } from '../src/cli/html-report.js';
+import { insightsOf } from '../src/runner/records.js';
 import { ROOT } from './helpers.js';
 import { watchPage } from './report-page.js';
 
@@ -184,6 +185,58 @@ test('run report: terminal recordings are offered to perf replay, Chrome traces 
   );
   assert.match(trace, /Perfetto/);
   assert.match(trace, /href="r\/a-median\.trace\.json"/);
+});
+
+test("run report: the insights are the median attribution repeat's by durationMs, and the report names that repeat", () => {
+  // T,A,T,T,A,T,A: the median window of all seven is a timing repeat's (5: 415 ms); that of the attribution ones is 6's.
+  const ms = [400, 600, 410, 405, 640, 415, 620];
+  const attribution = [1, 4, 6];
+  const insight = (index: number): Record<string, unknown> => ({
+    id: 'framesOverBudget',
+    severity: 'warn',
+    title: `from repeat ${index}`,
+    evidence: {},
+    nextStep: attribution.includes(index) ? 'perf_insight framesOverBudget' : "measure again with perf_begin { mode: 'attribution' }",
+  });
+  const repeat = (index: number, durationMs: number, warmup = false): RepeatRecord => ({
+    index,
+    mode: attribution.includes(index) || warmup ? 'attribution' : 'timing',
+    warmup,
+    wallMs: 900,
+    steps: [],
+    status: 'measured',
+    report: {
+      metrics: { durationMs },
+      insights: [insight(index)],
+      summary: { blocksBySelf: [{ name: `fnOfRepeat${index}`, url: '/app.js:1', selfMs: 3, share: 0.5 }] },
+    },
+  });
+  const repeats: RepeatRecord[] = [
+    ...ms.map((d, i) => repeat(i, d)),
+    // A warmup attribution repeat and a refused one are never the pick.
+    repeat(7, 620, true),
+    { index: 8, mode: 'attribution', warmup: false, wallMs: 900, steps: [], status: 'refused', reason: 'nothing', report: { metrics: {} } },
+  ];
+  const picked = insightsOf(repeats);
+  assert.deepEqual(picked.insightsFrom, { repeat: 6, mode: 'attribution', of: 3 });
+  assert.deepEqual(picked.insights, [insight(6)]);
+  const markup = markupOf(htmlReporter.renderRun({ ...handMadeRun('a'), repeats, ...picked }, {}));
+  assert.match(markup, /Ranked findings of repeat 6 \(attribution mode\), the median by window duration of the 3 attribution repeats/);
+  assert.match(markup, /from repeat 6/);
+  // Its profile is the one the top functions are read from.
+  assert.match(markup, /CPU profile of repeat 6, the one the insights are of \(attribution/);
+  assert.match(markup, /fnOfRepeat6/);
+
+  // No attribution repeat: the median timing repeat, and the report says why its insights name no function.
+  const timingOnly = repeats.filter((r) => r.mode === 'timing');
+  const fromTiming = insightsOf(timingOnly);
+  assert.deepEqual(fromTiming.insightsFrom, { repeat: 2, mode: 'timing', of: 4 });
+  const timingMarkup = markupOf(htmlReporter.renderRun({ ...handMadeRun('t'), repeats: timingOnly, ...fromTiming }, {}));
+  assert.match(
+    timingMarkup,
+    /Ranked findings of repeat 2 \(timing mode, the median by window duration of the 4 timing repeats: the run measured no attribution/,
+  );
+  assert.deepEqual(insightsOf([]), { insights: [] });
 });
 
 test('compare report: verdict word and colour class, primary metrics first, escaped names; reporter is listed', () => {

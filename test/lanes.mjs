@@ -134,6 +134,7 @@ const BROWSER = [
   'errors.test.js',
   'webdriver-timeout.test.js',
   'heap.test.js',
+  'frames-one-paint.test.js',
 ];
 
 /** Pure code that asserts on its own speed: alone, after the parallel jobs. None today (a timing is never asserted). */

@@ -10,7 +10,7 @@ import { bytesByType, clsOf, loadWindowMs, tbtOf } from '../src/perf/load.js';
 import { LOAD_RESOURCE_TYPES, type LoadReadings, type LoadRequest, type LoadResourceType } from '../src/drivers/measure.js';
 import { sessionWithout } from '../src/drivers/measure.js';
 import { refusalOf } from '../src/perf/sources/frames.js';
-import type { FramePicture } from '../src/perf/sources/source.js';
+import type { FramePicture, SourceInput } from '../src/perf/sources/source.js';
 import { mulberry32 } from './gate-sim.js';
 
 // 5,000 random inputs per property: each check is microseconds, and 5,000 reach the window edges often.
@@ -226,7 +226,13 @@ test('loadWindowMs: navigation start to the window end, never negative', () => {
 test('a load window whose page painted once (a warm, static page) is not refused as "rendered nothing"; a load with no FCP is', () => {
   // One painted frame: the window of steps that changed nothing on screen is refused, a load that painted its content is not.
   const picture: FramePicture = { stats: undefined, liveness: 1, painted: 1, frameOf: () => -1, missing: {} };
-  const raw = (load?: LoadReadings): ReturnType<typeof sessionWithout> =>
+  const raw = (load?: LoadReadings): SourceInput => ({
+    raw: session(load),
+    spans: [],
+    window: { startAt: 0, endAt: 1200 },
+    offsetMs: undefined,
+  });
+  const session = (load?: LoadReadings): ReturnType<typeof sessionWithout> =>
     sessionWithout({
       token: 't',
       mode: 'timing',

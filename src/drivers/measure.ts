@@ -59,6 +59,11 @@ export interface RawSession {
   docFrames: ProbeFrames[];
   /** All interactions (performance.interactionCount), summed over the documents; null if unsupported. */
   interactionCount: number | null;
+  /**
+   * The current document stayed visible (document.visibilityState, never hidden or frozen) from the probe's start to the
+   * end of the window; undefined when the probe could not say.
+   */
+  pageShown?: boolean;
   support: ProbeSupport | undefined;
   /** Why the in-page probe could not be read, if it could not. */
   probeMissing: string | undefined;
@@ -192,7 +197,13 @@ export type ProbeMessage = { token: string; doc: string } & (
   /** A contentful paint attributed to soft navigation `id` (interaction-contentful-paint): the latest is its LCP. */
   | { kind: 'softLcp'; id: number; at: number }
   /** A document's totals, sent on pagehide (and returned by the final flush for the current one). */
-  | { kind: 'docEnd'; frames: ProbeFrames | null; interactionCount: number | null }
+  | {
+      kind: 'docEnd';
+      frames: ProbeFrames | null;
+      interactionCount: number | null;
+      /** The document stayed visible from the probe's start, never hidden or frozen (absent from probes before it was read). */
+      shown?: boolean;
+    }
 );
 
 export interface ProbeScript {
@@ -306,7 +317,10 @@ export interface LoadRequest {
   type: LoadResourceType;
   /** ms since the navigation started. */
   startMs: number;
-  /** First byte of the response, ms since the navigation started; null when hidden (cross-origin without Timing-Allow-Origin). */
+  /**
+   * First byte of the response, ms since the navigation started; null when hidden (cross-origin without Timing-Allow-Origin)
+   * or when the browser's entry put it outside the request's start..end (a load note names the request).
+   */
   responseStartMs: number | null;
   endMs: number;
   /** Bytes over the wire, headers included; 0 from the cache or when hidden (cross-origin). */

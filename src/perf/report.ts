@@ -64,7 +64,7 @@ export function buildReport(raw: RawSession, spans: readonly StepSpan[]): { repo
   const frames = framePicture(input);
   const { coverage, missingReasons } = coverageOf(input, frames);
   const env = { ...raw.env, ...(raw.samplingIntervalUs ? { samplingIntervalUs: raw.samplingIntervalUs } : {}) };
-  const refusal = refusalOf(raw, frames);
+  const refusal = refusalOf(input, frames);
   if (refusal) return { report: refusedReport(raw, refusal, frames, { coverage, missingReasons, env }), details: new Map() };
 
   const ctx: SourceContext = { ...input, frames, read: (s) => coverage[s] === 'read' };

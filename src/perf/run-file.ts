@@ -192,6 +192,11 @@ export interface RunFile {
   };
   budgets: BudgetResult[];
   insights: unknown[];
+  /**
+   * The repeat `insights` come from: the median by durationMs of the measured attribution repeats (`of` of them), or
+   * of the timing repeats when there was none (then the insights that need a profile ask for one). Absent: no repeat.
+   */
+  insightsFrom?: { repeat: number; mode: RepeatMode; of: number };
   /** Chrome traces (open in Perfetto or DevTools) of the median and the slowest measured repeat, beside the run file. */
   traces?: { median?: { repeat: number; path: string }; slowest?: { repeat: number; path: string } };
   repeats: RepeatRecord[];
@@ -368,7 +373,10 @@ const LOAD_REQUEST_SCHEMA = record(
     url: name('Its URL.'),
     type: oneOf(LOAD_RESOURCE_TYPES, 'What the page did with it.'),
     startMs: ms('When it started, ms since the navigation start.'),
-    responseStartMs: nullable(ms('First byte of the response, ms since the navigation start.'), 'Or null when hidden (cross-origin).'),
+    responseStartMs: nullable(
+      ms('First byte of the response, ms since the navigation start.'),
+      'Or null when hidden (cross-origin) or when the browser put it outside the request (before its start or after its end).',
+    ),
     endMs: ms('When its last byte arrived, ms since the navigation start.'),
     transferBytes: finite('Bytes over the wire, headers included (0 from the cache).', { minimum: 0 }),
     renderBlocking: flag('The browser held the first paint for it.'),
@@ -695,7 +703,16 @@ export const RUN_FILE_SCHEMA = record(
     thresholds: THRESHOLDS_SCHEMA,
     summary: SUMMARY_SCHEMA,
     budgets: list("The scenario's budgets, judged.", BUDGET_SCHEMA, MAX_METRICS),
-    insights: list('Ranked findings of the median repeat.', INSIGHT_SCHEMA, MAX_LIST_ITEMS),
+    insights: list('Ranked findings of the repeat insightsFrom names.', INSIGHT_SCHEMA, MAX_LIST_ITEMS),
+    insightsFrom: record(
+      'The repeat the insights come from: the median by durationMs of the attribution repeats (else of the timing ones).',
+      {
+        repeat: count('Its repeat index.'),
+        mode: oneOf(['timing', 'attribution'], 'Its mode: timing only when the run measured no attribution repeat.'),
+        of: count('How many measured repeats of that mode it is the median of.'),
+      },
+      ['repeat', 'mode', 'of'],
+    ),
     traces: record('Traces saved beside the run file.', { median: TRACE_REF_SCHEMA, slowest: TRACE_REF_SCHEMA }),
     repeats: list('Every repeat, in order.', REPEAT_SCHEMA, MAX_REPEATS),
     against: AGAINST_SCHEMA,

@@ -101,7 +101,7 @@ export function dropTraces(dir: string): undefined {
 
 /**
  * A run file from its repeats, as `perf run` and each arm of `--against` write it. `finished: false`
- * for a snapshot taken while the run goes on (no insights: they are read off the median repeat).
+ * for a snapshot taken while the run goes on (no insights: they are read off the median attribution repeat).
  */
 export function buildRunFile(
   sc: Scenario,
@@ -140,7 +140,7 @@ export function buildRunFile(
       timingOnly,
     },
     budgets: judgeBudgets(sc.budgets, metrics),
-    insights: p.finished ? medianRepeatInsights(p.records) : [],
+    ...insightsOf(p.finished ? p.records : []),
     repeats: p.records,
   };
 }
@@ -161,14 +161,25 @@ export function checkpoint(path: string, run: RunFile, secrets: Scenario['secret
   }
 }
 
-export function medianRepeatInsights(records: RepeatRecord[]): unknown[] {
-  const measured = records.filter((r): r is Extract<RepeatRecord, { status: 'measured' }> => r.status === 'measured' && !r.warmup);
-  if (measured.length === 0) return [];
-  const d = median(measured.map((r) => r.report.metrics.durationMs ?? 0));
-  const pick = measured.reduce((best, r) =>
-    Math.abs((r.report.metrics.durationMs ?? 0) - d) < Math.abs((best.report.metrics.durationMs ?? 0) - d) ? r : best,
-  );
-  return (pick.report.insights as unknown[] | undefined) ?? [];
+type Measured = Extract<RepeatRecord, { status: 'measured' }>;
+
+/**
+ * The insights of the repeat that has the evidence: the median by durationMs of the attribution repeats, whose
+ * profiles name functions; a timing repeat's insights only ask to measure again with attribution. Timing repeats
+ * are read only when the run measured no attribution repeat.
+ */
+export function insightsOf(records: readonly RepeatRecord[]): Pick<RunFile, 'insights' | 'insightsFrom'> {
+  const measured = records.filter((r): r is Measured => r.status === 'measured' && !r.warmup);
+  const attribution = measured.filter((r) => r.mode === 'attribution');
+  const pool = attribution.length ? attribution : measured;
+  if (pool.length === 0) return { insights: [] };
+  const ms = (r: Measured): number => r.report.metrics.durationMs ?? 0;
+  const d = median(pool.map(ms));
+  const pick = pool.reduce((best, r) => (Math.abs(ms(r) - d) < Math.abs(ms(best) - d) ? r : best));
+  return {
+    insights: (pick.report.insights as unknown[] | undefined) ?? [],
+    insightsFrom: { repeat: pick.index, mode: pick.mode, of: pool.length },
+  };
 }
 
 /** app.serve on `serveHost` (--serve-host) instead of 127.0.0.1; other apps as they are. */

@@ -18,7 +18,7 @@ export {
   checkpoint,
   gridErrorOf,
   judgeBudgets,
-  medianRepeatInsights,
+  insightsOf,
   notSaved,
   repeatSchedule,
   repeatSlots,

@@ -262,6 +262,7 @@ export class PerfSession implements PerfRecorder {
       messages: this.probe.messages,
       docFrames: this.probe.docFrames,
       interactionCount: this.probe.interactionCount,
+      ...(this.probe.shown !== undefined ? { pageShown: this.probe.shown } : {}),
       support,
       probeMissing: this.probeMissing,
       trace: trace.status === 'fulfilled' ? trace.value : undefined,

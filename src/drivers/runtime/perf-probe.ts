@@ -86,10 +86,22 @@ function perfProbeMain(token: string, binding: string, sinceEpoch: number, count
   // performance.interactionCount counts every interaction, also those under Event Timing's 16 ms floor.
   const perf = performance as Performance & { interactionCount?: number };
   const baseInteractions = perf.interactionCount ?? 0;
+  // Whether the document stayed on screen: a hidden or frozen page paints nothing, so a window with one painted
+  // frame is believed only on a page that says it was shown throughout (frames.ts refusalOf).
+  let shown = document.visibilityState === 'visible';
+  const onVisibility = (): void => {
+    if (document.visibilityState !== 'visible') shown = false;
+  };
+  const onFreeze = (): void => {
+    shown = false;
+  };
+  document.addEventListener('visibilitychange', onVisibility);
+  document.addEventListener('freeze', onFreeze);
   const docEnd = (): Record<string, unknown> => ({
     kind: 'docEnd',
     frames: countFrames ? framesNow() : null,
     interactionCount: perf.interactionCount === undefined ? null : perf.interactionCount - baseInteractions,
+    shown: shown && document.visibilityState === 'visible',
   });
   const framesNow = (): Record<string, unknown> => ({
     count: frames,
@@ -218,6 +230,8 @@ function perfProbeMain(token: string, binding: string, sinceEpoch: number, count
       stopped = true;
       cancelAnimationFrame(raf);
       removeEventListener('pagehide', onHide);
+      document.removeEventListener('visibilitychange', onVisibility);
+      document.removeEventListener('freeze', onFreeze);
       for (const { o } of observers) o.disconnect();
       if (w[KEY]?.token === token) delete w[KEY];
     },
@@ -281,6 +295,8 @@ export class ProbeReadings {
   readonly messages: ProbeMessage[] = [];
   readonly docFrames: ProbeFrames[] = [];
   interactionCount: number | null = null;
+  /** The current document stayed visible, never hidden or frozen (its final flush says); undefined when not read. */
+  shown: boolean | undefined;
 
   constructor(private readonly token: string) {}
 
@@ -303,5 +319,7 @@ export class ProbeReadings {
   takeFlush(flush: ProbeFlush): void {
     for (const q of flush.queued) this.take(q);
     this.take(JSON.stringify({ ...flush.end, token: this.token, doc: flush.doc }));
+    // Only the current document's: an earlier one's pagehide comes as it is hidden by the navigation itself.
+    if (typeof flush.end.shown === 'boolean') this.shown = flush.end.shown;
   }
 }

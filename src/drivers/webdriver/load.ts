@@ -46,7 +46,7 @@ export async function measureWebDriverLoad(page: LoadDriverPage, url: string, op
     notes.push('the HTTP cache was not cleared (WebDriver has no command for it): this session had opened pages before the load');
   const probes = [loadProbeSource(), page.perfProbeSource()].filter((s): s is string => s !== undefined);
   const network = page.bidi ? await watchRequests(page.bidi) : undefined;
-  let readings: Omit<LoadReadings, 'notes'>;
+  let readings: LoadReadings;
   try {
     const startedAt = Date.now();
     if (page.bidi) {
@@ -71,7 +71,7 @@ export async function measureWebDriverLoad(page: LoadDriverPage, url: string, op
   const resources = readings.requests.length - 1;
   if (!page.bidi && resources >= RESOURCE_BUFFER_DEFAULT)
     notes.push(`${resources} resource entries: the browser's Resource Timing buffer filled before the probe could enlarge it`);
-  return { ...readings, notes };
+  return { ...readings, notes: [...notes, ...(readings.notes ?? [])] };
 }
 
 /**

@@ -129,6 +129,7 @@ export class WebDriverPerfSession implements PerfRecorder {
       messages: probe.messages,
       docFrames: probe.docFrames,
       interactionCount: probe.interactionCount,
+      ...(probe.shown !== undefined ? { pageShown: probe.shown } : {}),
       support,
       probeMissing,
       marks: this.marks,
