@@ -184,6 +184,7 @@ export function compareBrief(c: RunsComparison, full: boolean, budget = COMPARE_
     gate: {
       summary: c.gate.summary,
       primary: c.gate.primary,
+      ...(c.gate.setAside?.length ? { setAside: c.gate.setAside.map((x) => ({ metric: x.metric, deltaPct: x.deltaPct })) } : {}),
       look: c.gate.look,
       ...(c.gate.sequential ? { sequential: c.gate.sequential.note } : {}),
     },
