@@ -60,6 +60,8 @@ before(() => {
       '4',
       '--warmup',
       '0',
+      // Every repeat profiled: the test reads each repeat's attribution record (by default one in three is profiled).
+      '--no-timing',
       '--var',
       `jank=${jank}`,
       '--label',

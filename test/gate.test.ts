@@ -54,6 +54,8 @@ test('--against --fixed A/A: same build twice → no error verdict; both run fil
     '--warmup',
     '0',
     '--fixed',
+    // Profiled repeats only: one repeat per unit, so the recorded order is the plain A B B A of the slots.
+    '--no-timing',
     '--out',
     'aa',
     '--json',
@@ -157,7 +159,8 @@ test('gate --update writes the baseline; the next gate passes against it; jank t
   const base = readRun('baselines/list-scroll-desktop.json');
   assert.equal(base.label, 'baseline');
   assert.equal(base.variant, 'desktop');
-  assert.equal(base.summary.measured, 3);
+  // 3 timing repeats and the profiled ones after the first and third (T,A,T,T,A): 5 measured.
+  assert.equal(base.summary.measured, 5);
   assert.equal(base.traces, undefined, 'traces stay in --out: a committed baseline must not point at them');
 
   const same = perf(['gate', LIST, '--variant', 'desktop', '--baselines', 'baselines', ...SMALL]);
@@ -302,7 +305,8 @@ test('perf selftest: an A/A on this machine reports per gated metric the noise, 
   assert.equal(r.code, 0, r.stderr);
   const j = JSON.parse(r.stdout);
   assert.equal(j.aa.verdict === 'fail', false);
-  assert.equal(j.repeatsPerArm, 3);
+  // 3 timing repeats and 2 profiled ones (T,A,T,T,A).
+  assert.equal(j.repeatsPerArm, 5);
   // Per painted frame where the runs paint ≥ 30 frames, else the absolute count (headless list-scroll here paints few).
   const m = j.metrics.find((x: { metric: string }) => x.metric === 'counters.layouts.perFrame' || x.metric === 'counters.layouts');
   assert.ok(m, `counters.layouts is gated: ${j.metrics.map((x: { metric: string }) => x.metric).join(', ')}`);
@@ -341,6 +345,8 @@ test('MCP perf_run with against samples sequentially, sends progress per repeat 
           repeat: 2,
           maxRepeat: 4,
           warmup: 0,
+          // Profiled repeats only: one repeat per unit, so the progress count below is the units'.
+          timing: false,
           against: list,
           vars: { jank: '1' },
           baselineVars: { jank: '0' },

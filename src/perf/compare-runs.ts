@@ -721,6 +721,14 @@ function sampleOf(metric: string, ctx: RoleContext): MetricSamples {
   const role: MetricRole =
     r.def.gate === 'never' || r.def.better === 'none' ? 'shown' : ctx.primaryForms.has(metric) ? 'primary' : 'secondary';
   const lost = role === 'primary' ? lostIn(r, repA, repB) : undefined;
+  // A baseline with no value of a primary metric at all, while the candidate has some: recorded before this version
+  // measured it (interactions.processingMs is newer than most stored baselines). Not a lost probe of the build under
+  // test: shown, with how to gate it, instead of failing every older baseline.
+  if (lost === 'a' && r.def.recent && !repA.some((x) => metric in x.report.metrics) && !ctx.tentative(metric)) {
+    const note = 'the baseline has no value of it (recorded before it was measured?): re-record it (perf gate --update) to gate it';
+    ctx.notJudged.push({ metric, why: note });
+    return { metric, a: [], b: values(repB, metric), role: 'shown', better: r.def.better, floor: floorOf(r), note };
+  }
   // A promotable candidate only one run has was never primary: judged as the secondary it is.
   if (lost && !ctx.tentative(metric)) {
     // A primary metric one run measured and the other did not stays primary, whatever would demote it:

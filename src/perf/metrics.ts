@@ -61,6 +61,11 @@ export interface MetricDefinition {
    * measure of the app's own work that is too noisy to gate on every page but quiet on some.
    */
   promote: boolean;
+  /**
+   * Newer than run files of earlier versions: a baseline with no key of it in any repeat was recorded before it was
+   * measured, not by a broken probe, so its row is shown (with how to gate it) instead of failing as missing.
+   */
+  recent?: boolean;
   description: string;
 }
 
@@ -277,6 +282,7 @@ export const processingMs = defineMetric({
   hostDependent: true,
   floor: 16,
   drivers: CHROMIUM_PROBE,
+  recent: true,
   description:
     "Event handlers' own time in the window's interactions (Event Timing, processingStart to processingEnd, summed): " +
     'what a slower handler adds, without the input delay and the wait for paint around it (0 when no interaction reached 16 ms).',

@@ -81,7 +81,9 @@ export async function runAgainst(baseline: Scenario, candidate: Scenario, opts: 
     cwd: opts.cwd ?? process.cwd(),
     repeat: opts.repeat ?? candidate.repeat,
     warmup: opts.warmup ?? candidate.warmup,
-    timing: opts.timing ?? candidate.timing,
+    // Interleaved, timing repeats decide by default: both arms share every moment of the machine, and pairs of one round
+    // cancel what they shared. A stored baseline has no such partner (perf gate: as the baseline was recorded).
+    timing: opts.timing ?? (candidate.timingSet ? candidate.timing : true),
     keepTraces: false,
     who: 'perf run --against',
     ...(opts.grid !== undefined ? { grid: opts.grid } : {}),

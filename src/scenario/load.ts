@@ -94,6 +94,8 @@ export interface Scenario {
   maxRepeat: number;
   warmup: number;
   timing: boolean;
+  /** The scenario said `timing:` itself (an interleaved compare otherwise adds timing repeats). */
+  timingSet?: boolean;
   /** The scenario's primary metrics (`gate.metrics`), checked against the registry. */
   gate?: { metrics: string[] };
   /** What the measured window is: the steps after setup, or the app's opening (then the steps). */
@@ -308,9 +310,11 @@ export function loadScenario(path: string, opts: LoadOptions = {}): Scenario {
     repeat,
     maxRepeat: Math.max(repeat, (w.merged.maxRepeat as number | undefined) ?? repeat * DEFAULTS.maxRepeatFactor),
     warmup: (w.merged.warmup as number | undefined) ?? DEFAULTS.warmup,
-    // Timing repeats decide (a CPU profiler at 100 µs inflates every millisecond, a load's start-up most), so they
-    // are on unless the scenario says `timing: false`; profiled repeats run between them to explain.
-    timing: w.merged.timing !== false,
+    // A load is measured in timing mode unless the scenario says otherwise: a CPU profiler at 100 µs slows the
+    // page's own start-up, the very thing measured. An interleaved compare adds timing repeats unless the scenario
+    // says `timing: false` (runner/against.ts): there both arms share every moment of the machine.
+    timing: w.merged.timing === true || (w.merged.measure === 'load' && w.merged.timing !== false),
+    ...(w.merged.timing !== undefined ? { timingSet: true } : {}),
     ...(gateMetrics ? { gate: { metrics: gateMetrics } } : {}),
     ...measureOf(src, w, (browser.restart as RestartMode | undefined) ?? driver.restartModes[0]!),
     vars: w.vars,

@@ -236,7 +236,8 @@ function overridableProperties(stepList: JsonSchema): Record<string, JsonSchema>
       type: 'boolean',
       description:
         'Interleave timing-mode repeats (no profiler: their ms are what compare gates on) with profiled ones (T,A,T: ' +
-        'they explain where time went). Default true; false runs profiled repeats only, whose ms never gate.',
+        'they explain where time went), like --timing. Default: true in perf run --against and with measure: load, false ' +
+        'otherwise; false profiles every repeat, whose ms never gate.',
     },
     vars: {
       type: 'object',
