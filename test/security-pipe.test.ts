@@ -3,15 +3,16 @@
  * other local user can attach to it. Before, it listened on a loopback port without authentication, and a
  * script running as uid 65534 read a `perf run`'s signed-in session cookie there with Storage.getCookies.
  * Checked on the real thing: the Chromium processes below `perf run` (signed in with setupOnce), `--against`,
- * `perf leaks` and the MCP server's perf_run have the pipe flag, no port flag and no listening TCP socket;
+ * `perf leaks`, a run over chromedriver and the MCP server's perf_run have the pipe flag, no port flag and no listening TCP socket;
  * the same thief script, as uid 65534, finds a canary cookie in a browser with a port (so it works here) and
  * not the run's session; the run measures every repeat signed in; a browser that dies at start is a launch
- * error naming its last output; a SIGKILLed run leaves no browser behind.
+ * error naming its last output; a SIGKILLed run leaves no browser behind. Same family: a terminal session's step
+ * socket is 0600 whatever the umask, so uid 65534 cannot connect to it.
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -20,6 +21,7 @@ import { launchChrome } from '../src/drivers/cdp/chrome.js';
 import { Browser } from '../src/drivers/cdp/browser.js';
 import { childOutput, perfCli, processesBelow, ROOT } from './helpers.js';
 import { stdioServer } from './mcp-client.js';
+import { findServerBinary } from '../src/drivers/webdriver/server.js';
 import { startSignInApp, type SignInApp } from './fixtures/signin/app.js';
 
 const PASSWORD = 'pipe-horse-battery-5521';
@@ -136,9 +138,9 @@ async function browsersDuring<T>(during: Promise<T>): Promise<{ value: T; seen: 
   const look = (): void => {
     for (const pid of browsersBelow()) {
       const argv = commandLine(pid);
-      // A process the browser forked shows the browser's command line until it has exec'd its own; an
-      // exited one shows none.
-      if (argv.length === 0 || argv.some((a) => a.startsWith('--type='))) {
+      // A process the browser forked shows the browser's command line until it has exec'd its own (a
+      // renderer, its crash handler); an exited one shows none.
+      if (!argv.some((a) => a.startsWith('--user-data-dir=')) || argv.some((a) => a.startsWith('--type='))) {
         seen.delete(pid);
         continue;
       }
@@ -283,7 +285,7 @@ test(
 );
 
 test(
-  'perf run --against, perf leaks and the MCP server perf_run: every browser is on the pipe, none listens',
+  'perf run --against, perf leaks, over chromedriver and the MCP server perf_run: every browser is on the pipe, none listens',
   { timeout: 400_000 },
   async () => {
     const file = signedInScenario('pipe-more');
@@ -295,6 +297,15 @@ test(
     const leaks = await browsersDuring(perfCli(work, ['leaks', file, '--iterations', '2', '--out', 'out-leaks'], 240_000));
     assert.ok(leaks.value.code === 0 || leaks.value.code === 1, leaks.value.stderr);
     assertAllOnPipe(leaks.seen, 'perf leaks');
+
+    if (findServerBinary('chromedriver')) {
+      // chromedriver launches this one: asked for the pipe, it opens no DevTools port either.
+      const wd = join(work, 'pipe-wd.yaml');
+      writeFileSync(wd, readFileSync(file, 'utf8').replace('name: pipe-more', 'name: pipe-wd\nbrowser: { driver: webdriver }'));
+      const overWebDriver = await browsersDuring(perfCli(work, ['run', wd, '--repeat', '2', '--out', 'out-wd'], 240_000));
+      assert.equal(overWebDriver.value.code, 0, overWebDriver.value.stderr);
+      assertAllOnPipe(overWebDriver.seen, 'perf run over chromedriver');
+    }
 
     const mcp = await stdioServer(work, { name: 'pipe', callTimeoutMs: 240_000 });
     try {
@@ -344,3 +355,41 @@ test('perf run killed outright (SIGKILL): its browser on the pipe does not outli
   while (alive().length > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
   assert.deepEqual(alive(), [], 'no browser outlives a killed run');
 });
+
+test(
+  'a terminal session step socket is 0600 even under umask 0: another local user cannot send it keystrokes',
+  { timeout: 120_000 },
+  async () => {
+    const dir = join(work, 'term');
+    mkdirSync(dir);
+    // The daemon inherits the umask of the `perf start` that spawned it.
+    const start = await childOutput(
+      'sh',
+      ['-c', `umask 0 && exec "${process.execPath}" "${join(ROOT, 'bin/perf')}" start --terminal cat --json --state-dir "${dir}/.perf"`],
+      { cwd: dir, timeoutMs: 60_000, what: 'perf start --terminal cat' },
+    );
+    try {
+      assert.equal(start.code, 0, start.stderr);
+      const socket = (JSON.parse(start.stdout) as { terminal: { socket: string } }).terminal.socket;
+      assert.equal(statSync(socket).mode & 0o777, 0o600);
+      if (!noOtherUser()) {
+        const knock = await childOutput(
+          'setpriv',
+          [
+            '--reuid=65534',
+            '--regid=65534',
+            '--clear-groups',
+            process.execPath,
+            '-e',
+            `require('net').connect(${JSON.stringify(socket)})
+          .on('connect', () => { console.log('connected'); process.exit(0); }).on('error', (e) => { console.log(e.code); process.exit(0); })`,
+          ],
+          { cwd: '/', timeoutMs: 30_000, what: 'a connection to the step socket as uid 65534' },
+        );
+        assert.equal(knock.stdout.trim(), 'EACCES');
+      }
+    } finally {
+      await perfCli(dir, ['stop', '--state-dir', join(dir, '.perf')], 60_000);
+    }
+  },
+);
