@@ -52,7 +52,7 @@ async function makeSnapshots(dir: string, perIteration: number): Promise<{ basel
   mkdirSync(dir, { recursive: true });
   const chrome = await launchChrome({});
   try {
-    const browser = await Browser.connect(chrome.wsEndpoint);
+    const browser = await Browser.launched(chrome);
     const page = await browser.newPage({ isolated: true });
     await page.evaluate(PAGE_SCRIPT);
     const files = {

@@ -45,6 +45,20 @@ export function sharedBrowser(): Promise<{ session: BrowserSession; demo: Static
   return shared;
 }
 
+/**
+ * A blank page in a browser of its own with a DevTools port, as `perf start` launches one, and a StepHost over
+ * it on `baseUrl`: for a test of a second connection to the same page (the CLI verbs' way); the shared
+ * browser's pipe takes no second client.
+ */
+export async function onPortBrowser<T>(baseUrl: string, fn: (host: SessionHost, session: BrowserSession) => Promise<T>): Promise<T> {
+  const session = await BrowserSession.open({ devtools: 'port', prewarm: 'none' });
+  try {
+    return await fn(new SessionHost(session, baseUrl), session);
+  } finally {
+    await session.close();
+  }
+}
+
 /** A clean page (new context) on `url` and a StepHost over it. */
 export async function fresh(url: string, baseUrl?: string): Promise<{ host: SessionHost; session: BrowserSession }> {
   const { session } = await sharedBrowser();

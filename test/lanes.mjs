@@ -83,6 +83,7 @@ const BROWSER = [
   'bisect.test.js',
   'history-store.test.js',
   'leaks.test.js',
+  'security-pipe.test.js',
   'signin.test.js',
   'bisect-exit.test.js',
   'tabs.test.js',

@@ -11,7 +11,7 @@ import { SessionHost } from '../src/engine/host.js';
 import { runStep, type StepResult } from '../src/engine/run-step.js';
 import type { StepHost } from '../src/steps/define.js';
 import { getStep } from '../src/steps/registry.js';
-import { fresh, sharedBrowser } from './helpers.js';
+import { fresh, onPortBrowser, sharedBrowser } from './helpers.js';
 
 const shared = await sharedBrowser();
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'rehearse-read-'));
@@ -105,21 +105,23 @@ test('console: level filter, newest first, formatted like the console', async ()
 });
 
 test('console: a second CDP connection to the same page reads what was logged before it attached', async () => {
-  const host = await fixture('steps-console.html');
-  const page = await host.page();
-  await page.evaluate("console.info('logged before the second connection')");
-  const second = await Browser.connect(shared.session.browser.wsEndpoint);
-  try {
-    const page2 = await second.attach(shared.session.page.targetId);
-    const host2 = new SessionHost({ driver: cdpPageDriver(page2) }, shared.fixtures.url);
-    const d = await ok(host2, 'console', { level: 'info' });
-    assert.deepEqual(
-      d.messages.map((m: any) => m.text),
-      ['logged before the second connection', 'an info'],
-    );
-  } finally {
-    await second.disconnect();
-  }
+  await onPortBrowser(shared.fixtures.url, async (host, session) => {
+    await ok(host, 'navigate', { url: '/steps-console.html' });
+    const page = await host.page();
+    await page.evaluate("console.info('logged before the second connection')");
+    const second = await Browser.connect(session.browser.wsEndpoint!);
+    try {
+      const page2 = await second.attach(session.page.targetId);
+      const host2 = new SessionHost({ driver: cdpPageDriver(page2) }, shared.fixtures.url);
+      const d = await ok(host2, 'console', { level: 'info' });
+      assert.deepEqual(
+        d.messages.map((m: any) => m.text),
+        ['logged before the second connection', 'an info'],
+      );
+    } finally {
+      await second.disconnect();
+    }
+  });
 });
 
 test('console: since drops older messages', async () => {

@@ -145,13 +145,13 @@ ${PAINT}`);
 });
 
 test('a renderer killed mid-run fails that repeat; the next repeat is measured on a new page', async () => {
-  const chrome = await launchChrome({});
+  const chrome = await launchChrome({ devtools: 'port' });
   try {
     const sc = loadScenario(
       scenarioFile(`
 name: crash
 app: { serve: FIXTURE }
-browser: { endpoint: "http://127.0.0.1:${chrome.port}" }
+browser: { endpoint: "http://127.0.0.1:${chrome.devtools.port}" }
 repeat: 3
 warmup: 0
 steps:
@@ -159,7 +159,7 @@ steps:
   - tap: Go
 `),
     );
-    const killer = await Browser.connect(chrome.wsEndpoint);
+    const killer = await Browser.connect(chrome.devtools.wsEndpoint);
     let killed = false;
     const { run } = await runScenario(sc, {
       label: 'run',

@@ -116,9 +116,9 @@ test('restart reload: a fresh navigation (page state and title reset), storage k
 });
 
 test('endpoint: attaches to a running Chrome by http:// and ws://, and leaves it running on close', async () => {
-  const chrome = await launchChrome({});
+  const chrome = await launchChrome({ devtools: 'port' });
   try {
-    for (const endpoint of [`http://127.0.0.1:${chrome.port}`, chrome.wsEndpoint]) {
+    for (const endpoint of [`http://127.0.0.1:${chrome.devtools.port}`, chrome.devtools.wsEndpoint]) {
       const s = await BrowserSession.open({ endpoint });
       assert.equal(await s.page.evaluate<number>('1 + 1'), 2);
       await assert.rejects(s.restart('browser'), (e: PerfError) => e.code === 'restart_browser_attached');
@@ -166,7 +166,8 @@ test('a Chrome that dies is detected: the pending call fails fast and restart re
 function localRemote(): { connector: RemoteConnector; started: RemoteChrome[] } {
   const started: RemoteChrome[] = [];
   const start = async (opts: LaunchOptions): Promise<RemoteChrome> => {
-    const chrome = await launchChrome(opts);
+    // A remote session is reached over a WebSocket, as a Grid's is.
+    const chrome = await launchChrome({ ...opts, devtools: 'port' });
     let closing = false;
     let lostReason: string | undefined;
     const remote: RemoteChrome = {

@@ -9,7 +9,7 @@ import { SessionHost } from '../src/engine/host.js';
 import { runStep } from '../src/engine/run-step.js';
 import { elementBox, resolveTarget } from '../src/page/index.js';
 import type { StepContext } from '../src/steps/define.js';
-import { fresh, sharedBrowser } from './helpers.js';
+import { fresh, onPortBrowser, sharedBrowser } from './helpers.js';
 import { demo, failed, fixture, ok } from './step-helpers.js';
 
 /** The ref a snapshot line gives an element, e.g. refOf(text, 'button "Save"'). */
@@ -97,19 +97,22 @@ test('after a reload, an old ref is relocated from what the host remembers', asy
 });
 
 test('refs minted through one connection work from a second connection to the same page', async () => {
-  const { host, session } = await demo('/list.html');
-  const add = refOf(await snapText(host), 'button "Add item"');
-  const second = await Browser.connect(session.browser.wsEndpoint);
-  try {
-    const page = await second.attach(session.page.targetId);
-    const host2 = new SessionHost({ driver: cdpPageDriver(page) }, undefined);
-    const r = ok(await runStep(host2, 'tap', { ref: add }));
-    assert.equal(r.reresolved, undefined);
-    assert.deepEqual(r.effect?.treeChanged, { changed: true });
-    assert.equal(await page.evaluate('document.getElementById("count").textContent'), '2001 items');
-  } finally {
-    await second.disconnect();
-  }
+  const { demo: app } = await sharedBrowser();
+  await onPortBrowser(app.url, async (host, session) => {
+    await session.page.navigate(`${app.url}/list.html`);
+    const add = refOf(await snapText(host), 'button "Add item"');
+    const second = await Browser.connect(session.browser.wsEndpoint!);
+    try {
+      const page = await second.attach(session.page.targetId);
+      const host2 = new SessionHost({ driver: cdpPageDriver(page) }, undefined);
+      const r = ok(await runStep(host2, 'tap', { ref: add }));
+      assert.equal(r.reresolved, undefined);
+      assert.deepEqual(r.effect?.treeChanged, { changed: true });
+      assert.equal(await page.evaluate('document.getElementById("count").textContent'), '2001 items');
+    } finally {
+      await second.disconnect();
+    }
+  });
 });
 
 test('q handles from find re-resolve on every use (they survive a re-render)', async () => {

@@ -131,6 +131,10 @@ export const startCommand = defineCommand({
     'start (--serve DIR | --url URL | --command CMD [--url URL] | --desktop BIN | --terminal CMD [--cols N] [--rows N]) ' +
     '[--path /P] [--headed] [--spa] [--engine chromium|webkit] [--driver cdp|webdriver] [--webdriver URL] [--grid URL]',
   details:
+    'A Chromium session listens for DevTools on a 127.0.0.1 port (in .perf/state.json): that is how the step verbs and an MCP ' +
+    'server reach it, and any other local user on this machine can connect to it too and drive the browser, its ' +
+    'cookies included (docs/scenarios.md, "Only you drive it"). `perf run`, `gate`, `leaks` and `bisect` drive the ' +
+    'browsers they launch over a pipe only they hold.\n\n' +
     'Examples:\n  perf start --serve scenarios/app --path /list.html\n  perf start --command "npm run preview -- --port ' +
     '${PORT}"\n  perf start --url http://127.0.0.1:5173\n  perf start --serve scenarios/app --engine webkit\n  perf start ' +
     '--desktop ./src-tauri/target/debug/my-app --desktop-driver tauri\n ' +

@@ -132,8 +132,11 @@ async function startCdpSession(
 ): Promise<AnySessionState> {
   const chromeLog = openSync(join(stateDir, 'chrome.log'), 'a');
   const grid = options.grid !== undefined ? await startGridChrome(options.grid, { headless: options.headless !== false }) : undefined;
-  held.chrome = grid ?? (await launchChrome({ headless: options.headless !== false, logFd: chromeLog }));
-  const browser = (held.browser = await Browser.connect(held.chrome.wsEndpoint));
+  // A port, not the pipe: the CLI verbs (and an MCP server) attach to this browser from other processes.
+  // Any local user can reach it too (docs/scenarios.md says so).
+  const chrome = grid ?? (await launchChrome({ headless: options.headless !== false, logFd: chromeLog, devtools: 'port' }));
+  held.chrome = chrome;
+  const browser = (held.browser = await Browser.connect(chrome.devtools.wsEndpoint));
   const page = await browser.newPage({ isolated: true });
   await installPageScripts(page);
   await page.navigate(pageUrl);
@@ -142,8 +145,9 @@ async function startCdpSession(
     driver: 'cdp',
     chrome: {
       pid: held.chrome.pid,
-      wsEndpoint: held.chrome.wsEndpoint,
-      port: held.chrome.port,
+      wsEndpoint: chrome.devtools.wsEndpoint,
+      // A Grid session's endpoint is its router's, not a port here.
+      port: 'port' in chrome.devtools ? chrome.devtools.port : 0,
       headless: options.headless !== false,
       version: browser.version.product,
       executablePath: held.chrome.executablePath,

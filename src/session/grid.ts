@@ -183,8 +183,7 @@ export async function startGridChrome(grid: string, opts: LaunchOptions = {}): P
   return {
     grid: { url: grid, sessionId: client.sessionId },
     pid: typeof caps['goog:processID'] === 'number' ? caps['goog:processID'] : 0,
-    port: 0,
-    wsEndpoint,
+    devtools: { kind: 'websocket', wsEndpoint },
     userDataDir: chrome?.userDataDir ?? '',
     executablePath: binary ?? `${String(caps.browserName ?? 'chrome')} ${String(caps.browserVersion ?? '')} on Selenium Grid`.trim(),
     exited,

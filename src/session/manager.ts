@@ -454,15 +454,13 @@ export async function runDoctor(opts: { outDir?: string } = {}): Promise<{ ok: b
       const t0 = performance.now();
       const chrome = await launchChrome({ executablePath: chromePath });
       try {
-        const browser = await Browser.connect(chrome.wsEndpoint);
+        const browser = await Browser.launched(chrome);
         const product = browser.version.product;
         await browser.disconnect();
         checks.push({
           name: 'chromium launches',
           ok: true,
-          detail:
-            `${product} headless, DevTools on 127.0.0.1:${chrome.port}, ${Math.round(performance.now() - t0)}` +
-            ` ms (${safeVersion(chromePath)})`,
+          detail: `${product} headless, DevTools over a pipe, ${Math.round(performance.now() - t0)}` + ` ms (${safeVersion(chromePath)})`,
         });
       } finally {
         await chrome.close();

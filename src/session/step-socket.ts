@@ -2,10 +2,10 @@
  * The step socket of a terminal session: a pseudo-terminal belongs to the process that opened it, so
  * `perf start --terminal` keeps the program in its daemon and step verbs (and an MCP server that did
  * not start it) send each step there. One connection per step: a JSON line in, a JSON line out.
- * The socket lives in the session's state folder, which only its user can enter.
+ * The socket lives in the session's state folder, mode 0600: only its user can connect.
  */
 import { createConnection, createServer, type Server } from 'node:net';
-import { rmSync } from 'node:fs';
+import { chmodSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { errorCodeOf, isPerfError, PerfError, perfErrorKind, type ErrorInfo } from '../errors.js';
@@ -64,6 +64,9 @@ export async function serveSteps(socketPath: string, run: (req: StepRequest) => 
     server.once('error', reject);
     server.listen(socketPath, () => resolve());
   });
+  // Connecting to a socket needs write permission on it: 0600 keeps other local users from sending keystrokes,
+  // whatever the umask made of it (0777 under umask 0) and whoever may enter the folder.
+  chmodSync(socketPath, 0o600);
   return server;
 }
 

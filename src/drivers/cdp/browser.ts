@@ -14,6 +14,7 @@ import {
   type ParamsOf,
   type ResultOf,
 } from './connection.js';
+import { launchFailed, START_TIMEOUT_MS, type ChromeProcess } from './chrome.js';
 
 export { ProtocolError, TargetClosedError };
 
@@ -82,7 +83,8 @@ export class Browser {
 
   private constructor(
     readonly conn: CdpConnection,
-    readonly wsEndpoint: string,
+    /** Where others can attach too; undefined over a pipe, which only this process holds. */
+    readonly wsEndpoint: string | undefined,
     readonly version: BrowserVersion,
   ) {
     conn.onDisconnect((reason) => {
@@ -96,6 +98,23 @@ export class Browser {
     const conn = await CdpConnection.connect(ws, exited);
     const version = await conn.send('Browser.getVersion');
     return new Browser(conn, ws, version);
+  }
+
+  /**
+   * A browser we launched (or a remote session), over its pipe or its WebSocket. Over the pipe its first
+   * answer is the sign it has started: none within `startTimeoutMs` (or its exit first) is a failed launch.
+   */
+  static async launched(chrome: ChromeProcess, startTimeoutMs = START_TIMEOUT_MS): Promise<Browser> {
+    const devtools = chrome.devtools;
+    if (devtools.kind === 'websocket') return Browser.connect(devtools.wsEndpoint, chrome.exitReason);
+    const conn = CdpConnection.overPipe(devtools, chrome.exitReason);
+    try {
+      return new Browser(conn, undefined, await conn.send('Browser.getVersion', undefined, undefined, startTimeoutMs));
+    } catch (e) {
+      await conn.close();
+      const why = e instanceof TargetClosedError ? e.message.replace(/^Browser\.getVersion: /, '') : String(e);
+      throw launchFailed(`Chrome did not answer on its DevTools pipe: ${why}`, chrome.executablePath, chrome.stderrTail());
+    }
   }
 
   get isConnected(): boolean {

@@ -3,7 +3,7 @@
  * lives in src/drivers/cdp.
  */
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
-import type { Readable } from 'node:stream';
+import { Duplex, type Readable } from 'node:stream';
 import { existsSync, mkdirSync, mkdtempSync, readlinkSync, rmSync, writeSync } from 'node:fs';
 import { readdir, rm, stat } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
@@ -12,6 +12,7 @@ import { PerfError } from '../../errors.js';
 import { trackFolder, trackProcess, terminate, isAlive } from '../../processes.js';
 import { isExecutable } from '../../files.js';
 import { SOFT_NAVIGATION_FLAG } from '../runtime/perf-probe.js';
+import type { DevToolsPipe } from './pipe.js';
 
 export const INSTALL_HINT =
   'install Chromium: Debian/Ubuntu `sudo apt-get install -y chromium` (Ubuntu: chromium-browser), ' +
@@ -105,24 +106,44 @@ export const BASE_FLAGS = [
   SOFT_NAVIGATION_FLAG,
 ];
 
+// 30 s: a cold start on a loaded 2-core machine takes ~1 s; a hang beyond this is a broken install.
+export const START_TIMEOUT_MS = 30_000;
+
 export interface LaunchOptions {
   executablePath?: string;
+  /**
+   * How the harness reaches the browser's DevTools. `pipe` (the default): `--remote-debugging-pipe`,
+   * descriptors only this process holds. `port`: `--remote-debugging-port` on 127.0.0.1, for a browser
+   * other processes must attach to (a `perf start` session's CLI verbs): any local user can connect to
+   * it and drive the browser, its signed-in cookies included.
+   */
+  devtools?: 'pipe' | 'port';
   headless?: boolean;
   /** Default: a fresh temp folder, removed when the browser is closed. */
   userDataDir?: string;
-  /** false for a `perf start` session that must outlive the CLI. Default true: dies with the harness. */
+  /**
+   * false for a browser that must outlive the CLI (needs `devtools: 'port'`: the browser quits when its
+   * pipe closes). Default true: dies with the harness.
+   */
   track?: boolean;
   windowSize?: { width: number; height: number };
   extraArgs?: string[];
   /** Chrome's stderr goes here too, when given (a session's log file). */
   logFd?: number;
+  /** How long a start may take: until its DevTools endpoint is printed (a port), or it first answers (the pipe). */
   startTimeoutMs?: number;
 }
 
-export interface ChromeProcess {
+/** A WebSocket anyone who can reach it may use: a launched browser's loopback port, a Grid's se:cdp. */
+export type WebSocketDevTools = { kind: 'websocket'; wsEndpoint: string };
+/** A launched browser's loopback port (`devtools: 'port'`). */
+export type ListeningDevTools = WebSocketDevTools & { port: number };
+/** How the harness reaches a browser's DevTools: the pipe of a browser we launched (only this process holds it), or a WebSocket. */
+export type DevTools = ({ kind: 'pipe' } & DevToolsPipe) | WebSocketDevTools;
+
+export interface ChromeProcess<D extends DevTools = DevTools> {
   pid: number;
-  port: number;
-  wsEndpoint: string;
+  devtools: D;
   userDataDir: string;
   executablePath: string;
   /** Resolves when the process exits, for whatever reason. */
@@ -146,8 +167,14 @@ function resolveBinary(path: string): string {
   return path;
 }
 
+export function launchChrome(opts: LaunchOptions & { devtools: 'port' }): Promise<ChromeProcess<ListeningDevTools>>;
+export function launchChrome(opts?: LaunchOptions): Promise<ChromeProcess>;
 export async function launchChrome(opts: LaunchOptions = {}): Promise<ChromeProcess> {
   const executablePath = resolveBinary(opts.executablePath ?? findChrome().path);
+  const overPipe = opts.devtools !== 'port';
+  if (overPipe && opts.track === false) {
+    throw new PerfError({ code: 'internal_error', message: 'a browser that outlives the harness needs a DevTools port, not the pipe' });
+  }
   const ownProfile = opts.userDataDir === undefined;
   // Once per process: the leftovers of earlier runs, not of this one's own restarts.
   if (ownProfile && !swept) {
@@ -160,10 +187,11 @@ export async function launchChrome(opts: LaunchOptions = {}): Promise<ChromeProc
   const childTmp = join(userDataDir, 'tmp');
   if (ownProfile) mkdirSync(childTmp);
   const untrackFolder = ownProfile && opts.track !== false ? trackFolder(userDataDir) : () => undefined;
-  const child = spawn(executablePath, chromeArgs(opts, userDataDir), {
+  const child = spawn(executablePath, chromeArgs(opts, userDataDir, overPipe), {
     // Own process group: one signal reaches the renderer, GPU and utility processes too.
     detached: true,
-    stdio: ['ignore', opts.logFd ?? 'ignore', 'pipe'],
+    // With the pipe, the browser reads its commands on fd 3 and writes to fd 4.
+    stdio: ['ignore', opts.logFd ?? 'ignore', 'pipe', ...(overPipe ? (['pipe', 'pipe'] as const) : [])],
     ...(ownProfile ? { env: { ...process.env, TMPDIR: childTmp } } : {}),
   });
   const pid = child.pid;
@@ -187,17 +215,13 @@ export async function launchChrome(opts: LaunchOptions = {}): Promise<ChromeProc
     });
   });
   const tail: string[] = [];
-  const stderr = child.stderr!;
-  const wsEndpoint = await devToolsEndpoint({ child, stderr, exited, tail, executablePath, opts });
-  // Once the endpoint is known, stop buffering into memory beyond the tail and let the CLI exit.
-  if (opts.track === false) stderr.destroy();
-  const port = Number(new URL(wsEndpoint.replace(/^ws/, 'http')).port);
+  const started = { child, stderr: child.stderr!, exited, tail, executablePath, opts };
+  const devtools = overPipe ? pipeOf(started) : await listeningOn(started);
   const exitReason = exited.then(({ code, signal }) => describeExit(code, signal, tail[tail.length - 1]));
   let closing: Promise<void> | undefined;
   return {
     pid,
-    port,
-    wsEndpoint,
+    devtools,
     userDataDir,
     executablePath,
     exited,
@@ -217,15 +241,46 @@ export async function launchChrome(opts: LaunchOptions = {}): Promise<ChromeProc
   };
 }
 
-function chromeArgs(opts: LaunchOptions, userDataDir: string): string[] {
+interface Started {
+  child: ChildProcess;
+  stderr: Readable;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  tail: string[];
+  executablePath: string;
+  opts: LaunchOptions;
+}
+
+/**
+ * The browser's pipe pair. It answers there once it has started (Browser.launched waits for that), so
+ * nothing is waited for here; its stderr still feeds `tail` and the session log.
+ */
+function pipeOf(at: Started): DevTools {
+  const [, , , commands, answers] = at.child.stdio;
+  if (!(commands instanceof Duplex) || !(answers instanceof Duplex)) {
+    throw new PerfError({ code: 'internal_error', message: 'the browser was spawned without its DevTools pipe' });
+  }
+  // A spawn failure after the pid is known is reported by the exit that follows, through the pipe.
+  at.child.on('error', () => undefined);
+  followStderr(at, () => undefined);
+  return { kind: 'pipe', commands, answers };
+}
+
+/** The browser's loopback port, once it has printed its DevTools endpoint. */
+async function listeningOn(at: Started): Promise<ListeningDevTools> {
+  const wsEndpoint = await devToolsEndpoint(at);
+  // Once the endpoint is known, stop buffering into memory beyond the tail and let the CLI exit.
+  if (at.opts.track === false) at.stderr.destroy();
+  return { kind: 'websocket', wsEndpoint, port: Number(new URL(wsEndpoint.replace(/^ws/, 'http')).port) };
+}
+
+function chromeArgs(opts: LaunchOptions, userDataDir: string, overPipe: boolean): string[] {
   const size = opts.windowSize ?? { width: 1280, height: 800 };
   return [
     ...(opts.headless === false ? [] : ['--headless']),
     ...BASE_FLAGS,
     `--user-data-dir=${userDataDir}`,
-    '--remote-debugging-address=127.0.0.1',
-    // Port 0: Chrome picks a free port and prints it, so there is no race between choosing and binding.
-    '--remote-debugging-port=0',
+    // Port 0 for a port: Chrome picks a free one and prints it, so there is no race between choosing and binding.
+    ...(overPipe ? ['--remote-debugging-pipe'] : ['--remote-debugging-address=127.0.0.1', '--remote-debugging-port=0']),
     `--window-size=${size.width},${size.height}`,
     ...(opts.extraArgs ?? []),
     // No first window: we open our own page in a fresh browser context at once, and a startup page
@@ -235,57 +290,63 @@ function chromeArgs(opts: LaunchOptions, userDataDir: string): string[] {
 }
 
 /**
- * Chrome's DevTools endpoint, read from its stderr (which also feeds `tail` and the session log); a
- * PerfError when Chrome dies or hangs first.
+ * Chrome's stderr, line by line, into `tail` (and the session log, when there is one); `onLine` sees
+ * each line as it comes.
  */
-function devToolsEndpoint(at: {
-  child: ChildProcess;
-  stderr: Readable;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-  tail: string[];
-  executablePath: string;
-  opts: LaunchOptions;
-}): Promise<string> {
-  const { child, stderr, exited, tail, executablePath, opts } = at;
+function followStderr(at: Started, onLine: (line: string) => void): void {
+  const { stderr, tail, opts } = at;
   let stderrBuf = '';
+  stderr.setEncoding('utf8');
+  stderr.on('data', (chunk: string) => {
+    if (opts.logFd !== undefined) {
+      try {
+        // Session logs keep Chrome's own diagnostics.
+        writeSync(opts.logFd, chunk);
+      } catch {
+        /* log is best effort */
+      }
+    }
+    stderrBuf += chunk;
+    let nl: number;
+    while ((nl = stderrBuf.indexOf('\n')) >= 0) {
+      const line = stderrBuf.slice(0, nl);
+      stderrBuf = stderrBuf.slice(nl + 1);
+      tail.push(line);
+      // 50 lines: enough context to diagnose a crash, bounded for a long session.
+      if (tail.length > 50) tail.shift();
+      onLine(line);
+    }
+  });
+}
+
+/** The error of a browser that did not start: why, which binary, and its last lines of output. */
+export function launchFailed(why: string, executablePath: string, lastOutput: string): PerfError {
+  const last = lastOutput.trim().split('\n').slice(-10).join('\n');
+  return new PerfError({
+    code: 'chrome_launch_failed',
+    kind: 'environment',
+    message: `${why} (${executablePath})${last ? `; last output:\n${last}` : ''}`,
+    suggestion: 'run `perf doctor` to check the Chromium install',
+  });
+}
+
+/**
+ * Chrome's DevTools endpoint, read from its stderr; a PerfError when Chrome dies or hangs first.
+ */
+function devToolsEndpoint(at: Started): Promise<string> {
+  const { child, exited, tail, executablePath, opts } = at;
   return new Promise<string>((resolve, reject) => {
-    // 30 s: a cold start on a loaded 2-core machine takes ~1 s; a hang beyond this is a broken install.
-    const timeoutMs = opts.startTimeoutMs ?? 30_000;
+    const timeoutMs = opts.startTimeoutMs ?? START_TIMEOUT_MS;
     const timer = setTimeout(() => fail(`Chrome did not print its DevTools endpoint within ${timeoutMs} ms`), timeoutMs);
     const fail = (why: string): void => {
       clearTimeout(timer);
-      reject(
-        new PerfError({
-          code: 'chrome_launch_failed',
-          kind: 'environment',
-          message: `${why} (${executablePath})${tail.length ? `; last output:\n${tail.slice(-10).join('\n')}` : ''}`,
-          suggestion: 'run `perf doctor` to check the Chromium install',
-        }),
-      );
+      reject(launchFailed(why, executablePath, tail.join('\n')));
     };
-    stderr.setEncoding('utf8');
-    stderr.on('data', (chunk: string) => {
-      if (opts.logFd !== undefined) {
-        try {
-          // Session logs keep Chrome's own diagnostics.
-          writeSync(opts.logFd, chunk);
-        } catch {
-          /* log is best effort */
-        }
-      }
-      stderrBuf += chunk;
-      let nl: number;
-      while ((nl = stderrBuf.indexOf('\n')) >= 0) {
-        const line = stderrBuf.slice(0, nl);
-        stderrBuf = stderrBuf.slice(nl + 1);
-        tail.push(line);
-        // 50 lines: enough context to diagnose a crash, bounded for a long session.
-        if (tail.length > 50) tail.shift();
-        const m = /DevTools listening on (ws:\/\/\S+)/.exec(line);
-        if (m) {
-          clearTimeout(timer);
-          resolve(m[1]!);
-        }
+    followStderr(at, (line) => {
+      const m = /DevTools listening on (ws:\/\/\S+)/.exec(line);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]!);
       }
     });
     child.once('error', (e) => fail(`could not start Chrome: ${e.message}`));

@@ -1,13 +1,17 @@
 /**
- * One WebSocket to the browser endpoint, flat sessions for pages (Target.attachToTarget with
- * flatten). Context restarts then cost no new WebSocket handshake. This file and its siblings are
- * the only code that imports chrome-remote-interface.
+ * One channel to the browser, flat sessions for pages (Target.attachToTarget with flatten): context
+ * restarts then cost no new handshake. The channel is the pipe of a browser we launched (pipe.ts), or a
+ * WebSocket (chrome-remote-interface) to an endpoint others can reach too: a `perf start` session's
+ * port, a Grid, a user's `endpoint`. This file and its siblings are the only code that imports
+ * chrome-remote-interface.
  */
+import type { EventEmitter } from 'node:events';
 import type CDP from 'chrome-remote-interface';
 import type { ProtocolMapping } from 'devtools-protocol/types/protocol-mapping.js';
 import { PerfError } from '../../errors.js';
 import { hideCredentials } from '../../url.js';
 import { TargetClosedError } from '../errors.js';
+import { PipeClient, type Callback, type DevToolsPipe } from './pipe.js';
 
 export type Commands = ProtocolMapping.Commands;
 export type Events = ProtocolMapping.Events;
@@ -35,11 +39,36 @@ interface Pending {
   reject: (e: Error) => void;
 }
 
-type Client = Awaited<ReturnType<typeof CDP>>;
-type Listener = (params: unknown) => void;
-/** chrome-remote-interface keeps its `ws` WebSocket here (not in its types): what a stalled close cuts off. */
-interface WithSocket {
-  _ws?: { terminate?: () => void };
+/**
+ * What CdpConnection needs of a client, chrome-remote-interface's way: `send` answers through a callback
+ * (`true` and the protocol error, or `false` and the result, or an Error when the channel failed);
+ * events are emitted by method (params, sessionId) and by `method.sessionId`; 'disconnect' when the
+ * browser's end closed.
+ */
+interface CdpClient extends Pick<EventEmitter, 'on' | 'off'> {
+  send(method: string, params: unknown, sessionId: string | undefined, callback: Callback): void;
+  close(): Promise<void>;
+  /** Drop the channel now, without a closing handshake. */
+  terminate(): void;
+}
+
+type CriClient = Awaited<ReturnType<typeof CDP>>;
+/** chrome-remote-interface's client as it is at run time: an EventEmitter with its `ws` WebSocket in `_ws` (not in its types). */
+type CriRuntime = CriClient & EventEmitter & { _ws?: { terminate?: () => void } };
+
+/** chrome-remote-interface's client over a WebSocket, as a CdpClient. */
+function webSocketClient(client: CriRuntime): CdpClient {
+  // One listener per page session and event is normal for us, not a leak.
+  client.setMaxListeners(0);
+  return {
+    send: (method, params, sessionId, callback) =>
+      // Its send(method, params, sessionId, callback) is typed per method; ours passes any method through.
+      (client.send as (m: string, p: unknown, s: string | undefined, cb: Callback) => void)(method, params, sessionId, callback),
+    on: (event, listener) => client.on(event, listener),
+    off: (event, listener) => client.off(event, listener),
+    close: () => client.close(),
+    terminate: () => client._ws?.terminate?.(),
+  };
 }
 
 // 30 s: longer than any sane single CDP command (a navigation waits separately), short enough that
@@ -63,7 +92,7 @@ export class CdpConnection {
   private readonly disconnectHandlers = new Set<(reason: string) => void>();
 
   private constructor(
-    private readonly client: Client,
+    private readonly client: CdpClient,
     exited: Promise<string> | undefined,
   ) {
     // The socket usually closes a moment before the process is reaped: wait briefly for the exit
@@ -87,6 +116,11 @@ export class CdpConnection {
     client.on('Target.detachedFromTarget', (p: { sessionId: string }) => this.failSession(p.sessionId, 'page closed'));
   }
 
+  /** Over the DevTools pipe of a browser we launched: `exited` as for connect(). */
+  static overPipe(pipe: DevToolsPipe, exited: Promise<string>): CdpConnection {
+    return new CdpConnection(new PipeClient(pipe), exited);
+  }
+
   /** `exited`: resolves with how the browser process ended, when we launched it (see markClosed). */
   static async connect(wsEndpoint: string, exited?: Promise<string>, timeoutMs = CONNECT_TIMEOUT_MS): Promise<CdpConnection> {
     let timer: NodeJS.Timeout | undefined;
@@ -103,9 +137,7 @@ export class CdpConnection {
         timer = setTimeout(() => reject(new Error(`no WebSocket connection within ${timeoutMs} ms`)), timeoutMs);
       });
       const client = await Promise.race([connecting, late]);
-      // One listener per page session and event is normal for us, not a leak.
-      (client as unknown as NodeJS.EventEmitter).setMaxListeners(0);
-      return new CdpConnection(client, exited);
+      return new CdpConnection(webSocketClient(client as CriRuntime), exited);
     } catch (cause) {
       // A connection that opens after the deadline is closed, not leaked.
       void connecting.then((c) => c.close()).catch(() => undefined);
@@ -193,19 +225,16 @@ export class CdpConnection {
           resolve(response as ResultOf<M>);
         }
       };
-      // chrome-remote-interface's untyped send(method, params, sessionId, callback).
-      (
-        this.client as unknown as { send: (m: string, p: unknown, s: string | undefined, cb: (e: unknown, r: unknown) => void) => void }
-      ).send(method, params ?? {}, sessionId, cb);
+      this.client.send(method, params ?? {}, sessionId, cb);
     });
   }
 
   /** Subscribe to an event, optionally for one session only. Returns the unsubscribe function. */
   on<E extends EventName>(event: E, handler: (params: EventParams<E>) => void, sessionId?: string): () => void {
     const name = sessionId ? `${event}.${sessionId}` : event;
-    const listener: Listener = (p) => handler(p as EventParams<E>);
-    (this.client as unknown as NodeJS.EventEmitter).on(name, listener);
-    return () => (this.client as unknown as NodeJS.EventEmitter).off(name, listener);
+    const listener = (p: unknown): void => handler(p as EventParams<E>);
+    this.client.on(name, listener);
+    return () => this.client.off(name, listener);
   }
 
   /** Subscribe to an event of the browser session itself (not one relayed from a page session). */
@@ -213,8 +242,8 @@ export class CdpConnection {
     const listener = (p: unknown, sessionId?: string): void => {
       if (!sessionId) handler(p as EventParams<E>);
     };
-    (this.client as unknown as NodeJS.EventEmitter).on(event, listener);
-    return () => (this.client as unknown as NodeJS.EventEmitter).off(event, listener);
+    this.client.on(event, listener);
+    return () => this.client.off(event, listener);
   }
 
   async close(): Promise<void> {
@@ -229,6 +258,6 @@ export class CdpConnection {
   }
 
   private terminate(): void {
-    (this.client as Client & WithSocket)._ws?.terminate?.();
+    this.client.terminate();
   }
 }

@@ -7,7 +7,7 @@ import { cdpPageDriver } from './page-driver.js';
 import { disableCache } from './network.js';
 import type { HostPage } from '../page-driver.js';
 import { PerfError } from '../../errors.js';
-import { launchChrome, type ChromeProcess, type LaunchOptions } from './chrome.js';
+import { launchChrome, type ChromeProcess, type LaunchOptions, type WebSocketDevTools } from './chrome.js';
 import { cdpTabs, closeExtraPages } from './tabs.js';
 import type { PageTabs, PageTracker } from '../tabs.js';
 
@@ -38,18 +38,18 @@ export interface BrowserSessionOptions extends LaunchOptions {
 }
 
 /**
- * A Chrome this harness owns but does not run: a remote session reached over CDP at `wsEndpoint`.
+ * A Chrome this harness owns but does not run: a remote session reached over CDP at its WebSocket (`devtools`).
  * Declared here so that this driver needs no other one; the composition (src/session/grid.ts, over
  * WebDriver) implements it and the runner passes it in.
  */
-export interface RemoteChrome extends ChromeProcess {
+export interface RemoteChrome extends ChromeProcess<WebSocketDevTools> {
   /** The error that must end the run: the session went away without close() (its node died), once it did. */
   lost(): PerfError | undefined;
   /** The CDP connection dropped: the session is gone unless we were closing it. */
   markLost(reason: string): void;
   /** The error when close() could not end the session (no answer in time), once it could not. */
   undeleted(): PerfError | undefined;
-  /** The error to report when the CDP connection to `wsEndpoint` failed. */
+  /** The error to report when the CDP connection to its WebSocket failed. */
   connectError(cause: unknown): PerfError;
 }
 
@@ -325,7 +325,7 @@ async function startBrowser(opts: BrowserSessionOptions): Promise<{ chrome: Chro
     try {
       // A remote endpoint (a Grid's se:cdp, through its router) is the browser's own ws:// endpoint:
       // connected to directly, as there is no /json/version to discover it from.
-      const browser = await Browser.connect(chrome.wsEndpoint, chrome.exitReason);
+      const browser = await Browser.launched(chrome);
       browser.onDisconnect((reason) => chrome.markLost(reason));
       return { chrome, browser };
     } catch (e) {
@@ -336,7 +336,7 @@ async function startBrowser(opts: BrowserSessionOptions): Promise<{ chrome: Chro
   }
   const chrome = await launchChrome(opts);
   try {
-    return { chrome, browser: await Browser.connect(chrome.wsEndpoint, chrome.exitReason) };
+    return { chrome, browser: await Browser.launched(chrome, opts.startTimeoutMs) };
   } catch (e) {
     await chrome.close();
     throw e;

@@ -50,6 +50,9 @@ const CHROME_ARGS = [
   '--disable-sync',
   SOFT_NAVIGATION_FLAG,
   '--window-size=1280,800',
+  // chromedriver then drives the browser over the pipe instead of opening a DevTools port on 127.0.0.1,
+  // which any local user could connect to (docs/scenarios.md, "Only you drive it").
+  '--remote-debugging-pipe',
 ];
 // Long enough for a runtime call that waits (expect, the gate): each caps its own wait below this.
 const SCRIPT_TIMEOUT_MS = 120_000;
