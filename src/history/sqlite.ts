@@ -5,8 +5,8 @@
  */
 import Database from 'better-sqlite3';
 import { dirname } from 'node:path';
-import { mkdirSync } from 'node:fs';
 import { PerfError } from '../errors.js';
+import { ensureDir, refuseSymlinks } from '../files.js';
 import { SQLITE_DIALECT } from './schema.js';
 import type { Query, Row, SqlDb } from './sql.js';
 
@@ -14,9 +14,17 @@ import type { Query, Row, SqlDb } from './sql.js';
 const BUSY_TIMEOUT_MS = 10_000;
 
 export function openSqlite(file: string): SqlDb {
+  // Its folder one part at a time: a recursive mkdir under /proc spins forever (src/files.ts), and a path
+  // that cannot hold a file is the user's to fix (exit 2 naming it), not a history that failed to open.
+  if (file !== ':memory:') {
+    ensureDir(dirname(file), `--history ${file}`);
+    // SQLite opens the database through a link at its path, creating what a dangling one names (measured): a
+    // link planted in a repository's .perf/ would have it write wherever that leads. The journals it creates
+    // and removes beside it are held to the same rule.
+    refuseSymlinks([file, `${file}-wal`, `${file}-shm`, `${file}-journal`], '--history');
+  }
   let db: Database.Database;
   try {
-    if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
     db = new Database(file, { timeout: BUSY_TIMEOUT_MS });
     db.pragma('journal_mode = WAL');
     // NORMAL under WAL: a power cut may lose the last run recorded, never corrupt the file (the run file is on disk anyway).

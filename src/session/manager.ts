@@ -4,7 +4,7 @@
  * it, reads its state file, stops it, and attaches to its page for step verbs.
  */
 import { execFileSync, fork } from 'node:child_process';
-import { readFileSync, writeFileSync, rmSync, existsSync } from 'node:fs';
+import { readFileSync, rmSync, existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -30,7 +30,7 @@ import {
   type TerminalSessionState,
   type WebDriverSessionState,
 } from './state.js';
-import { checkServeFolder, ensureDir, findExecutable } from '../files.js';
+import { checkServeFolder, ensureDir, findExecutable, writeFileAtomic } from '../files.js';
 import { sendStep, type StepRequest } from './step-socket.js';
 import { checkGridUrl } from './grid.js';
 
@@ -502,7 +502,7 @@ export async function runDoctor(opts: { outDir?: string } = {}): Promise<{ ok: b
   try {
     ensureDir(outDir, 'perf doctor');
     const probe = join(outDir, `.doctor-${process.pid}`);
-    writeFileSync(probe, 'ok');
+    writeFileAtomic(probe, 'ok', { who: 'perf doctor' });
     rmSync(probe);
     checks.push({ name: 'out folder', ok: true, detail: `${outDir} is writable` });
   } catch (e) {
