@@ -9,6 +9,7 @@
 import type { ComparisonFlame } from '../src/perf/attribution.js';
 import type { CompareResult } from '../src/perf/compare.js';
 import type { RunFile } from '../src/perf/run-file.js';
+import { plainText } from '../src/printable.js';
 
 /**
  * What a compare renders. The core's CompareResult plus the optional fields the compare command adds
@@ -93,13 +94,26 @@ export interface Reporter {
    * would overwrite the run file itself (see reportPathFor).
    */
   readonly fileExtension: string;
+  /**
+   * What it writes, which decides how nothing of a hostile input gets through: `text` (a terminal, a CI
+   * log, a PR comment) passes its whole output through the one sanitiser last (src/printable.ts: escape
+   * sequences and control characters out, the report's own colours kept); `html` escapes with its own
+   * escaper; `json` is written by jsonText.
+   */
+  readonly format: 'text' | 'html' | 'json';
   renderRun(run: RunFile, options?: RenderOptions): string;
   renderCompare(result: CompareReport, ctx: CompareContext, options?: RenderOptions): string;
 }
 
-/** Identity at runtime; gives each declaration the Reporter type and a literal name. */
+/** The declaration with the Reporter type and a literal name; a `text` reporter's output sanitised as it leaves. */
 export function defineReporter<const N extends string>(def: Reporter & { name: N }): Reporter & { readonly name: N } {
-  return def;
+  if (def.format !== 'text') return def;
+  const last = (out: string, options: RenderOptions | undefined): string => plainText(out, { sgr: options?.color === true });
+  return {
+    ...def,
+    renderRun: (run, options) => last(def.renderRun(run, options), options),
+    renderCompare: (result, ctx, options) => last(def.renderCompare(result, ctx, options), options),
+  };
 }
 
 /**

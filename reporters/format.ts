@@ -9,6 +9,7 @@ import type { BudgetResult, PerfReportRecord, RepeatRecord, RunFile } from '../s
 import { inBudgetUnit, limitInBudgetUnit } from '../src/perf/budget-units.js';
 import { resolveMetric, sortMetricNames } from '../src/perf/metrics.js';
 import { networkFact } from '../src/perf/compare-runs.js';
+import { oneLine } from '../src/printable.js';
 
 // ─── metric order ───────────────────────────────────────────────────────────────────────────────────
 
@@ -168,16 +169,16 @@ export function failureWhere(r: FailedRepeat): string {
   const f = r.failure;
   if (!f.step) return f.phase;
   const label = f.label && f.label !== f.step ? ` "${f.label}"` : '';
-  return `${f.phase} › ${f.step}${label}`;
+  return oneLine(`${f.phase} › ${f.step}${label}`);
 }
 
 /** One line per failed repeat, e.g. `repeat 3 (timing) failed at steps › tap: target_not_found: …`. */
 export function failureLine(r: FailedRepeat): string {
-  return `repeat ${r.index} (${r.mode}) failed at ${failureWhere(r)}: ${r.failure.error.code}: ${oneLine(r.failure.error.message)}`;
+  return oneLine(`repeat ${r.index} (${r.mode}) failed at ${failureWhere(r)}: ${r.failure.error.code}: ${r.failure.error.message}`);
 }
 
 export function refusedLine(r: RefusedRepeat): string {
-  return `repeat ${r.index} (${r.mode}) refused: ${oneLine(r.reason)}`;
+  return oneLine(`repeat ${r.index} (${r.mode}) refused: ${r.reason}`);
 }
 
 /** Budget evidence: "median 84.2", in the unit its limit was written in ("median 412.0 KB"), or why there is none. */
@@ -191,27 +192,8 @@ export function budgetLimit(b: Pick<BudgetResult, 'op' | 'limit' | 'unit'>): str
   return `${b.op} ${b.unit ? limitInBudgetUnit(b.limit, b.unit) : String(b.limit)}`;
 }
 
-/** Terminal colour / cursor sequences, as a page's console or a child process may put in a message. */
-const ANSI_SEQUENCE = /\u001b\[[0-9;?]*[ -/]*[@-~]/g;
-/** C0/C1 controls other than whitespace: they would beep, move the cursor or break a file format. */
-const CONTROL_CHAR = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/g;
-
-/**
- * Untrusted text (error messages, refusal reasons) on one line, without escape sequences or control
- * characters: reports keep one fact per line, and a message must not recolour or garble a terminal.
- */
-export function oneLine(s: string): string {
-  // Split and trim, not /\s*[\r\n]+\s*/: that regex retries every position of a long run of spaces
-  // (quadratic: a message of 40,000 spaces took 2.5 s, a megabyte would take an hour).
-  const lines = s
-    .replace(ANSI_SEQUENCE, '')
-    .replace(CONTROL_CHAR, '')
-    .split(/[\r\n]+/);
-  return lines
-    .map((l) => l.trim())
-    .filter(Boolean)
-    .join(' ');
-}
+/** Untrusted text on one line (src/printable.ts, the one sanitiser of everything printed as text). */
+export { oneLine };
 
 // ─── compare rows ───────────────────────────────────────────────────────────────────────────────────
 

@@ -756,6 +756,7 @@ export const htmlReporter = defineReporter({
   name: 'html',
   description: 'One self-contained HTML file with charts (opens offline from disk)',
   fileExtension: 'html',
+  format: 'html',
   renderRun,
   renderCompare,
 });

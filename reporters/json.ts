@@ -6,15 +6,16 @@
 import type { RunFile } from '../src/perf/run-file.js';
 import { defineReporter } from './define.js';
 import type { CompareReport } from './define.js';
+import { jsonText } from '../src/printable.js';
 
 function renderRun(run: RunFile): string {
   const { repeats: _repeats, ...summary } = run;
-  return `${JSON.stringify(summary, null, 2)}\n`;
+  return `${jsonText(summary, 2)}\n`;
 }
 
 /** The compare result as is; NaN medians of an empty arm become null, as JSON has no NaN. */
 function renderCompare(result: CompareReport): string {
-  return `${JSON.stringify(result, null, 2)}\n`;
+  return `${jsonText(result, 2)}\n`;
 }
 
 export const jsonReporter = defineReporter({
@@ -22,6 +23,7 @@ export const jsonReporter = defineReporter({
   description: 'JSON: the run file without per-repeat records, or the compare result',
   // Not ".json": written beside the run file, it would overwrite it.
   fileExtension: 'summary.json',
+  format: 'json',
   renderRun,
   renderCompare,
 });

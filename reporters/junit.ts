@@ -14,6 +14,7 @@ import type { RepeatRecord, RunFile } from '../src/perf/run-file.js';
 import { defineReporter } from './define.js';
 import type { CompareContext, CompareReport } from './define.js';
 import { MAX_ATTRIBUTION_LINES } from '../src/perf/attribution.js';
+import { plainText } from '../src/printable.js';
 import {
   attributionTexts,
   budgetLimit,
@@ -29,9 +30,6 @@ import {
 
 // ─── XML ────────────────────────────────────────────────────────────────────────────────────────────
 
-/** Terminal colour sequences (from a step's stderr, a thrown message): noise in a CI UI. */
-const ANSI_SEQUENCE = /\u001b\[[0-9;?]*[ -/]*[@-~]/g;
-
 /**
  * XML 1.0 § 2.2 Char: #x9 | #xA | #xD | [#x20-#xD7FF] | [#xE000-#xFFFD] | [#x10000-#x10FFFF]. Anything
  * else (NUL, other C0 controls, lone surrogates, U+FFFE/FFFF) makes the whole document unparseable
@@ -41,20 +39,22 @@ const INVALID_XML_CHAR = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}
 
 const ENTITY: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' };
 
-/** Text content: the five predefined entities, invalid characters stripped. */
+/**
+ * Text content: the five predefined entities; escape sequences (from a step's stderr, a thrown message: noise
+ * in a CI UI, and live again in a terminal that prints the file), control and invalid characters stripped.
+ */
 export function xmlText(s: string): string {
-  return s
-    .replace(ANSI_SEQUENCE, '')
+  return plainText(s)
     .replace(INVALID_XML_CHAR, '')
     .replace(/[&<>"']/g, (c) => ENTITY[c] ?? c);
 }
 
 /**
- * Attribute value (always written in double quotes). Tab, LF and CR become character references
+ * Attribute value (always written in double quotes). Tab and LF (a CR is one by now) become character references
  * because a parser normalises literal ones in attributes to spaces (XML 1.0 § 3.3.3).
  */
 export function xmlAttr(s: string): string {
-  return xmlText(s).replace(/\t/g, '&#9;').replace(/\n/g, '&#10;').replace(/\r/g, '&#13;');
+  return xmlText(s).replace(/\t/g, '&#9;').replace(/\n/g, '&#10;');
 }
 
 function attrs(a: Record<string, string | number>): string {
@@ -227,6 +227,7 @@ export const junitReporter = defineReporter({
   name: 'junit',
   description: 'JUnit XML for CI test UIs: one testcase per repeat and budget, or per gated metric in a compare',
   fileExtension: 'junit.xml',
+  format: 'text',
   renderRun,
   renderCompare,
 });

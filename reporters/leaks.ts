@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import Table from 'cli-table3';
 import type { LeakGroup, LeaksResult } from '../src/perf/leaks-result.js';
 import { formatBytes, formatNumber, oneLine } from './format.js';
+import { plainText } from '../src/printable.js';
 import { escapeHtml as e, table as htmlTable } from './html-markup.js';
 
 // A retainer path in a table: the root end and the 3 steps nearest the leaked object say where it hangs;
@@ -41,7 +42,7 @@ function perIteration(g: LeakGroup): string {
 
 /** The one-line verdict every format starts with. */
 export function leaksHeadline(r: LeaksResult): string {
-  const what = `${r.scenario}${r.variant ? ` (${r.variant})` : ''}, ${r.iterations} iterations`;
+  const what = oneLine(`${r.scenario}${r.variant ? ` (${r.variant})` : ''}, ${r.iterations} iterations`);
   switch (r.kind) {
     case 'heap': {
       const n = r.leaking.length;
@@ -73,7 +74,7 @@ export function renderLeaksText(r: LeaksResult, opts: { color?: boolean } = {}):
   if (r.kind === 'rss') {
     lines.push(`peak RSS after each iteration: ${r.maxRssAfterEachBytes.map(formatBytes).join(', ')}`);
     lines.push(`not measured on this driver: ${r.missing.join('; ')}`);
-    return lines.join('\n');
+    return plainText(lines.join('\n'));
   }
   if (r.leaking.length) {
     const t = new Table({
@@ -95,7 +96,7 @@ export function renderLeaksText(r: LeaksResult, opts: { color?: boolean } = {}):
     if (r.leaking.length > GROUPS_SHOWN) lines.push(`… and ${r.leaking.length - GROUPS_SHOWN} more groups (--json lists them all)`);
   }
   lines.push(`snapshots: ${oneLine(r.snapshotsDir)} (baseline, first, last .heapsnapshot; open them in DevTools › Memory)`);
-  return lines.join('\n');
+  return plainText(lines.join('\n'), { sgr: opts.color === true });
 }
 
 /** Markdown table cells: no pipe, no newline, no backtick run that could open markup. */
@@ -110,7 +111,7 @@ export function renderLeaksMarkdown(r: LeaksResult): string {
     out.push('| iteration | peak RSS |', '|---:|---:|');
     r.maxRssAfterEachBytes.forEach((b, i) => out.push(`| ${i + 1} | ${formatBytes(b)} |`));
     out.push('', `Not measured on this driver: ${md(r.missing.join('; '))}.`);
-    return out.join('\n') + '\n';
+    return plainText(out.join('\n') + '\n');
   }
   if (r.leaking.length) {
     out.push('| constructor | per iteration | count | retained | detached | retainer path |', '|---|---:|---:|---:|---:|---|');
@@ -122,7 +123,7 @@ export function renderLeaksMarkdown(r: LeaksResult): string {
     if (r.leaking.length > GROUPS_SHOWN) out.push('', `… and ${r.leaking.length - GROUPS_SHOWN} more groups.`);
   }
   out.push('', `Snapshots: \`${md(r.snapshotsDir)}\``);
-  return out.join('\n') + '\n';
+  return plainText(out.join('\n') + '\n');
 }
 
 const STYLE =

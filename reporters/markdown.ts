@@ -276,6 +276,7 @@ export const markdownReporter = defineReporter({
   name: 'markdown',
   description: 'GitHub-flavoured Markdown for PR comments; appended to $GITHUB_STEP_SUMMARY when set',
   fileExtension: 'md',
+  format: 'text',
   renderRun,
   renderCompare,
 });

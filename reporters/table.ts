@@ -199,6 +199,7 @@ export const tableReporter = defineReporter({
   name: 'table',
   description: 'Plain-text summary tables for the terminal (metric, median, spread, n; compare deltas)',
   fileExtension: 'txt',
+  format: 'text',
   renderRun,
   renderCompare,
 });

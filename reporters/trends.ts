@@ -7,16 +7,16 @@
 import type { Trend, TrendChange, TrendPoint } from '../src/perf/trends.js';
 import { escapeHtml as e, table } from './html-markup.js';
 import { pageShell } from './html.js';
-import { formatPct, formatValue } from './format.js';
+import { formatPct, formatValue, oneLine } from './format.js';
+import { plainText } from '../src/printable.js';
 
-export const shortCommit = (c: string | null): string => (c ? c.slice(0, 10) : '–');
+// A commit as recorded (`perf history add --commit` takes any text): on one line like every other stored string.
+export const shortCommit = (c: string | null): string => (c ? oneLine(c).slice(0, 10) : '–');
 
-const oneLine = (s: string | null, max: number): string => {
-  const t = (s ?? '').replace(/\s+/g, ' ').trim();
-  return t.length > max ? `${t.slice(0, max - 1)}…` : t;
-};
+// A commit subject is anyone's text: on one line, without escape sequences, cut to the column it has.
+const subjectOf = (s: string | null, max: number): string => oneLine(s ?? '', max);
 
-const dateOf = (iso: string): string => iso.replace('T', ' ').slice(0, 16);
+const dateOf = (iso: string): string => oneLine(iso).replace('T', ' ').slice(0, 16);
 
 function pad(cells: string[][]): string {
   const widths = cells[0]!.map((_, i) => Math.max(...cells.map((r) => r[i]!.length)));
@@ -28,8 +28,9 @@ function changeWords(metric: string, c: TrendChange): string {
   return `${moved} (${formatPct(100 * c.relativeChange)}, p=${c.pValue.toPrecision(2)})`;
 }
 
+// Scenario, variant and metric (steps.<label>.ms) names come from the recorded files, as the subjects do.
 const titleOf = (t: Pick<Trend, 'scenario' | 'variant' | 'metric'>): string =>
-  `${t.scenario}${t.variant ? ` [${t.variant}]` : ''} · ${t.metric}`;
+  oneLine(`${t.scenario}${t.variant ? ` [${t.variant}]` : ''} · ${t.metric}`);
 
 /** One trend as a table: run, commit + subject, date, median, n, and the change a run starts. */
 export function trendText(t: Trend): string {
@@ -39,7 +40,7 @@ export function trendText(t: Trend): string {
   const at = new Map(t.changes.map((c) => [c.index, c]));
   const rows = t.points.map((p, i) => {
     const c = at.get(i);
-    const commit = `${shortCommit(p.commit)} ${oneLine(p.subject, 40)}`.trim();
+    const commit = `${shortCommit(p.commit)} ${subjectOf(p.subject, 40)}`.trim();
     return [
       `${c ? '▶' : ' '} ${p.runId}`,
       commit,
@@ -49,7 +50,7 @@ export function trendText(t: Trend): string {
       c ? `change ${changeWords(t.metric, c)}` : '',
     ];
   });
-  return `${head}\n${pad([['  run', 'commit', 'date', 'median', 'n', ''], ...rows])}`;
+  return plainText(`${head}\n${pad([['  run', 'commit', 'date', 'median', 'n', ''], ...rows])}`);
 }
 
 /** `perf history changes` as text: one line per change point, grouped by trend. */
@@ -57,13 +58,15 @@ export function changesText(trends: readonly Trend[]): string {
   const lines: string[] = [];
   for (const t of trends) {
     for (const c of t.changes) {
-      lines.push(`${titleOf(t)}: ${shortCommit(c.commit)} ${oneLine(c.subject, 50)} (run ${c.runId}) ${changeWords(t.metric, c)}`);
+      lines.push(`${titleOf(t)}: ${shortCommit(c.commit)} ${subjectOf(c.subject, 50)} (run ${c.runId}) ${changeWords(t.metric, c)}`);
     }
   }
   const checked = `${trends.length} series checked`;
-  return lines.length
-    ? `${lines.join('\n')}\n${lines.length} change point${lines.length === 1 ? '' : 's'}, ${checked}`
-    : `no change points; ${checked}`;
+  return plainText(
+    lines.length
+      ? `${lines.join('\n')}\n${lines.length} change point${lines.length === 1 ? '' : 's'}, ${checked}`
+      : `no change points; ${checked}`,
+  );
 }
 
 /** The DESIGN.md JSON of one change. */
@@ -102,7 +105,7 @@ function runRows(t: Trend, id: string): string {
     .map(({ p, i }) => {
       const c = at.get(i);
       const run = `<a id="${id}-run-${p.runId}" href="#${id}-run-${p.runId}">${p.runId}</a>`;
-      const commit = `<code>${e(shortCommit(p.commit))}</code> ${e(oneLine(p.subject, 70))}`;
+      const commit = `<code>${e(shortCommit(p.commit))}</code> ${e(subjectOf(p.subject, 70))}`;
       const mark = c ? `<b class="cp">change ${e(changeWords(t.metric, c))}</b>` : '';
       return [run, commit, e(dateOf(p.date)), e(formatValue(t.metric, p.median)), String(p.n), mark];
     });
@@ -117,7 +120,7 @@ function trendSection(t: Trend, index: number, charts: ChartData[]): string {
         .map(
           (c) =>
             `<li><a href="#${id}-run-${c.runId}">run ${c.runId}</a> <code>${e(shortCommit(c.commit))}</code> ` +
-            `${e(oneLine(c.subject, 70))}: ${e(changeWords(t.metric, c))}</li>`,
+            `${e(subjectOf(c.subject, 70))}: ${e(changeWords(t.metric, c))}</li>`,
         )
         .join('')}</ul>`
     : '<p class="muted">No change point.</p>';

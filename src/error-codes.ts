@@ -231,7 +231,7 @@ export const ERRORS = {
   not_checkable: { kind: 'usage', suggestion: 'use tap for other controls, select_option for lists' },
   not_focusable: { kind: 'failed', suggestion: 'focus a control inside it, or tap it' },
   option_not_found: { kind: 'failed', suggestion: 'tap it to open it and snap to see its options' },
-  out_unusable: { kind: 'environment', suggestion: 'pass a writable folder, e.g. --out build/perf' },
+  out_unusable: { kind: 'environment', kinds: ['environment', 'usage'], suggestion: 'pass a writable folder, e.g. --out build/perf' },
   page_crashed: { kind: 'environment', suggestion: RESTART },
   page_navigated: { kind: 'failed', suggestion: 'wait for the navigation (wait_for) and run snap again' },
   page_not_found: {

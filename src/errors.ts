@@ -137,12 +137,3 @@ export function closest(input: string, valid: readonly string[], limit = 3): str
     .slice(0, limit)
     .map((c) => c.name);
 }
-
-/**
- * Text safe to print on a terminal: control characters (escape sequences from a hostile or corrupt
- * input file would recolour, move or retitle the user's terminal) become visible \u escapes.
- * Newlines and tabs stay.
- */
-export function printable(text: string): string {
-  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-}

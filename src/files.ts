@@ -4,20 +4,31 @@
  * - `insideWorkdir` keeps a path argument (a step's output, an MCP tool's file or folder) inside the
  *   working folder after resolving symlinks in every existing component of the path; `confinedPath`
  *   checks before and after creating the missing folders of a file to write;
- * - `writeFileNoFollow` opens the target with O_NOFOLLOW, so a symlink at the target is refused with a
- *   typed error instead of followed, and refuses to overwrite a file with other hard links;
- * - `writeFileAtomic` writes a fresh temporary file (O_EXCL | O_NOFOLLOW, so a planted temp name cannot
- *   redirect it) and renames it over the target: a symlink there is replaced, never written through.
+ * - `ensureDir` creates the folders of every file we write, one at a time (never mkdir's `recursive`),
+ *   and `ensurePrivateDir` a folder of secrets: 0700, ours, and not a symlink;
+ * - `createFileAtomic` (and `writeFileAtomic` on it) is the one writer of what perf produces: a fresh
+ *   temporary file (O_EXCL | O_NOFOLLOW, so a planted temp name cannot redirect it) renamed over the
+ *   target, so a symlink or a hard link there is replaced, never written through;
+ * - `writeFileNoFollow`, for a file a step's argument names, opens the target with O_NOFOLLOW and refuses
+ *   a symlink, a hard-linked file or (without `overwrite`) any existing file with a typed error;
+ * - `openLogNoFollow` appends to a log the same way.
  * What remains is a race with someone swapping a folder of the path between the check and the open;
  * Node has no openat() to close it.
+ *
+ * Modes: what holds the app's data as it was (heap snapshots, traces, terminal recordings, state files,
+ * tokens, app and browser logs) is SECRET_FILE_MODE (the user only, whatever the umask or a folder's default
+ * ACL); what perf derives to be passed on (run files, reports, baselines, screenshots, the history) keeps the
+ * umask's mode.
  */
 import {
   accessSync,
+  chmodSync,
   closeSync,
   constants,
   fchmodSync,
   fstatSync,
   ftruncateSync,
+  lstatSync,
   mkdirSync,
   openSync,
   realpathSync,
@@ -29,7 +40,14 @@ import {
 import path from 'node:path';
 import { PerfError } from './errors.js';
 
-const { O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW, W_OK } = constants;
+const { O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW, O_APPEND, W_OK } = constants;
+
+/** A file only its owner may read or write: what holds the app's data (see the top of this file). */
+export const SECRET_FILE_MODE = 0o600;
+/** A folder only its owner may list or enter: the folder of secret files (heap snapshots, traces). */
+export const PRIVATE_DIR_MODE = 0o700;
+// What a new ordinary file asks for; the umask narrows it as the user set it.
+const ORDINARY_FILE_MODE = 0o644;
 
 /**
  * What a variant name or a run label may hold: both become parts of file names (run files, baselines,
@@ -148,9 +166,74 @@ export function checkServeFolder(dir: string, projects: string[], opts: { allowO
 }
 
 /**
- * Write `data` to `file`, never through a symlink at `file`. Without `overwrite` an existing file is
- * `file_exists`; with it, a file that has other hard links is refused too (writing would change them).
- * `shown` is the path as the user wrote it, for messages; `mode` is set on a new or an existing file.
+ * For a file another library opens for writing (SQLite: the database and the -wal, -shm and -journal files it
+ * creates beside it, all through a link): each of `files` that is a symlink is a PerfError `path_is_symlink`.
+ */
+export function refuseSymlinks(files: readonly string[], who: string): void {
+  for (const f of files) {
+    let link = false;
+    try {
+      link = lstatSync(f).isSymbolicLink();
+    } catch {
+      /* absent: created by the writer, O_CREAT in a folder checked by ensureDir */
+    }
+    if (link)
+      throw new PerfError({
+        code: 'path_is_symlink',
+        message: `${who}: ${f} is a symbolic link; refusing to write through it`,
+        suggestion: 'remove the link, or give the real path',
+      });
+  }
+}
+
+/** What an open() for writing failed on, as the typed error a user can act on. */
+function openError(e: unknown, who: string, shown: string): PerfError {
+  const code = (e as NodeJS.ErrnoException).code;
+  if (code === 'EEXIST')
+    return new PerfError({
+      code: 'file_exists',
+      message: `${who}: ${shown} already exists`,
+      suggestion: 'pass overwrite: true, or another path',
+      cause: e,
+    });
+  if (code === 'ELOOP')
+    return new PerfError({
+      code: 'path_is_symlink',
+      message: `${who}: ${shown} is a symbolic link; refusing to write through it`,
+      suggestion: 'remove the link, or write to another path',
+      cause: e,
+    });
+  return writeFailed(e, who, shown);
+}
+
+function writeFailed(e: unknown, who: string | undefined, shown: string): PerfError {
+  return new PerfError({
+    code: 'write_failed',
+    kind: 'environment',
+    message: `${who ? `${who}: ` : ''}could not write ${shown}: ${describeWriteError(e as NodeJS.ErrnoException)}`,
+    suggestion: 'free space on that disk or pass --out on another one',
+    cause: e,
+  });
+}
+
+/** Refuse what an fd opened without O_EXCL may be: not a regular file, or a file other paths share. */
+function checkOpened(fd: number, who: string, shown: string): void {
+  const st = fstatSync(fd);
+  if (!st.isFile())
+    throw new PerfError({ code: 'not_a_file', message: `${who}: ${shown} is not a regular file`, suggestion: 'write to another path' });
+  if (st.nlink > 1)
+    throw new PerfError({
+      code: 'path_is_hardlink',
+      message: `${who}: ${shown} has ${st.nlink} hard links; refusing to overwrite what other paths share`,
+      suggestion: 'remove it first, or write to another path',
+    });
+}
+
+/**
+ * Write `data` to `file`, never through a symlink at `file`: for a file a step's argument names, where an
+ * existing file is the user's to keep. Without `overwrite` an existing file is `file_exists`; with it, a
+ * file that has other hard links is refused too (writing would change them). `shown` is the path as the
+ * user wrote it, for messages; `mode` is set on a new or an existing file.
  */
 export function writeFileNoFollow(
   file: string,
@@ -160,87 +243,130 @@ export function writeFileNoFollow(
   const shown = opts.shown ?? file;
   let fd: number;
   try {
-    fd = openSync(file, O_WRONLY | O_CREAT | O_NOFOLLOW | (opts.overwrite ? 0 : O_EXCL), opts.mode ?? 0o644);
+    fd = openSync(file, O_WRONLY | O_CREAT | O_NOFOLLOW | (opts.overwrite ? 0 : O_EXCL), opts.mode ?? ORDINARY_FILE_MODE);
   } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'EEXIST')
-      throw new PerfError({
-        code: 'file_exists',
-        message: `${opts.who}: ${shown} already exists`,
-        suggestion: 'pass overwrite: true, or another path',
-        cause: e,
-      });
-    if (code === 'ELOOP')
-      throw new PerfError({
-        code: 'path_is_symlink',
-        message: `${opts.who}: ${shown} is a symbolic link; refusing to write through it`,
-        suggestion: 'remove the link, or write to another path',
-        cause: e,
-      });
-    throw new PerfError({
-      code: 'write_failed',
-      kind: 'environment',
-      message: `${opts.who}: could not write ${shown}: ${describeWriteError(e as NodeJS.ErrnoException)}`,
-      cause: e,
-    });
+    throw openError(e, opts.who, shown);
   }
   try {
-    const st = fstatSync(fd);
-    if (!st.isFile())
-      throw new PerfError({
-        code: 'not_a_file',
-        message: `${opts.who}: ${shown} is not a regular file`,
-        suggestion: 'write to another path',
-      });
-    if (st.nlink > 1)
-      throw new PerfError({
-        code: 'path_is_hardlink',
-        message: `${opts.who}: ${shown} has ${st.nlink} hard links; refusing to overwrite what other paths share`,
-        suggestion: 'remove it first, or write to another path',
-      });
+    checkOpened(fd, opts.who, shown);
     // An existing file keeps its mode through open(): set it before the data (a secret) goes in.
     if (opts.mode !== undefined) fchmodSync(fd, opts.mode);
     ftruncateSync(fd, 0);
     writeAll(fd, data);
   } catch (e) {
-    if (e instanceof PerfError) throw e;
-    throw new PerfError({
-      code: 'write_failed',
-      kind: 'environment',
-      message: `${opts.who}: could not write ${shown}: ${describeWriteError(e as NodeJS.ErrnoException)}`,
-      cause: e,
-    });
+    throw e instanceof PerfError ? e : writeFailed(e, opts.who, shown);
   } finally {
     closeSync(fd);
   }
 }
 
 /**
- * Write `data` to `file` through a fresh temporary file renamed over it: readers never see half a
- * file, and a link at `file` is replaced, not followed. A failure (a full or read-only disk) removes
- * the temporary file, leaves `file` as it was, and is a PerfError `write_failed` (environment).
+ * Append-only fd of a log (an app's output, the browser's stderr): opened with O_NOFOLLOW, a regular file
+ * with no other hard links, SECRET_FILE_MODE (an app may print a token, a dev server its login URL).
  */
-export function writeFileAtomic(file: string, data: string | Uint8Array): void {
-  ensureDir(path.dirname(file), 'write');
-  const tmp = `${file}.${process.pid}.${Date.now()}.${Math.random().toString(36).slice(2, 8)}.tmp`;
+export function openLogNoFollow(file: string, who: string): number {
+  let fd: number;
   try {
-    const fd = openSync(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o644);
-    try {
-      writeAll(fd, data);
-    } finally {
-      closeSync(fd);
-    }
-    renameSync(tmp, file);
+    fd = openSync(file, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW, SECRET_FILE_MODE);
   } catch (e) {
+    throw openError(e, who, file);
+  }
+  try {
+    checkOpened(fd, who, file);
+    fchmodSync(fd, SECRET_FILE_MODE);
+    return fd;
+  } catch (e) {
+    closeSync(fd);
+    throw e instanceof PerfError ? e : writeFailed(e, who, file);
+  }
+}
+
+/** A file being written by `createFileAtomic`: nothing is at the target until `commit`. */
+export interface FileSink {
+  /** Append `data` (synchronously: a caller streaming chunks holds one at a time). */
+  write(data: string | Uint8Array): void;
+  /** Bytes written so far. */
+  readonly bytes: number;
+  /** Rename the finished file over the target (a symlink or a hard link there is replaced, not followed). */
+  commit(): void;
+  /** Remove the temporary file; the target stays as it was. Does nothing after `commit`. */
+  abort(): void;
+}
+
+/**
+ * The one writer of what perf produces: `file` written through a fresh temporary file beside it, renamed
+ * over it on `commit`, so readers never see half a file and a link at `file` is replaced, never written
+ * through. Its folders are created by `ensureDir`. `mode` (SECRET_FILE_MODE for a secret) is set exactly,
+ * from the first byte; without it the file is 0644 narrowed by the umask. A failure (a full or read-only
+ * disk) is a PerfError `write_failed` (environment) naming `who` and the file.
+ */
+export function createFileAtomic(file: string, opts: { who?: string; mode?: number } = {}): FileSink {
+  const who = opts.who;
+  ensureDir(path.dirname(file), who ?? 'write');
+  const tmp = `${file}.${process.pid}.${Date.now()}.${Math.random().toString(36).slice(2, 8)}.tmp`;
+  let fd: number | undefined;
+  try {
+    fd = openSync(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, opts.mode ?? ORDINARY_FILE_MODE);
+    // The umask cannot widen the mode asked for, but a folder's default ACL could: set it before any data.
+    if (opts.mode !== undefined) fchmodSync(fd, opts.mode);
+  } catch (e) {
+    if (fd !== undefined) closeSync(fd);
     rmSync(tmp, { force: true });
-    const err = e as NodeJS.ErrnoException;
-    throw new PerfError({
-      code: 'write_failed',
-      kind: 'environment',
-      message: `could not write ${file}: ${describeWriteError(err)}`,
-      suggestion: 'free space on that disk or pass --out on another one',
-      cause: e,
-    });
+    throw writeFailed(e, who, file);
+  }
+  let bytes = 0;
+  let done = false;
+  const close = (): void => {
+    const open = fd;
+    fd = undefined;
+    if (open !== undefined) closeSync(open);
+  };
+  const fail = (e: unknown): PerfError => {
+    try {
+      close();
+    } catch {
+      /* the write's own error is the one to report */
+    }
+    rmSync(tmp, { force: true });
+    done = true;
+    return writeFailed(e, who, file);
+  };
+  return {
+    get bytes() {
+      return bytes;
+    },
+    write(data) {
+      if (fd === undefined) throw writeFailed(new Error('the file was already closed'), who, file);
+      try {
+        bytes += writeAll(fd, data);
+      } catch (e) {
+        throw fail(e);
+      }
+    },
+    commit() {
+      if (done) throw writeFailed(new Error('the file was already closed'), who, file);
+      try {
+        close();
+        renameSync(tmp, file);
+        done = true;
+      } catch (e) {
+        throw fail(e);
+      }
+    },
+    abort() {
+      if (!done) fail(new Error('aborted'));
+    },
+  };
+}
+
+/** `data` written to `file` by `createFileAtomic` (see there), all at once. */
+export function writeFileAtomic(file: string, data: string | Uint8Array, opts: { who?: string; mode?: number } = {}): void {
+  const sink = createFileAtomic(file, opts);
+  try {
+    sink.write(data);
+    sink.commit();
+  } finally {
+    sink.abort();
   }
 }
 
@@ -257,22 +383,29 @@ export function describeWriteError(e: NodeJS.ErrnoException): string {
   return e.code && words[e.code] ? `${words[e.code]} (${e.code})` : e.message;
 }
 
+// /proc and /sys: mkdir there fails in ways recursive mkdir never gives up on, and nothing of ours belongs there.
+const KERNEL_FS = /^\/(proc|sys)(\/|$)/;
+
 /**
- * Create `dir` and its missing parents, one folder at a time, and check it is a writable folder; else a
- * PerfError `out_unusable` (environment, exit 3) with the path and the reason. Not mkdirSync's
- * `recursive`: on /proc/nonexistent it spins at 100% CPU forever (Node 20), Ctrl-C included.
+ * Create `dir` and its missing parents, one folder at a time, and check it is a writable folder. Every
+ * folder perf creates for a file goes through here: not mkdirSync's `recursive`, which on /proc/nonexistent
+ * spins at 100% CPU forever ignoring SIGTERM and Ctrl-C (Node 20; `--history /proc/self/x/h.sqlite` did).
+ * A path into /proc or /sys (as written or through a symlink) is a PerfError `out_unusable` (usage, exit 2);
+ * one that cannot be created or written (through a file, permissions, a read-only disk) the same code as an
+ * environment problem (exit 3). Messages name `who` (the flag or the step) and the path.
  */
 export function ensureDir(dir: string, who: string): string {
   const abs = path.resolve(dir);
-  const refuse = (reason: string, cause?: unknown): PerfError =>
+  const refuse = (reason: string, cause?: unknown, kind: 'usage' | 'environment' = 'environment'): PerfError =>
     new PerfError({
       code: 'out_unusable',
-      kind: 'environment',
+      kind,
       message: `${who}: cannot use ${abs} as an output folder: ${reason}`,
       suggestion: 'pass a writable folder, e.g. --out build/perf',
       ...(cause ? { cause } : {}),
     });
-  if (/^\/(proc|sys)(\/|$)/.test(abs)) throw refuse('it is inside a kernel file system (/proc, /sys)');
+  if (KERNEL_FS.test(abs) || KERNEL_FS.test(realpathAsFar(abs)))
+    throw refuse('it is inside a kernel file system (/proc, /sys)', undefined, 'usage');
   const parts = abs.split(path.sep).filter(Boolean);
   let at: string = path.sep;
   for (const part of parts) {
@@ -281,8 +414,8 @@ export function ensureDir(dir: string, who: string): string {
     try {
       isDir = statSync(at).isDirectory();
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'ENOENT')
-        throw refuse(`${at}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, e);
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code !== 'ENOENT') throw refuse(`${at}: ${code ?? (e as Error).message}`, e);
       try {
         mkdirSync(at);
       } catch (e2) {
@@ -301,9 +434,64 @@ export function ensureDir(dir: string, who: string): string {
   return abs;
 }
 
-function writeAll(fd: number, data: string | Uint8Array): void {
+/**
+ * A folder for secret files (heap snapshots, traces): created PRIVATE_DIR_MODE by `ensureDir` for its
+ * parent and one mkdir for itself, or an existing one narrowed to that mode. A symlink there is a PerfError
+ * `path_is_symlink` (usage), whatever it points at: perf creates the folder itself, so a link is planted,
+ * and following it would put the files wherever it leads (outside the folder `--out` or MCP's `out` was
+ * confined to). One that is not a folder, or belongs to another user, is `out_unusable` (usage).
+ * `create: false` only checks a folder that exists (nothing is created before a run knows it needs it).
+ */
+export function ensurePrivateDir(dir: string, who: string, opts: { create?: boolean } = {}): string {
+  const abs = path.resolve(dir);
+  const refuse = (reason: string): PerfError =>
+    new PerfError({
+      code: 'out_unusable',
+      kind: 'usage',
+      message: `${who}: cannot use ${abs} for its files: ${reason}`,
+      suggestion: 'remove it (perf creates this folder itself), or pass another --out',
+    });
+  if (opts.create !== false) {
+    ensureDir(path.dirname(abs), who);
+    try {
+      mkdirSync(abs, PRIVATE_DIR_MODE);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code !== 'EEXIST')
+        throw new PerfError({
+          code: 'out_unusable',
+          kind: 'environment',
+          message: `${who}: cannot create ${abs}: ${describeWriteError(e as NodeJS.ErrnoException)}`,
+          suggestion: 'pass a writable folder, e.g. --out build/perf',
+          cause: e,
+        });
+    }
+  }
+  let st;
+  try {
+    st = lstatSync(abs);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT' && opts.create === false) return abs;
+    throw refuse((e as NodeJS.ErrnoException).code ?? (e as Error).message);
+  }
+  if (st.isSymbolicLink())
+    throw new PerfError({
+      code: 'path_is_symlink',
+      message: `${who}: ${abs} is a symbolic link; refusing to write its files through it`,
+      suggestion: 'remove the link: perf creates this folder itself (mode 0700)',
+    });
+  if (!st.isDirectory()) throw refuse('it is not a folder');
+  const uid = process.getuid?.();
+  if (uid !== undefined && st.uid !== uid) throw refuse(`it belongs to another user (uid ${st.uid})`);
+  if ((st.mode & 0o777) !== PRIVATE_DIR_MODE) chmodSync(abs, PRIVATE_DIR_MODE);
+  return abs;
+}
+
+/** Every byte of `data` to `fd` (writeSync may write fewer than asked); returns how many. */
+function writeAll(fd: number, data: string | Uint8Array): number {
   const bytes = typeof data === 'string' ? Buffer.from(data) : data;
   for (let off = 0; off < bytes.length;) off += writeSync(fd, bytes, off, bytes.length - off);
+  return bytes.length;
 }
 
 /** An executable regular file (not a folder, not a dangling link). */

@@ -96,6 +96,7 @@ const BROWSER = [
   'examples.test.js',
   'load.test.js',
   'session.test.js',
+  'security-files.test.js',
   'hostile-files.test.js',
   'deps.test.js',
   'targets.test.js',

@@ -4,11 +4,11 @@
  * CommonJS so that it loads synchronously where a validator is asked for; ajv's runtime helpers are required from
  * node_modules as ajv's own compiled code would use them.
  */
-import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Ajv } from 'ajv';
 import standalone from 'ajv/dist/standalone/index.js';
-import { writeFileAtomic } from '../src/files.js';
+import { ensureDir, writeFileAtomic } from '../src/files.js';
 import { PRECOMPILED_DIR, schemaKey, type AjvSetup } from '../src/precompiled.js';
 import { SCHEMAS } from './validator-schemas.js';
 
@@ -42,6 +42,6 @@ function generate(dir: string): { count: number; bytes: number } {
 }
 
 const dir = fileURLToPath(new URL(`../src/${PRECOMPILED_DIR}`, import.meta.url));
-mkdirSync(dir, { recursive: true });
+ensureDir(dir, 'gen-validators');
 const { count, bytes } = generate(dir);
 console.log(`gen-validators: ${count} validators written (${(bytes / 1024).toFixed(0)} KB), the rest current, in ${dir}`);

@@ -13,7 +13,7 @@ import type { RestartMode } from '../drivers/define.js';
 import type { PerfErrorKind } from '../errors.js';
 import { appendToGithubStepSummary } from '../../reporters/index.js';
 import type { FlagValues } from './args.js';
-import { info, printJson } from './command.js';
+import { info, printJson, printText } from './command.js';
 import { noteInconclusive, renderComparison } from './compare.js';
 import { compareReportPath, writeHtmlCompareReport } from './html-report.js';
 import { gitFor, historyLocation, recordAfter } from './history.js';
@@ -149,8 +149,8 @@ export async function runAgainstCommand(
       reports: written,
     });
   } else if (!f.quiet) {
-    if (comparison)
-      process.stdout.write(renderComparison(comparison, res.baseline.run, res.candidate.run, 'table', process.stdout.isTTY === true));
+    const color = process.stdout.isTTY === true;
+    if (comparison) printText(renderComparison(comparison, res.baseline.run, res.candidate.run, 'table', color), color);
     info(
       `run files: ${rel(res.baseline.path)} (baseline), ${rel(res.candidate.path)} (candidate)` +
         `${written.length ? `; reports: ${written.map(rel).join(', ')}` : ''}`,

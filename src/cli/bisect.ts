@@ -1,12 +1,13 @@
 /** perf bisect GOOD BAD SCENARIO: the commit that made it slower, each step a sequential A/B (issue 32). */
 import { join, relative } from 'node:path';
 import { PerfError } from '../errors.js';
+import { oneLine, plainText } from '../printable.js';
 import { fileInFolder, writeFileAtomic } from '../files.js';
 import { bisectStoreCache } from '../history/bisect-cache.js';
 import { bisect, short, type BisectEvent, type BisectResult, type Comparison, type TestedCommit } from '../runner/bisect.js';
 import { appendToGithubStepSummary } from '../../reporters/index.js';
 import { mdCode, mdText } from '../../reporters/markdown.js';
-import { defineCommand, info, JSON_FLAG, printJson } from './command.js';
+import { defineCommand, info, JSON_FLAG, printJson, printText } from './command.js';
 import { HISTORY_FLAG, historyLocation, openStore } from './history.js';
 import { checkNameFlag, interruptible, parseVars } from './run-options.js';
 import { scaleFlags, SCALE_FLAGS } from './scale-options.js';
@@ -76,7 +77,7 @@ export function renderBisectText(r: BisectResult): string {
   const out: string[] = [];
   switch (r.outcome) {
     case 'found':
-      out.push(`first bad commit: ${r.culprit.commit} ${r.culprit.subject} (${r.culprit.authorDate})`);
+      out.push(oneLine(`first bad commit: ${r.culprit.commit} ${r.culprit.subject} (${r.culprit.authorDate})`));
       out.push(`  ${figure(r.culprit.delta)} against GOOD, ${r.culprit.delta.repeats} repeats`);
       break;
     case 'ambiguous':
@@ -91,8 +92,9 @@ export function renderBisectText(r: BisectResult): string {
   }
   out.push(`tested (${r.tested.length}), ${(r.durationMs / 1000).toFixed(0)} s:`);
   for (const t of r.tested)
-    out.push(`  ${short(t.commit)} ${t.verdict.padEnd(7)} ${t.subject.slice(0, 60)}  ${verdictLines(t).join('; ')}`);
-  return out.join('\n') + '\n';
+    out.push(`  ${short(t.commit)} ${t.verdict.padEnd(7)} ${oneLine(t.subject, 60)}  ${verdictLines(t).join('; ')}`);
+  // Subjects are anyone's text, and metric names and reasons come from scenarios and pages: one last pass.
+  return plainText(out.join('\n') + '\n');
 }
 
 export function renderBisectMarkdown(r: BisectResult): string {
@@ -105,7 +107,7 @@ export function renderBisectMarkdown(r: BisectResult): string {
   const rows = r.tested.map(
     (t) => `| ${mdCode(short(t.commit))} | ${mdText(t.subject)} | ${t.verdict} | ${mdText(verdictLines(t).join('; '))} |`,
   );
-  return [head, '', '| commit | subject | verdict | comparisons |', '|:--|:--|:--|:--|', ...rows, ''].join('\n');
+  return plainText([head, '', '| commit | subject | verdict | comparisons |', '|:--|:--|:--|:--|', ...rows, ''].join('\n'));
 }
 
 export const bisectCommand = defineCommand({
@@ -241,7 +243,7 @@ export const bisectCommand = defineCommand({
     const shownOut = relative(process.cwd(), out) || '.';
     if (f.json) printJson({ ...result, out: shownOut });
     else {
-      process.stdout.write(renderBisectText(result));
+      printText(renderBisectText(result));
       if (!quiet) info(`bisect: run files and the comparison cache are in ${shownOut}/ (--out DIR to put them elsewhere)`);
     }
     if (result.outcome === 'interrupted') return 130;

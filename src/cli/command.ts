@@ -1,4 +1,5 @@
 /** A CLI command is a defineCommand({...}) literal listed in src/cli/main.ts. */
+import { jsonText, plainText, printable } from '../printable.js';
 import { hideCredentials } from '../url.js';
 import type { FlagSpecs, FlagValues } from './args.js';
 
@@ -21,13 +22,25 @@ export function defineCommand(def: CommandDefinition): CommandDefinition {
   return def;
 }
 
-/** Results go to stdout; --json prints exactly one JSON document there. URL credentials are shown as user:***@. */
+/**
+ * Results go to stdout; --json prints exactly one JSON document there (control characters escaped, C1
+ * included). URL credentials are shown as user:***@.
+ */
 export function printJson(value: unknown): void {
-  process.stdout.write(hideCredentials(JSON.stringify(value, null, 2)) + '\n');
+  process.stdout.write(hideCredentials(jsonText(value, 2)) + '\n');
 }
 
+/**
+ * A text result on stdout (a report, a list): one last pass of the sanitiser (src/printable.ts), so nothing
+ * a scenario, a page, a commit or a file put in it acts on the terminal; `color` keeps the report's colours.
+ */
+export function printText(text: string, color = false): void {
+  process.stdout.write(plainText(text, { sgr: color }));
+}
+
+/** A line on stderr; control characters it quotes (a name, a path, a message) are shown as \u escapes. */
 export function info(line: string): void {
-  process.stderr.write(hideCredentials(line) + '\n');
+  process.stderr.write(printable(hideCredentials(line)) + '\n');
 }
 
 export const ALLOW_OUTSIDE_FLAG = {

@@ -1,10 +1,11 @@
 /** perf compare a.json b.json: judge a candidate run file against a baseline run file. */
 import { relative } from 'node:path';
 import { PerfError } from '../errors.js';
+import { oneLine } from '../printable.js';
 import { compareExitCode, compareRunFiles, type RunsComparison } from '../perf/compare-runs.js';
 import type { RunFile } from '../perf/run-file.js';
 import { appendToGithubStepSummary, getReporter } from '../../reporters/index.js';
-import { defineCommand, info, JSON_FLAG, printJson } from './command.js';
+import { defineCommand, info, JSON_FLAG, printJson, printText } from './command.js';
 import { compareReportPath, writeHtmlCompareReport } from './html-report.js';
 
 /** Reporters that can render a compare to stdout (json is --json). */
@@ -15,7 +16,8 @@ export function renderComparison(c: RunsComparison, a: RunFile, b: RunFile, repo
   const text = getReporter(reporter).renderCompare(c, { a, b }, { color });
   if (reporter === 'junit' || c.warnings.length === 0) return text;
   const bullet = reporter === 'markdown' ? '- ⚠️ ' : '  warning: ';
-  return `${text.replace(/\n*$/, '\n')}${reporter === 'markdown' ? '\n' : ''}${c.warnings.map((w) => bullet + w).join('\n')}\n`;
+  // The warnings quote the run files (browser, host): each on one line, without escape sequences.
+  return `${text.replace(/\n*$/, '\n')}${reporter === 'markdown' ? '\n' : ''}${c.warnings.map((w) => bullet + oneLine(w)).join('\n')}\n`;
 }
 
 /** The one stderr line an inconclusive verdict gets, saying what --strict would change. */
@@ -85,7 +87,8 @@ export const compareCommand = defineCommand({
     if (f.json) {
       printJson(comparison);
     } else {
-      process.stdout.write(renderComparison(comparison, a, b, reporter, reporter === 'table' && process.stdout.isTTY === true));
+      const color = reporter === 'table' && process.stdout.isTTY === true;
+      printText(renderComparison(comparison, a, b, reporter, color), color);
       if (reporter === 'markdown') appendToGithubStepSummary(renderComparison(comparison, a, b, 'markdown'));
       if (comparison.verdict === 'fail') {
         const worst = comparison.rows.filter(

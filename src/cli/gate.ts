@@ -9,6 +9,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { ensureDir, fileInFolder, writeFileAtomic } from '../files.js';
 import { dirname, join, relative } from 'node:path';
 import { exitCodeOf, isPerfError, PerfError, type PerfErrorKind } from '../errors.js';
+import { oneLine, plainText } from '../printable.js';
 import { compareRuns, readRunFile, type RunsComparison } from '../perf/compare-runs.js';
 import type { CompareRow } from '../perf/compare.js';
 import type { RunFile } from '../perf/run-file.js';
@@ -19,7 +20,7 @@ import { formatDelta } from '../../reporters/format.js';
 import { xmlAttr, xmlText } from '../../reporters/junit.js';
 import { mdCode, mdText } from '../../reporters/markdown.js';
 import { flagsOf, type FlagValues } from './args.js';
-import { ALLOW_OUTSIDE_FLAG, defineCommand, info, JSON_FLAG, printJson } from './command.js';
+import { ALLOW_OUTSIDE_FLAG, defineCommand, info, JSON_FLAG, printJson, printText } from './command.js';
 import { noteInconclusive, renderComparison } from './compare.js';
 import { checkNameFlag, interruptible, lookPrinter, parseVars, progressPrinter, SEQUENTIAL_FLAGS, sequentialFlags } from './run-options.js';
 import { RUN_OPTIONS, SCALE_OPTIONS } from '../runner/options.js';
@@ -302,15 +303,16 @@ function headline(entries: GateEntry[]): string {
 /** The summary for the terminal: one line per run, then the compare table of each run that warned or failed. */
 export function renderGateText(entries: GateEntry[], color = false): string {
   const verdict = gateVerdict(entries);
-  const width = Math.max(...entries.map((e) => e.id.length), 8);
+  const width = Math.max(...entries.map((e) => oneLine(e.id).length), 8);
   const out = [`perf gate: ${VERDICT_WORD[verdict]} — ${headline(entries)}`];
-  for (const e of entries) out.push(`  ${statusWord(e).padEnd(7)} ${e.id.padEnd(width)}  ${entryDetail(e)}`);
+  for (const e of entries) out.push(`  ${statusWord(e).padEnd(7)} ${oneLine(e.id).padEnd(width)}  ${oneLine(entryDetail(e))}`);
   for (const e of entries) {
     if (e.outcome.status === 'compared' && e.outcome.comparison.verdict !== 'pass' && e.run) {
       out.push('', renderComparison(e.outcome.comparison, e.outcome.baseline, e.run, 'table', color).trimEnd());
     }
   }
-  return out.join('\n') + '\n';
+  // Names, reasons and error messages come from scenarios, pages and apps: one last pass, colours kept.
+  return plainText(out.join('\n') + '\n', { sgr: color });
 }
 
 const MD_ICON: Record<string, string> = {
@@ -342,7 +344,7 @@ export function renderGateMarkdown(entries: GateEntry[]): string {
       out.push('', renderComparison(e.outcome.comparison, e.outcome.baseline, e.run, 'markdown').trimEnd());
     }
   }
-  return out.join('\n') + '\n';
+  return plainText(out.join('\n') + '\n');
 }
 
 /**
@@ -751,7 +753,7 @@ async function gateAll(
 /** The gate's summary (stdout, $GITHUB_STEP_SUMMARY, --junit) and its exit code: one gate's or merged shards'. */
 export function reportGate(entries: GateEntry[], opts: { json: boolean; junit?: string; strict: boolean; command: string }): number {
   if (opts.json) printJson(gateJson(entries));
-  else process.stdout.write(renderGateText(entries, process.stdout.isTTY === true));
+  else printText(renderGateText(entries, process.stdout.isTTY === true), process.stdout.isTTY === true);
   appendToGithubStepSummary(renderGateMarkdown(entries));
   if (opts.junit !== undefined) {
     ensureDir(dirname(opts.junit), `${opts.command} --junit`);

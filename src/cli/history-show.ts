@@ -11,7 +11,7 @@ import { loadTrends, type TrendQuery } from '../history/trends.js';
 import type { Trend } from '../perf/trends.js';
 import { changeJson, changesText, trendsHtml, trendText } from '../../reporters/trends.js';
 import type { FlagSpecs, FlagValues } from './args.js';
-import { defineCommand, info, JSON_FLAG, printJson } from './command.js';
+import { defineCommand, info, JSON_FLAG, printJson, printText } from './command.js';
 
 // 100 runs: three months of nightly runs fit a terminal's scrollback; --limit reads more.
 const SHOW_DEFAULT_LIMIT = 100;
@@ -111,7 +111,7 @@ export const historyShowCommand = defineCommand({
       info(`trends page: ${file}`);
     }
     if (f.json) printJson({ history: location, series: trends.map(showJson) });
-    else if (f.reporter !== 'html') process.stdout.write(`${trends.map(trendText).join('\n\n') || `no recorded runs in ${location}`}\n`);
+    else if (f.reporter !== 'html') printText(`${trends.map(trendText).join('\n\n') || `no recorded runs in ${location}`}\n`);
     return 0;
   },
 });
@@ -132,7 +132,7 @@ export const historyChangesCommand = defineCommand({
     const q = queryOf('changes', f, positionals, limitOf(f.limit, undefined));
     const { trends, location } = await readTrends(f, q);
     if (f.json) printJson({ history: location, changes: trends.flatMap((t) => t.changes.map((c) => changeJson(t, c))) });
-    else process.stdout.write(`${changesText(trends)}\n`);
+    else printText(`${changesText(trends)}\n`);
     return 0;
   },
 });

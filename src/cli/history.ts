@@ -3,7 +3,7 @@
  * HISTORY_SUBCOMMANDS by their own module), and the `--history` recording that run, --against and gate share.
  */
 import { relative } from 'node:path';
-import { closest, isPerfError, PerfError } from '../errors.js';
+import { closest, exitCodeOf, isPerfError, PerfError } from '../errors.js';
 import { readRunFile, type RunsComparison } from '../perf/compare-runs.js';
 import type { RunFile } from '../perf/run-file.js';
 import { DEFAULT_HISTORY } from '../history/schema.js';
@@ -12,7 +12,7 @@ import type { SqlHistoryStore } from '../history/store.js';
 import type { Access } from '../history/sql.js';
 import type { GitInfo, VerdictInput } from '../history/types.js';
 import type { FlagSpecs, FlagValues } from './args.js';
-import { defineCommand, info, JSON_FLAG, printJson, type CommandDefinition } from './command.js';
+import { defineCommand, info, JSON_FLAG, printJson, printText, type CommandDefinition } from './command.js';
 import { historyChangesCommand, historyShowCommand } from './history-show.js';
 
 export const HISTORY_ENV = 'PERF_HISTORY';
@@ -74,7 +74,8 @@ export function verdictMetrics(c: RunsComparison): VerdictInput['metrics'] {
 /**
  * Record the run files just written (and their verdicts) into the history; `code` is the command's own exit
  * code. A history that cannot be opened or written loses nothing (the files are on disk): it is said on stderr
- * and the exit code becomes 3, unless the command already failed on its own (its 1 or 2 says more).
+ * and the exit code becomes 3 (2 for a location that can hold no file, e.g. under /proc), unless the command
+ * already failed on its own (its 1 or 2 says more).
  */
 export async function recordAfter(
   location: string | undefined,
@@ -106,7 +107,7 @@ export async function recordAfter(
     const files = items.map((i) => relative(cwd, i.path) || i.path).join(' ');
     info(`perf: ${e.message}`);
     info(`  hint: the run files are kept; record them later with \`perf history add ${files}\``);
-    return code === 0 ? 3 : code;
+    return code === 0 ? exitCodeOf(e.kind === 'usage' ? 'usage' : 'environment') : code;
   } finally {
     if (!opts.store) await store?.close().catch(() => undefined);
   }
@@ -144,7 +145,7 @@ const historyAddCommand = defineCommand({
       for (const { file, run } of runs) results.push({ file, ...(await store.recordRun({ run, git, project })) });
       if (f.json) printJson({ history: store.location, commit: git.commit, results });
       else {
-        for (const r of results) process.stdout.write(`${r.created ? 'added  ' : 'skipped'} ${r.file} (run ${r.runId})\n`);
+        for (const r of results) printText(`${r.created ? 'added  ' : 'skipped'} ${r.file} (run ${r.runId})\n`);
         const added = results.filter((r) => r.created).length;
         info(`history: ${added} added, ${results.length - added} already recorded, in ${store.location}`);
       }
@@ -187,7 +188,7 @@ const historyPruneCommand = defineCommand({
     try {
       const r = await store.prune({ ...(keepDays !== undefined ? { keepDays } : {}), ...(keepRuns !== undefined ? { keepRuns } : {}) });
       if (f.json) printJson({ history: store.location, ...r });
-      else process.stdout.write(`pruned ${r.runsDeleted} runs (${r.samplesDeleted} samples) from ${store.location}\n`);
+      else printText(`pruned ${r.runsDeleted} runs (${r.samplesDeleted} samples) from ${store.location}\n`);
       return 0;
     } finally {
       await store.close();

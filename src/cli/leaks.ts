@@ -9,7 +9,7 @@ import { runFileName } from '../runner/records.js';
 import { loadScenario } from '../scenario/load.js';
 import { renderLeaksHtml, renderLeaksMarkdown, renderLeaksText } from '../../reporters/leaks.js';
 import { appendToGithubStepSummary } from '../../reporters/index.js';
-import { ALLOW_OUTSIDE_FLAG, defineCommand, info, JSON_FLAG, printJson } from './command.js';
+import { ALLOW_OUTSIDE_FLAG, defineCommand, info, JSON_FLAG, printJson, printText } from './command.js';
 import { checkNameFlag, interruptible, parseVars } from './run-options.js';
 import { STORAGE_STATE_FLAG, withStorageStateFlag } from './state.js';
 
@@ -149,7 +149,7 @@ export const leaksCommand = defineCommand({
     const shown = written.map((w) => relative(process.cwd(), w) || w);
     if (f.json) printJson({ ...leaksJson(result), ...(shown.length ? { reports: shown } : {}) });
     else {
-      process.stdout.write(renderLeaksText(result, { color: process.stdout.isTTY === true }) + '\n');
+      printText(renderLeaksText(result, { color: process.stdout.isTTY === true }) + '\n', process.stdout.isTTY === true);
       if (shown.length) info(`reports: ${shown.join(', ')}`);
     }
     return result.verdict === 'leak' ? 1 : 0;

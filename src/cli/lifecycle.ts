@@ -13,7 +13,7 @@ import {
   type StartOptions,
 } from '../session/manager.js';
 import { aliveWord, onSessionDriver } from '../session/drivers/index.js';
-import { ALLOW_OUTSIDE_FLAG, defineCommand, info, JSON_FLAG, printJson } from './command.js';
+import { ALLOW_OUTSIDE_FLAG, defineCommand, info, JSON_FLAG, printJson, printText } from './command.js';
 import type { FlagValues } from './args.js';
 
 const STATE_DIR_FLAG = {
@@ -207,7 +207,7 @@ export const startCommand = defineCommand({
       ...(f.stateDir ? { stateDir: f.stateDir as string } : {}),
     });
     if (f.json) printJson(state);
-    else process.stdout.write(`started\n${describeState(state)}\n`);
+    else printText(`started\n${describeState(state)}\n`);
     return 0;
   },
 });
@@ -220,7 +220,7 @@ export const stopCommand = defineCommand({
   async run(f) {
     const res = await stopSession((f.stateDir as string | undefined) ?? undefined);
     if (f.json) printJson(res);
-    else process.stdout.write(res.stopped ? `stopped (pids ${res.pids.join(', ')})\n` : 'no session was running\n');
+    else printText(res.stopped ? `stopped (pids ${res.pids.join(', ')})\n` : 'no session was running\n');
     return 0;
   },
 });
@@ -235,10 +235,10 @@ export const statusCommand = defineCommand({
     if (f.json) {
       printJson(st);
     } else if (!st.state) {
-      process.stdout.write('no session (start one with `perf start --serve DIR`)\n');
+      printText('no session (start one with `perf start --serve DIR`)\n');
     } else {
       const { text, note } = onSessionDriver(st.state, (d, s) => d.processes(s, st.alive));
-      process.stdout.write(
+      printText(
         `${st.running ? 'running' : 'NOT running'} for ${Math.round((st.uptimeMs ?? 0) / 1000)} s\n${describeState(st.state)}` +
           `\nprocesses: session ${aliveWord(st.alive.daemon)}${text}${note ? `\n${note}` : ''}\n`,
       );
@@ -259,7 +259,7 @@ export const logsCommand = defineCommand({
     else {
       const section = (name: string, lines: string[] | undefined): string =>
         lines ? `== ${name} ==\n${lines.join('\n') || '(no output)'}\n` : '';
-      process.stdout.write(
+      printText(
         section(logs.chrome || logs.webdriver ? 'app' : 'program', logs.app) +
           section('chrome', logs.chrome) +
           section('webdriver', logs.webdriver),
@@ -277,7 +277,7 @@ export const restartCommand = defineCommand({
   async run(f) {
     const state = await restartSession((f.stateDir as string | undefined) ?? undefined);
     if (f.json) printJson(state);
-    else process.stdout.write(`restarted\n${describeState(state)}\n`);
+    else printText(`restarted\n${describeState(state)}\n`);
     return 0;
   },
 });
@@ -294,8 +294,8 @@ export const doctorCommand = defineCommand({
     if (f.json) printJson(report);
     else {
       for (const c of report.checks) {
-        process.stdout.write(`${c.ok ? 'ok  ' : c.optional ? 'miss' : 'FAIL'}  ${c.name.padEnd(18)} ${c.detail}\n`);
-        if (!c.ok && c.fix) process.stdout.write(`      ${''.padEnd(18)} fix: ${c.fix}\n`);
+        printText(`${c.ok ? 'ok  ' : c.optional ? 'miss' : 'FAIL'}  ${c.name.padEnd(18)} ${c.detail}\n`);
+        if (!c.ok && c.fix) printText(`      ${''.padEnd(18)} fix: ${c.fix}\n`);
       }
     }
     if (!report.ok) info('perf doctor: some checks failed');

@@ -3,7 +3,8 @@
  * errors become an exit code and a stderr line (DESIGN.md "Exit codes").
  */
 import { readFileSync } from 'node:fs';
-import { closest, exitCodeOf, isPerfError, PerfError, printable, type Door } from '../errors.js';
+import { closest, exitCodeOf, isPerfError, PerfError, type Door } from '../errors.js';
+import { printable } from '../printable.js';
 import { installSignalHandlers } from '../processes.js';
 import { hideCredentials } from '../url.js';
 import { flagsHelp, parseFlags } from './args.js';

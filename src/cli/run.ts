@@ -6,7 +6,7 @@ import { loadScenario, type Scenario } from '../scenario/load.js';
 import { runAndJudge } from '../runner/judge.js';
 import type { RunFile } from '../perf/run-file.js';
 import { appendToGithubStepSummary, getReporter, REPORTERS } from '../../reporters/index.js';
-import { ALLOW_OUTSIDE_FLAG, defineCommand, info, JSON_FLAG, printJson } from './command.js';
+import { ALLOW_OUTSIDE_FLAG, defineCommand, info, JSON_FLAG, printJson, printText } from './command.js';
 import { runAgainstCommand } from './against.js';
 import { gitFor, HISTORY_FLAG, historyLocation, recordAfter } from './history.js';
 import { RUN_OPTIONS } from '../runner/options.js';
@@ -137,7 +137,7 @@ export const runCommand = defineCommand({
       const { repeats: _omit, ...rest } = run;
       printJson({ ...rest, path, reports: written });
     } else if (!f.quiet) {
-      process.stdout.write(getReporter('table').renderRun(run, { color: process.stdout.isTTY === true }) + '\n');
+      printText(getReporter('table').renderRun(run, { color: process.stdout.isTTY === true }) + '\n', process.stdout.isTTY === true);
       info(
         `run file: ${relative(process.cwd(), path) || path}` +
           `${written.length ? `; reports: ${written.map((w) => relative(process.cwd(), w)).join(', ')}` : ''}`,

@@ -12,7 +12,7 @@ import { compareRuns, metricSamples, perMetricThresholds, type RunsComparison } 
 import { MAD_NORMAL_CONSISTENCY, mad, median, normalQuantile, stddev } from '../perf/stats.js';
 import { loadScenario } from '../scenario/load.js';
 import { againstProgressPrinter } from './against.js';
-import { ALLOW_OUTSIDE_FLAG, defineCommand, info, JSON_FLAG, printJson } from './command.js';
+import { ALLOW_OUTSIDE_FLAG, defineCommand, info, JSON_FLAG, printJson, printText } from './command.js';
 import { checkNameFlag, parseVars } from './run-options.js';
 import { flagsOf } from './args.js';
 import { RUN_OPTIONS } from '../runner/options.js';
@@ -323,7 +323,7 @@ export const selftestCommand = defineCommand({
       files: { a: rel(res.baseline.path), b: rel(res.candidate.path) },
     };
     if (f.json) printJson(result);
-    else process.stdout.write(renderSelftest(result));
+    else printText(renderSelftest(result));
     return comparison.verdict === 'fail' ? 1 : 0;
   },
 });

@@ -1,8 +1,9 @@
 /** perf validate | perf schema: the scenario files alone, without the runner. */
-import { PerfError, printable } from '../errors.js';
+import { PerfError } from '../errors.js';
+import { printable } from '../printable.js';
 import { loadScenario } from '../scenario/load.js';
 import { scenarioSchema } from '../scenario/schema.js';
-import { ALLOW_OUTSIDE_FLAG, defineCommand, info, JSON_FLAG, printJson } from './command.js';
+import { ALLOW_OUTSIDE_FLAG, defineCommand, info, JSON_FLAG, printJson, printText } from './command.js';
 
 export const validateCommand = defineCommand({
   name: 'validate',
@@ -37,7 +38,7 @@ export const validateCommand = defineCommand({
     if (f.json) printJson({ ok: results.every((r) => r.ok), files: results });
     else
       for (const r of results)
-        (r.ok ? (s: string) => process.stdout.write(s + '\n') : info)(
+        (r.ok ? (s: string) => printText(s + '\n') : info)(
           r.ok ? `ok  ${r.file}${r.variants.length ? ` (variants: ${r.variants.join(', ')})` : ''}` : `perf: ${printable(r.error ?? '')}`,
         );
     return results.every((r) => r.ok) ? 0 : 2;

@@ -6,6 +6,7 @@
 import { writeFileAtomic } from '../files.js';
 import path from 'node:path';
 import { closest, exitCodeOf, infoAt, isPerfError, PerfError, perfErrorKind } from '../errors.js';
+import { printable } from '../printable.js';
 import { SessionHost, connectedHost } from '../engine/host.js';
 import { prepareArgs, runStep, type StepResult } from '../engine/run-step.js';
 import { renderReply, stepResultJson, type ToolReply } from '../mcp/format.js';
@@ -294,8 +295,8 @@ function report(step: string, e: unknown): number {
     isPerfError(e) ? e.toJSON() : { kind: 'internal', code: 'internal_error', message: (e as Error)?.message ?? String(e) },
     'session',
   );
-  process.stderr.write(`perf ${step}: ${info.message.replace(new RegExp(`^${step}: `), '')}\n`);
-  if ('suggestion' in info && info.suggestion) process.stderr.write(`  hint: ${info.suggestion}\n`);
+  process.stderr.write(`perf ${step}: ${printable(info.message.replace(new RegExp(`^${step}: `), ''))}\n`);
+  if ('suggestion' in info && info.suggestion) process.stderr.write(`  hint: ${printable(info.suggestion)}\n`);
   return exitCodeFor(info.kind);
 }
 
@@ -405,7 +406,8 @@ function finish(step: string, result: StepResult, imagePath: string | undefined)
       return 0;
     case 'failed': {
       const { message, suggestion } = infoAt(result.error, 'session');
-      process.stderr.write(`perf ${step}: ${message}\n${suggestion ? `  hint: ${suggestion}\n` : ''}`);
+      // A step's message quotes the page (a label, an element's text): control characters shown, not obeyed.
+      process.stderr.write(printable(`perf ${step}: ${message}\n${suggestion ? `  hint: ${suggestion}\n` : ''}`));
       return exitCodeFor(result.error.kind);
     }
   }

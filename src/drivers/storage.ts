@@ -5,10 +5,8 @@
  * Each page driver restores it before the app page opens (src/drivers/<name>/storage.ts); the file
  * is a secret: written 0600, atomically, and read with the same checks as every other JSON input.
  */
-import { closeSync, constants, fchmodSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
-import path from 'node:path';
 import { PerfError } from '../errors.js';
-import { ensureDir, describeWriteError } from '../files.js';
+import { SECRET_FILE_MODE, writeFileAtomic } from '../files.js';
 import { checkJson, list, readJsonFile, record, text, type JsonFileKind, type Schema } from '../json-input.js';
 
 export interface StateCookie {
@@ -174,29 +172,7 @@ export function readStorageState(file: string, shown = file): StorageState {
  * over `file`; a failure leaves `file` as it was.
  */
 export function writeStorageState(file: string, state: StorageState, who: string): void {
-  ensureDir(path.dirname(file), who);
-  const tmp = `${file}.${process.pid}.${Date.now()}.tmp`;
-  const { O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW } = constants;
-  try {
-    const fd = openSync(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600);
-    try {
-      // The umask cannot widen 0600, but a shared folder's default ACL could: set it explicitly.
-      fchmodSync(fd, 0o600);
-      const data = Buffer.from(JSON.stringify(state, null, 2) + '\n');
-      for (let off = 0; off < data.length;) off += writeSync(fd, data, off);
-    } finally {
-      closeSync(fd);
-    }
-    renameSync(tmp, file);
-  } catch (e) {
-    rmSync(tmp, { force: true });
-    throw new PerfError({
-      code: 'write_failed',
-      kind: 'environment',
-      message: `${who}: could not write ${file}: ${describeWriteError(e as NodeJS.ErrnoException)}`,
-      cause: e,
-    });
-  }
+  writeFileAtomic(file, JSON.stringify(state, null, 2) + '\n', { who, mode: SECRET_FILE_MODE });
 }
 
 /** `over` laid on `base`: a cookie (name, domain, path) or an origin's key in `over` replaces the one in `base`. */

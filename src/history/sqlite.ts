@@ -9,8 +9,9 @@
  */
 import Database from 'better-sqlite3';
 import { dirname } from 'node:path';
-import { closeSync, mkdirSync, openSync, readSync, statSync } from 'node:fs';
+import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { PerfError } from '../errors.js';
+import { ensureDir, refuseSymlinks } from '../files.js';
 import { withDefaultSignals } from '../processes.js';
 import { LATEST_VERSION, schemaObjects, SQLITE_DIALECT } from './schema.js';
 import type { Access, Query, Row, SqlDb } from './sql.js';
@@ -91,10 +92,17 @@ function checkSchema(db: Database.Database, file: string, access: Access): void 
 /** The connection, checked: the file is a history (or, for a writer, nothing yet). */
 function connect(file: string, access: Access): Database.Database {
   const memory = file === ':memory:';
-  if (!memory) checkFile(file, access);
+  if (!memory) {
+    // SQLite opens the database through a link at its path, creating what a dangling one names (measured): a link
+    // planted in a repository's .perf/ would have it write wherever that leads. Its journals are held to the same rule.
+    refuseSymlinks([file, `${file}-wal`, `${file}-shm`, `${file}-journal`], '--history');
+    checkFile(file, access);
+  }
   let db: Database.Database | undefined;
   try {
-    if (!memory && access === 'create') mkdirSync(dirname(file), { recursive: true });
+    // Its folder one part at a time: a recursive mkdir under /proc spins forever (src/files.ts), and a path that cannot
+    // hold a file is the user's to fix (exit 2 naming it), not a history that failed to open.
+    if (!memory && access === 'create') ensureDir(dirname(file), `--history ${file}`);
     db = new Database(file, { timeout: BUSY_TIMEOUT_MS, readonly: access === 'read', fileMustExist: access !== 'create' });
     // No SQL function with side effects runs from the schema (a view, trigger, default or index expression).
     db.pragma('trusted_schema = OFF');

@@ -4,6 +4,7 @@
  * candidates?}`. Replies are bounded: an agent must never receive an unbounded dump.
  */
 import { infoAt, isPerfError, type Door } from '../errors.js';
+import { jsonText } from '../printable.js';
 import { toErrorInfo, type StepErrorInfo, type StepResult } from '../engine/run-step.js';
 
 export interface ReplyImage {
@@ -85,7 +86,8 @@ const NARROW_HINT = 'narrow the request (snap: interactiveOnly, depth, within, g
  */
 export function renderReply(reply: ToolReply, opts: { capBytes?: number; pretty?: boolean; door?: Door } = {}): RenderedReply {
   const cap = opts.capBytes ?? MAX_RESPONSE_BYTES;
-  const stringify = (v: unknown): string => JSON.stringify(v, null, opts.pretty ? 2 : undefined);
+  // jsonText: DEL and C1 escaped too, so a page's text in a reply is inert wherever the JSON is shown.
+  const stringify = (v: unknown): string => jsonText(v, opts.pretty ? 2 : undefined);
   // The door adds its own advice here, where the reply is shown: the same error tells an agent to call
   // app_restart and a terminal user to run `perf restart`.
   const value: Record<string, unknown> = structuredClone(reply.kind === 'ok' ? reply.json : infoAt(reply.error, opts.door ?? 'mcp'));

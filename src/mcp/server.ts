@@ -6,6 +6,7 @@
 import path from 'node:path';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { closest, exitCodeOf, isPerfError, PerfError } from '../errors.js';
+import { printable } from '../printable.js';
 import { checkGridUrl } from '../session/grid.js';
 import * as manager from '../session/manager.js';
 import { installSignalHandlers, onShutdown } from '../processes.js';
@@ -166,7 +167,7 @@ export async function runMcp(argv: string[], deps: { manager?: SessionManager; c
     };
     const explicit = args.config !== undefined ? { explicit: args.config } : {};
     const { config, warnings } = loadConfig({ cwd, ...explicit, flags, knownTools: tools.map((t) => t.name) });
-    for (const w of warnings) process.stderr.write(`perf mcp: warning: ${w}\n`);
+    for (const w of warnings) process.stderr.write(`perf mcp: warning: ${printable(w)}\n`);
     const grid = args.grid !== undefined ? { grid: args.grid } : {};
     core = new McpCore({ manager: deps.manager ?? manager, config, tools, cwd, allowOutside: args.allowOutside, ...grid });
   } catch (e) {
@@ -230,10 +231,12 @@ async function serveHttp(core: McpCore, cwd: string, port: number, tokenFile: st
 function reportStartupError(e: unknown): number {
   if (isPerfError(e)) {
     const hint = e.suggestionAt('mcp');
-    process.stderr.write(`perf mcp: ${e.message.replace(/^perf mcp: /, '')}\n${hint ? `  ${hint}\n` : ''}`);
+    process.stderr.write(printable(`perf mcp: ${e.message.replace(/^perf mcp: /, '')}\n${hint ? `  ${hint}\n` : ''}`));
     return exitCodeOf(e.kind);
   }
   // Anything but a PerfError is a bug in perf: exit 4, never 1.
-  process.stderr.write(`perf mcp: internal error: ${(e as Error)?.message ?? String(e)}\n  this is a bug in perf; please report it\n`);
+  process.stderr.write(
+    `perf mcp: internal error: ${printable((e as Error)?.message ?? String(e))}\n  this is a bug in perf; please report it\n`,
+  );
   return exitCodeOf('internal');
 }

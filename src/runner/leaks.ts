@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import type { SessionHost } from '../engine/host.js';
 import { runStep, type StepErrorInfo } from '../engine/run-step.js';
 import { PerfError } from '../errors.js';
-import { ensureDir, fileInFolder } from '../files.js';
+import { ensurePrivateDir, fileInFolder } from '../files.js';
 import { BEGIN_TIMEOUT_MS, END_TIMEOUT_MS, beginMeasure, endMeasure, withinMs } from '../perf/measure.js';
 import { analyzeLeaks } from '../perf/heap/leaks.js';
 import { judgeLeaks, judgeRss, resolveThresholds, type LeakThresholds, type LeaksCommon, type LeaksResult } from '../perf/leaks-result.js';
@@ -63,6 +63,9 @@ export async function runLeaks(sc: Scenario, opts: LeaksOptions): Promise<LeaksR
     });
   }
   const snapshotsDir = fileInFolder(opts.outDir, `${runFileName(sc, 'leaks')}-snapshots`, 'perf leaks');
+  // The snapshots are secrets in a folder of their own (0700, never a link): one planted there is refused
+  // before the app starts, not after the first snapshot; the folder is created once a driver can take one.
+  ensurePrivateDir(snapshotsDir, 'perf leaks', { create: false });
   const thresholds = resolveThresholds(opts.thresholds, sc.leaks);
   const common = { scenario: sc.name, variant: sc.variant, iterations, thresholds };
   const ran = await iterate(sc, { ...opts, iterations, snapshotsDir, common, t0 });
@@ -152,7 +155,7 @@ async function heapIterations(
     at.opts.onProgress?.({ kind: 'snapshot', name, bytes, ms: performance.now() - t });
     return file;
   };
-  ensureDir(at.snapshotsDir, 'perf leaks');
+  ensurePrivateDir(at.snapshotsDir, 'perf leaks');
   const baseline = await snap('baseline');
   let first = '';
   for (let i = 0; i < at.iterations; i++) {

@@ -4,7 +4,7 @@
  */
 import { existsSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { writeFileAtomic } from '../files.js';
+import { ensurePrivateDir, SECRET_FILE_MODE, writeFileAtomic } from '../files.js';
 import { redactSecrets } from '../scenario/redact.js';
 import { errorCodeOf, PerfError } from '../errors.js';
 import { median } from '../perf/stats.js';
@@ -94,6 +94,15 @@ export function notSaved(cause: unknown, stopped: string | undefined, salvage: u
 }
 
 /** A run that cannot be saved keeps no trace files either: nothing half-written stays behind. */
+function isPrivateDir(dir: string): boolean {
+  try {
+    ensurePrivateDir(dir, 'perf run', { create: false });
+    return existsSync(dir);
+  } catch {
+    return false;
+  }
+}
+
 export function dropTraces(dir: string): undefined {
   rmSync(dir, { recursive: true, force: true });
   return undefined;
@@ -201,6 +210,9 @@ export function gridErrorOf(record: RepeatRecord): PerfError | undefined {
 
 /** Move the median and slowest repeats' traces beside the run file; drop the rest. */
 export function keepTraces(records: RepeatRecord[], dir: string, outDir: string, base: string): RunFile['traces'] {
+  // Only out of the 0700 folder saveRepeatTrace wrote: from a link planted in its place, moving "traces"
+  // would carry whatever it leads to into the out folder (rm of the link removes the link alone).
+  if (!isPrivateDir(dir)) return dropTraces(dir) ?? {};
   const measured = records.filter((r): r is Extract<RepeatRecord, { status: 'measured' }> => r.status === 'measured' && !r.warmup);
   const out: NonNullable<RunFile['traces']> = {};
   if (measured.length > 0) {
@@ -213,8 +225,9 @@ export function keepTraces(records: RepeatRecord[], dir: string, outDir: string,
       const target = join(outDir, cast ? `${base}-${which}.cast` : `${base}-${which}.trace.json`);
       try {
         const src = join(dir, `repeat${rec.index}.${cast ? 'cast' : 'json'}`);
-        // Median and slowest may be the same repeat (one or two measured): copy, then move.
-        if (which === 'median' && picks.slowest.index === rec.index) writeFileAtomic(target, readFileSync(src));
+        // Median and slowest may be the same repeat (one or two measured): copy, then move (a secret either way:
+        // the rename keeps the 0600 it was written with, and replaces a link at the target rather than follow it).
+        if (which === 'median' && picks.slowest.index === rec.index) writeFileAtomic(target, readFileSync(src), { mode: SECRET_FILE_MODE });
         else renameSync(src, target);
         out[which] = { repeat: rec.index, path: target };
       } catch {

@@ -3,7 +3,7 @@
  * setup, then perf_begin → steps → perf_end. A failed step fails only its repeat.
  */
 import { join } from 'node:path';
-import { ensureDir, writeFileAtomic } from '../files.js';
+import { ensurePrivateDir, SECRET_FILE_MODE, writeFileAtomic } from '../files.js';
 import type { SessionHost } from '../engine/host.js';
 import { runStep, toErrorInfo, type StepErrorInfo, type StepResult } from '../engine/run-step.js';
 import { PerfError } from '../errors.js';
@@ -218,10 +218,13 @@ function waterfall(requests: readonly LoadRequest[]): LoadRequest[] {
 function saveRepeatTrace(closed: ClosedSession, dir: string, index: number, secrets: Scenario['secrets']): void {
   try {
     if (!closed.trace && !closed.cast) return;
-    ensureDir(dir, 'perf run');
-    // Atomic: a full disk leaves no truncated trace behind.
-    if (closed.trace) writeFileAtomic(join(dir, `repeat${index}.json`), redactText(serializeTrace(closed, closed.trace), secrets));
-    else if (closed.cast) writeFileAtomic(join(dir, `repeat${index}.cast`), serializeCast(closed, redactCast(closed.cast, secrets)));
+    // A trace holds the page's URLs and requests, a recording every byte the terminal showed: secrets, in a
+    // 0700 folder that is no link. Atomic: a full disk leaves no truncated trace behind.
+    ensurePrivateDir(dir, 'perf run');
+    const secret = { who: 'perf run', mode: SECRET_FILE_MODE };
+    if (closed.trace) writeFileAtomic(join(dir, `repeat${index}.json`), redactText(serializeTrace(closed, closed.trace), secrets), secret);
+    else if (closed.cast)
+      writeFileAtomic(join(dir, `repeat${index}.cast`), serializeCast(closed, redactCast(closed.cast, secrets)), secret);
   } catch {
     // A trace is evidence, not a result: a repeat without one is still measured.
   }

@@ -14,7 +14,7 @@ import { joinUrl } from '../url.js';
 import { sleep, terminate, trackProcess } from '../processes.js';
 import { assertPortFree, freePort } from './ports.js';
 import { serveStatic } from './static-server.js';
-import { ensureDir } from '../files.js';
+import { ensureDir, openLogNoFollow } from '../files.js';
 
 export type AppSpec =
   | { kind: 'serve'; dir: string; spa?: boolean; port?: number; host?: string }
@@ -334,7 +334,7 @@ async function spawnCommand(
   let fileStartByte = 0;
   try {
     if (detachedLog) {
-      const fd = openSync(detachedLog, 'a');
+      const fd = openLogNoFollow(detachedLog, 'app log');
       try {
         fileStartByte = fstatSync(fd).size;
         child = spawn('/bin/sh', ['-c', command], { cwd, env, detached: true, stdio: ['ignore', fd, fd] });
@@ -374,7 +374,7 @@ async function spawnCommand(
 function collectOutput(child: ChildProcess, lines: LineBuffer, logFile: string | undefined): WriteStream | undefined {
   let logStream: WriteStream | undefined;
   if (logFile) {
-    logStream = createWriteStream(logFile, { flags: 'a' });
+    logStream = createWriteStream(logFile, { fd: openLogNoFollow(logFile, 'app log') });
     logStream.on('error', () => undefined);
   }
   const onLine = (line: string): void => {

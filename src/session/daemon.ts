@@ -7,8 +7,8 @@
  * every navigation). Over WebDriver it owns the server (chromedriver, WebKitWebDriver, tauri-driver)
  * and the one session opened on it, which step verbs reattach to by id.
  */
-import { openSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { openLogNoFollow } from '../files.js';
 import { installPageScripts } from '../drivers/cdp/inject.js';
 import { Browser } from '../drivers/cdp/browser.js';
 import { desktopLoaded, openWebDriverPage, type WebDriverPage } from '../drivers/webdriver/session.js';
@@ -130,7 +130,7 @@ async function startCdpSession(
   { stateDir, options, app, path, pageUrl }: Opening,
   stop: () => Promise<void>,
 ): Promise<AnySessionState> {
-  const chromeLog = openSync(join(stateDir, 'chrome.log'), 'a');
+  const chromeLog = openLogNoFollow(join(stateDir, 'chrome.log'), 'perf start');
   const grid = options.grid !== undefined ? await startGridChrome(options.grid, { headless: options.headless !== false }) : undefined;
   // A port, not the pipe: the CLI verbs (and an MCP server) attach to this browser from other processes.
   // Any local user can reach it too (docs/scenarios.md says so).

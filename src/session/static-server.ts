@@ -11,7 +11,8 @@ import { realpath, stat } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { PerfError, printable } from '../errors.js';
+import { PerfError } from '../errors.js';
+import { printable } from '../printable.js';
 
 export interface StaticServerOptions {
   root: string;

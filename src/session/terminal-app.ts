@@ -3,7 +3,8 @@
  * (src/drivers/pty), tracked (its process group and its environment mark) so it and every process it
  * started die with the harness, and handed out as the terminal contract.
  */
-import { closeSync, openSync, writeSync } from 'node:fs';
+import { closeSync, writeSync } from 'node:fs';
+import { openLogNoFollow } from '../files.js';
 import { PtyTerminalDriver } from '../drivers/pty/index.js';
 import type { TerminalDriver } from '../drivers/terminal-driver.js';
 import { trackEnvMark, trackProcess } from '../processes.js';
@@ -37,7 +38,7 @@ export interface RunningTerminal {
 
 /** Append the program's raw output to a file, up to OUTPUT_LOG_MAX_BYTES; returns the unsubscribe. */
 function logOutput(driver: PtyTerminalDriver, file: string): () => void {
-  const fd = openSync(file, 'a');
+  const fd = openLogNoFollow(file, 'terminal log');
   let written = 0;
   let open = true;
   const stop = driver.pty.onOutput((text) => {

@@ -4,17 +4,17 @@
  * window's asciicast v2 recording (plays in `perf replay` and asciinema).
  */
 import { PerfError } from '../errors.js';
-import { confinedPath, writeFileNoFollow } from '../files.js';
+import { confinedPath, SECRET_FILE_MODE, writeFileNoFollow } from '../files.js';
 import { lastSession, serializeCast, serializeTrace } from '../perf/state.js';
 import { defineStep, type StepHost } from './define.js';
 
 // Serialising and writing a trace of tens of MB takes a few seconds on a slow disk.
 const TRACE_WRITE_TIMEOUT_MS = 30_000;
 
-/** `body` to `out` (relative to and inside the working folder); its absolute path. */
+/** `body` to `out` (relative to and inside the working folder); its absolute path. A secret (0600), as perf run's traces. */
 async function writeInside(host: StepHost, out: string, body: string, overwrite: boolean | undefined): Promise<string> {
   const file = await confinedPath(host.cwd, out, 'perf_trace');
-  writeFileNoFollow(file, body, { overwrite: overwrite === true, who: 'perf_trace', shown: out });
+  writeFileNoFollow(file, body, { overwrite: overwrite === true, who: 'perf_trace', shown: out, mode: SECRET_FILE_MODE });
   return file;
 }
 

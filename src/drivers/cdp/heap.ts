@@ -4,8 +4,8 @@
  * appended to a file as they arrive. A snapshot of a real app is 50–500 MB: it is never held in memory,
  * only the chunk in hand is. Chrome sends every chunk before it answers takeHeapSnapshot.
  */
-import { closeSync, openSync, writeSync } from 'node:fs';
 import { PerfError } from '../../errors.js';
+import { createFileAtomic, SECRET_FILE_MODE } from '../../files.js';
 import type { Page } from './browser.js';
 
 // 60 s for a collection: a full GC of a 500 MB heap takes a few seconds; one still running after a
@@ -24,13 +24,14 @@ export async function collectGarbage(page: Page, timeoutMs = GC_TIMEOUT_MS): Pro
 }
 
 /**
- * Write a heap snapshot of the page to `file` (created or truncated, mode 0644). Resolves with its size once
- * Chrome has answered; on the deadline the error says how much had arrived and how long ago the last chunk came.
+ * Write a heap snapshot of the page to `file`: a secret (it holds whatever the page holds, tokens included),
+ * so mode 0600, streamed into a temporary file renamed over `file` once complete (a symlink planted at `file`
+ * is replaced, never written through). Resolves with its size once Chrome has answered; on the deadline the
+ * error says how much had arrived and how long ago the last chunk came.
  */
 export async function takeHeapSnapshot(page: Page, file: string, timeoutMs = HEAP_SNAPSHOT_TIMEOUT_MS): Promise<{ bytes: number }> {
   await page.send('HeapProfiler.enable', undefined, timeoutMs);
-  const fd = openSync(file, 'w', 0o644);
-  let bytes = 0;
+  const sink = createFileAtomic(file, { who: 'heap snapshot', mode: SECRET_FILE_MODE });
   let chunks = 0;
   const t0 = Date.now();
   let lastChunkAt = t0;
@@ -39,9 +40,7 @@ export async function takeHeapSnapshot(page: Page, file: string, timeoutMs = HEA
     if (writeError) return;
     try {
       // Synchronous: the chunk is written before the next event is read, so memory holds one chunk at a time.
-      const buf = Buffer.from(chunk, 'utf8');
-      writeSync(fd, buf);
-      bytes += buf.length;
+      sink.write(chunk);
       chunks++;
       lastChunkAt = Date.now();
     } catch (e) {
@@ -54,7 +53,7 @@ export async function takeHeapSnapshot(page: Page, file: string, timeoutMs = HEA
       throw new PerfError({
         code: 'heap_snapshot_failed',
         message:
-          `heap snapshot to ${file}: waited ${now - t0} ms for Chrome to finish HeapProfiler.takeHeapSnapshot; ${bytes} bytes ` +
+          `heap snapshot to ${file}: waited ${now - t0} ms for Chrome to finish HeapProfiler.takeHeapSnapshot; ${sink.bytes} bytes ` +
           `in ${chunks} chunks had arrived, the last ${now - lastChunkAt} ms before: ${(cause as Error).message}`,
         cause,
       });
@@ -67,9 +66,10 @@ export async function takeHeapSnapshot(page: Page, file: string, timeoutMs = HEA
         cause: writeError,
       });
     }
-    return { bytes };
+    sink.commit();
+    return { bytes: sink.bytes };
   } finally {
     off();
-    closeSync(fd);
+    sink.abort();
   }
 }

@@ -13,7 +13,7 @@ import net from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PerfError } from '../../errors.js';
-import { findExecutable, isExecutable } from '../../files.js';
+import { findExecutable, isExecutable, openLogNoFollow } from '../../files.js';
 import { serverReady } from './client.js';
 
 export type WebDriverServerKind = 'chromedriver' | 'webkit' | 'tauri';
@@ -176,6 +176,10 @@ export async function startWebDriverServer(
 ): Promise<WebDriverServer> {
   const bin = findServerBinary(kind, opts.cwd);
   if (!bin) throw missing(kind);
+  // Opened before anything starts: a link planted at the log is refused with nothing left running.
+  const log = opts.logFile
+    ? createWriteStream(opts.logFile, { fd: openLogNoFollow(opts.logFile, 'webdriver log') }).on('error', () => undefined)
+    : undefined;
   const port = await freePort();
   const args = await serverArgs(kind, port);
   const xvfb = kind !== 'chromedriver' && !process.env.DISPLAY ? await startXvfb() : undefined;
@@ -185,7 +189,6 @@ export async function startWebDriverServer(
   const proc = spawn(file, argv, { detached: true, stdio: ['ignore', 'pipe', 'pipe'], env });
   proc.unref();
   let tail = '';
-  const log = opts.logFile ? createWriteStream(opts.logFile, { flags: 'a' }).on('error', () => undefined) : undefined;
   const keep = (d: Buffer): void => {
     // tauri-driver colours its log: the escapes would only garble an error message.
     const text = d.toString().replace(/\x1b\[[0-9;]*m/g, '');
