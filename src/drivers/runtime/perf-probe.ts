@@ -24,6 +24,22 @@ export const PERF_BINDING = '__rehearsePerf';
  */
 export const SOFT_NAVIGATION_FLAG = '--enable-features=SoftNavigationHeuristics';
 
+/** A Long Animation Frame entry (Chromium), as the probe reads it. */
+type Loaf = PerformanceEntry & {
+  blockingDuration: number;
+  renderStart: number;
+  styleAndLayoutStart: number;
+  scripts: Array<
+    PerformanceEntry & {
+      sourceURL: string;
+      sourceFunctionName: string;
+      sourceCharPosition: number;
+      invoker: string;
+      forcedStyleAndLayoutDuration: number;
+    }
+  >;
+};
+
 /**
  * Runs in the page. Idempotent per token: a second run on the same document keeps the first probe.
  * `countFrames` runs a continuous rAF loop: only when the trace is missing, because a rAF loop makes
@@ -89,14 +105,9 @@ function perfProbeMain(token: string, binding: string, sinceEpoch: number, count
   // Whether the document stayed on screen: a hidden or frozen page paints nothing, so a window with one painted
   // frame is believed only on a page that says it was shown throughout (frames.ts refusalOf).
   let shown = document.visibilityState === 'visible';
-  const onVisibility = (): void => {
-    if (document.visibilityState !== 'visible') shown = false;
-  };
-  const onFreeze = (): void => {
-    shown = false;
-  };
-  document.addEventListener('visibilitychange', onVisibility);
-  document.addEventListener('freeze', onFreeze);
+  // Any visibility change means the page was hidden at some moment (hidden, or shown again after it was).
+  const onHidden = (): boolean => (shown = false);
+  for (const type of ['visibilitychange', 'freeze']) document.addEventListener(type, onHidden);
   const docEnd = (): Record<string, unknown> => ({
     kind: 'docEnd',
     frames: countFrames ? framesNow() : null,
@@ -138,20 +149,6 @@ function perfProbeMain(token: string, binding: string, sinceEpoch: number, count
         presentationMs: Math.max(0, end - e.processingEnd),
       });
     }
-  };
-  type Loaf = PerformanceEntry & {
-    blockingDuration: number;
-    renderStart: number;
-    styleAndLayoutStart: number;
-    scripts: Array<
-      PerformanceEntry & {
-        sourceURL: string;
-        sourceFunctionName: string;
-        sourceCharPosition: number;
-        invoker: string;
-        forcedStyleAndLayoutDuration: number;
-      }
-    >;
   };
   const handleLoaf = (entries: PerformanceEntryList): void => {
     for (const e of entries as unknown as Loaf[]) {
@@ -230,8 +227,7 @@ function perfProbeMain(token: string, binding: string, sinceEpoch: number, count
       stopped = true;
       cancelAnimationFrame(raf);
       removeEventListener('pagehide', onHide);
-      document.removeEventListener('visibilitychange', onVisibility);
-      document.removeEventListener('freeze', onFreeze);
+      for (const type of ['visibilitychange', 'freeze']) document.removeEventListener(type, onHidden);
       for (const { o } of observers) o.disconnect();
       if (w[KEY]?.token === token) delete w[KEY];
     },

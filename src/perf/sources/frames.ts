@@ -109,7 +109,8 @@ export function refusalOf(input: SourceInput, picture: FramePicture): string | u
  * was still being made when it came. A click that renders once (a list grows, a line of text is rewritten) shows one
  * frame in a short window; a window of pure waiting can show one too (a late frame of the load), but with no input.
  * A frame begun up to one vsync before the input still carries its update: Chromium runs the frame's main-thread part
- * after the input queued before it (measured: a click's one painted frame began 0.1 to 2.5 ms before its pointerdown, in 3 of 40 windows on a busy host).
+ * after the input queued before it (measured: a click's one painted frame began 0.1 to 2.5 ms before its pointerdown,
+ * in 3 of 40 windows on a busy host).
  */
 function paintedAfterInput({ raw, offsetMs, window }: SourceInput, picture: FramePicture): boolean {
   if (raw.pageShown !== true) return false;
