@@ -16,8 +16,7 @@ export const RUN_OPTIONS = {
   warmup: { type: 'integer', minimum: 0, maximum: 20, description: 'Discarded first repeats (overrides the scenario).' },
   timing: {
     type: 'boolean',
-    description:
-      'Timing repeats (no profiler) decide, profiled ones explain (the default of --against); --no-timing profiles every repeat.',
+    description: 'Timing repeats (no profiler) decide ms; the default in --against.',
   },
   out: { type: 'string', description: 'Output folder for run files. Default build/perf.' },
   label: { type: 'string', pattern: NAME_PART.pattern, description: `Run label in file names: ${NAME_PART.allowed}. Default run.` },
