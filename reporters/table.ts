@@ -143,7 +143,7 @@ function renderCompare(result: CompareReport, ctx: CompareContext, options: Rend
     result.verdict
   ];
   const out: string[] = [`${verdictWord}  ${oneLine(compareTitle(ctx.a, ctx.b))} — ${compareCounts(result.rows)}`];
-  out.push(...compareNotes(result).map(oneLine));
+  out.push(...compareNotes(result).map((l) => oneLine(l)));
   if (result.frames)
     out.push(
       `painted frames: ${formatValue('frames.painted', result.frames.painted.a)}` +
