@@ -289,7 +289,7 @@ export function compareNotes(result: CompareReport): string[] {
   const out: string[] = [];
   if (result.blind) out.push(`cannot detect: ${result.blind}`);
   if (result.gate?.summary) out.push(`gate: ${result.gate.summary}`);
-  if (result.gate?.primary?.length) out.push(`decided by: ${result.gate.primary.join(', ')}`);
+  if (result.gate?.primary?.length) out.push(`primary: ${result.gate.primary.join(', ')}`);
   const aside = result.gate?.setAside ?? [];
   if (aside.length) {
     const each = aside.map((x) => `${x.metric} ${formatPct(x.deltaPct)}`);
