@@ -29,7 +29,23 @@ const missingGrid = javaAvailable() ? false : 'needs java and /usr/bin/chromedri
  * written with their role and the A B B A order; returns the two run files as written.
  */
 async function againstItself(dir: string, file: string, extra: string[] = []): Promise<{ baseline: RunFile; candidate: RunFile }> {
-  const args = ['run', file, '--against', file, '--repeat', '2', '--warmup', '0', '--fixed', '--out', 'out', '--json', ...extra];
+  // --no-timing: one repeat per unit, so each arm has exactly its 2 (an interleaved run adds profiled ones by default).
+  const args = [
+    'run',
+    file,
+    '--against',
+    file,
+    '--repeat',
+    '2',
+    '--warmup',
+    '0',
+    '--fixed',
+    '--no-timing',
+    '--out',
+    'out',
+    '--json',
+    ...extra,
+  ];
   const r = await perf(dir, args, 240_000);
   // A/A: pass, or a verdict two repeats cannot make (exit 1 is "changed" only past thresholds).
   assert.ok(r.code === 0 || r.code === 1, `${file}: exit ${r.code}\n${r.stderr}`);
