@@ -14,6 +14,7 @@ import type { Page } from './browser.js';
 import {
   markSource,
   PERF_BINDING,
+  nextFrameSource,
   perfProbeFlushSource,
   perfProbeSource,
   perfProbeStopSource,
@@ -44,6 +45,8 @@ import {
 export const SAMPLING_INTERVAL_US = 100;
 // The flush waits two frames at most 200 ms; more than this means the renderer is stuck.
 const PROBE_FLUSH_TIMEOUT_MS = 5000;
+// The wait for the next frame is capped at 100 ms in the page; ten times that means the renderer is busy or stuck.
+const NEXT_FRAME_TIMEOUT_MS = 1000;
 export class PerfSession implements PerfRecorder {
   private readonly probe: ProbeReadings;
   readonly marks: SessionMark[] = [];
@@ -202,6 +205,8 @@ export class PerfSession implements PerfRecorder {
   /** Read every source, switch everything off, return what was read. */
   async end(): Promise<RawSession> {
     const page = this.page;
+    // The frame that shows the last input's result belongs to the window (a stuck page is read as it is).
+    await page.evaluate(nextFrameSource(), { timeoutMs: NEXT_FRAME_TIMEOUT_MS }).catch(() => undefined);
     // The window closes now: what follows is reading, not the page's work.
     const endedAt = Date.now();
     const durationMs = performance.now() - this.t0;

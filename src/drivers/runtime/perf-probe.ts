@@ -266,6 +266,22 @@ export function perfProbeFlushSource(token: string): string {
   })()`;
 }
 
+// 100 ms: a frame comes every 16.7 ms on a live page; a hidden one runs none and must not hold perf_end.
+const NEXT_FRAME_CAP_MS = 100;
+
+/**
+ * Waits for the page's next animation frame (at most NEXT_FRAME_CAP_MS; at once on a hidden page). A window that ends
+ * right after an input's handler ran would otherwise close before the frame that shows its result begins: `wait_for`
+ * sees the new DOM before it is painted, and on a busy host that frame's begin can fall after the end mark.
+ */
+export function nextFrameSource(): string {
+  return `//# sourceURL=${PERF_PROBE_URL}
+(document.visibilityState !== 'visible' ? null : new Promise((r) => {
+    const t = setTimeout(() => r(null), ${NEXT_FRAME_CAP_MS});
+    requestAnimationFrame(() => { clearTimeout(t); r(null); });
+  }))`;
+}
+
 export function perfProbeStopSource(token: string): string {
   return `(() => { const p = window[Symbol.for('rehearse.perf')]; if (p && p.token === ${JSON.stringify(token)}) p.stop(); })()`;
 }

@@ -24,6 +24,7 @@ import {
 import { contentProcesses, cpuBetween, type ContentProcess } from './proc.js';
 import {
   markSource,
+  nextFrameSource,
   perfProbeFlushSource,
   perfProbeSource,
   perfProbeStopSource,
@@ -78,6 +79,8 @@ export class WebDriverPerfSession implements PerfRecorder {
   }
 
   async end(): Promise<RawSession> {
+    // The frame that shows the last input's result belongs to the window (a page that cannot answer is read as it is).
+    await this.page.evaluate(nextFrameSource()).catch(() => undefined);
     // Read first, so the CPU counted is the window's and not the flush's that follows.
     const after = this.page.serverPid !== undefined ? contentProcesses(this.page.serverPid) : undefined;
     const endedAt = Date.now();
