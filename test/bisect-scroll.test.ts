@@ -23,8 +23,9 @@ const CULPRIT = 11;
 // The grid's scroll tracker reads its work per event from ?slow=N (0 in the scenario); the culprit adds 8 ms to it.
 const SLOW_READ = "var slow = Number(new URLSearchParams(location.search).get('slow') || 0);";
 const SLOWED = "var slow = Number(new URLSearchParams(location.search).get('slow') || 0) + 8; // row statistics on scroll";
-// A bisect is ~6 comparisons of up to 20 repeats per arm of a few seconds each; on a loaded 2-core host that is minutes.
-const BISECT_TIMEOUT_MS = 600_000;
+// A bisect is ~5 comparisons of up to 20 repeats per arm of a few seconds each: 401 s at a load average of 12 on 2 cores,
+// and past 600 s at 13–15 (the endpoints and two midpoints at their 20 repeats, on the right path): room for a loaded host.
+const BISECT_TIMEOUT_MS = 900_000;
 
 test(
   'perf bisect at its defaults names the commit that added an 8 ms scroll handler to a Tabulator grid (a CPU-only regression)',

@@ -149,7 +149,8 @@ const shiftWords = (r: CompareRow): string =>
 /** "undecided at the last look, …: counters.threadCpuMs +7.7% [1.6, 11.8] (set aside as noisy), …; --metric M follows one". */
 function openWords(open: readonly CompareRow[]): string {
   const each = open.map((r) => `${shiftWords(r)}${r.setAside !== undefined ? ' (set aside as noisy)' : ''}`).join(', ');
-  return `undecided at the last look, an interval still reaching past warn: ${each}; --metric ${open[0]!.metric} follows it as a full primary`;
+  const follow = `--metric ${open[0]!.metric} follows it as a full primary`;
+  return `undecided at the last look, an interval still reaching past warn: ${each}; ${follow}`;
 }
 
 /**
