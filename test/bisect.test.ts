@@ -16,8 +16,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { followingLine, renderBisectMarkdown, renderBisectText } from '../src/cli/bisect.js';
 import { bisectBrief } from '../src/mcp/bisect-tool.js';
-import { midpoint, midpointTiming, sideThresholds, type BisectResult } from '../src/runner/bisect.js';
+import { endpointThresholds, midpoint, midpointTiming, sideThresholds, type BisectResult } from '../src/runner/bisect.js';
 import { repeatSchedule, repeatSlots } from '../src/runner/records.js';
 import { gitRepo, perfCli, ROOT, type GitRepo } from './helpers.js';
 
@@ -72,6 +73,7 @@ describe('perf bisect end to end', { concurrency: true }, () => {
       const j = JSON.parse(r.stdout) as {
         outcome: string;
         metric: string;
+        followed: { metric: string; why: string }[];
         culprit: { commit: string; subject: string; delta: { deltaPct: number; judgement: string } };
         tested: { commit: string; verdict: string; comparisons: { why?: string; cached: boolean }[] }[];
       };
@@ -79,6 +81,12 @@ describe('perf bisect end to end', { concurrency: true }, () => {
       assert.equal(j.culprit.commit, culprit);
       assert.equal(j.culprit.subject, 'c4 a larger bundle');
       assert.equal(j.metric, 'load.transferBytes');
+      // Of the two gated counts only the bytes moved: the search follows that one, and says why.
+      assert.deepEqual(
+        j.followed.map((f) => f.metric),
+        ['load.transferBytes'],
+      );
+      assert.match(j.followed[0]!.why, /^a primary of the gate, regressed past warn from GOOD to BAD/);
       assert.ok(j.culprit.delta.deltaPct > 100, `the bundle grew 200 KB: ${j.culprit.delta.deltaPct}%`);
       const skipped = j.tested.find((t) => t.commit === broken);
       assert.equal(skipped?.verdict, 'skipped', JSON.stringify(j.tested));
@@ -204,39 +212,95 @@ test('perf_bisect reply: a thousand tested commits stay under 6 KB, the oldest d
   const r: BisectResult = {
     outcome: 'found',
     metric: 'load.lcpMs',
+    followed: [{ metric: 'load.lcpMs', deltaPct: 1.5, ci: null, why: 'x'.repeat(500) }],
     culprit: { ...tested[999]!, delta: comparison },
     tested,
     durationMs: 1000,
   };
   const brief = bisectBrief(r);
   assert.ok(Buffer.byteLength(JSON.stringify(brief)) <= 6 * 1024 - 100);
+  assert.deepEqual(
+    (brief.followed as { metric: string }[]).map((f) => f.metric),
+    ['load.lcpMs'],
+    'what it followed stays in the reply',
+  );
   assert.match(String(brief.omitted), /^\d+ earlier tested commit/);
   const kept = brief.tested as { commit: string }[];
   assert.equal(kept.at(-1)!.commit, tested[999]!.commit.slice(0, 10), 'the newest tested commit stays');
 });
 
-test('midpoints are judged at half the step when the step is over twice the error threshold, else as the scenario says', () => {
+test('the answer says what the search followed and why, and how several are combined', () => {
+  const c = { baseline: 'a'.repeat(40), candidate: 'b'.repeat(40), judgement: 'worse' as const, repeats: 22, cached: false };
+  const delta = { ...c, metric: 'counters.threadCpuMs', deltaPct: 12.3, ci: { lowPct: 5.8, highPct: 16.3, level: 0.9 } };
+  const followed = [
+    { metric: 'counters.threadCpuMs', deltaPct: 12.3, ci: delta.ci, why: 'a primary of the gate, regressed past warn from GOOD to BAD' },
+    { metric: 'longFrames.blockingMs', deltaPct: 40, ci: null, why: 'set aside as noisy' },
+  ];
+  const culprit = { commit: 'c'.repeat(40), subject: 'c11: scroll tracker', authorDate: '2026-12-06T00:00:00Z' };
+  const r: BisectResult = { outcome: 'found', metric: delta.metric, followed, culprit: { ...culprit, delta }, tested: [], durationMs: 1 };
+  const text = renderBisectText(r);
+  assert.match(
+    text,
+    new RegExp(
+      String.raw`^following counters\.threadCpuMs \+12\.3% \[5\.8, 16\.3\] \(a primary of the gate, [^)]*\); ` +
+        String.raw`longFrames\.blockingMs \+40\.0% \(set aside as noisy\): ` +
+        'a commit is bad when any of them is like BAD, good when all are like GOOD$',
+      'm',
+    ),
+    text,
+  );
+  assert.equal(followingLine([followed[0]!])?.includes('a commit is bad when any'), false, 'one metric: no rule to state');
+  assert.equal(followingLine([]), undefined);
+  assert.match(renderBisectMarkdown(r), /^Following counters\.threadCpuMs/m);
+});
+
+test('midpoints are judged at half the step, whatever its size; without a step, as the scenario says', () => {
   const t = { warnPct: 10, errorPct: 25, metrics: { 'load.requests': { errorPct: 5 } } };
   assert.deepEqual(sideThresholds(t, 'counters.threadCpuMs', 120).metrics['counters.threadCpuMs'], { warnPct: 60, errorPct: 60 });
-  // Half of 40 is under the error threshold of 25: the scenario's thresholds stand (never a stricter test).
-  assert.equal(sideThresholds(t, 'counters.threadCpuMs', 40), t);
+  // A CPU step of 10.9%: its midpoints are held at 5.5%, not at the scenario's warn 10% / error 25%, under which a commit
+  // carrying the whole step read "unchanged" whenever its estimate fell below 10%.
+  assert.deepEqual(sideThresholds(t, 'counters.threadCpuMs', 10.9).metrics['counters.threadCpuMs'], { warnPct: 5.5, errorPct: 5.5 });
   assert.equal(sideThresholds(t, 'counters.threadCpuMs', undefined), t);
-  // A metric's own error threshold is what the step is held against; the others keep theirs.
+  assert.equal(sideThresholds(t, 'counters.threadCpuMs', 0), t);
+  assert.equal(sideThresholds(t, 'counters.threadCpuMs', 0.04), t, 'a step that rounds to no boundary');
+  // A metric's own thresholds are replaced; the others keep theirs.
   const perMetric = sideThresholds(t, 'load.requests', 12);
   assert.deepEqual(perMetric.metrics, { 'load.requests': { warnPct: 6, errorPct: 6 } });
   assert.equal(perMetric.errorPct, 25);
 });
 
+test('the endpoints are judged at the warn threshold, as error too, for every metric; a metric given only error keeps it', () => {
+  const t = {
+    warnPct: 10,
+    errorPct: 25,
+    metrics: { 'load.requests': { errorPct: 5 }, 'counters.layouts': { warnPct: 3 }, x: { errorPct: 40 } },
+  };
+  assert.deepEqual(endpointThresholds(t), {
+    warnPct: 10,
+    errorPct: 10,
+    metrics: {
+      'load.requests': { warnPct: 5, errorPct: 5 },
+      'counters.layouts': { warnPct: 3, errorPct: 3 },
+      x: { warnPct: 10, errorPct: 10 },
+    },
+  });
+});
+
 test('a midpoint on a ms metric with timing repeats measures timing repeats alone; endpoints and counts keep the evidence', () => {
   const on = { timing: true };
-  const off = { timing: false };
-  assert.deepEqual(midpointTiming(true, 'counters.threadCpuMs', on, on), { timing: 'only' });
+  // A scenario that says `timing: false`; one that says nothing runs timing repeats in an interleaved compare.
+  const off = { timing: false, timingSet: true };
+  assert.deepEqual(midpointTiming(true, ['counters.threadCpuMs'], on, on), { timing: 'only' });
+  assert.deepEqual(midpointTiming(true, ['counters.threadCpuMs', 'longFrames.blockingMs'], on, on), { timing: 'only' });
   // The endpoints' comparison keeps its attribution repeats: the answer's "what grew" comes from it.
-  assert.deepEqual(midpointTiming(false, 'counters.threadCpuMs', on, on), {});
-  // A count is read from every repeat, and some counts only from the profiled ones.
-  assert.deepEqual(midpointTiming(true, 'load.transferBytes', on, on), {});
-  assert.deepEqual(midpointTiming(true, 'counters.threadCpuMs', on, off), {});
+  assert.deepEqual(midpointTiming(false, ['counters.threadCpuMs'], on, on), {});
+  // A count is read from every repeat, and some counts only from the profiled ones: one among the followed keeps them.
+  assert.deepEqual(midpointTiming(true, ['load.transferBytes'], on, on), {});
+  assert.deepEqual(midpointTiming(true, ['counters.threadCpuMs', 'counters.layouts'], on, on), {});
+  assert.deepEqual(midpointTiming(true, ['counters.threadCpuMs'], on, off), {});
   assert.deepEqual(midpointTiming(true, null, on, on), {});
+  assert.deepEqual(midpointTiming(true, [], on, on), {});
+  assert.deepEqual(midpointTiming(true, ['counters.threadCpuMs'], { timing: false }, { timing: false }), { timing: 'only' });
   assert.deepEqual(repeatSchedule(4, 'only'), ['timing', 'timing', 'timing', 'timing']);
   assert.deepEqual(repeatSchedule(4, true), ['timing', 'attribution', 'timing', 'timing', 'attribution', 'timing']);
   assert.deepEqual(repeatSlots(4, 6, 'only'), ['timing', 'timing']);

@@ -71,6 +71,7 @@ const UNIT = [
   'load-metrics.test.js',
   'load-refusals.test.js',
   'security-git.test.js',
+  'bisect-follow.test.js',
 ];
 
 /**
@@ -151,6 +152,7 @@ const TIMING = [
   'perf-measure.test.js',
   'attribution-run.test.js',
   'load-gate.test.js',
+  'bisect-scroll.test.js',
 ];
 
 /**

@@ -510,10 +510,12 @@ describe('the other text outputs over hostile names (finding 9)', () => {
       repeats: 10,
       comparisons: [cmp(c, c)],
     }));
+    // What the search followed, and why: a metric name from the scenario, its reason in words.
+    const followed = [{ metric: `steps.tap${H}.ms`, deltaPct: 12.5, ci: null, why: `why${H}` }];
     const results: BisectResult[] = [
-      { outcome: 'found', metric: 'm', culprit: { ...commit('c'.repeat(40)), delta: cmp('a', 'c') }, tested, durationMs: 1 },
-      { outcome: 'not_reproduced', metric: null, endpoints: cmp('a', 'b'), tested, durationMs: 1 },
-      { outcome: 'ambiguous', metric: 'm', candidates: [commit('d'.repeat(40))], tested, durationMs: 1 },
+      { outcome: 'found', metric: 'm', followed, culprit: { ...commit('c'.repeat(40)), delta: cmp('a', 'c') }, tested, durationMs: 1 },
+      { outcome: 'not_reproduced', metric: null, followed: [], endpoints: cmp('a', 'b'), tested, durationMs: 1 },
+      { outcome: 'ambiguous', metric: 'm', followed, candidates: [commit('d'.repeat(40))], tested, durationMs: 1 },
     ];
     for (const r of results) {
       assertClean(`bisect text ${r.outcome}`, renderBisectText(r));

@@ -104,3 +104,66 @@ for (const [name, noise] of NOISES) {
     }
   });
 }
+
+test('several metrics: "the whole step" is held at α/k, "no change" at α (Wald’s bounds for unequal rates)', () => {
+  const one = stepSide({ shiftPct: 20, lowPct: 12, highPct: 28, level: 0.9 }, 20, ALPHA);
+  assert.ok(Math.abs(one.goodBound + one.bound) < 1e-12, 'one metric: ±ln((1 − α)/α)');
+  const two = stepSide({ shiftPct: 20, lowPct: 12, highPct: 28, level: 0.9 }, 20, ALPHA, 2);
+  assert.ok(Math.abs(two.bound - Math.log((1 - ALPHA) / (ALPHA / 2))) < 1e-12, String(two.bound));
+  assert.ok(Math.abs(two.goodBound - Math.log(ALPHA / (1 - ALPHA / 2))) < 1e-12, String(two.goodBound));
+  // A shift a little past D/2 that one metric calls bad needs more evidence among two.
+  const x = { shiftPct: 12.2, lowPct: 6.2, highPct: 18.2, level: 0.9 };
+  assert.equal(stepSide(x, 20, ALPHA).side, 'bad');
+  assert.equal(stepSide(x, 20, ALPHA, 2).side, 'undecided');
+  assert.equal(stepSide(x, 20, ALPHA, 0).side, 'undecided', 'a family of none decides nothing');
+});
+
+/**
+ * A midpoint judged on k metrics as the bisect judges it (bisect-follow.ts sideJudgement): bad when any metric's SPRT
+ * says "the whole step", good when all say "no change". `shifts`: each metric's true shift (% of GOOD).
+ */
+function simulateMany(shifts: number[], stepPct: number, noise: Noise, family: number, rnd: () => number): string {
+  const draw = (shift: number): number =>
+    1000 * Math.exp(noise.cv * gaussian(rnd)) * (rnd() < noise.outliers ? noise.outlierFactor : 1) * (1 + shift / 100);
+  const arms = shifts.map(() => ({ a: [] as number[], b: [] as number[] }));
+  for (let n = 5; n <= 20; n += 2) {
+    const sides = shifts.map((shift, m) => {
+      const { a, b } = arms[m]!;
+      while (a.length < n) {
+        a.push(draw(0));
+        b.push(draw(shift));
+      }
+      const scale = median(a) / 100;
+      const hl = hodgesLehmann(a, b, 1 - 2 * ALPHA);
+      return stepSide(
+        { shiftPct: hl.shift / scale, lowPct: hl.low / scale, highPct: hl.high / scale, level: hl.level },
+        stepPct,
+        ALPHA,
+        family,
+      ).side;
+    });
+    if (sides.includes('bad')) return 'bad';
+    if (sides.every((s) => s === 'good')) return 'good';
+  }
+  return 'undecided';
+}
+
+test('two followed metrics (CV 10%, 5% of repeats 1.4× slow): a wrong side stays below α both ways; without α/k it does not', () => {
+  const noise = NOISES[1]![1];
+  const trials = 2000;
+  const rate = (shifts: number[], family: number, wrong: string): number => {
+    const rnd = mulberry32(56);
+    let n = 0;
+    for (let i = 0; i < trials; i++) if (simulateMany(shifts, 20, noise, family, rnd) === wrong) n++;
+    return n / trials;
+  };
+  // Before the culprit: no change on either metric; a false "bad" on any names a wrong culprit.
+  const falseBad = rate([0, 0], 2, 'bad');
+  // After it, the hardest case: only one of the two metrics carries the step.
+  const falseGood = rate([20, 0], 2, 'good');
+  // The same two metrics, each at α (no Bonferroni split): more false "bad" calls.
+  const naive = rate([0, 0], 1, 'bad');
+  assert.ok(falseBad < ALPHA, `false bad ${falseBad}`);
+  assert.ok(falseGood < ALPHA, `false good ${falseGood}`);
+  assert.ok(naive >= falseBad, `α each: ${naive}, α/2 each: ${falseBad}`);
+});

@@ -4,7 +4,7 @@ import { PerfError } from '../errors.js';
 import { oneLine, plainText } from '../printable.js';
 import { fileInFolder, writeFileAtomic } from '../files.js';
 import { bisectStoreCache } from '../history/bisect-cache.js';
-import { bisect, short, type BisectEvent, type BisectResult, type Comparison, type TestedCommit } from '../runner/bisect.js';
+import { bisect, short, type BisectEvent, type BisectResult, type Comparison, type Followed, type TestedCommit } from '../runner/bisect.js';
 import { appendToGithubStepSummary } from '../../reporters/index.js';
 import { mdCode, mdText } from '../../reporters/markdown.js';
 import { defineCommand, info, JSON_FLAG, printJson, printText } from './command.js';
@@ -12,11 +12,19 @@ import { HISTORY_FLAG, historyLocation, openStore } from './history.js';
 import { checkNameFlag, interruptible, parseVars } from './run-options.js';
 import { scaleFlags, SCALE_FLAGS } from './scale-options.js';
 
-const figure = (c: Comparison): string => {
+const figure = (c: Pick<Comparison, 'metric' | 'deltaPct' | 'ci'>): string => {
   const delta = c.deltaPct === null ? '' : ` ${c.deltaPct >= 0 ? '+' : ''}${c.deltaPct.toFixed(1)}%`;
   const ci = c.ci ? ` [${c.ci.lowPct.toFixed(1)}, ${c.ci.highPct.toFixed(1)}]` : '';
   return `${c.metric ?? 'verdict'}${delta}${ci}`;
 };
+
+/** "following counters.threadCpuMs +14.0% [6.1, 22.3] (why); …: a commit is bad when …", or nothing when none is followed. */
+export function followingLine(followed: readonly Followed[]): string | undefined {
+  if (!followed.length) return undefined;
+  const each = followed.map((f) => `${figure(f)} (${f.why})`).join('; ');
+  const rule = followed.length > 1 ? ': a commit is bad when any of them is like BAD, good when all are like GOOD' : '';
+  return `following ${each}${rule}`;
+}
 
 /** One stderr line per comparison (and per build), so a long bisect shows where it is. */
 function progress(quiet: boolean): (e: BisectEvent) => void {
@@ -29,6 +37,8 @@ function progress(quiet: boolean): (e: BisectEvent) => void {
         return info(`bisect: ${e.count} commit(s) between GOOD and BAD; comparing the endpoints first`);
       case 'build':
         return info(`bisect: building ${short(e.commit)}`);
+      case 'following':
+        return info(`bisect: ${followingLine(e.followed) ?? 'following nothing'}`);
       case 'compare-start':
         return info(`bisect: [${e.index}] ${short(e.baseline)} → ${short(e.candidate)} …${e.speculative ? ' (speculative)' : ''}`);
       case 'compare-end': {
@@ -84,12 +94,18 @@ export function renderBisectText(r: BisectResult): string {
       out.push(`the first bad commit is one of (the others could not be judged): ${r.candidates.map((c) => short(c.commit)).join(', ')}`);
       break;
     case 'not_reproduced':
-      out.push(`not reproduced: BAD is not worse than GOOD (${figure(r.endpoints)}, ${r.endpoints.judgement}); nothing to bisect`);
+      out.push(
+        r.endpoints.judgement === 'undecided'
+          ? `not reproduced: the gate could not tell BAD from GOOD (${figure(r.endpoints)}; ${r.endpoints.why ?? ''}); nothing to bisect`
+          : `not reproduced: BAD is not worse than GOOD (${figure(r.endpoints)}, ${r.endpoints.judgement}); nothing to bisect`,
+      );
       break;
     case 'interrupted':
       out.push('interrupted: finished comparisons are cached; run the same command again to go on');
       break;
   }
+  const following = followingLine(r.followed);
+  if (following) out.push(following);
   out.push(`tested (${r.tested.length}), ${(r.durationMs / 1000).toFixed(0)} s:`);
   for (const t of r.tested)
     out.push(`  ${short(t.commit)} ${t.verdict.padEnd(7)} ${oneLine(t.subject, 60)}  ${verdictLines(t).join('; ')}`);
@@ -107,7 +123,9 @@ export function renderBisectMarkdown(r: BisectResult): string {
   const rows = r.tested.map(
     (t) => `| ${mdCode(short(t.commit))} | ${mdText(t.subject)} | ${t.verdict} | ${mdText(verdictLines(t).join('; '))} |`,
   );
-  return plainText([head, '', '| commit | subject | verdict | comparisons |', '|:--|:--|:--|:--|', ...rows, ''].join('\n'));
+  const following = followingLine(r.followed);
+  const follow = following ? [mdText(following[0]!.toUpperCase() + following.slice(1)), ''] : [];
+  return plainText([head, '', ...follow, '| commit | subject | verdict | comparisons |', '|:--|:--|:--|:--|', ...rows, ''].join('\n'));
 }
 
 export const bisectCommand = defineCommand({
@@ -120,6 +138,9 @@ export const bisectCommand = defineCommand({
     'Each commit is checked out into its own worktree under a temporary folder (your working tree is untouched), built\n' +
     "with --build and served from there. Before building, it says which commits run another app program than HEAD's\n" +
     'scenario, and --build. Checkouts a killed bisect left behind are removed by the next one in the repository.\n' +
+    "GOOD against BAD is the gate's own compare; the search follows every primary that regressed there (none past warn:\n" +
+    'each one confirmed worse below it; --metric M: M alone): a commit is bad when any followed metric is like BAD, good\n' +
+    'when all are like GOOD.\n' +
     'Outcomes: worse, same, undecided (then against BAD); a commit that cannot be built,\n' +
     'run or decided is skipped and said so. Finished comparisons are cached in <out>/bisect-cache.json, and with --history\n' +
     'in the history store as well: a re-run reuses them, on any machine that shares the store.\n' +
@@ -133,7 +154,7 @@ export const bisectCommand = defineCommand({
     metric: {
       type: 'string',
       value: 'METRIC',
-      description: 'The metric to follow (default: the primary metric that regressed most from GOOD to BAD).',
+      description: "The one metric to follow (default: every one of the gate's primaries that regressed from GOOD to BAD).",
     },
     repeat: { type: 'number', value: 'N', description: 'Repeats per arm at the first look of each comparison (default: the scenario’s).' },
     maxRepeat: { type: 'number', value: 'N', description: 'Cap on repeats per arm of each comparison (sequential sampling).' },

@@ -16,10 +16,14 @@ const SUBJECT_CHARS = 72;
 // Why parallel needs a Grid, in the words of an MCP client (the runner's checkParallel words it for the CLI's flags).
 const SHARED_MACHINE = 'comparisons at once on this machine would measure each other';
 
-const figures = (c: Comparison): Record<string, unknown> => ({
-  judgement: c.judgement,
+const shift = (c: Pick<Comparison, 'deltaPct' | 'ci'>): Record<string, unknown> => ({
   ...(c.deltaPct !== null ? { deltaPct: Math.round(c.deltaPct * 10) / 10 } : {}),
   ...(c.ci ? { ci: [Math.round(c.ci.lowPct * 10) / 10, Math.round(c.ci.highPct * 10) / 10] } : {}),
+});
+
+const figures = (c: Comparison): Record<string, unknown> => ({
+  judgement: c.judgement,
+  ...shift(c),
   repeats: c.repeats,
   ...(c.why ? { why: c.why.slice(0, 200) } : {}),
 });
@@ -27,6 +31,8 @@ const figures = (c: Comparison): Record<string, unknown> => ({
 /** The answer within 6 KB: the outcome whole, the tested commits newest-tested last, the oldest dropped first. */
 export function bisectBrief(r: BisectResult, budget = COMPARE_REPLY_MAX_BYTES - ENVELOPE_BYTES): Record<string, unknown> {
   const head: Record<string, unknown> = { outcome: r.outcome, durationS: Math.round(r.durationMs / 1000) };
+  // What the search followed and why: every primary that regressed from GOOD to BAD (or the metric asked for).
+  if (r.followed.length) head.followed = r.followed.map((f) => ({ metric: f.metric, ...shift(f), why: f.why }));
   switch (r.outcome) {
     case 'found':
       Object.assign(head, {

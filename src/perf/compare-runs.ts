@@ -143,6 +143,8 @@ export interface CompareRunsOptions {
   rejected?: Readonly<Record<string, Direction>>;
   /** Paths, for messages and the identity blocks. */
   files?: { a?: string; b?: string };
+  /** CompareOptions.holdSetAside: a set-aside metric below warn holds while its interval reaches past error (perf bisect). */
+  holdSetAside?: boolean;
 }
 
 // ─── reading and validating ─────────────────────────────────────────────────────────────────────────
@@ -1152,6 +1154,7 @@ export function compareRuns(a: RunFile, b: RunFile, opts: CompareRunsOptions = {
     spending: sequential?.spending ?? DEFAULT_SPENDING,
     fixedBaseline: sequential?.storedBaseline ?? false,
     ...((opts.rejected ?? sequential?.rejected) ? { rejected: opts.rejected ?? sequential?.rejected } : {}),
+    ...(opts.holdSetAside ? { holdSetAside: true } : {}),
   };
   // The quiet repeats are re-judged on the primaries this look chose, not on a choice remade from fewer repeats.
   const chosen: SampleOptions = context.primary.length ? { ...sampleOpts, primary: context.primary } : sampleOpts;

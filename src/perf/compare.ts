@@ -177,6 +177,12 @@ export interface CompareOptions {
   rejected?: Readonly<Record<string, Direction>>;
   /** The baseline's repeats are fixed (a stored baseline): needRepeats counts the candidate's alone. */
   fixedBaseline?: boolean;
+  /**
+   * A set-aside metric below warn stays undecided while its interval reaches past error, as a primary's does, instead
+   * of settling on its estimate (perf bisect's endpoints, where "not reproduced" ends the search). Futility spends no
+   * α: the family's false-alarm rate is the same; the comparison only samples longer.
+   */
+  holdSetAside?: boolean;
 }
 
 export type CompareVerdict = 'pass' | 'warn' | 'fail' | 'inconclusive';
@@ -280,7 +286,16 @@ export function compareMetrics(samples: MetricSamples[], opts: CompareOptions): 
   }
 
   const rows = analyses.map((x) =>
-    judge(x, thresholds.get(x)!, alpha, rejected[x.s.metric], needed.get(x) ?? null, spending, opts.fixedBaseline === true),
+    judge(
+      x,
+      thresholds.get(x)!,
+      alpha,
+      rejected[x.s.metric],
+      needed.get(x) ?? null,
+      spending,
+      opts.fixedBaseline === true,
+      opts.holdSetAside,
+    ),
   );
   const sorted = rows
     .map((row) => ({ row, magnitude: magnitudeOf(row) }))
@@ -560,6 +575,7 @@ function judge(
   pNeeded: number | null,
   spending: SpendingKind,
   fixedBaseline: boolean,
+  holdSetAside = false,
 ): CompareRow {
   const { s, medA, medB, hl } = x;
   const gated = s.role === 'primary';
@@ -608,7 +624,7 @@ function judge(
     };
   }
 
-  return judgeDirected(x, t, alpha, rejection, pNeeded, fixedBaseline, { row, evidence, note, gated });
+  return judgeDirected(x, t, alpha, rejection, pNeeded, fixedBaseline, { row, evidence, note, gated, held: holdSetAside });
 }
 
 /** The verdict of a metric with a better direction: regressed, improved, inconclusive or unchanged, and whether it is decided. */
@@ -619,10 +635,10 @@ function judgeDirected(
   rejection: Direction | undefined,
   pNeeded: number | null,
   fixedBaseline: boolean,
-  shown: { row: JudgedRow; evidence: string; note: string; gated: boolean },
+  shown: { row: JudgedRow; evidence: string; note: string; gated: boolean; held: boolean },
 ): CompareRow {
   const { s } = x;
-  const { row, evidence, note, gated } = shown;
+  const { row, evidence, note, gated, held } = shown;
   const sideNote = x.pNote ? `; ${x.pNote}` : '';
   const why = `p ${fmtP(x.pWorse)}${pNeeded !== null ? ` (needs ≤ ${fmtP(pNeeded)} at this look)` : ''}${sideNote}`;
   const far = x.worseHighPct; // the interval's end in the worse direction
@@ -656,7 +672,7 @@ function judgeDirected(
   // what the estimate-based severity calls unchanged anyway.
   // A set-aside metric is too noisy for its interval to rule out an error in practical repeats: it holds the gate
   // only while its estimate is past warn.
-  const futile = x.worsePct < t.warnPct && (far < t.errorPct || (gated && s.setAside !== undefined));
+  const futile = x.worsePct < t.warnPct && (far < t.errorPct || (gated && s.setAside !== undefined && !held));
   if (rejection === 'worse') {
     return {
       ...base,

@@ -29,9 +29,22 @@ import type { RunsComparison } from '../perf/compare-runs.js';
 import { loadScenario, type Scenario } from '../scenario/load.js';
 import { writeJsonAtomic } from '../session/state.js';
 import { isTimingMetric } from '../perf/metrics.js';
-import { stepSide } from '../perf/step-side.js';
+import {
+  endpointJudgement,
+  followedOf,
+  judgementOn,
+  regressedPastWarn,
+  sideJudgement,
+  stepsOf,
+  type Followed,
+  type Judged,
+  type Judgement,
+  type Reading,
+  type Step,
+} from './bisect-follow.js';
 import { Checkouts, git, GIT_TIMEOUT_MS, pruneStale, short } from './bisect-checkouts.js';
 import { isRefusal, vetCheckout, vetRange, type RangePrograms, type Vet } from './bisect-vet.js';
+import { interleavedTiming } from './against.js';
 import { runAndJudge } from './judge.js';
 import type { TimingPlan } from './records.js';
 import type { LookEvent } from './sequential.js';
@@ -44,8 +57,7 @@ export interface CommitInfo {
   authorDate: string;
 }
 
-/** How one comparison came out for the bisect: the candidate against its baseline on the chosen metric. */
-export type Judgement = 'worse' | 'same' | 'undecided' | 'untestable';
+export type { Followed, Judgement, Reading };
 
 export interface Comparison {
   baseline: string;
@@ -53,6 +65,7 @@ export interface Comparison {
   judgement: Judgement;
   /** Measured repeats per arm (baseline + candidate). */
   repeats: number;
+  /** The metric whose figures these are: the one that decided (at the endpoints, the one that regressed most). */
   metric: string | null;
   deltaPct: number | null;
   ci: CompareRow['ci'];
@@ -63,6 +76,8 @@ export interface Comparison {
    * measured in timing repeats alone has none; the culprit's delta then carries the endpoints' (GOOD to BAD).
    */
   attribution?: CompareRow['attribution'];
+  /** The endpoints: every gated metric that regressed. A midpoint following several metrics: each one's figures and side. */
+  readings?: Reading[];
   cached: boolean;
 }
 
@@ -81,13 +96,32 @@ const testedCommit = (c: CommitInfo, verdict: TestedCommit['verdict'], compariso
   comparisons,
 });
 
+/**
+ * `metric`: the one the culprit was judged bad on (found), else the first followed (the largest shift at the endpoints);
+ * not reproduced: the gated metric that moved most. `followed`: every metric the search followed, and why (none when
+ * not reproduced).
+ */
 export type BisectResult =
-  | { outcome: 'not_reproduced'; metric: string | null; endpoints: Comparison; tested: TestedCommit[]; durationMs: number }
-  | { outcome: 'found'; metric: string; culprit: CommitInfo & { delta: Comparison }; tested: TestedCommit[]; durationMs: number }
+  | {
+      outcome: 'not_reproduced';
+      metric: string | null;
+      followed: Followed[];
+      endpoints: Comparison;
+      tested: TestedCommit[];
+      durationMs: number;
+    }
+  | {
+      outcome: 'found';
+      metric: string;
+      followed: Followed[];
+      culprit: CommitInfo & { delta: Comparison };
+      tested: TestedCommit[];
+      durationMs: number;
+    }
   /** Skipped commits sit between the last good and the first bad one: the culprit is one of `candidates`. */
-  | { outcome: 'ambiguous'; metric: string; candidates: CommitInfo[]; tested: TestedCommit[]; durationMs: number }
+  | { outcome: 'ambiguous'; metric: string; followed: Followed[]; candidates: CommitInfo[]; tested: TestedCommit[]; durationMs: number }
   /** Ctrl-C: what was learned so far (finished comparisons are in the cache for the next run). */
-  | { outcome: 'interrupted'; metric: string | null; tested: TestedCommit[]; durationMs: number };
+  | { outcome: 'interrupted'; metric: string | null; followed: Followed[]; tested: TestedCommit[]; durationMs: number };
 
 export type BisectEvent =
   /** Checkouts an earlier bisect left behind (perf and its watchdog killed), removed before this one starts. */
@@ -99,6 +133,8 @@ export type BisectEvent =
   /** `speculative`: started before the search knew it would need it (--parallel on a Grid). */
   | { kind: 'compare-start'; baseline: string; candidate: string; index: number; speculative: boolean }
   | { kind: 'compare-end'; comparison: Comparison; index: number }
+  /** The endpoints regressed: the metrics the search follows from here, and why. */
+  | { kind: 'following'; followed: Followed[] }
   | { kind: 'look'; event: LookEvent };
 
 export interface BisectOptions {
@@ -231,63 +267,6 @@ class ComparisonCache {
   }
 }
 
-/** The compare's answer on the bisect's metric (or, before one is chosen, its overall verdict). */
-type Judged = Pick<Comparison, 'judgement' | 'metric' | 'repeats' | 'deltaPct' | 'ci' | 'why' | 'attribution'>;
-
-function judgementOf(c: RunsComparison | undefined, metric: string | null): Judged {
-  if (!c)
-    return {
-      judgement: 'untestable',
-      metric,
-      repeats: 0,
-      deltaPct: null,
-      ci: null,
-      why: 'an arm measured nothing (every repeat failed or was refused)',
-    };
-  const row = metric ? c.rows.find((r) => r.metric === metric) : worstRegression(c);
-  const figures = {
-    metric: row?.metric ?? metric,
-    repeats: row ? row.a.n + row.b.n : 0,
-    deltaPct: row?.deltaPct ?? null,
-    ci: row?.ci ?? null,
-    ...(row?.attribution ? { attribution: row.attribution } : {}),
-  };
-  if (!metric) {
-    switch (c.verdict) {
-      case 'fail':
-        return { judgement: 'worse', ...figures };
-      case 'pass':
-      case 'warn':
-        return { judgement: 'same', ...figures };
-      case 'inconclusive':
-        return { judgement: 'undecided', ...figures, why: c.gate.summary };
-    }
-  }
-  if (!row) return { judgement: 'untestable', ...figures, why: `${metric} was not measured` };
-  switch (row.verdict) {
-    case 'regressed':
-      return { judgement: 'worse', ...figures };
-    case 'unchanged':
-    case 'improved':
-    case 'changed':
-      return { judgement: 'same', ...figures };
-    case 'inconclusive':
-      return { judgement: 'undecided', ...figures, why: c.gate.summary };
-    case 'missing':
-      return { judgement: 'untestable', ...figures, why: `${metric} is missing in one arm` };
-  }
-}
-
-/**
- * The primary metric that regressed most (largest relative shift): what the search follows by default. With
- * none regressed, the primary that moved most, so "not reproduced" still shows a figure.
- */
-function worstRegression(c: RunsComparison): CompareRow | undefined {
-  const primary = c.rows.filter((r) => c.gate.primary.includes(r.metric));
-  const most = (rows: CompareRow[]): CompareRow | undefined => [...rows].sort((x, y) => (y.deltaPct ?? 0) - (x.deltaPct ?? 0))[0];
-  return most(primary.filter((r) => r.verdict === 'regressed')) ?? most(primary);
-}
-
 interface Ctx {
   opts: BisectOptions;
   repo: string;
@@ -299,41 +278,69 @@ interface Ctx {
   started: Map<string, Promise<Comparison | 'interrupted'>>;
   /** Comparisons running now (a cached one while it is looked up), so speculation keeps at most `parallel` in flight. */
   active: number;
-  /** The endpoints' shift on the metric (%, its worse direction), once measured: where the midpoints' boundary goes. */
-  stepPct?: number;
-  /** The sign of the endpoints' raw delta: the direction a commit moves when it is on BAD's side. */
-  stepSign?: 1 | -1;
+  /**
+   * Each followed metric's step (the endpoints' shift, % in its worse direction, and the sign of its raw delta), once
+   * measured: what the midpoints' side test and boundary are set from.
+   */
+  steps?: Step[];
   /** The endpoints are judged: what is compared now is a midpoint (needed or speculative). */
   midpoints?: boolean;
 }
 
+/** What a comparison is judged on: the followed metrics (or --metric's), or null: the gate's own primaries (the endpoints). */
+type On = readonly string[] | null;
+
 /**
- * A midpoint on a milliseconds metric, with timing repeats in both scenarios, measures timing repeats alone: its
- * verdict reads only those (the profiler's repeats inflate ms and are never judged), and the evidence of what grew
- * is the endpoints' (kept with the answer). Each unit then costs one repeat instead of one and a half, the warm-up
- * an unprofiled one.
+ * A midpoint whose followed metrics are all milliseconds, with timing repeats in both scenarios (the default of an
+ * interleaved compare: runner/against.ts interleavedTiming), measures timing repeats
+ * alone: its verdict reads only those (the profiler's repeats inflate ms and are never judged), and the evidence of what
+ * grew is the endpoints' (kept with the answer). Each unit then costs one repeat instead of one and a half, the warm-up
+ * an unprofiled one. A count among them keeps the profiled repeats (some counts are read from those only).
  */
 export function midpointTiming(
   midpoint: boolean,
-  metric: string | null,
-  a: Pick<Scenario, 'timing'>,
-  b: Pick<Scenario, 'timing'>,
+  metrics: On,
+  a: Pick<Scenario, 'timing' | 'timingSet'>,
+  b: Pick<Scenario, 'timing' | 'timingSet'>,
 ): { timing?: TimingPlan } {
-  return midpoint && metric !== null && isTimingMetric(metric) && a.timing && b.timing ? { timing: 'only' } : {};
+  const timingOnly = metrics !== null && metrics.length > 0 && metrics.every(isTimingMetric);
+  return midpoint && timingOnly && interleavedTiming(a) && interleavedTiming(b) ? { timing: 'only' } : {};
 }
 
 /**
  * A midpoint's question is which side of the step it is on, not whether it moved at all. When the endpoints differ by D,
- * more than twice the metric's error threshold, midpoints are judged at D/2 (warn = error = D/2): the boundary Wald's
- * sequential probability ratio test puts between "no change" and "the whole change" for a shift in a mean (A. Wald,
- * Sequential Analysis, 1947, ch. 5), so a commit clearly on one side is decided at the first look instead of sampled until
- * its interval fits inside the error threshold. A smaller step keeps the scenario's thresholds: never a stricter test.
+ * midpoints are judged at D/2 (warn = error = D/2): the boundary Wald's sequential probability ratio test puts between
+ * "no change" and "the whole change" for a shift in a mean (A. Wald, Sequential Analysis, 1947, ch. 5). The side test
+ * (perf/step-side.ts) decides most midpoints; this boundary is what the compare's own verdict falls back on, and what ends
+ * its sampling. Whatever D's size: a step below twice the error threshold once kept the scenario's thresholds, and the
+ * compare's futility rule (estimate below warn, interval clear of error) then called a commit carrying a 10.9% CPU step
+ * "unchanged" at +6.5% [-6.0, 19.6] (the Tabulator grid's scroll loop, 2026-12-06): the culprit read good.
  */
 export function sideThresholds(t: Scenario['thresholds'], metric: string, stepPct: number | undefined): Scenario['thresholds'] {
-  const own = t.metrics[metric]?.errorPct ?? t.errorPct;
-  if (stepPct === undefined || !(stepPct / 2 > own)) return t;
+  if (stepPct === undefined || !(stepPct > 0)) return t;
   const half = Math.round((stepPct / 2) * 10) / 10;
+  // A step of under 0.1% rounds to no boundary at all: the scenario's thresholds judge it.
+  if (!(half > 0)) return t;
   return { ...t, metrics: { ...t.metrics, [metric]: { warnPct: half, errorPct: half } } };
+}
+
+/**
+ * The endpoints' boundary: the warn threshold, as error too, for every metric. The gate fails on an error and calls a
+ * change "unchanged" once its estimate is below warn and its interval clear of error; the bisect follows any worse
+ * shift the compare confirms, so GOOD against BAD samples on until the interval is clear of warn (or a worse shift is
+ * confirmed, or maxRepeat). At the gate's own boundary the Tabulator grid's scroll loop (+9% thread CPU by the medians) read
+ * +1.9% [-12.2, 14.6] at 7 + 7 repeats, "not an error-size change", and the bisect stopped there: "not reproduced"
+ * (2026-12-06). The primaries, the tests and α are the gate's.
+ */
+export function endpointThresholds(t: Scenario['thresholds']): Scenario['thresholds'] {
+  const metrics = Object.fromEntries(
+    Object.entries(t.metrics).map(([m, own]) => {
+      // A metric given only `error` below the scenario's warn warns from there too (compare-runs perMetricThresholds).
+      const warnPct = Math.min(own.warnPct ?? t.warnPct, own.errorPct ?? t.warnPct);
+      return [m, { warnPct, errorPct: warnPct }];
+    }),
+  );
+  return { ...t, errorPct: t.warnPct, metrics };
 }
 
 /** What every copy of the scenario is loaded with: the bisect's variant and vars. */
@@ -342,21 +349,28 @@ const loadOptions = (o: BisectOptions): { variant?: string; vars: Record<string,
   vars: o.vars ?? {},
 });
 
-/** Load the scenario from a commit's checkout, pinned to the bisect's metric once one is chosen. */
-function scenarioAt(dir: string, ctx: Ctx, metric: string | null): Scenario {
-  const sc = loadScenario(ctx.scenarioRel, { ...loadOptions(ctx.opts), cwd: dir });
-  return metric ? { ...sc, gate: { metrics: [metric] }, thresholds: sideThresholds(sc.thresholds, metric, ctx.stepPct) } : sc;
+/** Load the scenario from a commit's checkout, pinned to the followed metrics (each at its side boundary) once chosen. */
+function scenarioAt(dir: string, ctx: Ctx, metrics: On): Scenario {
+  const loaded = loadScenario(ctx.scenarioRel, { ...loadOptions(ctx.opts), cwd: dir });
+  const sc = ctx.midpoints ? loaded : { ...loaded, thresholds: endpointThresholds(loaded.thresholds) };
+  if (!metrics) return sc;
+  const step = (m: string): number | undefined => ctx.steps?.find((s) => s.metric === m)?.pct;
+  const thresholds = metrics.reduce((t, m) => sideThresholds(t, m, step(m)), sc.thresholds);
+  return { ...sc, gate: { metrics: [...metrics] }, thresholds };
 }
 
-const cacheKey = (ctx: Ctx, baseline: string, candidate: string, metric: string | null): string => {
+const cacheKey = (ctx: Ctx, baseline: string, candidate: string, metrics: On): string => {
   const o = ctx.opts;
-  // The midpoints' boundary (sideThresholds) changes the verdicts, so it is part of what was compared.
+  // The midpoints' boundaries (sideThresholds) change the verdicts, so they are part of what was compared.
   // `~sprt`: midpoints judged by the side test (perf/step-side.ts); comparisons cached under the interval rule are not reused.
-  const side = ctx.stepPct !== undefined ? `@${ctx.stepPct.toFixed(1)}~sprt` : '';
+  // `~half`: at D/2 whatever the step's size (sideThresholds); those judged at the scenario's thresholds are not either.
+  const side = ctx.steps?.length ? `@${ctx.steps.map((x) => x.pct.toFixed(1)).join(',')}~sprt~half` : '';
   return [
     ctx.scenarioRel,
     o.variant ?? '',
-    `${metric ?? '*'}${side}`,
+    // `gate`: the endpoints judged by the gate's own compare, every regressed primary followed (`*`: the worst one's);
+    // `~warn`: at the warn threshold (endpointThresholds), not the gate's error threshold.
+    `${metrics ? metrics.join(',') : 'gate'}${ctx.midpoints ? side : '~warn'}`,
     JSON.stringify(o.vars ?? {}),
     o.build ?? '',
     baseline,
@@ -372,13 +386,13 @@ function compareCommits(
   ctx: Ctx,
   baseline: string,
   candidate: string,
-  metric: string | null,
+  metrics: On,
   speculative = false,
 ): Promise<Comparison | 'interrupted'> {
-  const key = cacheKey(ctx, baseline, candidate, metric);
+  const key = cacheKey(ctx, baseline, candidate, metrics);
   let p = ctx.started.get(key);
   if (!p) {
-    p = measureCommits(ctx, key, baseline, candidate, metric, speculative);
+    p = measureCommits(ctx, key, baseline, candidate, metrics, speculative);
     ctx.started.set(key, p);
     // A speculative comparison nobody awaits yet must not be an unhandled rejection; whoever needs it sees the error.
     p.catch(() => undefined);
@@ -392,7 +406,7 @@ async function measureCommits(
   key: string,
   baseline: string,
   candidate: string,
-  metric: string | null,
+  metrics: On,
   speculative: boolean,
 ): Promise<Comparison | 'interrupted'> {
   const o = ctx.opts;
@@ -407,7 +421,7 @@ async function measureCommits(
       o.onEvent?.({ kind: 'compare-end', comparison: hit, index });
       return hit;
     }
-    const out = await judgeCommits(ctx, baseline, candidate, metric);
+    const out = await judgeCommits(ctx, baseline, candidate, metrics);
     if (out === 'interrupted') return out;
     await ctx.cache.set(key, out);
     o.onEvent?.({ kind: 'compare-end', comparison: out, index });
@@ -422,25 +436,25 @@ async function measureCommits(
  * GOOD's earlier repeats (a stored baseline) was tried and named the wrong culprit on a shared host: a good commit
  * read 10% slower (interval 5–16%) seven minutes after GOOD as the host slowed (bench:bisect, 2026-12-04).
  */
-async function judgeCommits(ctx: Ctx, baseline: string, candidate: string, metric: string | null): Promise<Comparison | 'interrupted'> {
+async function judgeCommits(ctx: Ctx, baseline: string, candidate: string, metrics: On): Promise<Comparison | 'interrupted'> {
   const o = ctx.opts;
   let out: Comparison;
   try {
     const [a, b] = [await ctx.checkouts.folder(baseline), await ctx.checkouts.folder(candidate)];
-    const [scA, scB] = [scenarioAt(a, ctx, metric), scenarioAt(b, ctx, metric)];
-    const side = sideTest(ctx, metric);
+    const [scA, scB] = [scenarioAt(a, ctx, metrics), scenarioAt(b, ctx, metrics)];
+    const side = sideTest(ctx);
     // A midpoint stops once the side test decides it; the endpoints once BAD is judged worse.
     const stop = side
       ? (c: RunsComparison) => side(c)?.why
       : ctx.midpoints
         ? undefined
-        : (c: RunsComparison) => endpointsAnswered(c, metric);
+        : (c: RunsComparison) => endpointsAnswered(c, metrics);
     const judged = await runAndJudge({
       kind: 'against',
       baseline: scA,
       candidate: scB,
       options: {
-        ...midpointTiming(ctx.midpoints === true, metric, scA, scB),
+        ...midpointTiming(ctx.midpoints === true, metrics, scA, scB),
         outDir: join(o.outDir, `${short(baseline)}-vs-${short(candidate)}`),
         ...(o.repeat !== undefined ? { repeat: o.repeat } : {}),
         ...(o.maxRepeat !== undefined ? { maxRepeat: o.maxRepeat } : {}),
@@ -448,51 +462,50 @@ async function judgeCommits(ctx: Ctx, baseline: string, candidate: string, metri
         ...(o.serveHost !== undefined ? { serveHost: o.serveHost } : {}),
         ...(o.signal ? { signal: o.signal } : {}),
         ...(stop ? { stop } : {}),
+        // The endpoints hold a set-aside primary while its interval reaches past warn (endpointThresholds: error = warn).
+        ...(ctx.midpoints ? {} : { compare: { holdSetAside: true } }),
         onLook: (event) => o.onEvent?.({ kind: 'look', event }),
       },
     });
     if (judged.res.candidate.run.interrupted || o.signal?.aborted) return 'interrupted';
-    const judgement = judgementOf(judged.comparison, metric);
-    const decided = judged.comparison && side?.(judged.comparison);
-    out = { baseline, candidate, ...judgement, ...(decided ? { judgement: decided.judgement, why: decided.why } : {}), cached: false };
+    const c = judged.comparison;
+    // The side test's answer when it decided; else the compare's own verdicts on the followed metrics.
+    const judgement =
+      (c && side?.(c)) ?? (ctx.midpoints ? judgementOn(c, metrics ?? [], true) : endpointJudgement(c, metrics?.[0] ?? null));
+    out = { baseline, candidate, ...judgement, cached: false };
   } catch (e) {
     if (o.signal?.aborted) return 'interrupted';
     // A commit that cannot be checked out, built, loaded or run is skipped, with the reason; a bug or a refusal still throws.
     if (!(e instanceof PerfError) || e.kind === 'internal' || isRefusal(e)) throw e;
+    const metric = metrics?.[0] ?? null;
     out = { baseline, candidate, metric, judgement: 'untestable', repeats: 0, deltaPct: null, ci: null, why: e.message, cached: false };
   }
   return out;
 }
 
 /**
- * The endpoints' question is whether BAD is worse at all: once the compare has rejected "no change" at this look's
- * boundary and judges `worse` (the compare fails, or with --metric that metric regressed), the search can start.
- * Sampling on until the whole interval clears the error threshold (the gate's settled severity) would only size the
- * step more precisely, at 3 repeats per arm a round (timing repeats and the profiled ones between them); the
- * midpoints' side test takes the step as estimated. A BAD that is not worse samples until the compare is decided.
+ * The endpoints' question is whether BAD is worse at all: once the gate's compare has found a primary regressed past
+ * warn at this look's boundary (a set-aside one included; with --metric, that metric), the search can start,
+ * following every primary regressed by that look (bisect-follow.ts). Sampling on until the whole interval clears the
+ * threshold would only size the step more precisely, at 3 repeats per arm a round (timing repeats and the profiled
+ * ones between them); the midpoints' side test takes the step as estimated. A BAD that is not worse past warn samples
+ * until the compare is decided (every interval clear of warn) or maxRepeat; a worse shift confirmed below warn is
+ * followed then.
  */
-function endpointsAnswered(c: RunsComparison, metric: string | null): string | undefined {
-  return judgementOf(c, metric).judgement === 'worse' ? `BAD is worse: ${c.gate.summary}` : undefined;
+function endpointsAnswered(c: RunsComparison, metrics: On): string | undefined {
+  return regressedPastWarn(c, metrics?.[0] ?? null) ? `BAD is worse: ${c.gate.summary}` : undefined;
 }
 
 /**
- * A midpoint's side of the step, by Wald's SPRT between "no change" and "the whole step" (perf/step-side.ts), read from
- * its comparison on the bisect's metric; undefined while undecided, and for the endpoints (no step is known yet). Also
- * for a midpoint against BAD: there "the whole step" means BAD is worse than it, so it is on GOOD's side.
+ * A midpoint's side of the step on each followed metric, by Wald's SPRT between "no change" and "the whole step"
+ * (perf/step-side.ts, bisect-follow.ts sideJudgement: bad when any metric is like the step, good when all are like
+ * GOOD); undefined while undecided, and for the endpoints (no step is known yet). Also for a midpoint against BAD:
+ * there "the whole step" means BAD is worse than it, so it is on GOOD's side.
  */
-function sideTest(ctx: Ctx, metric: string | null): ((c: RunsComparison) => { judgement: Judgement; why: string } | undefined) | undefined {
-  const { stepPct, stepSign } = ctx;
-  if (!ctx.midpoints || metric === null || stepPct === undefined || stepSign === undefined) return undefined;
-  return (c) => {
-    const row = c.rows.find((r) => r.metric === metric);
-    if (!row || row.deltaPct === null || !row.ci) return undefined;
-    const [low, high] = stepSign > 0 ? [row.ci.lowPct, row.ci.highPct] : [-row.ci.highPct, -row.ci.lowPct];
-    const s = stepSide({ shiftPct: stepSign * row.deltaPct, lowPct: low, highPct: high, level: row.ci.level }, stepPct, c.gate.alpha);
-    if (s.side === 'undecided' || s.llr === null) return undefined;
-    const like = s.side === 'bad' ? `the whole ${stepPct.toFixed(1)}% step` : 'no change';
-    const why = `like ${like}: SPRT log LR ${s.llr > 0 ? '+' : ''}${s.llr.toFixed(1)}, bound ±${s.bound.toFixed(1)}`;
-    return { judgement: s.side === 'bad' ? 'worse' : 'same', why };
-  };
+function sideTest(ctx: Ctx): ((c: RunsComparison) => Judged | undefined) | undefined {
+  const steps = ctx.steps;
+  if (!ctx.midpoints || !steps?.length) return undefined;
+  return (c) => sideJudgement(c, steps);
 }
 
 type Tested = 'good' | 'bad' | 'skipped';
@@ -505,15 +518,15 @@ async function testCommit(
   ctx: Ctx,
   ends: { good: string; bad: string },
   c: CommitInfo,
-  metric: string,
+  metrics: readonly string[],
 ): Promise<TestedCommit | 'interrupted'> {
-  const first = await compareCommits(ctx, ends.good, c.commit, metric);
+  const first = await compareCommits(ctx, ends.good, c.commit, metrics);
   if (first === 'interrupted') return first;
   const done = (verdict: Tested, comparisons: Comparison[]): TestedCommit => testedCommit(c, verdict, comparisons);
   if (first.judgement === 'worse') return done('bad', [first]);
   if (first.judgement === 'same') return done('good', [first]);
   if (first.judgement === 'untestable') return done('skipped', [first]);
-  const second = await compareCommits(ctx, c.commit, ends.bad, metric);
+  const second = await compareCommits(ctx, c.commit, ends.bad, metrics);
   if (second === 'interrupted') return second;
   if (second.judgement === 'worse') return done('good', [first, second]);
   if (second.judgement === 'same') return done('bad', [first, second]);
@@ -564,7 +577,7 @@ export async function midpoint(
 async function speculate(
   ctx: Ctx,
   all: CommitInfo[],
-  metric: string,
+  metrics: readonly string[],
   [lo, mid, hi]: [number, number, number],
   skipped: Set<number>,
 ): Promise<void> {
@@ -579,7 +592,7 @@ async function speculate(
       const m = await midpoint(ctx.repo, all, a, b, skipped);
       if (m === undefined) continue;
       if (ctx.active >= parallel) return;
-      void compareCommits(ctx, all[0]!.commit, all[m]!.commit, metric, true);
+      void compareCommits(ctx, all[0]!.commit, all[m]!.commit, metrics, true);
       next.push([a, m], [m, b]);
     }
     level = next;
@@ -590,7 +603,7 @@ async function speculate(
 async function search(
   ctx: Ctx,
   all: CommitInfo[],
-  metric: string,
+  metrics: readonly string[],
   tested: TestedCommit[],
 ): Promise<{ lo: number; hi: number; skipped: number[] } | 'interrupted'> {
   let lo = 0;
@@ -601,9 +614,9 @@ async function search(
     const mid = await midpoint(ctx.repo, all, lo, hi, skipped);
     if (mid === undefined) break;
     // Started first, so speculation counts it among the comparisons in flight.
-    const pending = testCommit(ctx, ends, all[mid]!, metric);
+    const pending = testCommit(ctx, ends, all[mid]!, metrics);
     // A git failure while speculating only costs the speculation: the needed comparison runs either way.
-    if ((ctx.opts.parallel ?? 1) > 1) speculate(ctx, all, metric, [lo, mid, hi], new Set(skipped)).catch(() => undefined);
+    if ((ctx.opts.parallel ?? 1) > 1) speculate(ctx, all, metrics, [lo, mid, hi], new Set(skipped)).catch(() => undefined);
     const t = await pending;
     if (t === 'interrupted') return t;
     tested.push(t);
@@ -671,8 +684,9 @@ export async function bisect(opts: BisectOptions): Promise<BisectResult> {
   const tested: TestedCommit[] = [];
   const elapsed = (): number => Date.now() - started;
   try {
-    const ends = await compareCommits(ctx, range.good.commit, range.bad.commit, opts.metric ?? null);
-    if (ends === 'interrupted') return { outcome: 'interrupted', metric: opts.metric ?? null, tested, durationMs: elapsed() };
+    const forced = opts.metric !== undefined ? [opts.metric] : null;
+    const ends = await compareCommits(ctx, range.good.commit, range.bad.commit, forced);
+    if (ends === 'interrupted') return { outcome: 'interrupted', metric: opts.metric ?? null, followed: [], tested, durationMs: elapsed() };
     if (ends.judgement === 'untestable')
       throw new PerfError({
         code: 'bisect_endpoints',
@@ -680,24 +694,29 @@ export async function bisect(opts: BisectOptions): Promise<BisectResult> {
         message: `bisect: GOOD ${short(range.good.commit)} against BAD ${short(range.bad.commit)} could not be judged: ${ends.why ?? ''}`,
       });
     tested.push(testedCommit(range.bad, ends.judgement === 'worse' ? 'bad' : 'good', [ends]));
-    // The endpoints' compare names the metric that regressed most (or --metric's): the search follows that one.
-    const metric = ends.metric;
-    if (ends.judgement !== 'worse' || !metric) return { outcome: 'not_reproduced', metric, endpoints: ends, tested, durationMs: elapsed() };
-    const all = [range.good, ...range.between, range.bad];
-    if (ends.deltaPct !== null && ends.deltaPct !== 0) {
-      ctx.stepPct = Math.abs(ends.deltaPct);
-      ctx.stepSign = ends.deltaPct > 0 ? 1 : -1;
-    }
+    if (ends.judgement !== 'worse' || ends.metric === null)
+      return { outcome: 'not_reproduced', metric: ends.metric, followed: [], endpoints: ends, tested, durationMs: elapsed() };
+    // Every gated metric that regressed from GOOD to BAD (or --metric's), the largest shift first. A comparison cached
+    // with --metric carries no readings: its one metric is the reading.
+    const readings = ends.readings ?? [{ metric: ends.metric, deltaPct: ends.deltaPct, ci: ends.ci, verdict: 'regressed' as const }];
+    const followed = followedOf(readings, forced !== null);
+    opts.onEvent?.({ kind: 'following', followed });
+    ctx.steps = stepsOf(readings);
     ctx.midpoints = true;
-    const found = await search(ctx, all, metric, tested);
-    if (found === 'interrupted') return { outcome: 'interrupted', metric, tested, durationMs: elapsed() };
-    if (found.skipped.length)
-      return { outcome: 'ambiguous', metric, candidates: [...found.skipped, found.hi].map((i) => all[i]!), tested, durationMs: elapsed() };
+    const all = [range.good, ...range.between, range.bad];
+    const metrics = readings.map((r) => r.metric);
+    const found = await search(ctx, all, metrics, tested);
+    const metric = metrics[0]!;
+    if (found === 'interrupted') return { outcome: 'interrupted', metric, followed, tested, durationMs: elapsed() };
+    if (found.skipped.length) {
+      const candidates = [...found.skipped, found.hi].map((i) => all[i]!);
+      return { outcome: 'ambiguous', metric, followed, candidates, tested, durationMs: elapsed() };
+    }
     const culprit = all[found.hi]!;
     const own = tested.find((t) => t.commit === culprit.commit)?.comparisons.find((x) => x.judgement === 'worse');
     // A timing-only midpoint kept no profile: what grew is then told by the endpoints' comparison.
     const delta = !own ? ends : own.attribution || !ends.attribution ? own : { ...own, attribution: ends.attribution };
-    return { outcome: 'found', metric, culprit: { ...culprit, delta }, tested, durationMs: elapsed() };
+    return { outcome: 'found', metric: delta.metric ?? metric, followed, culprit: { ...culprit, delta }, tested, durationMs: elapsed() };
   } finally {
     // Speculative comparisons still running measure in these checkouts: they finish (and are cached) first.
     await Promise.allSettled(ctx.started.values());
