@@ -199,8 +199,8 @@ async function startWebDriverSession(
     });
   else await driver.navigation.navigate(pageUrl, NAVIGATION_TIMEOUT_MS);
   const wd: WebDriverSessionState['webdriver'] = {
-    endpoint: driver.client.endpoint,
-    sessionId: driver.client.sessionId,
+    endpoint: held.wdPage.client.endpoint,
+    sessionId: held.wdPage.client.sessionId,
     kind: how.kind,
     pids: server?.pids ?? [],
     ...(server ? { logFile } : {}),
