@@ -15,6 +15,9 @@ import { desktopLoaded, openWebDriverPage, type WebDriverPage } from '../drivers
 import { startWebDriverServer, type WebDriverServer } from '../drivers/webdriver/server.js';
 import { WebDriverClient } from '../drivers/webdriver/client.js';
 import { startGridChrome } from './grid.js';
+import { openFirefoxTab, startFirefoxSession, type FirefoxSession } from '../drivers/bidi/browser.js';
+import { startBidiRelay, type BidiRelay } from '../drivers/bidi/relay.js';
+import { firefoxPageDriver } from './firefox-page.js';
 import { startApp, type AppSpec, type RunningApp } from './app.js';
 import { chromeBinary, launchChrome, type ChromeProcess } from '../drivers/cdp/chrome.js';
 import { installSignalHandlers, isAlive, onShutdown, trackProcess, watchdogPid } from '../processes.js';
@@ -86,6 +89,8 @@ interface Held {
   browser?: Browser;
   server?: WebDriverServer;
   wdPage?: WebDriverPage;
+  firefox?: FirefoxSession;
+  relay?: BidiRelay;
 }
 
 /** Where the session's page is: the app, its page path and URL, for the driver's start. */
@@ -107,6 +112,8 @@ async function main(): Promise<void> {
     // Ending the session quits its browser (or desktop app) cleanly before the server goes.
     await held.wdPage?.close().catch(() => undefined);
     await held.server?.close().catch(() => undefined);
+    await held.relay?.close().catch(() => undefined);
+    await held.firefox?.close().catch(() => undefined);
     await held.app?.stop().catch(() => undefined);
     clearStateIfOurs(stateDir);
   };
@@ -117,7 +124,12 @@ async function main(): Promise<void> {
     const path = options.path ?? '/';
     const at: Opening = { stateDir, options, app, path, pageUrl: app.urlFor(path) };
     const how = sessionDriver(options);
-    const state = how.driver === 'cdp' ? await startCdpSession(held, at, stop) : await startWebDriverSession(held, at, how, stop);
+    const state =
+      how.driver === 'cdp'
+        ? await startCdpSession(held, at, stop)
+        : how.driver === 'bidi'
+          ? await startFirefoxDaemonSession(held, at, stop)
+          : await startWebDriverSession(held, at, how, stop);
     daemonReady(stateDir, state);
   } catch (e) {
     await daemonFailed(e, stop);
@@ -225,6 +237,35 @@ async function startWebDriverSession(
     clearInterval(timer);
     void stop().then(() => process.exit(0));
   }, SERVER_CHECK_MS);
+  return state;
+}
+
+/** Firefox over BiDi, launched here: its BiDi connection is held here and relayed to the verbs on a unix socket. */
+async function startFirefoxDaemonSession(held: Held, { stateDir, options, app, path, pageUrl }: Opening, stop: () => Promise<void>): Promise<AnySessionState> {
+  const session = (held.firefox = await startFirefoxSession({ headless: options.headless !== false }));
+  const tab = await openFirefoxTab(session, { newUserContext: false });
+  const driver = await firefoxPageDriver(tab.client, { preload: true, firefoxPid: session.firefox.pid });
+  await driver.navigation.navigate(pageUrl, NAVIGATION_TIMEOUT_MS);
+  held.relay = await startBidiRelay(session.socket, join(stateDir, 'bidi.sock'));
+  const state: AnySessionState = {
+    ...baseState(stateDir, options, app, path, pageUrl),
+    driver: 'bidi',
+    engine: 'firefox',
+    firefox: {
+      pid: session.firefox.pid,
+      relay: held.relay.url,
+      sessionId: session.sessionId,
+      context: tab.client.context,
+      userAgent: driver.emulation.browserUserAgent(),
+      ...(session.capabilities.browserVersion ? { browserVersion: session.capabilities.browserVersion } : {}),
+      headless: options.headless !== false,
+    },
+  };
+  // Firefox gone = session over, as Chrome exiting is over CDP.
+  void session.firefox.exited.then(async () => {
+    await stop();
+    process.exit(0);
+  });
   return state;
 }
 

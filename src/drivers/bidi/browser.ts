@@ -70,13 +70,12 @@ export async function openFirefoxTab(session: FirefoxSession, opts: { newUserCon
   };
 }
 
-/** A page of a running session, from another process (a `perf start` session's verbs): its own connection. */
+/** A page of a running session, from another process (a `perf start` session's verbs), through the daemon's relay. */
 export async function attachFirefoxTab(
-  endpoint: string,
-  sessionId: string,
+  relayUrl: string,
   context: string,
   capabilities: { browserName?: string; browserVersion?: string },
 ): Promise<{ client: BidiPageClient; close(): void }> {
-  const socket = await BidiSocket.connect(`${endpoint}/session/${sessionId}`);
+  const socket = await BidiSocket.connect(relayUrl);
   return { client: new BidiPageClient(socket, context, 'default', capabilities), close: () => socket.close() };
 }

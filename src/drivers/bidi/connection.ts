@@ -26,6 +26,7 @@ export class BidiSocket {
   private readonly pending = new Map<number, Pending>();
   private readonly listeners = new Map<string, Set<Listener>>();
   private readonly closeHandlers = new Set<(reason: string) => void>();
+  private readonly anyEvent = new Set<(event: { method: string; params: unknown }) => void>();
   private closedReason: string | undefined;
 
   private constructor(
@@ -82,6 +83,12 @@ export class BidiSocket {
     return () => set.delete(fn);
   }
 
+  /** Every event, whatever its method (a relay passes them on). */
+  onEvent(fn: (event: { method: string; params: unknown }) => void): () => void {
+    this.anyEvent.add(fn);
+    return () => this.anyEvent.delete(fn);
+  }
+
   onClose(fn: (reason: string) => void): () => void {
     this.closeHandlers.add(fn);
     return () => this.closeHandlers.delete(fn);
@@ -108,7 +115,9 @@ export class BidiSocket {
       return;
     }
     if (msg.id === undefined || msg.id === null) {
-      if (msg.type === 'event' && msg.method) for (const fn of this.listeners.get(msg.method) ?? []) fn((msg.params ?? {}) as Record<string, unknown>);
+      if (msg.type !== 'event' || !msg.method) return;
+      for (const fn of this.listeners.get(msg.method) ?? []) fn((msg.params ?? {}) as Record<string, unknown>);
+      for (const fn of this.anyEvent) fn({ method: msg.method, params: msg.params ?? {} });
       return;
     }
     const p = this.pending.get(msg.id);
