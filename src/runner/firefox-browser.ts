@@ -22,6 +22,8 @@ export class FirefoxRepeatBrowser implements RepeatBrowser {
   private session: FirefoxSession | undefined;
   private tab: FirefoxPage | undefined;
   private driver: WebDriverPageDriver | undefined;
+  /** The restart the repeats use (the scenario's, or the run's --restart), for the run file's env. */
+  private restart: RepeatContext['restart'] | undefined;
 
   constructor(
     private readonly sc: Scenario,
@@ -30,6 +32,7 @@ export class FirefoxRepeatBrowser implements RepeatBrowser {
   ) {}
 
   async open(rc: RepeatContext, mark: (phase: 'restart') => void): Promise<void> {
+    this.restart = rc.restart;
     const reuse = rc.restart === 'reload' && this.driver?.alive() === true;
     if (!reuse) await this.freshPage(rc.restart);
     const driver = this.driver!;
@@ -79,7 +82,7 @@ export class FirefoxRepeatBrowser implements RepeatBrowser {
         engine: 'firefox',
       },
       host: hostInfo(),
-      restartMode: sc.browser.restart,
+      restartMode: this.restart ?? sc.browser.restart,
       viewport: sc.viewport,
       cpuThrottle: sc.cpuThrottle,
       app: { kind: app.kind, url },
