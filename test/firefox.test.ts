@@ -70,44 +70,53 @@ function runFile(dir: string, name: string): { env: any; summary: { metrics: Rec
 }
 
 describe('Firefox over WebDriver BiDi', { skip: NO_FIREFOX, timeout: 600_000 }, () => {
-  test('scenarios/form-submit.yaml with engine firefox: 2 repeats in new user contexts, interactions measured', { timeout: RUN_TIMEOUT_MS }, async () => {
-    const p = project(['form-submit.yaml']);
-    const r = perf(p, ['run', 'form-submit.yaml', '--repeat', '2', '--warmup', '0']);
-    assert.equal(r.code, 0, r.stderr + r.stdout);
-    const run = runFile(p.dir, 'form-submit');
-    assert.equal(run.env.browser.driver, 'bidi');
-    assert.equal(run.env.browser.engine, 'firefox');
-    assert.match(run.env.browser.product, /^firefox\//);
-    assert.equal(run.env.restartMode, 'context');
-    const m = run.summary.metrics;
-    assert.equal(m['durationMs']!.n, 2);
-    // Two taps (a radio, Submit) and the checkbox/switch clicks: Event Timing sees each as an interaction.
-    assert.ok(m['interactions.count']!.median >= 2, JSON.stringify(m['interactions.count']));
-    assert.ok(m['interactions.latencyMs.worst']!.n === 2);
-    assert.ok(m['frames.count']!.median > 0);
-    assert.ok(m['steps.submit.ms']!.n === 2);
-    // What Firefox cannot give is declared, with its reason, not measured as zero.
-    const report = run.repeats.find((x) => x.report)!.report;
-    assert.equal(report.coverage.longFrames, 'missing');
-    assert.equal(report.coverage.trace, 'missing');
-    assert.equal(m['longFrames.count'], undefined);
-    assert.deepEqual(await leftIn(p.tmp), []);
-  });
+  test(
+    'scenarios/form-submit.yaml with engine firefox: 2 repeats in new user contexts, interactions measured',
+    { timeout: RUN_TIMEOUT_MS },
+    async () => {
+      const p = project(['form-submit.yaml']);
+      const r = perf(p, ['run', 'form-submit.yaml', '--repeat', '2', '--warmup', '0']);
+      assert.equal(r.code, 0, r.stderr + r.stdout);
+      const run = runFile(p.dir, 'form-submit');
+      assert.equal(run.env.browser.driver, 'bidi');
+      assert.equal(run.env.browser.engine, 'firefox');
+      assert.match(run.env.browser.product, /^firefox\//);
+      assert.equal(run.env.restartMode, 'context');
+      const m = run.summary.metrics;
+      assert.equal(m['durationMs']!.n, 2);
+      // Two taps (a radio, Submit) and the checkbox/switch clicks: Event Timing sees each as an interaction.
+      assert.ok(m['interactions.count']!.median >= 2, JSON.stringify(m['interactions.count']));
+      assert.ok(m['interactions.latencyMs.worst']!.n === 2);
+      assert.ok(m['frames.count']!.median > 0);
+      assert.ok(m['steps.submit.ms']!.n === 2);
+      // What Firefox cannot give is declared, with its reason, not measured as zero.
+      const report = run.repeats.find((x) => x.report)!.report;
+      assert.equal(report.coverage.longFrames, 'missing');
+      assert.equal(report.coverage.trace, 'missing');
+      assert.equal(m['longFrames.count'], undefined);
+      assert.deepEqual(await leftIn(p.tmp), []);
+    },
+  );
 
-  test('scenarios/page-load.yaml with engine firefox (measure: load): FCP, LCP, bytes by type; browser restarts', { timeout: RUN_TIMEOUT_MS }, async () => {
-    const p = project(['page-load.yaml']);
-    const r = perf(p, ['run', 'page-load.yaml', '--repeat', '2', '--warmup', '0', '--restart', 'browser']);
-    assert.equal(r.code, 0, r.stderr + r.stdout);
-    const run = runFile(p.dir, 'page-load');
-    assert.equal(run.env.restartMode, 'browser');
-    const m = run.summary.metrics;
-    for (const k of ['load.fcpMs', 'load.lcpMs', 'load.ttfbMs', 'load.loadEventMs']) assert.ok(m[k] && m[k].n === 2 && m[k].median > 0, k);
-    assert.equal(m['load.requests']!.median, 5);
-    assert.ok(m['load.transferBytes.script']!.median > 0 && m['load.transferBytes.stylesheet']!.median > 0);
-    // The scenario's steps ran after the load: the filter narrowed the list.
-    assert.equal(m['steps.rows-narrowed.ms']!.n, 2);
-    assert.deepEqual(await leftIn(p.tmp), []);
-  });
+  test(
+    'scenarios/page-load.yaml with engine firefox (measure: load): FCP, LCP, bytes by type; browser restarts',
+    { timeout: RUN_TIMEOUT_MS },
+    async () => {
+      const p = project(['page-load.yaml']);
+      const r = perf(p, ['run', 'page-load.yaml', '--repeat', '2', '--warmup', '0', '--restart', 'browser']);
+      assert.equal(r.code, 0, r.stderr + r.stdout);
+      const run = runFile(p.dir, 'page-load');
+      assert.equal(run.env.restartMode, 'browser');
+      const m = run.summary.metrics;
+      for (const k of ['load.fcpMs', 'load.lcpMs', 'load.ttfbMs', 'load.loadEventMs'])
+        assert.ok(m[k] && m[k].n === 2 && m[k].median > 0, k);
+      assert.equal(m['load.requests']!.median, 5);
+      assert.ok(m['load.transferBytes.script']!.median > 0 && m['load.transferBytes.stylesheet']!.median > 0);
+      // The scenario's steps ran after the load: the filter narrowed the list.
+      assert.equal(m['steps.rows-narrowed.ms']!.n, 2);
+      assert.deepEqual(await leftIn(p.tmp), []);
+    },
+  );
 
   test('a scenario refuses what Firefox over BiDi cannot do, at its line, before Firefox starts', { timeout: 30_000 }, () => {
     const p = project(['form-submit.yaml']);

@@ -260,7 +260,7 @@ const DRIVER_PROSE: Record<DriverName, Omit<DriverRow, 'name' | 'lacks'>> = {
   'bidi-firefox': {
     drives: 'Firefox ESR over WebDriver BiDi (served by Firefox itself, no geckodriver)',
     select: '`browser: { engine: firefox }`',
-    guide: 'drivers.md',
+    guide: 'firefox.md',
   },
   pty: { drives: 'a terminal program in a pseudo-terminal', select: '`app.terminal`', guide: 'terminals.md' },
 };

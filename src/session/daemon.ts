@@ -241,7 +241,11 @@ async function startWebDriverSession(
 }
 
 /** Firefox over BiDi, launched here: its BiDi connection is held here and relayed to the verbs on a unix socket. */
-async function startFirefoxDaemonSession(held: Held, { stateDir, options, app, path, pageUrl }: Opening, stop: () => Promise<void>): Promise<AnySessionState> {
+async function startFirefoxDaemonSession(
+  held: Held,
+  { stateDir, options, app, path, pageUrl }: Opening,
+  stop: () => Promise<void>,
+): Promise<AnySessionState> {
   const session = (held.firefox = await startFirefoxSession({ headless: options.headless !== false }));
   const tab = await openFirefoxTab(session, { newUserContext: false });
   const driver = await firefoxPageDriver(tab.client, { preload: true, firefoxPid: session.firefox.pid });

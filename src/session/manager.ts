@@ -181,8 +181,10 @@ function resolveDesktopBinary(given: string, cwd: string): string {
 /** Firefox is driven over BiDi, launched here: what only another driver has is refused by name. */
 function firefoxRefusals(o: StartOptions): void {
   if (o.engine !== 'firefox' && o.driver !== 'bidi') return;
-  if (o.engine !== undefined && o.engine !== 'firefox') refuse(`--driver bidi drives Firefox: --engine must be firefox, got ${o.engine}`, 'drop --engine');
-  if (o.driver !== undefined && o.driver !== 'bidi') refuse(`--engine firefox is driven over BiDi, not --driver ${o.driver}`, 'drop --driver');
+  if (o.engine !== undefined && o.engine !== 'firefox')
+    refuse(`--driver bidi drives Firefox: --engine must be firefox, got ${o.engine}`, 'drop --engine');
+  if (o.driver !== undefined && o.driver !== 'bidi')
+    refuse(`--engine firefox is driven over BiDi, not --driver ${o.driver}`, 'drop --driver');
   for (const [flag, given] of [
     ['--webdriver', o.webdriver],
     ['--desktop', o.desktop],
@@ -201,7 +203,11 @@ function checkBrowserInstalled(o: SessionStartOptions): void {
   }
   if (d.driver === 'bidi') {
     if (!firefoxBinary())
-      throw new PerfError({ code: 'firefox_not_found', kind: 'environment', message: 'Firefox is not installed (needed for --engine firefox)' });
+      throw new PerfError({
+        code: 'firefox_not_found',
+        kind: 'environment',
+        message: 'Firefox is not installed (needed for --engine firefox)',
+      });
     return;
   }
   if (o.webdriver !== undefined) return;

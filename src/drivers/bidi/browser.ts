@@ -52,9 +52,14 @@ export interface FirefoxPage {
 /** The browser's first tab (the default user context), or a new tab in a new user context. */
 export async function openFirefoxTab(session: FirefoxSession, opts: { newUserContext: boolean }): Promise<FirefoxPage> {
   const { socket, capabilities } = session;
-  const caps = { browserName: capabilities.browserName ?? 'firefox', ...(capabilities.browserVersion ? { browserVersion: capabilities.browserVersion } : {}) };
+  const caps = {
+    browserName: capabilities.browserName ?? 'firefox',
+    ...(capabilities.browserVersion ? { browserVersion: capabilities.browserVersion } : {}),
+  };
   if (!opts.newUserContext) {
-    const { contexts } = await socket.send<{ contexts: { context: string; userContext?: string }[] }>('browsingContext.getTree', { maxDepth: 0 });
+    const { contexts } = await socket.send<{ contexts: { context: string; userContext?: string }[] }>('browsingContext.getTree', {
+      maxDepth: 0,
+    });
     const first = contexts.find((c) => (c.userContext ?? 'default') === 'default');
     const context = first?.context ?? (await socket.send<{ context: string }>('browsingContext.create', { type: 'tab' })).context;
     return { client: new BidiPageClient(socket, context, 'default', caps), close: async () => undefined };

@@ -40,7 +40,10 @@ export function toLocalValue(v: unknown): Record<string, unknown> {
   if (typeof v === 'string') return { type: 'string', value: v };
   if (typeof v === 'boolean') return { type: 'boolean', value: v };
   if (typeof v === 'number')
-    return { type: 'number', value: Number.isNaN(v) ? 'NaN' : Object.is(v, -0) ? '-0' : Number.isFinite(v) ? v : v > 0 ? 'Infinity' : '-Infinity' };
+    return {
+      type: 'number',
+      value: Number.isNaN(v) ? 'NaN' : Object.is(v, -0) ? '-0' : Number.isFinite(v) ? v : v > 0 ? 'Infinity' : '-Infinity',
+    };
   if (Array.isArray(v)) return { type: 'array', value: v.map(toLocalValue) };
   if (typeof v === 'object') return { type: 'object', value: Object.entries(v).map(([k, x]) => [k, toLocalValue(x)]) };
   return { type: 'undefined' };
@@ -65,7 +68,8 @@ export function fromRemoteValue(r: RemoteValue): unknown {
     case 'map': {
       if (!Array.isArray(r.value)) return null;
       const o: Record<string, unknown> = {};
-      for (const [k, x] of r.value as [string | RemoteValue, RemoteValue][]) o[typeof k === 'string' ? k : String(fromRemoteValue(k))] = fromRemoteValue(x);
+      for (const [k, x] of r.value as [string | RemoteValue, RemoteValue][])
+        o[typeof k === 'string' ? k : String(fromRemoteValue(k))] = fromRemoteValue(x);
       return o;
     }
     case 'undefined':

@@ -33,17 +33,34 @@ function problems(view: DriverScenarioView): DriverProblem[] {
   const out: DriverProblem[] = [];
   const lacks = bidiDriver.lacks;
   if (view.browser.engine !== undefined && view.browser.engine !== 'firefox')
-    out.push({ path: ['browser', 'engine'], message: `the bidi driver drives Firefox: engine must be firefox, got ${view.browser.engine}` });
+    out.push({
+      path: ['browser', 'engine'],
+      message: `the bidi driver drives Firefox: engine must be firefox, got ${view.browser.engine}`,
+    });
   if (view.browser.driver !== undefined && view.browser.driver !== 'bidi')
-    out.push({ path: ['browser', 'driver'], message: `engine firefox is driven over BiDi: driver must be bidi, got ${view.browser.driver}`, suggestion: 'drop browser.driver' });
-  if (view.app.desktop) out.push({ path: ['app', 'desktop'], message: 'a desktop app runs on WebKitGTK, not Firefox', suggestion: 'drop browser.engine' });
+    out.push({
+      path: ['browser', 'driver'],
+      message: `engine firefox is driven over BiDi: driver must be bidi, got ${view.browser.driver}`,
+      suggestion: 'drop browser.driver',
+    });
+  if (view.app.desktop)
+    out.push({ path: ['app', 'desktop'], message: 'a desktop app runs on WebKitGTK, not Firefox', suggestion: 'drop browser.engine' });
   for (const key of ['endpoint', 'webdriver'] as const)
     if (view.browser[key] !== undefined)
-      out.push({ path: ['browser', key], message: `browser.${key} is not used by the bidi driver: it launches its own Firefox`, suggestion: `drop browser.${key}` });
-  if (view.network) out.push({ path: ['network'], message: `network: ${lacks.networkEmulation}`, suggestion: 'drop network, or use Chromium' });
+      out.push({
+        path: ['browser', key],
+        message: `browser.${key} is not used by the bidi driver: it launches its own Firefox`,
+        suggestion: `drop browser.${key}`,
+      });
+  if (view.network)
+    out.push({ path: ['network'], message: `network: ${lacks.networkEmulation}`, suggestion: 'drop network, or use Chromium' });
   if (view.cpuThrottle !== undefined && view.cpuThrottle !== 1)
     out.push({ path: ['cpuThrottle'], message: `cpuThrottle: ${lacks.cpuThrottle}`, suggestion: 'drop cpuThrottle, or use Chromium' });
   if (view.viewport.mobile || view.viewport.touch || view.viewport.dpr !== 1)
-    out.push({ path: ['viewport'], message: `${lacks.deviceEmulation}: mobile, touch and dpr other than 1 need Chromium`, suggestion: 'drop them' });
+    out.push({
+      path: ['viewport'],
+      message: `${lacks.deviceEmulation}: mobile, touch and dpr other than 1 need Chromium`,
+      suggestion: 'drop them',
+    });
   return out;
 }

@@ -54,12 +54,20 @@ export function firefoxBinary(): string | undefined {
 export async function launchFirefox(opts: { headless: boolean }): Promise<Firefox> {
   const bin = firefoxBinary();
   if (!bin)
-    throw new PerfError({ code: 'firefox_not_found', kind: 'environment', message: 'no Firefox found (firefox-esr, firefox or FIREFOX_PATH)' });
+    throw new PerfError({
+      code: 'firefox_not_found',
+      kind: 'environment',
+      message: 'no Firefox found (firefox-esr, firefox or FIREFOX_PATH)',
+    });
   const profile = mkdtempSync(join(tmpdir(), 'rehearse-firefox-'));
   const untrackFolder = trackFolder(profile);
   writeFileSync(join(profile, 'user.js'), USER_PREFS.map(([k, v]) => `user_pref("${k}", ${String(v)});`).join('\n') + '\n');
   const args = [...(opts.headless ? ['--headless'] : []), '--remote-debugging-port=0', '--no-remote', '--profile', profile, 'about:blank'];
-  const proc = spawn(bin, args, { detached: true, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, MOZ_CRASHREPORTER_DISABLE: '1' } });
+  const proc = spawn(bin, args, {
+    detached: true,
+    stdio: ['ignore', 'ignore', 'pipe'],
+    env: { ...process.env, MOZ_CRASHREPORTER_DISABLE: '1' },
+  });
   proc.unref();
   const pid = proc.pid;
   if (pid === undefined) {

@@ -102,13 +102,7 @@ async function watchRequests(bidi: BidiChannel): Promise<{ inFlight: () => numbe
 }
 
 /** Navigate with `sources` run at the new document's start; the preload scripts are removed after. */
-async function loadWithPreload(
-  page: LoadDriverPage,
-  bidi: BidiChannel,
-  sources: string[],
-  url: string,
-  timeoutMs: number,
-): Promise<void> {
+async function loadWithPreload(page: LoadDriverPage, bidi: BidiChannel, sources: string[], url: string, timeoutMs: number): Promise<void> {
   const ids: string[] = [];
   try {
     for (const s of sources) ids.push(await bidi.addPreloadScript(s));

@@ -48,18 +48,27 @@ export const bidiSession: SessionDriver<FirefoxSessionState> = {
         message: `the session's Firefox is gone: ${problem}`,
         suggestion: 'run `perf restart` (or MCP app_restart)',
       });
-    const tab = await attachFirefoxTab(ff.relay, ff.context, { browserName: 'firefox', ...(ff.browserVersion ? { browserVersion: ff.browserVersion } : {}) });
-    const driver = await firefoxPageDriver(tab.client, { preload: false, firefoxPid: ff.pid, userAgent: ff.userAgent }).catch((e: unknown) => {
-      tab.close();
-      throw e;
+    const tab = await attachFirefoxTab(ff.relay, ff.context, {
+      browserName: 'firefox',
+      ...(ff.browserVersion ? { browserVersion: ff.browserVersion } : {}),
     });
+    const driver = await firefoxPageDriver(tab.client, { preload: false, firefoxPid: ff.pid, userAgent: ff.userAgent }).catch(
+      (e: unknown) => {
+        tab.close();
+        throw e;
+      },
+    );
     return { ...webdriverPageSource(driver), state, close: async () => tab.close() };
   },
   summary: (state) =>
     pageSummary(state, {
       driver: 'bidi',
       engine: 'firefox',
-      firefox: { pid: state.firefox.pid, sessionId: state.firefox.sessionId, browser: `firefox ${state.firefox.browserVersion ?? ''}`.trim() },
+      firefox: {
+        pid: state.firefox.pid,
+        sessionId: state.firefox.sessionId,
+        browser: `firefox ${state.firefox.browserVersion ?? ''}`.trim(),
+      },
     }),
   describe(state) {
     const ff = state.firefox;
