@@ -7,6 +7,8 @@
  * every navigation). Over WebDriver it owns the server (chromedriver, WebKitWebDriver, tauri-driver)
  * and the one session opened on it, which step verbs reattach to by id.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { openLogNoFollow } from '../files.js';
 import { installPageScripts } from '../drivers/cdp/inject.js';
@@ -240,6 +242,18 @@ async function startWebDriverSession(
   return state;
 }
 
+// A unix socket's path holds at most 107 bytes (sun_path); a deep state folder's gets a short one in the temp folder.
+const MAX_SOCKET_PATH = 100;
+
+/** Where the relay listens: in the state folder, or a private temp folder when that path is too long for a socket. */
+function relaySocketPath(stateDir: string): string {
+  const inState = join(stateDir, 'bidi.sock');
+  if (Buffer.byteLength(inState) <= MAX_SOCKET_PATH) return inState;
+  const dir = mkdtempSync(join(tmpdir(), 'rehearse-bidi-'));
+  onShutdown(() => rmSync(dir, { recursive: true, force: true }));
+  return join(dir, 's');
+}
+
 /** Firefox over BiDi, launched here: its BiDi connection is held here and relayed to the verbs on a unix socket. */
 async function startFirefoxDaemonSession(
   held: Held,
@@ -250,7 +264,7 @@ async function startFirefoxDaemonSession(
   const tab = await openFirefoxTab(session, { newUserContext: false });
   const driver = await firefoxPageDriver(tab.client, { preload: true, firefoxPid: session.firefox.pid });
   await driver.navigation.navigate(pageUrl, NAVIGATION_TIMEOUT_MS);
-  held.relay = await startBidiRelay(session.socket, join(stateDir, 'bidi.sock'));
+  held.relay = await startBidiRelay(session.socket, relaySocketPath(stateDir));
   const state: AnySessionState = {
     ...baseState(stateDir, options, app, path, pageUrl),
     driver: 'bidi',
