@@ -118,6 +118,17 @@ describe('Firefox over WebDriver BiDi', { skip: NO_FIREFOX, timeout: 600_000 }, 
     },
   );
 
+  test('restart reload keeps one tab and navigates it anew each repeat', { timeout: RUN_TIMEOUT_MS }, async () => {
+    const p = project(['form-submit.yaml']);
+    const r = perf(p, ['run', 'form-submit.yaml', '--repeat', '2', '--warmup', '0', '--restart', 'reload']);
+    assert.equal(r.code, 0, r.stderr + r.stdout);
+    const run = runFile(p.dir, 'form-submit');
+    assert.equal(run.env.restartMode, 'reload');
+    // The form starts unfilled each time: the second repeat's flow passed too (the expect at its end).
+    assert.equal(run.summary.metrics['steps.submit.ms']!.n, 2);
+    assert.deepEqual(await leftIn(p.tmp), []);
+  });
+
   test('a scenario refuses what Firefox over BiDi cannot do, at its line, before Firefox starts', { timeout: 30_000 }, () => {
     const p = project(['form-submit.yaml']);
     fs.appendFileSync(path.join(p.dir, 'form-submit.yaml'), 'cpuThrottle: 4\n');
@@ -130,6 +141,9 @@ describe('Firefox over WebDriver BiDi', { skip: NO_FIREFOX, timeout: 600_000 }, 
     const p = project([]);
     const mcp = await stdioServer(p.dir, { name: 'firefox-test', callTimeoutMs: 90_000, env: { TMPDIR: p.tmp } });
     try {
+      const mixed = await mcp.call('app_start', { serve: 'app', engine: 'firefox', driver: 'cdp' });
+      assert.equal(mixed.isError, true);
+      assert.match(mixed.text, /--engine firefox is driven over BiDi, not --driver cdp/);
       const start = await mcp.call('app_start', { serve: 'app', path: '/form.html', engine: 'firefox' });
       assert.equal(start.isError, false, start.text);
       const data = (start.json as { data: { driver: string; engine: string } }).data;
