@@ -113,6 +113,8 @@ export const ERRORS = {
     suggestion: 'check that Chrome is running with --remote-debugging-port and the endpoint is current',
   },
   chart_library_missing: { kind: 'environment', suggestion: "reinstall rehearse's dependencies (npm ci)" },
+  firefox_launch_failed: { kind: 'environment', suggestion: 'run `perf doctor`; set FIREFOX_PATH to a working Firefox (ESR 128 or later)' },
+  firefox_not_found: { kind: 'environment', suggestion: 'install Firefox ESR (apt-get install firefox-esr) or set FIREFOX_PATH' },
   chrome_launch_failed: { kind: 'environment', suggestion: 'run `perf doctor`; set CHROME_PATH to a working Chrome/Chromium' },
   chrome_not_found: { kind: 'environment', suggestion: 'install Chromium (e.g. apt-get install chromium) or set CHROME_PATH' },
   chrome_path_invalid: {

@@ -1,7 +1,7 @@
 /**
  * `perf run X --against X` (A/A) runs each arm in the scenario's own engine: a terminal program in a
  * pseudo-terminal, WebKit and chromedriver over WebDriver (a session per repeat, a server per arm), and
- * Chromium on a Selenium Grid (both arms in one Grid session), a desktop app through tauri-driver. `perf gate`
+ * Chromium on a Selenium Grid (both arms in one Grid session), a desktop app through tauri-driver, Firefox over BiDi. `perf gate`
  * against a committed baseline on a terminal program too. Each arm's run file carries its role, the
  * ABBA interleaving (`repeats[].sequence`) and the environment of the engine that measured it.
  */
@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { firefoxBinary } from '../src/drivers/bidi/firefox.js';
 import { findServerBinary, miniBrowserPath } from '../src/drivers/webdriver/server.js';
 import type { RunFile } from '../src/perf/run-file.js';
 import { abbaOrder } from '../src/runner/against.js';
@@ -22,6 +23,7 @@ const missingChromedriver = findServerBinary('chromedriver') ? false : 'chromedr
 const missingTauri =
   missingWebKit ||
   (findServerBinary('tauri') ? false : 'tauri-driver not installed (npm ci installs @crabnebula/tauri-driver-linux-x64-gnu on Linux x64)');
+const missingFirefox = firefoxBinary() ? false : 'Firefox not installed (apt-get install firefox-esr)';
 const missingGrid = javaAvailable() ? false : 'needs java and /usr/bin/chromedriver (.ci/run installs them)';
 
 /**
@@ -122,6 +124,28 @@ test('perf run --against on WebKit: both arms in WebKit over WebDriver', { skip:
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test(
+  'perf run --against in Firefox: both arms over WebDriver BiDi, each in new user contexts',
+  { skip: missingFirefox, timeout: 300_000 },
+  async () => {
+    const dir = scratch();
+    try {
+      writeFileSync(
+        join(dir, 'firefox.yaml'),
+        `${readFileSync(join(ROOT, 'scenarios/dialog.yaml'), 'utf8')}\nbrowser: { engine: firefox }\n`,
+      );
+      const { baseline, candidate } = await againstItself(dir, 'firefox.yaml');
+      for (const run of [baseline, candidate]) {
+        assert.equal(run.env.browser.driver, 'bidi');
+        assert.equal(run.env.browser.engine, 'firefox');
+        assert.equal(run.env.restartMode, 'context');
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  },
+);
 
 test('perf run --against over chromedriver: both arms on WebDriver, not CDP', { skip: missingChromedriver, timeout: 300_000 }, async () => {
   const dir = scratch();

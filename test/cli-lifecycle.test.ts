@@ -1,3 +1,4 @@
+import { firefoxBinary } from '../src/drivers/bidi/firefox.js';
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -146,6 +147,7 @@ test('doctor passes here: every check ok, exit 0', () => {
       ['chromedriver', findServerBinary('chromedriver') !== undefined],
       ['WebKitWebDriver', findServerBinary('webkit') !== undefined],
       ['tauri-driver', findServerBinary('tauri', ROOT) !== undefined],
+      ['firefox', firefoxBinary() !== undefined],
       ['display', true],
     ],
   );

@@ -24,6 +24,7 @@ import zlib from 'node:zlib';
 import { findChrome } from '../src/drivers/cdp/chrome.js';
 import { isAlive } from '../src/processes.js';
 import { serveStatic, type StaticServer } from '../src/session/static-server.js';
+import { firefoxBinary } from '../src/drivers/bidi/firefox.js';
 import { DEMO_DIR, FIXTURES_DIR, fresh } from './helpers.js';
 import { ok } from './step-helpers.js';
 
@@ -351,6 +352,12 @@ describe('the metric registry says which metrics a WebDriver run produces', () =
   const ENGINES: { driver: DriverName; browser: string; missing: string | false }[] = [
     { driver: 'webdriver-webkit', browser: '{ engine: webkit }', missing: KINDS.find((k) => k.kind === 'webkit')!.missing },
     { driver: 'webdriver-chromium', browser: '{ driver: webdriver }', missing: KINDS.find((k) => k.kind === 'chromedriver')!.missing },
+    // Firefox over BiDi runs the same W3C page driver and in-page probe (src/drivers/bidi).
+    {
+      driver: 'bidi-firefox',
+      browser: '{ engine: firefox }',
+      missing: firefoxBinary() ? false : 'Firefox not installed (apt-get install firefox-esr)',
+    },
   ];
   for (const { driver, browser, missing } of ENGINES) {
     test(

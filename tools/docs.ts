@@ -257,13 +257,18 @@ const DRIVER_PROSE: Record<DriverName, Omit<DriverRow, 'name' | 'lacks'>> = {
     select: '`browser: { engine: webkit }`, `app.desktop`',
     guide: 'webkit-tauri.md',
   },
+  'bidi-firefox': {
+    drives: 'Firefox ESR over WebDriver BiDi (served by Firefox itself, no geckodriver)',
+    select: '`browser: { engine: firefox }`',
+    guide: 'firefox.md',
+  },
   pty: { drives: 'a terminal program in a pseudo-terminal', select: '`app.terminal`', guide: 'terminals.md' },
 };
 
 /** The drivers table's rows: what a driver lacks comes from its defineDriver entry (src/drivers/<name>/driver.ts). */
 export function driverRows(): DriverRow[] {
   return DRIVERS.map((name) => {
-    const entry = getDriver(name.startsWith('webdriver') ? 'webdriver' : name);
+    const entry = getDriver(name.startsWith('webdriver') ? 'webdriver' : name === 'bidi-firefox' ? 'bidi' : name);
     const own = Object.values(entry.lacks).filter((why): why is string => typeof why === 'string');
     const steps =
       entry.surface === 'terminal'

@@ -106,8 +106,8 @@ function driverOptions(f: FlagValues): Pick<StartOptions, 'driver' | 'engine' | 
   }
   return {
     // The values are checked where the MCP app_start's are, in the session manager.
-    ...(f.driver !== undefined ? { driver: f.driver as 'cdp' | 'webdriver' } : {}),
-    ...(f.engine !== undefined ? { engine: f.engine as 'chromium' | 'webkit' } : {}),
+    ...(f.driver !== undefined ? { driver: f.driver as 'cdp' | 'webdriver' | 'bidi' } : {}),
+    ...(f.engine !== undefined ? { engine: f.engine as 'chromium' | 'webkit' | 'firefox' } : {}),
     ...(f.webdriver !== undefined ? { webdriver: f.webdriver as string } : {}),
     ...(f.grid !== undefined ? { grid: f.grid as string } : {}),
     ...(f.desktop !== undefined
@@ -125,11 +125,11 @@ function driverOptions(f: FlagValues): Pick<StartOptions, 'driver' | 'engine' | 
 export const startCommand = defineCommand({
   name: 'start',
   summary:
-    'Start the app (if needed) and a browser (Chromium, or WebKit over WebDriver), a ' +
+    'Start the app (if needed) and a browser (Chromium, WebKit over WebDriver, or Firefox over WebDriver BiDi), a ' +
     'desktop app or a terminal program, and keep them running for step verbs and MCP',
   usage:
     'start (--serve DIR | --url URL | --command CMD [--url URL] | --desktop BIN | --terminal CMD [--cols N] [--rows N]) ' +
-    '[--path /P] [--headed] [--spa] [--engine chromium|webkit] [--driver cdp|webdriver] [--webdriver URL] [--grid URL]',
+    '[--path /P] [--headed] [--spa] [--engine chromium|webkit|firefox] [--driver cdp|webdriver|bidi] [--webdriver URL] [--grid URL]',
   details:
     'A Chromium session listens for DevTools on a 127.0.0.1 port (in .perf/state.json): that is how the step verbs and an MCP ' +
     'server reach it, and any other local user on this machine can connect to it too and drive the browser, its ' +
@@ -137,6 +137,7 @@ export const startCommand = defineCommand({
     'browsers they launch over a pipe only they hold.\n\n' +
     'Examples:\n  perf start --serve scenarios/app --path /list.html\n  perf start --command "npm run preview -- --port ' +
     '${PORT}"\n  perf start --url http://127.0.0.1:5173\n  perf start --serve scenarios/app --engine webkit\n  perf start ' +
+    '--serve scenarios/app --engine firefox\n  perf start ' +
     '--desktop ./src-tauri/target/debug/my-app --desktop-driver tauri\n ' +
     ' perf start --terminal "vim notes.txt" --cols 100 --rows 30',
   flags: {
@@ -146,12 +147,12 @@ export const startCommand = defineCommand({
     // The schema's descriptions are terse (every agent reads app_start's); help adds the flag's context.
     engine: {
       type: 'string',
-      value: 'chromium|webkit',
+      value: 'chromium|webkit|firefox',
       description: `Browser engine: ${START_OPTIONS.engine.description} Default chromium.`,
     },
     driver: {
       type: 'string',
-      value: 'cdp|webdriver',
+      value: 'cdp|webdriver|bidi',
       description: `Browser protocol (webdriver: chromedriver for Chromium). ${START_OPTIONS.driver.description}`,
     },
     webdriver: { type: 'string', value: 'URL', description: `${START_OPTIONS.webdriver.description} Default: start one.` },

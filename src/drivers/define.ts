@@ -8,7 +8,7 @@
 import type { PageFeature } from './page-driver.js';
 
 /** Every driver's name, as written in run files, session state and messages. */
-export type DriverName = 'cdp' | 'webdriver' | 'pty';
+export type DriverName = 'cdp' | 'webdriver' | 'bidi' | 'pty';
 
 /** How a repeat starts clean: reload the page, a new browser context, or a new browser (session). */
 export type RestartMode = 'reload' | 'context' | 'browser';

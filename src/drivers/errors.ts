@@ -23,3 +23,18 @@ export class WebDriverTimeoutError extends TargetClosedError {
     this.name = 'WebDriverTimeoutError';
   }
 }
+
+/**
+ * A WebDriver error answer (the server understood the command and refused it), with the W3C error name
+ * (`javascript error`, `script timeout`, …): over WebDriver classic or the same commands over BiDi.
+ */
+export class WebDriverError extends Error {
+  constructor(
+    readonly command: string,
+    readonly error: string,
+    readonly detail: string,
+  ) {
+    super(`${command}: ${error}: ${detail.split('\n')[0]}`);
+    this.name = 'WebDriverError';
+  }
+}

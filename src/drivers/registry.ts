@@ -4,12 +4,13 @@
  */
 import { PerfError } from '../errors.js';
 import type { DriverDefinition, DriverName, DriverScenarioView, Surface } from './define.js';
+import { bidiDriver } from './bidi/driver.js';
 import { cdpDriver } from './cdp/driver.js';
 import { ptyDriver } from './pty/driver.js';
 import { webdriverDriver } from './webdriver/driver.js';
 
 // pty first: app.terminal is the whole app, whatever else is written (pty refuses the rest).
-export const DRIVERS: readonly DriverDefinition[] = [ptyDriver, webdriverDriver, cdpDriver];
+export const DRIVERS: readonly DriverDefinition[] = [ptyDriver, webdriverDriver, bidiDriver, cdpDriver];
 
 /** The driver of this name; an unknown name is a bug (names come from the schema's enum or session state). */
 export function getDriver(name: DriverName | string): DriverDefinition {

@@ -950,6 +950,8 @@ export function driverOf(env: RunFile['env'] | undefined): DriverName {
       return 'pty';
     case 'webdriver':
       return env.browser.engine === 'webkit' ? 'webdriver-webkit' : 'webdriver-chromium';
+    case 'bidi':
+      return 'bidi-firefox';
     case undefined:
       return 'cdp';
   }

@@ -22,12 +22,14 @@ export type GateRole = 'primary' | 'secondary' | 'never';
  * cdp: Chromium over the DevTools protocol (trace, Performance counters, CPU profile, in-page probe);
  * webdriver-chromium: Chromium through chromedriver (in-page probe only);
  * webdriver-webkit: the WebKitGTK MiniBrowser through WebKitWebDriver (in-page probe only);
+ * bidi-firefox: Firefox ESR over WebDriver BiDi (in-page probe: Event Timing and LCP, no Long Animation Frames,
+ *   no layout shifts; no trace, counters or CPU profile);
  * pty: a terminal program in a pseudo-terminal (screen updates, bytes, input latency, /proc).
  */
-export type DriverName = 'cdp' | 'webdriver-chromium' | 'webdriver-webkit' | 'pty';
+export type DriverName = 'cdp' | 'webdriver-chromium' | 'webdriver-webkit' | 'bidi-firefox' | 'pty';
 
 /** Every driver, in the order tables show them. */
-export const DRIVERS: readonly DriverName[] = ['cdp', 'webdriver-chromium', 'webdriver-webkit', 'pty'];
+export const DRIVERS: readonly DriverName[] = ['cdp', 'webdriver-chromium', 'webdriver-webkit', 'bidi-firefox', 'pty'];
 
 export interface MetricDefinition {
   /** Flat dotted name with the unit in it; `<label>` marks a pattern part. */
@@ -104,8 +106,11 @@ const FRAME_MS = 16.7;
 // Performance counters need the DevTools protocol.
 const EVERY_DRIVER = DRIVERS;
 // What a browser page has and a terminal does not: painted frames, their durations, vsync pacing.
-const BROWSERS: readonly DriverName[] = ['cdp', 'webdriver-chromium', 'webdriver-webkit'];
+const BROWSERS: readonly DriverName[] = ['cdp', 'webdriver-chromium', 'webdriver-webkit', 'bidi-firefox'];
 const CHROMIUM_PROBE: readonly DriverName[] = ['cdp', 'webdriver-chromium'];
+// Event Timing and Largest Contentful Paint: Chromium's and Firefox's (ESR 153 lists event, first-input and
+// largest-contentful-paint in PerformanceObserver.supportedEntryTypes; no long-animation-frame, no layout-shift).
+const EVENT_TIMING: readonly DriverName[] = ['cdp', 'webdriver-chromium', 'bidi-firefox'];
 const CDP_ONLY: readonly DriverName[] = ['cdp'];
 
 export const durationMs = defineMetric({
@@ -236,7 +241,7 @@ export const interactionsCount = defineMetric({
   hostDependent: false,
   perFrame: true,
   floor: 1,
-  drivers: CHROMIUM_PROBE,
+  drivers: EVENT_TIMING,
   description: 'Discrete interactions (taps, key presses) in the window: set by the scenario, not by the app.',
 });
 export const latencyP50 = defineMetric({
@@ -247,7 +252,7 @@ export const latencyP50 = defineMetric({
   gate: 'secondary',
   hostDependent: true,
   floor: 16,
-  drivers: CHROMIUM_PROBE,
+  drivers: EVENT_TIMING,
   description: "Median interaction latency (Event Timing: input to next paint). Fast interactions count as 16 ms, Event Timing's floor.",
 });
 export const latencyP90 = defineMetric({
@@ -259,7 +264,7 @@ export const latencyP90 = defineMetric({
   hostDependent: true,
   floor: 16,
   headline: true,
-  drivers: CHROMIUM_PROBE,
+  drivers: EVENT_TIMING,
   description: '90th percentile interaction latency (Event Timing: input to next paint).',
 });
 export const latencyWorst = defineMetric({
@@ -270,7 +275,7 @@ export const latencyWorst = defineMetric({
   gate: 'secondary',
   hostDependent: true,
   floor: 16,
-  drivers: CHROMIUM_PROBE,
+  drivers: EVENT_TIMING,
   description: 'Slowest interaction (INP-like for the window).',
 });
 export const processingMs = defineMetric({
@@ -281,7 +286,7 @@ export const processingMs = defineMetric({
   gate: 'primary',
   hostDependent: true,
   floor: 16,
-  drivers: CHROMIUM_PROBE,
+  drivers: EVENT_TIMING,
   recent: true,
   description:
     "Event handlers' own time in the window's interactions (Event Timing, processingStart to processingEnd, summed): " +
@@ -573,7 +578,7 @@ export const loadFcpMs = loadTiming(
 export const loadLcpMs = loadTiming(
   'load.lcpMs',
   LOAD_MS_FLOOR,
-  CHROMIUM_PROBE,
+  EVENT_TIMING,
   'Largest contentful paint: the last LCP candidate before the load window ended (or the first input).',
   'primary',
 );
@@ -683,7 +688,7 @@ export const softNavsLcpMs = loadTiming(
   CHROMIUM_PROBE,
   "The slowest soft navigation's largest contentful paint (interaction-contentful-paint), from its interaction.",
 );
-const LOCAL_PROCESS: readonly DriverName[] = ['webdriver-chromium', 'webdriver-webkit', 'pty'];
+const LOCAL_PROCESS: readonly DriverName[] = ['webdriver-chromium', 'webdriver-webkit', 'bidi-firefox', 'pty'];
 const PTY: readonly DriverName[] = ['pty'];
 // Over CDP the renderer's CPU is counters.processCpuMs; /proc is read where there are no counters.
 export const webProcessCpuMs = defineMetric({

@@ -122,8 +122,8 @@ export interface RunEnv {
     headless: boolean;
     executablePath?: string;
     endpoint?: string;
-    /** Set when not the default cdp: the driver and engine of the run. */ driver?: 'webdriver' | 'pty';
-    engine?: 'chromium' | 'webkit';
+    /** Set when not the default cdp: the driver and engine of the run. */ driver?: 'webdriver' | 'bidi' | 'pty';
+    engine?: 'chromium' | 'webkit' | 'firefox';
   };
   host: {
     platform: string;

@@ -37,7 +37,7 @@ export interface ArmBrowserContext {
 
 type ArmOpener = (sc: Scenario, ctx: ArmBrowserContext) => Promise<ArmBrowser>;
 
-const OPENERS: Record<DriverName, ArmOpener> = { cdp: openCdp, webdriver: openWebDriver, pty: openTerminal };
+const OPENERS: Record<DriverName, ArmOpener> = { cdp: openCdp, webdriver: openWebDriver, bidi: openFirefox, pty: openTerminal };
 
 /** Open the browser `sc` runs in; closing it is the caller's (the shared CDP session is closed by the scheduler). */
 export function openArmBrowser(sc: Scenario, ctx: ArmBrowserContext): Promise<ArmBrowser> {
@@ -67,6 +67,19 @@ async function openWebDriver(sc: Scenario, { app, url, cwd }: ArmBrowserContext)
     describe: () => w.describeEnv(sc, app, url),
     fallback: () => w.fallbackEnv(sc, app, url),
     close: () => w.close(),
+  };
+}
+
+async function openFirefox(sc: Scenario, { app, url, cwd }: ArmBrowserContext): Promise<ArmBrowser> {
+  const { FirefoxRepeatBrowser } = await import('./firefox-browser.js');
+  const host = new SessionHost(undefined, app.baseUrl, cwd);
+  const f = new FirefoxRepeatBrowser(sc, host, app.baseUrl);
+  return {
+    host,
+    browser: f,
+    describe: () => f.describeEnv(sc, app, url),
+    fallback: () => f.fallbackEnv(sc, app, url),
+    close: () => f.close(),
   };
 }
 

@@ -80,7 +80,7 @@ export interface Scenario {
     headless: boolean;
     /** The driver that runs the scenario (src/drivers/registry.ts). */
     driver: DriverName;
-    engine: 'chromium' | 'webkit';
+    engine: 'chromium' | 'webkit' | 'firefox';
     webdriver?: string;
     /** A saved browser state restored at every clean restart (absolute path; read by the runner, never copied). */
     storageState?: string;
@@ -286,7 +286,7 @@ export function loadScenario(path: string, opts: LoadOptions = {}): Scenario {
   const gateMetrics = (w.merged.gate as { metrics?: string[] } | undefined)?.metrics;
   gateMetrics?.forEach((m, i) => checkMetricAt(src, ['gate', 'metrics', i], m, measuredLabels));
   const repeat = (w.merged.repeat as number | undefined) ?? DEFAULTS.repeat;
-  const engine = (browser.engine as 'chromium' | 'webkit' | undefined) ?? (app.desktop ? 'webkit' : 'chromium');
+  const engine = (browser.engine as 'chromium' | 'webkit' | 'firefox' | undefined) ?? (app.desktop ? 'webkit' : 'chromium');
   const scenario: Scenario = {
     file: abs,
     dir,

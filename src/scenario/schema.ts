@@ -112,14 +112,16 @@ const BROWSER_KEY: JsonSchema = {
       // The page drivers by name, from the registry (a terminal's driver follows app.terminal, not this key).
       enum: driversOn('page'),
       description:
-        'How the browser is driven: cdp (default; Chromium) or webdriver (W3C WebDriver: chromedriver, ' +
-        'or WebKitWebDriver with engine webkit). Over webdriver every repeat is a new browser session.',
+        'How the browser is driven: cdp (default; Chromium), webdriver (W3C WebDriver: chromedriver, ' +
+        'or WebKitWebDriver with engine webkit; every repeat is a new browser session) or bidi (WebDriver BiDi: Firefox).',
     },
     engine: {
       type: 'string',
-      enum: ['chromium', 'webkit'],
+      enum: ['chromium', 'webkit', 'firefox'],
       description:
-        'The browser engine: chromium (default) or webkit (the WebKitGTK MiniBrowser through WebKitWebDriver; implies driver webdriver).',
+        'The browser engine: chromium (default), webkit (the WebKitGTK MiniBrowser through WebKitWebDriver; implies driver webdriver) ' +
+        'or firefox (Firefox ESR over WebDriver BiDi, launched headless on a fresh profile; implies driver bidi; restarts context, ' +
+        'reload or browser).',
     },
     webdriver: {
       type: 'string',

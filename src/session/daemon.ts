@@ -7,6 +7,8 @@
  * every navigation). Over WebDriver it owns the server (chromedriver, WebKitWebDriver, tauri-driver)
  * and the one session opened on it, which step verbs reattach to by id.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { openLogNoFollow } from '../files.js';
 import { installPageScripts } from '../drivers/cdp/inject.js';
@@ -15,6 +17,9 @@ import { desktopLoaded, openWebDriverPage, type WebDriverPage } from '../drivers
 import { startWebDriverServer, type WebDriverServer } from '../drivers/webdriver/server.js';
 import { WebDriverClient } from '../drivers/webdriver/client.js';
 import { startGridChrome } from './grid.js';
+import { openFirefoxTab, startFirefoxSession, type FirefoxSession } from '../drivers/bidi/browser.js';
+import { startBidiRelay, type BidiRelay } from '../drivers/bidi/relay.js';
+import { firefoxPageDriver } from './firefox-page.js';
 import { startApp, type AppSpec, type RunningApp } from './app.js';
 import { chromeBinary, launchChrome, type ChromeProcess } from '../drivers/cdp/chrome.js';
 import { installSignalHandlers, isAlive, onShutdown, trackProcess, watchdogPid } from '../processes.js';
@@ -86,6 +91,8 @@ interface Held {
   browser?: Browser;
   server?: WebDriverServer;
   wdPage?: WebDriverPage;
+  firefox?: FirefoxSession;
+  relay?: BidiRelay;
 }
 
 /** Where the session's page is: the app, its page path and URL, for the driver's start. */
@@ -107,6 +114,8 @@ async function main(): Promise<void> {
     // Ending the session quits its browser (or desktop app) cleanly before the server goes.
     await held.wdPage?.close().catch(() => undefined);
     await held.server?.close().catch(() => undefined);
+    await held.relay?.close().catch(() => undefined);
+    await held.firefox?.close().catch(() => undefined);
     await held.app?.stop().catch(() => undefined);
     clearStateIfOurs(stateDir);
   };
@@ -117,7 +126,12 @@ async function main(): Promise<void> {
     const path = options.path ?? '/';
     const at: Opening = { stateDir, options, app, path, pageUrl: app.urlFor(path) };
     const how = sessionDriver(options);
-    const state = how.driver === 'cdp' ? await startCdpSession(held, at, stop) : await startWebDriverSession(held, at, how, stop);
+    const state =
+      how.driver === 'cdp'
+        ? await startCdpSession(held, at, stop)
+        : how.driver === 'bidi'
+          ? await startFirefoxDaemonSession(held, at, stop)
+          : await startWebDriverSession(held, at, how, stop);
     daemonReady(stateDir, state);
   } catch (e) {
     await daemonFailed(e, stop);
@@ -199,8 +213,8 @@ async function startWebDriverSession(
     });
   else await driver.navigation.navigate(pageUrl, NAVIGATION_TIMEOUT_MS);
   const wd: WebDriverSessionState['webdriver'] = {
-    endpoint: driver.client.endpoint,
-    sessionId: driver.client.sessionId,
+    endpoint: held.wdPage.client.endpoint,
+    sessionId: held.wdPage.client.sessionId,
     kind: how.kind,
     pids: server?.pids ?? [],
     ...(server ? { logFile } : {}),
@@ -225,6 +239,51 @@ async function startWebDriverSession(
     clearInterval(timer);
     void stop().then(() => process.exit(0));
   }, SERVER_CHECK_MS);
+  return state;
+}
+
+// A unix socket's path holds at most 107 bytes (sun_path); a deep state folder's gets a short one in the temp folder.
+const MAX_SOCKET_PATH = 100;
+
+/** Where the relay listens: in the state folder, or a private temp folder when that path is too long for a socket. */
+function relaySocketPath(stateDir: string): string {
+  const inState = join(stateDir, 'bidi.sock');
+  if (Buffer.byteLength(inState) <= MAX_SOCKET_PATH) return inState;
+  const dir = mkdtempSync(join(tmpdir(), 'rehearse-bidi-'));
+  onShutdown(() => rmSync(dir, { recursive: true, force: true }));
+  return join(dir, 's');
+}
+
+/** Firefox over BiDi, launched here: its BiDi connection is held here and relayed to the verbs on a unix socket. */
+async function startFirefoxDaemonSession(
+  held: Held,
+  { stateDir, options, app, path, pageUrl }: Opening,
+  stop: () => Promise<void>,
+): Promise<AnySessionState> {
+  const session = (held.firefox = await startFirefoxSession({ headless: options.headless !== false }));
+  const tab = await openFirefoxTab(session, { newUserContext: false });
+  const driver = await firefoxPageDriver(tab.client, { preload: true, firefoxPid: session.firefox.pid });
+  await driver.navigation.navigate(pageUrl, NAVIGATION_TIMEOUT_MS);
+  held.relay = await startBidiRelay(session.socket, relaySocketPath(stateDir));
+  const state: AnySessionState = {
+    ...baseState(stateDir, options, app, path, pageUrl),
+    driver: 'bidi',
+    engine: 'firefox',
+    firefox: {
+      pid: session.firefox.pid,
+      relay: held.relay.url,
+      sessionId: session.sessionId,
+      context: tab.client.context,
+      userAgent: driver.emulation.browserUserAgent(),
+      ...(session.capabilities.browserVersion ? { browserVersion: session.capabilities.browserVersion } : {}),
+      headless: options.headless !== false,
+    },
+  };
+  // Firefox gone = session over, as Chrome exiting is over CDP.
+  void session.firefox.exited.then(async () => {
+    await stop();
+    process.exit(0);
+  });
   return state;
 }
 

@@ -17,6 +17,7 @@ import { onSessionDriver, type ConnectedSession, type SessionAlive, type Session
 import { tailFile } from './drivers/define.js';
 import { checkAppUrl } from './app.js';
 import { chromeVersion, findChrome, launchChrome } from '../drivers/cdp/chrome.js';
+import { firefoxBinary } from '../drivers/bidi/firefox.js';
 import { isAlive, signal, terminate } from '../processes.js';
 import {
   clearState,
@@ -105,7 +106,8 @@ function validateStart(o: StartOptions): void {
     });
   }
   oneOf('--driver', o.driver, driversOn('page'));
-  oneOf('--engine', o.engine, ['chromium', 'webkit']);
+  oneOf('--engine', o.engine, ['chromium', 'webkit', 'firefox']);
+  firefoxRefusals(o);
   if (o.grid !== undefined) {
     const other =
       o.desktop !== undefined
@@ -176,12 +178,36 @@ function resolveDesktopBinary(given: string, cwd: string): string {
   return binary;
 }
 
+/** Firefox is driven over BiDi, launched here: what only another driver has is refused by name. */
+function firefoxRefusals(o: StartOptions): void {
+  if (o.engine !== 'firefox' && o.driver !== 'bidi') return;
+  if (o.engine !== undefined && o.engine !== 'firefox')
+    refuse(`--driver bidi drives Firefox: --engine must be firefox, got ${o.engine}`, 'drop --engine');
+  if (o.driver !== undefined && o.driver !== 'bidi')
+    refuse(`--engine firefox is driven over BiDi, not --driver ${o.driver}`, 'drop --driver');
+  for (const [flag, given] of [
+    ['--webdriver', o.webdriver],
+    ['--desktop', o.desktop],
+    ['--grid', o.grid],
+  ] as const)
+    if (given !== undefined) refuse(`${flag} is not used with --engine firefox: the bidi driver launches its own Firefox`, `drop ${flag}`);
+}
+
 /** What must be installed for this session, checked in the user's terminal rather than in the daemon. */
 function checkBrowserInstalled(o: SessionStartOptions): void {
   const d = sessionDriver(o);
   if (d.driver === 'cdp') {
     // On a Grid, the node's Chromium.
     if (o.grid === undefined) findChrome();
+    return;
+  }
+  if (d.driver === 'bidi') {
+    if (!firefoxBinary())
+      throw new PerfError({
+        code: 'firefox_not_found',
+        kind: 'environment',
+        message: 'Firefox is not installed (needed for --engine firefox)',
+      });
     return;
   }
   if (o.webdriver !== undefined) return;
@@ -400,6 +426,14 @@ function webDriverChecks(cwd: string): DoctorCheck[] {
     miniBrowserPath() ? `MiniBrowser ${miniBrowserPath()}` : 'no MiniBrowser: engine webkit needs it',
   );
   found('tauri', 'Tauri desktop apps');
+  const firefox = firefoxBinary();
+  checks.push({
+    name: 'firefox',
+    ok: !!firefox,
+    optional: true,
+    detail: firefox ? `${firefox}: engine firefox (WebDriver BiDi)` : 'not found: needed for engine firefox',
+    ...(firefox ? {} : { fix: 'apt-get install firefox-esr' }),
+  });
   const xvfb = (process.env.PATH ?? '').split(':').some((d) => d && existsSync(`${d}/Xvfb`));
   checks.push({
     name: 'display',

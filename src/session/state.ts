@@ -20,8 +20,8 @@ export interface SessionStartOptions {
   /** `--allow-outside`: serve may name a folder outside the working folder. */
   allowOutside?: boolean;
   /** How the browser is driven; webkit and desktop imply webdriver. Default cdp. */
-  driver?: 'cdp' | 'webdriver';
-  engine?: 'chromium' | 'webkit';
+  driver?: 'cdp' | 'webdriver' | 'bidi';
+  engine?: 'chromium' | 'webkit' | 'firefox';
   /** A running WebDriver server to open the session on, instead of starting one. */
   webdriver?: string;
   /** A desktop app (WebKitGTK) instead of a browser; binary resolved against cwd when the session starts. */
@@ -80,6 +80,26 @@ export interface WebDriverSessionState extends SessionStateBase {
 }
 
 /**
+ * A session in Firefox over BiDi: the daemon holds the one BiDi connection Firefox allows and relays it on a
+ * unix socket; verbs reach the session's tab through it.
+ */
+export interface FirefoxSessionState extends SessionStateBase {
+  driver: 'bidi';
+  engine: 'firefox';
+  firefox: {
+    pid: number;
+    /** ws+unix URL of the daemon's relay. */
+    relay: string;
+    sessionId: string;
+    /** The session's tab (its top-level browsing context). */
+    context: string;
+    userAgent: string;
+    browserVersion?: string;
+    headless: boolean;
+  };
+}
+
+/**
  * A session on a terminal program: the daemon owns its pseudo-terminal (a pty cannot be handed to
  * another process), so step verbs and MCP tools send their steps to the daemon over a unix socket.
  */
@@ -99,7 +119,7 @@ export interface TerminalSessionState extends SessionStateBase {
 }
 
 /** SessionState keeps its name for the CDP session (the default, and every older state file). */
-export type AnySessionState = SessionState | WebDriverSessionState | TerminalSessionState;
+export type AnySessionState = SessionState | WebDriverSessionState | FirefoxSessionState | TerminalSessionState;
 
 /**
  * How a session's page is driven, from its options, as the scenario loader decides it for a run:
@@ -107,7 +127,11 @@ export type AnySessionState = SessionState | WebDriverSessionState | TerminalSes
  */
 export function sessionDriver(
   o: SessionStartOptions,
-): { driver: 'cdp'; engine: 'chromium' } | { driver: 'webdriver'; engine: 'chromium' | 'webkit'; kind: WebDriverServerKind } {
+):
+  | { driver: 'cdp'; engine: 'chromium' }
+  | { driver: 'bidi'; engine: 'firefox' }
+  | { driver: 'webdriver'; engine: 'chromium' | 'webkit'; kind: WebDriverServerKind } {
+  if (o.engine === 'firefox' || o.driver === 'bidi') return { driver: 'bidi', engine: 'firefox' };
   const engine = o.engine ?? (o.desktop ? 'webkit' : 'chromium');
   const driver = o.driver ?? (engine === 'webkit' || o.webdriver !== undefined ? 'webdriver' : 'cdp');
   if (driver === 'cdp') return { driver, engine: 'chromium' };
@@ -172,8 +196,12 @@ export const START_OPTIONS = {
   command: { type: 'string', description: 'Shell command; ${PORT}: a free port.' },
   path: { type: 'string', description: 'Path to open. Default /.' },
   spa: { type: 'boolean', description: 'With serve: index.html for unknown paths.' },
-  driver: { type: 'string', enum: ['cdp', 'webdriver'], description: 'Default cdp.' },
-  engine: { type: 'string', enum: ['chromium', 'webkit'], description: 'webkit implies webdriver.' },
+  driver: { type: 'string', enum: ['cdp', 'webdriver', 'bidi'], description: 'Default cdp; bidi drives Firefox.' },
+  engine: {
+    type: 'string',
+    enum: ['chromium', 'webkit', 'firefox'],
+    description: 'webkit implies webdriver; firefox (Firefox ESR over WebDriver BiDi, headless, fresh profile) implies bidi.',
+  },
   webdriver: { type: 'string', description: 'Running WebDriver server URL.' },
   grid: { type: 'string', description: 'Selenium Grid URL.' },
   desktop: {

@@ -15,7 +15,8 @@ export const cdpDriver = defineDriver({
   // context first: the default clean repeat (a fresh browser context, the browser kept).
   restartModes: ['context', 'reload', 'browser'],
   claims: (view) =>
-    view.browser.driver === 'cdp' || (view.browser.driver === undefined && view.browser.engine !== 'webkit' && !view.app.desktop),
+    view.browser.driver === 'cdp' ||
+    (view.browser.driver === undefined && view.browser.engine !== 'webkit' && view.browser.engine !== 'firefox' && !view.app.desktop),
   validate(view) {
     const problems: DriverProblem[] = [];
     if (view.app.desktop)

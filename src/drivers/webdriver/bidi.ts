@@ -127,3 +127,6 @@ export class BidiConnection {
     this.pending.clear();
   }
 }
+
+/** What the page driver and a measured load use of a BiDi connection: this one, or the bidi driver's (Firefox). */
+export type BidiChannel = Pick<BidiConnection, 'send' | 'on' | 'subscribe' | 'addPreloadScript' | 'removePreloadScript'>;

@@ -6,24 +6,14 @@
  */
 import { PerfError } from '../../errors.js';
 import { hideCredentials, splitCredentials } from '../../url.js';
-import { TargetClosedError, WebDriverTimeoutError } from '../errors.js';
+import { TargetClosedError, WebDriverError, WebDriverTimeoutError } from '../errors.js';
+
+export { WebDriverError };
 
 /** W3C "no such window" and friends: the browser or its window went away. */
 const GONE_ERRORS = new Set(['invalid session id', 'no such window', 'session not created']);
 // 30 s per command: longer than any sane single command (a navigation waits separately in the page).
 const DEFAULT_COMMAND_TIMEOUT_MS = 30_000;
-
-/** A WebDriver error answer (the server understood the command and refused it). */
-export class WebDriverError extends Error {
-  constructor(
-    readonly command: string,
-    readonly error: string,
-    readonly detail: string,
-  ) {
-    super(`${command}: ${error}: ${detail.split('\n')[0]}`);
-    this.name = 'WebDriverError';
-  }
-}
 
 export interface NewSessionResult {
   sessionId: string;
@@ -206,6 +196,33 @@ export class WebDriverClient {
     }
   }
 }
+
+/**
+ * The commands the W3C page driver sends, as a type: WebDriver classic over HTTP (this client) or the same
+ * commands over WebDriver BiDi (src/drivers/bidi/client.ts, Firefox), so one page driver serves both.
+ */
+export type W3CClient = Pick<
+  WebDriverClient,
+  | 'capabilities'
+  | 'navigate'
+  | 'url'
+  | 'back'
+  | 'refresh'
+  | 'execute'
+  | 'performActions'
+  | 'releaseActions'
+  | 'windowHandle'
+  | 'windowHandles'
+  | 'switchToWindow'
+  | 'closeWindow'
+  | 'title'
+  | 'cookies'
+  | 'addCookie'
+  | 'screenshot'
+  | 'windowRect'
+  | 'setWindowRect'
+  | 'setTimeouts'
+>;
 
 /** GET /status: whether the server is up and ready for a new session. */
 export async function serverReady(endpoint: string): Promise<boolean> {

@@ -18,7 +18,7 @@
 import { settleLoad } from '../load.js';
 import type { LoadOptions, LoadReadings } from '../measure.js';
 import { loadProbeSource } from '../runtime/load-probe.js';
-import type { BidiConnection } from './bidi.js';
+import type { BidiChannel } from './bidi.js';
 
 /** What a load needs of the page driver. */
 export interface LoadDriverPage {
@@ -26,7 +26,7 @@ export interface LoadDriverPage {
   /** Classic navigation: returns once the new document's load event has fired (page load strategy normal). */
   navigate(url: string, timeoutMs: number): Promise<unknown>;
   /** The session's BiDi connection, where the server offered one. */
-  readonly bidi: BidiConnection | undefined;
+  readonly bidi: BidiChannel | undefined;
   /** The open perf session's in-page probe, for the new document (the window spans the load); undefined with none open. */
   perfProbeSource(): string | undefined;
   /** Whether this session has opened anything but about:blank (its cache then holds the app's files). */
@@ -78,7 +78,7 @@ export async function measureWebDriverLoad(page: LoadDriverPage, url: string, op
  * Requests in flight, from BiDi's network events (as CDP's Network domain gives them to the CDP load): the
  * quiet rule waits for the last one to end. A request seen ending but never starting is not counted.
  */
-async function watchRequests(bidi: BidiConnection): Promise<{ inFlight: () => number; stop: () => Promise<void> }> {
+async function watchRequests(bidi: BidiChannel): Promise<{ inFlight: () => number; stop: () => Promise<void> }> {
   const open = new Set<string>();
   const id = (p: Record<string, unknown>): string => String((p.request as { request?: unknown } | undefined)?.request ?? '');
   const offs = [
@@ -102,13 +102,7 @@ async function watchRequests(bidi: BidiConnection): Promise<{ inFlight: () => nu
 }
 
 /** Navigate with `sources` run at the new document's start; the preload scripts are removed after. */
-async function loadWithPreload(
-  page: LoadDriverPage,
-  bidi: BidiConnection,
-  sources: string[],
-  url: string,
-  timeoutMs: number,
-): Promise<void> {
+async function loadWithPreload(page: LoadDriverPage, bidi: BidiChannel, sources: string[], url: string, timeoutMs: number): Promise<void> {
   const ids: string[] = [];
   try {
     for (const s of sources) ids.push(await bidi.addPreloadScript(s));

@@ -8,7 +8,7 @@
 import type { PageStorage } from '../storage.js';
 import { webdriverStorage } from './storage.js';
 import { PerfError } from '../../errors.js';
-import { lackMessage, type DriverFeature } from '../define.js';
+import { lackMessage, type DriverDefinition, type DriverFeature } from '../define.js';
 import { webdriverDriver } from './driver.js';
 import { TargetClosedError } from '../errors.js';
 import { assertNotBrowserShortcut, keyDefinition, type Modifier } from '../keys.js';
@@ -37,8 +37,8 @@ import { PAGE_RUNTIME_SOURCE, RUNTIME_VERSION } from '../runtime/main.js';
 import { SettleReports } from './settle-reports.js';
 import { CAPTURE_SOURCE, PENDING_REQUESTS_SOURCE, readConsoleSource, readExceptionsSource } from '../runtime/page-capture.js';
 import { markSource } from '../runtime/perf-probe.js';
-import { WebDriverClient, WebDriverError, type ActionSource, type KeyAction, type PointerAction } from './client.js';
-import type { BidiConnection } from './bidi.js';
+import { WebDriverError, type W3CClient, type ActionSource, type KeyAction, type PointerAction } from './client.js';
+import type { BidiChannel } from './bidi.js';
 import { cropPng } from '../png.js';
 import { WebDriverPerfSession } from './perf-session.js';
 import { measureWebDriverLoad } from './load.js';
@@ -86,11 +86,11 @@ const BUTTON: Record<NonNullable<ClickOptions['button']>, number> = { left: 0, m
 const DEFAULT_DRAG_STEPS = 10;
 
 /** A refusal derived from the driver's entry (its `lacks`, the one place a lack is said). */
-function unsupported(feature: DriverFeature, what: string): PerfError {
+function unsupportedOn(feature: DriverFeature, what: string, driver: DriverDefinition = webdriverDriver): PerfError {
   return new PerfError({
     code: 'unsupported_on_driver',
     kind: 'usage',
-    message: lackMessage(webdriverDriver, feature, what) ?? `${what} is not available on the webdriver driver`,
+    message: lackMessage(driver, feature, what) ?? `${what} is not available on the ${driver.name} driver`,
     suggestion: 'run this on the cdp driver (browser.driver: cdp)',
   });
 }
@@ -116,7 +116,7 @@ export class WebDriverPageDriver implements HostPage {
   /** Capture and the runtime run at every document's start (BiDi preload scripts), as over CDP. */
   private atDocumentStart = false;
   /** The session's BiDi connection, where the server offered one (a measured load preloads its probe over it). */
-  bidi: BidiConnection | undefined;
+  bidi: BidiChannel | undefined;
   /** The last perf session begun here: a measured load puts its probe in the new document while it is open. */
   private perfSession: WebDriverPerfSession | undefined;
   /** This session has opened something other than about:blank: its HTTP cache is no longer the new profile's empty one. */
@@ -129,9 +129,14 @@ export class WebDriverPageDriver implements HostPage {
   /** The action the last gate call armed a report for: the settle that follows may take it. */
   private armedSeq: number | undefined;
 
+  /**
+   * `client` sends the W3C commands (over WebDriver classic, or over BiDi for Firefox); `definition` is the
+   * driver whose `lacks` a refusal quotes.
+   */
   constructor(
-    readonly client: WebDriverClient,
+    readonly client: W3CClient,
     private readonly userAgent: string,
+    readonly definition: DriverDefinition = webdriverDriver,
   ) {
     this.input = {
       click: (x, y, opts) => this.click(x, y, opts),
@@ -184,7 +189,7 @@ export class WebDriverPageDriver implements HostPage {
         ),
       viewportOverridden: () => false,
       browserUserAgent: () => this.userAgent.replace('HeadlessChrome/', 'Chrome/'),
-      setUserAgent: () => Promise.reject(unsupported('userAgent', 'a user agent override')),
+      setUserAgent: () => Promise.reject(this.refuse('userAgent', 'a user agent override')),
     };
     this.navigation = {
       navigate: (url, timeoutMs) => this.navigate(url, timeoutMs),
@@ -212,7 +217,7 @@ export class WebDriverPageDriver implements HostPage {
       console: (q) => this.readCapture<ConsoleRead>(readConsoleSource(q)),
       exceptions: (q) => this.readCapture<ExceptionRead>(readExceptionsSource(q)),
       pendingRequests: () => this.evaluate<PendingRequest[]>(PENDING_REQUESTS_SOURCE),
-      network: () => Promise.reject(unsupported('network', 'network activity')),
+      network: () => Promise.reject(this.refuse('network', 'network activity')),
     };
     this.storage = webdriverStorage(client);
     this.perf = {
@@ -220,6 +225,11 @@ export class WebDriverPageDriver implements HostPage {
       begin: (opts) => WebDriverPerfSession.begin(this, opts).then((s) => (this.perfSession = s)),
       load: (url, opts) => this.measureLoad(url, opts),
     };
+  }
+
+  /** A refusal quoting this driver's `lacks`. */
+  private refuse(feature: DriverFeature, what: string): PerfError {
+    return unsupportedOn(feature, what, this.definition);
   }
 
   private measureLoad(url: string, opts: LoadOptions): Promise<LoadReadings> {
@@ -451,7 +461,7 @@ export class WebDriverPageDriver implements HostPage {
    * page's own scripts, so nothing a page logs while it loads is missed, and no call has to install
    * the runtime first. The current document gets them now.
    */
-  async useBidi(bidi: BidiConnection): Promise<void> {
+  async useBidi(bidi: BidiChannel): Promise<void> {
     await bidi.addPreloadScript(`${CAPTURE_SOURCE}; ${PAGE_RUNTIME_SOURCE};`);
     await this.installRuntime();
     this.atDocumentStart = true;
@@ -471,7 +481,7 @@ export class WebDriverPageDriver implements HostPage {
   }
 
   async emulateEnvironment(env: { viewport: ViewportSpec; cpuThrottle: number }): Promise<void> {
-    if (env.cpuThrottle !== 1) throw unsupported('cpuThrottle', 'CPU throttling');
+    if (env.cpuThrottle !== 1) throw this.refuse('cpuThrottle', 'CPU throttling');
     await this.applyViewport(env.viewport);
   }
 
@@ -563,7 +573,7 @@ export class WebDriverPageDriver implements HostPage {
     this.pointerAt = undefined;
     const now = await this.evaluate<{ dpr: number }>('({ dpr: devicePixelRatio })');
     if (v.mobile || v.touch || Math.abs(now.dpr - v.dpr) > 1e-6)
-      throw unsupported('deviceEmulation', `emulating ${v.mobile ? 'a mobile device' : v.touch ? 'touch' : `pixel ratio ${v.dpr}`}`);
+      throw this.refuse('deviceEmulation', `emulating ${v.mobile ? 'a mobile device' : v.touch ? 'touch' : `pixel ratio ${v.dpr}`}`);
     const rect = await this.guard(this.client.windowRect());
     const inner = await this.evaluate<{ w: number; h: number }>('({ w: innerWidth, h: innerHeight })');
     await this.guard(this.client.setWindowRect({ width: v.width + (rect.width - inner.w), height: v.height + (rect.height - inner.h) }));
@@ -618,14 +628,14 @@ export class WebDriverPageDriver implements HostPage {
    * stitching, and is refused.
    */
   private async screenshot(opts: CaptureOptions): Promise<Buffer> {
-    if (opts.format !== 'png') throw unsupported('jpegScreenshot', 'a JPEG screenshot');
+    if (opts.format !== 'png') throw this.refuse('jpegScreenshot', 'a JPEG screenshot');
     if (!opts.clip) return this.guard(this.client.screenshot());
     const c = opts.clip;
     const view = await this.evaluate<{ sx: number; sy: number; w: number; h: number; dpr: number }>(
       '({ sx: scrollX, sy: scrollY, w: innerWidth, h: innerHeight, dpr: devicePixelRatio })',
     );
     if (c.width > view.w || c.height > view.h)
-      throw unsupported(
+      throw this.refuse(
         'largeScreenshot',
         `a screenshot of ${Math.round(c.width)}×${Math.round(c.height)} px, larger than the ${view.w}×${view.h} viewport (fullPage)`,
       );

@@ -1,6 +1,7 @@
 /**
  * CPU and memory of a browser's web content processes, read from /proc when the WebDriver server
- * runs on this machine (the harness started it): WebKit's WebKitWebProcess, Chromium's renderers.
+ * runs on this machine (the harness started it): WebKit's WebKitWebProcess, Chromium's renderers, Firefox's
+ * content processes (under Firefox itself for the bidi driver).
  * WebDriver itself has no such numbers; these are the process.* metrics of DESIGN.md.
  */
 import { readFileSync } from 'node:fs';
@@ -17,6 +18,8 @@ export interface ContentProcess {
 function isContentProcess(pid: number, comm: string): boolean {
   // comm is cut to 15 characters: WebKitWebProcess reads as WebKitWebProces.
   if (comm.startsWith('WebKitWebProces')) return true;
+  // Firefox's content processes (Fission): "Isolated Web Content" and "Web Content", cut the same way.
+  if (comm.startsWith('Isolated Web') || comm === 'Web Content') return true;
   if (!/chrom/i.test(comm)) return false;
   try {
     return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('--type=renderer');

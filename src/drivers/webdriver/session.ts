@@ -35,6 +35,8 @@ export interface WebDriverPageOptions {
 
 export interface WebDriverPage {
   driver: WebDriverPageDriver;
+  /** The session's WebDriver classic client (its endpoint and id, for a session state). */
+  client: WebDriverClient;
   server: WebDriverServer | undefined;
   close(): Promise<void>;
 }
@@ -145,6 +147,7 @@ async function openOn(
     }
     return {
       driver,
+      client,
       server,
       close: async () => {
         bidi?.close();

@@ -13,7 +13,7 @@ import {
   type StateCookie,
   type StorageState,
 } from '../storage.js';
-import type { WebDriverClient, WebDriverCookie } from './client.js';
+import type { W3CClient, WebDriverCookie } from './client.js';
 
 // A path of the origin that is no app page: most servers answer it quickly (often 404) without a
 // sign-in redirect, which would move the document to another origin before the cookies are added.
@@ -54,7 +54,7 @@ function toWebDriver(c: StateCookie, hostname: string): WebDriverCookie {
   };
 }
 
-export function webdriverStorage(client: WebDriverClient): PageStorage {
+export function webdriverStorage(client: W3CClient): PageStorage {
   return {
     async cookies() {
       const cookies = await client.cookies();

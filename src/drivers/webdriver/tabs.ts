@@ -20,12 +20,13 @@ class WebDriverWindows implements PageBackend {
 
   constructor(
     private readonly main: WebDriverPageDriver,
+    private readonly mainClient: WebDriverClient,
     private readonly mainHandle: string,
   ) {
     this.shared = { current: mainHandle };
-    this.client = WebDriverClient.attach(main.client.endpoint, main.client.sessionId, main.client.capabilities);
+    this.client = WebDriverClient.attach(mainClient.endpoint, mainClient.sessionId, mainClient.capabilities);
     // From now on the app page's commands (a perf window begun there, the runner's) reach its own window.
-    main.client.bindWindow(mainHandle, this.shared);
+    mainClient.bindWindow(mainHandle, this.shared);
     this.order.set(mainHandle, undefined);
     this.drivers.set(mainHandle, main);
   }
@@ -63,7 +64,7 @@ class WebDriverWindows implements PageBackend {
     let d = this.drivers.get(id);
     if (!d) {
       // Its own driver: per-document state (the runtime, settle reports) is the window's, and a ref check can tell pages apart.
-      d = new WebDriverPageDriver(this.main.client.forWindow(id), this.main.emulation.browserUserAgent());
+      d = new WebDriverPageDriver(this.mainClient.forWindow(id), this.main.emulation.browserUserAgent());
       if (this.main.serverPid !== undefined) d.serverPid = this.main.serverPid;
       this.drivers.set(id, d);
     }
@@ -92,13 +93,16 @@ class WebDriverWindows implements PageBackend {
  * (the current window then is the app's page).
  */
 export function webdriverPageSource(main: WebDriverPageDriver): { driver: HostPage; tabs(create: boolean): PageTabs | undefined } {
+  const client = main.client;
+  // Windows over BiDi (the bidi driver) are not tracked yet: that driver declares `pages` in its lacks.
+  if (!(client instanceof WebDriverClient)) return { driver: main, tabs: () => undefined };
   let tracker: Promise<PageTracker> | undefined;
   let ready: PageTracker | undefined;
   return {
     driver: main,
     tabs(create) {
       if (ready || !create) return ready;
-      tracker ??= main.client.windowHandle().then((h) => (ready = new PageTracker(new WebDriverWindows(main, h), h, main)));
+      tracker ??= client.windowHandle().then((h) => (ready = new PageTracker(new WebDriverWindows(main, client, h), h, main)));
       return lazyTabs(main, tracker);
     },
   };

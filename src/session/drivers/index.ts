@@ -4,6 +4,7 @@
  * state that has no half fails tsc here.
  */
 import type { AnySessionState } from '../state.js';
+import { bidiSession } from './bidi.js';
 import { cdpSession } from './cdp.js';
 import type { SessionDriver } from './define.js';
 import { ptySession } from './pty.js';
@@ -19,6 +20,8 @@ export function onSessionDriver<R>(state: AnySessionState, f: <S extends AnySess
       return f(cdpSession, state);
     case 'webdriver':
       return f(webdriverSession, state);
+    case 'bidi':
+      return f(bidiSession, state);
     case 'pty':
       return f(ptySession, state);
   }

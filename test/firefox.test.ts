@@ -1,0 +1,168 @@
+/**
+ * Firefox over WebDriver BiDi (the bidi driver), against the real firefox-esr: the project's own scenario
+ * files with only `browser: { engine: firefox }` added, a measured load, and a `perf start` session driven
+ * over MCP. Firefox's profile goes under a TMPDIR of the test's own, so "nothing left behind" is checked for
+ * this test's Firefox alone (other jobs on the machine may run theirs).
+ */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, describe, test } from 'node:test';
+import { firefoxBinary } from '../src/drivers/bidi/firefox.js';
+import { sleep } from '../src/processes.js';
+import { stdioServer } from './mcp-client.js';
+import { DEMO_DIR, refOf, ROOT } from './helpers.js';
+
+const PERF = path.join(ROOT, 'bin', 'perf');
+const NO_FIREFOX = firefoxBinary() ? false : 'Firefox not installed (apt-get install firefox-esr)';
+// Two repeats of a short flow plus Firefox's start, on a loaded 2-core machine.
+const RUN_TIMEOUT_MS = 150_000;
+
+const dirs: string[] = [];
+/** A project holding the demo app and copies of scenario files, each with only the engine key added; its own TMPDIR. */
+function project(scenarios: string[]): { dir: string; tmp: string } {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rehearse-firefox-test-'));
+  dirs.push(dir);
+  fs.cpSync(DEMO_DIR, path.join(dir, 'app'), { recursive: true });
+  for (const name of scenarios) {
+    const text = fs.readFileSync(path.join(ROOT, 'scenarios', name), 'utf8');
+    fs.writeFileSync(path.join(dir, name), `${text.trimEnd()}\nbrowser: { engine: firefox }\n`);
+  }
+  fs.mkdirSync(path.join(dir, 'tmp'));
+  return { dir, tmp: path.join(dir, 'tmp') };
+}
+after(() => {
+  for (const d of dirs) {
+    spawnSync(process.execPath, [PERF, 'stop'], { timeout: 60_000, cwd: d });
+    fs.rmSync(d, { recursive: true, force: true });
+  }
+});
+
+function perf(p: { dir: string; tmp: string }, args: string[]): { code: number; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, [PERF, ...args], {
+    cwd: p.dir,
+    encoding: 'utf8',
+    timeout: RUN_TIMEOUT_MS,
+    env: { ...process.env, TMPDIR: p.tmp },
+  });
+  return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** Processes whose command line names `tmp` (this test's Firefox profiles live there), once they had 5 s to exit. */
+async function leftIn(tmp: string): Promise<string[]> {
+  const deadline = Date.now() + 5000;
+  for (;;) {
+    const r = spawnSync('pgrep', ['-af', tmp], { encoding: 'utf8' });
+    const found = r.stdout.split('\n').filter((l) => l.trim() && !l.includes('pgrep'));
+    if (found.length === 0 || Date.now() > deadline) return found;
+    await sleep(200);
+  }
+}
+
+interface Stat {
+  median: number;
+  n: number;
+}
+function runFile(dir: string, name: string): { env: any; summary: { metrics: Record<string, Stat> }; repeats: any[] } {
+  return JSON.parse(fs.readFileSync(path.join(dir, 'build', 'perf', `${name}-run.json`), 'utf8'));
+}
+
+describe('Firefox over WebDriver BiDi', { skip: NO_FIREFOX, timeout: 600_000 }, () => {
+  test(
+    'scenarios/form-submit.yaml with engine firefox: 2 repeats in new user contexts, interactions measured',
+    { timeout: RUN_TIMEOUT_MS },
+    async () => {
+      const p = project(['form-submit.yaml']);
+      const r = perf(p, ['run', 'form-submit.yaml', '--repeat', '2', '--warmup', '0']);
+      assert.equal(r.code, 0, r.stderr + r.stdout);
+      const run = runFile(p.dir, 'form-submit');
+      assert.equal(run.env.browser.driver, 'bidi');
+      assert.equal(run.env.browser.engine, 'firefox');
+      assert.match(run.env.browser.product, /^firefox\//);
+      assert.equal(run.env.restartMode, 'context');
+      const m = run.summary.metrics;
+      assert.equal(m['durationMs']!.n, 2);
+      // Two taps (a radio, Submit) and the checkbox/switch clicks: Event Timing sees each as an interaction.
+      assert.ok(m['interactions.count']!.median >= 2, JSON.stringify(m['interactions.count']));
+      assert.ok(m['interactions.latencyMs.worst']!.n === 2);
+      assert.ok(m['frames.count']!.median > 0);
+      assert.ok(m['steps.submit.ms']!.n === 2);
+      // What Firefox cannot give is declared, with its reason, not measured as zero.
+      const report = run.repeats.find((x) => x.report)!.report;
+      assert.equal(report.coverage.longFrames, 'missing');
+      assert.equal(report.coverage.trace, 'missing');
+      assert.equal(m['longFrames.count'], undefined);
+      assert.deepEqual(await leftIn(p.tmp), []);
+    },
+  );
+
+  test(
+    'scenarios/page-load.yaml with engine firefox (measure: load): FCP, LCP, bytes by type; browser restarts',
+    { timeout: RUN_TIMEOUT_MS },
+    async () => {
+      const p = project(['page-load.yaml']);
+      const r = perf(p, ['run', 'page-load.yaml', '--repeat', '2', '--warmup', '0', '--restart', 'browser']);
+      assert.equal(r.code, 0, r.stderr + r.stdout);
+      const run = runFile(p.dir, 'page-load');
+      assert.equal(run.env.restartMode, 'browser');
+      const m = run.summary.metrics;
+      for (const k of ['load.fcpMs', 'load.lcpMs', 'load.ttfbMs', 'load.loadEventMs'])
+        assert.ok(m[k] && m[k].n === 2 && m[k].median > 0, k);
+      assert.equal(m['load.requests']!.median, 5);
+      assert.ok(m['load.transferBytes.script']!.median > 0 && m['load.transferBytes.stylesheet']!.median > 0);
+      // The scenario's steps ran after the load: the filter narrowed the list.
+      assert.equal(m['steps.rows-narrowed.ms']!.n, 2);
+      assert.deepEqual(await leftIn(p.tmp), []);
+    },
+  );
+
+  test('restart reload keeps one tab and navigates it anew each repeat', { timeout: RUN_TIMEOUT_MS }, async () => {
+    const p = project(['form-submit.yaml']);
+    const r = perf(p, ['run', 'form-submit.yaml', '--repeat', '2', '--warmup', '0', '--restart', 'reload']);
+    assert.equal(r.code, 0, r.stderr + r.stdout);
+    const run = runFile(p.dir, 'form-submit');
+    assert.equal(run.env.restartMode, 'reload');
+    // The form starts unfilled each time: the second repeat's flow passed too (the expect at its end).
+    assert.equal(run.summary.metrics['steps.submit.ms']!.n, 2);
+    assert.deepEqual(await leftIn(p.tmp), []);
+  });
+
+  test('a scenario refuses what Firefox over BiDi cannot do, at its line, before Firefox starts', { timeout: 30_000 }, () => {
+    const p = project(['form-submit.yaml']);
+    fs.appendFileSync(path.join(p.dir, 'form-submit.yaml'), 'cpuThrottle: 4\n');
+    const r = perf(p, ['run', 'form-submit.yaml']);
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr, /cpuThrottle.*Firefox over BiDi cannot throttle the CPU/);
+  });
+
+  test('MCP app_start {engine: firefox}, snap, tap by ref, app_stop: nothing left', { timeout: RUN_TIMEOUT_MS }, async () => {
+    const p = project([]);
+    const mcp = await stdioServer(p.dir, { name: 'firefox-test', callTimeoutMs: 90_000, env: { TMPDIR: p.tmp } });
+    try {
+      const mixed = await mcp.call('app_start', { serve: 'app', engine: 'firefox', driver: 'cdp' });
+      assert.equal(mixed.isError, true);
+      assert.match(mixed.text, /--engine firefox is driven over BiDi, not --driver cdp/);
+      const start = await mcp.call('app_start', { serve: 'app', path: '/form.html', engine: 'firefox' });
+      assert.equal(start.isError, false, start.text);
+      const data = (start.json as { data: { driver: string; engine: string } }).data;
+      assert.deepEqual([data.driver, data.engine], ['bidi', 'firefox']);
+      const snap = await mcp.call('snap', {});
+      assert.equal(snap.isError, false, snap.text);
+      const snapshot = String((snap.json as { data?: { snapshot?: string } } | undefined)?.data?.snapshot);
+      const pro = refOf(snapshot, 'radio', 'Pro');
+      const tap = await mcp.call('tap', { ref: pro });
+      assert.equal(tap.isError, false, tap.text);
+      const seen = await mcp.call('snap', { grep: 'Pro' });
+      assert.match(String((seen.json as { data: { snapshot: string } }).data.snapshot), /radio "Pro" \[checked\]/);
+      const status = await mcp.call('app_status', {});
+      assert.equal((status.json as { data: { running: boolean } }).data.running, true, status.text);
+      const stop = await mcp.call('app_stop', {});
+      assert.equal(stop.isError, false, stop.text);
+    } finally {
+      await mcp.close();
+    }
+    assert.deepEqual(await leftIn(p.tmp), []);
+  });
+});
