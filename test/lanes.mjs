@@ -44,6 +44,7 @@ const COMPARE_PARTS = ['^\\+30% at CV 5%', '^\\+30% at CV 20%|^better: higher'];
 
 /** Pure code: no browser, no Java, no pty. */
 const UNIT = [
+  'package-links.test.js',
   'history-pg.test.js',
   'compare.test.js',
   'paired.test.js',
@@ -78,6 +79,7 @@ const UNIT = [
  * (bisect, bisect-exit, shard and gate-baselines run their independent cases at once since issue 28's test-time pass).
  */
 const BROWSER = [
+  'package-install.test.js',
   'bisect-grid.test.js',
   'grid-hub.test.js',
   'bisect.test.js',
