@@ -65,4 +65,14 @@ test('the tarball installs offline into an empty project and runs the bundled ex
   assert.match(history.stderr, /better-sqlite3/);
   assert.match(history.stderr, /npm i -D better-sqlite3/);
   assert.doesNotMatch(history.stderr, /\n\s+at /, 'no stack trace');
+  // A run asked to record: measured and its file kept, then the same advice and how to record the file later.
+  const recording = await sh(
+    'npx',
+    ['perf', 'run', scenario, '--variant', 'desktop', '--repeat', '1', '--warmup', '0', '--history'],
+    project,
+    RUN_MS,
+  );
+  assert.equal(recording.code, 3, `perf run --history: ${recording.stdout}${recording.stderr}`);
+  assert.match(recording.stderr, /npm i -D better-sqlite3/);
+  assert.match(recording.stderr, /perf history add build\/perf\/list-scroll-desktop-run\.json/);
 });
