@@ -207,7 +207,8 @@ export const ERRORS = {
   history_sqlite_missing: {
     kind: 'environment',
     suggestion:
-      'add it to the project: npm i -D better-sqlite3 (with npm 11: npm install-scripts approve better-sqlite3), or use a postgres:// history',
+      'add it to the project: npm i -D better-sqlite3 (with npm 11: npm install-scripts approve better-sqlite3), ' +
+      'or use a postgres:// history',
   },
   history_not_recorded: { kind: 'usage', suggestion: 'perf history show (no scenario) lists what the history holds' },
   history_not_ours: {
