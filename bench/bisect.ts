@@ -57,11 +57,12 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { median, printTable, type Row } from './common.js';
 import { gridRows } from './load-server.js';
+import { BENCH_MODULES } from './modules.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const PERF = join(ROOT, 'bin/perf');
 const PAGES = join(ROOT, 'bench/load-pages');
-const TABULATOR = join(ROOT, 'node_modules/tabulator-tables/dist');
+const TABULATOR = join(BENCH_MODULES, 'tabulator-tables/dist');
 // 16 commits: GOOD (0), 14 between, BAD (15), as the target says.
 const COMMITS = 16;
 // The 12th commit (index 11) adds the busy loop: past the middle, so the search goes right, then left.

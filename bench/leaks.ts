@@ -20,11 +20,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { median, printTable, type Row } from './common.js';
+import { BENCH_MODULES } from './modules.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const FIXTURE = join(ROOT, 'test/fixtures/leaks-cli');
-const MEMLAB = join(ROOT, 'node_modules/memlab/bin/memlab');
-// memlab's own puppeteer download is skipped (.puppeteerrc.cjs): the system Chromium for both tools.
+const MEMLAB = join(BENCH_MODULES, 'memlab/bin/memlab');
+// memlab's own puppeteer download is skipped (bench/package.json allowScripts, bench/.puppeteerrc.cjs): the system Chromium for both tools.
 const CHROMIUM = '/usr/bin/chromium';
 // The target: our wall time at most half of memlab's.
 const TARGET_RATIO = 0.5;

@@ -13,6 +13,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { mulberry32 } from '../src/perf/prng.js';
+import { BENCH_MODULES } from './modules.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const PAGES_DIR = path.join(ROOT, 'bench/load-pages');
@@ -21,7 +22,7 @@ const MODULES = path.join(ROOT, 'node_modules');
 /** URL prefix → folder: the pages' own sources and the packages' distributed builds, as a static host would serve them. */
 const MOUNTS: { prefix: string; dir: string }[] = [
   { prefix: '/swagger-ui/', dir: path.join(MODULES, 'swagger-ui-dist') },
-  { prefix: '/tabulator/', dir: path.join(MODULES, 'tabulator-tables/dist') },
+  { prefix: '/tabulator/', dir: path.join(BENCH_MODULES, 'tabulator-tables/dist') },
   { prefix: '/', dir: PAGES_DIR },
 ];
 

@@ -17,6 +17,7 @@ import { findChrome } from '../src/drivers/cdp/chrome.js';
 import { fileURLToPath } from 'node:url';
 import { actionableRefs, buildThirdPartySite, refsMissing, THIRD_PARTY_PAGES } from '../test/third-party.js';
 import { median } from './common.js';
+import { BENCH_MODULES } from './modules.js';
 
 interface Mcp {
   client: Client;
@@ -52,8 +53,8 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const DEMO_DIR = path.join(ROOT, 'scenarios', 'app');
 const PERF = path.join(ROOT, 'bin', 'perf');
 const chrome = findChrome().path;
-const PW_MCP = path.join(ROOT, 'node_modules', '@playwright', 'mcp', 'cli.js');
-const CDT_MCP = path.join(ROOT, 'node_modules', 'chrome-devtools-mcp', 'build', 'src', 'bin', 'chrome-devtools-mcp.js');
+const PW_MCP = path.join(BENCH_MODULES, '@playwright', 'mcp', 'cli.js');
+const CDT_MCP = path.join(BENCH_MODULES, 'chrome-devtools-mcp', 'build', 'src', 'bin', 'chrome-devtools-mcp.js');
 const pwArgs = [PW_MCP, '--headless', '--isolated', '--browser', 'chromium', '--executable-path', chrome, '--no-sandbox'];
 // Every capability Playwright MCP 0.0.83 has (its --caps list).
 const PW_ALL_CAPS = 'vision,pdf,testing,tracing,devtools,network,storage,config';

@@ -8,11 +8,14 @@ import { copyFileSync, mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { BENCH_MODULES } from './modules.js';
 
 const PAGES = fileURLToPath(new URL('../../bench/verdict-pages/', import.meta.url));
 const LOAD_PAGES = fileURLToPath(new URL('../../bench/load-pages/', import.meta.url));
-// The checkout's own node_modules (devDependencies): tabulator-tables exports no package.json to resolve it by.
-const pkgDir = (name: string): string => fileURLToPath(new URL(`../../node_modules/${name}/`, import.meta.url));
+// The installed packages' folders: tabulator-tables exports no package.json to resolve it by. swagger-ui-dist is the
+// root's (a test serves it too), tabulator-tables bench/'s own.
+const pkgDir = (name: string): string =>
+  name === 'tabulator-tables' ? join(BENCH_MODULES, name) : fileURLToPath(new URL(`../../node_modules/${name}/`, import.meta.url));
 
 export interface VerdictApps {
   dir: string;

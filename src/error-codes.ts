@@ -206,6 +206,12 @@ export const ERRORS = {
     kind: 'environment',
     suggestion: 'check that the history database is reachable and writable; the run files on disk are kept and can be added later',
   },
+  history_sqlite_missing: {
+    kind: 'environment',
+    suggestion:
+      'add it to the project: npm i -D better-sqlite3 (with npm 11: npm install-scripts approve better-sqlite3), ' +
+      'or use a postgres:// history',
+  },
   history_not_recorded: { kind: 'usage', suggestion: 'perf history show (no scenario) lists what the history holds' },
   history_not_ours: {
     kind: 'usage',

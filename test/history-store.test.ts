@@ -53,7 +53,7 @@ const tables = (file: string): string[] => {
 
 test('migrations: up to the latest, down to empty, and up again; each step in order', { timeout: 30_000 }, async () => {
   const file = join(work, 'migrate.sqlite');
-  const db = openSqlite(file);
+  const db = await openSqlite(file);
   assert.equal(await schemaVersion(db), 0);
   await migrateTo(db);
   assert.equal(await schemaVersion(db), LATEST_VERSION);

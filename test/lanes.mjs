@@ -44,6 +44,7 @@ const COMPARE_PARTS = ['^\\+30% at CV 5%', '^\\+30% at CV 20%|^better: higher'];
 
 /** Pure code: no browser, no Java, no pty. */
 const UNIT = [
+  'package-links.test.js',
   'history-pg.test.js',
   'compare.test.js',
   'paired.test.js',
@@ -80,6 +81,7 @@ const UNIT = [
  */
 const BROWSER = [
   'firefox.test.js',
+  'package-install.test.js',
   'bisect-grid.test.js',
   'grid-hub.test.js',
   'bisect.test.js',
@@ -153,7 +155,6 @@ const TIMING = [
   'perf-measure.test.js',
   'attribution-run.test.js',
   'load-gate.test.js',
-  'bisect-scroll.test.js',
 ];
 
 /**

@@ -194,7 +194,7 @@ test('6: the MCP server refuses a hostile default history and keeps answering', 
 });
 
 test('6: a history statement runs with trusted_schema off, and SIGTERM ends the process while one runs', { timeout: 60_000 }, async () => {
-  const db = openSqlite(':memory:');
+  const db = await openSqlite(':memory:');
   try {
     assert.deepEqual(await db.tx((q) => q('PRAGMA trusted_schema')), [{ trusted_schema: 0 }]);
   } finally {
@@ -207,7 +207,7 @@ test('6: a history statement runs with trusted_schema off, and SIGTERM ends the 
     `import { installSignalHandlers } from ${JSON.stringify(join(ROOT, 'dist/src/processes.js'))};\n` +
       `import { openSqlite } from ${JSON.stringify(join(ROOT, 'dist/src/history/sqlite.js'))};\n` +
       'installSignalHandlers();\n' +
-      "const db = openSqlite(':memory:');\n" +
+      "const db = await openSqlite(':memory:');\n" +
       "process.stdout.write('querying\\n');\n" +
       `await db.tx((q) => q(${JSON.stringify(ENDLESS)}));\n` +
       "process.stdout.write('finished\\n');\n",

@@ -106,6 +106,8 @@ export async function recordAfter(
     if (!isPerfError(e)) throw e;
     const files = items.map((i) => relative(cwd, i.path) || i.path).join(' ');
     info(`perf: ${e.message}`);
+    // Missing SQLite is fixed by installing it: that advice first, then how to keep what was measured.
+    if (e.code === 'history_sqlite_missing') info(`  hint: ${e.suggestionAt('run')}`);
     info(`  hint: the run files are kept; record them later with \`perf history add ${files}\``);
     return code === 0 ? exitCodeOf(e.kind === 'usage' ? 'usage' : 'environment') : code;
   } finally {

@@ -32,7 +32,7 @@ export async function openHistory(url: string = DEFAULT_HISTORY, cwd = process.c
   // each process's start (better-sqlite3 loads a native addon).
   const db = isPostgresUrl(url)
     ? (await import('./postgres.js')).openPostgres(url, access)
-    : (await import('./sqlite.js')).openSqlite(resolve(cwd, url), access);
+    : await (await import('./sqlite.js')).openSqlite(resolve(cwd, url), access);
   try {
     await (access === 'create' ? migrateTo(db) : checkReadable(db));
   } catch (e) {

@@ -7,7 +7,7 @@
  * compared with the one perf creates (checkSchema), so a view or trigger planted in it never runs, and a file that
  * is not a history is never changed. Only `create` makes a new file; a reader opens it read-only.
  */
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { dirname } from 'node:path';
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { PerfError } from '../errors.js';
@@ -20,6 +20,27 @@ import type { Access, Query, Row, SqlDb } from './sql.js';
 const BUSY_TIMEOUT_MS = 10_000;
 // The first 16 bytes of every SQLite database file (sqlite.org/fileformat.html, "The Database Header").
 const SQLITE_MAGIC = 'SQLite format 3\0';
+
+/**
+ * better-sqlite3, loaded on first use: an optional dependency (a native addon that compiles where no prebuilt binary
+ * is reachable), so that installing perf never compiles or fails for someone who keeps no history.
+ */
+async function loadSqlite(): Promise<typeof Database> {
+  try {
+    return (await import('better-sqlite3')).default;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND') throw sqliteMissing('it is not installed', e);
+    throw e;
+  }
+}
+
+function sqliteMissing(why: string, cause: unknown): PerfError {
+  return new PerfError({
+    code: 'history_sqlite_missing',
+    message: `a SQLite history needs better-sqlite3 (an optional dependency): ${why}`,
+    cause,
+  });
+}
 
 function notOurs(file: string, why: string): PerfError {
   return new PerfError({ code: 'history_not_ours', message: `history ${file}: not a rehearse history: ${why}` });
@@ -90,7 +111,7 @@ function checkSchema(db: Database.Database, file: string, access: Access): void 
 }
 
 /** The connection, checked: the file is a history (or, for a writer, nothing yet). */
-function connect(file: string, access: Access): Database.Database {
+function connect(Sqlite: typeof Database, file: string, access: Access): Database.Database {
   const memory = file === ':memory:';
   if (!memory) {
     // SQLite opens the database through a link at its path, creating what a dangling one names (measured): a link
@@ -103,7 +124,7 @@ function connect(file: string, access: Access): Database.Database {
     // Its folder one part at a time: a recursive mkdir under /proc spins forever (src/files.ts), and a path that cannot
     // hold a file is the user's to fix (exit 2 naming it), not a history that failed to open.
     if (!memory && access === 'create') ensureDir(dirname(file), `--history ${file}`);
-    db = new Database(file, { timeout: BUSY_TIMEOUT_MS, readonly: access === 'read', fileMustExist: access !== 'create' });
+    db = new Sqlite(file, { timeout: BUSY_TIMEOUT_MS, readonly: access === 'read', fileMustExist: access !== 'create' });
     // No SQL function with side effects runs from the schema (a view, trigger, default or index expression).
     db.pragma('trusted_schema = OFF');
     const opened = db;
@@ -119,6 +140,9 @@ function connect(file: string, access: Access): Database.Database {
   } catch (e) {
     db?.close();
     if (e instanceof PerfError) throw e;
+    // Installed with its install script skipped (npm's allowScripts, --ignore-scripts): the package without its addon.
+    if (/Could not locate the bindings file|better_sqlite3\.node/.test((e as Error).message))
+      throw sqliteMissing('its native addon was not built (its install script did not run)', e);
     const message = `history ${file}: cannot open the SQLite file: ${(e as Error).message}`;
     // SQLite's own "file is not a database" / "malformed schema": the file is not a history, not a broken machine.
     if (/SQLITE_(NOTADB|CORRUPT)/.test(String((e as { code?: unknown }).code))) throw notOurs(file, (e as Error).message);
@@ -126,8 +150,8 @@ function connect(file: string, access: Access): Database.Database {
   }
 }
 
-export function openSqlite(file: string, access: Access = 'create'): SqlDb {
-  const db = connect(file, access);
+export async function openSqlite(file: string, access: Access = 'create'): Promise<SqlDb> {
+  const db = connect(await loadSqlite(), file, access);
   const statements = new Map<string, Database.Statement>();
   // Each statement runs under the default SIGINT/SIGTERM action (processes.ts withDefaultSignals): better-sqlite3 runs
   // it on this thread and offers no progress handler or interrupt, so a signal is the one way to stop a long one.

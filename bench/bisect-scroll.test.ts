@@ -6,15 +6,16 @@
  * DOM and heap stay the same, so the search must follow the gate's timing primaries that regressed. Before, it followed
  * the primary that "regressed most" (a heap size one byte off) and said "not reproduced" after the endpoints.
  *
- * The verdicts depend on measured time: the TIMING lane (test/lanes.mjs), one bisect, alone.
+ * The verdicts depend on measured time, and one bisect takes 6 to 10 minutes on 2 cores: `npm run bench:bisect-scroll`,
+ * not the test suite (which holds bisect's logic in test/bisect*.test.ts).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { layOutVerdictApps } from '../bench/verdict-apps.js';
-import { gitRepo, perfCli } from './helpers.js';
+import { layOutVerdictApps } from './verdict-apps.js';
+import { gitRepo, perfCli } from '../test/helpers.js';
 
 // 16 commits: GOOD (0), 14 between, BAD (15), as the issue's target has it.
 const COMMITS = 16;

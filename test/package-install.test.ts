@@ -1,0 +1,78 @@
+/**
+ * The tarball is the product (issue 58 items 2 and 3), as a stranger gets it: `npm pack`, installed by path into an
+ * empty project from the npm cache where it can (--prefer-offline: the checkout's own `npm ci` put every tarball
+ * there, but `npm ci` installs from the lock and never fetches the registry documents that resolving the tarball's
+ * version ranges needs, so --offline fails with ENOTCACHED after a fresh clone's `npm ci` (measured)), without
+ * the optional better-sqlite3; then `npx perf doctor`, `npx perf validate` and one real `npx perf run` of the bundled
+ * example against the system Chromium, and a history verb that says how to add SQLite (exit 3).
+ */
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { childOutput, ROOT } from './helpers.js';
+
+// Generous: an offline install of ~100 packages and a Chromium run on a shared 2-core CI machine.
+const INSTALL_MS = 300_000;
+const RUN_MS = 180_000;
+
+let work: string;
+let project: string;
+let tarball: string;
+
+function sh(cmd: string, args: string[], cwd: string, timeoutMs: number) {
+  return childOutput(cmd, args, { cwd, timeoutMs, env: { GITHUB_STEP_SUMMARY: '', npm_config_update_notifier: 'false' } });
+}
+
+before(async () => {
+  work = mkdtempSync(join(tmpdir(), 'perf-pack-'));
+  project = join(work, 'app');
+  // Scripts skipped: `prepare` would rebuild dist/ under the other tests; the suite has built it.
+  const packed = await sh('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', work], ROOT, INSTALL_MS);
+  assert.equal(packed.code, 0, packed.stderr);
+  tarball = join(work, (JSON.parse(packed.stdout) as { filename: string }[])[0]!.filename);
+  mkdirSync(project);
+  writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'empty-app', version: '1.0.0', private: true }));
+});
+
+after(() => rmSync(work, { recursive: true, force: true }));
+
+test('the tarball installs offline into an empty project and runs the bundled example there', { timeout: 900_000 }, async () => {
+  const install = await sh('npm', ['i', '--prefer-offline', '--no-audit', '--no-fund', '--omit=optional', tarball], project, INSTALL_MS);
+  assert.equal(install.code, 0, `npm i --prefer-offline: ${install.stderr.slice(-3000)}`);
+  const pkg = join(project, 'node_modules', 'rehearse-perf');
+  assert.ok(existsSync(join(pkg, 'docs', 'cli.md')), 'the docs ship');
+  assert.ok(!existsSync(join(pkg, 'dist', 'test')), 'no compiled tests ship');
+  assert.ok(!existsSync(join(project, 'node_modules', 'better-sqlite3')), 'the optional SQLite addon is not installed');
+
+  const doctor = await sh('npx', ['perf', 'doctor'], project, RUN_MS);
+  assert.equal(doctor.code, 0, `perf doctor: ${doctor.stdout}${doctor.stderr}`);
+
+  const scenario = join(pkg, 'scenarios', 'list-scroll.yaml');
+  const validate = await sh('npx', ['perf', 'validate', scenario], project, RUN_MS);
+  assert.equal(validate.code, 0, `perf validate: ${validate.stdout}${validate.stderr}`);
+
+  const run = await sh('npx', ['perf', 'run', scenario, '--variant', 'desktop', '--repeat', '1', '--warmup', '0'], project, RUN_MS);
+  assert.equal(run.code, 0, `perf run: ${run.stdout}${run.stderr}`);
+  const runFile = join(project, 'build', 'perf', 'list-scroll-desktop-run.json');
+  const written = JSON.parse(readFileSync(runFile, 'utf8')) as { scenario?: unknown };
+  assert.ok(written.scenario !== undefined, 'the run file is a run');
+
+  // Without better-sqlite3, a history says how to add it: exit 3 (the environment), no stack trace.
+  const history = await sh('npx', ['perf', 'history', 'add', runFile], project, RUN_MS);
+  assert.equal(history.code, 3, `perf history add: ${history.stdout}${history.stderr}`);
+  assert.match(history.stderr, /better-sqlite3/);
+  assert.match(history.stderr, /npm i -D better-sqlite3/);
+  assert.doesNotMatch(history.stderr, /\n\s+at /, 'no stack trace');
+  // A run asked to record: measured and its file kept, then the same advice and how to record the file later.
+  const recording = await sh(
+    'npx',
+    ['perf', 'run', scenario, '--variant', 'desktop', '--repeat', '1', '--warmup', '0', '--history'],
+    project,
+    RUN_MS,
+  );
+  assert.equal(recording.code, 3, `perf run --history: ${recording.stdout}${recording.stderr}`);
+  assert.match(recording.stderr, /npm i -D better-sqlite3/);
+  assert.match(recording.stderr, /perf history add build\/perf\/list-scroll-desktop-run\.json/);
+});
