@@ -11,7 +11,10 @@ import {
   type PerfBeginOptions,
   type PerfRecorder,
   type RawSession,
+  type TraceEvent,
 } from '../drivers/measure.js';
+import { devtoolsInsights } from './devtools-insights.js';
+import type { InsightDetail } from './insights.js';
 import { buildReport, type PerfReport } from './report.js';
 import {
   beginSpans,
@@ -89,6 +92,7 @@ export async function endMeasure(host: PerfHost): Promise<{ report: PerfReport; 
   setOpenSession(host, undefined);
   const raw = { ...(await recorder.end()), ...(load ? { load } : {}) };
   const { report, details } = buildReport(raw, spans);
+  if (raw.load && raw.devtools && raw.trace && !report.refused) await addDevtoolsInsights(report, details, raw.trace.events);
   const closed: ClosedSession = {
     token: raw.token,
     report,
@@ -100,6 +104,22 @@ export async function endMeasure(host: PerfHost): Promise<{ report: PerfReport; 
   };
   setLastSession(host, closed);
   return { report, closed, raw };
+}
+
+/**
+ * DevTools' insights of the load, after ours (frame rules): the window is closed, so the engine's time is in no
+ * measured figure; it is on record in `report.devtools`.
+ */
+async function addDevtoolsInsights(report: PerfReport, details: Map<string, InsightDetail>, events: readonly TraceEvent[]): Promise<void> {
+  const r = await devtoolsInsights(events);
+  report.insights.push(...r.insights);
+  for (const d of r.details) details.set(d.id, d);
+  report.devtools = {
+    ms: Math.round(r.ms),
+    insights: r.insights.length,
+    ...(r.error ? { error: r.error } : {}),
+    ...(r.failed.length ? { failed: r.failed } : {}),
+  };
 }
 
 /** `work`, or PerfError timeout after `ms` (the work itself is not stopped: the page may be hung). */

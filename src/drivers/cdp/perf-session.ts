@@ -131,7 +131,7 @@ export class PerfSession implements PerfRecorder {
             }
           })()
         : undefined,
-      TraceRecorder.start(page, { phases: this.opts.phases, mainFrameId }).then(
+      TraceRecorder.start(page, { phases: this.opts.phases, devtools: this.opts.devtools === true, mainFrameId }).then(
         (trace) => {
           this.trace = trace;
         },
@@ -255,6 +255,7 @@ export class PerfSession implements PerfRecorder {
       token: this.token,
       mode: this.opts.mode,
       phases: this.opts.phases,
+      ...(this.opts.devtools ? { devtools: true } : {}),
       startedAt: this.startedAt,
       endedAt,
       durationMs,
