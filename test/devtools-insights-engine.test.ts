@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import type { TraceEvent } from '../src/drivers/measure.js';
-import { DETAIL_MAX_BYTES, devtoolsInsights, engineInsightNames } from '../src/perf/devtools-insights.js';
+import { DETAIL_MAX_BYTES, DEVTOOLS_INSIGHTS, devtoolsInsights, engineInsightNames } from '../src/perf/devtools-insights.js';
 import { FIXTURES_DIR } from './helpers.js';
 
 const TRACE = join(FIXTURES_DIR, 'insights', 'planted-trace.json.gz');
@@ -39,8 +39,9 @@ const PINNED = [
   'Viewport',
 ];
 
-test('the pinned engine computes the 19 insights DevTools shows, by name', { timeout: 30_000 }, () => {
-  assert.deepEqual([...engineInsightNames()].sort(), [...PINNED].sort());
+test('the pinned engine computes the 19 insights DevTools shows, by name; perf_insight knows each', { timeout: 30_000 }, async () => {
+  assert.deepEqual([...(await engineInsightNames())].sort(), [...PINNED].sort());
+  assert.deepEqual([...DEVTOOLS_INSIGHTS].sort(), [...PINNED].sort());
 });
 
 test(

@@ -79,6 +79,7 @@ const UNIT = [
  * (bisect, bisect-exit, shard and gate-baselines run their independent cases at once since issue 28's test-time pass).
  */
 const BROWSER = [
+  'devtools-insights.test.js',
   'bisect-grid.test.js',
   'grid-hub.test.js',
   'bisect.test.js',

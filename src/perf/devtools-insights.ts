@@ -4,7 +4,7 @@
  * a report and a few rows for perf_insight. The only module that imports the library: an upgrade is read here.
  * Runs after the window closed (perf_end), so its time is in no measured figure.
  */
-import * as Trace from '@paulirish/trace_engine';
+import type * as Trace from '@paulirish/trace_engine';
 import type { TraceEvent } from '../drivers/measure.js';
 import type { Insight, InsightDetail } from './insights.js';
 import { round } from './profile.js';
@@ -68,8 +68,6 @@ function polyfillIteratorHelpers(): void {
     if (!(name in proto)) Object.defineProperty(proto, name, { value: fn, writable: true, configurable: true });
   }
 }
-polyfillIteratorHelpers();
-
 const cut = (s: string, n = URL_CHARS): string => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
 const urlOf = (r: Request | undefined): string => cut(r?.args.data.url ?? '');
 /** An engine string in English: its formatted text, or its message id (the English text) with its values put in. */
@@ -154,9 +152,45 @@ export interface EngineResult {
   failed: string[];
 }
 
-/** Every insight the pinned engine computes, by DevTools name (test/devtools-insights-engine.test.ts holds the list). */
-export function engineInsightNames(): string[] {
-  return Object.keys(Trace.Insights.Models);
+/**
+ * Every insight the pinned engine computes, by DevTools name: perf_insight's vocabulary beside our rules.
+ * test/devtools-insights-engine.test.ts holds it equal to the engine's own list, so an upgrade that drops one fails.
+ */
+export const DEVTOOLS_INSIGHTS = [
+  'LCPBreakdown',
+  'LCPDiscovery',
+  'RenderBlocking',
+  'DocumentLatency',
+  'CLSCulprits',
+  'INPBreakdown',
+  'ForcedReflow',
+  'ThirdParties',
+  'ImageDelivery',
+  'Cache',
+  'FontDisplay',
+  'DOMSize',
+  'NetworkDependencyTree',
+  'SlowCSSSelector',
+  'Viewport',
+  'ModernHTTP',
+  'LegacyJavaScript',
+  'DuplicatedJavaScript',
+  'CharacterSet',
+] as const satisfies readonly Name[];
+
+/** The engine's own list of insights, by DevTools name (loads the library). */
+export async function engineInsightNames(): Promise<string[]> {
+  return Object.keys((await loadEngine()).Insights.Models);
+}
+
+// The library takes 0.3-0.7 s to import (2 cores): loaded on the first load to analyse, not with every CLI command.
+let engine: Promise<typeof Trace> | undefined;
+function loadEngine(): Promise<typeof Trace> {
+  engine ??= import('@paulirish/trace_engine').then((m) => {
+    polyfillIteratorHelpers();
+    return m;
+  });
+  return engine;
 }
 
 /** The trace events as the engine types them: JSON from Chromium, its format; branded numbers are plain ones at run time. */
@@ -172,7 +206,7 @@ export async function devtoolsInsights(events: readonly TraceEvent[]): Promise<E
   const t0 = performance.now();
   if (!isEngineTrace(events)) return { insights: [], details: [], ms: 0, error: 'no trace events', failed: [] };
   try {
-    const model = Trace.TraceModel.Model.createWithAllHandlers();
+    const model = (await loadEngine()).TraceModel.Model.createWithAllHandlers();
     await model.parse(events);
     const sets = [...(model.parsedTrace()?.insights?.values() ?? [])].filter((s) => s.navigation);
     const set = sets[0];
