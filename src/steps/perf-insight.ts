@@ -21,7 +21,7 @@ export const perfInsight = defineStep({
   details:
     'For framesOverBudget the worst frames and the functions that ran in them, for blockSelfMs the frames where the ' +
     'function weighed most, for forcedLayout the functions that forced layouts, for longInteraction each slow interaction ' +
-    'broken down into input delay, processing and presentation; after a load, DevTools\' insights by their DevTools names ' +
+    "broken down into input delay, processing and presentation; after a load, DevTools' insights by their DevTools names " +
     '(RenderBlocking, CLSCulprits, FontDisplay, Cache…) with their URLs. Returns {token, id, title, rows, note?}.',
   args: {
     type: 'object',
