@@ -21,15 +21,15 @@ export const perfInsight = defineStep({
   details:
     'For framesOverBudget the worst frames and the functions that ran in them, for blockSelfMs the frames where the ' +
     'function weighed most, for forcedLayout the functions that forced layouts, for longInteraction each slow interaction ' +
-    "broken down into input delay, processing and presentation; after a load, DevTools' insights by their DevTools names " +
-    '(RenderBlocking, CLSCulprits, FontDisplay, Cache…) with their URLs. Returns {token, id, title, rows, note?}.',
+    "broken down into input delay, processing and presentation; after a load, DevTools' (RenderBlocking, CLSCulprits…) " +
+    'with their URLs. Returns {token, id, title, rows, note?}.',
   args: {
     type: 'object',
     properties: {
       id: {
         type: 'string',
         minLength: 1,
-        description: `Insight id from perf_end or perf_load: ${INSIGHTS.map((r) => r.id).join(', ')}, or a DevTools insight name.`,
+        description: `Insight id: ${INSIGHTS.map((r) => r.id).join(', ')}, or DevTools'.`,
       },
       token: { type: 'string', description: 'sessionToken from perf_end; only the last closed session. Default: that one.' },
     },
