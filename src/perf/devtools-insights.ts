@@ -23,6 +23,7 @@ const URL_CHARS = 120;
 export const DETAIL_MAX_BYTES = 2048;
 // DevTools' descriptions run to 400 characters with markdown links; the first sentence says what to fix.
 const NOTE_CHARS = 300;
+// Trace timestamps are µs; every figure we report is ms.
 const US_PER_MS = 1000;
 
 /**
