@@ -145,3 +145,32 @@ test('perf run of a load scenario: the run file keeps DevTools insights with the
   assert.match(html, /RenderBlocking: Render-blocking requests/);
   assert.match(html, /\/slow\.css/);
 });
+
+test(
+  'a window with phases (perf_begin attribution + phases, a slow click): DevTools INPBreakdown by perf_insight, perf_end within 6 KB',
+  { timeout: 240_000 },
+  async () => {
+    const dir = join(work, 'window');
+    cpSync(join(FIXTURES_DIR, 'perf-slow-click.html'), join(dir, 'fx', 'perf-slow-click.html'));
+    const s = await stdioServer(dir, { name: 'insights-window-test', args: ['--caps', 'all'], callTimeoutMs: 180_000 });
+    try {
+      assert.equal((await s.call('app_start', { serve: 'fx', path: '/perf-slow-click.html' })).isError, false);
+      assert.equal((await s.call('perf_begin', { mode: 'attribution', phases: true })).isError, false);
+      assert.equal((await s.call('tap', { target: { role: 'button', name: 'Slow' } })).isError, false);
+      const end = await s.call('perf_end');
+      assert.equal(end.isError, false, end.text.slice(0, 400));
+      assert.ok(Buffer.byteLength(end.text) <= 6 * 1024 + 200, `${Buffer.byteLength(end.text)} bytes`);
+      const inp = await s.call('perf_insight', { id: 'INPBreakdown' });
+      assert.equal(inp.isError, false, inp.text);
+      assert.ok(Buffer.byteLength(inp.text) <= INSIGHT_REPLY_MAX_BYTES, inp.text);
+      const rows = inp.json.data.rows as { interaction?: string; phase?: string; ms: number }[];
+      assert.deepEqual(
+        rows.filter((r) => r.phase).map((r) => r.phase),
+        ['inputDelay', 'processing', 'presentationDelay'],
+      );
+      assert.ok(rows[0]?.interaction, inp.text);
+    } finally {
+      await s.close();
+    }
+  },
+);

@@ -137,6 +137,17 @@ const ROWS: { [N in Name]?: (m: NonNullable<Models[N]>) => Row[] } = {
     walk(m.rootNodes, 0);
     return rows;
   },
+  INPBreakdown: (m) => {
+    const i = m.longestInteractionEvent;
+    return i
+      ? [
+          { interaction: i.type, ms: ms(i.dur) },
+          { phase: 'inputDelay', ms: ms(i.inputDelay) },
+          { phase: 'processing', ms: ms(i.mainThreadHandling) },
+          { phase: 'presentationDelay', ms: ms(i.presentationDelay) },
+        ]
+      : [];
+  },
   ModernHTTP: (m) => m.http1Requests.map((r) => ({ url: urlOf(r), protocol: r.args.data.protocol })),
   DOMSize: (m) => (m.maxDOMStats ? [{ elements: m.maxDOMStats.args.data.totalElements, depth: m.maxDOMStats.args.data.maxDepth }] : []),
 };
@@ -200,8 +211,9 @@ function isEngineTrace(events: readonly TraceEvent[]): events is readonly TraceE
 }
 
 /**
- * Every insight the engine fired for the trace's first navigation (the measured load): state `fail` (a problem with
- * estimated savings) or `informative` (LCP phases, third parties); a `pass` is left out.
+ * Every insight the engine fired for the trace's first navigation (the measured load), or for the whole trace when it
+ * has none (a window of steps): state `fail` (a problem with estimated savings) or `informative` (LCP phases, third
+ * parties); a `pass` is left out.
  */
 export async function devtoolsInsights(events: readonly TraceEvent[]): Promise<EngineResult> {
   const t0 = performance.now();
@@ -209,10 +221,11 @@ export async function devtoolsInsights(events: readonly TraceEvent[]): Promise<E
   try {
     const model = (await loadEngine()).TraceModel.Model.createWithAllHandlers();
     await model.parse(events);
-    const sets = [...(model.parsedTrace()?.insights?.values() ?? [])].filter((s) => s.navigation);
-    const set = sets[0];
+    // A load: its navigation's set. A window of steps (no navigation): the set of the whole trace (INP, forced reflow).
+    const sets = [...(model.parsedTrace()?.insights?.values() ?? [])];
+    const set = sets.find((x) => x.navigation) ?? sets[0];
     if (!set)
-      return { insights: [], details: [], ms: performance.now() - t0, error: 'the engine found no navigation in the trace', failed: [] };
+      return { insights: [], details: [], ms: performance.now() - t0, error: 'the engine found no insight set in the trace', failed: [] };
     const fired = Object.values(set.model).filter((m): m is Model => m !== undefined && m.state !== 'pass');
     const out = fired.map(toInsight).sort((a, b) => (b.insight.estimatedSavingsMs ?? 0) - (a.insight.estimatedSavingsMs ?? 0));
     const failed = Object.keys(set.modelErrors);

@@ -15,7 +15,7 @@ import {
 } from '../drivers/measure.js';
 import { devtoolsInsights } from './devtools-insights.js';
 import type { InsightDetail } from './insights.js';
-import { buildReport, type PerfReport } from './report.js';
+import { buildReport, REPORT_MAX_BYTES, type PerfReport } from './report.js';
 import {
   beginSpans,
   openSession,
@@ -93,7 +93,7 @@ export async function endMeasure(host: PerfHost): Promise<{ report: PerfReport; 
   setOpenSession(host, undefined);
   const raw = { ...(await recorder.end()), ...(load ? { load } : {}) };
   const { report, details } = buildReport(raw, spans);
-  if (raw.load && raw.devtools && raw.trace && !report.refused) await addDevtoolsInsights(report, details, raw.trace.events);
+  if (raw.devtools && raw.trace && !report.refused) await addDevtoolsInsights(report, details, raw.trace.events);
   const closed: ClosedSession = {
     token: raw.token,
     report,
@@ -114,6 +114,13 @@ export async function endMeasure(host: PerfHost): Promise<{ report: PerfReport; 
 async function addDevtoolsInsights(report: PerfReport, details: Map<string, InsightDetail>, events: readonly TraceEvent[]): Promise<void> {
   const r = await devtoolsInsights(events);
   report.insights.push(...r.insights);
+  // A window's report stays within its bound (perf_end's reply): the engine's least-saving insights go first, counted.
+  let left = r.insights.length;
+  while (left > 0 && Buffer.byteLength(JSON.stringify(report)) > REPORT_MAX_BYTES) {
+    report.insights.pop();
+    left--;
+    report.omitted.insights = (report.omitted.insights ?? 0) + 1;
+  }
   for (const d of r.details) details.set(d.id, d);
   report.devtools = {
     ms: Math.round(r.ms),

@@ -77,6 +77,11 @@ export class PerfSession implements PerfRecorder {
     return this.opts.mode;
   }
 
+  /** DevTools' categories: asked for (a load), or with phases (the window's detail was asked for: INP, forced reflow). */
+  private get devtools(): boolean {
+    return this.opts.devtools === true || this.opts.phases;
+  }
+
   /** Switch every source on. On failure, what was already switched on is switched off again. */
   static async begin(page: Page, opts: PerfBeginOptions): Promise<PerfSession> {
     checkBeginOptions(opts);
@@ -131,7 +136,7 @@ export class PerfSession implements PerfRecorder {
             }
           })()
         : undefined,
-      TraceRecorder.start(page, { phases: this.opts.phases, devtools: this.opts.devtools === true, mainFrameId }).then(
+      TraceRecorder.start(page, { phases: this.opts.phases, devtools: this.devtools, mainFrameId }).then(
         (trace) => {
           this.trace = trace;
         },
@@ -255,7 +260,7 @@ export class PerfSession implements PerfRecorder {
       token: this.token,
       mode: this.opts.mode,
       phases: this.opts.phases,
-      ...(this.opts.devtools ? { devtools: true } : {}),
+      ...(this.devtools ? { devtools: true } : {}),
       startedAt: this.startedAt,
       endedAt,
       durationMs,
