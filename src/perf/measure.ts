@@ -93,7 +93,7 @@ export async function endMeasure(host: PerfHost): Promise<{ report: PerfReport; 
   setOpenSession(host, undefined);
   const raw = { ...(await recorder.end()), ...(load ? { load } : {}) };
   const { report, details } = buildReport(raw, spans);
-  if (raw.devtools && raw.trace && !report.refused) await addDevtoolsInsights(report, details, raw.trace.events);
+  if (raw.devtools && raw.trace && !report.refused) await addDevtoolsInsights(report, details, raw.trace.events, !raw.load);
   const closed: ClosedSession = {
     token: raw.token,
     report,
@@ -111,11 +111,17 @@ export async function endMeasure(host: PerfHost): Promise<{ report: PerfReport; 
  * DevTools' insights of the load, after ours (frame rules): the window is closed, so the engine's time is in no
  * measured figure; it is on record in `report.devtools`.
  */
-async function addDevtoolsInsights(report: PerfReport, details: Map<string, InsightDetail>, events: readonly TraceEvent[]): Promise<void> {
+async function addDevtoolsInsights(
+  report: PerfReport,
+  details: Map<string, InsightDetail>,
+  events: readonly TraceEvent[],
+  bounded: boolean,
+): Promise<void> {
   const r = await devtoolsInsights(events);
   report.insights.push(...r.insights);
-  // A window's report stays within its bound (perf_end's reply): the engine's least-saving insights go first, counted.
-  let left = r.insights.length;
+  // A window of steps keeps perf_end's 6 KB reply: the engine's least-saving insights go first, counted. A load's are
+  // all kept (perf_load's reply is its own, one line each; a byte-saving Cache or ImageDelivery ranks last by ms).
+  let left = bounded ? r.insights.length : 0;
   while (left > 0 && Buffer.byteLength(JSON.stringify(report)) > REPORT_MAX_BYTES) {
     report.insights.pop();
     left--;
