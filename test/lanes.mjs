@@ -45,6 +45,7 @@ const COMPARE_PARTS = ['^\\+30% at CV 5%', '^\\+30% at CV 20%|^better: higher'];
 /** Pure code: no browser, no Java, no pty. */
 const UNIT = [
   'package-links.test.js',
+  'devtools-insights-engine.test.js',
   'history-pg.test.js',
   'compare.test.js',
   'paired.test.js',
@@ -82,6 +83,7 @@ const UNIT = [
 const BROWSER = [
   'firefox.test.js',
   'package-install.test.js',
+  'devtools-insights.test.js',
   'bisect-grid.test.js',
   'grid-hub.test.js',
   'bisect.test.js',

@@ -11,6 +11,11 @@ export interface PerfBeginOptions {
   mode: PerfMode;
   /** Layout/paint detail in the trace (attribution only). */
   phases: boolean;
+  /**
+   * The trace categories DevTools' insight engine reads (a load's diagnosis: perf_load, a load scenario's attribution
+   * repeats). More trace events while measuring, so off in a timing repeat of a scenario.
+   */
+  devtools?: boolean;
 }
 
 /** A user-timing mark placed by the `mark` step during the session. */
@@ -49,6 +54,8 @@ export interface RawSession {
   token: string;
   mode: PerfMode;
   phases: boolean;
+  /** The trace has DevTools' categories (PerfBeginOptions.devtools): its insight engine can read it. */
+  devtools?: boolean;
   /** Epoch ms. */
   startedAt: number;
   endedAt: number;

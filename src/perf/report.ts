@@ -45,6 +45,8 @@ export interface PerfReport {
   warnings?: string[];
   /** The page load measured in the window (`measure: load`, perf_load). */
   load?: LoadSummary;
+  /** DevTools' insight engine on the load's trace (its insights are in `insights`, under DevTools' names): its time. */
+  devtools?: { ms: number; insights: number; error?: string; failed?: string[] };
 }
 
 // 6 KB per report, so an agent's context and a run file stay small.

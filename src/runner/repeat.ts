@@ -99,7 +99,8 @@ export async function runRepeatOn(browser: RepeatBrowser, host: SessionHost, sc:
       'perf_begin',
       BEGIN_TIMEOUT_MS,
       (host.surface() === 'terminal' ? host.terminal() : host.page().then((page) => page.perf)).then((on) =>
-        beginMeasure(host, on, { mode: rc.mode, phases: false }),
+        // DevTools' categories on a load's attribution repeats only: the timing repeats' trace stays lean.
+        beginMeasure(host, on, { mode: rc.mode, phases: false, devtools: load && rc.mode === 'attribution' }),
       ),
     );
   } catch (e) {

@@ -3,9 +3,16 @@
  * ran in them, the function and the frames where it weighed most, an interaction's breakdown…).
  */
 import { closest, PerfError } from '../errors.js';
+import { DEVTOOLS_INSIGHTS } from '../perf/devtools-insights.js';
 import { INSIGHTS } from '../perf/insights.js';
 import { lastSession } from '../perf/state.js';
 import { defineStep } from './define.js';
+
+/** Our frame rules, then DevTools' insights of a load (its engine's names): one vocabulary. */
+const KNOWN: { id: string; description: string }[] = [
+  ...INSIGHTS,
+  ...DEVTOOLS_INSIGHTS.map((id) => ({ id, description: `DevTools' ${id} insight of a measured load` })),
+];
 
 export const perfInsight = defineStep({
   name: 'perf_insight',
@@ -14,11 +21,16 @@ export const perfInsight = defineStep({
   details:
     'For framesOverBudget the worst frames and the functions that ran in them, for blockSelfMs the frames where the ' +
     'function weighed most, for forcedLayout the functions that forced layouts, for longInteraction each slow interaction ' +
-    'broken down into input delay, processing and presentation. Returns {token, id, title, rows, note?}.',
+    "broken down into input delay, processing and presentation; after a load, DevTools' (RenderBlocking, CLSCulprits…) " +
+    'with their URLs. Returns {token, id, title, rows, note?}.',
   args: {
     type: 'object',
     properties: {
-      id: { type: 'string', minLength: 1, description: `Insight id from perf_end: ${INSIGHTS.map((r) => r.id).join(', ')}.` },
+      id: {
+        type: 'string',
+        minLength: 1,
+        description: `Insight id: ${INSIGHTS.map((r) => r.id).join(', ')}, or DevTools'.`,
+      },
       token: { type: 'string', description: 'sessionToken from perf_end; only the last closed session. Default: that one.' },
     },
     required: ['id'],
@@ -38,7 +50,7 @@ export const perfInsight = defineStep({
     }
     const detail = last.details.get(args.id);
     if (!detail) {
-      const rule = INSIGHTS.find((r) => r.id === args.id);
+      const rule = KNOWN.find((r) => r.id === args.id);
       if (rule) {
         throw new PerfError({
           code: 'insight_not_fired',
@@ -51,7 +63,7 @@ export const perfInsight = defineStep({
       }
       const near = closest(
         args.id,
-        INSIGHTS.map((r) => r.id),
+        KNOWN.map((r) => r.id),
       );
       throw new PerfError({
         code: 'unknown_insight',
@@ -60,7 +72,7 @@ export const perfInsight = defineStep({
           `${near.length ? `; did you mean ${near.map((n) => `"${n}"`).join(' or ')}?` : ''}`,
         suggestion: fired.length
           ? `session ${last.token} has: ${fired.join(', ')}`
-          : `insight ids are: ${INSIGHTS.map((r) => r.id).join(', ')}`,
+          : `insight ids are: ${KNOWN.map((r) => r.id).join(', ')}`,
         candidates: near.length ? near : fired,
       });
     }

@@ -35,7 +35,7 @@ const MAX_WARNINGS = 3;
 
 export const perfLoad = defineStep({
   name: 'perf_load',
-  description: 'Measure a page load of url: load.* metrics, the LCP element, the 5 largest requests.',
+  description: 'Measure a page load of url: load.* metrics, LCP element, largest requests, insights.',
   details:
     'In its own timing-mode window: about:blank, then url with the load probe at the document start, until the page is ' +
     'quiet (load event, then quietMs (default 1 s) without a request, long task, shift or LCP candidate; at most 30 s). cache: warm ' +
@@ -62,7 +62,11 @@ export const perfLoad = defineStep({
     const url = await loadUrl(ctx, args.url);
     const cache = args.cache ?? 'warm';
     await ctx.page.navigation.navigate('about:blank', BLANK_TIMEOUT_MS);
-    await withinMs('perf_load begin', BEGIN_TIMEOUT_MS, beginMeasure(ctx.host, ctx.page.perf, { mode: 'timing', phases: false }));
+    await withinMs(
+      'perf_load begin',
+      BEGIN_TIMEOUT_MS,
+      beginMeasure(ctx.host, ctx.page.perf, { mode: 'timing', phases: false, devtools: true }),
+    );
     let status: number;
     try {
       ({ status } = await measureLoad(ctx.host, ctx.page.perf, url, loadOptions(cache, args.quietMs)));
@@ -132,9 +136,15 @@ function loadReply(report: PerfReport, asked: { url: string; cache: 'warm' | 'co
     metrics,
     requestsTotal: load?.requestsTotal ?? 0,
     top: (load?.top ?? []).map((r) => ({ ...r, url: cut(r.url) })),
+    // One line per fired insight, ours and DevTools' engine's (by their DevTools names); perf_insight {id} has the rows.
+    insights: report.insights.map((i) => i.title),
   };
+  if (report.devtools?.error) warnings.push(cut(report.devtools.error));
   const top = data.top as unknown[];
-  // Bounded by construction (every text is cut); the loop is the guarantee should a new field grow.
-  while (top.length && Buffer.byteLength(JSON.stringify({ data, warnings })) > PERF_LOAD_REPLY_MAX_BYTES - ENVELOPE_BYTES) top.pop();
+  const insights = data.insights as unknown[];
+  const over = (): boolean => Buffer.byteLength(JSON.stringify({ data, warnings })) > PERF_LOAD_REPLY_MAX_BYTES - ENVELOPE_BYTES;
+  // Bounded by construction (every text is cut); the loops are the guarantee should a new field grow.
+  while (top.length && over()) top.pop();
+  while (insights.length && over()) insights.pop();
   return { data, ...(warnings.length ? { warnings } : {}) };
 }

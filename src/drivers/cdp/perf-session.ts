@@ -80,6 +80,11 @@ export class PerfSession implements PerfRecorder {
     return this.opts.mode;
   }
 
+  /** DevTools' categories: asked for (a load), or with phases (the window's detail was asked for: INP, forced reflow). */
+  private get devtools(): boolean {
+    return this.opts.devtools === true || this.opts.phases;
+  }
+
   /** Switch every source on. On failure, what was already switched on is switched off again. */
   static async begin(page: Page, opts: PerfBeginOptions): Promise<PerfSession> {
     checkBeginOptions(opts);
@@ -134,7 +139,7 @@ export class PerfSession implements PerfRecorder {
             }
           })()
         : undefined,
-      TraceRecorder.start(page, { phases: this.opts.phases, mainFrameId }).then(
+      TraceRecorder.start(page, { phases: this.opts.phases, devtools: this.devtools, mainFrameId }).then(
         (trace) => {
           this.trace = trace;
         },
@@ -260,6 +265,7 @@ export class PerfSession implements PerfRecorder {
       token: this.token,
       mode: this.opts.mode,
       phases: this.opts.phases,
+      ...(this.devtools ? { devtools: true } : {}),
       startedAt: this.startedAt,
       endedAt,
       durationMs,

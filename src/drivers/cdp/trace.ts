@@ -27,6 +27,20 @@ export const PHASE_CATEGORIES = [
   'cc',
 ] as const;
 
+/**
+ * Added for DevTools' insight engine (a load's RenderBlocking, CLSCulprits, FontDisplay, ForcedReflow…): what the
+ * Performance panel and chrome-devtools-mcp record, less screenshots. Invalidation tracking names a shift's unsized
+ * image, the stacks and V8's sampler name the function that forced a layout, v8.execute the scripts' evaluation.
+ */
+export const DEVTOOLS_CATEGORIES = [
+  'disabled-by-default-devtools.timeline',
+  'disabled-by-default-devtools.timeline.invalidationTracking',
+  'disabled-by-default-devtools.timeline.stack',
+  'disabled-by-default-v8.cpu_profiler',
+  'v8.execute',
+  'blink.console',
+] as const;
+
 // 64 MB of trace buffer: a minute of lean categories uses a few MB; phases can use tens.
 const TRACE_BUFFER_KB = 64 * 1024;
 // 1 MB chunks keep the number of IO.read round trips small without holding huge strings per message;
@@ -44,14 +58,19 @@ export class TraceRecorder {
    * `mainFrameId` may still be in flight: Tracing.start is handled by the browser process, so it need
    * not wait behind a renderer that is slow to answer Page.getFrameTree (a page still laying out).
    */
-  static async start(page: Page, opts: { phases: boolean; mainFrameId: Promise<string> }): Promise<TraceRecorder> {
+  static async start(page: Page, opts: { phases: boolean; devtools: boolean; mainFrameId: Promise<string> }): Promise<TraceRecorder> {
+    const categories = new Set<string>([
+      ...TRACE_CATEGORIES,
+      ...(opts.phases ? PHASE_CATEGORIES : []),
+      ...(opts.devtools ? DEVTOOLS_CATEGORIES : []),
+    ]);
     await page.send('Tracing.start', {
       transferMode: 'ReturnAsStream',
       streamFormat: 'json',
       traceConfig: {
         recordMode: 'recordUntilFull',
         traceBufferSizeInKb: TRACE_BUFFER_KB,
-        includedCategories: [...TRACE_CATEGORIES, ...(opts.phases ? PHASE_CATEGORIES : [])],
+        includedCategories: [...categories],
         excludedCategories: ['*'],
       },
     });

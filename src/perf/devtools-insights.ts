@@ -1,0 +1,294 @@
+/**
+ * DevTools' own insight engine (@paulirish/trace_engine, the Performance panel's trace engine, pinned) on a load's
+ * trace: the fired insights under their DevTools names (RenderBlocking, CLSCulprits, FontDisplay…), each one line for
+ * a report and a few rows for perf_insight. The only module that imports the library: an upgrade is read here.
+ * Runs after the window closed (perf_end), so its time is in no measured figure.
+ */
+import type * as Trace from '@paulirish/trace_engine';
+import type { TraceEvent } from '../drivers/measure.js';
+import type { Insight, InsightDetail } from './insights.js';
+import { round } from './profile.js';
+
+type Models = Trace.Insights.Types.InsightModels;
+type Name = keyof Models;
+type Model = NonNullable<Models[Name]>;
+type Request = Trace.Types.Events.SyntheticNetworkRequest;
+type Row = Record<string, unknown>;
+
+// Rows per insight: the URLs an agent acts on; the rest is DevTools' (open the trace).
+const MAX_ROWS = 5;
+// A URL's origin, path and start of a query; a data: URL says nothing more past that.
+const URL_CHARS = 120;
+// perf_insight's bound per insight (issue 59): one reply holds up to three in 6 KB.
+export const DETAIL_MAX_BYTES = 2048;
+// DevTools' descriptions run to 400 characters with markdown links; the first sentence says what to fix.
+const NOTE_CHARS = 300;
+// Trace timestamps are µs; every figure we report is ms.
+const US_PER_MS = 1000;
+
+/**
+ * The engine is written for Chrome and Node 22, whose iterators have the ES2025 helpers (`map.values().find(…)`); Node
+ * 20's do not, and ThirdParties, LegacyJavaScript and DuplicatedJavaScript threw on it. Added where missing, as the
+ * standard defines them (eager where the engine only consumes), so Node 22 keeps its own.
+ */
+function polyfillIteratorHelpers(): void {
+  const proto: object = Object.getPrototypeOf(Object.getPrototypeOf([][Symbol.iterator]()));
+  const all = (it: Iterator<unknown>): unknown[] => Array.from({ [Symbol.iterator]: () => it });
+  const helpers: Record<string, (this: Iterator<unknown>, ...a: never[]) => unknown> = {
+    toArray() {
+      return all(this);
+    },
+    map(f: (v: unknown, i: number) => unknown) {
+      return all(this).map(f).values();
+    },
+    filter(f: (v: unknown, i: number) => boolean) {
+      return all(this).filter(f).values();
+    },
+    flatMap(f: (v: unknown, i: number) => Iterable<unknown>) {
+      return all(this)
+        .flatMap((v, i) => [...f(v, i)])
+        .values();
+    },
+    reduce(f: (acc: unknown, v: unknown, i: number) => unknown, ...init: unknown[]) {
+      return init.length ? all(this).reduce(f, init[0]) : all(this).reduce(f);
+    },
+    find(f: (v: unknown, i: number) => boolean) {
+      return all(this).find(f);
+    },
+    some(f: (v: unknown, i: number) => boolean) {
+      return all(this).some(f);
+    },
+    every(f: (v: unknown, i: number) => boolean) {
+      return all(this).every(f);
+    },
+    forEach(f: (v: unknown, i: number) => void) {
+      all(this).forEach(f);
+    },
+  };
+  for (const [name, fn] of Object.entries(helpers)) {
+    if (!(name in proto)) Object.defineProperty(proto, name, { value: fn, writable: true, configurable: true });
+  }
+}
+const cut = (s: string, n = URL_CHARS): string => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
+const urlOf = (r: Request | undefined): string => cut(r?.args.data.url ?? '');
+/** An engine string in English: its formatted text, or its message id (the English text) with its values put in. */
+function text(s: { i18nId: string; values: Record<string, string | number> | undefined; formattedDefault?: string }): string {
+  if (s.formattedDefault) return s.formattedDefault;
+  return s.i18nId.replace(/\{(\w+)\}/g, (all, k: string) => String(s.values?.[k] ?? all));
+}
+const ms = (us: number): number => round(us / US_PER_MS, 1);
+
+/** The rows behind each insight, by DevTools name: what it names (URLs, culprits, phases). */
+const ROWS: { [N in Name]?: (m: NonNullable<Models[N]>) => Row[] } = {
+  RenderBlocking: (m) =>
+    m.renderBlockingRequests.map((r) => ({
+      url: urlOf(r),
+      ms: ms(r.dur),
+      wastedMs: round(m.requestIdToWastedMs?.get(r.args.data.requestId) ?? 0, 1),
+    })),
+  FontDisplay: (m) => m.fonts.map((f) => ({ url: urlOf(f.request), display: f.display, wastedMs: round(f.wastedTime, 1) })),
+  Cache: (m) => m.requests.map((r) => ({ url: urlOf(r.request), ttlS: r.ttl, wastedBytes: Math.round(r.wastedBytes) })),
+  ImageDelivery: (m) =>
+    m.optimizableImages.map((i) => ({
+      url: urlOf(i.request),
+      byteSavings: Math.round(i.byteSavings),
+      fixes: i.optimizations.map((o) => o.type),
+    })),
+  CLSCulprits: (m) => {
+    const worst = m.worstCluster;
+    const culprits = worst ? (m.topCulpritsByCluster.get(worst) ?? []) : [];
+    const rows: Row[] = culprits.map((c) => ({ culprit: cut(text(c.description)), ...('url' in c ? { url: cut(c.url) } : {}) }));
+    return [...(worst ? [{ worstClusterScore: round(worst.clusterCumulativeScore, 4), shifts: worst.events.length }] : []), ...rows];
+  },
+  LCPBreakdown: (m) => [
+    { lcpMs: m.lcpMs === undefined ? null : round(m.lcpMs, 1), url: m.lcpRequest ? urlOf(m.lcpRequest) : null },
+    ...Object.entries(m.subparts ?? {}).map(([phase, p]) => ({ phase, ms: ms(p.range) })),
+  ],
+  LCPDiscovery: (m) => [
+    { url: m.lcpRequest ? urlOf(m.lcpRequest) : null },
+    ...Object.entries(m.checklist ?? {}).map(([check, c]) => ({ check, ok: c.value })),
+  ],
+  DocumentLatency: (m) =>
+    m.data
+      ? [
+          { serverResponseMs: round(m.data.serverResponseTime, 1), redirectMs: round(m.data.redirectDuration, 1) },
+          ...Object.entries(m.data.checklist ?? {}).map(([check, c]) => ({ check, ok: c.value })),
+        ]
+      : [],
+  ThirdParties: (m) =>
+    m.entitySummaries
+      .filter((e) => e.entity !== m.firstPartyEntity)
+      .map((e) => ({ entity: e.entity.name, transferBytes: e.transferSize, mainThreadMs: round(e.mainThreadTime, 1) })),
+  ForcedReflow: (m) =>
+    m.aggregatedBottomUpData.map((b) => ({
+      function: b.bottomUpData?.functionName || '(anonymous)',
+      url: cut(b.bottomUpData?.url ?? ''),
+      ms: round(b.totalTime, 1),
+    })),
+  NetworkDependencyTree: (m) => {
+    // The chains depth first, as DevTools draws the tree: each request with its depth and time from the document's.
+    const rows: Row[] = [];
+    const walk = (nodes: readonly Trace.Insights.Models.NetworkDependencyTree.CriticalRequestNode[], depth: number): void => {
+      for (const n of nodes) {
+        rows.push({ url: urlOf(n.request), depth, ms: ms(n.timeFromInitialRequest) });
+        walk(n.children, depth + 1);
+      }
+    };
+    walk(m.rootNodes, 0);
+    return rows;
+  },
+  INPBreakdown: (m) => {
+    const i = m.longestInteractionEvent;
+    return i
+      ? [
+          { interaction: i.type, ms: ms(i.dur) },
+          { phase: 'inputDelay', ms: ms(i.inputDelay) },
+          { phase: 'processing', ms: ms(i.mainThreadHandling) },
+          { phase: 'presentationDelay', ms: ms(i.presentationDelay) },
+        ]
+      : [];
+  },
+  ModernHTTP: (m) => m.http1Requests.map((r) => ({ url: urlOf(r), protocol: r.args.data.protocol })),
+  DOMSize: (m) => (m.maxDOMStats ? [{ elements: m.maxDOMStats.args.data.totalElements, depth: m.maxDOMStats.args.data.maxDepth }] : []),
+};
+
+/** The fired insights of one trace: theirs for the report, their rows for perf_insight, and the engine's time. */
+export interface EngineResult {
+  insights: Insight[];
+  details: InsightDetail[];
+  /** Wall time of parse + insights, ms. */
+  ms: number;
+  /** Why the engine gave nothing (it threw, or found no navigation), when it did not. */
+  error?: string;
+  /** Insights the engine could not compute on this trace (it threw inside them), by DevTools name. */
+  failed: string[];
+}
+
+/**
+ * Every insight the pinned engine computes, by DevTools name: perf_insight's vocabulary beside our rules.
+ * test/devtools-insights-engine.test.ts holds it equal to the engine's own list, so an upgrade that drops one fails.
+ */
+export const DEVTOOLS_INSIGHTS = [
+  'LCPBreakdown',
+  'LCPDiscovery',
+  'RenderBlocking',
+  'DocumentLatency',
+  'CLSCulprits',
+  'INPBreakdown',
+  'ForcedReflow',
+  'ThirdParties',
+  'ImageDelivery',
+  'Cache',
+  'FontDisplay',
+  'DOMSize',
+  'NetworkDependencyTree',
+  'SlowCSSSelector',
+  'Viewport',
+  'ModernHTTP',
+  'LegacyJavaScript',
+  'DuplicatedJavaScript',
+  'CharacterSet',
+] as const satisfies readonly Name[];
+
+/** The engine's own list of insights, by DevTools name (loads the library). */
+export async function engineInsightNames(): Promise<string[]> {
+  return Object.keys((await loadEngine()).Insights.Models);
+}
+
+// The library takes 0.3-0.7 s to import (2 cores): loaded on the first load to analyse, not with every CLI command.
+let engine: Promise<typeof Trace> | undefined;
+function loadEngine(): Promise<typeof Trace> {
+  engine ??= import('@paulirish/trace_engine').then((m) => {
+    polyfillIteratorHelpers();
+    return m;
+  });
+  return engine;
+}
+
+/** The trace events as the engine types them: JSON from Chromium, its format; branded numbers are plain ones at run time. */
+function isEngineTrace(events: readonly TraceEvent[]): events is readonly TraceEvent[] & readonly Trace.Types.Events.Event[] {
+  return Array.isArray(events);
+}
+
+/**
+ * Every insight the engine fired for the trace's first navigation (the measured load), or for the whole trace when it
+ * has none (a window of steps): state `fail` (a problem with estimated savings) or `informative` (LCP phases, third
+ * parties); a `pass` is left out.
+ */
+export async function devtoolsInsights(events: readonly TraceEvent[]): Promise<EngineResult> {
+  const t0 = performance.now();
+  if (!isEngineTrace(events)) return { insights: [], details: [], ms: 0, error: 'no trace events', failed: [] };
+  try {
+    const model = (await loadEngine()).TraceModel.Model.createWithAllHandlers();
+    await model.parse(events);
+    // A load: its navigation's set. A window of steps (no navigation): the set of the whole trace (INP, forced reflow).
+    const sets = [...(model.parsedTrace()?.insights?.values() ?? [])];
+    const set = sets.find((x) => x.navigation) ?? sets[0];
+    if (!set)
+      return { insights: [], details: [], ms: performance.now() - t0, error: 'the engine found no insight set in the trace', failed: [] };
+    const fired = Object.values(set.model).filter((m): m is Model => m !== undefined && m.state !== 'pass');
+    const out = fired.map(toInsight).sort((a, b) => (b.insight.estimatedSavingsMs ?? 0) - (a.insight.estimatedSavingsMs ?? 0));
+    const failed = Object.keys(set.modelErrors);
+    return { insights: out.map((o) => o.insight), details: out.map((o) => o.detail), ms: performance.now() - t0, failed };
+  } catch (e) {
+    const error = `DevTools' trace engine failed: ${(e as Error).message}`;
+    return { insights: [], details: [], ms: performance.now() - t0, error, failed: [] };
+  }
+}
+
+function rowsOf(m: Model): Row[] {
+  const extract = ROWS[m.insightKey] as ((x: Model) => Row[]) | undefined;
+  return extract ? extract(m) : [];
+}
+
+/** The largest of the metric savings the engine estimates, ms (CLS is a score, said in the title instead). */
+function savingsMs(m: Model): number | undefined {
+  const s = m.metricSavings;
+  if (!s) return undefined;
+  const v = Math.max(s.FCP ?? 0, s.LCP ?? 0, s.INP ?? 0, s.TBT ?? 0);
+  return v > 0 ? round(v, 1) : undefined;
+}
+
+/** One line: DevTools' title, the estimated savings, and the first row's URL or culprit. */
+function titleOf(m: Model, rows: readonly Row[]): string {
+  const s = m.metricSavings ?? {};
+  const savings = [
+    ...(['FCP', 'LCP', 'INP', 'TBT'] as const).filter((k) => (s[k] ?? 0) > 0).map((k) => `${k} ${Math.round(s[k] ?? 0)} ms`),
+    ...((s.CLS ?? 0) > 0 ? [`CLS ${round(s.CLS ?? 0, 3)}`] : []),
+    ...((m.wastedBytes ?? 0) > 0 ? [`${Math.round((m.wastedBytes ?? 0) / 1024)} KiB`] : []),
+  ];
+  const first = rows.find((r) => typeof r.url === 'string' && r.url) ?? rows.find((r) => typeof r.culprit === 'string');
+  const what = first ? String(first.url || first.culprit) : '';
+  // CLSCulprits estimates no savings: its worst cluster's score is what to bring down.
+  const cls = typeof rows[0]?.worstClusterScore === 'number' ? `, worst cluster CLS ${round(rows[0].worstClusterScore, 3)}` : '';
+  return (
+    `${m.insightKey}: ${text(m.title)}` +
+    `${rows.length ? ` (${rows.length} row${rows.length === 1 ? '' : 's'})` : ''}` +
+    `${savings.length ? `, est. savings ${savings.join(', ')}` : ''}${cls}${what ? ` — ${what}` : ''}`
+  );
+}
+
+function toInsight(m: Model): { insight: Insight; detail: InsightDetail } {
+  const all = rowsOf(m);
+  const rows = all.slice(0, MAX_ROWS);
+  const title = cut(titleOf(m, all), 2 * URL_CHARS);
+  const est = savingsMs(m);
+  const insight: Insight = {
+    id: m.insightKey,
+    severity: m.state === 'fail' ? 'warn' : 'info',
+    title,
+    evidence: { metric: `devtools.${m.insightKey}`, value: all.length, perFrame: null, threshold: 0 },
+    ...(est !== undefined ? { estimatedSavingsMs: est } : {}),
+    nextStep: `perf_insight { id: '${m.insightKey}' } lists its rows; DevTools' Performance panel shows it in the trace (perf_trace)`,
+  };
+  const note = cut(text(m.description).replace(/\[([^\]]*)\]\([^)]*\)/g, '$1'), NOTE_CHARS);
+  const detail: InsightDetail = {
+    id: m.insightKey,
+    title,
+    rows,
+    ...(all.length > rows.length ? { note: `${note} (${all.length} rows)` } : { note }),
+  };
+  // Bounded by construction (cut URLs, MAX_ROWS); the loop is the guarantee should a row grow.
+  while (detail.rows.length && Buffer.byteLength(JSON.stringify(detail)) > DETAIL_MAX_BYTES) detail.rows.pop();
+  return { insight, detail };
+}

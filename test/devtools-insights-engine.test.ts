@@ -1,0 +1,114 @@
+/**
+ * DevTools' insight engine (@paulirish/trace_engine, pinned) on a trace Chromium 156 recorded of the planted page
+ * (test/fixtures/insights, through perf_load: its categories and its window): no browser. The list of insights the
+ * pinned version computes is held here, so an upgrade that drops or renames one fails loudly, and so is what it finds
+ * on the planted page, with the URLs it names.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import type { TraceEvent } from '../src/drivers/measure.js';
+import { DETAIL_MAX_BYTES, DEVTOOLS_INSIGHTS, devtoolsInsights, engineInsightNames } from '../src/perf/devtools-insights.js';
+import { FIXTURES_DIR } from './helpers.js';
+
+const TRACE = join(FIXTURES_DIR, 'insights', 'planted-trace.json.gz');
+const events = (): TraceEvent[] => JSON.parse(gunzipSync(readFileSync(TRACE)).toString('utf8')) as TraceEvent[];
+
+// 0.0.65's Models, in its order: every insight DevTools' Performance panel shows.
+const PINNED = [
+  'Cache',
+  'CharacterSet',
+  'CLSCulprits',
+  'DocumentLatency',
+  'DOMSize',
+  'DuplicatedJavaScript',
+  'FontDisplay',
+  'ForcedReflow',
+  'ImageDelivery',
+  'INPBreakdown',
+  'LCPBreakdown',
+  'LCPDiscovery',
+  'LegacyJavaScript',
+  'ModernHTTP',
+  'NetworkDependencyTree',
+  'RenderBlocking',
+  'SlowCSSSelector',
+  'ThirdParties',
+  'Viewport',
+];
+
+test('the pinned engine computes the 19 insights DevTools shows, by name; perf_insight knows each', { timeout: 30_000 }, async () => {
+  assert.deepEqual([...(await engineInsightNames())].sort(), [...PINNED].sort());
+  assert.deepEqual([...DEVTOOLS_INSIGHTS].sort(), [...PINNED].sort());
+});
+
+test(
+  'on the planted page: each planted problem named with its URL, every insight computed, details within 2 KB',
+  { timeout: 60_000 },
+  async () => {
+    const r = await devtoolsInsights(events());
+    assert.equal(r.error, undefined);
+    // Node 20's iterators lack the ES2025 helpers the engine calls (ThirdParties, LegacyJavaScript and DuplicatedJavaScript
+    // threw before the polyfill): none may fail.
+    assert.deepEqual(r.failed, []);
+    const byId = new Map(r.insights.map((i) => [i.id, i]));
+    const detail = (id: string) => r.details.find((d) => d.id === id);
+    const base = 'http://127.0.0.1:18766/';
+    // The planted problems: the held stylesheet, the font without font-display, the unsized image's shift, the large
+    // image (its format and size) and the assets without cache headers.
+    for (const [id, url] of [
+      ['RenderBlocking', `${base}slow.css`],
+      ['FontDisplay', `${base}font.woff`],
+      ['CLSCulprits', `${base}hero.png`],
+      ['ImageDelivery', `${base}hero.png`],
+      ['Cache', `${base}hero.png`],
+      ['LCPDiscovery', `${base}hero.png`],
+    ] as const) {
+      const i = byId.get(id);
+      assert.ok(i, `${id} fired: ${[...byId.keys()].join(', ')}`);
+      assert.equal(i.severity, 'warn', `${id} is a failed check`);
+      assert.ok(i.title.startsWith(`${id}: `) && i.title.includes(url), i.title);
+      assert.ok(
+        detail(id)?.rows.some((row) => row.url === url),
+        JSON.stringify(detail(id)),
+      );
+    }
+    assert.match(byId.get('RenderBlocking')!.title, /est\. savings FCP \d+ ms/);
+    assert.ok((byId.get('RenderBlocking')!.estimatedSavingsMs ?? 0) > 300, 'the 700 ms hold is most of the savings');
+    assert.equal(detail('CLSCulprits')?.rows.find((row) => 'culprit' in row)?.culprit, 'Unsized image element');
+    assert.deepEqual(detail('ImageDelivery')?.rows[0]?.fixes, ['MODERN_FORMAT_OR_COMPRESSION', 'RESPONSIVE_SIZE']);
+    assert.deepEqual(
+      detail('Cache')
+        ?.rows.map((row) => row.url)
+        .sort(),
+      [`${base}font.woff`, `${base}hero.png`],
+    );
+    // LCP phases add up to the LCP (DevTools' own breakdown: ttfb, load delay, load duration, render delay).
+    const phases = detail('LCPBreakdown')!.rows;
+    const lcp = phases[0]!.lcpMs as number;
+    const sum = phases.slice(1).reduce((s, row) => s + (row.ms as number), 0);
+    assert.ok(Math.abs(sum - lcp) < 1, `${sum} vs ${lcp}`);
+    for (const d of r.details) assert.ok(Buffer.byteLength(JSON.stringify(d)) <= DETAIL_MAX_BYTES, d.id);
+    // What passed is not listed: the document came fast, the page is small, the viewport is declared.
+    for (const id of ['DocumentLatency', 'DOMSize', 'Viewport', 'CharacterSet']) assert.equal(byId.has(id), false, id);
+  },
+);
+
+test(
+  "a trace with no navigation (a window of steps) gives the whole trace's insights; a broken one gives nothing, without throwing",
+  { timeout: 30_000 },
+  async () => {
+    const none = await devtoolsInsights(events().filter((e) => e.name !== 'navigationStart'));
+    assert.equal(none.error, undefined);
+    // No navigation, no LCP: the insights bound to a page load are not computed for a window.
+    assert.equal(
+      none.insights.some((i) => i.id.startsWith('LCP')),
+      false,
+      none.insights.map((i) => i.id).join(', '),
+    );
+    const broken = await devtoolsInsights([{ name: 'X', cat: 'x', ph: 'X', ts: Number.NaN, pid: 1, tid: 1 }]);
+    assert.deepEqual(broken.insights, [], 'nothing fired, and nothing thrown');
+  },
+);
