@@ -16,7 +16,7 @@ export function renderComparison(c: RunsComparison, a: RunFile, b: RunFile, repo
   const text = getReporter(reporter).renderCompare(c, { a, b }, { color, all });
   if (reporter === 'junit' || c.warnings.length === 0) return text;
   // The first screen gives the warnings one line; --all (and markdown, read in a PR) one line each.
-  if (reporter === 'table' && !all) return `${text.replace(/\n*$/, '\n')}${oneLine(`  warnings: ${c.warnings.join(' · ')}`)}\n`;
+  if (reporter === 'table' && !all) return `${text.replace(/\n*$/, '\n')}  warning: ${c.warnings.map((w) => oneLine(w)).join(' · ')}\n`;
   const bullet = reporter === 'markdown' ? '- ⚠️ ' : '  warning: ';
   // The warnings quote the run files (browser, host): each on one line, without escape sequences.
   return `${text.replace(/\n*$/, '\n')}${reporter === 'markdown' ? '\n' : ''}${c.warnings.map((w) => bullet + oneLine(w)).join('\n')}\n`;
