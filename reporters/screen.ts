@@ -83,7 +83,9 @@ export function findingLines(run: RunFile, max = FINDINGS_SHOWN): string[] {
     .map((f) => {
       const ms = typeof f.selfMs === 'number' ? `${f.selfMs.toFixed(1)} ms self` : 'self time unknown';
       const share = typeof f.share === 'number' ? ` (${Math.round(f.share * 100)}% of script)` : '';
-      return `function ${text(f.name)} ${text(f.url)}  ${ms}${share}`;
+      // A VM bucket ("(garbage collector)") is its own location: named once.
+      const where = f.url === f.name ? '' : ` ${text(f.url)}`;
+      return `function ${text(f.name)}${where}  ${ms}${share}`;
     });
   return [...insights, ...functions].map((l) => oneLine(l));
 }

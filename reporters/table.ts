@@ -102,6 +102,7 @@ function renderRun(run: RunFile, options: RenderOptions = {}): string {
   else out.push(...loadLines(run, color, LARGEST_REQUESTS_SHOWN));
   const findings = findingLines(run);
   if (findings.length) out.push(findingsHeading(run), ...findings.map((l) => `  ${l}`));
+  else if (names.length) out.push(`${findingsHeading(run)} none: no insight fired and no page script ran in its window`);
   if (names.length && !options.all)
     out.push(
       `${STAR} decides a compare: ${deciding.size} of ${names.length} metrics shown; --all prints every one ` +
