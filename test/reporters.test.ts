@@ -513,7 +513,8 @@ test('markdown compare: verdict first, 3 regressions worst first, unchanged coll
   assert.match(rows[2]!, /^\| `frames\.frameMs\.p90` \| 18\.0 \| 20\.7 \| \+15\.0% \| .* \| 🟡 warn \|$/);
   // The one-sided test at α 5% shows the matching two-sided 90% interval.
   assert.ok(
-    lines.some((l) => /^\| metric \| main \| pr \| delta \| 9\d% CI \| severity \|/.test(l)),
+    // The candidate column is the baseline plus the shift the verdict judges: baseline, candidate and change add up.
+    lines.some((l) => /^\| metric \| main \| pr \(= main \+ shift\) \| change \| 9\d% CI \| severity \|/.test(l)),
     md,
   );
   assert.ok(lines.includes('<details><summary>27 unchanged metrics</summary>'));
@@ -643,7 +644,10 @@ test('junit compare: one testcase per gated metric, failure per error, warn as s
   assert.deepEqual(failed.sort(), ['counters.layouts.perFrame', 'durationMs']);
   const warn = only(cases.filter((c) => c.children.some((x) => x.name === 'system-out')));
   assert.equal(warn.attrs.name, 'frames.frameMs.p90');
-  assert.match(only(warn.children).text, /^warn: frames\.frameMs\.p90 regressed: 18\.0 \(main\) → 20\.7 \(pr\), \+15\.0%/);
+  assert.match(
+    only(warn.children).text,
+    /^warn: frames\.frameMs\.p90 regressed: 18\.0 \(main\) → 20\.7 \(pr, estimated: the baseline \+ the shift the verdict is on\), \+15\.0%/,
+  );
   const failure = only(cases.find((c) => c.attrs.name === 'durationMs')!.children);
   assert.equal(failure.attrs.type, 'regression');
   assert.match(failure.text, /^regressed \+35/);
