@@ -44,6 +44,11 @@ export interface RenderOptions {
    */
   color?: boolean;
   /**
+   * Table only: every metric row (`--all`, and the table file a run writes). Default false: the first screen,
+   * the verdict and the metrics that decide, then the findings.
+   */
+  all?: boolean;
+  /**
    * HTML only: what the CLI read beside the run files (frame timelines from the saved traces, failure
    * screenshots, trace links), so the reporter itself stays free of I/O. Absent: the report draws what
    * the run files alone hold.

@@ -108,11 +108,23 @@ function signedPctNumber(pct: number): string {
   return formatPct(pct).slice(0, -1);
 }
 
-/** The relative change of a compare row; at a 0 baseline (no relative scale) the absolute shift. */
+/**
+ * The relative change of a compare row; at a 0 baseline (no relative scale) the absolute shift. A baseline
+ * below the metric's floor is scaled by the floor: said, so the percentage is not read against the median.
+ */
 export function formatDelta(row: CompareRow): string {
-  if (row.deltaPct !== null) return formatPct(row.deltaPct);
+  if (row.deltaPct !== null) return `${formatPct(row.deltaPct)}${row.scale?.kind === 'floor' ? ' of floor' : ''}`;
   if (row.shift === null || !Number.isFinite(row.shift)) return MISSING;
   return `${row.shift > 0 ? '+' : ''}${formatValue(row.metric, row.shift)} from 0`;
+}
+
+/**
+ * The candidate as the verdict sees it: the baseline's median plus the estimated shift (Hodges–Lehmann, of the
+ * paired differences in an interleaved run; the rate shift for events). The candidate's own median can sit
+ * elsewhere (a bimodal arm), and a column of it beside a change from the shift would not add up.
+ */
+export function estimatedCandidate(row: CompareRow): number | null {
+  return row.shift !== null && Number.isFinite(row.shift) && Number.isFinite(row.a.median) ? row.a.median + row.shift : null;
 }
 
 /** "+12.0…+31.5%", or n/a when there is no relative scale. */
@@ -284,8 +296,12 @@ export const VERDICT_WORD: Record<CompareResult['verdict'], string> = {
   inconclusive: 'INCONCLUSIVE',
 };
 
-/** The lines every compare rendering leads with, after its title: what decided, host and timing notes. */
-export function compareNotes(result: CompareReport): string[] {
+/**
+ * The lines every compare rendering leads with, after its title: what decided, host and timing notes.
+ * `brief` (the terminal's first screen) keeps what decided and a busy host; the explanations of another host,
+ * of ungated timing and of the sequential design wait for --all (the JSON and the HTML report keep them).
+ */
+export function compareNotes(result: CompareReport, brief = false): string[] {
   const out: string[] = [];
   if (result.blind) out.push(`cannot detect: ${result.blind}`);
   if (result.gate?.summary) out.push(`gate: ${result.gate.summary}`);
@@ -295,8 +311,9 @@ export function compareNotes(result: CompareReport): string[] {
     const each = aside.map((x) => `${x.metric} ${formatPct(x.deltaPct)}`);
     out.push(`set aside as noisy (a quarter of a primary's α; each holds the gate while past warn): ${each.join(', ')}`);
   }
-  if (result.host && !result.host.same && result.host.note) out.push(result.host.note);
+  if (!brief && result.host && !result.host.same && result.host.note) out.push(result.host.note);
   if (result.host?.busy) out.push(result.host.busy.note);
+  if (brief) return out;
   if (result.timing && !result.timing.gated) out.push(`timing: ${result.timing.note}`);
   if (result.gate?.sequential?.note) out.push(result.gate.sequential.note);
   return out;
@@ -342,12 +359,21 @@ export function signedMs(v: number): string {
   return noNegativeZero(v > 0 ? `+${s}` : s);
 }
 
+/**
+ * A line's share of the row's change, capped: a function can grow by more than the whole window did when
+ * others shrank, and "126% of Δ" reads as an error. Capped rather than normalised: the shares are of one
+ * total, and scaling them down would hide which line outgrew it.
+ */
+export function shareOfDelta(share: number): string {
+  return share >= 1 ? '≥100% of Δ' : `${Math.round(share * 100)}% of Δ`;
+}
+
 /** One attribution line as text: `burnCpu /jank.js:43:10  +96.2 ms/repeat (CI +90.1…+101, 71% of Δ)`. */
 export function attributionLineText(l: AttributionLine): string {
   const where = l.url !== null ? ` ${l.url}` : '';
   const extras = [
     ...(l.ci ? [`CI ${signedMs(l.ci.lowMs)}…${signedMs(l.ci.highMs)}`] : []),
-    ...(l.share !== null ? [`${Math.round(l.share * 100)}% of Δ`] : []),
+    ...(l.share !== null ? [shareOfDelta(l.share)] : []),
   ];
   const tail = extras.length ? ` (${extras.join(', ')})` : '';
   return oneLine(`${KIND_WORDS[l.kind]}${l.name}${where}  ${signedMs(l.deltaMs)} ms/repeat${tail}`);

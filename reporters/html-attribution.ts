@@ -11,7 +11,7 @@
  * govern, and its tooltips are <title> elements, text only.
  */
 import type { AttributionKind, AttributionLine, ComparisonFlame, RepeatAttribution, RowAttribution } from '../src/perf/attribution.js';
-import { formatNumber as num } from './format.js';
+import { formatNumber as num, shareOfDelta } from './format.js';
 import { escapeHtml as e, table } from './html-markup.js';
 
 // A minified or generated name can run to thousands of characters; 160 shows any real name or url whole.
@@ -32,7 +32,7 @@ export function ms(v: unknown, signed = false): string {
 }
 
 function share(v: unknown): string {
-  return typeof v === 'number' && Number.isFinite(v) ? `${Math.round(v * 100)}%` : '–';
+  return typeof v === 'number' && Number.isFinite(v) ? shareOfDelta(v).replace(' of Δ', '') : '–';
 }
 
 // ─── a row's attribution ────────────────────────────────────────────────────────────────────────────

@@ -50,6 +50,7 @@ import { attributionBlock, flameSection } from './html-attribution.js';
 import { chartAssets } from './html-assets.js';
 import { compareLoadSection, loadSection } from './html-load.js';
 import { escapeHtml, table } from './html-markup.js';
+import { findingsRepeat, isRecord, medianAndSlowest, topFunctions } from './screen.js';
 
 export { escapeHtml };
 
@@ -202,10 +203,6 @@ const VERDICT_CLASS = { pass: 'pass', warn: 'warn', fail: 'fail', inconclusive: 
 
 function badge(cls: string, text: string): string {
   return `<span class="badge ${e(cls)}">${e(text)}</span>`;
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 /** A cell from untrusted JSON: numbers rounded, objects as compact JSON, all escaped. */
@@ -379,22 +376,6 @@ const STRIP_LEGEND =
   '<p class="legend muted"><span class="dot"></span> measured repeat · <span class="dot hollow"></span> warmup ' +
   '(not counted) · <span class="x">✕</span> failed or refused repeat · dashed line: median · band: p25–p75</p>';
 
-function medianAndSlowest(run: RunFile): {
-  median?: Extract<RepeatRecord, { status: 'measured' }>;
-  slowest?: Extract<RepeatRecord, { status: 'measured' }>;
-} {
-  const measured = run.repeats.filter((r): r is Extract<RepeatRecord, { status: 'measured' }> => r.status === 'measured' && !r.warmup);
-  if (!measured.length) return {};
-  // The same choice as the runner's saved traces (runner/run.ts keepTraces): by wall time of the window.
-  const sorted = [...measured].sort((a, b) => (a.report.metrics.durationMs ?? 0) - (b.report.metrics.durationMs ?? 0));
-  const byIndex = (i: number | undefined): Extract<RepeatRecord, { status: 'measured' }> | undefined =>
-    i === undefined ? undefined : measured.find((r) => r.index === i);
-  return {
-    median: byIndex(run.traces?.median?.repeat) ?? sorted[Math.floor((sorted.length - 1) / 2)],
-    slowest: byIndex(run.traces?.slowest?.repeat) ?? sorted[sorted.length - 1],
-  };
-}
-
 function worstFramesOf(r: Extract<RepeatRecord, { status: 'measured' }>): { atMs: number; ms: number }[] {
   const summary = r.report.summary;
   const frames = isRecord(summary) && isRecord(summary.frames) ? summary.frames.worst : undefined;
@@ -495,15 +476,9 @@ function insightsSection(run: RunFile): string {
 }
 
 function topFunctionsSection(run: RunFile): string {
-  // The repeat the insights are of (the median attribution repeat: the one whose profile names functions).
   const from = run.insightsFrom;
-  const median =
-    run.repeats.find((r): r is Extract<RepeatRecord, { status: 'measured' }> => r.status === 'measured' && r.index === from?.repeat) ??
-    medianAndSlowest(run).median;
-  const blocks =
-    median && isRecord(median.report.summary) && Array.isArray(median.report.summary.blocksBySelf)
-      ? median.report.summary.blocksBySelf.filter(isRecord)
-      : [];
+  const median = findingsRepeat(run);
+  const blocks = topFunctions(median);
   if (!median || !blocks.length) return '';
   return (
     `<h2>Top functions by self time</h2><p class="muted">CPU profile of ${

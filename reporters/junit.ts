@@ -16,6 +16,7 @@ import type { CompareContext, CompareReport } from './define.js';
 import { MAX_ATTRIBUTION_LINES } from '../src/perf/attribution.js';
 import { plainText } from '../src/printable.js';
 import {
+  estimatedCandidate,
   attributionTexts,
   budgetLimit,
   budgetValue,
@@ -180,8 +181,8 @@ function where(row: CompareRow): string {
 function evidence(row: CompareRow, ctx: CompareContext): string {
   const ci = row.ci ? ` (${Math.floor(row.ci.level * 100)}% CI ${formatCi(row)})` : '';
   return (
-    `${formatValue(row.metric, row.a.median)} (${ctx.a.label}) → ${formatValue(row.metric, row.b.median)}` +
-    ` (${ctx.b.label}), ${formatDelta(row)}${ci}`
+    `${formatValue(row.metric, row.a.median)} (${ctx.a.label}) → ${formatValue(row.metric, estimatedCandidate(row))}` +
+    ` (${ctx.b.label}, estimated: the baseline + the shift the verdict is on), ${formatDelta(row)}${ci}`
   );
 }
 

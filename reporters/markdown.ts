@@ -12,6 +12,7 @@ import type { RunFile } from '../src/perf/run-file.js';
 import { defineReporter } from './define.js';
 import type { CompareContext, CompareReport } from './define.js';
 import {
+  estimatedCandidate,
   attributionTexts,
   budgetValue,
   changedRows,
@@ -205,7 +206,14 @@ function renderCompare(result: CompareReport, ctx: CompareContext): string {
   const changed = changedRows(result.rows);
   if (changed.length) {
     out.push(
-      tableRow(['metric', mdText(ctx.a.label), mdText(ctx.b.label), 'delta', ciLevelLabel(changed), 'severity']),
+      tableRow([
+        'metric',
+        mdText(ctx.a.label),
+        `${mdText(ctx.b.label)} (= ${mdText(ctx.a.label)} + shift)`,
+        'change',
+        ciLevelLabel(changed),
+        'severity',
+      ]),
       '|:--|--:|--:|--:|--:|:--|',
     );
     for (const row of changed) {
@@ -213,7 +221,7 @@ function renderCompare(result: CompareReport, ctx: CompareContext): string {
         tableRow([
           mdCode(row.metric, true),
           formatValue(row.metric, row.a.median),
-          formatValue(row.metric, row.b.median),
+          formatValue(row.metric, estimatedCandidate(row)),
           formatDelta(row),
           formatCi(row),
           STATUS_CELL[rowStatus(row)] +

@@ -5,12 +5,16 @@
 import Table from 'cli-table3';
 import type { RunFile } from '../src/perf/run-file.js';
 import { defineReporter } from './define.js';
+import { decidingMetrics, findingLines, findingsHeading } from './screen.js';
 import type { CompareContext, CompareReport, RenderOptions } from './define.js';
+import type { CompareRow } from '../src/perf/compare.js';
 import {
   attributionTexts,
+  ATTRIBUTION_LINES_SHOWN,
   budgetValue,
   changedRows,
   ciLevelLabel,
+  estimatedCandidate,
   compareCounts,
   compareNotes,
   shownChangesLine,
@@ -26,6 +30,7 @@ import {
   formatRange,
   formatValue,
   largestRequests,
+  LARGEST_REQUESTS,
   lcpElementText,
   loadFacts,
   medianLoad,
@@ -49,12 +54,34 @@ function painter(color: boolean): { red: Paint; green: Paint; yellow: Paint; bol
   return { red: sgr(31), green: sgr(32), yellow: sgr(33), bold: sgr(1) };
 }
 
-function newTable(head: string[], colAligns: Table.HorizontalAlignment[], color: boolean): Table.Table {
+/** Marks a metric that decides a compare (the primary family), in the table and in its legend. */
+const STAR = '★';
+// The first screen's load lines: the three largest requests say what weighs; --all and the reports show LARGEST_REQUESTS.
+const LARGEST_REQUESTS_SHOWN = 3;
+// The first screen's attribution under a changed row: the two lines that explain most of it; --all shows ATTRIBUTION_LINES_SHOWN.
+const ATTRIBUTION_LINES_FIRST_SCREEN = 2;
+const NO_TOP_AND_BOTTOM = {
+  top: '',
+  'top-mid': '',
+  'top-left': '',
+  'top-right': '',
+  bottom: '',
+  'bottom-mid': '',
+  'bottom-left': '',
+  'bottom-right': '',
+};
+
+function newTable(
+  head: string[],
+  colAligns: Table.HorizontalAlignment[],
+  color: boolean,
+  rules: Partial<Record<string, string>> = {},
+): Table.Table {
   return new Table({
     head,
     colAligns,
     // No rule between body rows: a 30-metric table stays 30 lines tall instead of 60.
-    chars: { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' },
+    chars: { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '', ...rules },
     // Empty style arrays switch cli-table3's own colouring off entirely (it would otherwise emit
     // escape codes into files and CI logs).
     style: color ? { head: ['cyan'], border: ['grey'] } : { head: [], border: [] },
@@ -65,33 +92,22 @@ function renderRun(run: RunFile, options: RenderOptions = {}): string {
   const color = options.color ?? false;
   const p = painter(color);
   const out: string[] = [p.bold(oneLine(runTitle(run))), oneLine(runFacts(run).join(' · '))];
-
+  out.push(...budgetLines(run, p));
   const names = sortMetrics(Object.keys(run.summary.metrics), stepLabelsOf(run));
-  if (names.length) {
-    const table = newTable(['metric', 'median', 'spread p25–p75 (min–max)', 'n'], ['left', 'right', 'right', 'right'], color);
-    for (const metric of names) {
-      const s = run.summary.metrics[metric];
-      if (!s) continue;
-      table.push([
-        oneLine(metric),
-        formatValue(metric, s.median),
-        `${formatRange(metric, s.p25, s.p75)} (${formatRange(metric, s.min, s.max)})`,
-        formatNumber(s.n),
-      ]);
-    }
-    out.push(table.toString());
-  } else {
-    out.push('No metrics: no repeat was measured.');
-  }
-  out.push(...loadLines(run, color));
-
-  if (run.budgets.length) {
-    const failed = run.budgets.filter((b) => !b.pass).length;
-    out.push(`Budgets: ${failed ? p.red(`${failed} of ${run.budgets.length} failed`) : `all ${run.budgets.length} passed`}`);
-    for (const b of run.budgets) {
-      out.push(`  ${b.pass ? p.green('PASS') : p.red('FAIL')}  ${oneLine(b.expr)}  (${budgetValue(b)})`);
-    }
-  }
+  const deciding = new Set(decidingMetrics(run));
+  if (!names.length) out.push('No metrics: no repeat was measured.');
+  else if (options.all) out.push(metricTable(run, names, deciding, color, true));
+  else if (deciding.size) out.push(metricTable(run, [...deciding], deciding, color, false));
+  if (options.all) out.push(...loadLines(run, color));
+  else out.push(...loadLines(run, color, LARGEST_REQUESTS_SHOWN));
+  const findings = findingLines(run);
+  if (findings.length) out.push(findingsHeading(run), ...findings.map((l) => `  ${l}`));
+  else if (names.length) out.push(`${findingsHeading(run)} none: no insight fired and no page script ran in its window`);
+  if (names.length && !options.all)
+    out.push(
+      `${STAR} decides a compare: ${deciding.size} of ${names.length} metrics shown; --all prints every one ` +
+        '(the run file and the html report keep them all)',
+    );
 
   const repeats = countedRepeats(run);
   const failedLines = repeats.flatMap((r) => (r.status === 'failed' ? [failureLine(r)] : []));
@@ -101,11 +117,45 @@ function renderRun(run: RunFile, options: RenderOptions = {}): string {
   return out.join('\n') + '\n';
 }
 
+/** The verdict on the budgets, first: a failed budget one line each, the passed ones on one line. */
+function budgetLines(run: RunFile, p: ReturnType<typeof painter>): string[] {
+  if (!run.budgets.length) return [];
+  const failed = run.budgets.filter((b) => !b.pass);
+  const passed = run.budgets.filter((b) => b.pass);
+  const each = (bs: typeof passed): string => bs.map((b) => `${oneLine(b.expr)}  (${budgetValue(b)})`).join(' · ');
+  if (!failed.length) return [`Budgets: all ${run.budgets.length} passed: ${each(passed)}`];
+  return [
+    `Budgets: ${p.red(`${failed.length} of ${run.budgets.length} failed`)}`,
+    ...failed.map((b) => `  ${p.red('FAIL')}  ${each([b])}`),
+    ...(passed.length ? [`  ${p.green('PASS')}  ${each(passed)}`] : []),
+  ];
+}
+
+/**
+ * Median, spread and n per metric; the ones that decide a compare marked. The first screen's table has no
+ * top and bottom rules: two lines fewer for a table of a handful of rows.
+ */
+function metricTable(run: RunFile, names: string[], deciding: Set<string>, color: boolean, all: boolean): string {
+  const head = ['metric', 'median', 'spread p25–p75 (min–max)', 'n'];
+  const table = newTable(head, ['left', 'right', 'right', 'right'], color, all ? {} : NO_TOP_AND_BOTTOM);
+  for (const metric of names) {
+    const s = run.summary.metrics[metric];
+    if (!s) continue;
+    table.push([
+      `${deciding.has(metric) ? STAR : ' '} ${oneLine(metric)}`,
+      formatValue(metric, s.median),
+      `${formatRange(metric, s.p25, s.p75)} (${formatRange(metric, s.min, s.max)})`,
+      formatNumber(s.n),
+    ]);
+  }
+  return table.toString();
+}
+
 /** The median load's largest requests and its LCP element, after the metrics; nothing for a run without a load. */
-function loadLines(run: RunFile, color: boolean): string[] {
+function loadLines(run: RunFile, color: boolean, n = LARGEST_REQUESTS): string[] {
   const m = medianLoad(run);
   if (!m) return [];
-  const top = largestRequests(m.load);
+  const top = largestRequests(m.load, n);
   const out = [`Largest requests (${loadFacts(m)}):`];
   if (top.length) {
     const table = newTable(['request', 'type', 'size', 'render-blocking'], ['left', 'left', 'right', 'left'], color);
@@ -143,56 +193,80 @@ function renderCompare(result: CompareReport, ctx: CompareContext, options: Rend
     result.verdict
   ];
   const out: string[] = [`${verdictWord}  ${oneLine(compareTitle(ctx.a, ctx.b))} — ${compareCounts(result.rows)}`];
-  out.push(...compareNotes(result).map((l) => oneLine(l)));
-  if (result.frames)
+  out.push(...compareNotes(result, !options.all).map((l) => oneLine(l)));
+  if (result.frames && options.all)
     out.push(
       `painted frames: ${formatValue('frames.painted', result.frames.painted.a)}` +
         ` → ${formatValue('frames.painted', result.frames.painted.b)}`,
     );
 
   const changed = changedRows(result.rows);
-  if (changed.length) {
-    const table = newTable(
-      ['metric', oneLine(ctx.a.label), oneLine(ctx.b.label), 'delta', ciLevelLabel(changed), 'status'],
-      ['left', 'right', 'right', 'right', 'right', 'left'],
-      color,
-    );
-    const plain = (s: string): string => s;
-    const paintStatus: Record<RowStatus, (s: string) => string> = {
-      missing: p.red,
-      error: p.red,
-      warn: p.yellow,
-      inconclusive: p.yellow,
-      info: plain,
-      improved: p.green,
-      changed: plain,
-      unchanged: plain,
-    };
-    for (const row of changed) {
-      const status = rowStatus(row);
-      const need = row.verdict === 'inconclusive' && row.needRepeats ? ` (≈${formatNumber(row.needRepeats)} repeats)` : '';
-      table.push([
-        oneLine(row.metric),
-        formatValue(row.metric, row.a.median),
-        formatValue(row.metric, row.b.median),
-        formatDelta(row),
-        formatCi(row),
-        paintStatus[status](STATUS_WORD[status] + need),
-      ]);
-    }
-    out.push(table.toString());
+  // The first screen: the rows that decide (primary, and set aside as noisy: it still can fail the gate).
+  const shown = options.all ? changed : changed.filter((r) => r.gated || r.setAside !== undefined);
+  if (shown.length) {
+    out.push(compareTable(shown, ctx, p, color, options.all === true));
     // Under the table, not in it: a cell would wrap a function's path:line:col past reading.
-    for (const row of changed) {
-      const lines = attributionTexts(row);
-      if (lines.length) out.push(`${oneLine(row.metric)}:`, ...lines.map((l) => `  ↳ ${l}`));
+    for (const row of shown) {
+      const lines = attributionTexts(row, options.all ? ATTRIBUTION_LINES_SHOWN : ATTRIBUTION_LINES_FIRST_SCREEN);
+      const metric = oneLine(row.metric);
+      out.push(...lines.map((l, i) => `${i === 0 ? metric : ' '.repeat(metric.length)} ↳ ${l}`));
     }
   }
   out.push(...requestChangeLines(ctx, color));
   const moved = shownChangesLine(result.rows);
-  if (moved) out.push(oneLine(moved));
-  if (result.unchanged.length)
-    out.push(`unchanged (${result.unchanged.length}): ${oneLine(sortMetrics(result.unchanged, stepLabelsOf(ctx.a)).join(', '))}`);
+  if (options.all) {
+    if (moved) out.push(oneLine(moved));
+    if (result.unchanged.length)
+      out.push(`unchanged (${result.unchanged.length}): ${oneLine(sortMetrics(result.unchanged, stepLabelsOf(ctx.a)).join(', '))}`);
+  } else {
+    const more = changed.length - shown.length + result.rows.filter((r) => r.verdict === 'changed').length;
+    const rest = [more ? `${more} more changed (not deciding)` : '', result.unchanged.length ? `${result.unchanged.length} unchanged` : '']
+      .filter(Boolean)
+      .join(', ');
+    if (rest) out.push(`${rest}: --all lists them`);
+  }
   return out.join('\n') + '\n';
+}
+
+/**
+ * Changed rows, worst first. Baseline, candidate, change and interval all come from the estimate the verdict
+ * used: the candidate column is the baseline's median plus the estimated shift (format.ts estimatedCandidate).
+ */
+function compareTable(rows: CompareRow[], ctx: CompareContext, p: ReturnType<typeof painter>, color: boolean, all: boolean): string {
+  const table = newTable(
+    ['metric', oneLine(ctx.a.label), `${oneLine(ctx.b.label)} (est.)`, 'change', ciLevelLabel(rows), 'status'],
+    ['left', 'right', 'right', 'right', 'right', 'left'],
+    color,
+    all ? {} : NO_TOP_AND_BOTTOM,
+  );
+  const plain = (s: string): string => s;
+  const paintStatus: Record<RowStatus, (s: string) => string> = {
+    missing: p.red,
+    error: p.red,
+    warn: p.yellow,
+    inconclusive: p.yellow,
+    info: plain,
+    improved: p.green,
+    changed: plain,
+    unchanged: plain,
+  };
+  for (const row of rows) {
+    const status = rowStatus(row);
+    const need = row.verdict === 'inconclusive' && row.needRepeats ? ` (≈${formatNumber(row.needRepeats)} repeats)` : '';
+    table.push([
+      `${row.gated ? STAR : ' '} ${oneLine(row.metric)}`,
+      formatValue(row.metric, row.a.median),
+      formatValue(row.metric, estimatedCandidate(row)),
+      formatDelta(row),
+      formatCi(row),
+      paintStatus[status](STATUS_WORD[status] + need),
+    ]);
+  }
+  return [
+    table.toString(),
+    `${oneLine(ctx.b.label)} (est.) = ${oneLine(ctx.a.label)}'s median + the estimated shift the verdict is on ` +
+      `(Hodges–Lehmann; of the paired rounds when interleaved); ${STAR} decides. The runs' own medians: --json.`,
+  ].join('\n');
 }
 
 export const tableReporter = defineReporter({

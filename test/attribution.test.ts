@@ -347,6 +347,11 @@ test('an attribution line as text: name, path:line:col, Δ per repeat, its inter
     attributionLineText({ kind: 'forcedLayout', name: 'x\ny', url: '/a.js:1:1', a: 1, b: 3, deltaMs: 2, ci: null, share: null }),
     'forced layout in x y /a.js:1:1  +2.0 ms/repeat',
   );
+  // A function can grow by more than the whole row when others shrank: capped, never "126% of Δ".
+  const over = { kind: 'function', name: 'f', url: '/a.js:1:1', a: 0, b: 5, deltaMs: 5, ci: null } as const;
+  assert.equal(attributionLineText({ ...over, share: 1.26 }), 'f /a.js:1:1  +5.0 ms/repeat (≥100% of Δ)');
+  assert.equal(attributionLineText({ ...over, share: 1 }), 'f /a.js:1:1  +5.0 ms/repeat (≥100% of Δ)');
+  assert.equal(attributionLineText({ ...over, share: 0.994 }), 'f /a.js:1:1  +5.0 ms/repeat (99% of Δ)');
 });
 
 test('MCP: the attribution of many rows stays within 2 KB, the one-glance reply within 6 KB, no flame stacks', () => {

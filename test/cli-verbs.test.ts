@@ -108,9 +108,11 @@ describe('flags from the schema', () => {
   });
 });
 
-/** Run `perf …` in `cwd`; stdout parsed as JSON when it is. */
+/** Run `perf … --json` in `cwd` (`text`: as a person types it); stdout parsed as JSON when it is. */
 function perf(cwd: string, ...argv: string[]): { code: number; json: any; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [PERF, ...argv], { cwd, encoding: 'utf8', timeout: 60_000 });
+  const asText = argv[0] === 'text';
+  const args = asText ? argv.slice(1) : argv.includes('--help') ? argv : [...argv, '--json'];
+  const r = spawnSync(process.execPath, [PERF, ...args], { cwd, encoding: 'utf8', timeout: 60_000 });
   let json: unknown;
   try {
     json = JSON.parse(r.stdout);
@@ -202,11 +204,30 @@ describe('perf <step> against a perf start session', { skip: STEPS.length ? fals
     },
   );
 
-  test('a failed step exits 1 and prints the error JSON', { ...needs('tap') }, () => {
+  test('a failed step exits 1 and prints the error JSON (--json), as text only its message and hint on stderr', { ...needs('tap') }, () => {
     const r = perf(cwd, 'tap', '--target.text', 'No such thing', '--timeout-ms', '300');
     assert.equal(r.code, 1, r.stderr);
     assert.equal(typeof r.json.code, 'string');
     assert.equal(typeof r.json.message, 'string');
+    const t = perf(cwd, 'text', 'tap', '--target.text', 'No such thing', '--timeout-ms', '300');
+    assert.equal(t.code, 1);
+    assert.equal(t.stdout, '');
+    assert.match(t.stderr, /^perf tap: .*No such thing/m);
+  });
+
+  test('a step prints text for people: a snapshot as its own lines, no JSON escapes; --json the same data', { ...needs('snap') }, () => {
+    const text = perf(cwd, 'text', 'snap', '--interactive-only');
+    assert.equal(text.code, 0, text.stderr);
+    assert.equal(text.json, undefined, 'not JSON');
+    assert.doesNotMatch(text.stdout, /\\n/, 'no \\n escapes');
+    assert.match(text.stdout, /^status: ok$/m);
+    const json = perf(cwd, 'snap', '--interactive-only');
+    const snapshot = snapshotOf(json.json);
+    // Every line of the JSON's snapshot is a line of the text (refs are stable between the two invocations).
+    const lines = new Set(text.stdout.split('\n'));
+    const missing = snapshot.split('\n').filter((l) => l && !lines.has(l));
+    assert.deepEqual(missing, [], text.stdout);
+    assert.ok(snapshot.split('\n').length > 3, snapshot);
   });
 
   test('screenshot writes the image to --path and prints the path', { ...needs('screenshot') }, () => {

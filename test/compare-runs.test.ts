@@ -22,7 +22,7 @@ import {
 } from '../src/perf/compare-runs.js';
 import { tooDeepAt } from '../src/json-input.js';
 import type { RepeatMode, RepeatRecord, RunFile, SequentialRecord } from '../src/perf/run-file.js';
-import { SequentialJudge } from '../src/runner/sequential.js';
+import { lookVerdictWords, SequentialJudge, type LookEvent } from '../src/runner/sequential.js';
 import { abbaOrder, againstLabels } from '../src/runner/against.js';
 import { isPerfError } from '../src/errors.js';
 import { ROOT } from './helpers.js';
@@ -884,4 +884,38 @@ test("SequentialJudge: the caller's stop ends an undecided look (perf bisect's s
   assert.equal(decided.look(gridRun(92, 5), gridRun(93, 5, { task: 750 })), 0);
   assert.equal(asked.length, 2);
   assert.doesNotMatch(events.at(-1) ?? '', /never shown/);
+});
+
+test('progress never prints a verdict a later look can reverse: it leans until sampling stops', () => {
+  const events: LookEvent[] = [];
+  const judge = new SequentialJudge(
+    { repeat: 5, maxRepeat: 20, timing: true, storedBaseline: false, compare: { force: true, primary: ['counters.taskMs'] } },
+    (e) => events.push(e),
+  );
+  // +20% on a 30%-CV metric at 5 + 5 repeats: past warn, not yet significant: the look adds a round.
+  assert.equal(judge.look(gridRun(90, 5), gridRun(91, 5, { task: 300 })), 2);
+  const open = events.at(-1)!;
+  assert.ok(open.adding > 0);
+  const word = lookVerdictWords(open);
+  assert.ok(word === 'undecided' || word.startsWith('leaning '), `an open look says "${word}"`);
+  assert.notEqual(word, open.comparison.verdict);
+  // A decided look (tripled, certain) stops, and only then says the verdict.
+  const decided = new SequentialJudge(
+    { repeat: 5, maxRepeat: 20, timing: true, storedBaseline: false, compare: { force: true, primary: ['counters.taskMs'] } },
+    (e) => events.push(e),
+  );
+  assert.equal(decided.look(gridRun(92, 5), gridRun(93, 5, { task: 750 })), 0);
+  assert.equal(lookVerdictWords(events.at(-1)!), 'fail');
+  // Every pair of (open, verdict) words.
+  const words = (adding: number, verdict: LookEvent['comparison']['verdict']): string =>
+    lookVerdictWords({ adding, comparison: { verdict } });
+  assert.deepEqual(
+    (['fail', 'warn', 'pass', 'inconclusive'] as const).map((v) => [words(2, v), words(0, v)]),
+    [
+      ['leaning fail', 'fail'],
+      ['leaning warn', 'warn'],
+      ['leaning pass', 'pass'],
+      ['undecided', 'inconclusive'],
+    ],
+  );
 });

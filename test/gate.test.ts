@@ -110,7 +110,8 @@ test('--against A/B with the jank switch on the candidate → exit 1 naming the 
   ]);
   assert.equal(r.code, 1, r.stderr);
   assert.match(r.stdout, /^FAIL {2}list-scroll \(desktop\): pr-baseline → pr-candidate/);
-  assert.match(r.stdout, /│ counters\.layouts +│ +0 │ +11 │ +\+1100% │ +\+1100…\+1100% │ error/);
+  // The candidate column is the baseline plus the shift; a 0 baseline is scaled by the metric's floor, and says so.
+  assert.match(r.stdout, /│ ★ counters\.layouts +│ +0 │ +11 │ +\+1100% of floor │ +\+1100…\+1100% │ error/);
   const cand = readRun('ab/list-scroll-desktop-pr-candidate.json');
   assert.match(cand.env.app.url, /jank=1$/);
   assert.match(readRun('ab/list-scroll-desktop-pr-baseline.json').env.app.url, /jank=0$/);

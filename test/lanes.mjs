@@ -100,6 +100,7 @@ const BROWSER = [
   'mcp.test.js',
   'lifecycle-webdriver.test.js',
   'examples.test.js',
+  'first-screen.test.js',
   'load.test.js',
   'session.test.js',
   'security-files.test.js',

@@ -43,8 +43,12 @@ after(() => {
   }
 });
 
+/** The session's own commands print text unless given --json; a step verb is read here as its JSON. */
+const SESSION_COMMANDS = new Set(['start', 'stop', 'status', 'logs', 'restart']);
+
 function perf(cwd: string, args: string[]): { code: number; stdout: string; stderr: string; json: any } {
-  const r = spawnSync(process.execPath, [PERF, ...args], { cwd, encoding: 'utf8', timeout: 90_000 });
+  const argv = SESSION_COMMANDS.has(args[0]!) || args.includes('--json') ? args : [...args, '--json'];
+  const r = spawnSync(process.execPath, [PERF, ...argv], { cwd, encoding: 'utf8', timeout: 90_000 });
   let json: unknown;
   try {
     json = JSON.parse(r.stdout);

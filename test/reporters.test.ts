@@ -260,8 +260,8 @@ const ANSI = /\u001b\[/;
 
 // ─── run reporters ──────────────────────────────────────────────────────────────────────────────────
 
-test('table: header facts, every metric row with its median, in reading order', () => {
-  const out = tableReporter.renderRun(makeRun());
+test('table --all: header facts, every metric row with its median, in reading order', () => {
+  const out = tableReporter.renderRun(makeRun(), { all: true });
   assert.match(out, /list \(desktop\) — run/);
   assert.match(out, /4 of 6 repeats measured, 1 refused, 1 failed \(\+1 warmup discarded\)/);
   assert.match(out, /restart context/);
@@ -283,7 +283,7 @@ test('table: header facts, every metric row with its median, in reading order', 
     'steps.scroll.ms',
     'steps.add.ms',
   ];
-  const positions = order.map((m) => out.indexOf(`│ ${m}`));
+  const positions = order.map((m) => out.search(new RegExp(`│ [★ ] ${m.replace(/\./g, '\\.')}`)));
   assert.ok(
     positions.every((p) => p >= 0),
     `all rows present: ${positions}`,
@@ -513,7 +513,8 @@ test('markdown compare: verdict first, 3 regressions worst first, unchanged coll
   assert.match(rows[2]!, /^\| `frames\.frameMs\.p90` \| 18\.0 \| 20\.7 \| \+15\.0% \| .* \| 🟡 warn \|$/);
   // The one-sided test at α 5% shows the matching two-sided 90% interval.
   assert.ok(
-    lines.some((l) => /^\| metric \| main \| pr \| delta \| 9\d% CI \| severity \|/.test(l)),
+    // The candidate column is the baseline plus the shift the verdict judges: baseline, candidate and change add up.
+    lines.some((l) => /^\| metric \| main \| pr \(= main \+ shift\) \| change \| 9\d% CI \| severity \|/.test(l)),
     md,
   );
   assert.ok(lines.includes('<details><summary>27 unchanged metrics</summary>'));
@@ -535,14 +536,98 @@ test('markdown compare: a pass with nothing changed says so', () => {
   assert.match(md, /1 unchanged metric</);
 });
 
-test('table compare: verdict line, changed rows, unchanged list', () => {
+test('table compare: verdict line, changed rows, unchanged list (--all), the count of the rest on the first screen', () => {
   const out = tableReporter.renderCompare(makeCompare(), { a: makeRun('main'), b: makeRun('pr') });
   const lines = out.split('\n');
   assert.match(lines[0]!, /^FAIL {2}list \(desktop\): main → pr — 2 errors, 1 warning$/);
-  assert.match(out, /counters\.layouts\.perFrame\s*│\s*29\.00\s*│\s*46\.40\s*│\s*\+60\.0%/);
+  assert.match(out, /★ counters\.layouts\.perFrame\s*│\s*29\.00\s*│\s*46\.40\s*│\s*\+60\.0%/);
   assert.match(out, /frames\.frameMs\.p90 .*│ warn\s*│/);
-  assert.match(out, /^unchanged \(27\): durationMs|^unchanged \(27\): frames\.count/m);
+  assert.match(out, /^27 unchanged: --all lists them$/m);
+  assert.doesNotMatch(out, /^unchanged \(27\)/m);
+  const all = tableReporter.renderCompare(makeCompare(), { a: makeRun('main'), b: makeRun('pr') }, { all: true });
+  assert.match(all, /^unchanged \(27\): durationMs|^unchanged \(27\): frames\.count/m);
   assert.doesNotMatch(out, ANSI);
+});
+
+/** Cells of the table rows whose first cell holds `metric`. */
+function rowCells(text: string, metric: string): string[] {
+  const line = text.split('\n').find((l) => l.split('│')[1]?.trim().replace(/^★ /, '') === metric);
+  assert.ok(line, `a row for ${metric} in\n${text}`);
+  return line
+    .split('│')
+    .slice(1, -1)
+    .map((c) => c.trim());
+}
+
+test('table compare: baseline, candidate and change come from the one estimate the verdict used', () => {
+  // Two clusters that move differently: the candidate's median jumps +127%, the Hodges–Lehmann shift (what
+  // the verdict judges) is +30%. A table of medians beside a change from the shift showed both at once.
+  const w = (x: number, i: number): number => x * (1 + (((i * 7) % 10) - 4.5) / 450);
+  const a = [100, 100, 100, 100, 100, 100, 200, 200, 200, 200].map(w);
+  const b = [130, 130, 130, 130, 230, 230, 230, 230, 230, 230].map(w);
+  const gated = { role: 'primary', better: 'lower', floor: 0 } as const;
+  const secondary = { ...gated, role: 'secondary' } as const;
+  const result = compareMetrics(
+    [
+      { metric: 'durationMs', a, b, ...gated },
+      { metric: 'frames.frameMs.p90', a: wobble(20), b: wobble(20).map((v) => v * 1.5), ...secondary },
+    ],
+    { thresholds: DEFAULT_THRESHOLDS },
+  );
+  const row = result.rows.find((r) => r.metric === 'durationMs')!;
+  assert.equal(row.verdict, 'regressed');
+  assert.ok(Math.abs(row.b.median - (row.a.median + row.shift!)) > 50, 'the fixture separates the median from the estimate');
+  const ctx = { a: makeRun('main'), b: makeRun('pr') };
+  const out = tableReporter.renderCompare(result, ctx);
+  const [, base, cand, change, ci, status] = rowCells(out, 'durationMs');
+  assert.equal(base, formatValue('durationMs', row.a.median));
+  assert.equal(cand, formatValue('durationMs', row.a.median + row.shift!), 'the candidate is the baseline plus the shift');
+  assert.notEqual(cand, formatValue('durationMs', row.b.median));
+  const pct = (s: string): number => Number(s.replace(/[%+]/g, ''));
+  assert.ok(Math.abs(pct(change!) - (100 * (Number(cand) - Number(base))) / Number(base)) < 0.2, `${base} → ${cand} is ${change}`);
+  const [low, high] = ci!.replace('%', '').split('…').map(Number);
+  assert.ok(low! <= pct(change!) && pct(change!) <= high!, `the change ${change} lies in its interval ${ci}`);
+  assert.equal(status, 'error');
+  assert.match(out, /pr \(est\.\) = main's median \+ the estimated shift the verdict is on/);
+  // The first screen shows the rows that decide; a secondary regression waits for --all.
+  assert.ok(!out.includes('frames.frameMs.p90 '), out);
+  assert.match(out, /^1 more changed \(not deciding\): --all lists them$/m);
+  const all = tableReporter.renderCompare(result, ctx, { all: true });
+  assert.equal(rowCells(all, 'frames.frameMs.p90')[5], 'info (secondary)');
+});
+
+test('table run: budgets first, then the metrics that decide (marked), then the findings; every metric with --all', () => {
+  const run = makeRun();
+  run.insights = [{ id: 'forced-layout', severity: 'warn', title: 'Forced layouts in the scroll handler', nextStep: 'x' }];
+  const median = run.repeats.find((r) => r.status === 'measured' && r.index === 2)!;
+  if (median.status === 'measured')
+    median.report.summary = {
+      blocksBySelf: [
+        { name: 'renderRows', url: '/list.js:10', selfMs: 40.25, share: 0.5 },
+        { name: 'layoutAll', url: '/list.js:80', selfMs: 20, share: 0.25 },
+        { name: 'third', url: '/list.js:99', selfMs: 10, share: 0.125 },
+      ],
+    };
+  run.insightsFrom = { repeat: 2, mode: 'attribution', of: 4 };
+  const out = tableReporter.renderRun(run);
+  const lines = out.trimEnd().split('\n');
+  const at = (re: RegExp): number => lines.findIndex((l) => re.test(l));
+  assert.ok(at(/^Budgets: 1 of 2 failed/) === 2, out);
+  assert.ok(at(/^ {2}FAIL {2}counters\.layouts\.perFrame <= 2 {2}\(median 2\.50\)/) > 0, out);
+  // 58.5 painted frames: ratios are judged per frame (compare-runs.ts familyForms), so that form is the one shown.
+  const marked = lines.filter((l) => l.startsWith('│') && l.includes('★ ')).map((l) => l.split('│')[1]!.trim());
+  assert.deepEqual(marked, ['★ interactions.latencyMs.p90', '★ counters.layouts.perFrame']);
+  assert.ok(at(/│ {3}durationMs/) < 0 && at(/steps\.scroll\.ms/) < 0, 'the other metrics wait for --all');
+  assert.ok(at(/Findings \(repeat 2, the median of 4 attribution repeats\)/) > at(/counters\.layouts\.perFrame │/));
+  assert.match(out, /^ {2}insight warn: Forced layouts in the scroll handler \(forced-layout\)$/m);
+  assert.match(out, /^ {2}function renderRows \/list\.js:10 {2}40\.3 ms self \(50% of script\)$/m);
+  assert.match(out, /^ {2}function layoutAll /m);
+  assert.doesNotMatch(out, /function third/, 'three findings in all');
+  assert.match(out, /2 of 9 metrics shown; --all prints every one/);
+  const all = tableReporter.renderRun(run, { all: true });
+  for (const metric of Object.keys(run.summary.metrics)) assert.match(all, new RegExp(`│ [★ ] ${metric.replace(/\./g, '\\.')} +│`));
+  // 2 of title and facts, 3 of budgets, 3 of table, 4 of findings, the legend, 4 of failed and refused repeats.
+  assert.equal(lines.length, 17, out);
 });
 
 test('junit compare: one testcase per gated metric, failure per error, warn as system-out', () => {
@@ -559,7 +644,10 @@ test('junit compare: one testcase per gated metric, failure per error, warn as s
   assert.deepEqual(failed.sort(), ['counters.layouts.perFrame', 'durationMs']);
   const warn = only(cases.filter((c) => c.children.some((x) => x.name === 'system-out')));
   assert.equal(warn.attrs.name, 'frames.frameMs.p90');
-  assert.match(only(warn.children).text, /^warn: frames\.frameMs\.p90 regressed: 18\.0 \(main\) → 20\.7 \(pr\), \+15\.0%/);
+  assert.match(
+    only(warn.children).text,
+    /^warn: frames\.frameMs\.p90 regressed: 18\.0 \(main\) → 20\.7 \(pr, estimated: the baseline \+ the shift the verdict is on\), \+15\.0%/,
+  );
   const failure = only(cases.find((c) => c.attrs.name === 'durationMs')!.children);
   assert.equal(failure.attrs.type, 'regression');
   assert.match(failure.text, /^regressed \+35/);
@@ -632,7 +720,7 @@ test('table and markdown: after the metrics, the 5 largest requests of the media
   const run = loadRun();
   const m = medianLoad(run)!;
   const top = [...m.load.top].sort((a, b) => b.transferBytes - a.transferBytes);
-  for (const text of [tableReporter.renderRun(run), markdownReporter.renderRun(run)]) {
+  for (const text of [tableReporter.renderRun(run, { all: true }), markdownReporter.renderRun(run)]) {
     const at = text.indexOf('Largest requests');
     assert.ok(at > text.indexOf('load.transferBytes'), 'after the metrics');
     assert.match(text, new RegExp(`median repeat ${m.repeat.index} by load\\.lcpMs · ${m.load.requestsTotal} requests`));

@@ -23,8 +23,10 @@ after(() => {
   rmSync(work, { recursive: true, force: true });
 });
 
+/** `perf ARGS --json`: every verb and session command here is read as JSON. */
 function perf(args: string[]): { code: number; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [PERF, ...args], { cwd: work, encoding: 'utf8', timeout: 60_000 });
+  const argv = args.includes('--json') ? args : [...args, '--json'];
+  const r = spawnSync(process.execPath, [PERF, ...argv], { cwd: work, encoding: 'utf8', timeout: 60_000 });
   return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
 }
 

@@ -150,7 +150,7 @@ export async function runAgainstCommand(
     });
   } else if (!f.quiet) {
     const color = process.stdout.isTTY === true;
-    if (comparison) printText(renderComparison(comparison, res.baseline.run, res.candidate.run, 'table', color), color);
+    if (comparison) printText(renderComparison(comparison, res.baseline.run, res.candidate.run, 'table', color, f.all === true), color);
     info(
       `run files: ${rel(res.baseline.path)} (baseline), ${rel(res.candidate.path)} (candidate)` +
         `${written.length ? `; reports: ${written.map(rel).join(', ')}` : ''}`,

@@ -52,3 +52,13 @@ export const ALLOW_OUTSIDE_FLAG = {
 export const JSON_FLAG = {
   json: { type: 'boolean', description: 'Print one JSON document on stdout instead of text.' },
 } as const satisfies FlagSpecs;
+
+/** The first screen shows what decides; this prints the rest (the run file and the html report always hold it). */
+export const ALL_FLAG = {
+  all: {
+    type: 'boolean',
+    description:
+      'Print every metric row and every changed metric, not just the screen that decides (verdict, budgets, the metrics ' +
+      'that decide, the top findings). The run file and the html report always hold them all.',
+  },
+} as const satisfies FlagSpecs;

@@ -5,16 +5,18 @@ import { oneLine } from '../printable.js';
 import { compareExitCode, compareRunFiles, type RunsComparison } from '../perf/compare-runs.js';
 import type { RunFile } from '../perf/run-file.js';
 import { appendToGithubStepSummary, getReporter } from '../../reporters/index.js';
-import { defineCommand, info, JSON_FLAG, printJson, printText } from './command.js';
+import { ALL_FLAG, defineCommand, info, JSON_FLAG, printJson, printText } from './command.js';
 import { compareReportPath, writeHtmlCompareReport } from './html-report.js';
 
 /** Reporters that can render a compare to stdout (json is --json). */
 export const COMPARE_REPORTERS = ['table', 'markdown', 'junit'] as const;
 
 /** The compare as text: the reporter's rendering, then the warnings (env differences, forced compare). */
-export function renderComparison(c: RunsComparison, a: RunFile, b: RunFile, reporter: string, color = false): string {
-  const text = getReporter(reporter).renderCompare(c, { a, b }, { color });
+export function renderComparison(c: RunsComparison, a: RunFile, b: RunFile, reporter: string, color = false, all = false): string {
+  const text = getReporter(reporter).renderCompare(c, { a, b }, { color, all });
   if (reporter === 'junit' || c.warnings.length === 0) return text;
+  // The first screen gives the warnings one line; --all (and markdown, read in a PR) one line each.
+  if (reporter === 'table' && !all) return `${text.replace(/\n*$/, '\n')}  warning: ${c.warnings.map((w) => oneLine(w)).join(' · ')}\n`;
   const bullet = reporter === 'markdown' ? '- ⚠️ ' : '  warning: ';
   // The warnings quote the run files (browser, host): each on one line, without escape sequences.
   return `${text.replace(/\n*$/, '\n')}${reporter === 'markdown' ? '\n' : ''}${c.warnings.map((w) => bullet + oneLine(w)).join('\n')}\n`;
@@ -48,6 +50,7 @@ export const compareCommand = defineCommand({
     out: { type: 'string', value: 'FILE.html', description: 'With --reporter html: where to write the report.' },
     force: { type: 'boolean', description: 'Compare runs of different scenarios or variants anyway (a warning instead of exit 2).' },
     strict: { type: 'boolean', description: 'Exit 1 when the verdict is inconclusive (default: exit 0 and say so).' },
+    ...ALL_FLAG,
     ...JSON_FLAG,
   },
   async run(f, positionals) {
@@ -88,7 +91,7 @@ export const compareCommand = defineCommand({
       printJson(comparison);
     } else {
       const color = reporter === 'table' && process.stdout.isTTY === true;
-      printText(renderComparison(comparison, a, b, reporter, color), color);
+      printText(renderComparison(comparison, a, b, reporter, color, f.all === true), color);
       if (reporter === 'markdown') appendToGithubStepSummary(renderComparison(comparison, a, b, 'markdown'));
       if (comparison.verdict === 'fail') {
         const worst = comparison.rows.filter(

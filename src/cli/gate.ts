@@ -20,7 +20,7 @@ import { formatDelta } from '../../reporters/format.js';
 import { xmlAttr, xmlText } from '../../reporters/junit.js';
 import { mdCode, mdText } from '../../reporters/markdown.js';
 import { flagsOf, type FlagValues } from './args.js';
-import { ALLOW_OUTSIDE_FLAG, defineCommand, info, JSON_FLAG, printJson, printText } from './command.js';
+import { ALL_FLAG, ALLOW_OUTSIDE_FLAG, defineCommand, info, JSON_FLAG, printJson, printText } from './command.js';
 import { noteInconclusive, renderComparison } from './compare.js';
 import { checkNameFlag, interruptible, lookPrinter, parseVars, progressPrinter, SEQUENTIAL_FLAGS, sequentialFlags } from './run-options.js';
 import { RUN_OPTIONS, SCALE_OPTIONS } from '../runner/options.js';
@@ -301,14 +301,14 @@ function headline(entries: GateEntry[]): string {
 }
 
 /** The summary for the terminal: one line per run, then the compare table of each run that warned or failed. */
-export function renderGateText(entries: GateEntry[], color = false): string {
+export function renderGateText(entries: GateEntry[], color = false, all = false): string {
   const verdict = gateVerdict(entries);
   const width = Math.max(...entries.map((e) => oneLine(e.id).length), 8);
   const out = [`perf gate: ${VERDICT_WORD[verdict]} — ${headline(entries)}`];
   for (const e of entries) out.push(`  ${statusWord(e).padEnd(7)} ${oneLine(e.id).padEnd(width)}  ${oneLine(entryDetail(e))}`);
   for (const e of entries) {
     if (e.outcome.status === 'compared' && e.outcome.comparison.verdict !== 'pass' && e.run) {
-      out.push('', renderComparison(e.outcome.comparison, e.outcome.baseline, e.run, 'table', color).trimEnd());
+      out.push('', renderComparison(e.outcome.comparison, e.outcome.baseline, e.run, 'table', color, all).trimEnd());
     }
   }
   // Names, reasons and error messages come from scenarios, pages and apps: one last pass, colours kept.
@@ -460,6 +460,7 @@ export const gateCommand = defineCommand({
     },
     quiet: { type: 'boolean', description: 'No progress lines.' },
     ...HISTORY_FLAG,
+    ...ALL_FLAG,
     ...JSON_FLAG,
   },
   async run(f, positionals) {
@@ -746,14 +747,18 @@ async function gateAll(
     ...(typeof f.junit === 'string' ? { junit: f.junit } : {}),
     strict: seq.strict,
     command: 'perf gate',
+    all: f.all === true,
   });
   return recordGate(f, entries, code, ctx);
 }
 
 /** The gate's summary (stdout, $GITHUB_STEP_SUMMARY, --junit) and its exit code: one gate's or merged shards'. */
-export function reportGate(entries: GateEntry[], opts: { json: boolean; junit?: string; strict: boolean; command: string }): number {
+export function reportGate(
+  entries: GateEntry[],
+  opts: { json: boolean; junit?: string; strict: boolean; command: string; all?: boolean },
+): number {
   if (opts.json) printJson(gateJson(entries));
-  else printText(renderGateText(entries, process.stdout.isTTY === true), process.stdout.isTTY === true);
+  else printText(renderGateText(entries, process.stdout.isTTY === true, opts.all === true), process.stdout.isTTY === true);
   appendToGithubStepSummary(renderGateMarkdown(entries));
   if (opts.junit !== undefined) {
     ensureDir(dirname(opts.junit), `${opts.command} --junit`);

@@ -8,7 +8,7 @@ import { basename, join, relative } from 'node:path';
 import { ensureDir } from '../files.js';
 import { reportGate, writeGateHtml, type GateEntry, type GateOutcome } from './gate.js';
 import { findShardFiles, mergeShards, reviveError, type StoredEntry } from './shard.js';
-import { defineCommand, info, JSON_FLAG } from './command.js';
+import { ALL_FLAG, defineCommand, info, JSON_FLAG } from './command.js';
 
 /** A stored entry (validated by shard.ts against its schema) as the GateEntry the gate judged. */
 function revive(e: StoredEntry): GateEntry {
@@ -52,6 +52,7 @@ export const mergeCommand = defineCommand({
     out: { type: 'string', value: 'DIR', description: 'Folder for the --reporter html reports. Default build/perf.' },
     strict: { type: 'boolean', description: 'Exit 1 when the verdict is inconclusive (also when any shard ran with --strict).' },
     quiet: { type: 'boolean', description: 'No line naming the shards merged.' },
+    ...ALL_FLAG,
     ...JSON_FLAG,
   },
   async run(f, positionals) {
@@ -88,6 +89,7 @@ export const mergeCommand = defineCommand({
       ...(typeof f.junit === 'string' ? { junit: f.junit } : {}),
       strict: f.strict === true || merged.strict,
       command: 'perf merge',
+      all: f.all === true,
     });
   },
 });

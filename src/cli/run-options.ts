@@ -12,7 +12,7 @@ import { getReporter } from '../../reporters/index.js';
 import { reportPathFor } from '../../reporters/define.js';
 import { info } from './command.js';
 import { flagsOf, type FlagSpecs, type FlagValues } from './args.js';
-import type { LookEvent } from '../runner/sequential.js';
+import { lookVerdictWords, type LookEvent } from '../runner/sequential.js';
 import { isNamePart, NAME_PART, writeFileAtomic } from '../files.js';
 import { writeHtmlRunReport } from './html-report.js';
 import { SEQUENTIAL_OPTIONS } from '../runner/options.js';
@@ -119,10 +119,7 @@ export function lookPrinter(quiet: boolean, name: string): (e: LookEvent) => voi
   if (quiet) return () => undefined;
   return (e) => {
     const tty = process.stderr.isTTY === true;
-    info(
-      `${tty ? '\r\x1b[2K' : ''}${name}: look ${e.look} (${e.n.a} vs ${e.n.b} repeats): ` +
-        `${e.comparison.verdict}${e.adding ? ', undecided' : ''} — ${e.why}`,
-    );
+    info(`${tty ? '\r\x1b[2K' : ''}${name}: look ${e.look} (${e.n.a} vs ${e.n.b} repeats): ${lookVerdictWords(e)} — ${e.why}`);
   };
 }
 
@@ -173,7 +170,8 @@ export function writeReporters(run: RunFile, runPath: string, names: string[]): 
     const target = reportPathFor(runPath, rep);
     // The HTML report also shows what lies beside the run file (traces, screenshots): read there.
     if (rep.name === 'html') return writeHtmlRunReport(run, runPath, target);
-    writeFileAtomic(target, rep.renderRun(run));
+    // A file is read later and in full: the table file keeps every metric row (what --all prints).
+    writeFileAtomic(target, rep.renderRun(run, { all: true }));
     return target;
   });
 }

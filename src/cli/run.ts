@@ -6,7 +6,7 @@ import { loadScenario, type Scenario } from '../scenario/load.js';
 import { runAndJudge } from '../runner/judge.js';
 import type { RunFile } from '../perf/run-file.js';
 import { appendToGithubStepSummary, getReporter, REPORTERS } from '../../reporters/index.js';
-import { ALLOW_OUTSIDE_FLAG, defineCommand, info, JSON_FLAG, printJson, printText } from './command.js';
+import { ALL_FLAG, ALLOW_OUTSIDE_FLAG, defineCommand, info, JSON_FLAG, printJson, printText } from './command.js';
 import { runAgainstCommand } from './against.js';
 import { gitFor, HISTORY_FLAG, historyLocation, recordAfter } from './history.js';
 import { RUN_OPTIONS } from '../runner/options.js';
@@ -78,6 +78,7 @@ export const runCommand = defineCommand({
     quiet: { type: 'boolean', description: 'No progress lines and no summary table.' },
     ...HISTORY_FLAG,
     ...ALLOW_OUTSIDE_FLAG,
+    ...ALL_FLAG,
     ...JSON_FLAG,
   },
   async run(f, positionals) {
@@ -137,7 +138,8 @@ export const runCommand = defineCommand({
       const { repeats: _omit, ...rest } = run;
       printJson({ ...rest, path, reports: written });
     } else if (!f.quiet) {
-      printText(getReporter('table').renderRun(run, { color: process.stdout.isTTY === true }) + '\n', process.stdout.isTTY === true);
+      const color = process.stdout.isTTY === true;
+      printText(getReporter('table').renderRun(run, { color, all: f.all === true }), color);
       info(
         `run file: ${relative(process.cwd(), path) || path}` +
           `${written.length ? `; reports: ${written.map((w) => relative(process.cwd(), w)).join(', ')}` : ''}`,

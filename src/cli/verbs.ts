@@ -6,7 +6,7 @@
 import { writeFileAtomic } from '../files.js';
 import path from 'node:path';
 import { closest, exitCodeOf, infoAt, isPerfError, PerfError, perfErrorKind } from '../errors.js';
-import { printable } from '../printable.js';
+import { jsonText, oneLine, plainText, printable } from '../printable.js';
 import { SessionHost, connectedHost } from '../engine/host.js';
 import { prepareArgs, runStep, type StepResult } from '../engine/run-step.js';
 import { renderReply, stepResultJson, type ToolReply } from '../mcp/format.js';
@@ -283,12 +283,16 @@ export function verbHelp(step: string): string {
   lines.push(
     '',
     'Nested values: --target.role button --target.name Submit, or JSON: --target \'{"text":"Add item"}\'. Booleans: --flag, --flag=false.',
-    'Runs against the session of `perf start` and prints the same JSON as the MCP tool.',
+    'Runs against the session of `perf start` and prints the result as text (a snapshot as its lines);',
+    `${JSON_VERB_FLAG} prints the same JSON as the MCP tool instead.`,
     'Exit codes: 0 ok · 1 step failed · 2 bad flags or arguments · 3 no session or environment problem' +
       ' · 4 internal error (a bug in perf; report it)',
   );
   return lines.join('\n');
 }
+
+/** The flag every step verb takes besides its step's own arguments. */
+const JSON_VERB_FLAG = '--json';
 
 function report(step: string, e: unknown): number {
   const info = infoAt(
@@ -310,10 +314,42 @@ function imageFileName(mimeType: string): string {
   return `screenshot-${stamp}.${mimeType === 'image/jpeg' ? 'jpg' : 'png'}`;
 }
 
-/** Print a step result as the MCP tool would answer it; an image goes to a file instead. */
-function printResult(result: StepResult, imagePath: string | undefined): void {
+/**
+ * A step's reply for a person: one `key: value` line per field, nested values as compact JSON on their line,
+ * and a multi-line string (a snapshot, a screen, a log) as its own block under its key, its line breaks kept:
+ * in JSON it is one line of `\n` escapes. Page text is sanitised as every printed line is (src/printable.ts).
+ */
+export function replyText(value: unknown, indent = ''): string {
+  if (!isPlainObject(value)) return `${indent}${oneLine(jsonText(value))}\n`;
+  let out = '';
+  // The one-line fields first: a block (a snapshot) runs to the end, where nothing reads as part of it.
+  const entries = Object.entries(value).sort(([, x], [, y]) => Number(holdsBlock(x)) - Number(holdsBlock(y)));
+  for (const [key, v] of entries) {
+    if (typeof v === 'string' && v.includes('\n')) out += `${indent}${key}:\n${plainText(v).replace(/\n*$/, '\n')}`;
+    else if (typeof v === 'string') out += `${indent}${key}: ${oneLine(v)}\n`;
+    else if (holdsBlock(v)) out += `${indent}${key}:\n${replyText(v, `${indent}  `)}`;
+    else out += `${indent}${key}: ${oneLine(jsonText(v))}\n`;
+  }
+  return out;
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** A multi-line string, or an object with one among its fields (at any depth). */
+function holdsBlock(v: unknown): boolean {
+  return (typeof v === 'string' && v.includes('\n')) || (isPlainObject(v) && Object.values(v).some(holdsBlock));
+}
+
+/**
+ * Print a step result: as text for a person, or (`json`) as the MCP tool would answer it; an image goes to a
+ * file either way. A failed step prints nothing on stdout as text: its message and hint go to stderr.
+ */
+function printResult(result: StepResult, imagePath: string | undefined, json: boolean): void {
   let reply: ToolReply;
   if (result.status === 'failed') {
+    if (!json) return;
     reply = { kind: 'error', error: { ...result.error }, images: [] };
   } else {
     const json = stepResultJson(result);
@@ -326,16 +362,21 @@ function printResult(result: StepResult, imagePath: string | undefined): void {
     }
     reply = { kind: 'ok', json, images: [] };
   }
-  process.stdout.write(renderReply(reply, { pretty: true, door: 'session' }).text + '\n');
+  const text = renderReply(reply, { pretty: true, door: 'session' }).text;
+  // The same capped reply either way: parsed back, so a person sees what the JSON holds and no more.
+  process.stdout.write(json ? text + '\n' : replyText(JSON.parse(text)));
 }
 
 /**
  * Run one step verb: parse flags (exit 2 on bad ones, before touching the session), connect to the
- * `perf start` session (exit 3 when none), run the step once, print the JSON result.
+ * `perf start` session (exit 3 when none), run the step once, print its result (text, or JSON with --json).
  */
-export async function runVerb(step: string, argv: string[], opts: { stateDir?: string } = {}): Promise<number> {
+export async function runVerb(step: string, argvIn: string[], opts: { stateDir?: string } = {}): Promise<number> {
   let def: StepDefinition<any>;
   let parsed: VerbArgs;
+  // --json is the door's own flag (no step has a `json` argument): the MCP reply for machines instead of text.
+  const json = argvIn.includes(JSON_VERB_FLAG);
+  const argv = argvIn.filter((a) => a !== JSON_VERB_FLAG);
   try {
     def = getStep(step);
     if (argv.includes('--help') || argv.includes('-h')) {
@@ -355,7 +396,7 @@ export async function runVerb(step: string, argv: string[], opts: { stateDir?: s
   } catch (e) {
     return report(step, e);
   }
-  if (remote !== undefined) return finish(step, remote as StepResult, parsed.imagePath);
+  if (remote !== undefined) return finish(step, remote as StepResult, parsed.imagePath, json);
 
   let host: StepHost;
   let close: () => Promise<void> = async () => undefined;
@@ -387,13 +428,13 @@ export async function runVerb(step: string, argv: string[], opts: { stateDir?: s
   } finally {
     await close().catch(() => undefined);
   }
-  return finish(step, result, parsed.imagePath);
+  return finish(step, result, parsed.imagePath, json);
 }
 
 /** Print the result and map it to the exit code. */
-function finish(step: string, result: StepResult, imagePath: string | undefined): number {
+function finish(step: string, result: StepResult, imagePath: string | undefined, json: boolean): number {
   try {
-    printResult(result, imagePath);
+    printResult(result, imagePath, json);
   } catch (e) {
     return report(
       step,

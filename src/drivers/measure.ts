@@ -176,6 +176,17 @@ export const END_MARK = 'rehearse:perf_end';
 /** The probe's script URL, so CPU profiles can leave the harness's own work out of the page's. */
 export const PERF_PROBE_URL = 'rehearse-perf-probe.js';
 
+/**
+ * The step runtime's script URL on CDP (drivers/cdp/page-runtime.ts): without one its functions (queryAll,
+ * awaitScroll, settle…) showed in a profile as the page's own "(no url)" work, the top "function" of a run.
+ */
+export const PAGE_RUNTIME_URL = 'rehearse-runtime.js';
+
+/** Scripts the harness puts in the page: their time is not the page's. */
+export function isHarnessScript(url: string): boolean {
+  return url === PERF_PROBE_URL || url === PAGE_RUNTIME_URL;
+}
+
 /** Raw entries as they come from the page; times are epoch ms (timeOrigin + startTime). */
 export type ProbeMessage = { token: string; doc: string } & (
   | {

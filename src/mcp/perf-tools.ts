@@ -11,7 +11,7 @@ import { compareExitCode, compareRunFiles, type RunsComparison } from '../perf/c
 import type { CompareRow } from '../perf/compare.js';
 import type { AttributionLine } from '../perf/attribution.js';
 import { againstLabels, type AgainstProgress } from '../runner/against.js';
-import type { LookEvent } from '../runner/sequential.js';
+import { lookVerdictWords, type LookEvent } from '../runner/sequential.js';
 import { runAndJudge } from '../runner/judge.js';
 import type { ProgressEvent } from '../runner/run.js';
 import type { BudgetResult, RunFile } from '../perf/run-file.js';
@@ -362,11 +362,7 @@ function againstProgress(ctx: ToolCallContext): { onProgress?: (e: AgainstProgre
       }
     },
     onLook: (e) =>
-      send(
-        done + 0.5,
-        e.adding ? total + 2 * e.adding : total,
-        `look ${e.look} (${e.n.a} vs ${e.n.b}): ${e.comparison.verdict} — ${e.why}`,
-      ),
+      send(done + 0.5, e.adding ? total + 2 * e.adding : total, `look ${e.look} (${e.n.a} vs ${e.n.b}): ${lookVerdictWords(e)} — ${e.why}`),
   };
 }
 

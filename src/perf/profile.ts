@@ -2,7 +2,7 @@
  * The sampling CPU profile of an attribution session, turned into "blocks": functions ranked by
  * EXCLUSIVE (self) time, the time the sampler found that function itself on top of the stack.
  */
-import { PERF_PROBE_URL, type CpuProfile, type CpuProfileNode } from '../drivers/measure.js';
+import { isHarnessScript, type CpuProfile, type CpuProfileNode } from '../drivers/measure.js';
 
 /** One sample: when (epoch ms) and which function (index into `functions`) was on top. */
 export interface Sample {
@@ -56,7 +56,7 @@ const NOT_SCRIPT = new Set(['(idle)', '(program)', '(root)']);
  *
  * Native builtins (performance.now, a DOM getter: script id 0, no URL) count toward the script
  * function that called them: that call is the page's decision and the line to change, so a busy loop
- * around performance.now() ranks as the loop. The harness's own probe (PERF_PROBE_URL) is left out.
+ * around performance.now() ranks as the loop. The harness's own scripts (the probe, the step runtime: isHarnessScript) are left out.
  */
 export function readProfile(profile: CpuProfile, offsetMs: number, window: { startAt: number; endAt: number }): ProfileData {
   const functions: ProfileFunction[] = [];
@@ -88,7 +88,7 @@ export function readProfile(profile: CpuProfile, offsetMs: number, window: { sta
     if (idx === undefined) {
       idx = functions.length;
       keyIndex.set(key, idx);
-      functions.push({ name, url: cf.url, line: cf.lineNumber + 1, column: cf.columnNumber + 1, meta, harness: cf.url === PERF_PROBE_URL });
+      functions.push({ name, url: cf.url, line: cf.lineNumber + 1, column: cf.columnNumber + 1, meta, harness: isHarnessScript(cf.url) });
     }
     nodeFn.set(n.id, idx);
     return idx;

@@ -7,7 +7,7 @@
  * called with the two runs as they stand and answers how many repeat units to add (0 = stop).
  */
 import { compareRuns, primaryChoiceOf, type CompareRunsOptions, type RunsComparison } from '../perf/compare-runs.js';
-import type { Direction } from '../perf/compare.js';
+import type { CompareVerdict, Direction } from '../perf/compare.js';
 import { DEFAULT_ALPHA, DEFAULT_SPENDING } from '../perf/compare.js';
 import type { Scenario } from '../scenario/load.js';
 import { writeJsonAtomic } from '../session/state.js';
@@ -145,6 +145,17 @@ export class SequentialJudge {
     }
     return adding;
   }
+}
+
+/**
+ * What a look says of the verdict. Only the last look gives one: an earlier look's verdict is this look's
+ * estimate, which more repeats can turn (look 4 "fail", look 5 "inconclusive" read as a reversal), so it
+ * leans until sampling stops.
+ */
+export function lookVerdictWords(e: { adding: number; comparison: { verdict: CompareVerdict } }): string {
+  const v = e.comparison.verdict;
+  if (!e.adding) return v;
+  return v === 'inconclusive' ? 'undecided' : `leaning ${v}`;
 }
 
 /** "counters.threadCpuMs +31%, undecided at n=5": the primary metrics keeping the sampling going. */

@@ -8,17 +8,21 @@ import { registerPageScript } from './inject.js';
 import { PerfError } from '../../errors.js';
 import type { RuntimeApi, RuntimeMethod } from '../runtime/api.js';
 import { PAGE_RUNTIME_SOURCE, RUNTIME_VERSION } from '../runtime/main.js';
+import { PAGE_RUNTIME_URL } from '../measure.js';
 
 export type * from '../runtime/api.js';
 
-registerPageScript('rehearse.runtime', PAGE_RUNTIME_SOURCE);
+// Named, so a CPU profile tells the harness's functions from the page's (perf/profile.ts isPageWork).
+const RUNTIME_SOURCE = `${PAGE_RUNTIME_SOURCE}\n//# sourceURL=${PAGE_RUNTIME_URL}`;
+
+registerPageScript('rehearse.runtime', RUNTIME_SOURCE);
 
 const RUNTIME_EXPR = `globalThis[Symbol.for('rehearse.runtime')]`;
 const MISSING = '__rehearse_runtime_missing__';
 
 /** Install the runtime in the current document (idempotent). */
 export async function installRuntime(page: Page): Promise<void> {
-  await page.send('Runtime.evaluate', { expression: PAGE_RUNTIME_SOURCE, returnByValue: true });
+  await page.send('Runtime.evaluate', { expression: RUNTIME_SOURCE, returnByValue: true });
 }
 
 function navigatedError(method: string, cause: unknown): PerfError {
@@ -43,7 +47,8 @@ export async function callRuntime<M extends RuntimeMethod>(
 ): Promise<Awaited<ReturnType<RuntimeApi[M]>>> {
   const expression =
     `(() => { const r = ${RUNTIME_EXPR}; return r && r.version === ${JSON.stringify(RUNTIME_VERSION)}` +
-    ` ? r.call(${JSON.stringify(method)}, ${JSON.stringify(args)}) : ${JSON.stringify(MISSING)}; })()`;
+    ` ? r.call(${JSON.stringify(method)}, ${JSON.stringify(args)}) : ${JSON.stringify(MISSING)}; })()` +
+    `\n//# sourceURL=${PAGE_RUNTIME_URL}`;
   for (let attempt = 0; ; attempt++) {
     let res;
     try {
