@@ -16,7 +16,8 @@ export const metricsCommand = defineCommand({
     'host-dependent metrics are not gated against a baseline recorded on another host (CPU model, cores, browser build).',
     'floor: below it, a relative change is taken against the floor instead of the baseline median.',
     'drivers: cdp = Chromium over the DevTools protocol; webdriver-chromium = Chromium through chromedriver; webdriver-webkit ' +
-      "= WebKitGTK through WebKitWebDriver; bidi-firefox = Firefox ESR over WebDriver BiDi. A run's coverage names each source its driver lacks.",
+      '= WebKitGTK through WebKitWebDriver; bidi-firefox = Firefox ESR over WebDriver BiDi. ' +
+      "A run's coverage names each source its driver lacks.",
   ].join('\n'),
   flags: { ...JSON_FLAG },
   async run(f) {
