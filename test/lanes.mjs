@@ -118,6 +118,7 @@ const BROWSER = [
   'terminal.test.js',
   'actions-forms.test.js',
   'recorder.test.js',
+  'readme-ci-flow.test.js',
   'deadlines.test.js',
   'terminal-orphans.test.js',
   'overlay-steps.test.js',
