@@ -44,6 +44,7 @@ const COMPARE_PARTS = ['^\\+30% at CV 5%', '^\\+30% at CV 20%|^better: higher'];
 
 /** Pure code: no browser, no Java, no pty. */
 const UNIT = [
+  'cli-paths.test.js',
   'history-pg.test.js',
   'compare.test.js',
   'paired.test.js',

@@ -13,7 +13,7 @@ import { oneLine, plainText } from '../printable.js';
 import { compareRuns, readRunFile, type RunsComparison } from '../perf/compare-runs.js';
 import type { CompareRow } from '../perf/compare.js';
 import type { RunFile } from '../perf/run-file.js';
-import { loadScenario, type Scenario } from '../scenario/load.js';
+import { checkVarFlagsAcross, loadScenario, type Scenario } from '../scenario/load.js';
 import { writeJsonAtomic } from '../session/state.js';
 import { appendToGithubStepSummary, getReporter, reportPathFor } from '../../reporters/index.js';
 import { formatDelta } from '../../reporters/format.js';
@@ -151,17 +151,22 @@ function refuseSharedBaselines(baselinesDir: string, scenarios: Scenario[], cwd:
 export function planGate(files: string[], opts: { variant?: string; vars?: Record<string, string>; allowOutside?: boolean }): Scenario[] {
   const out: Scenario[] = [];
   const vars = opts.vars ?? {};
+  // --var sets a var in every scenario: a name is a typo only when none of them knows it.
+  checkVarFlagsAcross(files, Object.fromEntries(Object.keys(vars).map((k) => [k, '--var'] as const)));
+  const varFlags = {};
   for (const file of files) {
     let variants: (string | undefined)[] = [undefined];
     try {
-      out.push(loadScenario(file, { vars, allowOutside: opts.allowOutside === true }));
+      out.push(loadScenario(file, { vars, varFlags, allowOutside: opts.allowOutside === true }));
       continue;
     } catch (e) {
       if (!isPerfError(e) || e.code !== 'variant_required') throw e;
       variants = opts.variant !== undefined ? [opts.variant] : (e.candidates ?? []);
     }
     for (const v of variants)
-      out.push(loadScenario(file, { ...(v !== undefined ? { variant: v } : {}), vars, allowOutside: opts.allowOutside === true }));
+      out.push(
+        loadScenario(file, { ...(v !== undefined ? { variant: v } : {}), vars, varFlags, allowOutside: opts.allowOutside === true }),
+      );
   }
   return out;
 }
@@ -473,7 +478,11 @@ export const gateCommand = defineCommand({
     update: { type: 'boolean', description: 'Write this run as the new baselines instead of judging it.' },
     ...flagsOf(RUN_OPTIONS, 'repeat', 'warmup', 'timing', 'out'),
     ...ALLOW_OUTSIDE_FLAG,
-    var: { type: 'multi', value: 'NAME=VALUE', description: 'Set a scenario var in every scenario, e.g. --var jank=1. Repeatable.' },
+    var: {
+      type: 'multi',
+      value: 'NAME=VALUE',
+      description: 'Set a scenario var in every scenario, e.g. --var jank=1; a name no scenario knows is exit 2. Repeatable.',
+    },
     ...SEQUENTIAL_FLAGS,
     shard: { ...flagsOf(SCALE_OPTIONS, 'shard').shard!, value: 'I/N' },
     ...SCALE_FLAGS,

@@ -49,7 +49,11 @@ export const runCommand = defineCommand({
     ...flagsOf(RUN_OPTIONS, 'timing'),
     ...STORAGE_STATE_FLAG,
     ...SCALE_FLAGS,
-    var: { type: 'multi', value: 'NAME=VALUE', description: 'Set a scenario var (overrides vars:), e.g. --var jank=1. Repeatable.' },
+    var: {
+      type: 'multi',
+      value: 'NAME=VALUE',
+      description: 'Set a scenario var (overrides vars:), e.g. --var jank=1; a name the scenario does not know is exit 2. Repeatable.',
+    },
     against: {
       type: 'string',
       value: 'BASELINE.yaml',

@@ -251,6 +251,11 @@ export interface LoadOptions {
   allowOutside?: boolean;
   /** The file's text, read elsewhere (a commit's copy, from git): `path` then only places it, for messages and its folder. */
   text?: string;
+  /**
+   * Which of `vars` came from the command line, by the flag that set them: each must be a var the file declares
+   * or uses, else exit 2 with the closest name. Default: every one of `vars`, as --var.
+   */
+  varFlags?: Record<string, '--var' | '--baseline-var'>;
 }
 
 /** Every step list of a scenario document (steps, setup, and each variant's), with its path. */
@@ -270,6 +275,7 @@ export function loadScenario(path: string, opts: LoadOptions = {}): Scenario {
   const doc = parsedDocument(src);
   const variantNames = Object.keys(doc.variants ?? {});
   const variant = pickVariant(shown, variantNames, opts.variant);
+  checkVarFlags(shown, doc, opts.varFlags ?? Object.fromEntries(Object.keys(opts.vars ?? {}).map((k) => [k, '--var' as const])));
   const w = written(src, doc, variant, opts);
   const dir = dirname(abs);
   const app = resolveApp(src, w, { dir, cwd, allowOutside: opts.allowOutside === true });
@@ -752,6 +758,54 @@ function interpolate(src: Located, value: unknown, path: Path, vars: Record<stri
     return out;
   }
   return value;
+}
+
+/** Every var name the document declares (top level or any variant's vars:) or uses as ${name}. */
+function varNamesOf(doc: Record<string, any>): string[] {
+  const names = new Set<string>(Object.keys(doc.vars ?? {}));
+  for (const v of Object.values((doc.variants ?? {}) as Record<string, Record<string, unknown> | null>))
+    for (const k of Object.keys((v?.vars as object | undefined) ?? {})) names.add(k);
+  const walk = (value: unknown): void => {
+    if (typeof value === 'string') {
+      for (const m of value.matchAll(VAR_RE)) if (m[1] && !m[1].startsWith('env.')) names.add(m[1]);
+    } else if (Array.isArray(value)) value.forEach(walk);
+    else if (isPlainObject(value)) Object.values(value).forEach(walk);
+  };
+  walk(doc);
+  return [...names].filter((n) => !RUNTIME_VARS.has(n));
+}
+
+/** A --var / --baseline-var name the file neither declares nor uses would be ignored, and a gate would measure the wrong build: exit 2. */
+function checkVarFlags(shown: string, doc: Record<string, any>, flags: Record<string, '--var' | '--baseline-var'>): void {
+  checkVarNames(`${shown} has no var`, varNamesOf(doc), flags);
+}
+
+/** For a flag that sets a var in several scenarios at once (perf gate --var): each name must be known to one of them. */
+export function checkVarFlagsAcross(paths: string[], flags: Record<string, '--var'>, cwd = process.cwd()): void {
+  if (Object.keys(flags).length === 0) return;
+  const known = new Set<string>();
+  for (const path of paths) {
+    const abs = resolve(cwd, path);
+    const shown = relative(cwd, abs) || abs;
+    for (const name of varNamesOf(parsedDocument(new Located(shown, yamlOf(abs, readScenarioText(abs, shown), shown))))) known.add(name);
+  }
+  checkVarNames(paths.length === 1 ? `${paths[0]!} has no var` : `none of the ${paths.length} scenarios has a var`, [...known], flags);
+}
+
+function checkVarNames(lacks: string, known: string[], flags: Record<string, '--var' | '--baseline-var'>): void {
+  const given = Object.keys(flags);
+  for (const name of given) {
+    if (known.includes(name)) continue;
+    const near = closest(name, known);
+    throw new PerfError({
+      code: 'invalid_flag',
+      message:
+        `${flags[name]} ${name}: ${lacks} ${name}${near.length ? `; did you mean ${near[0]}?` : ''}` +
+        `; vars are: ${known.join(', ') || '(none)'}`,
+      suggestion: near.length ? `${flags[name]} ${near[0]}=…` : 'declare it under vars: in the scenario, then set it with --var',
+      candidates: near,
+    });
+  }
 }
 
 function lookup(

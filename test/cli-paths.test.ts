@@ -1,0 +1,66 @@
+/**
+ * Paths and flags do what the README says (issue 58 item 6), through the built CLI without a browser:
+ * a --var / --baseline-var name the scenario does not know is exit 2 with the closest name, as the same typo
+ * in YAML is; `perf validate` checks the files a scenario names (serve folder, storage state, terminal program
+ * and folder) where the runner resolves them, against the scenario file.
+ */
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadScenario } from '../src/scenario/load.js';
+import { PerfError } from '../src/errors.js';
+import { planGate } from '../src/cli/gate.js';
+import { perfCli } from './helpers.js';
+
+const work = mkdtempSync(join(tmpdir(), 'rehearse-cli-paths-'));
+after(() => rmSync(work, { recursive: true, force: true }));
+mkdirSync(join(work, 'perf/site'), { recursive: true });
+writeFileSync(join(work, 'perf/site/index.html'), '<button>Open menu</button>');
+const VARS = 'name: v\nvars: { site: a }\napp: { serve: ./site }\nsteps:\n  - wait_for: { text: "Open ${site} ${build}" }\n';
+writeFileSync(join(work, 'perf/v.yaml'), VARS);
+writeFileSync(join(work, 'perf/w.yaml'), 'name: w\napp: { serve: ./site }\nsteps:\n  - wait_for: { text: Open }\n');
+
+test('--var with a name the scenario does not know: exit 2 and "did you mean", on run, gate and --against', async () => {
+  for (const args of [
+    ['run', 'perf/v.yaml', '--var', 'sitee=x', '--var', 'build=1'],
+    ['gate', 'perf/v.yaml', '--var', 'sitee=x'],
+    ['run', 'perf/v.yaml', '--against', 'perf/v.yaml', '--var', 'sitee=x'],
+  ]) {
+    const r = await perfCli(work, args, 60_000);
+    assert.equal(r.code, 2, `perf ${args.join(' ')}: ${r.stderr}`);
+    assert.match(r.stderr, /--var sitee: perf\/v\.yaml has no var sitee; did you mean site\?; vars are: site, build/);
+  }
+});
+
+test('--baseline-var with an unknown name: exit 2 naming --baseline-var and the closest name', async () => {
+  const r = await perfCli(
+    work,
+    ['run', 'perf/v.yaml', '--against', 'perf/v.yaml', '--var', 'build=1', '--baseline-var', 'buidl=2'],
+    60_000,
+  );
+  assert.equal(r.code, 2, r.stderr);
+  assert.match(r.stderr, /--baseline-var buidl: perf\/v\.yaml has no var buidl; did you mean build\?/);
+});
+
+test('a --var the file declares, or only uses as ${name}, loads; the same typo in YAML is still refused at its line', () => {
+  const file = join(work, 'perf/v.yaml');
+  const sc = loadScenario(file, { cwd: work, vars: { site: 'b', build: '7' } });
+  assert.equal(sc.steps[0]!.args.text, 'Open b 7');
+  assert.throws(
+    () => loadScenario(file, { cwd: work, vars: { sit: 'b', build: '7' } }),
+    (e: unknown) => e instanceof PerfError && e.code === 'invalid_flag' && /did you mean site\?/.test(e.message),
+  );
+});
+
+test('gate --var over several scenarios: a name one of them knows is set there; a name none knows is exit 2', async () => {
+  const plan = planGate([join(work, 'perf/v.yaml'), join(work, 'perf/w.yaml')], { vars: { site: 'menu', build: '1' } });
+  assert.deepEqual(
+    plan.map((sc) => sc.name),
+    ['v', 'w'],
+  );
+  const r = await perfCli(work, ['gate', 'perf/v.yaml', 'perf/w.yaml', '--var', 'sitee=x'], 60_000);
+  assert.equal(r.code, 2, r.stderr);
+  assert.match(r.stderr, /--var sitee: none of the 2 scenarios has a var sitee; did you mean site\?/);
+});
