@@ -64,3 +64,51 @@ test('gate --var over several scenarios: a name one of them knows is set there; 
   assert.equal(r.code, 2, r.stderr);
   assert.match(r.stderr, /--var sitee: none of the 2 scenarios has a var sitee; did you mean site\?/);
 });
+
+test('perf validate: the README scenario at perf/home.yaml with serve: ./dist and no perf/dist is exit 2 at file:line, key and what was expected', async () => {
+  const home = 'name: home\napp: { serve: ./dist }\nsteps:\n  - tap: "Open menu"\n';
+  writeFileSync(join(work, 'perf/home.yaml'), home);
+  // ./dist beside the working folder is not the one: relative paths resolve against the scenario file, as the runner does.
+  mkdirSync(join(work, 'dist'), { recursive: true });
+  const r = await perfCli(work, ['validate', 'perf/home.yaml'], 60_000);
+  assert.equal(r.code, 2, r.stderr);
+  assert.match(
+    r.stderr,
+    /perf\/home\.yaml:2:15: app\.serve: \.\/dist \(perf\/dist: relative to the scenario file\) does not exist; expected the folder that holds the built app/,
+  );
+  mkdirSync(join(work, 'perf/dist'));
+  const ok = await perfCli(work, ['validate', 'perf/home.yaml'], 60_000);
+  assert.equal(ok.code, 0, ok.stderr);
+  assert.match(ok.stdout, /^ok {2}perf\/home\.yaml/);
+});
+
+test('perf validate: a missing storage state, terminal program or folder, and a variant that points serve at a file: exit 2 at its line', async () => {
+  const cases: [string, RegExp][] = [
+    [
+      'app: { serve: ./site }\nbrowser: { storageState: ./state.json }\n',
+      /:2:26: browser\.storageState: \.\/state\.json \(perf\/state\.json: .*\) does not exist; expected a state file/,
+    ],
+    [
+      'app: { terminal: { command: ./tui.sh } }\n',
+      /:1:29: app\.terminal\.command: \.\/tui\.sh .* does not exist; expected an executable program/,
+    ],
+    [
+      'app: { terminal: { command: cat, cwd: ./nowhere } }\n',
+      /:1:39: app\.terminal\.cwd: \.\/nowhere .* does not exist; expected an existing folder/,
+    ],
+    [
+      'app: { serve: ./site }\nvariants:\n  a: {}\n  b: { app: { serve: ./site/index.html } }\n',
+      /:4:22: app\.serve: \.\/site\/index\.html .* is not a folder/,
+    ],
+  ];
+  for (const [head, want] of cases) {
+    writeFileSync(join(work, 'perf/f.yaml'), `${head}steps:\n  - wait_for: { text: Open }\n`);
+    const r = await perfCli(work, ['validate', 'perf/f.yaml'], 60_000);
+    assert.equal(r.code, 2, `${head}: ${r.stderr}`);
+    assert.match(r.stderr, want);
+  }
+  writeFileSync(join(work, 'perf/tui.sh'), '#!/bin/sh\ncat\n', { mode: 0o755 });
+  writeFileSync(join(work, 'perf/f.yaml'), 'app: { terminal: { command: ./tui.sh, cwd: ./site } }\nsteps:\n  - press_key: Enter\n');
+  const ok = await perfCli(work, ['validate', 'perf/f.yaml'], 60_000);
+  assert.equal(ok.code, 0, ok.stderr);
+});

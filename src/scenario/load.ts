@@ -256,6 +256,11 @@ export interface LoadOptions {
    * or uses, else exit 2 with the closest name. Default: every one of `vars`, as --var.
    */
   varFlags?: Record<string, '--var' | '--baseline-var'>;
+  /**
+   * `perf validate`: the files and folders the scenario names must exist now, where the runner will look (relative
+   * to the scenario file). Off for a run's own load: a gate or bisect may build the served folder after loading.
+   */
+  checkFiles?: boolean;
 }
 
 /** Every step list of a scenario document (steps, setup, and each variant's), with its path. */
@@ -333,6 +338,7 @@ export function loadScenario(path: string, opts: LoadOptions = {}): Scenario {
     secrets: [...w.env.used].map(([name, value]) => ({ name, value })),
   };
   checkBrowserState(src, w, driver);
+  if (opts.checkFiles) checkNamedFiles(src, w, scenario, cwd);
   if (scenario.steps.length === 0 && scenario.measure === 'steps') {
     throw src.fail(w.at(['steps']), 'steps is empty: a scenario measures at least one step (or its load: measure: load)');
   }
@@ -562,6 +568,43 @@ interface ResolvedApp {
   spec: Scenario['app'];
   desktop?: DesktopApp;
   terminal?: TerminalApp;
+}
+
+/** What a path a scenario names must be, for `perf validate`: a folder, a readable file, or a program to run. */
+type PathKind = 'folder' | 'file' | 'program';
+
+function pathProblem(abs: string, kind: PathKind): string | undefined {
+  let st;
+  try {
+    st = statSync(abs);
+  } catch {
+    return 'does not exist';
+  }
+  if (kind === 'folder' && !st.isDirectory()) return 'is not a folder';
+  if (kind !== 'folder' && !st.isFile()) return 'is not a file';
+  // Any execute bit: whether this user may run it is the runner's to find out, as a shell would.
+  if (kind === 'program' && (st.mode & 0o111) === 0) return 'is not executable';
+  return undefined;
+}
+
+/** Every file and folder the scenario names, checked where the runner resolves it (against the scenario's folder). */
+function checkNamedFiles(src: Located, w: Written, sc: Scenario, cwd: string): void {
+  const terminal = sc.app.terminal;
+  const named: [Path, string | undefined, PathKind, string][] = [
+    [['app', 'serve'], sc.app.serve, 'folder', 'the folder that holds the built app (build it first)'],
+    [['browser', 'storageState'], sc.browser.storageState, 'file', 'a state file saved by perf state save or MCP storage_save'],
+    [['app', 'terminal', 'command'], terminal?.command.includes('/') ? terminal.command : undefined, 'program', 'an executable program'],
+    [['app', 'terminal', 'cwd'], w.merged.app?.terminal?.cwd !== undefined ? terminal?.cwd : undefined, 'folder', 'an existing folder'],
+  ];
+  for (const [path, abs, kind, expected] of named) {
+    if (abs === undefined) continue;
+    const problem = pathProblem(abs, kind);
+    if (problem === undefined) continue;
+    const given = String(valueAt(w.merged, path));
+    const shown = relative(cwd, abs) || abs;
+    const at = given === shown ? shown : `${given} (${shown}: relative to the scenario file)`;
+    throw src.fail(w.at(path), `${path.join('.')}: ${at} ${problem}; expected ${expected}`);
+  }
 }
 
 /** `app`: exactly one source (serve, command, url, desktop or terminal), resolved against the scenario's folder. */
