@@ -120,6 +120,7 @@ const BROWSER = [
   'actions-forms.test.js',
   'recorder.test.js',
   'readme-ci-flow.test.js',
+  'keep-going.test.js',
   'deadlines.test.js',
   'terminal-orphans.test.js',
   'overlay-steps.test.js',

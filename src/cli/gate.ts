@@ -23,7 +23,7 @@ import { flagsOf, type FlagValues } from './args.js';
 import { ALLOW_OUTSIDE_FLAG, defineCommand, info, JSON_FLAG, printJson, printText } from './command.js';
 import { noteInconclusive, renderComparison } from './compare.js';
 import { checkNameFlag, interruptible, lookPrinter, parseVars, progressPrinter, SEQUENTIAL_FLAGS, sequentialFlags } from './run-options.js';
-import { RUN_OPTIONS, SCALE_OPTIONS } from '../runner/options.js';
+import { RUN_OPTIONS, SCALE_OPTIONS, STOP_OPTIONS } from '../runner/options.js';
 import { parseShard, selectShard, shardFile, shardFileName, shardKey } from './shard.js';
 import { scaleFlags, SCALE_FLAGS } from './scale-options.js';
 import { gridUrlOf } from '../session/grid.js';
@@ -477,6 +477,7 @@ export const gateCommand = defineCommand({
     junit: { type: 'string', value: 'FILE', description: 'Write the gate as JUnit XML to FILE.' },
     update: { type: 'boolean', description: 'Write this run as the new baselines instead of judging it.' },
     ...flagsOf(RUN_OPTIONS, 'repeat', 'warmup', 'timing', 'out'),
+    ...flagsOf(STOP_OPTIONS, 'keepGoing'),
     ...ALLOW_OUTSIDE_FLAG,
     var: {
       type: 'multi',
@@ -636,6 +637,7 @@ async function gateOne(sc: Scenario, g: GateContext): Promise<GateEntry | 'inter
         ...(repeat !== undefined ? { repeat } : {}),
         ...(f.warmup !== undefined ? { warmup: f.warmup as number } : {}),
         ...(timing !== undefined ? { timing } : {}),
+        ...(f.keepGoing === true ? { keepGoing: true } : {}),
         onProgress: progressPrinter(quiet),
         fixed: seq.fixed,
         ...(seq.maxRepeat !== undefined ? { maxRepeat: seq.maxRepeat } : {}),

@@ -30,6 +30,8 @@ export interface AgainstOptions {
   warmup?: number;
   restart?: RestartMode;
   timing?: TimingPlan;
+  /** --keep-going: a first repeat that fails the way every repeat would does not stop the compare. */
+  keepGoing?: boolean;
   cwd?: string;
   signal?: AbortSignal;
   onProgress?: (e: AgainstProgress) => void;
@@ -85,6 +87,7 @@ export async function runAgainst(baseline: Scenario, candidate: Scenario, opts: 
     // cancel what they shared. A stored baseline has no such partner (perf gate: as the baseline was recorded).
     timing: opts.timing ?? (candidate.timingSet ? candidate.timing : true),
     keepTraces: false,
+    ...(opts.keepGoing ? { keepGoing: true } : {}),
     who: 'perf run --against',
     ...(opts.grid !== undefined ? { grid: opts.grid } : {}),
     ...(opts.serveHost !== undefined ? { serveHost: opts.serveHost } : {}),
