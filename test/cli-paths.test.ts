@@ -6,13 +6,13 @@
  */
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadScenario } from '../src/scenario/load.js';
 import { PerfError } from '../src/errors.js';
 import { planGate } from '../src/cli/gate.js';
-import { perfCli } from './helpers.js';
+import { perfCli, ROOT } from './helpers.js';
 
 const work = mkdtempSync(join(tmpdir(), 'rehearse-cli-paths-'));
 after(() => rmSync(work, { recursive: true, force: true }));
@@ -111,4 +111,26 @@ test('perf validate: a missing storage state, terminal program or folder, and a 
   writeFileSync(join(work, 'perf/f.yaml'), 'app: { terminal: { command: ./tui.sh, cwd: ./site } }\nsteps:\n  - press_key: Enter\n');
   const ok = await perfCli(work, ['validate', 'perf/f.yaml'], 60_000);
   assert.equal(ok.code, 0, ok.stderr);
+});
+
+test('docs/load.md: its scenario validates as written and with steps: [] (the load alone); the doc never calls steps optional', async () => {
+  const doc = readFileSync(join(ROOT, 'docs/load.md'), 'utf8');
+  const yaml = /```yaml\n([\s\S]*?)```/.exec(doc)?.[1] ?? '';
+  assert.ok(yaml && /^measure: load/m.test(yaml), 'docs/load.md opens with a measure: load scenario');
+  assert.doesNotMatch(doc, /steps:?`?[^\n]*optional/, 'the validator requires steps:');
+  mkdirSync(join(work, 'load/app'), { recursive: true });
+  const bare = yaml.replace(/^steps:[^\n]*\n(?: {2}-[^\n]*\n)*/m, 'steps: []\n');
+  assert.notEqual(bare, yaml);
+  const cases: [string, string][] = [
+    ['as-written', yaml],
+    ['load-alone', bare],
+  ];
+  for (const [name, text] of cases) {
+    writeFileSync(join(work, `load/${name}.yaml`), text);
+    const r = await perfCli(work, ['validate', `load/${name}.yaml`], 60_000);
+    assert.equal(r.code, 0, `${name}: ${r.stderr}`);
+  }
+  writeFileSync(join(work, 'load/no-steps.yaml'), yaml.replace(/^steps:[^\n]*\n(?: {2}-[^\n]*\n)*/m, ''));
+  const r = await perfCli(work, ['validate', 'load/no-steps.yaml'], 60_000);
+  assert.equal(r.code, 2, 'without steps: the validator refuses it, as the doc says');
 });
