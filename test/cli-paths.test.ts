@@ -6,7 +6,7 @@
  */
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadScenario } from '../src/scenario/load.js';
@@ -133,4 +133,26 @@ test('docs/load.md: its scenario validates as written and with steps: [] (the lo
   writeFileSync(join(work, 'load/no-steps.yaml'), yaml.replace(/^steps:[^\n]*\n(?: {2}-[^\n]*\n)*/m, ''));
   const r = await perfCli(work, ['validate', 'load/no-steps.yaml'], 60_000);
   assert.equal(r.code, 2, 'without steps: the validator refuses it, as the doc says');
+});
+
+test('docs/reports.md: the HTML reports of the demo scenarios are about 100 KB, as it says (run and compare, from the committed baselines)', async () => {
+  const doc = readFileSync(join(ROOT, 'docs/reports.md'), 'utf8');
+  const stated = Number(/about (\d+) KB for the demo scenarios/.exec(doc)?.[1]);
+  assert.ok(stated > 0, 'docs/reports.md states the size');
+  const out = join(work, 'reports');
+  mkdirSync(out, { recursive: true });
+  const runs = ['list-scroll-desktop', 'filter-typing', 'form-submit', 'page-load'];
+  const jobs: [string, string[]][] = runs.map((b) => [
+    b,
+    ['report', join(ROOT, 'baselines', `${b}.json`), '--out', join(out, `${b}.html`)],
+  ]);
+  const base = join(ROOT, 'baselines/list-scroll-desktop.json');
+  jobs.push(['compare', ['report', base, base, '--out', join(out, 'compare.html'), '--force']]);
+  for (const [name, args] of jobs) {
+    const r = await perfCli(work, args, 60_000);
+    assert.equal(r.code, 0, `${name}: ${r.stderr}`);
+    const kb = statSync(join(out, `${name}.html`)).size / 1024;
+    // "About": within a half and one and a half times the stated size.
+    assert.ok(kb > stated * 0.5 && kb < stated * 1.5, `${name}.html is ${kb.toFixed(0)} KB; docs/reports.md says about ${stated} KB`);
+  }
 });
