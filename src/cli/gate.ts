@@ -136,7 +136,8 @@ function refuseSharedBaselines(baselinesDir: string, scenarios: Scenario[], cwd:
         code: 'scenario_invalid',
         message:
           `gate: ${relative(cwd, first.file) || first.file} and ${relative(cwd, sc.file) || sc.file} ` +
-          `would share the baseline ${relative(cwd, file) || file} (both are named "${sc.name}"${sc.variant ? `, variant ${sc.variant}` : ''})`,
+          `would share the baseline ${relative(cwd, file) || file} ` +
+          `(both are named "${sc.name}"${sc.variant ? `, variant ${sc.variant}` : ''})`,
         suggestion: 'give each scenario its own name:, or pass the scenario files to gate',
       });
     seen.set(file, sc);

@@ -8,7 +8,8 @@ import { ALLOW_OUTSIDE_FLAG, defineCommand, info, JSON_FLAG, printJson, printTex
 export const validateCommand = defineCommand({
   name: 'validate',
   summary:
-    'Check scenario files (every variant) and the files and folders they name (app.serve, browser.storageState…), without starting a browser',
+    'Check scenario files (every variant) and the files and folders they name (app.serve, browser.storageState…), ' +
+    'without starting a browser',
   usage: 'validate SCENARIO.yaml [SCENARIO.yaml…]',
   flags: { ...ALLOW_OUTSIDE_FLAG, ...JSON_FLAG },
   async run(f, positionals) {
