@@ -325,6 +325,7 @@ export const ERRORS = {
       mcp: 'call app_stop to clear it, then app_start again',
     },
   },
+  step_fails_every_repeat: { kind: 'failed', suggestion: 'fix the step (run snap to see the page); --keep-going runs every repeat anyway' },
   step_summary_unwritable: {
     kind: 'environment',
     suggestion: 'unset GITHUB_STEP_SUMMARY outside GitHub Actions, or point it at a writable file',

@@ -46,6 +46,7 @@ const COMPARE_PARTS = ['^\\+30% at CV 5%', '^\\+30% at CV 20%|^better: higher'];
 const UNIT = [
   'package-links.test.js',
   'devtools-insights-engine.test.js',
+  'cli-paths.test.js',
   'history-pg.test.js',
   'compare.test.js',
   'paired.test.js',
@@ -125,6 +126,8 @@ const BROWSER = [
   'terminal.test.js',
   'actions-forms.test.js',
   'recorder.test.js',
+  'readme-ci-flow.test.js',
+  'keep-going.test.js',
   'deadlines.test.js',
   'terminal-orphans.test.js',
   'overlay-steps.test.js',

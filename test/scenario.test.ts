@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, symlinkSync, readFileSync, writeFileSync, readdirSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, symlinkSync, readFileSync, writeFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
@@ -15,6 +15,8 @@ import { Ajv } from 'ajv';
 import { parse as parseYaml } from 'yaml';
 
 const dir = mkdtempSync(join(tmpdir(), 'rehearse-scenario-'));
+// The folder the scenarios here serve: `perf validate` checks that it exists.
+mkdirSync(join(dir, 'app'));
 let n = 0;
 function write(text: string): string {
   const file = join(dir, `s${n++}.yaml`);

@@ -158,7 +158,11 @@ test('diff shows only the changed lines as -/+ with a footer', async () => {
   const { host } = await demo('/list.html');
   const base = await snap(host, { diff: true });
   assert.equal(base.diff?.baseline, true);
-  assert.match(lines(base.snapshot)[0]!, /^\(no earlier snapshot/);
+  assert.match(lines(base.snapshot)[0]!, /^\(no earlier snapshot of this page: its interactive elements/);
+  // What the caller reads first is the interactive view, not the whole page (which stays the baseline).
+  const interactive = await snap(host, { interactiveOnly: true });
+  assert.equal(lines(base.snapshot).slice(1).join('\n'), interactive.snapshot);
+  assert.ok(base.bytes < (await snap(host)).bytes / 2, `${base.bytes} B`);
   await runStep(host, 'tap', { target: { role: 'button', name: 'Add item' } });
   const d = await snap(host, { diff: true });
   const out = lines(d.snapshot);

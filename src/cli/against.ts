@@ -3,7 +3,7 @@
  * one run file each, the comparison printed at the end.
  */
 import type { ScaleFlags } from './scale-options.js';
-import { relative } from 'node:path';
+import { relative, resolve } from 'node:path';
 import type { RunsComparison } from '../perf/compare-runs.js';
 import { againstLabels, type AgainstProgress, type AgainstResult } from '../runner/against.js';
 import { runAndJudge } from '../runner/judge.js';
@@ -101,8 +101,16 @@ export function loadAgainstPair(
   allowOutside = false,
 ): { baseline: Scenario; candidate: Scenario } {
   const v = { ...(variant !== undefined ? { variant } : {}), allowOutside };
-  const candidate = loadScenario(candidateFile, { ...v, vars });
-  const baseline = loadScenario(baselineFile, { ...v, vars: { ...vars, ...baselineVars } });
+  // Two different files may each declare their own vars, so --var is checked against the pair only when they are one file.
+  const same = resolve(candidateFile) === resolve(baselineFile);
+  const flagged = (names: Record<string, string>, flag: '--var' | '--baseline-var') =>
+    Object.fromEntries(Object.keys(names).map((k) => [k, flag] as const));
+  const candidate = loadScenario(candidateFile, { ...v, vars, varFlags: same ? flagged(vars, '--var') : {} });
+  const baseline = loadScenario(baselineFile, {
+    ...v,
+    vars: { ...vars, ...baselineVars },
+    varFlags: flagged(baselineVars, '--baseline-var'),
+  });
   return { baseline, candidate };
 }
 

@@ -5,7 +5,7 @@
  * a gate that passes because it had nothing to compare against would be a silent hole in CI.
  * `--update` (re)writes the baselines from this run instead of judging it.
  */
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { ensureDir, fileInFolder, writeFileAtomic } from '../files.js';
 import { dirname, join, relative } from 'node:path';
 import { exitCodeOf, isPerfError, PerfError, type PerfErrorKind } from '../errors.js';
@@ -13,7 +13,7 @@ import { oneLine, plainText } from '../printable.js';
 import { compareRuns, readRunFile, type RunsComparison } from '../perf/compare-runs.js';
 import type { CompareRow } from '../perf/compare.js';
 import type { RunFile } from '../perf/run-file.js';
-import { loadScenario, type Scenario } from '../scenario/load.js';
+import { checkVarFlagsAcross, loadScenario, type Scenario } from '../scenario/load.js';
 import { writeJsonAtomic } from '../session/state.js';
 import { appendToGithubStepSummary, getReporter, reportPathFor } from '../../reporters/index.js';
 import { formatDelta } from '../../reporters/format.js';
@@ -23,7 +23,7 @@ import { flagsOf, type FlagValues } from './args.js';
 import { ALL_FLAG, ALLOW_OUTSIDE_FLAG, defineCommand, info, JSON_FLAG, printJson, printText } from './command.js';
 import { noteInconclusive, renderComparison } from './compare.js';
 import { checkNameFlag, interruptible, lookPrinter, parseVars, progressPrinter, SEQUENTIAL_FLAGS, sequentialFlags } from './run-options.js';
-import { RUN_OPTIONS, SCALE_OPTIONS } from '../runner/options.js';
+import { RUN_OPTIONS, SCALE_OPTIONS, STOP_OPTIONS } from '../runner/options.js';
 import { parseShard, selectShard, shardFile, shardFileName, shardKey } from './shard.js';
 import { scaleFlags, SCALE_FLAGS } from './scale-options.js';
 import { gridUrlOf } from '../session/grid.js';
@@ -106,14 +106,42 @@ export function baselinePath(dir: string, sc: Pick<Scenario, 'name' | 'variant'>
   return fileInFolder(dir, `${sc.name}${sc.variant ? `-${sc.variant}` : ''}.json`, 'perf gate baseline');
 }
 
-/** Default scenario set: every *.yaml / *.yml in ./scenarios, sorted. */
+/**
+ * Where a plain `perf gate` looks: perf/ is the folder the README puts a project's scenarios in (as a
+ * Playwright user's tests sit in the folder its runner finds without arguments), scenarios/ is where this
+ * repository and earlier projects keep theirs.
+ */
+export const DEFAULT_SCENARIO_DIRS = ['perf', 'scenarios'] as const;
+
+/** Default scenario set: every *.yaml / *.yml in ./perf and ./scenarios, sorted within each folder. */
 export function defaultScenarioFiles(cwd: string): string[] {
-  const dir = join(cwd, 'scenarios');
-  if (!existsSync(dir)) return [];
-  return readdirSync(dir)
-    .filter((f) => /\.ya?ml$/.test(f))
-    .sort()
-    .map((f) => join('scenarios', f));
+  return DEFAULT_SCENARIO_DIRS.flatMap((folder) => {
+    const dir = join(cwd, folder);
+    if (!existsSync(dir) || !statSync(dir).isDirectory()) return [];
+    return readdirSync(dir)
+      .filter((f) => /\.ya?ml$/.test(f))
+      .sort()
+      .map((f) => join(folder, f));
+  });
+}
+
+/** Two scenarios (say perf/home.yaml and a copy for --against with the same name) would share a baseline file: exit 2. */
+function refuseSharedBaselines(baselinesDir: string, scenarios: Scenario[], cwd: string): void {
+  const seen = new Map<string, Scenario>();
+  for (const sc of scenarios) {
+    const file = baselinePath(baselinesDir, sc);
+    const first = seen.get(file);
+    if (first)
+      throw new PerfError({
+        code: 'scenario_invalid',
+        message:
+          `gate: ${relative(cwd, first.file) || first.file} and ${relative(cwd, sc.file) || sc.file} ` +
+          `would share the baseline ${relative(cwd, file) || file} ` +
+          `(both are named "${sc.name}"${sc.variant ? `, variant ${sc.variant}` : ''})`,
+        suggestion: 'give each scenario its own name:, or pass the scenario files to gate',
+      });
+    seen.set(file, sc);
+  }
 }
 
 /**
@@ -124,17 +152,22 @@ export function defaultScenarioFiles(cwd: string): string[] {
 export function planGate(files: string[], opts: { variant?: string; vars?: Record<string, string>; allowOutside?: boolean }): Scenario[] {
   const out: Scenario[] = [];
   const vars = opts.vars ?? {};
+  // --var sets a var in every scenario: a name is a typo only when none of them knows it.
+  checkVarFlagsAcross(files, Object.fromEntries(Object.keys(vars).map((k) => [k, '--var'] as const)));
+  const varFlags = {};
   for (const file of files) {
     let variants: (string | undefined)[] = [undefined];
     try {
-      out.push(loadScenario(file, { vars, allowOutside: opts.allowOutside === true }));
+      out.push(loadScenario(file, { vars, varFlags, allowOutside: opts.allowOutside === true }));
       continue;
     } catch (e) {
       if (!isPerfError(e) || e.code !== 'variant_required') throw e;
       variants = opts.variant !== undefined ? [opts.variant] : (e.candidates ?? []);
     }
     for (const v of variants)
-      out.push(loadScenario(file, { ...(v !== undefined ? { variant: v } : {}), vars, allowOutside: opts.allowOutside === true }));
+      out.push(
+        loadScenario(file, { ...(v !== undefined ? { variant: v } : {}), vars, varFlags, allowOutside: opts.allowOutside === true }),
+      );
   }
   return out;
 }
@@ -421,7 +454,7 @@ export const gateCommand = defineCommand({
     'gate [SCENARIO.yaml…] [--baselines DIR] [--variant V] [--junit FILE] [--update] ' +
     '[--repeat N] [--out DIR] [--shard I/N] [--grid URL [--parallel N]]',
   details: [
-    'Default scenarios: scenarios/*.yaml, every variant. Baseline of each: <baselines>/<scenario>[-<variant>].json.',
+    'Default scenarios: perf/*.yaml and scenarios/*.yaml, every variant. Baseline of each: <baselines>/<scenario>[-<variant>].json.',
     'A missing baseline fails the gate (never a silent pass); --update (re)writes the ' +
       "baselines from this run, with 2 × the scenario's repeat unless --repeat is given.",
     '--timing defaults to how the baseline was recorded (its timing repeats), else the scenario.',
@@ -445,8 +478,13 @@ export const gateCommand = defineCommand({
     junit: { type: 'string', value: 'FILE', description: 'Write the gate as JUnit XML to FILE.' },
     update: { type: 'boolean', description: 'Write this run as the new baselines instead of judging it.' },
     ...flagsOf(RUN_OPTIONS, 'repeat', 'warmup', 'timing', 'out'),
+    ...flagsOf(STOP_OPTIONS, 'keepGoing'),
     ...ALLOW_OUTSIDE_FLAG,
-    var: { type: 'multi', value: 'NAME=VALUE', description: 'Set a scenario var in every scenario, e.g. --var jank=1. Repeatable.' },
+    var: {
+      type: 'multi',
+      value: 'NAME=VALUE',
+      description: 'Set a scenario var in every scenario, e.g. --var jank=1; a name no scenario knows is exit 2. Repeatable.',
+    },
     ...SEQUENTIAL_FLAGS,
     shard: { ...flagsOf(SCALE_OPTIONS, 'shard').shard!, value: 'I/N' },
     ...SCALE_FLAGS,
@@ -601,6 +639,7 @@ async function gateOne(sc: Scenario, g: GateContext): Promise<GateEntry | 'inter
         ...(repeat !== undefined ? { repeat } : {}),
         ...(f.warmup !== undefined ? { warmup: f.warmup as number } : {}),
         ...(timing !== undefined ? { timing } : {}),
+        ...(f.keepGoing === true ? { keepGoing: true } : {}),
         onProgress: progressPrinter(quiet),
         fixed: seq.fixed,
         ...(seq.maxRepeat !== undefined ? { maxRepeat: seq.maxRepeat } : {}),
@@ -645,8 +684,8 @@ export async function runGate(f: FlagValues, positionals: string[], cwd = proces
   if (!files.length)
     throw new PerfError({
       code: 'missing_argument',
-      message: 'gate: no scenarios: none given and no scenarios/*.yaml here',
-      suggestion: 'perf gate scenarios/list.yaml --baselines baselines/',
+      message: `gate: no scenarios: none given and no ${DEFAULT_SCENARIO_DIRS.map((d) => `${d}/*.yaml`).join(' or ')} here`,
+      suggestion: 'put the scenarios in perf/, or name them: perf gate perf/home.yaml --baselines baselines/',
     });
   const variant = f.variant as string | undefined;
   checkNameFlag('gate', 'variant', variant);
@@ -659,6 +698,7 @@ export async function runGate(f: FlagValues, positionals: string[], cwd = proces
   const baselinesDir = (f.baselines as string | undefined) ?? 'baselines';
   // Before any browser starts: a baseline that would lie outside its folder stops the gate (exit 2).
   for (const sc of scenarios) baselinePath(baselinesDir, sc);
+  refuseSharedBaselines(baselinesDir, plan, cwd);
   const update = f.update === true;
   const outDir = (f.out as string | undefined) ?? 'build/perf';
   const quiet = f.quiet === true || f.json === true;

@@ -47,6 +47,7 @@ export function runFlags(f: FlagValues): {
   warmup?: number;
   restart?: RestartMode;
   timing?: boolean;
+  keepGoing?: boolean;
   reporters: string[];
 } {
   const label = (f.label as string | undefined) ?? 'run';
@@ -74,6 +75,7 @@ export function runFlags(f: FlagValues): {
     ...(f.warmup !== undefined ? { warmup: f.warmup as number } : {}),
     ...(restart !== undefined ? { restart: restart as RestartMode } : {}),
     ...(f.timing !== undefined ? { timing: f.timing as boolean } : {}),
+    ...(f.keepGoing === true ? { keepGoing: true } : {}),
     reporters,
   };
 }
@@ -194,13 +196,15 @@ export async function interruptible<T>(start: (signal: AbortSignal) => Promise<T
 }
 
 /** The run options a command's flags override (only those given). */
-export function runOverrides(flags: { repeat?: number; warmup?: number; restart?: RestartMode; timing?: boolean }): {
+export function runOverrides(flags: { repeat?: number; warmup?: number; restart?: RestartMode; timing?: boolean; keepGoing?: boolean }): {
   repeat?: number;
   warmup?: number;
   restart?: RestartMode;
   timing?: boolean;
+  keepGoing?: boolean;
 } {
   return {
+    ...(flags.keepGoing ? { keepGoing: true } : {}),
     ...(flags.repeat !== undefined ? { repeat: flags.repeat } : {}),
     ...(flags.warmup !== undefined ? { warmup: flags.warmup } : {}),
     ...(flags.restart ? { restart: flags.restart } : {}),

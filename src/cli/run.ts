@@ -9,7 +9,7 @@ import { appendToGithubStepSummary, getReporter, REPORTERS } from '../../reporte
 import { ALL_FLAG, ALLOW_OUTSIDE_FLAG, defineCommand, info, JSON_FLAG, printJson, printText } from './command.js';
 import { runAgainstCommand } from './against.js';
 import { gitFor, HISTORY_FLAG, historyLocation, recordAfter } from './history.js';
-import { RUN_OPTIONS } from '../runner/options.js';
+import { RUN_OPTIONS, STOP_OPTIONS } from '../runner/options.js';
 import { scaleFlags, SCALE_FLAGS, type ScaleFlags } from './scale-options.js';
 import { flagsOf } from './args.js';
 import { interruptible, parseVars, progressPrinter, runFlags, runOverrides, SEQUENTIAL_FLAGS, writeReporters } from './run-options.js';
@@ -47,9 +47,14 @@ export const runCommand = defineCommand({
       description: 'Clean restart per repeat: reload | context | browser (overrides browser.restart).',
     },
     ...flagsOf(RUN_OPTIONS, 'timing'),
+    ...flagsOf(STOP_OPTIONS, 'keepGoing'),
     ...STORAGE_STATE_FLAG,
     ...SCALE_FLAGS,
-    var: { type: 'multi', value: 'NAME=VALUE', description: 'Set a scenario var (overrides vars:), e.g. --var jank=1. Repeatable.' },
+    var: {
+      type: 'multi',
+      value: 'NAME=VALUE',
+      description: 'Set a scenario var (overrides vars:), e.g. --var jank=1; a name the scenario does not know is exit 2. Repeatable.',
+    },
     against: {
       type: 'string',
       value: 'BASELINE.yaml',

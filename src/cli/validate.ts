@@ -7,7 +7,9 @@ import { ALLOW_OUTSIDE_FLAG, defineCommand, info, JSON_FLAG, printJson, printTex
 
 export const validateCommand = defineCommand({
   name: 'validate',
-  summary: 'Check scenario files (every variant) without starting a browser',
+  summary:
+    'Check scenario files (every variant) and the files and folders they name (app.serve, browser.storageState…), ' +
+    'without starting a browser',
   usage: 'validate SCENARIO.yaml [SCENARIO.yaml…]',
   flags: { ...ALLOW_OUTSIDE_FLAG, ...JSON_FLAG },
   async run(f, positionals) {
@@ -22,12 +24,12 @@ export const validateCommand = defineCommand({
       let variants: string[] = [];
       try {
         try {
-          loadScenario(file, { allowOutside: f.allowOutside === true });
+          loadScenario(file, { allowOutside: f.allowOutside === true, checkFiles: true });
         } catch (e) {
           if (!(e instanceof PerfError) || e.code !== 'variant_required') throw e;
           // Check every variant: an override may be what breaks.
           variants = e.candidates ?? [];
-          for (const v of variants) loadScenario(file, { variant: v, allowOutside: f.allowOutside === true });
+          for (const v of variants) loadScenario(file, { variant: v, allowOutside: f.allowOutside === true, checkFiles: true });
         }
         results.push({ file, ok: true, variants });
       } catch (e) {

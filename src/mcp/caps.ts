@@ -21,27 +21,9 @@ export function defineCap(def: CapDefinition): CapDefinition {
 
 export const coreCap = defineCap({
   name: 'core',
-  description:
-    'Drive an app: snapshot, find, tap, fill, keys, select, wait and expect, ' +
-    'navigate, screenshot, tabs and popups (pages), several steps in one call, start and stop the app.',
+  description: 'Drive an app: snapshot, find, tap, fill, wait and expect, navigate, several steps in one call, start and stop the app.',
   byDefault: true,
-  tools: [
-    'snap',
-    'find',
-    'tap',
-    'fill',
-    'press_key',
-    'select_option',
-    'wait_for',
-    'expect',
-    'navigate',
-    'screenshot',
-    'pages',
-    'run',
-    'app_start',
-    'app_stop',
-    'app_status',
-  ],
+  tools: ['snap', 'find', 'tap', 'fill', 'wait_for', 'expect', 'navigate', 'run', 'app_start', 'app_stop', 'app_status'],
 });
 
 export const perfCap = defineCap({
@@ -60,23 +42,24 @@ export const pointerExtraCap = defineCap({
 
 export const formsExtraCap = defineCap({
   name: 'forms-extra',
-  description: 'More keyboard and form control: type key by key, set a checkbox, clear a field, focus, blur.',
+  description: 'More keyboard and form control: press a key, type key by key, pick an option, set a checkbox, clear, focus, blur.',
   byDefault: false,
-  tools: ['type', 'set_checkbox', 'clear', 'focus', 'blur'],
+  tools: ['press_key', 'type', 'select_option', 'set_checkbox', 'clear', 'focus', 'blur'],
 });
 
 export const navigationExtraCap = defineCap({
   name: 'navigation-extra',
-  description: 'History back, reload, wait for the network to go idle, list the app routes, close modals and overlays.',
+  description:
+    'History back, reload, tabs and popups (pages), wait for the network to go idle, list the app routes, close modals and overlays.',
   byDefault: false,
-  tools: ['navigate_back', 'reload', 'wait_for_network_idle', 'get_routes', 'dismiss_modals', 'reset_overlays'],
+  tools: ['navigate_back', 'reload', 'pages', 'wait_for_network_idle', 'get_routes', 'dismiss_modals', 'reset_overlays'],
 });
 
 export const viewportCap = defineCap({
   name: 'viewport',
-  description: 'Resize the viewport, emulate a device preset, throttle the network.',
+  description: 'What the page looks like: a screenshot, resize the viewport, emulate a device preset, throttle the network.',
   byDefault: false,
-  tools: ['resize_viewport', 'device_profile', 'network'],
+  tools: ['screenshot', 'resize_viewport', 'device_profile', 'network'],
 });
 
 export const devtoolsCap = defineCap({

@@ -210,8 +210,7 @@ export function programOf(sc: Scenario): string | undefined {
 export const perfRunTool = defineTool({
   name: 'perf_run',
   description:
-    'Run a scenario from clean restarts into a run file (medians, budgets); with against, interleaved ' +
-    'with a baseline (A B B A) until decided.',
+    'Run a scenario from clean restarts into a run file (medians, budgets); with against, interleaved ' + 'with a baseline until decided.',
   inputSchema: {
     type: 'object',
     properties: {

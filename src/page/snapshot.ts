@@ -26,7 +26,27 @@ export async function takeSnapshot(ctx: PageContext, opts: Partial<SnapshotOptio
     });
   }
   rememberRefs(ctx, r.refs, r.route, r.docId);
-  return r;
+  return r.diff?.baseline ? interactiveBaseline(ctx, full, r.diff) : r;
+}
+
+const BASELINE_NOTE = '(no earlier snapshot of this page: its interactive elements; the next diff compares against the whole page)';
+
+/**
+ * A diff with no earlier snapshot of the page: the whole page becomes the baseline (kept in the page), but what
+ * the caller reads first is what it can act on, as interactiveOnly shows it: an agent's first `tap {snapshot:
+ * "diff"}` would otherwise receive the whole page (17 KB where interactiveOnly is 8 KB on a real app).
+ */
+async function interactiveBaseline(
+  ctx: PageContext,
+  full: SnapshotOptions,
+  diff: NonNullable<RuntimeSnapshot['diff']>,
+): Promise<RuntimeSnapshot> {
+  const maxBytes = full.maxBytes - Buffer.byteLength(BASELINE_NOTE) - 1;
+  const r = await ctx.page.call('snapshot', [{ ...full, diff: false, interactiveOnly: true, maxBytes }]);
+  if (r.status === 'error') throw new PerfError({ code: 'invalid_arguments', kind: 'usage', message: 'snap: the interactive view failed' });
+  rememberRefs(ctx, r.refs, r.route, r.docId);
+  const text = `${BASELINE_NOTE}\n${r.text}`;
+  return { ...r, text, bytes: Buffer.byteLength(text), diff };
 }
 
 /** The post-action snapshot requested with `snapshot: full | diff` (none → undefined). */

@@ -56,7 +56,7 @@ export const TARGET_SCHEMA = {
 export const REF_SCHEMA = {
   type: 'string',
   pattern: '^[eqt][0-9]+$',
-  description: 'Ref from snap or find (e5, q2).',
+  description: 'Ref from snap or find (e5).',
 } as const;
 
 /** The locator arguments of a step that acts on an element: exactly one of ref / target. */

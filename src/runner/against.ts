@@ -30,6 +30,8 @@ export interface AgainstOptions {
   warmup?: number;
   restart?: RestartMode;
   timing?: TimingPlan;
+  /** --keep-going: a first repeat that fails the way every repeat would does not stop the compare. */
+  keepGoing?: boolean;
   cwd?: string;
   signal?: AbortSignal;
   onProgress?: (e: AgainstProgress) => void;
@@ -90,6 +92,7 @@ export async function runAgainst(baseline: Scenario, candidate: Scenario, opts: 
     warmup: opts.warmup ?? candidate.warmup,
     timing: opts.timing ?? interleavedTiming(candidate),
     keepTraces: false,
+    ...(opts.keepGoing ? { keepGoing: true } : {}),
     who: 'perf run --against',
     ...(opts.grid !== undefined ? { grid: opts.grid } : {}),
     ...(opts.serveHost !== undefined ? { serveHost: opts.serveHost } : {}),

@@ -22,6 +22,16 @@ export const RUN_OPTIONS = {
   label: { type: 'string', pattern: NAME_PART.pattern, description: `Run label in file names: ${NAME_PART.allowed}. Default run.` },
 } as const satisfies Record<string, JsonSchema>;
 
+/** When a run stops early (perf run, perf gate; --against too). */
+export const STOP_OPTIONS = {
+  keepGoing: {
+    type: 'boolean',
+    description:
+      'Run every repeat even when the first one fails the way every repeat would (no element matches a target, ' +
+      "a bad selector or step argument); by default the run stops there with the step's message.",
+  },
+} as const satisfies Record<string, JsonSchema>;
+
 /** How a compare samples (run --against, gate, perf_run with against). */
 export const SEQUENTIAL_OPTIONS = {
   fixed: { type: 'boolean', description: 'In a compare: run exactly repeat per arm, then judge (default: until decided).' },

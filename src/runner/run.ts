@@ -36,6 +36,8 @@ export interface RunOptions {
   warmup?: number;
   restart?: RestartMode;
   timing?: boolean;
+  /** --keep-going: a first repeat that fails the way every repeat would does not stop the run. */
+  keepGoing?: boolean;
   cwd?: string;
   signal?: AbortSignal;
   /** Selenium Grid base URL (--grid): overrides the scenario's browser.endpoint. */
@@ -71,6 +73,7 @@ export async function runScenario(sc: Scenario, opts: RunOptions): Promise<{ run
     timing: opts.timing ?? sc.timing,
     keepTraces: true,
     who: 'perf run',
+    ...(opts.keepGoing ? { keepGoing: true } : {}),
     ...(opts.grid !== undefined ? { grid: opts.grid } : {}),
     ...(opts.serveHost !== undefined ? { serveHost: opts.serveHost } : {}),
     ...(opts.signal ? { signal: opts.signal } : {}),

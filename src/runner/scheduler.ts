@@ -78,6 +78,8 @@ export interface ScheduleOptions {
   keepTraces: boolean;
   /** The command, for messages about --out. */
   who: string;
+  /** --keep-going: run on after an arm's first repeat failed the way every repeat would. */
+  keepGoing?: boolean;
   onEvent?: (e: ScheduleEvent) => void;
   /** After the scheduled rounds, with every arm's run so far: how many more units per arm (0 stops). */
   extend?: (runs: RunFile[]) => number | Promise<number>;
@@ -131,7 +133,40 @@ export async function runSchedule(opts: ScheduleOptions): Promise<{ run: RunFile
   } finally {
     await s.close();
   }
-  return s.write();
+  const out = s.write();
+  // After the run file is written: the failed repeat is on record, with its screenshot.
+  if (s.stopped) throw s.stopped;
+  return out;
+}
+
+/**
+ * Step errors every later repeat would hit the same way: the page has no such element (after the step's own
+ * wait), or the step's target or arguments are malformed. A timeout, a failed expect or a stale ref is not here:
+ * a page that is merely slow, or still changing, can pass them on the next repeat.
+ */
+const DETERMINISTIC_FAILURES: ReadonlySet<string> = new Set([
+  'target_not_found',
+  'invalid_target',
+  'ambiguous_target',
+  'invalid_arguments',
+  'option_not_found',
+  'not_checkable',
+  'cannot_uncheck_radio',
+  'unsupported_on_driver',
+]);
+
+/** The error that stops the run after an arm's first repeat failed in a step the way every repeat would; else undefined. */
+function deterministicStop(record: RepeatRecord, who: string, runFile: string): PerfError | undefined {
+  if (record.status !== 'failed') return undefined;
+  const { phase, label, error } = record.failure;
+  if ((phase !== 'setup' && phase !== 'steps') || !DETERMINISTIC_FAILURES.has(error.code)) return undefined;
+  return new PerfError({
+    code: 'step_fails_every_repeat',
+    message:
+      `${who}: stopped after the ${record.warmup ? 'warm-up' : 'first repeat'}: the ${phase === 'setup' ? 'setup ' : ''}step ` +
+      `${label ?? record.failure.step ?? ''} failed with ${error.code}, as every repeat would: ${error.message} (run file: ${runFile})`,
+    suggestion: `${error.suggestion ?? 'fix the step'}; --keep-going runs every repeat anyway`,
+  });
 }
 
 class Scheduler {
@@ -143,6 +178,8 @@ class Scheduler {
   private order: { slot: number; arm: number }[];
   private units: number;
   private interrupted = false;
+  /** Set when an arm's first repeat failed the way every repeat would (without --keep-going): the run stops there. */
+  stopped: PerfError | undefined;
   /** Set when a checkpoint could not be written (a full disk): every later repeat would be measured for nothing. */
   private unsaved: PerfError | undefined;
   private cdp: Promise<BrowserSession> | undefined;
@@ -302,11 +339,13 @@ class Scheduler {
     // The browser still shows this arm's app: read its environment back now.
     if (!a.env && record.status !== 'failed') a.env = await a.browser.describe().catch(() => undefined);
     const kept: RepeatRecord = a.role ? { ...record, startedAt, sequence: seq } : record;
+    const first = a.records.length === 0;
     a.records.push(kept);
     if (a.env) this.unsaved = checkpoint(a.path, this.file(a, false), a.sc.secrets);
     this.opts.onEvent?.({ kind: 'repeat-end', sequence: seq, total, arm, record: kept });
     if (signal?.aborted) this.interrupted = true;
-    return !this.unsaved;
+    if (first && !this.opts.keepGoing) this.stopped = deterministicStop(record, this.opts.who, relative(this.opts.cwd, a.path) || a.path);
+    return !this.unsaved && !this.stopped;
   }
 
   /** A repeat's context on arm `a`; the first to open a browser (a shared CDP session counts once) starts on its launched page. */

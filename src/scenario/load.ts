@@ -251,6 +251,16 @@ export interface LoadOptions {
   allowOutside?: boolean;
   /** The file's text, read elsewhere (a commit's copy, from git): `path` then only places it, for messages and its folder. */
   text?: string;
+  /**
+   * Which of `vars` came from the command line, by the flag that set them: each must be a var the file declares
+   * or uses, else exit 2 with the closest name. Default: every one of `vars`, as --var.
+   */
+  varFlags?: Record<string, '--var' | '--baseline-var'>;
+  /**
+   * `perf validate`: the files and folders the scenario names must exist now, where the runner will look (relative
+   * to the scenario file). Off for a run's own load: a gate or bisect may build the served folder after loading.
+   */
+  checkFiles?: boolean;
 }
 
 /** Every step list of a scenario document (steps, setup, and each variant's), with its path. */
@@ -270,6 +280,7 @@ export function loadScenario(path: string, opts: LoadOptions = {}): Scenario {
   const doc = parsedDocument(src);
   const variantNames = Object.keys(doc.variants ?? {});
   const variant = pickVariant(shown, variantNames, opts.variant);
+  checkVarFlags(shown, doc, opts.varFlags ?? Object.fromEntries(Object.keys(opts.vars ?? {}).map((k) => [k, '--var' as const])));
   const w = written(src, doc, variant, opts);
   const dir = dirname(abs);
   const app = resolveApp(src, w, { dir, cwd, allowOutside: opts.allowOutside === true });
@@ -327,6 +338,7 @@ export function loadScenario(path: string, opts: LoadOptions = {}): Scenario {
     secrets: [...w.env.used].map(([name, value]) => ({ name, value })),
   };
   checkBrowserState(src, w, driver);
+  if (opts.checkFiles) checkNamedFiles(src, w, scenario, cwd);
   if (scenario.steps.length === 0 && scenario.measure === 'steps') {
     throw src.fail(w.at(['steps']), 'steps is empty: a scenario measures at least one step (or its load: measure: load)');
   }
@@ -558,6 +570,43 @@ interface ResolvedApp {
   terminal?: TerminalApp;
 }
 
+/** What a path a scenario names must be, for `perf validate`: a folder, a readable file, or a program to run. */
+type PathKind = 'folder' | 'file' | 'program';
+
+function pathProblem(abs: string, kind: PathKind): string | undefined {
+  let st;
+  try {
+    st = statSync(abs);
+  } catch {
+    return 'does not exist';
+  }
+  if (kind === 'folder' && !st.isDirectory()) return 'is not a folder';
+  if (kind !== 'folder' && !st.isFile()) return 'is not a file';
+  // Any execute bit: whether this user may run it is the runner's to find out, as a shell would.
+  if (kind === 'program' && (st.mode & 0o111) === 0) return 'is not executable';
+  return undefined;
+}
+
+/** Every file and folder the scenario names, checked where the runner resolves it (against the scenario's folder). */
+function checkNamedFiles(src: Located, w: Written, sc: Scenario, cwd: string): void {
+  const terminal = sc.app.terminal;
+  const named: [Path, string | undefined, PathKind, string][] = [
+    [['app', 'serve'], sc.app.serve, 'folder', 'the folder that holds the built app (build it first)'],
+    [['browser', 'storageState'], sc.browser.storageState, 'file', 'a state file saved by perf state save or MCP storage_save'],
+    [['app', 'terminal', 'command'], terminal?.command.includes('/') ? terminal.command : undefined, 'program', 'an executable program'],
+    [['app', 'terminal', 'cwd'], w.merged.app?.terminal?.cwd !== undefined ? terminal?.cwd : undefined, 'folder', 'an existing folder'],
+  ];
+  for (const [path, abs, kind, expected] of named) {
+    if (abs === undefined) continue;
+    const problem = pathProblem(abs, kind);
+    if (problem === undefined) continue;
+    const given = String(valueAt(w.merged, path));
+    const shown = relative(cwd, abs) || abs;
+    const at = given === shown ? shown : `${given} (${shown}: relative to the scenario file)`;
+    throw src.fail(w.at(path), `${path.join('.')}: ${at} ${problem}; expected ${expected}`);
+  }
+}
+
 /** `app`: exactly one source (serve, command, url, desktop or terminal), resolved against the scenario's folder. */
 function resolveApp(src: Located, w: Written, where: { dir: string; cwd: string; allowOutside: boolean }): ResolvedApp {
   const { dir } = where;
@@ -752,6 +801,54 @@ function interpolate(src: Located, value: unknown, path: Path, vars: Record<stri
     return out;
   }
   return value;
+}
+
+/** Every var name the document declares (top level or any variant's vars:) or uses as ${name}. */
+function varNamesOf(doc: Record<string, any>): string[] {
+  const names = new Set<string>(Object.keys(doc.vars ?? {}));
+  for (const v of Object.values((doc.variants ?? {}) as Record<string, Record<string, unknown> | null>))
+    for (const k of Object.keys((v?.vars as object | undefined) ?? {})) names.add(k);
+  const walk = (value: unknown): void => {
+    if (typeof value === 'string') {
+      for (const m of value.matchAll(VAR_RE)) if (m[1] && !m[1].startsWith('env.')) names.add(m[1]);
+    } else if (Array.isArray(value)) value.forEach(walk);
+    else if (isPlainObject(value)) Object.values(value).forEach(walk);
+  };
+  walk(doc);
+  return [...names].filter((n) => !RUNTIME_VARS.has(n));
+}
+
+/** A --var / --baseline-var name the file neither declares nor uses would be ignored, and a gate would measure the wrong build: exit 2. */
+function checkVarFlags(shown: string, doc: Record<string, any>, flags: Record<string, '--var' | '--baseline-var'>): void {
+  checkVarNames(`${shown} has no var`, varNamesOf(doc), flags);
+}
+
+/** For a flag that sets a var in several scenarios at once (perf gate --var): each name must be known to one of them. */
+export function checkVarFlagsAcross(paths: string[], flags: Record<string, '--var'>, cwd = process.cwd()): void {
+  if (Object.keys(flags).length === 0) return;
+  const known = new Set<string>();
+  for (const path of paths) {
+    const abs = resolve(cwd, path);
+    const shown = relative(cwd, abs) || abs;
+    for (const name of varNamesOf(parsedDocument(new Located(shown, yamlOf(abs, readScenarioText(abs, shown), shown))))) known.add(name);
+  }
+  checkVarNames(paths.length === 1 ? `${paths[0]!} has no var` : `none of the ${paths.length} scenarios has a var`, [...known], flags);
+}
+
+function checkVarNames(lacks: string, known: string[], flags: Record<string, '--var' | '--baseline-var'>): void {
+  const given = Object.keys(flags);
+  for (const name of given) {
+    if (known.includes(name)) continue;
+    const near = closest(name, known);
+    throw new PerfError({
+      code: 'invalid_flag',
+      message:
+        `${flags[name]} ${name}: ${lacks} ${name}${near.length ? `; did you mean ${near[0]}?` : ''}` +
+        `; vars are: ${known.join(', ') || '(none)'}`,
+      suggestion: near.length ? `${flags[name]} ${near[0]}=…` : 'declare it under vars: in the scenario, then set it with --var',
+      candidates: near,
+    });
+  }
 }
 
 function lookup(

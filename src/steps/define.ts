@@ -136,5 +136,5 @@ export const COMMON_ARGS = {
 export const SNAPSHOT_ARG = {
   type: 'string',
   enum: ['full', 'diff', 'none'],
-  description: 'The page after it: full, or diff (changed lines only).',
+  description: 'The page after it: full, or diff (changed lines).',
 } as const;

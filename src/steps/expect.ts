@@ -12,10 +12,10 @@ const ARGS = {
     hidden: { type: 'boolean', description: 'No element matches, or it is not visible.' },
     text: { type: 'string', description: "Its text (a field's value) equals this, whitespace collapsed." },
     textContains: { type: 'string', description: 'Its text contains this, ignoring case.' },
-    value: { type: 'string', description: "The control's value equals this (<select>: value or selected label)." },
-    checked: { type: 'boolean', description: 'The checkbox, radio or switch is checked (true) or not (false).' },
-    count: { type: 'integer', minimum: 0, description: 'The target matches exactly this many elements (not strict).' },
-    url: { type: 'string', description: 'Page URL equals this: a full URL, or a path (with query) on this origin.' },
+    value: { type: 'string', description: "The control's value equals this (<select>: value or label)." },
+    checked: { type: 'boolean', description: 'A checkbox, radio or switch is checked (true) or not.' },
+    count: { type: 'integer', minimum: 0, description: 'Exactly this many elements match (not strict).' },
+    url: { type: 'string', description: 'Page URL equals this full URL, or path (with query) on this origin.' },
     cursor: scenarioOnly({
       type: 'object',
       properties: {

@@ -66,7 +66,7 @@ export function resolveNavigationUrl(input: string, appUrl: string | undefined, 
 
 export const navigate = defineStep({
   name: 'navigate',
-  description: 'Open an app path, ?query, #hash or http(s) URL and wait for the load; returns the url read back.',
+  description: 'Open an app path, ?query, #hash or http(s) URL and wait for the load; returns the URL.',
   details:
     'e.g. "/form.html", "?page=products", "#section". Returns navigated, the url read back from location ' +
     'after load, and exactPath (false when a redirect or router changed the path or query).',

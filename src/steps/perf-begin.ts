@@ -8,7 +8,7 @@ import { defineStep, type StepOutput } from './define.js';
 export const perfBegin = defineStep({
   name: 'perf_begin',
   description:
-    'Open a measured window (frames, interactions, long frames, counters, layout shift; a CPU profile in attribution mode) until perf_end.',
+    'Open a measured window until perf_end: frames, interactions, long frames, counters, layout shift (+ CPU profile: attribution).',
   details:
     'Frames come from the Chromium trace and an in-page frame counter, interactions from Event Timing; long ' +
     'animation frames, Performance counters and layout shift too. Attribution mode (default) adds a sampling ' +

@@ -38,7 +38,7 @@ export const perfTrace = defineStep({
         minLength: 1,
         description: 'File to write, relative to (and inside) the working folder. Default <token>.json (.cast on a terminal).',
       },
-      token: { type: 'string', description: 'sessionToken from perf_end; only the last closed session. Default: that one.' },
+      token: { type: 'string', description: 'sessionToken from perf_end (only the last closed session, the default).' },
       overwrite: { type: 'boolean', description: 'Replace an existing file. Default false: error.' },
     },
     additionalProperties: false,

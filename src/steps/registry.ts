@@ -160,7 +160,7 @@ export function stepArgsSchema(def: StepDefinition<any>): JsonSchema {
         ...(own.properties ?? {}),
         ...COMMON_ARGS,
         // The step's own default, so the schema states it exactly.
-        timeoutMs: { ...COMMON_ARGS.timeoutMs, description: `Timeout ms, default ${def.defaultTimeoutMs ?? DEFAULT_STEP_TIMEOUT_MS}.` },
+        timeoutMs: { ...COMMON_ARGS.timeoutMs, description: `Default ${def.defaultTimeoutMs ?? DEFAULT_STEP_TIMEOUT_MS} ms.` },
         ...(def.actsOnTarget ? { snapshot: SNAPSHOT_ARG } : {}),
         // Any step on a page may first select the page it acts on (switch_page has its own `page`).
         ...(def.terminalOnly || own.properties?.page ? {} : { page: PAGE_ARG }),

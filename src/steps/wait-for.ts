@@ -12,9 +12,7 @@ const POLL_MS = 50;
 
 export const waitFor = defineStep({
   name: 'wait_for',
-  description:
-    'Wait until a text is visible (text) and/or no longer visible (textGone). ' +
-    'A timeout is a failure (wait_timeout) naming the unmet condition.',
+  description: 'Wait until text is visible and/or textGone is not; a timeout fails (wait_timeout) naming the unmet condition.',
   details:
     "Polls the page's visible text, including open shadow roots and same-origin iframes. A timeout fails " +
     'in a scenario (setup or steps) as in MCP: a setup that never reached its state must not be measured.',

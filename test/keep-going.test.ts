@@ -1,0 +1,59 @@
+/**
+ * A step that fails the way every repeat would (issue 58 item 6d), through the built CLI on a real Chromium:
+ * no element matches its target in the first repeat → the run stops there, exit 1, with the step's message and
+ * the run file written; --keep-going runs every repeat; a wait that times out (a page that may merely be slow)
+ * still runs every repeat. Timeouts are kept short: the behaviour is under test, not the waits.
+ */
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { RunFile } from '../src/perf/run-file.js';
+import { perfCli } from './helpers.js';
+
+const work = mkdtempSync(join(tmpdir(), 'rehearse-keep-going-'));
+after(() => rmSync(work, { recursive: true, force: true }));
+mkdirSync(join(work, 'site'));
+writeFileSync(join(work, 'site/index.html'), '<!doctype html><button>Open menu</button>');
+const HEAD = 'app: { serve: ./site }\nrepeat: 3\nwarmup: 1\n';
+writeFileSync(join(work, 'miss.yaml'), `name: miss\n${HEAD}steps:\n  - tap: { target: { text: "No such button" }, timeoutMs: 300 }\n`);
+writeFileSync(
+  join(work, 'miss-setup.yaml'),
+  `name: miss-setup\n${HEAD}setup:\n  - tap: { target: { css: "#nope" }, timeoutMs: 300 }\nsteps:\n  - tap: Open menu\n`,
+);
+writeFileSync(join(work, 'slow.yaml'), `name: slow\n${HEAD}steps:\n  - wait_for: { text: "Never here", timeoutMs: 300 }\n`);
+
+const repeatsOf = (name: string): RunFile['repeats'] =>
+  (JSON.parse(readFileSync(join(work, `build/perf/${name}-run.json`), 'utf8')) as RunFile).repeats;
+
+test('no element matches in the warm-up: the run stops there, exit 1, naming the step, its error and the run file', async () => {
+  const r = await perfCli(work, ['run', 'miss.yaml'], 120_000);
+  assert.equal(r.code, 1, r.stderr);
+  assert.match(
+    r.stderr,
+    /perf run: stopped after the warm-up: the step 0-tap failed with target_not_found, as every repeat would: no element matches text "No such button".*\(run file: build\/perf\/miss-run\.json\)/,
+  );
+  assert.match(r.stderr, /--keep-going runs every repeat anyway/);
+  assert.equal(repeatsOf('miss').length, 1, 'one repeat ran, and it is on record');
+  const setup = await perfCli(work, ['run', 'miss-setup.yaml'], 120_000);
+  assert.equal(setup.code, 1, setup.stderr);
+  assert.match(setup.stderr, /stopped after the warm-up: the setup step 0-tap failed with target_not_found/);
+  assert.equal(repeatsOf('miss-setup').length, 1);
+});
+
+test('--keep-going runs every repeat of the same scenario (1 warm-up + 3), exit 1 as before', async () => {
+  const r = await perfCli(work, ['run', 'miss.yaml', '--keep-going'], 180_000);
+  assert.equal(r.code, 1, r.stderr);
+  assert.doesNotMatch(r.stderr, /stopped after/);
+  assert.equal(repeatsOf('miss').length, 4);
+});
+
+test('a wait that times out (the page may be merely slow) does not stop the run: every repeat runs', async () => {
+  const r = await perfCli(work, ['run', 'slow.yaml'], 180_000);
+  assert.equal(r.code, 1, r.stderr);
+  assert.doesNotMatch(r.stderr, /stopped after/);
+  const repeats = repeatsOf('slow');
+  assert.equal(repeats.length, 4);
+  assert.ok(repeats.every((x) => x.status === 'failed' && x.failure.error.code === 'wait_timeout'));
+});
