@@ -200,7 +200,7 @@ export const START_OPTIONS = {
   engine: {
     type: 'string',
     enum: ['chromium', 'webkit', 'firefox'],
-    description: 'webkit implies webdriver; firefox (Firefox ESR over WebDriver BiDi, headless, fresh profile) implies bidi.',
+    description: 'webkit implies webdriver, firefox (ESR) bidi.',
   },
   webdriver: { type: 'string', description: 'Running WebDriver server URL.' },
   grid: { type: 'string', description: 'Selenium Grid URL.' },

@@ -16,7 +16,7 @@ const KNOWN: { id: string; description: string }[] = [
 
 export const perfInsight = defineStep({
   name: 'perf_insight',
-  description: 'The rows behind one insight of the last perf_end report, e.g. the worst frames and the functions in them.',
+  description: 'The rows behind one insight that perf_end or perf_load listed, e.g. the worst frames and their functions.',
   details:
     'For framesOverBudget the worst frames and the functions that ran in them, for blockSelfMs the frames where the ' +
     'function weighed most, for forcedLayout the functions that forced layouts, for longInteraction each slow interaction ' +
@@ -25,8 +25,12 @@ export const perfInsight = defineStep({
   args: {
     type: 'object',
     properties: {
-      id: { type: 'string', minLength: 1, description: `Insight id: ${INSIGHTS.map((r) => r.id).join(', ')}, or DevTools'.` },
-      token: { type: 'string', description: 'sessionToken from perf_end (only the last closed session, the default).' },
+      id: {
+        type: 'string',
+        minLength: 1,
+        description: 'Insight id as listed, e.g. framesOverBudget, forcedLayout, RenderBlocking.',
+      },
+      token: { type: 'string', description: 'sessionToken from perf_end; default: the last closed session.' },
     },
     required: ['id'],
     additionalProperties: false,

@@ -35,7 +35,7 @@ const MAX_WARNINGS = 3;
 
 export const perfLoad = defineStep({
   name: 'perf_load',
-  description: 'Measure a page load of url: load.* metrics, LCP element, largest requests, insights.',
+  description: 'Measure a page load: load.* metrics, LCP element, largest requests, insights.',
   details:
     'In its own timing-mode window: about:blank, then url with the load probe at the document start, until the page is ' +
     'quiet (load event, then quietMs (default 1 s) without a request, long task, shift or LCP candidate; at most 30 s). cache: warm ' +
