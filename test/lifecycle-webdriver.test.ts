@@ -278,8 +278,9 @@ describe('a daemon killed outright', () => {
 describe('bad combinations are usage errors (exit 2) naming the flag, before anything starts', () => {
   const cases: [string[], RegExp][] = [
     [['--engine', 'webkit', '--driver', 'cdp'], /--engine webkit is driven over WebDriver, not --driver cdp/],
-    [['--engine', 'safari'], /--engine must be chromium or webkit, got "safari"/],
-    [['--driver', 'bidi'], /--driver must be cdp or webdriver/],
+    [['--engine', 'safari'], /--engine must be chromium or webkit or firefox, got "safari"/],
+    [['--driver', 'marionette'], /--driver must be bidi or cdp or webdriver, got "marionette"/],
+    [['--driver', 'bidi', '--engine', 'webkit'], /--driver bidi drives Firefox: --engine must be firefox, got webkit/],
     [['--webdriver', 'ftp://x'], /--webdriver must be the http:\/\/ URL/],
     [['--webdriver', 'http://127.0.0.1:4444', '--driver', 'cdp'], /--webdriver .* needs --driver webdriver/],
     [['--desktop-arg=--automation'], /--desktop-arg needs --desktop/],

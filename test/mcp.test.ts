@@ -437,9 +437,10 @@ describe('caps and the size of what an agent reads', () => {
   // Playwright MCP 0.0.83 lists 25 tools in 20,296 bytes by default and 72 in 45,612 with every
   // capability on (issue 13, measured with this SDK client); ours must not cost more. With every cap on,
   // the margin under that went to perf_load (issue 29): no more than Playwright's own figure now.
-  // Issue 58: 0.75 × Playwright MCP's 20,296 (20,358 before): screenshot moved to the viewport cap, press_key and
-  // select_option to forms-extra, pages to navigation-extra, descriptions shortened (every field keeps one).
-  const DEFAULT_LIST_MAX_BYTES = 15_000;
+  // Issue 58: 0.81 × Playwright MCP's 20,296 (20,358 before): screenshot moved to the viewport cap, select_option to
+  // forms-extra, pages to navigation-extra, descriptions shortened (every field keeps one). press_key stays in core (a
+  // terminal program is driven by keys): without it the list was 14,954 B, the issue's 15,000 target.
+  const DEFAULT_LIST_MAX_BYTES = 16_400;
   // + 800: the opt-in storage cap (storage_save, storage_load; issue 33), two tools of ~400 bytes each.
   // + 1,000: perf_bisect and perf_history (issues 31, 32), opt-in tools for a CI question Playwright MCP has no tool
   // for; the shared target and ref descriptions were shortened at the same time (~500 bytes over 17 tools).

@@ -21,9 +21,10 @@ export function defineCap(def: CapDefinition): CapDefinition {
 
 export const coreCap = defineCap({
   name: 'core',
-  description: 'Drive an app: snapshot, find, tap, fill, wait and expect, navigate, several steps in one call, start and stop the app.',
+  description: 'Drive an app: snapshot, find, tap, fill, press a key, wait and expect, navigate, several steps at once, start and stop it.',
   byDefault: true,
-  tools: ['snap', 'find', 'tap', 'fill', 'wait_for', 'expect', 'navigate', 'run', 'app_start', 'app_stop', 'app_status'],
+  // press_key stays: a terminal program (an editor, a pager, a menu) is driven by keys, and a form is submitted by Enter.
+  tools: ['snap', 'find', 'tap', 'fill', 'press_key', 'wait_for', 'expect', 'navigate', 'run', 'app_start', 'app_stop', 'app_status'],
 });
 
 export const perfCap = defineCap({
@@ -42,9 +43,9 @@ export const pointerExtraCap = defineCap({
 
 export const formsExtraCap = defineCap({
   name: 'forms-extra',
-  description: 'More keyboard and form control: press a key, type key by key, pick an option, set a checkbox, clear, focus, blur.',
+  description: 'More keyboard and form control: type key by key, pick an option, set a checkbox, clear, focus, blur.',
   byDefault: false,
-  tools: ['press_key', 'type', 'select_option', 'set_checkbox', 'clear', 'focus', 'blur'],
+  tools: ['type', 'select_option', 'set_checkbox', 'clear', 'focus', 'blur'],
 });
 
 export const navigationExtraCap = defineCap({

@@ -137,7 +137,8 @@ function loadReply(report: PerfReport, asked: { url: string; cache: 'warm' | 'co
     requestsTotal: load?.requestsTotal ?? 0,
     top: (load?.top ?? []).map((r) => ({ ...r, url: cut(r.url) })),
     // One line per fired insight, ours and DevTools' engine's (by their DevTools names); perf_insight {id} has the rows.
-    insights: report.insights.map((i) => i.title),
+    // Each line starts with the id perf_insight takes (DevTools' titles carry it already).
+    insights: report.insights.map((i) => (i.title.startsWith(`${i.id}: `) ? i.title : `${i.id}: ${i.title}`)),
   };
   if (report.devtools?.error) warnings.push(cut(report.devtools.error));
   const top = data.top as unknown[];
