@@ -6,6 +6,7 @@
  * Reporters are pure: data in, text out. Writing files, $GITHUB_STEP_SUMMARY and stdout belong to the
  * CLI, which is what keeps every reporter testable on hand-made objects without a browser.
  */
+import type { InsightChange } from '../src/perf/compare/insight-changes.js';
 import type { ComparisonFlame } from '../src/perf/attribution.js';
 import type { CompareResult } from '../src/perf/compare.js';
 import type { RunFile } from '../src/perf/run-file.js';
@@ -29,6 +30,8 @@ export type CompareReport = CompareResult & {
     sequential?: { note: string } | null;
   };
   attribution?: { flame: ComparisonFlame };
+  /** Insights that changed between the runs (compare-runs.ts): they explain, never decide. */
+  insights?: InsightChange[];
 };
 
 /** The two run files a compare judged: a = baseline, b = candidate. */

@@ -537,3 +537,13 @@ export function lcpElementText(load: LoadRecord): string {
   const image = typeof load.lcpUrl === 'string' ? ` (image ${shortUrl(load.lcpUrl, load.url)})` : '';
   return oneLine(`${load.lcpElement}${at}${image}`);
 }
+
+// The first screen's insight changes: the three most telling; --all lists every one the compare kept.
+const INSIGHT_LINES_FIRST_SCREEN = 3;
+
+/** Lines for the insights that changed between the runs (ids perf_insight takes), and a count of the rest. */
+export function insightChangeTexts(result: CompareReport, all = true): { lines: string[]; more: number } {
+  const changes = result.insights ?? [];
+  const shown = all ? changes : changes.slice(0, INSIGHT_LINES_FIRST_SCREEN);
+  return { lines: shown.map((c) => oneLine(c.line)), more: changes.length - shown.length };
+}

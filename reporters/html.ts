@@ -19,6 +19,7 @@
  * Pure like every reporter: what the CLI found beside the run files (frame timelines from the traces,
  * screenshots, trace links) comes in through RenderOptions.html.
  */
+import type { InsightChange } from '../src/perf/compare/insight-changes.js';
 import { createHash } from 'node:crypto';
 import type { CompareRow } from '../src/perf/compare.js';
 import { FRAME_BUDGET_MS } from '../src/perf/frames.js';
@@ -634,6 +635,22 @@ const AB_LEGEND =
   '<p class="legend muted"><span class="dot a"></span> A = baseline repeats · ' +
   '<span class="dot b"></span> B = candidate repeats · short bars: medians</p>';
 
+/** The insights that changed between the runs: what each arm's repeats said, and the savings DevTools' model gives. */
+function insightChangeSection(result: CompareReport): string {
+  const changes = result.insights ?? [];
+  if (!changes.length) return '';
+  const arm = (x: InsightChange['a']): string =>
+    `${num(x.fired)} of ${num(x.of)}${x.savingsMs === null ? '' : ` · ${num(Math.round(x.savingsMs))} ms`}`;
+  const rows = changes.map(
+    (c) => `<tr><td><code>${e(c.id)}</code></td><td>${e(c.change)}</td><td>${arm(c.a)}</td><td>${arm(c.b)}</td><td>${e(c.title)}</td></tr>`,
+  );
+  return (
+    `<h2>Insights that changed <span class="muted">(repeats fired in · est. savings; they explain, never decide)</span></h2>` +
+    `<table><thead><tr><th>insight</th><th>change</th><th>baseline</th><th>candidate</th><th>title</th></tr></thead>` +
+    `<tbody>${rows.join('')}</tbody></table>`
+  );
+}
+
 function renderCompare(result: CompareReport, ctx: CompareContext, options?: RenderOptions): string {
   const charts = new Charts();
   const values = { a: valuesOf(ctx.a), b: valuesOf(ctx.b) };
@@ -672,6 +689,7 @@ function renderCompare(result: CompareReport, ctx: CompareContext, options?: Ren
       ? `<p class="muted">Not judged here: ${notJudged.map((n) => `<code>${e(n.metric)}</code> (${e(n.why)})`).join(', ')}</p>`
       : '',
     result.attribution ? flameSection(result.attribution.flame) : '',
+    insightChangeSection(result),
     compareLoadSection(ctx.a, ctx.b),
     changedRest.length
       ? `<details><summary>${num(changedRest.length)} other metric${changedRest.length === 1 ? '' : 's'}` +

@@ -18,6 +18,7 @@ import { plainText } from '../src/printable.js';
 import {
   estimatedCandidate,
   attributionTexts,
+  insightChangeTexts,
   budgetLimit,
   budgetValue,
   countedRepeats,
@@ -188,6 +189,7 @@ function evidence(row: CompareRow, ctx: CompareContext): string {
 
 function renderCompare(result: CompareReport, ctx: CompareContext): string {
   const classname = `rehearse.${ctx.a.scenario}.compare`;
+  const insights = insightChangeTexts(result).lines;
   const byMetric = new Map(result.rows.map((r) => [r.metric, r]));
   // Stable reading order (not severity order) so a CI's per-test history lines up between builds.
   const gated = sortMetrics(result.rows.filter((r) => r.gated).map((r) => r.metric)).flatMap((m) => byMetric.get(m) ?? []);
@@ -196,7 +198,7 @@ function renderCompare(result: CompareReport, ctx: CompareContext): string {
     if (row.verdict === 'missing' && row.severity === 'error') {
       tc.failure = { message: `${row.metric} not measured: ${row.reason}`, type: 'missing', details: row.reason };
     } else if (row.verdict === 'regressed' && row.severity === 'error') {
-      const details = [row.reason, ...attributionTexts(row, MAX_ATTRIBUTION_LINES)].join('\n');
+      const details = [row.reason, ...attributionTexts(row, MAX_ATTRIBUTION_LINES), ...insights.map((l) => `insight: ${l}`)].join('\n');
       tc.failure = { message: `${row.metric} regressed: ${evidence(row, ctx)}${where(row)}`, type: 'regression', details };
     } else if (row.verdict === 'regressed' && row.severity === 'warn') {
       tc.systemOut = `warn: ${row.metric} regressed: ${evidence(row, ctx)}${where(row)}\n${row.reason}`;
@@ -218,6 +220,7 @@ function renderCompare(result: CompareReport, ctx: CompareContext): string {
         ...(result.timing ? { timing: result.timing.note } : {}),
         ...(result.gate?.primary?.length ? { decidedBy: result.gate.primary.join(', ') } : {}),
         ...(result.gate?.setAside?.length ? { setAside: result.gate.setAside.map((x) => x.metric).join(', ') } : {}),
+        ...(insights.length ? { insightsChanged: insights.join('; ') } : {}),
       },
     },
     cases,

@@ -14,6 +14,7 @@ import type { CompareContext, CompareReport } from './define.js';
 import {
   estimatedCandidate,
   attributionTexts,
+  insightChangeTexts,
   budgetValue,
   changedRows,
   ciLevelLabel,
@@ -237,6 +238,8 @@ function renderCompare(result: CompareReport, ctx: CompareContext): string {
   } else {
     out.push("No metric changed beyond the runs' own noise.");
   }
+  const insights = insightChangeTexts(result).lines;
+  if (insights.length) out.push('', '**Insights that changed**', '', ...insights.map((l) => `- ${mdText(l)}`));
   out.push(...requestChangeLines(ctx));
   const moved = shownChangesLine(result.rows);
   if (moved) out.push('', mdText(moved));

@@ -10,6 +10,7 @@ import type { CompareContext, CompareReport, RenderOptions } from './define.js';
 import type { CompareRow } from '../src/perf/compare.js';
 import {
   attributionTexts,
+  insightChangeTexts,
   ATTRIBUTION_LINES_SHOWN,
   budgetValue,
   changedRows,
@@ -212,6 +213,9 @@ function renderCompare(result: CompareReport, ctx: CompareContext, options: Rend
       out.push(...lines.map((l, i) => `${i === 0 ? metric : ' '.repeat(metric.length)} ↳ ${l}`));
     }
   }
+  const insights = insightChangeTexts(result, options.all === true);
+  if (insights.lines.length) out.push('Insights that changed:', ...insights.lines.map((l) => `  ${l}`));
+  if (insights.more) out.push(`  ${insights.more} more: --all lists them`);
   out.push(...requestChangeLines(ctx, color));
   const moved = shownChangesLine(result.rows);
   if (options.all) {

@@ -147,6 +147,38 @@ test('perf run of a load scenario: the run file keeps DevTools insights with the
 });
 
 test(
+  'perf compare of two loads: the stylesheet held 700 ms is RenderBlocking new or grown, in the table, JSON and Markdown',
+  { timeout: 300_000 },
+  () => {
+    const dir = join(work, 'compare');
+    cpSync(join(FIXTURES_DIR, 'insights'), join(dir, 'app'), { recursive: true });
+    writeFileSync(
+      join(dir, 'load.yaml'),
+      'name: planted\napp:\n  command: "node app/server.mjs --css-delay-ms ${cssMs}"\n  url: "http://127.0.0.1:${PORT}/"\n' +
+        'vars: { cssMs: 0 }\nmeasure: load\ncache: cold\nrepeat: 1\nwarmup: 0\nsteps: []\n',
+    );
+    const perf = (args: string[]): ReturnType<typeof spawnSync> =>
+      spawnSync(process.execPath, [join(ROOT, 'bin/perf'), ...args], { cwd: dir, encoding: 'utf8', timeout: 240_000 });
+    for (const [label, ms] of [
+      ['before', '0'],
+      ['after', '700'],
+    ] as const) {
+      const r = perf(['run', 'load.yaml', '--out', 'out', '--label', label, '--var', `cssMs=${ms}`]);
+      assert.equal(r.status, 0, `${r.stdout}${r.stderr}`);
+    }
+    const files = ['out/planted-before.json', 'out/planted-after.json'];
+    const json = perf(['compare', ...files, '--json']);
+    const c = JSON.parse(String(json.stdout)) as { insights?: { id: string; change: string; line: string }[] };
+    const rb = c.insights?.find((i) => i.id === 'RenderBlocking');
+    assert.ok(rb && ['new', 'grew'].includes(rb.change), JSON.stringify(c.insights));
+    const table = String(perf(['compare', ...files]).stdout);
+    assert.match(table, /Insights that changed:\n(  .*\n)*  RenderBlocking (new in the candidate|grew)/, table);
+    const md = String(perf(['compare', ...files, '--reporter', 'markdown']).stdout);
+    assert.match(md, /\*\*Insights that changed\*\*[\s\S]*- RenderBlocking (new in the candidate|grew)/, md);
+  },
+);
+
+test(
   'a window with phases (perf_begin attribution + phases, a slow click): DevTools INPBreakdown by perf_insight, perf_end within 6 KB',
   { timeout: 240_000 },
   async () => {

@@ -53,6 +53,7 @@ const UNIT = [
   'report-fuzz.test.js',
   'compare-runs.test.js',
   'host-busy.test.js',
+  'insight-changes.test.js',
   'attribution.test.js',
   'reporters.test.js',
   'stats.test.js',
@@ -169,7 +170,9 @@ const TIMING = [
  * job's load in both arms: beside one, host-busy-e2e's quiet arm read 58–64 % foreign CPU instead of 46–47 % (CI with a
  * busy core, 6 runs each), its candidate's hog no longer stood out, and a run came out undecided without naming it.
  */
-const TIMING_ALONE = ['host-busy-e2e.test.js'];
+// load-gate too: it compares a stored baseline with a later run, and which UNIT job ran beside each one changed the
+// milliseconds between them (CI: load.fcpMs +62 % on unchanged code, which no host mark explained).
+const TIMING_ALONE = ['host-busy-e2e.test.js', 'load-gate.test.js'];
 
 /**
  * The inner loop runs the same seeded Monte-Carlo properties (deterministic: a seed gives the same

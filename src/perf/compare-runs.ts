@@ -23,6 +23,7 @@
  * - Metrics without a better direction, undersized per-frame ratios and unknown names are SHOWN.
  */
 import { pairBySequence, type Sequenced } from './compare/pairs.js';
+import { insightChanges, MAX_INSIGHT_CHANGES, type InsightChange } from './compare/insight-changes.js';
 import { PerfError } from '../errors.js';
 import { checkJson, finite, invalidJson, jsonPath, list, map, nullable, readJsonFile, record, text, whole } from '../json-input.js';
 import type { JsonFileKind, Schema } from '../json-input.js';
@@ -68,7 +69,7 @@ import {
   rowAttribution,
 } from './attribution.js';
 import type { AttributionLine, AttributionSide, ComparisonFlame } from './attribution.js';
-import { busySummary, judgeHostBusy, type HostBusy } from './host-busy.js';
+import { busySummary, judgeHostBusy, judgeSaturatedHost, type HostBusy } from './host-busy.js';
 
 export interface RunIdentity {
   file: string | null;
@@ -127,6 +128,8 @@ export interface RunsComparison extends CompareResult {
   candidate: RunIdentity;
   /** The folded stacks of each run's median attribution repeat, for a differential flame graph (HTML report). */
   attribution?: { flame: ComparisonFlame };
+  /** Insights that appear, disappear, grow or shrink between the runs: they explain, never decide. Absent in older files. */
+  insights?: InsightChange[];
 }
 
 export interface CompareRunsOptions {
@@ -318,6 +321,29 @@ export const COMPARE_ROW_SCHEMA = record(
   ],
 );
 
+const INSIGHT_ARM_SCHEMA = record(
+  "One arm's record of an insight.",
+  {
+    fired: repeatCount('Counted repeats it fired in.'),
+    of: repeatCount('Counted repeats that ran the insights.'),
+    savingsMs: nullable(finite('Median estimated savings, ms.'), 'Median estimated savings, ms; null when it gives none.'),
+  },
+  ['fired', 'of', 'savingsMs'],
+);
+
+const INSIGHT_CHANGE_SCHEMA = record(
+  'An insight that changed between the runs.',
+  {
+    id: nameText('The insight id perf_insight takes.'),
+    title: proseText('Its title.'),
+    change: { enum: ['new', 'gone', 'grew', 'shrank'], description: 'What changed, seen from the candidate.' },
+    a: INSIGHT_ARM_SCHEMA,
+    b: INSIGHT_ARM_SCHEMA,
+    line: proseText('One line for a reader.'),
+  },
+  ['id', 'title', 'change', 'a', 'b', 'line'],
+);
+
 const IDENTITY_SCHEMA = record(
   'A run compared.',
   {
@@ -435,6 +461,7 @@ export const COMPARISON_SCHEMA = record(
       { flame: record("Each run's median repeat.", { a: FLAME_SIDE_SCHEMA, b: FLAME_SIDE_SCHEMA }, ['a', 'b']) },
       ['flame'],
     ),
+    insights: list('Insights that appear, disappear, grow or shrink between the runs.', INSIGHT_CHANGE_SCHEMA, MAX_INSIGHT_CHANGES),
   },
   [
     'verdict',
@@ -1160,11 +1187,14 @@ export function compareRuns(a: RunFile, b: RunFile, opts: CompareRunsOptions = {
   };
   // The quiet repeats are re-judged on the primaries this look chose, not on a choice remade from fewer repeats.
   const chosen: SampleOptions = context.primary.length ? { ...sampleOpts, primary: context.primary } : sampleOpts;
-  const { result, busy } = judgeHostBusy(a, b, compareMetrics(samples, options), {
+  const hostDependent = (metric: string): boolean => resolveMetric(metric)?.def.hostDependent ?? true;
+  const marked = judgeHostBusy(a, b, compareMetrics(samples, options), {
     rejudge: (qa, qb) => compareMetrics(metricSamples(qa, qb, chosen).samples, { ...options, rejected: {} }),
     warnPct: (metric) => thresholdsFor(metric, options).warnPct,
-    hostDependent: (metric) => resolveMetric(metric)?.def.hostDependent ?? true,
+    hostDependent,
   });
+  // A stored baseline on a machine saturated through both runs: the marks above see nothing relative to tell.
+  const { result, busy } = marked.busy || interleaved(a, b) ? marked : judgeSaturatedHost(a, b, marked.result, hostDependent);
   const host = context.sameHost
     ? { same: true }
     : {
@@ -1201,6 +1231,7 @@ export function compareRuns(a: RunFile, b: RunFile, opts: CompareRunsOptions = {
     baseline: idA,
     candidate: idB,
     attribution: { flame: attributed.flame },
+    insights: insightChanges(a.repeats, b.repeats),
   };
 }
 

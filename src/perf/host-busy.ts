@@ -252,3 +252,60 @@ export function busySummary(busy: HostBusy, result: CompareResult, summarize: (r
   const line = `host busy during ${busy.repeats} of ${busy.of} repeats: ${busy.metrics.join(', ')} followed the host, not the build`;
   return decided.verdict === 'pass' ? line : `${line}; ${summarize({ ...result, rows: rest, ...decided })}`;
 }
+
+/**
+ * 60 %: beside one process spinning on two cores, others use 41–49 % of the machine (measured, see busyHostMarks) and
+ * a stored baseline still judges milliseconds. Above 60 % the browser, the renderer and perf share less than 0.8 of a
+ * core, and what else runs decides the milliseconds: here, with other processes at 73–77 % through both runs, five
+ * A/A pairs (gate --update, then gate, unchanged code) moved load.fcpMs's median by −13 … +27 %, and one failed.
+ */
+export const SATURATED_FOREIGN_PCT = 60;
+
+/** The median share of the CPU other processes used over an arm's windows, %; undefined with fewer than two records. */
+function foreignMedian(reps: readonly Measured[]): number | undefined {
+  const v = reps.flatMap((r) => (r.host?.foreignCpuPct !== undefined ? [r.host.foreignCpuPct] : []));
+  return v.length < MIN_INDEXED_PER_ARM ? undefined : median(v);
+}
+
+/**
+ * A stored baseline and its candidate both measured on a saturated machine (other processes above
+ * SATURATED_FOREIGN_PCT through both): their milliseconds compare two moments of the machine's load, which the
+ * per-repeat marks cannot tell apart when it was heavy in both. A host-dependent primary that regressed or improved
+ * becomes inconclusive, saying so; counts still decide. Interleaved runs never come here: their rounds share the
+ * moment, so the load cancels in the pairs.
+ */
+export function judgeSaturatedHost(
+  a: RunFile,
+  b: RunFile,
+  full: CompareResult,
+  hostDependent: (metric: string) => boolean,
+): { result: CompareResult; busy?: HostBusy } {
+  const [repA, repB] = [counted(a), counted(b)];
+  const [fa, fb] = [foreignMedian(repA), foreignMedian(repB)];
+  if (fa === undefined || fb === undefined || Math.min(fa, fb) < SATURATED_FOREIGN_PCT) return { result: full };
+  const moved = (r: CompareRow): boolean => r.gated && hostDependent(r.metric) && (r.verdict === 'regressed' || r.verdict === 'improved');
+  const metrics = full.rows.filter(moved).map((r) => r.metric);
+  if (!metrics.length) return { result: full };
+  const pct = (v: number): string => `${Math.round(v)}%`;
+  const why =
+    `machine saturated: other processes used ${pct(fa)} of the CPU during the baseline's repeats and ${pct(fb)} during ` +
+    "the candidate's, so their milliseconds compare two moments of that load, not two builds";
+  const rows = full.rows.map((r) =>
+    moved(r)
+      ? {
+          ...r,
+          verdict: 'inconclusive' as const,
+          severity: 'none' as const,
+          decided: false,
+          needRepeats: null,
+          reason: `${why}. Was: ${r.reason}`,
+        }
+      : r,
+  );
+  const rejected = Object.fromEntries(Object.entries(full.rejected).filter(([m]) => !metrics.includes(m)));
+  const unchanged = rows.filter((r) => r.verdict === 'unchanged').map((r) => r.metric);
+  const result: CompareResult = { ...full, rows, ...verdictOf(rows), unchanged, rejected };
+  const of = [...repA, ...repB].filter((r) => r.host?.foreignCpuPct !== undefined).length;
+  const note = `${why}: ${metrics.join(', ')} not judged; rerun on a quieter machine, or interleaved (perf run --against)`;
+  return { result, busy: { repeats: of, of, metrics, note } };
+}

@@ -45,8 +45,8 @@ import {
 export const SAMPLING_INTERVAL_US = 100;
 // The flush waits two frames at most 200 ms; more than this means the renderer is stuck.
 const PROBE_FLUSH_TIMEOUT_MS = 5000;
-// The wait for the next frame is capped at 100 ms in the page; ten times that means the renderer is busy or stuck.
-const NEXT_FRAME_TIMEOUT_MS = 1000;
+// The wait for the next frames is capped at 250 ms in the page; eight times that means the renderer is stuck.
+const NEXT_FRAME_TIMEOUT_MS = 2000;
 export class PerfSession implements PerfRecorder {
   private readonly probe: ProbeReadings;
   readonly marks: SessionMark[] = [];
