@@ -3,7 +3,9 @@
  * (test/fixtures/load, served as it is) with a budget on its request count that the page breaks, so the
  * baseline is exactly as bad as the candidate and the compare passes; the gate must still fail on the
  * budget, say so first (screen, --json, the Markdown summary, JUnit), and fail --update as well (lhci
- * assert's rule: a budget is absolute). A variant whose budget holds gates on its compare alone.
+ * assert's rule: a budget is absolute). A variant whose budget holds gates on its compare alone. The
+ * same family: `perf run --against` failed on a candidate's broken budget without printing it; its
+ * budget lines now follow the compare's verdict line.
  * Budgets on counts only (requests, bytes): nothing here depends on measured time, so it runs in the
  * browser lane.
  */
@@ -114,4 +116,13 @@ test('a kept budget: the gate is its compare, exit 0', async () => {
   assert.equal(j.runs[0]!.status, 'compared');
   assert.equal(j.runs[0]!.compare!.verdict, 'pass');
   assert.doesNotMatch(j.runs[0]!.detail, /budget/);
+});
+
+test("perf run --against: the candidate's broken budget is printed right after the verdict line, exit 1", async () => {
+  const args = ['run', 'budgets.yaml', '--variant', 'broken', '--against', 'budgets.yaml', '--repeat', '2', '--fixed', '--no-timing'];
+  const r = await perfCli(work, [...args, '--out', 'against'], TIMEOUT_MS);
+  assert.equal(r.code, 1, r.stdout + r.stderr);
+  const lines = r.stdout.split('\n');
+  assert.match(lines[0]!, /^[A-Z]+ {2}.*budgets \(broken\)/, r.stdout);
+  assert.deepEqual(lines.slice(1, 3), ['Budgets: 1 of 2 failed', '  FAIL  load.requests <= 1  (median 5)'], r.stdout);
 });
