@@ -235,7 +235,7 @@ function budgetsOf(res: AgainstResult): { budget: RunFile['budgets'][number] }[]
   return res.candidate.run.budgets.map((budget) => ({ budget }));
 }
 
-/** The compare's verdict line, then the budgets, then the rest: the budgets decide the exit code too, so they are not left below the table. */
+/** The compare's verdict line, then the budgets (they decide the exit code too, so not below the table), then the rest. */
 function withBudgets(text: string, budgets: string[]): string {
   if (!budgets.length) return text;
   const nl = text.indexOf('\n');
