@@ -14,9 +14,10 @@ import assert from 'node:assert/strict';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { BudgetResult } from '../src/perf/run-file.js';
-import type { RunsComparison } from '../src/perf/compare-runs.js';
-import { FIXTURES_DIR, perfCli } from './helpers.js';
+import type { BudgetResult, RunFile } from '../src/perf/run-file.js';
+import { compareRuns, type RunsComparison } from '../src/perf/compare-runs.js';
+import { entryVerdict, gateExitCode, renderGateText, type GateEntry } from '../src/cli/gate.js';
+import { FIXTURES_DIR, perfCli, ROOT } from './helpers.js';
 
 const work = mkdtempSync(join(tmpdir(), 'rehearse-gate-budgets-'));
 after(() => rmSync(work, { recursive: true, force: true }));
@@ -125,4 +126,35 @@ test("perf run --against: the candidate's broken budget is printed right after t
   const lines = r.stdout.split('\n');
   assert.match(lines[0]!, /^[A-Z]+ {2}.*budgets \(broken\)/, r.stdout);
   assert.deepEqual(lines.slice(1, 3), ['Budgets: 1 of 2 failed', '  FAIL  load.requests <= 1  (median 5)'], r.stdout);
+});
+
+test('the rule without a browser: a broken budget fails a passing compare, an --update and a missing baseline; an unmeasured run lists none', () => {
+  const committed = JSON.parse(readFileSync(join(ROOT, 'baselines/page-load.json'), 'utf8')) as RunFile;
+  const broken = { ...committed.budgets[0]!, expr: 'load.requests <= 1', limit: 1, pass: false };
+  const run: RunFile = { ...committed, budgets: [broken] };
+  const kept: RunFile = { ...committed, budgets: [{ ...broken, expr: 'load.requests <= 50', limit: 50, pass: true }] };
+  const entry = (r: RunFile, outcome: GateEntry['outcome']): GateEntry => ({
+    id: 'page-load',
+    scenario: 'page-load',
+    variant: null,
+    scenarioFile: 'page-load.yaml',
+    baselineFile: 'baselines/page-load.json',
+    runFile: 'out/page-load-gate.json',
+    run: r,
+    outcome,
+  });
+  const compared = (r: RunFile): GateEntry => {
+    const comparison = compareRuns(committed, r, { force: true });
+    assert.equal(comparison.verdict, 'pass', 'the same run twice');
+    return entry(r, { status: 'compared', comparison, baseline: committed });
+  };
+  for (const e of [compared(run), entry(run, { status: 'updated', previous: null }), entry(run, { status: 'missing-baseline' })]) {
+    assert.equal(entryVerdict(e), 'fail', e.outcome.status);
+    assert.equal(gateExitCode([e]), 1, e.outcome.status);
+  }
+  assert.equal(gateExitCode([compared(kept)]), 0);
+  assert.equal(gateExitCode([entry(kept, { status: 'updated', previous: null })]), 0);
+  const unmeasured: RunFile = { ...run, summary: { ...run.summary, measured: 0 } };
+  const text = renderGateText([entry(unmeasured, { status: 'unmeasured', reason: 'no measured repeat' })]);
+  assert.doesNotMatch(text, /Budgets|budget broken/, text);
 });
