@@ -75,7 +75,7 @@ export type GateVerdict = 'pass' | 'warn' | 'fail' | 'inconclusive';
  * The candidate's budgets as its run file holds them (judged by the runner, the way perf run's are); none
  * for a run that measured nothing: its entry fails on that already, and every budget would read "no value".
  */
-export function entryBudgets(e: GateEntry): BudgetResult[] {
+function entryBudgets(e: GateEntry): BudgetResult[] {
   return e.run && e.run.summary.measured > 0 ? e.run.budgets : [];
 }
 
