@@ -24,7 +24,7 @@ import { createHash } from 'node:crypto';
 import type { CompareRow } from '../src/perf/compare.js';
 import { FRAME_BUDGET_MS } from '../src/perf/frames.js';
 import { defaultPrimaryMetrics, resolveMetric } from '../src/perf/metrics.js';
-import type { RepeatRecord, RunFile } from '../src/perf/run-file.js';
+import { failedBudgets, type RepeatRecord, type RunFile } from '../src/perf/run-file.js';
 import type { CompareContext, CompareReport, FrameTimeline, HtmlRunContext, RenderOptions, ScreenshotShown } from './define.js';
 import { defineReporter } from './define.js';
 import {
@@ -349,7 +349,7 @@ function traceHelp(...sides: (HtmlRunContext | undefined)[]): string {
 
 /** FAIL when the run fails the exit-code rule (budget failed, or nothing measured), PARTIAL when repeats were lost. */
 function runStatus(run: RunFile): { cls: string; word: string } {
-  if (run.budgets.some((b) => !b.pass) || run.summary.measured === 0) return { cls: 'fail', word: 'FAIL' };
+  if (failedBudgets(run).length || run.summary.measured === 0) return { cls: 'fail', word: 'FAIL' };
   if (run.summary.failed || run.summary.refused || run.interrupted || run.complete === false) return { cls: 'warn', word: 'PARTIAL' };
   return { cls: 'pass', word: 'OK' };
 }

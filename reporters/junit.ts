@@ -10,7 +10,7 @@
  * <system-out> note (CI UIs have no "warn" state, and a warning must not turn the build red).
  */
 import type { CompareRow } from '../src/perf/compare.js';
-import type { RepeatRecord, RunFile } from '../src/perf/run-file.js';
+import type { BudgetResult, RepeatRecord, RunFile } from '../src/perf/run-file.js';
 import { defineReporter } from './define.js';
 import type { CompareContext, CompareReport } from './define.js';
 import { MAX_ATTRIBUTION_LINES } from '../src/perf/attribution.js';
@@ -89,19 +89,34 @@ function testcaseXml(tc: TestCase): string {
   return body.length ? `${open}>\n${body.join('\n')}\n    </testcase>` : `${open}/>`;
 }
 
-function document(suite: { name: string; timestamp?: string; properties: Record<string, string> }, cases: TestCase[]): string {
-  const failures = cases.filter((c) => c.failure).length;
-  const skipped = cases.filter((c) => c.skipped).length;
+interface Suite {
+  name: string;
+  timestamp?: string;
+  properties: Record<string, string>;
+}
+
+function counts(cases: TestCase[]): { tests: number; failures: number; errors: number; skipped: number; time: string } {
   const timeMs = cases.reduce((sum, c) => sum + c.timeMs, 0);
-  const counts = { tests: cases.length, failures, errors: 0, skipped, time: seconds(timeMs) };
+  const failures = cases.filter((c) => c.failure).length;
+  return { tests: cases.length, failures, errors: 0, skipped: cases.filter((c) => c.skipped).length, time: seconds(timeMs) };
+}
+
+/** One <testsuite> element, indented to sit in a <testsuites>. */
+function suiteXml(suite: Suite, cases: TestCase[]): string {
   const props = Object.entries(suite.properties).map(([name, value]) => `      <property${attrs({ name, value })}/>`);
   return [
-    '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites${attrs({ name: 'rehearse', ...counts })}>`,
-    `  <testsuite${attrs({ name: suite.name, ...counts, ...(suite.timestamp ? { timestamp: suite.timestamp } : {}) })}>`,
+    `  <testsuite${attrs({ name: suite.name, ...counts(cases), ...(suite.timestamp ? { timestamp: suite.timestamp } : {}) })}>`,
     ...(props.length ? ['    <properties>', ...props, '    </properties>'] : []),
     ...cases.map(testcaseXml),
     '  </testsuite>',
+  ].join('\n');
+}
+
+function document(suite: Suite, cases: TestCase[]): string {
+  return [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    `<testsuites${attrs({ name: 'rehearse', ...counts(cases) })}>`,
+    suiteXml(suite, cases),
     '</testsuites>',
     '',
   ].join('\n');
@@ -140,19 +155,29 @@ function repeatCase(r: RepeatRecord, classname: string): TestCase {
   return tc;
 }
 
+/** One testcase per budget, named `budget: EXPR` in perf run and perf gate alike, so a CI UI keeps one history per budget. */
+function budgetCase(b: BudgetResult, classname: string): TestCase {
+  const tc: TestCase = { name: `budget: ${b.expr}`, classname, timeMs: 0 };
+  if (!b.pass)
+    tc.failure = {
+      message: `${b.expr}: ${budgetValue(b)}`,
+      type: 'budget_failed',
+      details: `budget ${b.expr} failed: ${budgetValue(b)} (limit ${budgetLimit(b)})`,
+    };
+  return tc;
+}
+
+/** perf gate's suite of one run's budgets (a failing testcase per broken budget), to sit beside its compare suite. */
+export function budgetSuiteXml(run: Pick<RunFile, 'scenario' | 'budgets'>, name: string): string {
+  return suiteXml(
+    { name, properties: {} },
+    run.budgets.map((b) => budgetCase(b, `rehearse.${run.scenario}`)),
+  );
+}
+
 function renderRun(run: RunFile): string {
   const classname = `rehearse.${run.scenario}`;
-  const cases = countedRepeats(run).map((r) => repeatCase(r, classname));
-  for (const b of run.budgets) {
-    const tc: TestCase = { name: `budget: ${b.expr}`, classname, timeMs: 0 };
-    if (!b.pass)
-      tc.failure = {
-        message: `${b.expr}: ${budgetValue(b)}`,
-        type: 'budget_failed',
-        details: `budget ${b.expr} failed: ${budgetValue(b)} (limit ${budgetLimit(b)})`,
-      };
-    cases.push(tc);
-  }
+  const cases = [...countedRepeats(run).map((r) => repeatCase(r, classname)), ...run.budgets.map((b) => budgetCase(b, classname))];
   const v = run.env.viewport;
   return document(
     {

@@ -8,7 +8,7 @@
 import { appendFileSync } from 'node:fs';
 import { PerfError } from '../src/errors.js';
 import type { CompareRow } from '../src/perf/compare.js';
-import type { RunFile } from '../src/perf/run-file.js';
+import { failedBudgets, type BudgetResult, type RunFile } from '../src/perf/run-file.js';
 import { defineReporter } from './define.js';
 import type { CompareContext, CompareReport } from './define.js';
 import {
@@ -77,9 +77,26 @@ function tableRow(cells: string[]): string {
 
 /** ❌ when the run fails the exit-code rule (budget failed, or nothing measured), ⚠️ when partial. */
 function runIcon(run: RunFile): string {
-  if (run.budgets.some((b) => !b.pass) || run.summary.measured === 0) return '❌';
+  if (failedBudgets(run).length || run.summary.measured === 0) return '❌';
   if (run.summary.failed || run.summary.refused || run.interrupted) return '⚠️';
   return '✅';
+}
+
+/** The budgets' verdict and one bullet each, failed first (perf run: one run's; perf gate: every run's, each named). */
+export function budgetMarkdown(budgets: readonly { budget: BudgetResult; run?: string }[]): string[] {
+  if (!budgets.length) return [];
+  const failed = budgets.filter((b) => !b.budget.pass);
+  const head = failed.length ? `${failed.length} of ${budgets.length} failed` : `all ${budgets.length} passed`;
+  const sorted = [...failed, ...budgets.filter((b) => b.budget.pass)];
+  return [
+    '',
+    `**Budgets**: ${head}`,
+    '',
+    ...sorted.map(
+      ({ budget: b, run }) =>
+        `- ${b.pass ? '✅ pass' : '❌ **FAIL**'} ${run !== undefined ? `${mdCode(run)} ` : ''}${mdCode(b.expr)}: ${budgetValue(b)}`,
+    ),
+  ];
 }
 
 function renderRun(run: RunFile): string {
@@ -106,11 +123,7 @@ function renderRun(run: RunFile): string {
   }
   out.push(...loadLines(run));
 
-  if (run.budgets.length) {
-    const failed = run.budgets.filter((b) => !b.pass).length;
-    out.push('', `**Budgets**: ${failed ? `${failed} of ${run.budgets.length} failed` : `all ${run.budgets.length} passed`}`, '');
-    for (const b of run.budgets) out.push(`- ${b.pass ? '✅ pass' : '❌ **FAIL**'} ${mdCode(b.expr)}: ${budgetValue(b)}`);
-  }
+  out.push(...budgetMarkdown(run.budgets.map((budget) => ({ budget }))));
 
   const repeats = countedRepeats(run);
   const failed = repeats.flatMap((r) => (r.status === 'failed' ? [r] : []));

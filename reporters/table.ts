@@ -3,7 +3,7 @@
  * by default so CI logs and redirected output carry no escape codes; `{ color: true }` for a TTY.
  */
 import Table from 'cli-table3';
-import type { RunFile } from '../src/perf/run-file.js';
+import type { BudgetResult, RunFile } from '../src/perf/run-file.js';
 import { defineReporter } from './define.js';
 import { decidingMetrics, findingLines, findingsHeading } from './screen.js';
 import type { CompareContext, CompareReport, RenderOptions } from './define.js';
@@ -93,7 +93,12 @@ function renderRun(run: RunFile, options: RenderOptions = {}): string {
   const color = options.color ?? false;
   const p = painter(color);
   const out: string[] = [p.bold(oneLine(runTitle(run))), oneLine(runFacts(run).join(' · '))];
-  out.push(...budgetLines(run, p));
+  out.push(
+    ...budgetLines(
+      run.budgets.map((budget) => ({ budget })),
+      color,
+    ),
+  );
   const names = sortMetrics(Object.keys(run.summary.metrics), stepLabelsOf(run));
   const deciding = new Set(decidingMetrics(run));
   if (!names.length) out.push('No metrics: no repeat was measured.');
@@ -118,15 +123,26 @@ function renderRun(run: RunFile, options: RenderOptions = {}): string {
   return out.join('\n') + '\n';
 }
 
-/** The verdict on the budgets, first: a failed budget one line each, the passed ones on one line. */
-function budgetLines(run: RunFile, p: ReturnType<typeof painter>): string[] {
-  if (!run.budgets.length) return [];
-  const failed = run.budgets.filter((b) => !b.pass);
-  const passed = run.budgets.filter((b) => b.pass);
-  const each = (bs: typeof passed): string => bs.map((b) => `${oneLine(b.expr)}  (${budgetValue(b)})`).join(' · ');
-  if (!failed.length) return [`Budgets: all ${run.budgets.length} passed: ${each(passed)}`];
+/** A budget to list, with the run it is of when several runs share one screen (the gate's). */
+export interface BudgetLine {
+  budget: BudgetResult;
+  run?: string;
+}
+
+/**
+ * The verdict on the budgets, first: a failed budget one line each, the passed ones on one line. perf run
+ * lists one run's, perf gate every run's (each named).
+ */
+export function budgetLines(budgets: readonly BudgetLine[], color: boolean): string[] {
+  if (!budgets.length) return [];
+  const p = painter(color);
+  const failed = budgets.filter((b) => !b.budget.pass);
+  const passed = budgets.filter((b) => b.budget.pass);
+  const each = (bs: readonly BudgetLine[]): string =>
+    bs.map(({ budget: b, run }) => `${run !== undefined ? `${oneLine(run)}: ` : ''}${oneLine(b.expr)}  (${budgetValue(b)})`).join(' · ');
+  if (!failed.length) return [`Budgets: all ${budgets.length} passed: ${each(passed)}`];
   return [
-    `Budgets: ${p.red(`${failed.length} of ${run.budgets.length} failed`)}`,
+    `Budgets: ${p.red(`${failed.length} of ${budgets.length} failed`)}`,
     ...failed.map((b) => `  ${p.red('FAIL')}  ${each([b])}`),
     ...(passed.length ? [`  ${p.green('PASS')}  ${each(passed)}`] : []),
   ];

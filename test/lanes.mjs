@@ -97,6 +97,7 @@ const BROWSER = [
   'tabs.test.js',
   'shard.test.js',
   'gate-baselines.test.js',
+  'gate-budgets.test.js',
   'runner.test.js',
   'grid.test.js',
   'mcp.test.js',

@@ -524,8 +524,17 @@ describe('the other text outputs over hostile names (finding 9)', () => {
     assert.match(renderBisectText(results[0]!), /first bad commit: c{40} subject c{40}/);
   });
 
-  test('perf gate text, Markdown and JUnit: errors, reasons and the compare tables of hostile runs', () => {
-    const run = poisonedRun(baseline('dialog.json'));
+  test('perf gate text, Markdown and JUnit: errors, reasons, budgets and the compare tables of hostile runs', () => {
+    // A broken budget and a kept one: the gate lists both first, with the expression the scenario wrote.
+    const budgets = [
+      { expr: 'counters.layouts <= 1', metric: 'counters.layouts', op: '<=' as const, limit: 1, value: 5, pass: false },
+      { expr: 'counters.layouts < 99', metric: 'counters.layouts', op: '<' as const, limit: 99, value: 5, pass: true },
+    ];
+    const run = poisonedRun({ ...baseline('dialog.json'), budgets });
+    assert.ok(
+      run.budgets.some((b) => b.expr.includes(H)),
+      'a budget expression is hostile',
+    );
     const base = { scenario: `s${H}`, variant: null, scenarioFile: `s${H}.yaml`, baselineFile: `b${H}.json`, runFile: `r${H}.json` };
     const entries: GateEntry[] = [
       { ...base, id: `one${H}`, run, outcome: { status: 'compared', comparison: compareRuns(run, run, { force: true }), baseline: run } },
@@ -542,6 +551,7 @@ describe('the other text outputs over hostile names (finding 9)', () => {
     assertClean('gate text in colour', renderGateText(entries, true), { sgr: true });
     assertClean('gate markdown', renderGateMarkdown(entries));
     assertClean('gate junit', renderGateJunit(entries));
+    assert.match(renderGateText(entries).split('\n')[1]!, /^Budgets: 1 of 2 failed/);
   });
 });
 

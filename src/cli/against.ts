@@ -12,6 +12,8 @@ import { loadScenario, type Scenario } from '../scenario/load.js';
 import type { RestartMode } from '../drivers/define.js';
 import type { PerfErrorKind } from '../errors.js';
 import { appendToGithubStepSummary } from '../../reporters/index.js';
+import { budgetMarkdown } from '../../reporters/markdown.js';
+import { budgetLines } from '../../reporters/table.js';
 import type { FlagValues } from './args.js';
 import { info, printJson, printText } from './command.js';
 import { noteInconclusive, renderComparison } from './compare.js';
@@ -147,7 +149,9 @@ export async function runAgainstCommand(
   }
   const rel = (p: string): string => relative(process.cwd(), p) || p;
   if (comparison && flags.reporters.includes('markdown'))
-    appendToGithubStepSummary(renderComparison(comparison, res.baseline.run, res.candidate.run, 'markdown'));
+    appendToGithubStepSummary(
+      withBudgets(renderComparison(comparison, res.baseline.run, res.candidate.run, 'markdown'), budgetMarkdown(budgetsOf(res))),
+    );
   if (f.json) {
     const strip = ({ repeats: _omit, ...rest }: RunFile): Omit<RunFile, 'repeats'> => rest;
     printJson({
@@ -158,7 +162,10 @@ export async function runAgainstCommand(
     });
   } else if (!f.quiet) {
     const color = process.stdout.isTTY === true;
-    if (comparison) printText(renderComparison(comparison, res.baseline.run, res.candidate.run, 'table', color, f.all === true), color);
+    if (comparison) {
+      const table = renderComparison(comparison, res.baseline.run, res.candidate.run, 'table', color, f.all === true);
+      printText(withBudgets(table, budgetLines(budgetsOf(res), color)), color);
+    }
     info(
       `run files: ${rel(res.baseline.path)} (baseline), ${rel(res.candidate.path)} (candidate)` +
         `${written.length ? `; reports: ${written.map(rel).join(', ')}` : ''}`,
@@ -221,4 +228,16 @@ export function bisectErrorCode(kind: PerfErrorKind): number {
     case 'internal':
       return BISECT_EXIT.abort;
   }
+}
+
+/** The candidate's budgets: they fail the run as a regression does (runner/judge.ts againstExitCode). */
+function budgetsOf(res: AgainstResult): { budget: RunFile['budgets'][number] }[] {
+  return res.candidate.run.budgets.map((budget) => ({ budget }));
+}
+
+/** The compare's verdict line, then the budgets (they decide the exit code too, so not below the table), then the rest. */
+function withBudgets(text: string, budgets: string[]): string {
+  if (!budgets.length) return text;
+  const nl = text.indexOf('\n');
+  return `${text.slice(0, nl + 1)}${budgets.join('\n')}\n${text.slice(nl + 1)}`;
 }

@@ -3,7 +3,11 @@
  * unless one is named), compares each run with its committed baseline, prints one summary, and exits 1
  * on any error-level regression. A scenario without a baseline FAILS the gate ("missing baseline"):
  * a gate that passes because it had nothing to compare against would be a silent hole in CI.
- * `--update` (re)writes the baselines from this run instead of judging it.
+ * Each run's budgets (judged on the candidate when its run file is written, as for perf run) are the
+ * gate's first line of judgement: a broken one fails the gate whatever the compare says, since a
+ * baseline as bad as the candidate would otherwise let it pass for ever.
+ * `--update` (re)writes the baselines from this run instead of comparing it, and still fails on a broken
+ * budget (Lighthouse CI's `lhci assert`: a budget is absolute, whichever run recorded it).
  */
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { ensureDir, fileInFolder, writeFileAtomic } from '../files.js';
@@ -12,13 +16,14 @@ import { exitCodeOf, isPerfError, PerfError, type PerfErrorKind } from '../error
 import { oneLine, plainText } from '../printable.js';
 import { compareRuns, readRunFile, type RunsComparison } from '../perf/compare-runs.js';
 import type { CompareRow } from '../perf/compare.js';
-import type { RunFile } from '../perf/run-file.js';
+import { failedBudgets, type BudgetResult, type RunFile } from '../perf/run-file.js';
 import { checkVarFlagsAcross, loadScenario, type Scenario } from '../scenario/load.js';
 import { writeJsonAtomic } from '../session/state.js';
 import { appendToGithubStepSummary, getReporter, reportPathFor } from '../../reporters/index.js';
-import { formatDelta } from '../../reporters/format.js';
-import { xmlAttr, xmlText } from '../../reporters/junit.js';
-import { mdCode, mdText } from '../../reporters/markdown.js';
+import { budgetValue, formatDelta } from '../../reporters/format.js';
+import { budgetSuiteXml, xmlAttr, xmlText } from '../../reporters/junit.js';
+import { budgetMarkdown, mdCode, mdText } from '../../reporters/markdown.js';
+import { budgetLines } from '../../reporters/table.js';
 import { flagsOf, type FlagValues } from './args.js';
 import { ALL_FLAG, ALLOW_OUTSIDE_FLAG, defineCommand, info, JSON_FLAG, printJson, printText } from './command.js';
 import { noteInconclusive, renderComparison } from './compare.js';
@@ -66,9 +71,22 @@ export interface GateEntry {
 
 export type GateVerdict = 'pass' | 'warn' | 'fail' | 'inconclusive';
 
-/** What each entry does to the gate: fail, warn or pass. */
+/**
+ * The candidate's budgets as its run file holds them (judged by the runner, the way perf run's are); none
+ * for a run that measured nothing: its entry fails on that already, and every budget would read "no value".
+ */
+function entryBudgets(e: GateEntry): BudgetResult[] {
+  return e.run && e.run.summary.measured > 0 ? e.run.budgets : [];
+}
+
+function brokenBudgets(e: GateEntry): BudgetResult[] {
+  return failedBudgets({ budgets: entryBudgets(e) });
+}
+
+/** What each entry does to the gate: fail, warn or pass. A broken budget fails it whatever the compare said. */
 export function entryVerdict(e: GateEntry): GateVerdict {
   const o = e.outcome;
+  if (brokenBudgets(e).length) return 'fail';
   switch (o.status) {
     case 'compared':
       return o.comparison.verdict;
@@ -88,11 +106,12 @@ export function gateVerdict(entries: GateEntry[]): GateVerdict {
 }
 
 /**
- * DESIGN.md exit codes: 1 when anything was judged failed (error regression, missing baseline, nothing
- * measured); otherwise 2 for an unusable baseline file, 3 for an environment problem; else 0.
+ * DESIGN.md exit codes: 1 when anything was judged failed (error regression, broken budget, missing
+ * baseline, nothing measured); otherwise 2 for an unusable baseline file, 3 for an environment problem; else 0.
  */
 export function gateExitCode(entries: GateEntry[], strict = false): number {
   const statuses = entries.map((e) => e.outcome);
+  if (entries.some((e) => brokenBudgets(e).length)) return 1;
   if (entries.some((e) => e.outcome.status === 'compared' && compareExitCode(e.outcome.comparison, strict) === 1)) return 1;
   if (statuses.some((o) => o.status === 'missing-baseline' || o.status === 'unmeasured')) return 1;
   if (statuses.some((o) => o.status === 'invalid-baseline')) return 2;
@@ -263,8 +282,21 @@ function regressions(c: RunsComparison): CompareRow[] {
 // 3 metrics: enough to name the problem on one summary line; the detail table lists the rest.
 const WORST_SHOWN = 3;
 
-/** One phrase: what this entry's line in the summary says. */
+/** "budget X broken (median V)": what fails the entry before anything the compare says. */
+function brokenBudgetsPhrase(e: GateEntry): string {
+  const broken = brokenBudgets(e);
+  if (!broken.length) return '';
+  const shown = broken.slice(0, WORST_SHOWN).map((b) => `${b.expr} (${budgetValue(b)})`);
+  const more = broken.length > WORST_SHOWN ? ` +${broken.length - WORST_SHOWN} more` : '';
+  return `${broken.length === 1 ? 'budget' : `${broken.length} budgets`} broken: ${shown.join(', ')}${more}; `;
+}
+
+/** One phrase: what this entry's line in the summary says, a broken budget first. */
 export function entryDetail(e: GateEntry, cwd = process.cwd()): string {
+  return brokenBudgetsPhrase(e) + outcomeDetail(e, cwd);
+}
+
+function outcomeDetail(e: GateEntry, cwd: string): string {
   const rel = (p: string): string => relative(cwd, p) || p;
   const o = e.outcome;
   switch (o.status) {
@@ -298,6 +330,7 @@ export function entryDetail(e: GateEntry, cwd = process.cwd()): string {
 }
 
 function statusWord(e: GateEntry): string {
+  if (brokenBudgets(e).length) return 'FAIL';
   switch (e.outcome.status) {
     case 'missing-baseline':
       return 'MISSING';
@@ -313,12 +346,13 @@ function statusWord(e: GateEntry): string {
 }
 
 function headline(entries: GateEntry[]): string {
-  const n = { fail: 0, inconclusive: 0, warn: 0, pass: 0, missing: 0, updated: 0, error: 0 };
+  const n = { fail: 0, inconclusive: 0, warn: 0, pass: 0, missing: 0, updated: 0, error: 0, budgets: 0 };
   for (const e of entries) {
     const s = e.outcome.status;
+    n.budgets += brokenBudgets(e).length;
     if (s === 'missing-baseline') n.missing++;
     else if (s === 'updated') n.updated++;
-    else if (s === 'compared') n[e.outcome.comparison.verdict]++;
+    else if (s === 'compared') n[entryVerdict(e)]++;
     else n.error++;
   }
   const parts = [
@@ -330,14 +364,20 @@ function headline(entries: GateEntry[]): string {
     n.pass && `${n.pass} passed`,
     n.updated && `${n.updated} baseline${n.updated === 1 ? '' : 's'} updated`,
   ].filter(Boolean);
-  return `${entries.length} run${entries.length === 1 ? '' : 's'}: ${parts.join(', ')}`;
+  const budgets = n.budgets ? ` (${n.budgets} budget${n.budgets === 1 ? '' : 's'} broken)` : '';
+  return `${entries.length} run${entries.length === 1 ? '' : 's'}: ${parts.join(', ')}${budgets}`;
 }
 
-/** The summary for the terminal: one line per run, then the compare table of each run that warned or failed. */
+/** Every run's budgets, each named by its run: the gate's first lines after its verdict. */
+function gateBudgets(entries: readonly GateEntry[]): { budget: BudgetResult; run: string }[] {
+  return entries.flatMap((e) => entryBudgets(e).map((budget) => ({ budget, run: e.id })));
+}
+
+/** The summary for the terminal: the verdict, the budgets, one line per run, then the compare table of each run that warned or failed. */
 export function renderGateText(entries: GateEntry[], color = false, all = false): string {
   const verdict = gateVerdict(entries);
   const width = Math.max(...entries.map((e) => oneLine(e.id).length), 8);
-  const out = [`perf gate: ${VERDICT_WORD[verdict]} — ${headline(entries)}`];
+  const out = [`perf gate: ${VERDICT_WORD[verdict]} — ${headline(entries)}`, ...budgetLines(gateBudgets(entries), color)];
   for (const e of entries) out.push(`  ${statusWord(e).padEnd(7)} ${oneLine(e.id).padEnd(width)}  ${oneLine(entryDetail(e))}`);
   for (const e of entries) {
     if (e.outcome.status === 'compared' && e.outcome.comparison.verdict !== 'pass' && e.run) {
@@ -364,6 +404,7 @@ export function renderGateMarkdown(entries: GateEntry[]): string {
   const icon = { pass: '✅', warn: '⚠️', fail: '❌', inconclusive: '❔' }[verdict];
   const out = [
     `### ${icon} perf gate: ${VERDICT_WORD[verdict]} — ${mdText(headline(entries))}`,
+    ...budgetMarkdown(gateBudgets(entries)),
     '',
     '| run | verdict | detail |',
     '|:--|:--|:--|',
@@ -386,7 +427,11 @@ export function renderGateMarkdown(entries: GateEntry[]): string {
  * suite with one failing testcase, so the CI UI shows it red rather than nothing.
  */
 export function renderGateJunit(entries: GateEntry[]): string {
-  const suites: string[] = [];
+  // The budgets first, as on the screen: a failing testcase per broken budget, named as perf run names it.
+  const suites = entries.flatMap((e) => {
+    const budgets = entryBudgets(e);
+    return budgets.length ? [budgetSuiteXml({ scenario: e.scenario, budgets }, `${e.id} budgets`)] : [];
+  });
   for (const e of entries) {
     const o = e.outcome;
     if (o.status === 'compared' && e.run) {
@@ -424,6 +469,7 @@ export function gateJson(entries: GateEntry[]): Record<string, unknown> {
   return {
     verdict: gateVerdict(entries),
     exitCode: gateExitCode(entries),
+    budgets: gateBudgets(entries).map(({ budget, run }) => ({ run, ...budget })),
     runs: entries.map((e) => {
       const o = e.outcome;
       return {
@@ -449,7 +495,8 @@ export function gateJson(entries: GateEntry[]): Record<string, unknown> {
 export const gateCommand = defineCommand({
   name: 'gate',
   summary:
-    'CI gate: run scenarios, compare each with its baseline in baselines/, exit 1 on an error-level regression or a missing baseline',
+    'CI gate: run scenarios, compare each with its baseline in baselines/, ' +
+    'exit 1 on an error-level regression, a broken budget or a missing baseline',
   usage:
     'gate [SCENARIO.yaml…] [--baselines DIR] [--variant V] [--junit FILE] [--update] ' +
     '[--repeat N] [--out DIR] [--shard I/N] [--grid URL [--parallel N]]',
@@ -457,6 +504,8 @@ export const gateCommand = defineCommand({
     'Default scenarios: perf/*.yaml and scenarios/*.yaml, every variant. Baseline of each: <baselines>/<scenario>[-<variant>].json.',
     'A missing baseline fails the gate (never a silent pass); --update (re)writes the ' +
       "baselines from this run, with 2 × the scenario's repeat unless --repeat is given.",
+    "Each run's budgets are judged on its medians as perf run judges them and printed first; a broken budget fails " +
+      'the gate whatever the compare says (a baseline as bad would pass it), and fails --update too, which still writes the baseline.',
     '--timing defaults to how the baseline was recorded (its timing repeats), else the scenario.',
     'Prints one summary; appends it as Markdown to $GITHUB_STEP_SUMMARY when set; --junit FILE writes JUnit XML.',
     '--shard I/N runs the I-th of N shares (runs sorted by scenario file and variant, dealt round-robin) ' +

@@ -114,6 +114,11 @@ export interface BudgetResult {
   pass: boolean;
 }
 
+/** The budgets a run broke, as judged when its file was written: what fails perf run, perf gate and their reports. */
+export function failedBudgets(run: Pick<RunFile, 'budgets'>): BudgetResult[] {
+  return run.budgets.filter((b) => !b.pass);
+}
+
 export interface RunEnv {
   tool: { name: 'rehearse'; version: string };
   browser: {

@@ -5,7 +5,7 @@
  * door only renders the outcome and turns `exitCode` into its own form.
  */
 import { compareExitCode, type RunsComparison } from '../perf/compare-runs.js';
-import type { RunFile } from '../perf/run-file.js';
+import { failedBudgets, type RunFile } from '../perf/run-file.js';
 import type { Scenario } from '../scenario/load.js';
 import type { AgainstOptions, AgainstResult } from './against.js';
 import { runScenario, type RunOptions } from './run.js';
@@ -46,7 +46,7 @@ export async function runAndJudge(req: JudgeRequest): Promise<Judged> {
 
 /** A single run fails on a failed budget, or when no repeat was measured. */
 export function runExitCode(run: RunFile): 0 | 1 {
-  if (run.budgets.some((b) => !b.pass)) return 1;
+  if (failedBudgets(run).length) return 1;
   if (run.summary.measured === 0) return 1;
   return 0;
 }
@@ -54,6 +54,6 @@ export function runExitCode(run: RunFile): 0 | 1 {
 /** A compare fails on an error-level regression, a failed candidate budget, nothing measured, or (strict) an inconclusive verdict. */
 export function againstExitCode(res: AgainstResult, comparison: RunsComparison | undefined, strict = false): 0 | 1 {
   if (!comparison) return 1;
-  if (res.candidate.run.budgets.some((b) => !b.pass)) return 1;
+  if (failedBudgets(res.candidate.run).length) return 1;
   return compareExitCode(comparison, strict);
 }
