@@ -148,7 +148,8 @@ test('gate without baselines: every variant runs, each "missing baseline", exit 
   assert.match(md, /^### ❌ perf gate: FAIL — 3 runs: 3 missing baseline/);
   assert.match(md, /\| `list-scroll-phone` \| ❌ MISSING \| missing baseline baselines\/list-scroll-phone\.json/);
   const xml = readFileSync(join(work, 'reports/gate.xml'), 'utf8');
-  assert.match(xml, /<testsuites name="rehearse gate" tests="3" failures="3"/);
+  // Each run: its budget suite (one kept budget, measured: the run ran) and its gate suite (the missing baseline).
+  assert.match(xml, /<testsuites name="rehearse gate" tests="6" failures="3"/);
   assert.match(xml, /<failure message="missing baseline baselines\/list-scroll-desktop\.json[^"]*" type="missing-baseline">/);
 });
 
