@@ -13,7 +13,7 @@ import { after, describe, test } from 'node:test';
 import { firefoxBinary } from '../src/drivers/bidi/firefox.js';
 import { sleep } from '../src/processes.js';
 import { stdioServer } from './mcp-client.js';
-import { DEMO_DIR, refOf, ROOT } from './helpers.js';
+import { DEMO_DIR, FIXTURES_DIR, refOf, ROOT } from './helpers.js';
 
 const PERF = path.join(ROOT, 'bin', 'perf');
 const NO_FIREFOX = firefoxBinary() ? false : 'Firefox not installed (apt-get install firefox-esr)';
@@ -115,6 +115,47 @@ describe('Firefox over WebDriver BiDi', { skip: NO_FIREFOX, timeout: 600_000 }, 
       // The scenario's steps ran after the load: the filter narrowed the list.
       assert.equal(m['steps.rows-narrowed.ms']!.n, 2);
       assert.deepEqual(await leftIn(p.tmp), []);
+    },
+  );
+
+  test(
+    'test/fixtures/load (measure: load): 5 requests, each type its body plus the real headers BiDi counted, equal across repeats',
+    { timeout: RUN_TIMEOUT_MS },
+    () => {
+      const p = project([]);
+      fs.cpSync(path.join(FIXTURES_DIR, 'load'), path.join(p.dir, 'load-app'), { recursive: true });
+      const scenario = 'name: fixture-load\napp: { serve: ./load-app, path: /index.html }\nmeasure: load\nsteps: []\n';
+      fs.writeFileSync(path.join(p.dir, 'fixture-load.yaml'), `${scenario}browser: { engine: firefox }\n`);
+      const r = perf(p, ['run', 'fixture-load.yaml', '--repeat', '2', '--warmup', '0']);
+      assert.equal(r.code, 0, r.stderr + r.stdout);
+      const measured = runFile(p.dir, 'fixture-load').repeats.filter((x) => x.status === 'measured');
+      // Two timing repeats and the attribution one between them, each in a user context of its own.
+      assert.equal(measured.length, 3);
+      const body = (f: string): number => fs.statSync(path.join(FIXTURES_DIR, 'load', f)).size;
+      const files = { document: 'index.html', stylesheet: 'app.css', script: 'app.js', image: 'hero.png', font: 'font.woff' };
+      const byType = measured.map((rep) => {
+        const m = rep.report.metrics as Record<string, number>;
+        const ctx = JSON.stringify(rep.report.load.requests);
+        assert.equal(m['load.requests'], 5, ctx);
+        assert.equal(m['load.transferBytes.fetch'], 0, ctx);
+        assert.equal(m['load.transferBytes.other'], 0, ctx);
+        for (const [type, file] of Object.entries(files)) {
+          // BiDi's bytesReceived: the body and this server's real headers (~170 B). Resource Timing's transferSize,
+          // read before, was the body plus a fixed 300 for every response.
+          const headers = m[`load.transferBytes.${type}`]! - body(file);
+          assert.ok(headers >= 80 && headers < 300, `${type}: ${headers} B of headers; ${ctx}`);
+        }
+        // The request list (the waterfall the run file and perf_load show) carries the same bytes as the metrics.
+        const list = rep.report.load.requests as { url: string; transferBytes: number }[];
+        assert.deepEqual(list.map((x) => x.url.split('/').pop()).sort(), Object.values(files).sort());
+        assert.equal(
+          list.reduce((sum, x) => sum + x.transferBytes, 0),
+          m['load.transferBytes'],
+        );
+        return Object.keys(files).map((t) => m[`load.transferBytes.${t}`]);
+      });
+      assert.deepEqual(byType[1], byType[0]);
+      assert.deepEqual(byType[2], byType[0]);
     },
   );
 
