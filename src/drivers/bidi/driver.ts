@@ -19,7 +19,6 @@ export const bidiDriver = defineDriver({
     deviceEmulation: 'over BiDi the viewport is set, not a device (no mobile, touch or pixel ratio)',
     jpegScreenshot: 'the bidi driver captures PNG only',
     largeScreenshot: 'the bidi driver captures the viewport, and a larger clip would need stitching',
-    storageState: 'saving and restoring a browser state is not wired to BiDi storage yet',
   },
   // context first: a new user context per repeat is clean (cookies, storage, cache) and costs no browser start.
   restartModes: ['context', 'reload', 'browser'],
