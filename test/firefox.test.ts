@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
@@ -156,6 +157,37 @@ describe('Firefox over WebDriver BiDi', { skip: NO_FIREFOX, timeout: 600_000 }, 
       });
       assert.deepEqual(byType[1], byType[0]);
       assert.deepEqual(byType[2], byType[0]);
+    },
+  );
+
+  test(
+    'perf state save and load in a Firefox session; a state whose origin no server answers is exit 3, not an internal error',
+    { timeout: RUN_TIMEOUT_MS },
+    async () => {
+      const p = project([]);
+      assert.equal(perf(p, ['start', '--serve', 'app', '--path', '/form.html', '--engine', 'firefox']).code, 0);
+      const set = perf(p, ['evaluate', '--expression', 'document.cookie = "k=v1; path=/"; localStorage.setItem("a", "1"); 1']);
+      assert.equal(set.code, 0, set.stderr);
+      assert.equal(perf(p, ['state', 'save', 'st.json']).code, 0);
+      const saved = JSON.parse(fs.readFileSync(path.join(p.dir, 'st.json'), 'utf8'));
+      assert.deepEqual(
+        saved.cookies.map((c: { name: string; value: string }) => `${c.name}=${c.value}`),
+        ['k=v1'],
+      );
+      assert.deepEqual(saved.origins[0].localStorage, [{ name: 'a', value: '1' }]);
+      // The same state on a port nothing listens on (a server opened and closed here).
+      const closed = net.createServer();
+      await new Promise<void>((r) => closed.listen(0, '127.0.0.1', () => r()));
+      const port = (closed.address() as net.AddressInfo).port;
+      await new Promise<void>((r) => closed.close(() => r()));
+      saved.origins[0].origin = `http://127.0.0.1:${port}`;
+      fs.writeFileSync(path.join(p.dir, 'gone.json'), JSON.stringify(saved), { mode: 0o600 });
+      const load = perf(p, ['state', 'load', 'gone.json']);
+      assert.equal(load.code, 3, load.stderr);
+      assert.match(load.stderr, new RegExp(`could not open http://127\\.0\\.0\\.1:${port} to restore its saved cookies and storage`));
+      assert.doesNotMatch(load.stderr, /internal error/);
+      assert.equal(perf(p, ['stop']).code, 0);
+      assert.deepEqual(await leftIn(p.tmp), []);
     },
   );
 
