@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -14,7 +15,7 @@ import { after, describe, test } from 'node:test';
 import { firefoxBinary } from '../src/drivers/bidi/firefox.js';
 import { sleep } from '../src/processes.js';
 import { stdioServer } from './mcp-client.js';
-import { DEMO_DIR, FIXTURES_DIR, refOf, ROOT } from './helpers.js';
+import { DEMO_DIR, FIXTURES_DIR, perfCli, refOf, ROOT } from './helpers.js';
 
 const PERF = path.join(ROOT, 'bin', 'perf');
 const NO_FIREFOX = firefoxBinary() ? false : 'Firefox not installed (apt-get install firefox-esr)';
@@ -49,6 +50,11 @@ function perf(p: { dir: string; tmp: string }, args: string[]): { code: number; 
     env: { ...process.env, TMPDIR: p.tmp },
   });
   return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** perf ARGS without blocking this process: a server of the test's own answers while it runs. */
+function cli(p: { dir: string; tmp: string }, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return perfCli(p.dir, args, RUN_TIMEOUT_MS, { TMPDIR: p.tmp });
 }
 
 /** Processes whose command line names `tmp` (this test's Firefox profiles live there), once they had 5 s to exit. */
@@ -187,6 +193,44 @@ describe('Firefox over WebDriver BiDi', { skip: NO_FIREFOX, timeout: 600_000 }, 
       assert.match(load.stderr, new RegExp(`could not open http://127\\.0\\.0\\.1:${port} to restore its saved cookies and storage`));
       assert.doesNotMatch(load.stderr, /internal error/);
       assert.equal(perf(p, ['stop']).code, 0);
+      assert.deepEqual(await leftIn(p.tmp), []);
+    },
+  );
+
+  test(
+    'wait_for_network_idle in Firefox sees image requests over BiDi (no fetch counter sees them): in flight, then idle',
+    { timeout: RUN_TIMEOUT_MS },
+    async () => {
+      // Every /hold request waits here until released: whether the step reports it in flight is no matter of timing.
+      const held: http.ServerResponse[] = [];
+      const server = http.createServer((_, res) => held.push(res));
+      await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+      const port = (server.address() as net.AddressInfo).port;
+      const p = project([]);
+      try {
+        assert.equal((await cli(p, ['start', '--serve', 'app', '--path', '/form.html', '--engine', 'firefox'])).code, 0);
+        // Images, not fetch: the in-page counter of pending fetch/XHR never sees them, only the browser's network does.
+        // A new one every 100 ms, so each verb's own BiDi subscription sees some start.
+        const start = `window.holdTimer = setInterval(() => { new Image().src = "http://127.0.0.1:${port}/hold?" + Math.random(); }, 100); 1`;
+        assert.equal((await cli(p, ['evaluate', '--expression', start])).code, 0);
+        const busy = await cli(p, ['wait_for_network_idle', '--idle-ms', '300', '--timeout-ms', '2000', '--json']);
+        assert.equal(busy.code, 0, busy.stderr);
+        const b = JSON.parse(busy.stdout) as { data: { idle: boolean; inFlight?: string[] } };
+        assert.equal(b.data.idle, false, busy.stdout);
+        assert.ok(
+          b.data.inFlight?.some((u) => u.includes(`:${port}/hold`)),
+          busy.stdout,
+        );
+        assert.equal((await cli(p, ['evaluate', '--expression', 'clearInterval(window.holdTimer); 1'])).code, 0);
+        for (const res of held.splice(0)) res.writeHead(404).end();
+        const quiet = await cli(p, ['wait_for_network_idle', '--idle-ms', '300', '--timeout-ms', '10000', '--json']);
+        assert.equal(quiet.code, 0, quiet.stderr);
+        assert.equal((JSON.parse(quiet.stdout) as { data: { idle: boolean } }).data.idle, true, quiet.stdout);
+        assert.equal((await cli(p, ['stop'])).code, 0);
+      } finally {
+        for (const res of held) res.destroy();
+        server.close();
+      }
       assert.deepEqual(await leftIn(p.tmp), []);
     },
   );

@@ -11,7 +11,6 @@ export const bidiDriver = defineDriver({
   surface: 'page',
   lacks: {
     pages: 'tabs and popups are not tracked over BiDi yet',
-    network: 'the network activity read of a step is not wired to BiDi network events yet',
     userAgent: 'the bidi driver does not override the user agent yet',
     networkEmulation: 'Firefox over BiDi cannot throttle the network',
     trace: 'Firefox records no Chromium trace (no CDP)',

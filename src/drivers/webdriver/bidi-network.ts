@@ -7,6 +7,7 @@
  * with 174 B of headers, where Resource Timing said 712), as CDP's encodedDataLength is on the cdp driver.
  */
 import type { LoadRequest } from '../measure.js';
+import type { NetworkActivity } from '../page-driver.js';
 import type { BidiChannel } from './bidi.js';
 
 const EVENTS = ['network.beforeRequestSent', 'network.responseCompleted', 'network.fetchError'];
@@ -128,4 +129,57 @@ export function applyWireBytes(requests: readonly LoadRequest[], wire: readonly 
     );
   }
   return { requests: out, notes };
+}
+
+// 100 recent changes: far more than can happen between two polls 50 ms apart on a real page (as over CDP).
+const CHANGE_LOG = 100;
+// A response whose body has sent nothing for 2 s is waiting on the page, not the network (the CDP tracker's rule and
+// reason: an unread fetch body, an idle event stream). BiDi has no per-chunk event, so "last byte" is the headers.
+const STALLED_BODY_MS = 2000;
+
+/**
+ * Every request the browser sends for the page, from the first call on (the step `wait_for_network_idle`),
+ * over BiDi's network events: the same reading as the cdp driver's Network-domain tracker. The subscription is
+ * the channel's (Firefox's: this tab's context alone), kept for the page driver's life, which is the repeat's.
+ */
+export async function bidiNetworkActivity(bidi: BidiChannel): Promise<NetworkActivity> {
+  const inFlight = new Map<string, { url: string; headersAt?: number }>();
+  const changes: { url: string; at: number }[] = [];
+  const changed = (url: string): void => {
+    changes.push({ url, at: Date.now() });
+    if (changes.length > CHANGE_LOG) changes.shift();
+  };
+  const idOf = (p: BidiRequestEvent): string => String(p.request?.request ?? '');
+  const ended = (p: BidiRequestEvent): void => {
+    const f = inFlight.get(idOf(p));
+    if (!f) return;
+    inFlight.delete(idOf(p));
+    changed(f.url);
+  };
+  const offs = [
+    bidi.on('network.beforeRequestSent', (p) => {
+      const url = (p as BidiRequestEvent).request?.url ?? '';
+      inFlight.set(idOf(p as BidiRequestEvent), { url });
+      changed(url);
+    }),
+    bidi.on('network.responseStarted', (p) => {
+      const f = inFlight.get(idOf(p as BidiRequestEvent));
+      if (f) f.headersAt = Date.now();
+    }),
+    bidi.on('network.responseCompleted', (p) => ended(p as BidiRequestEvent)),
+    bidi.on('network.fetchError', (p) => ended(p as BidiRequestEvent)),
+  ];
+  await bidi
+    .subscribe(['network.beforeRequestSent', 'network.responseStarted', 'network.responseCompleted', 'network.fetchError'])
+    .catch((e: unknown) => {
+      offs.forEach((off) => off());
+      throw e;
+    });
+  return {
+    inFlight: () => {
+      const now = Date.now();
+      return [...inFlight.values()].filter((f) => f.headersAt === undefined || now - f.headersAt < STALLED_BODY_MS).map((f) => f.url);
+    },
+    changes: () => changes,
+  };
 }
