@@ -7,13 +7,15 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
 import { firefoxBinary } from '../src/drivers/bidi/firefox.js';
 import { sleep } from '../src/processes.js';
 import { stdioServer } from './mcp-client.js';
-import { DEMO_DIR, refOf, ROOT } from './helpers.js';
+import { DEMO_DIR, FIXTURES_DIR, perfCli, refOf, ROOT } from './helpers.js';
 
 const PERF = path.join(ROOT, 'bin', 'perf');
 const NO_FIREFOX = firefoxBinary() ? false : 'Firefox not installed (apt-get install firefox-esr)';
@@ -48,6 +50,11 @@ function perf(p: { dir: string; tmp: string }, args: string[]): { code: number; 
     env: { ...process.env, TMPDIR: p.tmp },
   });
   return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** perf ARGS without blocking this process: a server of the test's own answers while it runs. */
+function cli(p: { dir: string; tmp: string }, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return perfCli(p.dir, args, RUN_TIMEOUT_MS, { TMPDIR: p.tmp });
 }
 
 /** Processes whose command line names `tmp` (this test's Firefox profiles live there), once they had 5 s to exit. */
@@ -114,6 +121,116 @@ describe('Firefox over WebDriver BiDi', { skip: NO_FIREFOX, timeout: 600_000 }, 
       assert.ok(m['load.transferBytes.script']!.median > 0 && m['load.transferBytes.stylesheet']!.median > 0);
       // The scenario's steps ran after the load: the filter narrowed the list.
       assert.equal(m['steps.rows-narrowed.ms']!.n, 2);
+      assert.deepEqual(await leftIn(p.tmp), []);
+    },
+  );
+
+  test(
+    'test/fixtures/load (measure: load): 5 requests, each type its body plus the real headers BiDi counted, equal across repeats',
+    { timeout: RUN_TIMEOUT_MS },
+    () => {
+      const p = project([]);
+      fs.cpSync(path.join(FIXTURES_DIR, 'load'), path.join(p.dir, 'load-app'), { recursive: true });
+      const scenario = 'name: fixture-load\napp: { serve: ./load-app, path: /index.html }\nmeasure: load\nsteps: []\n';
+      fs.writeFileSync(path.join(p.dir, 'fixture-load.yaml'), `${scenario}browser: { engine: firefox }\n`);
+      const r = perf(p, ['run', 'fixture-load.yaml', '--repeat', '2', '--warmup', '0']);
+      assert.equal(r.code, 0, r.stderr + r.stdout);
+      const measured = runFile(p.dir, 'fixture-load').repeats.filter((x) => x.status === 'measured');
+      // Two timing repeats and the attribution one between them, each in a user context of its own.
+      assert.equal(measured.length, 3);
+      const body = (f: string): number => fs.statSync(path.join(FIXTURES_DIR, 'load', f)).size;
+      const files = { document: 'index.html', stylesheet: 'app.css', script: 'app.js', image: 'hero.png', font: 'font.woff' };
+      const byType = measured.map((rep) => {
+        const m = rep.report.metrics as Record<string, number>;
+        const ctx = JSON.stringify(rep.report.load.requests);
+        assert.equal(m['load.requests'], 5, ctx);
+        assert.equal(m['load.transferBytes.fetch'], 0, ctx);
+        assert.equal(m['load.transferBytes.other'], 0, ctx);
+        for (const [type, file] of Object.entries(files)) {
+          // BiDi's bytesReceived: the body and this server's real headers (~170 B). Resource Timing's transferSize,
+          // read before, was the body plus a fixed 300 for every response.
+          const headers = m[`load.transferBytes.${type}`]! - body(file);
+          assert.ok(headers >= 80 && headers < 300, `${type}: ${headers} B of headers; ${ctx}`);
+        }
+        // The request list (the waterfall the run file and perf_load show) carries the same bytes as the metrics.
+        const list = rep.report.load.requests as { url: string; transferBytes: number }[];
+        assert.deepEqual(list.map((x) => x.url.split('/').pop()).sort(), Object.values(files).sort());
+        assert.equal(
+          list.reduce((sum, x) => sum + x.transferBytes, 0),
+          m['load.transferBytes'],
+        );
+        return Object.keys(files).map((t) => m[`load.transferBytes.${t}`]);
+      });
+      assert.deepEqual(byType[1], byType[0]);
+      assert.deepEqual(byType[2], byType[0]);
+    },
+  );
+
+  test(
+    'perf state save and load in a Firefox session; a state whose origin no server answers is exit 3, not an internal error',
+    { timeout: RUN_TIMEOUT_MS },
+    async () => {
+      const p = project([]);
+      assert.equal(perf(p, ['start', '--serve', 'app', '--path', '/form.html', '--engine', 'firefox']).code, 0);
+      const set = perf(p, ['evaluate', '--expression', 'document.cookie = "k=v1; path=/"; localStorage.setItem("a", "1"); 1']);
+      assert.equal(set.code, 0, set.stderr);
+      assert.equal(perf(p, ['state', 'save', 'st.json']).code, 0);
+      const saved = JSON.parse(fs.readFileSync(path.join(p.dir, 'st.json'), 'utf8'));
+      assert.deepEqual(
+        saved.cookies.map((c: { name: string; value: string }) => `${c.name}=${c.value}`),
+        ['k=v1'],
+      );
+      assert.deepEqual(saved.origins[0].localStorage, [{ name: 'a', value: '1' }]);
+      // The same state on a port nothing listens on (a server opened and closed here).
+      const closed = net.createServer();
+      await new Promise<void>((r) => closed.listen(0, '127.0.0.1', () => r()));
+      const port = (closed.address() as net.AddressInfo).port;
+      await new Promise<void>((r) => closed.close(() => r()));
+      saved.origins[0].origin = `http://127.0.0.1:${port}`;
+      fs.writeFileSync(path.join(p.dir, 'gone.json'), JSON.stringify(saved), { mode: 0o600 });
+      const load = perf(p, ['state', 'load', 'gone.json']);
+      assert.equal(load.code, 3, load.stderr);
+      assert.match(load.stderr, new RegExp(`could not open http://127\\.0\\.0\\.1:${port} to restore its saved cookies and storage`));
+      assert.doesNotMatch(load.stderr, /internal error/);
+      assert.equal(perf(p, ['stop']).code, 0);
+      assert.deepEqual(await leftIn(p.tmp), []);
+    },
+  );
+
+  test(
+    'wait_for_network_idle in Firefox sees image requests over BiDi (no fetch counter sees them): in flight, then idle',
+    { timeout: RUN_TIMEOUT_MS },
+    async () => {
+      // Every /hold request waits here until released: whether the step reports it in flight is no matter of timing.
+      const held: http.ServerResponse[] = [];
+      const server = http.createServer((_, res) => held.push(res));
+      await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+      const port = (server.address() as net.AddressInfo).port;
+      const p = project([]);
+      try {
+        assert.equal((await cli(p, ['start', '--serve', 'app', '--path', '/form.html', '--engine', 'firefox'])).code, 0);
+        // Images, not fetch: the in-page counter of pending fetch/XHR never sees them, only the browser's network does.
+        // A new one every 100 ms, so each verb's own BiDi subscription sees some start.
+        const start = `window.holdTimer = setInterval(() => { new Image().src = "http://127.0.0.1:${port}/hold?" + Math.random(); }, 100); 1`;
+        assert.equal((await cli(p, ['evaluate', '--expression', start])).code, 0);
+        const busy = await cli(p, ['wait_for_network_idle', '--idle-ms', '300', '--timeout-ms', '2000', '--json']);
+        assert.equal(busy.code, 0, busy.stderr);
+        const b = JSON.parse(busy.stdout) as { data: { idle: boolean; inFlight?: string[] } };
+        assert.equal(b.data.idle, false, busy.stdout);
+        assert.ok(
+          b.data.inFlight?.some((u) => u.includes(`:${port}/hold`)),
+          busy.stdout,
+        );
+        assert.equal((await cli(p, ['evaluate', '--expression', 'clearInterval(window.holdTimer); 1'])).code, 0);
+        for (const res of held.splice(0)) res.writeHead(404).end();
+        const quiet = await cli(p, ['wait_for_network_idle', '--idle-ms', '300', '--timeout-ms', '10000', '--json']);
+        assert.equal(quiet.code, 0, quiet.stderr);
+        assert.equal((JSON.parse(quiet.stdout) as { data: { idle: boolean } }).data.idle, true, quiet.stdout);
+        assert.equal((await cli(p, ['stop'])).code, 0);
+      } finally {
+        for (const res of held) res.destroy();
+        server.close();
+      }
       assert.deepEqual(await leftIn(p.tmp), []);
     },
   );

@@ -73,6 +73,7 @@ const UNIT = [
   'size-tools.test.js',
   'report-sources.test.js',
   'load-metrics.test.js',
+  'bidi-network.test.js',
   'load-refusals.test.js',
   'security-git.test.js',
   'bisect-follow.test.js',

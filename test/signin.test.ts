@@ -15,6 +15,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RunFile } from '../src/perf/run-file.js';
+import { firefoxBinary } from '../src/drivers/bidi/firefox.js';
 import { findServerBinary, miniBrowserPath } from '../src/drivers/webdriver/server.js';
 import { perfCli } from './helpers.js';
 import { stdioServer, type Stdio } from './mcp-client.js';
@@ -182,6 +183,24 @@ test(
     assert.equal(app.signIns() - before, 1, 'one sign-in for the whole run');
     const out = join(work, 'out-webkit');
     assertAllSignedIn(runFile(out, 'webkit'), r.stderr, 5);
+    assertNoSecrets(out, r, [PASSWORD, ...app.sessionIds()]);
+  },
+);
+
+test(
+  'Firefox over BiDi: setupOnce signs in once; the HttpOnly cookie and localStorage are restored in every new user context',
+  { timeout: 300_000, skip: firefoxBinary() ? false : 'Firefox not installed (apt-get install firefox-esr)' },
+  async () => {
+    const before = app.signIns();
+    const file = scenario('firefox', `browser: { engine: firefox }\n${SETUP_ONCE}`);
+    const r = await perf(['run', file, '--repeat', '3', '--warmup', '0', '--out', 'out-firefox']);
+    assert.ok(r.code === 0 || r.code === 1, r.stderr);
+    assert.equal(app.signIns() - before, 1, 'one sign-in for the whole run');
+    const out = join(work, 'out-firefox');
+    const run = runFile(out, 'firefox');
+    assert.equal(run.env.browser.driver, 'bidi');
+    assert.equal(run.env.restartMode, 'context');
+    assertAllSignedIn(run, r.stderr, 3);
     assertNoSecrets(out, r, [PASSWORD, ...app.sessionIds()]);
   },
 );

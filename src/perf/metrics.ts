@@ -632,7 +632,12 @@ function loadBytes(type: string, gate: GateRole, description: string): MetricDef
     description,
   });
 }
-export const loadTransferBytes = loadBytes('', 'primary', 'Bytes over the wire for the whole load, headers included (cache hits are 0).');
+export const loadTransferBytes = loadBytes(
+  '',
+  'primary',
+  'Bytes over the wire for the whole load, headers included (cache hits are 0): as the network counted them on cdp ' +
+    "and bidi-firefox; over WebDriver, Resource Timing's body plus 300 B of headers per response.",
+);
 export const loadTransferBytesByType = {
   document: loadBytes('document', 'secondary', 'Transfer bytes of documents (the page and its frames).'),
   script: loadBytes('script', 'secondary', 'Transfer bytes of scripts.'),

@@ -11,7 +11,6 @@ export const bidiDriver = defineDriver({
   surface: 'page',
   lacks: {
     pages: 'tabs and popups are not tracked over BiDi yet',
-    network: 'the network activity read of a step is not wired to BiDi network events yet',
     userAgent: 'the bidi driver does not override the user agent yet',
     networkEmulation: 'Firefox over BiDi cannot throttle the network',
     trace: 'Firefox records no Chromium trace (no CDP)',
@@ -19,7 +18,6 @@ export const bidiDriver = defineDriver({
     deviceEmulation: 'over BiDi the viewport is set, not a device (no mobile, touch or pixel ratio)',
     jpegScreenshot: 'the bidi driver captures PNG only',
     largeScreenshot: 'the bidi driver captures the viewport, and a larger clip would need stitching',
-    storageState: 'saving and restoring a browser state is not wired to BiDi storage yet',
   },
   // context first: a new user context per repeat is clean (cookies, storage, cache) and costs no browser start.
   restartModes: ['context', 'reload', 'browser'],

@@ -129,4 +129,10 @@ export class BidiConnection {
 }
 
 /** What the page driver and a measured load use of a BiDi connection: this one, or the bidi driver's (Firefox). */
-export type BidiChannel = Pick<BidiConnection, 'send' | 'on' | 'subscribe' | 'addPreloadScript' | 'removePreloadScript'>;
+export type BidiChannel = Pick<BidiConnection, 'send' | 'on' | 'subscribe' | 'addPreloadScript' | 'removePreloadScript'> & {
+  /**
+   * Its network events' response.bytesReceived is what came over the wire, headers and encoded body (measured
+   * on Firefox 153): a measured load's bytes are then BiDi's. Not set for chromedriver's, whose figure is unchecked.
+   */
+  readonly wireBytes?: boolean;
+};

@@ -1,7 +1,8 @@
 /**
- * A measured page load over WebDriver. With BiDi (chromedriver) the load probe, and the open perf
+ * A measured page load over WebDriver. With BiDi (chromedriver, Firefox) the load probe, and the open perf
  * session's frame probe, go into the new document before its first script as preload scripts, removed
- * once the document has started, and BiDi's network events tell the requests in flight. Without BiDi
+ * once the document has started, and BiDi's network events tell the requests in flight (and, where the
+ * channel says they count them, each response's bytes on the wire: bidi-network.ts). Without BiDi
  * (Debian's WebKitWebDriver 2.50) nothing can run before the page's own scripts: classic navigation
  * returns after the load event, and the probes go in then. The
  * browser's buffered entries (navigation, paint, resources) still give every milestone and request; what
@@ -19,6 +20,7 @@ import { settleLoad } from '../load.js';
 import type { LoadOptions, LoadReadings } from '../measure.js';
 import { loadProbeSource } from '../runtime/load-probe.js';
 import type { BidiChannel } from './bidi.js';
+import { applyWireBytes, watchNetwork } from './bidi-network.js';
 
 /** What a load needs of the page driver. */
 export interface LoadDriverPage {
@@ -45,7 +47,7 @@ export async function measureWebDriverLoad(page: LoadDriverPage, url: string, op
   if (opts.clearCache && page.openedPages)
     notes.push('the HTTP cache was not cleared (WebDriver has no command for it): this session had opened pages before the load');
   const probes = [loadProbeSource(), page.perfProbeSource()].filter((s): s is string => s !== undefined);
-  const network = page.bidi ? await watchRequests(page.bidi) : undefined;
+  const network = page.bidi ? await watchNetwork(page.bidi) : undefined;
   let readings: LoadReadings;
   try {
     const startedAt = Date.now();
@@ -67,38 +69,16 @@ export async function measureWebDriverLoad(page: LoadDriverPage, url: string, op
   } finally {
     await network?.stop();
   }
+  if (network && page.bidi?.wireBytes) {
+    const wire = applyWireBytes(readings.requests, network.requests());
+    readings = { ...readings, requests: wire.requests };
+    notes.push(...wire.notes);
+  }
   // The document is the first request; the rest are Resource Timing's entries.
   const resources = readings.requests.length - 1;
   if (!page.bidi && resources >= RESOURCE_BUFFER_DEFAULT)
     notes.push(`${resources} resource entries: the browser's Resource Timing buffer filled before the probe could enlarge it`);
   return { ...readings, notes: [...notes, ...(readings.notes ?? [])] };
-}
-
-/**
- * Requests in flight, from BiDi's network events (as CDP's Network domain gives them to the CDP load): the
- * quiet rule waits for the last one to end. A request seen ending but never starting is not counted.
- */
-async function watchRequests(bidi: BidiChannel): Promise<{ inFlight: () => number; stop: () => Promise<void> }> {
-  const open = new Set<string>();
-  const id = (p: Record<string, unknown>): string => String((p.request as { request?: unknown } | undefined)?.request ?? '');
-  const offs = [
-    bidi.on('network.beforeRequestSent', (p) => open.add(id(p))),
-    bidi.on('network.responseCompleted', (p) => open.delete(id(p))),
-    bidi.on('network.fetchError', (p) => open.delete(id(p))),
-  ];
-  const unsubscribe = await bidi
-    .subscribe(['network.beforeRequestSent', 'network.responseCompleted', 'network.fetchError'])
-    .catch((e: unknown) => {
-      offs.forEach((off) => off());
-      throw e;
-    });
-  return {
-    inFlight: () => open.size,
-    stop: async () => {
-      offs.forEach((off) => off());
-      await unsubscribe().catch(() => undefined);
-    },
-  };
 }
 
 /** Navigate with `sources` run at the new document's start; the preload scripts are removed after. */

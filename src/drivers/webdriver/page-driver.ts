@@ -7,6 +7,7 @@
  */
 import type { PageStorage } from '../storage.js';
 import { webdriverStorage } from './storage.js';
+import { bidiNetworkActivity } from './bidi-network.js';
 import { PerfError } from '../../errors.js';
 import { lackMessage, type DriverDefinition, type DriverFeature } from '../define.js';
 import { webdriverDriver } from './driver.js';
@@ -22,6 +23,7 @@ import type {
   HostPage,
   NavigateResult,
   NavigationWatch,
+  NetworkActivity,
   PageCapture,
   PageEmulation,
   PageInput,
@@ -122,6 +124,8 @@ export class WebDriverPageDriver implements HostPage {
   /** This session has opened something other than about:blank: its HTTP cache is no longer the new profile's empty one. */
   openedPages = false;
   private readonly crashHandlers = new Set<(reason: string) => void>();
+  /** The page's requests over BiDi, from the first network read on (kept: a request sent between two steps is the next one's). */
+  private networkWatch: Promise<NetworkActivity> | undefined;
   /** Where the page reports a click's settle itself (WebKit): see settle-reports.ts. Started at the first single click. */
   private reports: SettleReports | undefined;
   private reportsStarting: Promise<SettleReports | undefined> | undefined;
@@ -217,7 +221,7 @@ export class WebDriverPageDriver implements HostPage {
       console: (q) => this.readCapture<ConsoleRead>(readConsoleSource(q)),
       exceptions: (q) => this.readCapture<ExceptionRead>(readExceptionsSource(q)),
       pendingRequests: () => this.evaluate<PendingRequest[]>(PENDING_REQUESTS_SOURCE),
-      network: () => Promise.reject(this.refuse('network', 'network activity')),
+      network: () => this.networkActivity(),
     };
     this.storage = webdriverStorage(client);
     this.perf = {
@@ -225,6 +229,16 @@ export class WebDriverPageDriver implements HostPage {
       begin: (opts) => WebDriverPerfSession.begin(this, opts).then((s) => (this.perfSession = s)),
       load: (url, opts) => this.measureLoad(url, opts),
     };
+  }
+
+  /** Over BiDi where the driver declares the read (the bidi driver); WebDriver classic sees no requests. */
+  private networkActivity(): Promise<NetworkActivity> {
+    if (!this.bidi || this.definition.lacks.network !== undefined) return Promise.reject(this.refuse('network', 'network activity'));
+    this.networkWatch ??= bidiNetworkActivity(this.bidi).catch((e: unknown) => {
+      this.networkWatch = undefined;
+      throw e;
+    });
+    return this.networkWatch;
   }
 
   /** A refusal quoting this driver's `lacks`. */

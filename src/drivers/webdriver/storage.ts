@@ -13,6 +13,8 @@ import {
   type StateCookie,
   type StorageState,
 } from '../storage.js';
+import { PerfError } from '../../errors.js';
+import { WebDriverError } from '../errors.js';
 import type { W3CClient, WebDriverCookie } from './client.js';
 
 // A path of the origin that is no app page: most servers answer it quickly (often 404) without a
@@ -82,7 +84,16 @@ export function webdriverStorage(client: W3CClient): PageStorage {
     async restore(state) {
       for (const [origin, v] of visits(state)) {
         if (v.cookies.length === 0 && !v.storage?.localStorage.length && !v.storage?.sessionStorage.length) continue;
-        await client.navigate(origin + VISIT_PATH, VISIT_TIMEOUT_MS);
+        await client.navigate(origin + VISIT_PATH, VISIT_TIMEOUT_MS).catch((e: unknown) => {
+          // An origin no server answers (a state saved from an app on another port): the browser's refusal, said as such.
+          if (!(e instanceof WebDriverError)) throw e;
+          throw new PerfError({
+            code: 'navigation_failed',
+            kind: 'environment',
+            message: `could not open ${origin} to restore its saved cookies and storage: ${e.detail.split('\n')[0]}`,
+            suggestion: "check that the state file's origins are the app's (its host and port)",
+          });
+        });
         const hostname = new URL(origin).hostname;
         for (const c of v.cookies) await client.addCookie(toWebDriver(c, hostname));
         if (v.storage) await client.execute(`${seedStorageSource([v.storage])}; return null;`);
