@@ -18,7 +18,7 @@
 import { settleLoad } from '../load.js';
 import type { LoadOptions, LoadReadings } from '../measure.js';
 import { loadProbeSource } from '../runtime/load-probe.js';
-import type { BidiChannel } from './bidi.js';
+import type { BidiChannel } from '../bidi-socket.js';
 
 /** What a load needs of the page driver. */
 export interface LoadDriverPage {
