@@ -71,6 +71,30 @@ test('steps see only src/page; page and perf see only the driver contract, not a
   assert.doesNotMatch(r.out, /src\/page\/contract\.ts/, 'the driver contract is allowed');
 });
 
+test('ws only in the one BiDi socket and the bidi driver; the socket only below the contract, shared by the drivers', () => {
+  const r = cruise({
+    'src/drivers/webdriver/own-socket.ts': "import WebSocket from 'ws';\nexport const w = WebSocket;\n",
+    'src/session/daemon-socket.ts': "import type WebSocket from 'ws';\nexport type D = WebSocket;\n",
+    'src/page/raw.ts': "import { BidiSocket } from '../drivers/bidi-socket.js';\nexport const p = BidiSocket;\n",
+    'src/drivers/bidi-socket.ts': "import WebSocket from 'ws';\nexport const BidiSocket = WebSocket;\n",
+    // Allowed: both drivers through the shared socket, and the bidi driver's relay serving WebSocket itself.
+    'src/drivers/webdriver/session.ts': "import { BidiSocket } from '../bidi-socket.js';\nexport const s = BidiSocket;\n",
+    'src/drivers/bidi/browser.ts': "import { BidiSocket } from '../bidi-socket.js';\nexport const b = BidiSocket;\n",
+    'src/drivers/bidi/relay.ts': "import { WebSocketServer } from 'ws';\nexport const r = WebSocketServer;\n",
+  });
+  assert.notEqual(r.code, 0, r.out);
+  assert.match(r.out, /ws-in-bidi-socket-only: src\/drivers\/webdriver\/own-socket\.ts → /);
+  assert.match(r.out, /ws-in-bidi-socket-only: src\/session\/daemon-socket\.ts → /);
+  assert.match(r.out, /bidi-socket-in-drivers-only: src\/page\/raw\.ts → src\/drivers\/bidi-socket\.ts/);
+  for (const allowed of [
+    'src/drivers/bidi-socket.ts',
+    'src/drivers/webdriver/session.ts',
+    'src/drivers/bidi/browser.ts',
+    'src/drivers/bidi/relay.ts',
+  ])
+    assert.doesNotMatch(r.out, new RegExp(`: ${allowed.replace(/[./]/g, '\\$&')} →`), `${allowed} is allowed`);
+});
+
 test('cli, mcp, reporters and the src/ root files have rules too: each refuses an import up', () => {
   // reporters/ sit outside src: cruised as the project's lint:deps does (src and reporters).
   const r = cruise(

@@ -44,6 +44,7 @@ const COMPARE_PARTS = ['^\\+30% at CV 5%', '^\\+30% at CV 20%|^better: higher'];
 
 /** Pure code: no browser, no Java, no pty. */
 const UNIT = [
+  'bidi-socket.test.js',
   'package-links.test.js',
   'devtools-insights-engine.test.js',
   'cli-paths.test.js',

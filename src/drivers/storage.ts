@@ -21,6 +21,19 @@ export interface StateCookie {
   sameSite: 'Strict' | 'Lax' | 'None';
 }
 
+/** A cookie as W3C WebDriver reads and writes it: over WebDriver classic, and over BiDi by the bidi driver's client. */
+export interface WebDriverCookie {
+  name: string;
+  value: string;
+  domain?: string;
+  path?: string;
+  secure?: boolean;
+  httpOnly?: boolean;
+  /** Seconds since the epoch; absent for a session cookie. */
+  expiry?: number;
+  sameSite?: 'Strict' | 'Lax' | 'None';
+}
+
 export interface StorageItem {
   name: string;
   value: string;

@@ -6,7 +6,7 @@
  */
 import type * as Trace from '@paulirish/trace_engine';
 import type { TraceEvent } from '../drivers/measure.js';
-import type { Insight, InsightDetail } from './insights.js';
+import { insightLine, type Insight, type InsightDetail } from './insights.js';
 import { round } from './profile.js';
 
 type Models = Trace.Insights.Types.InsightModels;
@@ -249,7 +249,7 @@ function savingsMs(m: Model): number | undefined {
   return v > 0 ? round(v, 1) : undefined;
 }
 
-/** One line: DevTools' title, the estimated savings, and the first row's URL or culprit. */
+/** One line: DevTools' title, the estimated savings, and the first row's URL or culprit (the id is the record's own). */
 function titleOf(m: Model, rows: readonly Row[]): string {
   const s = m.metricSavings ?? {};
   const savings = [
@@ -262,7 +262,7 @@ function titleOf(m: Model, rows: readonly Row[]): string {
   // CLSCulprits estimates no savings: its worst cluster's score is what to bring down.
   const cls = typeof rows[0]?.worstClusterScore === 'number' ? `, worst cluster CLS ${round(rows[0].worstClusterScore, 3)}` : '';
   return (
-    `${m.insightKey}: ${text(m.title)}` +
+    text(m.title) +
     `${rows.length ? ` (${rows.length} row${rows.length === 1 ? '' : 's'})` : ''}` +
     `${savings.length ? `, est. savings ${savings.join(', ')}` : ''}${cls}${what ? ` — ${what}` : ''}`
   );
@@ -271,7 +271,8 @@ function titleOf(m: Model, rows: readonly Row[]): string {
 function toInsight(m: Model): { insight: Insight; detail: InsightDetail } {
   const all = rowsOf(m);
   const rows = all.slice(0, MAX_ROWS);
-  const title = cut(titleOf(m, all), 2 * URL_CHARS);
+  // Two URLs' length for the one-line form (insightLine: `id: title`), as when the title carried the id.
+  const title = cut(titleOf(m, all), 2 * URL_CHARS - insightLine({ id: m.insightKey, title: '' }).length);
   const est = savingsMs(m);
   const insight: Insight = {
     id: m.insightKey,

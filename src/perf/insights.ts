@@ -20,6 +20,11 @@ export interface Insight {
   nextStep: string;
 }
 
+/** An insight as one line, ours and DevTools' alike: the id perf_insight takes, then the title. */
+export function insightLine(i: Pick<Insight, 'id' | 'title'>): string {
+  return `${i.id}: ${i.title}`;
+}
+
 /** The rows behind one insight (perf_insight). */
 export interface InsightDetail {
   id: string;

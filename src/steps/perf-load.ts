@@ -18,6 +18,7 @@ import {
   measureLoad,
   withinMs,
 } from '../perf/measure.js';
+import { insightLine } from '../perf/insights.js';
 import type { PerfReport } from '../perf/report.js';
 import { openSession, type PerfHost } from '../perf/state.js';
 import { defineStep, type StepContext, type StepOutput } from './define.js';
@@ -136,9 +137,9 @@ function loadReply(report: PerfReport, asked: { url: string; cache: 'warm' | 'co
     metrics,
     requestsTotal: load?.requestsTotal ?? 0,
     top: (load?.top ?? []).map((r) => ({ ...r, url: cut(r.url) })),
-    // One line per fired insight, ours and DevTools' engine's (by their DevTools names); perf_insight {id} has the rows.
-    // Each line starts with the id perf_insight takes (DevTools' titles carry it already).
-    insights: report.insights.map((i) => (i.title.startsWith(`${i.id}: `) ? i.title : `${i.id}: ${i.title}`)),
+    // One line per fired insight, ours and DevTools' engine's (by their DevTools names), each starting with the id
+    // perf_insight takes: that one has the rows.
+    insights: report.insights.map(insightLine),
   };
   if (report.devtools?.error) warnings.push(cut(report.devtools.error));
   const top = data.top as unknown[];

@@ -4,7 +4,7 @@
  * context). close() ends the session and the browser.
  */
 import { launchFirefox, type Firefox } from './firefox.js';
-import { BidiSocket } from './connection.js';
+import { BidiSocket } from '../bidi-socket.js';
 import { BidiPageClient } from './client.js';
 
 export interface FirefoxSession {
@@ -20,7 +20,7 @@ export async function startFirefoxSession(opts: { headless: boolean }): Promise<
   const firefox = await launchFirefox(opts);
   let socket: BidiSocket | undefined;
   try {
-    socket = await BidiSocket.connect(`${firefox.endpoint}/session`);
+    socket = await BidiSocket.connect(`${firefox.endpoint}/session`, { peer: 'Firefox' });
     const s = await socket.send<{ sessionId: string; capabilities: FirefoxSession['capabilities'] }>('session.new', {
       capabilities: { alwaysMatch: { acceptInsecureCerts: true, unhandledPromptBehavior: { default: 'ignore' } } },
     });
@@ -81,6 +81,6 @@ export async function attachFirefoxTab(
   context: string,
   capabilities: { browserName?: string; browserVersion?: string },
 ): Promise<{ client: BidiPageClient; close(): void }> {
-  const socket = await BidiSocket.connect(relayUrl);
+  const socket = await BidiSocket.connect(relayUrl, { peer: 'the session daemon' });
   return { client: new BidiPageClient(socket, context, 'default', capabilities), close: () => socket.close() };
 }

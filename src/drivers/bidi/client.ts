@@ -3,20 +3,9 @@
  * BiDi for one top-level browsing context: the same page driver then serves Firefox, which speaks BiDi only.
  * Each command is one BiDi command; what differs from WebDriver classic is said where it happens.
  */
+import { bidiChannel, type BidiChannel, type BidiSocket } from '../bidi-socket.js';
 import { WebDriverError } from '../errors.js';
-import type { BidiSocket } from './connection.js';
-
-/** A cookie as the W3C page driver reads and writes it (WebDriver classic's shape). */
-export interface W3CCookie {
-  name: string;
-  value: string;
-  domain?: string;
-  path?: string;
-  secure?: boolean;
-  httpOnly?: boolean;
-  expiry?: number;
-  sameSite?: 'Strict' | 'Lax' | 'None';
-}
+import type { WebDriverCookie } from '../storage.js';
 
 /** A BiDi RemoteValue (script.evaluate's result), as far as it is read here. */
 interface RemoteValue {
@@ -185,14 +174,14 @@ export class BidiPageClient {
     return this.execute<string>('return document.title;');
   }
 
-  async cookies(): Promise<W3CCookie[]> {
+  async cookies(): Promise<WebDriverCookie[]> {
     const { cookies } = await this.socket.send<{ cookies: BidiCookie[] }>('storage.getCookies', {
       partition: { type: 'context', context: this.context },
     });
     return cookies.map(fromBidiCookie);
   }
 
-  async addCookie(cookie: W3CCookie): Promise<unknown> {
+  async addCookie(cookie: WebDriverCookie): Promise<unknown> {
     // BiDi needs the domain; classic defaults it to the current document's.
     const domain = cookie.domain ?? new URL(await this.url()).hostname;
     return this.socket.send('storage.setCookie', {
@@ -233,38 +222,11 @@ export class BidiPageClient {
     return null;
   }
 
-  /**
-   * What the page driver's BiDi side uses (preload scripts, network events), scoped to this client's user
-   * context: a preload script reaches this repeat's documents only, and goes with the user context.
-   */
-  channel(): {
-    send: BidiSocket['send'];
-    on: BidiSocket['on'];
-    subscribe: (events: string[]) => Promise<() => Promise<void>>;
-    addPreloadScript(source: string): Promise<string>;
-    removePreloadScript(script: string): Promise<void>;
-    wireBytes: true;
-  } {
-    const s = this.socket;
-    return {
-      // Firefox's response.bytesReceived is headers plus encoded body as received (measured on 153: 586 B for a
-      // 412 B page with 174 B of headers); a cache hit says fromCache.
-      wireBytes: true,
-      send: (m, p, t) => s.send(m, p, t),
-      on: (m, fn) => s.on(m, fn),
-      subscribe: (events) => s.subscribe(events, [this.context]),
-      addPreloadScript: async (source) => {
-        // The body on lines of its own: a source ending in a `//# sourceURL` comment would comment out the brace.
-        const { script } = await s.send<{ script: string }>('script.addPreloadScript', {
-          functionDeclaration: `() => {\n${source}\n}`,
-          userContexts: [this.userContext],
-        });
-        return script;
-      },
-      removePreloadScript: async (script) => {
-        await s.send('script.removePreloadScript', { script });
-      },
-    };
+  /** What the page driver's BiDi side uses (preload scripts, network events), scoped to this client's tab and user context. */
+  channel(): BidiChannel {
+    // Firefox's response.bytesReceived is headers plus encoded body as received (measured on 153: 586 B for a
+    // 412 B page with 174 B of headers); a cache hit says fromCache.
+    return { ...bidiChannel(this.socket, { context: this.context, userContext: this.userContext }), wireBytes: true };
   }
 }
 
@@ -279,7 +241,7 @@ interface BidiCookie {
   expiry?: number;
 }
 
-function fromBidiCookie(c: BidiCookie): W3CCookie {
+function fromBidiCookie(c: BidiCookie): WebDriverCookie {
   const same = c.sameSite === 'strict' ? 'Strict' : c.sameSite === 'none' ? 'None' : c.sameSite === 'lax' ? 'Lax' : undefined;
   return {
     name: c.name,

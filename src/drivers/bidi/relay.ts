@@ -8,7 +8,7 @@
 import { createServer } from 'node:http';
 import { chmodSync, rmSync } from 'node:fs';
 import { TargetClosedError, WebDriverError } from '../errors.js';
-import type { BidiSocket } from './connection.js';
+import type { BidiSocket } from '../bidi-socket.js';
 
 // 10 minutes: the client's own deadline (a waiting runtime call, at most 120 s) ends a command first; this only
 // keeps a command Firefox never answers from pinning the relay's memory for ever.

@@ -8,7 +8,7 @@
  */
 import type { LoadRequest } from '../measure.js';
 import type { NetworkActivity } from '../page-driver.js';
-import type { BidiChannel } from './bidi.js';
+import type { BidiChannel } from '../bidi-socket.js';
 
 const EVENTS = ['network.beforeRequestSent', 'network.responseCompleted', 'network.fetchError'];
 

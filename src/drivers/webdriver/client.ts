@@ -7,6 +7,7 @@
 import { PerfError } from '../../errors.js';
 import { hideCredentials, splitCredentials } from '../../url.js';
 import { TargetClosedError, WebDriverError, WebDriverTimeoutError } from '../errors.js';
+import type { WebDriverCookie } from '../storage.js';
 
 export { WebDriverError };
 
@@ -34,19 +35,6 @@ export type KeyAction = { type: 'keyDown'; value: string } | { type: 'keyUp'; va
 export type WheelAction =
   | { type: 'scroll'; x: number; y: number; deltaX: number; deltaY: number; duration?: number; origin?: 'viewport' }
   | { type: 'pause'; duration: number };
-
-/** A cookie as W3C WebDriver reads and writes it. */
-export interface WebDriverCookie {
-  name: string;
-  value: string;
-  domain?: string;
-  path?: string;
-  secure?: boolean;
-  httpOnly?: boolean;
-  /** Seconds since the epoch; absent for a session cookie. */
-  expiry?: number;
-  sameSite?: 'Strict' | 'Lax' | 'None';
-}
 
 export class WebDriverClient {
   private constructor(

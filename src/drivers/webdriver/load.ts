@@ -19,7 +19,7 @@
 import { settleLoad } from '../load.js';
 import type { LoadOptions, LoadReadings } from '../measure.js';
 import { loadProbeSource } from '../runtime/load-probe.js';
-import type { BidiChannel } from './bidi.js';
+import type { BidiChannel } from '../bidi-socket.js';
 import { applyWireBytes, watchNetwork } from './bidi-network.js';
 
 /** What a load needs of the page driver. */

@@ -40,7 +40,7 @@ import { SettleReports } from './settle-reports.js';
 import { CAPTURE_SOURCE, PENDING_REQUESTS_SOURCE, readConsoleSource, readExceptionsSource } from '../runtime/page-capture.js';
 import { markSource } from '../runtime/perf-probe.js';
 import { WebDriverError, type W3CClient, type ActionSource, type KeyAction, type PointerAction } from './client.js';
-import type { BidiChannel } from './bidi.js';
+import type { BidiChannel } from '../bidi-socket.js';
 import { cropPng } from '../png.js';
 import { WebDriverPerfSession } from './perf-session.js';
 import { measureWebDriverLoad } from './load.js';

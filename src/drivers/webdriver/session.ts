@@ -4,7 +4,7 @@
  */
 import { PerfError } from '../../errors.js';
 import { TargetClosedError } from '../errors.js';
-import { BidiConnection } from './bidi.js';
+import { BidiSocket, bidiChannel } from '../bidi-socket.js';
 import { WebDriverClient } from './client.js';
 import { WebDriverPageDriver } from './page-driver.js';
 import { miniBrowserPath, startWebDriverServer, type WebDriverServer, type WebDriverServerKind } from './server.js';
@@ -58,6 +58,9 @@ const CHROME_ARGS = [
 ];
 // Long enough for a runtime call that waits (expect, the gate): each caps its own wait below this.
 const SCRIPT_TIMEOUT_MS = 120_000;
+// 10 s: the BiDi side only adds preload scripts and subscribes to events, each answered in milliseconds; beyond this
+// the browser is gone or hung.
+const BIDI_COMMAND_TIMEOUT_MS = 10_000;
 
 function capabilities(o: WebDriverPageOptions): Record<string, unknown> {
   switch (o.kind) {
@@ -129,7 +132,7 @@ async function openOn(
   serverPid: number | undefined,
 ): Promise<WebDriverPage> {
   let client: WebDriverClient | undefined;
-  let bidi: BidiConnection | undefined;
+  let bidi: BidiSocket | undefined;
   try {
     // tauri-driver rewrites alwaysMatch into the native driver's options: keep its request plain.
     client = await WebDriverClient.newSession(endpoint, capabilities(o), {
@@ -142,8 +145,8 @@ async function openOn(
     driver.serverPid = server?.pids[0] ?? serverPid;
     const ws = client.capabilities.webSocketUrl;
     if (typeof ws === 'string') {
-      bidi = await BidiConnection.connect(ws);
-      await driver.useBidi(bidi);
+      bidi = await BidiSocket.connect(ws, { peer: 'the WebDriver server', commandTimeoutMs: BIDI_COMMAND_TIMEOUT_MS });
+      await driver.useBidi(bidiChannel(bidi));
     }
     return {
       driver,

@@ -12,10 +12,11 @@ import {
   type PageStorage,
   type StateCookie,
   type StorageState,
+  type WebDriverCookie,
 } from '../storage.js';
 import { PerfError } from '../../errors.js';
 import { WebDriverError } from '../errors.js';
-import type { W3CClient, WebDriverCookie } from './client.js';
+import type { W3CClient } from './client.js';
 
 // A path of the origin that is no app page: most servers answer it quickly (often 404) without a
 // sign-in redirect, which would move the document to another origin before the cookies are added.
