@@ -54,3 +54,11 @@ export function bytesByType(requests: readonly LoadRequest[]): Record<LoadResour
 export function loadWindowMs(load: LoadReadings): number {
   return Math.max(0, load.endedAt - load.navigationStartAt);
 }
+
+/** `http/1.1` → h1, `h3-29` → h3: the names a reader compares; others (data, blob) as the browser says them. */
+export function protocolName(p: string): string {
+  const s = p.toLowerCase();
+  if (/^http\/1(\.\d)?$/.test(s)) return 'h1';
+  if (/^(h3|quic)/.test(s)) return 'h3';
+  return s;
+}

@@ -13,7 +13,8 @@ import {
   type RawSession,
   type TraceEvent,
 } from '../drivers/measure.js';
-import { devtoolsInsights } from './devtools-insights.js';
+import { devtoolsInsights, requestEntities } from './devtools-insights.js';
+import { protocolName } from './load.js';
 import type { InsightDetail } from './insights.js';
 import { buildReport, REPORT_MAX_BYTES, type PerfReport } from './report.js';
 import {
@@ -186,7 +187,20 @@ export async function measureLoad(
       suggestion: 'measure the load on Chromium (cdp) or a WebDriver browser',
     });
   }
-  const load = await on.load(url, opts);
+  const load = await describeRequests(await on.load(url, opts));
   recordLoad(host, load);
   return load;
+}
+
+/** What every driver's requests say alike: the protocol by its short name, and whose each one is (its entity). */
+async function describeRequests(load: LoadReadings): Promise<LoadReadings> {
+  const entities = await requestEntities(
+    load.url,
+    load.requests.map((r) => r.url),
+  );
+  const requests = load.requests.map((r, i) => {
+    const entity = entities[i];
+    return { ...r, ...(r.protocol ? { protocol: protocolName(r.protocol) } : {}), ...(entity ? { entity } : {}) };
+  });
+  return { ...load, requests };
 }
