@@ -540,6 +540,32 @@ export function shortUrl(url: string, pageUrl: string, max = SHORT_URL_CHARS): s
   return `${s.slice(0, head)}…${s.slice(s.length - (max - 1 - head))}`;
 }
 
+// 100 characters: every fact of a request on one tooltip line (a 404 over h2 from the disk cache… is ~90); its URL gives way.
+export const REQUEST_FACTS_CHARS = 100;
+
+/**
+ * `404 · h2 · disk-cache · no-store · parser ← /app.css · VeryHigh · blocking · Google Fonts`: what the run file says
+ * of a request beyond its bar (status, protocol, cache, initiator, priority, render-blocking, party), on one line; ''
+ * for a file without them. Every field is read as the file has it: only strings and numbers, made printable.
+ */
+export function requestFacts(r: LoadRequestRecord, pageUrl: string, max = REQUEST_FACTS_CHARS): string {
+  const str = (v: unknown): string => (typeof v === 'string' ? v : typeof v === 'number' && Number.isFinite(v) ? String(v) : '');
+  const who = r.initiator && typeof r.initiator === 'object' ? r.initiator : undefined;
+  const from = who && typeof who.url === 'string' ? ` ← ${shortUrl(who.url, pageUrl, 30)}` : '';
+  const facts = [
+    str(r.status),
+    str(r.protocol),
+    str(r.servedFrom),
+    str(r.cacheControl),
+    who ? `${str(who.type)}${from}` : '',
+    str(r.priority),
+    str(r.renderBlockingStatus),
+    str(r.entity),
+  ];
+  const line = oneLine(facts.filter((f) => f.trim()).join(' · '));
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}
+
 /** "median repeat 2 by load.lcpMs · 23 requests · 1.2 MB": which load a section shows. */
 export function loadFacts(m: MedianLoad): string {
   const total = m.load.top.filter(isLoadRequest).length;

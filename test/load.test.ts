@@ -210,7 +210,7 @@ test('a throttled load (fast-4g): every request runs start ≤ first byte ≤ en
   assertOrdered(loadOnce('throttled', 'app: { serve: ./app, path: /index.html }\nnetwork: { profile: fast-4g }\n'));
 });
 
-test('a first byte the browser puts outside its request is left out and said in a note, the others kept', { timeout: 60_000 }, async () => {
+test('a first byte the browser puts outside its request is left out and listed, the others kept', { timeout: 60_000 }, async () => {
   const { fixtures } = await sharedBrowser();
   const { session } = await fresh(`${fixtures.url}/load/index.html`);
   const fontLoaded = "performance.getEntriesByType('resource').some((e) => e.name.endsWith('/font.woff'))";
