@@ -7,13 +7,15 @@
  */
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { LoadRequest } from '../src/drivers/measure.js';
 import type { RunFile } from '../src/perf/run-file.js';
 import { FIXTURES_DIR, ROOT } from './helpers.js';
+import { stdioServer } from './mcp-client.js';
 
 const work = mkdtempSync(join(tmpdir(), 'rehearse-load-requests-'));
 after(() => rmSync(work, { recursive: true, force: true }));
@@ -126,5 +128,57 @@ test(
       assert.equal(r.status, 200, ctx);
     }
     assertOrdered(rep.report.load!.requests!);
+  },
+);
+
+async function freePort(): Promise<number> {
+  const srv = createServer();
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  const { port } = srv.address() as AddressInfo;
+  await new Promise<void>((r) => srv.close(() => r()));
+  return port;
+}
+
+test(
+  'over MCP: perf_load names where the requests are; perf_insight requests lists the 404 first, then the stylesheet, in 2 KB',
+  {
+    timeout: 200_000,
+  },
+  async () => {
+    const port = await freePort();
+    const app = spawn(process.execPath, [join(work, 'app', 'server.mjs'), '--font-404'], {
+      env: { ...process.env, PORT: String(port) },
+      stdio: 'ignore',
+    });
+    const s = await stdioServer(work, { name: 'load-requests-test', callTimeoutMs: 120_000 });
+    try {
+      const started = await s.call('app_start', { url: `http://127.0.0.1:${port}/index.html` });
+      assert.equal(started.isError, false, started.text);
+      const load = await s.call('perf_load', { cache: 'cold' });
+      assert.equal(load.isError, false, load.text);
+      assert.equal(load.json.data.requests, "perf_insight { id: 'requests' }");
+      for (const t of load.json.data.top as Record<string, unknown>[])
+        assert.equal(t.status, undefined, 'the facts are not in the summary');
+      const d = await s.call('perf_insight', { id: 'requests' });
+      assert.equal(d.isError, false, d.text);
+      assert.ok(Buffer.byteLength(d.text) <= 2048, `${Buffer.byteLength(d.text)} bytes`);
+      const rows = d.json.data.rows as Record<string, unknown>[];
+      assert.match(String(d.json.data.title), /^5 requests: 1 failed \(HTTP 4xx\/5xx\), 2 render-blocking, 0 third-party$/);
+      assert.deepEqual(
+        rows.map((r) => [r.url, r.status, r.renderBlockingStatus ?? null]),
+        [
+          ['/font.woff', 404, 'non_blocking'],
+          ['/app.css', 200, 'blocking'],
+          ['/index.html', 200, null],
+          ['/hero.png', 200, null],
+          ['/app.js', 200, 'non_blocking'],
+        ],
+      );
+      assert.equal(rows[1]!.initiator, 'parser ← /index.html');
+      assert.equal(rows[0]!.initiator, 'parser ← /app.css');
+    } finally {
+      await s.close();
+      app.kill();
+    }
   },
 );

@@ -14,7 +14,7 @@ import {
   type TraceEvent,
 } from '../drivers/measure.js';
 import { devtoolsInsights, requestEntities } from './devtools-insights.js';
-import { protocolName } from './load.js';
+import { protocolName, requestsDetail, REQUESTS_DETAIL } from './load.js';
 import type { InsightDetail } from './insights.js';
 import { buildReport, REPORT_MAX_BYTES, type PerfReport } from './report.js';
 import {
@@ -94,6 +94,7 @@ export async function endMeasure(host: PerfHost): Promise<{ report: PerfReport; 
   setOpenSession(host, undefined);
   const raw = { ...(await recorder.end()), ...(load ? { load } : {}) };
   const { report, details } = buildReport(raw, spans);
+  if (raw.load && !report.refused) details.set(REQUESTS_DETAIL, requestsDetail(raw.load));
   if (raw.devtools && raw.trace && !report.refused) await addDevtoolsInsights(report, details, raw.trace.events, !raw.load);
   const closed: ClosedSession = {
     token: raw.token,
