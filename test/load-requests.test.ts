@@ -8,7 +8,7 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -105,6 +105,8 @@ test(
     const elsewhere = f.get('localhost/hero.png')!;
     assert.equal(elsewhere.entity, 'localhost', ctx);
     assert.equal(elsewhere.status, 200, ctx);
+    // Resource Timing hides another site's size without Timing-Allow-Origin (0); the network saw every byte.
+    assert.ok(elsewhere.transferBytes > statSync(join(work, 'app', 'hero.png')).size, ctx);
     assert.equal(f.get('hero.png')!.entity, 'first-party');
   },
 );

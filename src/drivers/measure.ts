@@ -341,7 +341,7 @@ export interface LoadRequest {
    */
   responseStartMs: number | null;
   endMs: number;
-  /** Bytes over the wire, headers included; 0 from the cache or when hidden (cross-origin). */
+  /** Bytes over the wire, headers included; 0 from the cache, or hidden (cross-origin) where the driver cannot see the network. */
   transferBytes: number;
   /** The browser held the first paint for it (Resource Timing renderBlockingStatus; the document always). */
   renderBlocking: boolean;
