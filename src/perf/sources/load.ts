@@ -110,7 +110,7 @@ function loadEmits(load: LoadReadings): { emits: Emit[]; warnings: string[] } {
 }
 
 /** The Resource Timing entries that had a first byte outside their bar, where no driver gave the request better times. */
-function unorderedNote(load: LoadReadings): string | undefined {
+export function unorderedNote(load: LoadReadings): string | undefined {
   const left = (load.unorderedFirstBytes ?? []).filter((u) => load.requests.some((r) => r.url === u.url && r.responseStartMs === null));
   if (!left.length) return undefined;
   const named = left.slice(0, 3).map((u) => `${u.url} (start ${u.startMs} ms, first byte ${u.firstByteMs} ms, end ${u.endMs} ms)`);
