@@ -454,7 +454,10 @@ export function largestRequests(load: LoadRecord, n = LARGEST_REQUESTS): LoadReq
 
 /** One request whose transfer size differs between two loads; null bytes: the request is on one side only. */
 export interface RequestChange {
+  /** The request's URL as the newer side fetched it (the older one's when gone). */
   url: string;
+  /** The page that load opened: with `url`, how shortUrl shows it (the path alone on the page's own origin). */
+  pageUrl: string;
   type: string;
   aBytes: number | null;
   bBytes: number | null;
@@ -468,21 +471,41 @@ function requestsOf(load: LoadRecord): LoadRequestRecord[] {
 }
 
 /**
+ * What matches a request across two loads: its path and query on the page's own origin, else its whole URL. An app
+ * started on a new port each run (`${PORT}`) serves the same `/font.woff` from another origin every time; matched by
+ * the whole URL, every request of its own read as one gone and one new.
+ */
+export function requestKey(url: string, pageUrl: string): string {
+  try {
+    const u = new URL(url);
+    const page = new URL(pageUrl);
+    if (u.origin === page.origin && u.origin !== 'null') return u.pathname + u.search;
+  } catch {
+    // Not a URL the parser takes: matched as it is.
+  }
+  return url;
+}
+
+/**
  * Which requests grew, shrank, appeared or went between the median loads of two runs, largest change first:
- * the question after "transfer bytes went up". Requests are matched by URL, the same URL summed when fetched
- * twice; a renamed (content-hashed) bundle shows as one gone and one new, which is what happened on the wire.
+ * the question after "transfer bytes went up". Requests are matched by requestKey, the same request summed when
+ * fetched twice; a renamed (content-hashed) bundle shows as one gone and one new, which is what happened on the wire.
  */
 export function requestChanges(a: LoadRecord, b: LoadRecord, n = LARGEST_REQUESTS): RequestChange[] {
-  const sides = new Map<string, { type: string; a: number | null; b: number | null }>();
-  const add = (side: 'a' | 'b', r: LoadRequestRecord): void => {
-    const e = sides.get(r.url) ?? { type: r.type, a: null, b: null };
+  type Side = { url: string; pageUrl: string; type: string; a: number | null; b: number | null };
+  const sides = new Map<string, Side>();
+  const add = (side: 'a' | 'b', r: LoadRequestRecord, pageUrl: string): void => {
+    const key = requestKey(r.url, pageUrl);
+    const e = sides.get(key) ?? { url: r.url, pageUrl, type: r.type, a: null, b: null };
     e[side] = (e[side] ?? 0) + r.transferBytes;
-    sides.set(r.url, e);
+    // The newer load names it: the URL a reader would open now.
+    if (side === 'b') Object.assign(e, { url: r.url, pageUrl, type: r.type });
+    sides.set(key, e);
   };
-  for (const r of requestsOf(a)) add('a', r);
-  for (const r of requestsOf(b)) add('b', r);
-  return [...sides]
-    .map(([url, e]) => ({ url, type: e.type, aBytes: e.a, bBytes: e.b, deltaBytes: (e.b ?? 0) - (e.a ?? 0) }))
+  for (const r of requestsOf(a)) add('a', r, a.url);
+  for (const r of requestsOf(b)) add('b', r, b.url);
+  return [...sides.values()]
+    .map((e) => ({ url: e.url, pageUrl: e.pageUrl, type: e.type, aBytes: e.a, bBytes: e.b, deltaBytes: (e.b ?? 0) - (e.a ?? 0) }))
     .filter((c) => c.deltaBytes !== 0 || c.aBytes === null || c.bBytes === null)
     .sort((x, y) => Math.abs(y.deltaBytes) - Math.abs(x.deltaBytes) || x.url.localeCompare(y.url))
     .slice(0, n);
@@ -515,6 +538,32 @@ export function shortUrl(url: string, pageUrl: string, max = SHORT_URL_CHARS): s
   if (s.length <= max) return s;
   const head = Math.floor((max - 1) / 3);
   return `${s.slice(0, head)}…${s.slice(s.length - (max - 1 - head))}`;
+}
+
+// 100 characters: every fact of a request on one tooltip line (a 404 over h2 from the disk cache… is ~90); its URL gives way.
+export const REQUEST_FACTS_CHARS = 100;
+
+/**
+ * `404 · h2 · disk-cache · no-store · parser ← /app.css · VeryHigh · blocking · Google Fonts`: what the run file says
+ * of a request beyond its bar (status, protocol, cache, initiator, priority, render-blocking, party), on one line; ''
+ * for a file without them. Every field is read as the file has it: only strings and numbers, made printable.
+ */
+export function requestFacts(r: LoadRequestRecord, pageUrl: string, max = REQUEST_FACTS_CHARS): string {
+  const str = (v: unknown): string => (typeof v === 'string' ? v : typeof v === 'number' && Number.isFinite(v) ? String(v) : '');
+  const who = r.initiator && typeof r.initiator === 'object' ? r.initiator : undefined;
+  const from = who && typeof who.url === 'string' ? ` ← ${shortUrl(who.url, pageUrl, 30)}` : '';
+  const facts = [
+    str(r.status),
+    str(r.protocol),
+    str(r.servedFrom),
+    str(r.cacheControl),
+    who ? `${str(who.type)}${from}` : '',
+    str(r.priority),
+    str(r.renderBlockingStatus),
+    str(r.entity),
+  ];
+  const line = oneLine(facts.filter((f) => f.trim()).join(' · '));
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }
 
 /** "median repeat 2 by load.lcpMs · 23 requests · 1.2 MB": which load a section shows. */

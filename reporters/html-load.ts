@@ -1,8 +1,8 @@
 /**
  * The HTML report's "Page load" section (issue 29): the median repeat's requests as a waterfall, one row
- * per request (URL shortened, the full one in its tooltip; type; transfer size; render-blocking), a bar
- * from its start to its end with the wait for the first byte drawn apart from the download, and vertical
- * marks at TTFB, FCP, LCP, DOMContentLoaded and the load event; the LCP element named above it.
+ * per request (URL shortened, the full one and its status, cache, initiator… in its tooltip; type; transfer size;
+ * render-blocking), a bar from its start to its end with the wait for the first byte drawn apart from the download,
+ * and vertical marks at TTFB, FCP, LCP, DOMContentLoaded and the load event; the LCP element named above it.
  *
  * Inline SVG, no script: the policy allows no inline style attribute, and SVG geometry is attributes.
  * Every string from the file is escaped; every number goes through `at()`, which prints only finite ones.
@@ -16,6 +16,7 @@ import {
   lcpElementText,
   loadFacts,
   medianLoad,
+  requestFacts,
   shortUrl,
   type LoadRecord,
   type LoadRequestRecord,
@@ -104,7 +105,10 @@ function requestRow(r: LoadRequestRecord, i: number, load: LoadRecord, x: (t: nu
   const split = first !== null && first >= r.startMs && first <= r.endMs ? first : r.startMs;
   const bar = (cls: string, from: number, to: number): string =>
     `<rect class="${cls}" x="${at(x(from))}" y="${y + 4}" width="${at(Math.max(1.5, x(to) - x(from)))}" height="${ROW - 8}"/>`;
-  const title = r.url.length > TITLE_CHARS ? `${r.url.slice(0, TITLE_CHARS - 1)}…` : r.url;
+  // The request's facts on their own line; the URL gives up what they take, so a row's tooltip stays TITLE_CHARS.
+  const facts = requestFacts(r, load.url);
+  const urlChars = TITLE_CHARS - (facts ? facts.length + 1 : 0);
+  const title = `${r.url.length > urlChars ? `${r.url.slice(0, urlChars - 1)}…` : r.url}${facts ? `\n${facts}` : ''}`;
   return (
     `<g class="req t-${type}${lcp ? ' lcp' : ''}"><title>${e(title)}</title>` +
     `<text x="4" y="${y + 13}">${e(shortUrl(r.url, load.url, URL_CHARS))}</text><text x="320" y="${y + 13}">${e(r.type)}</text>` +

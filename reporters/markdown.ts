@@ -199,7 +199,7 @@ function requestChangeLines(ctx: CompareContext): string[] {
     tableRow(['request', 'type', mdText(ctx.a.label), mdText(ctx.b.label), 'change']),
     '|:--|:--|--:|--:|--:|',
     ...changes.map((c) =>
-      tableRow([mdCode(shortUrl(c.url, b.load.url)), mdText(c.type), size(c.aBytes), size(c.bBytes), requestDeltaText(c)]),
+      tableRow([mdCode(shortUrl(c.url, c.pageUrl)), mdText(c.type), size(c.aBytes), size(c.bBytes), requestDeltaText(c)]),
     ),
   ];
 }

@@ -199,7 +199,7 @@ function requestChangeLines(ctx: CompareContext, color: boolean): string[] {
     color,
   );
   const size = (v: number | null): string => (v === null ? '' : formatBytes(v));
-  for (const c of changes) table.push([shortUrl(c.url, b.load.url), oneLine(c.type), size(c.aBytes), size(c.bBytes), requestDeltaText(c)]);
+  for (const c of changes) table.push([shortUrl(c.url, c.pageUrl), oneLine(c.type), size(c.aBytes), size(c.bBytes), requestDeltaText(c)]);
   return ['Requests that changed most (median loads):', table.toString()];
 }
 

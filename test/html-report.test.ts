@@ -316,6 +316,38 @@ test('run report: hostile page text in the waterfall (URLs, the LCP element, a t
   assert.equal(markup.match(/<g class="req /g)?.length, requests.length - 1, 'the request without an end is left out');
 });
 
+test('run report: each request with its status, protocol, cache, initiator, priority, render-blocking and party in its tooltip, escaped', () => {
+  const run = loadRun();
+  const m = medianLoad(run)!;
+  const [doc, css, other] = m.load.requests!;
+  Object.assign(css!, {
+    status: 404,
+    protocol: 'h2',
+    servedFrom: 'disk-cache',
+    cacheControl: 'max-age=60',
+    initiator: { type: 'parser', url: doc!.url },
+    priority: 'VeryHigh',
+    renderBlockingStatus: 'blocking',
+    entity: 'first-party',
+  });
+  // A hostile file: markup in a fact, a long URL, a number where a string goes.
+  Object.assign(other!, { url: `${doc!.url}?${'q'.repeat(400)}`, cacheControl: '</title><script>alert(1)</script>', priority: 7 });
+  const markup = markupOf(htmlReporter.renderRun(run));
+  const titles = [...markup.matchAll(/<g class="req [^"]*"><title>([^<]*)<\/title>/g)].map((x) => x[1]!);
+  const path = new URL(doc!.url).pathname;
+  assert.ok(
+    titles.includes(`${escapeHtml(css!.url)}\n404 · h2 · disk-cache · max-age=60 · parser ← ${path} · VeryHigh · blocking · first-party`),
+    titles.join('\n'),
+  );
+  assert.doesNotMatch(markup, /<script>alert/);
+  const long = titles.find((t) => t.includes('qqq'))!;
+  assert.ok(long.includes('…\n') && long.length <= 200 + 60, `the URL gives way to its facts: ${long.length}`);
+  assert.ok(
+    titles.some((t) => t === escapeHtml(doc!.url)),
+    'a request without facts: its URL alone',
+  );
+});
+
 test('compare report: the two median loads one above the other on one time axis, with the load metric rows', () => {
   const a = loadRun('base');
   const b = loadRun('cand');

@@ -107,6 +107,7 @@ const BROWSER = [
   'examples.test.js',
   'first-screen.test.js',
   'load.test.js',
+  'load-requests.test.js',
   'session.test.js',
   'security-files.test.js',
   'hostile-files.test.js',

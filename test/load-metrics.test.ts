@@ -6,7 +6,8 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { bytesByType, clsOf, loadWindowMs, tbtOf } from '../src/perf/load.js';
+import { bytesByType, clsOf, loadWindowMs, protocolName, requestsDetail, tbtOf } from '../src/perf/load.js';
+import { unorderedNote } from '../src/perf/sources/load.js';
 import { LOAD_RESOURCE_TYPES, type LoadReadings, type LoadRequest, type LoadResourceType } from '../src/drivers/measure.js';
 import { sessionWithout } from '../src/drivers/measure.js';
 import { refusalOf } from '../src/perf/sources/frames.js';
@@ -256,4 +257,73 @@ test('a load window whose page painted once (a warm, static page) is not refused
   assert.match(refusalOf(raw(), picture) ?? '', /rendered nothing/);
   assert.equal(refusalOf(raw(readings(0, 1200, 80)), picture), undefined);
   assert.match(refusalOf(raw(readings(0, 1200, null)), picture) ?? '', /rendered nothing/);
+});
+
+// ─── what each request says ─────────────────────────────────────────────────────────────────────────
+
+test('protocolName: http/1.x is h1, h3 and its drafts h3, h2 and the rest as the browser says them', () => {
+  assert.deepEqual(['http/1.1', 'HTTP/1.0', 'h2', 'h3', 'h3-29', 'data', 'blob'].map(protocolName), [
+    'h1',
+    'h1',
+    'h2',
+    'h3',
+    'h3',
+    'data',
+    'blob',
+  ]);
+});
+
+test(`requestsDetail over ${CASES} random loads: failed first, then render-blocking, then by bytes; the reply within 2 KB`, () => {
+  const rnd = mulberry32(59);
+  for (let i = 0; i < CASES; i++) {
+    const requests = randomRequests(rnd).map((r, j) => ({
+      ...r,
+      url: rnd() < 0.3 ? `https://cdn${j}.example/${'x'.repeat(Math.floor(rnd() * 300))}` : r.url,
+      status: rnd() < 0.2 ? 404 : 200,
+      renderBlocking: rnd() < 0.2,
+      protocol: 'h2',
+      servedFrom: 'network' as const,
+      cacheControl: 'max-age=60',
+      initiator: { type: 'parser', url: 'http://127.0.0.1/' },
+      priority: 'High',
+      entity: rnd() < 0.3 ? 'example' : 'first-party',
+    }));
+    const load = { ...readings(0, 1000), requests };
+    const d = requestsDetail(load);
+    const ctx = `case ${i}: ${d.rows.length} of ${requests.length}`;
+    // perf_insight's envelope (token, id, title) is ~200 bytes of the 2 KB.
+    assert.ok(Buffer.byteLength(JSON.stringify(d)) <= 2048 - 200, ctx);
+    const rank = (r: Record<string, unknown>): number[] => [
+      r.status === 404 ? 0 : 1,
+      r.renderBlocking ? 0 : 1,
+      -(r.transferBytes as number),
+    ];
+    for (let k = 1; k < d.rows.length; k++) {
+      const [a, b] = [rank(d.rows[k - 1]!), rank(d.rows[k]!)];
+      assert.ok(a[0]! < b[0]! || (a[0] === b[0] && (a[1]! < b[1]! || (a[1] === b[1] && a[2]! <= b[2]!))), ctx);
+    }
+    assert.match(d.title, new RegExp(`^${requests.length} requests: ${requests.filter((r) => r.status === 404).length} failed`));
+    if (d.rows.length < requests.length) assert.match(d.note ?? '', new RegExp(`${d.rows.length} of ${requests.length} shown`), ctx);
+    for (const r of d.rows) assert.ok(!String(r.url).startsWith('http://127.0.0.1'), `the page's own by their path: ${ctx}`);
+  }
+});
+
+test('the note on first bytes outside their bar names only the requests still without one (the network gave the others theirs)', () => {
+  const font = { url: 'http://127.0.0.1/font.woff', startMs: 61.2, firstByteMs: 80.6, endMs: 62.1 };
+  const request = (responseStartMs: number | null): LoadRequest => ({
+    url: font.url,
+    type: 'font',
+    startMs: 61.2,
+    responseStartMs,
+    endMs: 82,
+    transferBytes: 300,
+    renderBlocking: false,
+  });
+  const load = (r: LoadRequest): LoadReadings => ({ ...readings(0, 1000), requests: [r], unorderedFirstBytes: [font] });
+  assert.equal(
+    unorderedNote(load(request(null))),
+    "1 request(s) had a first byte outside their start..end in the browser's Resource Timing, so their waterfall bars show no " +
+      'first byte: http://127.0.0.1/font.woff (start 61.2 ms, first byte 80.6 ms, end 62.1 ms)',
+  );
+  assert.equal(unorderedNote(load(request(80.6))), undefined);
 });

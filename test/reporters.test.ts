@@ -18,7 +18,7 @@ import { jsonReporter } from '../reporters/json.js';
 import { junitReporter, xmlAttr, xmlText } from '../reporters/junit.js';
 import { markdownReporter } from '../reporters/markdown.js';
 import { tableReporter } from '../reporters/table.js';
-import { formatValue, medianLoad, shortUrl, sortMetrics } from '../reporters/format.js';
+import { formatValue, medianLoad, requestChanges, requestDeltaText, requestKey, shortUrl, sortMetrics } from '../reporters/format.js';
 
 // ─── fixtures ───────────────────────────────────────────────────────────────────────────────────────
 
@@ -775,6 +775,46 @@ test('compare of two loads: the requests that changed most between the median lo
   // Unchanged loads say so; runs without a load have no section.
   assert.match(tableReporter.renderCompare(result, { a, b: loadRun() }), /Requests: none changed in size/);
   assert.doesNotMatch(tableReporter.renderCompare(result, { a: makeRun('main'), b: makeRun('pr') }), /Requests/);
+});
+
+test('compare of two loads on different ports: the app requests match (no gone + new pair), a changed one by its path', () => {
+  const a = loadRun();
+  const b = loadRun();
+  b.label = 'pr';
+  // The candidate's app on another port, as `${PORT}` gives every run: its own requests keep their paths.
+  const origin = new URL(medianLoad(a)!.load.url).origin;
+  const moved = 'http://127.0.0.1:1';
+  assert.notEqual(origin, moved);
+  const move = (u: string): string => (u.startsWith(origin) ? moved + u.slice(origin.length) : u);
+  let css = '';
+  for (const r of b.repeats) {
+    if (r.status !== 'measured' || !r.report.load) continue;
+    const load = r.report.load;
+    load.url = move(load.url);
+    for (const q of [...load.top, ...(load.requests ?? [])]) {
+      q.url = move(q.url);
+      if (q.url.endsWith('/app.css')) {
+        q.transferBytes += 1024;
+        css = q.url;
+      }
+    }
+  }
+  assert.ok(css.startsWith(moved), 'the stylesheet moved');
+  const changes = requestChanges(medianLoad(a)!.load, medianLoad(b)!.load);
+  assert.deepEqual(
+    changes.map((c) => `${shortUrl(c.url, c.pageUrl)} ${requestDeltaText(c)}`),
+    ['/app.css +1.0 KB'],
+    'one change, by its path, on neither side alone',
+  );
+  assert.equal(changes[0]!.url, css, 'named by the URL of the candidate');
+  for (const text of [tableReporter.renderCompare(makeCompare(), { a, b }), markdownReporter.renderCompare(makeCompare(), { a, b })]) {
+    const section = text.slice(text.indexOf('Requests that changed most'));
+    assert.doesNotMatch(section, /\b(gone|new)\b/, section);
+    assert.doesNotMatch(section, /127\.0\.0\.1/, 'no host on the requests of the page origin');
+  }
+  // Another origin stays itself: the same path on a CDN is not the app's request.
+  assert.equal(requestKey('https://cdn.example/app.css', 'http://127.0.0.1:1/index.html'), 'https://cdn.example/app.css');
+  assert.equal(requestKey('http://127.0.0.1:1/app.css?v=2', 'http://127.0.0.1:1/index.html'), '/app.css?v=2');
 });
 
 test('table and markdown: page text in a request URL or the LCP element cannot break the table or the terminal', () => {

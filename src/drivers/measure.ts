@@ -341,11 +341,31 @@ export interface LoadRequest {
    */
   responseStartMs: number | null;
   endMs: number;
-  /** Bytes over the wire, headers included; 0 from the cache or when hidden (cross-origin). */
+  /** Bytes over the wire, headers included; 0 from the cache, or hidden (cross-origin) where the driver cannot see the network. */
   transferBytes: number;
   /** The browser held the first paint for it (Resource Timing renderBlockingStatus; the document always). */
   renderBlocking: boolean;
+  /** The response's HTTP status; absent where the browser does not say (Resource Timing before Chromium 109, cross-origin). */
+  status?: number;
+  /** How it came: h1, h2, h3, or the browser's own name (data, blob…); absent where the browser does not say. */
+  protocol?: string;
+  /** Where the response came from; only where the driver sees the network (CDP). */
+  servedFrom?: LoadServedFrom;
+  /** The response's Cache-Control header, '' when it has none: what decides whether the next load reuses it (CDP). */
+  cacheControl?: string;
+  /** What asked for it (parser, script, preload, other…) and from which URL, when the browser names one (CDP). */
+  initiator?: { type: string; url?: string };
+  /** The browser's fetch priority as the load ended (VeryHigh … VeryLow), CDP's names. */
+  priority?: string;
+  /** The render-blocking behaviour Chromium gave it (blocking, in_body_parser_blocking, non_blocking…), the trace's names. */
+  renderBlockingStatus?: string;
+  /** `first-party` when on the page's site, else the third party's entity (DevTools' list) or its registrable domain. */
+  entity?: string;
 }
+
+/** Where a response came from: the network, one of the browser's caches, or a service worker. */
+export const LOAD_SERVED_FROM = ['network', 'memory-cache', 'disk-cache', 'prefetch-cache', 'service-worker'] as const;
+export type LoadServedFrom = (typeof LOAD_SERVED_FROM)[number];
 
 /**
  * What a measured page load read in the page (src/drivers/runtime/load-probe.ts), every time in ms since
@@ -372,6 +392,11 @@ export interface LoadReadings {
   support: { paint: boolean; lcp: boolean; shift: boolean; longTask: boolean; renderBlocking: boolean };
   /** Main-thread work during the load (script, style, layout), when the driver counts it (CDP Performance.getMetrics). */
   mainThreadMs?: number;
+  /**
+   * Resource Timing entries whose first byte fell outside their own start..end (Chromium's entry for a font answered
+   * 404 ends ~1 ms after its start, before its headers came): left null in `requests` unless the driver saw the network.
+   */
+  unorderedFirstBytes?: { url: string; startMs: number; firstByteMs: number; endMs: number }[];
   /**
    * What the driver could not see of this load, and why (a probe installed only after the load event, a
    * cache it cannot clear, a counter it has no access to): each one of the report's warnings.

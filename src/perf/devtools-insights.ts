@@ -205,6 +205,32 @@ function loadEngine(): Promise<typeof Trace> {
   return engine;
 }
 
+type ThirdPartyWeb = typeof import('@paulirish/trace_engine/third_party/third-party-web/third-party-web.js').ThirdPartyWeb;
+let thirdPartyWeb: Promise<ThirdPartyWeb> | undefined;
+
+/**
+ * Each URL's party as DevTools' ThirdParties insight names it, from the list the engine ships (third-party-web):
+ * `first-party` on the page's site (the same registrable domain, or the same known entity, as google.com and
+ * gstatic.com), else the entity's name ("Google Fonts") or, unknown to the list, its registrable domain; undefined
+ * for what has no domain (data:, blob:).
+ */
+export async function requestEntities(pageUrl: string, urls: readonly string[]): Promise<(string | undefined)[]> {
+  thirdPartyWeb ??= import('@paulirish/trace_engine/third_party/third-party-web/third-party-web.js').then((m) => m.ThirdPartyWeb);
+  const tpw = await thirdPartyWeb;
+  const site = (u: string): { domain: string; entity?: string } | undefined => {
+    if (!/^https?:/i.test(u)) return undefined;
+    const domain = tpw.getRootDomain(u);
+    return domain ? { domain, ...(tpw.getEntity(u) ? { entity: tpw.getEntity(u)?.name } : {}) } : undefined;
+  };
+  const page = site(pageUrl);
+  return urls.map((u) => {
+    const s = site(u);
+    if (!s) return undefined;
+    if (page && (s.domain === page.domain || (s.entity !== undefined && s.entity === page.entity))) return 'first-party';
+    return s.entity ?? s.domain;
+  });
+}
+
 /** The trace events as the engine types them: JSON from Chromium, its format; branded numbers are plain ones at run time. */
 function isEngineTrace(events: readonly TraceEvent[]): events is readonly TraceEvent[] & readonly Trace.Types.Events.Event[] {
   return Array.isArray(events);

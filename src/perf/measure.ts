@@ -13,7 +13,8 @@ import {
   type RawSession,
   type TraceEvent,
 } from '../drivers/measure.js';
-import { devtoolsInsights } from './devtools-insights.js';
+import { devtoolsInsights, requestEntities } from './devtools-insights.js';
+import { protocolName, requestsDetail, REQUESTS_DETAIL } from './load.js';
 import type { InsightDetail } from './insights.js';
 import { buildReport, REPORT_MAX_BYTES, type PerfReport } from './report.js';
 import {
@@ -93,6 +94,7 @@ export async function endMeasure(host: PerfHost): Promise<{ report: PerfReport; 
   setOpenSession(host, undefined);
   const raw = { ...(await recorder.end()), ...(load ? { load } : {}) };
   const { report, details } = buildReport(raw, spans);
+  if (raw.load && !report.refused) details.set(REQUESTS_DETAIL, requestsDetail(raw.load));
   if (raw.devtools && raw.trace && !report.refused) await addDevtoolsInsights(report, details, raw.trace.events, !raw.load);
   const closed: ClosedSession = {
     token: raw.token,
@@ -186,7 +188,20 @@ export async function measureLoad(
       suggestion: 'measure the load on Chromium (cdp) or a WebDriver browser',
     });
   }
-  const load = await on.load(url, opts);
+  const load = await describeRequests(await on.load(url, opts));
   recordLoad(host, load);
   return load;
+}
+
+/** What every driver's requests say alike: the protocol by its short name, and whose each one is (its entity). */
+async function describeRequests(load: LoadReadings): Promise<LoadReadings> {
+  const entities = await requestEntities(
+    load.url,
+    load.requests.map((r) => r.url),
+  );
+  const requests = load.requests.map((r, i) => {
+    const entity = entities[i];
+    return { ...r, ...(r.protocol ? { protocol: protocolName(r.protocol) } : {}), ...(entity ? { entity } : {}) };
+  });
+  return { ...load, requests };
 }

@@ -5,7 +5,7 @@
 import type { ErrorInfo as StepErrorInfo } from '../errors.js';
 import { finite, list, map, nullable, record, tagged, text, whole, type Schema } from '../json-input.js';
 import type { Summary } from './stats.js';
-import { LOAD_RESOURCE_TYPES, type LoadRequest } from '../drivers/measure.js';
+import { LOAD_RESOURCE_TYPES, LOAD_SERVED_FROM, type LoadRequest } from '../drivers/measure.js';
 import type { LoadSummary } from './sources/load.js';
 import { BUDGET_UNIT_NAMES, type BudgetUnit } from './budget-units.js';
 import { MAX_FORCED, MAX_FUNCTIONS, MAX_LONG_TASKS, MAX_STACK_DEPTH, MAX_STACKS, type RepeatAttribution } from './attribution.js';
@@ -372,6 +372,8 @@ const ATTRIBUTION_SCHEMA = record(
 // 300 requests: the waterfall of the median repeat is drawn from them; a page load of more keeps its
 // first 300 by start time (the report says how many there were), bounded the way a run file must be.
 export const MAX_WATERFALL_REQUESTS = 300;
+// HTTP statuses are three digits (RFC 9110 section 15).
+const MAX_HTTP_STATUS = 999;
 const LOAD_REQUEST_SCHEMA = record(
   'One request of the load.',
   {
@@ -385,6 +387,18 @@ const LOAD_REQUEST_SCHEMA = record(
     endMs: ms('When its last byte arrived, ms since the navigation start.'),
     transferBytes: finite('Bytes over the wire, headers included (0 from the cache).', { minimum: 0 }),
     renderBlocking: flag('The browser held the first paint for it.'),
+    status: whole('Its HTTP status; absent where the browser does not say.', 0, MAX_HTTP_STATUS),
+    protocol: name("How it came: h1, h2, h3, or the browser's own name (data, blob)."),
+    servedFrom: oneOf(LOAD_SERVED_FROM, 'Where the response came from: the network, a cache of the browser, a service worker.'),
+    cacheControl: name("The response's Cache-Control header, empty when it has none."),
+    initiator: record(
+      'What asked for it.',
+      { type: name('parser, script, preload, other…'), url: name('The document, stylesheet or script that asked.') },
+      ['type'],
+    ),
+    priority: name("The browser's fetch priority as the load ended (VeryHigh … VeryLow)."),
+    renderBlockingStatus: name("Chromium's render-blocking behaviour (blocking, in_body_parser_blocking, non_blocking…)."),
+    entity: name("first-party on the page's site, else the third party (a known entity or its registrable domain)."),
   },
   ['url', 'type', 'startMs', 'endMs', 'transferBytes', 'renderBlocking'],
 );

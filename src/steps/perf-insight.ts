@@ -5,6 +5,7 @@
 import { closest, PerfError } from '../errors.js';
 import { DEVTOOLS_INSIGHTS } from '../perf/devtools-insights.js';
 import { INSIGHTS } from '../perf/insights.js';
+import { REQUESTS_DETAIL } from '../perf/load.js';
 import { lastSession } from '../perf/state.js';
 import { defineStep } from './define.js';
 
@@ -12,6 +13,7 @@ import { defineStep } from './define.js';
 const KNOWN: { id: string; description: string }[] = [
   ...INSIGHTS,
   ...DEVTOOLS_INSIGHTS.map((id) => ({ id, description: `DevTools' ${id} insight of a measured load` })),
+  { id: REQUESTS_DETAIL, description: "a measured load's requests with their status, cache, initiator, priority and party" },
 ];
 
 export const perfInsight = defineStep({

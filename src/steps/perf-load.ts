@@ -19,6 +19,7 @@ import {
   withinMs,
 } from '../perf/measure.js';
 import { insightLine } from '../perf/insights.js';
+import { REQUESTS_DETAIL } from '../perf/load.js';
 import type { PerfReport } from '../perf/report.js';
 import { openSession, type PerfHost } from '../perf/state.js';
 import { defineStep, type StepContext, type StepOutput } from './define.js';
@@ -136,6 +137,8 @@ function loadReply(report: PerfReport, asked: { url: string; cache: 'warm' | 'co
       : {}),
     metrics,
     requestsTotal: load?.requestsTotal ?? 0,
+    // Where each request's status, cache, initiator, priority and party are: not here, so this reply stays small.
+    ...(load && !report.refused ? { requests: `perf_insight { id: '${REQUESTS_DETAIL}' }` } : {}),
     top: (load?.top ?? []).map((r) => ({ ...r, url: cut(r.url) })),
     // One line per fired insight, ours and DevTools' engine's (by their DevTools names), each starting with the id
     // perf_insight takes: that one has the rows.

@@ -5,7 +5,8 @@
  */
 import type { Page } from './browser.js';
 import { settleLoad } from '../load.js';
-import type { LoadOptions, LoadReadings, LoadRequest } from '../measure.js';
+import type { LoadOptions, LoadReadings } from '../measure.js';
+import { loadNetwork } from './load-network.js';
 import { loadProbeSource } from '../runtime/load-probe.js';
 import { networkActivity } from './network.js';
 
@@ -18,7 +19,7 @@ export async function measureLoad(page: Page, url: string, opts: LoadOptions): P
   // A reload restart bypasses the cache (session.ts restartReload); a load measures it as a user meets it.
   await page.send('Network.setCacheDisabled', { cacheDisabled: false });
   const { identifier } = await page.send('Page.addScriptToEvaluateOnNewDocument', { source: loadProbeSource() });
-  const wire = wireBytes(page);
+  const wire = loadNetwork(page);
   try {
     const before = await taskSeconds(page);
     const startedAt = Date.now();
@@ -48,34 +49,4 @@ async function taskSeconds(page: Page): Promise<number | undefined> {
   } catch {
     return undefined;
   }
-}
-
-/**
- * Bytes on the wire per request, as the network stack counted them (Network.loadingFinished
- * encodedDataLength: headers and body as received). Resource Timing's transferSize is the body plus a
- * fixed 300 bytes for the headers (the spec hides their real size from the page); Lighthouse's byte weight
- * counts these, and so do we where the protocol sees the request. A cache hit keeps its 0.
- */
-function wireBytes(page: Page): { apply(requests: LoadRequest[]): LoadRequest[]; stop(): void } {
-  const urls = new Map<string, string>();
-  const finished = new Map<string, number[]>();
-  const offs = [
-    page.on('Network.requestWillBeSent', (p) => urls.set(p.requestId, p.request.url)),
-    page.on('Network.loadingFinished', (p) => {
-      const url = urls.get(p.requestId);
-      if (url === undefined) return;
-      const list = finished.get(url) ?? [];
-      list.push(p.encodedDataLength);
-      finished.set(url, list);
-    }),
-  ];
-  return {
-    // The same URL fetched twice is matched in order: the first entry by start with the first to finish.
-    apply: (requests) =>
-      requests.map((r) => {
-        const bytes = r.transferBytes > 0 ? finished.get(r.url)?.shift() : undefined;
-        return bytes === undefined ? r : { ...r, transferBytes: bytes };
-      }),
-    stop: () => offs.forEach((off) => off()),
-  };
 }

@@ -39,7 +39,10 @@ export const loadSource = defineSource<LoadSummary | null>({
   measure({ raw: { load } }) {
     if (!load) return { emits: [], findings: null };
     const { emits, warnings } = loadEmits(load);
-    const top = [...load.requests].sort((a, b) => b.transferBytes - a.transferBytes).slice(0, LOAD_TOP_REQUESTS);
+    const top = [...load.requests]
+      .sort((a, b) => b.transferBytes - a.transferBytes)
+      .slice(0, LOAD_TOP_REQUESTS)
+      .map(summaryRequest);
     const findings: LoadSummary = {
       url: load.url,
       ended: load.ended,
@@ -56,6 +59,15 @@ export const loadSource = defineSource<LoadSummary | null>({
     return { emits, findings, ...(warnings.length ? { warnings } : {}) };
   },
 });
+
+/**
+ * A request as the report's top list shows it: what it is, its bar and its bytes. Its status, cache, initiator and
+ * party are the run file's waterfall's (perf_end's and perf_load's replies stay within their bytes).
+ */
+function summaryRequest(r: LoadRequest): LoadRequest {
+  const { url, type, startMs, responseStartMs, endMs, transferBytes, renderBlocking } = r;
+  return { url, type, startMs, responseStartMs, endMs, transferBytes, renderBlocking };
+}
 
 function loadEmits(load: LoadReadings): { emits: Emit[]; warnings: string[] } {
   const emits: Emit[] = [];
@@ -91,6 +103,19 @@ function loadEmits(load: LoadReadings): { emits: Emit[]; warnings: string[] } {
     warnings.push(
       'render-blocking requests unknown: this browser has no Resource Timing renderBlockingStatus (only the document is marked)',
     );
+  const unordered = unorderedNote(load);
+  if (unordered) warnings.push(unordered);
   warnings.push(...(load.notes ?? []));
   return { emits, warnings };
+}
+
+/** The Resource Timing entries that had a first byte outside their bar, where no driver gave the request better times. */
+export function unorderedNote(load: LoadReadings): string | undefined {
+  const left = (load.unorderedFirstBytes ?? []).filter((u) => load.requests.some((r) => r.url === u.url && r.responseStartMs === null));
+  if (!left.length) return undefined;
+  const named = left.slice(0, 3).map((u) => `${u.url} (start ${u.startMs} ms, first byte ${u.firstByteMs} ms, end ${u.endMs} ms)`);
+  return (
+    `${left.length} request(s) had a first byte outside their start..end in the browser's Resource Timing, ` +
+    `so their waterfall bars show no first byte: ${named.join('; ')}`
+  );
 }
