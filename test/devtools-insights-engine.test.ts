@@ -70,7 +70,10 @@ test(
       const i = byId.get(id);
       assert.ok(i, `${id} fired: ${[...byId.keys()].join(', ')}`);
       assert.equal(i.severity, 'warn', `${id} is a failed check`);
+      assert.equal(i.source, 'devtools');
       assert.ok(i.title.includes(url), i.title);
+      // What to fix, as a field of its own (DESIGN.md: culprit), the first row's URL.
+      if (id !== 'CLSCulprits') assert.equal(i.culprit, url, id);
       assert.ok(
         detail(id)?.rows.some((row) => row.url === url),
         JSON.stringify(detail(id)),
@@ -85,6 +88,7 @@ test(
       assert.ok(line.startsWith(`${i.id}: `) && line.length <= 240, line);
     }
     assert.ok((byId.get('RenderBlocking')!.estimatedSavingsMs ?? 0) > 300, 'the 700 ms hold is most of the savings');
+    assert.ok((byId.get('ImageDelivery')!.estimatedSavingsBytes ?? 0) > 1_000_000, 'the 2.5 MB image of noise');
     assert.equal(detail('CLSCulprits')?.rows.find((row) => 'culprit' in row)?.culprit, 'Unsized image element');
     assert.deepEqual(detail('ImageDelivery')?.rows[0]?.fixes, ['MODERN_FORMAT_OR_COMPRESSION', 'RESPONSIVE_SIZE']);
     assert.deepEqual(

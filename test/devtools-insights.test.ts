@@ -170,9 +170,10 @@ test(
     }
     const files = ['out/planted-before.json', 'out/planted-after.json'];
     const json = perf(['compare', ...files, '--json']);
-    const c = JSON.parse(String(json.stdout)) as { insights?: { id: string; change: string; line: string }[] };
+    const c = JSON.parse(String(json.stdout)) as { insights?: { id: string; change: string; culprit?: string; line: string }[] };
     const rb = c.insights?.find((i) => i.id === 'RenderBlocking');
     assert.ok(rb && ['new', 'grew'].includes(rb.change), JSON.stringify(c.insights));
+    assert.match(rb.culprit ?? '', /\/slow\.css$/);
     const table = String(perf(['compare', ...files]).stdout);
     assert.match(table, /Insights that changed:\n(  .*\n)*  RenderBlocking (new in the candidate|grew)/, table);
     const md = String(perf(['compare', ...files, '--reporter', 'markdown']).stdout);

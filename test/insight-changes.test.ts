@@ -9,7 +9,7 @@ import { test } from 'node:test';
 import { insightChanges, MAX_INSIGHT_CHANGES } from '../src/perf/compare/insight-changes.js';
 import type { RepeatRecord } from '../src/perf/run-file.js';
 
-type Planted = { id: string; savingsMs?: number }[];
+type Planted = { id: string; savingsMs?: number; culprit?: string }[];
 
 function repeats(perRepeat: Planted[], mode: 'timing' | 'attribution' = 'timing'): RepeatRecord[] {
   return perRepeat.map((insights, index) => ({
@@ -25,6 +25,7 @@ function repeats(perRepeat: Planted[], mode: 'timing' | 'attribution' = 'timing'
         id: i.id,
         title: `${i.id} title`,
         severity: 'warn',
+        ...(i.culprit !== undefined ? { culprit: i.culprit } : {}),
         ...(i.savingsMs !== undefined ? { estimatedSavingsMs: i.savingsMs } : {}),
       })),
     },
@@ -40,7 +41,7 @@ test("new, gone, grew and shrank, each judged on most of an arm's repeats; the l
   ]);
   const b = repeats(
     times(4, [
-      { id: 'RenderBlocking', savingsMs: 700 },
+      { id: 'RenderBlocking', savingsMs: 700, culprit: '/slow.css' },
       { id: 'FontDisplay', savingsMs: 1000 },
       { id: 'LCPDiscovery', savingsMs: 300 },
     ]),
@@ -54,6 +55,8 @@ test("new, gone, grew and shrank, each judged on most of an arm's repeats; the l
   assert.ok(!c.some((x) => x.id === 'DOMSize'));
   const rb = c[0]!;
   assert.deepEqual(rb.b, { fired: 4, of: 4, savingsMs: 700 });
+  assert.equal(rb.culprit, '/slow.css');
+  assert.equal(c[1]!.culprit, undefined);
   assert.equal(rb.line, 'RenderBlocking new in the candidate (4 of 4 repeats, est. savings 700 ms): RenderBlocking title');
   assert.equal(c[1]!.line, 'FontDisplay grew: est. savings 400 ms → 1000 ms: FontDisplay title');
 });

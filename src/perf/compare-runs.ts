@@ -337,6 +337,7 @@ const INSIGHT_CHANGE_SCHEMA = record(
     id: nameText('The insight id perf_insight takes.'),
     title: proseText('Its title.'),
     change: { enum: ['new', 'gone', 'grew', 'shrank'], description: 'What changed, seen from the candidate.' },
+    culprit: proseText("What it points at (a URL, a function), the candidate's when both name one."),
     a: INSIGHT_ARM_SCHEMA,
     b: INSIGHT_ARM_SCHEMA,
     line: proseText('One line for a reader.'),

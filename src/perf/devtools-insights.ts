@@ -275,6 +275,12 @@ function savingsMs(m: Model): number | undefined {
   return v > 0 ? round(v, 1) : undefined;
 }
 
+/** The first row's URL, else its culprit: what the insight points at. */
+function culpritOf(rows: readonly Row[]): string {
+  const first = rows.find((r) => typeof r.url === 'string' && r.url) ?? rows.find((r) => typeof r.culprit === 'string');
+  return first ? String(first.url || first.culprit) : '';
+}
+
 /** One line: DevTools' title, the estimated savings, and the first row's URL or culprit (the id is the record's own). */
 function titleOf(m: Model, rows: readonly Row[]): string {
   const s = m.metricSavings ?? {};
@@ -283,8 +289,7 @@ function titleOf(m: Model, rows: readonly Row[]): string {
     ...((s.CLS ?? 0) > 0 ? [`CLS ${round(s.CLS ?? 0, 3)}`] : []),
     ...((m.wastedBytes ?? 0) > 0 ? [`${Math.round((m.wastedBytes ?? 0) / 1024)} KiB`] : []),
   ];
-  const first = rows.find((r) => typeof r.url === 'string' && r.url) ?? rows.find((r) => typeof r.culprit === 'string');
-  const what = first ? String(first.url || first.culprit) : '';
+  const what = culpritOf(rows);
   // CLSCulprits estimates no savings: its worst cluster's score is what to bring down.
   const cls = typeof rows[0]?.worstClusterScore === 'number' ? `, worst cluster CLS ${round(rows[0].worstClusterScore, 3)}` : '';
   return (
@@ -300,12 +305,16 @@ function toInsight(m: Model): { insight: Insight; detail: InsightDetail } {
   // Two URLs' length for the one-line form (insightLine: `id: title`), as when the title carried the id.
   const title = cut(titleOf(m, all), 2 * URL_CHARS - insightLine({ id: m.insightKey, title: '' }).length);
   const est = savingsMs(m);
+  const culprit = cut(culpritOf(all), URL_CHARS);
   const insight: Insight = {
     id: m.insightKey,
+    source: 'devtools',
     severity: m.state === 'fail' ? 'warn' : 'info',
     title,
+    ...(culprit ? { culprit } : {}),
     evidence: { metric: `devtools.${m.insightKey}`, value: all.length, perFrame: null, threshold: 0 },
     ...(est !== undefined ? { estimatedSavingsMs: est } : {}),
+    ...((m.wastedBytes ?? 0) > 0 ? { estimatedSavingsBytes: Math.round(m.wastedBytes ?? 0) } : {}),
     nextStep: `perf_insight { id: '${m.insightKey}' } lists its rows; DevTools' Performance panel shows it in the trace (perf_trace)`,
   };
   const note = cut(text(m.description).replace(/\[([^\]]*)\]\([^)]*\)/g, '$1'), NOTE_CHARS);

@@ -13,10 +13,16 @@ export type Severity = 'error' | 'warn' | 'info';
 
 export interface Insight {
   id: string;
+  /** Whose rule: DevTools' trace engine (its insight names) or ours (frames, layouts, sources). */
+  source: 'devtools' | 'rehearse';
   severity: Severity;
   title: string;
+  /** What to fix, when one thing is: a URL, or a function with its place. */
+  culprit?: string;
   evidence: { metric: string; value: number; perFrame: number | null; threshold: number };
   estimatedSavingsMs?: number;
+  /** Bytes fixing it could save over the wire (DevTools' wasted bytes). */
+  estimatedSavingsBytes?: number;
   nextStep: string;
 }
 
@@ -34,7 +40,7 @@ export interface InsightDetail {
 }
 
 /** What a rule returns when it fires. */
-export interface Finding extends Omit<Insight, 'id'> {
+export interface Finding extends Omit<Insight, 'id' | 'source'> {
   rows: Record<string, unknown>[];
   note?: string;
 }
@@ -296,6 +302,7 @@ export const forcedLayout = defineInsight({
       severity: perFrame > LAYOUTS_ERROR_PER_FRAME ? 'error' : 'warn',
       title: `${round(perFrame, 1)} layouts per painted frame${forced ? ` (${forced})` : ''}${culprit ? `, forced by ${culprit}` : ''}`,
       evidence: { metric: 'counters.layouts', value: layouts, perFrame: round(perFrame, 3), threshold: LAYOUTS_PER_FRAME },
+      ...(culprit ? { culprit } : {}),
       ...(a.layouts?.forcedMs ? { estimatedSavingsMs: a.layouts.forcedMs } : {}),
       nextStep: culprit
         ? `in ${culprit.split(' (')[0]}, read geometry (offsetHeight, getBoundingClientRect) before writing ` +
@@ -378,7 +385,7 @@ export function runInsights(a: Analysis): { insights: Insight[]; details: Map<st
   const found: (Insight & { rows: Record<string, unknown>[]; note?: string })[] = [];
   for (const rule of INSIGHTS) {
     const f = rule.evaluate(a);
-    if (f) found.push({ id: rule.id, ...f });
+    if (f) found.push({ id: rule.id, source: 'rehearse', ...f });
   }
   found.sort((x, y) => SEVERITY_RANK[x.severity] - SEVERITY_RANK[y.severity] || (y.estimatedSavingsMs ?? 0) - (x.estimatedSavingsMs ?? 0));
   const details = new Map<string, InsightDetail>();

@@ -655,8 +655,11 @@ const TRACE_REF_SCHEMA = record('A saved trace.', { repeat: count('Its repeat in
 
 const INSIGHT_SCHEMA = record('A ranked finding; its fields are shown as they are.', {
   id: name('Insight id.'),
+  source: { enum: ['devtools', 'rehearse'], description: "Whose rule: DevTools' trace engine or ours." },
   severity: name('error, warn or info.'),
   title: prose('One line.'),
+  culprit: prose('What to fix, when one thing is: a URL, or a function with its place.'),
+  estimatedSavingsBytes: finite('Bytes fixing it could save over the wire.', { minimum: 0 }),
   nextStep: prose('What to run next.'),
   evidence: { type: 'object', maxProperties: 100, description: 'The numbers behind it.' },
   rows: list('The first rows behind it.', { type: 'object', maxProperties: 100, description: 'A row.' }, MAX_LIST_ITEMS),

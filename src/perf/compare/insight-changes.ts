@@ -26,6 +26,8 @@ export interface InsightChange {
   id: string;
   title: string;
   change: InsightChangeKind;
+  /** What it points at (a URL, a function), the candidate's when both name one. */
+  culprit?: string;
   a: InsightArm;
   b: InsightArm;
   /** One line for a reader: the id, what changed, in how many repeats, the savings. */
@@ -48,6 +50,7 @@ export const MAX_INSIGHT_CHANGES = 8;
 
 interface Seen {
   title: string;
+  culprit?: string;
   savings: number[];
   fired: number;
 }
@@ -79,7 +82,8 @@ function armInsights(repeats: readonly Measured[]): { of: number; byId: Map<stri
     for (const i of r.report.insights) {
       if (!isInsightLike(i) || ids.has(i.id)) continue;
       ids.add(i.id);
-      const seen = byId.get(i.id) ?? { title: i.title, savings: [], fired: 0 };
+      const seen: Seen = byId.get(i.id) ?? { title: i.title, savings: [], fired: 0 };
+      if (seen.culprit === undefined && typeof i.culprit === 'string' && i.culprit) seen.culprit = i.culprit;
       seen.fired++;
       if (typeof i.estimatedSavingsMs === 'number' && Number.isFinite(i.estimatedSavingsMs)) seen.savings.push(i.estimatedSavingsMs);
       byId.set(i.id, seen);
@@ -88,7 +92,7 @@ function armInsights(repeats: readonly Measured[]): { of: number; byId: Map<stri
   return { of, byId };
 }
 
-function isInsightLike(v: unknown): v is { id: string; title: string; estimatedSavingsMs?: unknown } {
+function isInsightLike(v: unknown): v is { id: string; title: string; culprit?: unknown; estimatedSavingsMs?: unknown } {
   if (typeof v !== 'object' || v === null) return false;
   const o = v as Record<string, unknown>;
   return typeof o.id === 'string' && typeof o.title === 'string';
@@ -135,8 +139,9 @@ export function insightChanges(a: readonly RepeatRecord[], b: readonly RepeatRec
     const [x, y] = [arm(sa.byId.get(id), sa.of), arm(sb.byId.get(id), sb.of)];
     const change = kindOf(x, y);
     if (!change) continue;
-    const title = (sb.byId.get(id) ?? sa.byId.get(id))!.title;
-    out.push({ id, title, change, a: x, b: y, line: lineOf(id, title, change, x, y) });
+    const seen = (sb.byId.get(id) ?? sa.byId.get(id))!;
+    const culprit = sb.byId.get(id)?.culprit ?? sa.byId.get(id)?.culprit;
+    out.push({ id, title: seen.title, change, ...(culprit ? { culprit } : {}), a: x, b: y, line: lineOf(id, seen.title, change, x, y) });
   }
   const size = (c: InsightChange): number => Math.max(c.a.savingsMs ?? 0, c.b.savingsMs ?? 0);
   return out.sort((p, q) => ORDER[p.change] - ORDER[q.change] || size(q) - size(p) || p.id.localeCompare(q.id)).slice(0, max);
