@@ -8,7 +8,7 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
+import { freePort } from '../src/session/ports.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TraceEvent } from '../src/drivers/measure.js';
@@ -23,14 +23,6 @@ after(() => rmSync(work, { recursive: true, force: true }));
 
 // perf_insight's bound per insight (issue 59), the whole reply included.
 const INSIGHT_REPLY_MAX_BYTES = 2048;
-
-async function freePort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
-  const { port } = srv.address() as AddressInfo;
-  await new Promise<void>((r) => srv.close(() => r()));
-  return port;
-}
 
 test(
   'perf_load of the planted page names RenderBlocking with its stylesheet, CLSCulprits, FontDisplay; perf_insight within 2 KB',

@@ -120,12 +120,14 @@ test('gate --update records the load baselines: every repeat measured, the same 
   }
 });
 
-test('unchanged code passes: exit 0, no error row, the counts identical in every repeat of both runs', () => {
+test('unchanged code never fails: exit 0, no error row, the counts identical in every repeat of both runs', () => {
   const r = gate(['--variant', 'defaults']);
   const c = comparison(r.json);
   assert.equal(r.code, 0, explain(c));
-  // A busy host may leave a timing undecided (inconclusive, exit 0); it never fails unchanged code.
-  assert.ok(['pass', 'inconclusive'].includes(r.json.verdict), `${r.json.verdict}\n${explain(c)}`);
+  // A busy host may leave a timing undecided (inconclusive), and a stored baseline is another moment of the machine: a
+  // warn (exit 0) can come of that (CI with a core spinning: load.fcpMs +12 %, the candidate's repeats losing 0–13 % of
+  // the CPU to other guests, the baseline's 0–1 %). Unchanged code never fails.
+  assert.ok(['pass', 'inconclusive', 'warn'].includes(r.json.verdict), `${r.json.verdict}\n${explain(c)}`);
   assert.deepEqual(errors(c), [], explain(c));
   for (const m of ['load.transferBytes', 'load.requests']) {
     assert.equal(row(c, m).verdict, 'unchanged', explain(c));

@@ -9,7 +9,7 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
+import { freePort } from '../src/session/ports.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { LoadRequest } from '../src/drivers/measure.js';
@@ -132,14 +132,6 @@ test(
     assertOrdered(rep.report.load!.requests!);
   },
 );
-
-async function freePort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
-  const { port } = srv.address() as AddressInfo;
-  await new Promise<void>((r) => srv.close(() => r()));
-  return port;
-}
 
 test(
   'over MCP: perf_load names where the requests are; perf_insight requests lists the 404 first, then the stylesheet, in 2 KB',
