@@ -16,6 +16,11 @@ export interface PerfBeginOptions {
    * repeats). More trace events while measuring, so off in a timing repeat of a scenario.
    */
   devtools?: boolean;
+  /**
+   * Read the heap and the DOM after a forced GC at both ends (memory.*; default true). Each collection costs a full GC
+   * of the page (60–300 ms on a 20,000-node list here): a timing repeat beside profiled ones leaves it to them.
+   */
+  memory?: boolean;
 }
 
 /** A user-timing mark placed by the `mark` step during the session. */

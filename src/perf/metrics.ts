@@ -1006,8 +1006,9 @@ export function primaryRuleMarkdown(): string {
 export function memoryMarkdown(): string {
   const names = (ds: readonly MetricDefinition[]): string => ds.map((d) => `\`${d.name}\``).join(', ');
   return (
-    `${names(MEMORY_METRICS)} are read after a forced garbage collection at both ends of every CDP window, outside its timed ` +
-    `part. They depend on what the app keeps alive, not on the host. ${names(MEMORY_METRICS.filter((d) => d.promote))} are ` +
+    `${names(MEMORY_METRICS)} are read after a forced garbage collection at both ends of a CDP window, outside its timed ` +
+    "part: every window of perf_begin/perf_end and of a profiled repeat; a run's timing repeats skip the GCs. " +
+    `They depend on what the app keeps alive, not on the host. ${names(MEMORY_METRICS.filter((d) => d.promote))} are ` +
     'promotable: the noise rule makes them primary where the baseline shows them quiet. WebDriver and terminal runs report ' +
     '`process.maxRssBytes` instead. What the GC costs and how a leak fails the gate: [memory.md](memory.md).'
   );

@@ -99,8 +99,14 @@ export async function runRepeatOn(browser: RepeatBrowser, host: SessionHost, sc:
       'perf_begin',
       BEGIN_TIMEOUT_MS,
       (host.surface() === 'terminal' ? host.terminal() : host.page().then((page) => page.perf)).then((on) =>
-        // DevTools' categories on a load's attribution repeats only: the timing repeats' trace stays lean.
-        beginMeasure(host, on, { mode: rc.mode, phases: false, devtools: load && rc.mode === 'attribution' }),
+        // DevTools' categories and the forced GCs of memory.* on the attribution repeats only: a timing repeat stays lean
+        // (a run with timing repeats always has attribution ones, but a bisect's 'only' midpoints, which follow ms alone).
+        beginMeasure(host, on, {
+          mode: rc.mode,
+          phases: false,
+          devtools: load && rc.mode === 'attribution',
+          memory: rc.mode === 'attribution',
+        }),
       ),
     );
   } catch (e) {

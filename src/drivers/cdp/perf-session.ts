@@ -101,11 +101,13 @@ export class PerfSession implements PerfRecorder {
   private async start(): Promise<void> {
     const page = this.page;
     const attribution = this.opts.mode === 'attribution';
-    // First, before anything is switched on: the collection is then in no counter, trace or profile.
-    this.memoryStart = await readMemory(page).catch((e: unknown) => {
-      this.missing.memory = `reading the heap after GC failed: ${(e as Error).message}`;
-      return undefined;
-    });
+    // First, before anything is switched on: the collection is then in no counter, trace or profile. One collection:
+    // the start's V8 figure (all that memory.heapGrowthAfterGcBytes reads of it) is the same after one or two.
+    if (this.opts.memory !== false)
+      this.memoryStart = await readMemory(page, 1).catch((e: unknown) => {
+        this.missing.memory = `reading the heap after GC failed: ${(e as Error).message}`;
+        return undefined;
+      });
     this.offs.push(
       page.on('Runtime.bindingCalled', (p) => {
         if (p.name === PERF_BINDING) this.onProbeMessage(p.payload);
@@ -302,7 +304,7 @@ export class PerfSession implements PerfRecorder {
     const start = this.memoryStart;
     if (!start) return undefined;
     try {
-      const end = await readMemory(this.page);
+      const end = await readMemory(this.page, 2);
       return { start: start.reading, end: end.reading, gcMs: start.gcMs + end.gcMs };
     } catch (e) {
       this.missing.memory = `reading the heap after GC failed: ${(e as Error).message}`;
@@ -361,13 +363,13 @@ async function readEnv(page: Page): Promise<SessionEnv> {
  * A full garbage collection, then the JS heap and the DOM counters: what stays alive, not what garbage
  * happened to be uncollected. HeapProfiler.collectGarbage needs no HeapProfiler.enable (Chromium 156).
  */
-async function readMemory(page: Page): Promise<{ reading: MemoryReading; gcMs: number }> {
+async function readMemory(page: Page, collections: 1 | 2): Promise<{ reading: MemoryReading; gcMs: number }> {
   const t0 = performance.now();
   await collectGarbage(page);
   // A second collection: after one, Blink's heap still holds what the first freed only on V8's side (the leaks
   // fixture's fixed page, Chromium 156: one GC read 360–647 KB over 4 reads, two read 351–352 KB in 12 of 12). V8's
   // figure is the same after either; the second costs what the first did (~10–20 ms there).
-  await collectGarbage(page);
+  if (collections === 2) await collectGarbage(page);
   const [heap, dom] = await Promise.all([page.send('Runtime.getHeapUsage'), page.send('Memory.getDOMCounters')]);
   // Chromium 156 adds embedderHeapUsedSize, newer than the protocol types here.
   const blink = (heap as { embedderHeapUsedSize?: unknown }).embedderHeapUsedSize;
