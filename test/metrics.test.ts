@@ -144,7 +144,7 @@ test('docs/metrics.md\'s "primaries by noise" paragraph is the registry\'s rule,
   assert.match(m[1]!, /`gate\.metrics` overrides the rule/);
   assert.deepEqual(
     METRICS.filter((d) => d.promote).map((d) => d.name),
-    ['counters.scriptMs', 'counters.taskMs', 'memory.heapUsedAfterGcBytes', 'memory.domNodes'],
+    ['counters.scriptMs', 'counters.taskMs', 'memory.heapUsedAfterGcBytes', 'memory.domNodes', 'process.cpuMs'],
   );
   assert.ok(
     METRICS.filter((d) => d.promote).every((d) => d.gate === 'secondary' && d.better === 'lower'),

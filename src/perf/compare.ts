@@ -391,9 +391,11 @@ export function verdictOf(rows: readonly CompareRow[]): Pick<CompareResult, 'ver
   const primary = rows.filter((r) => r.gated);
   // A lost primary measurement fails like an error-level regression: a broken probe must never read as a pass.
   const errors = primary.filter((r) => (r.verdict === 'regressed' || r.verdict === 'missing') && r.severity === 'error');
+  // No primary judged at all (a driver that measures none of the family, frames too few to count): nothing decided a
+  // pass, so it is never one (a Firefox scroll 2.6× slower read PASS, judged on secondaries alone).
   const verdict: CompareVerdict = errors.length
     ? 'fail'
-    : primary.some((r) => r.verdict === 'inconclusive')
+    : primary.length === 0 || primary.some((r) => r.verdict === 'inconclusive')
       ? 'inconclusive'
       : primary.some((r) => r.verdict === 'regressed')
         ? 'warn'

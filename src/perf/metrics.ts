@@ -702,6 +702,9 @@ export const webProcessCpuMs = defineMetric({
   kind: 'ms',
   better: 'lower',
   gate: 'secondary',
+  // The CPU time of drivers without counters.threadCpuMs (Firefox, WebDriver, terminals): a candidate the noise rule
+  // makes primary where it is quiet enough, so a CPU-only regression there is not left to secondaries.
+  promote: true,
   hostDependent: true,
   perFrame: true,
   floor: 10,

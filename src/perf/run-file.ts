@@ -586,8 +586,8 @@ const BROWSER_SCHEMA = record(
     headless: flag('Headless.'),
     executablePath: name('The binary.'),
     endpoint: prose('The endpoint it was reached at.'),
-    driver: oneOf(['webdriver', 'pty'], 'The driver, when not cdp.'),
-    engine: oneOf(['chromium', 'webkit'], 'The engine, when not cdp.'),
+    driver: oneOf(['webdriver', 'bidi', 'pty'], 'The driver, when not cdp.'),
+    engine: oneOf(['chromium', 'webkit', 'firefox'], 'The engine, when not cdp.'),
   },
   ['product', 'userAgent', 'headless'],
 );
