@@ -18,25 +18,7 @@ import type { HostRecord, RepeatRecord, RunFile } from '../src/perf/run-file.js'
 import { tableReporter } from '../reporters/table.js';
 import { markdownReporter } from '../reporters/markdown.js';
 import { gaussian, mulberry32 } from './gate-sim.js';
-
-const ENV: RunFile['env'] = {
-  tool: { name: 'rehearse', version: '0.1.0' },
-  browser: { product: 'HeadlessChrome/140.0.0.0', userAgent: 'ua', headless: true },
-  host: {
-    platform: 'linux',
-    arch: 'x64',
-    cpuModel: 'Test CPU',
-    cpus: 2,
-    memoryBytes: 1,
-    loadAverage: [0, 0, 0],
-    node: 'v20',
-    hostname: 'h',
-  },
-  restartMode: 'context',
-  viewport: { width: 1440, height: 900, dpr: 1, mobile: false, touch: false },
-  cpuThrottle: 1,
-  app: { kind: 'serve', url: 'http://127.0.0.1:1/list.html' },
-};
+import { ENV } from './run-inputs.js';
 
 interface SimRepeat {
   metrics: Record<string, number>;

@@ -53,6 +53,8 @@ const UNIT = [
   'paired.test.js',
   'report-fuzz.test.js',
   'compare-runs.test.js',
+  'compare-samples.test.js',
+  'compare-roles.test.js',
   'host-busy.test.js',
   'insight-changes.test.js',
   'attribution.test.js',
