@@ -55,6 +55,7 @@ const UNIT = [
   'compare-runs.test.js',
   'compare-samples.test.js',
   'compare-roles.test.js',
+  'compare-primaries.test.js',
   'host-busy.test.js',
   'insight-changes.test.js',
   'attribution.test.js',
