@@ -56,6 +56,7 @@ const UNIT = [
   'compare-samples.test.js',
   'compare-roles.test.js',
   'compare-primaries.test.js',
+  'compare-rows.test.js',
   'host-busy.test.js',
   'insight-changes.test.js',
   'attribution.test.js',
