@@ -57,6 +57,7 @@ const UNIT = [
   'compare-roles.test.js',
   'compare-primaries.test.js',
   'compare-rows.test.js',
+  'compare-host.test.js',
   'host-busy.test.js',
   'insight-changes.test.js',
   'attribution.test.js',
