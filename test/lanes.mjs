@@ -58,6 +58,7 @@ const UNIT = [
   'compare-primaries.test.js',
   'compare-rows.test.js',
   'compare-host.test.js',
+  'compare-attribution.test.js',
   'host-busy.test.js',
   'insight-changes.test.js',
   'attribution.test.js',
