@@ -9,7 +9,7 @@ import { attributeRows, attributionSide, stepSeries } from '../src/perf/compare/
 import type { CompareRow } from '../src/perf/compare.js';
 import type { RepeatAttribution } from '../src/perf/attribution.js';
 import type { RepeatRecord, RunFile } from '../src/perf/run-file.js';
-import { ENV, measured, runOf } from './run-inputs.js';
+import { ENV, measured, rowOf, runOf } from './run-inputs.js';
 
 /** An attribution repeat whose function `slow` took `selfMs`, with a step `open` of `stepMs`. */
 function profiled(selfMs: number, stepMs: number): RepeatRecord {
@@ -33,25 +33,9 @@ const runWith = (selfMs: number, stepMs: number, timingStepMs: number, more: Par
     more,
   );
 
-function row(metric: string, verdict: CompareRow['verdict'], gated = true): CompareRow {
-  return {
-    metric,
-    a: { median: 100, n: 4 },
-    b: { median: 130, n: 4 },
-    deltaPct: 30,
-    scale: { kind: 'baseline', value: 100 },
-    ci: null,
-    pValue: null,
-    pNeeded: null,
-    verdict,
-    severity: verdict === 'regressed' ? 'error' : 'none',
-    gated,
-    role: gated ? 'primary' : 'secondary',
-    decided: true,
-    reason: '',
-    shift: 30,
-  };
-}
+/** A row of `verdict`, gated (primary) or not (secondary). */
+const row = (metric: string, verdict: CompareRow['verdict'], gated = true): CompareRow =>
+  rowOf(metric, { verdict, severity: verdict === 'regressed' ? 'error' : 'none', gated, role: gated ? 'primary' : 'secondary' });
 
 test('attributionSide: the records of the measured attribution repeats, or why there are none', { timeout: 10_000 }, () => {
   const side = attributionSide(runWith(10, 100, 100), 'baseline');

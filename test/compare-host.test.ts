@@ -6,35 +6,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { hostRecord, judgeHost } from '../src/perf/compare/host.js';
-import { verdictOf, type CompareResult, type CompareRow } from '../src/perf/compare.js';
+import type { CompareResult } from '../src/perf/compare.js';
 import type { RunFile } from '../src/perf/run-file.js';
-import { ENV, measured, runOf } from './run-inputs.js';
-
-function row(metric: string, more: Partial<CompareRow> = {}): CompareRow {
-  return {
-    metric,
-    a: { median: 100, n: 6 },
-    b: { median: 130, n: 6 },
-    deltaPct: 30,
-    scale: { kind: 'baseline', value: 100 },
-    ci: { lowPct: 28, highPct: 32, level: 0.9 },
-    pValue: 0.001,
-    pNeeded: 0.05,
-    verdict: 'regressed',
-    severity: 'error',
-    gated: true,
-    role: 'primary',
-    decided: true,
-    reason: 'as judged',
-    shift: 30,
-    ...more,
-  };
-}
-
-function resultOf(rows: CompareRow[]): CompareResult {
-  const rejected = Object.fromEntries(rows.filter((r) => r.verdict === 'regressed').map((r) => [r.metric, 'worse' as const]));
-  return { ...verdictOf(rows), rows, unchanged: [], rejected };
-}
+import { ENV, measured, resultOf, rowOf, runOf } from './run-inputs.js';
 
 /** Six repeats whose host records say other processes used `foreign` % of the CPU. */
 function armOf(foreign: number, more: Partial<RunFile> = {}): RunFile {
@@ -51,7 +25,7 @@ const never = {
 };
 
 test("a stored baseline on a saturated machine: ms rows inconclusive, the app's own counts still decide", { timeout: 10_000 }, () => {
-  const rows = resultOf([row('counters.threadCpuMs'), row('counters.layouts', { severity: 'warn' })]);
+  const rows = resultOf([rowOf('counters.threadCpuMs'), rowOf('counters.layouts', { severity: 'warn' })]);
   const { result, busy } = judgeHost(armOf(70), armOf(75), rows, never);
   const cpu = result.rows.find((r) => r.metric === 'counters.threadCpuMs')!;
   assert.deepEqual([cpu.verdict, cpu.severity, cpu.decided, cpu.needRepeats], ['inconclusive', 'none', false, null]);
@@ -69,7 +43,7 @@ test("a stored baseline on a saturated machine: ms rows inconclusive, the app's 
 });
 
 test('the arms of one interleaved run share the moment: never judged saturated', { timeout: 10_000 }, () => {
-  const rows = resultOf([row('counters.threadCpuMs')]);
+  const rows = resultOf([rowOf('counters.threadCpuMs')]);
   const a = armOf(70, { against: { role: 'baseline', other: 'b', order: 'ABBA' } });
   const b = armOf(75, { against: { role: 'candidate', other: 'a', order: 'ABBA' } });
   const judged = judgeHost(a, b, rows, never);
@@ -80,14 +54,14 @@ test('the arms of one interleaved run share the moment: never judged saturated',
 });
 
 test("a candidate on a busier host: a change the host's slowdown accounts for is inconclusive", { timeout: 10_000 }, () => {
-  const rows = resultOf([row('counters.threadCpuMs')]);
+  const rows = resultOf([rowOf('counters.threadCpuMs')]);
   let asked = 0;
   const quiet = {
     rejudge: (_a: RunFile, b: RunFile): CompareResult => {
       asked++;
       // No candidate repeat was quiet: none is left to judge.
       assert.equal(b.repeats.length, 0);
-      return resultOf([row('counters.threadCpuMs', { b: { median: NaN, n: 0 }, verdict: 'missing' })]);
+      return resultOf([rowOf('counters.threadCpuMs', { b: { median: NaN, n: 0 }, verdict: 'missing' })]);
     },
     warnPct: () => 10,
   };

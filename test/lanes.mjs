@@ -59,6 +59,7 @@ const UNIT = [
   'compare-rows.test.js',
   'compare-host.test.js',
   'compare-attribution.test.js',
+  'compare-verdict.test.js',
   'host-busy.test.js',
   'insight-changes.test.js',
   'attribution.test.js',

@@ -2,6 +2,7 @@
  * Hand-made run files for tests of the comparison (test/compare-*.test.ts and the tests of compare-runs, host-busy and
  * attribution): one env, a measured repeat from its metrics, and a run file from its repeats. No browser.
  */
+import { verdictOf, type CompareResult, type CompareRow } from '../src/perf/compare.js';
 import type { HostRecord, RepeatMode, RepeatRecord, RunFile, SequentialRecord } from '../src/perf/run-file.js';
 
 export const ENV: RunFile['env'] = {
@@ -65,4 +66,32 @@ export function sequentialOf(looks: SequentialRecord['looks'], max: number, more
     storedBaseline: false,
     ...more,
   };
+}
+
+/** A judged row: +30 % (100 → 130 over 6 repeats a side), regressed at error, gated and decided; `more` over it. */
+export function rowOf(metric: string, more: Partial<CompareRow> = {}): CompareRow {
+  return {
+    metric,
+    a: { median: 100, n: 6 },
+    b: { median: 130, n: 6 },
+    deltaPct: 30,
+    scale: { kind: 'baseline', value: 100 },
+    ci: { lowPct: 28, highPct: 32, level: 0.9 },
+    pValue: 0.001,
+    pNeeded: 0.05,
+    verdict: 'regressed',
+    severity: 'error',
+    gated: true,
+    role: 'primary',
+    decided: true,
+    reason: 'as judged',
+    shift: 30,
+    ...more,
+  };
+}
+
+/** A comparison of these rows: the verdict from them (compare.ts verdictOf), each regressed row rejected as worse. */
+export function resultOf(rows: CompareRow[]): CompareResult {
+  const rejected = Object.fromEntries(rows.filter((r) => r.verdict === 'regressed').map((r) => [r.metric, 'worse' as const]));
+  return { ...verdictOf(rows), rows, unchanged: [], rejected };
 }
