@@ -53,6 +53,7 @@ const UNIT = [
   'paired.test.js',
   'report-fuzz.test.js',
   'compare-runs.test.js',
+  'compare-preflight.test.js',
   'compare-samples.test.js',
   'compare-roles.test.js',
   'compare-primaries.test.js',
