@@ -16,7 +16,7 @@
  *
  * Roles (metrics.ts declares each metric; nothing here reads a metric's name):
  * - PRIMARY, deciding the verdict: the scenario's `gate.metrics`, else the registry's primary metrics as
- *   the baseline's own noise allows (metrics.ts PRIMARY_BY_NOISE, primaries.ts): a default primary too
+ *   the baseline's own noise allows (metrics.ts PRIMARY_BY_NOISE, perf/primaries.ts): a default primary too
  *   noisy to tell a warn-size change within maxRepeat is demoted to secondary, a promotable one quiet
  *   enough is promoted. A sequential comparison fixes that choice at its first look and records it.
  *   A metric with a per-frame form is judged per frame only when both runs painted at least
