@@ -61,6 +61,7 @@ const UNIT = [
   'compare-host.test.js',
   'compare-attribution.test.js',
   'compare-verdict.test.js',
+  'compare-validate.test.js',
   'host-busy.test.js',
   'insight-changes.test.js',
   'attribution.test.js',

@@ -64,8 +64,8 @@ export { attributionSide } from './compare/attribution.js';
 export { compareExitCode, primaryChoiceOf } from './compare/verdict.js';
 
 /**
- * The samples of every metric in either run with the role it plays, and the context that decided the
- * roles. `primaryNames`: base names (or explicit `.perFrame` names) of the primary family.
+ * The samples, roles and primaries stages: every metric in either run with the samples it is judged on and the role
+ * it plays, the context that decided the roles, and the names only one run has.
  */
 export function metricSamples(
   a: RunFile,
