@@ -30,7 +30,7 @@ export type CompareReport = CompareResult & {
     sequential?: { note: string } | null;
   };
   attribution?: { flame: ComparisonFlame };
-  /** Insights that changed between the runs (compare-runs.ts): they explain, never decide. */
+  /** Insights that changed between the runs (perf/compare/insight-changes.ts): they explain, never decide. */
   insights?: InsightChange[];
 };
 

@@ -18,7 +18,7 @@ export function isRecord(v: unknown): v is Record<string, unknown> {
 
 /**
  * The registry's primary family (or the scenario's `gate.metrics`) in the form a compare of this run judges:
- * per frame where the run painted enough frames for a ratio (compare-runs.ts familyForms), in reading order.
+ * per frame where the run painted enough frames for a ratio (perf/compare/primaries.ts familyForms), in reading order.
  * A compare's noise rule may still set one aside or promote another; its notes say so.
  */
 export function decidingMetrics(run: RunFile): string[] {

@@ -25,6 +25,7 @@ import { attributionLineText, attributionTexts } from '../reporters/format.js';
 import { compareBrief, COMPARE_REPLY_MAX_BYTES, MCP_ATTRIBUTION_MAX_BYTES } from '../src/mcp/perf-tools.js';
 import { isPerfError } from '../src/errors.js';
 import { mulberry32 as rng } from './gate-sim.js';
+import { ENV } from './run-inputs.js';
 
 // ─── one repeat's record ────────────────────────────────────────────────────────────────────────────
 
@@ -220,25 +221,6 @@ test('row attribution ranks lines whose interval excludes 0 first, places before
 });
 
 // ─── run files: missing profiles, schemas ───────────────────────────────────────────────────────────
-
-const ENV: RunFile['env'] = {
-  tool: { name: 'rehearse', version: '0.1.0' },
-  browser: { product: 'HeadlessChrome/140.0.0.0', userAgent: 'ua', headless: true },
-  host: {
-    platform: 'linux',
-    arch: 'x64',
-    cpuModel: 'Test CPU',
-    cpus: 2,
-    memoryBytes: 1,
-    loadAverage: [0, 0, 0],
-    node: 'v20',
-    hostname: 'h',
-  },
-  restartMode: 'context',
-  viewport: { width: 1440, height: 900, dpr: 1, mobile: false, touch: false },
-  cpuThrottle: 1,
-  app: { kind: 'serve', url: 'http://127.0.0.1:1/list.html' },
-};
 
 /** A run of 6 measured attribution repeats: `layouts` layouts each, `down` ms in the step, and the records given. */
 function run(

@@ -27,6 +27,7 @@ import { abbaOrder, againstLabels } from '../src/runner/against.js';
 import { isPerfError } from '../src/errors.js';
 import { ROOT } from './helpers.js';
 import { mulberry32 as rng } from './gate-sim.js';
+import { ENV } from './run-inputs.js';
 
 const work = mkdtempSync(join(tmpdir(), 'rehearse-compare-runs-'));
 after(() => rmSync(work, { recursive: true, force: true }));
@@ -55,25 +56,6 @@ interface RunSpec {
   env?: Partial<RunFile['env']>;
   thresholds?: RunFile['thresholds'];
 }
-
-const ENV: RunFile['env'] = {
-  tool: { name: 'rehearse', version: '0.1.0' },
-  browser: { product: 'HeadlessChrome/140.0.0.0', userAgent: 'ua', headless: true },
-  host: {
-    platform: 'linux',
-    arch: 'x64',
-    cpuModel: 'Test CPU',
-    cpus: 2,
-    memoryBytes: 1,
-    loadAverage: [0, 0, 0],
-    node: 'v20',
-    hostname: 'h',
-  },
-  restartMode: 'context',
-  viewport: { width: 1440, height: 900, dpr: 1, mobile: false, touch: false },
-  cpuThrottle: 1,
-  app: { kind: 'serve', url: 'http://127.0.0.1:1/list.html' },
-};
 
 function makeRun(spec: RunSpec): RunFile {
   const repeats: RepeatRecord[] = spec.metrics.map((m, i) => ({

@@ -62,7 +62,7 @@ export interface SimPlan {
   fixed?: boolean;
   /**
    * Apply the noise rule (primaries.ts chooseByNoise) at the first look, on the baseline's repeats then,
-   * with maxRepeat as the reach, as compare-runs.ts does; the roles stay fixed for every later look.
+   * with maxRepeat as the reach, as perf/compare/primaries.ts does; the roles stay fixed for every later look.
    */
   noiseRule?: boolean;
 }
@@ -95,7 +95,7 @@ function noiseRoles(
     })),
     plan.alpha ?? 0.05,
   );
-  // As compare-runs.ts: a demoted default stays primary, set aside (its own family at a quarter of α).
+  // As perf/compare/primaries.ts: a demoted default stays primary, set aside (its own family at a quarter of α).
   const setAside = metrics.map((): string | undefined => undefined);
   idx.forEach((i, k) => {
     const c = choices[k]!;

@@ -18,25 +18,7 @@ import type { HostRecord, RepeatRecord, RunFile } from '../src/perf/run-file.js'
 import { tableReporter } from '../reporters/table.js';
 import { markdownReporter } from '../reporters/markdown.js';
 import { gaussian, mulberry32 } from './gate-sim.js';
-
-const ENV: RunFile['env'] = {
-  tool: { name: 'rehearse', version: '0.1.0' },
-  browser: { product: 'HeadlessChrome/140.0.0.0', userAgent: 'ua', headless: true },
-  host: {
-    platform: 'linux',
-    arch: 'x64',
-    cpuModel: 'Test CPU',
-    cpus: 2,
-    memoryBytes: 1,
-    loadAverage: [0, 0, 0],
-    node: 'v20',
-    hostname: 'h',
-  },
-  restartMode: 'context',
-  viewport: { width: 1440, height: 900, dpr: 1, mobile: false, touch: false },
-  cpuThrottle: 1,
-  app: { kind: 'serve', url: 'http://127.0.0.1:1/list.html' },
-};
+import { measured, runOf } from './run-inputs.js';
 
 interface SimRepeat {
   metrics: Record<string, number>;
@@ -51,33 +33,8 @@ function hostRecord(index: number, foreign?: number): HostRecord {
 }
 
 function makeRun(label: string, repeats: SimRepeat[]): RunFile {
-  const records: RepeatRecord[] = repeats.map((r, i) => ({
-    index: i,
-    mode: 'timing',
-    warmup: false,
-    wallMs: 1000,
-    steps: [],
-    ...(r.index !== undefined ? { host: hostRecord(r.index, r.foreign) } : {}),
-    status: 'measured',
-    report: { metrics: r.metrics },
-  }));
-  return {
-    schemaVersion: 1,
-    scenario: 'list-scroll',
-    variant: null,
-    label,
-    scenarioFile: 'scenarios/list-scroll.yaml',
-    startedAt: '2026-01-01T00:00:00.000Z',
-    finishedAt: '2026-01-01T00:01:00.000Z',
-    interrupted: false,
-    env: ENV,
-    thresholds: { warnPct: 10, errorPct: 25, metrics: {} },
-    summary: { repeats: records.length, measured: records.length, refused: 0, failed: 0, warmup: 0, metrics: {}, timingOnly: false },
-    budgets: [],
-    insights: [],
-    repeats: records,
-    gate: { metrics: ['counters.threadCpuMs'] },
-  };
+  const records = repeats.map((r) => measured(r.metrics, r.index !== undefined ? { host: hostRecord(r.index, r.foreign) } : {}));
+  return runOf(records, { variant: null, label, gate: { metrics: ['counters.threadCpuMs'] } });
 }
 
 // 50 units/ms: the calibration's full speed measured here; the scale does not matter to the rule.

@@ -182,7 +182,7 @@ test(`a render-blocking stylesheet ${CSS_DELAY_MS} ms late fails on the paint mi
 
 test(`the default load family on the late stylesheet fails on the paint milestones; the noise rule never demotes them`, (t) => {
   // On a fast local page (FCP ~100 ms) a busy 2-core host spreads the baseline's paint times by 10-25%, which
-  // would make the noise rule set FCP and LCP aside; a load's family is fixed instead (compare-runs.ts), so a
+  // would make the noise rule set FCP and LCP aside; a load's family is fixed instead (perf/compare/primaries.ts), so a
   // 300 ms late stylesheet (+200% and more) fails whatever the spread.
   assertLateStylesheet(gate(['--variant', 'defaults', '--var', `cssDelayMs=${CSS_DELAY_MS}`]), t, 'defaults');
 });

@@ -614,7 +614,7 @@ test('table run: budgets first, then the metrics that decide (marked), then the 
   const at = (re: RegExp): number => lines.findIndex((l) => re.test(l));
   assert.ok(at(/^Budgets: 1 of 2 failed/) === 2, out);
   assert.ok(at(/^ {2}FAIL {2}counters\.layouts\.perFrame <= 2 {2}\(median 2\.50\)/) > 0, out);
-  // 58.5 painted frames: ratios are judged per frame (compare-runs.ts familyForms), so that form is the one shown.
+  // 58.5 painted frames: ratios are judged per frame (perf/compare/primaries.ts familyForms), so that form is the one shown.
   const marked = lines.filter((l) => l.startsWith('│') && l.includes('★ ')).map((l) => l.split('│')[1]!.trim());
   assert.deepEqual(marked, ['★ interactions.latencyMs.p90', '★ counters.layouts.perFrame']);
   assert.ok(at(/│ {3}durationMs/) < 0 && at(/steps\.scroll\.ms/) < 0, 'the other metrics wait for --all');

@@ -28,7 +28,7 @@ export type HistoryBaseline =
     }
   | { status: 'missing'; why: string };
 
-/** compare-runs.ts hostKey without the browser (not known before the run starts): the kind of machine. */
+/** perf/compare/preflight.ts hostKey without the browser (not known before the run starts): the kind of machine. */
 export function machineKeyPrefix(): string {
   const c = cpus();
   return `${c[0]?.model.trim() ?? 'unknown'} ×${c.length}, ${process.platform}/${process.arch}, `;

@@ -34,7 +34,7 @@ export interface StoredRun {
   variant: string | null;
   label: string;
   git: GitInfo;
-  /** compare-runs.ts hostKey(env): host-dependent metrics compare only within one. */
+  /** perf/compare/preflight.ts hostKey(env): host-dependent metrics compare only within one. */
   hostKey: string;
   toolVersion: string;
   startedAt: string;

@@ -1,7 +1,7 @@
 /**
  * Judging a candidate (b) against a baseline (a), metric by metric, at one look of a possibly
  * sequential comparison (DESIGN.md "Compare", "Verdicts"). Pure: the repeats' values in, rows and a
- * verdict out; the caller (compare-runs.ts) decides which metric plays which role.
+ * verdict out; the caller (compare/roles.ts, compare/primaries.ts) decides which metric plays which role.
  *
  * Roles. PRIMARY metrics decide the verdict: a small family (≤ 8 by default, metrics.ts), so that the
  * multiplicity correction leaves each enough α to be caught with a handful of repeats. SECONDARY

@@ -175,11 +175,7 @@ export function judgeHostBusy(
     return hostRow(r, q, busyNote, beyondHost ? undefined : host);
   });
   if (!metrics.length && rows.every((r, i) => r === full.rows[i])) return { result: full };
-  const unchanged = rows.filter((r) => r.verdict === 'unchanged').map((r) => r.metric);
-  // A rejection the host made is not carried to the next look as final: that look judges it afresh
-  // (dropping a rejection only makes the sequential test more conservative).
-  const rejected = Object.fromEntries(Object.entries(full.rejected).filter(([m]) => !metrics.includes(m)));
-  const result: CompareResult = { ...full, rows, ...verdictOf(rows), unchanged, rejected };
+  const result = rejudged(full, rows, metrics);
   if (!metrics.length) return { result };
   const whose = share(slowA) > share(slowB) ? "mostly the baseline's" : "mostly the candidate's";
   const note =
@@ -235,14 +231,21 @@ function hostRow(r: CompareRow, q: CompareRow | undefined, busyNote: string, hos
         : `the quiet repeats alone find it ${q.verdict}${q.deltaPct === null ? '' : ` (${pct(q.deltaPct)})`}`;
   const kind = r.verdict === 'regressed' ? 'regression' : r.verdict === 'improved' ? 'improvement' : 'change';
   const what = `${r.deltaPct === null ? '' : `${pct(r.deltaPct)} `}${kind}`;
-  return {
-    ...r,
-    verdict: 'inconclusive',
-    severity: 'none',
-    decided: false,
-    needRepeats: null,
-    reason: `${busyNote}: the ${what} follows the host's speed, not the build; ${quietSaid}. Was: ${r.reason}`,
-  };
+  return hostInconclusive(r, `${busyNote}: the ${what} follows the host's speed, not the build; ${quietSaid}`);
+}
+
+/** A row whose difference the host may have made, not the build: inconclusive, `why` first, then what it was. */
+function hostInconclusive(r: CompareRow, why: string): CompareRow {
+  return { ...r, verdict: 'inconclusive', severity: 'none', decided: false, needRepeats: null, reason: `${why}. Was: ${r.reason}` };
+}
+
+/** `full` with `rows` in place of its own and the verdict again from them (compare.ts verdictOf). */
+function rejudged(full: CompareResult, rows: CompareRow[], hostMade: readonly string[]): CompareResult {
+  const unchanged = rows.filter((r) => r.verdict === 'unchanged').map((r) => r.metric);
+  // A rejection the host made is not carried to the next look as final: that look judges it afresh
+  // (dropping a rejection only makes the sequential test more conservative).
+  const rejected = Object.fromEntries(Object.entries(full.rejected).filter(([m]) => !hostMade.includes(m)));
+  return { ...full, rows, ...verdictOf(rows), unchanged, rejected };
 }
 
 /** The gate's one line when the host was busy: the host, then what the other rows decided (if anything). */
@@ -290,21 +293,11 @@ export function judgeSaturatedHost(
   const why =
     `machine saturated: other processes used ${pct(fa)} of the CPU during the baseline's repeats and ${pct(fb)} during ` +
     "the candidate's, so their milliseconds compare two moments of that load, not two builds";
-  const rows = full.rows.map((r) =>
-    moved(r)
-      ? {
-          ...r,
-          verdict: 'inconclusive' as const,
-          severity: 'none' as const,
-          decided: false,
-          needRepeats: null,
-          reason: `${why}. Was: ${r.reason}`,
-        }
-      : r,
+  const result = rejudged(
+    full,
+    full.rows.map((r) => (moved(r) ? hostInconclusive(r, why) : r)),
+    metrics,
   );
-  const rejected = Object.fromEntries(Object.entries(full.rejected).filter(([m]) => !metrics.includes(m)));
-  const unchanged = rows.filter((r) => r.verdict === 'unchanged').map((r) => r.metric);
-  const result: CompareResult = { ...full, rows, ...verdictOf(rows), unchanged, rejected };
   const of = [...repA, ...repB].filter((r) => r.host?.foreignCpuPct !== undefined).length;
   const note = `${why}: ${metrics.join(', ')} not judged; rerun on a quieter machine, or interleaved (perf run --against)`;
   return { result, busy: { repeats: of, of, metrics, note } };

@@ -845,7 +845,7 @@ export const METRICS: readonly MetricDefinition[] = [
 export const MAX_PRIMARY = 8;
 
 /**
- * The rule that fits the primary family to a comparison's own noise, declared once: compare-runs.ts and
+ * The rule that fits the primary family to a comparison's own noise, declared once: compare/primaries.ts and
  * primaries.ts apply it, the README and `perf metrics` print its description.
  */
 export const PRIMARY_BY_NOISE = {

@@ -1,6 +1,6 @@
 /**
  * The noise rule (metrics.ts PRIMARY_BY_NOISE) applied: which candidate metrics of one comparison are
- * primary, from the baseline's own repeats. Pure: numbers in, roles and reasons out; compare-runs.ts
+ * primary, from the baseline's own repeats. Pure: numbers in, roles and reasons out; compare/primaries.ts
  * decides which metrics are candidates and from which repeats, and records the choice in a sequential
  * design so later looks reuse it.
  *

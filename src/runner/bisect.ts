@@ -335,7 +335,7 @@ export function sideThresholds(t: Scenario['thresholds'], metric: string, stepPc
 export function endpointThresholds(t: Scenario['thresholds']): Scenario['thresholds'] {
   const metrics = Object.fromEntries(
     Object.entries(t.metrics).map(([m, own]) => {
-      // A metric given only `error` below the scenario's warn warns from there too (compare-runs perMetricThresholds).
+      // A metric given only `error` below the scenario's warn warns from there too (perf/compare/rows.ts perMetricThresholds).
       const warnPct = Math.min(own.warnPct ?? t.warnPct, own.errorPct ?? t.warnPct);
       return [m, { warnPct, errorPct: warnPct }];
     }),

@@ -1,0 +1,93 @@
+/**
+ * The host stage (perf/compare/host.ts over perf/host-busy.ts) on hand-made rows and host records: a difference that
+ * followed a busy candidate or a saturated machine becomes inconclusive and the verdict follows; the app's own counts
+ * still decide; interleaved arms are never judged saturated; and the host record of the comparison.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { hostRecord, judgeHost } from '../src/perf/compare/host.js';
+import type { CompareResult } from '../src/perf/compare.js';
+import type { RunFile } from '../src/perf/run-file.js';
+import { ENV, measured, resultOf, rowOf, runOf } from './run-inputs.js';
+
+/** Six repeats whose host records say other processes used `foreign` % of the CPU. */
+function armOf(foreign: number, more: Partial<RunFile> = {}): RunFile {
+  const host = { benchmarkIndex: 100, loadAverage1: 1, stealPct: 0, foreignCpuPct: foreign };
+  return runOf(
+    Array.from({ length: 6 }, () => measured({ 'counters.threadCpuMs': 100 }, { host })),
+    more,
+  );
+}
+
+const never = {
+  rejudge: (): CompareResult => assert.fail('no repeat was busier than the other arm: nothing to re-judge'),
+  warnPct: () => 10,
+};
+
+test("a stored baseline on a saturated machine: ms rows inconclusive, the app's own counts still decide", { timeout: 10_000 }, () => {
+  const rows = resultOf([rowOf('counters.threadCpuMs'), rowOf('counters.layouts', { severity: 'warn' })]);
+  const { result, busy } = judgeHost(armOf(70), armOf(75), rows, never);
+  const cpu = result.rows.find((r) => r.metric === 'counters.threadCpuMs')!;
+  assert.deepEqual([cpu.verdict, cpu.severity, cpu.decided, cpu.needRepeats], ['inconclusive', 'none', false, null]);
+  assert.equal(
+    cpu.reason,
+    "machine saturated: other processes used 70% of the CPU during the baseline's repeats and 75% during the candidate's, " +
+      'so their milliseconds compare two moments of that load, not two builds. Was: as judged',
+  );
+  assert.equal(result.rows.find((r) => r.metric === 'counters.layouts')!.verdict, 'regressed');
+  // The verdict follows the rows again: the count's warn stands behind the undecided ms.
+  assert.equal(result.verdict, 'inconclusive');
+  assert.deepEqual(result.rejected, { 'counters.layouts': 'worse' });
+  assert.deepEqual(busy?.metrics, ['counters.threadCpuMs']);
+  assert.match(busy?.note ?? '', /counters\.threadCpuMs not judged; rerun on a quieter machine/);
+});
+
+test('the arms of one interleaved run share the moment: never judged saturated', { timeout: 10_000 }, () => {
+  const rows = resultOf([rowOf('counters.threadCpuMs')]);
+  const a = armOf(70, { against: { role: 'baseline', other: 'b', order: 'ABBA' } });
+  const b = armOf(75, { against: { role: 'candidate', other: 'a', order: 'ABBA' } });
+  const judged = judgeHost(a, b, rows, never);
+  assert.equal(judged.result, rows);
+  assert.equal(judged.busy, undefined);
+  // Below the saturation level nothing is said either.
+  assert.equal(judgeHost(armOf(30), armOf(30), rows, never).result, rows);
+});
+
+test("a candidate on a busier host: a change the host's slowdown accounts for is inconclusive", { timeout: 10_000 }, () => {
+  const rows = resultOf([rowOf('counters.threadCpuMs')]);
+  let asked = 0;
+  const quiet = {
+    rejudge: (_a: RunFile, b: RunFile): CompareResult => {
+      asked++;
+      // No candidate repeat was quiet: none is left to judge.
+      assert.equal(b.repeats.length, 0);
+      return resultOf([rowOf('counters.threadCpuMs', { b: { median: NaN, n: 0 }, verdict: 'missing' })]);
+    },
+    warnPct: () => 10,
+  };
+  const { result, busy } = judgeHost(armOf(2), armOf(50), rows, quiet);
+  assert.equal(asked, 1);
+  const cpu = result.rows[0]!;
+  assert.equal(cpu.verdict, 'inconclusive');
+  assert.match(
+    cpu.reason,
+    /^host busy during 6 of 12 repeats: the \+30% regression follows the host's speed, not the build; the host's own slowdown \(\+96%/,
+  );
+  assert.match(cpu.reason, /\. Was: as judged$/);
+  assert.deepEqual([result.verdict, result.rejected], ['inconclusive', {}]);
+  assert.match(busy?.note ?? '', /mostly the candidate's/);
+});
+
+test('hostRecord: one kind of machine, or what another host means for the verdict; and the busy host', { timeout: 10_000 }, () => {
+  const a = armOf(0);
+  const b = armOf(0, { env: { ...ENV, host: { ...ENV.host!, cpus: 8 } } });
+  assert.deepEqual(hostRecord(true, a, a, undefined), { same: true });
+  const other = hostRecord(false, a, b, undefined);
+  assert.equal(other.same, false);
+  assert.match(
+    other.note ?? '',
+    /^baseline from another host \(Test CPU ×2, linux\/x64, HeadlessChrome\/140\.0\.0\.0; this run: Test CPU ×8,/,
+  );
+  const busy = { repeats: 3, of: 12, metrics: ['m'], note: 'busy' };
+  assert.deepEqual(hostRecord(true, a, a, busy), { same: true, busy: { repeats: 3, of: 12, note: 'busy' } });
+});
