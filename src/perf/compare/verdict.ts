@@ -58,6 +58,8 @@ function decidedBy(r: CompareResult, look: number): string {
       return `${regs.map((x) => `${x.metric} ${x.verdict === 'missing' ? 'missing (not measured)' : x.severity}`).join(', ')}${lookNote}`;
     }
     case 'inconclusive': {
+      if (!primary.length)
+        return 'no primary metric could be judged, so nothing decided a pass: gate.metrics in the scenario names what gates here';
       const und = primary.filter((x) => x.verdict === 'inconclusive');
       const need = Math.max(...und.map((x) => x.needRepeats ?? Infinity));
       return (
@@ -66,9 +68,7 @@ function decidedBy(r: CompareResult, look: number): string {
       );
     }
     case 'pass':
-      return primary.length
-        ? `${primary.length} primary metric${primary.length === 1 ? '' : 's'} within thresholds${lookNote}`
-        : 'no primary metric could be judged';
+      return `${primary.length} primary metric${primary.length === 1 ? '' : 's'} within thresholds${lookNote}`;
   }
 }
 
