@@ -78,6 +78,7 @@ const UNIT = [
   'load-refusals.test.js',
   'security-git.test.js',
   'bisect-follow.test.js',
+  'insight-budgets.test.js',
 ];
 
 /**
