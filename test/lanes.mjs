@@ -101,6 +101,7 @@ const BROWSER = [
   'shard.test.js',
   'gate-baselines.test.js',
   'gate-budgets.test.js',
+  'insight-budgets-run.test.js',
   'runner.test.js',
   'grid.test.js',
   'mcp.test.js',
