@@ -1,8 +1,9 @@
 /**
- * How a budget is written: its operators, and the units its limit may be written in, as Lighthouse CI's assertions read them: `load.lcpMs <= 2.5s`,
- * `load.transferBytes.script <= 300KB`. The limit is stored in the metric's own unit (ms, bytes), so
- * judging stays one comparison of two numbers; the unit is kept only to show the value as it was written.
- * Which unit fits which metric comes from the metric's `kind` in the registry (src/perf/metrics.ts).
+ * How a budget is written: its operators, and the units its limit may be written in, as Lighthouse CI's
+ * assertions read them: `load.lcpMs <= 2.5s`, `load.transferBytes.script <= 300KB`. The limit is stored
+ * in the metric's own unit (ms, bytes), so judging stays one comparison of two numbers; the unit is kept
+ * only to show the value as it was written. Which unit fits which metric comes from the metric's `kind`
+ * in the registry (src/perf/metrics.ts).
  *
  * KB and MB are binary (1024, 1024²), as Lighthouse reads the `resourceSizes` of a budget.json (in
  * kibibytes: https://github.com/GoogleChrome/budget.json) and as our reporters print bytes
