@@ -8,6 +8,7 @@ import type { AttributionKind, AttributionLine } from '../src/perf/attribution.j
 import type { BudgetResult, PerfReportRecord, RepeatRecord, RunFile } from '../src/perf/run-file.js';
 import { inBudgetUnit, limitInBudgetUnit } from '../src/perf/budget-units.js';
 import { resolveMetric, sortMetricNames } from '../src/perf/metrics.js';
+import { insightKeyKind, parseInsightKey } from '../src/perf/insight-budgets.js';
 import { networkFact } from '../src/perf/compare-runs.js';
 import { oneLine } from '../src/printable.js';
 
@@ -41,7 +42,7 @@ export type MetricUnit = 'ms' | 'bytes' | 'perFrame' | 'count' | 'score';
 /** How a value is printed, from the metric's declaration (an undeclared name prints as a count). */
 export function unitOf(metric: string): MetricUnit {
   const m = resolveMetric(metric);
-  if (!m) return 'count';
+  if (!m) return insightKeyKind(metric) ?? 'count';
   if (m.perFrame) return 'perFrame';
   return m.def.kind;
 }
@@ -193,9 +194,14 @@ export function refusedLine(r: RefusedRepeat): string {
   return oneLine(`repeat ${r.index} (${r.mode}) refused: ${r.reason}`);
 }
 
-/** Budget evidence: "median 84.2", in the unit its limit was written in ("median 412.0 KB"), or why there is none. */
-export function budgetValue(b: Pick<BudgetResult, 'metric' | 'value' | 'unit'>): string {
-  if (b.value === null) return 'no measured value';
+/**
+ * Budget evidence: "median 84.2", in the unit its limit was written in ("median 412.0 KB"), or why there is none. An
+ * insight's count is no median: "fired in 2 of 3 repeats".
+ */
+export function budgetValue(b: Pick<BudgetResult, 'metric' | 'value' | 'unit' | 'of'>): string {
+  if (b.value === null) return b.of === 0 ? 'no measured repeat computed it' : 'no measured value';
+  if (b.of !== undefined && parseInsightKey(b.metric)?.field === 'count')
+    return `fired in ${formatValue(b.metric, b.value)} of ${b.of} repeats`;
   return `median ${b.unit ? inBudgetUnit(b.value, b.unit) : formatValue(b.metric, b.value)}`;
 }
 

@@ -87,6 +87,7 @@ const UNIT = [
   'load-refusals.test.js',
   'security-git.test.js',
   'bisect-follow.test.js',
+  'insight-budgets.test.js',
 ];
 
 /**
@@ -109,6 +110,7 @@ const BROWSER = [
   'shard.test.js',
   'gate-baselines.test.js',
   'gate-budgets.test.js',
+  'insight-budgets-run.test.js',
   'runner.test.js',
   'grid.test.js',
   'mcp.test.js',

@@ -247,7 +247,7 @@ test('a unit that does not fit the metric, or is no unit, is a load-time error n
 test('a KB budget is judged on the median in bytes and keeps its unit for the reports', () => {
   const sc = loadScenario(write(`${BUDGETS_HEAD}  - "process.maxRssBytes <= 300KB"\n  - "durationMs <= 1.1s"\n`), { cwd: dir });
   const judge = (rssBytes: number, durationMs: number): BudgetResult[] =>
-    judgeBudgets(sc.budgets, { 'process.maxRssBytes': { median: rssBytes }, durationMs: { median: durationMs } });
+    judgeBudgets(sc.budgets, { 'process.maxRssBytes': { median: rssBytes }, durationMs: { median: durationMs } }, []);
   const over = judge(412 * 1024, 1100);
   assert.deepEqual(over[0], {
     expr: 'process.maxRssBytes <= 300KB',

@@ -57,7 +57,8 @@ function runBrief(run: RunFile, file: string, full: boolean): Record<string, unk
 /** value stays in the metric's own unit (as its name says); a limit written in a unit gets the median in it too. */
 function budgetBrief(b: BudgetResult): Record<string, unknown> {
   const shown = b.unit !== undefined && b.value !== null ? { median: inBudgetUnit(b.value, b.unit) } : {};
-  return { expr: b.expr, value: b.value, ...shown, pass: b.pass };
+  // An insight budget's `of`: the repeats its count is out of ("fired in value of of").
+  return { expr: b.expr, value: b.value, ...shown, ...(b.of !== undefined ? { of: b.of } : {}), pass: b.pass };
 }
 
 function rowBrief(r: CompareRow): Record<string, unknown> {

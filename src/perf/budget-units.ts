@@ -1,14 +1,41 @@
 /**
- * Units a budget's limit may be written in, as Lighthouse CI's assertions read them: `load.lcpMs <= 2.5s`,
- * `load.transferBytes.script <= 300KB`. The limit is stored in the metric's own unit (ms, bytes), so
- * judging stays one comparison of two numbers; the unit is kept only to show the value as it was written.
- * Which unit fits which metric comes from the metric's `kind` in the registry (src/perf/metrics.ts).
+ * How a budget is written: its operators, and the units its limit may be written in, as Lighthouse CI's
+ * assertions read them: `load.lcpMs <= 2.5s`, `load.transferBytes.script <= 300KB`. The limit is stored
+ * in the metric's own unit (ms, bytes), so judging stays one comparison of two numbers; the unit is kept
+ * only to show the value as it was written. Which unit fits which metric comes from the metric's `kind`
+ * in the registry (src/perf/metrics.ts).
  *
  * KB and MB are binary (1024, 1024²), as Lighthouse reads the `resourceSizes` of a budget.json (in
  * kibibytes: https://github.com/GoogleChrome/budget.json) and as our reporters print bytes
  * (reporters/format.ts formatBytes); KiB and MiB are accepted as exact spellings of the same.
  */
 import type { MetricKind } from './metrics.js';
+
+/**
+ * A budget's comparisons, longest first so that a pattern built from them reads `<=` before `<`. `==` is for counts
+ * (`load.requests == 5`, `insights.RenderBlocking.count == 0`): a median of times or bytes rarely equals anything.
+ */
+export const BUDGET_OPS = ['<=', '>=', '==', '<', '>'] as const;
+export type BudgetOp = (typeof BUDGET_OPS)[number];
+
+/** The ops as a regular-expression alternation (the scenario schema's pattern and the parser share it). */
+export const BUDGET_OPS_PATTERN = BUDGET_OPS.join('|');
+
+/** Does `value` keep the budget `op limit`. */
+export function keepsBudget(value: number, op: BudgetOp, limit: number): boolean {
+  switch (op) {
+    case '<':
+      return value < limit;
+    case '<=':
+      return value <= limit;
+    case '>':
+      return value > limit;
+    case '>=':
+      return value >= limit;
+    case '==':
+      return value === limit;
+  }
+}
 
 interface UnitDef {
   kind: MetricKind;

@@ -7,7 +7,8 @@ import { finite, list, map, nullable, record, tagged, text, whole, type Schema }
 import type { Summary } from './stats.js';
 import { LOAD_RESOURCE_TYPES, LOAD_SERVED_FROM, type LoadRequest } from '../drivers/measure.js';
 import type { LoadSummary } from './sources/load.js';
-import { BUDGET_UNIT_NAMES, type BudgetUnit } from './budget-units.js';
+import { BUDGET_OPS, BUDGET_UNIT_NAMES, type BudgetOp, type BudgetUnit } from './budget-units.js';
+import type { PerfReport } from './report.js';
 import { MAX_FORCED, MAX_FUNCTIONS, MAX_LONG_TASKS, MAX_STACK_DEPTH, MAX_STACKS, type RepeatAttribution } from './attribution.js';
 
 export const RUN_FILE_SCHEMA_VERSION = 1;
@@ -98,19 +99,23 @@ export interface PerfReportRecord {
   attribution?: RepeatAttribution;
   /** The page load of the window, with its waterfall (the first MAX_WATERFALL_REQUESTS requests by start). */
   load?: LoadSummary & { requests?: LoadRequest[] };
+  /** DevTools' engine on this repeat's load (attribution repeats): absent where it did not run. */
+  devtools?: PerfReport['devtools'];
   [k: string]: unknown;
 }
 
 export interface BudgetResult {
   expr: string;
   metric: string;
-  op: '<' | '<=' | '>' | '>=';
+  op: BudgetOp;
   /** In the metric's own unit (ms, bytes), whatever unit it was written in. */
   limit: number;
   /** The unit the limit was written in (`2.5s`, `300KB`), to show the median in it; absent for a bare number. */
   unit?: BudgetUnit;
-  /** The run's median of the metric; null when no measured repeat had it. */
+  /** The run's median of the metric (an insight's count: the repeats it fired in); null when no measured repeat had it. */
   value: number | null;
+  /** An insight budget (`insights.<id>.…`): the analysed repeats that computed the insight, what `value` is out of. */
+  of?: number;
   pass: boolean;
 }
 
@@ -686,14 +691,18 @@ const BUDGET_SCHEMA = record(
   {
     expr: prose('As written.'),
     metric: name('Its metric.'),
-    op: oneOf(['<', '<=', '>', '>='], 'Comparison.'),
+    op: oneOf(BUDGET_OPS, 'Comparison.'),
     limit: finite("The limit, in the metric's own unit (ms, bytes, count) whatever unit it was written in."),
     unit: oneOf(
       BUDGET_UNIT_NAMES,
       'The unit the limit was written in, to show the median in it (KB and MB are 1024 and 1024² bytes, as KiB and MiB); ' +
         'absent when it was a bare number.',
     ),
-    value: nullable(finite('The median.'), "The run's median, or null."),
+    value: nullable(
+      finite("The median (an insight's count: the repeats it fired in)."),
+      "The run's median, or null when no measured repeat had the metric (or computed the insight).",
+    ),
+    of: count('An insight budget (insights.<id>.count|savingsMs|savingsBytes): the analysed repeats that computed the insight.'),
     pass: flag('Passed.'),
   },
   ['expr', 'metric', 'op', 'limit', 'value', 'pass'],

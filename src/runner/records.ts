@@ -9,6 +9,8 @@ import { redactSecrets } from '../scenario/redact.js';
 import { errorCodeOf, PerfError } from '../errors.js';
 import { median } from '../perf/stats.js';
 import { summarizeRepeats } from '../perf/repeat-summary.js';
+import { keepsBudget } from '../perf/budget-units.js';
+import { analysedRepeats, insightBudgetValue, parseInsightKey } from '../perf/insight-budgets.js';
 import type { Budget, Scenario } from '../scenario/load.js';
 import type { AppSpec } from '../session/app.js';
 import { writeJsonAtomic } from '../session/state.js';
@@ -63,14 +65,29 @@ export function appSpec(sc: Scenario): AppSpec {
   return { kind: sc.app.terminal ? 'terminal' : 'desktop' };
 }
 
-/** Each budget against the run's median, both in the metric's own unit (a unit written with the limit was applied at load). */
-export function judgeBudgets(budgets: Budget[], metrics: Record<string, { median: number }>): BudgetResult[] {
+/**
+ * Each budget against the run's median, both in the metric's own unit (a unit written with the limit was applied at
+ * load); an insight budget against what the analysed repeats' reports say of it (perf/insight-budgets.ts).
+ */
+export function judgeBudgets(
+  budgets: Budget[],
+  metrics: Record<string, { median: number }>,
+  records: readonly RepeatRecord[],
+): BudgetResult[] {
   return budgets.map((b) => {
-    const value = metrics[b.metric]?.median ?? null;
-    const pass =
-      value !== null &&
-      (b.op === '<' ? value < b.limit : b.op === '<=' ? value <= b.limit : b.op === '>' ? value > b.limit : value >= b.limit);
-    return { expr: b.expr, metric: b.metric, op: b.op, limit: b.limit, ...(b.unit ? { unit: b.unit } : {}), value, pass };
+    const key = parseInsightKey(b.metric);
+    const { value, of } = key ? insightBudgetValue(records, key) : { value: metrics[b.metric]?.median ?? null, of: undefined };
+    const pass = value !== null && keepsBudget(value, b.op, b.limit);
+    return {
+      expr: b.expr,
+      metric: b.metric,
+      op: b.op,
+      limit: b.limit,
+      ...(b.unit ? { unit: b.unit } : {}),
+      value,
+      ...(of !== undefined ? { of } : {}),
+      pass,
+    };
   });
 }
 
@@ -148,7 +165,7 @@ export function buildRunFile(
       metrics,
       timingOnly,
     },
-    budgets: judgeBudgets(sc.budgets, metrics),
+    budgets: judgeBudgets(sc.budgets, metrics, p.records),
     ...insightsOf(p.finished ? p.records : []),
     repeats: p.records,
   };
@@ -178,9 +195,7 @@ type Measured = Extract<RepeatRecord, { status: 'measured' }>;
  * are read only when the run measured no attribution repeat.
  */
 export function insightsOf(records: readonly RepeatRecord[]): Pick<RunFile, 'insights' | 'insightsFrom'> {
-  const measured = records.filter((r): r is Measured => r.status === 'measured' && !r.warmup);
-  const attribution = measured.filter((r) => r.mode === 'attribution');
-  const pool = attribution.length ? attribution : measured;
+  const pool = analysedRepeats(records);
   if (pool.length === 0) return { insights: [] };
   const ms = (r: Measured): number => r.report.metrics.durationMs ?? 0;
   const d = median(pool.map(ms));

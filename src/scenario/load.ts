@@ -19,7 +19,17 @@ import { bestErrors, compile, describeAjvError } from '../engine/validate.js';
 import { scenarioSchema, SCENARIO_NAME_ALLOWED } from './schema.js';
 import { checkMetricName, type MetricKind, type ResolvedMetric } from '../perf/metrics.js';
 import { LOAD_QUIET_MS } from '../perf/measure.js';
-import { BUDGET_UNIT_NAMES, isBudgetUnit, toMetricUnit, unitsForKind, type BudgetUnit } from '../perf/budget-units.js';
+import {
+  BUDGET_OPS,
+  BUDGET_OPS_PATTERN,
+  BUDGET_UNIT_NAMES,
+  isBudgetUnit,
+  toMetricUnit,
+  unitsForKind,
+  type BudgetOp,
+  type BudgetUnit,
+} from '../perf/budget-units.js';
+import { checkInsightKey, INSIGHT_BUDGET_FIELDS, isDevtoolsInsight, parseInsightKey, rehearseInsightIds } from '../perf/insight-budgets.js';
 
 export interface StepCall {
   name: string;
@@ -31,8 +41,9 @@ export interface StepCall {
 
 export interface Budget {
   expr: string;
+  /** A metric's name, or an insight key (`insights.<id>.count|savingsMs|savingsBytes`, perf/insight-budgets.ts). */
   metric: string;
-  op: '<' | '<=' | '>' | '>=';
+  op: BudgetOp;
   /** In the metric's own unit (ms, bytes), whatever unit it was written in. */
   limit: number;
   /** The unit the limit was written in (`2.5s`, `300KB`); absent for a bare number. */
@@ -339,6 +350,7 @@ export function loadScenario(path: string, opts: LoadOptions = {}): Scenario {
   };
   checkBrowserState(src, w, driver);
   if (opts.checkFiles) checkNamedFiles(src, w, scenario, cwd);
+  checkDevtoolsBudgets(src, w, scenario);
   if (scenario.steps.length === 0 && scenario.measure === 'steps') {
     throw src.fail(w.at(['steps']), 'steps is empty: a scenario measures at least one step (or its load: measure: load)');
   }
@@ -971,7 +983,7 @@ function parseThresholds(src: Located, t: Record<string, any> | undefined, stepL
 
 // Any word after the number is taken as a unit here, so a misspelt one ("300kb") is named as such
 // rather than reported as a malformed budget; BUDGETS_KEY's pattern lists the real units.
-const BUDGET_RE = /^\s*([A-Za-z0-9_.\-]+)\s*(<=|>=|<|>)\s*(-?[0-9]+(?:\.[0-9]+)?)\s*([A-Za-z]+)?\s*$/;
+const BUDGET_RE = new RegExp(`^\\s*([A-Za-z0-9_.\\-]+)\\s*(${BUDGET_OPS_PATTERN})\\s*(-?[0-9]+(?:\\.[0-9]+)?)\\s*([A-Za-z]+)?\\s*$`);
 
 /** A budget as written: its number and unit word, neither yet checked against the metric. */
 export interface WrittenBudget {
@@ -997,21 +1009,49 @@ function parseBudget(src: Located, path: Path, expr: string, stepLabels: string[
   if (!b)
     throw src.fail(
       path,
-      `malformed budget "${expr}": expected "<metric> <op> <number>" with op one of < <= > >= ` +
+      `malformed budget "${expr}": expected "<metric> <op> <number>" with op one of ${BUDGET_OPS.join(' ')} ` +
         `and an optional unit (${BUDGET_UNIT_NAMES.join(', ')})`,
-      'e.g. "interactions.latencyMs.p90 < 100", "durationMs < 0.8s", "process.maxRssBytes <= 300MB"',
+      'e.g. "interactions.latencyMs.p90 < 100", "durationMs < 0.8s", "insights.RenderBlocking.count == 0"',
     );
   const which = `budget ${Number(path[path.length - 1]) + 1}`;
   if (b.unit !== undefined && !isBudgetUnit(b.unit)) {
     const same = BUDGET_UNIT_NAMES.find((u) => u.toLowerCase() === b.unit!.toLowerCase());
     throw src.fail(path, `${which}: unknown unit "${b.unit}" in "${b.expr}"${same ? `; did you mean "${same}"?` : ''}`, UNIT_HELP);
   }
-  const metric = checkMetricAt(src, path, b.metric, stepLabels);
+  const kind = budgetKind(src, path, b.metric, which, stepLabels);
   const budget: Budget = { expr: b.expr, metric: b.metric, op: b.op, limit: b.number };
   if (b.unit === undefined) return budget;
-  if (!unitsForKind(metric.def.kind).includes(b.unit))
-    throw src.fail(path, `${which}: ${b.metric} ${takes(metric.def.kind)}, not ${b.unit}`, UNIT_HELP);
+  if (!unitsForKind(kind).includes(b.unit)) throw src.fail(path, `${which}: ${b.metric} ${takes(kind)}, not ${b.unit}`, UNIT_HELP);
   return { ...budget, limit: toMetricUnit(b.number, b.unit), unit: b.unit };
+}
+
+/** The kind of number a budget reads (which units its limit takes): an insight key's field's, or its metric's. */
+function budgetKind(src: Located, path: Path, name: string, which: string, stepLabels: string[]): MetricKind {
+  let key: ReturnType<typeof checkInsightKey>;
+  try {
+    key = checkInsightKey(name);
+  } catch (e) {
+    if (isPerfError(e)) throw src.fail(path, `${which}: ${e.message}`, e.suggestion, false, e.candidates);
+    throw e;
+  }
+  return key ? INSIGHT_BUDGET_FIELDS[key.field] : checkMetricAt(src, path, name, stepLabels).def.kind;
+}
+
+/**
+ * A budget on one of DevTools' insights in a scenario that measures its steps: perf run runs DevTools' engine on a
+ * measured load only (runner/repeat.ts), so such a budget could never be judged; it is refused before any browser starts.
+ */
+function checkDevtoolsBudgets(src: Located, w: Written, sc: Pick<Scenario, 'measure' | 'budgets'>): void {
+  if (sc.measure === 'load') return;
+  sc.budgets.forEach((b, i) => {
+    const id = parseInsightKey(b.metric)?.id;
+    if (id === undefined || !isDevtoolsInsight(id)) return;
+    throw src.fail(
+      [...w.at(['budgets']), i],
+      `budget ${i + 1}: ${id} is one of DevTools' insights, computed on a measured load only, and this scenario measures its steps`,
+      `add measure: load, or budget one of our insights (${rehearseInsightIds().join(', ')})`,
+    );
+  });
 }
 
 /** What a metric's limit may be written in, for the wrong-unit error. */

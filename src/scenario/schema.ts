@@ -8,7 +8,8 @@ import type { JsonSchema } from '../steps/define.js';
 import { NETWORK_KEY } from '../steps/network.js';
 import { NAME_PART } from '../files.js';
 import { driversOn } from '../drivers/registry.js';
-import { BUDGET_UNIT_NAMES } from '../perf/budget-units.js';
+import { BUDGET_OPS, BUDGET_OPS_PATTERN, BUDGET_UNIT_NAMES } from '../perf/budget-units.js';
+import { INSIGHT_BUDGET_FIELDS, INSIGHT_BUDGET_PREFIX, insightIds } from '../perf/insight-budgets.js';
 import { LOAD_QUIET_MAX_MS, LOAD_QUIET_MIN_MS, LOAD_QUIET_MS } from '../perf/measure.js';
 
 /** What a scenario's `name:` may hold (a file name part; a / or a space would not be). */
@@ -195,18 +196,24 @@ const GATE_KEY: JsonSchema = {
   additionalProperties: false,
 };
 
-/** `budgets`: absolute limits on the run medians; the units come from src/perf/budget-units.ts. */
+/** `budgets`: absolute limits on the run medians; ops and units from src/perf/budget-units.ts, insight keys from insight-budgets.ts. */
 const BUDGETS_KEY: JsonSchema = {
   type: 'array',
   description:
     'Absolute limits judged on the run medians (as Lighthouse CI asserts on a median run): "<metric> <op> <number>[unit]", ' +
-    "op one of < <= > >=. A bare number is in the metric's own unit (ms, bytes, count). A time may be written in ms or s, " +
+    `op one of ${BUDGET_OPS.join(' ')}. A bare number is in the metric's own unit (ms, bytes, count). A time may be written in ms or s, ` +
     'a size in B, KB, MB, KiB or MiB: KB and MB are binary (1024 and 1024² bytes, as Lighthouse reads budget.json sizes), ' +
-    'KiB and MiB the same. A unit that does not fit the metric (KB on a time, any unit on a count or score) is an error.',
+    'KiB and MiB the same. A unit that does not fit the metric (KB on a time, any unit on a count or score) is an error. ' +
+    `In place of a metric, an insight by its id (ours or DevTools', as perf_insight takes them): ` +
+    `${INSIGHT_BUDGET_PREFIX}<id>.${Object.keys(INSIGHT_BUDGET_FIELDS).join('|')}, count being the analysed repeats it fired in ` +
+    "(any firing counts), the savings medians over them (0 where it did not fire); DevTools' need measure: load. " +
+    `Ids: ${insightIds().join(', ')}.`,
   items: {
     type: 'string',
-    pattern: `^\\s*[A-Za-z0-9_.\\-]+\\s*(<=|>=|<|>)\\s*-?[0-9]+(\\.[0-9]+)?\\s*(${BUDGET_UNIT_NAMES.join('|')})?\\s*$`,
-    description: 'e.g. "interactions.latencyMs.p90 < 100", "durationMs < 0.8s", "process.maxRssBytes <= 300MB".',
+    pattern: `^\\s*[A-Za-z0-9_.\\-]+\\s*(${BUDGET_OPS_PATTERN})\\s*-?[0-9]+(\\.[0-9]+)?\\s*(${BUDGET_UNIT_NAMES.join('|')})?\\s*$`,
+    description:
+      'e.g. "interactions.latencyMs.p90 < 100", "durationMs < 0.8s", "process.maxRssBytes <= 300MB", "load.requests == 5", ' +
+      '"insights.RenderBlocking.count == 0", "insights.RenderBlocking.savingsMs < 300".',
   },
 };
 
