@@ -61,7 +61,10 @@ test('gateSummary: what is undecided and the repeats that would decide it; a pas
   const pass = resultOf([rowOf('a', { verdict: 'unchanged', severity: 'none' }), rowOf('b', { verdict: 'unchanged', severity: 'none' })]);
   assert.equal(gateSummary(pass, 1, chosen()), '2 primary metrics within thresholds');
   assert.equal(gateSummary(pass, 1, chosen({ by: 'registry', note: 'too few' })), '2 primary metrics within thresholds; too few');
-  assert.equal(gateSummary(resultOf([]), 1, chosen()), 'no primary metric could be judged');
+  assert.equal(
+    gateSummary(resultOf([]), 1, chosen()),
+    'no primary metric could be judged, so nothing decided a pass: gate.metrics in the scenario names what gates here',
+  );
 });
 
 test('sequentialNote: why sampling stopped, and whether drift cancels', { timeout: 10_000 }, () => {

@@ -197,14 +197,16 @@ test('inconclusive: an estimate past warn the samples cannot decide, with needRe
   // A secondary metric in the same state is not inconclusive: it cannot change the verdict.
   const secondary = compareMetrics([sample('longFrames.blockingMs', a, b, { role: 'secondary' })], T);
   assert.equal(secondary.rows[0]!.verdict, 'unchanged');
-  assert.equal(secondary.verdict, 'pass');
+  // With no primary judged at all nothing decided a pass.
+  assert.equal(secondary.verdict, 'inconclusive');
 });
 
 test('better: none is shown, never improved or regressed; a big change reads "changed"', () => {
   const r = compareMetrics([sample('frames.painted', [60, 61, 60, 62, 61], [50, 51, 50, 52, 51], { better: 'none', role: 'shown' })], T);
   assert.equal(r.rows[0]!.verdict, 'changed');
   assert.equal(r.rows[0]!.severity, 'none');
-  assert.equal(r.verdict, 'pass');
+  // A shown metric never decides: alone, it leaves the compare undecided.
+  assert.equal(r.verdict, 'inconclusive');
 });
 
 test('the floor: 0 → 3 ms of blocking is +6% of the 50 ms floor, not +∞', () => {
