@@ -27,8 +27,8 @@ export const STOP_OPTIONS = {
   keepGoing: {
     type: 'boolean',
     description:
-      'Run every repeat even when the first one fails the way every repeat would (no element matches a target, ' +
-      "a bad selector or step argument); by default the run stops there with the step's message.",
+      'Run every repeat even when the first fails as each would (no element matches, a bad selector or argument); ' +
+      "by default the run stops there with the step's message.",
   },
 } as const satisfies Record<string, JsonSchema>;
 
