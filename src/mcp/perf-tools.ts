@@ -217,7 +217,7 @@ const PERF_RUN_SCHEMA = {
     ...STOP_OPTIONS,
     against: { type: 'string', description: 'Baseline scenario file, run interleaved and compared.' },
     ...SEQUENTIAL_OPTIONS,
-    vars: { type: 'object', additionalProperties: { type: 'string' }, description: 'Scenario vars for both arms, e.g. {"jank": "1"}.' },
+    vars: { type: 'object', additionalProperties: { type: 'string' }, description: 'Scenario vars (both arms), e.g. {"jank": "1"}.' },
     baselineVars: {
       type: 'object',
       additionalProperties: { type: 'string' },
