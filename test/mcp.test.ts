@@ -481,6 +481,22 @@ describe('caps and the size of what an agent reads', () => {
     }
   });
 
+  test('an argument a tool leaves to scenario files is refused naming the run step line that takes it', async () => {
+    const s = await startServer();
+    try {
+      const r = await s.call('press_key', { key: 'Enter', target: { label: 'Name' } });
+      assert.equal(r.json.code, 'invalid_arguments', r.text);
+      assert.match(r.json.message, /^press_key: unknown argument "target"; expected one of: key, repeat, ref, timeoutMs, snapshot$/);
+      assert.match(r.json.suggestion, /a run step line takes it: run \{steps: \[\{"press_key": \{"target": …\}\}\]\}/);
+      const typo = await s.call('press_key', { key: 'Enter', reff: 'e1' });
+      assert.equal(typo.json.suggestion, 'see the inputSchema of press_key', 'a typo is not a scenario-only argument');
+      const none = await s.call('app_status', { verbose: true });
+      assert.equal(none.json.message, 'app_status: unknown argument "verbose"; it takes no arguments');
+    } finally {
+      await s.close();
+    }
+  });
+
   test("the caps tables of docs/mcp.md and the README list each cap's tools, no more, no fewer", () => {
     for (const file of ['docs/mcp.md', 'README.md']) {
       const doc = fs.readFileSync(path.join(ROOT, file), 'utf8');
