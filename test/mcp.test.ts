@@ -441,7 +441,7 @@ describe('caps and the size of what an agent reads', () => {
   // to forms-extra, pages to navigation-extra; press_key stays in core (a terminal program is driven by keys), listing
   // key, repeat and ref (its modifiers are the key's combination, its target stays in scenario files); expect lists
   // visible: false, not its twin hidden; perf_insight (it reads memory) no timeoutMs; within's two forms as one type
-  // list; descriptions shortened, every argument keeping one. 14,964 B with perf_run's keepGoing.
+  // list; descriptions shortened, every argument keeping one. 14,979 B with perf_run's keepGoing and find's label.
   const DEFAULT_LIST_MAX_BYTES = 15_000;
   // + 800: the opt-in storage cap (storage_save, storage_load; issue 33), two tools of ~400 bytes each.
   // + 1,000: perf_bisect and perf_history (issues 31, 32), opt-in tools for a CI question Playwright MCP has no tool
@@ -601,6 +601,12 @@ describe('caps and the size of what an agent reads', () => {
       await ok('app_start', { serve: 'app', path: '/form.html' });
       await ok('snap');
       await ok('find', { role: 'button', name: 'Submit' });
+      // find by a form control's label, as its description says (the MCP list once dropped label with the step label).
+      const byLabel = await ok('find', { label: 'Email' });
+      assert.deepEqual(
+        byLabel.json.data.matches.map((m: { role: string; name: string }) => [m.role, m.name]),
+        [['textbox', 'Email']],
+      );
       await ok('observe');
       await ok('get_routes');
       await ok('screenshot');

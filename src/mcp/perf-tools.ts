@@ -215,7 +215,7 @@ const PERF_RUN_SCHEMA = {
     variant: { type: 'string', pattern: NAME_PART.pattern, description: 'Variant to run.' },
     ...RUN_OPTIONS,
     ...STOP_OPTIONS,
-    against: { type: 'string', description: 'Baseline scenario file, run interleaved and compared.' },
+    against: { type: 'string', description: 'Baseline scenario, run interleaved and compared.' },
     ...SEQUENTIAL_OPTIONS,
     vars: { type: 'object', additionalProperties: { type: 'string' }, description: 'Scenario vars (both arms), e.g. {"jank": "1"}.' },
     baselineVars: {
@@ -223,7 +223,7 @@ const PERF_RUN_SCHEMA = {
       additionalProperties: { type: 'string' },
       description: 'With against: vars of the baseline only.',
     },
-    json: { type: 'boolean', description: 'Every metric and compare row (default: headline metrics, changed rows).' },
+    json: { type: 'boolean', description: 'Every metric and compare row (default: headline ones, changed rows).' },
     storageState: { type: 'string', description: 'State file to start from (storage_save).' },
   },
   required: ['scenario'],

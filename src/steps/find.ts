@@ -6,7 +6,7 @@ const ARGS = {
   type: 'object',
   properties: {
     ...TARGET_SCHEMA.properties,
-    limit: { type: 'integer', minimum: 1, maximum: 200, description: 'Most matches listed (default 20); count gives the total.' },
+    limit: { type: 'integer', minimum: 1, maximum: 200, description: 'Most matches listed (default 20); count is the total.' },
   },
   additionalProperties: false,
 } as const;

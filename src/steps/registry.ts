@@ -194,12 +194,19 @@ export function mcpArgsSchema(def: StepDefinition<any>): JsonSchema {
   if (!s) {
     const { description: _tool, properties = {}, ...rest } = stepArgsSchema(def);
     const props: Record<string, JsonSchema> = {};
+    const targetFields = TARGET_SCHEMA.properties as Record<string, JsonSchema>;
     for (const [k, v] of Object.entries(properties)) {
+      // find's own label (a target field: a form control's label) shares its name with the step label a scenario
+      // names a step by; MCP has no step labels, so there label is the target field.
+      if (k === 'label' && (def.args as JsonSchema).properties?.label === targetFields.label) {
+        props[k] = undescribed(targetFields.label!);
+        continue;
+      }
       if ((SCENARIO_ONLY_ARGS as readonly string[]).includes(k) || SCENARIO_ONLY_FIELDS.has(v)) continue;
       if (k === 'timeoutMs' && def.instant) continue;
       if (v === TARGET_SCHEMA) props[k] = COMPACT_TARGET;
       // A target's own fields spread into a step (find): the step's description names them.
-      else if (v === (TARGET_SCHEMA.properties as Record<string, JsonSchema>)[k]) props[k] = undescribed(v);
+      else if (v === targetFields[k]) props[k] = undescribed(v);
       else props[k] = v.description === undefined ? undescribed(v) : { ...undescribed(v), description: v.description };
     }
     s = {
