@@ -68,8 +68,9 @@ export const navigate = defineStep({
   name: 'navigate',
   description: 'Open a URL and wait for the load; returns the URL.',
   details:
-    'An app path, query or hash, e.g. "/form.html", "?page=products", "#section", or an http(s) URL. Returns navigated, the url read back from location ' +
-    'after load, and exactPath (false when a redirect or router changed the path or query).',
+    'An app path, query or hash, e.g. "/form.html", "?page=products", "#section", or an http(s) URL. ' +
+    'Returns navigated, the url read back from location after load, and exactPath (false when a redirect ' +
+    'or router changed the path or query).',
   args: {
     type: 'object',
     properties: {

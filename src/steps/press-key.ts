@@ -38,7 +38,8 @@ export const pressKey = defineStep({
   name: 'press_key',
   description: 'Press a key on the focused element, or on ref after focusing it.',
   details:
-    'In a scenario, target works like ref. Modifiers are always released, even if delivery fails. The value is given for a field; the effect holds treeChanged.',
+    'In a scenario, target works like ref. Modifiers are always released, even if delivery fails. ' +
+    'The value is given for a field; the effect holds treeChanged.',
   args: ARGS,
   readOnly: false,
   actsOnTarget: true,
