@@ -498,11 +498,21 @@ function topFunctionsSection(run: RunFile): string {
   );
 }
 
-function budgetsSection(run: RunFile): string {
-  if (!run.budgets.length) return '';
-  return `<h2>Budgets</h2>${table(
+/**
+ * The budgets' verdict and one row each, failed first, as the terminal and Markdown say them. A run's own; in a
+ * compare the candidate's (perf gate and run --against fail on them whatever the compare says).
+ */
+function budgetsSection(budgets: RunFile['budgets'], whose = ''): string {
+  if (!budgets.length) return '';
+  const failed = budgets.filter((b) => !b.pass);
+  const head = failed.length ? `${num(failed.length)} of ${num(budgets.length)} failed` : `all ${num(budgets.length)} passed`;
+  return `<h2>Budgets${whose} <span class="muted">(${head})</span></h2>${table(
     ['', 'budget', 'value'],
-    run.budgets.map((b) => [b.pass ? badge('pass', 'PASS') : badge('fail', 'FAIL'), `<code>${e(b.expr)}</code>`, e(budgetValue(b))]),
+    [...failed, ...budgets.filter((b) => b.pass)].map((b) => [
+      b.pass ? badge('pass', 'PASS') : badge('fail', 'FAIL'),
+      `<code>${e(b.expr)}</code>`,
+      e(budgetValue(b)),
+    ]),
   )}`;
 }
 
@@ -564,7 +574,7 @@ function renderRun(run: RunFile, options?: RenderOptions): string {
     `<header><p class="kind muted">rehearse · run report${ctx?.source ? ` · <code>${e(ctx.source)}</code>` : ''}</p>`,
     `<h1>${badge(`verdict ${status.cls}`, status.word)} ${e(runTitle(run))}</h1>`,
     `<p class="facts">${runFacts(run).map(e).join(' · ')}</p></header>`,
-    budgetsSection(run),
+    budgetsSection(run.budgets),
     '<h2>Metrics</h2>',
     names.length ? STRIP_LEGEND : '<p>No metrics: no repeat was measured.</p>',
     keyNames.length ? `<div class="grid">${keyNames.map((m) => metricCard(charts, run, values, m)).join('\n')}</div>` : '',
@@ -680,6 +690,7 @@ function renderCompare(result: CompareReport, ctx: CompareContext, options?: Ren
       `</p>`,
     notes.length ? `<ul class="notes">${notes.map((n) => `<li>${e(n)}</li>`).join('')}</ul>` : '',
     '</header>',
+    budgetsSection(ctx.b.budgets, ' of B (candidate)'),
     `<h2>Primary metrics <span class="muted">(decide the verdict)</span></h2>`,
     AB_LEGEND,
     primary.length

@@ -158,7 +158,7 @@ describe('perf <step> without a session', () => {
     const r = perf(cwd, 'navigate', '--help');
     assert.equal(r.code, 0);
     assert.match(r.stdout, /^Usage: perf navigate/);
-    assert.match(r.stdout, /--timeout-ms N\s+Default 30000 ms\./);
+    assert.match(r.stdout, /--timeout-ms N\s+Default 30000\./);
     assert.match(r.stdout, /--optional\s+When true/);
   });
 });

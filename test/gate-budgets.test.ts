@@ -11,7 +11,7 @@
  */
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BudgetResult, RunFile } from '../src/perf/run-file.js';
@@ -75,7 +75,9 @@ test('gate --update with a broken budget: the baselines are written, the budget 
 
 test('a baseline as bad as the candidate: the compare passes, the broken budget fails the gate and is printed first', async () => {
   const summary = join(work, 'summary.md');
-  const r = await perfCli(work, [...GATE, '--junit', 'reports/gate.xml'], TIMEOUT_MS, { GITHUB_STEP_SUMMARY: summary });
+  const r = await perfCli(work, [...GATE, '--junit', 'reports/gate.xml', '--reporter', 'html'], TIMEOUT_MS, {
+    GITHUB_STEP_SUMMARY: summary,
+  });
   assert.equal(r.code, 1, r.stdout + r.stderr);
   const lines = r.stdout.split('\n');
   assert.equal(lines[0], 'perf gate: FAIL — 2 runs: 1 failed, 1 passed (1 budget broken)');
@@ -103,6 +105,16 @@ test('a baseline as bad as the candidate: the compare passes, the broken budget 
   assert.match(budgetSuite, /<testcase name="budget: load\.transferBytes &lt; 500KB" classname="rehearse\.budgets" time="0\.000"\/>/);
   assert.ok(xml.indexOf('budgets-broken budgets') < xml.indexOf('compare'), 'the budget suites come first');
   assert.match(xml, /<testsuite name="budgets-kept budgets" tests="1" failures="0"/);
+
+  // The compare's HTML report (a passing compare) shows the budget that failed the gate, first and marked.
+  const pages = readdirSync(join(work, 'out')).filter((f) => f.startsWith('budgets-broken') && f.endsWith('.html'));
+  assert.equal(pages.length, 1, `one compare report for budgets-broken: ${pages.join(', ')}`);
+  const html = readFileSync(join(work, 'out', pages[0]!), 'utf8');
+  assert.match(html, /<h2>Budgets of B \(candidate\) <span class="muted">\(1 of 2 failed\)<\/span>/);
+  assert.match(
+    html,
+    /<tbody>\n<tr><td><span class="badge fail">FAIL<\/span><\/td><td><code>load\.requests &lt;= 1<\/code><\/td><td>median 5<\/td>/,
+  );
 });
 
 test('a kept budget: the gate is its compare, exit 0', async () => {

@@ -252,6 +252,28 @@ test('compare report: verdict word and colour class, primary metrics first, esca
   assert.equal(getReporter('html'), htmlReporter);
 });
 
+test("compare report: the candidate's budgets after the verdict, broken ones first and marked FAIL, escaped", () => {
+  const a = handMadeRun('base');
+  const b = handMadeRun('cand', 1.5);
+  b.budgets = [{ expr: 'durationMs < 500', metric: 'durationMs', op: '<', limit: 500, value: 150, pass: true }, ...b.budgets];
+  const markup = markupOf(htmlReporter.renderCompare(compareRuns(a, b, { primary: ['durationMs'] }), { a, b }));
+  const section =
+    /<h2>Budgets of B \(candidate\) <span class="muted">\(1 of 2 failed\)<\/span><\/h2><div class="scroll">(<table[\s\S]*?<\/table>)/.exec(
+      markup,
+    );
+  assert.ok(section, 'a budgets section with its verdict');
+  assert.ok(markup.indexOf('<h2>Budgets') < markup.indexOf('<h2>Primary metrics'), 'budgets before the metrics, as on the terminal');
+  const rows = section[1]!.split('<tr').slice(2);
+  assert.equal(rows.length, 2);
+  assert.match(rows[0]!, /badge fail">FAIL<.*<code>/s, 'the broken budget first, marked');
+  assert.ok(rows[0]!.includes(`<code>${escapeHtml(`${EVIL_STEP} < 10`)}</code>`), "the broken budget's line, escaped");
+  assert.ok(rows[0]!.includes('50'), 'its value');
+  assert.match(rows[1]!, /badge pass">PASS<.*<code>durationMs &lt; 500<\/code>/s);
+  // A run without budgets shows no section.
+  b.budgets = [];
+  assert.doesNotMatch(htmlReporter.renderCompare(compareRuns(a, b, {}), { a, b }), /<h2>Budgets/);
+});
+
 test('htmlRunContext: a failure screenshot beside the run file is embedded, a missing one is not invented', () => {
   const dir = join(work, 'ctx');
   mkdirSync(dir, { recursive: true });

@@ -2,7 +2,8 @@
  * A step that fails the way every repeat would (issue 58 item 6d), through the built CLI on a real Chromium:
  * no element matches its target in the first repeat → the run stops there, exit 1, with the step's message and
  * the run file written; --keep-going runs every repeat; a wait that times out (a page that may merely be slow)
- * still runs every repeat. Timeouts are kept short: the behaviour is under test, not the waits.
+ * still runs every repeat. The same over MCP: perf_run stops by default and takes keepGoing (issue 58 item 7).
+ * Timeouts are kept short: the behaviour is under test, not the waits.
  */
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -11,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RunFile } from '../src/perf/run-file.js';
 import { perfCli } from './helpers.js';
+import { stdioServer } from './mcp-client.js';
 
 const work = mkdtempSync(join(tmpdir(), 'rehearse-keep-going-'));
 after(() => rmSync(work, { recursive: true, force: true }));
@@ -24,8 +26,8 @@ writeFileSync(
 );
 writeFileSync(join(work, 'slow.yaml'), `name: slow\n${HEAD}steps:\n  - wait_for: { text: "Never here", timeoutMs: 300 }\n`);
 
-const repeatsOf = (name: string): RunFile['repeats'] =>
-  (JSON.parse(readFileSync(join(work, `build/perf/${name}-run.json`), 'utf8')) as RunFile).repeats;
+const repeatsOf = (name: string, label = 'run'): RunFile['repeats'] =>
+  (JSON.parse(readFileSync(join(work, `build/perf/${name}-${label}.json`), 'utf8')) as RunFile).repeats;
 
 test('no element matches in the warm-up: the run stops there, exit 1, naming the step, its error and the run file', async () => {
   const r = await perfCli(work, ['run', 'miss.yaml'], 120_000);
@@ -56,4 +58,22 @@ test('a wait that times out (the page may be merely slow) does not stop the run:
   const repeats = repeatsOf('slow');
   assert.equal(repeats.length, 4);
   assert.ok(repeats.every((x) => x.status === 'failed' && x.failure.error.code === 'wait_timeout'));
+});
+
+test('over MCP, perf_run stops at the deterministic failure by default and runs every repeat with keepGoing', async () => {
+  const s = await stdioServer(work, { name: 'keep-going-test', callTimeoutMs: 180_000 });
+  try {
+    const stopped = await s.call('perf_run', { scenario: 'miss.yaml', label: 'mcp-stop' });
+    assert.equal(stopped.isError, true, stopped.text);
+    assert.equal(stopped.json.code, 'step_fails_every_repeat', stopped.text);
+    assert.match(stopped.json.message, /stopped after the warm-up: the step 0-tap failed with target_not_found/);
+    assert.match(stopped.json.suggestion, /keepGoing: true runs every repeat anyway/);
+    assert.equal(repeatsOf('miss', 'mcp-stop').length, 1, 'one repeat ran, and it is on record');
+    const all = await s.call('perf_run', { scenario: 'miss.yaml', label: 'mcp-all', keepGoing: true });
+    assert.equal(all.isError, false, all.text);
+    assert.equal(all.json.exitCode, 1, 'every repeat failed');
+    assert.equal(repeatsOf('miss', 'mcp-all').length, 4, '1 warm-up + 3');
+  } finally {
+    await s.close();
+  }
 });

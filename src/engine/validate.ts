@@ -45,7 +45,7 @@ export function describeAjvError(e: ErrorObject, root: string): { path: string; 
         message:
           `${where}: unknown argument "${extra}"` +
           `${near.length ? ` (did you mean ${near.map((n) => `"${n}"`).join(' or ')}?)` : ''}` +
-          `; expected one of: ${allowed.join(', ')}`,
+          (allowed.length ? `; expected one of: ${allowed.join(', ')}` : '; it takes no arguments'),
       };
     }
     case 'required':

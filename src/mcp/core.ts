@@ -12,7 +12,8 @@ import { runStep, type StepResult } from '../engine/run-step.js';
 import { bestErrors, compile, describeAjvError } from '../engine/validate.js';
 import type * as managerModule from '../session/manager.js';
 import type { StepHost } from '../steps/define.js';
-import { getStep } from '../steps/registry.js';
+import { getStep, STEPS, stepArgsSchema } from '../steps/registry.js';
+import type { ErrorObject } from 'ajv';
 import { insideWorkdir, type PathUse } from '../files.js';
 import { isToolAllowed, isToolInCaps, type McpConfig } from './config.js';
 import { capOf } from './caps.js';
@@ -166,7 +167,7 @@ export class McpCore {
         new PerfError({
           code: 'invalid_arguments',
           message: describeAjvError(first, name).message,
-          suggestion: `see the inputSchema of ${name}`,
+          suggestion: scenarioOnlyHint(name, first) ?? `see the inputSchema of ${name}`,
         }),
       );
     }
@@ -340,6 +341,18 @@ function noApp(cause: unknown): PerfError {
       'opens a running app; or run `perf start` in a terminal',
     cause,
   });
+}
+
+/**
+ * An argument the step takes in a scenario file but its tool does not list (press_key's target, expect's hidden): a
+ * step line of the run tool is checked against the step's full schema, so it takes it there.
+ */
+function scenarioOnlyHint(name: string, e: ErrorObject): string | undefined {
+  if (e.keyword !== 'additionalProperties' || e.instancePath !== '') return undefined;
+  const extra = String(e.params.additionalProperty);
+  const def = STEPS.find((s) => s.name === name);
+  if (!def || !Object.hasOwn(stepArgsSchema(def).properties ?? {}, extra)) return undefined;
+  return `${name} lists ${extra} for scenario files only; a run step line takes it: run {steps: [{"${name}": {"${extra}": …}}]}`;
 }
 
 /**

@@ -8,6 +8,9 @@ import { PerfError } from '../errors.js';
 import { okReply, type ToolReply } from './format.js';
 import { defineTool, type McpCore, type SessionStateOf, type ToolDefinition } from './core.js';
 
+// No arguments: MCP makes `properties` optional, and closed is what refuses a stray one.
+const NO_ARGS = { type: 'object', additionalProperties: false } as const;
+
 /** The session's summary, as its driver's session half gives it. */
 function summary(state: SessionStateOf): Record<string, unknown> {
   return onSessionDriver(state, (d, s) => d.summary(s));
@@ -71,7 +74,7 @@ export const appStart = defineTool({
 export const appStop = defineTool({
   name: 'app_stop',
   description: 'Stop the app and browser, whoever started them.',
-  inputSchema: { type: 'object', properties: {}, additionalProperties: false },
+  inputSchema: NO_ARGS,
   readOnly: false,
   async run(core) {
     if (await core.stopTerminal()) return okReply({ tool: 'app_stop', status: 'ok', data: { stopped: true, terminal: true } });
@@ -85,7 +88,7 @@ export const appStop = defineTool({
 export const appStatus = defineTool({
   name: 'app_status',
   description: 'URLs, driver, live processes, uptime.',
-  inputSchema: { type: 'object', properties: {}, additionalProperties: false },
+  inputSchema: NO_ARGS,
   readOnly: true,
   async run(core) {
     if (core.terminal) {
@@ -149,7 +152,7 @@ export const appLogs = defineTool({
 export const appRestart = defineTool({
   name: 'app_restart',
   description: 'Restart as started: a clean page, old refs void.',
-  inputSchema: { type: 'object', properties: {}, additionalProperties: false },
+  inputSchema: NO_ARGS,
   readOnly: false,
   async run(core) {
     if (core.terminal) {

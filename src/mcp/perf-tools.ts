@@ -4,9 +4,9 @@
  * file, independent of the session of app_start. Replies are bounded: headline medians, budgets and the
  * changed compare rows by default; `json: true` for the run summary and the full compare.
  */
-import { RUN_OPTIONS, SEQUENTIAL_OPTIONS } from '../runner/options.js';
+import { RUN_OPTIONS, SEQUENTIAL_OPTIONS, STOP_OPTIONS } from '../runner/options.js';
 import { NAME_PART } from '../files.js';
-import { PerfError } from '../errors.js';
+import { isPerfError, PerfError } from '../errors.js';
 import { compareExitCode, compareRunFiles, type RunsComparison } from '../perf/compare-runs.js';
 import type { CompareRow } from '../perf/compare.js';
 import type { AttributionLine } from '../perf/attribution.js';
@@ -21,8 +21,9 @@ import { scenarioProgram } from '../scenario/program.js';
 import { METRICS } from '../perf/metrics.js';
 import { leaksJson, type LeaksResult } from '../perf/leaks-result.js';
 import { runLeaks } from '../runner/leaks.js';
-import { okReply } from './format.js';
-import { defineTool, type ToolCallContext, type ToolDefinition } from './core.js';
+import { okReply, type ToolReply } from './format.js';
+import { defineTool, type McpCore, type ToolCallContext, type ToolDefinition } from './core.js';
+import type { FromSchema, JsonSchema } from '../schema-types.js';
 
 /** The metrics a one-glance reply shows: the registry's headline metrics; json: true gives them all. */
 const HEADLINE = METRICS.filter((d) => d.headline).map((d) => d.name);
@@ -208,114 +209,126 @@ export function programOf(sc: Scenario): string | undefined {
   return scenarioProgram(sc)?.key;
 }
 
+const PERF_RUN_SCHEMA = {
+  type: 'object',
+  properties: {
+    scenario: { type: 'string', description: 'Scenario YAML file (the candidate with against).' },
+    variant: { type: 'string', pattern: NAME_PART.pattern, description: 'Variant to run.' },
+    ...RUN_OPTIONS,
+    ...STOP_OPTIONS,
+    against: { type: 'string', description: 'Baseline scenario, run interleaved and compared.' },
+    ...SEQUENTIAL_OPTIONS,
+    vars: { type: 'object', additionalProperties: { type: 'string' }, description: 'Scenario vars (both arms), e.g. {"jank": "1"}.' },
+    baselineVars: {
+      type: 'object',
+      additionalProperties: { type: 'string' },
+      description: 'With against: vars of the baseline only.',
+    },
+    json: { type: 'boolean', description: 'Every metric and compare row (default: headline ones, changed rows).' },
+    storageState: { type: 'string', description: 'State file to start from (storage_save).' },
+  },
+  required: ['scenario'],
+  additionalProperties: false,
+} as const satisfies JsonSchema;
+
 export const perfRunTool = defineTool({
   name: 'perf_run',
   description:
     'Run a scenario from clean restarts into a run file (medians, budgets); with against, interleaved ' + 'with a baseline until decided.',
-  inputSchema: {
-    type: 'object',
-    properties: {
-      scenario: { type: 'string', description: 'Scenario YAML file (the candidate with against).' },
-      variant: { type: 'string', pattern: NAME_PART.pattern, description: 'Variant to run.' },
-      ...RUN_OPTIONS,
-      against: { type: 'string', description: 'Baseline scenario file, run interleaved and compared.' },
-      ...SEQUENTIAL_OPTIONS,
-      vars: { type: 'object', additionalProperties: { type: 'string' }, description: 'Scenario vars for both arms, e.g. {"jank": "1"}.' },
-      baselineVars: {
-        type: 'object',
-        additionalProperties: { type: 'string' },
-        description: 'With against: vars of the baseline only.',
-      },
-      json: { type: 'boolean', description: 'Every metric and compare row (default: headline metrics, changed rows).' },
-      storageState: { type: 'string', description: 'State file to start from (storage_save).' },
-    },
-    required: ['scenario'],
-    additionalProperties: false,
-  },
+  inputSchema: PERF_RUN_SCHEMA,
   readOnly: false,
-  async run(core, args, ctx) {
-    // label and variant were checked against NAME_PART by the inputSchema: they become parts of file names.
-    const label = args.label;
-    if (args.baselineVars !== undefined && args.against === undefined)
-      throw new PerfError({
-        code: 'invalid_arguments',
-        message: 'perf_run: baselineVars applies to the baseline arm of a compare',
-        suggestion: 'add against, or drop baselineVars',
-      });
-    const load = (arg: 'scenario' | 'against', file: string, baselineVars: Record<string, string> = {}): Scenario => {
-      const variant = args.variant !== undefined ? { variant: args.variant } : {};
-      const vars = { ...args.vars, ...baselineVars };
-      const where = core.confine(`perf_run ${arg}`, file, 'read');
-      const sc = loadScenario(where, { ...variant, vars, cwd: core.cwd, allowOutside: core.allowOutside });
-      const program = programOf(sc);
-      if (program !== undefined) core.checkCommands(`perf_run ${arg}`, `${file}: ${program}`);
-      return sc;
-    };
-    if (args.storageState !== undefined && args.against !== undefined)
-      throw new PerfError({
-        code: 'invalid_arguments',
-        message: 'perf_run: storageState applies to one scenario; with against give each scenario browser.storageState',
-        suggestion: 'add browser: { storageState: FILE } to both scenarios',
-      });
-    const outDir = core.confine('perf_run out', args.out ?? 'build/perf', 'folder');
-    const loaded = load('scenario', args.scenario);
-    // As --storage-state: in the working folder, confined like out; it overrides browser.storageState.
-    const stateFile = args.storageState === undefined ? undefined : core.confine('perf_run storageState', args.storageState, 'read');
-    const candidate = stateFile ? { ...loaded, browser: { ...loaded.browser, storageState: stateFile } } : loaded;
-    const common = {
-      outDir,
-      cwd: core.cwd,
-      ...(core.grid !== undefined ? { grid: core.grid } : {}),
-      ...(args.repeat !== undefined ? { repeat: args.repeat } : {}),
-      ...(args.warmup !== undefined ? { warmup: args.warmup } : {}),
-      ...(args.timing !== undefined ? { timing: args.timing } : {}),
-      ...(ctx.signal ? { signal: ctx.signal } : {}),
-    };
-    const full = args.json === true;
-    if (args.against === undefined) {
-      const {
-        run,
-        path: file,
-        exitCode,
-      } = await runAndJudge({
-        kind: 'run',
-        scenario: candidate,
-        options: { ...common, label: label ?? 'run', onProgress: runProgress(ctx) },
-      });
-      return okReply({ tool: 'perf_run', status: 'ok', exitCode, run: runBrief(run, file, full) });
-    }
-    const baseline = load('against', args.against, args.baselineVars);
-    // The one-glance reply: two run briefs and the comparison within COMPARE_REPLY_MAX_BYTES together.
-    const budgetFor = (...briefs: Record<string, unknown>[]): number =>
-      COMPARE_REPLY_MAX_BYTES - Buffer.byteLength(JSON.stringify(briefs)) - REPLY_ENVELOPE_BYTES;
-    const { res, comparison, exitCode } = await runAndJudge({
-      kind: 'against',
-      baseline,
-      candidate,
-      options: {
-        ...common,
-        labels: againstLabels(label),
-        ...againstProgress(ctx),
-        fixed: args.fixed === true,
-        ...(args.maxRepeat !== undefined ? { maxRepeat: args.maxRepeat } : {}),
-        ...(args.budgetS !== undefined ? { budgetMs: args.budgetS * 1000 } : {}),
-      },
-    });
-    const briefs = {
-      baseline: runBrief(res.baseline.run, res.baseline.path, full),
-      candidate: runBrief(res.candidate.run, res.candidate.path, full),
-    };
-    return okReply({
-      tool: 'perf_run',
-      status: 'ok',
-      exitCode,
-      ...briefs,
-      compare: comparison
-        ? compareBrief(comparison, full, budgetFor(briefs.baseline, briefs.candidate))
-        : { verdict: null, note: 'nothing to compare: a run has no measured repeat' },
-    });
-  },
+  run: (core, args, ctx) =>
+    perfRun(core, args, ctx).catch((e: unknown) => {
+      // The scheduler names the CLI flag; over MCP the same option is the keepGoing argument.
+      if (!isPerfError(e) || e.code !== 'step_fails_every_repeat') throw e;
+      const suggestion = e.suggestion?.replace('--keep-going', 'keepGoing: true');
+      throw new PerfError({ code: e.code, message: e.message, ...(suggestion ? { suggestion } : {}), cause: e });
+    }),
 });
+
+async function perfRun(core: McpCore, args: FromSchema<typeof PERF_RUN_SCHEMA>, ctx: ToolCallContext): Promise<ToolReply> {
+  // label and variant were checked against NAME_PART by the inputSchema: they become parts of file names.
+  const label = args.label;
+  if (args.baselineVars !== undefined && args.against === undefined)
+    throw new PerfError({
+      code: 'invalid_arguments',
+      message: 'perf_run: baselineVars applies to the baseline arm of a compare',
+      suggestion: 'add against, or drop baselineVars',
+    });
+  const load = (arg: 'scenario' | 'against', file: string, baselineVars: Record<string, string> = {}): Scenario => {
+    const variant = args.variant !== undefined ? { variant: args.variant } : {};
+    const vars = { ...args.vars, ...baselineVars };
+    const where = core.confine(`perf_run ${arg}`, file, 'read');
+    const sc = loadScenario(where, { ...variant, vars, cwd: core.cwd, allowOutside: core.allowOutside });
+    const program = programOf(sc);
+    if (program !== undefined) core.checkCommands(`perf_run ${arg}`, `${file}: ${program}`);
+    return sc;
+  };
+  if (args.storageState !== undefined && args.against !== undefined)
+    throw new PerfError({
+      code: 'invalid_arguments',
+      message: 'perf_run: storageState applies to one scenario; with against give each scenario browser.storageState',
+      suggestion: 'add browser: { storageState: FILE } to both scenarios',
+    });
+  const outDir = core.confine('perf_run out', args.out ?? 'build/perf', 'folder');
+  const loaded = load('scenario', args.scenario);
+  // As --storage-state: in the working folder, confined like out; it overrides browser.storageState.
+  const stateFile = args.storageState === undefined ? undefined : core.confine('perf_run storageState', args.storageState, 'read');
+  const candidate = stateFile ? { ...loaded, browser: { ...loaded.browser, storageState: stateFile } } : loaded;
+  const common = {
+    outDir,
+    cwd: core.cwd,
+    ...(core.grid !== undefined ? { grid: core.grid } : {}),
+    ...(args.repeat !== undefined ? { repeat: args.repeat } : {}),
+    ...(args.warmup !== undefined ? { warmup: args.warmup } : {}),
+    ...(args.timing !== undefined ? { timing: args.timing } : {}),
+    ...(args.keepGoing === true ? { keepGoing: true } : {}),
+    ...(ctx.signal ? { signal: ctx.signal } : {}),
+  };
+  const full = args.json === true;
+  if (args.against === undefined) {
+    const {
+      run,
+      path: file,
+      exitCode,
+    } = await runAndJudge({
+      kind: 'run',
+      scenario: candidate,
+      options: { ...common, label: label ?? 'run', onProgress: runProgress(ctx) },
+    });
+    return okReply({ tool: 'perf_run', status: 'ok', exitCode, run: runBrief(run, file, full) });
+  }
+  const baseline = load('against', args.against, args.baselineVars);
+  // The one-glance reply: two run briefs and the comparison within COMPARE_REPLY_MAX_BYTES together.
+  const budgetFor = (...briefs: Record<string, unknown>[]): number =>
+    COMPARE_REPLY_MAX_BYTES - Buffer.byteLength(JSON.stringify(briefs)) - REPLY_ENVELOPE_BYTES;
+  const { res, comparison, exitCode } = await runAndJudge({
+    kind: 'against',
+    baseline,
+    candidate,
+    options: {
+      ...common,
+      labels: againstLabels(label),
+      ...againstProgress(ctx),
+      fixed: args.fixed === true,
+      ...(args.maxRepeat !== undefined ? { maxRepeat: args.maxRepeat } : {}),
+      ...(args.budgetS !== undefined ? { budgetMs: args.budgetS * 1000 } : {}),
+    },
+  });
+  const briefs = {
+    baseline: runBrief(res.baseline.run, res.baseline.path, full),
+    candidate: runBrief(res.candidate.run, res.candidate.path, full),
+  };
+  return okReply({
+    tool: 'perf_run',
+    status: 'ok',
+    exitCode,
+    ...briefs,
+    compare: comparison
+      ? compareBrief(comparison, full, budgetFor(briefs.baseline, briefs.candidate))
+      : { verdict: null, note: 'nothing to compare: a run has no measured repeat' },
+  });
+}
 
 function runProgress(ctx: ToolCallContext): ((e: ProgressEvent) => void) | undefined {
   const send = ctx.progress;

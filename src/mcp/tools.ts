@@ -33,7 +33,7 @@ const MAX_RUN_STEPS = 100;
 
 export const runTool = defineTool({
   name: 'run',
-  description: 'Run several steps in one call, in order, all validated first; stops at the first failure unless continue.',
+  description: 'Several steps in one call, in order, all validated first; stops at the first failure unless continue.',
   inputSchema: {
     type: 'object',
     properties: {
@@ -41,11 +41,11 @@ export const runTool = defineTool({
         type: 'array',
         minItems: 1,
         maxItems: MAX_RUN_STEPS,
-        description: 'Step lines, each {"<step>": <args>}, e.g. {"tap": {"ref": "e5"}} or {"tap": "Add item"}.',
-        items: { type: 'object', minProperties: 1, maxProperties: 1, description: 'One step.' },
+        description: 'Step lines, e.g. {"tap": {"ref": "e5"}} or {"tap": "Add item"}.',
+        items: { type: 'object', minProperties: 1, maxProperties: 1 },
       },
-      continue: { type: 'boolean', description: 'Go on after a failed step and report every result. Default false.' },
-      snapshot: { ...SNAPSHOT_ARG, description: 'The page after the last step: full, or diff (changed lines).' },
+      continue: { type: 'boolean', description: 'Go on after a failure, reporting every result.' },
+      snapshot: { ...SNAPSHOT_ARG, description: 'Page after the last step: full, or diff (changed lines).' },
     },
     required: ['steps'],
     additionalProperties: false,

@@ -28,7 +28,7 @@ export const GATE_ARGS = {
 export const MODIFIERS_ARG = {
   type: 'array',
   items: { type: 'string', enum: MODIFIERS },
-  description: 'Keys held during the action, released after.',
+  description: 'Keys held during it, released after.',
 } as const;
 
 // Reading back needs the page's answer; past this the page is hung and the step times out anyway.

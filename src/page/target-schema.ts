@@ -32,7 +32,7 @@ export const CELL_FIELDS = {
 } as const;
 
 /** The target's meaning in one line, for the compact form MCP tools list (the fields speak for themselves). */
-export const TARGET_BRIEF = 'Or found live (role with name…); within narrows, nth picks.';
+export const TARGET_BRIEF = 'Or found live (role+name…); within narrows, nth picks.';
 
 export const TARGET_SCHEMA = {
   type: 'object',
@@ -56,7 +56,7 @@ export const TARGET_SCHEMA = {
 export const REF_SCHEMA = {
   type: 'string',
   pattern: '^[eqt][0-9]+$',
-  description: 'Ref from snap or find (e5).',
+  description: 'From snap or find (e5).',
 } as const;
 
 /** The locator arguments of a step that acts on an element: exactly one of ref / target. */

@@ -16,30 +16,28 @@ export const RUN_OPTIONS = {
   warmup: { type: 'integer', minimum: 0, maximum: 20, description: 'Discarded first repeats (overrides the scenario).' },
   timing: {
     type: 'boolean',
-    description: 'Timing repeats (no profiler) decide ms; the default in --against.',
+    description: 'Timing repeats (no profiler) decide ms; the default in a compare.',
   },
-  out: { type: 'string', description: 'Output folder for run files. Default build/perf.' },
-  label: { type: 'string', pattern: NAME_PART.pattern, description: `Run label in file names: ${NAME_PART.allowed}. Default run.` },
+  out: { type: 'string', description: 'Folder for run files. Default build/perf.' },
+  label: { type: 'string', pattern: NAME_PART.pattern, description: 'Label in run file names. Default run.' },
 } as const satisfies Record<string, JsonSchema>;
 
 /** When a run stops early (perf run, perf gate; --against too). */
 export const STOP_OPTIONS = {
   keepGoing: {
     type: 'boolean',
-    description:
-      'Run every repeat even when the first one fails the way every repeat would (no element matches a target, ' +
-      "a bad selector or step argument); by default the run stops there with the step's message.",
+    description: 'Go on though the first repeat failed as each would (no element matches); default: stop there.',
   },
 } as const satisfies Record<string, JsonSchema>;
 
 /** How a compare samples (run --against, gate, perf_run with against). */
 export const SEQUENTIAL_OPTIONS = {
-  fixed: { type: 'boolean', description: 'In a compare: run exactly repeat per arm, then judge (default: until decided).' },
+  fixed: { type: 'boolean', description: 'In a compare: exactly repeat per arm, then judge (default: until decided).' },
   maxRepeat: {
     type: 'integer',
     minimum: 1,
     maximum: 200,
-    description: "In a compare: most repeats per arm. Default: the scenario's maxRepeat.",
+    description: "In a compare: most repeats per arm (default: the scenario's).",
   },
   budgetS: { type: 'number', exclusiveMinimum: 0, description: 'In a compare: stop adding repeats after this many seconds.' },
 } as const satisfies Record<string, JsonSchema>;

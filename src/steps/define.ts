@@ -106,6 +106,8 @@ export interface StepDefinition<S extends JsonSchema = JsonSchema> {
   terminalOnly?: boolean;
   /** false: no MCP tool of its own (an MCP tool covers it: switch_page is the `pages` tool's select). */
   mcp?: false;
+  /** Answers from what the session holds, never waiting on the page: its MCP tool lists no timeoutMs (it would bound nothing). */
+  instant?: true;
 }
 
 /** Arguments every step takes (DESIGN.md: label, timeoutMs, optional). */
@@ -136,5 +138,5 @@ export const COMMON_ARGS = {
 export const SNAPSHOT_ARG = {
   type: 'string',
   enum: ['full', 'diff', 'none'],
-  description: 'The page after it: full, or diff (changed lines).',
+  description: 'Page after it: full, or diff (changed lines).',
 } as const;

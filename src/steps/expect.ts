@@ -8,14 +8,15 @@ const ARGS = {
   type: 'object',
   properties: {
     ...TARGET_ARGS,
-    visible: { type: 'boolean', description: 'Rendered with a non-empty box (false: hidden or absent).' },
-    hidden: { type: 'boolean', description: 'No element matches, or it is not visible.' },
+    visible: { type: 'boolean', description: 'Has a non-empty box (false: hidden or absent).' },
+    // The same as visible: false; MCP lists that one way.
+    hidden: scenarioOnly({ type: 'boolean', description: 'No element matches, or it is not visible.' } as const),
     text: { type: 'string', description: "Its text (a field's value) equals this, whitespace collapsed." },
     textContains: { type: 'string', description: 'Its text contains this, ignoring case.' },
     value: { type: 'string', description: "The control's value equals this (<select>: value or label)." },
-    checked: { type: 'boolean', description: 'A checkbox, radio or switch is checked (true) or not.' },
+    checked: { type: 'boolean', description: 'A checkbox, radio or switch is checked (or not: false).' },
     count: { type: 'integer', minimum: 0, description: 'Exactly this many elements match (not strict).' },
-    url: { type: 'string', description: 'Page URL equals this full URL, or path (with query) on this origin.' },
+    url: { type: 'string', description: 'Page URL equals this URL, or path (+ query) on this origin.' },
     cursor: scenarioOnly({
       type: 'object',
       properties: {
@@ -34,7 +35,7 @@ const ASSERTIONS = ['visible', 'hidden', 'text', 'textContains', 'value', 'check
 
 export const expect = defineStep({
   name: 'expect',
-  description: 'Assert the state of ref/target or the page, polling until every given assertion holds; a failure shows expected vs actual.',
+  description: 'Assert ref/target or the page, polling until all given assertions hold; failures show expected vs actual.',
   details:
     'Assertions: visible, hidden, text, textContains, value, checked, count (of ref/target), url; several in one ' +
     'step must all hold. Polls until timeoutMs (default 5000). A failure is an assertion failure (exit 1).',

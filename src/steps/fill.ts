@@ -7,7 +7,7 @@ const ARGS = {
   type: 'object',
   properties: {
     ...TARGET_ARGS,
-    text: { type: 'string', description: 'Text the field should hold afterwards (replaces its content).' },
+    text: { type: 'string', description: "The field's new content (replaces it)." },
     ...GATE_ARGS,
   },
   required: ['text'],

@@ -6,7 +6,7 @@ const ARGS = {
   type: 'object',
   properties: {
     ...TARGET_SCHEMA.properties,
-    limit: { type: 'integer', minimum: 1, maximum: 200, description: 'Most matches listed (default 20); count gives the total.' },
+    limit: { type: 'integer', minimum: 1, maximum: 200, description: 'Most matches listed (default 20); count is the total.' },
   },
   additionalProperties: false,
 } as const;
@@ -16,7 +16,7 @@ const DEFAULT_LIMIT = 20;
 
 export const find = defineStep({
   name: 'find',
-  description: 'Find elements by text, label, role+name, testId or css; each match gets a q ref that re-runs the query on use.',
+  description: 'Find elements by text, label, role+name, testId or css; each match gets a q ref, re-queried on use.',
   details:
     'Optionally within a container. Returns each match with its role, name, ' +
     'value, bounds and visibility. Zero matches is not an error (count: 0).',

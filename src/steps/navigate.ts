@@ -66,17 +66,18 @@ export function resolveNavigationUrl(input: string, appUrl: string | undefined, 
 
 export const navigate = defineStep({
   name: 'navigate',
-  description: 'Open an app path, ?query, #hash or http(s) URL and wait for the load; returns the URL.',
+  description: 'Open a URL and wait for the load; returns the URL.',
   details:
-    'e.g. "/form.html", "?page=products", "#section". Returns navigated, the url read back from location ' +
-    'after load, and exactPath (false when a redirect or router changed the path or query).',
+    'An app path, query or hash, e.g. "/form.html", "?page=products", "#section", or an http(s) URL. ' +
+    'Returns navigated, the url read back from location after load, and exactPath (false when a redirect ' +
+    'or router changed the path or query).',
   args: {
     type: 'object',
     properties: {
       url: {
         type: 'string',
         minLength: 1,
-        description: 'App path ("/form.html"), query or hash ("?page=2", "#top"), or absolute http(s) URL.',
+        description: 'App path (/form.html), ?query, #hash or absolute http(s) URL.',
       },
     },
     required: ['url'],

@@ -7,8 +7,7 @@ import { defineStep, type StepOutput } from './define.js';
 
 export const perfBegin = defineStep({
   name: 'perf_begin',
-  description:
-    'Open a measured window until perf_end: frames, interactions, long frames, counters, layout shift (+ CPU profile: attribution).',
+  description: 'Open a measured window until perf_end: frames, interactions, long frames, counters, layout shift.',
   details:
     'Frames come from the Chromium trace and an in-page frame counter, interactions from Event Timing; long ' +
     'animation frames, Performance counters and layout shift too. Attribution mode (default) adds a sampling ' +
@@ -19,9 +18,9 @@ export const perfBegin = defineStep({
       mode: {
         type: 'string',
         enum: ['attribution', 'timing'],
-        description: 'attribution (default): adds a CPU profile for ranking, ms inflated. timing: ms compare.',
+        description: 'attribution (default): + CPU profile to rank, ms inflated; timing: ms to compare.',
       },
-      phases: { type: 'boolean', description: 'attribution only: add layout/paint detail to the trace.' },
+      phases: { type: 'boolean', description: 'attribution only: layout/paint detail in the trace.' },
     },
     additionalProperties: false,
   } as const,

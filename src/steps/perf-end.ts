@@ -7,7 +7,7 @@ import { defineStep } from './define.js';
 
 export const perfEnd = defineStep({
   name: 'perf_end',
-  description: "Close the perf session; its report: metrics, coverage, summary, ranked insights (perf_insight shows one's rows).",
+  description: 'Close the perf session; its report: metrics, coverage, summary, ranked insights.',
   details:
     'About 6 KB at most: sessionToken, refused/reason, mode, flat metrics (frames, interactions, longFrames, counters, per ' +
     'painted frame, steps.<label>.ms), coverage (each source read or missing), env, summary (frames, blocksBySelf, ' +

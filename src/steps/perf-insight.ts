@@ -18,7 +18,7 @@ const KNOWN: { id: string; description: string }[] = [
 
 export const perfInsight = defineStep({
   name: 'perf_insight',
-  description: 'The rows behind one insight that perf_end or perf_load listed, e.g. the worst frames and their functions.',
+  description: 'The rows behind an insight perf_end or perf_load listed, e.g. the worst frames and their functions.',
   details:
     'For framesOverBudget the worst frames and the functions that ran in them, for blockSelfMs the frames where the ' +
     'function weighed most, for forcedLayout the functions that forced layouts, for longInteraction each slow interaction ' +
@@ -30,7 +30,7 @@ export const perfInsight = defineStep({
       id: {
         type: 'string',
         minLength: 1,
-        description: 'Insight id as listed, e.g. framesOverBudget, forcedLayout, RenderBlocking.',
+        description: 'Id as listed, e.g. framesOverBudget, RenderBlocking.',
       },
       token: { type: 'string', description: 'sessionToken from perf_end; default: the last closed session.' },
     },
@@ -38,6 +38,7 @@ export const perfInsight = defineStep({
     additionalProperties: false,
   } as const,
   readOnly: true,
+  instant: true,
   shorthand: (id) => ({ id }),
   async run(ctx, args) {
     const last = lastSession(ctx.host, 'perf_insight', args.token);

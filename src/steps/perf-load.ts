@@ -51,7 +51,7 @@ export const perfLoad = defineStep({
         type: 'integer',
         minimum: LOAD_QUIET_MIN_MS,
         maximum: LOAD_QUIET_MAX_MS,
-        description: `Quiet ms after the load event that ends the load (loadQuietMs). Default ${LOAD_QUIET_MS}.`,
+        description: `Quiet ms after the load event to end the load. Default ${LOAD_QUIET_MS}.`,
       },
     },
     additionalProperties: false,

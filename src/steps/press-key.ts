@@ -11,6 +11,7 @@ import {
   watchNavigation,
   locatorOf,
   resolveTarget,
+  scenarioOnly,
 } from '../page/index.js';
 import { actionOutput } from './act.js';
 import { PerfError } from '../errors.js';
@@ -20,10 +21,14 @@ import { terminalPressKey } from './terminal.js';
 const ARGS = {
   type: 'object',
   properties: {
-    key: { type: 'string', description: 'Key (Enter, Escape, Tab, ArrowDown, a letter…) or combination ("Control+a").' },
-    modifiers: MODIFIERS_ARG,
+    key: { type: 'string', description: 'Key (Enter, Escape, Tab, ArrowDown, a…) or combination (Control+a).' },
+    // A combination ("Control+a") says the same in the key: MCP lists that one way (scenario files keep both).
+    modifiers: scenarioOnly({ ...MODIFIERS_ARG }),
     repeat: { type: 'integer', minimum: 1, maximum: 100, description: 'Times to press it. Default 1.' },
-    ...TARGET_ARGS,
+    ref: TARGET_ARGS.ref,
+    // Keys go to the focused element (fill and tap leave it there) or to a ref, live when it is find's q ref: MCP
+    // lists ref alone, which keeps the default tool list within its bound (issue 58); scenario files keep target.
+    target: scenarioOnly({ ...TARGET_ARGS.target }),
   },
   required: ['key'],
   additionalProperties: false,
@@ -31,8 +36,10 @@ const ARGS = {
 
 export const pressKey = defineStep({
   name: 'press_key',
-  description: 'Press a key or combination (Control+a) on the focused element, or on ref/target after focusing it.',
-  details: 'Modifiers are always released, even if delivery fails. The value is given for a field; the effect holds treeChanged.',
+  description: 'Press a key on the focused element, or on ref after focusing it.',
+  details:
+    'In a scenario, target works like ref. Modifiers are always released, even if delivery fails. ' +
+    'The value is given for a field; the effect holds treeChanged.',
   args: ARGS,
   readOnly: false,
   actsOnTarget: true,

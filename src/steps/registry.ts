@@ -160,7 +160,7 @@ export function stepArgsSchema(def: StepDefinition<any>): JsonSchema {
         ...(own.properties ?? {}),
         ...COMMON_ARGS,
         // The step's own default, so the schema states it exactly.
-        timeoutMs: { ...COMMON_ARGS.timeoutMs, description: `Default ${def.defaultTimeoutMs ?? DEFAULT_STEP_TIMEOUT_MS} ms.` },
+        timeoutMs: { ...COMMON_ARGS.timeoutMs, description: `Default ${def.defaultTimeoutMs ?? DEFAULT_STEP_TIMEOUT_MS}.` },
         ...(def.actsOnTarget ? { snapshot: SNAPSHOT_ARG } : {}),
         // Any step on a page may first select the page it acts on (switch_page has its own `page`).
         ...(def.terminalOnly || own.properties?.page ? {} : { page: PAGE_ARG }),
@@ -194,11 +194,19 @@ export function mcpArgsSchema(def: StepDefinition<any>): JsonSchema {
   if (!s) {
     const { description: _tool, properties = {}, ...rest } = stepArgsSchema(def);
     const props: Record<string, JsonSchema> = {};
+    const targetFields = TARGET_SCHEMA.properties as Record<string, JsonSchema>;
     for (const [k, v] of Object.entries(properties)) {
+      // find's own label (a target field: a form control's label) shares its name with the step label a scenario
+      // names a step by; MCP has no step labels, so there label is the target field.
+      if (k === 'label' && (def.args as JsonSchema).properties?.label === targetFields.label) {
+        props[k] = undescribed(targetFields.label!);
+        continue;
+      }
       if ((SCENARIO_ONLY_ARGS as readonly string[]).includes(k) || SCENARIO_ONLY_FIELDS.has(v)) continue;
+      if (k === 'timeoutMs' && def.instant) continue;
       if (v === TARGET_SCHEMA) props[k] = COMPACT_TARGET;
       // A target's own fields spread into a step (find): the step's description names them.
-      else if (v === (TARGET_SCHEMA.properties as Record<string, JsonSchema>)[k]) props[k] = undescribed(v);
+      else if (v === targetFields[k]) props[k] = undescribed(v);
       else props[k] = v.description === undefined ? undescribed(v) : { ...undescribed(v), description: v.description };
     }
     s = {
@@ -262,6 +270,8 @@ function undescribed(s: JsonSchema): JsonSchema {
     else if (k === 'items' && v && typeof v === 'object') out[k] = undescribed(v as JsonSchema);
     else out[k] = v;
   }
+  const merged = mergedTypes(out);
+  if (merged) return merged;
   const props = out.properties as Record<string, JsonSchema> | undefined;
   const plain = (p: JsonSchema): boolean => Object.keys(p).length === 1 && p.type === 'string';
   if (props && out.additionalProperties === false && Object.values(props).filter(plain).length >= COMPACT_MIN_STRING_FIELDS) {
@@ -276,6 +286,22 @@ function undescribed(s: JsonSchema): JsonSchema {
   }
   return out;
 }
+/**
+ * anyOf [{type: A}, {type: B, …B's keywords}] as {type: [A, B], …B's keywords}: the same constraints in fewer bytes,
+ * since a keyword of one type (an object's propertyNames, a string's pattern) does not apply to a value of another
+ * (JSON Schema's type-specific keywords). Only when the types differ and one branch at most has more than its type.
+ */
+function mergedTypes(s: JsonSchema): JsonSchema | undefined {
+  const branches = s.anyOf as JsonSchema[] | undefined;
+  if (!branches || Object.keys(s).length !== 1) return undefined;
+  type One = Exclude<JsonSchema['type'], readonly unknown[] | undefined>;
+  const types = branches.map((b) => b.type).filter((t): t is One => typeof t === 'string');
+  if (types.length !== branches.length || new Set(types).size !== types.length) return undefined;
+  const rich = branches.filter((b) => Object.keys(b).length > 1);
+  if (rich.length > 1) return undefined;
+  return { ...(rich[0] ?? {}), type: types };
+}
+
 // Below three string fields, listing each ({"type":"string"}) is as short as the rewrite.
 const COMPACT_MIN_STRING_FIELDS = 3;
 

@@ -5,15 +5,15 @@ import { terminalSnap } from './terminal.js';
 const ARGS = {
   type: 'object',
   properties: {
-    depth: { type: 'integer', minimum: 0, description: 'Nodes down to this depth (0 = top level); deeper ones are counted.' },
-    within: { type: 'string', pattern: '^[eqt][0-9]+$', description: 'Ref (e5, q2, t3): only this element and its contents.' },
+    depth: { type: 'integer', minimum: 0, description: 'Levels shown (0 = top); deeper nodes are counted.' },
+    within: { type: 'string', pattern: '^[eqt][0-9]+$', description: 'Ref (e5, q2, t3): only this subtree.' },
     interactiveOnly: { type: 'boolean', description: 'Only what you can act on: "eN role name" lines.' },
-    grep: { type: 'string', description: 'Case-insensitive regex on names, values and text; keeps matches and ancestors.' },
-    diff: { type: 'boolean', description: 'Only lines changed since the last whole snapshot of this page.' },
+    grep: { type: 'string', description: 'Case-insensitive regex on names, values, text: matches and their ancestors.' },
+    diff: { type: 'boolean', description: "Only lines changed since this page's last whole snap." },
     maxBytes: {
       type: 'integer',
       minimum: 512,
-      description: `Most bytes of text (default ${DEFAULT_SNAPSHOT_BYTES}); the last line says what was cut.`,
+      description: `Byte cap (default ${DEFAULT_SNAPSHOT_BYTES}); a last line says what was cut.`,
     },
   },
   additionalProperties: false,
@@ -21,7 +21,7 @@ const ARGS = {
 
 export const snap = defineStep({
   name: 'snap',
-  description: 'The page as text, a line per node (role, name, states); [ref=eN] on each element you can act on, valid on this page.',
+  description: 'The page as text, a line per node (role, name, states), [ref=eN] on what you can act on (valid on this page).',
   details:
     'YAML-like. States: [checked] [disabled] [expanded] [selected] [focused] [offscreen] [occluded]; fields ' +
     'show typeable: true and value: "…". Generic wrappers are collapsed; long offscreen lists are summarised. ' +

@@ -10,7 +10,7 @@ const ARGS = {
 
 export const tap = defineStep({
   name: 'tap',
-  description: 'Click an element like a user, after the actionability checks; returns the effect.',
+  description: 'Click an element like a user; returns the effect.',
   details:
     'Left button, at its live centre. The gate first scrolls it into view and checks it is visible, stable, ' +
     'enabled and not covered. The effect holds treeChanged, and checked for checkboxes/switches.',

@@ -12,15 +12,15 @@ const POLL_MS = 50;
 
 export const waitFor = defineStep({
   name: 'wait_for',
-  description: 'Wait until text is visible and/or textGone is not; a timeout fails (wait_timeout) naming the unmet condition.',
+  description: 'Wait until text shows and/or textGone goes; a timeout fails naming the unmet condition.',
   details:
     "Polls the page's visible text, including open shadow roots and same-origin iframes. A timeout fails " +
     'in a scenario (setup or steps) as in MCP: a setup that never reached its state must not be measured.',
   args: {
     type: 'object',
     properties: {
-      text: { type: 'string', minLength: 1, description: 'Wait until this is visible (case-sensitive substring, whitespace collapsed).' },
-      textGone: { type: 'string', minLength: 1, description: 'Wait until this is no longer visible (case-sensitive substring).' },
+      text: { type: 'string', minLength: 1, description: 'Visible substring to wait for (case-sensitive, whitespace collapsed).' },
+      textGone: { type: 'string', minLength: 1, description: 'Substring to wait to vanish (case-sensitive).' },
       idleMs: scenarioOnly({
         type: 'integer',
         minimum: 1,
