@@ -78,6 +78,7 @@ const UNIT = [
   'load-refusals.test.js',
   'security-git.test.js',
   'bisect-follow.test.js',
+  'schedule-plan.test.js',
 ];
 
 /**
@@ -152,6 +153,7 @@ const BROWSER = [
   'webdriver-timeout.test.js',
   'heap.test.js',
   'frames-one-paint.test.js',
+  'schedule-drivers.test.js',
 ];
 
 /** Pure code that asserts on its own speed: alone, after the parallel jobs. None today (a timing is never asserted). */
