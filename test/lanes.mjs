@@ -154,6 +154,7 @@ const BROWSER = [
   'heap.test.js',
   'frames-one-paint.test.js',
   'schedule-drivers.test.js',
+  'firefox-network-idle.test.js',
 ];
 
 /** Pure code that asserts on its own speed: alone, after the parallel jobs. None today (a timing is never asserted). */
