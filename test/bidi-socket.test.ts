@@ -170,3 +170,29 @@ test(
     }
   },
 );
+
+test(
+  'BiDi unsubscribe without a subscription id (servers before BiDi 2024) names the events and the contexts subscribed for',
+  { timeout: 30_000 },
+  async () => {
+    // Firefox 153 refuses `events` alone for a subscription made for contexts ("Failed to unsubscribe from events").
+    const browser = await fakeBrowser(() => ({ type: 'success', result: {} }));
+    const socket = await BidiSocket.connect(browser.url, { peer: 'the test browser' });
+    try {
+      const tab = bidiChannel(socket, { context: 'ctx-1', userContext: 'uc-1' });
+      await (
+        await tab.subscribe(['network.responseCompleted'])
+      )();
+      await (
+        await bidiChannel(socket).subscribe(['log.entryAdded'])
+      )();
+      assert.deepEqual(
+        browser.received.filter((c) => c.method === 'session.unsubscribe').map((c) => c.params),
+        [{ events: ['network.responseCompleted'], contexts: ['ctx-1'] }, { events: ['log.entryAdded'] }],
+      );
+    } finally {
+      socket.close();
+      await browser.close();
+    }
+  },
+);

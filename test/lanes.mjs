@@ -88,6 +88,7 @@ const UNIT = [
   'security-git.test.js',
   'bisect-follow.test.js',
   'insight-budgets.test.js',
+  'schedule-plan.test.js',
 ];
 
 /**
@@ -163,6 +164,8 @@ const BROWSER = [
   'webdriver-timeout.test.js',
   'heap.test.js',
   'frames-one-paint.test.js',
+  'schedule-drivers.test.js',
+  'firefox-network-idle.test.js',
 ];
 
 /** Pure code that asserts on its own speed: alone, after the parallel jobs. None today (a timing is never asserted). */

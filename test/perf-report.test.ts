@@ -262,6 +262,44 @@ test('insights: at most 6, errors before warnings, then by estimated savings; ea
   assert.equal(details.get('longInteraction')!.rows.length, 1);
 });
 
+test('a driver without a CPU profiler: late frames are not sent to attribution mode, and its ms are not called inflated', () => {
+  const frames = Array.from({ length: 20 }, (_, i) => ({
+    startAt: i * 50,
+    durationMs: i < 10 ? 50 : 16.67,
+    state: 'presented' as const,
+    ...(i < 10 ? { overBudget: true } : {}),
+  }));
+  const analysis = (raw: RawSession): Analysis => ({
+    raw,
+    metrics: {},
+    frames: { source: 'raf', frames, count: 20, painted: 20, dropped: 0, partial: 0, overBudget: 10, vsyncMs: 16.67, slots: 20 },
+    painted: 20,
+    interactions: [],
+    longFrames: [],
+    profile: undefined,
+    blocksBySelf: [],
+    layouts: undefined,
+    coverage: { frames: 'read' },
+    missingReasons: {},
+    frameOf: () => -1,
+  });
+  const next = (raw: RawSession): string | undefined =>
+    runInsights(analysis(raw)).insights.find((i) => i.id === 'framesOverBudget')?.nextStep;
+  // Chromium in timing mode: a profile is one perf_begin away.
+  assert.match(next(rawSession())!, /mode: 'attribution'/);
+  // Firefox, WebDriver, a terminal: none is, in either mode.
+  const none = { missing: { profile: 'the CPU profile is not available over WebDriver' } };
+  for (const mode of ['timing', 'attribution'] as const) {
+    const n = next(rawSession({ ...none, mode }))!;
+    assert.doesNotMatch(n, /attribution/, n);
+    assert.match(n, /no function is named \(the CPU profile is not available over WebDriver\)/);
+  }
+  const inflated = (raw: RawSession): boolean => (buildReport(raw, []).report.warnings ?? []).some((w) => /inflates/.test(w));
+  assert.equal(inflated(rawSession({ ...OVER_BOUND_FRAMES, ...none, mode: 'attribution' })), false);
+  assert.equal(inflated(rawSession({ ...OVER_BOUND_FRAMES, mode: 'attribution', profile: profile() })), true);
+});
+const OVER_BOUND_FRAMES = { docFrames: [{ count: 30, firstAt: 1000, lastAt: 1500, intervalsMs: new Array(29).fill(16.7) }] };
+
 /** 200 steps with long labels: their ranked list alone is far over the 6 KB bound. */
 function longSteps(): StepSpan[] {
   return Array.from({ length: 200 }, (_, i) => ({

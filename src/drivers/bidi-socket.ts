@@ -115,9 +115,13 @@ export class BidiSocket {
   /** Have the browser send `events` (for `contexts`, or every context of the session); returns the unsubscribe. */
   async subscribe(events: string[], contexts?: string[]): Promise<() => Promise<void>> {
     const { subscription } = await this.send<{ subscription?: string }>('session.subscribe', { events, ...(contexts ? { contexts } : {}) });
-    // Servers before the subscription ids (BiDi 2024) unsubscribe by event name.
+    // Servers before the subscription ids (BiDi 2024) unsubscribe by event name, and by the contexts subscribed for:
+    // events alone do not match a subscription for contexts (Firefox 153: "Failed to unsubscribe from events").
     return async () => {
-      await this.send('session.unsubscribe', subscription ? { subscriptions: [subscription] } : { events });
+      await this.send(
+        'session.unsubscribe',
+        subscription ? { subscriptions: [subscription] } : { events, ...(contexts ? { contexts } : {}) },
+      );
     };
   }
 

@@ -24,6 +24,11 @@ export type Surface = 'page' | 'terminal';
 export type DriverFeature =
   | PageFeature
   | 'cpuThrottle'
+  /**
+   * A sampling CPU profile in a measured window (attribution mode). Without it every repeat of a run is a timing
+   * repeat (runner/records.ts schedulePlan): an attribution repeat would record no profile and explain nothing.
+   */
+  | 'cpuProfile'
   | 'deviceEmulation'
   | 'jpegScreenshot'
   | 'largeScreenshot'
@@ -83,6 +88,11 @@ export interface DriverDefinition<N extends DriverName = DriverName> {
 /** A driver's one literal: checked by the compiler, returned as is. */
 export function defineDriver<N extends DriverName>(def: DriverDefinition<N>): DriverDefinition<N> {
   return def;
+}
+
+/** Whether the driver records a CPU profile: only then does a run schedule attribution repeats (it lacks no cpuProfile). */
+export function canProfile(driver: DriverDefinition): boolean {
+  return driver.lacks.cpuProfile === undefined;
 }
 
 /** `X is not available on the <driver> driver: <reason>`, or undefined when the driver has the feature. */

@@ -205,6 +205,11 @@ export interface NetworkActivity {
   inFlight(): string[];
   /** Recent request starts and ends (url, epoch ms): a request that came and went between two polls is activity too. */
   changes(): readonly { url: string; at: number }[];
+  /**
+   * The wait is over: let go of what this view holds in the browser (BiDi's event subscription, which would
+   * otherwise outlive the wait in a session shared by every repeat and verb). A page-lifetime view keeps going.
+   */
+  release(): Promise<void>;
 }
 
 export interface CaptureOptions {

@@ -6,6 +6,7 @@
 export type {
   CommitKind,
   HostPage,
+  NetworkActivity,
   NetworkConditions,
   PageDriver,
   PageFeature,

@@ -127,7 +127,9 @@ export const framesOverBudget = defineInsight({
       estimatedSavingsMs: round(savings, 1),
       nextStep: a.profile
         ? "perf_insight { id: 'framesOverBudget' } lists the worst frames and the functions that ran in them"
-        : "measure again with perf_begin { mode: 'attribution' } to see which functions ran in the late frames",
+        : a.raw.missing.profile
+          ? `perf_insight { id: 'framesOverBudget' } lists the worst frames; no function is named (${a.raw.missing.profile})`
+          : "measure again with perf_begin { mode: 'attribution' } to see which functions ran in the late frames",
       rows: worst.map((x) => ({ atMs: at(a, x.startAt), ms: x.durationMs, state: x.state, blocks: blocksOfFrame(a, x) })),
     };
   },

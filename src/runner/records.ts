@@ -7,6 +7,8 @@ import { join, relative } from 'node:path';
 import { ensurePrivateDir, SECRET_FILE_MODE, writeFileAtomic } from '../files.js';
 import { redactSecrets } from '../scenario/redact.js';
 import { errorCodeOf, PerfError } from '../errors.js';
+import { canProfile } from '../drivers/define.js';
+import { getDriver } from '../drivers/registry.js';
 import { median } from '../perf/stats.js';
 import { summarizeRepeats } from '../perf/repeat-summary.js';
 import { keepsBudget } from '../perf/budget-units.js';
@@ -23,9 +25,26 @@ export function runFileName(sc: Pick<Scenario, 'name' | 'variant'>, label: strin
 /**
  * Which repeats a run measures: false = attribution repeats only (the profiler on: ms inflated, evidence kept);
  * true = timing repeats with an attribution repeat every other unit; 'only' = timing repeats alone, no evidence
- * (a bisect's midpoints, which only ask which side of a step in milliseconds a commit is on).
+ * (a bisect's midpoints, which only ask which side of a step in milliseconds a commit is on; every run on a
+ * driver that records no CPU profile: see schedulePlan).
  */
 export type TimingPlan = boolean | 'only';
+
+/**
+ * The plan the repeats of these arms follow: `asked`, or timing repeats alone when an arm's driver records no
+ * CPU profile (Firefox over BiDi, WebDriver classic, a terminal). There an attribution repeat would record
+ * nothing a timing repeat does not (no profile, no trace categories) while its milliseconds were read as
+ * inflated: so every repeat is a timing repeat, its ms decide, and the run file's modes say so. Both arms of
+ * a compare follow one plan, so a Chromium arm against a Firefox one is profiled in neither.
+ */
+export function schedulePlan(asked: TimingPlan, arms: readonly { browser: Pick<Scenario['browser'], 'driver'> }[]): TimingPlan {
+  return arms.every((sc) => canProfile(getDriver(sc.browser.driver))) ? asked : 'only';
+}
+
+/** A warm-up runs what the measured repeats will run: the profiler too, unless none of them profiles. */
+export function warmupMode(plan: TimingPlan): RepeatMode {
+  return plan === 'only' ? 'timing' : 'attribution';
+}
 
 /**
  * The modes of repeat units `from` … `to` − 1. Without timing each unit is one attribution repeat. With

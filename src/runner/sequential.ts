@@ -11,10 +11,10 @@ import type { CompareVerdict, Direction } from '../perf/compare.js';
 import { DEFAULT_ALPHA, DEFAULT_SPENDING } from '../perf/compare.js';
 import type { Scenario } from '../scenario/load.js';
 import { writeJsonAtomic } from '../session/state.js';
-import { runAgainst, type AgainstOptions, type AgainstResult } from './against.js';
+import { interleavedTiming, runAgainst, type AgainstOptions, type AgainstResult } from './against.js';
 import type { RunFile, SequentialRecord } from '../perf/run-file.js';
 import { repeatSlots, runScenario, type RunOptions } from './run.js';
-import type { TimingPlan } from './records.js';
+import { schedulePlan, type TimingPlan } from './records.js';
 
 /** One look adds one round: two repeats per growing arm (A B B A in an interleaved compare), so drift cancels within it. */
 export const ROUND_UNITS = 2;
@@ -205,15 +205,17 @@ export async function againstToDecision(
 ): Promise<{ res: AgainstResult; comparison: RunsComparison | undefined }> {
   const repeat = opts.repeat ?? candidate.repeat;
   const compareOpts = { force: true, ...(opts.compare ?? {}) };
+  // The plan the arms will follow, as the design counts it: its reach in timing repeats is what the noise rule reads.
+  const timing = schedulePlan(opts.timing ?? interleavedTiming(candidate), [baseline, candidate]);
   if (opts.fixed) {
-    const res = await runAgainst(baseline, candidate, opts);
+    const res = await runAgainst(baseline, candidate, { ...opts, timing });
     return { res, comparison: finalCompare(res.baseline, res.candidate, compareOpts) };
   }
   const judge = new SequentialJudge(
     {
       repeat,
       maxRepeat: Math.max(repeat, opts.maxRepeat ?? candidate.maxRepeat),
-      timing: opts.timing ?? candidate.timing,
+      timing,
       storedBaseline: false,
       compare: compareOpts,
       ...(opts.stop ? { stop: opts.stop } : {}),
@@ -224,6 +226,7 @@ export async function againstToDecision(
   );
   const res = await runAgainst(baseline, candidate, {
     ...opts,
+    timing,
     extend: (a, b) => (measuredAny(a) && measuredAny(b) ? judge.look(a, b, opts.signal?.aborted === true) : 0),
   });
   if (!measuredAny(res.baseline.run) || !measuredAny(res.candidate.run)) return { res, comparison: undefined };
@@ -253,7 +256,7 @@ export async function runToDecision(
     {
       repeat,
       maxRepeat: Math.max(repeat, opts.maxRepeat ?? sc.maxRepeat),
-      timing: opts.timing ?? sc.timing,
+      timing: schedulePlan(opts.timing ?? sc.timing, [sc]),
       storedBaseline: true,
       compare: compareOpts,
       ...(opts.budgetMs !== undefined ? { budgetMs: opts.budgetMs } : {}),

@@ -1,10 +1,11 @@
 /**
  * wait_for_network_idle: wait until no request has been in flight for idleMs. Two views are merged:
- * the browser's view of the network (every request type, from the first wait on) and the page's own
- * fetch/XHR counter (page-capture, from document start), which covers requests that began before
- * the harness was listening.
+ * the browser's view of the network (every request type: over CDP from the first wait on, over BiDi from
+ * this wait's start, its subscription released when the wait ends) and the page's own fetch/XHR counter
+ * (page-capture, from document start), which covers requests that began before the harness was listening.
  */
-import { defineStep } from './define.js';
+import type { NetworkActivity } from '../page/index.js';
+import { defineStep, type StepContext, type StepOutput } from './define.js';
 
 // 500 ms of quiet, Playwright's "networkidle" window: long enough that a request chain (fetch → then
 // fetch) is not mistaken for idle, short enough not to dominate a step.
@@ -39,34 +40,46 @@ export const waitForNetworkIdle = defineStep({
   readOnly: true,
   defaultTimeoutMs: DEFAULT_TIMEOUT_MS,
   async run(ctx, args) {
-    const { page } = ctx;
-    const idleMs = args.idleMs ?? DEFAULT_IDLE_MS;
     const ignore = args.ignore ?? [];
     const counts = (url: string): boolean => !url.startsWith('data:') && !url.startsWith('blob:') && !ignore.some((s) => url.includes(s));
     const started = Date.now();
-    const network = await page.capture.network();
-    let lastBusy = started;
-    for (;;) {
-      // A navigation in progress destroys the page's context: count it as busy, not as an error.
-      const fromPage = await page.capture.pendingRequests().catch(() => undefined);
-      const pageUrls = fromPage?.map((r) => r.url).filter(counts);
-      const netUrls = network.inFlight().filter(counts);
-      const now = Date.now();
-      if (netUrls.length > 0 || pageUrls === undefined || pageUrls.length > 0) lastBusy = now;
-      for (const c of network.changes()) if (c.at > lastBusy && counts(c.url)) lastBusy = c.at;
-      if (now - lastBusy >= idleMs) return { data: { idle: true, waitedMs: now - started } };
-      if (now + POLL_MS > ctx.deadline || ctx.signal.aborted) {
-        const urls = [...new Set([...netUrls, ...(pageUrls ?? [])])];
-        return {
-          data: {
-            idle: false,
-            waitedMs: now - started,
-            inFlight: urls.slice(0, MAX_LISTED),
-            ...(urls.length > MAX_LISTED ? { inFlightTotal: urls.length } : {}),
-          },
-        };
-      }
-      await new Promise((r) => setTimeout(r, POLL_MS));
+    const network = await ctx.page.capture.network();
+    try {
+      return await untilIdle(ctx, network, { idleMs: args.idleMs ?? DEFAULT_IDLE_MS, counts, started });
+    } finally {
+      await network.release();
     }
   },
 });
+
+/** Poll both views until idleMs of quiet (idle) or the deadline (what is still in flight). */
+async function untilIdle(
+  ctx: StepContext,
+  network: NetworkActivity,
+  o: { idleMs: number; counts: (url: string) => boolean; started: number },
+): Promise<StepOutput> {
+  const { counts, started } = o;
+  let lastBusy = started;
+  for (;;) {
+    // A navigation in progress destroys the page's context: count it as busy, not as an error.
+    const fromPage = await ctx.page.capture.pendingRequests().catch(() => undefined);
+    const pageUrls = fromPage?.map((r) => r.url).filter(counts);
+    const netUrls = network.inFlight().filter(counts);
+    const now = Date.now();
+    if (netUrls.length > 0 || pageUrls === undefined || pageUrls.length > 0) lastBusy = now;
+    for (const c of network.changes()) if (c.at > lastBusy && counts(c.url)) lastBusy = c.at;
+    if (now - lastBusy >= o.idleMs) return { data: { idle: true, waitedMs: now - started } };
+    if (now + POLL_MS > ctx.deadline || ctx.signal.aborted) {
+      const urls = [...new Set([...netUrls, ...(pageUrls ?? [])])];
+      return {
+        data: {
+          idle: false,
+          waitedMs: now - started,
+          inFlight: urls.slice(0, MAX_LISTED),
+          ...(urls.length > MAX_LISTED ? { inFlightTotal: urls.length } : {}),
+        },
+      };
+    }
+    await new Promise((r) => setTimeout(r, POLL_MS));
+  }
+}

@@ -15,6 +15,7 @@ export const bidiDriver = defineDriver({
     networkEmulation: 'Firefox over BiDi cannot throttle the network',
     trace: 'Firefox records no Chromium trace (no CDP)',
     cpuThrottle: 'Firefox over BiDi cannot throttle the CPU',
+    cpuProfile: 'Firefox over BiDi records no CPU profile (no function is named): every repeat is a timing repeat',
     deviceEmulation: 'over BiDi the viewport is set, not a device (no mobile, touch or pixel ratio)',
     jpegScreenshot: 'the bidi driver captures PNG only',
     largeScreenshot: 'the bidi driver captures the viewport, and a larger clip would need stitching',

@@ -70,6 +70,8 @@ export async function networkActivity(page: Page): Promise<NetworkActivity> {
       return [...inFlight.values()].filter((f) => active(f, now)).map((f) => f.url);
     },
     changes: () => changes,
+    // Kept for the page's lifetime (a request sent between two steps is known to the next wait); stop() ends it.
+    release: () => Promise.resolve(),
     stop: () => offs.forEach((off) => off()),
   };
   trackers.set(page, t);

@@ -17,6 +17,7 @@ export const ptyDriver = defineDriver({
   lacks: {
     storageState: 'a terminal program has no browser state (cookies, web storage) to save or restore',
     pages: 'a terminal program has one screen, no browser pages (tabs, popups) to switch between',
+    cpuProfile: 'a terminal program is not profiled (its process CPU time is read; no function is named): every repeat is a timing repeat',
   },
   // browser: every repeat starts the program anew (what the run file's env.restartMode has always said).
   restartModes: ['browser'],

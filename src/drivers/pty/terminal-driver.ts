@@ -259,7 +259,8 @@ class TerminalRecorder implements PerfRecorder {
         layoutShift: `${na} layout shifts`,
         memory: 'no heap over a terminal: see process.maxRssBytes',
         ...(usage ? {} : { process: "the program's processes could not be read from /proc" }),
-        ...(this.opts.mode === 'attribution' ? { profile: `${na} CPU profile` } : {}),
+        // In either mode: a timing window's insights then know a profile cannot be had here, not just that none was asked.
+        profile: `${na} CPU profile`,
       },
       env: {
         browser: 'terminal',

@@ -138,9 +138,11 @@ const CHANGE_LOG = 100;
 const STALLED_BODY_MS = 2000;
 
 /**
- * Every request the browser sends for the page, from the first call on (the step `wait_for_network_idle`),
- * over BiDi's network events: the same reading as the cdp driver's Network-domain tracker. The subscription is
- * the channel's (Firefox's: this tab's context alone), kept for the page driver's life, which is the repeat's.
+ * Every request the browser sends for the page from this call on (the step `wait_for_network_idle`), over BiDi's
+ * network events: the same reading as the cdp driver's Network-domain tracker. The subscription is the
+ * channel's (Firefox's: this tab's context alone) and lasts until release(): Firefox's BiDi session is shared
+ * by every repeat of a run and every verb of a `perf start` session, and a subscription outlives its tab
+ * (Firefox 153 still holds it after the user context is removed), so each wait removes its own.
  */
 export async function bidiNetworkActivity(bidi: BidiChannel): Promise<NetworkActivity> {
   const inFlight = new Map<string, { url: string; headersAt?: number }>();
@@ -169,13 +171,18 @@ export async function bidiNetworkActivity(bidi: BidiChannel): Promise<NetworkAct
     bidi.on('network.responseCompleted', (p) => ended(p as BidiRequestEvent)),
     bidi.on('network.fetchError', (p) => ended(p as BidiRequestEvent)),
   ];
-  await bidi
+  const unsubscribe = await bidi
     .subscribe(['network.beforeRequestSent', 'network.responseStarted', 'network.responseCompleted', 'network.fetchError'])
     .catch((e: unknown) => {
       offs.forEach((off) => off());
       throw e;
     });
   return {
+    release: async () => {
+      offs.forEach((off) => off());
+      // A tab already gone (the page closed during the wait) may refuse it: nothing is left to remove then but the id.
+      await unsubscribe().catch(() => undefined);
+    },
     inFlight: () => {
       const now = Date.now();
       return [...inFlight.values()].filter((f) => f.headersAt === undefined || now - f.headersAt < STALLED_BODY_MS).map((f) => f.url);

@@ -16,6 +16,7 @@ export const webdriverDriver = defineDriver({
     networkEmulation: "WebDriver cannot throttle the network (that is Chromium's Network.emulateNetworkConditions, over CDP)",
     trace: 'WebDriver records no Chromium trace',
     cpuThrottle: 'WebDriver cannot throttle the CPU',
+    cpuProfile: 'WebDriver records no CPU profile (no function is named): every repeat is a timing repeat',
     deviceEmulation: 'over WebDriver the viewport is the window size only',
     jpegScreenshot: 'WebDriver captures PNG only',
     largeScreenshot: 'WebDriver captures the viewport, and a larger clip would need stitching',

@@ -124,8 +124,6 @@ export class WebDriverPageDriver implements HostPage {
   /** This session has opened something other than about:blank: its HTTP cache is no longer the new profile's empty one. */
   openedPages = false;
   private readonly crashHandlers = new Set<(reason: string) => void>();
-  /** The page's requests over BiDi, from the first network read on (kept: a request sent between two steps is the next one's). */
-  private networkWatch: Promise<NetworkActivity> | undefined;
   /** Where the page reports a click's settle itself (WebKit): see settle-reports.ts. Started at the first single click. */
   private reports: SettleReports | undefined;
   private reportsStarting: Promise<SettleReports | undefined> | undefined;
@@ -231,14 +229,10 @@ export class WebDriverPageDriver implements HostPage {
     };
   }
 
-  /** Over BiDi where the driver declares the read (the bidi driver); WebDriver classic sees no requests. */
+  /** Over BiDi where the driver declares the read (the bidi driver), one subscription per wait; WebDriver classic sees no requests. */
   private networkActivity(): Promise<NetworkActivity> {
     if (!this.bidi || this.definition.lacks.network !== undefined) return Promise.reject(this.refuse('network', 'network activity'));
-    this.networkWatch ??= bidiNetworkActivity(this.bidi).catch((e: unknown) => {
-      this.networkWatch = undefined;
-      throw e;
-    });
-    return this.networkWatch;
+    return bidiNetworkActivity(this.bidi);
   }
 
   /** A refusal quoting this driver's `lacks`. */

@@ -89,7 +89,8 @@ export class WebDriverPerfSession implements PerfRecorder {
       trace: `the Chromium trace is ${WHY}`,
       counters: `Performance counters are ${WHY}`,
       memory: 'no heap over WebDriver: see process.maxRssBytes',
-      ...(this.opts.mode === 'attribution' ? { profile: `the CPU profile is ${WHY}` } : {}),
+      // In either mode: a timing window's insights then know a profile cannot be had here, not just that none was asked.
+      profile: `the CPU profile is ${WHY}`,
     };
     const probe = new ProbeReadings(this.token);
     let support: ProbeSupport | undefined;

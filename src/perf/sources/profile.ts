@@ -17,8 +17,9 @@ export const profileSource = defineSource<ProfileFindings>({
   cover: ({ raw }) =>
     raw.mode === 'attribution' ? { profile: raw.missing.profile ?? (raw.profile ? null : 'no CPU profile was recorded') } : {},
   measure({ raw, offsetMs, window, frames }) {
+    // Only a profiler that ran inflates them: a driver without one (or a profiler that failed to start) leaves ms as they are.
     const warnings =
-      raw.mode === 'attribution'
+      raw.mode === 'attribution' && raw.profile
         ? ['attribution mode: the CPU profiler inflates milliseconds; use them to rank, compare timing-mode milliseconds']
         : [];
     if (raw.profile && offsetMs !== undefined) {
