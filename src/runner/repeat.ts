@@ -95,20 +95,7 @@ export async function runRepeatOn(browser: RepeatBrowser, host: SessionHost, sc:
   hostSampler.calibrate();
   mark('host');
   try {
-    await withinMs(
-      'perf_begin',
-      BEGIN_TIMEOUT_MS,
-      (host.surface() === 'terminal' ? host.terminal() : host.page().then((page) => page.perf)).then((on) =>
-        // DevTools' categories and the forced GCs of memory.* on the attribution repeats only: a timing repeat stays lean
-        // (a run with timing repeats always has attribution ones, but a bisect's 'only' midpoints, which follow ms alone).
-        beginMeasure(host, on, {
-          mode: rc.mode,
-          phases: false,
-          devtools: load && rc.mode === 'attribution',
-          memory: rc.mode === 'attribution',
-        }),
-      ),
-    );
+    await beginWindow(host, rc, load);
   } catch (e) {
     return failed('measure', toErrorInfo(e));
   }
@@ -138,6 +125,22 @@ export async function runRepeatOn(browser: RepeatBrowser, host: SessionHost, sc:
   const hostRecord = hostSampler.finish();
   if (rc.traceDir) saveRepeatTrace(closed, rc.traceDir, rc.index, sc.secrets);
   return measuredRecord(rc, end.ok, { ...common, ...(hostRecord ? { host: hostRecord } : {}), wallMs: performance.now() - t0 });
+}
+
+/**
+ * Open the repeat's measured window. DevTools' categories and the forced GCs of memory.* on the attribution repeats
+ * only: a timing repeat stays lean (a CDP run with timing repeats always has attribution ones, but a bisect's 'only'
+ * midpoints, which follow ms alone).
+ */
+async function beginWindow(host: SessionHost, rc: RepeatContext, load: boolean): Promise<void> {
+  const attribution = rc.mode === 'attribution';
+  await withinMs(
+    'perf_begin',
+    BEGIN_TIMEOUT_MS,
+    (host.surface() === 'terminal' ? host.terminal() : host.page().then((page) => page.perf)).then((on) =>
+      beginMeasure(host, on, { mode: rc.mode, phases: false, devtools: load && attribution, memory: attribution }),
+    ),
+  );
 }
 
 type Phase = 'restart' | 'setup' | 'steps' | 'measure';
