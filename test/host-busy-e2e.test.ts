@@ -97,7 +97,11 @@ test(NAME, { timeout: 600_000 }, async (t) => {
   const shares = [...res.baseline.run.repeats, ...res.candidate.run.repeats].filter((r) => r.host?.foreignCpuPct !== undefined);
   assert.ok(shares.length > 0, 'no repeat records the CPU other processes used');
   const idx = (reps: RepeatRecord[]): number => median(counted(reps).map((r) => r.host!.benchmarkIndex));
-  const left = (reps: RepeatRecord[]): string => median(counted(reps).map((r) => r.host!.foreignCpuPct ?? NaN)).toFixed(0);
+  // Windows too short to tell have no share: the median of those that have one.
+  const left = (reps: RepeatRecord[]): string => {
+    const pct = counted(reps).flatMap((r) => (r.host?.foreignCpuPct === undefined ? [] : [r.host.foreignCpuPct]));
+    return pct.length ? median(pct).toFixed(0) : '–';
+  };
   const cost = (reps: RepeatRecord[]): number => median(reps.map((r) => r.phasesMs!.host!));
   const wall = (reps: RepeatRecord[]): number => median(reps.map((r) => r.wallMs));
   const [qa, qb] = [res.baseline.run.repeats, res.candidate.run.repeats];
