@@ -47,7 +47,8 @@ interface Flows {
   tool: string;
   load: { texts: string[]; list: string; byInsight: Record<string, string>; ms: number };
   click: { texts: string[]; list: string; byInsight: Record<string, string>; ms: number };
-  engineMs: number[];
+  /** Our engine's time on each flow's trace, when the reply carries it (report.devtools.ms). */
+  engineMs: { load?: number; click?: number };
 }
 
 const bytes = (texts: string[]): number => texts.reduce((n, t) => n + Buffer.byteLength(t), 0);
@@ -94,7 +95,7 @@ async function oursFlows(base: string, cwd: string): Promise<Flows> {
     tool: 'rehearse',
     load: { texts: [], list: '', byInsight: {}, ms: 0 },
     click: { texts: [], list: '', byInsight: {}, ms: 0 },
-    engineMs: [],
+    engineMs: {},
   };
   try {
     let t0 = performance.now();
@@ -117,10 +118,7 @@ async function oursFlows(base: string, cwd: string): Promise<Flows> {
       f.click.texts.push(f.click.byInsight[id]);
     }
     f.click.ms = performance.now() - t0;
-    for (const t of [f.load.list, f.click.list]) {
-      const e = ourEngineMs(t);
-      if (e !== undefined) f.engineMs.push(e);
-    }
+    f.engineMs = { load: ourEngineMs(f.load.list), click: ourEngineMs(f.click.list) };
   } finally {
     await m.client.close();
   }
@@ -169,7 +167,7 @@ async function peerFlows(base: string, cwd: string, viewport: string): Promise<F
     tool: `chrome-devtools-mcp ${CDT_VERSION}`,
     load: { texts: [], list: '', byInsight: {}, ms: 0 },
     click: { texts: [], list: '', byInsight: {}, ms: 0 },
-    engineMs: [],
+    engineMs: {},
     traces,
   };
   try {
@@ -336,7 +334,7 @@ async function startFixture(): Promise<{ base: string; stop: () => void }> {
   const base = `http://127.0.0.1:${port}/`;
   for (let i = 0; i < 100; i++) {
     if (
-      await fetch(`${base}hero.json`).then(
+      await fetch(base).then(
         (r) => r.ok,
         () => false,
       )
@@ -374,7 +372,8 @@ function report(ours: Flows, peer: Flows): void {
     console.log(`largest replies, ${tool}: ${top.map(([k, v]) => `${k} ${v}`).join(', ')}`);
   }
   console.log(`insights perf_end left out of its list (6 KB bound): ${ourOmitted(ours.click.list)}`);
-  console.log(`our engine ms per trace (report.devtools.ms): ${ours.engineMs.length ? ours.engineMs.join(', ') : 'not in the replies'}`);
+  const said = (v: number | undefined): string => (v === undefined ? 'not in the reply' : `${v}`);
+  console.log(`our engine ms per trace (report.devtools.ms): perf_load ${said(ours.engineMs.load)}, perf_end ${said(ours.engineMs.click)}`);
 
   console.log(`\n${'planted problem'.padEnd(44)}${col('rehearse')}${col('peer')}`);
   let named = [0, 0];
