@@ -1,4 +1,6 @@
 /** Shared bits of the benchmarks: medians, a side-by-side table, the Playwright launch options. */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { StepResult } from '../src/engine/run-step.js';
 import { findChrome } from '../src/drivers/cdp/chrome.js';
 
@@ -71,4 +73,39 @@ export async function timed(fn: () => Promise<unknown>): Promise<number> {
 export function okData(r: StepResult): Record<string, unknown> {
   if (r.status !== 'ok') throw new Error(`${r.step} failed: ${JSON.stringify(r.error)}`);
   return r.data ?? {};
+}
+
+/** An MCP server over stdio, as an agent sees it: a call's reply is the text of its content. */
+export interface Mcp {
+  client: Client;
+  call(name: string, args?: Record<string, unknown>): Promise<{ text: string; isError: boolean }>;
+  listBytes(): Promise<{ bytes: number; count: number }>;
+}
+
+/** Starts `command args` in `cwd` and connects the SDK's client; `timeoutMs` bounds each call (the SDK's default is 60 s). */
+export async function connectMcp(command: string, args: string[], cwd: string, timeoutMs?: number): Promise<Mcp> {
+  const client = new Client({ name: 'rehearse-bench', version: '0.0.0' });
+  await client.connect(
+    new StdioClientTransport({ command, args, cwd, stderr: 'ignore', env: { ...(process.env as Record<string, string>) } }),
+  );
+  return {
+    client,
+    async call(name, a = {}) {
+      const r = (await client.callTool({ name, arguments: a }, undefined, timeoutMs ? { timeout: timeoutMs } : undefined)) as {
+        isError?: boolean;
+        content: { type: string; text?: string }[];
+      };
+      return {
+        text: r.content
+          .filter((c) => c.type === 'text')
+          .map((c) => c.text ?? '')
+          .join('\n'),
+        isError: r.isError === true,
+      };
+    },
+    async listBytes() {
+      const r = await client.listTools();
+      return { bytes: JSON.stringify(r).length, count: r.tools.length };
+    },
+  };
 }

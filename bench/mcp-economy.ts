@@ -11,43 +11,11 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { findChrome } from '../src/drivers/cdp/chrome.js';
 import { fileURLToPath } from 'node:url';
 import { actionableRefs, buildThirdPartySite, refsMissing, THIRD_PARTY_PAGES } from '../test/third-party.js';
-import { median } from './common.js';
+import { connectMcp as connect, median } from './common.js';
 import { BENCH_MODULES } from './modules.js';
-
-interface Mcp {
-  client: Client;
-  call(name: string, args?: Record<string, unknown>): Promise<{ text: string; isError: boolean }>;
-  listBytes(): Promise<{ bytes: number; count: number }>;
-}
-
-async function connect(command: string, args: string[], cwd: string): Promise<Mcp> {
-  const client = new Client({ name: 'rehearse-bench', version: '0.0.0' });
-  await client.connect(
-    new StdioClientTransport({ command, args, cwd, stderr: 'ignore', env: { ...(process.env as Record<string, string>) } }),
-  );
-  return {
-    client,
-    async call(name, a = {}) {
-      const r = (await client.callTool({ name, arguments: a })) as { isError?: boolean; content: { type: string; text?: string }[] };
-      return {
-        text: r.content
-          .filter((c) => c.type === 'text')
-          .map((c) => c.text ?? '')
-          .join('\n'),
-        isError: r.isError === true,
-      };
-    },
-    async listBytes() {
-      const r = await client.listTools();
-      return { bytes: JSON.stringify(r).length, count: r.tools.length };
-    },
-  };
-}
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const DEMO_DIR = path.join(ROOT, 'scenarios', 'app');
