@@ -49,6 +49,8 @@ test(
       assert.match(line('FontDisplay') ?? '', new RegExp(`${base}font\\.woff$`), lines.join('\n'));
       assert.match(line('Cache') ?? '', new RegExp(`${base}hero\\.png$`), lines.join('\n'));
       assert.match(line('ImageDelivery') ?? '', /KiB/, lines.join('\n'));
+      // The script served from localhost (another site than 127.0.0.1) is named by its file.
+      assert.match(line('ThirdParties') ?? '', /localhost:\d+\/third-party\.js$/, lines.join('\n'));
       assert.equal(r.json.warnings, undefined, 'the engine ran without an error');
 
       const sizes: Record<string, number> = {};

@@ -118,7 +118,20 @@ const ROWS: { [N in Name]?: (m: NonNullable<Models[N]>) => Row[] } = {
   ThirdParties: (m) =>
     m.entitySummaries
       .filter((e) => e.entity !== m.firstPartyEntity)
-      .map((e) => ({ entity: e.entity.name, transferBytes: e.transferSize, mainThreadMs: round(e.mainThreadTime, 1) })),
+      .map((e) => {
+        // The entity's first script (else any request) among its events: the file to look at, as the culprit.
+        const urls = e.relatedEvents.flatMap((ev) => {
+          const url: unknown = ev.args?.data && 'url' in ev.args.data ? ev.args.data.url : undefined;
+          return typeof url === 'string' && url ? [url] : [];
+        });
+        const url = urls.find((u) => /\.m?js(\?|$)/.test(u)) ?? urls[0];
+        return {
+          entity: e.entity.name,
+          ...(url ? { url: cut(url) } : {}),
+          transferBytes: e.transferSize,
+          mainThreadMs: round(e.mainThreadTime, 1),
+        };
+      }),
   ForcedReflow: (m) =>
     m.aggregatedBottomUpData.map((b) => ({
       function: b.bottomUpData?.functionName || '(anonymous)',
