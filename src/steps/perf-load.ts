@@ -143,6 +143,8 @@ function loadReply(report: PerfReport, asked: { url: string; cache: 'warm' | 'co
     // One line per fired insight, ours and DevTools' engine's (by their DevTools names), each starting with the id
     // perf_insight takes: that one has the rows.
     insights: report.insights.map(insightLine),
+    // What DevTools' engine cost on this trace, after the load (off the measured figures): as perf_end says it.
+    ...(report.devtools ? { devtoolsMs: Math.round(report.devtools.ms) } : {}),
   };
   if (report.devtools?.error) warnings.push(cut(report.devtools.error));
   const top = data.top as unknown[];
