@@ -83,10 +83,10 @@ function ourOmitted(text: string): number {
   return (JSON.parse(text) as { data?: { omitted?: { insights?: number } } }).data?.omitted?.insights ?? 0;
 }
 
-/** Our engine's time on the trace, when the reply carries it (report.devtools.ms). */
+/** Our engine's time on the trace, when the reply carries it (perf_end: report.devtools.ms; perf_load: devtoolsMs). */
 function ourEngineMs(text: string): number | undefined {
-  const m = /"devtools":\{"ms":(\d+)/.exec(text);
-  return m ? Number(m[1]) : undefined;
+  const m = /"devtools":\{"ms":(\d+)|"devtoolsMs":(\d+)/.exec(text);
+  return m ? Number(m[1] ?? m[2]) : undefined;
 }
 
 async function oursFlows(base: string, cwd: string): Promise<Flows> {
