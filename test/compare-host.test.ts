@@ -21,7 +21,7 @@ function armOf(foreign: number, more: Partial<RunFile> = {}): RunFile {
 
 const never = {
   rejudge: (): CompareResult => assert.fail('no repeat was busier than the other arm: nothing to re-judge'),
-  warnPct: () => 10,
+  thresholds: () => ({ warnPct: 10, errorPct: 25 }),
 };
 
 test("a stored baseline on a saturated machine: ms rows inconclusive, the app's own counts still decide", { timeout: 10_000 }, () => {
@@ -63,7 +63,7 @@ test("a candidate on a busier host: a change the host's slowdown accounts for is
       assert.equal(b.repeats.length, 0);
       return resultOf([rowOf('counters.threadCpuMs', { b: { median: NaN, n: 0 }, verdict: 'missing' })]);
     },
-    warnPct: () => 10,
+    thresholds: () => ({ warnPct: 10, errorPct: 25 }),
   };
   const { result, busy } = judgeHost(armOf(2), armOf(50), rows, quiet);
   assert.equal(asked, 1);
@@ -88,6 +88,6 @@ test('hostRecord: one kind of machine, or what another host means for the verdic
     other.note ?? '',
     /^baseline from another host \(Test CPU ×2, linux\/x64, HeadlessChrome\/140\.0\.0\.0; this run: Test CPU ×8,/,
   );
-  const busy = { repeats: 3, of: 12, metrics: ['m'], note: 'busy' };
+  const busy = { repeats: 3, of: 12, metrics: ['m'], note: 'busy', headline: 'host busy during 3 of 12 repeats' };
   assert.deepEqual(hostRecord(true, a, a, busy), { same: true, busy: { repeats: 3, of: 12, note: 'busy' } });
 });

@@ -272,7 +272,7 @@ test('attribution-mode ms are info only: durationMs doubled without timing repea
   assert.equal(r.severity, 'info');
   assert.equal(c.verdict, 'pass');
   assert.equal(c.timing.gated, false);
-  assert.match(c.timing.note, /--timing/);
+  assert.match(c.timing.note, /drop timing: false/);
 });
 
 test("timing-mode ms are judged and read from timing repeats only (attribution repeats' ms ignored); secondary unless the scenario gates on them", () => {

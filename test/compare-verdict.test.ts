@@ -126,7 +126,10 @@ test(
     assert.deepEqual([c.verdict, c.frames.painted, c.gate.sequential], ['inconclusive', { a: 60, b: 61 }, null]);
     assert.deepEqual(c.gate.setAside, [{ metric: 'b.ms', why: 'too noisy', deltaPct: 4 }]);
     assert.equal(c.gate.summary, 'undecided: a.ms past warn but within noise; about 30 repeats per run would decide');
-    const busy = comparisonOf({ ...judged, busy: { repeats: 4, of: 12, metrics: ['a.ms'], note: 'n' } });
+    const busy = comparisonOf({
+      ...judged,
+      busy: { repeats: 4, of: 12, metrics: ['a.ms'], note: 'n', headline: 'host busy during 4 of 12 repeats' },
+    });
     assert.equal(busy.gate.summary, 'host busy during 4 of 12 repeats: a.ms followed the host, not the build');
   },
 );

@@ -144,7 +144,7 @@ export function compareRuns(a: RunFile, b: RunFile, opts: CompareRunsOptions = {
   const chosen: SampleOptions = context.primary.length ? { ...sampleOpts, primary: context.primary } : sampleOpts;
   const { result, busy } = judgeHost(a, b, rows, {
     rejudge: (qa, qb) => compareMetrics(metricSamples(qa, qb, chosen).samples, { ...options, rejected: {} }),
-    warnPct: (metric) => thresholdsFor(metric, options).warnPct,
+    thresholds: (metric) => thresholdsFor(metric, options),
   });
 
   const attributed = attributeRows(a, b, result.rows, context.timingGated, 1 - 2 * alpha);

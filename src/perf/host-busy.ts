@@ -51,6 +51,8 @@ export interface HostBusy {
   /** The primary metrics whose difference followed the host. */
   metrics: string[];
   note: string;
+  /** What the host did, the gate line's first words ("host busy during 3 of 10 repeats"). */
+  headline: string;
 }
 
 type Measured = Extract<RepeatRecord, { status: 'measured' }>;
@@ -181,7 +183,7 @@ export function judgeHostBusy(
   const note =
     `${busyNote} (calibration or CPU left by other processes below ${SLOW_HOST_FACTOR} × the pair's usual, ${whose}): ` +
     `${metrics.join(', ')} followed the host, not the build; rerun on a quieter machine`;
-  return { result, busy: { repeats: n, of, metrics, note } };
+  return { result, busy: { repeats: n, of, metrics, note, headline: busyNote } };
 }
 
 /**
@@ -252,7 +254,7 @@ function rejudged(full: CompareResult, rows: CompareRow[], hostMade: readonly st
 export function busySummary(busy: HostBusy, result: CompareResult, summarize: (r: CompareResult) => string): string {
   const rest = result.rows.filter((r) => !busy.metrics.includes(r.metric));
   const decided = verdictOf(rest);
-  const line = `host busy during ${busy.repeats} of ${busy.of} repeats: ${busy.metrics.join(', ')} followed the host, not the build`;
+  const line = `${busy.headline}: ${busy.metrics.join(', ')} followed the host, not the build`;
   return decided.verdict === 'pass' ? line : `${line}; ${summarize({ ...result, rows: rest, ...decided })}`;
 }
 
@@ -300,5 +302,58 @@ export function judgeSaturatedHost(
   );
   const of = [...repA, ...repB].filter((r) => r.host?.foreignCpuPct !== undefined).length;
   const note = `${why}: ${metrics.join(', ')} not judged; rerun on a quieter machine, or interleaved (perf run --against)`;
-  return { result, busy: { repeats: of, of, metrics, note } };
+  return { result, busy: { repeats: of, of, metrics, note, headline: `machine saturated (others used ${pct(fa)}, ${pct(fb)})` } };
+}
+
+/**
+ * A stored baseline against a candidate recorded at another moment of the machine (issue 56 item 2): the per-repeat
+ * marks are relative to the pair, so a host a little slower through the whole candidate recording (a busier hour, a
+ * throttled clock, one more job) marks nothing, yet moves every millisecond. Its size is measured, not guessed: the
+ * host's own slowdown between the two recordings (hostShiftPct: the calibration's index, after Lighthouse's
+ * BenchmarkIndex, and the CPU other processes left). For CPU-bound work time scales as 1 / speed, so a host-dependent
+ * primary's estimate is normalised by it, (1 + change) / (1 + slowdown) − 1, and severity follows the normalised
+ * estimate: below warn the row is inconclusive, saying by how much the host moved (never a pass, never a fail); below
+ * error a fail becomes a warn. Interleaved runs never come here: their rounds share the moment. Counts (the app's own
+ * work) still decide.
+ */
+export function judgeStoredDrift(
+  a: RunFile,
+  b: RunFile,
+  full: CompareResult,
+  judge: { hostDependent: (metric: string) => boolean; thresholds: (metric: string) => { warnPct: number; errorPct: number } },
+): { result: CompareResult; busy?: HostBusy } {
+  const [repA, repB] = [counted(a), counted(b)];
+  const hostPct = hostShiftPct(repA, repB);
+  if (hostPct === 0) return { result: full };
+  const normalised = (deltaPct: number): number => 100 * ((1 + deltaPct / 100) / (1 + hostPct / 100) - 1);
+  const follows = (r: CompareRow): r is CompareRow & { deltaPct: number } =>
+    r.gated &&
+    judge.hostDependent(r.metric) &&
+    r.deltaPct !== null &&
+    ((r.verdict === 'regressed' && hostPct > 0) || (r.verdict === 'improved' && hostPct < 0));
+  const pct = (v: number): string => `${v > 0 ? '+' : ''}${v.toFixed(0)}%`;
+  const headline = `host ${Math.abs(hostPct).toFixed(0)}% slower during the ${hostPct > 0 ? "candidate's" : "baseline's"} recording`;
+  const metrics: string[] = [];
+  const rows = full.rows.map((r): CompareRow => {
+    if (!follows(r)) return r;
+    const n = normalised(r.deltaPct);
+    const { warnPct, errorPct } = judge.thresholds(r.metric);
+    const said =
+      `${pct(r.deltaPct)} is ${pct(n)} once normalised by the host's own ${pct(hostPct)} ` +
+      '(its calibration or the CPU other processes left)';
+    if (Math.abs(n) < warnPct) {
+      metrics.push(r.metric);
+      return hostInconclusive(r, `${headline}: ${said}, within warn: it may be the machine's change, not the build's`);
+    }
+    if (r.severity !== 'error' || n >= errorPct) return r;
+    return { ...r, severity: 'warn', reason: `${headline}: ${said}, a warn, not an error. Was: ${r.reason}` };
+  });
+  if (rows.every((r, i) => r === full.rows[i])) return { result: full };
+  const result = rejudged(full, rows, metrics);
+  if (!metrics.length) return { result };
+  const of = [...repA, ...repB].filter((r) => r.host !== undefined).length;
+  const note =
+    `${headline}: ${metrics.join(', ')} moved no more than the host did; record the baseline again at a quieter ` +
+    'moment (perf gate --update), or compare interleaved (perf run --against)';
+  return { result, busy: { repeats: of, of, metrics, note, headline } };
 }

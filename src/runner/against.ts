@@ -57,13 +57,6 @@ export interface AgainstResult {
   candidate: { run: RunFile; path: string };
 }
 
-/**
- * Whether an interleaved compare of this scenario runs timing repeats when no flag says: yes, unless the scenario says
- * `timing: false`. Both arms share every moment of the machine, and pairs of one round cancel what they shared. A stored
- * baseline has no such partner (perf gate: as the baseline was recorded).
- */
-export const interleavedTiming = (sc: Pick<Scenario, 'timing' | 'timingSet'>): boolean => (sc.timingSet ? sc.timing : true);
-
 /** Run both arms interleaved and write one run file each: two arms of the scheduler. */
 export async function runAgainst(baseline: Scenario, candidate: Scenario, opts: AgainstOptions): Promise<AgainstResult> {
   const labels = opts.labels ?? againstLabels();
@@ -90,7 +83,7 @@ export async function runAgainst(baseline: Scenario, candidate: Scenario, opts: 
     cwd: opts.cwd ?? process.cwd(),
     repeat: opts.repeat ?? candidate.repeat,
     warmup: opts.warmup ?? candidate.warmup,
-    timing: opts.timing ?? interleavedTiming(candidate),
+    timing: opts.timing ?? candidate.timing,
     keepTraces: false,
     ...(opts.keepGoing ? { keepGoing: true } : {}),
     who: 'perf run --against',

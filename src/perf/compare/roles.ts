@@ -128,8 +128,12 @@ function demoted(
     return { role: 'secondary', note: frameCountWhy };
   }
   if (role !== 'shown' && timing && !ctx.timingGated) {
-    if (role === 'primary') ctx.notJudged.push({ metric, why: 'no timing-mode repeats in both runs (run with --timing)' });
-    return { role: 'secondary', note: 'ms from attribution-mode repeats (the profiler inflates them): not gated; run both with --timing' };
+    if (role === 'primary')
+      ctx.notJudged.push({ metric, why: 'no timing-mode repeats in both runs (timing: false, or an older baseline)' });
+    return {
+      role: 'secondary',
+      note: 'ms from attribution-mode repeats (the profiler inflates them): not gated; record both with timing repeats',
+    };
   }
   return { role, note: undefined };
 }

@@ -36,7 +36,7 @@ export interface RunsComparison extends CompareResult {
    * Whether both runs come from one kind of machine; when not, what that means for the verdict. `busy`:
    * primary differences that followed the host's speed, not the build (perf/host-busy.ts).
    */
-  host: { same: boolean; note?: string; busy?: Omit<HostBusy, 'metrics'> };
+  host: { same: boolean; note?: string; busy?: Omit<HostBusy, 'metrics' | 'headline'> };
   /** Which metrics decided the verdict, how, and at which look. */
   gate: {
     primary: string[];

@@ -18,10 +18,11 @@ export function timingOf(gated: boolean, timingA: number, timingB: number): { ga
     note: gated
       ? `ms metrics judged on timing-mode repeats only (${timingA} vs ${timingB}); attribution-mode ms are shown`
       : timingA === 0 && timingB === 0
-        ? 'no timing-mode repeats in either run: ms metrics are secondary (attribution mode instruments the ' +
-          'page); run both with --timing (or timing: true) to gate on milliseconds'
+        ? 'no timing-mode repeats in either run (timing: false): ms metrics are secondary (the profiler inflates ' +
+          'them); drop timing: false to gate on milliseconds'
         : `only the ${timingA ? 'baseline' : 'candidate'} has timing-mode repeats: ms metrics are secondary; ` +
-          `run both with the same --timing setting`,
+          `record both with the same timing setting (a stored baseline from before timing repeats were the default: ` +
+          `perf gate --update)`,
   };
 }
 
