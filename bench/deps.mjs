@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 /**
- * The benches' peers (Lighthouse, memlab, Playwright MCP, chrome-devtools-mcp, webdriverio, tabulator-tables) are
- * bench/'s own package, so the root install (the README's first command, the tests) never downloads them. Every
- * `npm run bench:*` runs this first: on first use it installs them from bench/package-lock.json.
+ * The benches' peers (Lighthouse, memlab, Playwright MCP, chrome-devtools-mcp, webdriverio, tabulator-tables,
+ * puppeteer-core) are bench/'s own package, so the root install (the README's first command, the tests) never
+ * downloads them. Every `npm run bench:*` runs this first: on first use it installs them from bench/package-lock.json.
  *
  * The compiled benches run from dist/bench/, where Node's resolution would never look in bench/node_modules:
  * dist/bench/node_modules links there, so a bench imports its peers by name like any dependency.
