@@ -9,6 +9,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadScenario } from '../src/scenario/load.js';
+import { loadAgainstPair } from '../src/cli/against.js';
 import { PerfError } from '../src/errors.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'rehearse-engine-override-'));
@@ -44,4 +45,13 @@ test('Firefox over cdp or webdriver is refused at the line (before: the cdp driv
       );
     }
   }
+});
+
+test('--against with --engine: both arms in that engine', () => {
+  const file = write('pair', '');
+  const { baseline, candidate } = loadAgainstPair(file, file, undefined, {}, {}, false, 'firefox');
+  assert.deepEqual(
+    [baseline.browser.engine, baseline.browser.driver, candidate.browser.engine, candidate.browser.driver],
+    ['firefox', 'bidi', 'firefox', 'bidi'],
+  );
 });
