@@ -57,7 +57,7 @@ interface Side {
 }
 
 /** Ours: a `perf mcp` server (its own project folder), Firefox started by app_start; the button's ref from one snap. */
-async function ours(url: string): Promise<Side> {
+async function ours(url: string): Promise<Side & { stepMs: number[] }> {
   const cwd = fs.mkdtempSync(path.join(tmpdir(), 'rehearse-bench-firefox-'));
   const m = await connectMcp(process.execPath, [PERF, 'mcp'], cwd, CALL_TIMEOUT_MS);
   const close = async (): Promise<void> => {
@@ -66,6 +66,8 @@ async function ours(url: string): Promise<Side> {
     fs.rmSync(cwd, { recursive: true, force: true });
   };
   let ref: string | undefined;
+  // The step's own time as the MCP server reports it (durationMs): the rest of a call is the stdio round trip.
+  const stepMs: number[] = [];
   try {
     const start = await m.call('app_start', { url, engine: 'firefox' });
     if (start.isError) throw new Error(`app_start: ${start.text}`);
@@ -80,9 +82,12 @@ async function ours(url: string): Promise<Side> {
   }
   return {
     name: 'rehearse MCP tap {ref, snapshot: diff}',
+    stepMs,
     async tap() {
       const r = await m.call('tap', { ref, snapshot: 'diff' });
-      const diff = r.isError ? '' : String((JSON.parse(r.text) as { data?: { snapshot?: string } }).data?.snapshot);
+      const reply = r.isError ? undefined : (JSON.parse(r.text) as { durationMs?: number; data?: { snapshot?: string } });
+      if (reply?.durationMs !== undefined) stepMs.push(reply.durationMs);
+      const diff = String(reply?.data?.snapshot ?? '');
       // The diff's added line: "+  - paragraph: clicked N".
       const n = /^\+.*clicked (\d+)/m.exec(diff)?.[1];
       if (n === undefined) throw new Error(`tap: the reply shows no changed text:\n${r.text}`);
@@ -135,7 +140,7 @@ async function main(): Promise<void> {
   const seenA = { count: 0 };
   const seenB = { count: 0 };
   const r = { ours: [] as number[], peer: [] as number[] };
-  let a: Side | undefined;
+  let a: Awaited<ReturnType<typeof ours>> | undefined;
   let b: Awaited<ReturnType<typeof peer>> | undefined;
   try {
     a = await ours(site.url);
@@ -174,6 +179,10 @@ async function main(): Promise<void> {
     `\nmedians: rehearse ${median(r.ours).toFixed(1)} ms (p25-p75 ${o1.toFixed(1)}-${o3.toFixed(1)}), Puppeteer ` +
       `${median(r.peer).toFixed(1)} ms (${p1.toFixed(1)}-${p3.toFixed(1)}); ratio ${ratio.toFixed(3)}, target <= ${TARGET}x ` +
       `${ratio <= TARGET ? 'met' : 'NOT met'} (${r.ours.length} taps each, blocks of ${PER_BLOCK} in A B B A rounds)`,
+  );
+  console.log(
+    `  (our step in the MCP server, its reply's durationMs: median ${median(a.stepMs.slice(WARMUP)).toFixed(1)} ms; each of its ` +
+      'BiDi commands goes through the session daemon, which holds the one WebSocket Firefox serves the session on)',
   );
   console.log(`  (Puppeteer's page.click alone: median ${median(b.clickMs.slice(WARMUP)).toFixed(1)} ms, the rest its $eval read)`);
   console.log(`loadavg before ${loadBefore.map((x) => x.toFixed(2)).join(' ')}, after ${loadAfter.map((x) => x.toFixed(2)).join(' ')}`);
