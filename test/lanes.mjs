@@ -88,6 +88,7 @@ const UNIT = [
   'security-git.test.js',
   'bisect-follow.test.js',
   'insight-budgets.test.js',
+  'engine-override.test.js',
   'schedule-plan.test.js',
 ];
 
@@ -97,6 +98,7 @@ const UNIT = [
  */
 const BROWSER = [
   'firefox.test.js',
+  'firefox-swagger.test.js',
   'package-install.test.js',
   'devtools-insights.test.js',
   'bisect-grid.test.js',

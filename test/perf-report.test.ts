@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Protocol } from 'devtools-protocol';
-import { parseTraceFrames } from '../src/perf/frames.js';
+import { framesFromRaf, parseTraceFrames } from '../src/perf/frames.js';
 import { INSIGHTS, runInsights } from '../src/perf/insights.js';
 import { blocksBySelf, readProfile } from '../src/perf/profile.js';
 import { buildReport, stepAt } from '../src/perf/report.js';
@@ -298,6 +298,37 @@ test('a driver without a CPU profiler: late frames are not sent to attribution m
   assert.equal(inflated(rawSession({ ...OVER_BOUND_FRAMES, ...none, mode: 'attribution' })), false);
   assert.equal(inflated(rawSession({ ...OVER_BOUND_FRAMES, mode: 'attribution', profile: profile() })), true);
 });
+test('framesDropped from the rAF counter (Firefox, WebDriver): the stalls are the long intervals, not 0 ms', () => {
+  // A page at 60 Hz with two stalls: a 100 ms interval (6 vsyncs, 5 skipped) and a 50 ms one (3 vsyncs, 2 skipped).
+  const intervals = [...new Array<number>(10).fill(16.7), 100.2, ...new Array<number>(10).fill(16.7), 50.1];
+  const frames = framesFromRaf([{ count: intervals.length + 1, firstAt: 1000, lastAt: 1500, intervalsMs: intervals }])!;
+  assert.equal(frames.dropped, 7);
+  const a: Analysis = {
+    raw: rawSession(),
+    metrics: {},
+    frames,
+    painted: frames.painted,
+    interactions: [],
+    longFrames: [],
+    profile: undefined,
+    blocksBySelf: [],
+    layouts: undefined,
+    coverage: { frames: 'read' },
+    missingReasons: {},
+    frameOf: () => -1,
+  };
+  const { insights, details } = runInsights(a);
+  const dropped = insights.find((i) => i.id === 'framesDropped');
+  assert.equal(dropped?.title, '7 of 30 frames dropped (longest stall 83.5 ms)');
+  assert.deepEqual(
+    details.get('framesDropped')!.rows.map((r) => [r.frames, r.ms]),
+    [
+      [5, 83.5],
+      [2, 33.4],
+    ],
+  );
+});
+
 const OVER_BOUND_FRAMES = { docFrames: [{ count: 30, firstAt: 1000, lastAt: 1500, intervalsMs: new Array(29).fill(16.7) }] };
 
 /** 200 steps with long labels: their ranked list alone is far over the 6 KB bound. */

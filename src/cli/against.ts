@@ -29,6 +29,8 @@ export interface AgainstFlags {
   repeat?: number;
   warmup?: number;
   restart?: RestartMode;
+  /** --engine: both arms in this engine. */
+  engine?: Scenario['browser']['engine'];
   timing?: boolean;
   reporters: string[];
 }
@@ -101,8 +103,9 @@ export function loadAgainstPair(
   vars: Record<string, string>,
   baselineVars: Record<string, string>,
   allowOutside = false,
+  engine?: Scenario['browser']['engine'],
 ): { baseline: Scenario; candidate: Scenario } {
-  const v = { ...(variant !== undefined ? { variant } : {}), allowOutside };
+  const v = { ...(variant !== undefined ? { variant } : {}), ...(engine !== undefined ? { engine } : {}), allowOutside };
   // Two different files may each declare their own vars, so --var is checked against the pair only when they are one file.
   const same = resolve(candidateFile) === resolve(baselineFile);
   const flagged = (names: Record<string, string>, flag: '--var' | '--baseline-var') =>
@@ -128,7 +131,15 @@ export async function runAgainstCommand(
   bisect = false,
 ): Promise<number> {
   const baselineFile = f.against as string;
-  const { baseline, candidate } = loadAgainstPair(candidateFile, baselineFile, flags.variant, vars, baselineVars, f.allowOutside === true);
+  const { baseline, candidate } = loadAgainstPair(
+    candidateFile,
+    baselineFile,
+    flags.variant,
+    vars,
+    baselineVars,
+    f.allowOutside === true,
+    flags.engine,
+  );
   const quiet = f.quiet === true || f.json === true;
   const seq = sequentialFlags(f, 'run');
   const git = gitFor(f);

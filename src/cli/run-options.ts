@@ -17,6 +17,10 @@ import { isNamePart, NAME_PART, writeFileAtomic } from '../files.js';
 import { writeHtmlRunReport } from './html-report.js';
 import { SEQUENTIAL_OPTIONS } from '../runner/options.js';
 
+/** The browser engines a scenario names (browser.engine), for --engine. */
+const ENGINES = ['chromium', 'webkit', 'firefox'] as const;
+type Engine = (typeof ENGINES)[number];
+
 /** --label and --variant become parts of file names: anything past NAME_PART is exit 2 naming the flag. */
 export function checkNameFlag(command: string, flag: 'label' | 'variant', value: string | undefined): void {
   if (value === undefined || isNamePart(value)) return;
@@ -46,6 +50,7 @@ export function runFlags(f: FlagValues): {
   repeat?: number;
   warmup?: number;
   restart?: RestartMode;
+  engine?: Engine;
   timing?: boolean;
   keepGoing?: boolean;
   reporters: string[];
@@ -57,6 +62,13 @@ export function runFlags(f: FlagValues): {
   if (restart !== undefined && !(RESTART_MODES as readonly string[]).includes(restart)) {
     throw new PerfError({ code: 'invalid_flag', message: `run: --restart must be one of ${RESTART_MODES.join(', ')}, got "${restart}"` });
   }
+  const engine = f.engine as string | undefined;
+  if (engine !== undefined && !(ENGINES as readonly string[]).includes(engine))
+    throw new PerfError({
+      code: 'invalid_flag',
+      message: `run: --engine must be one of ${ENGINES.join(', ')}, got "${engine}"`,
+      suggestion: 'e.g. --engine firefox',
+    });
   for (const [k, min] of [
     ['repeat', 1],
     ['warmup', 0],
@@ -74,6 +86,7 @@ export function runFlags(f: FlagValues): {
     ...(f.repeat !== undefined ? { repeat: f.repeat as number } : {}),
     ...(f.warmup !== undefined ? { warmup: f.warmup as number } : {}),
     ...(restart !== undefined ? { restart: restart as RestartMode } : {}),
+    ...(engine !== undefined ? { engine: engine as Engine } : {}),
     ...(f.timing !== undefined ? { timing: f.timing as boolean } : {}),
     ...(f.keepGoing === true ? { keepGoing: true } : {}),
     reporters,

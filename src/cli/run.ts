@@ -46,6 +46,12 @@ export const runCommand = defineCommand({
       value: 'MODE',
       description: 'Clean restart per repeat: reload | context | browser (overrides browser.restart).',
     },
+    engine: {
+      type: 'string',
+      value: 'chromium|webkit|firefox',
+      description:
+        'Browser engine (overrides browser.engine; with --against, both arms): one scenario file runs in each engine, e.g. --engine firefox.',
+    },
     ...flagsOf(RUN_OPTIONS, 'timing'),
     ...flagsOf(STOP_OPTIONS, 'keepGoing'),
     ...STORAGE_STATE_FLAG,
@@ -130,6 +136,7 @@ export const runCommand = defineCommand({
     }
     const loaded = loadScenario(positionals[0]!, {
       ...(flags.variant !== undefined ? { variant: flags.variant } : {}),
+      ...(flags.engine !== undefined ? { engine: flags.engine } : {}),
       vars: parseVars(f.var as string[] | undefined),
       allowOutside: f.allowOutside === true,
     });

@@ -47,6 +47,11 @@ export function isOverBudget(ms: number): boolean {
   return ms > FRAME_BUDGET_MS + BUDGET_JITTER_MS;
 }
 
+/** The frames a rAF interval of `ms` skipped: an interval of N vsyncs means N - 1 were never presented. */
+export function skippedFrames(ms: number): number {
+  return Math.max(0, Math.round(ms / FRAME_BUDGET_MS) - 1);
+}
+
 /** Frames from the rAF counters of the session's documents. */
 export function framesFromRaf(docs: readonly ProbeFrames[]): FrameStats | undefined {
   if (docs.length === 0) return undefined;
@@ -58,9 +63,7 @@ export function framesFromRaf(docs: readonly ProbeFrames[]): FrameStats | undefi
     let t = d.firstAt;
     for (const ms of d.intervalsMs) {
       t += ms;
-      // An interval of N vsyncs means N - 1 frames were skipped.
-      const skipped = Math.max(0, Math.round(ms / FRAME_BUDGET_MS) - 1);
-      dropped += skipped;
+      dropped += skippedFrames(ms);
       frames.push({ startAt: t - ms, durationMs: ms, state: 'presented' });
     }
   }

@@ -4,7 +4,7 @@
  * estimated savings, and at most MAX_INSIGHTS are reported. The rows behind each finding are kept for
  * perf_insight.
  */
-import { FRAME_BUDGET_MS, type FrameRecord } from './frames.js';
+import { FRAME_BUDGET_MS, skippedFrames, type FrameRecord, type FrameStats } from './frames.js';
 import { isPageWork, locationOf, round, type ProfileData } from './profile.js';
 import { rankLoafScripts, type Analysis } from './analysis.js';
 import type { LayoutSpan } from './trace-layouts.js';
@@ -150,17 +150,7 @@ export const framesDropped = defineInsight({
     if (!f || f.dropped < MIN_DROPPED) return undefined;
     const perFrame = f.dropped / Math.max(1, f.count);
     if (perFrame < DROPPED_WARN_PER_FRAME) return undefined;
-    // Runs of consecutive dropped frames: where the page stalled.
-    const runs: { atMs: number; frames: number; ms: number }[] = [];
-    let run: { atMs: number; frames: number; ms: number } | undefined;
-    for (const x of f.frames) {
-      if (x.state === 'dropped') {
-        if (!run) runs.push((run = { atMs: at(a, x.startAt), frames: 0, ms: 0 }));
-        run.frames++;
-        run.ms = round(run.ms + x.durationMs, 1);
-      } else run = undefined;
-    }
-    runs.sort((x, y) => y.ms - x.ms);
+    const runs = stalls(a, f);
     return {
       severity: perFrame >= DROPPED_ERROR_PER_FRAME ? 'error' : 'warn',
       title: `${f.dropped} of ${f.count} frames dropped (longest stall ${runs[0]?.ms ?? 0} ms)`,
@@ -176,6 +166,31 @@ export const framesDropped = defineInsight({
     };
   },
 });
+
+/**
+ * Runs of consecutive dropped frames, longest first: where the page stalled. The trace records each dropped frame; the
+ * rAF counter (WebDriver, Firefox) records none, only the long interval they left: an interval of N vsyncs is a run of
+ * N - 1 (without this, every stall there read as 0 ms).
+ */
+function stalls(a: Analysis, f: FrameStats): { atMs: number; frames: number; ms: number }[] {
+  const runs: { atMs: number; frames: number; ms: number }[] = [];
+  if (f.source === 'raf') {
+    for (const x of f.frames) {
+      const skipped = skippedFrames(x.durationMs);
+      if (skipped > 0) runs.push({ atMs: at(a, x.startAt), frames: skipped, ms: round(skipped * f.vsyncMs, 1) });
+    }
+  } else {
+    let run: { atMs: number; frames: number; ms: number } | undefined;
+    for (const x of f.frames) {
+      if (x.state === 'dropped') {
+        if (!run) runs.push((run = { atMs: at(a, x.startAt), frames: 0, ms: 0 }));
+        run.frames++;
+        run.ms = round(run.ms + x.durationMs, 1);
+      } else run = undefined;
+    }
+  }
+  return runs.sort((x, y) => y.ms - x.ms);
+}
 
 // One function holding 30% of self time is a single place to fix.
 const BLOCK_SHARE = 0.3;

@@ -270,6 +270,11 @@ export interface LoadOptions {
    * to the scenario file). Off for a run's own load: a gate or bisect may build the served folder after loading.
    */
   checkFiles?: boolean;
+  /**
+   * `perf run --engine`: the browser engine in place of the file's `browser.engine` (the rest of the file unchanged), so
+   * one scenario file runs in Chromium, WebKit or Firefox; the driver is then the engine's, as if the file said so.
+   */
+  engine?: Scenario['browser']['engine'];
 }
 
 /** Every step list of a scenario document (steps, setup, and each variant's), with its path. */
@@ -563,7 +568,9 @@ function written(src: Located, doc: Record<string, any>, variant: string | null,
   const top = interpolate(src, stripKeys(doc, ['variants']), [], vars, env) as Record<string, any>;
   const over = variant ? (interpolate(src, overrides, ['variants', variant], vars, env) as Record<string, any>) : {};
   const at = (path: Path): Path => (variant && valueAt(over, path) !== undefined ? ['variants', variant, ...path] : path);
-  return { variant, top, over, merged: deepMerge(top, over), vars, env, at };
+  const merged = deepMerge(top, over);
+  if (opts.engine !== undefined) merged.browser = { ...((merged.browser as object | undefined) ?? {}), engine: opts.engine };
+  return { variant, top, over, merged, vars, env, at };
 }
 
 function valueAt(o: unknown, path: Path): unknown {

@@ -31,6 +31,13 @@ export const cdpDriver = defineDriver({
         message: 'engine webkit is driven over WebDriver, not cdp',
         suggestion: 'drop browser.driver, or set it to webdriver',
       });
+    // Else Chromium ran a scenario that said Firefox, and the run file called it a Chromium run without a word.
+    else if (view.browser.engine === 'firefox')
+      problems.push({
+        path: ['browser', 'driver'],
+        message: 'engine firefox is driven over BiDi, not cdp',
+        suggestion: 'drop browser.driver, or set it to bidi',
+      });
     return problems;
   },
   remote: [

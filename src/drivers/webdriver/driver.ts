@@ -31,6 +31,15 @@ export const webdriverDriver = defineDriver({
 });
 
 function desktopProblems(view: DriverScenarioView): DriverProblem[] {
+  // Firefox speaks BiDi only (no geckodriver here): the bidi driver drives it.
+  if (view.browser.engine === 'firefox')
+    return [
+      {
+        path: ['browser', 'driver'],
+        message: 'engine firefox is driven over BiDi, not webdriver',
+        suggestion: 'drop browser.driver, or set it to bidi',
+      },
+    ];
   if (!view.app.desktop || view.browser.engine !== 'chromium') return [];
   return [
     {
