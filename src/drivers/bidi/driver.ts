@@ -10,7 +10,6 @@ export const bidiDriver = defineDriver({
   summary: 'WebDriver BiDi: Firefox ESR, launched headless on a fresh profile (browser.engine: firefox)',
   surface: 'page',
   lacks: {
-    pages: 'tabs and popups are not tracked over BiDi yet',
     userAgent: 'the bidi driver does not override the user agent yet',
     networkEmulation: 'Firefox over BiDi cannot throttle the network',
     trace: 'Firefox records no Chromium trace (no CDP)',
