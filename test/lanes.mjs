@@ -97,6 +97,7 @@ const UNIT = [
  */
 const BROWSER = [
   'firefox.test.js',
+  'firefox-emulation.test.js',
   'package-install.test.js',
   'devtools-insights.test.js',
   'bisect-grid.test.js',

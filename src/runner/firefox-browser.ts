@@ -44,7 +44,9 @@ export class FirefoxRepeatBrowser implements RepeatBrowser {
     this.source = firefoxPageSource(driver, this.tab!.client, this.session!.firefox.pid);
     this.host.rebind(this.source, this.baseUrl);
     mark('restart');
-    if (!reuse) await driver.emulateEnvironment({ viewport: this.sc.viewport, cpuThrottle: this.sc.cpuThrottle });
+    // A reused tab keeps what a step emulated (device_profile's user agent, resize_viewport): back to the scenario's.
+    if (reuse) await driver.emulation.clear();
+    await driver.emulateEnvironment({ viewport: this.sc.viewport, cpuThrottle: this.sc.cpuThrottle });
     if (rc.state) await driver.storage.restore(rc.state);
     await driver.navigation.navigate(rc.url, NAVIGATION_TIMEOUT_MS);
     await this.host.page();
