@@ -28,6 +28,11 @@ test('the steps a terminal runs are derived from the step registry, not typed by
   assert.ok(!onPty.includes('navigate'));
   const tauri = STEPS.find((s) => s.name === 'tauri_invoke')!;
   assert.deepEqual(stepDrivers(tauri), ['webdriver']);
+  // Firefox's column is the bidi driver's own lacks, not WebDriver classic's (it once showed switch_page while bidi lacked pages).
+  const on = (name: string): string[] => stepDrivers(STEPS.find((s) => s.name === name)!);
+  for (const name of ['switch_page', 'device_profile', 'wait_for_network_idle']) assert.ok(on(name).includes('bidi'), name);
+  for (const name of ['network', 'perf_trace']) assert.ok(!on(name).includes('bidi'), name);
+  assert.ok(!on('device_profile').includes('webdriver'));
 });
 
 test('the README is a guide of at most 250 lines, and every relative link in it and in docs/ resolves', { timeout: 60_000 }, () => {

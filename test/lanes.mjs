@@ -99,6 +99,7 @@ const UNIT = [
 const BROWSER = [
   'firefox.test.js',
   'firefox-swagger.test.js',
+  'firefox-emulation.test.js',
   'package-install.test.js',
   'devtools-insights.test.js',
   'bisect-grid.test.js',

@@ -21,6 +21,7 @@ import {
 } from '../src/perf/leaks-result.js';
 import { renderLeaksHtml, renderLeaksMarkdown, shortPath } from '../reporters/leaks.js';
 import { leaksBrief } from '../src/mcp/perf-tools.js';
+import { firefoxBinary } from '../src/drivers/bidi/firefox.js';
 import { FIXTURES_DIR, ROOT } from './helpers.js';
 
 const work = mkdtempSync(join(tmpdir(), 'rehearse-leaks-'));
@@ -221,6 +222,35 @@ describe('perf leaks over WebDriver (chromedriver)', { timeout: 300_000 }, () =>
       'a browser is more than 10 MB',
     );
     assert.ok(doc.missing.some((m) => /retainer paths/.test(m)));
+  });
+});
+
+describe('perf leaks in Firefox (bidi driver)', { timeout: 300_000, skip: firefoxBinary() ? false : 'firefox-esr not installed' }, () => {
+  test("no heap snapshot over BiDi: Firefox's peak RSS after each iteration, what is not measured named", () => {
+    const file = join(work, 'leaks-cli', 'firefox.yaml');
+    writeFileSync(file, `${readFileSync(SCENARIO, 'utf8').trimEnd()}\nbrowser: { engine: firefox }\n`);
+    const r = perf(['leaks', file, '--variant', 'leaky', '--iterations', '3', '--out', join(work, 'out-ff'), '--json']);
+    assert.ok(r.code === 0 || r.code === 1, r.stderr);
+    assert.doesNotMatch(r.stderr, /\n\s+at /, 'no stack trace');
+    const doc = JSON.parse(r.stdout) as {
+      kind: string;
+      driver: string;
+      verdict: string;
+      maxRssAfterEachBytes: number[];
+      missing: string[];
+    };
+    assert.deepEqual([doc.kind, doc.driver], ['rss', 'bidi']);
+    assert.equal(doc.verdict, r.code === 1 ? 'leak' : 'no_leak');
+    assert.equal(doc.maxRssAfterEachBytes.length, 3);
+    assert.ok(
+      doc.maxRssAfterEachBytes.every((b) => b > 10 * 1024 * 1024),
+      'a Firefox is more than 10 MB',
+    );
+    assert.ok(
+      doc.missing.some((m) => /heap snapshots \(none over the bidi driver/.test(m)),
+      JSON.stringify(doc.missing),
+    );
+    assert.equal(existsSync(join(work, 'out-ff', 'leaks-cli-leaky-leaks-snapshots')), false, 'no snapshot folder without snapshots');
   });
 });
 

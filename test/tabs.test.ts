@@ -13,12 +13,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RunFile } from '../src/perf/run-file.js';
 import { findServerBinary, miniBrowserPath } from '../src/drivers/webdriver/server.js';
+import { firefoxBinary } from '../src/drivers/bidi/firefox.js';
 import { boundedPages } from '../src/mcp/pages-tool.js';
 import { FIXTURES_DIR, perfCli, refOf } from './helpers.js';
 import { stdioServer, type Stdio, type ToolReply } from './mcp-client.js';
 
 const work = mkdtempSync(join(tmpdir(), 'rehearse-tabs-'));
 const noChromedriver = findServerBinary('chromedriver') ? false : 'chromedriver not installed (apt-get install chromium-driver)';
+const noFirefox = firefoxBinary() ? false : 'Firefox not installed (apt-get install firefox-esr)';
 const noWebKit =
   findServerBinary('webkit') && miniBrowserPath() ? false : 'WebKitWebDriver not installed (apt-get install webkit2gtk-driver)';
 
@@ -61,6 +63,8 @@ const FLOWS = [
   { name: 'cdp-reload', browser: '{ driver: cdp, restart: reload }', skip: false as false | string },
   { name: 'chromedriver', browser: '{ driver: webdriver }', skip: noChromedriver },
   { name: 'webkit', browser: '{ engine: webkit }', skip: noWebKit },
+  { name: 'firefox', browser: '{ engine: firefox }', skip: noFirefox },
+  { name: 'firefox-reload', browser: '{ engine: firefox, restart: reload }', skip: noFirefox },
 ];
 
 describe('perf run: a new tab and a popup, from YAML', () => {
@@ -94,11 +98,17 @@ describe('perf run: a new tab and a popup, from YAML', () => {
     );
   }
 
-  for (const restart of ['context', 'reload']) {
-    test(`a ${restart} restart leaves one page: a tab left open by one repeat is not in the next`, { timeout: 300_000 }, async () => {
+  for (const [engine, restart, skip] of [
+    ['chromium', 'context', false],
+    ['chromium', 'reload', false],
+    ['firefox', 'context', noFirefox],
+    ['firefox', 'reload', noFirefox],
+  ] as const) {
+    const test_ = `${engine === 'firefox' ? 'firefox: ' : ''}a ${restart} restart leaves one page: a tab left open by one repeat is not in the next`;
+    test(test_, { timeout: 300_000, skip }, async () => {
       const file = scenario(
-        `leak-${restart}`,
-        `{ restart: ${restart} }`,
+        `leak-${engine}-${restart}`,
+        `{ engine: ${engine}, restart: ${restart} }`,
         `steps:
   - switch_page: { page: 1, timeoutMs: 300, optional: true, label: no-second-page }
   - tap: "Open details in a new tab"
@@ -106,9 +116,9 @@ describe('perf run: a new tab and a popup, from YAML', () => {
   - expect: { target: { testId: detail }, text: "Detail content for item 42" }
 `,
       );
-      const r = await perfCli(work, ['run', file, '--repeat', '3', '--warmup', '0', '--out', `out-leak-${restart}`], 240_000);
+      const r = await perfCli(work, ['run', file, '--repeat', '3', '--warmup', '0', '--out', `out-leak-${engine}-${restart}`], 240_000);
       assert.equal(r.code, 0, r.stderr);
-      const run = runFile(`out-leak-${restart}`, `leak-${restart}`);
+      const run = runFile(`out-leak-${engine}-${restart}`, `leak-${engine}-${restart}`);
       assert.equal(run.repeats.length, 3);
       for (let i = 0; i < 3; i++) {
         const first = steps(run, i)[0]!;
@@ -142,6 +152,7 @@ describe('MCP: pages list / select / close', () => {
   for (const f of [
     { name: 'cdp', start: {}, skip: false as false | string },
     { name: 'chromedriver', start: { driver: 'webdriver' }, skip: noChromedriver },
+    { name: 'firefox', start: { engine: 'firefox' }, skip: noFirefox },
   ]) {
     test(
       `${f.name}: a new tab is selected, driven by its own refs, closed; a popup that closes itself returns to its opener`,

@@ -86,11 +86,13 @@ export function stepDrivers(def: StepDefinition<any>): string[] {
   // A desktop app is driven over WebDriver only (tauri-driver, WebKitWebDriver).
   const cdp = def.terminalOnly || def.desktopOnly ? [] : ['cdp'];
   const page = def.terminalOnly ? [] : [...cdp, ...(stepLacks(def, 'webdriver').length ? [] : ['webdriver'])];
+  // Firefox is a browser, never a desktop app; its own lacks, not WebDriver classic's, say what it runs.
+  const bidi = def.terminalOnly || def.desktopOnly || stepLacks(def, 'bidi').length ? [] : ['bidi'];
   const terminal = def.terminal || def.terminalOnly ? ['pty'] : [];
-  return [...page, ...terminal];
+  return [...page, ...bidi, ...terminal];
 }
 
-function stepLacks(def: StepDefinition<any>, driver: 'cdp' | 'webdriver'): PageFeature[] {
+function stepLacks(def: StepDefinition<any>, driver: 'cdp' | 'webdriver' | 'bidi'): PageFeature[] {
   return (def.needs ?? []).filter((n) => getDriver(driver).lacks[n] !== undefined);
 }
 
@@ -106,7 +108,7 @@ function stepSection(def: StepDefinition<any>): string {
       .join(', ')}${def.desktopOnly ? ' (desktop apps only)' : ''}.`,
     def.readOnly ? (def.writesFiles ? 'Leaves the page as it is; writes a file.' : 'Read-only.') : 'Changes the page.',
     def.shorthand ? `Shorthand: \`- ${def.name}: "…"\`.` : '',
-    ...['webdriver' as const].flatMap((d) => stepLacks(def, d).map((n) => `Not over ${d}: ${getDriver(d).lacks[n]}.`)),
+    ...(['webdriver', 'bidi'] as const).flatMap((d) => stepLacks(def, d).map((n) => `Not over ${d}: ${getDriver(d).lacks[n]}.`)),
   ].filter(Boolean);
   return [
     `## \`${def.name}\``,
@@ -308,7 +310,8 @@ function driversDoc(): string {
     `|:--|${rows.map(() => ':-:').join('|')}|`,
     ...STEPS.map((s) => {
       const on = stepDrivers(s);
-      const mark = (d: DriverName): string => (on.includes(d === 'cdp' || d === 'pty' ? d : 'webdriver') ? '✓' : '—');
+      const entry = (d: DriverName): string => (d === 'cdp' || d === 'pty' ? d : d === 'bidi-firefox' ? 'bidi' : 'webdriver');
+      const mark = (d: DriverName): string => (on.includes(entry(d)) ? '✓' : '—');
       return `| \`${s.name}\` | ${rows.map((r) => mark(r.name)).join(' | ')} |`;
     }),
     '',

@@ -87,7 +87,7 @@ export const leaksCommand = defineCommand({
     'One clean start and setup, then a GC and heap snapshot (baseline), the steps once (snapshot first), N-1 more times\n' +
     '(snapshot last). The steps must bring the app back to where they started. Snapshots stay in\n' +
     '<out>/<scenario>[-<variant>]-leaks-snapshots/. Exit 1 when a leak over the threshold is found.\n' +
-    'WebDriver and terminal apps have no heap: their peak RSS per iteration is reported instead.',
+    'WebDriver, Firefox (BiDi) and terminal apps have no heap snapshot: their peak RSS per iteration is reported instead.',
   flags: {
     variant: { type: 'string', value: 'NAME', description: 'Variant to run (required when the scenario declares variants).' },
     var: { type: 'multi', value: 'NAME=VALUE', description: 'Set a scenario var (overrides vars:). Repeatable.' },

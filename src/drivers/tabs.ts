@@ -1,7 +1,7 @@
 /**
  * The open pages of a session's browser (tabs, popups, window.open) and which one the steps act on.
  * Driver-neutral: a driver supplies a PageBackend (CDP: page targets of the browser context;
- * WebDriver: window handles) and this tracker does the choosing, so `page: new | last | n | "text"`
+ * WebDriver: window handles; BiDi: the user context's browsing contexts) and this tracker does the choosing, so `page: new | last | n | "text"`
  * means the same on every driver. Index = position among the open pages in opening order (0 = the
  * app's page), the way Playwright's context.pages() numbers them.
  */
@@ -29,6 +29,16 @@ export interface PageBackend {
   close(id: string): Promise<void>;
   /** Whether page `id` is closed, for a driver that hears of no close (WebDriver); else the page's own alive() says. */
   gone?(id: string): Promise<boolean>;
+  /** The browser's page events, for a driver that hears them (BiDi): the tracker then waits on them instead of a timer. */
+  readonly events?: PageEvents;
+}
+
+/** Pages opened, closed and documents loaded, as the browser reports them. */
+export interface PageEvents {
+  /** Bumped by every page opened or closed and every document loaded. */
+  readonly seq: number;
+  /** Resolves at the first event after `seen` (at once if one came already), or at `deadline` (epoch ms). */
+  next(seen: number, deadline: number): Promise<void>;
 }
 
 export interface PageRow {
@@ -102,20 +112,24 @@ export class PageTracker implements PageTabs {
   }
 
   async select(sel: PageSelector, deadline: number): Promise<PageRow> {
+    const events = this.backend.events;
     for (;;) {
+      const seq = events?.seq;
       const pages = await this.raw(byText(sel));
       const hit = pick(pages, sel, this.seen, this.selectedId);
       if (hit) {
         this.current = await this.backend.open(hit.id);
         this.selectedId = hit.id;
-        if (!this.seen.has(hit.id)) await loaded(this.current, deadline);
+        if (!this.seen.has(hit.id)) await loaded(this.current, deadline, events);
         this.seen.add(hit.id);
         const now = await this.raw(false);
         const at = now.findIndex((p) => p.id === hit.id);
         return at >= 0 ? rows(now, hit.id)[at]! : rows(pages, hit.id)[pages.indexOf(hit)]!;
       }
       if (Date.now() + PAGE_POLL_MS > deadline) throw notFound(sel, pages);
-      await new Promise((r) => setTimeout(r, PAGE_POLL_MS));
+      // A title can change with no event (a script sets it): a text is looked for again on the timer.
+      if (events && seq !== undefined && !byText(sel)) await events.next(seq, deadline);
+      else await new Promise((r) => setTimeout(r, PAGE_POLL_MS));
     }
   }
 
@@ -176,11 +190,14 @@ export class PageTracker implements PageTabs {
  * Playwright's popup handling does, so its title is its own and the step after finds its content. A page that
  * never finishes is left to the next step's own wait.
  */
-async function loaded(page: HostPage, deadline: number): Promise<void> {
+async function loaded(page: HostPage, deadline: number, events: PageEvents | undefined): Promise<void> {
   while (Date.now() + PAGE_POLL_MS < deadline) {
+    const seq = events?.seq;
     const state = await page.evaluate<string>('document.readyState', { timeoutMs: Math.max(1, deadline - Date.now()) }).catch(() => '');
     if (state === 'complete') return;
-    await new Promise((r) => setTimeout(r, PAGE_POLL_MS));
+    // With events the next look is at the next document loaded (a page's load event), not the next tick.
+    if (events && seq !== undefined) await events.next(seq, deadline);
+    else await new Promise((r) => setTimeout(r, PAGE_POLL_MS));
   }
 }
 

@@ -6,11 +6,11 @@
 import type { SessionHost } from '../engine/host.js';
 import { openFirefoxTab, startFirefoxSession, type FirefoxPage, type FirefoxSession } from '../drivers/bidi/browser.js';
 import type { WebDriverPageDriver } from '../drivers/webdriver/page-driver.js';
-import { webdriverPageSource } from '../drivers/webdriver/tabs.js';
+import { closeOtherTabs } from '../drivers/bidi/tabs.js';
 import type { RunEnv } from '../perf/run-file.js';
 import type { Scenario } from '../scenario/load.js';
 import type { RunningApp } from '../session/app.js';
-import { firefoxPageDriver } from '../session/firefox-page.js';
+import { firefoxPageDriver, firefoxPageSource } from '../session/firefox-page.js';
 import { hostInfo, toolVersion } from './env.js';
 import type { RepeatBrowser, RepeatContext } from './repeat-browser.js';
 
@@ -22,6 +22,8 @@ export class FirefoxRepeatBrowser implements RepeatBrowser {
   private session: FirefoxSession | undefined;
   private tab: FirefoxPage | undefined;
   private driver: WebDriverPageDriver | undefined;
+  /** The repeat's tabs, tracked from the first step that names a page; a new tracker each repeat. */
+  private source: ReturnType<typeof firefoxPageSource> | undefined;
   /** The restart the repeats use (the scenario's, or the run's --restart), for the run file's env. */
   private restart: RepeatContext['restart'] | undefined;
 
@@ -35,10 +37,16 @@ export class FirefoxRepeatBrowser implements RepeatBrowser {
     this.restart = rc.restart;
     const reuse = rc.restart === 'reload' && this.driver?.alive() === true;
     if (!reuse) await this.freshPage(rc.restart);
+    // A reload restart keeps the tab, not the tabs and popups the last repeat opened beside it.
+    else await closeOtherTabs(this.tab!.client);
     const driver = this.driver!;
-    this.host.rebind(webdriverPageSource(driver), this.baseUrl);
+    this.source?.dispose();
+    this.source = firefoxPageSource(driver, this.tab!.client, this.session!.firefox.pid);
+    this.host.rebind(this.source, this.baseUrl);
     mark('restart');
-    if (!reuse) await driver.emulateEnvironment({ viewport: this.sc.viewport, cpuThrottle: this.sc.cpuThrottle });
+    // A reused tab keeps what a step emulated (device_profile's user agent, resize_viewport): back to the scenario's.
+    if (reuse) await driver.emulation.clear();
+    await driver.emulateEnvironment({ viewport: this.sc.viewport, cpuThrottle: this.sc.cpuThrottle });
     if (rc.state) await driver.storage.restore(rc.state);
     await driver.navigation.navigate(rc.url, NAVIGATION_TIMEOUT_MS);
     await this.host.page();
@@ -46,6 +54,8 @@ export class FirefoxRepeatBrowser implements RepeatBrowser {
 
   /** A new tab (in a new user context for `context`), in a new Firefox for `browser` or when there is none alive. */
   private async freshPage(restart: RepeatContext['restart']): Promise<void> {
+    this.source?.dispose();
+    this.source = undefined;
     await this.tab?.close().catch(() => undefined);
     this.tab = undefined;
     this.driver = undefined;
@@ -97,6 +107,8 @@ export class FirefoxRepeatBrowser implements RepeatBrowser {
   }
 
   async close(): Promise<void> {
+    this.source?.dispose();
+    this.source = undefined;
     await this.tab?.close().catch(() => undefined);
     this.tab = undefined;
     this.driver = undefined;

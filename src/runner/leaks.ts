@@ -201,7 +201,7 @@ async function rssIterations(host: SessionHost, sc: Scenario, opts: IterateOptio
     maxRssAfterEachBytes: after,
     growthPerIterationBytes: judged.growthPerIterationBytes,
     missing: [
-      'heap snapshots (no V8 heap over this driver)',
+      `heap snapshots (none over the ${sc.browser.driver} driver: they are Chromium's, over CDP)`,
       'leak groups, retained sizes and retainer paths',
       'detached DOM',
       'memory.* metrics',

@@ -5,6 +5,9 @@
  */
 import { bidiDriver } from '../drivers/bidi/driver.js';
 import type { BidiPageClient } from '../drivers/bidi/client.js';
+import { bidiTabs } from '../drivers/bidi/tabs.js';
+import type { HostPage } from '../drivers/page-driver.js';
+import type { PageTabs } from '../drivers/tabs.js';
 import { WebDriverPageDriver } from '../drivers/webdriver/page-driver.js';
 
 // Long enough for a runtime call that waits (expect, the gate): each caps its own wait below this.
@@ -26,4 +29,29 @@ export async function firefoxPageDriver(
   if (opts.preload) await driver.useBidi(client.channel());
   else driver.bidi = client.channel();
   return driver;
+}
+
+/**
+ * A Firefox tab as a page source: its page driver, and its user context's tabs and popups, tracked from first use
+ * (BiDi events, src/drivers/bidi/tabs.ts). Another tab's driver borrows its document as a verb does (no preload
+ * script of its own: the repeat's user context already has one where the runner added it).
+ */
+export function firefoxPageSource(
+  driver: WebDriverPageDriver,
+  client: BidiPageClient,
+  firefoxPid: number | undefined,
+): { driver: HostPage; tabs(create: boolean): PageTabs | undefined; dispose(): void } {
+  let tracker: ReturnType<typeof bidiTabs> | undefined;
+  const userAgent = driver.emulation.browserUserAgent();
+  return {
+    driver,
+    tabs(create) {
+      if (!tracker && create)
+        tracker = bidiTabs(client, driver, (tab) =>
+          firefoxPageDriver(tab, { preload: false, userAgent, ...(firefoxPid !== undefined ? { firefoxPid } : {}) }),
+        );
+      return tracker;
+    },
+    dispose: () => tracker?.dispose(),
+  };
 }

@@ -115,12 +115,11 @@ export function presetUserAgent(page: PageDriver, preset: DevicePreset): string 
 
 /** Viewport, touch and user agent of a preset. */
 export async function applyDevice(page: PageDriver, preset: DevicePreset): Promise<void> {
-  await Promise.all([
-    page.emulation.applyViewport(preset),
-    page.emulation.setUserAgent({
-      userAgent: presetUserAgent(page, preset),
-      mobile: preset.mobile,
-      ...(preset.platform ? { platform: preset.platform } : {}),
-    }),
-  ]);
+  // The viewport first: a driver that refuses the device (Firefox has no touch) then leaves the user agent as it was.
+  await page.emulation.applyViewport(preset);
+  await page.emulation.setUserAgent({
+    userAgent: presetUserAgent(page, preset),
+    mobile: preset.mobile,
+    ...(preset.platform ? { platform: preset.platform } : {}),
+  });
 }

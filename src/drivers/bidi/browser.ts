@@ -6,6 +6,7 @@
 import { launchFirefox, type Firefox } from './firefox.js';
 import { BidiSocket } from '../bidi-socket.js';
 import { BidiPageClient } from './client.js';
+import { CONTEXT_EVENTS } from './tabs.js';
 
 export interface FirefoxSession {
   firefox: Firefox;
@@ -25,6 +26,9 @@ export async function startFirefoxSession(opts: { headless: boolean }): Promise<
       capabilities: { alwaysMatch: { acceptInsecureCerts: true, unhandledPromptBehavior: { default: 'ignore' } } },
     });
     const sock = socket;
+    // Once for the session, every context: tabs and popups (src/drivers/bidi/tabs.ts) are learnt from these events,
+    // in this process and, through the relay, in every verb of a `perf start` session.
+    await sock.subscribe(CONTEXT_EVENTS);
     return {
       firefox,
       socket: sock,

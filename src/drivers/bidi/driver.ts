@@ -10,13 +10,11 @@ export const bidiDriver = defineDriver({
   summary: 'WebDriver BiDi: Firefox ESR, launched headless on a fresh profile (browser.engine: firefox)',
   surface: 'page',
   lacks: {
-    pages: 'tabs and popups are not tracked over BiDi yet',
-    userAgent: 'the bidi driver does not override the user agent yet',
     networkEmulation: 'Firefox over BiDi cannot throttle the network',
     trace: 'Firefox records no Chromium trace (no CDP)',
     cpuThrottle: 'Firefox over BiDi cannot throttle the CPU',
     cpuProfile: 'Firefox over BiDi records no CPU profile (no function is named): every repeat is a timing repeat',
-    deviceEmulation: 'over BiDi the viewport is set, not a device (no mobile, touch or pixel ratio)',
+    deviceEmulation: 'Firefox over BiDi sets the viewport and pixel ratio, not a device: it has no mobile or touch emulation',
     jpegScreenshot: 'the bidi driver captures PNG only',
     largeScreenshot: 'the bidi driver captures the viewport, and a larger clip would need stitching',
   },
@@ -55,11 +53,11 @@ function problems(view: DriverScenarioView): DriverProblem[] {
     out.push({ path: ['network'], message: `network: ${lacks.networkEmulation}`, suggestion: 'drop network, or use Chromium' });
   if (view.cpuThrottle !== undefined && view.cpuThrottle !== 1)
     out.push({ path: ['cpuThrottle'], message: `cpuThrottle: ${lacks.cpuThrottle}`, suggestion: 'drop cpuThrottle, or use Chromium' });
-  if (view.viewport.mobile || view.viewport.touch || view.viewport.dpr !== 1)
+  if (view.viewport.mobile || view.viewport.touch)
     out.push({
       path: ['viewport'],
-      message: `${lacks.deviceEmulation}: mobile, touch and dpr other than 1 need Chromium`,
-      suggestion: 'drop them',
+      message: `${lacks.deviceEmulation}: mobile and touch need Chromium`,
+      suggestion: 'drop them (width, height and dpr are emulated)',
     });
   return out;
 }

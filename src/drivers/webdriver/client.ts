@@ -210,7 +210,18 @@ export type W3CClient = Pick<
   | 'windowRect'
   | 'setWindowRect'
   | 'setTimeouts'
->;
+> & {
+  /** Device emulation beyond the window size, where the protocol has it (BiDi: Firefox); WebDriver classic has none. */
+  readonly deviceEmulation?: W3CDeviceEmulation;
+};
+
+/** What a client emulates of a device: every override is for its own tab, and undefined means the browser's own. */
+export interface W3CDeviceEmulation {
+  /** The CSS viewport and the device pixel ratio. */
+  setViewport(size: { width: number; height: number } | undefined, dpr: number | undefined): Promise<unknown>;
+  /** The user agent the page reads (navigator.userAgent) and sends. */
+  setUserAgent(userAgent: string | undefined): Promise<unknown>;
+}
 
 /** GET /status: whether the server is up and ready for a new session. */
 export async function serverReady(endpoint: string): Promise<boolean> {

@@ -130,6 +130,8 @@ export class WebDriverPageDriver implements HostPage {
   private reportSeq = 0;
   /** The action the last gate call armed a report for: the settle that follows may take it. */
   private armedSeq: number | undefined;
+  /** The viewport was set through the client's device emulation (BiDi), so a reset has something to clear. */
+  private viewportSet = false;
 
   /**
    * `client` sends the W3C commands (over WebDriver classic, or over BiDi for Firefox); `definition` is the
@@ -183,15 +185,15 @@ export class WebDriverPageDriver implements HostPage {
     };
     this.emulation = {
       applyViewport: (v) => this.applyViewport(v),
-      clear: async () => undefined,
+      clear: () => this.clearEmulation(),
       readViewport: () =>
         this.evaluate<ViewportReadBack>(
           `({ width: innerWidth, height: innerHeight, dpr: devicePixelRatio, touch: navigator.maxTouchPoints ` +
             `> 0, screenWidth: screen.width, screenHeight: screen.height, userAgent: navigator.userAgent })`,
         ),
-      viewportOverridden: () => false,
+      viewportOverridden: () => this.viewportSet,
       browserUserAgent: () => this.userAgent.replace('HeadlessChrome/', 'Chrome/'),
-      setUserAgent: () => Promise.reject(this.refuse('userAgent', 'a user agent override')),
+      setUserAgent: (ua) => this.setUserAgent(ua.userAgent),
     };
     this.navigation = {
       navigate: (url, timeoutMs) => this.navigate(url, timeoutMs),
@@ -576,15 +578,41 @@ export class WebDriverPageDriver implements HostPage {
     await this.keys(actions);
   }
 
-  /** The window sized so the page's viewport is the wanted CSS size (the browser's frame measured once). */
+  /**
+   * The viewport and pixel ratio through the client's device emulation where it has one (BiDi), else the window sized so
+   * the page's viewport is the wanted CSS size (the browser's frame measured once) at the browser's own ratio.
+   */
   private async applyViewport(v: ViewportSpec): Promise<void> {
     this.pointerAt = undefined;
+    const emulation = this.client.deviceEmulation;
+    if (emulation) {
+      if (v.mobile || v.touch) throw this.refuse('deviceEmulation', `emulating ${v.mobile ? 'a mobile device' : 'touch'}`);
+      await this.guard(emulation.setViewport({ width: v.width, height: v.height }, v.dpr));
+      this.viewportSet = true;
+      return;
+    }
     const now = await this.evaluate<{ dpr: number }>('({ dpr: devicePixelRatio })');
     if (v.mobile || v.touch || Math.abs(now.dpr - v.dpr) > 1e-6)
       throw this.refuse('deviceEmulation', `emulating ${v.mobile ? 'a mobile device' : v.touch ? 'touch' : `pixel ratio ${v.dpr}`}`);
     const rect = await this.guard(this.client.windowRect());
     const inner = await this.evaluate<{ w: number; h: number }>('({ w: innerWidth, h: innerHeight })');
     await this.guard(this.client.setWindowRect({ width: v.width + (rect.width - inner.w), height: v.height + (rect.height - inner.h) }));
+  }
+
+  private async setUserAgent(userAgent: string): Promise<void> {
+    const emulation = this.client.deviceEmulation;
+    if (!emulation || this.definition.lacks.userAgent !== undefined) throw this.refuse('userAgent', 'a user agent override');
+    await this.guard(emulation.setUserAgent(userAgent));
+  }
+
+  /** Back to the browser's own viewport, pixel ratio and user agent (nothing to undo over WebDriver classic). */
+  private async clearEmulation(): Promise<void> {
+    const emulation = this.client.deviceEmulation;
+    if (!emulation) return;
+    this.pointerAt = undefined;
+    await this.guard(emulation.setViewport(undefined, undefined));
+    if (this.definition.lacks.userAgent === undefined) await this.guard(emulation.setUserAgent(undefined));
+    this.viewportSet = false;
   }
 
   private async navigate(url: string, timeoutMs: number): Promise<NavigateResult> {

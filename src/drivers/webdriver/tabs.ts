@@ -94,7 +94,7 @@ class WebDriverWindows implements PageBackend {
  */
 export function webdriverPageSource(main: WebDriverPageDriver): { driver: HostPage; tabs(create: boolean): PageTabs | undefined } {
   const client = main.client;
-  // Windows over BiDi (the bidi driver) are not tracked yet: that driver declares `pages` in its lacks.
+  // A BiDi client (Firefox) has its own tracker, from browsingContext events (src/session/firefox-page.ts).
   if (!(client instanceof WebDriverClient)) return { driver: main, tabs: () => undefined };
   let tracker: Promise<PageTracker> | undefined;
   let ready: PageTracker | undefined;

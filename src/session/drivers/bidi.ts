@@ -1,10 +1,9 @@
 /** The session half of the bidi driver: a Firefox the daemon launched, its BiDi session relayed on a unix socket. */
 import { attachFirefoxTab } from '../../drivers/bidi/browser.js';
 import { TargetClosedError } from '../../drivers/errors.js';
-import { webdriverPageSource } from '../../drivers/webdriver/tabs.js';
 import { PerfError } from '../../errors.js';
 import { isAlive } from '../../processes.js';
-import { firefoxPageDriver } from '../firefox-page.js';
+import { firefoxPageDriver, firefoxPageSource } from '../firefox-page.js';
 import type { FirefoxSessionState } from '../state.js';
 import { aliveWord, pageLines, pageSummary, type SessionDriver } from './define.js';
 
@@ -58,7 +57,16 @@ export const bidiSession: SessionDriver<FirefoxSessionState> = {
         throw e;
       },
     );
-    return { ...webdriverPageSource(driver), state, close: async () => tab.close() };
+    const source = firefoxPageSource(driver, tab.client, ff.pid);
+    return {
+      driver: source.driver,
+      tabs: source.tabs,
+      state,
+      close: async () => {
+        source.dispose();
+        tab.close();
+      },
+    };
   },
   summary: (state) =>
     pageSummary(state, {
