@@ -50,7 +50,8 @@ export const runCommand = defineCommand({
       type: 'string',
       value: 'chromium|webkit|firefox',
       description:
-        'Browser engine (overrides browser.engine; with --against, both arms): one scenario file runs in each engine, e.g. --engine firefox.',
+        'Browser engine (overrides browser.engine; with --against, both arms): one scenario file runs in each engine, ' +
+        'e.g. --engine firefox.',
     },
     ...flagsOf(RUN_OPTIONS, 'timing'),
     ...flagsOf(STOP_OPTIONS, 'keepGoing'),

@@ -1,8 +1,8 @@
 /**
  * The open pages of a session's browser (tabs, popups, window.open) and which one the steps act on.
- * Driver-neutral: a driver supplies a PageBackend (CDP: page targets of the browser context;
- * WebDriver: window handles; BiDi: the user context's browsing contexts) and this tracker does the choosing, so `page: new | last | n | "text"`
- * means the same on every driver. Index = position among the open pages in opening order (0 = the
+ * Driver-neutral: a driver supplies a PageBackend (CDP: page targets of the browser context; WebDriver:
+ * window handles; BiDi: the user context's browsing contexts) and this tracker does the choosing, so
+ * `page: new | last | n | "text"` means the same on every driver. Index = position among the open pages in opening order (0 = the
  * app's page), the way Playwright's context.pages() numbers them.
  */
 import { PerfError } from '../errors.js';
