@@ -289,7 +289,7 @@ test('the endpoints are judged at the warn threshold, as error too, for every me
 test('a midpoint on a ms metric with timing repeats measures timing repeats alone; endpoints and counts keep the evidence', () => {
   const on = { timing: true };
   // A scenario that says `timing: false`; one that says nothing runs timing repeats in an interleaved compare.
-  const off = { timing: false };
+  const off = { timing: false, timingSet: true };
   assert.deepEqual(midpointTiming(true, ['counters.threadCpuMs'], on, on), { timing: 'only' });
   assert.deepEqual(midpointTiming(true, ['counters.threadCpuMs', 'longFrames.blockingMs'], on, on), { timing: 'only' });
   // The endpoints' comparison keeps its attribution repeats: the answer's "what grew" comes from it.

@@ -161,7 +161,9 @@ test('gate --update writes the baseline; the next gate passes against it; jank t
   const base = readRun('baselines/list-scroll-desktop.json');
   assert.equal(base.label, 'baseline');
   assert.equal(base.variant, 'desktop');
-  assert.equal(base.summary.measured, 3);
+  // --repeat 3 timing repeats decide; a profiled one follows every other (T,A,T,T,A): 5 measured.
+  assert.equal(base.summary.measured, 5);
+  assert.equal(base.repeats.filter((r) => r.mode === 'timing').length, 3);
   assert.equal(base.traces, undefined, 'traces stay in --out: a committed baseline must not point at them');
 
   const same = perf(['gate', LIST, '--variant', 'desktop', '--baselines', 'baselines', ...SMALL]);

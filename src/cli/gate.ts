@@ -32,6 +32,7 @@ import { RUN_OPTIONS, SCALE_OPTIONS, STOP_OPTIONS } from '../runner/options.js';
 import { parseShard, selectShard, shardFile, shardFileName, shardKey } from './shard.js';
 import { scaleFlags, SCALE_FLAGS } from './scale-options.js';
 import { gridUrlOf } from '../session/grid.js';
+import { interleavedTiming } from '../runner/against.js';
 import { runToDecision } from '../runner/sequential.js';
 import { writeHtmlCompareReport, writeHtmlRunReport } from './html-report.js';
 import { renderGateIndex } from '../../reporters/html.js';
@@ -673,9 +674,11 @@ async function gateOne(sc: Scenario, g: GateContext): Promise<GateEntry | 'inter
     const hb = g.fromHistory ? await baselineFromHistory(sc, g.fromHistory, cwd, quiet) : undefined;
     const baselineFile = hb ? historyBaselineName(hb, g.fromHistory?.branch) : baselinePath(baselinesDir, sc);
     const baseline = hb ? (hb.status === 'found' ? hb.run : undefined) : readBaseline(baselineFile);
+    // Timing repeats decide, in the baseline and the candidate alike (issue 56), unless the scenario says timing: false
+    // and its baseline has none; a baseline recorded with them is followed whatever the scenario says now.
     const timing =
       (f.timing as boolean | undefined) ??
-      (baseline?.repeats.some((r) => r.mode === 'timing' && r.status === 'measured') ? true : undefined);
+      (baseline?.repeats.some((r) => r.mode === 'timing' && r.status === 'measured') ? true : interleavedTiming(sc));
     // A baseline is recorded once and compared many times, and a stored baseline cannot grow: twice
     // the minimum gives candidate-only sampling room to decide.
     const repeat = (f.repeat as number | undefined) ?? (update ? sc.repeat * BASELINE_REPEAT_FACTOR : undefined);

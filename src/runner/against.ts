@@ -57,6 +57,14 @@ export interface AgainstResult {
   candidate: { run: RunFile; path: string };
 }
 
+/**
+ * Whether a compare of this scenario runs timing repeats when no flag says: yes, unless the scenario says `timing:
+ * false` (issue 56: timing repeats decide). Interleaved, both arms share every moment of the machine and pairs of one
+ * round cancel what they shared; a stored gate records its baseline so too, and normalises its milliseconds by the
+ * host's own slowdown between the recordings (perf/host-busy.ts judgeStoredDrift).
+ */
+export const interleavedTiming = (sc: Pick<Scenario, 'timing' | 'timingSet'>): boolean => (sc.timingSet ? sc.timing : true);
+
 /** Run both arms interleaved and write one run file each: two arms of the scheduler. */
 export async function runAgainst(baseline: Scenario, candidate: Scenario, opts: AgainstOptions): Promise<AgainstResult> {
   const labels = opts.labels ?? againstLabels();
@@ -83,7 +91,7 @@ export async function runAgainst(baseline: Scenario, candidate: Scenario, opts: 
     cwd: opts.cwd ?? process.cwd(),
     repeat: opts.repeat ?? candidate.repeat,
     warmup: opts.warmup ?? candidate.warmup,
-    timing: opts.timing ?? candidate.timing,
+    timing: opts.timing ?? interleavedTiming(candidate),
     keepTraces: false,
     ...(opts.keepGoing ? { keepGoing: true } : {}),
     who: 'perf run --against',

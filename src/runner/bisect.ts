@@ -44,6 +44,7 @@ import {
 } from './bisect-follow.js';
 import { Checkouts, git, GIT_TIMEOUT_MS, pruneStale, short } from './bisect-checkouts.js';
 import { isRefusal, vetCheckout, vetRange, type RangePrograms, type Vet } from './bisect-vet.js';
+import { interleavedTiming } from './against.js';
 import { runAndJudge } from './judge.js';
 import type { TimingPlan } from './records.js';
 import type { LookEvent } from './sequential.js';
@@ -290,8 +291,8 @@ interface Ctx {
 type On = readonly string[] | null;
 
 /**
- * A midpoint whose followed metrics are all milliseconds, with timing repeats in both scenarios (the default unless a
- * scenario says `timing: false`), measures timing repeats
+ * A midpoint whose followed metrics are all milliseconds, with timing repeats in both scenarios (the default of an
+ * interleaved compare: runner/against.ts interleavedTiming), measures timing repeats
  * alone: its verdict reads only those (the profiler's repeats inflate ms and are never judged), and the evidence of what
  * grew is the endpoints' (kept with the answer). Each unit then costs one repeat instead of one and a half, the warm-up
  * an unprofiled one. A count among them keeps the profiled repeats (some counts are read from those only).
@@ -299,11 +300,11 @@ type On = readonly string[] | null;
 export function midpointTiming(
   midpoint: boolean,
   metrics: On,
-  a: Pick<Scenario, 'timing'>,
-  b: Pick<Scenario, 'timing'>,
+  a: Pick<Scenario, 'timing' | 'timingSet'>,
+  b: Pick<Scenario, 'timing' | 'timingSet'>,
 ): { timing?: TimingPlan } {
   const timingOnly = metrics !== null && metrics.length > 0 && metrics.every(isTimingMetric);
-  return midpoint && timingOnly && a.timing && b.timing ? { timing: 'only' } : {};
+  return midpoint && timingOnly && interleavedTiming(a) && interleavedTiming(b) ? { timing: 'only' } : {};
 }
 
 /**

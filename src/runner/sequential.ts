@@ -11,7 +11,7 @@ import type { CompareVerdict, Direction } from '../perf/compare.js';
 import { DEFAULT_ALPHA, DEFAULT_SPENDING } from '../perf/compare.js';
 import type { Scenario } from '../scenario/load.js';
 import { writeJsonAtomic } from '../session/state.js';
-import { runAgainst, type AgainstOptions, type AgainstResult } from './against.js';
+import { interleavedTiming, runAgainst, type AgainstOptions, type AgainstResult } from './against.js';
 import type { RunFile, SequentialRecord } from '../perf/run-file.js';
 import { repeatSlots, runScenario, type RunOptions } from './run.js';
 import { schedulePlan, type TimingPlan } from './records.js';
@@ -206,7 +206,7 @@ export async function againstToDecision(
   const repeat = opts.repeat ?? candidate.repeat;
   const compareOpts = { force: true, ...(opts.compare ?? {}) };
   // The plan the arms will follow, as the design counts it: its reach in timing repeats is what the noise rule reads.
-  const timing = schedulePlan(opts.timing ?? candidate.timing, [baseline, candidate]);
+  const timing = schedulePlan(opts.timing ?? interleavedTiming(candidate), [baseline, candidate]);
   if (opts.fixed) {
     const res = await runAgainst(baseline, candidate, { ...opts, timing });
     return { res, comparison: finalCompare(res.baseline, res.candidate, compareOpts) };

@@ -105,6 +105,8 @@ export interface Scenario {
   maxRepeat: number;
   warmup: number;
   timing: boolean;
+  /** The scenario said `timing:` itself (a compare otherwise adds timing repeats). */
+  timingSet?: boolean;
   /** The scenario's primary metrics (`gate.metrics`), checked against the registry. */
   gate?: { metrics: string[] };
   /** What the measured window is: the steps after setup, or the app's opening (then the steps). */
@@ -335,9 +337,11 @@ export function loadScenario(path: string, opts: LoadOptions = {}): Scenario {
     repeat,
     maxRepeat: Math.max(repeat, (w.merged.maxRepeat as number | undefined) ?? repeat * DEFAULTS.maxRepeatFactor),
     warmup: (w.merged.warmup as number | undefined) ?? DEFAULTS.warmup,
-    // Timing repeats decide unless the scenario says `timing: false` (issue 56): the CPU profiler at 100 µs inflates
-    // the milliseconds a verdict reads, a page load's own start-up most of all; profiled repeats between them explain.
-    timing: w.merged.timing !== false,
+    // A load is measured in timing mode unless the scenario says otherwise: a CPU profiler at 100 µs slows the
+    // page's own start-up, the very thing measured. A compare (an interleaved one, a stored gate) adds timing repeats
+    // unless the scenario says `timing: false` (runner/against.ts interleavedTiming).
+    timing: w.merged.timing === true || (w.merged.measure === 'load' && w.merged.timing !== false),
+    ...(w.merged.timing !== undefined ? { timingSet: true } : {}),
     ...(gateMetrics ? { gate: { metrics: gateMetrics } } : {}),
     ...measureOf(src, w, (browser.restart as RestartMode | undefined) ?? driver.restartModes[0]!),
     vars: w.vars,

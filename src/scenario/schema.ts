@@ -245,8 +245,9 @@ function overridableProperties(stepList: JsonSchema): Record<string, JsonSchema>
       type: 'boolean',
       description:
         'Interleave timing-mode repeats (no profiler: their ms are what compare gates on) with profiled ones (T,A,T: ' +
-        'they explain where time went). Default true; false profiles every repeat, whose ms never gate. A driver with no ' +
-        'CPU profiler (Firefox, WebDriver, a terminal) runs timing repeats only, whatever this says.',
+        'they explain where time went), like --timing. Default: true in perf run --against, perf gate (its --update too) ' +
+        'and with measure: load, false otherwise (a plain perf run); false profiles every repeat, whose ms never gate. ' +
+        'A driver with no CPU profiler (Firefox, WebDriver, a terminal) runs timing repeats only, whatever this says.',
     },
     vars: {
       type: 'object',
