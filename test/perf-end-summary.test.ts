@@ -29,7 +29,7 @@ const insight = (id: string, title: string): Insight => ({
 });
 
 test(
-  'the slow click: every insight in one line, the headline figures, no ranked list, a quarter of the full report',
+  'the slow click: one line per insight (twins folded), the headline figures, no ranked list, a quarter of the report',
   { timeout: TIMEOUT_MS },
   () => {
     const report = clickReport();
@@ -40,12 +40,14 @@ test(
     const bytes = Buffer.byteLength(JSON.stringify(s));
     assert.ok(bytes <= full / 4, `summary ${bytes} bytes, the full report ${full}`);
     const lines = s.insights as string[];
-    assert.equal(lines.length, report.insights.length);
+    // Six fired; our two rules whose DevTools twin fired too are folded into its line (the report keeps all six).
+    assert.equal(report.insights.length, 6);
     assert.deepEqual(
       lines.map((l) => l.slice(0, l.indexOf(':'))),
-      ['blockSelfMs', 'framesDropped', 'forcedLayout', 'longInteraction', 'INPBreakdown', 'ForcedReflow'],
+      ['blockSelfMs', 'framesDropped', 'INPBreakdown', 'ForcedReflow'],
     );
-    assert.match(lines[5]!, /^ForcedReflow: .*forceLayoutLoop/);
+    assert.match(lines[2]!, /^INPBreakdown: .* on button#slow "Slow" \(step tap\); also longInteraction$/);
+    assert.match(lines[3]!, /^ForcedReflow: .*forceLayoutLoop.*; also forcedLayout$/);
     assert.equal(s.insightsOmitted, undefined);
     const metrics = s.metrics as Record<string, number>;
     assert.equal(metrics['interactions.latencyMs.worst'], 288);
@@ -72,6 +74,7 @@ test(
     assert.ok(Buffer.byteLength(JSON.stringify(s)) <= PERF_END_SUMMARY_MAX_BYTES);
     const lines = s.insights as string[];
     assert.equal(lines.length + Number(s.insightsOmitted), 25);
+    assert.ok(Number(s.insightsOmitted) > 0);
     assert.ok(lines.length >= 10, `${lines.length} lines kept`);
     assert.deepEqual(
       Object.keys(s.metrics as object).filter((m) => m.startsWith('steps.')),

@@ -47,8 +47,9 @@ test('perf_insight for blockSelfMs lists the function and the frames where it we
   const fn = d.rows[0].function;
   assert.ok(['forceLayoutThrash', 'burnCpu'].includes(fn));
   const frames = d.rows.filter((r: Record<string, unknown>) => 'frameAtMs' in r);
-  assert.ok(frames.length >= 1);
-  assert.ok(frames.every((r: { function: string; selfMs: number }) => r.function === fn && r.selfMs > 0));
+  assert.ok(frames.length >= 1 && frames.length <= 5, `${frames.length} frame rows`);
+  // Each frame row is the first row's function: not said again in each.
+  assert.ok(frames.every((r: { function?: string; selfMs: number }) => r.function === undefined && r.selfMs > 0));
 });
 
 test('perf_insight errors name what to read instead: unknown id, an insight that did not fire, a stale token', async () => {

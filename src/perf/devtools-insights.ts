@@ -137,7 +137,8 @@ const ROWS: { [N in Name]?: (m: NonNullable<Models[N]>) => Row[] } = {
     m.aggregatedBottomUpData.map((b) => ({
       function: b.bottomUpData?.functionName || '(anonymous)',
       url: cut(b.bottomUpData?.url ?? ''),
-      ms: round(b.totalTime, 1),
+      // The engine's times are µs, as the trace's: 157641 read as ms was a 2.6-minute reflow.
+      ms: ms(b.totalTime),
     })),
   NetworkDependencyTree: (m) => {
     // The chains depth first, as DevTools draws the tree: each request with its depth and time from the document's.
@@ -305,6 +306,9 @@ const longestPhase = (rows: readonly Row[]): string => {
   return top ? `, mostly ${top.phase} ${top.ms} ms` : '';
 };
 
+// Insights whose rows are a fixed form (phases, checks, a score and its culprits), not a list of culprits to count.
+const FIXED_ROWS = new Set<Name>(['LCPBreakdown', 'LCPDiscovery', 'INPBreakdown', 'DocumentLatency', 'CLSCulprits', 'DOMSize']);
+
 /**
  * What a one-line listing says an insight found, where its first URL says too little: the function that forced the
  * reflow, the kind of shift with its element, the phase an interaction or the LCP spent its time in, the failed checks.
@@ -332,9 +336,11 @@ function titleOf(m: Model, rows: readonly Row[]): string {
   const what = (WHAT[m.insightKey] ?? culpritOf)(rows);
   // CLSCulprits estimates no savings: its worst cluster's score is what to bring down.
   const cls = typeof rows[0]?.worstClusterScore === 'number' ? `, worst cluster CLS ${round(rows[0].worstClusterScore, 3)}` : '';
+  // How many rows there are, where they are culprits and more than one: another URL is in perf_insight's rows.
+  const many = rows.length > 1 && !FIXED_ROWS.has(m.insightKey);
   return (
     text(m.title) +
-    `${rows.length ? ` (${rows.length} row${rows.length === 1 ? '' : 's'})` : ''}` +
+    `${many ? ` (${rows.length} rows)` : ''}` +
     `${savings.length ? `, est. savings ${savings.join(', ')}` : ''}${cls}${what ? ` — ${what}` : ''}`
   );
 }
