@@ -382,7 +382,7 @@ function report(ours: Flows, peer: Flows): void {
     const top = [...sizes].sort((x, y) => y[1] - x[1]).slice(0, 6);
     console.log(`largest replies, ${tool}: ${top.map(([k, v]) => `${k} ${v}`).join(', ')}`);
   }
-  console.log(`insights perf_end left out of its list (its 2 KB bound): ${ourOmitted(ours.click.list)}`);
+  console.log(`insights perf_end left out of its list (its 3 KB bound): ${ourOmitted(ours.click.list)}`);
   const said = (v: number | undefined): string => (v === undefined ? 'not in the reply' : `${v}`);
   console.log(`our engine ms per trace (devtoolsMs): perf_load ${said(ours.engineMs.load)}, perf_end ${said(ours.engineMs.click)}`);
 
