@@ -34,7 +34,7 @@ test(
   () => {
     const report = clickReport();
     // The engine's ForcedReflow, which the full report's 6 KB bound used to drop from the window's list.
-    report.insights.push(insight('ForcedReflow', 'Forced reflow (1 row) — forceLayoutLoop (http://127.0.0.1:42275/)'));
+    report.insights.push(insight('ForcedReflow', 'Forced reflow — forceLayoutLoop (http://127.0.0.1:42275/)'));
     const full = Buffer.byteLength(JSON.stringify(report));
     const s = endSummary(report);
     const bytes = Buffer.byteLength(JSON.stringify(s));
