@@ -14,6 +14,8 @@ import { join } from 'node:path';
 import type { TraceEvent } from '../src/drivers/measure.js';
 import { devtoolsInsights } from '../src/perf/devtools-insights.js';
 import type { RunFile } from '../src/perf/run-file.js';
+import { PERF_END_SUMMARY_MAX_BYTES } from '../src/steps/perf-end.js';
+import { INSIGHTS_REPLY_MAX_BYTES } from '../src/steps/perf-insight.js';
 import { PERF_LOAD_REPLY_MAX_BYTES } from '../src/steps/perf-load.js';
 import { FIXTURES_DIR, ROOT } from './helpers.js';
 import { stdioServer } from './mcp-client.js';
@@ -45,7 +47,14 @@ test(
       const lines = r.json.data.insights as string[];
       const line = (id: string): string | undefined => lines.find((l) => l.startsWith(`${id}: `));
       assert.match(line('RenderBlocking') ?? '', new RegExp(`est\\. savings FCP \\d+ ms — ${base}slow\\.css$`), lines.join('\n'));
-      assert.match(line('CLSCulprits') ?? '', new RegExp(`worst cluster CLS [\\d.]+ — ${base}hero\\.png$`), lines.join('\n'));
+      // The culprit in the line: the kind of shift and its element.
+      assert.match(
+        line('CLSCulprits') ?? '',
+        new RegExp(`worst cluster CLS [\\d.]+ — Unsized image element ${base}hero\\.png$`),
+        lines.join('\n'),
+      );
+      // A check that failed is named in the line (here no fetchpriority=high on the LCP image).
+      assert.match(line('LCPDiscovery') ?? '', new RegExp(`— ${base}hero\\.png; failed: priorityHinted$`), lines.join('\n'));
       assert.match(line('FontDisplay') ?? '', new RegExp(`${base}font\\.woff$`), lines.join('\n'));
       assert.match(line('Cache') ?? '', new RegExp(`${base}hero\\.png$`), lines.join('\n'));
       assert.match(line('ImageDelivery') ?? '', /KiB/, lines.join('\n'));
@@ -62,6 +71,20 @@ test(
         assert.ok(sizes[id]! <= INSIGHT_REPLY_MAX_BYTES, `${id}: ${sizes[id]} bytes`);
         assert.equal(d.json.data.id, id);
       }
+      // Every listed insight in one call, one envelope: within 6 KB, each with the rows its own call gave.
+      const ids = lines.map((l) => l.slice(0, l.indexOf(':')));
+      const all = await s.call('perf_insight', { id: ids.join(',') });
+      assert.equal(all.isError, false, all.text);
+      assert.ok(Buffer.byteLength(all.text) <= INSIGHTS_REPLY_MAX_BYTES, `${Buffer.byteLength(all.text)} bytes`);
+      const parts = all.json.data.insights as { id: string; rows: unknown[]; title?: string }[];
+      assert.deepEqual([...parts.map((p) => p.id), ...((all.json.data.left as string[] | undefined) ?? [])], ids);
+      assert.ok(parts.length >= 3, `${parts.length} of ${ids.length} fit`);
+      for (const p of parts) {
+        assert.deepEqual(p.rows, (await s.call('perf_insight', { id: p.id })).json.data.rows, p.id);
+        assert.equal(p.title, undefined, 'the title is the listing line the agent already has');
+      }
+      const bad = await s.call('perf_insight', { id: 'RenderBlocking,RenderBlockng' });
+      assert.equal(bad.json.code, 'unknown_insight', bad.text);
       const rb = await s.call('perf_insight', { id: 'RenderBlocking' });
       assert.deepEqual(
         rb.json.data.rows.map((row: { url: string }) => row.url),
@@ -137,7 +160,7 @@ test('perf run of a load scenario: the run file keeps DevTools insights with the
     );
   const html = readFileSync(join(dir, 'out', 'planted-run.html'), 'utf8');
   // The title in bold, the id beside it: once each.
-  assert.match(html, /<b>Render-blocking requests [^<]*<\/b> <code class="muted">RenderBlocking<\/code>/);
+  assert.match(html, /<b>Render-blocking requests[^<]*<\/b> <code class="muted">RenderBlocking<\/code>/);
   assert.doesNotMatch(html, /RenderBlocking: /);
   assert.match(html, /\/slow\.css/);
 });
@@ -176,9 +199,9 @@ test(
 );
 
 test(
-  'a window with phases (perf_begin attribution + phases, a slow click): DevTools INPBreakdown by perf_insight, perf_end within 6 KB',
+  'a slow click with phases: perf_end lists every insight, one line each within its bound; INPBreakdown by perf_insight',
   { timeout: 240_000 },
-  async () => {
+  async (t) => {
     const dir = join(work, 'window');
     cpSync(join(FIXTURES_DIR, 'perf-slow-click.html'), join(dir, 'fx', 'perf-slow-click.html'));
     const s = await stdioServer(dir, { name: 'insights-window-test', args: ['--caps', 'all'], callTimeoutMs: 180_000 });
@@ -188,7 +211,21 @@ test(
       assert.equal((await s.call('tap', { target: { role: 'button', name: 'Slow' } })).isError, false);
       const end = await s.call('perf_end');
       assert.equal(end.isError, false, end.text.slice(0, 400));
-      assert.ok(Buffer.byteLength(end.text) <= 6 * 1024 + 200, `${Buffer.byteLength(end.text)} bytes`);
+      // The summary (issue 59): figures and one line per insight, every one listed, within its bound.
+      const bytes = Buffer.byteLength(end.text);
+      assert.ok(bytes <= PERF_END_SUMMARY_MAX_BYTES + 100, `${bytes} bytes`);
+      const lines = end.json.data.insights as string[];
+      const ids = lines.map((l) => l.slice(0, l.indexOf(':')));
+      assert.equal(end.json.data.insightsOmitted, undefined, end.text);
+      // Our longInteraction is DevTools' INPBreakdown's twin: one line, the DevTools name, with the element ours names.
+      assert.ok(ids.includes('INPBreakdown') && !ids.includes('longInteraction'), end.text);
+      assert.match(lines.find((l) => l.startsWith('INPBreakdown: ')) ?? '', / on button#slow "Slow" \(step tap\); also longInteraction$/);
+      assert.equal((await s.call('perf_insight', { id: 'longInteraction' })).isError, false, 'its rows are still there');
+      assert.equal(typeof end.json.data.metrics['interactions.latencyMs.worst'], 'number', end.text);
+      assert.equal(end.json.data.summary, undefined, 'the ranked lists are the full report');
+      // INPBreakdown's line names the phase the interaction spent its time in.
+      assert.match(lines.find((l) => l.startsWith('INPBreakdown: ')) ?? '', /— \w+ [\d.]+ ms, mostly \w+ [\d.]+ ms on /, end.text);
+      t.diagnostic(`perf_end summary ${bytes} bytes: ${lines.join(' | ')}`);
       const inp = await s.call('perf_insight', { id: 'INPBreakdown' });
       assert.equal(inp.isError, false, inp.text);
       assert.ok(Buffer.byteLength(inp.text) <= INSIGHT_REPLY_MAX_BYTES, inp.text);

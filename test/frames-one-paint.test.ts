@@ -173,7 +173,7 @@ test('a click that paints once, through the step host: never refused', { timeout
     await ok(host, 'perf_begin', { mode: 'timing' });
     await ok(host, 'tap', { target: { role: 'button', name: i % 2 ? 'Filter' : 'Load more' } });
     await ok(host, 'wait_for', { text: i % 2 ? 'Filtered 1 times' : 'Entry 200' });
-    reports.push(await ok(host, 'perf_end'));
+    reports.push(await ok(host, 'perf_end', { full: true }));
   }
   const c = count(reports);
   t.diagnostic(`${c.onePaint} of ${TRIES} windows painted one frame`);

@@ -94,3 +94,21 @@ test(`at most ${MAX_INSIGHT_CHANGES} lines, new ones with the largest savings fi
     ['I11', 'I10'],
   );
 });
+
+test('savings none in the baseline and N ms in the candidate: grew (and back: shrank); none in both: no line', { timeout: 10_000 }, () => {
+  const none = repeats(times(3, [{ id: 'LCPDiscovery' }]));
+  const some = repeats(times(3, [{ id: 'LCPDiscovery', savingsMs: 700 }]));
+  const grew = insightChanges(none, some);
+  assert.deepEqual(
+    grew.map((x) => [x.id, x.change, x.a.savingsMs, x.b.savingsMs]),
+    [['LCPDiscovery', 'grew', null, 700]],
+  );
+  assert.equal(grew[0]!.line, 'LCPDiscovery grew: est. savings none → 700 ms: LCPDiscovery title');
+  assert.deepEqual(
+    insightChanges(some, none).map((x) => `${x.id}:${x.change}`),
+    ['LCPDiscovery:shrank'],
+  );
+  // Under 50 ms from none is no finding, as between two estimates.
+  assert.deepEqual(insightChanges(none, repeats(times(3, [{ id: 'LCPDiscovery', savingsMs: 30 }]))), []);
+  assert.deepEqual(insightChanges(none, none), []);
+});

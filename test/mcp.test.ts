@@ -441,7 +441,7 @@ describe('caps and the size of what an agent reads', () => {
   // to forms-extra, pages to navigation-extra; press_key stays in core (a terminal program is driven by keys), listing
   // key, repeat and ref (its modifiers are the key's combination, its target stays in scenario files); expect lists
   // visible: false, not its twin hidden; perf_insight (it reads memory) no timeoutMs; within's two forms as one type
-  // list; descriptions shortened, every argument keeping one. 14,979 B with perf_run's keepGoing and find's label.
+  // list; descriptions shortened, every argument keeping one. 14,986 B with perf_end's full and perf_insight's several ids.
   const DEFAULT_LIST_MAX_BYTES = 15_000;
   // + 800: the opt-in storage cap (storage_save, storage_load; issue 33), two tools of ~400 bytes each.
   // + 1,000: perf_bisect and perf_history (issues 31, 32), opt-in tools for a CI question Playwright MCP has no tool
@@ -645,7 +645,9 @@ describe('caps and the size of what an agent reads', () => {
       await ok('mark', { name: 'middle' });
       const end = await ok('perf_end');
       await ok('perf_trace', { out: 'trace.json' });
-      const insight = (end.json.data.insights ?? [])[0] as { id: string } | undefined;
+      // perf_end's summary lists each insight in one line starting with its id.
+      const line = (end.json.data.insights ?? [])[0] as string | undefined;
+      const insight = line ? { id: line.slice(0, line.indexOf(':')) } : undefined;
       const detail = await s.call('perf_insight', { id: insight?.id ?? 'no-such-insight' });
       called.add('perf_insight');
       // With no insight to show, a typed error naming the ids is the answer, not a protocol failure.

@@ -44,7 +44,7 @@ async function keep(nodes: number, listeners: number): Promise<Record<string, an
   await ok(host, 'tap', { target: { text: 'Open report' } });
   await ok(host, 'tap', { target: { text: 'Close report' } });
   await ok(host, 'expect', { target: { testId: 'status' }, text: 'closed' });
-  return ok(host, 'perf_end');
+  return ok(host, 'perf_end', { full: true });
 }
 
 test('a variant that keeps 300 more DOM nodes and 7 more listeners shows exactly those in memory.*', { timeout: 120_000 }, async () => {
@@ -151,7 +151,7 @@ test('a terminal window has no heap: coverage names memory missing and points at
     await ok(host, 'perf_begin', { mode: 'timing' });
     await ok(host, 'type', { text: 'no heap here\n' });
     await ok(host, 'wait_for', { text: 'no heap here' });
-    const r = await ok(host, 'perf_end');
+    const r = await ok(host, 'perf_end', { full: true });
     assert.equal(r.coverage.memory, 'missing');
     assert.equal(r.missingReasons.memory, 'no heap over a terminal: see process.maxRssBytes');
     assert.ok(!Object.keys(r.metrics).some((m) => m.startsWith('memory.')));

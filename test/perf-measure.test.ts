@@ -15,7 +15,7 @@ async function measureScroll(query: string, mode: 'attribution' | 'timing'): Pro
   const { host, session } = await fresh(`${demo.url}/list.html${query}`);
   await ok(host, 'perf_begin', { mode });
   await wheelList(session.page);
-  return ok(host, 'perf_end');
+  return ok(host, 'perf_end', { full: true });
 }
 
 const insight = (report: Record<string, any>, id: string): Record<string, any> | undefined =>
@@ -121,7 +121,7 @@ test('phases (attribution): main-thread time by rendering phase, layout dominati
   const { host, session } = await fresh(`${demo.url}/list.html?jank=1`);
   await ok(host, 'perf_begin', { mode: 'attribution', phases: true });
   await wheelList(session.page, 10);
-  const r = await ok(host, 'perf_end');
+  const r = await ok(host, 'perf_end', { full: true });
   const p = r.summary.phases;
   assert.ok(p, 'summary.phases present');
   // Forced layouts of every visible row: more layout than style, and script time from burnCpu.
@@ -147,7 +147,7 @@ test('a session of pure waiting on a static page is refused: no metrics, a reaso
   await new Promise((r) => setTimeout(r, 300));
   await ok(host, 'perf_begin', { mode: 'timing' });
   await new Promise((r) => setTimeout(r, 700));
-  const r = await ok(host, 'perf_end');
+  const r = await ok(host, 'perf_end', { full: true });
   assert.equal(r.refused, true);
   assert.deepEqual(r.metrics, {});
   assert.ok(r.summary.livenessFrames <= 1);
@@ -160,7 +160,7 @@ test('an animating page is measured while waiting, and refused once frozen (back
   const { host, session } = await fresh(`${demo.url}/dialog.html`);
   await ok(host, 'perf_begin', { mode: 'timing' });
   await new Promise((r) => setTimeout(r, 500));
-  const live = await ok(host, 'perf_end');
+  const live = await ok(host, 'perf_end', { full: true });
   assert.equal(live.refused, false);
   assert.ok(live.metrics['frames.painted'] >= 10, `painted ${live.metrics['frames.painted']}`);
 
@@ -168,7 +168,7 @@ test('an animating page is measured while waiting, and refused once frozen (back
   await session.page.send('Page.setWebLifecycleState', { state: 'frozen' });
   await ok(host, 'perf_begin', { mode: 'timing' });
   await new Promise((r) => setTimeout(r, 500));
-  const r = await ok(host, 'perf_end');
+  const r = await ok(host, 'perf_end', { full: true });
   await session.page.send('Page.setWebLifecycleState', { state: 'active' });
   assert.equal(r.refused, true);
   assert.deepEqual(r.metrics, {});
@@ -184,7 +184,7 @@ test('perf_begin on an open session restarts it, switching off the previous prof
   assert.equal(second.replaced, first.sessionToken);
   assert.notEqual(second.sessionToken, first.sessionToken);
   await wheelList(session.page, 10);
-  const r = await ok(host, 'perf_end');
+  const r = await ok(host, 'perf_end', { full: true });
   assert.equal(r.sessionToken, second.sessionToken);
   assert.equal(r.mode, 'timing');
   assert.equal(r.coverage.profile, undefined);

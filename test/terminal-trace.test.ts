@@ -106,7 +106,7 @@ test(
       const began = await ok(host, 'perf_begin', { mode: 'timing' });
       await ok(host, 'type', { text: 'hello cast\n' });
       await ok(host, 'wait_for', { text: 'hello cast' });
-      const report = await ok(host, 'perf_end');
+      const report = await ok(host, 'perf_end', { full: true });
       const wallEndS = Date.now() / 1000;
       assert.notEqual(report.refused, true, JSON.stringify(report));
 
@@ -222,7 +222,7 @@ test(
       await ok(host, 'perf_begin', { mode: 'timing' });
       await ok(host, 'press_key', { key: 'PageDown' });
       await ok(host, 'wait_for', { text: 'line 46' });
-      await ok(host, 'perf_end');
+      await ok(host, 'perf_end', { full: true });
       const finalScreen = await driver.screen();
       const written = await ok(host, 'perf_trace', { out: 'less.cast' });
       const { events } = readCast(written.path as string);
@@ -264,7 +264,7 @@ test(
     try {
       await ok(host, 'wait_for', { text: 'bright' });
       await ok(host, 'perf_begin', { mode: 'timing' });
-      await ok(host, 'perf_end');
+      await ok(host, 'perf_end', { full: true });
       const written = await ok(host, 'perf_trace', {});
       const { events } = readCast(written.path as string);
       assert.equal(events.length, 1, 'a quiet window: the screen it opened on, nothing else');

@@ -117,7 +117,7 @@ for (const { kind, missing } of KINDS) {
       ok(await runStep(host, 'perf_begin', { mode: 'timing' }));
       ok(await runStep(host, 'scroll', { direction: 'down', pixels: 600 }));
       ok(await runStep(host, 'tap', { target: { role: 'button', name: 'Add item' } }));
-      const report = ok(await runStep(host, 'perf_end', {})).data as {
+      const report = ok(await runStep(host, 'perf_end', { full: true })).data as {
         refused: boolean;
         metrics: Record<string, number>;
         coverage: Record<string, string>;

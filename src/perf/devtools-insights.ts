@@ -21,8 +21,9 @@ const MAX_ROWS = 5;
 const URL_CHARS = 120;
 // perf_insight's bound per insight (issue 59): one reply holds up to three in 6 KB.
 export const DETAIL_MAX_BYTES = 2048;
-// DevTools' descriptions run to 400 characters with markdown links; the first sentence says what to fix.
-const NOTE_CHARS = 300;
+// DevTools' descriptions run to 400 characters with markdown links; the first sentence says what to fix, and an
+// agent reading several insights in one reply pays for every further sentence (the same words on every trace).
+const NOTE_CHARS = 200;
 // Trace timestamps are µs; every figure we report is ms.
 const US_PER_MS = 1000;
 
@@ -136,7 +137,8 @@ const ROWS: { [N in Name]?: (m: NonNullable<Models[N]>) => Row[] } = {
     m.aggregatedBottomUpData.map((b) => ({
       function: b.bottomUpData?.functionName || '(anonymous)',
       url: cut(b.bottomUpData?.url ?? ''),
-      ms: round(b.totalTime, 1),
+      // The engine's times are µs, as the trace's: 157641 read as ms was a 2.6-minute reflow.
+      ms: ms(b.totalTime),
     })),
   NetworkDependencyTree: (m) => {
     // The chains depth first, as DevTools draws the tree: each request with its depth and time from the document's.
@@ -294,6 +296,35 @@ function culpritOf(rows: readonly Row[]): string {
   return first ? String(first.url || first.culprit) : '';
 }
 
+const failedChecks = (rows: readonly Row[]): string => {
+  const failed = rows.filter((r) => r.ok === false).map((r) => String(r.check));
+  return failed.length ? `; failed: ${failed.join(', ')}` : '';
+};
+const longestPhase = (rows: readonly Row[]): string => {
+  const phases = rows.filter((r): r is Row & { phase: string; ms: number } => typeof r.phase === 'string' && typeof r.ms === 'number');
+  const top = phases.sort((x, y) => y.ms - x.ms)[0];
+  return top ? `, mostly ${top.phase} ${top.ms} ms` : '';
+};
+
+// Insights whose rows are a fixed form (phases, checks, a score and its culprits), not a list of culprits to count.
+const FIXED_ROWS = new Set<Name>(['LCPBreakdown', 'LCPDiscovery', 'INPBreakdown', 'DocumentLatency', 'CLSCulprits', 'DOMSize']);
+
+/**
+ * What a one-line listing says an insight found, where its first URL says too little: the function that forced the
+ * reflow, the kind of shift with its element, the phase an interaction or the LCP spent its time in, the failed checks.
+ */
+const WHAT: { [N in Name]?: (rows: readonly Row[]) => string } = {
+  ForcedReflow: (rows) => (rows[0] ? `${String(rows[0].function)}${rows[0].url ? ` (${String(rows[0].url)})` : ''}` : ''),
+  CLSCulprits: (rows) => {
+    const c = rows.find((r) => typeof r.culprit === 'string');
+    return c ? `${String(c.culprit)}${c.url ? ` ${String(c.url)}` : ''}` : '';
+  },
+  INPBreakdown: (rows) => (rows[0]?.interaction ? `${String(rows[0].interaction)} ${String(rows[0].ms)} ms${longestPhase(rows)}` : ''),
+  LCPBreakdown: (rows) => `${culpritOf(rows)}${longestPhase(rows)}`,
+  LCPDiscovery: (rows) => `${culpritOf(rows)}${failedChecks(rows)}`,
+  DocumentLatency: (rows) => failedChecks(rows).replace(/^; /, ''),
+};
+
 /** One line: DevTools' title, the estimated savings, and the first row's URL or culprit (the id is the record's own). */
 function titleOf(m: Model, rows: readonly Row[]): string {
   const s = m.metricSavings ?? {};
@@ -302,12 +333,14 @@ function titleOf(m: Model, rows: readonly Row[]): string {
     ...((s.CLS ?? 0) > 0 ? [`CLS ${round(s.CLS ?? 0, 3)}`] : []),
     ...((m.wastedBytes ?? 0) > 0 ? [`${Math.round((m.wastedBytes ?? 0) / 1024)} KiB`] : []),
   ];
-  const what = culpritOf(rows);
+  const what = (WHAT[m.insightKey] ?? culpritOf)(rows);
   // CLSCulprits estimates no savings: its worst cluster's score is what to bring down.
   const cls = typeof rows[0]?.worstClusterScore === 'number' ? `, worst cluster CLS ${round(rows[0].worstClusterScore, 3)}` : '';
+  // How many rows there are, where they are culprits and more than one: another URL is in perf_insight's rows.
+  const many = rows.length > 1 && !FIXED_ROWS.has(m.insightKey);
   return (
     text(m.title) +
-    `${rows.length ? ` (${rows.length} row${rows.length === 1 ? '' : 's'})` : ''}` +
+    `${many ? ` (${rows.length} rows)` : ''}` +
     `${savings.length ? `, est. savings ${savings.join(', ')}` : ''}${cls}${what ? ` — ${what}` : ''}`
   );
 }
@@ -330,7 +363,8 @@ function toInsight(m: Model): { insight: Insight; detail: InsightDetail } {
     ...((m.wastedBytes ?? 0) > 0 ? { estimatedSavingsBytes: Math.round(m.wastedBytes ?? 0) } : {}),
     nextStep: `perf_insight { id: '${m.insightKey}' } lists its rows; DevTools' Performance panel shows it in the trace (perf_trace)`,
   };
-  const note = cut(text(m.description).replace(/\[([^\]]*)\]\([^)]*\)/g, '$1'), NOTE_CHARS);
+  const described = text(m.description).replace(/\[([^\]]*)\]\([^)]*\)/g, '$1');
+  const note = cut(/^.*?[.!?](?=\s|$)/.exec(described)?.[0] ?? described, NOTE_CHARS);
   const detail: InsightDetail = {
     id: m.insightKey,
     title,

@@ -199,6 +199,10 @@ const BLOCK_MS_PER_FRAME = 1;
 // Half the frame budget in one function, every frame: that function alone makes frames late.
 const BLOCK_ERROR_MS_PER_FRAME = FRAME_BUDGET_MS / 2;
 
+// The five frames where the function weighed most show where it runs (every frame, or one burst); the rest are the
+// trace's (perf_trace), and an agent reading every insight of a window pays for each row.
+const BLOCK_FRAME_ROWS = 5;
+
 export const blockSelfMs = defineInsight({
   id: 'blockSelfMs',
   description:
@@ -227,9 +231,10 @@ export const blockSelfMs = defineInsight({
       share: b.share,
       msPerFrame: round(b.selfMs / a.painted),
     }));
-    for (const [fr, ms] of [...byFrame.entries()].sort((x, y) => y[1] - x[1]).slice(0, DETAIL_ROWS)) {
+    // Each frame row is the top function's (the first row names it): its self ms in that frame.
+    for (const [fr, ms] of [...byFrame.entries()].sort((x, y) => y[1] - x[1]).slice(0, BLOCK_FRAME_ROWS)) {
       const f = frames[fr]!;
-      rows.push({ frameAtMs: at(a, f.startAt), frameMs: f.durationMs, state: f.state, function: top.name, selfMs: round(ms) });
+      rows.push({ frameAtMs: at(a, f.startAt), frameMs: f.durationMs, state: f.state, selfMs: round(ms) });
     }
     const others = heavy.slice(1).map((b) => `${b.name} ${Math.round(b.share * 100)}%`);
     return {

@@ -16,7 +16,7 @@ import {
 import { devtoolsInsights, requestEntities } from './devtools-insights.js';
 import { protocolName, requestsDetail, REQUESTS_DETAIL } from './load.js';
 import type { InsightDetail } from './insights.js';
-import { buildReport, REPORT_MAX_BYTES, type PerfReport } from './report.js';
+import { boundReport, buildReport, type PerfReport } from './report.js';
 import {
   beginSpans,
   openSession,
@@ -120,15 +120,10 @@ async function addDevtoolsInsights(
   bounded: boolean,
 ): Promise<void> {
   const r = await devtoolsInsights(events);
+  // Every fired insight stays in the report (what a budget or a compare reads): the 6 KB bound shortens the ranked
+  // lists instead, as for our own rules. perf_end's and perf_load's replies list them one line each.
   report.insights.push(...r.insights);
-  // A window of steps keeps perf_end's 6 KB reply: the engine's least-saving insights go first, counted. A load's are
-  // all kept (perf_load's reply is its own, one line each; a byte-saving Cache or ImageDelivery ranks last by ms).
-  let left = bounded ? r.insights.length : 0;
-  while (left > 0 && Buffer.byteLength(JSON.stringify(report)) > REPORT_MAX_BYTES) {
-    report.insights.pop();
-    left--;
-    report.omitted.insights = (report.omitted.insights ?? 0) + 1;
-  }
+  if (bounded) boundReport(report);
   for (const d of r.details) details.set(d.id, d);
   report.devtools = {
     ms: Math.round(r.ms),

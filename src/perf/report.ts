@@ -105,7 +105,7 @@ export function buildReport(raw: RawSession, spans: readonly StepSpan[]): { repo
     ...(warnings.length ? { warnings } : {}),
     ...(f.load ? { load: f.load } : {}),
   };
-  bound(report);
+  boundReport(report);
   return { report, details };
 }
 
@@ -232,7 +232,7 @@ function refusedReport(
  * Keep the report within REPORT_MAX_BYTES: shorten ranked lists (least useful first), one entry at a
  * time, counting each cut in `omitted`. Metrics, coverage and insights are never cut.
  */
-function bound(report: PerfReport): void {
+export function boundReport(report: PerfReport): void {
   const size = (): number => Buffer.byteLength(JSON.stringify(report));
   const s = report.summary as Record<string, any>;
   const lists: { key: string; get: () => unknown[] | undefined }[] = [

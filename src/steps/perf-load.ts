@@ -112,7 +112,10 @@ const cut = (s: string): string => (s.length > TEXT_CHARS ? `${s.slice(0, TEXT_C
 function loadReply(report: PerfReport, asked: { url: string; cache: 'warm' | 'cold'; status: number }): StepOutput {
   const { url, cache, status } = asked;
   const load = report.load;
-  const metrics = Object.fromEntries(Object.entries(report.metrics).filter(([m]) => m.startsWith('load.')));
+  // A type of request the page made none of says nothing (load.transferBytes.fetch 0): left out; the run file keeps it.
+  const metrics = Object.fromEntries(
+    Object.entries(report.metrics).filter(([m, v]) => m.startsWith('load.') && !(m.startsWith('load.transferBytes.') && v === 0)),
+  );
   const warnings = (report.warnings ?? []).slice(0, MAX_WARNINGS).map(cut);
   if (report.refused) warnings.unshift(cut(report.reason ?? 'refused'));
   if (status >= 400) warnings.unshift(`the app answered HTTP ${status}: this is the load of an error page`);
@@ -123,23 +126,20 @@ function loadReply(report: PerfReport, asked: { url: string; cache: 'warm' | 'co
     // The document's HTTP status; 0 when the browser does not say.
     status,
     ...(report.refused ? { refused: true } : {}),
+    // The milestones are in metrics (load.ttfbMs, load.fcpMs…): not said twice. No LCP element: no key.
     ...(load
       ? {
           ended: load.ended,
-          ttfbMs: load.ttfbMs,
-          fcpMs: load.fcpMs,
-          lcpMs: load.lcpMs,
-          domContentLoadedMs: load.domContentLoadedMs,
-          loadEventMs: load.loadEventMs,
-          lcpElement: load.lcpElement === null ? null : cut(load.lcpElement),
-          lcpUrl: load.lcpUrl === null ? null : cut(load.lcpUrl),
+          ...(load.lcpElement === null ? {} : { lcpElement: cut(load.lcpElement) }),
+          ...(load.lcpUrl === null ? {} : { lcpUrl: cut(load.lcpUrl) }),
         }
       : {}),
     metrics,
     requestsTotal: load?.requestsTotal ?? 0,
     // Where each request's status, cache, initiator, priority and party are: not here, so this reply stays small.
     ...(load && !report.refused ? { requests: `perf_insight { id: '${REQUESTS_DETAIL}' }` } : {}),
-    top: (load?.top ?? []).map((r) => ({ ...r, url: cut(r.url) })),
+    // renderBlocking only where it is (true): a false on every other row is bytes without news.
+    top: (load?.top ?? []).map(({ renderBlocking, ...r }) => ({ ...r, url: cut(r.url), ...(renderBlocking ? { renderBlocking } : {}) })),
     // One line per fired insight, ours and DevTools' engine's (by their DevTools names), each starting with the id
     // perf_insight takes: that one has the rows.
     insights: report.insights.map(insightLine),

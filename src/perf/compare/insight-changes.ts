@@ -107,13 +107,15 @@ function kindOf(a: InsightArm, b: InsightArm): InsightChangeKind | undefined {
   const share = (x: InsightArm): number => x.fired / x.of;
   if (share(a) <= ABSENT_SHARE && share(b) >= FIRES_SHARE) return 'new';
   if (share(a) >= FIRES_SHARE && share(b) <= ABSENT_SHARE) return 'gone';
-  if (share(a) < FIRES_SHARE || share(b) < FIRES_SHARE || a.savingsMs === null || b.savingsMs === null) return undefined;
-  const delta = b.savingsMs - a.savingsMs;
-  if (Math.abs(delta) < Math.max(GREW_MIN_MS, GREW_MIN_SHARE * a.savingsMs)) return undefined;
+  if (share(a) < FIRES_SHARE || share(b) < FIRES_SHARE || (a.savingsMs === null && b.savingsMs === null)) return undefined;
+  // An insight that estimated no savings in one arm and N ms in the other changed by N ms: savings none → 700 ms grew.
+  const [sa, sb] = [a.savingsMs ?? 0, b.savingsMs ?? 0];
+  const delta = sb - sa;
+  if (Math.abs(delta) < Math.max(GREW_MIN_MS, GREW_MIN_SHARE * sa)) return undefined;
   return delta > 0 ? 'grew' : 'shrank';
 }
 
-const ms = (v: number | null): string => (v === null ? '' : `${Math.round(v)} ms`);
+const ms = (v: number | null): string => (v === null ? 'none' : `${Math.round(v)} ms`);
 
 function lineOf(id: string, title: string, change: InsightChangeKind, a: InsightArm, b: InsightArm): string {
   const saves = (x: InsightArm): string => (x.savingsMs === null ? '' : `, est. savings ${ms(x.savingsMs)}`);
