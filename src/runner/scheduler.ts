@@ -6,7 +6,7 @@
  * checkpoint that could not be written, and writes each arm's run file, or throws it as not-saved salvage.
  */
 import { join, relative } from 'node:path';
-import { PerfError } from '../errors.js';
+import { keepGoingAdvice, PerfError } from '../errors.js';
 import { ensureDir } from '../files.js';
 import type { RepeatMode, RepeatRecord, RunEnv, RunFile } from '../perf/run-file.js';
 import { redactSecrets } from '../scenario/redact.js';
@@ -167,7 +167,7 @@ function deterministicStop(record: RepeatRecord, who: string, runFile: string): 
     message:
       `${who}: stopped after the ${record.warmup ? 'warm-up' : 'first repeat'}: the ${phase === 'setup' ? 'setup ' : ''}step ` +
       `${label ?? record.failure.step ?? ''} failed with ${error.code}, as every repeat would: ${error.message} (run file: ${runFile})`,
-    suggestion: `${error.suggestion ?? 'fix the step'}; --keep-going runs every repeat anyway`,
+    suggestion: keepGoingAdvice(error.suggestion ?? 'fix the step'),
   });
 }
 
