@@ -45,6 +45,11 @@ const START: Record<Door, string> = {
   session: 'run `perf start --serve DIR | --url URL | --terminal CMD` first',
   mcp: 'call app_start first',
 };
+/** A step that fails every repeat: `fix` it, or run on with the door's own name for keep-going. */
+export function keepGoingAdvice(fix: string): Record<Door, string> {
+  const run = `${fix}; --keep-going runs every repeat anyway`;
+  return { run, session: run, mcp: `${fix}; keepGoing: true runs every repeat anyway` };
+}
 const SNAP = 'snap to see the page as it is now, then use one of its refs';
 const RUN_FILE = 'pass a run file written by `perf run --out` (or `perf gate`)';
 const STATS = 'this is a bug in perf: the statistics were given input they cannot use; report it with the run files';
@@ -325,7 +330,7 @@ export const ERRORS = {
       mcp: 'call app_stop to clear it, then app_start again',
     },
   },
-  step_fails_every_repeat: { kind: 'failed', suggestion: 'fix the step (run snap to see the page); --keep-going runs every repeat anyway' },
+  step_fails_every_repeat: { kind: 'failed', suggestion: keepGoingAdvice('fix the step (run snap to see the page)') },
   step_summary_unwritable: {
     kind: 'environment',
     suggestion: 'unset GITHUB_STEP_SUMMARY outside GitHub Actions, or point it at a writable file',

@@ -3,9 +3,27 @@
  * stderr line, MCP into an `isError` result. `kind` says which exit code applies.
  */
 
-import { doorSuggestion, ERRORS, isErrorCode, type Door, type ErrorCode, type KindOf, type PerfErrorKind } from './error-codes.js';
+import {
+  doorSuggestion,
+  ERRORS,
+  isErrorCode,
+  type Door,
+  type DoorSuggestion,
+  type ErrorCode,
+  type KindOf,
+  type PerfErrorKind,
+} from './error-codes.js';
 
-export { DOORS, ERRORS, doorSuggestion, isErrorCode, type Door, type ErrorCode, type PerfErrorKind } from './error-codes.js';
+export {
+  DOORS,
+  ERRORS,
+  doorSuggestion,
+  isErrorCode,
+  keepGoingAdvice,
+  type Door,
+  type ErrorCode,
+  type PerfErrorKind,
+} from './error-codes.js';
 
 export interface PerfErrorInit<C extends ErrorCode = ErrorCode> {
   /** Stable machine-readable code, declared in src/error-codes.ts: a typo does not compile. */
@@ -13,8 +31,11 @@ export interface PerfErrorInit<C extends ErrorCode = ErrorCode> {
   message: string;
   /** Only where the code declares more than one kind (`kinds`); otherwise its declared kind applies. */
   kind?: KindOf<C>;
-  /** What the user can do next, one sentence; without it the edge shows the code's default for its door. */
-  suggestion?: string;
+  /**
+   * What the user can do next, one sentence; without it the edge shows the code's default for its door. One per door
+   * where the advice names a door's own flag or argument (`--keep-going` / `keepGoing: true`): the edge picks its own.
+   */
+  suggestion?: DoorSuggestion;
   /** Close valid names, or the elements a target matched. */
   candidates?: string[];
   cause?: unknown;
@@ -41,7 +62,10 @@ export interface ErrorInfo {
 export class PerfError<C extends ErrorCode = ErrorCode> extends Error {
   readonly code: C;
   readonly kind: PerfErrorKind;
+  /** The throw site's advice (the run door's where it gave one per door): what logs and run files keep. */
   readonly suggestion: string | undefined;
+  /** The throw site's advice per door, where it differs by door; suggestionAt picks the door's. */
+  readonly suggestions: Readonly<Record<Door, string>> | undefined;
   readonly candidates: string[] | undefined;
   readonly salvage: unknown;
 
@@ -50,14 +74,16 @@ export class PerfError<C extends ErrorCode = ErrorCode> extends Error {
     this.name = 'PerfError';
     this.code = init.code;
     this.kind = init.kind ?? ERRORS[init.code].kind;
-    this.suggestion = init.suggestion;
+    const s = init.suggestion;
+    this.suggestion = typeof s === 'object' ? s.run : s;
+    this.suggestions = typeof s === 'object' ? s : undefined;
     this.candidates = init.candidates;
     this.salvage = init.salvage;
   }
 
   /** The throw site's advice, else the code's default for the door it is shown at. */
   suggestionAt(door: Door): string | undefined {
-    return this.suggestion ?? doorSuggestion(this.code, door);
+    return this.suggestions?.[door] ?? this.suggestion ?? doorSuggestion(this.code, door);
   }
 
   toJSON(): ErrorInfo {
@@ -71,8 +97,18 @@ export class PerfError<C extends ErrorCode = ErrorCode> extends Error {
   }
 }
 
-/** Error data as shown at `door`: the door's default suggestion where the throw site gave none. */
-export function infoAt<T extends { code: string; suggestion?: string | undefined }>(info: T, door: Door): T {
+/**
+ * Error data as shown at `door`: the throw site's advice for that door where it gave one per door (`suggestions`, which
+ * is dropped: the reader sees one suggestion), else the door's default where the throw site gave none.
+ */
+export function infoAt<T extends { code: string; suggestion?: string | undefined; suggestions?: Readonly<Record<Door, string>> }>(
+  info: T,
+  door: Door,
+): T {
+  if (info.suggestions) {
+    const { suggestions, ...rest } = info;
+    return { ...rest, suggestion: suggestions[door] } as T;
+  }
   if (info.suggestion) return info;
   const suggestion = doorSuggestion(info.code, door);
   return suggestion ? { ...info, suggestion } : info;

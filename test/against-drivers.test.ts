@@ -1,7 +1,7 @@
 /**
  * `perf run X --against X` (A/A) runs each arm in the scenario's own engine: a terminal program in a
- * pseudo-terminal, WebKit and chromedriver over WebDriver (a session per repeat, a server per arm), and
- * Chromium on a Selenium Grid (both arms in one Grid session), a desktop app through tauri-driver, Firefox over BiDi. `perf gate`
+ * pseudo-terminal, WebKit and chromedriver over WebDriver (a session per repeat, a server per arm), a desktop app
+ * through tauri-driver, Firefox over BiDi (Chromium on a Selenium Grid: grid.test, beside its other Grid runs). `perf gate`
  * against a committed baseline on a terminal program too. Each arm's run file carries its role, the
  * ABBA interleaving (`repeats[].sequence`) and the environment of the engine that measured it.
  */
@@ -15,7 +15,6 @@ import { findServerBinary, miniBrowserPath } from '../src/drivers/webdriver/serv
 import type { RunFile } from '../src/perf/run-file.js';
 import { abbaOrder } from '../src/runner/against.js';
 import { FIXTURES_DIR, perfCli as perf, ROOT } from './helpers.js';
-import { javaAvailable, sessionsAfterDelete, startStandalone, type GridProcess } from './grid-server.js';
 
 const missingWebKit =
   findServerBinary('webkit') && miniBrowserPath() ? false : 'WebKitWebDriver not installed (apt-get install webkit2gtk-driver xvfb)';
@@ -24,7 +23,6 @@ const missingTauri =
   missingWebKit ||
   (findServerBinary('tauri') ? false : 'tauri-driver not installed (npm ci installs @crabnebula/tauri-driver-linux-x64-gnu on Linux x64)');
 const missingFirefox = firefoxBinary() ? false : 'Firefox not installed (apt-get install firefox-esr)';
-const missingGrid = javaAvailable() ? false : 'needs java and /usr/bin/chromedriver (.ci/run installs them)';
 
 /**
  * `perf run FILE --against FILE --repeat 2 --fixed`: both arms measured every repeat, both run files
@@ -158,21 +156,6 @@ test('perf run --against over chromedriver: both arms on WebDriver, not CDP', { 
       assert.equal(run.env.browser.engine, 'chromium');
     }
   } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-});
-
-test('perf run --against --grid: both arms in one Selenium Grid session', { skip: missingGrid, timeout: 400_000 }, async () => {
-  const dir = scratch();
-  let grid: GridProcess | undefined;
-  try {
-    grid = await startStandalone();
-    cpSync(join(ROOT, 'scenarios/dialog.yaml'), join(dir, 'dialog.yaml'));
-    const { baseline, candidate } = await againstItself(dir, 'dialog.yaml', ['--grid', grid.url]);
-    for (const run of [baseline, candidate]) assert.equal(run.env.browser.endpoint, `selenium+${grid.url}`);
-    assert.equal(await sessionsAfterDelete(grid.url), 0, 'the Grid session was deleted');
-  } finally {
-    await grid?.stop();
     rmSync(dir, { recursive: true, force: true });
   }
 });

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import ts from 'typescript';
-import { DOORS, ERRORS, doorSuggestion, exitCodeOf, infoAt, PerfError, type ErrorCode } from '../src/errors.js';
+import { DOORS, ERRORS, doorSuggestion, exitCodeOf, infoAt, keepGoingAdvice, PerfError, type ErrorCode } from '../src/errors.js';
 import { doorOf, reportError } from '../src/cli/main.js';
 import { errorReply, renderReply, stepReply } from '../src/mcp/format.js';
 import { toErrorInfo } from '../src/engine/run-step.js';
@@ -112,6 +112,9 @@ test('exit kinds map as DESIGN.md "Exit codes" says', { timeout: 10_000 }, () =>
 // Verbs that exist in one door only: a session's CLI verbs, or MCP tools.
 const SESSION_ONLY = /perf (restart|logs|status|stop)\b/;
 const MCP_ONLY = /\bapp_(restart|start|logs|status|stop)\b/;
+// One option, a flag on the command line and an argument over MCP.
+const CLI_FLAG = /--keep-going\b/;
+const MCP_ARGUMENT = /\bkeepGoing\b/;
 
 test('every default suggestion names only what exists at its door', { timeout: 10_000 }, () => {
   const wrong: string[] = [];
@@ -121,6 +124,7 @@ test('every default suggestion names only what exists at its door', { timeout: 1
       assert.ok(s, `${code} has a suggestion at ${door}`);
       if (door !== 'session' && SESSION_ONLY.test(s)) wrong.push(`${code} @${door}: ${s}`);
       if (door !== 'mcp' && MCP_ONLY.test(s)) wrong.push(`${code} @${door}: ${s}`);
+      if (door === 'mcp' ? CLI_FLAG.test(s) : MCP_ARGUMENT.test(s)) wrong.push(`${code} @${door}: ${s}`);
     }
   }
   assert.deepEqual(wrong, []);
@@ -205,3 +209,16 @@ function stderrOf(fn: () => number): { exit: number; text: string } {
     process.stderr.write = write;
   }
 }
+
+test("a throw site's advice per door: each door names keep-going its own way, with the step's own advice kept", { timeout: 10_000 }, () => {
+  const e = new PerfError({ code: 'step_fails_every_repeat', message: 'm', suggestion: keepGoingAdvice('use one of the refs') });
+  const cli = stderrOf(() => reportError(e, 'run')).text;
+  assert.match(cli, /hint: use one of the refs; --keep-going runs every repeat anyway/);
+  assert.doesNotMatch(cli, MCP_ARGUMENT);
+  const mcp = JSON.parse(renderReply(errorReply(e)).text) as Record<string, unknown>;
+  assert.equal(mcp.suggestion, 'use one of the refs; keepGoing: true runs every repeat anyway');
+  assert.equal(mcp.suggestions, undefined, 'the reply carries one suggestion, that of its door');
+  assert.match(JSON.parse(renderReply(errorReply(e), { door: 'session' }).text).suggestion, /; --keep-going runs/);
+  // What logs and files keep (toJSON) is the run door's text.
+  assert.equal(e.toJSON().suggestion, 'use one of the refs; --keep-going runs every repeat anyway');
+});

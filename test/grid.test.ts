@@ -95,7 +95,12 @@ test(
       const ab = perf(['run', DIALOG, '--against', DIALOG, '--grid', grid.url, '--label', 'ab', ...SMALL, '--out', 'ab', '--json']);
       assert.ok(ab.code === 0 || ab.code === 1, ab.stderr);
       const abj = JSON.parse(ab.stdout) as { baseline: RunFile; candidate: RunFile };
-      assert.equal(abj.candidate.env.browser.endpoint, `selenium+${grid.url}`);
+      for (const role of ['baseline', 'candidate'] as const) {
+        const arm = abj[role];
+        assert.equal(arm.env.browser.endpoint, `selenium+${grid.url}`, role);
+        assert.deepEqual([arm.against?.role, arm.against?.order], [role, 'ABBA']);
+        assert.ok(arm.summary.measured >= 1, `${role}: ${JSON.stringify(arm.summary)}`);
+      }
       assert.equal(created() - sessionsBefore, 1, 'one session for both arms');
       assert.equal(await sessionsAfterDelete(grid.url), 0);
 

@@ -7,8 +7,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Ajv } from 'ajv';
 import { loadScenario } from '../src/scenario/load.js';
@@ -25,30 +23,16 @@ import { budgetLines } from '../reporters/table.js';
 import { budgetMarkdown } from '../reporters/markdown.js';
 import { budgetSuiteXml } from '../reporters/junit.js';
 import { ROOT } from './helpers.js';
+import { scenarioFiles } from './scenario-files.js';
 
 const TIMEOUT_MS = 60_000;
-const dir = mkdtempSync(join(tmpdir(), 'rehearse-insight-budgets-'));
-mkdirSync(join(dir, 'app'));
-let n = 0;
-function write(text: string): string {
-  const file = join(dir, `s${n++}.yaml`);
-  writeFileSync(file, text);
-  return file;
-}
+const files = scenarioFiles('insight-budgets');
+const { dir, write } = files;
 const LOAD = 'app: { serve: ./app }\nmeasure: load\nsteps: []\nbudgets:\n';
 const STEPS = 'app: { serve: ./app }\nsteps:\n  - tap: x\nbudgets:\n';
 const budgets = (...b: string[]): string => b.map((x) => `  - "${x}"\n`).join('');
 
-function loadError(text: string): PerfError {
-  try {
-    loadScenario(write(text), { cwd: dir });
-  } catch (e) {
-    assert.ok(e instanceof PerfError, `expected PerfError, got ${String(e)}`);
-    assert.equal(e.kind, 'usage');
-    return e;
-  }
-  assert.fail('expected a load error');
-}
+const loadError = (text: string): PerfError => files.loadError(write(text));
 
 test("the ids a budget may name are perf_insight's: our rules, then every DevTools insight", { timeout: TIMEOUT_MS }, () => {
   assert.deepEqual(insightIds(), [...INSIGHTS.map((r) => r.id), ...DEVTOOLS_INSIGHTS]);

@@ -37,6 +37,7 @@ test('no element matches in the warm-up: the run stops there, exit 1, naming the
     /perf run: stopped after the warm-up: the step 0-tap failed with target_not_found, as every repeat would: no element matches text "No such button".*\(run file: build\/perf\/miss-run\.json\)/,
   );
   assert.match(r.stderr, /--keep-going runs every repeat anyway/);
+  assert.doesNotMatch(r.stderr, /keepGoing/, "the CLI names its flag, not MCP's argument");
   assert.equal(repeatsOf('miss').length, 1, 'one repeat ran, and it is on record');
   const setup = await perfCli(work, ['run', 'miss-setup.yaml'], 120_000);
   assert.equal(setup.code, 1, setup.stderr);
@@ -68,6 +69,7 @@ test('over MCP, perf_run stops at the deterministic failure by default and runs 
     assert.equal(stopped.json.code, 'step_fails_every_repeat', stopped.text);
     assert.match(stopped.json.message, /stopped after the warm-up: the step 0-tap failed with target_not_found/);
     assert.match(stopped.json.suggestion, /keepGoing: true runs every repeat anyway/);
+    assert.doesNotMatch(stopped.json.suggestion, /--keep-going/, "MCP names its argument, not the CLI's flag");
     assert.equal(repeatsOf('miss', 'mcp-stop').length, 1, 'one repeat ran, and it is on record');
     const all = await s.call('perf_run', { scenario: 'miss.yaml', label: 'mcp-all', keepGoing: true });
     assert.equal(all.isError, false, all.text);

@@ -6,34 +6,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after } from 'node:test';
 import { loadScenario } from '../src/scenario/load.js';
-import { PerfError } from '../src/errors.js';
 import { ROOT } from './helpers.js';
+import { scenarioFiles } from './scenario-files.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'rehearse-load-refusals-'));
-after(() => rmSync(dir, { recursive: true, force: true }));
-mkdirSync(join(dir, 'app'));
-
-function write(name: string, text: string): string {
-  const file = join(dir, `${name}.yaml`);
-  writeFileSync(file, text);
-  return file;
-}
-
-function loadError(file: string): PerfError {
-  try {
-    loadScenario(file, { cwd: dir });
-  } catch (e) {
-    assert.ok(e instanceof PerfError, `expected PerfError, got ${String(e)}`);
-    assert.equal(e.kind, 'usage');
-    return e;
-  }
-  assert.fail(`expected ${file} to be refused`);
-}
+const { dir, write, loadError } = scenarioFiles('load-refusals');
 
 const REFUSED = {
   terminal: {
@@ -79,42 +57,42 @@ const REFUSED = {
 } as const;
 
 test('measure: load loads with no steps; the cache follows browser.restart (reload → warm, context → cold) unless cache says', () => {
-  const cold = loadScenario(write('cold', 'app: { serve: ./app }\nmeasure: load\nsteps: []\n'), { cwd: dir });
+  const cold = loadScenario(write('app: { serve: ./app }\nmeasure: load\nsteps: []\n', 'cold'), { cwd: dir });
   assert.equal(cold.measure, 'load');
   assert.equal(cold.cache, 'cold');
   assert.equal(cold.loadQuietMs, 1000, "Lighthouse's quiet thresholds by default");
-  const quick = loadScenario(write('quick', 'app: { serve: ./app }\nmeasure: load\nloadQuietMs: 250\nsteps: []\n'), { cwd: dir });
+  const quick = loadScenario(write('app: { serve: ./app }\nmeasure: load\nloadQuietMs: 250\nsteps: []\n', 'quick'), { cwd: dir });
   assert.equal(quick.loadQuietMs, 250);
   assert.equal(cold.steps.length, 0);
-  const warm = loadScenario(write('warm', 'app: { serve: ./app }\nbrowser: { restart: reload }\nmeasure: load\nsteps: []\n'), {
+  const warm = loadScenario(write('app: { serve: ./app }\nbrowser: { restart: reload }\nmeasure: load\nsteps: []\n', 'warm'), {
     cwd: dir,
   });
   assert.equal(warm.cache, 'warm');
   // A warm load may set up first: setup runs on the warming load, before the measured one.
-  const setup = loadScenario(write('warm-setup', 'app: { serve: ./app }\nmeasure: load\ncache: warm\nsetup:\n  - tap: Go\nsteps: []\n'), {
+  const setup = loadScenario(write('app: { serve: ./app }\nmeasure: load\ncache: warm\nsetup:\n  - tap: Go\nsteps: []\n', 'warm-setup'), {
     cwd: dir,
   });
   assert.equal(setup.cache, 'warm');
   assert.equal(setup.setup.length, 1);
-  const steps = loadScenario(write('steps', 'app: { serve: ./app }\nsteps:\n  - tap: Go\n'), { cwd: dir });
+  const steps = loadScenario(write('app: { serve: ./app }\nsteps:\n  - tap: Go\n', 'steps'), { cwd: dir });
   assert.equal(steps.measure, 'steps');
 });
 
 test('with measure: steps (the default) an empty steps list is still refused; with measure: load it is the load alone', () => {
-  const e = loadError(write('empty', 'app: { serve: ./app }\nsteps: []\n'));
+  const e = loadError(write('app: { serve: ./app }\nsteps: []\n', 'empty'));
   assert.match(e.message, /steps is empty: a scenario measures at least one step \(or its load: measure: load\)/);
 });
 
 for (const [name, r] of Object.entries(REFUSED)) {
   test(`refused at its line: ${name}`, () => {
-    const e = loadError(write(name, r.text));
+    const e = loadError(write(r.text, name));
     assert.ok(e.message.includes(`${name}.yaml${r.at}`), e.message);
     assert.match(e.message, r.says);
   });
 }
 
 test('`perf validate` of each refused file: exit 2, file:line:col and the reason, no stack; a good load scenario passes', () => {
-  const files = Object.entries(REFUSED).map(([name, x]) => write(name, x.text));
+  const files = Object.entries(REFUSED).map(([name, x]) => write(x.text, name));
   const r = spawnSync(process.execPath, [join(ROOT, 'bin/perf'), 'validate', ...files], { cwd: dir, encoding: 'utf8', timeout: 120_000 });
   assert.equal(r.status, 2, r.stdout + r.stderr);
   for (const [name, x] of Object.entries(REFUSED)) {
@@ -122,7 +100,7 @@ test('`perf validate` of each refused file: exit 2, file:line:col and the reason
     assert.match(r.stderr, x.says);
   }
   assert.doesNotMatch(r.stderr, /\n\s+at /);
-  const good = write('good', 'app: { serve: ./app }\nbrowser: { restart: reload }\nmeasure: load\nsteps: []\n');
+  const good = write('app: { serve: ./app }\nbrowser: { restart: reload }\nmeasure: load\nsteps: []\n', 'good');
   const ok = spawnSync(process.execPath, [join(ROOT, 'bin/perf'), 'validate', good], {
     cwd: dir,
     encoding: 'utf8',

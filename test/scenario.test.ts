@@ -1,7 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, symlinkSync, readFileSync, writeFileSync, readdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { symlinkSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { loadScenario } from '../src/scenario/load.js';
@@ -11,28 +10,13 @@ import { judgeBudgets } from '../src/runner/records.js';
 import { BUDGET_UNIT_NAMES, BUDGET_UNITS, limitInBudgetUnit, toMetricUnit } from '../src/perf/budget-units.js';
 import type { BudgetResult } from '../src/perf/run-file.js';
 import { ROOT } from './helpers.js';
+import { scenarioFiles } from './scenario-files.js';
 import { Ajv } from 'ajv';
 import { parse as parseYaml } from 'yaml';
 
-const dir = mkdtempSync(join(tmpdir(), 'rehearse-scenario-'));
-// The folder the scenarios here serve: `perf validate` checks that it exists.
-mkdirSync(join(dir, 'app'));
-let n = 0;
-function write(text: string): string {
-  const file = join(dir, `s${n++}.yaml`);
-  writeFileSync(file, text);
-  return file;
-}
-function loadError(text: string, opts: Parameters<typeof loadScenario>[1] = {}): PerfError {
-  try {
-    loadScenario(write(text), { cwd: dir, ...opts });
-  } catch (e) {
-    assert.ok(e instanceof PerfError, `expected PerfError, got ${String(e)}`);
-    assert.equal(e.kind, 'usage');
-    return e;
-  }
-  assert.fail('expected a load error');
-}
+const files = scenarioFiles('scenario');
+const { dir, write } = files;
+const loadError = (text: string, opts: Parameters<typeof loadScenario>[1] = {}): PerfError => files.loadError(write(text), opts);
 
 const OK = `app: { serve: ./app, path: /list.html }\nsteps:\n  - tap: "Add item"\n`;
 

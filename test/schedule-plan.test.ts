@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { canProfile, type DriverName } from '../src/drivers/define.js';
 import { DRIVERS, getDriver } from '../src/drivers/registry.js';
+import { againstPlan } from '../src/runner/against.js';
 import { repeatSchedule, repeatSlots, schedulePlan, warmupMode, type TimingPlan } from '../src/runner/records.js';
 
 const on = (driver: DriverName): { browser: { driver: DriverName } } => ({ browser: { driver } });
@@ -58,4 +59,13 @@ test('two arms follow one plan: profiled only when both drivers profile', () => 
     assert.equal(schedulePlan(asked, [on('cdp'), on('bidi')]), 'only');
     assert.equal(schedulePlan(asked, [on('pty'), on('cdp')]), 'only');
   }
+});
+
+test('a compare resolves its plan once (againstPlan): as asked, else timing unless the scenario says no; both drivers allow it', () => {
+  const arm = (driver: DriverName, timing: { timing: boolean; timingSet: boolean }) => ({ ...on(driver), ...timing });
+  const unset = { timing: false, timingSet: false };
+  assert.equal(againstPlan(on('cdp'), arm('cdp', unset), undefined), true, 'an interleaved compare times by default');
+  assert.equal(againstPlan(on('cdp'), arm('cdp', { timing: false, timingSet: true }), undefined), false);
+  assert.equal(againstPlan(on('cdp'), arm('cdp', { timing: false, timingSet: true }), 'only'), 'only', 'the flag wins');
+  for (const asked of [undefined, ...PLANS]) assert.equal(againstPlan(on('bidi'), arm('cdp', unset), asked), 'only');
 });

@@ -93,7 +93,7 @@ function runFile(out: string, name: string): RunFile {
   return JSON.parse(readFileSync(join(out, `${name}-run.json`), 'utf8')) as RunFile;
 }
 
-function assertAllSignedIn(run: RunFile, stderr: string, repeats = 6): void {
+function assertAllSignedIn(run: RunFile, stderr: string, repeats = 4): void {
   const why = JSON.stringify(run.repeats.map((x) => (x.status === 'failed' ? x.failure.error.message : x.status)));
   assert.equal(run.summary.failed, 0, `every repeat's expect steps saw the signed-in page: ${why}\n${stderr}`);
   assert.equal(run.repeats.length, repeats, 'every scheduled repeat ran');
@@ -103,10 +103,10 @@ function assertAllSignedIn(run: RunFile, stderr: string, repeats = 6): void {
   );
 }
 
-test('setupOnce signs in once; five clean repeats start signed in; no secret in --out or the output', { timeout: 300_000 }, async () => {
+test('setupOnce signs in once; three clean repeats start signed in; no secret in --out or the output', { timeout: 300_000 }, async () => {
   const before = app.signIns();
   const file = scenario('once', SETUP_ONCE);
-  const r = await perf(['run', file, '--repeat', '5', '--out', 'out-once']);
+  const r = await perf(['run', file, '--repeat', '3', '--out', 'out-once']);
   assert.ok(r.code === 0 || r.code === 1, r.stderr);
   assert.equal(app.signIns() - before, 1, 'one sign-in for the whole run');
   const out = join(work, 'out-once');
@@ -139,7 +139,7 @@ test(
 
     const before = app.signIns();
     const file = scenario('from-file', '');
-    const r = await perf(['run', file, '--repeat', '5', '--out', 'out-file', '--storage-state', 'state.json']);
+    const r = await perf(['run', file, '--repeat', '3', '--out', 'out-file', '--storage-state', 'state.json']);
     assert.ok(r.code === 0 || r.code === 1, r.stderr);
     assert.equal(app.signIns() - before, 0, 'the saved state is the sign-in');
     const out = join(work, 'out-file');
@@ -178,11 +178,11 @@ test(
   async () => {
     const before = app.signIns();
     const file = scenario('webkit', `browser: { engine: webkit }\n${SETUP_ONCE}`);
-    const r = await perf(['run', file, '--repeat', '5', '--warmup', '0', '--out', 'out-webkit']);
+    const r = await perf(['run', file, '--repeat', '3', '--warmup', '0', '--out', 'out-webkit']);
     assert.ok(r.code === 0 || r.code === 1, r.stderr);
     assert.equal(app.signIns() - before, 1, 'one sign-in for the whole run');
     const out = join(work, 'out-webkit');
-    assertAllSignedIn(runFile(out, 'webkit'), r.stderr, 5);
+    assertAllSignedIn(runFile(out, 'webkit'), r.stderr, 3);
     assertNoSecrets(out, r, [PASSWORD, ...app.sessionIds()]);
   },
 );

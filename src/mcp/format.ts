@@ -24,7 +24,8 @@ export function okReply(json: Record<string, unknown>, images: ReplyImage[] = []
 }
 
 export function errorReply(e: unknown, extra: Record<string, unknown> = {}): ToolReply {
-  const info = isPerfError(e) ? e.toJSON() : toErrorInfo(e);
+  // Advice per door travels with the reply until renderReply shows it at its door (infoAt).
+  const info = isPerfError(e) ? { ...e.toJSON(), ...(e.suggestions ? { suggestions: e.suggestions } : {}) } : toErrorInfo(e);
   return { kind: 'error', error: { ...info, ...extra }, images: [] };
 }
 

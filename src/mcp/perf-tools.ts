@@ -6,7 +6,7 @@
  */
 import { RUN_OPTIONS, SEQUENTIAL_OPTIONS, STOP_OPTIONS } from '../runner/options.js';
 import { NAME_PART } from '../files.js';
-import { isPerfError, PerfError } from '../errors.js';
+import { PerfError } from '../errors.js';
 import { compareExitCode, compareRunFiles, type RunsComparison } from '../perf/compare-runs.js';
 import type { CompareRow } from '../perf/compare.js';
 import type { AttributionLine } from '../perf/attribution.js';
@@ -237,13 +237,7 @@ export const perfRunTool = defineTool({
     'Run a scenario from clean restarts into a run file (medians, budgets); with against, interleaved ' + 'with a baseline until decided.',
   inputSchema: PERF_RUN_SCHEMA,
   readOnly: false,
-  run: (core, args, ctx) =>
-    perfRun(core, args, ctx).catch((e: unknown) => {
-      // The scheduler names the CLI flag; over MCP the same option is the keepGoing argument.
-      if (!isPerfError(e) || e.code !== 'step_fails_every_repeat') throw e;
-      const suggestion = e.suggestion?.replace('--keep-going', 'keepGoing: true');
-      throw new PerfError({ code: e.code, message: e.message, ...(suggestion ? { suggestion } : {}), cause: e });
-    }),
+  run: perfRun,
 });
 
 async function perfRun(core: McpCore, args: FromSchema<typeof PERF_RUN_SCHEMA>, ctx: ToolCallContext): Promise<ToolReply> {

@@ -13,7 +13,7 @@ import type { Scenario } from '../scenario/load.js';
 import type { RestartMode } from '../drivers/define.js';
 import type { RepeatMode, RepeatRecord, RunFile } from '../perf/run-file.js';
 import { fileInFolder } from '../files.js';
-import { runFileName, type TimingPlan } from './records.js';
+import { runFileName, schedulePlan, type TimingPlan } from './records.js';
 import { runSchedule, type Arm } from './scheduler.js';
 
 export { abbaOrder, type Arm } from './scheduler.js';
@@ -30,6 +30,8 @@ export interface AgainstOptions {
   warmup?: number;
   restart?: RestartMode;
   timing?: TimingPlan;
+  /** The plan againstPlan resolved already, from a caller that needed it before the run (the sequential judge). */
+  plan?: TimingPlan;
   /** --keep-going: a first repeat that fails the way every repeat would does not stop the compare. */
   keepGoing?: boolean;
   cwd?: string;
@@ -65,6 +67,16 @@ export interface AgainstResult {
  */
 export const interleavedTiming = (sc: Pick<Scenario, 'timing' | 'timingSet'>): boolean => (sc.timingSet ? sc.timing : true);
 
+/** The plan both arms of a compare follow: `asked` (else interleavedTiming), as both arms' drivers allow it. */
+type PlanArm = { browser: Pick<Scenario['browser'], 'driver'> };
+export function againstPlan(
+  baseline: PlanArm,
+  candidate: PlanArm & Pick<Scenario, 'timing' | 'timingSet'>,
+  asked: TimingPlan | undefined,
+): TimingPlan {
+  return schedulePlan(asked ?? interleavedTiming(candidate), [baseline, candidate]);
+}
+
 /** Run both arms interleaved and write one run file each: two arms of the scheduler. */
 export async function runAgainst(baseline: Scenario, candidate: Scenario, opts: AgainstOptions): Promise<AgainstResult> {
   const labels = opts.labels ?? againstLabels();
@@ -91,7 +103,7 @@ export async function runAgainst(baseline: Scenario, candidate: Scenario, opts: 
     cwd: opts.cwd ?? process.cwd(),
     repeat: opts.repeat ?? candidate.repeat,
     warmup: opts.warmup ?? candidate.warmup,
-    timing: opts.timing ?? interleavedTiming(candidate),
+    plan: opts.plan ?? againstPlan(baseline, candidate, opts.timing),
     keepTraces: false,
     ...(opts.keepGoing ? { keepGoing: true } : {}),
     who: 'perf run --against',

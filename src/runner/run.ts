@@ -8,7 +8,7 @@ import { fileInFolder } from '../files.js';
 import type { Scenario } from '../scenario/load.js';
 import type { RestartMode } from '../drivers/define.js';
 import type { RepeatMode, RepeatRecord, RunFile } from '../perf/run-file.js';
-import { runFileName } from './records.js';
+import { runFileName, schedulePlan, type TimingPlan } from './records.js';
 import { runSchedule } from './scheduler.js';
 
 // What the other doors (--against, the gate, MCP, benches) import from here, where it lived before the scheduler.
@@ -36,6 +36,8 @@ export interface RunOptions {
   warmup?: number;
   restart?: RestartMode;
   timing?: boolean;
+  /** The plan schedulePlan resolved already, from a caller that needed it before the run (the sequential judge). */
+  plan?: TimingPlan;
   /** --keep-going: a first repeat that fails the way every repeat would does not stop the run. */
   keepGoing?: boolean;
   cwd?: string;
@@ -70,7 +72,7 @@ export async function runScenario(sc: Scenario, opts: RunOptions): Promise<{ run
     cwd: opts.cwd ?? process.cwd(),
     repeat: opts.repeat ?? sc.repeat,
     warmup: opts.warmup ?? sc.warmup,
-    timing: opts.timing ?? sc.timing,
+    plan: opts.plan ?? schedulePlan(opts.timing ?? sc.timing, [sc]),
     keepTraces: true,
     who: 'perf run',
     ...(opts.keepGoing ? { keepGoing: true } : {}),

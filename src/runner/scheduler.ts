@@ -6,7 +6,7 @@
  * checkpoint that could not be written, and writes each arm's run file, or throws it as not-saved salvage.
  */
 import { join, relative } from 'node:path';
-import { PerfError } from '../errors.js';
+import { keepGoingAdvice, PerfError } from '../errors.js';
 import { ensureDir } from '../files.js';
 import type { RepeatMode, RepeatRecord, RunEnv, RunFile } from '../perf/run-file.js';
 import { redactSecrets } from '../scenario/redact.js';
@@ -26,7 +26,6 @@ import {
   notSaved,
   repeatSchedule,
   repeatSlots,
-  schedulePlan,
   type TimingPlan,
   warmupMode,
   withServeHost,
@@ -71,7 +70,8 @@ export interface ScheduleOptions {
   cwd: string;
   repeat: number;
   warmup: number;
-  timing: TimingPlan;
+  /** The timing plan as the arms' drivers allow it, resolved once by the caller (records.ts schedulePlan). */
+  plan: TimingPlan;
   /** Selenium Grid base URL (--grid); else the last arm's browser.endpoint when it is a Grid. */
   grid?: string;
   serveHost?: string;
@@ -167,7 +167,7 @@ function deterministicStop(record: RepeatRecord, who: string, runFile: string): 
     message:
       `${who}: stopped after the ${record.warmup ? 'warm-up' : 'first repeat'}: the ${phase === 'setup' ? 'setup ' : ''}step ` +
       `${label ?? record.failure.step ?? ''} failed with ${error.code}, as every repeat would: ${error.message} (run file: ${runFile})`,
-    suggestion: `${error.suggestion ?? 'fix the step'}; --keep-going runs every repeat anyway`,
+    suggestion: keepGoingAdvice(error.suggestion ?? 'fix the step'),
   });
 }
 
@@ -176,8 +176,6 @@ class Scheduler {
   readonly grid: string | undefined;
   /** The CDP session opens with this scenario's browser options: the candidate's (the one named on the command line). */
   readonly sessionScenario: Scenario;
-  /** The timing plan as the arms' drivers allow it (records.ts schedulePlan). */
-  private readonly plan: TimingPlan;
   private readonly schedule: { mode: RepeatMode; warmup: boolean }[];
   private order: { slot: number; arm: number }[];
   private units: number;
@@ -195,11 +193,9 @@ class Scheduler {
   constructor(private readonly opts: ScheduleOptions) {
     this.sessionScenario = opts.arms[opts.arms.length - 1]!.sc;
     this.grid = opts.grid ?? gridUrlOf(this.sessionScenario.browser.endpoint);
-    const scenarios = opts.arms.map((a) => a.sc);
-    this.plan = schedulePlan(opts.timing, scenarios);
     this.schedule = [
-      ...Array.from({ length: opts.warmup }, () => ({ mode: warmupMode(this.plan), warmup: true })),
-      ...repeatSchedule(opts.repeat, this.plan).map((m) => ({ mode: m, warmup: false })),
+      ...Array.from({ length: opts.warmup }, () => ({ mode: warmupMode(opts.plan), warmup: true })),
+      ...repeatSchedule(opts.repeat, opts.plan).map((m) => ({ mode: m, warmup: false })),
     ];
     this.units = opts.repeat;
     this.order = this.orderOf(this.schedule.length);
@@ -294,7 +290,7 @@ class Scheduler {
     for (const a of this.arms) a.env ??= await this.envOf(a);
     const more = await this.opts.extend(this.arms.map((a) => this.file(a, false)));
     if (!(more > 0) || this.opts.signal?.aborted) return false;
-    this.schedule.push(...repeatSlots(this.units, this.units + more, this.plan).map((m) => ({ mode: m, warmup: false })));
+    this.schedule.push(...repeatSlots(this.units, this.units + more, this.opts.plan).map((m) => ({ mode: m, warmup: false })));
     this.units += more;
     // The interleaving goes on where it stopped: slot k is A B when k is even, B A when odd.
     this.order = this.orderOf(this.schedule.length);

@@ -11,7 +11,7 @@ import type { CompareVerdict, Direction } from '../perf/compare.js';
 import { DEFAULT_ALPHA, DEFAULT_SPENDING } from '../perf/compare.js';
 import type { Scenario } from '../scenario/load.js';
 import { writeJsonAtomic } from '../session/state.js';
-import { interleavedTiming, runAgainst, type AgainstOptions, type AgainstResult } from './against.js';
+import { againstPlan, runAgainst, type AgainstOptions, type AgainstResult } from './against.js';
 import type { RunFile, SequentialRecord } from '../perf/run-file.js';
 import { repeatSlots, runScenario, type RunOptions } from './run.js';
 import { schedulePlan, type TimingPlan } from './records.js';
@@ -206,16 +206,16 @@ export async function againstToDecision(
   const repeat = opts.repeat ?? candidate.repeat;
   const compareOpts = { force: true, ...(opts.compare ?? {}) };
   // The plan the arms will follow, as the design counts it: its reach in timing repeats is what the noise rule reads.
-  const timing = schedulePlan(opts.timing ?? interleavedTiming(candidate), [baseline, candidate]);
+  const plan = againstPlan(baseline, candidate, opts.timing);
   if (opts.fixed) {
-    const res = await runAgainst(baseline, candidate, { ...opts, timing });
+    const res = await runAgainst(baseline, candidate, { ...opts, plan });
     return { res, comparison: finalCompare(res.baseline, res.candidate, compareOpts) };
   }
   const judge = new SequentialJudge(
     {
       repeat,
       maxRepeat: Math.max(repeat, opts.maxRepeat ?? candidate.maxRepeat),
-      timing,
+      timing: plan,
       storedBaseline: false,
       compare: compareOpts,
       ...(opts.stop ? { stop: opts.stop } : {}),
@@ -226,7 +226,7 @@ export async function againstToDecision(
   );
   const res = await runAgainst(baseline, candidate, {
     ...opts,
-    timing,
+    plan,
     extend: (a, b) => (measuredAny(a) && measuredAny(b) ? judge.look(a, b, opts.signal?.aborted === true) : 0),
   });
   if (!measuredAny(res.baseline.run) || !measuredAny(res.candidate.run)) return { res, comparison: undefined };
@@ -252,11 +252,12 @@ export async function runToDecision(
     const out = await runScenario(sc, opts);
     return { ...out, comparison: baseline ? finalCompare({ run: baseline, path: '' }, out, compareOpts) : undefined };
   }
+  const plan = schedulePlan(opts.timing ?? sc.timing, [sc]);
   const judge = new SequentialJudge(
     {
       repeat,
       maxRepeat: Math.max(repeat, opts.maxRepeat ?? sc.maxRepeat),
-      timing: schedulePlan(opts.timing ?? sc.timing, [sc]),
+      timing: plan,
       storedBaseline: true,
       compare: compareOpts,
       ...(opts.budgetMs !== undefined ? { budgetMs: opts.budgetMs } : {}),
@@ -266,6 +267,7 @@ export async function runToDecision(
   );
   const out = await runScenario(sc, {
     ...opts,
+    plan,
     extend: (b) => (measuredAny(b) ? judge.look(baseline, b, opts.signal?.aborted === true) : 0),
   });
   if (!measuredAny(out.run)) return { ...out, comparison: undefined };

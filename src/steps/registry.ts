@@ -195,14 +195,12 @@ export function mcpArgsSchema(def: StepDefinition<any>): JsonSchema {
     const { description: _tool, properties = {}, ...rest } = stepArgsSchema(def);
     const props: Record<string, JsonSchema> = {};
     const targetFields = TARGET_SCHEMA.properties as Record<string, JsonSchema>;
-    for (const [k, v] of Object.entries(properties)) {
-      // find's own label (a target field: a form control's label) shares its name with the step label a scenario
-      // names a step by; MCP has no step labels, so there label is the target field.
-      if (k === 'label' && (def.args as JsonSchema).properties?.label === targetFields.label) {
-        props[k] = undescribed(targetFields.label!);
-        continue;
-      }
-      if ((SCENARIO_ONLY_ARGS as readonly string[]).includes(k) || SCENARIO_ONLY_FIELDS.has(v)) continue;
+    const own = (def.args as JsonSchema).properties ?? {};
+    for (const [k, full] of Object.entries(properties)) {
+      // A scenario-only argument is the step's own where the step declares one of that name (find's label, a target
+      // field): in a scenario the common argument shadows it, but MCP has no step labels to shadow it with.
+      const v = (SCENARIO_ONLY_ARGS as readonly string[]).includes(k) ? own[k] : full;
+      if (v === undefined || SCENARIO_ONLY_FIELDS.has(v)) continue;
       if (k === 'timeoutMs' && def.instant) continue;
       if (v === TARGET_SCHEMA) props[k] = COMPACT_TARGET;
       // A target's own fields spread into a step (find): the step's description names them.
