@@ -74,7 +74,9 @@ function candidateRepeats(dir: string): number {
   return most;
 }
 
-const verdictOf = (out: string): string => /^(PASS|WARN|FAIL|INCONCLUSIVE)\b/m.exec(out)?.[1] ?? 'ERROR';
+// The gate's own line first (a passing stored gate prints no compare table), else the compare's first word.
+const verdictOf = (out: string): string =>
+  /^perf gate: (PASS|WARN|FAIL|INCONCLUSIVE)\b/m.exec(out)?.[1] ?? /^(PASS|WARN|FAIL|INCONCLUSIVE)\b/m.exec(out)?.[1] ?? 'ERROR';
 const decidedOf = (out: string): string => /^gate: (.*)$/m.exec(out)?.[1]?.slice(0, 140) ?? '';
 
 async function once(c: Case, path: Path, hog: Hog, scenario: string): Promise<Try> {

@@ -5,7 +5,8 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { hostRecord, judgeHost } from '../src/perf/compare/host.js';
+import { hostRecord, judgeHost, judgeUnplaced, MIN_PLACED_SHARE, placedShare } from '../src/perf/compare/host.js';
+import type { AttributionLine } from '../src/perf/attribution.js';
 import type { CompareResult } from '../src/perf/compare.js';
 import type { RunFile } from '../src/perf/run-file.js';
 import { ENV, measured, resultOf, rowOf, runOf } from './run-inputs.js';
@@ -90,4 +91,58 @@ test('hostRecord: one kind of machine, or what another host means for the verdic
   );
   const busy = { repeats: 3, of: 12, metrics: ['m'], note: 'busy', headline: 'host busy during 3 of 12 repeats' };
   assert.deepEqual(hostRecord(true, a, a, busy), { same: true, busy: { repeats: 3, of: 12, note: 'busy' } });
+});
+
+/** An attribution line of `kind` whose shift explains `share` of a +30 ms row, its interval clear of zero or not. */
+function line(kind: AttributionLine['kind'], share: number, sure = true): AttributionLine {
+  const deltaMs = 30 * share;
+  return {
+    kind,
+    name: `f${share}`,
+    url: '/app.js:1:1',
+    a: 10,
+    b: 10 + deltaMs,
+    deltaMs,
+    ci: { lowMs: sure ? deltaMs / 2 : -1, highMs: deltaMs * 2 },
+    share,
+  };
+}
+
+test('a stored baseline: an ms regression no place in the code explains is inconclusive; a placed one stays', { timeout: 10_000 }, () => {
+  const placed = rowOf('interactions.processingMs', { attribution: { lines: [line('function', 1.02)], repeats: { a: 3, b: 3 } } });
+  const spread = rowOf('longFrames.blockingMs', {
+    // A slower moment: the top functions grew a little each (6 %, 5 %), a long task by most of it (not a code place),
+    // and one function by 30 % without a sure interval.
+    attribution: {
+      lines: [line('longTask', 0.9), line('function', 0.06), line('function', 0.05), line('function', 0.3, false)],
+      repeats: { a: 3, b: 3 },
+    },
+  });
+  const noProfile = rowOf('counters.threadCpuMs', { attribution: { lines: [], repeats: { a: 0, b: 0 }, missing: 'no CPU profile' } });
+  // A step's wall time and a load's milestones also wait on the network, which no profile places: judged as they were.
+  const step = rowOf('steps.open.ms', { attribution: { lines: [line('function', 0.05)], repeats: { a: 3, b: 3 } } });
+  const layouts = rowOf('counters.layouts', { attribution: { lines: [], repeats: { a: 3, b: 3 } } });
+  assert.equal(placedShare(placed), 1);
+  assert.ok(Math.abs(placedShare(spread)! - 0.11) < 1e-9);
+  assert.equal(placedShare(noProfile), null);
+  assert.ok(MIN_PLACED_SHARE > 0.11 && MIN_PLACED_SHARE <= 1);
+  const rows = resultOf([placed, spread, noProfile, step, layouts]);
+  const { result, busy } = judgeUnplaced(armOf(40), armOf(40), rows, undefined);
+  const verdicts = Object.fromEntries(result.rows.map((r) => [r.metric, r.verdict]));
+  assert.deepEqual(verdicts, {
+    'interactions.processingMs': 'regressed',
+    'longFrames.blockingMs': 'inconclusive',
+    'counters.threadCpuMs': 'regressed',
+    'steps.open.ms': 'regressed',
+    'counters.layouts': 'regressed',
+  });
+  assert.match(result.rows[1]!.reason, /^stored baseline: only 11% of the change sits in code that surely grew/);
+  assert.deepEqual(busy?.metrics, ['longFrames.blockingMs']);
+  assert.equal(result.verdict, 'fail');
+  // Interleaved arms share the moment: judged as they were.
+  const a = armOf(40, { against: { role: 'baseline', other: 'b', order: 'ABBA' } });
+  const b = armOf(40, { against: { role: 'candidate', other: 'a', order: 'ABBA' } });
+  assert.equal(judgeUnplaced(a, b, rows, undefined).result, rows);
+  // Only the spread row regressed: the verdict is no longer a fail.
+  assert.equal(judgeUnplaced(armOf(40), armOf(40), resultOf([spread]), undefined).result.verdict, 'inconclusive');
 });

@@ -4,53 +4,34 @@
  * firefox` alone; and the same app over MCP (app_start engine firefox, snap, tap by ref, expect).
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { firefoxBinary } from '../src/drivers/bidi/firefox.js';
 import { stdioServer } from './mcp-client.js';
+import { firefoxProjects, type Project } from './firefox-projects.js';
 import { refOf, ROOT } from './helpers.js';
 
-const PERF = path.join(ROOT, 'bin', 'perf');
 const NO_FIREFOX = firefoxBinary() ? false : 'Firefox not installed (apt-get install firefox-esr)';
 // Two repeats of Swagger UI's two clicks plus Firefox's start, on a loaded 2-core machine.
 const RUN_TIMEOUT_MS = 240_000;
 const PAGES = path.join(ROOT, 'bench', 'verdict-pages');
 const SCENARIO = 'swagger-click.yaml';
 
-const dirs: string[] = [];
+const projects = firefoxProjects('rehearse-firefox-swagger-', RUN_TIMEOUT_MS);
+const perf = projects.perf;
 /** The Swagger app as bench/verdict-apps.ts lays it out (the registry's build beside our page), the scenario beside it. */
-function project(): { dir: string; tmp: string } {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rehearse-firefox-swagger-'));
-  dirs.push(dir);
-  const app = path.join(dir, 'app');
+function project(): Project {
+  const p = projects.create();
+  const app = path.join(p.dir, 'app');
   fs.mkdirSync(app);
   const dist = path.join(ROOT, 'node_modules', 'swagger-ui-dist');
   for (const f of ['swagger-ui.css', 'index.css', 'swagger-ui-bundle.js', 'swagger-ui-standalone-preset.js'])
     fs.copyFileSync(path.join(dist, f), path.join(app, f));
   fs.copyFileSync(path.join(ROOT, 'bench', 'load-pages', 'petstore.json'), path.join(app, 'petstore.json'));
   for (const f of ['swagger.html', 'swagger-init.js', 'analytics.js']) fs.copyFileSync(path.join(PAGES, f), path.join(app, f));
-  fs.copyFileSync(path.join(PAGES, SCENARIO), path.join(dir, SCENARIO));
-  fs.mkdirSync(path.join(dir, 'tmp'));
-  return { dir, tmp: path.join(dir, 'tmp') };
-}
-after(() => {
-  for (const d of dirs) {
-    spawnSync(process.execPath, [PERF, 'stop'], { timeout: 60_000, cwd: d });
-    fs.rmSync(d, { recursive: true, force: true });
-  }
-});
-
-function perf(p: { dir: string; tmp: string }, args: string[]): { code: number; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [PERF, ...args], {
-    cwd: p.dir,
-    encoding: 'utf8',
-    timeout: RUN_TIMEOUT_MS,
-    env: { ...process.env, TMPDIR: p.tmp },
-  });
-  return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
+  fs.copyFileSync(path.join(PAGES, SCENARIO), path.join(p.dir, SCENARIO));
+  return p;
 }
 
 describe('Swagger UI in Firefox', { skip: NO_FIREFOX, timeout: 900_000 }, () => {

@@ -9,51 +9,33 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { firefoxBinary } from '../src/drivers/bidi/firefox.js';
 import { sleep } from '../src/processes.js';
 import { stdioServer } from './mcp-client.js';
+import { firefoxProjects, type Project } from './firefox-projects.js';
 import { DEMO_DIR, FIXTURES_DIR, perfCli, refOf, ROOT } from './helpers.js';
 
-const PERF = path.join(ROOT, 'bin', 'perf');
 const NO_FIREFOX = firefoxBinary() ? false : 'Firefox not installed (apt-get install firefox-esr)';
 // Two repeats of a short flow plus Firefox's start, on a loaded 2-core machine.
 const RUN_TIMEOUT_MS = 150_000;
 
-const dirs: string[] = [];
+const projects = firefoxProjects('rehearse-firefox-test-', RUN_TIMEOUT_MS);
+const perf = projects.perf;
 /** A project holding the demo app and copies of scenario files, each with only the engine key added; its own TMPDIR. */
-function project(scenarios: string[]): { dir: string; tmp: string } {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rehearse-firefox-test-'));
-  dirs.push(dir);
-  fs.cpSync(DEMO_DIR, path.join(dir, 'app'), { recursive: true });
+function project(scenarios: string[]): Project {
+  const p = projects.create();
+  fs.cpSync(DEMO_DIR, path.join(p.dir, 'app'), { recursive: true });
   for (const name of scenarios) {
     const text = fs.readFileSync(path.join(ROOT, 'scenarios', name), 'utf8');
-    fs.writeFileSync(path.join(dir, name), `${text.trimEnd()}\nbrowser: { engine: firefox }\n`);
+    fs.writeFileSync(path.join(p.dir, name), `${text.trimEnd()}\nbrowser: { engine: firefox }\n`);
   }
-  fs.mkdirSync(path.join(dir, 'tmp'));
-  return { dir, tmp: path.join(dir, 'tmp') };
-}
-after(() => {
-  for (const d of dirs) {
-    spawnSync(process.execPath, [PERF, 'stop'], { timeout: 60_000, cwd: d });
-    fs.rmSync(d, { recursive: true, force: true });
-  }
-});
-
-function perf(p: { dir: string; tmp: string }, args: string[]): { code: number; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [PERF, ...args], {
-    cwd: p.dir,
-    encoding: 'utf8',
-    timeout: RUN_TIMEOUT_MS,
-    env: { ...process.env, TMPDIR: p.tmp },
-  });
-  return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
+  return p;
 }
 
 /** perf ARGS without blocking this process: a server of the test's own answers while it runs. */
-function cli(p: { dir: string; tmp: string }, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function cli(p: Project, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return perfCli(p.dir, args, RUN_TIMEOUT_MS, { TMPDIR: p.tmp });
 }
 

@@ -32,6 +32,24 @@ function reporter(seq: number, state: State, extra: Record<string, unknown> = {}
 }
 const all = { startAt: -Infinity, endAt: Infinity };
 
+/** An analysis holding only `frames` (and the raw session): what the frame insights read. */
+function framesOnly(raw: RawSession, frames: Analysis['frames']): Analysis {
+  return {
+    raw,
+    metrics: {},
+    frames,
+    painted: frames?.painted ?? 0,
+    interactions: [],
+    longFrames: [],
+    profile: undefined,
+    blocksBySelf: [],
+    layouts: undefined,
+    coverage: { frames: 'read' },
+    missingReasons: {},
+    frameOf: () => -1,
+  };
+}
+
 test('frames: a painted frame lasts until the next painted one across dropped vsyncs; idle vsyncs are not frames', () => {
   const events = [
     reporter(1, 'STATE_PRESENTED_ALL'),
@@ -269,20 +287,8 @@ test('a driver without a CPU profiler: late frames are not sent to attribution m
     state: 'presented' as const,
     ...(i < 10 ? { overBudget: true } : {}),
   }));
-  const analysis = (raw: RawSession): Analysis => ({
-    raw,
-    metrics: {},
-    frames: { source: 'raf', frames, count: 20, painted: 20, dropped: 0, partial: 0, overBudget: 10, vsyncMs: 16.67, slots: 20 },
-    painted: 20,
-    interactions: [],
-    longFrames: [],
-    profile: undefined,
-    blocksBySelf: [],
-    layouts: undefined,
-    coverage: { frames: 'read' },
-    missingReasons: {},
-    frameOf: () => -1,
-  });
+  const analysis = (raw: RawSession): Analysis =>
+    framesOnly(raw, { source: 'raf', frames, count: 20, painted: 20, dropped: 0, partial: 0, overBudget: 10, vsyncMs: 16.67, slots: 20 });
   const next = (raw: RawSession): string | undefined =>
     runInsights(analysis(raw)).insights.find((i) => i.id === 'framesOverBudget')?.nextStep;
   // Chromium in timing mode: a profile is one perf_begin away.
@@ -303,20 +309,7 @@ test('framesDropped from the rAF counter (Firefox, WebDriver): the stalls are th
   const intervals = [...new Array<number>(10).fill(16.7), 100.2, ...new Array<number>(10).fill(16.7), 50.1];
   const frames = framesFromRaf([{ count: intervals.length + 1, firstAt: 1000, lastAt: 1500, intervalsMs: intervals }])!;
   assert.equal(frames.dropped, 7);
-  const a: Analysis = {
-    raw: rawSession(),
-    metrics: {},
-    frames,
-    painted: frames.painted,
-    interactions: [],
-    longFrames: [],
-    profile: undefined,
-    blocksBySelf: [],
-    layouts: undefined,
-    coverage: { frames: 'read' },
-    missingReasons: {},
-    frameOf: () => -1,
-  };
+  const a = framesOnly(rawSession(), frames);
   const { insights, details } = runInsights(a);
   const dropped = insights.find((i) => i.id === 'framesDropped');
   assert.equal(dropped?.title, '7 of 30 frames dropped (longest stall 83.5 ms)');

@@ -40,7 +40,7 @@ import { counted, measuredRepeats, paintedMedian } from './compare/samples.js';
 import { sampleOf, type RoleContext } from './compare/roles.js';
 import { choosePrimaries, familyForms, primaryFamily } from './compare/primaries.js';
 import { checkCompareSize, rowOptions } from './compare/rows.js';
-import { hostRecord, judgeHost } from './compare/host.js';
+import { hostRecord, judgeHost, judgeUnplaced } from './compare/host.js';
 import { attributeRows } from './compare/attribution.js';
 import { insightChanges } from './compare/insight-changes.js';
 import { comparisonOf } from './compare/verdict.js';
@@ -142,12 +142,14 @@ export function compareRuns(a: RunFile, b: RunFile, opts: CompareRunsOptions = {
 
   // The quiet repeats are re-judged on the primaries this look chose, not on a choice remade from fewer repeats.
   const chosen: SampleOptions = context.primary.length ? { ...sampleOpts, primary: context.primary } : sampleOpts;
-  const { result, busy } = judgeHost(a, b, rows, {
+  const host = judgeHost(a, b, rows, {
     rejudge: (qa, qb) => compareMetrics(metricSamples(qa, qb, chosen).samples, { ...options, rejected: {} }),
     thresholds: (metric) => thresholdsFor(metric, options),
   });
 
-  const attributed = attributeRows(a, b, result.rows, context.timingGated, 1 - 2 * alpha);
+  const attributed = attributeRows(a, b, host.result.rows, context.timingGated, 1 - 2 * alpha);
+  // A stored baseline's ms regression must show where it is: one no place explains stays undecided.
+  const { result, busy } = judgeUnplaced(a, b, { ...host.result, rows: attributed.rows }, host.busy);
 
   return comparisonOf({
     thresholds,
@@ -158,7 +160,7 @@ export function compareRuns(a: RunFile, b: RunFile, opts: CompareRunsOptions = {
     result,
     busy,
     host: hostRecord(context.sameHost, a, b, busy),
-    attributed,
+    attributed: { ...attributed, rows: result.rows },
     insights: insightChanges(a.repeats, b.repeats),
     design: { alpha, look, sequential },
   });

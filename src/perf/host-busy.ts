@@ -237,12 +237,12 @@ function hostRow(r: CompareRow, q: CompareRow | undefined, busyNote: string, hos
 }
 
 /** A row whose difference the host may have made, not the build: inconclusive, `why` first, then what it was. */
-function hostInconclusive(r: CompareRow, why: string): CompareRow {
+export function hostInconclusive(r: CompareRow, why: string): CompareRow {
   return { ...r, verdict: 'inconclusive', severity: 'none', decided: false, needRepeats: null, reason: `${why}. Was: ${r.reason}` };
 }
 
 /** `full` with `rows` in place of its own and the verdict again from them (compare.ts verdictOf). */
-function rejudged(full: CompareResult, rows: CompareRow[], hostMade: readonly string[]): CompareResult {
+export function rejudged(full: CompareResult, rows: CompareRow[], hostMade: readonly string[]): CompareResult {
   const unchanged = rows.filter((r) => r.verdict === 'unchanged').map((r) => r.metric);
   // A rejection the host made is not carried to the next look as final: that look judges it afresh
   // (dropping a rejection only makes the sequential test more conservative).
