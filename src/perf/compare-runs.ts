@@ -149,7 +149,9 @@ export function compareRuns(a: RunFile, b: RunFile, opts: CompareRunsOptions = {
 
   const attributed = attributeRows(a, b, host.result.rows, context.timingGated, 1 - 2 * alpha);
   // A stored baseline's ms regression must show where it is: one no place explains stays undecided.
-  const { result, busy } = judgeUnplaced(a, b, { ...host.result, rows: attributed.rows }, host.busy);
+  const { result, busy } = judgeUnplaced(a, b, { ...host.result, rows: attributed.rows }, host.busy, (metric) =>
+    thresholdsFor(metric, options),
+  );
 
   return comparisonOf({
     thresholds,
