@@ -5,8 +5,7 @@
  * no larger than the host's own slowdown between the two recordings. Interleaved runs skip the stored-baseline checks:
  * their rounds share the moment. Pure: run files, rows and a re-judging function in, rows out.
  */
-import type { CompareResult } from '../compare.js';
-import type { CompareRow } from '../compare.js';
+import type { CompareResult, CompareRow } from '../compare.js';
 import { hostInconclusive, judgeHostBusy, judgeSaturatedHost, judgeStoredDrift, rejudged, type HostBusy } from '../host-busy.js';
 import { resolveMetric } from '../metrics.js';
 import type { RunFile } from '../run-file.js';
