@@ -47,7 +47,12 @@ test('familyForms: per-frame forms over enough painted frames, absolute counts o
 test("the scenario's metrics fix the family: no sample changes role", { timeout: 10_000 }, () => {
   const family = primaryFamily(run, { primary: ['counters.threadCpuMs'] });
   const noisy = sample('counters.threadCpuMs', [20, 300, 50, 250, 80, 200], [100]);
-  const chosen = choosePrimaries([noisy], family, familyForms(family.wanted, false), { b: run, timingGated: true, notJudged: [] });
+  const chosen = choosePrimaries([noisy], family, familyForms(family.wanted, false), {
+    b: run,
+    timingGated: true,
+    stored: false,
+    notJudged: [],
+  });
   assert.equal(chosen.by, 'scenario');
   assert.deepEqual([noisy.role, noisy.setAside], ['primary', undefined]);
 });
@@ -58,7 +63,7 @@ test('the noise rule sets a noisy default aside and promotes a quiet promotable 
   const quiet = sample('counters.scriptMs', [100, 100, 101, 99, 100, 100], [100, 101]);
   const steady = sample('counters.layouts', [4, 4, 4, 4, 4, 4], [4, 4]);
   const other = sample('memory.domNodes', [500, 500, 500, 500, 500, 500], [], 'primary');
-  const ctx = { b: run, timingGated: true, notJudged: [], look: 1 };
+  const ctx = { b: run, timingGated: true, stored: false, notJudged: [], look: 1 };
   const chosen = choosePrimaries([noisy, quiet, steady, other], family, familyForms(family.wanted, false), ctx);
   assert.equal(chosen.by, 'noise');
   assert.deepEqual(
@@ -80,6 +85,32 @@ test('the noise rule sets a noisy default aside and promotes a quiet promotable 
   assert.match(chosen.note, /^chosen by the baseline's noise at look 1: set aside as too noisy: counters\.threadCpuMs/);
 });
 
+test('against a stored baseline a noisy promotable main-thread ms total is set aside, not left secondary', { timeout: 10_000 }, () => {
+  const family = primaryFamily(run, {});
+  // The Tabulator stored try that passed: script time too noisy to promote, past warn in the candidate.
+  const script = () => sample('counters.scriptMs', [149, 120, 180, 140, 160, 110, 175, 150, 130, 170], [169, 165, 172, 160, 180]);
+  const heap = () => sample('memory.heapUsedAfterGcBytes', [9e6, 6e6, 12e6, 7e6, 11e6, 5e6, 13e6, 9e6, 6.5e6, 12.5e6], [9e6]);
+  const forms = familyForms(family.wanted, false);
+  const [sa, ha] = [script(), heap()];
+  choosePrimaries([sa, ha], family, forms, { b: run, timingGated: true, stored: false, notJudged: [], look: 1 });
+  assert.deepEqual([sa.role, sa.setAside], ['secondary', undefined], 'interleaved: secondary as the registry says');
+  const [sb, hb] = [script(), heap()];
+  const chosen = choosePrimaries([sb, hb], family, forms, { b: run, timingGated: true, stored: true, notJudged: [], look: 1 });
+  assert.equal(sb.role, 'primary');
+  assert.match(sb.setAside ?? '', /not quiet enough to decide here.*a stored baseline: set aside, it holds the gate while past warn/);
+  assert.deepEqual(
+    chosen.demoted.map((x) => x.metric),
+    ['counters.scriptMs'],
+    'recorded, so later looks keep holding',
+  );
+  // Not a main-thread ms total: left to the noise rule as it was.
+  assert.deepEqual([hb.role, hb.setAside], ['secondary', undefined]);
+  // Without timing repeats in both runs milliseconds do not gate: nothing to hold.
+  const sc = script();
+  choosePrimaries([sc], family, forms, { b: run, timingGated: false, stored: true, notJudged: [], look: 1 });
+  assert.equal(sc.setAside, undefined);
+});
+
 test('a later look keeps the recorded choice and its reasons', { timeout: 10_000 }, () => {
   const recorded: PrimaryChoiceRecord = {
     by: 'noise',
@@ -90,7 +121,12 @@ test('a later look keeps the recorded choice and its reasons', { timeout: 10_000
   };
   const family = primaryFamily(run, { sequential: sequentialOf([{ a: 4, b: 4 }], 10, { primaries: recorded }) });
   const cpu = sample('counters.threadCpuMs', [100, 101, 100], [100], 'secondary');
-  const chosen = choosePrimaries([cpu], family, familyForms(family.wanted, false), { b: run, timingGated: true, notJudged: [] });
+  const chosen = choosePrimaries([cpu], family, familyForms(family.wanted, false), {
+    b: run,
+    timingGated: true,
+    stored: false,
+    notJudged: [],
+  });
   assert.equal(chosen.note, 'chosen at look 1 and kept for every later look: set aside as too noisy: counters.threadCpuMs');
   assert.deepEqual([cpu.role, cpu.setAside, cpu.note], ['primary', 'too noisy here', 'too noisy here']);
 });

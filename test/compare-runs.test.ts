@@ -726,24 +726,29 @@ test('noise rule: a CV-50% primary is demoted with the reason in its row, the ga
     /too noisy here to judge ±10%: CV \d+% \(needs ~\d+ repeats per arm, at most 20 here\); set aside: decides at a quarter weight, holds the gate while past warn/,
   );
   assert.equal(c.gate.chosen?.by, 'noise');
+  // Two runs recorded apart (not interleaved), as a stored baseline is: the noisy promotable task time is set aside too.
   assert.deepEqual(
     c.gate.chosen?.demoted.map((x) => x.metric),
-    ['longFrames.blockingMs'],
+    ['counters.taskMs', 'longFrames.blockingMs'],
   );
   assert.deepEqual(
     c.gate.chosen?.promoted.map((x) => x.metric),
     ['counters.scriptMs'],
   );
   assert.ok(c.gate.setAside?.some((x) => x.metric === 'longFrames.blockingMs' && /too noisy/.test(x.why) && x.deltaPct !== null));
+  assert.ok(c.gate.setAside?.some((x) => x.metric === 'counters.taskMs' && /a stored baseline: set aside/.test(x.why)));
   assert.ok(!c.gate.notJudged.some((x) => x.metric === 'longFrames.blockingMs'));
   assert.ok(!c.gate.primary.includes('longFrames.blockingMs'), 'gate.primary lists the primaries kept');
-  assert.ok(!c.gate.primary.includes('counters.taskMs'), 'a noisy promotable metric stays secondary');
+  assert.ok(!c.gate.primary.includes('counters.taskMs'), 'a noisy promotable metric is not a full primary');
   const script = row(c, 'counters.scriptMs');
   assert.equal(script.gated, true);
   assert.match(script.reason, /quiet here: judges ±10% at CV/);
   assert.deepEqual([script.verdict, script.severity], ['regressed', 'error']);
   assert.equal(c.verdict, 'fail');
-  assert.match(c.gate.summary, /; set aside as too noisy: longFrames\.blockingMs; promoted as quiet: counters\.scriptMs$/);
+  assert.match(
+    c.gate.summary,
+    /; set aside as too noisy: counters\.taskMs, longFrames\.blockingMs; promoted as quiet: counters\.scriptMs$/,
+  );
   assert.deepEqual(c.gate.chosen?.metrics, [
     'frames.dropped',
     'frames.overBudget',

@@ -36,7 +36,7 @@ import { compareMetrics, DEFAULT_ALPHA, thresholdsFor, type MetricSamples } from
 import { MIN_PAINTED_FOR_PER_FRAME } from './metrics.js';
 import type { RunFile } from './run-file.js';
 import { preflight, hostKey, identity } from './compare/preflight.js';
-import { counted, measuredRepeats, paintedMedian } from './compare/samples.js';
+import { counted, interleaved, measuredRepeats, paintedMedian } from './compare/samples.js';
 import { sampleOf, type RoleContext } from './compare/roles.js';
 import { choosePrimaries, familyForms, primaryFamily } from './compare/primaries.js';
 import { checkCompareSize, rowOptions } from './compare/rows.js';
@@ -106,7 +106,7 @@ export function metricSamples(
     notJudged: [],
   };
   const samples = names.map((metric) => sampleOf(metric, ctx));
-  const judged = { ...opts, b, timingGated, notJudged: ctx.notJudged.filter((x) => !tentative(x.metric)) };
+  const judged = { ...opts, b, timingGated, stored: !interleaved(a, b), notJudged: ctx.notJudged.filter((x) => !tentative(x.metric)) };
   const chosen = choosePrimaries(samples, family, forms, judged);
   return {
     samples,

@@ -56,6 +56,12 @@ const CODE_KINDS = new Set(['function', 'forcedLayout', 'forcedStyle']);
 // network and the server, which no profile places.
 const MAIN_THREAD = /^(counters|longFrames|interactions|frames)\./;
 
+/** A main-thread millisecond total (not a per-frame form): the rows a CPU profile can place in the code. */
+export function placeableMs(metric: string): boolean {
+  const def = resolveMetric(metric);
+  return MAIN_THREAD.test(metric) && def?.def.kind === 'ms' && !def.perFrame;
+}
+
 /**
  * What the code places that surely grew add up to, as a % of the row's baseline median (the largest sum over one kind
  * of place, so a function's time and a layout it forced are not counted twice); null without a CPU profile.
@@ -90,10 +96,7 @@ export function judgeUnplaced(
 ): { result: CompareResult; busy?: HostBusy } {
   const kept = { result, ...(busy ? { busy } : {}) };
   if (interleaved(a, b)) return kept;
-  const judged = (r: CompareRow): boolean => {
-    const def = resolveMetric(r.metric);
-    return r.gated && r.verdict === 'regressed' && MAIN_THREAD.test(r.metric) && def?.def.kind === 'ms' && !def.perFrame;
-  };
+  const judged = (r: CompareRow): boolean => r.gated && r.verdict === 'regressed' && placeableMs(r.metric);
   const metrics: string[] = [];
   const pct = (v: number): string => `+${v.toFixed(0)}%`;
   const rows = result.rows.map((r): CompareRow => {

@@ -10,6 +10,7 @@ import { PRIMARY_BY_NOISE, promotableMetrics } from '../metrics.js';
 import { chooseByNoise, type NoiseCandidate } from '../primaries.js';
 import type { PrimaryChoiceRecord, RunFile, SequentialRecord } from '../run-file.js';
 import { normalizeThresholds } from './preflight.js';
+import { placeableMs } from './host.js';
 import { perMetricThresholds } from './rows.js';
 import { counted, measuredRepeats } from './samples.js';
 import type { SampleContext, SampleOptions } from './types.js';
@@ -71,6 +72,8 @@ function reachOf(s: MetricSamples, timingOnly: boolean, seq: SequentialRecord | 
 export interface ChoiceContext extends SampleOptions {
   b: RunFile;
   timingGated: boolean;
+  /** The baseline was recorded at another moment (not interleaved with the candidate): drift is not cancelled. */
+  stored: boolean;
   notJudged: SampleContext['notJudged'];
 }
 
@@ -82,6 +85,19 @@ export interface ChoiceContext extends SampleOptions {
 function setAside(s: MetricSamples, why: string): void {
   s.role = 'primary';
   s.setAside = why;
+}
+
+/**
+ * Against a stored baseline, a promotable main-thread ms total the noise rule left secondary (too noisy to decide) is
+ * set aside instead: the interleaved path cancels drift and its A/A passes, but two moments of a shared machine do not,
+ * and a slowed handler there shows first in script time while the thread's total follows the host (measured on a
+ * Tabulator grid with an 8 ms scroll handler, a core spinning: script +13.5 %, interval +1.9…+29 %, thread CPU −6.9 %,
+ * which passed at look 1). Set aside, it holds the gate while past warn, so the gate samples on and ends inconclusive
+ * naming it, or fails if the code places that grew account for it (compare/host.ts judgeUnplaced).
+ */
+function holdsStored(s: MetricSamples, c: { primary: boolean; cvPct: number | null }): boolean {
+  // cvPct null: too few baseline repeats to size the noise, and the registry's default (secondary) stands.
+  return !c.primary && c.cvPct !== null && placeableMs(s.metric);
 }
 
 /** Append a reason to a sample's note (the row's reason ends with it). */
@@ -138,6 +154,13 @@ export function choosePrimaries(
   choices.forEach((c, i) => {
     const s = cands[i]!;
     s.role = c.primary ? 'primary' : 'secondary';
+    if (c.change === 'none' && ctx.stored && ctx.timingGated && holdsStored(s, c)) {
+      const why = `${c.why}; a stored baseline: set aside, it holds the gate while past warn`;
+      demoted.push({ metric: names.familyOf(s.metric), why });
+      setAside(s, why);
+      addNote(s, why);
+      return;
+    }
     if (c.change === 'none') return;
     (c.change === 'demoted' ? demoted : promoted).push({ metric: names.familyOf(s.metric), why: c.why });
     if (c.change === 'demoted') setAside(s, c.why);
