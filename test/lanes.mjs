@@ -102,6 +102,7 @@ const BROWSER = [
   'firefox-swagger.test.js',
   'firefox-emulation.test.js',
   'package-install.test.js',
+  'npx-registry.test.js',
   'devtools-insights.test.js',
   'bisect-grid.test.js',
   'grid-hub.test.js',

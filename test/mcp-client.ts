@@ -4,6 +4,10 @@
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { join } from 'node:path';
 import { ROOT } from './helpers.js';
 
@@ -51,14 +55,70 @@ export async function stdioServer(
   transport.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
   const client = new Client({ name: o.name, version: '0.0.0' });
   await client.connect(transport);
+  return stdioOf(client, () => stderr, o.callTimeoutMs);
+}
+
+function stdioOf(client: Client, stderr: () => string, callTimeoutMs: number | undefined): Stdio {
   return {
     client,
-    stderr: () => stderr,
+    stderr,
     async call(name, a = {}) {
-      const options = o.callTimeoutMs !== undefined ? { timeout: o.callTimeoutMs } : undefined;
+      const options = callTimeoutMs !== undefined ? { timeout: callTimeoutMs } : undefined;
       return replyOf(await client.callTool({ name, arguments: a }, undefined, options));
     },
     names: async () => (await client.listTools()).tools.map((t) => t.name),
     close: () => client.close(),
   };
+}
+
+/**
+ * The SDK's stdio transport spawns the server itself and, on close, signals it after a grace: a test that must see
+ * the server end by itself when its stdin closes (and everything it started with it) spawns the child its own way
+ * (its own process group, to sweep) and speaks MCP over it with this. close() only ends stdin.
+ */
+class ChildTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+  private readonly buffer = new ReadBuffer();
+
+  constructor(private readonly child: ChildProcessWithoutNullStreams) {}
+
+  async start(): Promise<void> {
+    this.child.stdout.on('data', (chunk: Buffer) => {
+      this.buffer.append(chunk);
+      try {
+        for (let m = this.buffer.readMessage(); m !== null; m = this.buffer.readMessage()) this.onmessage?.(m);
+      } catch (e) {
+        this.onerror?.(e as Error);
+      }
+    });
+    this.child.on('error', (e) => this.onerror?.(e));
+    this.child.on('close', () => this.onclose?.());
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    return new Promise((resolve) =>
+      this.child.stdin.write(serializeMessage(message)) ? resolve() : this.child.stdin.once('drain', resolve),
+    );
+  }
+
+  async close(): Promise<void> {
+    this.child.stdin.end();
+  }
+}
+
+/**
+ * An MCP client on a server the caller spawned (any command: `npx -y NAME mcp`), its stdio piped; `connectTimeoutMs`
+ * bounds the first reply (initialize), which for a command that installs first is more than the SDK's 60 s default.
+ */
+export async function childStdio(
+  child: ChildProcessWithoutNullStreams,
+  o: { name: string; connectTimeoutMs: number; callTimeoutMs?: number },
+): Promise<Stdio> {
+  let stderr = '';
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const client = new Client({ name: o.name, version: '0.0.0' });
+  await client.connect(new ChildTransport(child), { timeout: o.connectTimeoutMs });
+  return stdioOf(client, () => stderr, o.callTimeoutMs);
 }

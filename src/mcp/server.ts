@@ -52,7 +52,8 @@ ${CAPS.map((c) => `                  ${c.name.padEnd(17)}${c.byDefault ? '(defau
                   session; perf_bisect's parallel compares midpoints at once there. Where measurements
                   run is the user's choice, made here: those two tools take no Grid argument.
 
-Register with Claude Code:  claude mcp add rehearse -- npx perf mcp
+Register with Claude Code:  claude mcp add rehearse -- npx -y rehearse-perf mcp
+                            (in a project that has rehearse-perf installed: -- npx perf mcp)
 `;
 
 export interface McpArgs {
