@@ -1,7 +1,7 @@
 /**
  * DevTools' insights of a load over MCP, end to end on real Chromium (issue 59): perf_load of the planted page
- * (test/fixtures/insights: a stylesheet held 700 ms, an unsized LCP image, a font without font-display, a 2.5 MB image
- * without cache headers) lists them one line each under their DevTools names, with the stylesheet's URL, and
+ * (test/fixtures/insights: a stylesheet held 700 ms, an unsized LCP image found late through a fetch, a font without
+ * font-display, a 2.5 MB image without cache headers) lists them one line each under their DevTools names, with the stylesheet's URL, and
  * perf_insight {id} answers each within 2 KB. The engine's time per trace is measured and reported, never asserted.
  */
 import { test, after } from 'node:test';
@@ -53,8 +53,13 @@ test(
         new RegExp(`worst cluster CLS [\\d.]+ — Unsized image element ${base}hero\\.png$`),
         lines.join('\n'),
       );
-      // A check that failed is named in the line (here no fetchpriority=high on the LCP image).
-      assert.match(line('LCPDiscovery') ?? '', new RegExp(`— ${base}hero\\.png; failed: priorityHinted$`), lines.join('\n'));
+      // The checks that failed are named in the line (no fetchpriority=high; not in the HTML: the page's script reads the
+      // image's URL from hero.json), with the fetch the image was found after.
+      assert.match(
+        line('LCPDiscovery') ?? '',
+        new RegExp(`— ${base}hero\\.png; failed: priorityHinted, requestDiscoverable; found after fetch ${base}hero\\.json$`),
+        lines.join('\n'),
+      );
       assert.match(line('FontDisplay') ?? '', new RegExp(`${base}font\\.woff$`), lines.join('\n'));
       assert.match(line('Cache') ?? '', new RegExp(`${base}hero\\.png$`), lines.join('\n'));
       assert.match(line('ImageDelivery') ?? '', /KiB/, lines.join('\n'));
@@ -89,6 +94,18 @@ test(
       assert.deepEqual(
         rb.json.data.rows.map((row: { url: string }) => row.url),
         [`${base}slow.css`],
+      );
+      // perf_insight's rows: the image, DevTools' failed check, and the fetch it was found after.
+      const lcpd = await s.call('perf_insight', { id: 'LCPDiscovery' });
+      const lcpRows = lcpd.json.data.rows as { url?: string; check?: string; ok?: boolean; foundAfter?: string }[];
+      assert.equal(lcpRows[0]?.url, `${base}hero.png`, lcpd.text);
+      assert.ok(
+        lcpRows.some((row) => row.check === 'requestDiscoverable' && row.ok === false),
+        lcpd.text,
+      );
+      assert.deepEqual(
+        lcpRows.filter((row) => row.foundAfter).map((row) => row.foundAfter),
+        [`${base}hero.json`],
       );
       const cls = await s.call('perf_insight', { id: 'CLSCulprits' });
       assert.ok(
