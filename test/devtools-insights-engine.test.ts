@@ -1,6 +1,7 @@
 /**
  * DevTools' insight engine (@paulirish/trace_engine, pinned) on a trace Chromium 156 recorded of the planted page
- * (test/fixtures/insights, through perf_load: its categories and its window): no browser. The list of insights the
+ * (test/fixtures/insights, through perf_load: its categories and its window; recorded again when the LCP image became
+ * one found late through a fetch): no browser. The list of insights the
  * pinned version computes is held here, so an upgrade that drops or renames one fails loudly, and so is what it finds
  * on the planted page, with the URLs it names.
  */
@@ -92,6 +93,24 @@ test(
     assert.ok((byId.get('RenderBlocking')!.estimatedSavingsMs ?? 0) > 300, 'the 700 ms hold is most of the savings');
     assert.ok((byId.get('ImageDelivery')!.estimatedSavingsBytes ?? 0) > 1_000_000, 'the 2.5 MB image of noise');
     assert.equal(detail('CLSCulprits')?.rows.find((row) => 'culprit' in row)?.culprit, 'Unsized image element');
+    // The LCP image is found late (the page's script reads its URL from hero.json, then inserts it): DevTools' check
+    // "discoverable in the initial document" fails, and the rows name the fetch it was found after; the line says both.
+    const discovery = detail('LCPDiscovery')!.rows;
+    assert.deepEqual(
+      discovery.filter((row) => row.ok === false).map((row) => row.check),
+      ['priorityHinted', 'requestDiscoverable'],
+    );
+    assert.deepEqual(
+      discovery.filter((row) => 'foundAfter' in row).map((row) => [row.foundAfter, row.type]),
+      [[`${base}hero.json`, 'fetch']],
+    );
+    assert.match(
+      insightLine(byId.get('LCPDiscovery')!),
+      new RegExp(
+        `^LCPDiscovery: LCP request discovery — ${base}hero\\.png; failed: priorityHinted, requestDiscoverable; ` +
+          `found after fetch ${base}hero\\.json$`,
+      ),
+    );
     assert.deepEqual(detail('ImageDelivery')?.rows[0]?.fixes, ['MODERN_FORMAT_OR_COMPRESSION', 'RESPONSIVE_SIZE']);
     assert.deepEqual(
       detail('Cache')

@@ -64,6 +64,7 @@ const UNIT = [
   'compare-validate.test.js',
   'host-busy.test.js',
   'insight-changes.test.js',
+  'perf-load-reply.test.js',
   'perf-end-summary.test.js',
   'attribution.test.js',
   'reporters.test.js',

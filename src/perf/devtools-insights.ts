@@ -14,6 +14,11 @@ type Name = keyof Models;
 type Model = NonNullable<Models[Name]>;
 type Request = Trace.Types.Events.SyntheticNetworkRequest;
 type Row = Record<string, unknown>;
+/** What a row extractor may read beyond its model: the parsed trace's requests, and DevTools' initiator of one. */
+interface RowContext {
+  requests: readonly Request[];
+  initiatorOf: (r: Request) => Request | undefined;
+}
 
 // Rows per insight: the URLs an agent acts on; the rest is DevTools' (open the trace).
 const MAX_ROWS = 5;
@@ -26,6 +31,11 @@ export const DETAIL_MAX_BYTES = 2048;
 const NOTE_CHARS = 200;
 // Trace timestamps are µs; every figure we report is ms.
 const US_PER_MS = 1000;
+// A fetch answered longer before the LCP request than this is not what the script waited for to insert the image:
+// the then-callback that reads a JSON and sets a src runs within a few tasks of the answer (15 ms on the planted page).
+const FOUND_AFTER_FETCH_MAX_MS = 1000;
+// The request types a script reads a URL from (Fetch API, XMLHttpRequest), as the trace names them.
+const FETCH_TYPES = new Set(['fetch', 'xmlhttprequest']);
 
 /**
  * The engine is written for Chrome and Node 22, whose iterators have the ES2025 helpers (`map.values().find(…)`); Node
@@ -79,8 +89,55 @@ function text(s: { i18nId: string; values: Record<string, string | number> | und
 }
 const ms = (us: number): number => round(us / US_PER_MS, 1);
 
+/** DevTools' initiator chain of a request, root first (its "Initiators" list): the requests that led to it. */
+function initiatorChain(ctx: RowContext, r: Request): Request[] {
+  const chain: Request[] = [];
+  for (let cur = ctx.initiatorOf(r); cur && !chain.includes(cur); cur = ctx.initiatorOf(cur)) chain.unshift(cur);
+  return chain;
+}
+
+/**
+ * The fetch or XHR whose answer came last before the LCP request was sent, within FOUND_AFTER_FETCH_MAX_MS: where a
+ * script learned the image's URL. The trace cannot say it: the image's request has no initiator stack (the image
+ * loader starts it after the script set src), so DevTools' chain stops at it; this is the request that ended just
+ * before, said with its gap so a reader can judge.
+ */
+function fetchBefore(ctx: RowContext, lcp: Request): Row | undefined {
+  const fetches = ctx.requests.filter((r) => {
+    const end = r.args.data.syntheticData.finishTime;
+    return FETCH_TYPES.has(r.args.data.initiator?.fetchType ?? '') && end <= lcp.ts && lcp.ts - end <= FOUND_AFTER_FETCH_MAX_MS * US_PER_MS;
+  });
+  const last = fetches.sort((a, b) => a.args.data.syntheticData.finishTime - b.args.data.syntheticData.finishTime).at(-1);
+  return (
+    last && {
+      foundAfter: urlOf(last),
+      type: last.args.data.initiator?.fetchType,
+      endedMsBefore: ms(lcp.ts - last.args.data.syntheticData.finishTime),
+    }
+  );
+}
+
+/**
+ * LCPDiscovery's rows: the image with how long after the document's first byte it was requested (DevTools'
+ * discovery delay) and its initiator chain; each check; and, when it was not discoverable in the HTML, the fetch
+ * it was found after.
+ */
+function lcpDiscoveryRows(m: NonNullable<Models['LCPDiscovery']>, ctx: RowContext): Row[] {
+  const r = m.lcpRequest;
+  if (!r) return [{ url: null }];
+  const chain = initiatorChain(ctx, r).map(urlOf);
+  const head: Row = {
+    url: urlOf(r),
+    ...(m.earliestDiscoveryTimeTs !== undefined ? { discoveryDelayMs: ms(r.ts - m.earliestDiscoveryTimeTs) } : {}),
+    ...(chain.length ? { initiators: chain } : {}),
+  };
+  const checks = Object.entries(m.checklist ?? {}).map(([check, c]) => ({ check, ok: c.value }));
+  const late = m.checklist?.requestDiscoverable.value === false ? fetchBefore(ctx, r) : undefined;
+  return [head, ...checks, ...(late ? [late] : [])];
+}
+
 /** The rows behind each insight, by DevTools name: what it names (URLs, culprits, phases). */
-const ROWS: { [N in Name]?: (m: NonNullable<Models[N]>) => Row[] } = {
+const ROWS: { [N in Name]?: (m: NonNullable<Models[N]>, ctx: RowContext) => Row[] } = {
   RenderBlocking: (m) =>
     m.renderBlockingRequests.map((r) => ({
       url: urlOf(r),
@@ -105,10 +162,7 @@ const ROWS: { [N in Name]?: (m: NonNullable<Models[N]>) => Row[] } = {
     { lcpMs: m.lcpMs === undefined ? null : round(m.lcpMs, 1), url: m.lcpRequest ? urlOf(m.lcpRequest) : null },
     ...Object.entries(m.subparts ?? {}).map(([phase, p]) => ({ phase, ms: ms(p.range) })),
   ],
-  LCPDiscovery: (m) => [
-    { url: m.lcpRequest ? urlOf(m.lcpRequest) : null },
-    ...Object.entries(m.checklist ?? {}).map(([check, c]) => ({ check, ok: c.value })),
-  ],
+  LCPDiscovery: lcpDiscoveryRows,
   DocumentLatency: (m) =>
     m.data
       ? [
@@ -263,12 +317,20 @@ export async function devtoolsInsights(events: readonly TraceEvent[]): Promise<E
     const model = (await loadEngine()).TraceModel.Model.createWithAllHandlers();
     await model.parse(events);
     // A load: its navigation's set. A window of steps (no navigation): the set of the whole trace (INP, forced reflow).
-    const sets = [...(model.parsedTrace()?.insights?.values() ?? [])];
+    const parsed = model.parsedTrace();
+    const sets = [...(parsed?.insights?.values() ?? [])];
     const set = sets.find((x) => x.navigation) ?? sets[0];
     if (!set)
       return { insights: [], details: [], ms: performance.now() - t0, error: 'the engine found no insight set in the trace', failed: [] };
     const fired = Object.values(set.model).filter((m): m is Model => m !== undefined && m.state !== 'pass');
-    const out = fired.map(toInsight).sort((a, b) => (b.insight.estimatedSavingsMs ?? 0) - (a.insight.estimatedSavingsMs ?? 0));
+    const { Extras } = await loadEngine();
+    const ctx: RowContext = {
+      requests: parsed?.data.NetworkRequests.byTime ?? [],
+      initiatorOf: (r) => (parsed ? Extras.Initiators.getNetworkInitiator(parsed.data, r) : undefined),
+    };
+    const out = fired
+      .map((m) => toInsight(m, ctx))
+      .sort((a, b) => (b.insight.estimatedSavingsMs ?? 0) - (a.insight.estimatedSavingsMs ?? 0));
     const failed = Object.keys(set.modelErrors);
     return { insights: out.map((o) => o.insight), details: out.map((o) => o.detail), ms: performance.now() - t0, failed };
   } catch (e) {
@@ -277,9 +339,9 @@ export async function devtoolsInsights(events: readonly TraceEvent[]): Promise<E
   }
 }
 
-function rowsOf(m: Model): Row[] {
-  const extract = ROWS[m.insightKey] as ((x: Model) => Row[]) | undefined;
-  return extract ? extract(m) : [];
+function rowsOf(m: Model, ctx: RowContext): Row[] {
+  const extract = ROWS[m.insightKey] as ((x: Model, c: RowContext) => Row[]) | undefined;
+  return extract ? extract(m, ctx) : [];
 }
 
 /** The largest of the metric savings the engine estimates, ms (CLS is a score, said in the title instead). */
@@ -321,7 +383,10 @@ const WHAT: { [N in Name]?: (rows: readonly Row[]) => string } = {
   },
   INPBreakdown: (rows) => (rows[0]?.interaction ? `${String(rows[0].interaction)} ${String(rows[0].ms)} ms${longestPhase(rows)}` : ''),
   LCPBreakdown: (rows) => `${culpritOf(rows)}${longestPhase(rows)}`,
-  LCPDiscovery: (rows) => `${culpritOf(rows)}${failedChecks(rows)}`,
+  LCPDiscovery: (rows) => {
+    const found = rows.find((r) => typeof r.foundAfter === 'string');
+    return `${culpritOf(rows)}${failedChecks(rows)}${found ? `; found after ${String(found.type)} ${String(found.foundAfter)}` : ''}`;
+  },
   DocumentLatency: (rows) => failedChecks(rows).replace(/^; /, ''),
 };
 
@@ -345,8 +410,8 @@ function titleOf(m: Model, rows: readonly Row[]): string {
   );
 }
 
-function toInsight(m: Model): { insight: Insight; detail: InsightDetail } {
-  const all = rowsOf(m);
+function toInsight(m: Model, ctx: RowContext): { insight: Insight; detail: InsightDetail } {
+  const all = rowsOf(m, ctx);
   const rows = all.slice(0, MAX_ROWS);
   // Two URLs' length for the one-line form (insightLine: `id: title`), as when the title carried the id.
   const title = cut(titleOf(m, all), 2 * URL_CHARS - insightLine({ id: m.insightKey, title: '' }).length);

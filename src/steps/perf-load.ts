@@ -108,8 +108,30 @@ async function loadUrl(ctx: StepContext, given: string | undefined): Promise<str
 
 const cut = (s: string): string => (s.length > TEXT_CHARS ? `${s.slice(0, TEXT_CHARS - 1)}…` : s);
 
+/** What the reply reads of the report. */
+export type LoadReport = Pick<
+  PerfReport,
+  'sessionToken' | 'refused' | 'reason' | 'metrics' | 'warnings' | 'load' | 'insights' | 'devtools'
+>;
+
+/**
+ * The top rows' render-blocking flag, where DevTools' engine did not run on the load. When it ran, its RenderBlocking
+ * line names every request that held the first paint with what it cost (the same browser status, read from the trace),
+ * so the flag would say it again, and mark the document, which the page's Resource Timing always calls blocking.
+ * Without a trace (WebDriver, Firefox) or when the engine failed, the flag is all the reply has: kept.
+ */
+function topRows(report: LoadReport): Record<string, unknown>[] {
+  const engineRan = report.devtools !== undefined && report.devtools.error === undefined;
+  return (report.load?.top ?? []).map(({ renderBlocking, ...r }) => ({
+    ...r,
+    url: cut(r.url),
+    // Only where it is (true): a false on every other row is bytes without news.
+    ...(renderBlocking && !engineRan ? { renderBlocking } : {}),
+  }));
+}
+
 /** The reply: the load metrics, milestones, LCP element and largest requests, within PERF_LOAD_REPLY_MAX_BYTES. */
-function loadReply(report: PerfReport, asked: { url: string; cache: 'warm' | 'cold'; status: number }): StepOutput {
+export function loadReply(report: LoadReport, asked: { url: string; cache: 'warm' | 'cold'; status: number }): StepOutput {
   const { url, cache, status } = asked;
   const load = report.load;
   // A type of request the page made none of says nothing (load.transferBytes.fetch 0): left out; the run file keeps it.
@@ -138,8 +160,7 @@ function loadReply(report: PerfReport, asked: { url: string; cache: 'warm' | 'co
     requestsTotal: load?.requestsTotal ?? 0,
     // Where each request's status, cache, initiator, priority and party are: not here, so this reply stays small.
     ...(load && !report.refused ? { requests: `perf_insight { id: '${REQUESTS_DETAIL}' }` } : {}),
-    // renderBlocking only where it is (true): a false on every other row is bytes without news.
-    top: (load?.top ?? []).map(({ renderBlocking, ...r }) => ({ ...r, url: cut(r.url), ...(renderBlocking ? { renderBlocking } : {}) })),
+    top: topRows(report),
     // One line per fired insight, ours and DevTools' engine's (by their DevTools names), each starting with the id
     // perf_insight takes: that one has the rows.
     insights: report.insights.map(insightLine),

@@ -1,0 +1,78 @@
+/**
+ * perf_load's reply (src/steps/perf-load.ts loadReply), from a report as the load source and DevTools' engine leave
+ * it: the render-blocking flag on the largest requests is ours only where the engine did not run (no trace: WebDriver,
+ * Firefox; or the engine failed). When it ran, its RenderBlocking line names the requests and what they cost, and the
+ * flag would say it twice (issue 59: one of two computations of the same thing kept). The engine's side on real
+ * Chromium is test/devtools-insights.test.ts.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { LoadRequest } from '../src/drivers/measure.js';
+import { loadReply, type LoadReport } from '../src/steps/perf-load.js';
+
+const BASE = 'http://127.0.0.1:8080/';
+const request = (file: string, type: LoadRequest['type'], transferBytes: number, renderBlocking: boolean): LoadRequest => ({
+  url: `${BASE}${file}`,
+  type,
+  startMs: 0,
+  responseStartMs: 10,
+  endMs: 20,
+  transferBytes,
+  renderBlocking,
+});
+
+function report(devtools: LoadReport['devtools']): LoadReport {
+  const insights: LoadReport['insights'] = devtools
+    ? [
+        {
+          id: 'RenderBlocking',
+          source: 'devtools',
+          severity: 'warn',
+          title: `Render-blocking requests — ${BASE}slow.css`,
+          evidence: { metric: 'devtools.RenderBlocking', value: 1, perFrame: null, threshold: 0 },
+          nextStep: "perf_insight { id: 'RenderBlocking' }",
+        },
+      ]
+    : [];
+  return {
+    sessionToken: 'ps-1',
+    refused: false,
+    metrics: { 'load.fcpMs': 800 },
+    load: {
+      url: BASE,
+      ended: 'quiet',
+      ttfbMs: 10,
+      fcpMs: 800,
+      lcpMs: 900,
+      domContentLoadedMs: 700,
+      loadEventMs: 900,
+      lcpElement: null,
+      lcpUrl: null,
+      requestsTotal: 3,
+      top: [
+        request('hero.png', 'image', 2_000_000, false),
+        request('', 'document', 2000, true),
+        request('slow.css', 'stylesheet', 400, true),
+      ],
+    },
+    insights,
+    ...(devtools ? { devtools } : {}),
+  };
+}
+
+const flagged = (r: LoadReport): string[] => {
+  const top = loadReply(r, { url: BASE, cache: 'cold', status: 200 }).data?.top as { url: string; renderBlocking?: boolean }[];
+  return top.filter((t) => t.renderBlocking === true).map((t) => t.url);
+};
+
+test('the top rows carry the render-blocking flag only where DevTools engine gave no result', { timeout: 10_000 }, () => {
+  // The engine ran: its RenderBlocking line says which requests held the first paint; no row repeats it.
+  const ran = report({ ms: 300, insights: 1 });
+  assert.deepEqual(flagged(ran), []);
+  assert.deepEqual(loadReply(ran, { url: BASE, cache: 'cold', status: 200 }).data?.insights, [
+    `RenderBlocking: Render-blocking requests — ${BASE}slow.css`,
+  ]);
+  // No trace (WebDriver, Firefox) or the engine failed: the flag is what the reply has.
+  assert.deepEqual(flagged(report(undefined)), [BASE, `${BASE}slow.css`]);
+  assert.deepEqual(flagged(report({ ms: 30, insights: 0, error: "DevTools' trace engine failed: x" })), [BASE, `${BASE}slow.css`]);
+});
