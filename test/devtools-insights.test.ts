@@ -198,9 +198,9 @@ test('perf run of a load scenario: the run file keeps DevTools insights with the
 });
 
 test(
-  'perf compare of two loads: the stylesheet held 700 ms is RenderBlocking new or grown, in the table, JSON and Markdown',
+  'perf compare of two loads: the stylesheet held 700 ms is RenderBlocking new or grown, in the table, JSON, Markdown, JUnit, HTML, MCP',
   { timeout: 300_000 },
-  () => {
+  async () => {
     const dir = join(work, 'compare');
     cpSync(join(FIXTURES_DIR, 'insights'), join(dir, 'app'), { recursive: true });
     // Only the stylesheet's hold changes; the font is answered at once in both arms. Held 400 ms, the font (loaded by
@@ -232,6 +232,24 @@ test(
     assert.match(table, /Insights that changed:\n(  .*\n)*  RenderBlocking (new in the candidate|grew)/, table);
     const md = String(perf(['compare', ...files, '--reporter', 'markdown']).stdout);
     assert.match(md, /\*\*Insights that changed\*\*[\s\S]*- RenderBlocking (new in the candidate|grew)/, md);
+    const junit = String(perf(['compare', ...files, '--reporter', 'junit']).stdout);
+    assert.match(junit, /RenderBlocking (new in the candidate|grew)[^\n]*\/slow\.css/, junit);
+    assert.equal(perf(['compare', ...files, '--reporter', 'html', '--out', 'compare.html']).status, 0);
+    const html = readFileSync(join(dir, 'compare.html'), 'utf8');
+    assert.match(html, /<td><code>RenderBlocking<\/code><\/td><td>(new|grew)<\/td>.*?\/slow\.css/);
+    // And over MCP: perf_compare's brief lists it, one line.
+    const s = await stdioServer(dir, { name: 'insights-compare-test', callTimeoutMs: 60_000 });
+    try {
+      const r = await s.call('perf_compare', { a: files[0], b: files[1] });
+      assert.equal(r.isError, false, r.text);
+      const brief = JSON.parse(r.text) as { insights?: string[] };
+      assert.ok(
+        brief.insights?.some((l) => /^RenderBlocking (new in the candidate|grew).*\/slow\.css/.test(l)),
+        r.text,
+      );
+    } finally {
+      await s.close();
+    }
   },
 );
 

@@ -167,6 +167,9 @@ function fitChanged(brief: Record<string, unknown>, changed: Record<string, unkn
   dropReasons((r) => r.gated === true);
 }
 
+// DevTools' insights that can change between two runs of a page are a dozen; 8 lines keep the brief within its bound.
+const MAX_INSIGHT_LINES = 8;
+
 /** The changed rows only (worst first, as compareMetrics sorted them) unless full. Flame stacks never. */
 export function compareBrief(c: RunsComparison, full: boolean, budget = COMPARE_REPLY_MAX_BYTES): Record<string, unknown> {
   const { byMetric, omitted } = attributionBriefs(c.rows);
@@ -195,6 +198,8 @@ export function compareBrief(c: RunsComparison, full: boolean, budget = COMPARE_
     thresholds: c.thresholds,
     frames: c.frames,
     changed,
+    // The insights that changed, one line each: they explain the verdict (a stylesheet that became render-blocking).
+    ...(c.insights?.length ? { insights: c.insights.slice(0, MAX_INSIGHT_LINES).map((i) => i.line) } : {}),
     ...more,
     unchanged: c.unchanged.length,
     timing: c.timing,
