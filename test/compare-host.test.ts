@@ -43,6 +43,22 @@ test("a stored baseline on a saturated machine: ms rows inconclusive, the app's 
   assert.match(busy?.note ?? '', /counters\.threadCpuMs not judged; rerun on a quieter machine/);
 });
 
+test(
+  'saturated: a noisy row that settled unchanged on a drift past warn is inconclusive too; one within warn stands',
+  { timeout: 10_000 },
+  () => {
+    const settled = { verdict: 'unchanged', severity: 'none', decided: true } as const;
+    const drifted = rowOf('counters.scriptMs', { ...settled, deltaPct: -12.7, b: { median: 87.3, n: 6 } });
+    const near = rowOf('counters.taskMs', { ...settled, deltaPct: -4, b: { median: 96, n: 6 } });
+    const secondary = rowOf('counters.styleMs', { ...settled, deltaPct: -30, gated: false, role: 'secondary' });
+    const { result, busy } = judgeHost(armOf(70), armOf(65), resultOf([drifted, near, secondary]), never);
+    const by = Object.fromEntries(result.rows.map((r) => [r.metric, r.verdict]));
+    assert.deepEqual(by, { 'counters.scriptMs': 'inconclusive', 'counters.taskMs': 'unchanged', 'counters.styleMs': 'unchanged' });
+    assert.equal(result.verdict, 'inconclusive');
+    assert.deepEqual(busy?.metrics, ['counters.scriptMs']);
+  },
+);
+
 test('the arms of one interleaved run share the moment: never judged saturated', { timeout: 10_000 }, () => {
   const rows = resultOf([rowOf('counters.threadCpuMs')]);
   const a = armOf(70, { against: { role: 'baseline', other: 'b', order: 'ABBA' } });
@@ -146,6 +162,8 @@ test(
     });
     assert.match(result.rows[1]!.reason, /^stored baseline: the code places that surely grew add up to \+3% of the \+30%, below warn/);
     assert.deepEqual(busy?.metrics, ['longFrames.blockingMs']);
+    // No repeat was slow: 0 of the 12 with a host record (the code's places said it, not the host's readings).
+    assert.deepEqual([busy?.repeats, busy?.of], [0, 12]);
     assert.equal(result.verdict, 'fail');
     // Interleaved arms share the moment: judged as they were.
     const a = armOf(40, { against: { role: 'baseline', other: 'b', order: 'ABBA' } });

@@ -58,7 +58,12 @@ test(
     commit('on the branch');
     const same = await perfCli(work, ['gate', LIST, ...SMALL, '--out', 'same', '--baseline', 'history', ...HISTORY], 200_000);
     assert.equal(same.code, 0, same.stdout + same.stderr);
-    assert.match(same.stdout, new RegExp(`PASS .*baseline commit ${base.slice(0, 12)} on main \\(the merge-base\\), 3 repeats`));
+    // Unchanged code never fails (on a loaded machine the milliseconds that followed the host are inconclusive, naming it).
+    assert.match(
+      same.stdout,
+      new RegExp(`(PASS|INCONCLUSIVE) .*baseline commit ${base.slice(0, 12)} on main \\(the merge-base\\), 3 repeats`),
+    );
+    if (!/^perf gate: PASS /.test(same.stdout)) assert.match(same.stdout, /\n {2}INCONCLUSIVE .*(?:host|machine) /);
 
     const jank = await perfCli(
       work,

@@ -306,8 +306,8 @@ function outcomeDetail(e: GateEntry, cwd: string): string {
       const regs = regressions(c);
       const n = `${c.candidate.measured} repeats${c.gate.sequential ? `, look ${c.gate.look}` : ''}`;
       const host = c.host.same ? '' : "; baseline from another host: only the app's own work is gated";
-      if (c.verdict === 'inconclusive') return `${c.gate.summary} (${n})${host}`;
       const from = e.baselineFrom ? `; baseline ${e.baselineFrom}` : '';
+      if (c.verdict === 'inconclusive') return `${c.gate.summary} (${n})${host}${from}`;
       if (!regs.length)
         return `no significant regression (${c.rows.filter((r) => r.verdict === 'improved').length} improved; ${n})${host}${from}`;
       const shown = regs

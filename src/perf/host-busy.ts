@@ -275,20 +275,26 @@ function foreignMedian(reps: readonly Measured[]): number | undefined {
 /**
  * A stored baseline and its candidate both measured on a saturated machine (other processes above
  * SATURATED_FOREIGN_PCT through both): their milliseconds compare two moments of the machine's load, which the
- * per-repeat marks cannot tell apart when it was heavy in both. A host-dependent primary that regressed or improved
- * becomes inconclusive, saying so; counts still decide. Interleaved runs never come here: their rounds share the
+ * per-repeat marks cannot tell apart when it was heavy in both. A host-dependent primary that regressed or improved, or
+ * whose estimate moved past warn either way, becomes inconclusive, saying so; counts still decide. Measured: a slowed
+ * Tabulator grid (+8 ms per scroll event) passed a stored gate at look 1 with others at 56–84 % of the CPU, its script,
+ * task and blocking time reading −13, −22 and −40 % against a baseline recorded at a busier moment. Interleaved runs never come here: their rounds share the
  * moment, so the load cancels in the pairs.
  */
 export function judgeSaturatedHost(
   a: RunFile,
   b: RunFile,
   full: CompareResult,
-  hostDependent: (metric: string) => boolean,
+  judge: { hostDependent: (metric: string) => boolean; warnPct: (metric: string) => number },
 ): { result: CompareResult; busy?: HostBusy } {
   const [repA, repB] = [counted(a), counted(b)];
   const [fa, fb] = [foreignMedian(repA), foreignMedian(repB)];
   if (fa === undefined || fb === undefined || Math.min(fa, fb) < SATURATED_FOREIGN_PCT) return { result: full };
-  const moved = (r: CompareRow): boolean => r.gated && hostDependent(r.metric) && (r.verdict === 'regressed' || r.verdict === 'improved');
+  // An estimate past warn either way, decided or not: a noisy row that settled as "unchanged" on a −20 % drift (a
+  // baseline recorded at a busier moment) would otherwise pass the change the drift hid.
+  const pastWarn = (r: CompareRow): boolean => r.deltaPct !== null && Math.abs(r.deltaPct) >= judge.warnPct(r.metric);
+  const moved = (r: CompareRow): boolean =>
+    r.gated && judge.hostDependent(r.metric) && (r.verdict === 'regressed' || r.verdict === 'improved' || pastWarn(r));
   const metrics = full.rows.filter(moved).map((r) => r.metric);
   if (!metrics.length) return { result: full };
   const pct = (v: number): string => `${Math.round(v)}%`;

@@ -10,7 +10,7 @@ import { hostInconclusive, judgeHostBusy, judgeSaturatedHost, judgeStoredDrift, 
 import { resolveMetric } from '../metrics.js';
 import type { RunFile } from '../run-file.js';
 import { hostKey } from './preflight.js';
-import { interleaved } from './samples.js';
+import { interleaved, measuredRepeats } from './samples.js';
 import type { RunsComparison } from './types.js';
 
 /** The registry's word (an unknown name counts as host-dependent): the app's own layouts cannot follow the host. */
@@ -31,7 +31,7 @@ export function judgeHost(
   if (marked.busy || interleaved(a, b)) return marked;
   // A stored baseline on a machine saturated through both runs, or slower through one: the marks above see nothing
   // relative to tell.
-  const saturated = judgeSaturatedHost(a, b, marked.result, hostDependent);
+  const saturated = judgeSaturatedHost(a, b, marked.result, { hostDependent, warnPct });
   return saturated.busy ? saturated : judgeStoredDrift(a, b, saturated.result, { hostDependent, thresholds: judge.thresholds });
 }
 
@@ -75,6 +75,10 @@ export function placedPct(row: CompareRow): number | null {
       byKind.set(l.kind, (byKind.get(l.kind) ?? 0) + l.deltaMs);
   return (100 * Math.max(0, ...byKind.values())) / row.a.median;
 }
+
+/** Measured repeats with a host record, both arms: no repeat was slow, the code's places said it. */
+const hostRecorded = (a: RunFile, b: RunFile): number =>
+  [...measuredRepeats(a.repeats), ...measuredRepeats(b.repeats)].filter((r) => r.host !== undefined).length;
 
 /**
  * A stored baseline's main-thread millisecond regression must show where it is (issue 56 item 2): a change of the build
@@ -120,6 +124,6 @@ export function judgeUnplaced(
     'compare the builds interleaved (perf run --against), or record the baseline again (perf gate --update)';
   const merged: HostBusy = busy
     ? { ...busy, metrics: [...busy.metrics, ...metrics], note: `${busy.note}; ${note}` }
-    : { repeats: 0, of: 0, metrics, note, headline };
+    : { repeats: 0, of: hostRecorded(a, b), metrics, note, headline };
   return { result: rejudgedResult, busy: merged };
 }
