@@ -14,7 +14,7 @@ import { SCHEMAS } from '../tools/validator-schemas.js';
 import { RUN_FILE_SCHEMA } from '../src/perf/run-file.js';
 import { scenarioSchema } from '../src/scenario/schema.js';
 import { getStep, stepArgsSchema } from '../src/steps/registry.js';
-import { ROOT } from './helpers.js';
+import { childOutput, ROOT } from './helpers.js';
 
 function both(setup: AjvSetup, schema: object): [ValidateFunction, ValidateFunction] {
   const pre = precompiledValidator(setup, schema);
@@ -68,4 +68,13 @@ test('scenarios and step arguments: the bundled examples pass, broken ones fail 
 test('a schema that changed since the build has no precompiled validator', () => {
   assert.equal(precompiledValidator('files', { ...RUN_FILE_SCHEMA, description: 'changed' }), undefined);
   assert.equal(precompiledValidator('args', { type: 'object', properties: { x: { type: 'string' } } }), undefined);
+});
+
+// npm runs the generator as `prepare` inside `npm pack --json` and `npm publish --json`: its stdout must stay empty, or
+// their JSON document arrives prefixed by the summary line (measured on a fresh clone: JSON.parse failed on "gen-valida…").
+test('the generator writes its summary to stderr and nothing to stdout', { timeout: 120_000 }, async () => {
+  const r = await childOutput(process.execPath, [join(ROOT, 'dist', 'tools', 'gen-validators.js')], { cwd: ROOT, timeoutMs: 110_000 });
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(r.stdout, '');
+  assert.match(r.stderr, /^gen-validators: \d+ validators written/);
 });
