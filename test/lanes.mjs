@@ -101,6 +101,7 @@ const BROWSER = [
   'firefox.test.js',
   'firefox-swagger.test.js',
   'firefox-emulation.test.js',
+  'firefox-navigation.test.js',
   'package-install.test.js',
   'devtools-insights.test.js',
   'bisect-grid.test.js',

@@ -6,6 +6,7 @@
 import { bidiChannel, type BidiChannel, type BidiSocket } from '../bidi-socket.js';
 import { WebDriverError } from '../errors.js';
 import type { WebDriverCookie } from '../storage.js';
+import { BidiNavigation } from './navigation.js';
 
 /** A BiDi RemoteValue (script.evaluate's result), as far as it is read here. */
 interface RemoteValue {
@@ -86,6 +87,7 @@ async function within<T>(p: Promise<T>, ms: number, command: string, error: stri
 
 export class BidiPageClient {
   private timeouts = { script: DEFAULT_SCRIPT_MS, pageLoad: DEFAULT_PAGE_LOAD_MS };
+  private nav: BidiNavigation | undefined;
 
   constructor(
     readonly socket: BidiSocket,
@@ -113,6 +115,12 @@ export class BidiPageClient {
 
   back(): Promise<unknown> {
     return this.socket.send('browsingContext.traverseHistory', { context: this.context, delta: -1 });
+  }
+
+  /** Navigation told by browsingContext events (src/drivers/bidi/navigation.ts): the page driver then never polls. */
+  get navigationEvents(): BidiNavigation {
+    this.nav ??= new BidiNavigation(this.socket, this.context);
+    return this.nav;
   }
 
   refresh(timeoutMs?: number): Promise<unknown> {

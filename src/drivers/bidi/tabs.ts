@@ -9,9 +9,18 @@ import { PageTracker, type PageBackend, type PageEvents, type RawPage } from '..
 import type { HostPage } from '../page-driver.js';
 import { BidiPageClient } from './client.js';
 import type { BidiSocket } from '../bidi-socket.js';
+import { NAVIGATION_EVENTS } from './navigation.js';
 
-/** The events the session subscribes to for every context (startFirefoxSession): what this file listens to. */
-export const CONTEXT_EVENTS = ['browsingContext.contextCreated', 'browsingContext.contextDestroyed', 'browsingContext.load'];
+/**
+ * The events the session subscribes to for every context (startFirefoxSession): what this file listens to, and the
+ * navigation events of src/drivers/bidi/navigation.ts.
+ */
+export const CONTEXT_EVENTS = [
+  'browsingContext.contextCreated',
+  'browsingContext.contextDestroyed',
+  'browsingContext.load',
+  ...NAVIGATION_EVENTS,
+];
 
 // 2 s for a tab's title: a page that does not answer a one-line script in that time is listed untitled.
 const TITLE_TIMEOUT_MS = 2000;
