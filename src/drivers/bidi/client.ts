@@ -7,6 +7,7 @@ import { bidiChannel, type BidiChannel, type BidiSocket } from '../bidi-socket.j
 import { WebDriverError } from '../errors.js';
 import type { WebDriverCookie } from '../storage.js';
 import { BidiNavigation } from './navigation.js';
+import { FollowedEmulation } from './emulation.js';
 
 /** A BiDi RemoteValue (script.evaluate's result), as far as it is read here. */
 interface RemoteValue {
@@ -88,6 +89,7 @@ async function within<T>(p: Promise<T>, ms: number, command: string, error: stri
 export class BidiPageClient {
   private timeouts = { script: DEFAULT_SCRIPT_MS, pageLoad: DEFAULT_PAGE_LOAD_MS };
   private nav: BidiNavigation | undefined;
+  private followed: FollowedEmulation | undefined;
 
   constructor(
     readonly socket: BidiSocket,
@@ -228,15 +230,26 @@ export class BidiPageClient {
   readonly deviceEmulation = {
     setViewport: async (size: { width: number; height: number } | undefined, dpr: number | undefined): Promise<unknown> => {
       if (!size) await this.narrowToWindow();
-      return this.socket.send('browsingContext.setViewport', {
+      const r = await this.socket.send('browsingContext.setViewport', {
         context: this.context,
         viewport: size ?? null,
         devicePixelRatio: dpr ?? null,
       });
+      this.newTabs.viewport(size, dpr);
+      return r;
     },
-    setUserAgent: (userAgent: string | undefined): Promise<unknown> =>
-      this.socket.send('emulation.setUserAgentOverride', { userAgent: userAgent ?? null, contexts: [this.context] }),
+    setUserAgent: async (userAgent: string | undefined): Promise<unknown> => {
+      const r = await this.socket.send('emulation.setUserAgentOverride', { userAgent: userAgent ?? null, contexts: [this.context] });
+      this.newTabs.userAgent(userAgent);
+      return r;
+    },
   };
+
+  /** This tab's emulation, given also to the tabs and popups its user context opens later (src/drivers/bidi/emulation.ts). */
+  get newTabs(): FollowedEmulation {
+    this.followed ??= new FollowedEmulation(this.socket, this.context, this.userContext);
+    return this.followed;
+  }
 
   /**
    * Firefox 153 never answers a viewport reset from a viewport wider than its window (measured headless: 1400 px in

@@ -149,6 +149,8 @@ class BidiContexts implements PageBackend, PageEvents {
     // The selected tab is the one in front, producing frames (a background tab's requestAnimationFrame is throttled).
     await this.main.socket.send('browsingContext.activate', { context: id }).catch(() => undefined);
     if (id === this.main.context) return this.mainPage;
+    // A popup gets the app tab's emulation as it opens: a step waits until it has it.
+    await this.main.newTabs.ready(id);
     let page = this.drivers.get(id);
     if (!page) {
       const m = this.main;
