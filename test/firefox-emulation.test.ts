@@ -123,8 +123,15 @@ describe('device emulation in Firefox over BiDi', { skip: NO_FIREFOX, timeout: 6
         `(() => { const r = document.querySelector('button').getBoundingClientRect(); return { x: r.x + 5, y: r.y + 5 }; })()`,
       );
       await page.input.click(b.x, b.y);
-      const row = await tabs.select('new', Date.now() + 30_000);
-      assert.match(row.url, /\/popup$/);
+      await tabs.select('new', Date.now() + 30_000);
+      // The popup's own document, not the about:blank it opens with (the tracker's row may still name that).
+      const by = Date.now() + 30_000;
+      let at = '';
+      while (!at.endsWith('/popup') && Date.now() < by) {
+        at = await tabs.driver.evaluate<string>('location.href').catch(() => '');
+        if (!at.endsWith('/popup')) await new Promise((r) => setTimeout(r, 50));
+      }
+      assert.match(at, /\/popup$/);
       const seen = await tabs.driver.emulation.readViewport();
       assert.deepEqual([seen.width, seen.height, seen.dpr, seen.userAgent], [520, 410, 2, 'rehearse-popup-ua/1.0']);
       // The opener keeps its own, and a reset stops the following: a popup opened after it has Firefox's own window.
