@@ -102,6 +102,7 @@ const BROWSER = [
   'firefox-swagger.test.js',
   'firefox-emulation.test.js',
   'firefox-navigation.test.js',
+  'firefox-against.test.js',
   'package-install.test.js',
   'devtools-insights.test.js',
   'bisect-grid.test.js',
