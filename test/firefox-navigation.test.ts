@@ -115,7 +115,7 @@ describe('navigation in Firefox over BiDi events', { skip: NO_FIREFOX, timeout: 
 
       const socket = tab.client.socket;
       const back1 = await commandsDuring(socket, () => nav.back(NAV_MS));
-      assert.deepEqual(back1.value, { status: 'committed', kind: 'new-document' });
+      assert.deepEqual(back1.value, { status: 'committed', kind: 'new-document', loaded: true });
       assert.deepEqual(await where(page), ['/pushed', 'pushed']);
       // One traverseHistory, then at most one readyState read (a page from the back/forward cache fires no load).
       assert.equal(back1.sent[0], 'browsingContext.traverseHistory', back1.sent.join('\n'));
@@ -134,7 +134,7 @@ describe('navigation in Firefox over BiDi events', { skip: NO_FIREFOX, timeout: 
       assert.deepEqual(await where(page), ['/a#sec', '/a']);
       assert.deepEqual(await forward.traverse(1, NAV_MS), { status: 'committed', kind: 'same-document' });
       assert.deepEqual(await where(page), ['/pushed', 'pushed']);
-      assert.deepEqual(await forward.traverse(1, NAV_MS), { status: 'committed', kind: 'new-document' });
+      assert.deepEqual(await forward.traverse(1, NAV_MS), { status: 'committed', kind: 'new-document', loaded: true });
       assert.deepEqual(await where(page), ['/b', '/b']);
       assert.deepEqual(await forward.traverse(1, NAV_MS), { status: 'no_history' });
 

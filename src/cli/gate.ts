@@ -194,7 +194,7 @@ function refuseOtherEngine(baselinesDir: string, scenarios: Scenario[], cwd: str
       message:
         `gate: the baseline ${relative(cwd, file) || file} was measured in ${stored}, ` +
         `and ${relative(cwd, sc.file) || sc.file} runs in ${sc.browser.engine}: both arms must be one engine`,
-      suggestion: `run perf gate --engine ${stored}, or record a ${sc.browser.engine} baseline with --update into its own --baselines folder`,
+      suggestion: `run perf gate --engine ${stored}, or record a ${sc.browser.engine} baseline (--update) in its own --baselines`,
     });
   }
 }

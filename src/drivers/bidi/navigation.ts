@@ -28,7 +28,7 @@ export const NAVIGATION_EVENTS = [
   'browsingContext.historyUpdated',
 ] as const;
 
-export type TraverseResult = { status: 'committed'; kind: CommitKind } | { status: 'no_history' };
+export type TraverseResult = { status: 'committed'; kind: CommitKind; loaded?: true } | { status: 'no_history' };
 
 /** `p`, or a PerfError timeout saying what was waited for once `ms` pass (the command is left to end on its own). */
 async function within<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
@@ -142,7 +142,7 @@ export class BidiNavigation {
         if (state !== 'complete')
           await within(events.nextLoad(), Math.max(1, deadline - Date.now()), `the load event of ${started.url} after the step ${step}`);
       }
-      return { status: 'committed', kind: 'new-document' };
+      return { status: 'committed', kind: 'new-document', loaded: true };
     } finally {
       events.stop();
     }

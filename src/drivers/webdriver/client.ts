@@ -223,7 +223,7 @@ export interface W3CNavigationEvents {
   /** Open `url` and wait for its load; `newDocument` false when the browser reported a same-document (fragment) navigation. */
   navigate(url: string, timeoutMs: number): Promise<{ newDocument: boolean }>;
   /** `delta` entries through the session history, resolved once committed (a new document: loaded); no_history past the end. */
-  traverse(delta: number, timeoutMs: number): Promise<{ status: 'committed'; kind: CommitKind } | { status: 'no_history' }>;
+  traverse(delta: number, timeoutMs: number): Promise<{ status: 'committed'; kind: CommitKind; loaded?: true } | { status: 'no_history' }>;
   /** What the page does while an action runs (a link or a form may start a navigation). */
   watch(): NavigationWatch;
 }

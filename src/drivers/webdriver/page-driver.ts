@@ -646,7 +646,7 @@ export class WebDriverPageDriver implements HostPage {
 
   private async back(
     timeoutMs: number,
-  ): Promise<{ status: 'committed'; kind: 'same-document' | 'new-document' } | { status: 'no_history' }> {
+  ): Promise<{ status: 'committed'; kind: 'same-document' | 'new-document'; loaded?: true } | { status: 'no_history' }> {
     const events = this.client.navigationEvents;
     if (events) return this.guard(events.traverse(-1, timeoutMs));
     // WebDriver classic: no events, so the step back is seen by reading location until it changes.
