@@ -15,7 +15,7 @@ import path from 'node:path';
 import { after, describe, test } from 'node:test';
 import { openFirefoxTab, startFirefoxSession } from '../src/drivers/bidi/browser.js';
 import { firefoxBinary } from '../src/drivers/bidi/firefox.js';
-import { firefoxPageDriver } from '../src/session/firefox-page.js';
+import { firefoxPageDriver, firefoxPageSource } from '../src/session/firefox-page.js';
 import { stdioServer } from './mcp-client.js';
 import { DEMO_DIR, ROOT } from './helpers.js';
 
@@ -92,6 +92,57 @@ describe('device emulation in Firefox over BiDi', { skip: NO_FIREFOX, timeout: 6
       assert.equal(header, own);
       const back = await page.emulation.readViewport();
       assert.deepEqual([back.userAgent, back.dpr], [own, 1]);
+      await tab.close();
+    } finally {
+      await session.close();
+      server.close();
+    }
+  });
+
+  test("a window.open popup has the opener tab's emulation: innerWidth, devicePixelRatio, navigator.userAgent", async () => {
+    const server = http.createServer((req, res) => {
+      const body =
+        req.url === '/popup'
+          ? '<title>popup</title><p>popup</p>'
+          : `<title>opener</title><button onclick="window.open('/popup')">open</button>`;
+      res.writeHead(200, { 'content-type': 'text/html' }).end(body);
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+    const session = await startFirefoxSession({ headless: true });
+    try {
+      const tab = await openFirefoxTab(session, { newUserContext: true });
+      const page = await firefoxPageDriver(tab.client, { preload: true, firefoxPid: session.firefox.pid });
+      // As a repeat starts: the scenario's viewport and a device's user agent, then the app's page.
+      await page.emulateEnvironment({ viewport: { width: 520, height: 410, dpr: 2, mobile: false, touch: false }, cpuThrottle: 1 });
+      await page.emulation.setUserAgent({ userAgent: 'rehearse-popup-ua/1.0', mobile: false });
+      await page.navigation.navigate(url, 30_000);
+      const source = firefoxPageSource(page, tab.client, session.firefox.pid);
+      const tabs = source.tabs(true)!;
+      const b = await page.evaluate<{ x: number; y: number }>(
+        `(() => { const r = document.querySelector('button').getBoundingClientRect(); return { x: r.x + 5, y: r.y + 5 }; })()`,
+      );
+      await page.input.click(b.x, b.y);
+      await tabs.select('new', Date.now() + 30_000);
+      // The popup's own document, not the about:blank it opens with (the tracker's row may still name that).
+      const by = Date.now() + 30_000;
+      let at = '';
+      while (!at.endsWith('/popup') && Date.now() < by) {
+        at = await tabs.driver.evaluate<string>('location.href').catch(() => '');
+        if (!at.endsWith('/popup')) await new Promise((r) => setTimeout(r, 50));
+      }
+      assert.match(at, /\/popup$/);
+      const seen = await tabs.driver.emulation.readViewport();
+      assert.deepEqual([seen.width, seen.height, seen.dpr, seen.userAgent], [520, 410, 2, 'rehearse-popup-ua/1.0']);
+      // The opener keeps its own, and a reset stops the following: a popup opened after it has Firefox's own window.
+      await tabs.select(0, Date.now() + 30_000);
+      await page.emulation.clear();
+      await page.input.click(b.x, b.y);
+      await tabs.select('new', Date.now() + 30_000);
+      const plain = await tabs.driver.emulation.readViewport();
+      assert.notEqual(plain.userAgent, 'rehearse-popup-ua/1.0');
+      assert.equal(plain.dpr, 1);
+      source.dispose();
       await tab.close();
     } finally {
       await session.close();

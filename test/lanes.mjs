@@ -102,6 +102,8 @@ const BROWSER = [
   'firefox.test.js',
   'firefox-swagger.test.js',
   'firefox-emulation.test.js',
+  'firefox-navigation.test.js',
+  'firefox-against.test.js',
   'package-install.test.js',
   'npx-registry.test.js',
   'devtools-insights.test.js',

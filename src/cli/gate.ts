@@ -27,7 +27,16 @@ import { budgetLines } from '../../reporters/table.js';
 import { flagsOf, type FlagValues } from './args.js';
 import { ALL_FLAG, ALLOW_OUTSIDE_FLAG, defineCommand, info, JSON_FLAG, printJson, printText } from './command.js';
 import { noteInconclusive, renderComparison } from './compare.js';
-import { checkNameFlag, interruptible, lookPrinter, parseVars, progressPrinter, SEQUENTIAL_FLAGS, sequentialFlags } from './run-options.js';
+import {
+  checkNameFlag,
+  engineFlag,
+  interruptible,
+  lookPrinter,
+  parseVars,
+  progressPrinter,
+  SEQUENTIAL_FLAGS,
+  sequentialFlags,
+} from './run-options.js';
 import { RUN_OPTIONS, SCALE_OPTIONS, STOP_OPTIONS } from '../runner/options.js';
 import { parseShard, selectShard, shardFile, shardFileName, shardKey } from './shard.js';
 import { scaleFlags, SCALE_FLAGS } from './scale-options.js';
@@ -164,21 +173,52 @@ function refuseSharedBaselines(baselinesDir: string, scenarios: Scenario[], cwd:
   }
 }
 
+/** The browser engine a run was measured in: none for a terminal program's (the run file names it when not cdp). */
+export function engineOfRun(run: Pick<RunFile, 'env'>): string | undefined {
+  const b = run.env?.browser;
+  return b?.driver === 'pty' ? undefined : (b?.engine ?? 'chromium');
+}
+
+/**
+ * A stored baseline measured in another engine than its scenario runs in now (--engine, or the file's browser.engine):
+ * exit 2 naming both, before any browser starts. Two engines' timings are two products, never a regression.
+ */
+function refuseOtherEngine(baselinesDir: string, scenarios: Scenario[], cwd: string): void {
+  for (const sc of scenarios) {
+    const file = baselinePath(baselinesDir, sc);
+    const baseline = readBaseline(file);
+    const stored = baseline && engineOfRun(baseline);
+    if (stored === undefined || sc.app.terminal !== undefined || stored === sc.browser.engine) continue;
+    throw new PerfError({
+      code: 'runs_not_comparable',
+      message:
+        `gate: the baseline ${relative(cwd, file) || file} was measured in ${stored}, ` +
+        `and ${relative(cwd, sc.file) || sc.file} runs in ${sc.browser.engine}: both arms must be one engine`,
+      suggestion: `run perf gate --engine ${stored}, or record a ${sc.browser.engine} baseline (--update) in its own --baselines`,
+    });
+  }
+}
+
 /**
  * Every (scenario, variant) to run, loaded up front so a bad scenario stops the gate before any browser
  * starts (exit 2). With `variant`, scenarios without variants run as they are; a scenario that declares
  * variants but not this one is an error.
  */
-export function planGate(files: string[], opts: { variant?: string; vars?: Record<string, string>; allowOutside?: boolean }): Scenario[] {
+export function planGate(
+  files: string[],
+  opts: { variant?: string; vars?: Record<string, string>; allowOutside?: boolean; engine?: Scenario['browser']['engine'] },
+): Scenario[] {
   const out: Scenario[] = [];
   const vars = opts.vars ?? {};
+  // --engine in place of each file's browser.engine, as perf run --engine does (loadScenario's engine).
+  const engine = opts.engine !== undefined ? { engine: opts.engine } : {};
   // --var sets a var in every scenario: a name is a typo only when none of them knows it.
   checkVarFlagsAcross(files, Object.fromEntries(Object.keys(vars).map((k) => [k, '--var'] as const)));
   const varFlags = {};
   for (const file of files) {
     let variants: (string | undefined)[] = [undefined];
     try {
-      out.push(loadScenario(file, { vars, varFlags, allowOutside: opts.allowOutside === true }));
+      out.push(loadScenario(file, { vars, varFlags, allowOutside: opts.allowOutside === true, ...engine }));
       continue;
     } catch (e) {
       if (!isPerfError(e) || e.code !== 'variant_required') throw e;
@@ -186,7 +226,13 @@ export function planGate(files: string[], opts: { variant?: string; vars?: Recor
     }
     for (const v of variants)
       out.push(
-        loadScenario(file, { ...(v !== undefined ? { variant: v } : {}), vars, varFlags, allowOutside: opts.allowOutside === true }),
+        loadScenario(file, {
+          ...(v !== undefined ? { variant: v } : {}),
+          vars,
+          varFlags,
+          allowOutside: opts.allowOutside === true,
+          ...engine,
+        }),
       );
   }
   return out;
@@ -500,7 +546,7 @@ export const gateCommand = defineCommand({
     'exit 1 on an error-level regression, a broken budget or a missing baseline',
   usage:
     'gate [SCENARIO.yaml…] [--baselines DIR] [--variant V] [--junit FILE] [--update] ' +
-    '[--repeat N] [--out DIR] [--shard I/N] [--grid URL [--parallel N]]',
+    '[--engine chromium|webkit|firefox] [--repeat N] [--out DIR] [--shard I/N] [--grid URL [--parallel N]]',
   details: [
     'Default scenarios: perf/*.yaml and scenarios/*.yaml, every variant. Baseline of each: <baselines>/<scenario>[-<variant>].json.',
     'A missing baseline fails the gate (never a silent pass); --update (re)writes the ' +
@@ -525,6 +571,13 @@ export const gateCommand = defineCommand({
         'earlier commit on BRANCH that has runs.',
     },
     variant: { type: 'string', value: 'V', description: 'Run only this variant of the scenarios that declare variants.' },
+    engine: {
+      type: 'string',
+      value: 'chromium|webkit|firefox',
+      description:
+        'Browser engine of every scenario (overrides browser.engine, as perf run --engine does); a stored baseline ' +
+        'measured in another engine is exit 2 naming both (record one per engine with --update and its own --baselines).',
+    },
     junit: { type: 'string', value: 'FILE', description: 'Write the gate as JUnit XML to FILE.' },
     update: { type: 'boolean', description: 'Write this run as the new baselines instead of judging it.' },
     ...flagsOf(RUN_OPTIONS, 'repeat', 'warmup', 'timing', 'out'),
@@ -741,8 +794,10 @@ export async function runGate(f: FlagValues, positionals: string[], cwd = proces
     });
   const variant = f.variant as string | undefined;
   checkNameFlag('gate', 'variant', variant);
+  const engine = engineFlag(f, 'gate');
   const plan = planGate(files, {
     ...(variant !== undefined ? { variant } : {}),
+    ...(engine !== undefined ? { engine } : {}),
     vars: parseVars(f.var as string[] | undefined),
     allowOutside: f.allowOutside === true,
   });
@@ -752,6 +807,8 @@ export async function runGate(f: FlagValues, positionals: string[], cwd = proces
   for (const sc of scenarios) baselinePath(baselinesDir, sc);
   refuseSharedBaselines(baselinesDir, plan, cwd);
   const update = f.update === true;
+  // --update replaces the baseline whatever it was measured in; a compare needs one engine on both sides.
+  if (!update && f.baseline === undefined) refuseOtherEngine(baselinesDir, scenarios, cwd);
   const outDir = (f.out as string | undefined) ?? 'build/perf';
   const quiet = f.quiet === true || f.json === true;
 

@@ -21,6 +21,18 @@ import { SEQUENTIAL_OPTIONS } from '../runner/options.js';
 const ENGINES = ['chromium', 'webkit', 'firefox'] as const;
 type Engine = (typeof ENGINES)[number];
 
+/** --engine (perf run, perf gate): one of the engines a scenario may name, else exit 2. */
+export function engineFlag(f: FlagValues, command: string): Engine | undefined {
+  const engine = f.engine as string | undefined;
+  if (engine !== undefined && !(ENGINES as readonly string[]).includes(engine))
+    throw new PerfError({
+      code: 'invalid_flag',
+      message: `${command}: --engine must be one of ${ENGINES.join(', ')}, got "${engine}"`,
+      suggestion: 'e.g. --engine firefox',
+    });
+  return engine as Engine | undefined;
+}
+
 /** --label and --variant become parts of file names: anything past NAME_PART is exit 2 naming the flag. */
 export function checkNameFlag(command: string, flag: 'label' | 'variant', value: string | undefined): void {
   if (value === undefined || isNamePart(value)) return;
@@ -62,13 +74,7 @@ export function runFlags(f: FlagValues): {
   if (restart !== undefined && !(RESTART_MODES as readonly string[]).includes(restart)) {
     throw new PerfError({ code: 'invalid_flag', message: `run: --restart must be one of ${RESTART_MODES.join(', ')}, got "${restart}"` });
   }
-  const engine = f.engine as string | undefined;
-  if (engine !== undefined && !(ENGINES as readonly string[]).includes(engine))
-    throw new PerfError({
-      code: 'invalid_flag',
-      message: `run: --engine must be one of ${ENGINES.join(', ')}, got "${engine}"`,
-      suggestion: 'e.g. --engine firefox',
-    });
+  const engine = engineFlag(f, 'run');
   for (const [k, min] of [
     ['repeat', 1],
     ['warmup', 0],
@@ -86,7 +92,7 @@ export function runFlags(f: FlagValues): {
     ...(f.repeat !== undefined ? { repeat: f.repeat as number } : {}),
     ...(f.warmup !== undefined ? { warmup: f.warmup as number } : {}),
     ...(restart !== undefined ? { restart: restart as RestartMode } : {}),
-    ...(engine !== undefined ? { engine: engine as Engine } : {}),
+    ...(engine !== undefined ? { engine } : {}),
     ...(f.timing !== undefined ? { timing: f.timing as boolean } : {}),
     ...(f.keepGoing === true ? { keepGoing: true } : {}),
     reporters,

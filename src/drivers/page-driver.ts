@@ -163,8 +163,11 @@ export interface PageNavigation {
   navigate(url: string, timeoutMs: number): Promise<NavigateResult>;
   /** Reload and wait for the load event. */
   reload(opts: { ignoreCache: boolean; timeoutMs: number }): Promise<void>;
-  /** One history entry back, resolved when the main frame committed it; `no_history` at the first entry. */
-  back(timeoutMs: number): Promise<{ status: 'committed'; kind: CommitKind } | { status: 'no_history' }>;
+  /**
+   * One history entry back, resolved when the main frame committed it; `no_history` at the first entry. `loaded`: the
+   * driver already waited for the new document's load (from the protocol's events), so nothing has to look again.
+   */
+  back(timeoutMs: number): Promise<{ status: 'committed'; kind: CommitKind; loaded?: true } | { status: 'no_history' }>;
   /** Watch the main frame while an action runs (a link or a form may start a navigation). */
   watch(): NavigationWatch;
 }

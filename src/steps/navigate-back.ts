@@ -16,8 +16,9 @@ const FRAME_WAIT_CAP_MS = 100;
 /**
  * After a commit: a new document is ready when readyState is complete (a bfcache restore fires no
  * load event, so the event alone is not enough); a same-document route gets two frames to render.
+ * `loaded`: the driver already waited for the new document (BiDi's load event), nothing to read again.
  */
-export async function settleAfterCommit(page: PageDriver, kind: CommitKind, deadline: number): Promise<void> {
+export async function settleAfterCommit(page: PageDriver, kind: CommitKind, deadline: number, loaded = false): Promise<void> {
   if (kind === 'same-document') {
     await page
       .evaluate(
@@ -27,6 +28,7 @@ export async function settleAfterCommit(page: PageDriver, kind: CommitKind, dead
       .catch(() => undefined);
     return;
   }
+  if (loaded) return;
   for (;;) {
     const state = await page.evaluate<string>('document.readyState').catch(() => 'loading');
     if (state === 'complete') return;
@@ -62,7 +64,7 @@ export const navigateBack = defineStep({
       });
     }
     const kind = went.kind;
-    await settleAfterCommit(page, kind, ctx.deadline);
+    await settleAfterCommit(page, kind, ctx.deadline, went.loaded === true);
     const loc = await readLocation(page);
     return { data: { navigated: true, url: loc.href, title: loc.title, sameDocument: kind === 'same-document' } };
   },

@@ -66,14 +66,17 @@ export async function openFirefoxTab(session: FirefoxSession, opts: { newUserCon
     });
     const first = contexts.find((c) => (c.userContext ?? 'default') === 'default');
     const context = first?.context ?? (await socket.send<{ context: string }>('browsingContext.create', { type: 'tab' })).context;
-    return { client: new BidiPageClient(socket, context, 'default', caps), close: async () => undefined };
+    const client = new BidiPageClient(socket, context, 'default', caps);
+    return { client, close: async () => client.newTabs.dispose() };
   }
   const { userContext } = await socket.send<{ userContext: string }>('browser.createUserContext', {});
   const { context } = await socket.send<{ context: string }>('browsingContext.create', { type: 'tab', userContext });
+  const client = new BidiPageClient(socket, context, userContext, caps);
   return {
-    client: new BidiPageClient(socket, context, userContext, caps),
+    client,
     // Removing the user context closes its tabs and drops its preload scripts, cookies and cache.
     close: async () => {
+      client.newTabs.dispose();
       await socket.send('browser.removeUserContext', { userContext }).catch(() => undefined);
     },
   };

@@ -6,6 +6,8 @@
 import { bidiChannel, type BidiChannel, type BidiSocket } from '../bidi-socket.js';
 import { WebDriverError } from '../errors.js';
 import type { WebDriverCookie } from '../storage.js';
+import { BidiNavigation } from './navigation.js';
+import { FollowedEmulation } from './emulation.js';
 
 /** A BiDi RemoteValue (script.evaluate's result), as far as it is read here. */
 interface RemoteValue {
@@ -86,6 +88,8 @@ async function within<T>(p: Promise<T>, ms: number, command: string, error: stri
 
 export class BidiPageClient {
   private timeouts = { script: DEFAULT_SCRIPT_MS, pageLoad: DEFAULT_PAGE_LOAD_MS };
+  private nav: BidiNavigation | undefined;
+  private followed: FollowedEmulation | undefined;
 
   constructor(
     readonly socket: BidiSocket,
@@ -113,6 +117,12 @@ export class BidiPageClient {
 
   back(): Promise<unknown> {
     return this.socket.send('browsingContext.traverseHistory', { context: this.context, delta: -1 });
+  }
+
+  /** Navigation told by browsingContext events (src/drivers/bidi/navigation.ts): the page driver then never polls. */
+  get navigationEvents(): BidiNavigation {
+    this.nav ??= new BidiNavigation(this.socket, this.context);
+    return this.nav;
   }
 
   refresh(timeoutMs?: number): Promise<unknown> {
@@ -220,15 +230,26 @@ export class BidiPageClient {
   readonly deviceEmulation = {
     setViewport: async (size: { width: number; height: number } | undefined, dpr: number | undefined): Promise<unknown> => {
       if (!size) await this.narrowToWindow();
-      return this.socket.send('browsingContext.setViewport', {
+      const r = await this.socket.send('browsingContext.setViewport', {
         context: this.context,
         viewport: size ?? null,
         devicePixelRatio: dpr ?? null,
       });
+      this.newTabs.viewport(size, dpr);
+      return r;
     },
-    setUserAgent: (userAgent: string | undefined): Promise<unknown> =>
-      this.socket.send('emulation.setUserAgentOverride', { userAgent: userAgent ?? null, contexts: [this.context] }),
+    setUserAgent: async (userAgent: string | undefined): Promise<unknown> => {
+      const r = await this.socket.send('emulation.setUserAgentOverride', { userAgent: userAgent ?? null, contexts: [this.context] });
+      this.newTabs.userAgent(userAgent);
+      return r;
+    },
   };
+
+  /** This tab's emulation, given also to the tabs and popups its user context opens later (src/drivers/bidi/emulation.ts). */
+  get newTabs(): FollowedEmulation {
+    this.followed ??= new FollowedEmulation(this.socket, this.context, this.userContext);
+    return this.followed;
+  }
 
   /**
    * Firefox 153 never answers a viewport reset from a viewport wider than its window (measured headless: 1400 px in

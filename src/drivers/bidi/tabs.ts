@@ -9,9 +9,18 @@ import { PageTracker, type PageBackend, type PageEvents, type RawPage } from '..
 import type { HostPage } from '../page-driver.js';
 import { BidiPageClient } from './client.js';
 import type { BidiSocket } from '../bidi-socket.js';
+import { NAVIGATION_EVENTS } from './navigation.js';
 
-/** The events the session subscribes to for every context (startFirefoxSession): what this file listens to. */
-export const CONTEXT_EVENTS = ['browsingContext.contextCreated', 'browsingContext.contextDestroyed', 'browsingContext.load'];
+/**
+ * The events the session subscribes to for every context (startFirefoxSession): what this file listens to, and the
+ * navigation events of src/drivers/bidi/navigation.ts.
+ */
+export const CONTEXT_EVENTS = [
+  'browsingContext.contextCreated',
+  'browsingContext.contextDestroyed',
+  'browsingContext.load',
+  ...NAVIGATION_EVENTS,
+];
 
 // 2 s for a tab's title: a page that does not answer a one-line script in that time is listed untitled.
 const TITLE_TIMEOUT_MS = 2000;
@@ -140,6 +149,8 @@ class BidiContexts implements PageBackend, PageEvents {
     // The selected tab is the one in front, producing frames (a background tab's requestAnimationFrame is throttled).
     await this.main.socket.send('browsingContext.activate', { context: id }).catch(() => undefined);
     if (id === this.main.context) return this.mainPage;
+    // A popup gets the app tab's emulation as it opens: a step waits until it has it.
+    await this.main.newTabs.ready(id);
     let page = this.drivers.get(id);
     if (!page) {
       const m = this.main;

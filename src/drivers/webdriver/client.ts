@@ -8,6 +8,7 @@ import { PerfError } from '../../errors.js';
 import { hideCredentials, splitCredentials } from '../../url.js';
 import { TargetClosedError, WebDriverError, WebDriverTimeoutError } from '../errors.js';
 import type { WebDriverCookie } from '../storage.js';
+import type { CommitKind, NavigationWatch } from '../page-driver.js';
 
 export { WebDriverError };
 
@@ -213,7 +214,19 @@ export type W3CClient = Pick<
 > & {
   /** Device emulation beyond the window size, where the protocol has it (BiDi: Firefox); WebDriver classic has none. */
   readonly deviceEmulation?: W3CDeviceEmulation;
+  /** Navigation told by the protocol's events (BiDi: Firefox); WebDriver classic has none, and reads location after a step back. */
+  readonly navigationEvents?: W3CNavigationEvents;
 };
+
+/** Navigation where the protocol reports it: each wait ends on an event (or a deadline that says what it waited for). */
+export interface W3CNavigationEvents {
+  /** Open `url` and wait for its load; `newDocument` false when the browser reported a same-document (fragment) navigation. */
+  navigate(url: string, timeoutMs: number): Promise<{ newDocument: boolean }>;
+  /** `delta` entries through the session history, resolved once committed (a new document: loaded); no_history past the end. */
+  traverse(delta: number, timeoutMs: number): Promise<{ status: 'committed'; kind: CommitKind; loaded?: true } | { status: 'no_history' }>;
+  /** What the page does while an action runs (a link or a form may start a navigation). */
+  watch(): NavigationWatch;
+}
 
 /** What a client emulates of a device: every override is for its own tab, and undefined means the browser's own. */
 export interface W3CDeviceEmulation {

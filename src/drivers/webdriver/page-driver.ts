@@ -208,8 +208,9 @@ export class WebDriverPageDriver implements HostPage {
           return r;
         }),
       // WebDriver classic reports no navigation events: an action that leaves the document shows as
-      // a detached settle instead (page_navigated), and the next step sees the new page.
-      watch: (): NavigationWatch => ({ requested: undefined, sameDocument: false, loaded: true, stop: () => undefined }),
+      // a detached settle instead (page_navigated), and the next step sees the new page. BiDi reports them.
+      watch: (): NavigationWatch =>
+        this.client.navigationEvents?.watch() ?? { requested: undefined, sameDocument: false, loaded: true, stop: () => undefined },
     };
     this.capture = {
       screenshot: (opts) => this.screenshot(opts),
@@ -617,10 +618,14 @@ export class WebDriverPageDriver implements HostPage {
 
   private async navigate(url: string, timeoutMs: number): Promise<NavigateResult> {
     this.pointerAt = undefined;
-    const before = await this.client.url().catch(() => '');
+    const events = this.client.navigationEvents;
+    // Without events, a same-document navigation is told from the URL before and after.
+    const before = events ? '' : await this.client.url().catch(() => '');
     await this.guard(this.client.setTimeouts({ pageLoad: Math.max(1, timeoutMs) }));
+    let reported: { newDocument: boolean } | undefined;
     try {
-      await this.guard(this.client.navigate(url, timeoutMs + 2000));
+      if (events) reported = await this.guard(events.navigate(url, timeoutMs));
+      else await this.guard(this.client.navigate(url, timeoutMs + 2000));
     } catch (e) {
       if (e instanceof WebDriverError)
         throw new PerfError({
@@ -631,7 +636,9 @@ export class WebDriverPageDriver implements HostPage {
         });
       throw e;
     }
-    const sameDocument = before !== '' && before.split('#')[0] === url.split('#')[0] && url.includes('#');
+    const sameDocument = reported
+      ? !reported.newDocument
+      : before !== '' && before.split('#')[0] === url.split('#')[0] && url.includes('#');
     if (!url.startsWith('about:')) this.openedPages = true;
     if (!sameDocument) await this.hookDocument();
     return { url, newDocument: !sameDocument };
@@ -639,7 +646,10 @@ export class WebDriverPageDriver implements HostPage {
 
   private async back(
     timeoutMs: number,
-  ): Promise<{ status: 'committed'; kind: 'same-document' | 'new-document' } | { status: 'no_history' }> {
+  ): Promise<{ status: 'committed'; kind: 'same-document' | 'new-document'; loaded?: true } | { status: 'no_history' }> {
+    const events = this.client.navigationEvents;
+    if (events) return this.guard(events.traverse(-1, timeoutMs));
+    // WebDriver classic: no events, so the step back is seen by reading location until it changes.
     // A marker on the current document tells a same-document step back (it survives) from a new one.
     const marker = `__rehearse_doc_${Math.random().toString(36).slice(2)}`;
     const { url, length } = await this.evaluate<{ url: string; length: number }>(
