@@ -278,8 +278,8 @@ function foreignMedian(reps: readonly Measured[]): number | undefined {
  * per-repeat marks cannot tell apart when it was heavy in both. A host-dependent primary that regressed or improved, or
  * whose estimate moved past warn either way, becomes inconclusive, saying so; counts still decide. Measured: a slowed
  * Tabulator grid (+8 ms per scroll event) passed a stored gate at look 1 with others at 56–84 % of the CPU, its script,
- * task and blocking time reading −13, −22 and −40 % against a baseline recorded at a busier moment. Interleaved runs never come here: their rounds share the
- * moment, so the load cancels in the pairs.
+ * task and blocking time reading −13, −22 and −40 % against a baseline recorded at a busier moment. Interleaved runs
+ * never come here: their rounds share the moment, so the load cancels in the pairs.
  */
 export function judgeSaturatedHost(
   a: RunFile,
