@@ -4,7 +4,8 @@
  * there, but `npm ci` installs from the lock and never fetches the registry documents that resolving the tarball's
  * version ranges needs, so --offline fails with ENOTCACHED after a fresh clone's `npm ci` (measured)), without
  * the optional better-sqlite3; then `npx perf doctor`, `npx perf validate` and one real `npx perf run` of the bundled
- * example against the system Chromium, and a history verb that says how to add SQLite (exit 3).
+ * example against the system Chromium, and a history verb that says how to add SQLite (exit 3). Then the README's
+ * five-minute guide verbatim (its scenario and commands read from the README) on the demo app the package ships.
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -75,4 +76,50 @@ test('the tarball installs offline into an empty project and runs the bundled ex
   assert.equal(recording.code, 3, `perf run --history: ${recording.stdout}${recording.stderr}`);
   assert.match(recording.stderr, /npm i -D better-sqlite3/);
   assert.match(recording.stderr, /perf history add build\/perf\/list-scroll-desktop-run\.json/);
+});
+
+/** The README's "Your own app in five minutes": its scenario block (the bundled demo) and its sh commands, verbatim. */
+function fiveMinuteGuide(readme: string): { yaml: string; commands: string[] } {
+  const start = readme.indexOf('## Your own app in five minutes');
+  assert.ok(start >= 0, 'the README has the five-minute guide');
+  const section = readme.slice(start, readme.indexOf('\n## ', start + 1));
+  const blocks = [...section.matchAll(/^ {3}```(\w+)\n([^]*?)^ {3}```$/gm)].map((m) => ({
+    lang: m[1],
+    body: m[2]!.replace(/^ {3}/gm, ''),
+  }));
+  const yaml = blocks.find((b) => b.lang === 'yaml')?.body;
+  assert.ok(yaml, 'the guide shows its scenario');
+  const commands = blocks
+    .filter((b) => b.lang === 'sh')
+    .flatMap((b) => b.body.split('\n'))
+    .map((l) => l.replace(/\s+#.*$/, '').trim())
+    .filter(Boolean);
+  return { yaml, commands };
+}
+
+test("the README's five-minute guide, verbatim, on the demo the package ships", { timeout: 600_000 }, async () => {
+  const { yaml, commands } = fiveMinuteGuide(readFileSync(join(ROOT, 'README.md'), 'utf8'));
+  assert.ok(existsSync(join(project, 'node_modules', 'rehearse-perf')), 'the tarball is installed (the test above)');
+  mkdirSync(join(project, 'perf'), { recursive: true });
+  writeFileSync(join(project, 'perf', 'home.yaml'), yaml);
+  assert.deepEqual(
+    commands.map((c) => c.split(' ').slice(0, 3).join(' ')),
+    ['npx perf validate', 'npx perf run', 'npx perf start', 'npx perf snap'],
+    'the guide checks, runs, then starts a session and acts on it',
+  );
+  try {
+    for (const command of commands) {
+      const r = await sh('sh', ['-c', command], project, RUN_MS);
+      assert.equal(r.code, 0, `${command}: exit ${r.code}\n${r.stdout}${r.stderr}`);
+      if (command.includes(' snap ')) assert.match(r.stdout, /Open dialog/, 'the snapshot lists the button the guide taps');
+    }
+  } finally {
+    await sh('npx', ['perf', 'stop'], project, RUN_MS);
+  }
+  const run = JSON.parse(readFileSync(join(project, 'build', 'perf', 'home-run.json'), 'utf8')) as {
+    repeats: { status: string; warmup: boolean }[];
+  };
+  const measured = run.repeats.filter((r) => !r.warmup && r.status === 'measured').length;
+  assert.ok(measured >= 5, `every repeat of the guide's scenario ran its steps: ${measured} measured`);
+  assert.ok(existsSync(join(project, 'build', 'perf', 'home-run.html')), 'and the HTML report is written');
 });
