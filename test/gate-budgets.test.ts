@@ -90,6 +90,8 @@ test('a baseline as bad as the candidate: the compare passes, the broken budget 
   // The compare itself found nothing: the budget alone fails the run.
   assert.match(lines[4]!, /^ {2}FAIL {4}budgets-broken {2}budget broken: load\.requests <= 1 \(median 5\); no significant regression/);
   assert.match(lines[5]!, /^ {2}PASS {4}budgets-kept {4}no significant regression/);
+  // A passing run says what it was decided on; the failing one's table follows below.
+  assert.match(lines[6]!, /^ +★ decided on .*load\.requests/);
 
   const md = readFileSync(summary, 'utf8').split('\n');
   assert.equal(md[0], '### ❌ perf gate: FAIL — 2 runs: 1 failed, 1 passed (1 budget broken)');

@@ -174,6 +174,8 @@ test('gate --update writes the baseline; the next gate passes against it; jank t
     same.stdout,
     /^perf gate: (PASS — 1 run: 1 passed|INCONCLUSIVE — 1 run: 1 inconclusive[^]*\n {2}INCONCLUSIVE .*(?:host|machine) )/,
   );
+  // A pass says what it was decided on, under its line.
+  if (/^perf gate: PASS/.test(same.stdout)) assert.match(same.stdout, /\n {2}PASS .*\n +★ decided on [^\n]*counters\.layouts/);
 
   const summary = join(work, 'jank-summary.md');
   const jank = perf(

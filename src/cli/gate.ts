@@ -420,12 +420,23 @@ function gateBudgets(entries: readonly GateEntry[]): { budget: BudgetResult; run
   return entries.flatMap((e) => entryBudgets(e).map((budget) => ({ budget, run: e.id })));
 }
 
+/** "★ decided on counters.layouts, …; set aside as noisy: …", under a passing run's line. */
+function decidedOnLine(c: RunsComparison, width: number): string {
+  const aside = (c.gate.setAside ?? []).map((x) => x.metric);
+  const words = `★ decided on ${c.gate.primary.join(', ') || 'no primary metric'}${aside.length ? `; set aside as noisy: ${aside.join(', ')}` : ''}`;
+  return `${' '.repeat(width + 12)}${words}`;
+}
+
 /** The summary for the terminal: the verdict, the budgets, one line per run, then the compare table of each run that warned or failed. */
 export function renderGateText(entries: GateEntry[], color = false, all = false): string {
   const verdict = gateVerdict(entries);
   const width = Math.max(...entries.map((e) => oneLine(e.id).length), 8);
   const out = [`perf gate: ${VERDICT_WORD[verdict]} — ${headline(entries)}`, ...budgetLines(gateBudgets(entries), color)];
-  for (const e of entries) out.push(`  ${statusWord(e).padEnd(7)} ${oneLine(e.id).padEnd(width)}  ${oneLine(entryDetail(e))}`);
+  for (const e of entries) {
+    out.push(`  ${statusWord(e).padEnd(7)} ${oneLine(e.id).padEnd(width)}  ${oneLine(entryDetail(e))}`);
+    // A pass says what it was decided on (★ as in the compare table); a table follows any other verdict.
+    if (e.outcome.status === 'compared' && statusWord(e) === 'PASS') out.push(decidedOnLine(e.outcome.comparison, width));
+  }
   for (const e of entries) {
     if (e.outcome.status === 'compared' && e.outcome.comparison.verdict !== 'pass' && e.run) {
       out.push('', renderComparison(e.outcome.comparison, e.outcome.baseline, e.run, 'table', color, all).trimEnd());
