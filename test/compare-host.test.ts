@@ -5,7 +5,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { hostRecord, judgeHost, judgeUnplaced, placedPct } from '../src/perf/compare/host.js';
+import { holdPlaced, hostRecord, judgeHost, judgeUnplaced, placedPct } from '../src/perf/compare/host.js';
 import type { AttributionLine } from '../src/perf/attribution.js';
 import type { CompareResult } from '../src/perf/compare.js';
 import type { RunFile } from '../src/perf/run-file.js';
@@ -172,5 +172,33 @@ test(
     // Only the spread row regressed: no longer a fail; only the half-placed one: a warn.
     assert.equal(judgeUnplaced(armOf(40), armOf(40), resultOf([spread]), undefined, T).result.verdict, 'inconclusive');
     assert.equal(judgeUnplaced(armOf(40), armOf(40), resultOf([half]), undefined, T).result.verdict, 'warn');
+  },
+);
+
+test(
+  'a stored row that reads unchanged while code places surely grew by warn or more is held inconclusive; interleaved arms are not',
+  { timeout: 10_000 },
+  () => {
+    const T = () => ({ warnPct: 10, errorPct: 25 });
+    const settled = { verdict: 'unchanged', severity: 'none', decided: true, deltaPct: 4, b: { median: 104, n: 6 } } as const;
+    const rows = resultOf([rowOf('counters.scriptMs', settled), rowOf('counters.layouts', settled), rowOf('steps.open.ms', settled)]);
+    // trackScroll +30 ms a repeat on a 100 ms row (+30 %), its interval clear of zero; a place not sure counts nothing.
+    const places = [{ ...line('function', 1), name: 'trackScroll' }, line('function', 0.5, false)];
+    const { result, busy } = holdPlaced(armOf(40), armOf(40), rows, undefined, { places, thresholds: T });
+    const by = Object.fromEntries(result.rows.map((r) => [r.metric, r.verdict]));
+    // Only a main-thread ms total is held: a count is the app's own work, a step's wall time waits on more than code.
+    assert.deepEqual(by, { 'counters.scriptMs': 'inconclusive', 'counters.layouts': 'unchanged', 'steps.open.ms': 'unchanged' });
+    assert.match(
+      result.rows[0]!.reason,
+      /code places surely grew \+30 ms a repeat \(\+30% of the row; trackScroll \/app\.js:1:1 \+30\.0 ms\)/,
+    );
+    assert.equal(result.verdict, 'inconclusive');
+    assert.deepEqual([busy?.metrics, busy?.repeats, busy?.of], [['counters.scriptMs'], 0, 12]);
+    // Places below warn of the row, or arms of one interleaved run: judged as they were.
+    const small = [{ ...line('function', 0.2) }];
+    assert.equal(holdPlaced(armOf(40), armOf(40), rows, undefined, { places: small, thresholds: T }).result, rows);
+    const a = armOf(40, { against: { role: 'baseline', other: 'b', order: 'ABBA' } });
+    const b = armOf(40, { against: { role: 'candidate', other: 'a', order: 'ABBA' } });
+    assert.equal(holdPlaced(a, b, rows, undefined, { places, thresholds: T }).result, rows);
   },
 );

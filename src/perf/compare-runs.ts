@@ -40,8 +40,8 @@ import { counted, interleaved, measuredRepeats, paintedMedian } from './compare/
 import { sampleOf, type RoleContext } from './compare/roles.js';
 import { choosePrimaries, familyForms, primaryFamily } from './compare/primaries.js';
 import { checkCompareSize, rowOptions } from './compare/rows.js';
-import { hostRecord, judgeHost, judgeUnplaced } from './compare/host.js';
-import { attributeRows } from './compare/attribution.js';
+import { holdPlaced, hostRecord, judgeHost, judgeUnplaced } from './compare/host.js';
+import { attributeRows, placeLines } from './compare/attribution.js';
 import { insightChanges } from './compare/insight-changes.js';
 import { comparisonOf } from './compare/verdict.js';
 import { readRunFile } from './compare/validate.js';
@@ -149,9 +149,10 @@ export function compareRuns(a: RunFile, b: RunFile, opts: CompareRunsOptions = {
 
   const attributed = attributeRows(a, b, host.result.rows, context.timingGated, 1 - 2 * alpha);
   // A stored baseline's ms regression must show where it is: one no place explains stays undecided.
-  const { result, busy } = judgeUnplaced(a, b, { ...host.result, rows: attributed.rows }, host.busy, (metric) =>
-    thresholdsFor(metric, options),
-  );
+  const unplaced = judgeUnplaced(a, b, { ...host.result, rows: attributed.rows }, host.busy, (metric) => thresholdsFor(metric, options));
+  // And the converse: a row that reads unchanged while code places surely grew is held, not passed.
+  const places = interleaved(a, b) ? [] : placeLines(a, b, 1 - 2 * alpha);
+  const { result, busy } = holdPlaced(a, b, unplaced.result, unplaced.busy, { places, thresholds: (m) => thresholdsFor(m, options) });
 
   return comparisonOf({
     thresholds,

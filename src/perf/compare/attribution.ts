@@ -29,6 +29,16 @@ export function attributionSide(run: RunFile, which: 'baseline' | 'candidate'): 
   };
 }
 
+/** The code places of both runs' attribution repeats, diffed at `level` (none without a profile in both). */
+export function placeLines(a: RunFile, b: RunFile, level: number): AttributionLine[] {
+  const [sa, sb] = [attributionSide(a, 'baseline'), attributionSide(b, 'candidate')];
+  return diffPlaces(
+    sa.records.map((r) => r.attribution),
+    sb.records.map((r) => r.attribution),
+    level,
+  );
+}
+
 /**
  * Each regressed or inconclusive primary row with its attribution (where the change is), and the
  * flame stacks of the median attribution repeats. Places are diffed once; step lines per set of

@@ -5,6 +5,7 @@
  * no larger than the host's own slowdown between the two recordings. Interleaved runs skip the stored-baseline checks:
  * their rounds share the moment. Pure: run files, rows and a re-judging function in, rows out.
  */
+import type { AttributionLine } from '../attribution.js';
 import type { CompareResult, CompareRow } from '../compare.js';
 import { hostInconclusive, judgeHostBusy, judgeSaturatedHost, judgeStoredDrift, rejudged, type HostBusy } from '../host-busy.js';
 import { resolveMetric } from '../metrics.js';
@@ -69,11 +70,59 @@ export function placeableMs(metric: string): boolean {
 export function placedPct(row: CompareRow): number | null {
   const at = row.attribution;
   if (!at || at.missing !== undefined || at.repeats.a === 0 || at.repeats.b === 0 || !(row.a.median > 0)) return null;
+  return (100 * sureGrowthMs(at.lines)) / row.a.median;
+}
+
+/** What the code places that surely grew add up to, ms per repeat: the largest sum over one kind of place. */
+export function sureGrowthMs(lines: readonly AttributionLine[]): number {
   const byKind = new Map<string, number>();
-  for (const l of at.lines)
-    if (CODE_KINDS.has(l.kind) && l.deltaMs > 0 && l.ci !== null && l.ci.lowMs > 0)
-      byKind.set(l.kind, (byKind.get(l.kind) ?? 0) + l.deltaMs);
-  return (100 * Math.max(0, ...byKind.values())) / row.a.median;
+  for (const l of lines) if (sure(l)) byKind.set(l.kind, (byKind.get(l.kind) ?? 0) + l.deltaMs);
+  return Math.max(0, ...byKind.values());
+}
+
+const sure = (l: AttributionLine): boolean => CODE_KINDS.has(l.kind) && l.deltaMs > 0 && l.ci !== null && l.ci.lowMs > 0;
+
+/**
+ * The converse of judgeUnplaced against a stored baseline: a main-thread ms row that reads unchanged or better while
+ * code places surely grew by warn or more of its baseline is held, inconclusive, never a pass. Drift between two
+ * recordings moves the whole row, and a machine faster for the candidate hides a slower handler; a function's own
+ * time growing from nothing is the build's. Measured: a Tabulator grid with an 8 ms scroll handler passed a stored
+ * gate at look 1, script time +7.7 % (interval −35…+29 %) and task time −18.7 %, while trackScroll grew about 46 ms
+ * a repeat with an interval clear of zero. Interleaved runs never come here.
+ */
+export function holdPlaced(
+  a: RunFile,
+  b: RunFile,
+  result: CompareResult,
+  busy: HostBusy | undefined,
+  judge: { places: readonly AttributionLine[]; thresholds: (metric: string) => { warnPct: number; errorPct: number } },
+): { result: CompareResult; busy?: HostBusy } {
+  const kept = { result, ...(busy ? { busy } : {}) };
+  const grewMs = sureGrowthMs(judge.places);
+  if (interleaved(a, b) || grewMs <= 0) return kept;
+  const top = [...judge.places].filter(sure).sort((x, y) => y.deltaMs - x.deltaMs)[0]!;
+  const metrics: string[] = [];
+  const rows = result.rows.map((r): CompareRow => {
+    const open = r.gated && (r.verdict === 'unchanged' || r.verdict === 'improved') && placeableMs(r.metric) && r.a.median > 0;
+    const pct = open ? (100 * grewMs) / r.a.median : 0;
+    if (!open || pct < judge.thresholds(r.metric).warnPct) return r;
+    metrics.push(r.metric);
+    const where = `${top.name}${top.url ? ` ${top.url}` : ''} +${top.deltaMs.toFixed(1)} ms`;
+    return hostInconclusive(
+      r,
+      `stored baseline: code places surely grew +${grewMs.toFixed(0)} ms a repeat (+${pct.toFixed(0)}% of the row; ${where}) ` +
+        'while the row moved with the host between the recordings: a change it may hide',
+    );
+  });
+  if (!metrics.length) return kept;
+  const headline = 'code places grew while the host moved the totals';
+  const note =
+    `${metrics.join(', ')}: ${headline}; compare the builds interleaved (perf run --against), or record the baseline ` +
+    'again at a quieter moment (perf gate --update)';
+  const merged: HostBusy = busy
+    ? { ...busy, metrics: [...busy.metrics, ...metrics], note: `${busy.note}; ${note}` }
+    : { repeats: 0, of: hostRecorded(a, b), metrics, note, headline };
+  return { result: rejudged(result, rows, metrics), busy: merged };
 }
 
 /** Measured repeats with a host record, both arms: no repeat was slow, the code's places said it. */
