@@ -423,8 +423,8 @@ function gateBudgets(entries: readonly GateEntry[]): { budget: BudgetResult; run
 /** "★ decided on counters.layouts, …; set aside as noisy: …", under a passing run's line. */
 function decidedOnLine(c: RunsComparison, width: number): string {
   const aside = (c.gate.setAside ?? []).map((x) => x.metric);
-  const words = `★ decided on ${c.gate.primary.join(', ') || 'no primary metric'}${aside.length ? `; set aside as noisy: ${aside.join(', ')}` : ''}`;
-  return `${' '.repeat(width + 12)}${words}`;
+  const noisy = aside.length ? `; set aside as noisy: ${aside.join(', ')}` : '';
+  return `${' '.repeat(width + 12)}★ decided on ${c.gate.primary.join(', ') || 'no primary metric'}${noisy}`;
 }
 
 /** The summary for the terminal: the verdict, the budgets, one line per run, then the compare table of each run that warned or failed. */
