@@ -24,6 +24,23 @@ const NO_FIREFOX = firefoxBinary() ? false : 'Firefox not installed (apt-get ins
 // One repeat plus Firefox's start, on a loaded 2-core machine.
 const RUN_TIMEOUT_MS = 150_000;
 
+/** `server` listening on 127.0.0.1, a headless Firefox, and a page driver on a tab of a new user context. */
+async function firefoxOn(server: http.Server) {
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+  const session = await startFirefoxSession({ headless: true });
+  try {
+    const tab = await openFirefoxTab(session, { newUserContext: true });
+    const page = await firefoxPageDriver(tab.client, { preload: true, firefoxPid: session.firefox.pid });
+    return { url, session, tab, page };
+  } catch (e) {
+    // The caller's finally never runs for a setup that threw: no Firefox outlives the test.
+    await session.close();
+    server.close();
+    throw e;
+  }
+}
+
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'rehearse-ff-emulation-'));
 fs.cpSync(DEMO_DIR, path.join(work, 'app'), { recursive: true });
 after(() => {
@@ -70,12 +87,8 @@ describe('device emulation in Firefox over BiDi', { skip: NO_FIREFOX, timeout: 6
       header = req.headers['user-agent'] ?? '';
       res.writeHead(200, { 'content-type': 'text/html' }).end('<title>ua</title><p>ua</p>');
     });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
-    const session = await startFirefoxSession({ headless: true });
+    const { url, session, tab, page } = await firefoxOn(server);
     try {
-      const tab = await openFirefoxTab(session, { newUserContext: true });
-      const page = await firefoxPageDriver(tab.client, { preload: true, firefoxPid: session.firefox.pid });
       const own = page.emulation.browserUserAgent();
       assert.match(own, /Firefox\/\d+/);
       await page.emulation.setUserAgent({ userAgent: 'rehearse-ua-test/1.0', mobile: false });
@@ -107,12 +120,8 @@ describe('device emulation in Firefox over BiDi', { skip: NO_FIREFOX, timeout: 6
           : `<title>opener</title><button onclick="window.open('/popup')">open</button>`;
       res.writeHead(200, { 'content-type': 'text/html' }).end(body);
     });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
-    const session = await startFirefoxSession({ headless: true });
+    const { url, session, tab, page } = await firefoxOn(server);
     try {
-      const tab = await openFirefoxTab(session, { newUserContext: true });
-      const page = await firefoxPageDriver(tab.client, { preload: true, firefoxPid: session.firefox.pid });
       // As a repeat starts: the scenario's viewport and a device's user agent, then the app's page.
       await page.emulateEnvironment({ viewport: { width: 520, height: 410, dpr: 2, mobile: false, touch: false }, cpuThrottle: 1 });
       await page.emulation.setUserAgent({ userAgent: 'rehearse-popup-ua/1.0', mobile: false });
