@@ -130,7 +130,7 @@ before(async () => {
   work = mkdtempSync(join(tmpdir(), 'perf-npx-'));
   empty = join(work, 'empty');
   for (const d of [empty, join(work, 'home'), join(work, 'tmp')]) mkdirSync(d);
-  // Scripts skipped: `prepare` would rebuild dist/ under the other tests; the suite has built it.
+  // Scripts skipped: `prepack` would rebuild dist/ under the other tests; the suite has built it.
   const packed = await childOutput('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', work], {
     cwd: ROOT,
     timeoutMs: INSTALL_MS,

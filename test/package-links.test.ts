@@ -9,7 +9,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, posix } from 'node:path';
 import { ROOT } from './helpers.js';
 
-/** The files `npm pack` would put in the tarball (scripts skipped: `prepare` would rebuild dist/ under other tests). */
+/** The files `npm pack` would put in the tarball (scripts skipped: `prepack` would rebuild dist/ under other tests). */
 function packedFiles(): Set<string> {
   const out = execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: ROOT, encoding: 'utf8' });
   const [pack] = JSON.parse(out) as { files: { path: string }[] }[];

@@ -70,7 +70,7 @@ test('a schema that changed since the build has no precompiled validator', () =>
   assert.equal(precompiledValidator('args', { type: 'object', properties: { x: { type: 'string' } } }), undefined);
 });
 
-// npm runs the generator as `prepare` inside `npm pack --json` and `npm publish --json`: its stdout must stay empty, or
+// npm runs the generator (`prepack`, through `npm run build`) inside `npm pack --json` and `npm publish --json`: its stdout must stay empty, or
 // their JSON document arrives prefixed by the summary line (measured on a fresh clone: JSON.parse failed on "gen-valida…").
 test('the generator writes its summary to stderr and nothing to stdout', { timeout: 120_000 }, async () => {
   const r = await childOutput(process.execPath, [join(ROOT, 'dist', 'tools', 'gen-validators.js')], { cwd: ROOT, timeoutMs: 110_000 });

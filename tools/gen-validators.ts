@@ -44,5 +44,5 @@ function generate(dir: string): { count: number; bytes: number } {
 const dir = fileURLToPath(new URL(`../src/${PRECOMPILED_DIR}`, import.meta.url));
 ensureDir(dir, 'gen-validators');
 const { count, bytes } = generate(dir);
-// stderr: npm runs this as `prepare` inside `npm pack --json` / `npm publish --json`, whose stdout must stay one JSON document.
+// stderr: npm runs this in `prepack` inside `npm pack --json` / `npm publish --json`, whose stdout must stay one JSON document.
 console.error(`gen-validators: ${count} validators written (${(bytes / 1024).toFixed(0)} KB), the rest current, in ${dir}`);
