@@ -67,7 +67,7 @@ test('attributeRows: gated regressed and undecided rows get where the change is;
     row('counters.layouts', 'unchanged'),
     row('counters.scriptMs', 'regressed', false),
   ];
-  const out = attributeRows(a, b, rows, true, 0.9);
+  const out = attributeRows(a, b, rows, { timingGated: true, level: 0.9, wantPlaces: false });
   assert.deepEqual(
     out.rows.map((r) => r.attribution !== undefined),
     [true, true, false, false],
@@ -81,9 +81,19 @@ test('attributeRows: gated regressed and undecided rows get where the change is;
   assert.deepEqual([step.a, step.b], [101.5, 501.5]);
   assert.deepEqual(out.flame.b?.stacks, [{ frames: ['slow app.js:1:1'], selfMs: 41 }]);
   // Without timing repeats judged, every measured repeat counts.
-  const untimed = attributeRows(a, b, rows, false, 0.9).rows[0]!.attribution!;
+  const untimed = attributeRows(a, b, rows, { timingGated: false, level: 0.9, wantPlaces: false }).rows[0]!.attribution!;
   assert.equal(untimed.lines.find((l) => l.kind === 'step')!.a, 101.5);
   assert.equal(untimed.lines.find((l) => l.kind === 'step')!.b, 316.5);
   // Nothing to explain: the same rows.
-  assert.equal(attributeRows(a, b, [rows[2]!], true, 0.9).rows[0], rows[2]);
+  const quiet = attributeRows(a, b, [rows[2]!], { timingGated: true, level: 0.9, wantPlaces: false });
+  assert.equal(quiet.rows[0], rows[2]);
+  assert.deepEqual(quiet.places, []);
+  // The stored path's hold asks for the places even then: diffed once, the same lines the rows would read.
+  const held = attributeRows(a, b, [rows[2]!], { timingGated: true, level: 0.9, wantPlaces: true });
+  assert.equal(held.rows[0], rows[2]);
+  assert.deepEqual(
+    held.places.map((l) => l.name),
+    out.places.map((l) => l.name),
+  );
+  assert.ok(held.places.some((l) => l.kind === 'function' && l.name === 'slow'));
 });

@@ -41,7 +41,7 @@ import { sampleOf, type RoleContext } from './compare/roles.js';
 import { choosePrimaries, familyForms, primaryFamily } from './compare/primaries.js';
 import { checkCompareSize, rowOptions } from './compare/rows.js';
 import { holdPlaced, hostRecord, judgeHost, judgeUnplaced } from './compare/host.js';
-import { attributeRows, placeLines } from './compare/attribution.js';
+import { attributeRows } from './compare/attribution.js';
 import { insightChanges } from './compare/insight-changes.js';
 import { comparisonOf } from './compare/verdict.js';
 import { readRunFile } from './compare/validate.js';
@@ -147,11 +147,12 @@ export function compareRuns(a: RunFile, b: RunFile, opts: CompareRunsOptions = {
     thresholds: (metric) => thresholdsFor(metric, options),
   });
 
-  const attributed = attributeRows(a, b, host.result.rows, context.timingGated, 1 - 2 * alpha);
+  const stored = !interleaved(a, b);
+  const attributed = attributeRows(a, b, host.result.rows, { timingGated: context.timingGated, level: 1 - 2 * alpha, wantPlaces: stored });
   // A stored baseline's ms regression must show where it is: one no place explains stays undecided.
   const unplaced = judgeUnplaced(a, b, { ...host.result, rows: attributed.rows }, host.busy, (metric) => thresholdsFor(metric, options));
   // And the converse: a row that reads unchanged while code places surely grew is held, not passed.
-  const places = interleaved(a, b) ? [] : placeLines(a, b, 1 - 2 * alpha);
+  const places = stored ? attributed.places : [];
   const { result, busy } = holdPlaced(a, b, unplaced.result, unplaced.busy, { places, thresholds: (m) => thresholdsFor(m, options) });
 
   return comparisonOf({
@@ -163,7 +164,7 @@ export function compareRuns(a: RunFile, b: RunFile, opts: CompareRunsOptions = {
     result,
     busy,
     host: hostRecord(context.sameHost, a, b, busy),
-    attributed: { ...attributed, rows: result.rows },
+    attributed: { flame: attributed.flame, rows: result.rows },
     insights: insightChanges(a.repeats, b.repeats),
     design: { alpha, look, sequential },
   });

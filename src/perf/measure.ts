@@ -3,6 +3,7 @@
  * the runner calls directly around a repeat's steps. The open recorder, the step spans and the last
  * closed session live in the host's typed state (perf/state.ts).
  */
+import { within } from '../deadline.js';
 import { PerfError } from '../errors.js';
 import {
   checkBeginOptions,
@@ -134,29 +135,18 @@ async function addDevtoolsInsights(
 }
 
 /** `work`, or PerfError timeout after `ms` (the work itself is not stopped: the page may be hung). */
-export async function withinMs<T>(what: string, ms: number, work: Promise<T>): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    return await Promise.race([
-      work,
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(
-          () =>
-            reject(
-              new PerfError({
-                code: 'timeout',
-                kind: 'failed',
-                message: `${what}: did not finish within ${ms} ms`,
-                suggestion: 'check what the page is doing (a hung renderer?)',
-              }),
-            ),
-          ms,
-        );
+export function withinMs<T>(what: string, ms: number, work: Promise<T>): Promise<T> {
+  return within(
+    work,
+    ms,
+    () =>
+      new PerfError({
+        code: 'timeout',
+        kind: 'failed',
+        message: `${what}: did not finish within ${ms} ms`,
+        suggestion: 'check what the page is doing (a hung renderer?)',
       }),
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
+  );
 }
 
 /**

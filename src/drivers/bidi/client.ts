@@ -3,6 +3,7 @@
  * BiDi for one top-level browsing context: the same page driver then serves Firefox, which speaks BiDi only.
  * Each command is one BiDi command; what differs from WebDriver classic is said where it happens.
  */
+import { within } from '../../deadline.js';
 import { bidiChannel, type BidiChannel, type BidiSocket } from '../bidi-socket.js';
 import { WebDriverError } from '../errors.js';
 import type { WebDriverCookie } from '../storage.js';
@@ -72,19 +73,9 @@ export function fromRemoteValue(r: RemoteValue): unknown {
   }
 }
 
-/** `p`, or a WebDriverError named `error` once `ms` pass (the command itself is left to end on its own). */
-async function within<T>(p: Promise<T>, ms: number, command: string, error: string, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new WebDriverError(command, error, `${what} did not finish in ${ms} ms`)), ms);
-  });
-  try {
-    return await Promise.race([p, late]);
-  } finally {
-    clearTimeout(timer);
-    p.catch(() => undefined);
-  }
-}
+/** A command's wait, its timeout the WebDriverError a W3C command times out with, saying what did not finish. */
+const notIn = (command: string, error: string, what: string, ms: number) => (): WebDriverError =>
+  new WebDriverError(command, error, `${what} did not finish in ${ms} ms`);
 
 export class BidiPageClient {
   private timeouts = { script: DEFAULT_SCRIPT_MS, pageLoad: DEFAULT_PAGE_LOAD_MS };
@@ -103,7 +94,7 @@ export class BidiPageClient {
   async navigate(url: string, timeoutMs?: number): Promise<unknown> {
     const ms = Math.min(timeoutMs ?? this.timeouts.pageLoad, this.timeouts.pageLoad);
     const go = this.socket.send('browsingContext.navigate', { context: this.context, url, wait: 'complete' }, ms + SOCKET_SLACK_MS);
-    return within(go, ms, 'navigate to', 'timeout', `the load of ${url}`);
+    return within(go, ms, notIn('navigate to', 'timeout', `the load of ${url}`, ms));
   }
 
   async url(timeoutMs?: number): Promise<string> {
@@ -128,7 +119,7 @@ export class BidiPageClient {
   refresh(timeoutMs?: number): Promise<unknown> {
     const ms = timeoutMs ?? this.timeouts.pageLoad;
     const go = this.socket.send('browsingContext.reload', { context: this.context, wait: 'complete' }, ms + SOCKET_SLACK_MS);
-    return within(go, ms, 'refresh', 'timeout', 'the reload');
+    return within(go, ms, notIn('refresh', 'timeout', 'the reload', ms));
   }
 
   /** WebDriver classic's Execute Script: `body` is a function body reading `arguments`; a promise it returns is awaited. */
@@ -146,7 +137,7 @@ export class BidiPageClient {
       },
       ms + SOCKET_SLACK_MS,
     );
-    const r = await within(call, ms, 'execute script', 'script timeout', 'the script');
+    const r = await within(call, ms, notIn('execute script', 'script timeout', 'the script', ms));
     if (r.type === 'exception') throw new WebDriverError('execute script', 'javascript error', r.exceptionDetails.text ?? 'an exception');
     return fromRemoteValue(r.result) as T;
   }

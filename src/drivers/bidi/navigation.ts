@@ -12,6 +12,7 @@
  * from `#x` back onto its own document without the fragment, no event at all (so no navigationStarted means the
  * document stayed); past the ends of the history, the error "no such history entry".
  */
+import { within } from '../../deadline.js';
 import { PerfError } from '../../errors.js';
 import type { CommitKind, NavigationWatch } from '../page-driver.js';
 import type { BidiSocket } from '../bidi-socket.js';
@@ -30,22 +31,9 @@ export const NAVIGATION_EVENTS = [
 
 export type TraverseResult = { status: 'committed'; kind: CommitKind; loaded?: true } | { status: 'no_history' };
 
-/** `p`, or a PerfError timeout saying what was waited for once `ms` pass (the command is left to end on its own). */
-async function within<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new PerfError({ code: 'timeout', kind: 'failed', message: `${what} did not happen within ${ms} ms` })),
-      ms,
-    );
-  });
-  try {
-    return await Promise.race([p, late]);
-  } finally {
-    clearTimeout(timer);
-    p.catch(() => undefined);
-  }
-}
+/** The timeout of a wait on Firefox's events, saying what was waited for (the command is left to end on its own). */
+const notWithin = (what: string, ms: number) => (): PerfError =>
+  new PerfError({ code: 'timeout', kind: 'failed', message: `${what} did not happen within ${ms} ms` });
 
 /** The events of one tab as they come: which navigation started, whether the document stayed, and its next load. */
 class TabEvents {
@@ -110,7 +98,12 @@ export class BidiNavigation {
         { context: this.context, url, wait: 'complete' },
         timeoutMs + SOCKET_SLACK_MS,
       );
-      const r = await withinAsWebDriver(go, timeoutMs, `the load of ${url}`);
+      // Its timeout is the WebDriverError a W3C navigate times out with (the page driver words it as navigation_failed).
+      const r = await within(
+        go,
+        timeoutMs,
+        () => new WebDriverError('navigate to', 'timeout', `the load of ${url} did not happen within ${timeoutMs} ms`),
+      );
       const stayed = r.navigation ? events.fragments.has(r.navigation) : events.fragments.size > 0;
       return { newDocument: !stayed };
     } finally {
@@ -129,7 +122,7 @@ export class BidiNavigation {
     try {
       const go = this.socket.send('browsingContext.traverseHistory', { context: this.context, delta }, timeoutMs + SOCKET_SLACK_MS);
       try {
-        await within(go, timeoutMs, `the history step ${step} (browsingContext.traverseHistory's reply)`);
+        await within(go, timeoutMs, notWithin(`the history step ${step} (browsingContext.traverseHistory's reply)`, timeoutMs));
       } catch (e) {
         if (e instanceof WebDriverError && e.error === 'no such history entry') return { status: 'no_history' };
         throw e;
@@ -139,8 +132,10 @@ export class BidiNavigation {
       if (!events.loaded) {
         // A page restored from the back/forward cache fires no load event: it is complete already.
         const state = await this.readyState(Math.max(1, deadline - Date.now()));
-        if (state !== 'complete')
-          await within(events.nextLoad(), Math.max(1, deadline - Date.now()), `the load event of ${started.url} after the step ${step}`);
+        if (state !== 'complete') {
+          const left = Math.max(1, deadline - Date.now());
+          await within(events.nextLoad(), left, notWithin(`the load event of ${started.url} after the step ${step}`, left));
+        }
       }
       return { status: 'committed', kind: 'new-document', loaded: true };
     } finally {
@@ -172,15 +167,5 @@ export class BidiNavigation {
       },
       stop: () => events.stop(),
     };
-  }
-}
-
-/** within(), its timeout as the WebDriverError a W3C navigate times out with (the page driver words it as navigation_failed). */
-async function withinAsWebDriver<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
-  try {
-    return await within(p, ms, what);
-  } catch (e) {
-    if (e instanceof PerfError && e.code === 'timeout') throw new WebDriverError('navigate to', 'timeout', e.message);
-    throw e;
   }
 }

@@ -29,32 +29,23 @@ export function attributionSide(run: RunFile, which: 'baseline' | 'candidate'): 
   };
 }
 
-/** The code places of both runs' attribution repeats, diffed at `level` (none without a profile in both). */
-export function placeLines(a: RunFile, b: RunFile, level: number): AttributionLine[] {
-  const [sa, sb] = [attributionSide(a, 'baseline'), attributionSide(b, 'candidate')];
-  return diffPlaces(
-    sa.records.map((r) => r.attribution),
-    sb.records.map((r) => r.attribution),
-    level,
-  );
-}
-
 /**
- * Each regressed or inconclusive primary row with its attribution (where the change is), and the
- * flame stacks of the median attribution repeats. Places are diffed once; step lines per set of
+ * Each regressed or inconclusive primary row with its attribution (where the change is), the
+ * flame stacks of the median attribution repeats, and the code places diffed (once, when a row
+ * or `wantPlaces` needs them: the stored path's hold reads them too). Step lines per set of
  * repeats a row was judged on (timing-mode ones for ms when gated, else every measured one).
  */
 export function attributeRows(
   a: RunFile,
   b: RunFile,
   rows: CompareResult['rows'],
-  timingGated: boolean,
-  level: number,
-): { rows: CompareResult['rows']; flame: ComparisonFlame } {
+  opts: { timingGated: boolean; level: number; wantPlaces: boolean },
+): { rows: CompareResult['rows']; flame: ComparisonFlame; places: AttributionLine[] } {
+  const { timingGated, level } = opts;
   const sides = { a: attributionSide(a, 'baseline'), b: attributionSide(b, 'candidate') };
   const flame = comparisonFlame(sides.a, sides.b);
   const wanted = rows.filter((r) => r.gated && (r.verdict === 'regressed' || r.verdict === 'inconclusive'));
-  if (wanted.length === 0) return { rows, flame };
+  if (wanted.length === 0 && !opts.wantPlaces) return { rows, flame, places: [] };
   const places = diffPlaces(
     sides.a.records.map((r) => r.attribution),
     sides.b.records.map((r) => r.attribution),
@@ -73,6 +64,7 @@ export function attributeRows(
       return { ...row, attribution: rowAttribution(row, places, stepsFor(timing), sides) };
     }),
     flame,
+    places,
   };
 }
 
