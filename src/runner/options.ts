@@ -26,7 +26,7 @@ export const RUN_OPTIONS = {
 export const STOP_OPTIONS = {
   keepGoing: {
     type: 'boolean',
-    description: 'Go on though the first repeat failed as each would (no element matches); default: stop there.',
+    description: 'Go on when a step fails as every repeat would (no match, or twice alike); default: stop.',
   },
 } as const satisfies Record<string, JsonSchema>;
 

@@ -171,6 +171,27 @@ function deterministicStop(record: RepeatRecord, who: string, runFile: string): 
   });
 }
 
+/**
+ * The error that stops the run when an arm's first two repeats failed in the same step with the same code: a wait that
+ * timed out twice (a text that never appears) would cost its full timeout on every repeat left. Once can be a slow
+ * start (the warm-up pays for a cold cache), so one such failure alone never stops the run.
+ */
+function repeatedStop(records: readonly RepeatRecord[], who: string, runFile: string): PerfError | undefined {
+  const [first, second] = records;
+  if (records.length !== 2 || first?.status !== 'failed' || second?.status !== 'failed') return undefined;
+  const [f, s] = [first.failure, second.failure];
+  if (f.phase !== s.phase || f.step !== s.step || f.error.code !== s.error.code) return undefined;
+  if (f.phase !== 'setup' && f.phase !== 'steps') return undefined;
+  const after = first.warmup ? 'the warm-up and the first repeat' : 'the first two repeats';
+  return new PerfError({
+    code: 'step_fails_every_repeat',
+    message:
+      `${who}: stopped after ${after}: the ${f.phase === 'setup' ? 'setup ' : ''}step ${s.label ?? s.step ?? ''} failed with ` +
+      `${s.error.code} in both, as every repeat left would likely: ${s.error.message} (run file: ${runFile})`,
+    suggestion: keepGoingAdvice(s.error.suggestion ?? 'fix the step, or give the wait a longer timeoutMs'),
+  });
+}
+
 class Scheduler {
   readonly arms: ArmState[] = [];
   readonly grid: string | undefined;
@@ -342,7 +363,10 @@ class Scheduler {
     if (a.env) this.unsaved = checkpoint(a.path, this.file(a, false), a.sc.secrets);
     this.opts.onEvent?.({ kind: 'repeat-end', sequence: seq, total, arm, record: kept });
     if (signal?.aborted) this.interrupted = true;
-    if (first && !this.opts.keepGoing) this.stopped = deterministicStop(record, this.opts.who, relative(this.opts.cwd, a.path) || a.path);
+    if (!this.opts.keepGoing) {
+      const runFile = relative(this.opts.cwd, a.path) || a.path;
+      this.stopped = first ? deterministicStop(record, this.opts.who, runFile) : repeatedStop(a.records, this.opts.who, runFile);
+    }
     return !this.unsaved && !this.stopped;
   }
 
