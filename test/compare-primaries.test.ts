@@ -50,7 +50,6 @@ test("the scenario's metrics fix the family: no sample changes role", { timeout:
   const chosen = choosePrimaries([noisy], family, familyForms(family.wanted, false), {
     b: run,
     timingGated: true,
-    stored: false,
     notJudged: [],
   });
   assert.equal(chosen.by, 'scenario');
@@ -63,7 +62,7 @@ test('the noise rule sets a noisy default aside and promotes a quiet promotable 
   const quiet = sample('counters.scriptMs', [100, 100, 101, 99, 100, 100], [100, 101]);
   const steady = sample('counters.layouts', [4, 4, 4, 4, 4, 4], [4, 4]);
   const other = sample('memory.domNodes', [500, 500, 500, 500, 500, 500], [], 'primary');
-  const ctx = { b: run, timingGated: true, stored: false, notJudged: [], look: 1 };
+  const ctx = { b: run, timingGated: true, notJudged: [], look: 1 };
   const chosen = choosePrimaries([noisy, quiet, steady, other], family, familyForms(family.wanted, false), ctx);
   assert.equal(chosen.by, 'noise');
   assert.deepEqual(
@@ -85,19 +84,16 @@ test('the noise rule sets a noisy default aside and promotes a quiet promotable 
   assert.match(chosen.note, /^chosen by the baseline's noise at look 1: set aside as too noisy: counters\.threadCpuMs/);
 });
 
-test('against a stored baseline a noisy promotable main-thread ms total is set aside, not left secondary', { timeout: 10_000 }, () => {
+test('a noisy promotable main-thread ms total is set aside, not left secondary, on both paths', { timeout: 10_000 }, () => {
   const family = primaryFamily(run, {});
-  // The Tabulator stored try that passed: script time too noisy to promote, past warn in the candidate.
+  // The Tabulator tries that passed (stored, then interleaved): script time too noisy to promote, past warn in the candidate.
   const script = () => sample('counters.scriptMs', [149, 120, 180, 140, 160, 110, 175, 150, 130, 170], [169, 165, 172, 160, 180]);
   const heap = () => sample('memory.heapUsedAfterGcBytes', [9e6, 6e6, 12e6, 7e6, 11e6, 5e6, 13e6, 9e6, 6.5e6, 12.5e6], [9e6]);
   const forms = familyForms(family.wanted, false);
-  const [sa, ha] = [script(), heap()];
-  choosePrimaries([sa, ha], family, forms, { b: run, timingGated: true, stored: false, notJudged: [], look: 1 });
-  assert.deepEqual([sa.role, sa.setAside], ['secondary', undefined], 'interleaved: secondary as the registry says');
   const [sb, hb] = [script(), heap()];
-  const chosen = choosePrimaries([sb, hb], family, forms, { b: run, timingGated: true, stored: true, notJudged: [], look: 1 });
+  const chosen = choosePrimaries([sb, hb], family, forms, { b: run, timingGated: true, notJudged: [], look: 1 });
   assert.equal(sb.role, 'primary');
-  assert.match(sb.setAside ?? '', /not quiet enough to decide here.*a stored baseline: set aside, it holds the gate while past warn/);
+  assert.match(sb.setAside ?? '', /not quiet enough to decide here.*set aside, it holds the gate while past warn/);
   assert.deepEqual(
     chosen.demoted.map((x) => x.metric),
     ['counters.scriptMs'],
@@ -107,7 +103,7 @@ test('against a stored baseline a noisy promotable main-thread ms total is set a
   assert.deepEqual([hb.role, hb.setAside], ['secondary', undefined]);
   // Without timing repeats in both runs milliseconds do not gate: nothing to hold.
   const sc = script();
-  choosePrimaries([sc], family, forms, { b: run, timingGated: false, stored: true, notJudged: [], look: 1 });
+  choosePrimaries([sc], family, forms, { b: run, timingGated: false, notJudged: [], look: 1 });
   assert.equal(sc.setAside, undefined);
 });
 
@@ -124,7 +120,6 @@ test('a later look keeps the recorded choice and its reasons', { timeout: 10_000
   const chosen = choosePrimaries([cpu], family, familyForms(family.wanted, false), {
     b: run,
     timingGated: true,
-    stored: false,
     notJudged: [],
   });
   assert.equal(chosen.note, 'chosen at look 1 and kept for every later look: set aside as too noisy: counters.threadCpuMs');

@@ -106,7 +106,7 @@ export function metricSamples(
     notJudged: [],
   };
   const samples = names.map((metric) => sampleOf(metric, ctx));
-  const judged = { ...opts, b, timingGated, stored: !interleaved(a, b), notJudged: ctx.notJudged.filter((x) => !tentative(x.metric)) };
+  const judged = { ...opts, b, timingGated, notJudged: ctx.notJudged.filter((x) => !tentative(x.metric)) };
   const chosen = choosePrimaries(samples, family, forms, judged);
   return {
     samples,
