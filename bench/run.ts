@@ -24,12 +24,40 @@ const dialogFile = fileURLToPath(new URL('../../scenarios/dialog.yaml', import.m
 
 type Costs = { overhead: number[]; wall: number[] };
 
+/** Where a deciding repeat's overhead goes, ms per repeat, from the run file's `phasesMs`. */
+type Phases = Record<'open' | 'setup' | 'host' | 'begin' | 'afterWindow', number[]>;
+const newPhases = (): Phases => ({ open: [], setup: [], host: [], begin: [], afterWindow: [] });
+
+/**
+ * The overhead of each repeat by phase: restart and navigation (`open`), setup and the settle, the host calibration,
+ * perf_begin, and everything after the window closed (the probe flush's frames, the trace read, counters, the record).
+ * The window (`durationMs`) is the steps plus the frame wait that shows their result, so it is taken out of the tail.
+ */
+function phasesOf(repeats: readonly { wallMs: number; phasesMs?: Partial<Record<string, number>>; durationMs: number }[]): Phases {
+  const out = newPhases();
+  for (const r of repeats) {
+    const p = r.phasesMs ?? {};
+    const open = (p.restart ?? 0) + (p.open ?? 0);
+    const [setup, host, begin] = [p.setup ?? 0, p.host ?? 0, p.begin ?? 0];
+    out.open.push(open);
+    out.setup.push(setup);
+    out.host.push(host);
+    out.begin.push(begin);
+    out.afterWindow.push(r.wallMs - r.durationMs - open - setup - host - begin);
+  }
+  return out;
+}
+
 /**
  * Our repeats. `timing`: the schedule that decides by default where arms interleave (T,A,T: timing repeats with a
  * profiled one after every other); `overhead`/`wall` are then the timing repeats' and `perDeciding` spreads the
  * profiled repeats' overhead over the timing ones (what the schedule costs per deciding repeat).
  */
-async function ours(mode: RestartMode, which: 'list' | 'dialog' = 'list', timing = false): Promise<Costs & { perDeciding: number[] }> {
+async function ours(
+  mode: RestartMode,
+  which: 'list' | 'dialog' = 'list',
+  timing = false,
+): Promise<Costs & { perDeciding: number[]; phases: Phases }> {
   const sc = which === 'list' ? loadScenario(scenarioFile, { variant: 'desktop' }) : loadScenario(dialogFile);
   const { run } = await runScenario(sc, { label: `bench-${mode}`, outDir: out, repeat: REPEATS, warmup: 1, restart: mode, timing });
   const measured = run.repeats.filter((r) => r.status === 'measured' && !r.warmup);
@@ -41,6 +69,7 @@ async function ours(mode: RestartMode, which: 'list' | 'dialog' = 'list', timing
     overhead: deciding.map(overheadOf),
     wall: deciding.map((r) => r.wallMs),
     perDeciding: deciding.map((r) => overheadOf(r) + profiledShare),
+    phases: phasesOf(deciding.map((r) => ({ ...r, durationMs: r.status === 'measured' ? (r.report.metrics.durationMs ?? 0) : 0 }))),
   };
 }
 
@@ -162,10 +191,12 @@ async function main(): Promise<void> {
     into.overhead.push(...r.overhead);
     into.wall.push(...r.wall);
   };
-  const timed = { list: { overhead: [] as number[], wall: [] as number[], perDeciding: [] as number[] } };
-  const addTimed = (into: Costs & { perDeciding: number[] }, r: Costs & { perDeciding: number[] }): void => {
+  type Timed = Costs & { perDeciding: number[]; phases: Phases };
+  const timed = { list: { overhead: [] as number[], wall: [] as number[], perDeciding: [] as number[], phases: newPhases() } };
+  const addTimed = (into: Timed, r: Timed): void => {
     add(into, r);
     into.perDeciding.push(...r.perDeciding);
+    for (const k of Object.keys(into.phases) as (keyof Phases)[]) into.phases[k].push(...r.phases[k]);
   };
   add(acc.context, await ours('context'));
   addTimed(timed.list, await ours('context', 'list', true));
@@ -186,7 +217,7 @@ async function main(): Promise<void> {
   add(browserMode, await ours('browser'));
   const dialog = { ours: { overhead: [] as number[], wall: [] as number[] }, pw: { overhead: [] as number[], wall: [] as number[] } };
   const dialogUrl = `${app.url}/dialog.html`;
-  const dialogTimed = { overhead: [] as number[], wall: [] as number[], perDeciding: [] as number[] };
+  const dialogTimed: Timed = { overhead: [] as number[], wall: [] as number[], perDeciding: [] as number[], phases: newPhases() };
   add(dialog.ours, await ours('context', 'dialog'));
   addTimed(dialogTimed, await ours('context', 'dialog', true));
   add(dialog.pw, await playwrightDialog(pw, dialogUrl));
@@ -257,6 +288,11 @@ async function main(): Promise<void> {
     `\ndeciding-repeat overhead ratio: ${(median(timed.list.overhead) / median(acc.pw.overhead)).toFixed(2)}x Playwright on the list, ` +
       `${(median(dialogTimed.overhead) / median(dialog.pw.overhead)).toFixed(2)}x on the dialog (target <= 0.7x)`,
   );
+  const phaseLine = (ph: Phases): string =>
+    `restart+open ${median(ph.open).toFixed(0)}, setup ${median(ph.setup).toFixed(0)}, host calibration ${median(ph.host).toFixed(0)}, ` +
+    `perf_begin ${median(ph.begin).toFixed(0)}, after the window ${median(ph.afterWindow).toFixed(0)}`;
+  console.log(`deciding repeat's overhead by phase (medians, ms): list: ${phaseLine(timed.list.phases)}`);
+  console.log(`  dialog: ${phaseLine(dialogTimed.phases)}`);
   console.log(
     `context-mode overhead ratio against Playwright measuring the same window (trace + counters): ${(median(acc.context.overhead) / median(pwMeasuring.overhead)).toFixed(2)}x`,
   );
