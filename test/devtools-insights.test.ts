@@ -11,7 +11,8 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import { freePort } from '../src/session/ports.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { TraceEvent } from '../src/drivers/measure.js';
+import { PAGE_RUNTIME_URL, type TraceEvent } from '../src/drivers/measure.js';
+import { REQUESTS_DETAIL } from '../src/perf/load.js';
 import { devtoolsInsights } from '../src/perf/devtools-insights.js';
 import type { RunFile } from '../src/perf/run-file.js';
 import { PERF_END_SUMMARY_MAX_BYTES } from '../src/steps/perf-end.js';
@@ -141,6 +142,24 @@ test(
       assert.equal(saved.isError, false, saved.text);
       const file = JSON.parse(readFileSync(join(work, 'load-trace.json'), 'utf8')) as { traceEvents?: TraceEvent[] } | TraceEvent[];
       const events = Array.isArray(file) ? file : (file.traceEvents ?? []);
+      // The fetch's initiator is the page's inline script, in the trace and in our request records: the in-page request
+      // counter stands down where the harness watches the network (its wrapper was the whole initiator stack).
+      const sent = events.filter((e) => e.name === 'ResourceSendRequest');
+      const json = sent.find((e) => (e.args?.data as { url?: string } | undefined)?.url === `${base}hero.json`);
+      type Initiator = { fetchType?: string; stack?: { callFrames: { url: string; functionName: string }[] } };
+      const init = (json?.args?.data as { initiator?: Initiator } | undefined)?.initiator;
+      assert.equal(init?.fetchType, 'fetch', JSON.stringify(json));
+      assert.equal(init?.stack?.callFrames[0]?.url, base, JSON.stringify(init));
+      assert.deepEqual(
+        sent.filter((e) => JSON.stringify(e.args).includes(PAGE_RUNTIME_URL)).map((e) => (e.args?.data as { url?: string }).url),
+        [],
+      );
+      const reqs = await s.call('perf_insight', { id: REQUESTS_DETAIL });
+      assert.equal(reqs.isError, false, reqs.text);
+      const heroJson = (reqs.json.data.rows as { url?: string; initiator?: { type: string; url?: string } }[]).find(
+        (row) => row.url === `${base}hero.json`,
+      );
+      assert.deepEqual(heroJson?.initiator, { type: 'script', url: base }, reqs.text);
       const runs: number[] = [];
       for (let i = 0; i < 3; i++) {
         const t0 = performance.now();
