@@ -11,7 +11,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import { freePort } from '../src/session/ports.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { TraceEvent } from '../src/drivers/measure.js';
+import { PAGE_RUNTIME_URL, type TraceEvent } from '../src/drivers/measure.js';
 import { devtoolsInsights } from '../src/perf/devtools-insights.js';
 import type { RunFile } from '../src/perf/run-file.js';
 import { PERF_END_SUMMARY_MAX_BYTES } from '../src/steps/perf-end.js';
@@ -141,6 +141,19 @@ test(
       assert.equal(saved.isError, false, saved.text);
       const file = JSON.parse(readFileSync(join(work, 'load-trace.json'), 'utf8')) as { traceEvents?: TraceEvent[] } | TraceEvent[];
       const events = Array.isArray(file) ? file : (file.traceEvents ?? []);
+      // The fetch's initiator is the page's inline script, in the trace and in our request records: the in-page request
+      // counter stands down where the harness watches the network (its wrapper was the whole initiator stack). The run
+      // test below holds our request records.
+      const sent = events.filter((e) => e.name === 'ResourceSendRequest');
+      const json = sent.find((e) => (e.args?.data as { url?: string } | undefined)?.url === `${base}hero.json`);
+      type Initiator = { fetchType?: string; stack?: { callFrames: { url: string; functionName: string }[] } };
+      const init = (json?.args?.data as { initiator?: Initiator } | undefined)?.initiator;
+      assert.equal(init?.fetchType, 'fetch', JSON.stringify(json));
+      assert.equal(init?.stack?.callFrames[0]?.url, base, JSON.stringify(init));
+      assert.deepEqual(
+        sent.filter((e) => JSON.stringify(e.args).includes(PAGE_RUNTIME_URL)).map((e) => (e.args?.data as { url?: string }).url),
+        [],
+      );
       const runs: number[] = [];
       for (let i = 0; i < 3; i++) {
         const t0 = performance.now();
@@ -190,6 +203,16 @@ test('perf run of a load scenario: the run file keeps DevTools insights with the
       insights.some((i) => i.id === id),
       id,
     );
+  // Our request record of the page's fetch names the page as its initiator (a run watches the network from the browser,
+  // so the in-page counter, whose wrapper was the initiator, stands down).
+  const records: { url?: string; initiator?: { type: string; url?: string } }[] = [];
+  JSON.stringify(run, (_k, v: unknown) => {
+    const r = v as { url?: unknown; initiator?: { type: string; url?: string } } | null;
+    if (r && typeof r === 'object' && typeof r.url === 'string' && r.url.endsWith('/hero.json') && r.initiator) records.push(r as never);
+    return v;
+  });
+  assert.ok(records.length > 0, 'the run file keeps the fetch of hero.json');
+  for (const r of records) assert.deepEqual(r.initiator, { type: 'script', url: r.url!.replace(/hero\.json$/, '') });
   const html = readFileSync(join(dir, 'out', 'planted-run.html'), 'utf8');
   // The title in bold, the id beside it: once each.
   assert.match(html, /<b>Render-blocking requests[^<]*<\/b> <code class="muted">RenderBlocking<\/code>/);

@@ -382,6 +382,42 @@ test('wait_for_network_idle: requests seen through the Network domain count too 
   }
 });
 
+test('wait_for_network_idle on a host that watches the network: the page keeps its own fetch, a fetch at document start is waited for', async () => {
+  const slow = await slowServer();
+  try {
+    const { session } = await sharedBrowser();
+    await session.restart('context');
+    // A run or an MCP server: the browser sees every request from before the document, so the page is not wrapped.
+    const host = new SessionHost(session, shared.fixtures.url, tmp, { watchNetwork: true });
+    await ok(host, 'navigate', { url: `/steps-network.html?slow=${encodeURIComponent(`${slow.url}/slow?ms=700`)}` });
+    const page = await host.page();
+    // Function.prototype.toString sees through the counter's toString disguise: the inline script's fetch was native.
+    assert.match(await page.evaluate<string>('Function.prototype.toString.call(fetch)'), /\[native code\]/);
+    assert.deepEqual(await page.capture.pendingRequests(), [], 'the in-page counter stood down');
+    const d = await ok(host, 'wait_for_network_idle', { idleMs: 200 });
+    assert.equal(d.idle, true);
+    assert.equal(await page.evaluate("document.getElementById('out').textContent"), 'slow answer after 700 ms');
+
+    // A document a connection that leaves loaded (a CLI verb) counts in the page; a watching host that comes later
+    // puts back the native fetch and keeps counting what the counter had started.
+    await session.restart('context');
+    const verb = new SessionHost(session, shared.fixtures.url, tmp);
+    await ok(verb, 'navigate', { url: `/steps-network.html?slow=${encodeURIComponent(`${slow.url}/slow?ms=1500`)}` });
+    const wrapped = await verb.page();
+    assert.doesNotMatch(await wrapped.evaluate<string>('Function.prototype.toString.call(fetch)'), /\[native code\]/);
+    assert.equal((await wrapped.capture.pendingRequests()).length, 1);
+    const later = new SessionHost(session, shared.fixtures.url, tmp, { watchNetwork: true });
+    await later.page();
+    assert.match(await wrapped.evaluate<string>('Function.prototype.toString.call(fetch)'), /\[native code\]/);
+    assert.match(await wrapped.evaluate<string>('Function.prototype.toString.call(XMLHttpRequest.prototype.send)'), /\[native code\]/);
+    const waited = await ok(later, 'wait_for_network_idle', { idleMs: 200 });
+    assert.equal(waited.idle, true);
+    assert.equal(await wrapped.evaluate("document.getElementById('out').textContent"), 'slow answer after 1500 ms');
+  } finally {
+    await slow.close();
+  }
+});
+
 test('arguments are validated once per door: runStep checks raw arguments, and trusts those a door marks validated', async () => {
   const host = new SessionHost(undefined, undefined, tmp);
   // device_profile needs no page: only argument checking can make it fail here.

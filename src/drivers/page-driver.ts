@@ -50,8 +50,13 @@ export interface PageDriver {
 
 /** What a step host needs beyond the steps' view: put the harness scripts on the page, check it lives. */
 export interface HostPage extends PageDriver {
-  /** Put the harness scripts on the page; `future` only: for a page paused before its first document. */
-  installScripts(opts?: { future?: boolean }): Promise<void>;
+  /**
+   * Put the harness scripts on the page; `future` only: for a page paused before its first document. `watchNetwork`:
+   * the caller stays connected, so the driver may watch requests from the browser for the page's life instead of
+   * counting fetch/XHR in the page (CDP: the counter's wrapper would be every fetch's initiator); a driver without
+   * network events ignores it.
+   */
+  installScripts(opts?: { future?: boolean; watchNetwork?: boolean }): Promise<void>;
   /** A clean repeat's environment: viewport and touch, CPU throttling, focus emulation, and the network (none: not throttled). */
   emulateEnvironment(env: { viewport: ViewportSpec; cpuThrottle: number; network?: NetworkConditions | undefined }): Promise<void>;
   /** False once the page or its browser is gone. */

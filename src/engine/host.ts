@@ -17,12 +17,23 @@ export type PageSource =
   | { readonly terminal: TerminalDriver };
 
 /** A host over a connection to a running session (perf start / app_start): its page, app URL and folder. */
-export function connectedHost(conn: {
-  driver: HostPage;
-  tabs?(create: boolean): PageTabs | undefined;
-  state: { appUrl?: string; options: { cwd?: string } };
-}): SessionHost {
-  return new SessionHost(conn, conn.state.appUrl, conn.state.options.cwd ?? process.cwd());
+export function connectedHost(
+  conn: {
+    driver: HostPage;
+    tabs?(create: boolean): PageTabs | undefined;
+    state: { appUrl?: string; options: { cwd?: string } };
+  },
+  opts: HostOptions = {},
+): SessionHost {
+  return new SessionHost(conn, conn.state.appUrl, conn.state.options.cwd ?? process.cwd(), opts);
+}
+
+export interface HostOptions {
+  /**
+   * The host stays connected to its pages (a run, an MCP server; not a one-shot CLI verb): it may watch their
+   * requests from the browser for their life, so the page keeps its own fetch (HostPage.installScripts).
+   */
+  watchNetwork?: boolean;
 }
 
 export class SessionHost implements StepHost {
@@ -35,6 +46,7 @@ export class SessionHost implements StepHost {
     private source: PageSource | undefined,
     private baseUrl: string | undefined,
     public cwd: string = process.cwd(),
+    private readonly opts: HostOptions = {},
   ) {}
 
   /** Point the host at another session / app (MCP app_start replaces the running app). */
@@ -105,7 +117,7 @@ export class SessionHost implements StepHost {
         message: page.crashReason,
       });
     }
-    await page.installScripts();
+    await page.installScripts({ watchNetwork: this.opts.watchNetwork === true });
     return page;
   }
 

@@ -190,7 +190,8 @@ export class McpCore {
     if (!this.conn) {
       try {
         const c = await this.manager.connectSession(this.stateDir);
-        this.conn = { ...c, host: connectedHost(c) };
+        // The server keeps this connection: it watches the page's network from the browser (the page keeps its own fetch).
+        this.conn = { ...c, host: connectedHost(c, { watchNetwork: true }) };
       } catch (e) {
         if (isPerfError(e) && (e.code === 'no_session' || e.code === 'no_app')) throw noApp(e);
         // A `perf start --terminal` session: its daemon owns the program and runs the steps.

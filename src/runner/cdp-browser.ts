@@ -89,7 +89,11 @@ export function cdpRepeatBrowser(session: BrowserSession, host: SessionHost, sc:
       // The context gets the cookies (prepareContext) before the page's first request: its set-up seeds storage only.
       const seed = rc.state ? { ...rc.state, cookies: [] } : undefined;
       const prepare = (p: Page): Promise<unknown> =>
-        Promise.all([emulate(p, sc), cdpPageDriver(p).installScripts({ future: true }), seed && cdpPageDriver(p).storage.restore(seed)]);
+        Promise.all([
+          emulate(p, sc),
+          cdpPageDriver(p).installScripts({ future: true, watchNetwork: true }),
+          seed && cdpPageDriver(p).storage.restore(seed),
+        ]);
       // about:blank (a measured load's start) is not opened at creation: a new target already shows it.
       if (!rc.first && rc.restart !== 'reload' && rc.url !== 'about:blank') {
         // The new page is emulated and scripted on about:blank, then opens the app URL: restart and

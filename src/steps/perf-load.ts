@@ -18,6 +18,7 @@ import {
   measureLoad,
   withinMs,
 } from '../perf/measure.js';
+import { warmEngine } from '../perf/devtools-insights.js';
 import { insightLine } from '../perf/insights.js';
 import { REQUESTS_DETAIL } from '../perf/load.js';
 import type { PerfReport } from '../perf/report.js';
@@ -63,6 +64,8 @@ export const perfLoad = defineStep({
     refuseOpenSession(ctx.host);
     const url = await loadUrl(ctx, args.url);
     const cache = args.cache ?? 'warm';
+    // The engine loads while the page goes to about:blank; beginMeasure waits for it before the window opens.
+    void warmEngine();
     await ctx.page.navigation.navigate('about:blank', BLANK_TIMEOUT_MS);
     await withinMs(
       'perf_load begin',

@@ -2,7 +2,8 @@
  * wait_for_network_idle: wait until no request has been in flight for idleMs. Two views are merged:
  * the browser's view of the network (every request type: over CDP from the first wait on, over BiDi from
  * this wait's start, its subscription released when the wait ends) and the page's own fetch/XHR counter
- * (page-capture, from document start), which covers requests that began before the harness was listening.
+ * (page-capture, from document start), which covers requests that began before the harness was listening. A CDP
+ * host that stays connected (a run, an MCP server) listens from before each document, and the counter stands down.
  */
 import type { NetworkActivity } from '../page/index.js';
 import { defineStep, type StepContext, type StepOutput } from './define.js';

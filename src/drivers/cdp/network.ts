@@ -6,6 +6,7 @@
  */
 import type { Page } from './browser.js';
 import type { NetworkActivity } from '../page-driver.js';
+import { NETWORK_WATCHED_SOURCE } from '../runtime/page-capture.js';
 
 // 100 recent changes: far more than can happen between two polls 50 ms apart on a real page.
 const CHANGE_LOG = 100;
@@ -83,6 +84,26 @@ export async function networkActivity(page: Page): Promise<NetworkActivity> {
     throw e;
   }
   return t;
+}
+
+const watched = new WeakSet<Page>();
+
+/**
+ * Watch this page's requests from the browser from now on, for the page's life, and tell every document so
+ * (NETWORK_WATCHED_SOURCE): the in-page fetch/XHR counter then stands down, and the page's own code stays the
+ * initiator of its requests (the counter's wrapper was the top frame of every fetch's initiator stack, all a
+ * trace keeps). For a connection that stays (a run, an MCP server): one that leaves would leave documents no
+ * one counts. `future` only: for a page paused before its first document.
+ */
+export async function watchNetwork(page: Page, opts: { future?: boolean } = {}): Promise<void> {
+  if (watched.has(page)) return;
+  watched.add(page);
+  // The domain first: a document that skips the counter must already be seen from the browser.
+  await networkActivity(page);
+  await Promise.all([
+    page.send('Page.addScriptToEvaluateOnNewDocument', { source: NETWORK_WATCHED_SOURCE }),
+    ...(opts.future ? [] : [page.send('Runtime.evaluate', { expression: NETWORK_WATCHED_SOURCE, returnByValue: true })]),
+  ]);
 }
 
 /** Bypass the HTTP cache for this page's requests from now on (a `reload` restart's fresh navigation). */

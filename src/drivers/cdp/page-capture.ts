@@ -1,7 +1,8 @@
 /**
  * Console, exception and fetch/XHR capture over CDP: the shared in-page program
  * (src/drivers/runtime/page-capture.ts) registered to run at document start in every document, so
- * nothing a page logs while it loads is missed, and its buffers read by evaluation.
+ * nothing a page logs while it loads is missed, and its buffers read by evaluation. Its fetch/XHR counter stands down
+ * in the documents of a page whose network the harness watches from the browser (network.ts watchNetwork).
  */
 import type { Page } from './browser.js';
 import type { ConsoleQuery, ConsoleRead, ExceptionQuery, ExceptionRead, PendingRequest } from '../page-driver.js';

@@ -8,7 +8,7 @@ import { evaluateExpression } from './evaluate.js';
 import { installPageScripts } from './inject.js';
 import { click, clickOverlapped, drag, hover, insertText, pressKey, selectAllKey, typeText, wheel } from './input.js';
 import { back, reload, watchNavigation } from './navigation.js';
-import { networkActivity } from './network.js';
+import { networkActivity, watchNetwork } from './network.js';
 import { pendingPageRequests, readConsole, readExceptions } from './page-capture.js';
 import { callRuntime } from './page-runtime.js';
 import { measureLoad } from './load.js';
@@ -115,8 +115,8 @@ class CdpPageDriver implements HostPage {
     ]);
   }
 
-  installScripts(opts: { future?: boolean } = {}): Promise<void> {
-    return installPageScripts(this.page, opts);
+  async installScripts(opts: { future?: boolean; watchNetwork?: boolean } = {}): Promise<void> {
+    await Promise.all([installPageScripts(this.page, opts), opts.watchNetwork && watchNetwork(this.page, opts)]);
   }
 
   async emulateEnvironment(env: { viewport: ViewportSpec; cpuThrottle: number; network?: NetworkConditions | undefined }): Promise<void> {

@@ -10,6 +10,8 @@ import type { ConsoleEntry, ConsoleQuery, ExceptionEntry, ExceptionQuery, Pendin
 
 /** The Symbol.for key the buffers live under in the page. */
 export const CAPTURE_KEY = 'rehearse.capture';
+/** The Symbol.for key that marks a document whose network the harness watches from the browser. */
+const WATCHED_KEY = 'rehearse.networkWatched';
 // 500 console entries: enough for the recent history an agent asks about; bounded so a page that logs
 // in a loop cannot grow the renderer's memory (the oldest are dropped and counted).
 const CONSOLE_CAP = 500;
@@ -27,18 +29,27 @@ interface Store {
   exceptionsDropped: number;
   pending: Map<number, PendingRequest>;
   nextId: number;
+  /** Put back what the request counter replaced (fetch, XMLHttpRequest's open/send). */
+  unwrap: (() => void)[];
 }
 
 /**
  * The page-side program. Serialised with toString(), so it must be self-contained: no imports, no
  * closures over module variables, only the constants passed in.
  */
-function captureRuntime(key: string, consoleCap: number, exceptionCap: number, textCap: number, stackLines: number): void {
+function captureRuntime(
+  key: string,
+  watchedKey: string,
+  consoleCap: number,
+  exceptionCap: number,
+  textCap: number,
+  stackLines: number,
+): void {
   const w = window as unknown as Record<symbol, Store | undefined> & Window;
   const sym = Symbol.for(key);
   // Idempotent: the injector may run this twice in one document; a second copy must not wipe the buffers.
   if (w[sym]) return;
-  const store: Store = { console: [], consoleDropped: 0, exceptions: [], exceptionsDropped: 0, pending: new Map(), nextId: 1 };
+  const store: Store = { console: [], consoleDropped: 0, exceptions: [], exceptionsDropped: 0, pending: new Map(), nextId: 1, unwrap: [] };
   Object.defineProperty(w, sym, { value: store, enumerable: false, configurable: false, writable: false });
 
   const clip = (s: string, n: number): string => (s.length > n ? `${s.slice(0, n)}…` : s);
@@ -145,7 +156,10 @@ function captureRuntime(key: string, consoleCap: number, exceptionCap: number, t
   });
 
   // Requests the page started before the harness enabled the Network domain are invisible to CDP;
-  // counting fetch/XHR here from document start closes that gap for wait_for_network_idle.
+  // counting fetch/XHR here from document start closes that gap for wait_for_network_idle. A harness that
+  // watches the network from before the document says so (WATCHED_KEY): then the page keeps its own fetch, so
+  // the request's initiator is the page's code, not this wrapper (DevTools' initiator chains, LCPDiscovery).
+  if (w[Symbol.for(watchedKey)]) return;
   const track = (url: string): number => {
     const id = store.nextId++;
     store.pending.set(id, { url, startedAt: Date.now() });
@@ -175,16 +189,20 @@ function captureRuntime(key: string, consoleCap: number, exceptionCap: number, t
     // Libraries that test for a native fetch via toString() keep working.
     Object.defineProperty(wrapped, 'toString', { value: () => nativeFetch.toString(), enumerable: false });
     w.fetch = wrapped as typeof fetch;
+    store.unwrap.push(() => {
+      // A page that wrapped fetch after us keeps its wrapper (ours inside it): replacing it would drop the page's.
+      if (w.fetch === wrapped) w.fetch = nativeFetch;
+    });
   }
   const xhrUrl = new WeakMap<XMLHttpRequest, string>();
   const proto = XMLHttpRequest.prototype;
   const nativeOpen = proto.open;
   const nativeSend = proto.send;
-  proto.open = function (this: XMLHttpRequest, ...args: unknown[]): void {
+  const open = function (this: XMLHttpRequest, ...args: unknown[]): void {
     xhrUrl.set(this, absolute(args[1]));
     (nativeOpen as (...a: unknown[]) => void).apply(this, args);
   };
-  proto.send = function (this: XMLHttpRequest, body?: Document | XMLHttpRequestBodyInit | null): void {
+  const send = function (this: XMLHttpRequest, body?: Document | XMLHttpRequestBodyInit | null): void {
     const id = track(xhrUrl.get(this) ?? '(xhr)');
     this.addEventListener('loadend', () => store.pending.delete(id), { once: true });
     try {
@@ -194,12 +212,34 @@ function captureRuntime(key: string, consoleCap: number, exceptionCap: number, t
       throw e;
     }
   };
+  proto.open = open;
+  proto.send = send;
+  store.unwrap.push(() => {
+    if (proto.open === open) proto.open = nativeOpen;
+    if (proto.send === send) proto.send = nativeSend;
+  });
+}
+
+/**
+ * The page-side half of a harness that watches the network from the browser (CDP's Network domain) from before
+ * the document: marks the document so the capture program leaves fetch/XHR alone, and puts back the native ones
+ * when the capture ran first (two connections' document-start scripts run in no promised order). Requests the
+ * wrapper already counts stay counted until they end.
+ */
+function networkWatchedRuntime(captureKey: string, watchedKey: string): void {
+  const w = window as unknown as Record<symbol, unknown> & Window;
+  w[Symbol.for(watchedKey)] = true;
+  const store = w[Symbol.for(captureKey)] as Store | undefined;
+  for (const put of store?.unwrap.splice(0) ?? []) put();
 }
 
 /** The capture program as one script; idempotent in a document. */
 export const CAPTURE_SOURCE =
-  `try { (${captureRuntime.toString()})(${JSON.stringify(CAPTURE_KEY)}, ` +
+  `try { (${captureRuntime.toString()})(${JSON.stringify(CAPTURE_KEY)}, ${JSON.stringify(WATCHED_KEY)}, ` +
   `${CONSOLE_CAP}, ${EXCEPTION_CAP}, ${TEXT_CAP}, ${STACK_LINES}); } catch (e) {}`;
+
+/** The program a harness watching the page's network from the browser runs in every document (idempotent). */
+export const NETWORK_WATCHED_SOURCE = `try { (${networkWatchedRuntime.toString()})(${JSON.stringify(CAPTURE_KEY)}, ${JSON.stringify(WATCHED_KEY)}); } catch (e) {}`;
 
 /** The expression that yields the store (or undefined when the document has none). */
 const STORE = `globalThis[Symbol.for(${JSON.stringify(CAPTURE_KEY)})]`;
