@@ -190,18 +190,20 @@ test("a midpoint's fallback reads the compare's rows the same way: any regressed
 });
 
 test('the endpoints hold a set-aside metric while its interval reaches past error; the gate settles it on its estimate', () => {
-  // Thread CPU set aside as noisy, +5% by its estimate with an interval past +10% (10 + 10 repeats, CV ~15%): the gate
-  // calls it unchanged (below warn); the bisect's endpoints (error = warn) keep sampling: "not reproduced" ends a search.
+  // Long-frame blocking set aside as noisy, +5% by its estimate with an interval past +10% (10 + 10 repeats, CV ~15%):
+  // the gate calls it unchanged (below warn); the bisect's endpoints (error = warn) keep sampling: "not reproduced"
+  // ends a search.
   const a = [300, 340, 290, 360, 310, 330, 280, 370, 320, 350];
-  const sample: MetricSamples = {
-    metric: 'counters.threadCpuMs',
+  const sampleOf = (metric: string): MetricSamples => ({
+    metric,
     a,
     b: a.map((v, i) => v * 1.05 + (i % 2 ? 25 : -25)),
     role: 'primary',
     better: 'lower',
     floor: 0,
     setAside: 'too noisy here',
-  };
+  });
+  const sample = sampleOf('longFrames.blockingMs');
   const thresholds = { warnPct: 10, errorPct: 10 };
   const gate = compareMetrics([sample], { thresholds }).rows[0]!;
   const held = compareMetrics([sample], { thresholds, holdSetAside: true }).rows[0]!;
@@ -209,13 +211,18 @@ test('the endpoints hold a set-aside metric while its interval reaches past erro
   assert.equal(gate.verdict, 'unchanged');
   assert.equal(gate.decided, true, gate.reason);
   assert.equal(held.decided, false, held.reason);
+  // The main thread's CPU totals hold the gate itself that way: a slower handler must not pass on a wide interval.
+  for (const cpu of ['counters.threadCpuMs', 'counters.scriptMs', 'counters.taskMs']) {
+    const row = compareMetrics([sampleOf(cpu)], { thresholds }).rows[0]!;
+    assert.equal(row.decided, false, `${cpu}: ${row.reason}`);
+  }
   // Held, it is what the bisect reads as undecided, not as "not worse".
   const c = { rows: [held], verdict: 'pass' as const, rejected: {}, gate: { alpha: ALPHA, summary: 'pass' } };
   const undecided = endpointJudgement(c, null);
   assert.equal(undecided.judgement, 'undecided');
   assert.match(
     undecided.why!,
-    /^undecided at the last look, [^:]*: counters\.threadCpuMs \+\d.*\(set aside as noisy\); --metric counters\.threadCpuMs/,
+    /^undecided at the last look, [^:]*: longFrames\.blockingMs \+\d.*\(set aside as noisy\); --metric longFrames\.blockingMs/,
   );
   assert.equal(endpointJudgement({ ...c, rows: [gate] }, null).judgement, 'same');
 });
