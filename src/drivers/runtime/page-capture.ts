@@ -239,7 +239,8 @@ export const CAPTURE_SOURCE =
   `${CONSOLE_CAP}, ${EXCEPTION_CAP}, ${TEXT_CAP}, ${STACK_LINES}); } catch (e) {}`;
 
 /** The program a harness watching the page's network from the browser runs in every document (idempotent). */
-export const NETWORK_WATCHED_SOURCE = `try { (${networkWatchedRuntime.toString()})(${JSON.stringify(CAPTURE_KEY)}, ${JSON.stringify(WATCHED_KEY)}); } catch (e) {}`;
+export const NETWORK_WATCHED_SOURCE =
+  `try { (${networkWatchedRuntime.toString()})(${JSON.stringify(CAPTURE_KEY)}, ` + `${JSON.stringify(WATCHED_KEY)}); } catch (e) {}`;
 
 /** The expression that yields the store (or undefined when the document has none). */
 const STORE = `globalThis[Symbol.for(${JSON.stringify(CAPTURE_KEY)})]`;
