@@ -138,6 +138,19 @@ const CHANGE_LOG = 100;
 const STALLED_BODY_MS = 2000;
 
 /**
+ * The browser's own request for the site's icon: not the page's work (a CDP page target never reports it), and Firefox
+ * 153 sometimes sends no completion for it, which kept wait_for_network_idle waiting its full timeout on
+ * `/favicon.ico` (test/firefox-network-idle, 3 of 7 runs on 2026-12-07).
+ */
+function browserIcon(url: string): boolean {
+  try {
+    return new URL(url).pathname === '/favicon.ico';
+  } catch {
+    return false;
+  }
+}
+
+/**
  * Every request the browser sends for the page from this call on (the step `wait_for_network_idle`), over BiDi's
  * network events: the same reading as the cdp driver's Network-domain tracker. The subscription is the
  * channel's (Firefox's: this tab's context alone) and lasts until release(): Firefox's BiDi session is shared
@@ -161,6 +174,7 @@ export async function bidiNetworkActivity(bidi: BidiChannel): Promise<NetworkAct
   const offs = [
     bidi.on('network.beforeRequestSent', (p) => {
       const url = (p as BidiRequestEvent).request?.url ?? '';
+      if (browserIcon(url)) return;
       inFlight.set(idOf(p as BidiRequestEvent), { url });
       changed(url);
     }),
