@@ -165,14 +165,28 @@ const DETERMINISTIC_FAILURES: ReadonlySet<string> = new Set([
 /** The error that stops the run after an arm's first repeat failed in a step the way every repeat would; else undefined. */
 function deterministicStop(record: RepeatRecord, who: string, runFile: string): PerfError | undefined {
   if (record.status !== 'failed') return undefined;
-  const { phase, label, error } = record.failure;
+  const { phase, error } = record.failure;
   if ((phase !== 'setup' && phase !== 'steps') || !DETERMINISTIC_FAILURES.has(error.code)) return undefined;
+  const after = record.warmup ? 'the warm-up' : 'the first repeat';
+  return stepStop({ who, after, failure: record.failure, how: ', as every repeat would', runFile, fix: 'fix the step' });
+}
+
+/** "WHO: stopped after AFTER: the [setup ]step LABEL failed with CODE…: MESSAGE (run file: …)", --keep-going advised. */
+function stepStop(s: {
+  who: string;
+  after: string;
+  failure: Extract<RepeatRecord, { status: 'failed' }>['failure'];
+  how: string;
+  runFile: string;
+  fix: string;
+}): PerfError {
+  const { phase, label, step, error } = s.failure;
   return new PerfError({
     code: 'step_fails_every_repeat',
     message:
-      `${who}: stopped after the ${record.warmup ? 'warm-up' : 'first repeat'}: the ${phase === 'setup' ? 'setup ' : ''}step ` +
-      `${label ?? record.failure.step ?? ''} failed with ${error.code}, as every repeat would: ${error.message} (run file: ${runFile})`,
-    suggestion: keepGoingAdvice(error.suggestion ?? 'fix the step'),
+      `${s.who}: stopped after ${s.after}: the ${phase === 'setup' ? 'setup ' : ''}step ${label ?? step ?? ''} failed with ` +
+      `${error.code}${s.how}: ${error.message} (run file: ${s.runFile})`,
+    suggestion: keepGoingAdvice(error.suggestion ?? s.fix),
   });
 }
 
@@ -188,13 +202,8 @@ function repeatedStop(records: readonly RepeatRecord[], who: string, runFile: st
   if (f.phase !== s.phase || f.step !== s.step || f.error.code !== s.error.code) return undefined;
   if (f.phase !== 'setup' && f.phase !== 'steps') return undefined;
   const after = first.warmup ? 'the warm-up and the first repeat' : 'the first two repeats';
-  return new PerfError({
-    code: 'step_fails_every_repeat',
-    message:
-      `${who}: stopped after ${after}: the ${f.phase === 'setup' ? 'setup ' : ''}step ${s.label ?? s.step ?? ''} failed with ` +
-      `${s.error.code} in both, as every repeat left would likely: ${s.error.message} (run file: ${runFile})`,
-    suggestion: keepGoingAdvice(s.error.suggestion ?? 'fix the step, or give the wait a longer timeoutMs'),
-  });
+  const fix = 'fix the step, or give the wait a longer timeoutMs';
+  return stepStop({ who, after, failure: s, how: ' in both, as every repeat left would likely', runFile, fix });
 }
 
 class Scheduler {
