@@ -118,7 +118,7 @@ test(
       host: { same: true },
       attributed: { rows, flame: { a: null, b: null } },
       insights: [],
-      design: { alpha: 0.05, look: 1, sequential: undefined },
+      design: { alpha: 0.05, look: 1, sequential: undefined, stored: false },
     };
     const c = comparisonOf(judged);
     assert.deepEqual(Object.keys(c).slice(0, 7), ['verdict', 'thresholds', 'frames', 'rows', 'unchanged', 'timing', 'warnings']);
@@ -126,6 +126,9 @@ test(
     assert.deepEqual([c.verdict, c.frames.painted, c.gate.sequential], ['inconclusive', { a: 60, b: 61 }, null]);
     assert.deepEqual(c.gate.setAside, [{ metric: 'b.ms', why: 'too noisy', deltaPct: 4 }]);
     assert.equal(c.gate.summary, 'undecided: a.ms past warn but within noise; about 30 repeats per run would decide');
+    // Against a stored baseline the summary says why it may stay undecided, and what would decide it.
+    const stored = comparisonOf({ ...judged, design: { ...judged.design, stored: true } });
+    assert.match(stored.gate.summary, /would decide; the stored baseline is another moment of the machine .*perf run --against/);
     const busy = comparisonOf({
       ...judged,
       busy: { repeats: 4, of: 12, metrics: ['a.ms'], note: 'n', headline: 'host busy during 4 of 12 repeats' },

@@ -41,6 +41,8 @@ interface Compared {
 /** The run file's repeats as mode letters, warm-ups marked: "Tw T T". */
 const modes = (run: RunFile): string => run.repeats.map((r) => `${r.mode === 'timing' ? 'T' : 'A'}${r.warmup ? 'w' : ''}`).join(' ');
 const read = (path: string): RunFile => JSON.parse(readFileSync(path, 'utf8')) as RunFile;
+/** The metrics that decide: primaries, and those set aside at a quarter weight when this machine is too noisy for them. */
+const deciding = (g: Gate): string[] => [...g.primary, ...g.setAside.map((x) => x.metric)];
 
 // Echo off, then a fixed 300 ms before the answer: the latency from the typed line to the screen is the sleep,
 // steady enough for the noise rule to keep it primary. Nothing here asserts its value.
@@ -77,7 +79,8 @@ test(
     }
     const c = out.compare;
     assert.equal(c.timing.gated, true, c.timing.note);
-    assert.ok(c.gate.primary.includes('terminal.latencyMs.p50'), JSON.stringify(c.gate));
+    // Primary, or set aside when a loaded runner makes it noisy (CI: CV 8.3 %): judged either way.
+    assert.ok(deciding(c.gate).includes('terminal.latencyMs.p50'), JSON.stringify(c.gate));
     assert.deepEqual(
       c.gate.notJudged.filter((x) => /timing-mode/.test(x.why)),
       [],
@@ -100,7 +103,7 @@ test('pty: perf gate --update, then perf gate, gates terminal latency at the def
     modes(read(run.runFile)),
   );
   assert.equal(run.compare.timing.gated, true, run.compare.timing.note);
-  assert.ok(run.compare.gate.primary.includes('terminal.latencyMs.p50'), JSON.stringify(run.compare.gate));
+  assert.ok(deciding(run.compare.gate).includes('terminal.latencyMs.p50'), JSON.stringify(run.compare.gate));
 });
 
 test(
@@ -131,9 +134,8 @@ test(
     const c = out.compare;
     assert.equal(c.timing.gated, true, c.timing.note);
     // Interaction latency decides (primary, or set aside at a quarter weight when this machine is too noisy): judged either way.
-    const deciding = [...c.gate.primary, ...c.gate.setAside.map((x) => x.metric)];
     assert.ok(
-      deciding.some((m) => m.startsWith('interactions.')),
+      deciding(c.gate).some((m) => m.startsWith('interactions.')),
       JSON.stringify(c.gate),
     );
   },

@@ -166,7 +166,7 @@ export function compareRuns(a: RunFile, b: RunFile, opts: CompareRunsOptions = {
     host: hostRecord(context.sameHost, a, b, busy),
     attributed: { flame: attributed.flame, rows: result.rows },
     insights: insightChanges(a.repeats, b.repeats),
-    design: { alpha, look, sequential },
+    design: { alpha, look, sequential, stored },
   });
 }
 

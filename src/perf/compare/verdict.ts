@@ -44,12 +44,16 @@ export function sequentialNote(seq: SequentialRecord, look: number, a: RunIdenti
 }
 
 /** One line: what decided the verdict, or what is undecided and what would decide it; then what the noise rule moved. */
-export function gateSummary(r: CompareResult, look: number, chosen: SampleContext['chosen']): string {
+export function gateSummary(r: CompareResult, look: number, chosen: SampleContext['chosen'], stored = false): string {
   const moved = chosen.demoted.length || chosen.promoted.length ? choiceWords(chosen) : chosen.by === 'registry' ? chosen.note : '';
-  return decidedBy(r, look) + (moved ? `; ${moved}` : '');
+  return decidedBy(r, look, stored) + (moved ? `; ${moved}` : '');
 }
 
-function decidedBy(r: CompareResult, look: number): string {
+/** Why a stored comparison may stay undecided where an interleaved one would not, and what decides it. */
+const STORED_UNDECIDED =
+  'the stored baseline is another moment of the machine (its drift is not cancelled): perf run --against interleaves both builds';
+
+function decidedBy(r: CompareResult, look: number, stored: boolean): string {
   const primary = r.rows.filter((x) => x.gated);
   const lookNote = look > 1 ? ` at look ${look}` : '';
   switch (r.verdict) {
@@ -65,7 +69,8 @@ function decidedBy(r: CompareResult, look: number): string {
       const need = Math.max(...und.map((x) => x.needRepeats ?? Infinity));
       return (
         `undecided${lookNote}: ${und.map((x) => x.metric).join(', ')} past warn but within noise; ` +
-        `${Number.isFinite(need) ? `about ${need} repeats per run would decide` : 'more repeats than practical would be needed'}`
+        `${Number.isFinite(need) ? `about ${need} repeats per run would decide` : 'more repeats than practical would be needed'}` +
+        (stored ? `; ${STORED_UNDECIDED}` : '')
       );
     }
     case 'pass':
@@ -113,14 +118,15 @@ export interface Judged {
   /** Rows after the attribution stage, and the flame stacks. */
   attributed: { rows: CompareResult['rows']; flame: ComparisonFlame };
   insights: InsightChange[];
-  design: { alpha: number; look: number; sequential: SequentialRecord | undefined };
+  /** stored: the baseline was recorded apart from the candidate (not interleaved A B B A). */
+  design: { alpha: number; look: number; sequential: SequentialRecord | undefined; stored: boolean };
 }
 
 /** DESIGN.md's compare JSON from the stages' records: the verdict, and which metrics decided it and how. */
 export function comparisonOf(j: Judged): RunsComparison {
   const { result, context, busy } = j;
-  const { alpha, look, sequential } = j.design;
-  const summary = (r: CompareResult): string => gateSummary(r, look, context.chosen);
+  const { alpha, look, sequential, stored } = j.design;
+  const summary = (r: CompareResult): string => gateSummary(r, look, context.chosen, stored);
   // DESIGN.md's compare JSON names its first keys in this order; what this version adds follows them.
   return {
     verdict: result.verdict,
