@@ -14,18 +14,24 @@
  * most 0.3×), and whether the values agree (LCP phases, CLS, INP phases: within 10 % or 10 ms). Sizes and verdicts are
  * deterministic enough for one round; wall times are one sample on a shared machine.
  *
- * Usage: npm run bench:insights   (INSIGHTS_DUMP=DIR also writes every reply there)
+ * `--pages swagger,grid,todo` runs the load flow alone on bench/load-pages' third-party pages (Swagger UI, a Tabulator
+ * grid, TodoMVC; served by bench/load-server.ts) instead: per page, the insights each tool lists, where the lists differ,
+ * the bytes, and our engine's time on our trace and on the peer's.
+ *
+ * Usage: npm run bench:insights [-- --pages swagger,grid,todo]   (INSIGHTS_DUMP=DIR also writes every reply there)
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
 import { findChrome } from '../src/drivers/cdp/chrome.js';
 import type { TraceEvent } from '../src/drivers/measure.js';
 import { devtoolsInsights } from '../src/perf/devtools-insights.js';
 import { freePort } from '../src/session/ports.js';
 import { connectMcp, sleep, type Mcp } from './common.js';
+import { startLoadServer } from './load-server.js';
 import { BENCH_MODULES } from './modules.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -105,7 +111,7 @@ function ourEngineMs(text: string): number | undefined {
   return m ? Number(m[1]) : undefined;
 }
 
-async function oursFlows(base: string, cwd: string): Promise<Flows> {
+async function oursFlows(base: string, cwd: string, withClick = true): Promise<Flows> {
   const m = await connectMcp(process.execPath, [PERF, 'mcp', '--caps', 'all'], cwd, CALL_TIMEOUT_MS);
   const f: Flows = {
     tool: 'rehearse',
@@ -120,6 +126,8 @@ async function oursFlows(base: string, cwd: string): Promise<Flows> {
     f.load.texts.push(f.load.list);
     await ourInsights(m, f.load, 'load');
     f.load.ms = performance.now() - t0;
+    f.engineMs.load = ourEngineMs(f.load.list);
+    if (!withClick) return f;
     t0 = performance.now();
     // phases: the window's trace gets DevTools' categories, so the engine reads the interaction (INP, forced reflow).
     f.click.texts.push(await must(m, 'ours', 'perf_begin', 'perf_begin', { mode: 'attribution', phases: true }));
@@ -128,7 +136,7 @@ async function oursFlows(base: string, cwd: string): Promise<Flows> {
     f.click.texts.push(f.click.list);
     await ourInsights(m, f.click, 'click');
     f.click.ms = performance.now() - t0;
-    f.engineMs = { load: ourEngineMs(f.load.list), click: ourEngineMs(f.click.list) };
+    f.engineMs.click = ourEngineMs(f.click.list);
   } finally {
     await m.client.close();
   }
@@ -160,7 +168,12 @@ async function peerAnalyse(m: Mcp, flow: Flows['load'], step: string): Promise<v
  * The peer's flows, in our viewport (CLS depends on it). Each trace is also saved (filePath), for our engine to read the
  * very same trace; the line saying so is not counted in the peer's bytes, since an agent would not ask for it.
  */
-async function peerFlows(base: string, cwd: string, viewport: string): Promise<Flows & { traces: { load: string; click: string } }> {
+async function peerFlows(
+  base: string,
+  cwd: string,
+  viewport: string,
+  withClick = true,
+): Promise<Flows & { traces: { load: string; click: string } }> {
   const chrome = findChrome().path;
   const args = [CDT_MCP, '--headless', '--isolated', '--executablePath', chrome, '--chromeArg=--no-sandbox', '--viewport', viewport];
   // No CrUX field data (a request to Google per URL) and no usage statistics: the page is local, the run offline. One
@@ -188,6 +201,7 @@ async function peerFlows(base: string, cwd: string, viewport: string): Promise<F
     f.load.texts.push(f.load.list);
     await peerAnalyse(m, f.load, 'load');
     f.load.ms = performance.now() - t0;
+    if (!withClick) return f;
     t0 = performance.now();
     const snap = await must(m, 'peer', 'snapshot', 'take_snapshot');
     f.click.texts.push(snap);
@@ -422,7 +436,45 @@ function printPair(k: string, a: number | undefined, b: number | undefined): voi
   console.log(`${k.padEnd(44)}${col(a ?? '-')}${col(b ?? '-')}  ${ok}`);
 }
 
+/** The insight names one load flow listed: ours from perf_load, the peer's from its trace summary. */
+const listed = (f: Flows, ours: boolean): string[] =>
+  (ours ? ourInsightIds(f.load.list) : peerInsights(f.load.list).map((i) => i.name)).sort();
+
+/** The load flow of both tools on one third-party page; then our engine on the peer's trace of it. */
+async function thirdPartyPage(page: string, base: string, cwd: string): Promise<void> {
+  const ours = await oursFlows(base, cwd, false);
+  const vp = (JSON.parse(ours.load.list) as { data?: { env?: { viewport?: { width: number; height: number } } } }).data?.env?.viewport;
+  const peer = await peerFlows(base, cwd, vp ? `${vp.width}x${vp.height}` : '1280x720', false);
+  const theirs = await engineOnFile(peer.traces.load);
+  const [a, b] = [listed(ours, true), listed(peer, false)];
+  const ratio = bytes(ours.load.texts) / bytes(peer.load.texts);
+  console.log(`\n${page} (${base}; loadavg ${os.loadavg()[0]!.toFixed(2)})`);
+  console.log(`  rehearse lists ${a.length}: ${a.join(', ') || 'none'}`);
+  console.log(`  peer lists ${b.length}:     ${b.join(', ') || 'none'}`);
+  console.log(
+    `  only ours: ${a.filter((x) => !b.includes(x)).join(', ') || '-'}; only the peer's: ${b.filter((x) => !a.includes(x)).join(', ') || '-'}`,
+  );
+  console.log(
+    `  reply bytes ${bytes(ours.load.texts)} vs ${bytes(peer.load.texts)} (${ratio.toFixed(2)}x; target <= ${BYTES_RATIO_TARGET}x)`,
+  );
+  console.log(`  wall ms ${Math.round(ours.load.ms)} vs ${Math.round(peer.load.ms)}`);
+  console.log(`  our engine ms: on our trace ${ours.engineMs.load ?? 'not in the reply'}, on the peer's ${Math.round(theirs.ms)}`);
+}
+
+async function thirdParty(pages: string[]): Promise<void> {
+  const cwd = fs.mkdtempSync(path.join(os.tmpdir(), 'rehearse-bench-insights-'));
+  const server = await startLoadServer();
+  try {
+    for (const page of pages) await thirdPartyPage(page, `${server.url}/${page}.html`, cwd);
+  } finally {
+    await server.close();
+    fs.rmSync(cwd, { recursive: true, force: true });
+  }
+}
+
 async function main(): Promise<void> {
+  const { values } = parseArgs({ options: { pages: { type: 'string' } } });
+  if (values.pages) return thirdParty(values.pages.split(','));
   const cwd = fs.mkdtempSync(path.join(os.tmpdir(), 'rehearse-bench-insights-'));
   const fixture = await startFixture();
   try {
