@@ -8,6 +8,7 @@ import { test } from 'node:test';
 import { canProfile, type DriverName } from '../src/drivers/define.js';
 import { DRIVERS, getDriver } from '../src/drivers/registry.js';
 import { againstPlan } from '../src/runner/against.js';
+import { watchesNetwork } from '../src/runner/cdp-browser.js';
 import { repeatSchedule, repeatSlots, schedulePlan, warmupMode, type TimingPlan } from '../src/runner/records.js';
 
 const on = (driver: DriverName): { browser: { driver: DriverName } } => ({ browser: { driver } });
@@ -68,4 +69,17 @@ test('a compare resolves its plan once (againstPlan): as asked, else timing unle
   assert.equal(againstPlan(on('cdp'), arm('cdp', { timing: false, timingSet: true }), undefined), false);
   assert.equal(againstPlan(on('cdp'), arm('cdp', { timing: false, timingSet: true }), 'only'), 'only', 'the flag wins');
   for (const asked of [undefined, ...PLANS]) assert.equal(againstPlan(on('bidi'), arm('cdp', unset), asked), 'only');
+});
+
+test("a run watches a repeat's network from the browser where its trace or load needs it, not in a timing repeat of steps", () => {
+  const steps = { measure: 'steps' as const };
+  const load = { measure: 'load' as const };
+  // The timing repeat of steps is spared the Network domain's events (+31 % wall on 30 fetches beside a busy core).
+  assert.equal(watchesNetwork(steps, { mode: 'timing', restart: 'context' }), false);
+  assert.equal(watchesNetwork(steps, { mode: 'timing', restart: 'browser' }), false);
+  // The attribution repeat's trace names the page's code as a fetch's initiator, not the in-page counter's wrapper.
+  assert.equal(watchesNetwork(steps, { mode: 'attribution', restart: 'context' }), true);
+  // A measured load enables the domain anyway; a reload restart keeps one page (watched once, for good) for the arm.
+  assert.equal(watchesNetwork(load, { mode: 'timing', restart: 'context' }), true);
+  assert.equal(watchesNetwork(steps, { mode: 'timing', restart: 'reload' }), true);
 });

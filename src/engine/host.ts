@@ -41,13 +41,17 @@ export class SessionHost implements StepHost {
   /** The app page the host last saw (a restart replaces it); the selected tab may be another. */
   lastPage: HostPage | undefined;
   private lastTerminal: TerminalDriver | undefined;
+  /** HostOptions.watchNetwork, for the pages opened from now on (a run sets it per repeat). */
+  watchNetwork: boolean;
 
   constructor(
     private source: PageSource | undefined,
     private baseUrl: string | undefined,
     public cwd: string = process.cwd(),
-    private readonly opts: HostOptions = {},
-  ) {}
+    opts: HostOptions = {},
+  ) {
+    this.watchNetwork = opts.watchNetwork === true;
+  }
 
   /** Point the host at another session / app (MCP app_start replaces the running app). */
   rebind(source: PageSource | undefined, baseUrl: string | undefined): void {
@@ -117,7 +121,7 @@ export class SessionHost implements StepHost {
         message: page.crashReason,
       });
     }
-    await page.installScripts({ watchNetwork: this.opts.watchNetwork === true });
+    await page.installScripts({ watchNetwork: this.watchNetwork });
     return page;
   }
 

@@ -46,7 +46,7 @@ export function openArmBrowser(sc: Scenario, ctx: ArmBrowserContext): Promise<Ar
 
 async function openCdp(sc: Scenario, { app, url, cwd, restart, cdpSession }: ArmBrowserContext): Promise<ArmBrowser> {
   const [s, { cdpRepeatBrowser, describeEnv, fallbackEnv }] = await Promise.all([cdpSession(), import('./cdp-browser.js')]);
-  // A run holds its pages to the end: it watches their network from the browser (the page keeps its own fetch).
+  // A run holds its pages to the end: it may watch their network from the browser (cdp-browser.ts watchesNetwork).
   const host = new SessionHost(s, app.baseUrl, cwd, { watchNetwork: true });
   return {
     host,

@@ -79,19 +79,32 @@ export async function describeEnv(session: BrowserSession, sc: Scenario, mode: R
   return env;
 }
 
+/**
+ * Whether a repeat's pages are watched from the browser (the Network domain from their first document; the in-page
+ * fetch/XHR counter stands down, so a trace's initiators are the page's own code). An attribution repeat needs that for
+ * its trace, and a measured load enables the domain anyway. A timing repeat of steps is spared it: every request's
+ * events cross to the harness, which cost a 30-fetch interaction +31 % wall time beside a spinning core
+ * (bench:perf-overhead, docs/benchmarks.md); the in-page counter costs nothing measurable. A reload restart keeps
+ * one page for the whole arm, watched once and for good: all its repeats are watched, alike.
+ */
+export function watchesNetwork(sc: Pick<Scenario, 'measure'>, rc: Pick<RepeatContext, 'mode' | 'restart'>): boolean {
+  return rc.mode === 'attribution' || sc.measure === 'load' || rc.restart === 'reload';
+}
+
 /** The CDP browser: restarts by reload, context or browser within one BrowserSession. */
 export function cdpRepeatBrowser(session: BrowserSession, host: SessionHost, sc: Scenario): RepeatBrowser {
   return {
     // A Chrome attached to (an endpoint) or a Grid session runs outside perf's process tree.
     ownsProcesses: !session.options.endpoint && !session.options.remote,
     async open(rc, mark) {
+      host.watchNetwork = watchesNetwork(sc, rc);
       const restore = (p: Page): Promise<void> => (rc.state ? cdpPageDriver(p).storage.restore(rc.state) : Promise.resolve());
       // The context gets the cookies (prepareContext) before the page's first request: its set-up seeds storage only.
       const seed = rc.state ? { ...rc.state, cookies: [] } : undefined;
       const prepare = (p: Page): Promise<unknown> =>
         Promise.all([
           emulate(p, sc),
-          cdpPageDriver(p).installScripts({ future: true, watchNetwork: true }),
+          cdpPageDriver(p).installScripts({ future: true, watchNetwork: host.watchNetwork }),
           seed && cdpPageDriver(p).storage.restore(seed),
         ]);
       // about:blank (a measured load's start) is not opened at creation: a new target already shows it.
