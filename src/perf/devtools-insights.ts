@@ -375,8 +375,14 @@ const failedChecks = (rows: readonly Row[]): string => {
 const longestPhase = (rows: readonly Row[]): string => {
   const phases = rows.filter((r): r is Row & { phase: string; ms: number } => typeof r.phase === 'string' && typeof r.ms === 'number');
   const top = phases.sort((x, y) => y.ms - x.ms)[0];
-  return top ? `, mostly ${top.phase} ${top.ms} ms` : '';
+  return top ? `mostly ${top.phase} ${top.ms} ms` : '';
 };
+/** The LCP's element: its image URL, or for a text LCP (no URL) its time. */
+const lcpOf = (rows: readonly Row[]): string => {
+  const at = rows.find((r) => typeof r.lcpMs === 'number');
+  return culpritOf(rows) || (at ? `text LCP at ${String(at.lcpMs)} ms` : '');
+};
+const joined = (...parts: string[]): string => parts.filter(Boolean).join(', ');
 
 // Insights whose rows are a fixed form (phases, checks, a score and its culprits), not a list of culprits to count.
 const FIXED_ROWS = new Set<Name>(['LCPBreakdown', 'LCPDiscovery', 'INPBreakdown', 'DocumentLatency', 'CLSCulprits', 'DOMSize']);
@@ -391,8 +397,9 @@ const WHAT: { [N in Name]?: (rows: readonly Row[]) => string } = {
     const c = rows.find((r) => typeof r.culprit === 'string');
     return c ? `${String(c.culprit)}${c.url ? ` ${String(c.url)}` : ''}` : '';
   },
-  INPBreakdown: (rows) => (rows[0]?.interaction ? `${String(rows[0].interaction)} ${String(rows[0].ms)} ms${longestPhase(rows)}` : ''),
-  LCPBreakdown: (rows) => `${culpritOf(rows)}${longestPhase(rows)}`,
+  INPBreakdown: (rows) =>
+    rows[0]?.interaction ? joined(`${String(rows[0].interaction)} ${String(rows[0].ms)} ms`, longestPhase(rows)) : '',
+  LCPBreakdown: (rows) => joined(lcpOf(rows), longestPhase(rows)),
   LCPDiscovery: (rows) => {
     const found = rows.find((r) => typeof r.foundAfter === 'string');
     return `${culpritOf(rows)}${failedChecks(rows)}${found ? `; found after ${String(found.type)} ${String(found.foundAfter)}` : ''}`;
