@@ -84,7 +84,8 @@ export async function describeEnv(session: BrowserSession, sc: Scenario, mode: R
  * fetch/XHR counter stands down, so a trace's initiators are the page's own code). An attribution repeat needs that for
  * its trace, and a measured load enables the domain anyway. A timing repeat of steps is spared it: every request's
  * events cross to the harness, which cost a 30-fetch interaction +31 % wall time beside a spinning core
- * (bench:perf-overhead, docs/benchmarks.md); the in-page counter costs nothing measurable. A reload restart keeps
+ * (bench:perf-overhead, docs/benchmarks.md: 121.8 ms against 93.2 with the in-page counter, 101.7 with no perf
+ * window). A reload restart keeps
  * one page for the whole arm, watched once and for good: all its repeats are watched, alike.
  */
 export function watchesNetwork(sc: Pick<Scenario, 'measure'>, rc: Pick<RepeatContext, 'mode' | 'restart'>): boolean {
