@@ -76,3 +76,16 @@ test('the top rows carry the render-blocking flag only where DevTools engine gav
   assert.deepEqual(flagged(report(undefined)), [BASE, `${BASE}slow.css`]);
   assert.deepEqual(flagged(report({ ms: 30, insights: 0, error: "DevTools' trace engine failed: x" })), [BASE, `${BASE}slow.css`]);
 });
+
+test("our forcedLayout beside DevTools' ForcedReflow is one line, under the DevTools name, as in perf_end", { timeout: 10_000 }, () => {
+  const r = report({ ms: 300, insights: 2 });
+  const evidence = { metric: 'x', value: 1, perFrame: null, threshold: 0 };
+  r.insights.push(
+    { id: 'forcedLayout', source: 'rehearse', severity: 'warn', title: '19 of 21 layouts forced from script', evidence, nextStep: '' },
+    { id: 'ForcedReflow', source: 'devtools', severity: 'warn', title: 'Forced reflow — resetScroll', evidence, nextStep: '' },
+  );
+  assert.deepEqual(loadReply(r, { url: BASE, cache: 'cold', status: 200 }).data?.insights, [
+    `RenderBlocking: Render-blocking requests — ${BASE}slow.css`,
+    'ForcedReflow: Forced reflow — resetScroll; also forcedLayout',
+  ]);
+});

@@ -393,6 +393,8 @@ const lcpOf = (rows: readonly Row[]): string => {
   return culpritOf(rows) || (at ? `text LCP at ${String(at.lcpMs)} ms` : '');
 };
 const joined = (...parts: string[]): string => parts.filter(Boolean).join(', ');
+/** A CLS score to 3 decimals, or one significant digit under 0.001: a shift the grid made read "CLS 0" at 0.0003. */
+const clsText = (v: number): string => (v > 0 && v < 0.001 ? v.toPrecision(1) : String(round(v, 3)));
 
 // Insights whose rows are a fixed form (phases, checks, a score and its culprits), not a list of culprits to count.
 const FIXED_ROWS = new Set<Name>(['LCPBreakdown', 'LCPDiscovery', 'INPBreakdown', 'DocumentLatency', 'CLSCulprits', 'DOMSize']);
@@ -422,12 +424,12 @@ function titleOf(m: Model, rows: readonly Row[]): string {
   const s = m.metricSavings ?? {};
   const savings = [
     ...(['FCP', 'LCP', 'INP', 'TBT'] as const).filter((k) => (s[k] ?? 0) > 0).map((k) => `${k} ${Math.round(s[k] ?? 0)} ms`),
-    ...((s.CLS ?? 0) > 0 ? [`CLS ${round(s.CLS ?? 0, 3)}`] : []),
+    ...((s.CLS ?? 0) > 0 ? [`CLS ${clsText(s.CLS ?? 0)}`] : []),
     ...((m.wastedBytes ?? 0) > 0 ? [`${Math.round((m.wastedBytes ?? 0) / 1024)} KiB`] : []),
   ];
   const what = (WHAT[m.insightKey] ?? culpritOf)(rows);
   // CLSCulprits estimates no savings: its worst cluster's score is what to bring down.
-  const cls = typeof rows[0]?.worstClusterScore === 'number' ? `, worst cluster CLS ${round(rows[0].worstClusterScore, 3)}` : '';
+  const cls = typeof rows[0]?.worstClusterScore === 'number' ? `, worst cluster CLS ${clsText(rows[0].worstClusterScore)}` : '';
   // How many rows there are, where they are culprits and more than one: another URL is in perf_insight's rows.
   const many = rows.length > 1 && !FIXED_ROWS.has(m.insightKey);
   return (

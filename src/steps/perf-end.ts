@@ -4,10 +4,10 @@
  * that rendered nothing is refused ({refused: true, reason}) rather than reported as fast.
  */
 import { END_TIMEOUT_MS, endMeasure } from '../perf/measure.js';
-import { insightLine } from '../perf/insights.js';
 import { METRICS, PER_FRAME_SUFFIX } from '../perf/metrics.js';
 import type { PerfReport } from '../perf/report.js';
 import { defineStep, type StepOutput } from './define.js';
+import { insightLines } from './insight-lines.js';
 
 // The figures of the summary: the registry's headline metrics (what perf_run's reply shows), and beside them what
 // names the worst of a window (the worst frame and interaction, the frames dropped, the shift) and a terminal's
@@ -25,13 +25,6 @@ const SUMMARY_METRICS = new Set([
 // What the summary must never outgrow (issue 59: perf_end lists each insight in one line): half the full report's
 // 6 KB, room for the figures (~0.5 KB) and some twenty lines of ~120 bytes, more insights than a window fires.
 export const PERF_END_SUMMARY_MAX_BYTES = 3 * 1024;
-
-/**
- * Our rule and DevTools' insight that name the same thing in a window: the listing keeps one line, under the DevTools
- * name (the vocabulary of the Performance panel, whose numbers it shows), ending with ours, whose rows perf_insight
- * still gives. The report keeps both (a budget or a compare may name either).
- */
-const TWINS: Readonly<Record<string, string>> = { longInteraction: 'INPBreakdown', forcedLayout: 'ForcedReflow' };
 
 export const perfEnd = defineStep({
   name: 'perf_end',
@@ -88,19 +81,4 @@ export function endSummary(report: PerfReport): Record<string, unknown> {
     summary.insightsOmitted = (Number(summary.insightsOmitted) || 0) + 1;
   }
   return summary;
-}
-
-/** One line per insight, a twin of ours folded into the DevTools line (with the element our Event Timing names). */
-function insightLines(report: PerfReport): string[] {
-  const fired = new Set(report.insights.map((i) => i.id));
-  const folded = (id: string): boolean => TWINS[id] !== undefined && fired.has(TWINS[id]);
-  return report.insights.flatMap((i) => {
-    if (folded(i.id)) return [];
-    const ours = Object.keys(TWINS).find((o) => TWINS[o] === i.id && fired.has(o));
-    if (!ours) return [insightLine(i)];
-    // The engine names the event type (pointerdown); the element and the step are ours (the slowest interaction).
-    const worst = ours === 'longInteraction' ? report.interactions[0] : undefined;
-    const on = worst ? ` on ${worst.target}${worst.step ? ` (step ${worst.step})` : ''}` : '';
-    return [`${insightLine(i)}${on}; also ${ours}`];
-  });
 }

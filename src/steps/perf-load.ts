@@ -19,11 +19,11 @@ import {
   withinMs,
 } from '../perf/measure.js';
 import { warmEngine } from '../perf/devtools-insights.js';
-import { insightLine } from '../perf/insights.js';
 import { REQUESTS_DETAIL } from '../perf/load.js';
 import type { PerfReport } from '../perf/report.js';
 import { openSession, type PerfHost } from '../perf/state.js';
 import { defineStep, type StepContext, type StepOutput } from './define.js';
+import { insightLines } from './insight-lines.js';
 import { resolveNavigationUrl } from './navigate.js';
 
 // 6 KB like perf_end's report (REPORT_MAX_BYTES): an agent reads the reply whole every time.
@@ -165,8 +165,8 @@ export function loadReply(report: LoadReport, asked: { url: string; cache: 'warm
     ...(load && !report.refused ? { requests: `perf_insight { id: '${REQUESTS_DETAIL}' }` } : {}),
     top: topRows(report),
     // One line per fired insight, ours and DevTools' engine's (by their DevTools names), each starting with the id
-    // perf_insight takes: that one has the rows.
-    insights: report.insights.map(insightLine),
+    // perf_insight takes: that one has the rows. A twin of ours is folded into the DevTools line, as perf_end does.
+    insights: insightLines(report),
     // What DevTools' engine cost on this trace, after the load (off the measured figures): as perf_end says it.
     ...(report.devtools ? { devtoolsMs: Math.round(report.devtools.ms) } : {}),
   };
