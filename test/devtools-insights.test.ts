@@ -318,3 +318,37 @@ test(
     }
   },
 );
+
+test(
+  "perf_load records the scripts' sources: LegacyJavaScript names the registry's Swagger UI bundle and what it carries",
+  { timeout: 240_000 },
+  async () => {
+    // Swagger UI's bundle (swagger-ui-dist, a devDependency) ships polyfills and transforms a modern browser does not need.
+    const dir = join(work, 'legacy');
+    const dist = join(ROOT, 'node_modules', 'swagger-ui-dist');
+    cpSync(join(dist, 'swagger-ui-bundle.js'), join(dir, 'app', 'swagger-ui-bundle.js'));
+    writeFileSync(
+      join(dir, 'app', 'index.html'),
+      '<!doctype html><title>legacy</title><h1>Bundle</h1><script src="swagger-ui-bundle.js"></script>\n',
+    );
+    const s = await stdioServer(dir, { name: 'insights-legacy-test', args: ['--caps', 'all'], callTimeoutMs: 180_000 });
+    try {
+      assert.equal((await s.call('app_start', { serve: 'app' })).isError, false);
+      const r = await s.call('perf_load', { cache: 'cold' });
+      assert.equal(r.isError, false, r.text);
+      const lines = r.json.data.insights as string[];
+      assert.match(
+        lines.find((l) => l.startsWith('LegacyJavaScript: ')) ?? '',
+        /est\. savings \d+ KiB — http:\S+\/swagger-ui-bundle\.js$/,
+        lines.join('\n'),
+      );
+      const detail = await s.call('perf_insight', { id: 'LegacyJavaScript' });
+      assert.equal(detail.isError, false, detail.text);
+      const row = (detail.json.data.rows as { url: string; wastedBytes: number; found: string[] }[])[0];
+      assert.match(row?.url ?? '', /swagger-ui-bundle\.js$/);
+      assert.ok(row!.wastedBytes > 10_000 && row!.found.length > 0, JSON.stringify(row));
+    } finally {
+      await s.close();
+    }
+  },
+);

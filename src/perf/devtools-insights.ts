@@ -218,6 +218,15 @@ const ROWS: { [N in Name]?: (m: NonNullable<Models[N]>, ctx: RowContext) => Row[
       : [];
   },
   ModernHTTP: (m) => m.http1Requests.map((r) => ({ url: urlOf(r), protocol: r.args.data.protocol })),
+  // The script, what it could shed, and the polyfills and transforms found in it (their names, as DevTools lists them).
+  LegacyJavaScript: (m) =>
+    [...m.legacyJavaScriptResults]
+      .map(([script, r]) => ({
+        url: cut(script.url ?? script.sourceUrl ?? ''),
+        wastedBytes: Math.round(r.estimatedByteSavings),
+        found: r.matches.slice(0, MAX_ROWS).map((x) => x.name),
+      }))
+      .sort((a, b) => b.wastedBytes - a.wastedBytes),
   DOMSize: (m) => (m.maxDOMStats ? [{ elements: m.maxDOMStats.args.data.totalElements, depth: m.maxDOMStats.args.data.maxDepth }] : []),
 };
 

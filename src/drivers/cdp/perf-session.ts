@@ -141,7 +141,7 @@ export class PerfSession implements PerfRecorder {
             }
           })()
         : undefined,
-      TraceRecorder.start(page, { phases: this.opts.phases, devtools: this.devtools, mainFrameId }).then(
+      TraceRecorder.start(page, { phases: this.opts.phases, devtools: this.devtools, sources: !attribution, mainFrameId }).then(
         (trace) => {
           this.trace = trace;
         },

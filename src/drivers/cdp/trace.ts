@@ -41,6 +41,16 @@ export const DEVTOOLS_CATEGORIES = [
   'blink.console',
 ] as const;
 
+/**
+ * Added with DevTools' categories where no Profiler domain samples the page (perf_load's timing window): the scripts'
+ * sources, which LegacyJavaScript reads (and DuplicatedJavaScript, with source maps). Not beside Profiler.start:
+ * Chromium 156's renderer died at the start of both attribution repeats of Swagger UI's load that recorded them.
+ */
+export const SOURCE_CATEGORIES = [
+  'disabled-by-default-devtools.v8-source-rundown',
+  'disabled-by-default-devtools.v8-source-rundown-sources',
+] as const;
+
 // 64 MB of trace buffer: a minute of lean categories uses a few MB; phases can use tens.
 const TRACE_BUFFER_KB = 64 * 1024;
 // 1 MB chunks keep the number of IO.read round trips small without holding huge strings per message;
@@ -58,11 +68,15 @@ export class TraceRecorder {
    * `mainFrameId` may still be in flight: Tracing.start is handled by the browser process, so it need
    * not wait behind a renderer that is slow to answer Page.getFrameTree (a page still laying out).
    */
-  static async start(page: Page, opts: { phases: boolean; devtools: boolean; mainFrameId: Promise<string> }): Promise<TraceRecorder> {
+  static async start(
+    page: Page,
+    opts: { phases: boolean; devtools: boolean; sources: boolean; mainFrameId: Promise<string> },
+  ): Promise<TraceRecorder> {
     const categories = new Set<string>([
       ...TRACE_CATEGORIES,
       ...(opts.phases ? PHASE_CATEGORIES : []),
       ...(opts.devtools ? DEVTOOLS_CATEGORIES : []),
+      ...(opts.devtools && opts.sources ? SOURCE_CATEGORIES : []),
     ]);
     await page.send('Tracing.start', {
       transferMode: 'ReturnAsStream',
