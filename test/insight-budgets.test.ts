@@ -99,6 +99,10 @@ test(
       loadError(STEPS + budgets('insights.forcedLayout.count == 0', 'insights.LCPDiscovery.count == 0')).message,
       /:6:5: budget 2: LCPDiscovery is one of DevTools' insights, computed on a measured load only/,
     );
+    // LegacyJavaScript reads the scripts' sources, which a run's trace does not record: it would never fire.
+    const legacy = loadError(LOAD + budgets('insights.LegacyJavaScript.count == 0'));
+    assert.match(legacy.message, /:5:5: budget 1: LegacyJavaScript reads the scripts' sources, which a run's trace does not record/);
+    assert.match(legacy.suggestion ?? '', /perf_load/);
     assert.match(loadError(LOAD + budgets('load.requests = 5')).message, /malformed budget "load\.requests = 5": .*op one of <= >= == < >/);
   },
 );

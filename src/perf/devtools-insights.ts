@@ -268,6 +268,12 @@ export const DEVTOOLS_INSIGHTS = [
   'CharacterSet',
 ] as const satisfies readonly Name[];
 
+/**
+ * The insights that read the scripts' sources, which only a window without Profiler.start records (perf_load; a run's
+ * attribution repeats cannot: src/drivers/cdp/trace.ts SOURCE_CATEGORIES). A run never fires them.
+ */
+export const SOURCE_INSIGHTS: ReadonlySet<Name> = new Set(['LegacyJavaScript', 'DuplicatedJavaScript']);
+
 /** The engine's own list of insights, by DevTools name (loads the library). */
 export async function engineInsightNames(): Promise<string[]> {
   return Object.keys((await loadEngine()).Insights.Models);

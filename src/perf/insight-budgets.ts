@@ -5,7 +5,7 @@
  * summary's metrics: an insight is a finding of one repeat, not a number every repeat has.
  */
 import { closest, PerfError } from '../errors.js';
-import { DEVTOOLS_INSIGHTS } from './devtools-insights.js';
+import { DEVTOOLS_INSIGHTS, SOURCE_INSIGHTS } from './devtools-insights.js';
 import { INSIGHTS } from './insights.js';
 import { median } from './stats.js';
 import type { MetricKind } from './metrics.js';
@@ -41,6 +41,11 @@ const DEVTOOLS_IDS: ReadonlySet<string> = new Set(DEVTOOLS_INSIGHTS);
 /** A DevTools insight: computed only where the engine ran (a measured load's attribution repeats, Chromium). */
 export function isDevtoolsInsight(id: string): boolean {
   return DEVTOOLS_IDS.has(id);
+}
+
+/** A DevTools insight that reads the scripts' sources: a run never records them, so a run never fires it. */
+export function needsSources(id: string): boolean {
+  return (SOURCE_INSIGHTS as ReadonlySet<string>).has(id);
 }
 
 export interface InsightKey {

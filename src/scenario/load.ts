@@ -29,7 +29,14 @@ import {
   type BudgetOp,
   type BudgetUnit,
 } from '../perf/budget-units.js';
-import { checkInsightKey, INSIGHT_BUDGET_FIELDS, isDevtoolsInsight, parseInsightKey, rehearseInsightIds } from '../perf/insight-budgets.js';
+import {
+  checkInsightKey,
+  INSIGHT_BUDGET_FIELDS,
+  isDevtoolsInsight,
+  needsSources,
+  parseInsightKey,
+  rehearseInsightIds,
+} from '../perf/insight-budgets.js';
 
 export interface StepCall {
   name: string;
@@ -1047,12 +1054,20 @@ function budgetKind(src: Located, path: Path, name: string, which: string, stepL
 /**
  * A budget on one of DevTools' insights in a scenario that measures its steps: perf run runs DevTools' engine on a
  * measured load only (runner/repeat.ts), so such a budget could never be judged; it is refused before any browser starts.
+ * So is one on an insight that reads the scripts' sources, on any scenario (SOURCE_INSIGHTS).
  */
 function checkDevtoolsBudgets(src: Located, w: Written, sc: Pick<Scenario, 'measure' | 'budgets'>): void {
-  if (sc.measure === 'load') return;
   sc.budgets.forEach((b, i) => {
     const id = parseInsightKey(b.metric)?.id;
     if (id === undefined || !isDevtoolsInsight(id)) return;
+    if (needsSources(id))
+      throw src.fail(
+        [...w.at(['budgets']), i],
+        `budget ${i + 1}: ${id} reads the scripts' sources, which a run's trace does not record (Chromium's renderer ` +
+          `died recording them beside the CPU profiler), so it would never fire`,
+        `ask perf_load over MCP for it (perf mcp), or budget the bytes: load.transferBytes.script`,
+      );
+    if (sc.measure === 'load') return;
     throw src.fail(
       [...w.at(['budgets']), i],
       `budget ${i + 1}: ${id} is one of DevTools' insights, computed on a measured load only, and this scenario measures its steps`,
