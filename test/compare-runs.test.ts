@@ -584,7 +584,7 @@ test('perf compare: exit 2 for an unreadable file, a schema mismatch, different 
 
 // ─── --against ordering (pure part) ─────────────────────────────────────────────────────────────────
 
-test('abbaOrder: A B B A A B …; every arm runs each schedule slot once', () => {
+test('abbaOrder: A B B A A B …; every arm runs each schedule slot once; the arm opening each look alternates', () => {
   const order = abbaOrder(5)
     .map((x) => (x.arm === 'baseline' ? 'A' : 'B'))
     .join('');
@@ -593,6 +593,12 @@ test('abbaOrder: A B B A A B …; every arm runs each schedule slot once', () =>
     abbaOrder(3).map((x) => x.slot),
     [0, 0, 1, 1, 2, 2],
   );
+  // Each look's round is a block of its own, opened by the arm that did not open the last one: three slots, then
+  // two looks of two slots each (A B B A A B | B A A B | A B B A).
+  const looks = abbaOrder(7, [0, 3, 5])
+    .map((x) => (x.arm === 'baseline' ? 'A' : 'B'))
+    .join('');
+  assert.equal(looks, 'ABBAAB' + 'BAAB' + 'ABBA');
   assert.deepEqual(againstLabels(), { baseline: 'baseline', candidate: 'candidate' });
   assert.deepEqual(againstLabels('pr'), { baseline: 'pr-baseline', candidate: 'pr-candidate' });
 });

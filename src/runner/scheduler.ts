@@ -43,11 +43,20 @@ export type Arm = 'baseline' | 'candidate';
  * even, candidate first when odd — A B B A A B B A … Over any two consecutive slots each arm holds one
  * early and one late position, so a linear drift cancels exactly in the per-arm means (and nearly in
  * the medians); an odd count leaves one A B slot whose bias is one step of drift.
+ *
+ * `blocks`: the first slot of each block of the schedule (0, then where each sequential look's round begins). Each
+ * block restarts the pattern, and the arm that opens it alternates from block to block (counterbalancing across
+ * blocks). The first repeat after a look ran slow in CI's Firefox A/A (284–380 ms in 6 of 9 rounds, the others
+ * 98–217): with every look's round opening on the candidate, the candidate took that slot every time, and an
+ * unchanged build failed at maxRepeat (interactions.latencyMs.p90 +40 %).
  */
-export function abbaOrder(slots: number): { slot: number; arm: Arm }[] {
+export function abbaOrder(slots: number, blocks: readonly number[] = [0]): { slot: number; arm: Arm }[] {
   const out: { slot: number; arm: Arm }[] = [];
+  let b = 0;
   for (let k = 0; k < slots; k++) {
-    const pair: Arm[] = k % 2 === 0 ? ['baseline', 'candidate'] : ['candidate', 'baseline'];
+    while (b + 1 < blocks.length && blocks[b + 1]! <= k) b++;
+    const baselineFirst = ((k - blocks[b]!) % 2 === 0) !== (b % 2 === 1);
+    const pair: Arm[] = baselineFirst ? ['baseline', 'candidate'] : ['candidate', 'baseline'];
     for (const arm of pair) out.push({ slot: k, arm });
   }
   return out;
@@ -213,6 +222,8 @@ class Scheduler {
   readonly sessionScenario: Scenario;
   private readonly schedule: { mode: RepeatMode; warmup: boolean }[];
   private order: { slot: number; arm: number }[];
+  /** Where each block of the schedule starts: 0, then each sequential look's round (abbaOrder). */
+  private readonly blocks: number[] = [0];
   private units: number;
   private interrupted = false;
   /** Set when an arm's first repeat failed the way every repeat would (without --keep-going): the run stops there. */
@@ -239,7 +250,7 @@ class Scheduler {
   /** One arm: the schedule in order. Two: ABBA, so drift adds the same to both arms. */
   private orderOf(slots: number): { slot: number; arm: number }[] {
     if (this.opts.arms.length === 1) return Array.from({ length: slots }, (_, slot) => ({ slot, arm: 0 }));
-    return abbaOrder(slots).map(({ slot, arm }) => ({ slot, arm: arm === 'baseline' ? 0 : 1 }));
+    return abbaOrder(slots, this.blocks).map(({ slot, arm }) => ({ slot, arm: arm === 'baseline' ? 0 : 1 }));
   }
 
   private cdpSession(): Promise<BrowserSession> {
@@ -325,9 +336,10 @@ class Scheduler {
     for (const a of this.arms) a.env ??= await this.envOf(a);
     const more = await this.opts.extend(this.arms.map((a) => this.file(a, false)));
     if (!(more > 0) || this.opts.signal?.aborted) return false;
+    this.blocks.push(this.schedule.length);
     this.schedule.push(...repeatSlots(this.units, this.units + more, this.opts.plan).map((m) => ({ mode: m, warmup: false })));
     this.units += more;
-    // The interleaving goes on where it stopped: slot k is A B when k is even, B A when odd.
+    // A round of its own: A B B A or B A A B, opened by the arm that did not open the last look's round.
     this.order = this.orderOf(this.schedule.length);
     return true;
   }
