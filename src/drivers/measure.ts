@@ -186,10 +186,12 @@ export const PERF_PROBE_URL = 'rehearse-perf-probe.js';
  * awaitScroll, settle…) showed in a profile as the page's own "(no url)" work, the top "function" of a run.
  */
 export const PAGE_RUNTIME_URL = 'rehearse-runtime.js';
+/** The sourceURL of the load probe (LCP, CLS, the resource entries of a measured load). */
+export const LOAD_PROBE_URL = 'rehearse-load-probe.js';
 
-/** Scripts the harness puts in the page: their time is not the page's. */
+/** Scripts the harness puts in the page: their time and their source are not the page's. */
 export function isHarnessScript(url: string): boolean {
-  return url === PERF_PROBE_URL || url === PAGE_RUNTIME_URL;
+  return url === PERF_PROBE_URL || url === PAGE_RUNTIME_URL || url === LOAD_PROBE_URL;
 }
 
 /** Raw entries as they come from the page; times are epoch ms (timeOrigin + startTime). */

@@ -6,10 +6,7 @@
  * `loadProbeMain` and `loadReadMain` are serialised with Function.prototype.toString and evaluated in
  * the page: they must not reference anything outside their own bodies.
  */
-import type { LoadReadings } from '../measure.js';
-
-/** The probe's script URL, so a CPU profile can leave the harness's own work out of the page's. */
-export const LOAD_PROBE_URL = 'rehearse-load-probe.js';
+import { LOAD_PROBE_URL, type LoadReadings } from '../measure.js';
 
 /** Runs in the page at document start. Idempotent per document. */
 function loadProbeMain(): void {
