@@ -59,11 +59,13 @@ interface Flows {
 
 const bytes = (texts: string[]): number => texts.reduce((n, t) => n + Buffer.byteLength(t), 0);
 
+// The third-party page being run (--pages), so each page's replies keep their own files.
+let dumpPage = '';
 function dump(tool: string, step: string, text: string): void {
   const dir = process.env.INSIGHTS_DUMP;
   if (!dir) return;
   fs.mkdirSync(dir, { recursive: true });
-  fs.writeFileSync(path.join(dir, `${tool}-${step}.txt`), text);
+  fs.writeFileSync(path.join(dir, `${dumpPage}${tool}-${step}.txt`), text);
 }
 
 // Each reply's bytes by step, per tool: where the bytes go.
@@ -442,6 +444,7 @@ const listed = (f: Flows, ours: boolean): string[] =>
 
 /** The load flow of both tools on one third-party page; then our engine on the peer's trace of it. */
 async function thirdPartyPage(page: string, base: string, cwd: string): Promise<void> {
+  dumpPage = `${page}-`;
   const ours = await oursFlows(base, cwd, false);
   const vp = (JSON.parse(ours.load.list) as { data?: { env?: { viewport?: { width: number; height: number } } } }).data?.env?.viewport;
   const peer = await peerFlows(base, cwd, vp ? `${vp.width}x${vp.height}` : '1280x720', false);

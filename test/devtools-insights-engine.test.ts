@@ -57,7 +57,8 @@ test(
     assert.deepEqual(r.failed, []);
     const byId = new Map(r.insights.map((i) => [i.id, i]));
     const detail = (id: string) => r.details.find((d) => d.id === id);
-    const base = 'http://127.0.0.1:18766/';
+    // The page's own URLs are paths (/slow.css); another origin's stay whole (ThirdParties' localhost script).
+    const base = '/';
     // The planted problems: the held stylesheet, the font without font-display, the unsized image's shift, the large
     // image (its format and size) and the assets without cache headers.
     for (const [id, url] of [

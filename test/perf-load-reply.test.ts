@@ -8,6 +8,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { LoadRequest } from '../src/drivers/measure.js';
+import { pagePath } from '../src/perf/analysis.js';
 import { loadReply, type LoadReport } from '../src/steps/perf-load.js';
 
 const BASE = 'http://127.0.0.1:8080/';
@@ -72,9 +73,18 @@ test('the top rows carry the render-blocking flag only where DevTools engine gav
   assert.deepEqual(loadReply(ran, { url: BASE, cache: 'cold', status: 200 }).data?.insights, [
     `RenderBlocking: Render-blocking requests — ${BASE}slow.css`,
   ]);
-  // No trace (WebDriver, Firefox) or the engine failed: the flag is what the reply has.
-  assert.deepEqual(flagged(report(undefined)), [BASE, `${BASE}slow.css`]);
-  assert.deepEqual(flagged(report({ ms: 30, insights: 0, error: "DevTools' trace engine failed: x" })), [BASE, `${BASE}slow.css`]);
+  // No trace (WebDriver, Firefox) or the engine failed: the flag is what the reply has. The page's own URLs are paths.
+  assert.deepEqual(flagged(report(undefined)), ['/', '/slow.css']);
+  assert.deepEqual(flagged(report({ ms: 30, insights: 0, error: "DevTools' trace engine failed: x" })), ['/', '/slow.css']);
+});
+
+test("a reply writes the page's own URLs as paths, another origin's whole", { timeout: 10_000 }, () => {
+  assert.equal(pagePath('http://127.0.0.1:8080/a/b.js?v=1', 'http://127.0.0.1:8080/index.html'), '/a/b.js?v=1');
+  // Same host, another port: another origin, and no prefix of it (":80" is a prefix of ":8080").
+  assert.equal(pagePath('http://127.0.0.1:80/x.js', 'http://127.0.0.1:8080/'), 'http://127.0.0.1:80/x.js');
+  assert.equal(pagePath('http://127.0.0.1:8080/x.js', 'http://127.0.0.1:80/'), 'http://127.0.0.1:8080/x.js');
+  assert.equal(pagePath('https://cdn.example/x.js', 'http://127.0.0.1:8080/'), 'https://cdn.example/x.js');
+  assert.equal(pagePath('data:image/png;base64,AAAA', 'http://127.0.0.1:8080/'), 'data:image/png;base64,AAAA');
 });
 
 test("our forcedLayout beside DevTools' ForcedReflow is one line, under the DevTools name, as in perf_end", { timeout: 10_000 }, () => {

@@ -18,6 +18,7 @@ import {
   measureLoad,
   withinMs,
 } from '../perf/measure.js';
+import { pagePath } from '../perf/analysis.js';
 import { warmEngine } from '../perf/devtools-insights.js';
 import { REQUESTS_DETAIL } from '../perf/load.js';
 import type { PerfReport } from '../perf/report.js';
@@ -123,11 +124,11 @@ export type LoadReport = Pick<
  * so the flag would say it again, and mark the document, which the page's Resource Timing always calls blocking.
  * Without a trace (WebDriver, Firefox) or when the engine failed, the flag is all the reply has: kept.
  */
-function topRows(report: LoadReport): Record<string, unknown>[] {
+function topRows(report: LoadReport, pageUrl: string): Record<string, unknown>[] {
   const engineRan = report.devtools !== undefined && report.devtools.error === undefined;
   return (report.load?.top ?? []).map(({ renderBlocking, ...r }) => ({
     ...r,
-    url: cut(r.url),
+    url: cut(pagePath(r.url, pageUrl)),
     // Only where it is (true): a false on every other row is bytes without news.
     ...(renderBlocking && !engineRan ? { renderBlocking } : {}),
   }));
@@ -156,14 +157,14 @@ export function loadReply(report: LoadReport, asked: { url: string; cache: 'warm
       ? {
           ended: load.ended,
           ...(load.lcpElement === null ? {} : { lcpElement: cut(load.lcpElement) }),
-          ...(load.lcpUrl === null ? {} : { lcpUrl: cut(load.lcpUrl) }),
+          ...(load.lcpUrl === null ? {} : { lcpUrl: cut(pagePath(load.lcpUrl, load.url)) }),
         }
       : {}),
     metrics,
     requestsTotal: load?.requestsTotal ?? 0,
     // Where each request's status, cache, initiator, priority and party are: not here, so this reply stays small.
     ...(load && !report.refused ? { requests: `perf_insight { id: '${REQUESTS_DETAIL}' }` } : {}),
-    top: topRows(report),
+    top: topRows(report, load?.url ?? url),
     // One line per fired insight, ours and DevTools' engine's (by their DevTools names), each starting with the id
     // perf_insight takes: that one has the rows. A twin of ours is folded into the DevTools line, as perf_end does.
     insights: insightLines(report),
