@@ -46,8 +46,8 @@ export function openArmBrowser(sc: Scenario, ctx: ArmBrowserContext): Promise<Ar
 
 async function openCdp(sc: Scenario, { app, url, cwd, restart, cdpSession }: ArmBrowserContext): Promise<ArmBrowser> {
   const [s, { cdpRepeatBrowser, describeEnv, fallbackEnv }] = await Promise.all([cdpSession(), import('./cdp-browser.js')]);
-  // A run holds its pages to the end: it may watch their network from the browser (cdp-browser.ts watchesNetwork).
-  const host = new SessionHost(s, app.baseUrl, cwd, { watchNetwork: true });
+  // Whether it watches the pages' network from the browser is each repeat's (cdp-browser.ts open: watchesNetwork).
+  const host = new SessionHost(s, app.baseUrl, cwd);
   return {
     host,
     browser: cdpRepeatBrowser(s, host, sc),
