@@ -347,8 +347,8 @@ const scriptKey = (e: TraceEvent): string => `${String(e.args?.data?.isolate)}:$
 /**
  * The scripts' sources the engine scans (LegacyJavaScript) are the measured load's own. The rundown replays every
  * script alive when tracing starts, i.e. the previous document's before a reload, and their requests have the reload's
- * URLs: the engine listed Swagger UI's bundle twice and scanned 2 MB more (quiet, 395–491 → 173–251 ms). Our probes and runtime (their
- * sourceURL) are the harness's. Both are left out; the trace file keeps them.
+ * URLs: the engine listed Swagger UI's bundle twice and scanned 2 MB more (quiet, 395–491 → 173–251 ms). Our probes'
+ * and runtime's sources (their sourceURL) are the harness's. Both are left out; the trace file keeps them.
  */
 function pageSources(events: readonly TraceEvent[]): TraceEvent[] {
   const nav = events.find((e) => e.name === 'navigationStart' && e.args?.data?.isLoadingMainFrame && e.args.data.documentLoaderURL);
